@@ -1,0 +1,10 @@
+"""okstra core: domain, wizard state machine, resolver, store, prepare, launch.
+
+This package never imports textual (checked by tests/core/test_no_textual.py).
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

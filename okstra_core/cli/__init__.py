@@ -1,0 +1,98 @@
+"""The headless command line: `okstra models|team|wizard|prepare|report …`.
+
+Every command prints exactly one JSON document on stdout (camelCase keys).
+Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` and an exit code
+(2 for bad input/usage). No traceback reaches the user unless `OKSTRA_DEBUG=1`.
+
+Subcommands live in sibling modules, each exposing `register(subparsers)`; a
+handler takes the parsed namespace and returns `(payload, exit_code)`. Heavy imports
+happen inside handlers so `okstra wizard step` stays lean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+import orjson
+
+from .. import __version__
+from ..errors import OkstraError, UsageError
+
+Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
+
+COMMANDS = ("models", "team", "wizard", "prepare", "report")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def emit(payload: dict[str, Any]) -> None:
+    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.buffer.flush()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="okstra",
+        description=(
+            "Set up and start a team of AI coding agents on one task. "
+            "Without a command, opens the terminal app."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"okstra {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    from . import _models, _prepare, _wizard
+
+    for module in (_models, _wizard, _prepare):
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one headless command; return the process exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    debug = os.environ.get("OKSTRA_DEBUG") == "1"
+    try:
+        parser = build_parser()
+        if any(a in ("-h", "--help") for a in args_list) or any(
+            a == "--version" for a in args_list[:1]
+        ):
+            try:
+                parser.parse_args(args_list)
+            except SystemExit as exc:
+                return int(exc.code or 0)
+        ns = parser.parse_args(args_list)
+        handler: Handler | None = getattr(ns, "handler", None)
+        if handler is None:
+            raise UsageError("a command is required: " + ", ".join(COMMANDS))
+        payload, code = handler(ns)
+        emit(payload)
+        return code
+    except OkstraError as exc:
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        emit(exc.to_json())
+        return exc.exit_code
+    except KeyboardInterrupt:
+        emit({"ok": False, "error": "interrupted"})
+        return 130
+    except Exception as exc:  # the last line of defence: never a bare traceback
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        emit(
+            {
+                "ok": False,
+                "error": f"internal error: {type(exc).__name__}: {exc} "
+                "(set OKSTRA_DEBUG=1 for a traceback)",
+            }
+        )
+        return 70

@@ -1,0 +1,110 @@
+"""One error hierarchy. Every message is meant for a person to act on.
+
+The CLI boundary maps these to JSON + exit codes; the TUI shows them inline.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class OkstraError(Exception):
+    """Base of every error okstra reports to a user.
+
+    Attributes:
+        message: the human-readable explanation.
+        path: the file the error is about, when there is one.
+        field: the dotted field inside that file, when known.
+        exit_code: what the CLI exits with (2 = bad input / usage).
+    """
+
+    exit_code: int = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.field = field
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        parts: list[str] = []
+        if self.path:
+            parts.append(self.path)
+        if self.field:
+            parts.append(self.field)
+        prefix = ": ".join(parts)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"ok": False, "error": self.render()}
+        if self.path:
+            data["file"] = self.path
+        if self.field:
+            data["field"] = self.field
+        return data
+
+
+class DataFileError(OkstraError):
+    """A profile, provider, host, config, catalog or plan file is malformed."""
+
+
+class StateFileError(OkstraError):
+    """A wizard state file cannot be read, is malformed or of a refused version."""
+
+
+class StateInUseError(OkstraError):
+    """Another process holds the advisory lock of a state file (or task)."""
+
+    def __init__(self, path: Path | str, pid: int | None) -> None:
+        who = f"pid {pid}" if pid else "pid unknown"
+        super().__init__(f"state file is in use ({who})", path=path)
+        self.pid = pid
+
+
+class UsageError(OkstraError):
+    """Bad command-line usage or a bad argument value."""
+
+
+class AnswerRefused(OkstraError):
+    """A wizard answer was refused; the state is unchanged.
+
+    The protocol reports this with exit code 0 (the protocol worked, the answer did not).
+    """
+
+    exit_code = 0
+
+
+class AssignmentResolutionError(OkstraError):
+    """No complete team exists. Carries every failing candidate and constraint at once."""
+
+    exit_code = 1
+
+    def __init__(self, candidates: list[str], constraints: list[str]) -> None:
+        self.candidates = list(candidates)
+        self.constraints = list(constraints)
+        lines = ["no valid team assignment exists:"]
+        lines += [f"  {c}" for c in self.candidates]
+        lines += [f"  {c}" for c in self.constraints]
+        super().__init__("\n".join(lines))
+
+    def to_json(self) -> dict[str, object]:
+        data = super().to_json()
+        data["candidates"] = self.candidates
+        data["constraints"] = self.constraints
+        return data
+
+
+class PrepareError(OkstraError):
+    """prepare refused its inputs (nothing was written for this run)."""
+
+
+class LaunchError(OkstraError):
+    """Starting the lead CLI failed; the prepared run stays on disk."""
+
+    exit_code = 1

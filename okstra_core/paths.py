@@ -1,0 +1,93 @@
+"""Where okstra reads and writes: user dirs, the workspace (prompts/), resources.
+
+`OKSTRA_HOME` overrides the config, data and state dirs with one root (tests and
+portable use). `OKSTRA_WORKSPACE` points at an alternative `prompts/` root.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+APP_NAME = "okstra"
+
+
+@dataclass(frozen=True)
+class UserDirs:
+    """The three per-user directories (SPEC §2)."""
+
+    config: Path
+    data: Path
+    state: Path
+
+    @property
+    def wizards(self) -> Path:
+        return self.state / "wizards"
+
+    @property
+    def runs_index(self) -> Path:
+        return self.data / "runs.jsonl"
+
+    @property
+    def config_file(self) -> Path:
+        return self.config / "config.json"
+
+    @property
+    def user_providers(self) -> Path:
+        return self.config / "providers"
+
+
+def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
+    """Return the user dirs, honouring `OKSTRA_HOME`."""
+    env = os.environ if env is None else env
+    home = env.get("OKSTRA_HOME")
+    if home:
+        root = Path(home).expanduser()
+        return UserDirs(config=root / "config", data=root / "data", state=root / "state")
+    import platformdirs  # deferred: only needed without OKSTRA_HOME
+
+    return UserDirs(
+        config=Path(platformdirs.user_config_dir(APP_NAME)),
+        data=Path(platformdirs.user_data_dir(APP_NAME)),
+        state=Path(platformdirs.user_state_dir(APP_NAME)),
+    )
+
+
+def _bundled(package_dir: Path, data_name: str) -> Path:
+    """Find a data dir shipped in the wheel, or the checkout's top-level copy."""
+    shipped = package_dir / "_data" / data_name
+    if shipped.is_dir():
+        return shipped
+    return package_dir.parent / data_name
+
+
+def bundled_prompts_root() -> Path:
+    """The `prompts/` directory that ships with okstra."""
+    return _bundled(Path(__file__).resolve().parent, "prompts")
+
+
+def prompts_root(env: Mapping[str, str] | None = None) -> Path:
+    """The active `prompts/` root: `OKSTRA_WORKSPACE` when set, else the bundled one.
+
+    A workspace may hold only some of the data (say, `profiles/`); `resource()` falls
+    back to the bundled copy for what it lacks.
+    """
+    env = os.environ if env is None else env
+    ws = env.get("OKSTRA_WORKSPACE")
+    if ws:
+        return Path(ws).expanduser()
+    return bundled_prompts_root()
+
+
+def resource(relative: str, env: Mapping[str, str] | None = None) -> Path:
+    """Resolve a path under `prompts/`: the workspace first, then the bundled data.
+
+    This is the one resource-lookup function every loader goes through.
+    """
+    primary = prompts_root(env) / relative
+    if primary.exists():
+        return primary
+    return bundled_prompts_root() / relative
+

@@ -1,0 +1,1 @@
+"""okstra terminal app (Textual). Thin front end over okstra_core."""

@@ -1,0 +1,87 @@
+"""Shared fixtures. Every test runs with its own OKSTRA_HOME (never the real ~/.config)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# A fake provider CLI: records argv, cwd and selected environment as one JSON line per
+# call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT.
+FAKE_CLI = """#!{python}
+import json, os, sys
+name = os.path.basename(sys.argv[0])
+log = os.environ.get("FAKE_CLI_LOG")
+if log:
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({{"cli": name, "argv": sys.argv[1:], "cwd": os.getcwd(),
+            "env": {{k: v for k, v in os.environ.items()
+                    if k.startswith(("OKSTRA", "GEMINI", "CODEX", "CLAUDE", "FAKE"))}}}}) + "\\n")
+if "--version" in sys.argv[1:]:
+    print(name + " 9.9.9 (fake)")
+    sys.exit(0)
+if "--help" in sys.argv[1:]:
+    print(os.environ.get("FAKE_CLI_HELP", "usage: " + name + " [options] -- [prompt]"))
+    sys.exit(0)
+sys.exit(int(os.environ.get("FAKE_CLI_EXIT", "0")))
+"""
+
+ALL_CLIS = ("claude", "gemini", "codex", "grok", "kimi")
+
+
+@pytest.fixture(autouse=True)
+def okstra_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Isolate every user directory okstra touches."""
+    home = tmp_path_factory.mktemp("okstra-home")
+    monkeypatch.setenv("OKSTRA_HOME", str(home))
+    monkeypatch.delenv("OKSTRA_WORKSPACE", raising=False)
+    monkeypatch.delenv("OKSTRA_LANG", raising=False)
+    # Never let the host detection see the session this test suite runs in.
+    for var in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_THREAD_ID",
+                "CODEX_MANAGED_BY_NPM", "TMUX", "TMUX_PANE"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+def write_fake_cli(bin_dir: Path, name: str) -> Path:
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    path = bin_dir / name
+    path.write_text(FAKE_CLI.format(python=sys.executable), encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+@pytest.fixture
+def fake_bin(tmp_path: Path) -> Callable[..., Path]:
+    """Make a directory of fake provider CLIs: `fake_bin("claude", "codex")`.
+
+    Returns the directory; put it on PATH (alone, or before /usr/bin) in the test.
+    """
+
+    def make(*names: str, directory: Path | None = None) -> Path:
+        target = directory or (tmp_path / "fake-bin")
+        for name in names or ALL_CLIS:
+            write_fake_cli(target, name)
+        return target
+
+    return make
+
+
+@pytest.fixture
+def fake_path(fake_bin: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """PATH = fake CLIs for every bundled provider + the system dirs (no real agent CLI)."""
+    directory = fake_bin()
+    monkeypatch.setenv("PATH", os.pathsep.join([str(directory), "/usr/bin", "/bin"]))
+    yield directory
+
+
+def okstra_cmd() -> list[str]:
+    """The installed `okstra` command of the interpreter running the tests."""
+    exe = Path(sys.executable).parent / "okstra"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "okstra_tui"]
