@@ -103,7 +103,8 @@ class DiscoverSpec(_Frozen):
     glob: StrictStr  # e.g. "{env.CODEX_HOME}/sessions/**/rollout-*.jsonl"
     id_pattern: StrictStr  # regex with one group capturing the id from the file name
     cwd_field: StrictStr = "payload.cwd"  # dotted path in the first JSON line
-    timeout_seconds: float = 10.0
+    # Strict: a boolean or a numeric string is a mistake in the file, not a number.
+    timeout_seconds: float = Field(default=10.0, strict=True, gt=0, allow_inf_nan=False)
     default_home: StrictStr = ""  # used for {env.X} when X is unset, e.g. "~/.codex"
 
 
