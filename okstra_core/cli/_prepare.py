@@ -1,11 +1,141 @@
-"""`okstra prepare` subcommands (placeholder until its issue lands)."""
+"""`okstra prepare` and `okstra report` (SPEC §6.7, §8).
+
+`okstra prepare --state F` prepares from a confirmed wizard state file;
+`okstra prepare <renderArgv…>` from the same inputs as flags. Both print one JSON
+document. With the exec backend, the JSON is printed first and then this process
+becomes the lead CLI.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 from typing import Any
+
+from ..errors import UsageError
 
 
 def register(sub: Any) -> None:
-    """Add this module's subcommands to the top-level parser."""
-    _ = (sub, argparse)
+    """Add `prepare` and `report` to the top-level parser."""
+    from ..prepare.inputs import add_input_arguments
+
+    prep = sub.add_parser(
+        "prepare",
+        help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
+    )
+    prep.add_argument("--state", help="a confirmed wizard state file")
+    prep.add_argument(
+        "--launch",
+        choices=("auto", "tmux", "exec", "none"),
+        default="auto",
+        help="how to start the lead (auto = tmux inside tmux, else exec)",
+    )
+    prep.add_argument(
+        "--dry-run", action="store_true", help="print every file and command; write nothing"
+    )
+    add_input_arguments(prep)
+    prep.set_defaults(handler=_prepare)
+
+    report = sub.add_parser("report", help="execution roles of a prepared run")
+    rsub = report.add_subparsers(
+        dest="report_command", metavar="COMMAND", parser_class=type(report)
+    )
+    roles = rsub.add_parser("roles", help="the run's execution roles as a markdown table")
+    roles.add_argument("run", help="a run directory or its run-manifest.json")
+    roles.add_argument("--report", help="also check this final-report JSON against the run")
+    roles.set_defaults(handler=_report_roles)
+    check = rsub.add_parser("check", help="refuse a final report whose executionRoles differ")
+    check.add_argument("run", help="a run directory or its run-manifest.json")
+    check.add_argument("report", help="the final report JSON (with executionRoles)")
+    check.set_defaults(handler=_report_check)
+    report.set_defaults(handler=_report_usage)
+
+
+def _report_usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    raise UsageError("okstra report: a command is required: roles, check")
+
+
+def _emit_progress(step: str) -> None:
+    # Progress goes to stderr: stdout carries exactly one JSON document.
+    if os.environ.get("OKSTRA_PROGRESS") == "1":
+        print(f"okstra: {step}", file=sys.stderr, flush=True)
+
+
+def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..prepare import prepare
+    from ..prepare.inputs import has_input_flags, inputs_from_namespace
+
+    environment = Environment.real()
+    if ns.state:
+        if has_input_flags(ns):
+            raise UsageError("okstra prepare: give either --state or the input flags, not both")
+        from ..prepare import prepare_from_state
+
+        result = prepare_from_state(
+            ns.state,
+            launch=ns.launch,
+            dry_run=ns.dry_run,
+            environment=environment,
+            on_step=_emit_progress,
+        )
+    else:
+        if not has_input_flags(ns):
+            raise UsageError("okstra prepare: give --state F or the renderArgv flags")
+        inputs = inputs_from_namespace(ns)
+        result = prepare(
+            inputs,
+            launch=ns.launch,
+            dry_run=ns.dry_run,
+            environment=environment,
+            on_step=_emit_progress,
+        )
+    payload = result.to_json()
+    if result.ok and result.exec_argv:
+        _exec_lead(payload, result.exec_argv, result.exec_env)
+    return payload, 0 if result.ok else 1
+
+
+def _exec_lead(payload: dict[str, Any], argv: Any, env: Any) -> None:
+    """Print the JSON document, then become the lead CLI (exec backend)."""
+    from . import emit
+
+    emit(payload)
+    try:
+        os.execvpe(argv[0], list(argv), dict(env) if env is not None else dict(os.environ))
+    except OSError as exc:
+        # The JSON is already out; say what failed on stderr and exit like a launch error.
+        print(f"okstra: could not exec {argv[0]}: {exc.strerror}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..report import check_report, execution_roles, load_run_manifest, roles_markdown
+
+    path, manifest = load_run_manifest(Path(ns.run))
+    rows = execution_roles(manifest, path=path)
+    payload: dict[str, Any] = {
+        "ok": True,
+        "runManifest": str(path),
+        "executionRoles": rows,
+        "markdown": roles_markdown(rows),
+    }
+    if ns.report:
+        check_report(manifest, Path(ns.report))
+        payload["reportChecked"] = str(ns.report)
+    return payload, 0
+
+
+def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..report import check_report, load_run_manifest
+
+    path, manifest = load_run_manifest(Path(ns.run))
+    rows = check_report(manifest, Path(ns.report))
+    return {
+        "ok": True,
+        "runManifest": str(path),
+        "report": str(ns.report),
+        "executionRoles": [r["roleExecutionRef"] for r in rows],
+    }, 0

@@ -1,0 +1,287 @@
+"""The inputs of a prepare, and their argv form (SPEC §6.6, §8).
+
+`okstra prepare <renderArgv…>` takes exactly the argv the wizard's outcome
+produces; `PrepareInputs.to_argv()` goes the other way, so a run's input snapshot
+(`run-inputs.json`) can be replayed verbatim.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import orjson
+
+from ..catalog.models import TASK_TYPES
+from ..errors import UsageError
+
+ENTRY_MODES = ("spawn-process", "current-session")
+
+
+@dataclass(frozen=True)
+class PrepareInputs:
+    """Everything `prepare` needs, before anything is resolved.
+
+    Attributes:
+        project_root: the project's directory (absolute).
+        task_group: the task's group segment (already slugified by the wizard).
+        task_id: the task's id segment.
+        task_type: the phase of work (one of `TASK_TYPES`).
+        brief: the brief file as given (relative to the project root, or absolute).
+        approved_plan: the approved plan file, for stage-scoped task types.
+        directive: free text for the lead.
+        related_tasks: comma-separated task keys.
+        host: host runtime id ("" = detect).
+        entry_mode: "spawn-process" | "current-session" ("" = spawn-process).
+        role_counts: raw `role=N` values, in the order given.
+        role_models: raw `role=model_ref` values, in the order given.
+        host_session_context_json: raw JSON object describing the host session.
+    """
+
+    project_root: Path
+    task_group: str
+    task_id: str
+    task_type: str
+    brief: str
+    approved_plan: str = ""
+    directive: str = ""
+    related_tasks: str = ""
+    host: str = ""
+    entry_mode: str = ""
+    role_counts: tuple[str, ...] = ()
+    role_models: tuple[str, ...] = ()
+    host_session_context_json: str = ""
+
+    @property
+    def task_key(self) -> str:
+        return f"{self.task_group}/{self.task_id}"
+
+    @property
+    def effective_entry_mode(self) -> str:
+        return self.entry_mode or "spawn-process"
+
+    def host_session_context(self) -> dict[str, Any]:
+        """The parsed host session context (an empty dict when none was given)."""
+        return parse_host_session_context(self.host_session_context_json)
+
+    def related_task_keys(self) -> list[str]:
+        return [t.strip() for t in self.related_tasks.split(",") if t.strip()]
+
+    def to_argv(self) -> list[str]:
+        """The canonical argv that reproduces these inputs (`okstra prepare …`)."""
+        argv = [
+            "--project-root",
+            str(self.project_root),
+            "--task-group",
+            self.task_group,
+            "--task-id",
+            self.task_id,
+            "--task-type",
+            self.task_type,
+            "--brief",
+            self.brief,
+        ]
+        for flag, value in (
+            ("--approved-plan", self.approved_plan),
+            ("--directive", self.directive),
+            ("--related-tasks", self.related_tasks),
+            ("--host", self.host),
+            ("--entry-mode", self.entry_mode),
+        ):
+            if value:
+                argv += [flag, value]
+        for raw in self.role_counts:
+            argv += ["--role-count", raw]
+        for raw in self.role_models:
+            argv += ["--role-model", raw]
+        if self.host_session_context_json:
+            argv += ["--host-session-context-json", self.host_session_context_json]
+        return argv
+
+    def to_json(self) -> dict[str, Any]:
+        """The input snapshot written to `run-inputs.json` (camelCase)."""
+        return {
+            "projectRoot": str(self.project_root),
+            "taskGroup": self.task_group,
+            "taskId": self.task_id,
+            "taskType": self.task_type,
+            "brief": self.brief,
+            "approvedPlan": self.approved_plan,
+            "directive": self.directive,
+            "relatedTasks": self.related_tasks,
+            "host": self.host,
+            "entryMode": self.entry_mode,
+            "roleCounts": list(self.role_counts),
+            "roleModels": list(self.role_models),
+            "hostSessionContext": self.host_session_context(),
+            "argv": self.to_argv(),
+        }
+
+
+def parse_role_counts(raw: Sequence[str]) -> dict[str, int]:
+    """Parse `--role-count role=N` values (syntax only; the resolver checks the roles).
+
+    Raises:
+        UsageError: a malformed value, a negative or non-integer count, or a role given
+            twice — all of them named at once.
+    """
+    counts: dict[str, int] = {}
+    problems: list[str] = []
+    for value in raw:
+        role, sep, count = value.partition("=")
+        role, count = role.strip(), count.strip()
+        if not sep or not role or not count.isdigit():
+            problems.append(f"{value!r} is not role=N (N a whole number)")
+        elif role in counts:
+            problems.append(f"role {role!r} is given twice")
+        else:
+            counts[role] = int(count)
+    if problems:
+        raise UsageError("; ".join(problems), field="--role-count")
+    return counts
+
+
+def parse_role_models(raw: Sequence[str]) -> dict[str, list[str]]:
+    """Parse `--role-model role=model_ref` values into refs per role, in ordinal order.
+
+    The same role may repeat (its 1st, 2nd, … instance); the resolver checks the roles
+    and resolves the refs (or `provider/alias`) against the pool.
+
+    Raises:
+        UsageError: a malformed value (all of them named at once).
+    """
+    models: dict[str, list[str]] = {}
+    problems: list[str] = []
+    for value in raw:
+        role, sep, ref = value.partition("=")
+        role, ref = role.strip(), ref.strip()
+        provider, slash, model = ref.partition("/")
+        if not sep or not role or not slash or not provider or not model:
+            problems.append(f"{value!r} is not role=provider/model")
+        else:
+            models.setdefault(role, []).append(ref)
+    if problems:
+        raise UsageError("; ".join(problems), field="--role-model")
+    return models
+
+
+def parse_host_session_context(raw: str) -> dict[str, Any]:
+    """Parse `--host-session-context-json`; it must be a JSON object."""
+    if not raw.strip():
+        return {}
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise UsageError(
+            f"invalid JSON ({exc}): expected a JSON object", field="--host-session-context-json"
+        ) from None
+    if not isinstance(value, dict):
+        raise UsageError(
+            f"expected a JSON object, got {type(value).__name__}",
+            field="--host-session-context-json",
+        )
+    return value
+
+
+class _RaisingParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"okstra prepare: {message}")
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the renderArgv flags to `parser` (shared by the CLI and `parse_argv`)."""
+    parser.add_argument("--project-root", dest="project_root")
+    parser.add_argument("--task-group", dest="task_group")
+    parser.add_argument("--task-id", dest="task_id")
+    parser.add_argument("--task-type", dest="task_type")
+    parser.add_argument("--brief", dest="brief")
+    parser.add_argument("--approved-plan", dest="approved_plan", default="")
+    parser.add_argument("--directive", dest="directive", default="")
+    parser.add_argument("--related-tasks", dest="related_tasks", default="")
+    parser.add_argument("--host", dest="host", default="")
+    parser.add_argument("--entry-mode", dest="entry_mode", default="")
+    parser.add_argument("--role-count", dest="role_counts", action="append", default=[])
+    parser.add_argument("--role-model", dest="role_models", action="append", default=[])
+    parser.add_argument("--host-session-context-json", dest="host_session_context_json", default="")
+
+
+INPUT_DESTS = (
+    "project_root",
+    "task_group",
+    "task_id",
+    "task_type",
+    "brief",
+    "approved_plan",
+    "directive",
+    "related_tasks",
+    "host",
+    "entry_mode",
+    "role_counts",
+    "role_models",
+    "host_session_context_json",
+)
+
+
+def has_input_flags(ns: argparse.Namespace) -> bool:
+    """True when any renderArgv flag was given (used to refuse mixing with --state)."""
+    return any(getattr(ns, dest, None) for dest in INPUT_DESTS)
+
+
+def inputs_from_namespace(ns: argparse.Namespace, *, cwd: Path | None = None) -> PrepareInputs:
+    """Build `PrepareInputs` from parsed flags, checking the required ones."""
+    values: dict[str, Any] = {d: getattr(ns, d, None) for d in INPUT_DESTS}
+    return inputs_from_mapping(values, cwd=cwd)
+
+
+def inputs_from_mapping(values: Mapping[str, Any], *, cwd: Path | None = None) -> PrepareInputs:
+    """Build `PrepareInputs` from a snake_case mapping of flag values."""
+    missing = [
+        "--" + name.replace("_", "-")
+        for name in ("task_group", "task_id", "task_type", "brief")
+        if not values.get(name)
+    ]
+    if missing:
+        raise UsageError("okstra prepare: missing required flag(s): " + ", ".join(missing))
+    task_type = str(values["task_type"])
+    if task_type not in TASK_TYPES:
+        raise UsageError(
+            f"unknown task type {task_type!r}: expected one of {', '.join(TASK_TYPES)}",
+            field="--task-type",
+        )
+    entry_mode = str(values.get("entry_mode") or "")
+    if entry_mode and entry_mode not in ENTRY_MODES:
+        raise UsageError(
+            f"unknown entry mode {entry_mode!r}: expected one of {', '.join(ENTRY_MODES)}",
+            field="--entry-mode",
+        )
+    root = Path(str(values.get("project_root") or (cwd or Path.cwd()))).expanduser()
+    if not root.is_absolute():
+        root = (cwd or Path.cwd()) / root
+    hsc = str(values.get("host_session_context_json") or "")
+    parse_host_session_context(hsc)  # validate now: a bad value is a usage error
+    return PrepareInputs(
+        project_root=root.resolve(),
+        task_group=str(values["task_group"]),
+        task_id=str(values["task_id"]),
+        task_type=task_type,
+        brief=str(values["brief"]),
+        approved_plan=str(values.get("approved_plan") or ""),
+        directive=str(values.get("directive") or ""),
+        related_tasks=str(values.get("related_tasks") or ""),
+        host=str(values.get("host") or ""),
+        entry_mode=entry_mode,
+        role_counts=tuple(str(v) for v in values.get("role_counts") or ()),
+        role_models=tuple(str(v) for v in values.get("role_models") or ()),
+        host_session_context_json=hsc,
+    )
+
+
+def parse_argv(argv: Sequence[str], *, cwd: Path | None = None) -> PrepareInputs:
+    """Parse a renderArgv list (exactly the flags `to_argv` produces)."""
+    parser = _RaisingParser(prog="okstra prepare", add_help=False)
+    add_input_arguments(parser)
+    ns = parser.parse_args(list(argv))
+    return inputs_from_namespace(ns, cwd=cwd)

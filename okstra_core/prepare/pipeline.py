@@ -1,0 +1,856 @@
+"""The prepare pipeline: inputs → validated, resolved team → run files → launch (SPEC §8).
+
+Steps 1–4 (validate, parse role args, resolve, build the manifest) and preflight
+read only; a problem there raises before anything is written. Step 5 allocates the
+run sequence under a per-task lock; step 6 writes the planned files; step 7 launches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from ..catalog.models import (
+    LEADER,
+    STAGE_SCOPED_TASK_TYPES,
+    EntryMode,
+    HostSpec,
+    Profile,
+    ProviderSpec,
+)
+from ..environment import Environment
+from ..errors import OkstraError, PrepareError, UsageError
+from ..paths import user_dirs
+from ..store import append_line, dumps_json
+from ..tasks import TASK_MANIFEST, check_segment, slugify, task_root
+from . import runfiles
+from .inputs import PrepareInputs, parse_role_counts, parse_role_models
+from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
+from .plan_check import ApprovedPlan, check_approved_plan, check_brief
+from .render import render_template
+from .runfiles import PlannedFile
+
+if TYPE_CHECKING:
+    from ..catalog.loaders import Catalog
+    from ..launch import LaunchPlan, LaunchResult, PreflightResult
+
+KICKOFF = "Begin the run described in your instructions."
+LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
+StepCallback = Callable[[str], None]
+
+
+def _noop(_: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The outcome of steps 1–4: everything needed to plan the run's files."""
+
+    inputs: PrepareInputs
+    catalog: Catalog
+    profile: Profile
+    host: HostSpec
+    entry_mode: str
+    assignments: tuple[AssignmentLike, ...]
+    manifest: ExecutionManifest
+    brief_path: Path
+    brief_text: str
+    approved_plan: ApprovedPlan | None
+    task_root: Path
+    project_id: str
+    project_json: dict[str, Any] | None
+    task_manifest: dict[str, Any] | None
+
+    @property
+    def leader_provider(self) -> ProviderSpec:
+        return self.catalog.provider(self.manifest.leader.provider)
+
+    @property
+    def spawns_leader(self) -> bool:
+        return self.entry_mode != "current-session"
+
+
+@dataclass(frozen=True)
+class PrepareResult:
+    """What a prepare did (or, for a dry run, would do).
+
+    Attributes:
+        dry_run: nothing was written.
+        run_id: `<task-type>-<seq>` (a dry run shows the next free number).
+        run_dir: the run directory.
+        files: every file written (or that would be), with its digest.
+        lead_argv: the exact argv of the lead CLI (None in current-session mode).
+        lead_env: the extra environment the lead CLI gets.
+        tmux_commands: the tmux argv(s) a tmux launch runs.
+        preflight: per CLI-spawning role instance.
+        backend: the launch backend chosen ("none" when nothing launches).
+        launch: the launch result (None when nothing was launched).
+        exec_argv: for the exec backend, what the caller execs after it exits.
+        exec_env: the full environment for that exec.
+        manifest: the execution manifest.
+        lead_prompt_path: where the lead prompt is (the host reads it in
+            current-session mode).
+        resume_argv: how to resume the lead session, once its id is known.
+    """
+
+    dry_run: bool
+    run_id: str
+    run_dir: Path
+    files: tuple[PlannedFile, ...]
+    lead_argv: tuple[str, ...] | None
+    lead_env: Mapping[str, str]
+    tmux_commands: tuple[tuple[str, ...], ...]
+    preflight: tuple[PreflightResult, ...]
+    backend: str
+    manifest: ExecutionManifest
+    lead_prompt_path: Path
+    entry_mode: str
+    lead_session_id: str | None = None
+    resume_argv: tuple[str, ...] | None = None
+    launch: LaunchResult | None = None
+    exec_argv: tuple[str, ...] | None = None
+    exec_env: Mapping[str, str] | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.launch is None or self.launch.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        """The protocol document (camelCase)."""
+        data: dict[str, Any] = {
+            "ok": self.ok,
+            "dryRun": self.dry_run,
+            "runId": self.run_id,
+            "runDir": str(self.run_dir),
+            "entryMode": self.entry_mode,
+            "files": [f.to_json() for f in self.files],
+            "leadArgv": list(self.lead_argv) if self.lead_argv is not None else None,
+            "leadEnv": dict(self.lead_env),
+            "leadSessionId": self.lead_session_id,
+            "tmuxCommands": [list(c) for c in self.tmux_commands],
+            "preflight": [p.to_json() for p in self.preflight],
+            "backend": self.backend,
+            "leadPromptPath": str(self.lead_prompt_path),
+            "resumeArgv": list(self.resume_argv) if self.resume_argv else None,
+            "team": [
+                {
+                    "roleExecutionRef": r.role_execution_ref,
+                    "participantRef": r.participant_ref,
+                    "role": r.role,
+                    "ordinal": r.ordinal,
+                    "modelRef": r.model_ref,
+                    "runner": r.binding["runner"],
+                    "executionLabel": r.execution_label,
+                }
+                for r in self.manifest.role_executions
+            ],
+            "launch": self.launch.to_json() if self.launch is not None else None,
+            "execArgv": list(self.exec_argv) if self.exec_argv is not None else None,
+            "notes": list(self.notes),
+        }
+        if self.launch is not None and self.launch.error is not None:
+            data["error"] = self.launch.error.render()
+        return data
+
+
+# --------------------------------------------------------------------------- steps 1–4
+
+
+def _read_brief(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise PrepareError("the brief is not UTF-8 text", path=path) from None
+    except OSError as exc:
+        raise PrepareError(f"the brief is not readable: {exc.strerror}", path=path) from None
+
+
+def current_session_model(context: Mapping[str, Any]) -> str | None:
+    """The host session's model ref, when the host session context names it.
+
+    Accepted spellings: `{"currentModel": {"modelRef": "claude/opus-4.6"}}`,
+    `{"currentModel": "claude/opus-4.6"}` or `{"currentModelRef": "…"}`.
+    """
+    current = context.get("currentModel")
+    if isinstance(current, dict):
+        current = current.get("modelRef")
+    if not isinstance(current, str):
+        current = context.get("currentModelRef")
+    return current if isinstance(current, str) and "/" in current else None
+
+
+def resolve_inputs(
+    inputs: PrepareInputs, environment: Environment, on_step: StepCallback = _noop
+) -> Resolved:
+    """Steps 1–4: validate, parse role args, resolve the team, build the manifest.
+
+    Reads only. Raises an `OkstraError` (PrepareError, UsageError, DataFileError,
+    AssignmentResolutionError) at the first problem.
+    """
+    from ..catalog.loaders import detect_host, load_catalog, load_project_config
+    from ..defaults import load_scopes
+    from ..pool import ModelPool
+    from ..resolver import check_entry_mode, resolve_assignments
+
+    on_step("validating inputs")
+    root = inputs.project_root
+    if not root.is_dir():
+        raise PrepareError(f"project root is not a directory: {root}", field="--project-root")
+    for raw, what, flag in (
+        (inputs.task_group, "task group", "--task-group"),
+        (inputs.task_id, "task id", "--task-id"),
+    ):
+        try:
+            slug = check_segment(raw, what)
+        except OkstraError as exc:
+            raise UsageError(exc.message, field=flag) from None
+        if slug != raw:
+            raise UsageError(f"{what} must be a slug (try {slug!r})", field=flag)
+    troot = task_root(root, inputs.task_group, inputs.task_id)
+    brief_path = check_brief(root, inputs.brief)
+    brief_text = _read_brief(brief_path)
+    approved: ApprovedPlan | None = None
+    if inputs.task_type in STAGE_SCOPED_TASK_TYPES:
+        on_step("checking the approved plan")
+        approved = check_approved_plan(inputs.approved_plan, project_root=root, task_root=troot)
+    elif inputs.approved_plan:
+        raise UsageError(
+            f"--approved-plan applies only to {', '.join(sorted(STAGE_SCOPED_TASK_TYPES))}",
+            field="--approved-plan",
+        )
+    catalog = load_catalog(environment)
+    profile = catalog.profile(inputs.task_type)
+    host = catalog.host(inputs.host) if inputs.host else detect_host(environment, catalog)
+    entry_mode: EntryMode = (
+        "current-session" if inputs.entry_mode == "current-session" else ("spawn-process")
+    )
+    check_entry_mode(host, entry_mode)
+    project_config = load_project_config(root)
+    task_manifest = runfiles.read_task_manifest(troot)
+
+    on_step("parsing role arguments")
+    pool = ModelPool.from_catalog(catalog, environment)
+    role_counts = parse_role_counts(inputs.role_counts)
+    role_models = parse_role_models(inputs.role_models)
+
+    on_step("resolving the team")
+    scopes = load_scopes(root, catalog)
+    plan = resolve_assignments(
+        profile,
+        role_counts,
+        role_models,
+        scopes,
+        pool,
+        host,
+        entry_mode,
+        current_session_model=current_session_model(inputs.host_session_context()),
+    )
+
+    on_step("building the execution manifest")
+    manifest = build_execution_manifest(plan.assignments, plan.dynamic_roles)
+    project_id = project_config.project_id or slugify(root.name) or "project"
+    return Resolved(
+        inputs=inputs,
+        catalog=catalog,
+        profile=profile,
+        host=host,
+        entry_mode=entry_mode,
+        assignments=tuple(plan.assignments),
+        manifest=manifest,
+        brief_path=brief_path,
+        brief_text=brief_text,
+        approved_plan=approved,
+        task_root=troot,
+        project_id=project_id,
+        project_json=dict(project_config.raw)
+        if project_config.path and project_config.raw
+        else None,
+        task_manifest=task_manifest,
+    )
+
+
+def run_preflight(resolved: Resolved, environment: Environment) -> list[PreflightResult]:
+    """Preflight every CLI-spawning role instance (SPEC §8)."""
+    from ..launch import RoleInstance, preflight
+
+    instances = [
+        RoleInstance(
+            role=r.role,
+            ordinal=r.ordinal,
+            provider=resolved.catalog.provider(r.provider),
+            runner=r.binding["runner"],
+        )
+        for r in resolved.manifest.role_executions
+    ]
+    return preflight(instances, environment)
+
+
+# --------------------------------------------------------------------------- rendering
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[A-Za-z0-9_]+)?)\}")
+
+
+def _display_argv(provider: ProviderSpec, model: str, project_root: Path, label: str) -> list[str]:
+    """The provider's launch template filled for a human/lead to read (not executed)."""
+    values = {
+        "cli": provider.cli,
+        "model": model,
+        "session_id": "<new-session-id>",
+        "prompt_file": f"<prompt file for {label}>",
+        "prompt": f"<prompt for {label}>",
+        "kickoff": f"<task for {label}>",
+        "project_root": str(project_root),
+    }
+
+    def fill(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name.startswith("env."):
+            return "$" + name[4:]
+        return values.get(name, m.group(0))
+
+    out = []
+    for part in provider.launch.new:
+        marked = part.replace("{{", "\0").replace("}}", "\1")
+        out.append(_PLACEHOLDER.sub(fill, marked).replace("\0", "{").replace("\1", "}"))
+    return out
+
+
+def _dispatch(r: Any, resolved: Resolved) -> tuple[str, str | None]:
+    """How the lead runs one role execution: (sentence, command or None)."""
+    import shlex
+
+    runner = r.binding["runner"]
+    if r.role == LEADER:
+        if runner == "current-session":
+            return "you — this host session is the lead", None
+        return "you — okstra launched this session as the lead", None
+    if runner == "native-session":
+        return (
+            f"start a native sub-session of your host ({r.binding['hostRuntime']}) with model "
+            f"`{r.binding['hostModelValue']}`",
+            None,
+        )
+    provider = resolved.catalog.provider(r.provider)
+    argv = _display_argv(provider, r.execution, resolved.inputs.project_root, r.execution_label)
+    command = shlex.join(argv)
+    return f"run `{command}` in a new shell", command
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _team_context(resolved: Resolved) -> list[dict[str, Any]]:
+    rows = []
+    for r in resolved.manifest.role_executions:
+        how, command = _dispatch(r, resolved)
+        rows.append(
+            {
+                "ref": r.role_execution_ref,
+                "participant": r.participant_ref,
+                "label": r.execution_label,
+                "role": r.role,
+                "ordinal": r.ordinal,
+                "duty": r.duty,
+                "provider": r.provider,
+                "model_ref": r.model_ref,
+                "display": r.display_name,
+                "runner": r.binding["runner"],
+                "dispatch": how,
+                "command": command,
+            }
+        )
+    return rows
+
+
+# --------------------------------------------------------------------------- planning
+
+
+@dataclass(frozen=True)
+class _RunPlan:
+    run_id: str
+    run_dir: Path
+    files: tuple[PlannedFile, ...]
+    launch_plan: LaunchPlan | None
+    lead_prompt_path: Path
+    run_manifest_path: Path
+
+
+def _plan_launch(
+    resolved: Resolved, prompt_file: Path, environment: Environment
+) -> LaunchPlan | None:
+    if not resolved.spawns_leader:
+        return None
+    from ..launch import plan_launch
+
+    return plan_launch(
+        resolved.leader_provider,
+        model=resolved.manifest.leader.execution,
+        prompt_file=prompt_file,
+        kickoff=KICKOFF,
+        project_root=resolved.inputs.project_root,
+        environment=environment,
+    )
+
+
+def run_dir_for(resolved: Resolved, seq: int) -> Path:
+    return resolved.task_root / "runs" / runfiles.run_name(resolved.inputs.task_type, seq)
+
+
+def plan_run(
+    resolved: Resolved,
+    *,
+    seq: int,
+    environment: Environment,
+    launch_plan: LaunchPlan | None,
+) -> _RunPlan:
+    """Compute every file of run `seq` (exact bytes), given the lead's launch plan."""
+    inputs = resolved.inputs
+    root = inputs.project_root
+    troot = resolved.task_root
+    run_id = runfiles.run_name(inputs.task_type, seq)
+    run_dir = run_dir_for(resolved, seq)
+    now = environment.now().isoformat(timespec="seconds")
+    paths = {
+        "runInputs": run_dir / runfiles.RUN_INPUTS,
+        "runManifest": run_dir / runfiles.RUN_MANIFEST,
+        "leadPrompt": run_dir / runfiles.LEAD_PROMPT,
+        "leadPromptMeta": run_dir / runfiles.LEAD_PROMPT_META,
+        "resume": run_dir / "resume.json",
+        "resumeScript": run_dir / "resume-lead.sh",
+        "taskManifest": troot / TASK_MANIFEST,
+        "taskIndex": troot / runfiles.TASK_INDEX,
+        "timeline": troot / runfiles.TIMELINE,
+    }
+    rel = {k: _rel(v, root) for k, v in paths.items()}
+    session_id = launch_plan.session_id if launch_plan is not None else None
+    manifest_json = resolved.manifest.to_json()
+    brief_rel = _rel(resolved.brief_path, root)
+    approved = resolved.approved_plan
+
+    files: list[PlannedFile] = []
+    inputs_doc = {
+        "schemaVersion": runfiles.SCHEMA_VERSION,
+        "runId": run_id,
+        "inputs": inputs.to_json(),
+    }
+    files.append(PlannedFile(paths["runInputs"], dumps_json(inputs_doc), "immutable"))
+
+    run_manifest = {
+        "schemaVersion": runfiles.SCHEMA_VERSION,
+        "executionIdentityVersion": runfiles.EXECUTION_IDENTITY_VERSION,
+        "okstraVersion": __version__,
+        "createdAt": now,
+        "runId": run_id,
+        "seq": seq,
+        "taskType": inputs.task_type,
+        "projectId": resolved.project_id,
+        "projectRoot": str(root),
+        "taskKey": inputs.task_key,
+        "taskGroup": inputs.task_group,
+        "taskId": inputs.task_id,
+        "hostRuntime": resolved.host.id,
+        "entryMode": resolved.entry_mode,
+        "leadSessionId": session_id,
+        "leadSessionIdKind": launch_plan.session_id_kind if launch_plan else None,
+        "brief": {
+            "path": brief_rel,
+            "sha256": hashlib.sha256(resolved.brief_text.encode("utf-8")).hexdigest(),
+        },
+        "approvedPlan": (
+            {
+                "path": _rel(approved.path, root),
+                "sha256": approved.sha256,
+                "stages": [s.stage for s in approved.stages],
+            }
+            if approved
+            else None
+        ),
+        "paths": rel,
+        "executionManifest": manifest_json,
+    }
+    files.append(PlannedFile(paths["runManifest"], dumps_json(run_manifest)))
+
+    team = _team_context(resolved)
+    prompt = render_template(
+        "lead.md.j2",
+        {
+            "run": {"id": run_id, "seq": seq, "task_type": inputs.task_type, "created_at": now},
+            "task": {
+                "key": inputs.task_key,
+                "group": inputs.task_group,
+                "id": inputs.task_id,
+                "root": rel_or(troot, root),
+                "project_root": str(root),
+                "project_id": resolved.project_id,
+            },
+            "profile": {
+                "task_type": resolved.profile.task_type,
+                "title": resolved.profile.title or resolved.profile.task_type,
+                "summary": resolved.profile.summary,
+                "body": resolved.profile.body.strip(),
+            },
+            "host": {"id": resolved.host.id, "entry_mode": resolved.entry_mode},
+            "team": team,
+            "dynamic_roles": [{"role": r, "duty": d} for r, d in resolved.manifest.dynamic_roles],
+            "brief": {"path": brief_rel, "text": resolved.brief_text.rstrip("\n")},
+            "directive": inputs.directive,
+            "related_tasks": inputs.related_task_keys(),
+            "approved_plan": (
+                {
+                    "path": _rel(approved.path, root),
+                    "stages": [
+                        {
+                            "stage": s.stage,
+                            "kind": s.kind,
+                            "script": s.script,
+                            "requires": list(s.requires),
+                            "reason": s.reason,
+                        }
+                        for s in approved.stages
+                    ],
+                }
+                if approved
+                else None
+            ),
+            "paths": rel,
+        },
+        environment.env,
+    )
+    prompt_bytes = prompt.encode("utf-8")
+    files.append(PlannedFile(paths["leadPrompt"], prompt_bytes))
+    leader = resolved.manifest.leader
+    meta = {
+        "invocationId": f"{run_id}-lead",
+        "participantRef": leader.participant_ref,
+        "roleExecutionRef": leader.role_execution_ref,
+        "dutyId": leader.duty,
+        "attempt": 1,
+        "promptSha256": hashlib.sha256(prompt_bytes).hexdigest(),
+        "promptPath": rel["leadPrompt"],
+    }
+    files.append(PlannedFile(paths["leadPromptMeta"], dumps_json(meta)))
+
+    if launch_plan is not None:
+        from ..launch import ResumeEntry, render_resume_sheet
+
+        entry = ResumeEntry.from_plan(launch_plan, leader.participant_ref, LEADER, cwd=root)
+        sheet, script = render_resume_sheet([entry])
+        files.append(PlannedFile(paths["resume"], sheet))
+        files.append(PlannedFile(paths["resumeScript"], script.encode("utf-8"), mode=0o700))
+
+    index_entries = [
+        {
+            "runId": run_id,
+            "taskType": inputs.task_type,
+            "roleExecutionRef": r.role_execution_ref,
+            "participantRef": r.participant_ref,
+            "role": r.role,
+            "ordinal": r.ordinal,
+            "modelRef": r.model_ref,
+            "executionLabel": r.execution_label,
+            "modelSpecDigest": r.model_spec_digest,
+            "runManifestPath": rel["runManifest"],
+        }
+        for r in resolved.manifest.role_executions
+    ]
+    latest = {
+        "runId": run_id,
+        "taskType": inputs.task_type,
+        "seq": seq,
+        "createdAt": now,
+        "runDir": _rel(run_dir, root),
+        "runManifestPath": rel["runManifest"],
+        "runInputsPath": rel["runInputs"],
+        "leadPromptPath": rel["leadPrompt"],
+        "leadSessionId": session_id,
+    }
+    task_manifest = runfiles.build_task_manifest(
+        resolved.task_manifest,
+        identity={
+            "projectId": resolved.project_id,
+            "taskGroup": inputs.task_group,
+            "taskId": inputs.task_id,
+            "taskKey": inputs.task_key,
+            "briefPath": brief_rel,
+        },
+        task_type=inputs.task_type,
+        run=latest,
+        index_entries=index_entries,
+        now=now,
+    )
+    files.append(PlannedFile(paths["taskManifest"], dumps_json(task_manifest)))
+
+    workflow = task_manifest["workflow"]
+    runs_seen: dict[str, dict[str, Any]] = {}
+    for entry in task_manifest["roleExecutionIndex"]:
+        if isinstance(entry, dict) and isinstance(entry.get("runId"), str):
+            row = runs_seen.setdefault(
+                entry["runId"],
+                {"id": entry["runId"], "task_type": entry.get("taskType", ""), "team": []},
+            )
+            row["team"].append(str(entry.get("executionLabel", "")))
+    index_md = render_template(
+        "task-index.md.j2",
+        {
+            "task": {
+                "key": inputs.task_key,
+                "project_id": resolved.project_id,
+                "brief_path": brief_rel,
+            },
+            "workflow": {
+                "current_phase": workflow["currentPhase"],
+                "current_phase_state": workflow["currentPhaseState"],
+                "phase_states": workflow["phaseStates"],
+                "last_completed_phase": workflow["lastCompletedPhase"] or "--",
+                "next": workflow["nextRecommendedPhase"],
+                "awaiting_approval": workflow["awaitingApproval"],
+            },
+            "latest": latest,
+            "runs": list(runs_seen.values()),
+            "updated_at": now,
+        },
+        environment.env,
+    )
+    files.append(PlannedFile(paths["taskIndex"], index_md.encode("utf-8")))
+
+    event = {
+        "at": now,
+        "event": "run-prepared",
+        "runId": run_id,
+        "taskType": inputs.task_type,
+        "runManifestPath": rel["runManifest"],
+        "leadSessionId": session_id,
+        "roleExecutionRefs": [r.role_execution_ref for r in resolved.manifest.role_executions],
+    }
+    files.append(PlannedFile(paths["timeline"], runfiles.jsonl_line(event), "append"))
+
+    project_json = runfiles.build_project_json(
+        resolved.project_json,
+        project_id=resolved.project_id,
+        project_root=root,
+        task_key=inputs.task_key,
+        run_id=run_id,
+        task_type=inputs.task_type,
+        now=now,
+    )
+    files.append(PlannedFile(root / ".okstra" / "project.json", dumps_json(project_json), "upsert"))
+    central = {
+        "at": now,
+        "projectId": resolved.project_id,
+        "projectRoot": str(root),
+        "taskKey": inputs.task_key,
+        "taskType": inputs.task_type,
+        "runId": run_id,
+        "runDir": str(run_dir),
+        "runManifestPath": str(paths["runManifest"]),
+        "leadSessionId": session_id,
+        "okstraVersion": __version__,
+    }
+    files.append(
+        PlannedFile(user_dirs(environment.env).runs_index, runfiles.jsonl_line(central), "append")
+    )
+    return _RunPlan(
+        run_id=run_id,
+        run_dir=run_dir,
+        files=tuple(files),
+        launch_plan=launch_plan,
+        lead_prompt_path=paths["leadPrompt"],
+        run_manifest_path=paths["runManifest"],
+    )
+
+
+def rel_or(path: Path, root: Path) -> str:
+    return _rel(path, root)
+
+
+# --------------------------------------------------------------------------- the whole thing
+
+
+def _preflight_error(failed: Sequence[PreflightResult]) -> PrepareError:
+    lines = ["preflight failed:"] + [f"  {p.message()}" for p in failed]
+    return PrepareError("\n".join(lines))
+
+
+def prepare(
+    inputs: PrepareInputs,
+    *,
+    launch: str = "auto",
+    dry_run: bool = False,
+    environment: Environment | None = None,
+    on_step: StepCallback | None = None,
+) -> PrepareResult:
+    """Run the whole prepare for `inputs` (see the module docstring for the steps).
+
+    Args:
+        inputs: the prepare inputs.
+        launch: "auto" | "tmux" | "exec" | "none".
+        dry_run: do steps 1–4 and preflight, plan every file, write nothing.
+        environment: the environment seam (defaults to the real one).
+        on_step: called with a short description as each step starts.
+
+    Raises:
+        OkstraError: any refused input, before anything is written (steps 1–4,
+            preflight), or a write failure.
+    """
+    from ..launch import choose_backend, start, tmux_commands
+
+    env = environment or Environment.real()
+    step = on_step or _noop
+    if launch not in LAUNCH_CHOICES:
+        raise UsageError(
+            f"unknown launch backend {launch!r}: expected one of {', '.join(LAUNCH_CHOICES)}",
+            field="--launch",
+        )
+    resolved = resolve_inputs(inputs, env, step)
+    step("preflight")
+    checks = run_preflight(resolved, env)
+    failed = [p for p in checks if not p.ok]
+    backend = choose_backend(launch, env) if resolved.spawns_leader else "none"
+    window = f"{inputs.task_group}/{inputs.task_id}"
+    root = inputs.project_root
+
+    if dry_run:
+        step("planning the run (dry run)")
+        seq = runfiles.peek_next_sequence(resolved.task_root, inputs.task_type)
+        notes = [p.message() for p in failed]
+        prompt_file = run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT
+        try:
+            lp = _plan_launch(resolved, prompt_file, env)
+        except OkstraError as exc:
+            # A dry run reports what is wrong instead of stopping at it.
+            lp = None
+            notes.append(exc.render())
+        rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
+        tmux = tuple(tuple(c) for c in tmux_commands(lp, window, root, env)) if lp else ()
+        return PrepareResult(
+            dry_run=True,
+            run_id=rp.run_id,
+            run_dir=rp.run_dir,
+            files=rp.files,
+            lead_argv=tuple(lp.argv) if lp else None,
+            lead_env=dict(lp.env) if lp else {},
+            tmux_commands=tmux,
+            preflight=tuple(checks),
+            backend=backend,
+            manifest=resolved.manifest,
+            lead_prompt_path=rp.lead_prompt_path,
+            entry_mode=resolved.entry_mode,
+            lead_session_id=lp.session_id if lp else None,
+            resume_argv=lp.resume_argv() if lp else None,
+            notes=tuple(notes),
+        )
+    if failed:
+        raise _preflight_error(failed)
+
+    step("allocating the run sequence")
+    troot = resolved.task_root
+    troot.mkdir(parents=True, exist_ok=True)
+    with runfiles.task_lock(troot):
+        seq, _ = runfiles.allocate_run_dir(troot, inputs.task_type)
+        # Re-read under the lock: another prepare may have extended the task since
+        # the validation read (its index entries must be kept).
+        resolved = _with_task_manifest(resolved, runfiles.read_task_manifest(troot))
+        step("writing the run files")
+        lp = _plan_launch(resolved, run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT, env)
+        rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
+        runfiles.apply(rp.files)
+    tmux = tuple(tuple(c) for c in tmux_commands(lp, window, root, env)) if lp else ()
+    result = PrepareResult(
+        dry_run=False,
+        run_id=rp.run_id,
+        run_dir=rp.run_dir,
+        files=rp.files,
+        lead_argv=tuple(lp.argv) if lp else None,
+        lead_env=dict(lp.env) if lp else {},
+        tmux_commands=tmux,
+        preflight=tuple(checks),
+        backend=backend,
+        manifest=resolved.manifest,
+        lead_prompt_path=rp.lead_prompt_path,
+        entry_mode=resolved.entry_mode,
+        lead_session_id=lp.session_id if lp else None,
+        resume_argv=lp.resume_argv() if lp else None,
+    )
+    if lp is None or backend == "none":
+        return result
+    step("launching the lead")
+    outcome = start(lp, backend, window, root, env)
+    result = _after_launch(result, rp, lp, outcome, env)
+    return result
+
+
+def _with_task_manifest(resolved: Resolved, manifest: dict[str, Any] | None) -> Resolved:
+    from dataclasses import replace
+
+    return replace(resolved, task_manifest=manifest)
+
+
+def _after_launch(
+    result: PrepareResult,
+    rp: _RunPlan,
+    plan: LaunchPlan,
+    outcome: LaunchResult,
+    env: Environment,
+) -> PrepareResult:
+    """Record a launch: leader status, timeline event, resume sheet once the id is known."""
+    from dataclasses import replace
+
+    from ..launch import ResumeEntry, write_resume_sheet
+
+    now = env.now().isoformat(timespec="seconds")
+    troot = rp.run_dir.parent.parent
+    if outcome.error is not None:
+        append_line(
+            troot / runfiles.TIMELINE,
+            {
+                "at": now,
+                "event": "lead-launch-failed",
+                "runId": rp.run_id,
+                "backend": outcome.backend,
+                "error": outcome.error.render(),
+            },
+        )
+        return replace(result, launch=outcome)
+    runfiles.mark_leader_launched(
+        rp.run_manifest_path,
+        session_ref=outcome.session_id,
+        window_ref=outcome.window_ref,
+        backend=outcome.backend,
+        now=now,
+    )
+    append_line(
+        troot / runfiles.TIMELINE,
+        {
+            "at": now,
+            "event": "lead-launched",
+            "runId": rp.run_id,
+            "backend": outcome.backend,
+            "sessionId": outcome.session_id,
+            "windowRef": outcome.window_ref,
+            "pendingDiscovery": outcome.pending_discovery,
+        },
+    )
+    if outcome.session_id and outcome.session_id != plan.session_id:
+        entry = ResumeEntry.from_plan(
+            plan, "participant-001", LEADER, session_id=outcome.session_id, cwd=plan.project_root
+        )
+        write_resume_sheet(rp.run_dir, [entry])
+    return replace(
+        result,
+        launch=outcome,
+        lead_session_id=outcome.session_id or result.lead_session_id,
+        resume_argv=plan.resume_argv(outcome.session_id) or result.resume_argv,
+        exec_argv=tuple(outcome.exec_argv) if outcome.exec_argv else None,
+        exec_env=outcome.exec_env,
+    )

@@ -1,0 +1,323 @@
+"""The files a prepared run leaves on disk (SPEC §8 steps 5–6).
+
+Everything is first *planned* as a list of `PlannedFile` (path, exact bytes, how it
+is written), so a dry run can print every path and digest without touching the disk,
+and a real run writes exactly those bytes — each through `okstra_core.store`.
+
+Layout under `<project>/.okstra/tasks/<group>/<id>/`::
+
+    runs/<task-type>-<seq>/run-inputs.json        immutable input snapshot
+    runs/<task-type>-<seq>/run-manifest.json      execution manifest (schema 2.0)
+    runs/<task-type>-<seq>/lead-prompt.md         rendered lead prompt
+    runs/<task-type>-<seq>/lead-prompt.meta.json  invocation identity of that prompt
+    runs/<task-type>-<seq>/resume.json, resume-lead.sh   (okstra_core.launch)
+    task-manifest.json                            task identity, workflow, index
+    task-index.md                                 rendered
+    timeline.jsonl                                one event per prepare / launch
+
+plus `<project>/.okstra/project.json` (upserted) and the central `runs.jsonl`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from ..errors import DataFileError, OkstraError, PrepareError
+from ..store import (
+    FileLock,
+    append_line,
+    atomic_write_bytes,
+    dumps_json,
+    read_json,
+)
+from ..tasks import TASK_MANIFEST, lower_unfinished, promote_pointer
+
+SCHEMA_VERSION = "2.0"
+EXECUTION_IDENTITY_VERSION = 2
+RUN_INPUTS = "run-inputs.json"
+RUN_MANIFEST = "run-manifest.json"
+LEAD_PROMPT = "lead-prompt.md"
+LEAD_PROMPT_META = "lead-prompt.meta.json"
+TASK_INDEX = "task-index.md"
+TIMELINE = "timeline.jsonl"
+# How long a prepare waits for another prepare of the same task to finish allocating.
+SEQUENCE_LOCK_TIMEOUT = 30.0
+
+Action = Literal["immutable", "write", "append", "upsert"]
+_RUN_NAME = re.compile(r"^(?P<type>[a-z][a-z-]*[a-z])-(?P<seq>\d+)$")
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One file write of a run, computed before anything touches the disk.
+
+    Attributes:
+        path: the target.
+        content: the exact bytes (for `append`: the one line appended).
+        action: `immutable` (create once; a different rewrite is refused), `write`
+            (atomic replace), `append` (JSONL line), `upsert` (atomic replace of a
+            file whose unknown keys were kept).
+        mode: the file mode (0o600 for prompts and state; 0o700 for scripts).
+    """
+
+    path: Path
+    content: bytes
+    action: Action = "write"
+    mode: int = 0o600
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.content).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": str(self.path), "sha256": self.sha256, "action": self.action}
+
+
+def run_name(task_type: str, seq: int) -> str:
+    return f"{task_type}-{seq:03d}"
+
+
+def used_sequences(runs_dir: Path, task_type: str) -> list[int]:
+    """Sequence numbers already taken by `runs/<task_type>-<seq>` directories."""
+    if not runs_dir.is_dir():
+        return []
+    taken: list[int] = []
+    for child in runs_dir.iterdir():
+        m = _RUN_NAME.match(child.name)
+        if m and m["type"] == task_type:
+            taken.append(int(m["seq"]))
+    return taken
+
+
+def peek_next_sequence(task_root: Path, task_type: str) -> int:
+    """The number the next prepare would get (dry runs; nothing is reserved)."""
+    return max(used_sequences(task_root / "runs", task_type), default=0) + 1
+
+
+def task_lock(task_root: Path) -> FileLock:
+    """The per-task lock that serialises sequence allocation and task-level writes."""
+    return FileLock(task_root / "runs", timeout=SEQUENCE_LOCK_TIMEOUT)
+
+
+def allocate_run_dir(task_root: Path, task_type: str) -> tuple[int, Path]:
+    """Reserve the next run directory. Call with `task_lock(task_root)` held.
+
+    The directory itself is the reservation: a number whose directory exists (even
+    from a prepare that crashed half-way) is never handed out again.
+    """
+    runs = task_root / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    seq = max(used_sequences(runs, task_type), default=0) + 1
+    while True:
+        path = runs / run_name(task_type, seq)
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            seq += 1
+            continue
+        return seq, path
+
+
+def write_immutable(path: Path, content: bytes, *, mode: int = 0o600) -> bool:
+    """Create `path` with `content` once; rewriting it with different content is refused.
+
+    Returns:
+        True when the file was written, False when it already held the same JSON.
+
+    Raises:
+        PrepareError: the file exists with different content.
+    """
+    if path.exists():
+        try:
+            same = orjson.loads(path.read_bytes()) == orjson.loads(content)
+        except (OSError, orjson.JSONDecodeError):
+            same = False
+        if same:
+            return False
+        raise PrepareError(
+            "this run's input snapshot is immutable: refusing to rewrite it with "
+            "different inputs (prepare again to create a new run)",
+            path=path,
+        )
+    atomic_write_bytes(path, content, mode=mode)
+    return True
+
+
+def apply(files: Iterable[PlannedFile]) -> None:
+    """Write every planned file, in order, each atomically (or appended durably)."""
+    for f in files:
+        if f.action == "immutable":
+            write_immutable(f.path, f.content, mode=f.mode)
+        elif f.action == "append":
+            append_line(f.path, orjson.loads(f.content))
+        else:
+            atomic_write_bytes(f.path, f.content, mode=f.mode)
+
+
+def jsonl_line(record: Mapping[str, Any]) -> bytes:
+    """The exact bytes `store.append_line` appends for `record`."""
+    return orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+# --------------------------------------------------------------------------- readers
+
+
+def read_object(path: Path, what: str) -> dict[str, Any] | None:
+    """Read a JSON object file if present; a malformed one is a `DataFileError`."""
+    if not path.exists():
+        return None
+    try:
+        data = read_json(path, what=what)
+    except OkstraError as exc:
+        raise DataFileError(exc.message, path=path) from None
+    if not isinstance(data, dict):
+        raise DataFileError(f"expected a JSON object ({what})", path=path)
+    return data
+
+
+def read_task_manifest(task_root: Path) -> dict[str, Any] | None:
+    """The existing task manifest, checked enough that prepare can extend it."""
+    path = task_root / TASK_MANIFEST
+    data = read_object(path, "task manifest")
+    if data is None:
+        return None
+    index = data.get("roleExecutionIndex", [])
+    if not isinstance(index, list):
+        raise DataFileError("expected a list", path=path, field="roleExecutionIndex")
+    workflow = data.get("workflow", {})
+    if not isinstance(workflow, dict):
+        raise DataFileError("expected an object", path=path, field="workflow")
+    return data
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def build_task_manifest(
+    existing: Mapping[str, Any] | None,
+    *,
+    identity: Mapping[str, Any],
+    task_type: str,
+    run: Mapping[str, Any],
+    index_entries: Sequence[Mapping[str, Any]],
+    now: str,
+) -> dict[str, Any]:
+    """The next task manifest: workflow moved to `task_type` (prepared), index appended.
+
+    Args:
+        existing: the current manifest (None for a new task). Unknown keys are kept.
+        identity: `task` block: projectId, taskGroup, taskId, taskKey, briefPath.
+        task_type: the phase this run prepares.
+        run: the latest-run pointer block.
+        index_entries: this run's role executions, appended to `roleExecutionIndex`.
+        now: ISO timestamp.
+    """
+    old = dict(existing or {})
+    workflow = dict(old.get("workflow") or {})
+    phase_states = workflow.get("phaseStates")
+    phase_states = dict(phase_states) if isinstance(phase_states, dict) else {}
+    phase_states[task_type] = "prepared"
+    pointer = lower_unfinished(
+        promote_pointer(workflow.get("nextRecommendedPhase")), phase_completed=False
+    )
+    last_completed = workflow.get("lastCompletedPhase")
+    awaiting = workflow.get("awaitingApproval")
+    workflow.update(
+        {
+            "currentPhase": task_type,
+            "currentPhaseState": "prepared",
+            "phaseStates": phase_states,
+            "lastCompletedPhase": last_completed if isinstance(last_completed, str) else "",
+            "nextRecommendedPhase": pointer.to_json(),
+            "awaitingApproval": awaiting if isinstance(awaiting, bool) else False,
+        }
+    )
+    latest_by_type = old.get("latestRunByTaskType")
+    latest_by_type = dict(latest_by_type) if isinstance(latest_by_type, dict) else {}
+    latest_by_type[task_type] = run["runId"]
+    old.update(
+        {
+            "schemaVersion": SCHEMA_VERSION,
+            "executionIdentityVersion": EXECUTION_IDENTITY_VERSION,
+            "task": dict(identity),
+            "createdAt": old.get("createdAt") or now,
+            "updatedAt": now,
+            "workflow": workflow,
+            # Appended, never rewritten: earlier runs' entries are kept verbatim.
+            "roleExecutionIndex": [*list(old.get("roleExecutionIndex") or []), *index_entries],
+            "latestRun": dict(run),
+            "latestRunByTaskType": latest_by_type,
+        }
+    )
+    return old
+
+
+def build_project_json(
+    existing: Mapping[str, Any] | None,
+    *,
+    project_id: str,
+    project_root: Path,
+    task_key: str,
+    run_id: str,
+    task_type: str,
+    now: str,
+) -> dict[str, Any]:
+    """Upsert `.okstra/project.json`: every key okstra does not own is kept as is."""
+    data = dict(existing or {})
+    data.setdefault("projectId", project_id)
+    data["projectRoot"] = str(project_root)
+    tasks = data.get("tasks")
+    tasks = dict(tasks) if isinstance(tasks, dict) else {}
+    entry = tasks.get(task_key)
+    entry = dict(entry) if isinstance(entry, dict) else {}
+    entry.update({"lastRunId": run_id, "lastTaskType": task_type, "updatedAt": now})
+    tasks[task_key] = entry
+    data["tasks"] = tasks
+    data["lastPreparedRun"] = {"taskKey": task_key, "runId": run_id, "at": now}
+    data["updatedAt"] = now
+    return data
+
+
+def mark_leader_launched(
+    run_manifest_path: Path,
+    *,
+    session_ref: str | None,
+    window_ref: str | None,
+    backend: str,
+    now: str,
+) -> dict[str, Any]:
+    """Set the leader participant's status to `launched` with its refs.
+
+    This atomic rewrite of the run manifest is the one mutation a prepared run allows.
+    """
+    data = read_object(run_manifest_path, "run manifest")
+    if data is None:
+        raise PrepareError("run manifest not found", path=run_manifest_path)
+    manifest = data.get("executionManifest")
+    participants = manifest.get("participants") if isinstance(manifest, dict) else None
+    if not isinstance(participants, list) or not participants:
+        raise DataFileError(
+            "expected a participant list", path=run_manifest_path, field="participants"
+        )
+    leader = dict(participants[0])
+    leader.update(
+        {
+            "status": "launched",
+            "sessionRef": session_ref,
+            "windowRef": window_ref,
+            "launchBackend": backend,
+            "launchedAt": now,
+        }
+    )
+    participants[0] = leader
+    if session_ref:
+        data["leadSessionId"] = session_ref
+    atomic_write_bytes(run_manifest_path, dumps_json(data))
+    return data

@@ -1,0 +1,161 @@
+"""`okstra report`: a run's execution roles, and the check a final report must pass.
+
+The final report's `executionRoles` is exactly the run manifest's role-execution set
+(SPEC §8): `okstra report roles <run>` prints that set as a markdown table, and
+`okstra report check <run> <final-report.json>` refuses a report whose set differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import DataFileError, OkstraError
+from .store import read_json
+
+RUN_MANIFEST = "run-manifest.json"
+ROLE_FIELDS = (
+    "roleExecutionRef",
+    "role",
+    "ordinal",
+    "provider",
+    "modelRef",
+    "executionLabel",
+    "status",
+)
+
+
+class ReportMismatch(OkstraError):
+    """A final report's `executionRoles` is not the run manifest's role-execution set."""
+
+    def __init__(
+        self,
+        path: Path,
+        missing: Sequence[str],
+        unexpected: Sequence[str],
+        duplicated: Sequence[str],
+    ) -> None:
+        self.missing = list(missing)
+        self.unexpected = list(unexpected)
+        self.duplicated = list(duplicated)
+        parts = []
+        if self.missing:
+            parts.append("missing " + ", ".join(self.missing))
+        if self.unexpected:
+            parts.append("not in the run manifest " + ", ".join(self.unexpected))
+        if self.duplicated:
+            parts.append("listed twice " + ", ".join(self.duplicated))
+        super().__init__(
+            "executionRoles must be exactly the run manifest's role executions: "
+            + "; ".join(parts),
+            path=path,
+            field="executionRoles",
+        )
+
+    def to_json(self) -> dict[str, object]:
+        data = super().to_json()
+        data.update(
+            {"missing": self.missing, "unexpected": self.unexpected, "duplicated": self.duplicated}
+        )
+        return data
+
+
+def manifest_path(run: Path) -> Path:
+    """The run manifest of `run` (a run directory or the manifest file itself)."""
+    run = Path(run)
+    return run / RUN_MANIFEST if run.is_dir() else run
+
+
+def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
+    """Read and check a run manifest (executionIdentityVersion 2)."""
+    path = manifest_path(run)
+    data = read_json(path, what="run manifest")
+    if not isinstance(data, dict):
+        raise DataFileError("expected a JSON object (run manifest)", path=path)
+    if data.get("executionIdentityVersion") != 2:
+        raise DataFileError(
+            f"expected executionIdentityVersion 2, got {data.get('executionIdentityVersion')!r}",
+            path=path,
+            field="executionIdentityVersion",
+        )
+    return path, data
+
+
+def execution_roles(
+    manifest: Mapping[str, Any], *, path: Path | None = None
+) -> list[dict[str, Any]]:
+    """The manifest's role executions, projected to the report's `executionRoles` rows."""
+    holder = manifest.get("executionManifest", manifest)
+    rows = holder.get("roleExecutions") if isinstance(holder, Mapping) else None
+    if not isinstance(rows, list) or not all(
+        isinstance(r, Mapping) and isinstance(r.get("roleExecutionRef"), str) for r in rows
+    ):
+        raise DataFileError(
+            "expected a list of role executions with a roleExecutionRef each",
+            path=path,
+            field="executionManifest.roleExecutions",
+        )
+    return [{k: r.get(k) for k in ROLE_FIELDS} for r in rows]
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None else str(value).replace("|", "\\|")
+
+
+def roles_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+    """A markdown table of execution roles (one row per role execution, manifest order)."""
+    lines = [
+        "| Role execution | Role | # | Model | Label | Status |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            "| "
+            + " | ".join(
+                _cell(r.get(k))
+                for k in (
+                    "roleExecutionRef",
+                    "role",
+                    "ordinal",
+                    "modelRef",
+                    "executionLabel",
+                    "status",
+                )
+            )
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def check_report(manifest: Mapping[str, Any], report_path: Path) -> list[dict[str, Any]]:
+    """Refuse a final report whose `executionRoles` set differs from the manifest's.
+
+    Returns:
+        The manifest's execution roles (the set the report carries).
+
+    Raises:
+        DataFileError: the report is not a JSON object with an `executionRoles` list.
+        ReportMismatch: the sets differ (listing missing, unexpected and duplicated refs).
+    """
+    expected = execution_roles(manifest)
+    report = read_json(report_path, what="final report")
+    if not isinstance(report, dict):
+        raise DataFileError("expected a JSON object (final report)", path=report_path)
+    got = report.get("executionRoles")
+    if not isinstance(got, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("roleExecutionRef"), str) for r in got
+    ):
+        raise DataFileError(
+            "expected a list of objects each with a roleExecutionRef",
+            path=report_path,
+            field="executionRoles",
+        )
+    want = [r["roleExecutionRef"] for r in expected]
+    have = [r["roleExecutionRef"] for r in got]
+    duplicated = sorted({ref for ref in have if have.count(ref) > 1})
+    missing = [ref for ref in want if ref not in have]
+    unexpected = [ref for ref in dict.fromkeys(have) if ref not in want]
+    if missing or unexpected or duplicated:
+        raise ReportMismatch(Path(report_path), missing, unexpected, duplicated)
+    return expected

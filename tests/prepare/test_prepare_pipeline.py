@@ -1,0 +1,302 @@
+"""The prepare pipeline end to end in-process (SPEC §8), with fake CLIs on PATH."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pytest
+
+from okstra_core.environment import Environment
+from okstra_core.errors import AssignmentResolutionError, OkstraError, PrepareError, UsageError
+from okstra_core.prepare import PrepareInputs, prepare, prepare_from_argv
+from okstra_core.store import read_lines
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "brief.md").write_text("# Brief\nMake the widget faster.\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def env(fake_path: Path) -> Environment:
+    return Environment(env=dict(os.environ))
+
+
+def inputs(project: Path, **kw: object) -> PrepareInputs:
+    base: dict[str, object] = {
+        "project_root": project,
+        "task_group": "perf",
+        "task_id": "widget",
+        "task_type": "requirements-discovery",
+        "brief": "brief.md",
+        "host": "terminal",
+    }
+    base.update(kw)
+    return PrepareInputs(**base)  # type: ignore[arg-type]
+
+
+def snapshot(*roots: Path) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            out[str(p)] = p.read_bytes() if p.is_file() else b"<dir>"
+    return out
+
+
+def test_prepare_writes_every_run_file(project: Path, env: Environment, okstra_home: Path) -> None:
+    steps: list[str] = []
+    result = prepare(
+        inputs(project, directive="Be brief.", role_counts=("analyser=2",)),
+        launch="none",
+        environment=env,
+        on_step=steps.append,
+    )
+    assert steps[0] == "validating inputs" and "writing the run files" in steps
+    task = project / ".okstra/tasks/perf/widget"
+    run = task / "runs/requirements-discovery-001"
+    assert result.run_dir == run and result.run_id == "requirements-discovery-001"
+    for path, digest in ((f.path, f.sha256) for f in result.files if f.action != "append"):
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, path
+    for name in ("run-inputs.json", "run-manifest.json", "lead-prompt.md", "lead-prompt.meta.json"):
+        assert (run / name).stat().st_mode & 0o077 == 0, name
+
+    manifest = orjson.loads((run / "run-manifest.json").read_bytes())
+    assert manifest["schemaVersion"] == "2.0" and manifest["executionIdentityVersion"] == 2
+    assert manifest["leadSessionId"] == result.lead_session_id and result.lead_session_id
+    em = manifest["executionManifest"]
+    assert [p["participantRef"] for p in em["participants"]] == [
+        "participant-001",
+        "participant-002",
+        "participant-003",
+        "participant-004",
+    ]
+    assert all(p["status"] == "prepared" for p in em["participants"])
+    refs = [r["roleExecutionRef"] for r in em["roleExecutions"]]
+    assert refs == [
+        "role-exec-leader-001",
+        "role-exec-analyser-001",
+        "role-exec-analyser-002",
+        "role-exec-report-writer-001",
+    ]
+    second = em["roleExecutions"][2]
+    assert second["executionLabel"] == f"analyser#2 · {second['modelRef']}"
+    assert second["servedModelAttestation"] == "unknown"
+    assert len(second["modelSpecDigest"]) == 64
+    assert em["roleExecutions"][1]["modelRef"] != second["modelRef"]  # distinct = model
+
+    prompt = (run / "lead-prompt.md").read_text(encoding="utf-8")
+    assert "Make the widget faster." in prompt and "Be brief." in prompt
+    assert second["executionLabel"] in prompt
+    assert "in a new shell" in prompt  # terminal host: workers run through their CLIs
+    assert ".okstra/tasks/perf/widget/runs/requirements-discovery-001/run-manifest.json" in prompt
+    meta = orjson.loads((run / "lead-prompt.meta.json").read_bytes())
+    assert meta["promptSha256"] == hashlib.sha256(prompt.encode()).hexdigest()
+    assert meta["participantRef"] == "participant-001"
+    assert meta["roleExecutionRef"] == "role-exec-leader-001" and meta["attempt"] == 1
+
+    inputs_doc = orjson.loads((run / "run-inputs.json").read_bytes())
+    assert inputs_doc["inputs"]["roleCounts"] == ["analyser=2"]
+    task_manifest = orjson.loads((task / "task-manifest.json").read_bytes())
+    assert task_manifest["workflow"]["currentPhase"] == "requirements-discovery"
+    assert [e["roleExecutionRef"] for e in task_manifest["roleExecutionIndex"]] == refs
+    assert task_manifest["task"]["briefPath"] == "brief.md"
+    assert "requirements-discovery-001" in (task / "task-index.md").read_text(encoding="utf-8")
+    events = list(read_lines(task / "timeline.jsonl"))
+    assert [e["event"] for e in events] == ["run-prepared"]
+    project_json = orjson.loads((project / ".okstra/project.json").read_bytes())
+    assert project_json["tasks"]["perf/widget"]["lastRunId"] == "requirements-discovery-001"
+    central = list(read_lines(okstra_home / "data" / "runs.jsonl"))
+    assert central[-1]["runId"] == "requirements-discovery-001"
+    resume = orjson.loads((run / "resume.json").read_bytes())
+    assert result.lead_session_id in orjson.dumps(resume).decode()
+    assert result.lead_argv is not None and result.lead_session_id in result.lead_argv
+
+
+def test_rerun_creates_a_new_run_and_keeps_the_old(project: Path, env: Environment) -> None:
+    first = prepare(inputs(project), launch="none", environment=env)
+    before = snapshot(first.run_dir)
+    second = prepare(inputs(project), launch="none", environment=env)
+    assert second.run_id == "requirements-discovery-002"
+    assert snapshot(first.run_dir) == before
+    assert first.lead_session_id != second.lead_session_id
+    task = orjson.loads((project / ".okstra/tasks/perf/widget/task-manifest.json").read_bytes())
+    runs = [e["runId"] for e in task["roleExecutionIndex"]]
+    assert runs.count("requirements-discovery-001") == runs.count("requirements-discovery-002")
+    assert task["latestRun"]["runId"] == "requirements-discovery-002"
+
+
+def test_dry_run_writes_nothing(project: Path, env: Environment, okstra_home: Path) -> None:
+    before = snapshot(project, okstra_home)
+    result = prepare(inputs(project), launch="tmux", dry_run=True, environment=env)
+    assert snapshot(project, okstra_home) == before
+    doc = result.to_json()
+    assert doc["dryRun"] is True and doc["runId"] == "requirements-discovery-001"
+    paths = {Path(f["path"]).name for f in doc["files"]}
+    assert {"run-inputs.json", "run-manifest.json", "lead-prompt.md", "task-manifest.json"} <= paths
+    assert all(len(f["sha256"]) == 64 for f in doc["files"])
+    assert doc["leadArgv"][0].endswith("claude") and "--session-id" in doc["leadArgv"]
+    assert doc["tmuxCommands"] and Path(doc["tmuxCommands"][0][0]).name == "tmux"
+    assert all(p["ok"] for p in doc["preflight"])
+
+
+ERRORS: list[tuple[dict[str, object], type[OkstraError], str]] = [
+    ({"role_counts": ("analyser=9",)}, UsageError, "analyser"),
+    ({"role_counts": ("analyser",)}, UsageError, "analyser"),
+    ({"role_counts": ("ghost=1",)}, UsageError, "ghost"),
+    ({"role_models": ("analyser=nobody/none",)}, UsageError, "nobody"),
+    ({"brief": "missing.md"}, PrepareError, "brief"),
+    ({"task_type": "implementation"}, PrepareError, "approved plan"),
+    ({"task_group": "../x"}, UsageError, "task group"),
+]
+
+
+@pytest.mark.parametrize(("kw", "error", "needle"), ERRORS)
+def test_refused_inputs_write_nothing(
+    project: Path,
+    env: Environment,
+    okstra_home: Path,
+    kw: dict[str, object],
+    error: type[OkstraError],
+    needle: str,
+) -> None:
+    before = snapshot(project, okstra_home)
+    with pytest.raises(error) as info:
+        prepare(inputs(project, **kw), launch="none", environment=env)
+    assert needle in info.value.render()
+    assert snapshot(project, okstra_home) == before
+
+
+def test_malformed_plan_stages_all_listed_and_nothing_written(
+    project: Path, env: Environment, okstra_home: Path
+) -> None:
+    plan = project / "plan.md"
+    plan.write_text(
+        "---\napproved: true\n---\n"
+        "## Stage 1\nConformance tests: later\n"
+        "## Stage 2\nConformance exemption: docs only\n"
+        "## Stage 3\nnothing\n",
+        encoding="utf-8",
+    )
+    before = snapshot(project, okstra_home)
+    with pytest.raises(PrepareError) as info:
+        prepare(
+            inputs(project, task_type="implementation", approved_plan="plan.md"),
+            launch="none",
+            environment=env,
+        )
+    text = info.value.render()
+    assert "stage 1:" in text and "stage 3:" in text and "stage 2:" not in text
+    assert snapshot(project, okstra_home) == before
+
+
+def test_unresolvable_team_passes_the_resolution_error_through(
+    project: Path, fake_bin: Callable[..., Path], okstra_home: Path
+) -> None:
+    only_claude = fake_bin("claude", directory=project.parent / "only-claude")
+    env = Environment(env={**os.environ, "PATH": f"{only_claude}{os.pathsep}/usr/bin"})
+    before = snapshot(project, okstra_home)
+    with pytest.raises(AssignmentResolutionError) as info:
+        prepare(
+            inputs(project, role_models=("analyser=codex/gpt-5.6-sol",)),
+            launch="none",
+            environment=env,
+        )
+    assert any("codex" in c for c in info.value.candidates)
+    assert snapshot(project, okstra_home) == before
+
+
+def test_approved_implementation_plan(project: Path, env: Environment) -> None:
+    plan = project / "plan.md"
+    plan.write_text(
+        "---\napproved: true\n---\n## Stage 1\nConformance tests: stage-1 — "
+        ".okstra/tasks/perf/widget/qa/scripts/stage-1.sh (requires=[db])\n",
+        encoding="utf-8",
+    )
+    result = prepare(
+        inputs(project, task_type="implementation", approved_plan="plan.md"),
+        launch="none",
+        environment=env,
+    )
+    manifest = orjson.loads((result.run_dir / "run-manifest.json").read_bytes())
+    assert manifest["approvedPlan"]["stages"] == [1]
+    roles = [r["role"] for r in manifest["executionManifest"]["roleExecutions"]]
+    assert roles[0] == "leader" and roles.count("implementer") == 1
+    assert manifest["executionManifest"]["dynamicRoles"][0]["role"] == "fixer"
+    prompt = (result.run_dir / "lead-prompt.md").read_text(encoding="utf-8")
+    assert "qa/scripts/stage-1.sh" in prompt and "fixer" in prompt
+
+
+def test_prepare_from_argv_matches_inputs_to_argv(project: Path, env: Environment) -> None:
+    original = inputs(project, directive="d", related_tasks="a/b", role_counts=("analyser=1",))
+    result = prepare_from_argv(original.to_argv(), launch="none", environment=env)
+    doc = orjson.loads((result.run_dir / "run-inputs.json").read_bytes())
+    assert doc["inputs"]["argv"] == original.to_argv()
+
+
+def confirmed_wizard(state: Path, project: Path, env: Environment) -> None:
+    from okstra_core.wizard import Wizard
+
+    wizard = Wizard.init(state, project, host="terminal", environment=env)
+    answers = {
+        "task_pick": "new",
+        "task_group": "perf",
+        "task_id": "widget",
+        "brief": "brief.md",
+        "directive_pick": "skip",
+        "related_tasks_pick": "skip",
+        "confirm": "confirm",
+    }
+    for _ in range(40):
+        prompt = wizard.prompt()
+        if prompt.kind == "done":
+            return
+        kind = prompt.meta.get("stepKind", prompt.id)
+        answer = answers.get(kind, prompt.default)
+        assert answer is not None, prompt
+        wizard.submit(answer)
+    raise AssertionError("the wizard never finished")
+
+
+def test_prepare_from_state(project: Path, env: Environment, tmp_path: Path) -> None:
+    from okstra_core.prepare import prepare_from_state
+
+    state = tmp_path / "wizard.json"
+    confirmed_wizard(state, project, env)
+    result = prepare_from_state(state, launch="none", environment=env)
+    assert result.run_id.endswith("-001")
+    doc = orjson.loads((result.run_dir / "run-inputs.json").read_bytes())
+    assert doc["inputs"]["taskGroup"] == "perf" and doc["inputs"]["brief"] == "brief.md"
+
+
+def test_current_session_launches_nothing(project: Path, env: Environment) -> None:
+    context = '{"currentModel": {"modelRef": "claude/opus-4.6"}}'
+    result = prepare(
+        inputs(
+            project,
+            host="claude-code",
+            entry_mode="current-session",
+            host_session_context_json=context,
+        ),
+        launch="auto",
+        environment=env,
+    )
+    assert result.lead_argv is None and result.launch is None and result.backend == "none"
+    assert not (result.run_dir / "resume.json").exists()
+    manifest = orjson.loads((result.run_dir / "run-manifest.json").read_bytes())
+    leader = manifest["executionManifest"]["participants"][0]
+    assert leader["runner"] == "current-session" and leader["modelRef"] == "claude/opus-4.6"
+    prompt = result.lead_prompt_path.read_text(encoding="utf-8")
+    assert "this host session is the lead" in prompt
+    executions = manifest["executionManifest"]["roleExecutions"]
+    assert executions[0]["binding"]["runner"] == "current-session"
+    native = [r for r in executions if r["binding"]["runner"] == "native-session"]
+    # claude-code runs claude workers natively; the bundled defaults put claude on the team.
+    assert native and all(r["provider"] == "claude" for r in native)
+    assert "native sub-session" in prompt
