@@ -1,0 +1,167 @@
+"""Launching the lead CLI: preflight, argv from templates, backends, resume sheet (SPEC §8–9).
+
+Nothing here ever builds a shell string: every argv is a list handed to `exec`/`tmux`
+as separate elements (tmux gets them after `--`), so prompt text, paths and model
+names with shell metacharacters reach the CLI untouched.
+
+Public API (the contract `okstra_core.prepare` codes against)::
+
+    @dataclass(frozen=True)
+    class RoleInstance:                 # what preflight checks, one per role instance
+        role: str                       # "leader", "analyser", …
+        ordinal: int                    # 1-based
+        provider: ProviderSpec
+        runner: Runner                  # binding.runner
+        @property spawns_cli -> bool    # leader unless current-session; others: cli-wrapper
+
+    @dataclass(frozen=True)
+    class PreflightResult:
+        instance: str                   # "leader#1", "analyser#2"
+        role: str; ordinal: int; provider_id: str; cli: str
+        ok: bool
+        cli_path: str | None            # resolved on the Environment's PATH
+        version: str | None             # first line of the version command's output
+        problem: str | None             # what is wrong (None when ok)
+        remedy: str | None              # what to do about it
+        def message() -> str            # "leader#1: claude: <problem> — <remedy>"
+        def to_json() -> dict           # camelCase
+
+    def preflight(instances: Iterable[RoleInstance], environment: Environment,
+                  *, timeout: float = 10.0) -> list[PreflightResult]
+        # Only instances whose runner spawns a CLI; each CLI's version/--help is run
+        # once however many instances use it. For the leader, every
+        # `launch.required_flags` entry must appear in the `launch.help` command's
+        # output (default `[cli, --help]`).
+
+    @dataclass(frozen=True)
+    class LaunchPlan:
+        provider_id: str; cli: str; cli_path: str; model: str
+        argv: tuple[str, ...]           # launch.new, templated, argv[0] = cli_path
+        env: Mapping[str, str]          # launch.env templated (ONLY the extra variables)
+        session_id: str | None          # minted now (uuid4/token); None for "discover"
+        session_id_kind: SessionIdKind  # "uuid4" | "token" | "discover"
+        project_root: Path; prompt_file: Path
+        discover: DiscoverSpec | None
+        def resume_argv(session_id: str | None = None) -> tuple[str, ...] | None
+            # launch.resume templated with the (given or planned) id and the model;
+            # None while the id is unknown.
+        def to_json() -> dict
+
+    def plan_launch(provider: ProviderSpec, *, model: str, prompt_file: Path,
+                    kickoff: str, project_root: Path, environment: Environment,
+                    prompt: str | None = None) -> LaunchPlan
+        # model = the model's `execution` value. Raises LaunchError when the CLI is
+        # not on PATH, OkstraError(path=provider.source, field="launch.…") for an
+        # unknown placeholder. Placeholders: {cli} {session_id} {model} {prompt}
+        # {prompt_file} {kickoff} {project_root} {env.NAME}; `{{`/`}}` escape braces.
+        # {prompt} defaults to the prompt file's text when asked for.
+
+    Backend = Literal["exec", "tmux", "none"]; def choose_backend("auto"|Backend, environment)
+        # auto = tmux when TMUX is set, else exec
+
+    @dataclass(frozen=True)
+    class LaunchResult:
+        backend: Backend
+        session_id: str | None          # known id (minted, or discovered)
+        window_ref: str | None          # tmux "session:window_index", e.g. "task-7:2"
+        pending_discovery: bool         # a discover-provider whose id is not found yet
+        exec_argv: tuple[str, ...] | None   # exec backend: the caller execs it
+        exec_env: Mapping[str, str] | None  # full environment for that exec
+        cwd: Path                       # where the CLI runs (exec_now chdirs there)
+        launched_at: datetime
+        error: LaunchError | None       # set instead of raising
+        command: tuple[str, ...]        # the tmux command run / the argv to exec
+        notes: tuple[str, ...]          # non-fatal remarks (discovery gave up, …)
+        ok -> bool
+        def raise_for_error() -> LaunchResult
+        def to_json() -> dict
+
+    def start(plan: LaunchPlan, backend: Backend, window_name: str, cwd: Path,
+              environment: Environment, *, discover: bool = True,
+              discover_timeout: float | None = None, settle: float = 0.5) -> LaunchResult
+        # exec: returns exec_argv/exec_env, runs nothing. tmux: opens the window
+        # (new-window inside tmux, else a detached new-session), checks it did not die
+        # within ~0.5 s (remain-on-exit + pane_dead), then for "discover" providers
+        # waits (bounded by discover.timeout_seconds) for the session id. none: nothing.
+        # Failures come back in `.error` naming the failed command.
+
+    def exec_now(result: LaunchResult) -> NoReturn     # os.execvpe for the CLI path
+    def tmux_commands(plan, window_name, cwd, environment) -> list[list[str]]
+        # the tmux argv(s) `start(…, "tmux", …)` would run — for dry runs.
+    def tmux_base(environment) -> list[str]
+        # ["tmux"] or ["tmux", "-L", $OKSTRA_TMUX_SOCKET]: tests and users can keep
+        # okstra off their own tmux server.
+
+    def discover_session(spec: DiscoverSpec, project_root, launched_at, environment,
+                         *, timeout=None, source="") -> str | None
+        # codex: newest rollout file under {env.CODEX_HOME} (or default_home) whose
+        # first-line JSON `cwd_field` equals the project dir and mtime ≥ launch time;
+        # polls until found or `timeout` (default spec.timeout_seconds; 0 = look once).
+
+    @dataclass(frozen=True)
+    class ResumeEntry:
+        participant: str                # "participant-001"
+        role: str; provider_id: str; cli: str; model: str
+        cwd: Path
+        session_id: str | None          # None = pending discovery
+        session_id_kind: SessionIdKind
+        resume_argv: tuple[str, ...] | None
+        env: Mapping[str, str]          # the provider's extra env, exported on resume too
+        pending_discovery -> bool; command() -> str | None   # one shell line for people
+        @classmethod from_plan(plan, participant, role, *, session_id=None, cwd=None)
+        def to_json() -> dict
+
+    def write_resume_sheet(run_dir: Path, entries: Sequence[ResumeEntry]) -> tuple[Path, Path]
+        # resume.json (0600) and resume-lead.sh (0700), atomically; may be called again
+        # once a pending id is discovered. A session id is only ever paired with the
+        # CLI/provider that minted it.
+    def render_resume_sheet(entries) -> tuple[bytes, str]  # contents, for dry runs/digests
+"""
+
+from okstra_core.launch.argv import PLACEHOLDERS, render_argv
+from okstra_core.launch.backends import (
+    BACKEND_CHOICES,
+    TMUX_SOCKET_VAR,
+    Backend,
+    LaunchResult,
+    choose_backend,
+    exec_now,
+    start,
+    tmux_base,
+    tmux_commands,
+)
+from okstra_core.launch.plan import LaunchPlan, plan_launch
+from okstra_core.launch.preflight import PreflightResult, RoleInstance, preflight
+from okstra_core.launch.resume import (
+    PENDING,
+    ResumeEntry,
+    render_resume_sheet,
+    write_resume_sheet,
+)
+from okstra_core.launch.session import discover_session, find_session_once, mint_session_id
+
+__all__ = [
+    "BACKEND_CHOICES",
+    "PENDING",
+    "PLACEHOLDERS",
+    "TMUX_SOCKET_VAR",
+    "Backend",
+    "LaunchPlan",
+    "LaunchResult",
+    "PreflightResult",
+    "ResumeEntry",
+    "RoleInstance",
+    "choose_backend",
+    "discover_session",
+    "exec_now",
+    "find_session_once",
+    "mint_session_id",
+    "plan_launch",
+    "preflight",
+    "render_argv",
+    "render_resume_sheet",
+    "start",
+    "tmux_base",
+    "tmux_commands",
+    "write_resume_sheet",
+]

@@ -1,0 +1,381 @@
+"""Launch backends: `exec` (replace the process), `tmux` (a window), `none` (print only).
+
+tmux receives the CLI's argv after `--` as separate arguments — never a shell string.
+Two tmux parsing rules still apply to separate arguments and are neutralised here: an
+argument ending in `;` ends a tmux command (escaped as `\\;`), and `-c` is format-
+expanded (`#` doubled). A one-element argv would be run by tmux through `sh -c`, so it
+is prefixed with `env --`.
+
+`OKSTRA_TMUX_SOCKET=<name>` makes okstra use `tmux -L <name>` (a separate server), so
+tests — and people who want it — never touch the default tmux server.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal, NoReturn
+
+from okstra_core.environment import Environment
+from okstra_core.errors import LaunchError, OkstraError
+from okstra_core.launch.plan import LaunchPlan
+from okstra_core.launch.session import discover_env_names, discover_session
+
+Backend = Literal["exec", "tmux", "none"]
+BACKEND_CHOICES: tuple[str, ...] = ("auto", "exec", "tmux", "none")
+TMUX_SOCKET_VAR = "OKSTRA_TMUX_SOCKET"
+# How long a fresh tmux window is watched for an immediate exit.
+SETTLE_SECONDS = 0.5
+_TMUX_TIMEOUT = 10.0
+_STATUS_GRACE = 2.0
+_REF_FORMAT = "#{session_name}:#{window_index} #{pane_id}"
+
+
+@dataclass(frozen=True)
+class LaunchResult:
+    """What `start` did.
+
+    Attributes:
+        backend: the backend used.
+        session_id: the lead's session id when known (minted, or discovered).
+        window_ref: `session:window` of the tmux window.
+        pending_discovery: a `discover` provider whose id is not known yet.
+        exec_argv: for `exec`: the argv the caller hands to `os.execve`.
+        exec_env: for `exec`: the full environment for that exec.
+        cwd: the directory the CLI runs in.
+        launched_at: when the CLI was started (or planned to be).
+        error: set instead of raising; the other fields say what was done before it.
+        command: the command okstra ran (tmux) or will exec.
+        notes: non-fatal remarks (e.g. discovery gave up).
+    """
+
+    backend: Backend
+    session_id: str | None
+    window_ref: str | None
+    pending_discovery: bool
+    exec_argv: tuple[str, ...] | None
+    exec_env: Mapping[str, str] | None
+    cwd: Path
+    launched_at: datetime
+    error: LaunchError | None = None
+    command: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def raise_for_error(self) -> LaunchResult:
+        """Raise the launch error, if any; else return self."""
+        if self.error is not None:
+            raise self.error
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "backend": self.backend,
+            "sessionId": self.session_id,
+            "windowRef": self.window_ref,
+            "pendingDiscovery": self.pending_discovery,
+            "execArgv": list(self.exec_argv) if self.exec_argv is not None else None,
+            "cwd": str(self.cwd),
+            "launchedAt": self.launched_at.isoformat(),
+            "command": list(self.command),
+        }
+        if self.notes:
+            data["notes"] = list(self.notes)
+        if self.error is not None:
+            data["error"] = self.error.render()
+        return data
+
+
+def choose_backend(requested: str, environment: Environment) -> Backend:
+    """Resolve `auto` (tmux inside tmux, else exec); refuse unknown names.
+
+    Raises:
+        OkstraError: `requested` is not one of auto, exec, tmux, none.
+    """
+    if requested == "auto":
+        return "tmux" if environment.get("TMUX") else "exec"
+    if requested in ("exec", "tmux", "none"):
+        return requested  # type: ignore[return-value]
+    raise OkstraError(
+        f"unknown launch backend {requested!r}; expected one of {', '.join(BACKEND_CHOICES)}",
+        field="--launch",
+    )
+
+
+def tmux_base(environment: Environment) -> list[str]:
+    """`tmux`, on the private server named by OKSTRA_TMUX_SOCKET when set."""
+    base = [environment.which("tmux") or "tmux"]
+    socket = environment.get(TMUX_SOCKET_VAR)
+    if socket:
+        base += ["-L", socket]
+    return base
+
+
+def _tmux_arg(value: str) -> str:
+    # tmux ends a command at an argument ending in ";"; "\;" at the end is a literal ";".
+    return value[:-1] + "\\;" if value.endswith(";") else value
+
+
+def _tmux_format_literal(value: str) -> str:
+    # -c is expanded as a tmux format: "#" starts a format, "##" is a literal "#".
+    return value.replace("#", "##")
+
+
+def tmux_name(name: str) -> str:
+    """A session/window name tmux takes literally (no `:`/`.` target syntax, no formats)."""
+    cleaned = "".join(c if c.isalnum() or c in "-_" else "-" for c in name).strip("-")
+    return cleaned[:60] or "okstra"
+
+
+def _window_env(plan: LaunchPlan, environment: Environment) -> dict[str, str]:
+    """Variables set explicitly in the window: the provider's extra env and what discovery reads.
+
+    A tmux window inherits the tmux *server's* environment, not okstra's; discovery must
+    look where the CLI writes, so the variables its glob names are passed along.
+    """
+    env: dict[str, str] = {}
+    if plan.discover is not None:
+        for name in discover_env_names(plan.discover):
+            value = environment.get(name)
+            if value:
+                env[name] = value
+    env.update(plan.env)
+    return env
+
+
+def _program_argv(argv: Sequence[str]) -> list[str]:
+    # With a single argument tmux runs it through `sh -c`; two or more are exec'd as is.
+    return ["env", "--", *argv] if len(argv) == 1 else list(argv)
+
+
+def tmux_commands(
+    plan: LaunchPlan, window_name: str, cwd: Path, environment: Environment
+) -> list[list[str]]:
+    """The tmux command(s) `start(plan, "tmux", …)` runs to open the window (for dry runs).
+
+    Inside tmux (TMUX set): a new window in the current session; else a new detached
+    session named after the window (a `-2`, `-3`… suffix is added if that name is taken).
+    `remain-on-exit` is switched on for the new window in the same tmux command so an
+    immediate exit can be seen, and switched back off once the CLI has settled.
+    """
+    name = tmux_name(window_name)
+    env_flags: list[str] = []
+    for key, value in _window_env(plan, environment).items():
+        env_flags += ["-e", f"{key}={value}"]
+    where = ["-c", _tmux_format_literal(str(cwd))]
+    if environment.get("TMUX"):
+        head = ["new-window", "-P", "-F", _REF_FORMAT, "-n", name, *where]
+    else:
+        head = ["new-session", "-d", "-P", "-F", _REF_FORMAT, "-s", name, "-n", name, *where]
+    body = [*head, *env_flags, "--", *_program_argv(plan.argv)]
+    chained = [_tmux_arg(arg) for arg in body] + [";", "set-option", "-w", "remain-on-exit", "on"]
+    return [[*tmux_base(environment), *chained]]
+
+
+def _run(cmd: Sequence[str], environment: Environment) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            list(cmd),
+            env=dict(environment.env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_TMUX_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise LaunchError(f"`{shlex.join(cmd)}` did not finish within {_TMUX_TIMEOUT:g} s") from exc
+    except OSError as exc:
+        raise LaunchError(f"`{shlex.join(cmd)}` could not run: {exc.strerror or exc}") from exc
+
+
+def _free_session_name(name: str, environment: Environment) -> str:
+    base = tmux_base(environment)
+    for n in range(1, 100):
+        candidate = name if n == 1 else f"{name}-{n}"
+        probe = _run([*base, "has-session", "-t", f"={candidate}"], environment)
+        if probe.returncode != 0:
+            return candidate
+    raise LaunchError(f"tmux sessions {name} … {name}-99 all exist; close some and retry")
+
+
+def _watch_pane(
+    pane: str, plan: LaunchPlan, window_ref: str, environment: Environment, settle: float
+) -> None:
+    """Fail if the CLI died within `settle` seconds with a non-zero status."""
+    base = tmux_base(environment)
+    deadline = time.monotonic() + settle
+    while True:
+        probe = _run(
+            [
+                *base,
+                "display-message",
+                "-p",
+                "-t",
+                pane,
+                "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}",
+            ],
+            environment,
+        )
+        if probe.returncode != 0:
+            raise LaunchError(
+                f"`{shlex.join(plan.argv)}` exited at once: its tmux window {window_ref} is gone"
+            )
+        dead, status, signal = [*probe.stdout.strip().split(":"), "", ""][:3]
+        # tmux sees the pty close before it reaps the child: a dead pane's exit status
+        # can lag behind by a moment, so wait for it (briefly) before judging.
+        if dead == "1" and (status or signal or time.monotonic() >= deadline + _STATUS_GRACE):
+            break
+        if dead != "1" and time.monotonic() >= deadline:
+            # Alive after the settle time: restore the window's normal close-on-exit.
+            _run([*base, "set-option", "-w", "-u", "-t", pane, "remain-on-exit"], environment)
+            return
+        time.sleep(0.05)
+    shown = _run([*base, "capture-pane", "-p", "-J", "-t", pane], environment).stdout
+    _run([*base, "kill-pane", "-t", pane], environment)
+    if signal:
+        how = f"was killed by signal {signal}"
+    elif status in ("", "0"):
+        return
+    else:
+        how = f"exited with status {status}"
+    tail = " | ".join(line.strip() for line in shown.strip().splitlines()[-5:] if line.strip())
+    raise LaunchError(
+        f"`{shlex.join(plan.argv)}` {how} right after starting in tmux "
+        f"window {window_ref}" + (f": {tail}" if tail else "")
+    )
+
+
+def _start_tmux(
+    plan: LaunchPlan, window_name: str, cwd: Path, environment: Environment, settle: float
+) -> tuple[str, tuple[str, ...]]:
+    if environment.which("tmux") is None:
+        raise LaunchError("tmux is not installed (needed by the tmux launch backend)")
+    (cmd,) = tmux_commands(plan, window_name, cwd, environment)
+    if not environment.get("TMUX"):
+        name = tmux_name(window_name)
+        free = _free_session_name(name, environment)
+        if free != name:
+            at = cmd.index("-s") + 1
+            cmd[at] = free
+    done = _run(cmd, environment)
+    if done.returncode != 0:
+        raise LaunchError(
+            f"`{shlex.join(cmd)}` failed (exit {done.returncode}): {done.stderr.strip()}"
+        )
+    ref, _, pane = done.stdout.strip().partition(" ")
+    _watch_pane(pane, plan, ref, environment, settle)
+    return ref, tuple(cmd)
+
+
+def start(
+    plan: LaunchPlan,
+    backend: Backend,
+    window_name: str,
+    cwd: Path,
+    environment: Environment,
+    *,
+    discover: bool = True,
+    discover_timeout: float | None = None,
+    settle: float = SETTLE_SECONDS,
+) -> LaunchResult:
+    """Start the lead CLI with the chosen backend. Launch failures come back in `.error`.
+
+    Args:
+        plan: from `plan_launch`.
+        backend: `exec`, `tmux` or `none` (resolve `auto` with `choose_backend`).
+        window_name: the tmux window (and detached session) name — the task.
+        cwd: where the CLI runs (the project root).
+        environment: PATH, env and clock.
+        discover: for a `discover` provider started in tmux, wait for its session id.
+        discover_timeout: overrides the provider's `timeout_seconds`.
+        settle: how long a new tmux window is watched for an immediate exit.
+
+    Returns:
+        A `LaunchResult`; on failure its `error` names the command that failed.
+    """
+    launched_at = environment.now()
+    pending = plan.session_id_kind == "discover"
+    common: dict[str, Any] = {
+        "backend": backend,
+        "session_id": plan.session_id,
+        "cwd": cwd,
+        "launched_at": launched_at,
+    }
+    if backend == "none":
+        return LaunchResult(
+            window_ref=None, pending_discovery=pending, exec_argv=None, exec_env=None, **common
+        )
+    if backend == "exec":
+        return LaunchResult(
+            window_ref=None,
+            pending_discovery=pending,
+            exec_argv=plan.argv,
+            exec_env={**environment.env, **plan.env},
+            command=plan.argv,
+            **common,
+        )
+    try:
+        window_ref, command = _start_tmux(plan, window_name, cwd, environment, settle)
+    except LaunchError as exc:
+        return LaunchResult(
+            window_ref=None,
+            pending_discovery=pending,
+            exec_argv=None,
+            exec_env=None,
+            error=exc,
+            **common,
+        )
+    session_id = plan.session_id
+    notes: tuple[str, ...] = ()
+    if pending and discover and plan.discover is not None:
+        try:
+            session_id = discover_session(
+                plan.discover,
+                cwd,
+                launched_at,
+                environment,
+                timeout=discover_timeout,
+                source=plan.source,
+            )
+        except OkstraError as exc:
+            notes = (f"session discovery failed: {exc.render()}",)
+        if session_id is None and not notes:
+            notes = (
+                "the CLI has not recorded its session yet: the resume sheet says pending discovery",
+            )
+    common["session_id"] = session_id
+    return LaunchResult(
+        window_ref=window_ref,
+        pending_discovery=session_id is None and pending,
+        exec_argv=None,
+        exec_env=None,
+        command=command,
+        notes=notes,
+        **common,
+    )
+
+
+def exec_now(result: LaunchResult) -> NoReturn:
+    """Replace this process with the CLI of an `exec` launch (the CLI path, not the TUI).
+
+    Raises:
+        LaunchError: the result is not an exec launch, or the exec itself failed.
+    """
+    if result.exec_argv is None or result.exec_env is None:
+        raise LaunchError(f"nothing to exec: the launch used the {result.backend} backend")
+    argv = list(result.exec_argv)
+    try:
+        os.chdir(result.cwd)
+        os.execve(argv[0], argv, dict(result.exec_env))
+    except OSError as exc:
+        raise LaunchError(f"`{shlex.join(argv)}` could not start: {exc.strerror or exc}") from exc

@@ -1,0 +1,215 @@
+"""`plan_launch`: a provider's launch templates + this run's values → a `LaunchPlan`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from okstra_core.catalog.models import DiscoverSpec, ProviderSpec, SessionIdKind
+from okstra_core.environment import Environment
+from okstra_core.errors import DataFileError, LaunchError, OkstraError
+from okstra_core.launch.argv import placeholders_in, render_argv, render_env
+from okstra_core.launch.session import mint_session_id
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Linux caps one argv element at 32 pages (MAX_ARG_STRLEN = 128 KiB, NUL included).
+MAX_ARG_BYTES = 128 * 1024 - 1
+# Stands in for the id while checking that a resume template renders.
+_PROBE_ID = "00000000-0000-4000-8000-000000000000"
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """Everything needed to start (and later resume) one lead CLI.
+
+    Attributes:
+        provider_id: the provider whose CLI this is.
+        cli: the executable name from the provider file.
+        cli_path: its absolute path on the Environment's PATH (`{cli}`).
+        model: the model flag's value (the model's `execution`).
+        argv: `launch.new`, rendered; argv[0] is `cli_path`.
+        env: `launch.env`, rendered: only the extra variables.
+        session_id: minted now for `uuid4`/`token`; None for `discover`.
+        session_id_kind: how the id comes to be.
+        project_root: the directory the CLI runs in.
+        prompt_file: the lead prompt file.
+        discover: the discovery rule of a `discover` provider.
+        source: the provider file (for messages).
+    """
+
+    provider_id: str
+    cli: str
+    cli_path: str
+    model: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    session_id: str | None
+    session_id_kind: SessionIdKind
+    project_root: Path
+    prompt_file: Path
+    discover: DiscoverSpec | None = None
+    source: str = ""
+    resume_template: tuple[str, ...] = ()
+    values: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # The `{env.X}` variables the resume template reads, captured at planning time.
+    resume_env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def resume_argv(self, session_id: str | None = None) -> tuple[str, ...] | None:
+        """`launch.resume` rendered with the id (given, else planned) and the model.
+
+        Returns None while the id is unknown (a `discover` provider before discovery).
+        """
+        sid = session_id or self.session_id
+        if sid is None:
+            return None
+        values = {**self.values, "session_id": sid}
+        return render_argv(
+            self.resume_template,
+            values,
+            self.resume_env,
+            source=self.source,
+            field="launch.resume",
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider_id,
+            "cli": self.cli,
+            "cliPath": self.cli_path,
+            "model": self.model,
+            "argv": list(self.argv),
+            "env": dict(self.env),
+            "sessionId": self.session_id,
+            "sessionIdKind": self.session_id_kind,
+            "projectRoot": str(self.project_root),
+            "promptFile": str(self.prompt_file),
+            "resumeArgv": _list_or_none(self.resume_argv()),
+        }
+
+
+def _list_or_none(argv: tuple[str, ...] | None) -> list[str] | None:
+    return list(argv) if argv is not None else None
+
+
+def _check_argv(argv: tuple[str, ...], env: Mapping[str, str], source: str) -> None:
+    for index, element in enumerate(argv):
+        if "\0" in element:
+            raise OkstraError(
+                f"argument {index} contains a NUL byte, which no program can receive",
+                path=source,
+                field="launch.new",
+            )
+        if len(element.encode("utf-8", "surrogateescape")) > MAX_ARG_BYTES:
+            raise OkstraError(
+                f"argument {index} is longer than 128 KiB (the Linux limit of one argument); "
+                "pass long text by file with {prompt_file}",
+                path=source,
+                field="launch.new",
+            )
+    for name, value in env.items():
+        if "\0" in value or _ENV_NAME.fullmatch(name) is None:
+            raise OkstraError(
+                f"invalid environment variable {name!r}", path=source, field="launch.env"
+            )
+
+
+def plan_launch(
+    provider: ProviderSpec,
+    *,
+    model: str,
+    prompt_file: Path,
+    kickoff: str,
+    project_root: Path,
+    environment: Environment,
+    prompt: str | None = None,
+) -> LaunchPlan:
+    """Build the lead CLI's launch argv and environment; mint its session id.
+
+    Args:
+        provider: the leader's provider.
+        model: the value of the CLI's model flag (the model's `execution`).
+        prompt_file: the rendered lead prompt.
+        kickoff: the short first message.
+        project_root: the directory the CLI runs in.
+        environment: PATH, env vars and the uuid source.
+        prompt: the lead prompt text for `{prompt}`; read from `prompt_file` when a
+            template asks for it and this is None.
+
+    Raises:
+        LaunchError: the CLI is not on PATH, or `{prompt}` is used and the file cannot
+            be read.
+        DataFileError: a template uses an unknown placeholder, or a `discover`
+            provider's `launch.new` uses `{session_id}`.
+        OkstraError: an argument cannot be passed (NUL byte, longer than 128 KiB).
+    """
+    source = provider.source or f"provider {provider.id}"
+    launch = provider.launch
+    cli_path = environment.which(provider.cli)
+    if cli_path is None:
+        raise LaunchError(
+            f"`{provider.cli}` (provider {provider.id}) is not on PATH; install it or put it "
+            "on PATH, then run the resume command"
+        )
+    session_id = mint_session_id(launch.session_id, environment)
+    used = placeholders_in(launch.new) | placeholders_in(tuple(launch.env.values()))
+    if session_id is None and "session_id" in used:
+        raise DataFileError(
+            'a provider with session_id = "discover" cannot pass {session_id} at launch '
+            "(the CLI mints it)",
+            path=source,
+            field="launch.new",
+        )
+    values: dict[str, str] = {
+        "cli": cli_path,
+        "model": model,
+        "prompt_file": str(prompt_file),
+        "kickoff": kickoff,
+        "project_root": str(project_root),
+    }
+    if session_id is not None:
+        values["session_id"] = session_id
+    if "prompt" in used or "prompt" in placeholders_in(launch.resume):
+        if prompt is None:
+            try:
+                prompt = prompt_file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise LaunchError(f"cannot read the lead prompt: {exc}", path=prompt_file) from exc
+        values["prompt"] = prompt
+    argv = render_argv(launch.new, values, environment.env, source=source, field="launch.new")
+    env = render_env(launch.env, values, environment.env, source=source, field="launch.env")
+    _check_argv(argv, env, source)
+    # Render the resume template once now, so a broken one fails before anything runs.
+    render_argv(
+        launch.resume,
+        {**values, "session_id": _PROBE_ID},
+        environment.env,
+        source=source,
+        field="launch.resume",
+    )
+    return LaunchPlan(
+        provider_id=provider.id,
+        cli=provider.cli,
+        cli_path=cli_path,
+        model=model,
+        argv=argv,
+        env=MappingProxyType(env),
+        session_id=session_id,
+        session_id_kind=launch.session_id,
+        project_root=project_root,
+        prompt_file=prompt_file,
+        discover=launch.discover,
+        source=source,
+        resume_template=launch.resume,
+        values=MappingProxyType(values),
+        resume_env=MappingProxyType(
+            {
+                name[4:]: environment.env[name[4:]]
+                for name in placeholders_in(launch.resume)
+                if name.startswith("env.") and name[4:] in environment.env
+            }
+        ),
+    )

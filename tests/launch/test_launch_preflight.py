@@ -1,0 +1,73 @@
+"""Preflight: each spawned CLI is on PATH, answers its version, and the leader's flags exist."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from launch_helpers import bundled, fake_env, read_log
+
+from okstra_core.launch import RoleInstance, preflight
+
+
+def _team() -> list[RoleInstance]:
+    claude, codex = bundled("claude"), bundled("codex")
+    return [
+        RoleInstance("leader", 1, claude, "cli-wrapper"),
+        RoleInstance("analyser", 1, codex, "cli-wrapper"),
+        RoleInstance("analyser", 2, codex, "cli-wrapper"),
+        RoleInstance("critic", 1, claude, "native-session"),  # runs inside the host
+    ]
+
+
+def test_all_good_and_each_cli_asked_once(fake_bin, tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    help_text = "usage: --session-id <id> --model <m> -r, --resume [id] --no-daemon -c, --config"
+    env = fake_env(fake_bin("claude", "codex"), FAKE_CLI_LOG=str(log), FAKE_CLI_HELP=help_text)
+    results = preflight(_team(), env)
+    assert [r.instance for r in results] == ["leader#1", "analyser#1", "analyser#2"]
+    assert all(r.ok for r in results), [r.message() for r in results]
+    assert results[0].version == "claude 9.9.9 (fake)"
+    calls = [(c["cli"], c["argv"]) for c in read_log(log)]
+    assert sorted(calls) == [
+        ("claude", ["--help"]),
+        ("claude", ["--version"]),
+        ("codex", ["--version"]),
+    ]
+    assert results[0].to_json()["ok"] is True
+
+
+def test_missing_cli_and_missing_flags_name_instance_cli_and_remedy(fake_bin) -> None:
+    env = fake_env(fake_bin("claude"), FAKE_CLI_HELP="usage: --model-provider x --resume")
+    results = {r.instance: r for r in preflight(_team(), env)}
+    lead = results["leader#1"]
+    assert not lead.ok
+    assert "--session-id, --model" in (lead.problem or "")  # --model-provider is not --model
+    assert "upgrade `claude`" in (lead.remedy or "")
+    assert lead.message().startswith("leader#1: claude: this version (claude 9.9.9 (fake))")
+    codex = results["analyser#2"]
+    assert not codex.ok and codex.problem == "`codex` is not on PATH"
+    assert "another provider" in (codex.remedy or "")
+
+
+def test_current_session_leader_is_not_checked(fake_bin) -> None:
+    env = fake_env(fake_bin())
+    team = [RoleInstance("leader", 1, bundled("claude"), "current-session")]
+    assert preflight(team, env) == []
+
+
+def _script(bin_dir: Path, name: str, body: str) -> None:
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    path = bin_dir / name
+    path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+def test_version_failures(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    _script(bin_dir, "claude", "sleep 5")
+    _script(bin_dir, "codex", "echo 'boom: no libc' >&2; exit 3")
+    env = fake_env(bin_dir)
+    results = preflight(_team()[:2], env, timeout=0.3)
+    assert "did not answer within 0.3 s" in (results[0].problem or "")
+    assert results[1].problem == "`codex --version` exited with status 3: boom: no libc"
