@@ -1,11 +1,220 @@
-"""`okstra wizard` subcommands (placeholder until its issue lands)."""
+"""`okstra wizard init|step|show|outcome|answers|list|schema` — the headless JSON protocol.
+
+Success of a step: `{"ok": true, "echo", "next": <prompt>}`. A refused answer:
+`{"ok": false, "error", "current": <prompt>}` with exit code 0 (the protocol worked,
+the answer did not). Usage errors and unreadable or invalid files: exit 2 (raised as
+`OkstraError`, mapped by the dispatcher). `show`, `outcome`, `answers`, `list` and
+`schema` are read-only: they never take the lock and never wait for it.
+
+`--state VALUE`: a bare name (no `/`) is `<state dir>/wizards/<name>.json`; anything
+else is a path. `init` without `--state` creates a fresh name in the wizards dir.
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
+
+from ..environment import Environment
+from ..errors import AnswerRefused, OkstraError, UsageError
+
+Payload = tuple[dict[str, Any], int]
 
 
 def register(sub: Any) -> None:
-    """Add this module's subcommands to the top-level parser."""
-    _ = (sub, argparse)
+    """Add `okstra wizard …` to the top-level parser."""
+    wizard = sub.add_parser(
+        "wizard",
+        help="guided setup as a JSON protocol (init, step, show, outcome, answers, list, schema)",
+        description="The wizard's headless JSON protocol. Every command prints one JSON document.",
+    )
+    commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
+    wizard.set_defaults(handler=_missing_subcommand)
+
+    init = commands.add_parser("init", help="create a wizard state file")
+    init.add_argument("--state", help="state file (bare name: <state dir>/wizards/NAME.json)")
+    init.add_argument("--project-root", required=True, help="the project directory")
+    init.add_argument("--host", help="host runtime: claude-code, codex, terminal (default: detect)")
+    init.add_argument("--entry-mode", help="spawn-process (default) or current-session")
+    init.add_argument("--task-type", help="answer the task type up front")
+    init.add_argument("--answers", help="replay a JSON answers file through the submit path")
+    init.set_defaults(handler=_init)
+
+    step = commands.add_parser("step", help="answer the current prompt (or just show it)")
+    step.add_argument("--state", required=True)
+    action = step.add_mutually_exclusive_group(required=True)
+    action.add_argument("--answer", help="the option value or text")
+    action.add_argument("--no-submit", action="store_true", help="only print the current prompt")
+    action.add_argument("--rewind", metavar="STEP", help="edit & rewind to an answered step")
+    action.add_argument("--back", action="store_true", help="rewind the last answered step")
+    step.add_argument("--step", dest="step_id", help="refuse unless the wizard asks this step")
+    step.set_defaults(handler=_step)
+
+    for name, handler, text in (
+        ("show", _show, "current prompt, confirmation block, history (read-only)"),
+        ("outcome", _outcome, "renderArgs / renderArgv of a confirmed wizard (read-only)"),
+        ("answers", _answers, "the answers so far as a replayable file (read-only)"),
+    ):
+        cmd = commands.add_parser(name, help=text)
+        cmd.add_argument("--state", required=True)
+        cmd.set_defaults(handler=handler)
+
+    commands.add_parser("list", help="resumable wizards, newest first").set_defaults(handler=_list)
+    commands.add_parser("schema", help="JSON Schema of prompts, answers, outcome").set_defaults(
+        handler=_schema
+    )
+
+
+def _missing_subcommand(_ns: argparse.Namespace) -> Payload:
+    raise UsageError(
+        "okstra wizard: a subcommand is required: init, step, show, outcome, answers, list, schema"
+    )
+
+
+def _env() -> Environment:
+    return Environment.real()
+
+
+def _state_path(value: str, env: Environment) -> Path:
+    from ..wizard import resolve_state_path
+
+    return resolve_state_path(value, env)
+
+
+def _read_answers(value: str) -> list[Any]:
+    """Read an answers file: a JSON array of {step, answer}, or `{"answers": [...]}`."""
+    from pydantic import ValidationError
+
+    from ..store import read_json
+    from ..wizard import AnswerEntry
+
+    path = Path(value).expanduser()
+    try:
+        raw = read_json(path, what="answers file")
+    except OkstraError as exc:
+        raise UsageError(exc.message, path=path) from None
+    if isinstance(raw, dict) and "answers" in raw:
+        raw = raw["answers"]
+    if not isinstance(raw, list):
+        raise UsageError('expected a JSON array of {"step": id, "answer": value}', path=path)
+    entries = []
+    for index, item in enumerate(raw):
+        try:
+            entries.append(AnswerEntry.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise UsageError(
+                f'{first["msg"]}: expected {{"step": id, "answer": string}}',
+                path=path,
+                field=f"[{index}]" + (f".{where}" if where else ""),
+            ) from None
+    return entries
+
+
+def _init(ns: argparse.Namespace) -> Payload:
+    from ..wizard import Wizard
+
+    env = _env()
+    entries = _read_answers(ns.answers) if ns.answers else None  # validated before creating
+    path = _state_path(ns.state, env) if ns.state else None
+    wizard = Wizard.init(
+        path,
+        ns.project_root,
+        host=ns.host,
+        entry_mode=ns.entry_mode,
+        task_type=ns.task_type,
+        environment=env,
+    )
+    base: dict[str, Any] = {"state": str(wizard.path)}
+    if entries is None:
+        return {"ok": True, **base, "echo": "", "next": wizard.prompt().to_json()}, 0
+    result = wizard.replay(entries)
+    base["applied"] = result.applied
+    if result.error is not None:
+        return {
+            "ok": False,
+            **base,
+            "error": f"answers[{result.index}] ({entries[result.index or 0].step}): {result.error}",
+            "current": result.next.to_json(),
+        }, 0
+    return {"ok": True, **base, "echo": result.echo, "next": result.next.to_json()}, 0
+
+
+def _step(ns: argparse.Namespace) -> Payload:
+    from ..wizard import Wizard
+
+    env = _env()
+    wizard = Wizard.open(_state_path(ns.state, env), environment=env)
+    try:
+        if ns.no_submit:
+            return {"ok": True, "echo": None, "next": wizard.refresh().to_json()}, 0
+        if ns.back:
+            return {"ok": True, "echo": None, "next": wizard.back().to_json()}, 0
+        if ns.rewind is not None:
+            return {"ok": True, "echo": None, "next": wizard.rewind(ns.rewind).to_json()}, 0
+        result = wizard.submit(ns.answer, step=ns.step_id)
+    except AnswerRefused as exc:
+        # The file is unchanged; re-read it so `current` is what is really on disk.
+        current = Wizard.open(wizard.source, environment=env).prompt()
+        return {"ok": False, "error": exc.message, "current": current.to_json()}, 0
+    return result.to_json(), 0
+
+
+def _show(ns: argparse.Namespace) -> Payload:
+    from ..wizard import Wizard
+
+    env = _env()
+    wizard = Wizard.open(_state_path(ns.state, env), environment=env)
+    answered, total = wizard.progress()
+    state = wizard.state
+    return {
+        "ok": True,
+        "state": str(wizard.path),
+        "source": str(wizard.source),
+        "legacy": wizard.legacy,
+        "revision": state.revision,
+        "updatedAt": state.updated_at,
+        "prompt": wizard.prompt().to_json(),
+        "confirmation": wizard.confirmation().to_json(),
+        "history": [h.to_json() for h in wizard.history()],
+        "progress": {"answered": answered, "total": total},
+    }, 0
+
+
+def _outcome(ns: argparse.Namespace) -> Payload:
+    from ..wizard import Wizard
+
+    env = _env()
+    wizard = Wizard.open(_state_path(ns.state, env), environment=env)
+    return {"ok": True, **wizard.outcome().to_json()}, 0
+
+
+def _answers(ns: argparse.Namespace) -> Payload:
+    from ..wizard import Wizard
+
+    env = _env()
+    wizard = Wizard.open(_state_path(ns.state, env), environment=env)
+    return {"ok": True, "answers": [a.model_dump() for a in wizard.answers()]}, 0
+
+
+def _list(_ns: argparse.Namespace) -> Payload:
+    from ..wizard import list_wizards
+
+    return {"ok": True, "wizards": [s.to_json() for s in list_wizards(_env())]}, 0
+
+
+def _schema(_ns: argparse.Namespace) -> Payload:
+    from pydantic import TypeAdapter
+
+    from ..wizard import AnswerEntry, Outcome, Prompt
+
+    return {
+        "ok": True,
+        "schemas": {
+            "prompt": Prompt.model_json_schema(by_alias=True),
+            "answers": TypeAdapter(list[AnswerEntry]).json_schema(by_alias=True),
+            "outcome": Outcome.model_json_schema(by_alias=True),
+        },
+    }, 0

@@ -1,0 +1,249 @@
+"""The project's task catalog: `.okstra/tasks/<group>/<id>/task-manifest.json`.
+
+Read by the wizard (task picker, recommended task type, reuse of a previous run,
+related tasks) and by prepare (task roots, next-phase pointers). Nothing here writes.
+
+Names from the domain: a *task key* is `<group>/<id>`; a task's *next-phase pointer*
+is `{phase, status, rationale}` with status `ready | pending | blocked | terminal`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import OkstraError
+from .store import read_json
+
+OKSTRA_DIR = ".okstra"
+TASKS_DIR = "tasks"
+TASK_MANIFEST = "task-manifest.json"
+RUN_INPUTS = "run-inputs.json"
+
+POINTER_STATUSES = ("ready", "pending", "blocked", "terminal")
+STATUS_READY = "ready"
+STATUS_PENDING = "pending"
+
+_SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
+_SLUG_DASHES = re.compile(r"-{2,}")
+_RUN_DIR = re.compile(r"^(?P<type>[a-z][a-z-]*[a-z])-(?P<seq>\d+)$")
+
+
+def tasks_root(project_root: Path) -> Path:
+    """`<project>/.okstra/tasks`."""
+    return Path(project_root) / OKSTRA_DIR / TASKS_DIR
+
+
+def task_root(project_root: Path, group: str, task_id: str) -> Path:
+    """`<project>/.okstra/tasks/<group>/<id>` (no validation: slug the parts first)."""
+    return tasks_root(project_root) / group / task_id
+
+
+def slugify(value: str) -> str:
+    """Lower-case, ASCII-folded, `[a-z0-9._-]` with runs of anything else as one dash.
+
+    Path separators and whitespace become dashes, so a slug never contains `/`; a
+    result made only of dots (`.`, `..`) is returned as is so that the caller can
+    refuse it by name (see `check_segment`).
+    """
+    folded = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+    slug = _SLUG_DROP.sub("-", folded.strip().lower())
+    slug = _SLUG_DASHES.sub("-", slug).strip("-")
+    return slug
+
+
+def check_segment(raw: str, what: str) -> str:
+    """Slugify one task path segment and refuse what would escape `.okstra/tasks/`.
+
+    Args:
+        raw: what the person typed.
+        what: "task group" or "task id", for the message.
+
+    Returns:
+        The slug.
+
+    Raises:
+        OkstraError: a path separator, `..`, or nothing left after slugification.
+    """
+    text = raw.strip()
+    if "/" in text or "\\" in text:
+        raise OkstraError(f"{what} must not contain a path separator: {raw!r}")
+    slug = slugify(text)
+    if not slug:
+        raise OkstraError(f"{what} is empty after slugification: {raw!r}")
+    if set(slug) <= {"."}:
+        raise OkstraError(f"{what} must not be {slug!r}: it would escape .okstra/tasks/")
+    return slug
+
+
+@dataclass(frozen=True)
+class NextPhasePointer:
+    """Where a task should go next, and whether it may go there now."""
+
+    phase: str
+    status: str
+    rationale: str = ""
+
+    @property
+    def ready(self) -> bool:
+        return self.status == STATUS_READY
+
+    def cell(self) -> str:
+        """The picker's `next:` cell: the phase (or `--`), status in parentheses unless ready.
+
+        The phase is kept even when not ready: it still says where the task is headed;
+        the status says it cannot start there yet.
+        """
+        name = self.phase or "--"
+        return name if self.ready else f"{name} ({self.status})"
+
+    def to_json(self) -> dict[str, str]:
+        return {"phase": self.phase, "status": self.status, "rationale": self.rationale}
+
+
+def promote_pointer(raw: Any) -> NextPhasePointer:
+    """Normalise a stored next-phase pointer.
+
+    A legacy plain string is promoted to `{phase: s, status: ready}`; a missing or
+    unreadable pointer is `{phase: "", status: pending}`; an unknown status is pending.
+    """
+    if isinstance(raw, str):
+        return NextPhasePointer(raw.strip(), STATUS_READY if raw.strip() else STATUS_PENDING)
+    if isinstance(raw, dict):
+        phase = raw.get("phase")
+        status = raw.get("status")
+        rationale = raw.get("rationale")
+        return NextPhasePointer(
+            phase if isinstance(phase, str) else "",
+            status if isinstance(status, str) and status in POINTER_STATUSES else STATUS_PENDING,
+            rationale if isinstance(rationale, str) else "",
+        )
+    return NextPhasePointer("", STATUS_PENDING)
+
+
+def lower_unfinished(pointer: NextPhasePointer, *, phase_completed: bool) -> NextPhasePointer:
+    """A `ready` pointer while the current phase is not completed is lowered to pending.
+
+    Phase and rationale are kept (prepare writes pointers through this).
+    """
+    if pointer.ready and not phase_completed:
+        return NextPhasePointer(pointer.phase, STATUS_PENDING, pointer.rationale)
+    return pointer
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """A prepared run of a task: `runs/<task-type>-<seq>/`."""
+
+    name: str
+    task_type: str
+    seq: int
+    path: Path
+
+    @property
+    def inputs_path(self) -> Path:
+        return self.path / RUN_INPUTS
+
+
+@dataclass(frozen=True)
+class TaskEntry:
+    """One task of the project, as the wizard shows it."""
+
+    key: str
+    group: str
+    id: str
+    root: Path
+    current_phase: str = ""
+    pointer: NextPhasePointer = NextPhasePointer("", STATUS_PENDING)
+    brief_path: str = ""
+    error: str | None = None
+    manifest: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def runs(self, task_type: str | None = None) -> list[RunRef]:
+        """Prepared runs (a `run-inputs.json` exists), oldest first."""
+        runs_dir = self.root / "runs"
+        found: list[RunRef] = []
+        if not runs_dir.is_dir():
+            return found
+        for child in runs_dir.iterdir():
+            match = _RUN_DIR.match(child.name)
+            if not match or not (child / RUN_INPUTS).is_file():
+                continue
+            if task_type is not None and match["type"] != task_type:
+                continue
+            found.append(RunRef(child.name, match["type"], int(match["seq"]), child))
+        found.sort(key=lambda r: (r.seq, r.name))
+        return found
+
+    def latest_run(self, task_type: str) -> RunRef | None:
+        runs = self.runs(task_type)
+        return runs[-1] if runs else None
+
+
+def _brief_from_manifest(manifest: dict[str, Any]) -> str:
+    # The task manifest written by prepare keeps the brief under `task.briefPath`;
+    # older manifests had it at the top level.
+    task = manifest.get("task")
+    for holder in (task if isinstance(task, dict) else {}, manifest):
+        for key in ("briefPath", "brief"):
+            value = holder.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return ""
+
+
+def read_task(project_root: Path, group: str, task_id: str) -> TaskEntry:
+    """Read one task; an unreadable manifest gives an entry carrying `error`."""
+    root = task_root(project_root, group, task_id)
+    key = f"{group}/{task_id}"
+    manifest_path = root / TASK_MANIFEST
+    try:
+        raw = read_json(manifest_path, what="task manifest")
+    except OkstraError as exc:
+        return TaskEntry(key, group, task_id, root, error=exc.render())
+    if not isinstance(raw, dict):
+        return TaskEntry(
+            key, group, task_id, root, error=f"{manifest_path}: expected a JSON object"
+        )
+    workflow = raw.get("workflow")
+    workflow = workflow if isinstance(workflow, dict) else {}
+    phase = workflow.get("currentPhase")
+    return TaskEntry(
+        key=key,
+        group=group,
+        id=task_id,
+        root=root,
+        current_phase=phase if isinstance(phase, str) else "",
+        pointer=promote_pointer(workflow.get("nextRecommendedPhase")),
+        brief_path=_brief_from_manifest(raw),
+        manifest=raw,
+    )
+
+
+def list_tasks(project_root: Path) -> list[TaskEntry]:
+    """Every task of the project (a directory holding a task manifest), sorted by key."""
+    base = tasks_root(project_root)
+    if not base.is_dir():
+        return []
+    entries: list[TaskEntry] = []
+    for group_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+        for task_dir in sorted(p for p in group_dir.iterdir() if p.is_dir()):
+            if (task_dir / TASK_MANIFEST).exists():
+                entries.append(read_task(project_root, group_dir.name, task_dir.name))
+    return entries
+
+
+def find_task(project_root: Path, key: str) -> TaskEntry | None:
+    """The task with this key, or None."""
+    group, sep, task_id = key.partition("/")
+    if not sep or not group or not task_id or "/" in task_id:
+        return None
+    # Keys come from people and answers files: never let one walk out of tasks/.
+    if slugify(group) != group or slugify(task_id) != task_id or {group, task_id} & {".", ".."}:
+        return None
+    if (task_root(project_root, group, task_id) / TASK_MANIFEST).exists():
+        return read_task(project_root, group, task_id)
+    return None

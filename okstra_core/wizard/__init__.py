@@ -1,0 +1,44 @@
+"""The wizard: one state machine behind the terminal app and the JSON protocol.
+
+Public API (see docs/internals.md, "Wizard engine"):
+
+* `Wizard` — `init`, `open`, `prompt`, `refresh`, `submit`, `rewind`, `back`,
+  `replay`, `history`, `answers`, `confirmation`, `outcome`, `progress`, `hold`;
+* `list_wizards(environment)` → `WizardSummary` list, newest first;
+* values: `Prompt`, `Option`, `StepResult`, `HistoryEntry`, `AnswerEntry`,
+  `Confirmation`, `ConfirmationLine`, `Outcome`, `ReplayResult`;
+* `resolve_state_path(value)` — where `--state VALUE` points.
+"""
+
+from __future__ import annotations
+
+from .engine import (
+    ReplayResult,
+    Wizard,
+    WizardSummary,
+    list_wizards,
+    new_state_path,
+    resolve_state_path,
+)
+from .outcome import Confirmation, ConfirmationLine, Outcome
+from .prompt import STEP_KINDS, AnswerEntry, HistoryEntry, Option, Prompt, StepResult
+from .state import WizardState
+
+__all__ = [
+    "STEP_KINDS",
+    "AnswerEntry",
+    "Confirmation",
+    "ConfirmationLine",
+    "HistoryEntry",
+    "Option",
+    "Outcome",
+    "Prompt",
+    "ReplayResult",
+    "StepResult",
+    "Wizard",
+    "WizardState",
+    "WizardSummary",
+    "list_wizards",
+    "new_state_path",
+    "resolve_state_path",
+]

@@ -1,0 +1,66 @@
+"""The per-computation context: catalog, text, pool, default scopes, project tasks.
+
+One `StepContext` lives for one prompt computation or one submit, so that model
+availability is "cached for one wizard step" (a fresh `ModelPool` each time) and the
+project's task list is read once per step. Heavy modules are imported lazily so the
+headless protocol stays lean.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..environment import Environment
+from ..tasks import TaskEntry, list_tasks
+from .text import WizardText, choose_language, load_text
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..catalog.models import HostSpec, Profile
+    from ..defaults import DefaultScopes
+    from ..pool import ModelPool
+
+
+class StepContext:
+    """Everything a step needs besides the state, loaded on first use."""
+
+    def __init__(self, environment: Environment, project_root: Path | None = None) -> None:
+        self.environment = environment
+        self.project_root = project_root
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        from ..catalog import load_catalog
+
+        return load_catalog(self.environment)
+
+    @cached_property
+    def text(self) -> WizardText:
+        return load_text(
+            self.environment.env,
+            choose_language(self.environment.env, self.catalog.config.language),
+        )
+
+    @cached_property
+    def pool(self) -> ModelPool:
+        from ..pool import ModelPool
+
+        return ModelPool.from_catalog(self.catalog, self.environment)
+
+    @cached_property
+    def scopes(self) -> DefaultScopes:
+        from ..defaults import load_scopes
+
+        return load_scopes(self.project_root, self.catalog)
+
+    @cached_property
+    def tasks(self) -> list[TaskEntry]:
+        return list_tasks(self.project_root) if self.project_root is not None else []
+
+    def profile(self, task_type: str) -> Profile:
+        return self.catalog.profile(task_type)
+
+    def host(self, host_id: str) -> HostSpec:
+        return self.catalog.host(host_id)

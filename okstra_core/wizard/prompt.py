@@ -1,0 +1,147 @@
+"""What the wizard shows and returns: prompts, options, step results, history.
+
+These are the values both front ends render (the TUI and the JSON protocol). They are
+frozen pydantic models so the protocol's JSON Schema comes from the same definitions
+(`okstra wizard schema`). Python attributes are snake_case; `to_json()` is camelCase.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PromptKind = Literal["pick", "text", "done"]
+
+STEP_KINDS: tuple[str, ...] = (
+    "task_pick",
+    "task_group",
+    "task_id",
+    "brief",
+    "task_type",
+    "approved_plan",
+    "reuse_previous",
+    "leader_session",
+    "role_count",
+    "role_add",
+    "role_model",
+    "directive_pick",
+    "directive",
+    "related_tasks_pick",
+    "related_tasks",
+    "confirm",
+    "edit_target",
+    "done",
+)
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
+
+
+class Option(_Value):
+    """One choice of a pick prompt.
+
+    Attributes:
+        value: the stable identifier submitted as the answer.
+        label: translated text for people.
+        disabled_reason: why it cannot be chosen now (shown dimmed), or None.
+        meta: extra facts for rich front ends (role-model: `display`, `provider`,
+            `provenance` when the option is a configured default).
+    """
+
+    value: str
+    label: str
+    disabled_reason: str | None = Field(default=None, alias="disabledReason")
+    meta: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def selectable(self) -> bool:
+        return self.disabled_reason is None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"value": self.value, "label": self.label}
+        if self.disabled_reason is not None:
+            data["disabledReason"] = self.disabled_reason
+        if self.meta:
+            data["meta"] = dict(self.meta)
+        return data
+
+
+class Prompt(_Value):
+    """The question the wizard asks now.
+
+    Attributes:
+        id: the step id (`task_pick`, `role-count:analyser`, `role-model:critic:1`, …).
+        kind: `pick`, `text` or `done`.
+        label: the question.
+        options: the choices of a pick prompt (disabled ones included, with reason).
+        default: the pre-selected value (a selectable option, a remembered text), or None.
+        echo_template: how the answer is echoed (`{answer}`, `{label}` placeholders).
+        help: one or two lines of explanation (may be empty).
+        meta: `stepKind` (see `STEP_KINDS`); role steps add `role`, `ordinal`, `duty`,
+            `min`, `max`, `recommended`; `done` adds `aborted`.
+    """
+
+    id: str
+    kind: PromptKind
+    label: str
+    options: tuple[Option, ...] = ()
+    default: str | None = None
+    echo_template: str = Field(default="", alias="echoTemplate")
+    help: str = ""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def step_kind(self) -> str:
+        return str(self.meta.get("stepKind", self.id))
+
+    def option(self, value: str) -> Option | None:
+        for option in self.options:
+            if option.value == value:
+                return option
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "label": self.label,
+            "options": [option.to_json() for option in self.options],
+            "default": self.default,
+            "echoTemplate": self.echo_template,
+            "help": self.help,
+            "meta": dict(self.meta),
+        }
+
+
+class StepResult(_Value):
+    """What an accepted answer returns: its echo and the next prompt."""
+
+    echo: str
+    next: Prompt
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": True, "echo": self.echo, "next": self.next.to_json()}
+
+
+class HistoryEntry(_Value):
+    """One answered step as the history panel shows it (answer order)."""
+
+    step_id: str = Field(alias="stepId")
+    answer: str
+    echo: str
+    label: str
+    provenance: str
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True)
+
+
+class AnswerEntry(_Value):
+    """One line of a replayable answers file: `{"step": id, "answer": value}`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    step: str = Field(min_length=1)
+    answer: str

@@ -1,0 +1,240 @@
+"""The v2 wizard state file: model, strict loading, version checks, serialisation.
+
+The file keeps the seeds' mixed naming for compatibility: `executionIdentityVersion`,
+`roleCounts`, `roleModels`, `roleSelectionOrder` and `legacySource` are camelCase,
+everything else snake_case. Loading is strict (a boolean is not a count, a number is
+not a string) and every failure is a `StateFileError` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+
+from ..errors import StateFileError
+
+STATE_VERSION: Literal[2] = 2
+
+# v1 provider fields (snake and camelCase): their presence next to a v2 version, or
+# v2 role fields without a version, is a mixed file and is refused.
+V1_PROVIDER_FIELDS: frozenset[str] = frozenset(
+    {
+        "workers_override",
+        "lead_provider",
+        "lead_model",
+        "claude_model",
+        "codex_model",
+        "antigravity_model",
+        "grok_model",
+        "kimi_model",
+        "report_writer_provider",
+        "report_writer_model",
+        "executor",
+        "critic",
+        "workersOverride",
+        "workers",
+        "leadProvider",
+        "leadModel",
+        "claudeModel",
+        "codexModel",
+        "antigravityModel",
+        "grokModel",
+        "kimiModel",
+        "reportWriterProvider",
+        "reportWriterModel",
+    }
+)
+V2_ROLE_FIELDS: tuple[str, ...] = ("roleCounts", "roleModels", "roleSelectionOrder")
+
+MIXED_VERSIONS = "mixed wizard state versions are not allowed"
+
+Provenance = str  # "chosen" | "default:<scope>" | "reused:<run>" | "converted:v1"
+CHOSEN = "chosen"
+CONVERTED_V1 = "converted:v1"
+
+Count = Annotated[StrictInt, Field(ge=0)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        strict=True, extra="forbid", populate_by_name=True, validate_assignment=False
+    )
+
+
+class AnsweredStep(_Strict):
+    """One answered step, in answer order.
+
+    Attributes:
+        step: the step id (`task_pick`, `role-model:analyser:2`, …).
+        answer: the submitted value (option value or text).
+        provenance: why the value is there: `chosen`, `default:<scope>` (the prompt's
+            default from a model-defaults scope was taken), `reused:<run>`,
+            `converted:v1`.
+        echo: the echo shown when it was answered (empty for converted answers).
+    """
+
+    step: StrictStr = Field(min_length=1)
+    answer: StrictStr
+    provenance: StrictStr = CHOSEN
+    echo: StrictStr = ""
+
+
+class LegacySource(_Strict):
+    """Where a companion file came from: the v1 file and the sha256 of its bytes."""
+
+    path: StrictStr
+    sha256: StrictStr = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class WizardState(_Strict):
+    """The whole persisted state of one wizard (SPEC §6.4)."""
+
+    execution_identity_version: Literal[2] = Field(
+        default=STATE_VERSION, alias="executionIdentityVersion"
+    )
+    role_counts: dict[StrictStr, Count] = Field(alias="roleCounts")
+    role_models: dict[StrictStr, list[StrictStr]] = Field(alias="roleModels")
+    role_selection_order: list[StrictStr] = Field(alias="roleSelectionOrder")
+    legacy_source: LegacySource | None = Field(default=None, alias="legacySource")
+
+    workspace_root: StrictStr = ""
+    project_root: StrictStr = Field(min_length=1)
+    project_id: StrictStr = ""
+    host_runtime: StrictStr = Field(min_length=1)
+    host_entry_mode: Literal["spawn-process", "current-session"] = "spawn-process"
+    available_functions: list[StrictStr] = Field(default_factory=list)
+
+    task_mode: Literal["", "new", "existing"] = ""
+    task_key: StrictStr = ""
+    task_group: StrictStr = ""
+    task_id: StrictStr = ""
+    brief_path: StrictStr = ""
+    task_type: StrictStr = ""
+    approved_plan_path: StrictStr = ""
+    directive: StrictStr = ""
+    related_tasks_raw: StrictStr = ""
+
+    answered: list[AnsweredStep] = Field(default_factory=list)
+    confirmed: StrictBool | None = None
+    aborted: StrictBool = False
+    edit_target: StrictStr = ""
+    remembered_answers: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+
+    revision: Count = 0
+    updated_at: StrictStr = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> WizardState:
+        seen: set[str] = set()
+        for index, entry in enumerate(self.answered):
+            if entry.step in seen:
+                raise ValueError(f"answered[{index}]: step {entry.step!r} is answered twice")
+            seen.add(entry.step)
+        for role, models in self.role_models.items():
+            if not models:
+                # An empty list means "no model chosen": store it as absent instead.
+                raise ValueError(f"roleModels.{role}: empty list (omit the role instead)")
+        return self
+
+    # -- convenience -------------------------------------------------------------------
+
+    def answer_of(self, step: str) -> str | None:
+        for entry in self.answered:
+            if entry.step == step:
+                return entry.answer
+        return None
+
+    def entry(self, step: str) -> AnsweredStep | None:
+        for entry in self.answered:
+            if entry.step == step:
+                return entry
+        return None
+
+    def is_answered(self, step: str) -> bool:
+        return any(entry.step == step for entry in self.answered)
+
+    def to_file(self) -> dict[str, Any]:
+        """The JSON object written to disk (camelCase role fields, snake_case rest)."""
+        data = self.model_dump(by_alias=True, mode="json")
+        if data.get("legacySource") is None:
+            data.pop("legacySource", None)
+        return data
+
+
+def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
+    """Tell a v1 file from a v2 file, refusing mixed and unknown versions by name.
+
+    Raises:
+        StateFileError: mixed versions, or an unknown `executionIdentityVersion`
+            (field named; the caller adds the path).
+    """
+    version = raw.get("executionIdentityVersion")
+    has_v2 = any(name in raw for name in V2_ROLE_FIELDS)
+    has_v1 = any(name in raw for name in V1_PROVIDER_FIELDS)
+    if version is None:
+        if has_v2:
+            raise StateFileError(MIXED_VERSIONS, field="executionIdentityVersion")
+        return 1
+    # `True == 1` in Python: a boolean version is a wrong type, not version 1.
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise StateFileError(
+            f"unknown wizard state version {version!r}: expected 1 or 2",
+            field="executionIdentityVersion",
+        )
+    if version == 1:
+        if has_v2:
+            raise StateFileError(MIXED_VERSIONS, field="executionIdentityVersion")
+        return 1
+    if version == STATE_VERSION:
+        if has_v1:
+            culprit = sorted(name for name in raw if name in V1_PROVIDER_FIELDS)[0]
+            raise StateFileError(MIXED_VERSIONS, field=culprit)
+        return 2
+    raise StateFileError(
+        f"unknown wizard state version {version!r}: this okstra reads versions 1 and 2",
+        field="executionIdentityVersion",
+    )
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def parse_v2(raw: Any, path: str) -> WizardState:
+    """Validate a decoded v2 state object.
+
+    Raises:
+        StateFileError: naming `path` and the first failing field.
+    """
+    if not isinstance(raw, dict):
+        raise StateFileError(f"expected a JSON object, found {type(raw).__name__}", path=path)
+    try:
+        state = WizardState.model_validate(raw, by_alias=True, by_name=False)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = _loc(tuple(first["loc"])) or None
+        message = first["msg"]
+        if first["type"] == "int_type" and isinstance(first.get("input"), bool):
+            message = "expected an integer count (a boolean is not a count)"
+        elif first["type"] == "extra_forbidden":
+            message = "unknown field in a v2 wizard state file"
+        elif first["type"] == "missing":
+            message = "required field is missing"
+        more = len(exc.errors()) - 1
+        if more:
+            message += f" (and {more} more problem{'s' if more > 1 else ''})"
+        raise StateFileError(message, path=path, field=field) from None
+    return state

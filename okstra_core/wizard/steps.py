@@ -1,0 +1,628 @@
+"""The static steps of the wizard (SPEC §6.1), in order, around the role block.
+
+Each step says when it is asked (`applies`), how its prompt looks (`build`), how an
+answer changes the state (`submit`, on a working copy; raise `AnswerRefused` to refuse)
+and which state fields it owns (reset by a rewind). A step is asked when it applies
+and has not been answered; the role block (roles.py) sits between `reuse_previous`
+and `directive_pick`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..catalog.models import STAGE_SCOPED_TASK_TYPES
+from ..errors import AnswerRefused, OkstraError
+from ..store import read_json
+from ..tasks import TaskEntry, check_segment, find_task
+from .context import StepContext
+from .prompt import Option, Prompt, PromptKind
+from .state import AnsweredStep, WizardState
+
+TASK_PICK = "task_pick"
+TASK_GROUP = "task_group"
+TASK_ID = "task_id"
+BRIEF = "brief"
+TASK_TYPE = "task_type"
+APPROVED_PLAN = "approved_plan"
+REUSE_PREVIOUS = "reuse_previous"
+DIRECTIVE_PICK = "directive_pick"
+DIRECTIVE = "directive"
+RELATED_TASKS_PICK = "related_tasks_pick"
+RELATED_TASKS = "related_tasks"
+CONFIRM = "confirm"
+EDIT_TARGET = "edit_target"
+DONE = "done"
+
+# Steps never remembered by a rewind: re-asking them should start from the default.
+NOT_REMEMBERED = frozenset({CONFIRM, EDIT_TARGET})
+
+
+def refuse(ctx: StepContext, key: str, /, **values: object) -> AnswerRefused:
+    """An `AnswerRefused` whose message comes from the text catalog (`errors.<key>`)."""
+    return AnswerRefused(ctx.text.get(f"errors.{key}", **values))
+
+
+def echo_template(ctx: StepContext, kind: str, /, **values: object) -> str:
+    """The echo template of a step kind with `{answer}`/`{label}` kept as placeholders."""
+    return ctx.text.get(f"{kind}.echo", answer="{answer}", label="{label}", **values)
+
+
+def render_echo(template: str, answer: str, label: str) -> str:
+    # Plain replacement: answers may contain braces and must not be re-parsed.
+    return template.replace("{answer}", answer).replace("{label}", label)
+
+
+def make_prompt(
+    ctx: StepContext,
+    state: WizardState,
+    step_id: str,
+    kind: PromptKind,
+    step_kind: str,
+    *,
+    options: tuple[Option, ...] = (),
+    default: str | None = None,
+    label_values: dict[str, object] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> Prompt:
+    """Build a prompt from the catalog's `<step_kind>.label/.help/.echo`.
+
+    A remembered answer (§6.3) replaces `default` when it is still a selectable option
+    (pick) or for any text step.
+    """
+    values = label_values or {}
+    remembered = state.remembered_answers.get(step_id)
+    if remembered is not None:
+        if kind == "text":
+            default = remembered
+        else:
+            chosen = next((o for o in options if o.value == remembered), None)
+            if chosen is not None and chosen.selectable:
+                default = remembered
+    return Prompt(
+        id=step_id,
+        kind=kind,
+        label=ctx.text.get(f"{step_kind}.label", **values),
+        options=options,
+        default=default,
+        echo_template=echo_template(ctx, step_kind, **values),
+        help=ctx.text.optional(f"{step_kind}.help", **values),
+        meta={"stepKind": step_kind, **(meta or {})},
+    )
+
+
+@dataclass(frozen=True)
+class StaticStep:
+    """One static step: when it is asked, its prompt, its submit, the fields it owns."""
+
+    id: str
+    applies: Callable[[StepContext, WizardState], bool]
+    build: Callable[[StepContext, WizardState], Prompt]
+    submit: Callable[[StepContext, WizardState, str, Prompt], str]
+    owns: tuple[str, ...] = ()
+    before_role_block: bool = True
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _project(state: WizardState) -> Path:
+    return Path(state.project_root)
+
+
+def _current_task(ctx: StepContext, state: WizardState) -> TaskEntry | None:
+    if state.task_mode != "existing" or not state.task_key:
+        return None
+    return next((t for t in ctx.tasks if t.key == state.task_key), None) or find_task(
+        _project(state), state.task_key
+    )
+
+
+def _project_file(ctx: StepContext, state: WizardState, raw: str, what: str) -> str:
+    """Validate a path typed by a person: exists, a file, inside the project.
+
+    Returns:
+        The path relative to the project root (POSIX separators).
+    """
+    text = raw.strip()
+    if not text:
+        raise refuse(ctx, "path_empty", what=what)
+    root = _project(state).resolve()
+    candidate = Path(text).expanduser()
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    try:
+        resolved = candidate.resolve(strict=True)
+    except (FileNotFoundError, NotADirectoryError):
+        raise refuse(ctx, "path_missing", what=what, path=text) from None
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise refuse(ctx, "path_unreadable", what=what, path=text, reason=str(exc)) from None
+    if not resolved.is_relative_to(root):
+        raise refuse(ctx, "path_outside", what=what, path=text, root=str(root))
+    if not resolved.is_file():
+        raise refuse(ctx, "path_not_file", what=what, path=text)
+    return resolved.relative_to(root).as_posix()
+
+
+def _other_tasks(ctx: StepContext, state: WizardState) -> list[TaskEntry]:
+    return [t for t in ctx.tasks if t.key != state.task_key and t.error is None]
+
+
+def _yes_no_options(ctx: StepContext, kind: str, values: tuple[str, ...]) -> tuple[Option, ...]:
+    return tuple(Option(value=v, label=ctx.text.get(f"{kind}.option.{v}")) for v in values)
+
+
+# ---------------------------------------------------------------------------- task_pick
+
+
+def _task_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
+    options = [Option(value="new", label=ctx.text.get("task_pick.option.new"))]
+    for task in ctx.tasks:
+        if task.error is not None:
+            options.append(
+                Option(
+                    value=task.key,
+                    label=ctx.text.get("task_pick.option.unreadable", key=task.key),
+                    disabled_reason=task.error,
+                )
+            )
+            continue
+        options.append(
+            Option(
+                value=task.key,
+                label=ctx.text.get(
+                    "task_pick.option.existing",
+                    key=task.key,
+                    phase=task.current_phase or "--",
+                    next=task.pointer.cell(),
+                ),
+                meta={"phase": task.current_phase, "next": task.pointer.cell()},
+            )
+        )
+    return make_prompt(
+        ctx, state, TASK_PICK, "pick", "task_pick", options=tuple(options), default="new"
+    )
+
+
+def _task_pick_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    if answer == "new":
+        state.task_mode = "new"
+        return ""
+    task = next((t for t in ctx.tasks if t.key == answer), None)
+    if task is None:
+        raise refuse(ctx, "unknown_task", key=answer)
+    state.task_mode = "existing"
+    state.task_key = task.key
+    state.task_group = task.group
+    state.task_id = task.id
+    state.brief_path = ""
+    if task.brief_path:
+        # Keep the manifest's brief only when it is still a file inside the project;
+        # otherwise the brief step asks for one.
+        try:
+            state.brief_path = _project_file(ctx, state, task.brief_path, "brief")
+        except AnswerRefused:
+            state.brief_path = ""
+    return ""
+
+
+# ---------------------------------------------------------------------------- group / id
+
+
+def _task_group_build(ctx: StepContext, state: WizardState) -> Prompt:
+    return make_prompt(ctx, state, TASK_GROUP, "text", "task_group")
+
+
+def _task_group_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    try:
+        state.task_group = check_segment(answer, ctx.text.get("task_group.what"))
+    except OkstraError as exc:
+        raise AnswerRefused(exc.message) from None
+    return state.task_group
+
+
+def _task_id_build(ctx: StepContext, state: WizardState) -> Prompt:
+    return make_prompt(
+        ctx, state, TASK_ID, "text", "task_id", label_values={"group": state.task_group}
+    )
+
+
+def _task_id_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    try:
+        task_id = check_segment(answer, ctx.text.get("task_id.what"))
+    except OkstraError as exc:
+        raise AnswerRefused(exc.message) from None
+    key = f"{state.task_group}/{task_id}"
+    if find_task(_project(state), key) is not None:
+        raise refuse(ctx, "task_exists", key=key)
+    state.task_id = task_id
+    state.task_key = key
+    return task_id
+
+
+# ---------------------------------------------------------------------------- brief
+
+
+def _brief_applies(_ctx: StepContext, state: WizardState) -> bool:
+    return state.task_mode == "new" or (state.task_mode == "existing" and not state.brief_path)
+
+
+def _brief_build(ctx: StepContext, state: WizardState) -> Prompt:
+    return make_prompt(
+        ctx, state, BRIEF, "text", "brief", label_values={"root": state.project_root}
+    )
+
+
+def _brief_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    state.brief_path = _project_file(ctx, state, answer, ctx.text.get("brief.what"))
+    return state.brief_path
+
+
+# ---------------------------------------------------------------------------- task_type
+
+
+def recommended_task_type(ctx: StepContext, state: WizardState) -> str:
+    """The recommended task type: an existing task's next-phase pointer when `ready`.
+
+    A pointer that is not `ready` (prepare lowers it to `pending` until the phase's run
+    completes) recommends nothing, so the first task type is offered first.
+    """
+    types = list(ctx.catalog.profiles)
+    task = _current_task(ctx, state)
+    if task is not None and task.pointer.ready and task.pointer.phase in types:
+        return task.pointer.phase
+    return types[0]
+
+
+def _task_type_build(ctx: StepContext, state: WizardState) -> Prompt:
+    recommended = recommended_task_type(ctx, state)
+    ordered = [recommended, *(t for t in ctx.catalog.profiles if t != recommended)]
+    options = []
+    for task_type in ordered:
+        profile = ctx.catalog.profiles[task_type]
+        key = (
+            "task_type.option.recommended" if task_type == recommended else "task_type.option.plain"
+        )
+        options.append(
+            Option(
+                value=task_type,
+                label=ctx.text.get(key, task_type=task_type, title=profile.title or task_type),
+                meta={"summary": profile.summary},
+            )
+        )
+    return make_prompt(
+        ctx,
+        state,
+        TASK_TYPE,
+        "pick",
+        "task_type",
+        options=tuple(options),
+        default=recommended,
+        meta={"recommended": recommended},
+    )
+
+
+def _task_type_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    state.task_type = answer
+    return ""
+
+
+# ---------------------------------------------------------------------------- approved_plan
+
+
+def _approved_plan_applies(_ctx: StepContext, state: WizardState) -> bool:
+    return state.task_type in STAGE_SCOPED_TASK_TYPES
+
+
+def _approved_plan_build(ctx: StepContext, state: WizardState) -> Prompt:
+    return make_prompt(
+        ctx,
+        state,
+        APPROVED_PLAN,
+        "text",
+        "approved_plan",
+        label_values={"task_type": state.task_type},
+    )
+
+
+def _approved_plan_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    state.approved_plan_path = _project_file(ctx, state, answer, ctx.text.get("approved_plan.what"))
+    return state.approved_plan_path
+
+
+# ---------------------------------------------------------------------------- reuse_previous
+
+
+def _reuse_applies(ctx: StepContext, state: WizardState) -> bool:
+    task = _current_task(ctx, state)
+    return (
+        task is not None and bool(state.task_type) and task.latest_run(state.task_type) is not None
+    )
+
+
+def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
+    task = _current_task(ctx, state)
+    run = task.latest_run(state.task_type) if task else None
+    run_name = run.name if run else ""
+    options = tuple(
+        Option(value=v, label=ctx.text.get(f"reuse_previous.option.{v}", run=run_name))
+        for v in ("reuse", "again")
+    )
+    return make_prompt(
+        ctx,
+        state,
+        REUSE_PREVIOUS,
+        "pick",
+        "reuse_previous",
+        options=options,
+        default="reuse",
+        label_values={"run": run_name},
+        meta={"run": run_name},
+    )
+
+
+def _reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    if answer != "reuse":
+        return ""
+    task = _current_task(ctx, state)
+    run = task.latest_run(state.task_type) if task else None
+    if run is None:
+        raise refuse(ctx, "no_previous_run", task_type=state.task_type)
+    try:
+        inputs = read_json(run.inputs_path, what="run inputs")
+    except OkstraError as exc:
+        raise AnswerRefused(exc.render()) from None
+    from .roles import prefill_from_run  # roles imports steps; import at call time
+
+    prefill_from_run(ctx, state, inputs, run.name, run.inputs_path)
+    return run.name
+
+
+# ---------------------------------------------------------------------------- directive
+
+
+def _directive_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
+    return make_prompt(
+        ctx,
+        state,
+        DIRECTIVE_PICK,
+        "pick",
+        "directive_pick",
+        options=_yes_no_options(ctx, "directive_pick", ("skip", "write")),
+        default="skip",
+    )
+
+
+def _directive_pick_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    if answer == "skip":
+        state.directive = ""
+    return ""
+
+
+def _directive_applies(_ctx: StepContext, state: WizardState) -> bool:
+    return state.answer_of(DIRECTIVE_PICK) == "write"
+
+
+def _directive_build(ctx: StepContext, state: WizardState) -> Prompt:
+    return make_prompt(ctx, state, DIRECTIVE, "text", "directive", default=state.directive or None)
+
+
+def _directive_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    text = answer.strip()
+    if not text:
+        raise refuse(ctx, "directive_empty")
+    state.directive = text
+    return text
+
+
+# ---------------------------------------------------------------------------- related tasks
+
+
+def _related_pick_applies(ctx: StepContext, state: WizardState) -> bool:
+    return bool(_other_tasks(ctx, state))
+
+
+def _related_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
+    return make_prompt(
+        ctx,
+        state,
+        RELATED_TASKS_PICK,
+        "pick",
+        "related_tasks_pick",
+        options=_yes_no_options(ctx, "related_tasks_pick", ("skip", "choose")),
+        default="skip",
+    )
+
+
+def _related_pick_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    if answer == "skip":
+        state.related_tasks_raw = ""
+    return ""
+
+
+def _related_applies(_ctx: StepContext, state: WizardState) -> bool:
+    return state.answer_of(RELATED_TASKS_PICK) == "choose"
+
+
+def _related_build(ctx: StepContext, state: WizardState) -> Prompt:
+    keys = [t.key for t in _other_tasks(ctx, state)]
+    return make_prompt(
+        ctx,
+        state,
+        RELATED_TASKS,
+        "text",
+        "related_tasks",
+        label_values={"tasks": ", ".join(keys)},
+        meta={"tasks": keys},
+    )
+
+
+def _related_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    known = {t.key for t in _other_tasks(ctx, state)}
+    chosen: list[str] = []
+    for part in answer.replace(",", " ").split():
+        if part not in known:
+            raise refuse(ctx, "unknown_related", key=part, known=", ".join(sorted(known)))
+        if part not in chosen:
+            chosen.append(part)
+    if not chosen:
+        raise refuse(ctx, "related_empty")
+    state.related_tasks_raw = ",".join(chosen)
+    return state.related_tasks_raw
+
+
+# ---------------------------------------------------------------------------- confirm / edit
+
+
+def _confirm_build(ctx: StepContext, state: WizardState) -> Prompt:
+    from .outcome import confirmation  # outcome imports steps
+
+    block = confirmation(ctx, state)
+    return make_prompt(
+        ctx,
+        state,
+        CONFIRM,
+        "pick",
+        "confirm",
+        options=_yes_no_options(ctx, "confirm", ("confirm", "edit", "abort")),
+        default="confirm",
+        meta={"confirmation": block.text},
+    )
+
+
+def _confirm_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    if answer == "confirm":
+        from .roles import check_complete_team
+
+        check_complete_team(ctx, state)
+        state.confirmed = True
+    elif answer == "edit":
+        state.confirmed = False
+    else:
+        state.aborted = True
+    return ""
+
+
+def _edit_target_applies(_ctx: StepContext, state: WizardState) -> bool:
+    return state.confirmed is False
+
+
+def edit_candidates(state: WizardState) -> list[AnsweredStep]:
+    """Every answered step in answer order, except confirm/edit themselves."""
+    return [e for e in state.answered if e.step not in NOT_REMEMBERED]
+
+
+def _edit_target_build(ctx: StepContext, state: WizardState) -> Prompt:
+    options = tuple(
+        Option(
+            value=entry.step,
+            label=ctx.text.get("edit_target.option", step=entry.step, answer=entry.answer),
+            meta={"provenance": entry.provenance},
+        )
+        for entry in edit_candidates(state)
+    )
+    return make_prompt(ctx, state, EDIT_TARGET, "pick", "edit_target", options=options)
+
+
+def _edit_target_submit(_ctx: StepContext, _state: WizardState, answer: str, _p: Prompt) -> str:
+    # The rewind itself is done by the engine (it needs the step table and the role
+    # block); this only names the target for the echo.
+    return answer
+
+
+def done_prompt(ctx: StepContext, state: WizardState) -> Prompt:
+    key = "done.aborted" if state.aborted else "done.confirmed"
+    return Prompt(
+        id=DONE,
+        kind="done",
+        label=ctx.text.get(key),
+        echo_template="",
+        help=ctx.text.optional("done.help"),
+        meta={"stepKind": DONE, "aborted": state.aborted, "confirmed": state.confirmed is True},
+    )
+
+
+def _always(_ctx: StepContext, _state: WizardState) -> bool:
+    return True
+
+
+def _new_task(_ctx: StepContext, state: WizardState) -> bool:
+    return state.task_mode == "new"
+
+
+STATIC_STEPS: tuple[StaticStep, ...] = (
+    StaticStep(
+        TASK_PICK,
+        _always,
+        _task_pick_build,
+        _task_pick_submit,
+        ("task_mode", "task_key", "task_group", "task_id", "brief_path"),
+    ),
+    StaticStep(
+        TASK_GROUP, _new_task, _task_group_build, _task_group_submit, ("task_group", "task_key")
+    ),
+    StaticStep(TASK_ID, _new_task, _task_id_build, _task_id_submit, ("task_id", "task_key")),
+    StaticStep(BRIEF, _brief_applies, _brief_build, _brief_submit, ("brief_path",)),
+    StaticStep(TASK_TYPE, _always, _task_type_build, _task_type_submit, ("task_type",)),
+    StaticStep(
+        APPROVED_PLAN,
+        _approved_plan_applies,
+        _approved_plan_build,
+        _approved_plan_submit,
+        ("approved_plan_path",),
+    ),
+    StaticStep(REUSE_PREVIOUS, _reuse_applies, _reuse_build, _reuse_submit, ()),
+    StaticStep(
+        DIRECTIVE_PICK,
+        _always,
+        _directive_pick_build,
+        _directive_pick_submit,
+        ("directive",),
+        before_role_block=False,
+    ),
+    StaticStep(
+        DIRECTIVE,
+        _directive_applies,
+        _directive_build,
+        _directive_submit,
+        ("directive",),
+        before_role_block=False,
+    ),
+    StaticStep(
+        RELATED_TASKS_PICK,
+        _related_pick_applies,
+        _related_pick_build,
+        _related_pick_submit,
+        ("related_tasks_raw",),
+        before_role_block=False,
+    ),
+    StaticStep(
+        RELATED_TASKS,
+        _related_applies,
+        _related_build,
+        _related_submit,
+        ("related_tasks_raw",),
+        before_role_block=False,
+    ),
+    StaticStep(
+        CONFIRM,
+        _always,
+        _confirm_build,
+        _confirm_submit,
+        ("confirmed", "aborted"),
+        before_role_block=False,
+    ),
+    StaticStep(
+        EDIT_TARGET,
+        _edit_target_applies,
+        _edit_target_build,
+        _edit_target_submit,
+        ("edit_target",),
+        before_role_block=False,
+    ),
+)
+STEP_BY_ID: dict[str, StaticStep] = {s.id: s for s in STATIC_STEPS}
+STEP_INDEX: dict[str, int] = {s.id: i for i, s in enumerate(STATIC_STEPS)}

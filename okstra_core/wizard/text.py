@@ -1,0 +1,148 @@
+"""The wizard's text catalog: `prompts/wizard.toml` (English) and `wizard.<lang>.toml`.
+
+Every label, option text, echo template, confirmation line and refusal message the
+wizard shows comes from here, keyed by step kind with `{placeholders}`. The language
+is `OKSTRA_LANG`, else the config's `language`, else English; a key missing from a
+translation falls back to English, so a partial translation still works.
+"""
+
+from __future__ import annotations
+
+import string
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataFileError
+from ..paths import resource
+from ..store import decode_utf8, read_bytes
+
+DEFAULT_LANGUAGE = "en"
+_FORMATTER = string.Formatter()
+
+
+def _flatten(prefix: str, table: Mapping[str, Any], out: dict[str, str], path: Path) -> None:
+    for key, value in table.items():
+        dotted = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, Mapping):
+            _flatten(dotted, value, out, path)
+        elif isinstance(value, str):
+            out[dotted] = value
+        else:
+            raise DataFileError(
+                f"expected a string or a table, found {type(value).__name__}",
+                path=path,
+                field=dotted,
+            )
+
+
+# Parsed catalogs by (path, mtime, size): every wizard step reads the catalog, and an
+# edited file is picked up because its stamp changes.
+_TABLES: dict[tuple[str, int, int], dict[str, str]] = {}
+
+
+def _load_table(path: Path) -> dict[str, str]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return _parse_table(path)
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _TABLES:
+        _TABLES[key] = _parse_table(path)
+    return dict(_TABLES[key])
+
+
+def _parse_table(path: Path) -> dict[str, str]:
+    text = decode_utf8(read_bytes(path, what="wizard text catalog"), path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DataFileError(f"invalid TOML ({exc})", path=path) from None
+    flat: dict[str, str] = {}
+    _flatten("", data, flat, path)
+    for key, template in flat.items():
+        try:
+            list(_FORMATTER.parse(template))
+        except ValueError as exc:
+            raise DataFileError(f"malformed template ({exc})", path=path, field=key) from None
+    return flat
+
+
+@dataclass(frozen=True)
+class WizardText:
+    """A loaded catalog: the chosen language over the English base.
+
+    Attributes:
+        language: the language in use ("en", "ko", …).
+        entries: dotted key → template, translation merged over English.
+        sources: dotted key → the file it came from (for error messages).
+    """
+
+    language: str
+    entries: Mapping[str, str]
+    sources: Mapping[str, Path]
+
+    def has(self, key: str) -> bool:
+        return key in self.entries
+
+    def raw(self, key: str) -> str:
+        """The template itself, unformatted (used for prompts' `echoTemplate`)."""
+        try:
+            return self.entries[key]
+        except KeyError:
+            raise DataFileError(
+                "missing text key (every wizard string comes from the catalog)",
+                path=resource("wizard.toml"),
+                field=key,
+            ) from None
+
+    def get(self, key: str, /, **values: object) -> str:
+        """Format the template `key` with `values`.
+
+        Raises:
+            DataFileError: the key is missing, or the template names a placeholder
+                that this key does not provide (the file and key are named).
+        """
+        template = self.raw(key)
+        try:
+            return template.format_map(values)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise DataFileError(
+                f"template uses an unknown placeholder {exc}; "
+                f"available: {', '.join(sorted(values)) or '(none)'}",
+                path=self.sources.get(key),
+                field=key,
+            ) from None
+
+    def optional(self, key: str, /, **values: object) -> str:
+        """Like `get`, but an absent key is the empty string (help texts)."""
+        return self.get(key, **values) if key in self.entries else ""
+
+
+def choose_language(env: Mapping[str, str], configured: str | None) -> str:
+    """`OKSTRA_LANG` wins over the config's `language`; default English."""
+    for candidate in (env.get("OKSTRA_LANG"), configured):
+        if candidate and candidate.strip():
+            # "ko_KR.UTF-8" and "ko-KR" both mean the Korean catalog.
+            return candidate.strip().split(".")[0].replace("_", "-").split("-")[0].lower()
+    return DEFAULT_LANGUAGE
+
+
+def load_text(env: Mapping[str, str], language: str | None = None) -> WizardText:
+    """Load the catalog for `language` (see `choose_language`) over the English base."""
+    lang = language or DEFAULT_LANGUAGE
+    base_path = resource("wizard.toml", env)
+    entries = _load_table(base_path)
+    sources: dict[str, Path] = dict.fromkeys(entries, base_path)
+    if lang != DEFAULT_LANGUAGE:
+        translated = resource(f"wizard.{lang}.toml", env)
+        if translated.is_file():
+            overlay = _load_table(translated)
+            entries.update(overlay)
+            sources.update(dict.fromkeys(overlay, translated))
+        else:
+            # An unknown language is not an error: English is always there.
+            lang = DEFAULT_LANGUAGE
+    return WizardText(language=lang, entries=entries, sources=sources)
