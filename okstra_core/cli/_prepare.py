@@ -73,9 +73,10 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         if has_input_flags(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
         from ..prepare import prepare_from_state
+        from ..wizard import resolve_state_path
 
         result = prepare_from_state(
-            ns.state,
+            resolve_state_path(ns.state, environment),
             launch=ns.launch,
             dry_run=ns.dry_run,
             environment=environment,

@@ -8,6 +8,7 @@ produces; `PrepareInputs.to_argv()` goes the other way, so a run's input snapsho
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -246,9 +247,12 @@ def inputs_from_mapping(values: Mapping[str, Any], *, cwd: Path | None = None) -
     if missing:
         raise UsageError("okstra prepare: missing required flag(s): " + ", ".join(missing))
     task_type = str(values["task_type"])
-    if task_type not in TASK_TYPES:
+    # Known task types come from the profiles (a workspace may add its own); the
+    # catalog refuses unknown ones. Here only the shape is checked: it names a directory.
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", task_type):
         raise UsageError(
-            f"unknown task type {task_type!r}: expected one of {', '.join(TASK_TYPES)}",
+            f"invalid task type {task_type!r}: expected a lower-case slug such as "
+            f"{TASK_TYPES[0]!r}",
             field="--task-type",
         )
     entry_mode = str(values.get("entry_mode") or "")
