@@ -2,13 +2,78 @@
 
 A subcommand (`models`, `team`, `wizard`, `prepare`, `report`) goes to the headless
 CLI in okstra_core without importing textual; no subcommand opens the app (textual
-is imported lazily, only then).
+is imported lazily, only then — it is most of the start-up time of the app and none of
+the headless path's).
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+
+def _app_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="okstra",
+        description="Set up and start a team of AI coding agents on one task. "
+        "Commands: models, team, wizard, prepare, report (see okstra COMMAND --help).",
+    )
+    parser.add_argument(
+        "--project-root",
+        type=Path,
+        default=None,
+        help="the project to set up (default: the current directory)",
+    )
+    parser.add_argument(
+        "--state", type=Path, default=None, help="open (or create) this wizard state file directly"
+    )
+    parser.add_argument("--host", default=None, help="host runtime id (default: detected)")
+    parser.add_argument(
+        "--entry-mode",
+        choices=("spawn-process", "current-session"),
+        default=None,
+        help="how the lead session starts",
+    )
+    parser.add_argument("--task-type", default=None, help="preselect the task type")
+    parser.add_argument(
+        "--launch",
+        choices=("auto", "tmux", "exec", "none"),
+        default="auto",
+        help="how prepare starts the lead session (default: auto)",
+    )
+    return parser
+
+
+def run_app(argv: Sequence[str]) -> int:
+    """Run the terminal app; exec the lead CLI afterwards if it asked for that."""
+    ns = _app_parser().parse_args(list(argv))
+    from .app import make_app  # deferred: importing textual is the slow part
+
+    app = make_app(
+        project_root=ns.project_root,
+        state=ns.state,
+        host=ns.host,
+        entry_mode=ns.entry_mode,
+        task_type=ns.task_type,
+        launch=ns.launch,
+    )
+    request = app.run()
+    if app.return_code:
+        return app.return_code
+    if request is None:
+        return 0
+    # The app has exited and Textual restored the terminal: hand it to the lead CLI.
+    os.chdir(request.cwd)
+    env = dict(os.environ if request.env is None else request.env)
+    try:
+        os.execvpe(request.argv[0], list(request.argv), env)
+    except OSError as exc:
+        print(f"okstra: could not start {request.argv[0]}: {exc.strerror}", file=sys.stderr)
+        return 1
+    return 0  # not reached: execvpe replaced the process
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -20,5 +85,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         from okstra_core.cli import main as cli_main
 
         return cli_main(args)
-    print("TUI not built yet")
-    return 0
+    return run_app(args)

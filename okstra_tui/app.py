@@ -1,0 +1,351 @@
+"""The okstra terminal app and `make_app()`, its one factory (CLI, tests, snapshots).
+
+The app is the only part of okstra_tui that talks to okstra_core: it asks the wizard
+engine for the current prompt, shows the screen for that prompt's kind, and submits
+what the screen says the person chose. Every rule — what comes next, what is valid,
+what a rewind drops — is the engine's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from okstra_core.environment import Environment
+from okstra_core.errors import AnswerRefused, OkstraError
+from okstra_core.wizard import Wizard, list_wizards, new_state_path, resolve_state_path
+
+from .messages import (
+    Answered,
+    BackRequested,
+    EditRequested,
+    PreflightChecked,
+    PrepareFailed,
+    PrepareFinished,
+    PrepareRequested,
+    PrepareStep,
+    RewindRequested,
+    WizardChosen,
+)
+from .resources import stylesheet
+from .screens import screen_for_prompt
+from .screens.base import PromptScreen
+from .screens.confirm import ConfirmScreen
+from .screens.launch import LaunchScreen
+from .screens.start import StartScreen
+from .widgets import HistoryPanel
+
+
+@dataclass(frozen=True)
+class LaunchRequest:
+    """What the app returns when the lead CLI should take over this terminal.
+
+    entry.py execs `argv` (in `cwd`, with `env`) after Textual restored the terminal.
+    """
+
+    argv: tuple[str, ...]
+    cwd: Path
+    env: Mapping[str, str] | None = field(default=None)
+
+
+class OkstraApp(App[LaunchRequest | None]):
+    """Guided setup of a team of agents: start → prompts → confirm → launch."""
+
+    TITLE = "okstra"
+    CSS_PATH = stylesheet("app")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+    # Narrow terminals get a slimmer history panel (see screens/app.tcss).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+
+    def __init__(
+        self,
+        *,
+        project_root: Path,
+        state: Path | None = None,
+        host: str | None = None,
+        entry_mode: str | None = None,
+        task_type: str | None = None,
+        launch: str = "auto",
+        environment: Environment | None = None,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.project_root = Path(project_root).resolve()
+        self.state_path = state
+        self.host = host
+        self.entry_mode = entry_mode
+        self.task_type = task_type
+        self.launch = launch
+        self.environment = environment or Environment.real()
+        self.cursor_blink = cursor_blink
+        self.wizard: Wizard | None = None
+        self._hold = contextlib.ExitStack()
+        self._confirmed_here = False
+        self.sub_title = self.project_root.name
+
+    # -- screens ---------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        if self.state_path is not None:
+            self.open_wizard(self.state_path, create=not self.state_path.exists())
+        else:
+            self.show_start()
+
+    def on_unmount(self) -> None:
+        self._hold.close()
+
+    def _show(self, screen: Screen[Any]) -> None:
+        # Keep the stack at [default, current]: screens replace each other, the
+        # wizard's history (not the screen stack) is what "back" walks.
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def show_start(self, error: str = "") -> None:
+        """The start screen: resumable wizards, newest first, and "New setup"."""
+        self._release()
+        try:
+            summaries = list_wizards(self.environment)
+        except OkstraError as exc:
+            summaries, error = [], error or exc.render()
+        self._show(StartScreen(summaries, self.environment.now(), error))
+
+    def show_prompt(self, prompt: Any | None = None) -> None:
+        """Show the screen for the wizard's current prompt (or the launch screen)."""
+        assert self.wizard is not None
+        prompt = prompt if prompt is not None else self.wizard.prompt()
+        if prompt.kind == "done":
+            self.finish()
+            return
+        extra: dict[str, Any] = {}
+        confirm = prompt.meta.get("stepKind") == "confirm"
+        if confirm:
+            extra["confirmation"] = self.wizard.confirmation()
+        screen = screen_for_prompt(prompt, self.wizard.history(), self.wizard.progress(), **extra)
+        self._show(screen)
+        if confirm:
+            self.check_preflight(screen)
+
+    def check_preflight(self, screen: Screen[Any]) -> None:
+        """Start the confirm screen's dry-run prepare (preflight) in a worker."""
+        assert self.wizard is not None
+        try:
+            argv = self.wizard.preview_outcome().render_argv
+        except OkstraError as exc:
+            screen.post_message(PreflightChecked(error=exc.render()))
+            return
+        self.run_dry_prepare(screen, tuple(argv))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preflight")
+    def run_dry_prepare(self, screen: Screen[Any], argv: tuple[str, ...]) -> None:
+        """Dry-run prepare: validates the inputs and runs preflight, writes nothing."""
+        from okstra_core.prepare import prepare_from_argv
+
+        try:
+            result = prepare_from_argv(
+                list(argv), launch=self.launch, dry_run=True, environment=self.environment
+            )
+        except OkstraError as exc:
+            screen.post_message(PreflightChecked(error=exc.render()))
+            return
+        screen.post_message(PreflightChecked(result.preflight, tuple(result.notes)))
+
+    # -- wizard lifecycle -------------------------------------------------------------
+
+    def open_wizard(self, path: Path, *, create: bool) -> None:
+        """Create or open the wizard at `path`, take its lock, and show its prompt."""
+        self._release()
+        try:
+            if create:
+                wizard = Wizard.init(
+                    path,
+                    self.project_root,
+                    host=self.host,
+                    entry_mode=self.entry_mode,
+                    task_type=self.task_type,
+                    environment=self.environment,
+                )
+            else:
+                wizard = Wizard.open(path, environment=self.environment)
+            self._hold.enter_context(wizard.hold())
+        except OkstraError as exc:
+            self._release()
+            self.show_start(exc.render())
+            return
+        self.wizard = wizard
+        self._confirmed_here = False
+        self.sub_title = Path(wizard.state.project_root).name
+        self.show_prompt()
+
+    def _release(self) -> None:
+        """Let go of the wizard lock (quit, start screen, another wizard)."""
+        self._hold.close()
+        self._hold = contextlib.ExitStack()
+
+    def finish(self) -> None:
+        """A finished wizard: launch a confirmed one; an aborted one returns to start.
+
+        A wizard confirmed just now starts prepare at once; one confirmed in an
+        earlier session waits for Enter (it may have been prepared already).
+        """
+        assert self.wizard is not None
+        try:
+            self.wizard.outcome()
+        except OkstraError as exc:
+            self.show_start(exc.render())
+            return
+        state = self.wizard.state
+        screen = LaunchScreen(
+            f"{state.task_key} · {state.task_type}",
+            Path(state.project_root),
+            state_path=self.wizard.source,
+            environment=self.environment,
+            waiting=not self._confirmed_here,
+        )
+        self._show(screen)
+        if self._confirmed_here:
+            self.run_prepare(screen, self.wizard.path)
+
+    def on_prepare_requested(self, message: PrepareRequested) -> None:
+        if self.wizard is not None and isinstance(self.screen, LaunchScreen):
+            self.run_prepare(self.screen, self.wizard.path)
+
+    # -- messages from the screens ----------------------------------------------------
+
+    def _apply(self, action: Any) -> None:
+        """Run one engine call; a refusal shows inline and leaves the screen as it was."""
+        try:
+            prompt = action()
+        except AnswerRefused as exc:
+            self._screen_error(exc.message)
+            return
+        except OkstraError as exc:
+            self._screen_error(exc.render())
+            return
+        self.show_prompt(prompt)
+
+    def _screen_error(self, message: str) -> None:
+        screen = self.screen
+        if isinstance(screen, PromptScreen | StartScreen):
+            screen.show_error(message)
+        else:
+            self.notify(message, severity="error")
+
+    def on_answered(self, message: Answered) -> None:
+        assert self.wizard is not None
+        wizard = self.wizard
+        self._confirmed_here = isinstance(self.screen, ConfirmScreen)
+        self._apply(lambda: wizard.submit(message.answer).next)
+
+    def on_rewind_requested(self, message: RewindRequested) -> None:
+        assert self.wizard is not None
+        wizard = self.wizard
+        self._apply(lambda: wizard.rewind(message.step_id))
+
+    def on_back_requested(self, message: BackRequested) -> None:
+        assert self.wizard is not None
+        self._apply(self.wizard.back)
+
+    def on_edit_requested(self, message: EditRequested) -> None:
+        # Outside the confirm screen, editing = picking an answer in the history panel.
+        with contextlib.suppress(Exception):
+            self.screen.query_one(HistoryPanel).focus()
+
+    def on_wizard_chosen(self, message: WizardChosen) -> None:
+        if message.path is None:
+            self.open_wizard(new_state_path(self.environment), create=True)
+        else:
+            self.open_wizard(message.path, create=False)
+
+    # -- prepare & launch -------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="prepare")
+    def run_prepare(self, screen: LaunchScreen, state_path: Path) -> None:
+        """Prepare (and launch) in a thread; each step comes back as a message."""
+        from okstra_core.prepare import prepare_from_state
+
+        def on_step(step: str) -> None:
+            screen.post_message(PrepareStep(step))
+
+        try:
+            result = prepare_from_state(
+                state_path, launch=self.launch, environment=self.environment, on_step=on_step
+            )
+        except OkstraError as exc:
+            screen.post_message(PrepareFailed(exc.render()))
+            return
+        screen.post_message(PrepareFinished(result))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # exit_on_error=False keeps the app alive; show what broke instead of crashing.
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        text = f"internal error: {type(error).__name__}: {error}"
+        if event.worker.group == "prepare":
+            self.screen.post_message(PrepareFailed(text))
+        else:
+            self.screen.post_message(PreflightChecked(error=text))
+
+    def on_prepare_finished(self, message: PrepareFinished) -> None:
+        result = message.result
+        if result.exec_argv:
+            cwd = result.launch.cwd if result.launch is not None else self.project_root
+            self.exit(LaunchRequest(tuple(result.exec_argv), Path(cwd), result.exec_env))
+
+    # -- command palette --------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        if isinstance(screen, PromptScreen):
+            yield SystemCommand("Back", "Back one step (Escape)", screen.action_back)
+            yield SystemCommand("Edit", "Change an earlier answer (e)", screen.action_edit)
+        yield SystemCommand("Start screen", "Resumable setups and New setup", self.show_start)
+        yield from super().get_system_commands(screen)
+
+
+def make_app(
+    *,
+    project_root: Path | str | None = None,
+    state: Path | str | None = None,
+    host: str | None = None,
+    entry_mode: str | None = None,
+    task_type: str | None = None,
+    launch: str = "auto",
+    environment: Environment | None = None,
+    cursor_blink: bool = True,
+) -> OkstraApp:
+    """Build the app. The CLI, the Pilot tests and the snapshot tests all come here.
+
+    Args:
+        project_root: the project the setup is for (default: the current directory).
+        state: open (or create) this wizard state file directly, skipping the start.
+        host: host runtime id for a new wizard (default: detected).
+        entry_mode: `spawn-process` or `current-session` for a new wizard.
+        task_type: preselect the task type of a new wizard.
+        launch: prepare's launch backend: auto, tmux, exec or none.
+        environment: the machine seam (clock, PATH, env); tests pass a fixed one.
+        cursor_blink: False freezes the text cursor (stable snapshots).
+    """
+    environment = environment or Environment.real()
+    return OkstraApp(
+        project_root=Path(project_root) if project_root is not None else Path.cwd(),
+        # Same meaning as the protocol's --state: a bare name lives in the wizards dir.
+        state=resolve_state_path(str(state), environment) if state is not None else None,
+        host=host,
+        entry_mode=entry_mode,
+        task_type=task_type,
+        launch=launch,
+        environment=environment,
+        cursor_blink=cursor_blink,
+    )

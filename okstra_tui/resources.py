@@ -1,0 +1,36 @@
+"""Where the app finds its presentation data: `screens/*.tcss` and help text.
+
+In a checkout the stylesheets sit in the top-level `screens/` directory; the wheel
+ships the same directory as `okstra_tui/_data/screens` (see pyproject.toml). This is
+the one lookup every screen goes through, so neither layout leaks into the screens.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@cache
+def screens_dir() -> Path:
+    """The directory holding the screens' stylesheets and help text."""
+    shipped = _PACKAGE / "_data" / "screens"
+    if shipped.is_dir():
+        return shipped
+    return _PACKAGE.parent / "screens"
+
+
+def stylesheet(name: str) -> Path:
+    """The stylesheet of one screen, `screens/<name>.tcss`."""
+    return screens_dir() / f"{name}.tcss"
+
+
+def help_text(name: str) -> str:
+    """The help text of one screen (`screens/<name>.help.md`), empty when it has none."""
+    path = screens_dir() / f"{name}.help.md"
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return ""

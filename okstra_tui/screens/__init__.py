@@ -1,0 +1,48 @@
+"""One screen per prompt kind; `screen_for_prompt` picks it from `meta["stepKind"]`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .base import PromptScreen
+from .confirm import ConfirmScreen
+from .edit import EditScreen
+from .pick import PickScreen
+from .role_add import RoleAddScreen
+from .role_count import RoleCountScreen
+from .role_model import RoleModelScreen
+from .text import TextScreen
+
+# Presentation only: which screen renders which step kind. Plain picks and texts
+# share the generic screens.
+_BY_STEP_KIND: dict[str, type[PromptScreen]] = {
+    "role_count": RoleCountScreen,
+    "role_add": RoleAddScreen,
+    "role_model": RoleModelScreen,
+    "edit_target": EditScreen,
+}
+
+
+def screen_for_prompt(
+    prompt: Any, history: Sequence[Any], progress: tuple[int, int], **extra: Any
+) -> PromptScreen:
+    """The screen that renders `prompt` (confirm gets the confirmation block too)."""
+    kind = str(prompt.meta.get("stepKind", ""))
+    if kind == "confirm":
+        return ConfirmScreen(prompt, history, progress, **extra)
+    cls = _BY_STEP_KIND.get(kind) or (TextScreen if prompt.kind == "text" else PickScreen)
+    return cls(prompt, history, progress)
+
+
+__all__ = [
+    "ConfirmScreen",
+    "EditScreen",
+    "PickScreen",
+    "PromptScreen",
+    "RoleAddScreen",
+    "RoleCountScreen",
+    "RoleModelScreen",
+    "TextScreen",
+    "screen_for_prompt",
+]

@@ -1,0 +1,121 @@
+"""What every prompt screen shares: the history panel, the prompt header, the error line.
+
+A prompt screen renders one `Prompt` of the wizard engine and posts what the person
+chose (`messages.Answered`); the app submits it. A refused answer comes back through
+`show_error()`, inline, and the screen stays as it was — usable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from ..messages import Answered, BackRequested, EditRequested
+from ..widgets import HistoryPanel, OptionTable, Row
+
+
+def progress_text(progress: tuple[int, int]) -> str:
+    """ "Step n of ~m": the current step is the one after the answered ones."""
+    answered, total = progress
+    current = answered + 1
+    return f"Step {current} of ~{max(total, current)}"
+
+
+class PromptScreen(Screen[None]):
+    """Base of the screens that show one wizard prompt beside the history panel.
+
+    Args:
+        prompt: the engine's current prompt (id, kind, label, options, default, meta).
+        history: the answered steps, in answer order.
+        progress: (answered, ~total) from the engine.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("backspace", "back", "Back", show=False),
+        Binding("e", "edit", "Edit"),
+    ]
+
+    def __init__(self, prompt: Any, history: Sequence[Any], progress: tuple[int, int]) -> None:
+        super().__init__(classes="prompt-screen")
+        self.prompt = prompt
+        self.history = tuple(history)
+        self.progress = progress
+
+    @property
+    def step_kind(self) -> str:
+        return str(self.prompt.meta.get("stepKind", self.prompt.kind))
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            yield HistoryPanel(self.history)
+            with Vertical(id="prompt"):
+                yield Static(self.prompt.label, id="label", markup=False)
+                if self.prompt.help:
+                    yield Static(self.prompt.help, id="help", markup=False)
+                yield from self.compose_body()
+                yield Static("", id="error", markup=False)
+        yield Footer()
+
+    def on_screen_resume(self) -> None:
+        # The header shows where we are: "<project> · Step n of ~m".
+        self.sub_title = f"{self.app.sub_title} · {progress_text(self.progress)}"
+
+    def compose_body(self) -> ComposeResult:
+        """The widgets that take the answer (one screen per prompt kind)."""
+        yield from ()
+
+    def show_error(self, message: str) -> None:
+        """Show a refused answer inline; the screen stays usable."""
+        error = self.query_one("#error", Static)
+        error.update(message)
+        error.set_class(bool(message), "-visible")
+
+    def clear_error(self) -> None:
+        self.show_error("")
+
+    def action_back(self) -> None:
+        self.post_message(BackRequested())
+
+    def action_edit(self) -> None:
+        self.post_message(EditRequested())
+
+
+def option_rows(prompt: Any) -> list[Row]:
+    """The prompt's options as rows: the label, its summary (if any), disabled reason."""
+    return [
+        Row(
+            value=o.value,
+            cells=(o.label,),
+            disabled_reason=o.disabled_reason,
+            detail=o.meta.get("summary") or None,
+        )
+        for o in prompt.options
+    ]
+
+
+class ChoiceScreen(PromptScreen):
+    """A prompt answered by choosing one row of an option table (the default highlighted)."""
+
+    def rows(self) -> list[Row]:
+        return option_rows(self.prompt)
+
+    def compose_body(self) -> ComposeResult:
+        yield OptionTable(self.rows(), selected=self.prompt.default, id="options")
+
+    def on_mount(self) -> None:
+        self.query_one("#options", OptionTable).focus()
+
+    def on_option_list_option_selected(self, event: OptionTable.OptionSelected) -> None:
+        if event.option_list.id != "options" or event.option.id is None:
+            return
+        event.stop()
+        self.clear_error()
+        self.post_message(Answered(event.option.id))

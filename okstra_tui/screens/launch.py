@@ -1,0 +1,201 @@
+"""The launch screen: prepare's steps as they run, then the hand-over.
+
+The app runs prepare in a worker thread; its steps and its end arrive here as typed
+messages. On success the screen either says the terminal goes to the lead CLI (the
+app exits and entry.py execs it) or shows the tmux window it opened, or — with
+`--launch none` — the command that starts the lead, and the resume command.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, Static
+
+from ..messages import (
+    BackRequested,
+    PrepareFailed,
+    PrepareFinished,
+    PrepareRequested,
+    PrepareStep,
+)
+from ..resources import stylesheet
+
+
+def argv_text(argv: Sequence[str], which: Callable[[str], str | None] | None = None) -> str:
+    """An argv as the shell line a person would type (quoted; never run by us).
+
+    With `which`, a program that PATH finds anyway is shown by its bare name.
+    """
+    words = [str(a) for a in argv]
+    if which is not None and words:
+        name = Path(words[0]).name
+        if which(name) == words[0]:
+            words[0] = name
+    return shlex.join(words)
+
+
+def shown_path(path: Path, root: Path) -> str:
+    """A path relative to the project when it is inside it (shorter, same meaning)."""
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def result_text(result: Any, root: Path, which: Callable[[str], str | None] | None = None) -> Text:
+    """What prepare did and what to run next."""
+    text = Text()
+    text.append(f"Run {result.run_id} prepared", style="bold")
+    text.append(f" in {shown_path(result.run_dir, root)}\n")
+    launch = result.launch
+    if result.entry_mode == "current-session":
+        text.append("This session is the lead: read the lead prompt at\n")
+        text.append(f"  {shown_path(result.lead_prompt_path, root)}\n")
+    elif result.exec_argv:
+        text.append("Handing this terminal to the lead session:\n")
+        text.append(f"  {argv_text(result.exec_argv[:1])} …\n")
+    elif launch is not None and launch.error is None and launch.window_ref:
+        text.append(f"Lead session started in tmux window {launch.window_ref}.\n")
+    elif result.lead_argv:
+        text.append("Nothing launched. Start the lead session with:\n")
+        text.append(f"  cd {shlex.quote(str(root))} && {argv_text(result.lead_argv, which)}\n")
+    if launch is not None and launch.error is not None:
+        text.append(f"Launch failed: {launch.error.render()}\n", style="bold red")
+        text.append("The run stays prepared; start or resume it with the command below.\n")
+    if launch is not None and launch.pending_discovery:
+        text.append("The lead's session id is pending discovery (see resume-lead.sh).\n")
+    if result.resume_argv:
+        text.append("Resume the lead session later with:\n")
+        text.append(f"  {argv_text(result.resume_argv, which)}\n")
+    for note in result.notes:
+        text.append(f"! {note}\n", style="italic")
+    text.rstrip()
+    return text
+
+
+class LaunchScreen(Screen[None]):
+    """Prepare's progress and outcome for one confirmed wizard.
+
+    Args:
+        title: what is being prepared (the task key and task type).
+        root: the project root (paths are shown relative to it).
+        environment: the okstra Environment (its PATH shortens shown commands).
+        state_path: the wizard's state file (named in the "try again" advice).
+        waiting: the wizard was confirmed in an earlier session: wait for Enter
+            (or Escape, back to the confirm screen) instead of starting at once.
+    """
+
+    CSS_PATH = stylesheet("launch")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "start", "Prepare & launch"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        root: Path,
+        *,
+        state_path: Path | None = None,
+        environment: Any = None,
+        waiting: bool = False,
+    ) -> None:
+        super().__init__()
+        self.environment = environment
+        self.state_path = state_path
+        self.title_text = title
+        self.root = root
+        self.waiting = waiting
+        self.steps: list[str] = []
+        self.finished = False
+        self.failed = False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Enter and Escape only mean something before prepare has started.
+        if action in ("start", "back"):
+            return self.waiting
+        return True
+
+    def action_start(self) -> None:
+        self.waiting = False
+        self.query_one("#busy").display = True
+        self.query_one("#title", Static).update(f"Preparing {self.title_text}")
+        self.refresh_bindings()
+        self.post_message(PrepareRequested())
+
+    def action_back(self) -> None:
+        self.post_message(BackRequested())
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="launch"):
+            title = (
+                f"{self.title_text} is confirmed. Enter: prepare and launch it; "
+                "Escape: back to the confirmation."
+                if self.waiting
+                else f"Preparing {self.title_text}"
+            )
+            yield Static(title, id="title", markup=False)
+            busy = ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
+            busy.display = not self.waiting
+            yield busy
+            with VerticalScroll(id="log"):
+                yield Static("", id="steps")
+                yield Static("", id="result")
+                yield Static("", id="error", markup=False)
+        yield Footer()
+
+    def _render_steps(self) -> None:
+        # on_step fires as a step starts: every earlier step is done.
+        text = Text()
+        for i, step in enumerate(self.steps):
+            running = i == len(self.steps) - 1 and not self.finished
+            if i:
+                text.append("\n")
+            if running:
+                text.append("… ", style="bold yellow")
+            elif self.failed and i == len(self.steps) - 1:
+                text.append("✗ ", style="bold red")
+            else:
+                text.append("✓ ", style="bold green")
+            text.append(step)
+        self.query_one("#steps", Static).update(text)
+
+    def _done(self) -> None:
+        self.finished = True
+        self.query_one("#busy").display = False
+        self._render_steps()
+
+    def on_prepare_step(self, message: PrepareStep) -> None:
+        message.stop()
+        self.steps.append(message.step)
+        self._render_steps()
+
+    def on_prepare_finished(self, message: PrepareFinished) -> None:
+        # Not stopped: the app decides whether to exit and exec the lead CLI.
+        self._done()
+        result = self.query_one("#result", Static)
+        which = self.environment.which if self.environment is not None else None
+        result.update(result_text(message.result, self.root, which))
+        result.add_class("-visible")
+
+    def on_prepare_failed(self, message: PrepareFailed) -> None:
+        message.stop()
+        self.failed = True
+        self._done()
+        error = self.query_one("#error", Static)
+        again = f"okstra --state {shlex.quote(str(self.state_path))}" if self.state_path else ""
+        error.update(
+            f"{message.error}\n\nNothing was launched. Fix the problem, then open this "
+            f"setup again ({again or 'okstra, then pick it'}) and launch it."
+        )
+        error.add_class("-visible")

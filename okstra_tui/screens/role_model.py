@@ -1,0 +1,52 @@
+"""role-model:<role>:<n>: which model runs one role instance.
+
+A table of model ref, display name and provider. Models the resolver rules out
+(unavailable, taken, or making completion impossible) stay listed, dimmed, with the
+reason, and cannot be chosen. The prompt's default — the first selectable option, or
+the answer a rewind dropped — is highlighted, so Enter keeps it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from ..resources import stylesheet
+from ..widgets import Row
+from .base import ChoiceScreen
+
+
+def model_row(option: Any) -> Row:
+    """One model option as (model ref, display name, provider) and its provenance."""
+    meta = option.meta
+    return Row(
+        value=option.value,
+        cells=(
+            option.value,
+            meta.get("display") or option.label,
+            meta.get("provider") or option.value.split("/", 1)[0],
+        ),
+        disabled_reason=option.disabled_reason,
+        note=meta.get("provenance") or None,
+    )
+
+
+class RoleModelScreen(ChoiceScreen):
+    """Pick the model of one role instance from the pool."""
+
+    CSS_PATH = stylesheet("role_model")
+
+    def compose_body(self) -> ComposeResult:
+        description = self.prompt.meta.get("description")
+        if description:
+            yield Static(str(description), id="role", markup=False)
+        yield from super().compose_body()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#options").border_title = "model ref · name · provider"
+
+    def rows(self) -> list[Row]:
+        return [model_row(o) for o in self.prompt.options]

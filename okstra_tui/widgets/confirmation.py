@@ -1,0 +1,71 @@
+"""The confirmation block: every value with its provenance, then the preflight results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+def confirmation_text(confirmation: Any) -> Text:
+    """The engine's confirmation lines, each value followed by its provenance."""
+    text = Text()
+    for i, line in enumerate(confirmation.lines):
+        if i:
+            text.append("\n")
+        text.append(line.text, style="bold" if line.key in ("header", "team") else "")
+        if line.provenance:
+            text.append(f"  {line.provenance}", style="italic dim")
+    return text
+
+
+def preflight_text(
+    results: Sequence[Any] | None, notes: Sequence[str] = (), error: str | None = None
+) -> Text:
+    """Preflight per role instance: ✓ CLI and version, or ✗ what is wrong and what to do."""
+    text = Text("Preflight", style="bold")
+    if results is None and error is None:
+        text.append("\n  checking the CLIs…", style="italic")
+        return text
+    for result in results or ():
+        if result.ok:
+            text.append("\n  ✓ ", style="bold green")
+            text.append(f"{result.instance}: {result.cli} {result.version or ''}".rstrip())
+        else:
+            text.append("\n  ✗ ", style="bold red")
+            text.append(result.message())
+    for note in notes:
+        text.append("\n  ! ", style="bold yellow")
+        text.append(note)
+    if error:
+        text.append("\n  ✗ ", style="bold red")
+        text.append(error)
+    if not results and not notes and not error:
+        text.append("\n  nothing to check (no CLI is spawned)", style="italic")
+    return text
+
+
+class ConfirmationView(Static):
+    """Read-only view of the confirmation block, then the preflight results.
+
+    Args:
+        confirmation: the engine's `Confirmation` (lines with provenance).
+    """
+
+    def __init__(self, confirmation: Any) -> None:
+        super().__init__(id="confirmation")
+        self.confirmation = confirmation
+        self.preflight: Text = preflight_text(None)
+        self._refresh()
+
+    def set_preflight(
+        self, results: Sequence[Any], notes: Sequence[str] = (), error: str | None = None
+    ) -> None:
+        """Show the preflight results (or why the dry run refused the setup)."""
+        self.preflight = preflight_text(results, notes, error)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.update(Text("\n\n").join([confirmation_text(self.confirmation), self.preflight]))

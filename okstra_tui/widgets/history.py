@@ -1,0 +1,53 @@
+"""The history panel: the answered steps with their echo; choosing one rewinds to it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from ..messages import RewindRequested
+
+
+def entry_text(entry: Any) -> Text:
+    """One history line: the echo of the answer (falls back to label: answer)."""
+    echo = getattr(entry, "echo", "") or f"{entry.label}: {entry.answer}"
+    return Text(echo, overflow="fold")
+
+
+class HistoryPanel(OptionList):
+    """Answered steps in the order they were answered (always visible beside a prompt).
+
+    Args:
+        entries: the wizard's history entries (`step_id`, `answer`, `echo`, `label`).
+    """
+
+    BORDER_TITLE = "History"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Rewind here")]
+
+    def __init__(self, entries: Sequence[Any] = (), *, id: str | None = "history") -> None:
+        super().__init__(id=id)
+        self.can_focus = True
+        self._step_ids = [e.step_id for e in entries]
+        if entries:
+            self.add_options(Option(entry_text(e), id=e.step_id) for e in entries)
+        else:
+            self.add_option(Option(Text("No answers yet.", style="italic"), disabled=True))
+
+    @property
+    def step_ids(self) -> tuple[str, ...]:
+        return tuple(self._step_ids)
+
+    def on_mount(self) -> None:
+        # The newest answer is where a person looking back most likely wants to go.
+        if self._step_ids:
+            self.highlighted = len(self._step_ids) - 1
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.post_message(RewindRequested(event.option.id))

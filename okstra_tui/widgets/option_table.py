@@ -1,0 +1,158 @@
+"""A list of choices laid out as aligned columns, with disabled rows and their reasons.
+
+Built on `OptionList` rather than `DataTable`: an `OptionList` already skips disabled
+options when moving and selecting and dims them, which is exactly the contract of a
+model the resolver has ruled out — it stays visible, with why, but cannot be chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+
+@dataclass(frozen=True)
+class Row:
+    """One choice.
+
+    Attributes:
+        value: what is answered when the row is chosen (the option's id).
+        cells: the columns shown, aligned across rows.
+        disabled_reason: when set, the row is dimmed, cannot be chosen and shows this.
+        note: a short marker after the cells (e.g. "default:project").
+        detail: a second, dimmed line (e.g. what a task type is for).
+    """
+
+    value: str
+    cells: tuple[str, ...]
+    disabled_reason: str | None = None
+    note: str | None = None
+    detail: str | None = None
+
+
+def _widths(rows: Sequence[Row]) -> list[int]:
+    count = max((len(r.cells) for r in rows), default=0)
+    widths = [0] * count
+    for row in rows:
+        for i, cell in enumerate(row.cells):
+            widths[i] = max(widths[i], len(cell))
+    return widths
+
+
+def line_width(row: Row, widths: Sequence[int]) -> int:
+    """How wide the one-line form of `row` is (padded cells, gaps and note)."""
+    cells = sum(widths[: len(row.cells) - 1]) + len(row.cells[-1]) if row.cells else 0
+    gaps = 2 * max(0, len(row.cells) - 1)
+    note = len(row.note) + 4 if row.note else 0
+    return cells + gaps + note
+
+
+def render_row(row: Row, widths: Sequence[int], *, stacked: bool = False) -> Text:
+    """The visible text of one row: cells, note, detail and the disabled reason.
+
+    Args:
+        row: the row.
+        widths: the column widths (aligned across rows).
+        stacked: put the first cell alone on its line and the other cells and the
+            note under it — for terminals too narrow for the columns side by side.
+    """
+    text = Text(no_wrap=False, overflow="fold")
+    first_style = "bold" if not row.disabled_reason else ""
+    if stacked and len(row.cells) > 1:
+        text.append(row.cells[0], style=first_style)
+        rest = " · ".join(c for c in row.cells[1:] if c)
+        text.append(f"\n  {rest}")
+    else:
+        last = len(row.cells) - 1
+        for i, cell in enumerate(row.cells):
+            # The last column is not padded, so a narrow terminal wraps less.
+            text.append(
+                cell if i == last else cell.ljust(widths[i]), style=first_style if i == 0 else ""
+            )
+            if i != last:
+                text.append("  ")
+    if row.note:
+        text.append(f"  ({row.note})", style="italic")
+    if row.detail:
+        text.append(f"\n  {row.detail}", style="dim")
+    if row.disabled_reason:
+        text.append(f"\n  ✗ {row.disabled_reason}", style="italic")
+    return text
+
+
+class OptionTable(OptionList):
+    """Choices as aligned columns; disabled rows show their reason and are skipped."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Choose")]
+
+    def __init__(
+        self,
+        rows: Sequence[Row] = (),
+        *,
+        selected: str | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._rows: list[Row] = []
+        self._initial = selected
+        self._stacked = False
+        self.set_rows(rows, selected=selected)
+
+    @property
+    def rows(self) -> tuple[Row, ...]:
+        return tuple(self._rows)
+
+    def set_rows(self, rows: Sequence[Row], *, selected: str | None = None) -> None:
+        """Replace the rows and highlight `selected` (else the first enabled row)."""
+        self._rows = list(rows)
+        widths = _widths(self._rows)
+        self.clear_options()
+        self.add_options(
+            Option(
+                render_row(r, widths, stacked=self._stacked),
+                id=r.value,
+                disabled=r.disabled_reason is not None,
+            )
+            for r in self._rows
+        )
+        self.select_value(selected)
+
+    def on_resize(self) -> None:
+        # Columns side by side when they fit the width, else stacked: nothing essential
+        # (model ref, provider, reason) is ever cut off at 80 columns.
+        width = self.scrollable_content_region.width - 2  # the option's own padding
+        widths = _widths(self._rows)
+        stacked = any(line_width(r, widths) > width for r in self._rows)
+        if stacked != self._stacked:
+            self._stacked = stacked
+            for index, row in enumerate(self._rows):
+                self.replace_option_prompt_at_index(index, render_row(row, widths, stacked=stacked))
+
+    def select_value(self, value: str | None) -> None:
+        """Highlight the row answering `value`; fall back to the first enabled row."""
+        index = next(
+            (i for i, r in enumerate(self._rows) if r.value == value and r.disabled_reason is None),
+            None,
+        )
+        if index is None:
+            index = next((i for i, r in enumerate(self._rows) if r.disabled_reason is None), None)
+        self.highlighted = index
+
+    @property
+    def highlighted_value(self) -> str | None:
+        """The value of the highlighted row, if any."""
+        if self.highlighted is None or not self._rows:
+            return None
+        return self._rows[self.highlighted].value
+
+    def on_mount(self) -> None:
+        # Highlighting before mount can be reset by the first layout; apply it again.
+        self.select_value(self._initial)

@@ -1,0 +1,107 @@
+"""Snapshot tests of every screen at 80×24 and 120×40.
+
+Stable by construction: a fixed clock and uuid source, a project at a fixed path, the
+text cursor frozen, and every worker finished before the picture is taken.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import drive_to, fixed_environment, settle
+
+from okstra_tui.app import make_app
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+def build(project: Path, **kwargs: Any):
+    return make_app(
+        project_root=project,
+        host="terminal",
+        environment=fixed_environment(),
+        cursor_blink=False,
+        **kwargs,
+    )
+
+
+def reach(target: str, then: Callable[..., Any] | None = None):
+    async def run_before(pilot) -> None:
+        await drive_to(pilot, pilot.app, target)
+        if then is not None:
+            await then(pilot)
+        await settle(pilot, pilot.app)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(
+    "target",
+    [
+        "task_pick",
+        "task_group",
+        "task_type",
+        "role_count",
+        "role_add",
+        "role_model",
+        "directive_pick",
+        "confirm",
+    ],
+)
+def test_tui_snapshot_prompt_screens(snap_compare, stable_project, size, target) -> None:
+    assert snap_compare(build(stable_project), run_before=reach(target), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_refused_text(snap_compare, stable_project, size) -> None:
+    async def refuse(pilot) -> None:
+        await pilot.press(*"missing.md", "enter")
+
+    app = build(stable_project)
+    assert snap_compare(app, run_before=reach("brief", refuse), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_edit(snap_compare, stable_project, size) -> None:
+    async def edit(pilot) -> None:
+        await pilot.press("e")
+
+    app = build(stable_project)
+    assert snap_compare(app, run_before=reach("confirm", edit), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_start_with_a_resumable_wizard(snap_compare, stable_project, size) -> None:
+    from okstra_core.wizard import Wizard
+
+    wizard = Wizard.init(None, stable_project, host="terminal", environment=fixed_environment())
+    for answer in ("new", "grp", "one", "brief.md"):
+        wizard.submit(answer)
+    assert snap_compare(build(stable_project), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_launch_none(snap_compare, stable_project, size) -> None:
+    async def launch(pilot) -> None:
+        await pilot.press("enter")
+        await settle(pilot, pilot.app)
+
+    app = build(stable_project, launch="none")
+    assert snap_compare(app, run_before=reach("confirm", launch), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_role_model_with_unavailable_models(
+    snap_compare, stable_project, fake_bin, monkeypatch, size
+) -> None:
+    # Only claude and codex are installed: the other providers' models are dimmed,
+    # each with its reason.
+    directory = fake_bin("claude", "codex", directory=stable_project.parent / "bin")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(directory), "/usr/bin", "/bin"]))
+    app = build(stable_project)
+    assert snap_compare(app, run_before=reach("role_model"), terminal_size=size)
