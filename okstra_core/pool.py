@@ -1,0 +1,271 @@
+"""The model pool: every model of the provider registry, with availability (SPEC §4).
+
+A `ModelPool` answers which models can run a role, resolves model refs and aliases,
+and says — with a reason a person can act on — why a model is unavailable for a role
+instance. Availability looks at the environment (PATH) once per CLI and caches its
+answers for the life of the pool: build a new pool per wizard step.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .binding import bind, choose_runner
+from .catalog.models import LEADER, EntryMode, GlobalConfig, HostSpec, ProviderSpec
+from .environment import Environment
+from .errors import OkstraError, UsageError
+
+__all__ = ["Availability", "ModelPool", "PoolModel"]
+
+
+class _CatalogLike(Protocol):
+    """What `ModelPool.from_catalog` reads from a catalog."""
+
+    @property
+    def providers(self) -> Sequence[ProviderSpec]: ...
+
+    @property
+    def config(self) -> GlobalConfig: ...
+
+
+@dataclass(frozen=True)
+class PoolModel:
+    """One model of the pool.
+
+    Attributes:
+        ref: the model ref, ``provider/model_id``.
+        provider_id: the provider id.
+        model_id: the model id within the provider.
+        display: the display name.
+        execution: the value passed to the CLI's model flag.
+        aliases: alternative names, matched case-insensitively within the provider.
+        version: ``pinned`` or ``channel``.
+        default_for: roles this model is a bundled default for.
+        roles: the effective roles: the model's roles that its provider also supports
+            (all provider roles when the model lists none).
+        provider: the provider spec.
+    """
+
+    ref: str
+    provider_id: str
+    model_id: str
+    display: str
+    execution: str
+    aliases: tuple[str, ...]
+    version: str
+    default_for: tuple[str, ...]
+    roles: tuple[str, ...]
+    provider: ProviderSpec
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a model can run a role instance, and if not, why."""
+
+    available: bool
+    reason: str | None = None
+
+
+def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
+    out: list[PoolModel] = []
+    for provider in providers:
+        for spec in provider.models:
+            if spec.roles:
+                roles = tuple(r for r in spec.roles if r in provider.roles)
+            else:
+                roles = tuple(provider.roles)
+            out.append(
+                PoolModel(
+                    ref=f"{provider.id}/{spec.id}",
+                    provider_id=provider.id,
+                    model_id=spec.id,
+                    display=spec.display,
+                    execution=spec.execution,
+                    aliases=tuple(spec.aliases),
+                    version=spec.version,
+                    default_for=tuple(spec.default_for),
+                    roles=roles,
+                    provider=provider,
+                )
+            )
+    return tuple(out)
+
+
+class ModelPool:
+    """The models of a provider registry, with per-instance cached availability."""
+
+    def __init__(
+        self,
+        providers: Sequence[ProviderSpec],
+        environment: Environment,
+        config: GlobalConfig | None = None,
+    ) -> None:
+        """Build the pool.
+
+        Args:
+            providers: the provider registry, in registry order.
+            environment: where CLIs are looked up (PATH).
+            config: the global config (disabled providers); defaults when omitted.
+        """
+        self._providers = tuple(providers)
+        self._environment = environment
+        self._config = config or GlobalConfig()
+        self._models = _pool_models(self._providers)
+        self._by_ref = {m.ref: m for m in self._models}
+        self._by_provider: dict[str, list[PoolModel]] = {}
+        for m in self._models:
+            self._by_provider.setdefault(m.provider_id, []).append(m)
+        self._role_lists: dict[str, tuple[PoolModel, ...]] = {}
+        self._which: dict[str, str | None] = {}
+        self._availability: dict[tuple[str, str, HostSpec, str], Availability] = {}
+
+    @classmethod
+    def from_catalog(cls, catalog: _CatalogLike, environment: Environment) -> ModelPool:
+        """Build the pool of a loaded catalog (its providers and global config)."""
+        return cls(catalog.providers, environment, catalog.config)
+
+    @property
+    def environment(self) -> Environment:
+        return self._environment
+
+    @property
+    def providers(self) -> tuple[ProviderSpec, ...]:
+        return self._providers
+
+    def models(self) -> tuple[PoolModel, ...]:
+        """Every model, in registry order."""
+        return self._models
+
+    def list(self, role: str) -> builtins.list[PoolModel]:
+        """Models whose provider and model both support `role`, in registry order."""
+        cached = self._role_lists.get(role)
+        if cached is None:
+            cached = tuple(m for m in self._models if role in m.roles)
+            self._role_lists[role] = cached
+        return list(cached)
+
+    def roles(self) -> tuple[str, ...]:
+        """Every role some provider supports, leader first, then in first-seen order."""
+        seen: dict[str, None] = {LEADER: None}
+        for provider in self._providers:
+            for role in provider.roles:
+                seen.setdefault(role, None)
+        return tuple(seen)
+
+    def get(self, ref: str) -> PoolModel | None:
+        """The model with exactly this ref, or None."""
+        return self._by_ref.get(ref)
+
+    def resolve(self, ref: str) -> PoolModel:
+        """The model with this ref (``provider/model_id``).
+
+        Raises:
+            UsageError: unknown ref, naming the provider's models when the provider exists.
+        """
+        model = self._by_ref.get(ref)
+        if model is not None:
+            return model
+        provider_id, sep, _ = ref.partition("/")
+        if not sep:
+            raise UsageError(f"model ref {ref!r} must be 'provider/model_id'")
+        raise UsageError(self._unknown_message(ref, provider_id))
+
+    def resolve_alias(self, provider_id: str, value: str) -> PoolModel:
+        """The model of `provider_id` whose id or alias equals `value`, ignoring case.
+
+        Raises:
+            UsageError: unknown provider or no such model/alias.
+        """
+        models = self._by_provider.get(provider_id)
+        if models is None:
+            known = ", ".join(p.id for p in self._providers) or "none"
+            raise UsageError(f"unknown provider {provider_id!r} (known: {known})")
+        wanted = value.strip().casefold()
+        for m in models:
+            if m.model_id.casefold() == wanted:
+                return m
+        for m in models:
+            if any(a.casefold() == wanted for a in m.aliases):
+                return m
+        raise UsageError(self._unknown_message(f"{provider_id}/{value}", provider_id))
+
+    def lookup(self, value: str) -> PoolModel:
+        """A model by ref, or by ``provider/alias`` (case-insensitive).
+
+        Raises:
+            UsageError: malformed or unknown value.
+        """
+        model = self._by_ref.get(value)
+        if model is not None:
+            return model
+        provider_id, sep, rest = value.partition("/")
+        if not sep or not provider_id or not rest:
+            raise UsageError(f"model {value!r} must be 'provider/model_id' or 'provider/alias'")
+        return self.resolve_alias(provider_id, rest)
+
+    def default_candidates(self, role: str) -> builtins.list[PoolModel]:
+        """Bundled defaults for `role` (``default_for``) that support it, registry order."""
+        return [m for m in self.list(role) if role in m.default_for]
+
+    def which(self, cli: str) -> str | None:
+        """PATH look-up of a CLI, cached for the life of the pool."""
+        if cli not in self._which:
+            self._which[cli] = self._environment.which(cli)
+        return self._which[cli]
+
+    def availability(
+        self, ref: str, role: str, host: HostSpec, entry_mode: EntryMode
+    ) -> Availability:
+        """Whether `ref` can run an instance of `role` on `host` in `entry_mode`.
+
+        Reasons, in the order checked: the model or its provider does not support the
+        role; the provider is disabled in config; the host cannot bind the model for the
+        runner the role needs; the provider's CLI is missing from PATH (only when the
+        instance would run through that CLI, i.e. runner ``cli-wrapper``).
+
+        Raises:
+            UsageError: unknown ref.
+        """
+        key = (ref, role, host, entry_mode)
+        cached = self._availability.get(key)
+        if cached is None:
+            cached = self._compute(self.resolve(ref), role, host, entry_mode)
+            self._availability[key] = cached
+        return cached
+
+    def _compute(
+        self, model: PoolModel, role: str, host: HostSpec, entry_mode: EntryMode
+    ) -> Availability:
+        provider = model.provider
+        if role not in provider.roles:
+            return Availability(False, f"provider {provider.id!r} does not support role {role!r}")
+        if role not in model.roles:
+            return Availability(False, f"model {model.ref} does not support role {role!r}")
+        if provider.id in self._config.disabled_providers:
+            where = f" ({self._config.source})" if self._config.source else ""
+            return Availability(False, f"provider {provider.id!r} is disabled in config{where}")
+        runner = choose_runner(role, provider.id, host, entry_mode)
+        if runner == "current-session":
+            return Availability(
+                False,
+                f"in current-session mode the leader is the {host.id!r} host session; "
+                "no model is chosen for it",
+            )
+        try:
+            bind(model, role, host, entry_mode)
+        except OkstraError as exc:
+            return Availability(False, f"host {host.id!r} cannot bind {model.ref}: {exc.message}")
+        if runner == "cli-wrapper" and self.which(provider.cli) is None:
+            return Availability(False, f"cli {provider.cli!r} not found on PATH")
+        return Availability(True, None)
+
+    def _unknown_message(self, shown: str, provider_id: str) -> str:
+        models = self._by_provider.get(provider_id)
+        if models is None:
+            known = ", ".join(p.id for p in self._providers) or "none"
+            return f"unknown model {shown!r}: no provider {provider_id!r} (known: {known})"
+        names = ", ".join(m.ref for m in models)
+        return f"unknown model {shown!r} (provider {provider_id!r} has: {names})"

@@ -1,0 +1,840 @@
+"""Assignment resolution: one model per role instance, exactly (SPEC §5).
+
+The problem: every role instance needs an available model; within a role, instances use
+distinct models (``distinct = "model"``) or distinct providers (``distinct =
+"provider"``); ``exclude_models_of`` forbids a role to use any model that one of the
+listed roles uses. Because that is a condition on the finished team, it binds both
+ways once the team is complete: whichever of the two roles is chosen first, the other
+may not take the same model (a role with ``exclude_models_of = ["analyser"]`` and the
+analysers end up with disjoint model sets). The listed role is not otherwise restricted.
+
+Feasibility ("can this partial selection still be completed?") is decided exactly by a
+small search over *model classes* rather than models: two models of one provider that
+are available to the same roles and already used by the same roles are interchangeable,
+so the search branches over a few dozen classes even for a pool of a thousand models.
+Roles are independent unless linked by ``exclude_models_of``, so each linked group
+(component) is searched on its own. The search picks the most constrained role first,
+prunes with per-role and per-pair counting bounds (Hall-type conditions that every
+completion must meet), and remembers the states it has decided.
+
+Filling the unchosen instances is deterministic: instance by instance, in team order,
+the first candidate (defaults rotated so that instance n starts at default n, then the
+pool in registry order) that keeps the whole problem completable. It never dead-ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .binding import Binding, bind
+from .catalog.models import (
+    LEADER,
+    EntryMode,
+    HostSpec,
+    Profile,
+    RoleKind,
+    RoleRequirement,
+)
+from .defaults import DefaultScopes
+from .errors import AssignmentResolutionError, UsageError
+from .pool import ModelPool, PoolModel
+
+__all__ = [
+    "AssignmentPlan",
+    "OptionState",
+    "ResolvedAssignment",
+    "check_entry_mode",
+    "model_options",
+    "resolve_assignments",
+    "role_counts_for",
+    "role_instances",
+]
+
+LEADER_DUTY = "lead"
+POOL_PROVENANCE = "default:pool"
+CURRENT_SESSION_PROVENANCE = "current-session"
+
+
+@dataclass(frozen=True)
+class ResolvedAssignment:
+    """One role instance bound to a model.
+
+    ``provenance`` says why the model is there: ``chosen`` (explicit), ``default:project``
+    / ``default:global`` / ``default:bundled`` (a default candidate), ``default:pool``
+    (the first completable pool model when no default fits), ``current-session`` (the
+    host session leads). The wizard may override it with ``reused:…`` / ``converted:…``.
+    """
+
+    role: str
+    ordinal: int
+    duty: str
+    provider_id: str
+    model_ref: str
+    model_id: str
+    display_name: str
+    execution: str
+    binding: Binding
+    host_runtime: str
+    entry_mode: EntryMode
+    provenance: str
+
+
+@dataclass(frozen=True)
+class AssignmentPlan:
+    """A resolved team: assignments (leader first, then profile order) and dynamic roles."""
+
+    assignments: tuple[ResolvedAssignment, ...]
+    dynamic_roles: tuple[RoleRequirement, ...]
+
+
+@dataclass(frozen=True)
+class OptionState:
+    """One option of a ``role-model`` step."""
+
+    model: PoolModel
+    disabled_reason: str | None
+    provenance: str | None
+
+    @property
+    def selectable(self) -> bool:
+        return self.disabled_reason is None
+
+
+# --------------------------------------------------------------------------- counts
+
+
+def check_entry_mode(host: HostSpec, entry_mode: EntryMode) -> None:
+    """Refuse an entry mode the host does not support.
+
+    Raises:
+        UsageError: the host does not list the mode, or has no native provider to lead
+            in ``current-session`` mode.
+    """
+    if entry_mode not in host.entry_modes:
+        supported = ", ".join(host.entry_modes) or "none"
+        raise UsageError(
+            f"host {host.id!r} does not support entry mode {entry_mode!r} (supported: {supported})"
+        )
+    if entry_mode == "current-session" and host.native_provider is None:
+        raise UsageError(
+            f"host {host.id!r} has no native provider, so it cannot lead in current-session mode"
+        )
+
+
+def role_counts_for(profile: Profile, role_counts: Mapping[str, int]) -> dict[str, int]:
+    """The count of every role of the team: leader (1), then static roles in profile order.
+
+    Fixed roles use their count, adjustable roles the chosen count (else the recommended
+    one), optional roles the chosen count (else 0).
+
+    Raises:
+        UsageError: an unknown role, a dynamic role given a count, a count outside
+            ``[min, max]``, or a leader count other than 1.
+    """
+    for role, count in role_counts.items():
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise UsageError(f"role count of {role!r} must be an integer, got {count!r}")
+        if role == LEADER:
+            if count != 1:
+                raise UsageError(f"a team has exactly one leader; got leader={count}")
+            continue
+        requirement = profile.role(role)
+        if requirement is None:
+            known = ", ".join(r.role for r in profile.static_roles) or "none"
+            raise UsageError(
+                f"unknown role {role!r} for task type {profile.task_type!r} (roles: {known})"
+            )
+        if requirement.dynamic:
+            raise UsageError(
+                f"role {role!r} is dynamic (spawned at run time by the lead); it takes no count"
+            )
+        if not requirement.min <= count <= requirement.max:
+            raise UsageError(
+                f"role {role!r} count must be between {requirement.min} and "
+                f"{requirement.max}, got {count}"
+            )
+    counts = {LEADER: 1}
+    for requirement in profile.static_roles:
+        if requirement.role == LEADER:
+            continue
+        if requirement.role in role_counts:
+            counts[requirement.role] = role_counts[requirement.role]
+        elif requirement.kind is RoleKind.OPTIONAL:
+            counts[requirement.role] = 0
+        elif requirement.kind is RoleKind.ADJUSTABLE:
+            counts[requirement.role] = requirement.recommended_count
+        else:
+            counts[requirement.role] = requirement.min
+    return counts
+
+
+def role_instances(profile: Profile, role_counts: Mapping[str, int]) -> list[tuple[str, int]]:
+    """Every role instance ``(role, ordinal)``: the leader first, then profile order.
+
+    Raises:
+        UsageError: invalid counts (see `role_counts_for`).
+    """
+    return [
+        (role, ordinal)
+        for role, count in role_counts_for(profile, role_counts).items()
+        for ordinal in range(1, count + 1)
+    ]
+
+
+def _duty(profile: Profile, role: str) -> str:
+    requirement = profile.role(role)
+    if requirement is not None:
+        return requirement.duty
+    return LEADER_DUTY if role == LEADER else role
+
+
+# --------------------------------------------------------------------------- the team
+
+
+Key = tuple[int, int, int]  # (provider index, availability mask, usage mask)
+State = tuple[tuple[Key, int], ...]
+
+
+@dataclass
+class _Role:
+    name: str
+    bit: int
+    count: int
+    distinct: str
+    excludes: frozenset[str]  # roles this role may not share models with (as declared)
+    related: frozenset[str] = frozenset()  # symmetric closure, within the team
+    related_mask: int = 0
+    component: int = 0
+    defaults: list[tuple[PoolModel, str]] = field(default_factory=list)
+    pool_models: list[PoolModel] = field(default_factory=list)
+    domain: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    role: str
+    ordinal: int
+    model: PoolModel
+
+
+class _Team:
+    """A profile's team on one host: roles, candidate lists, domains and the solver."""
+
+    def __init__(
+        self,
+        profile: Profile,
+        role_counts: Mapping[str, int],
+        scopes: DefaultScopes,
+        pool: ModelPool,
+        host: HostSpec,
+        entry_mode: EntryMode,
+    ) -> None:
+        check_entry_mode(host, entry_mode)
+        self.profile = profile
+        self.pool = pool
+        self.host = host
+        self.entry_mode = entry_mode
+        self.counts = role_counts_for(profile, role_counts)
+        self.roles: dict[str, _Role] = {}
+        for name, count in self.counts.items():
+            if count == 0 or (name == LEADER and entry_mode == "current-session"):
+                continue
+            requirement = profile.role(name)
+            self.roles[name] = _Role(
+                name=name,
+                bit=1 << len(self.roles),
+                count=count,
+                distinct=requirement.distinct if requirement else "model",
+                excludes=frozenset(requirement.exclude_models_of) if requirement else frozenset(),
+            )
+        for role in self.roles.values():
+            role.excludes = frozenset(
+                r for r in role.excludes if r in self.roles and r != role.name
+            )
+        for role in self.roles.values():
+            related = set(role.excludes)
+            related.update(o.name for o in self.roles.values() if role.name in o.excludes)
+            role.related = frozenset(related)
+            role.related_mask = sum(self.roles[r].bit for r in related)
+        self._components()
+        for role in self.roles.values():
+            role.defaults = scopes.candidates(role.name, pool)
+            default_refs = {m.ref for m, _ in role.defaults}
+            role.pool_models = [m for m in pool.list(role.name) if m.ref not in default_refs]
+            role.domain = {
+                m.ref for m in pool.list(role.name) if self.availability(m, role.name).available
+            }
+        self.provider_index = {p.id: i for i, p in enumerate(pool.providers)}
+        self.solvers = {c: _Solver(self, c) for c in set(r.component for r in self.roles.values())}
+
+    def _components(self) -> None:
+        component = 0
+        seen: set[str] = set()
+        for name in self.roles:
+            if name in seen:
+                continue
+            stack = [name]
+            seen.add(name)
+            while stack:
+                current = self.roles[stack.pop()]
+                current.component = component
+                for other in current.related:
+                    if other not in seen:
+                        seen.add(other)
+                        stack.append(other)
+            component += 1
+
+    def availability(self, model: PoolModel, role: str) -> _Verdict:
+        verdict = self.pool.availability(model.ref, role, self.host, self.entry_mode)
+        return _Verdict(verdict.available, verdict.reason)
+
+    def candidates(self, role: str, ordinal: int) -> list[tuple[PoolModel, str | None]]:
+        """Defaults rotated so instance `ordinal` starts at default `ordinal`, then the pool."""
+        spec = self.roles[role]
+        defaults: list[tuple[PoolModel, str | None]] = list(spec.defaults)
+        if defaults:
+            shift = (ordinal - 1) % len(defaults)
+            defaults = defaults[shift:] + defaults[:shift]
+        return defaults + [(m, None) for m in spec.pool_models]
+
+    def instances(self) -> list[tuple[str, int]]:
+        return [(r.name, n) for r in self.roles.values() for n in range(1, r.count + 1)]
+
+    def conflict(
+        self, fixed: Sequence[_Fixed], role: str, ordinal: int, model: PoolModel
+    ) -> str | None:
+        """Why `model` for `role#ordinal` clashes with another fixed instance, or None."""
+        spec = self.roles[role]
+        for other in fixed:
+            if other.role == role and other.ordinal == ordinal:
+                continue
+            if other.role == role:
+                if other.model.ref == model.ref:
+                    return f"already chosen for {role}#{other.ordinal}"
+                if spec.distinct == "provider" and other.model.provider_id == model.provider_id:
+                    return (
+                        f"provider {model.provider_id!r} is already used by "
+                        f"{role}#{other.ordinal} ({role} needs distinct providers)"
+                    )
+            elif other.role in spec.related and other.model.ref == model.ref:
+                if other.role in spec.excludes:
+                    why = f"{role} excludes models of {other.role}"
+                else:
+                    why = f"{other.role} excludes models of {role}"
+                return f"used by {other.role}#{other.ordinal} ({why})"
+        return None
+
+    def feasible(self, fixed: Sequence[_Fixed]) -> bool:
+        """Exact: can these (consistent, available) fixed choices be completed?"""
+        return all(solver.feasible(solver.state(fixed)) for solver in self.solvers.values())
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    available: bool
+    reason: str | None
+
+
+def _popcount(value: int) -> int:
+    return bin(value).count("1")
+
+
+class _Solver:
+    """Exact feasibility of one component (roles linked by ``exclude_models_of``).
+
+    A state is a multiset of model classes ``(provider, available-to mask, used-by
+    mask)`` restricted to the component's roles. Models in one class are
+    interchangeable (swapping two of them maps completions to completions), so deciding
+    a state decides every assignment it stands for. Decided states are memoised for the
+    life of the team (one resolution or one option computation).
+    """
+
+    def __init__(self, team: _Team, component: int) -> None:
+        self.team = team
+        self.roles = [r for r in team.roles.values() if r.component == component]
+        self.mask = sum(r.bit for r in self.roles)
+        self.classes: dict[str, tuple[int, int]] = {}
+        base: dict[Key, int] = {}
+        members: dict[str, int] = {}
+        for role in self.roles:
+            for ref in role.domain:
+                members[ref] = members.get(ref, 0) | role.bit
+        for ref, avail in members.items():
+            model = team.pool.resolve(ref)
+            klass = (team.provider_index[model.provider_id], avail)
+            self.classes[ref] = klass
+            key = (klass[0], klass[1], 0)
+            base[key] = base.get(key, 0) + 1
+        self.base = base
+        self.ok: set[State] = set()
+        self.failed: set[State] = set()
+
+    # -- states
+
+    def usage(self, fixed: Iterable[_Fixed]) -> dict[str, int]:
+        used: dict[str, int] = {}
+        for item in fixed:
+            role = self.team.roles.get(item.role)
+            if role is not None and role.bit & self.mask:
+                used[item.model.ref] = used.get(item.model.ref, 0) | role.bit
+        return used
+
+    def state_dict(self, fixed: Iterable[_Fixed]) -> dict[Key, int]:
+        counts = dict(self.base)
+        for ref, used in self.usage(fixed).items():
+            klass = self.classes.get(ref)
+            if klass is None:
+                # Outside every domain here: it only marks a provider as used.
+                model = self.team.pool.resolve(ref)
+                klass = (self.team.provider_index[model.provider_id], 0)
+            else:
+                _take(counts, (klass[0], klass[1], 0))
+            key = (klass[0], klass[1], used)
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def state(self, fixed: Iterable[_Fixed]) -> State:
+        return _freeze(self.state_dict(fixed))
+
+    def key_of(self, counts: Mapping[Key, int], fixed_usage: Mapping[str, int], ref: str) -> Key:
+        klass = self.classes.get(ref)
+        if klass is None:
+            model = self.team.pool.resolve(ref)
+            klass = (self.team.provider_index[model.provider_id], 0)
+        return (klass[0], klass[1], fixed_usage.get(ref, 0))
+
+    # -- search
+
+    def need(self, counts: Mapping[Key, int], role: _Role) -> int:
+        used = sum(n for (_, _, u), n in counts.items() if u & role.bit)
+        return role.count - used
+
+    def usable(self, counts: Mapping[Key, int], role: _Role) -> list[Key]:
+        blocked = role.bit | role.related_mask
+        keys = [k for k, n in counts.items() if n > 0 and k[1] & role.bit and not k[2] & blocked]
+        if role.distinct == "provider":
+            taken = {k[0] for k in counts if k[2] & role.bit}
+            keys = [k for k in keys if k[0] not in taken]
+        return keys
+
+    def capacity(self, counts: Mapping[Key, int], role: _Role, keys: Sequence[Key]) -> int:
+        if role.distinct == "provider":
+            return len({k[0] for k in keys})
+        return sum(counts[k] for k in keys)
+
+    def violations(self, counts: Mapping[Key, int]) -> list[str]:
+        """Counting bounds every completion must meet, as ``role constraint`` lines."""
+        lines: list[str] = []
+        usable: dict[str, list[Key]] = {}
+        needs: dict[str, int] = {}
+        for role in self.roles:
+            needs[role.name] = self.need(counts, role)
+            usable[role.name] = self.usable(counts, role)
+        for role in self.roles:
+            need = needs[role.name]
+            if need <= 0:
+                continue
+            cap = self.capacity(counts, role, usable[role.name])
+            if cap < need:
+                label = f"distinct-{role.distinct}"
+                if role.related:
+                    loose = [
+                        k
+                        for k, n in counts.items()
+                        if n > 0 and k[1] & role.bit and not k[2] & role.bit
+                    ]
+                    if role.distinct == "provider":
+                        taken = {k[0] for k in counts if k[2] & role.bit}
+                        loose = [k for k in loose if k[0] not in taken]
+                    if self.capacity(counts, role, loose) >= need:
+                        label = "exclude-models-of(" + ",".join(sorted(role.related)) + ")"
+                have = role.count - need
+                lines.append(f"{role.name} {label}: required={role.count}, available={have + cap}")
+        if lines:
+            return lines
+        for role in self.roles:
+            for other_name in sorted(role.excludes):
+                other = self.team.roles[other_name]
+                if other.component != role.component:
+                    continue
+                need = needs[role.name] + needs[other_name]
+                if needs[role.name] <= 0 or needs[other_name] <= 0:
+                    continue
+                union = set(usable[role.name]) | set(usable[other_name])
+                cap = sum(counts[k] for k in union)
+                if cap < need:
+                    placed = sum(n for (_, _, u), n in counts.items() if u & (role.bit | other.bit))
+                    lines.append(
+                        f"{role.name} exclude-models-of({other_name}): "
+                        f"required={role.count + other.count}, available={placed + cap}"
+                    )
+        return lines
+
+    def feasible(self, state: State) -> bool:
+        if state in self.ok:
+            return True
+        if state in self.failed:
+            return False
+        counts = dict(state)
+        result = self._search(counts)
+        (self.ok if result else self.failed).add(state)
+        return result
+
+    def _search(self, counts: dict[Key, int]) -> bool:
+        best: tuple[int, int, _Role, list[Key]] | None = None
+        needy_mask = 0
+        needs: dict[str, int] = {}
+        for index, role in enumerate(self.roles):
+            need = self.need(counts, role)
+            needs[role.name] = need
+            if need <= 0:
+                continue
+            needy_mask |= role.bit
+            keys = self.usable(counts, role)
+            slack = self.capacity(counts, role, keys) - need
+            if slack < 0:
+                return False
+            if best is None or (slack, index) < (best[0], best[1]):
+                best = (slack, index, role, keys)
+        if best is None:
+            return True
+        # Pairwise bound: two linked roles never share a model.
+        for role in self.roles:
+            for other_name in role.excludes:
+                other = self.team.roles[other_name]
+                if needs[role.name] > 0 and needs.get(other_name, 0) > 0:
+                    union = set(self.usable(counts, role)) | set(self.usable(counts, other))
+                    if sum(counts[k] for k in union) < needs[role.name] + needs[other_name]:
+                        return False
+        _, _, role, keys = best
+        rivals = role.related_mask & needy_mask
+
+        def order(key: Key) -> tuple[int, int, Key]:
+            # Least constraining first: a class fewer linked roles can use, more spare models.
+            return (_popcount(key[1] & rivals), -counts[key], key)
+
+        for key in sorted(keys, key=order):
+            nxt = dict(counts)
+            _take(nxt, key)
+            moved = (key[0], key[1], key[2] | role.bit)
+            nxt[moved] = nxt.get(moved, 0) + 1
+            if self.feasible(_freeze(nxt)):
+                return True
+        return False
+
+
+def _take(counts: dict[Key, int], key: Key) -> None:
+    left = counts[key] - 1
+    if left:
+        counts[key] = left
+    else:
+        del counts[key]
+
+
+def _freeze(counts: Mapping[Key, int]) -> State:
+    return tuple(sorted(counts.items()))
+
+
+# --------------------------------------------------------------------------- explicit choices
+
+
+def _resolve_explicit(
+    team: _Team, role_models: Mapping[str, Sequence[str]]
+) -> list[tuple[str, int, PoolModel]]:
+    """Resolve explicit choices to pool models, refusing unusable roles and counts."""
+    out: list[tuple[str, int, PoolModel]] = []
+    for role, refs in role_models.items():
+        if not refs:
+            continue
+        if role == LEADER and team.entry_mode == "current-session":
+            raise UsageError(
+                "in current-session mode the leader is the host session; it takes no model"
+            )
+        count = team.counts.get(role)
+        if count is None:
+            if team.profile.role(role) is not None:
+                raise UsageError(
+                    f"role {role!r} is dynamic (spawned at run time); it takes no model"
+                )
+            known = ", ".join(team.counts) or "none"
+            raise UsageError(
+                f"unknown role {role!r} for task type {team.profile.task_type!r} (roles: {known})"
+            )
+        if len(refs) > count:
+            raise UsageError(f"role {role!r} has {len(refs)} models but its count is {count}")
+        for ordinal, ref in enumerate(refs, start=1):
+            out.append((role, ordinal, team.pool.lookup(ref)))
+    return out
+
+
+def _check_explicit(
+    team: _Team, explicit: Sequence[tuple[str, int, PoolModel]]
+) -> tuple[list[_Fixed], list[str]]:
+    """Split explicit choices into valid fixed ones and failing-candidate lines."""
+    valid: list[_Fixed] = []
+    failures: list[str] = []
+    for role, ordinal, model in _team_order(team, explicit):
+        verdict = team.availability(model, role)
+        reason = (
+            verdict.reason if not verdict.available else team.conflict(valid, role, ordinal, model)
+        )
+        if reason is not None:
+            failures.append(f"{role}#{ordinal} {model.ref}: {reason}")
+        else:
+            valid.append(_Fixed(role, ordinal, model))
+    return valid, failures
+
+
+def _team_order(
+    team: _Team, items: Sequence[tuple[str, int, PoolModel]]
+) -> list[tuple[str, int, PoolModel]]:
+    rank = {name: i for i, name in enumerate(team.counts)}
+    return sorted(items, key=lambda item: (rank.get(item[0], len(rank)), item[1]))
+
+
+# --------------------------------------------------------------------------- resolve
+
+
+def _explain(
+    team: _Team, valid: Sequence[_Fixed], failures: list[str]
+) -> AssignmentResolutionError:
+    candidates = list(failures)
+    constraints: list[str] = []
+    fixed_keys = {(f.role, f.ordinal) for f in valid}
+    for solver in team.solvers.values():
+        counts = solver.state_dict(valid)
+        if solver.feasible(_freeze(counts)):
+            continue
+        lines = solver.violations(counts)
+        if not lines:
+            names = ", ".join(r.name for r in solver.roles)
+            total = sum(r.count for r in solver.roles)
+            lines = [
+                f"{names} combined distinct+exclude-models-of: required={total}, "
+                "available=no combination satisfies all constraints together"
+            ]
+        constraints.extend(lines)
+        for role in solver.roles:
+            free = [n for n in range(1, role.count + 1) if (role.name, n) not in fixed_keys]
+            if not free:
+                continue
+            for model, _ in team.candidates(role.name, free[0]):
+                verdict = team.availability(model, role.name)
+                if not verdict.available:
+                    candidates.append(f"{role.name}#{free[0]} {model.ref}: {verdict.reason}")
+    return AssignmentResolutionError(candidates, constraints)
+
+
+def resolve_assignments(
+    profile: Profile,
+    role_counts: Mapping[str, int],
+    role_models: Mapping[str, Sequence[str]],
+    scopes: DefaultScopes,
+    pool: ModelPool,
+    host: HostSpec,
+    entry_mode: EntryMode,
+    *,
+    current_session_model: str | None = None,
+) -> AssignmentPlan:
+    """Resolve every role instance of a team to a model binding.
+
+    Args:
+        profile: the phase's role profile.
+        role_counts: chosen counts of adjustable/optional roles (others: fixed count;
+            adjustable: recommended; optional: 0).
+        role_models: explicit model refs (or ``provider/alias``) per role, in ordinal
+            order — a prefix; the rest is filled from defaults, then the pool.
+        scopes: model defaults scopes.
+        pool: the model pool (availability).
+        host: the host runtime.
+        entry_mode: ``spawn-process`` or ``current-session``.
+        current_session_model: in current-session mode, the host session's model ref
+            when known (else ``<native provider>/current-session``).
+
+    Returns:
+        The plan: leader first, then profile order, ordinals from 1.
+
+    Raises:
+        UsageError: invalid counts, unknown roles/models, too many models for a role.
+        OkstraError: a configured default is unavailable for a role of this team.
+        AssignmentResolutionError: no complete team exists; lists every failing
+            candidate and every unsatisfied constraint at once.
+    """
+    team = _Team(profile, role_counts, scopes, pool, host, entry_mode)
+    explicit = _resolve_explicit(team, role_models)
+    scopes.validate(pool, host, entry_mode, team.roles)
+    valid, failures = _check_explicit(team, explicit)
+    if failures or not team.feasible(valid):
+        raise _explain(team, valid, failures)
+    chosen: dict[tuple[str, int], tuple[PoolModel, str]] = {
+        (f.role, f.ordinal): (f.model, "chosen") for f in valid
+    }
+    fixed = list(valid)
+    for role, ordinal in team.instances():
+        if (role, ordinal) in chosen:
+            continue
+        picked = _first_completable(team, fixed, role, ordinal)
+        fixed.append(_Fixed(role, ordinal, picked[0]))
+        chosen[(role, ordinal)] = picked
+    assignments: list[ResolvedAssignment] = []
+    for role, count in team.counts.items():
+        if role == LEADER and entry_mode == "current-session":
+            assignments.append(_current_session_leader(profile, host, current_session_model))
+            continue
+        for ordinal in range(1, count + 1):
+            model, provenance = chosen[(role, ordinal)]
+            assignments.append(
+                ResolvedAssignment(
+                    role=role,
+                    ordinal=ordinal,
+                    duty=_duty(profile, role),
+                    provider_id=model.provider_id,
+                    model_ref=model.ref,
+                    model_id=model.model_id,
+                    display_name=model.display,
+                    execution=model.execution,
+                    binding=bind(model, role, host, entry_mode),
+                    host_runtime=host.id,
+                    entry_mode=entry_mode,
+                    provenance=provenance,
+                )
+            )
+    return AssignmentPlan(tuple(assignments), profile.dynamic_roles)
+
+
+def _first_completable(
+    team: _Team, fixed: list[_Fixed], role: str, ordinal: int
+) -> tuple[PoolModel, str]:
+    solver = team.solvers[team.roles[role].component]
+    counts = solver.state_dict(fixed)
+    usage = solver.usage(fixed)
+    for model, provenance in team.candidates(role, ordinal):
+        if model.ref not in team.roles[role].domain:
+            continue
+        if team.conflict(fixed, role, ordinal, model) is not None:
+            continue
+        if solver.feasible(_with_choice(solver, counts, usage, model, team.roles[role])):
+            return model, provenance or POOL_PROVENANCE
+    # Unreachable: the state before this instance was feasible, so some candidate is.
+    raise AssertionError(f"no completable candidate for {role}#{ordinal}")
+
+
+def _with_choice(
+    solver: _Solver,
+    counts: Mapping[Key, int],
+    usage: Mapping[str, int],
+    model: PoolModel,
+    role: _Role,
+) -> State:
+    key = solver.key_of(counts, usage, model.ref)
+    nxt = dict(counts)
+    _take(nxt, key)
+    moved = (key[0], key[1], key[2] | role.bit)
+    nxt[moved] = nxt.get(moved, 0) + 1
+    return _freeze(nxt)
+
+
+def _current_session_leader(
+    profile: Profile, host: HostSpec, current_session_model: str | None
+) -> ResolvedAssignment:
+    provider = host.native_provider or ""
+    ref = current_session_model or f"{provider}/current-session"
+    model_id = ref.partition("/")[2] or "current-session"
+    return ResolvedAssignment(
+        role=LEADER,
+        ordinal=1,
+        duty=_duty(profile, LEADER),
+        provider_id=provider,
+        model_ref=ref,
+        model_id=model_id,
+        display_name=f"{host.display_label} current session",
+        execution="",
+        binding=Binding(runner="current-session", host_runtime=host.id, host_model_value=None),
+        host_runtime=host.id,
+        entry_mode="current-session",
+        provenance=CURRENT_SESSION_PROVENANCE,
+    )
+
+
+# --------------------------------------------------------------------------- options
+
+
+def model_options(
+    profile: Profile,
+    role_counts: Mapping[str, int],
+    role_models: Mapping[str, Sequence[str]],
+    scopes: DefaultScopes,
+    pool: ModelPool,
+    host: HostSpec,
+    entry_mode: EntryMode,
+    role: str,
+    ordinal: int,
+) -> list[OptionState]:
+    """The options of step ``role-model:<role>:<ordinal>``.
+
+    Order: the role's default candidates rotated so that instance `ordinal` starts at
+    default `ordinal`, then the rest of the pool for the role. The choices in
+    `role_models` are held fixed, except this role's ordinals from `ordinal` on.
+    An option is selectable exactly when a complete valid team extends it; otherwise
+    it carries the reason: unavailable, taken by a constraint, or no complete team
+    would remain.
+
+    Raises:
+        UsageError: invalid counts, unknown roles/models, or no such instance.
+    """
+    team = _Team(profile, role_counts, scopes, pool, host, entry_mode)
+    spec = team.roles.get(role)
+    if spec is None or not 1 <= ordinal <= spec.count:
+        if role == LEADER and entry_mode == "current-session":
+            raise UsageError("in current-session mode the leader takes no model")
+        raise UsageError(f"the team has no instance {role}#{ordinal}")
+    kept = {r: list(refs) for r, refs in role_models.items()}
+    if role in kept:
+        kept[role] = kept[role][: ordinal - 1]
+    valid, failures = _check_explicit(team, _resolve_explicit(team, kept))
+    blocked: str | None = None
+    if failures:
+        blocked = "no complete team: earlier choice " + "; ".join(failures)
+    else:
+        for component, solver in team.solvers.items():
+            if component != spec.component and not solver.feasible(solver.state(valid)):
+                lines = solver.violations(solver.state_dict(valid)) or ["roles cannot be completed"]
+                blocked = "no complete team: " + "; ".join(lines)
+                break
+    solver = team.solvers[spec.component]
+    counts = solver.state_dict(valid)
+    usage = solver.usage(valid)
+    verdicts: dict[Key, str | None] = {}
+    options: list[OptionState] = []
+    for model, provenance in team.candidates(role, ordinal):
+        reason: str | None
+        verdict = team.availability(model, role)
+        if not verdict.available:
+            reason = verdict.reason
+        elif blocked is not None:
+            reason = blocked
+        else:
+            reason = team.conflict(valid, role, ordinal, model)
+            if reason is None:
+                key = solver.key_of(counts, usage, model.ref)
+                if key not in verdicts:
+                    verdicts[key] = _completion_reason(solver, counts, usage, model, spec)
+                reason = verdicts[key]
+        options.append(OptionState(model=model, disabled_reason=reason, provenance=provenance))
+    return options
+
+
+def _completion_reason(
+    solver: _Solver,
+    counts: Mapping[Key, int],
+    usage: Mapping[str, int],
+    model: PoolModel,
+    role: _Role,
+) -> str | None:
+    state = _with_choice(solver, counts, usage, model, role)
+    if solver.feasible(state):
+        return None
+    lines = solver.violations(dict(state))
+    detail = f" ({'; '.join(lines)})" if lines else ""
+    return f"no complete team would remain{detail}"
