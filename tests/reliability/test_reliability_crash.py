@@ -1,0 +1,323 @@
+"""Crash safety of the real writers (SPEC §6.4, §8, §10): SIGKILL at random moments.
+
+* `okstra wizard step` (the installed command, v2 and v1 sources) killed at a random
+  point of its run: the state file is byte-identical to before, or a valid state one
+  revision newer — never torn, never unparseable; a v1 source never changes.
+* An engine writer looping submit/back as fast as it can, journaling the sha256 of
+  every state it saved, killed at random: the file on disk is always a journaled state
+  or the one state saved after the last journal line (old or new content).
+* `okstra prepare --launch none` killed at random: every manifest under `.okstra/`,
+  the central `runs.jsonl` and the state file parse and validate; the task manifest's
+  `roleExecutionIndex` only ever grows by appending; a later prepare still works and
+  the half-written runs do not break the wizard's task picker.
+
+After every kill, stray `.okstra-tmp-*` files may remain, but are never read as state
+(not listed by `okstra wizard list`, never opened as a wizard or manifest).
+
+Scale with OKSTRA_CRASH_RUNS (see docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from okstra_core.paths import user_dirs
+from okstra_core.wizard import list_wizards
+from tests.reliability.reliability_support import (
+    LEGACY_FIXTURES,
+    REPO,
+    World,
+    answer_for_json,
+    check_project_files,
+    jsonl_records,
+    load_state,
+    make_world,
+    new_wizard,
+    okstra,
+    popen_okstra,
+    sha256,
+    temp_files,
+)
+
+RUNS = int(os.environ.get("OKSTRA_CRASH_RUNS", "8"))
+SEED = int(os.environ.get("OKSTRA_SEED", "20240611"))
+
+pytestmark = pytest.mark.slow
+
+
+def _kill_after(proc: subprocess.Popen[bytes], delay: float) -> bool:
+    """SIGKILL `proc` after `delay` seconds; True when it was still running."""
+    deadline = time.monotonic() + delay
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        time.sleep(0.002)
+    alive = proc.poll() is None
+    if alive:
+        proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    return alive
+
+
+def _v1_source(world: World) -> Path:
+    """A legacy fixture, pointed at this world's project (its bytes are then frozen)."""
+    raw = json.loads((LEGACY_FIXTURES / "rd_spawn_workers_models.json").read_text())
+    raw["project_root"] = str(world.project)
+    raw["brief_path"] = str(world.project / "brief.md")
+    raw["host_runtime"] = "terminal"
+    raw["confirmed"] = None
+    raw["answered"] = [a for a in raw["answered"] if a != "confirm"]
+    path = world.wizards / "legacy.json"
+    path.write_bytes(orjson.dumps(raw, option=orjson.OPT_INDENT_2))
+    return path
+
+
+def _companions(source: Path) -> list[Path]:
+    return sorted(source.parent.glob(f"{source.name}.v2.*.json"))
+
+
+def _written(world: World, source: Path, legacy: bool) -> Path | None:
+    if not legacy:
+        return source
+    found = _companions(source)
+    assert len(found) <= 1, found
+    return found[0] if found else None
+
+
+def _no_temp_file_is_state(world: World) -> None:
+    listed = [s.path for s in list_wizards(world.environment)]
+    assert not any(".okstra-tmp-" in str(p) for p in listed), listed
+
+
+@pytest.mark.parametrize("source_kind", ["v2", "v1"])
+def test_sigkill_of_okstra_wizard_step(tmp_path: Path, source_kind: str) -> None:
+    world = make_world(tmp_path)
+    legacy = source_kind == "v1"
+    if legacy:
+        source = _v1_source(world)
+    else:
+        source = world.wizards / "w.json"
+        init = okstra(
+            world, "wizard", "init", "--state", str(source), "--project-root",
+            str(world.project), "--host", "terminal",
+        )  # fmt: skip
+        assert init.code == 0 and init.doc["ok"], init
+    v1_bytes = source.read_bytes() if legacy else b""
+    rng = random.Random(SEED)
+
+    # Calibrate: the wall time of an unkilled step bounds the kill delays.
+    started = time.monotonic()
+    shown = okstra(world, "wizard", "step", "--state", str(source), "--no-submit")
+    assert shown.code == 0 and shown.doc["ok"], shown
+    span = max(time.monotonic() - started, 0.05) * 1.3
+
+    outcomes = {"unchanged": 0, "new": 0, "finished": 0}
+    for _ in range(RUNS):
+        target = _written(world, source, legacy)
+        old_bytes = target.read_bytes() if target else None
+        old = load_state(world, source)
+        old_rev = old.state.revision if target else 0
+        prompt = old.prompt().to_json()
+        if prompt["kind"] == "done":
+            args = ["--rewind", "task_type"]
+        elif prompt["id"] == "confirm" and rng.random() < 0.5:
+            args = ["--back"]
+        else:
+            args = ["--answer", answer_for_json(prompt)]
+        proc = popen_okstra(world, "wizard", "step", "--state", str(source), *args)
+        # Half the kills aim at the end of the run, where the save happens.
+        low = 0.0 if rng.random() < 0.5 else 0.6 * span
+        killed = _kill_after(proc, rng.uniform(low, span))
+
+        if legacy:
+            assert source.read_bytes() == v1_bytes, "the v1 source was modified"
+        target = _written(world, source, legacy)
+        new_bytes = target.read_bytes() if target else None
+        now = load_state(world, source)  # parses and validates: never torn
+        if new_bytes == old_bytes:
+            outcomes["unchanged"] += 1
+        else:
+            assert now.state.revision == old_rev + 1, (old_rev, now.state.revision)
+            outcomes["new" if killed else "finished"] += 1
+        if not killed:
+            assert proc.returncode == 0, proc.returncode
+        _no_temp_file_is_state(world)
+
+    assert outcomes["new"] + outcomes["finished"] > 0, outcomes  # writes did happen
+    listed = okstra(world, "wizard", "list")
+    assert listed.code == 0, listed
+    assert ".okstra-tmp-" not in listed.stdout.decode()
+    print(f"wizard step kills ({source_kind}): {outcomes}")
+
+
+# An engine writer: submit/back forever, journaling (revision, sha256) of each saved
+# state *after* the save returns. A kill between the save and its journal line leaves
+# a file one revision past the journal — the only state allowed to be unjournaled.
+WRITER = r"""
+import hashlib, json, os, sys
+from pathlib import Path
+from okstra_core.environment import Environment
+from okstra_core.errors import AnswerRefused
+from okstra_core.wizard import Wizard
+sys.path.insert(0, sys.argv[3])
+from tests.reliability.reliability_support import answer_for
+
+source, journal = Path(sys.argv[1]), Path(sys.argv[2])
+wizard = Wizard.open(source, environment=Environment.real())
+fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+def note():
+    digest = hashlib.sha256(wizard.path.read_bytes()).hexdigest()
+    os.write(fd, (json.dumps([wizard.state.revision, digest]) + "\n").encode())
+note()
+print("ready", flush=True)
+while True:
+    prompt = wizard.prompt()
+    if prompt.kind == "done" or prompt.id == "confirm":
+        wizard.back()
+    else:
+        try:
+            wizard.submit(answer_for(prompt))
+        except AnswerRefused:
+            wizard.back()
+    note()
+"""
+
+
+@pytest.mark.parametrize("source_kind", ["v2", "v1"])
+def test_sigkill_of_an_engine_writer_leaves_old_or_new(tmp_path: Path, source_kind: str) -> None:
+    world = make_world(tmp_path)
+    legacy = source_kind == "v1"
+    if legacy:
+        source = _v1_source(world)
+        load_state(world, source).refresh()  # create the companion
+    else:
+        source = world.wizards / "w.json"
+        new_wizard(world, source, confirm=False)
+    v1_bytes = source.read_bytes()
+    journal = tmp_path / "journal.jsonl"
+    rng = random.Random(SEED + 1)
+    last_seen = 0
+    unjournaled = 0
+    for _ in range(RUNS):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(source), str(journal), str(REPO)],
+            env=world.env,
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            cwd=REPO,
+        )
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == b"ready"
+        time.sleep(rng.uniform(0.0, 0.25))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+
+        if legacy:
+            assert source.read_bytes() == v1_bytes, "the v1 source was modified"
+        written = _written(world, source, legacy)
+        assert written is not None
+        data = written.read_bytes()
+        state = load_state(world, source).state  # parses and validates
+        entries = [tuple(e) for e in jsonl_records_tolerant(journal)]
+        seen = {sha for _, sha in entries}
+        top = max(rev for rev, _ in entries)
+        if sha256(data) not in seen:
+            # Saved after the last journal line: exactly the next revision.
+            assert state.revision == top + 1, (state.revision, top)
+            unjournaled += 1
+        assert state.revision >= last_seen
+        last_seen = state.revision
+        _no_temp_file_is_state(world)
+    assert last_seen > RUNS, "the writer barely wrote: the test proved little"
+    print(
+        f"engine writer kills ({source_kind}): revisions {last_seen}, "
+        f"killed between save and journal {unjournaled}, "
+        f"stray temp files {len(temp_files(world.wizards))}"
+    )
+
+
+def jsonl_records_tolerant(path: Path) -> list[list[object]]:
+    # The journal itself is not atomic (a kill can tear its last line): skip that line.
+    out = []
+    for line in path.read_bytes().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def _await_writes(proc: subprocess.Popen[bytes]) -> float:
+    """Block until prepare reports its first write step (OKSTRA_PROGRESS=1 on stderr)."""
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if b"allocating the run sequence" in line:
+            break
+    return time.monotonic()
+
+
+def test_sigkill_of_okstra_prepare(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    world.extra_env["OKSTRA_PROGRESS"] = "1"
+    state = world.wizards / "w.json"
+    new_wizard(world, state)
+    state_bytes = state.read_bytes()
+    runs_index = user_dirs(world.env).runs_index
+    rng = random.Random(SEED + 2)
+
+    # Calibrate: the time from "allocating the run sequence" (the first write) to exit.
+    proc = popen_okstra(world, "prepare", "--state", str(state), "--launch", "none")
+    writes_from = _await_writes(proc)
+    out, _ = proc.communicate()
+    assert proc.returncode == 0 and orjson.loads(out)["ok"], out
+    span = max(time.monotonic() - writes_from, 0.02) * 1.2
+
+    indexes = check_project_files(world.project)["index"]
+    outcomes = {"killed": 0, "finished": 0}
+    for _ in range(RUNS):
+        proc = popen_okstra(world, "prepare", "--state", str(state), "--launch", "none")
+        if rng.random() < 0.25:
+            killed = _kill_after(proc, rng.uniform(0.0, 0.4))  # anywhere, startup included
+        else:
+            _await_writes(proc)  # aim at the write phase
+            killed = _kill_after(proc, rng.uniform(0.0, span))
+        outcomes["killed" if killed else "finished"] += 1
+        if not killed:
+            assert proc.returncode == 0, proc.returncode
+        summary = check_project_files(world.project)
+        for task, index in summary["index"].items():
+            before = indexes.get(task, [])
+            assert index[: len(before)] == before, "roleExecutionIndex was rewritten"
+        indexes = summary["index"]
+        jsonl_records(runs_index)
+        assert state.read_bytes() == state_bytes, "prepare changed the wizard state"
+
+    final = okstra(world, "prepare", "--state", str(state), "--launch", "none")
+    assert final.code == 0 and final.doc["ok"], final
+    runs_dir = Path(final.doc["runDir"]).parent
+    seqs = sorted(int(p.name.rsplit("-", 1)[1]) for p in runs_dir.iterdir() if p.is_dir())
+    assert int(final.doc["runId"].rsplit("-", 1)[1]) == seqs[-1]
+    summary = check_project_files(world.project)
+    assert final.doc["runId"] in summary["runs"]
+    # Half-written runs must not break the readers of the project's tasks.
+    fresh = okstra(
+        world, "wizard", "init", "--state", str(world.wizards / "again.json"),
+        "--project-root", str(world.project), "--host", "terminal",
+    )  # fmt: skip
+    assert fresh.code == 0 and fresh.doc["ok"], fresh
+    assert "grp/tsk" in {o["value"] for o in fresh.doc["next"]["options"]}
+    print(
+        f"prepare kills: {outcomes}, complete runs {len(summary['runs'])} of {len(seqs)} "
+        f"run dirs, stray temp files {len(temp_files(world.project / '.okstra'))}"
+    )

@@ -1,0 +1,123 @@
+"""Shell metacharacters in every user value stay inert (SPEC §9: "never a shell string").
+
+A project directory, brief file name, directive, related tasks, task group/id and host
+session context full of `; $(…) \\`…\\` | & > ' "` and newlines: the launch argv that
+`prepare` prints, the argv the (fake) lead CLI really receives through the exec and
+tmux backends, and the launch module's own argv builder all carry each value as one
+element, and no injected command ever runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from okstra_core.launch.argv import render_argv
+from tests.reliability.reliability_support import World, make_world, okstra, prepare_argv
+
+# Every injected command would create a file named PWNED* somewhere we look.
+PAYLOAD = (
+    "x; touch PWNED1 $(touch PWNED2) `touch PWNED3` | touch PWNED4 & touch PWNED5 "
+    "> PWNED6 ' \" \n touch PWNED7 #{pane_id} %1 $HOME ~ \\; *"
+)
+
+
+def _hostile_world(tmp_path: Path) -> World:
+    world = make_world(tmp_path)
+    hostile = world.project.with_name("proj $(touch PWNED8) ;`touch PWNED9` & 'q\" #{x}")
+    world.project.rename(hostile)
+    world.project = hostile
+    (hostile / "brief $(touch PWNED10);.md").write_text("# brief\n", encoding="utf-8")
+    return world
+
+
+def _pwned(world: World) -> list[str]:
+    found = [str(p) for p in world.root.rglob("PWNED*")]
+    found += [str(p) for p in Path.cwd().glob("PWNED*")]
+    found += [str(p) for p in Path.home().glob("PWNED*")]
+    return found
+
+
+def _argv(world: World) -> list[str]:
+    return prepare_argv(
+        world.project,
+        # prepare takes slugs only (the wizard slugifies; see test_security_paths).
+        group="grp",
+        task_id="tsk",
+        brief="brief $(touch PWNED10);.md",
+        extra=["--directive", PAYLOAD, "--related-tasks", PAYLOAD],
+    )
+
+
+def test_launch_none_prints_the_argv_and_writes_inert_files(tmp_path: Path) -> None:
+    world = _hostile_world(tmp_path)
+    run = okstra(world, *_argv(world), "--launch", "none")
+    assert run.code == 0 and run.doc["ok"], run.doc
+    argv = run.doc["leadArgv"]
+    assert isinstance(argv, list) and all(isinstance(a, str) for a in argv)
+    assert argv[0].endswith("claude")
+    # The prompt file path (with the hostile project dir in it) is one element.
+    assert any(str(world.project) in a for a in argv), argv
+    assert all(a != "x;" and a != "touch" for a in argv), argv
+    prompt = Path(run.doc["leadPromptPath"]).read_text(encoding="utf-8")
+    assert PAYLOAD.split("\n")[0] in prompt  # the directive reached the prompt verbatim
+    assert Path(run.doc["runDir"]).resolve().is_relative_to(world.project.resolve())
+    assert not _pwned(world)
+
+
+def test_exec_backend_hands_each_value_as_one_argv_element(tmp_path: Path) -> None:
+    world = _hostile_world(tmp_path)
+    log = world.root / "cli.log"
+    world.extra_env["FAKE_CLI_LOG"] = str(log)
+    run = okstra(world, *_argv(world), "--launch", "exec")
+    assert run.code == 0 and run.doc["ok"], run.doc
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    lead = [c for c in calls if "--session-id" in c["argv"]]
+    assert len(lead) == 1, calls
+    assert lead[0]["argv"] == run.doc["leadArgv"][1:]
+    assert Path(lead[0]["cwd"]).resolve() == world.project.resolve()
+    assert not _pwned(world)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_tmux_backend_hands_each_value_as_one_argv_element(tmp_path: Path) -> None:
+    world = _hostile_world(tmp_path)
+    log = world.root / "cli.log"
+    socket = f"okstra-sec-{uuid.uuid4().hex[:8]}"
+    world.extra_env.update({"FAKE_CLI_LOG": str(log), "OKSTRA_TMUX_SOCKET": socket})
+    try:
+        run = okstra(world, *_argv(world), "--launch", "tmux", timeout=120)
+        assert b"Traceback" not in run.stderr
+        assert run.doc is not None and run.doc["ok"], run.doc
+        for command in run.doc["tmuxCommands"]:
+            assert isinstance(command, list) and all(isinstance(a, str) for a in command)
+        for _ in range(100):  # the window runs the fake CLI asynchronously
+            if log.exists() and "--session-id" in log.read_text():
+                break
+            import time
+
+            time.sleep(0.05)
+        calls = [json.loads(line) for line in log.read_text().splitlines()]
+        lead = [c for c in calls if "--session-id" in c["argv"]]
+        assert len(lead) == 1, calls
+        assert lead[0]["argv"] == run.doc["leadArgv"][1:]
+        assert Path(lead[0]["cwd"]).resolve() == world.project.resolve()
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
+    assert not _pwned(world)
+
+
+def test_the_argv_builder_keeps_each_value_one_element() -> None:
+    template = ["{cli}", "--session-id", "{session_id}", "--model", "{model}", "{prompt}",
+                "--cwd={project_root}"]  # fmt: skip
+    values = {"cli": "/bin/claude", "session_id": PAYLOAD, "model": PAYLOAD,
+              "prompt": PAYLOAD, "project_root": PAYLOAD, "prompt_file": PAYLOAD}  # fmt: skip
+    out = render_argv(template, values, dict(os.environ), source="t", field="launch.new")
+    assert len(out) == len(template)
+    assert out[2] == out[4] == out[5] == PAYLOAD and out[6] == "--cwd=" + PAYLOAD
