@@ -3,6 +3,9 @@
 Read by the wizard (task picker, recommended task type, reuse of a previous run,
 related tasks) and by prepare (task roots, next-phase pointers). Nothing here writes.
 
+`resolve_inside` is the one containment check for paths that must stay inside the
+project: briefs, approved plans, and everything prepare writes under `.okstra/`.
+
 Names from the domain: a *task key* is `<group>/<id>`; a task's *next-phase pointer*
 is `{phase, status, rationale}` with status `ready | pending | blocked | terminal`.
 """
@@ -40,6 +43,69 @@ def tasks_root(project_root: Path) -> Path:
 def task_root(project_root: Path, group: str, task_id: str) -> Path:
     """`<project>/.okstra/tasks/<group>/<id>` (no validation: slug the parts first)."""
     return tasks_root(project_root) / group / task_id
+
+
+def _escaping_link(given_root: Path, root: Path, candidate: Path) -> tuple[Path, Path] | None:
+    """The first symlink on `candidate`, below the project root, that resolves outside it."""
+    for part in (*reversed(candidate.parents), candidate):
+        # Symlinks above the project root (e.g. /tmp -> /private/tmp) are not ours to judge.
+        if part in (given_root, root) or not (
+            part.is_relative_to(given_root) or part.is_relative_to(root)
+        ):
+            continue
+        try:
+            if not part.is_symlink():
+                continue
+            target = part.resolve()
+        except (OSError, RuntimeError, ValueError):
+            return part, part
+        if not target.is_relative_to(root):
+            return part, target
+    return None
+
+
+def resolve_inside(
+    project_root: Path,
+    value: str | Path,
+    *,
+    what: str,
+    field: str | None = None,
+    error: type[OkstraError] = OkstraError,
+) -> Path:
+    """Resolve a path (relative to the project, or absolute) and refuse it outside the project.
+
+    Every symlink along the path is followed (dangling ones too), so `../x`, an
+    absolute path elsewhere, a symlinked file and anything under a symlinked directory
+    that leave the resolved project root are all refused. Nothing needs to exist:
+    callers check existence themselves.
+
+    Args:
+        project_root: the project's root directory.
+        value: the path as given.
+        what: what the path is, for the message ("the brief", ".okstra/tasks/g/t").
+        field: the flag or field the value came from, for the message.
+        error: the `OkstraError` subclass to raise (prepare raises `PrepareError`).
+
+    Returns:
+        The resolved absolute path.
+
+    Raises:
+        OkstraError: (of type `error`) the path resolves outside the project, or cannot
+            be resolved at all (a symlink loop, an unknown `~user`, a NUL byte).
+    """
+    given_root = Path(project_root)
+    root = given_root.resolve()
+    try:
+        raw = Path(value).expanduser()
+        candidate = raw if raw.is_absolute() else given_root / raw
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise error(f"{what} cannot be resolved ({exc}): {str(value)!r}", field=field) from None
+    if resolved.is_relative_to(root):
+        return resolved
+    link = _escaping_link(given_root, root, candidate)
+    how = f"{link[0]} is a symlink to {link[1]}" if link else f"got {resolved}"
+    raise error(f"{what} must be inside the project ({root}): {how}", field=field)
 
 
 def slugify(value: str) -> str:

@@ -2,7 +2,13 @@
 
 Steps 1–4 (validate, parse role args, resolve, build the manifest) and preflight
 read only; a problem there raises before anything is written. Step 5 allocates the
-run sequence under a per-task lock; step 6 writes the planned files; step 7 launches.
+run sequence under a per-task lock; step 6 writes the planned files (the project-wide
+`.okstra/project.json` re-read and upserted under a project lock); step 7 launches.
+
+Every directory and file prepare writes through (`.okstra`, `.okstra/tasks`, the
+group and task directories, their lock sidecars and append-only logs) must resolve
+inside the project: a symlink leaving it is refused before anything is written, and
+checked again just before the writes.
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from ..catalog.models import (
 from ..environment import Environment
 from ..errors import OkstraError, PrepareError, UsageError
 from ..paths import user_dirs
-from ..store import append_line, dumps_json
-from ..tasks import TASK_MANIFEST, check_segment, slugify, task_root
+from ..store import FileLock, append_line, dumps_json, lock_path_for
+from ..tasks import OKSTRA_DIR, TASK_MANIFEST, check_segment, resolve_inside, slugify, task_root
 from . import runfiles
 from .inputs import PrepareInputs, parse_role_counts, parse_role_models
 from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
@@ -40,6 +46,7 @@ if TYPE_CHECKING:
     from ..launch import LaunchPlan, LaunchResult, PreflightResult
 
 KICKOFF = "Begin the run described in your instructions."
+PROJECT_JSON = "project.json"
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
 StepCallback = Callable[[str], None]
 
@@ -163,6 +170,52 @@ class PrepareResult:
 # --------------------------------------------------------------------------- steps 1–4
 
 
+def project_json_path(project_root: Path) -> Path:
+    """`<project>/.okstra/project.json`."""
+    return project_root / OKSTRA_DIR / PROJECT_JSON
+
+
+def project_lock(project_root: Path) -> FileLock:
+    """The project-wide lock under which `.okstra/project.json` is re-read and upserted.
+
+    Prepares of different tasks hold different task locks, so project.json needs its
+    own; it is always taken after a task lock, never before, so the two cannot deadlock.
+    """
+    return FileLock(project_json_path(project_root), timeout=runfiles.SEQUENCE_LOCK_TIMEOUT)
+
+
+def check_write_targets(project_root: Path, troot: Path) -> None:
+    """Refuse a task whose files would be written through a symlink leaving the project.
+
+    Checks the task's `runs` directory (and so `.okstra`, `.okstra/tasks`, the group
+    and the task directory above it) and every path prepare opens in place rather
+    than replacing by rename: lock sidecars, the task timeline, project.json. Files
+    replaced by rename cannot be written through (the rename replaces a symlink).
+
+    Raises:
+        PrepareError: naming the symlink and where it points.
+    """
+    runs = troot / "runs"
+    timeline = troot / runfiles.TIMELINE
+    project_json = project_json_path(project_root)
+    targets = (
+        runs,
+        lock_path_for(runs),
+        troot / TASK_MANIFEST,
+        timeline,
+        lock_path_for(timeline),
+        project_json,
+        lock_path_for(project_json),
+    )
+    for target in targets:
+        resolve_inside(
+            project_root,
+            target,
+            what=_rel(target, project_root),
+            error=PrepareError,
+        )
+
+
 def _read_brief(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -214,6 +267,8 @@ def resolve_inputs(
         if slug != raw:
             raise UsageError(f"{what} must be a slug (try {slug!r})", field=flag)
     troot = task_root(root, inputs.task_group, inputs.task_id)
+    # Before anything under .okstra is read: a symlinked .okstra must not even be read.
+    check_write_targets(root, troot)
     brief_path = check_brief(root, inputs.brief)
     brief_text = _read_brief(brief_path)
     approved: ApprovedPlan | None = None
@@ -644,7 +699,7 @@ def plan_run(
         task_type=inputs.task_type,
         now=now,
     )
-    files.append(PlannedFile(root / ".okstra" / "project.json", dumps_json(project_json), "upsert"))
+    files.append(PlannedFile(project_json_path(root), dumps_json(project_json), "upsert"))
     central = {
         "at": now,
         "projectId": resolved.project_id,
@@ -755,6 +810,8 @@ def prepare(
 
     step("allocating the run sequence")
     troot = resolved.task_root
+    # Again, right before the first write: a symlink may have appeared since step 1.
+    check_write_targets(root, troot)
     troot.mkdir(parents=True, exist_ok=True)
     with runfiles.task_lock(troot):
         seq, _ = runfiles.allocate_run_dir(troot, inputs.task_type)
@@ -763,8 +820,12 @@ def prepare(
         resolved = _with_task_manifest(resolved, runfiles.read_task_manifest(troot))
         step("writing the run files")
         lp = _plan_launch(resolved, run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT, env)
-        rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
-        runfiles.apply(rp.files)
+        with project_lock(root):
+            # project.json is shared by every task of the project: re-read it under the
+            # project lock so a concurrent prepare of another task keeps its entry.
+            resolved = _with_project_json(resolved, _read_project_json(root))
+            rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
+            runfiles.apply(rp.files)
     tmux = tuple(tuple(c) for c in tmux_commands(lp, window, root, env)) if lp else ()
     result = PrepareResult(
         dry_run=False,
@@ -794,6 +855,18 @@ def _with_task_manifest(resolved: Resolved, manifest: dict[str, Any] | None) -> 
     from dataclasses import replace
 
     return replace(resolved, task_manifest=manifest)
+
+
+def _read_project_json(project_root: Path) -> dict[str, Any] | None:
+    """project.json as it is now (unknown keys and all), or None when absent or empty."""
+    data = runfiles.read_object(project_json_path(project_root), "project.json")
+    return data or None
+
+
+def _with_project_json(resolved: Resolved, project_json: dict[str, Any] | None) -> Resolved:
+    from dataclasses import replace
+
+    return replace(resolved, project_json=project_json)
 
 
 def _after_launch(

@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from ..errors import DataFileError, OkstraError, PrepareError
 from ..store import decode_utf8, read_bytes, read_json
+from ..tasks import resolve_inside
 
 REQUIREMENTS = ("db", "io", "http", "external")
 TESTS_FORM = (
@@ -83,15 +84,12 @@ def check_brief(project_root: Path, brief: str) -> Path:
     """Return the brief's absolute path; it must be a file inside the project.
 
     Raises:
-        PrepareError: missing, not a file, or outside the project root.
+        PrepareError: missing, not a file, or outside the project root (also through
+            a symlink).
     """
-    raw = Path(brief).expanduser()
-    path = (raw if raw.is_absolute() else project_root / raw).resolve()
-    root = project_root.resolve()
-    if not path.is_relative_to(root):
-        raise PrepareError(
-            f"the brief must be inside the project ({root}), got {path}", field="--brief"
-        )
+    path = resolve_inside(
+        project_root, brief, what="the brief", field="--brief", error=PrepareError
+    )
     if not path.exists():
         raise PrepareError(f"brief file not found: {path}", field="--brief")
     if not path.is_file():
@@ -291,14 +289,16 @@ def check_approved_plan(plan: str, *, project_root: Path, task_root: Path) -> Ap
         task_root: `<project>/.okstra/tasks/<group>/<id>`.
 
     Raises:
-        PrepareError: missing plan, not approved, disagreeing data.json, or malformed
+        PrepareError: missing plan, a plan (or its data.json) outside the project (also
+            through a symlink), not approved, disagreeing data.json, or malformed
             stages (all of them listed at once, with the expected form).
         DataFileError: unreadable front matter or data.json.
     """
     if not plan:
         raise PrepareError("this task type needs an approved plan", field="--approved-plan")
-    raw = Path(plan).expanduser()
-    path = (raw if raw.is_absolute() else project_root / raw).resolve()
+    path = resolve_inside(
+        project_root, plan, what="the approved plan", field="--approved-plan", error=PrepareError
+    )
     if not path.is_file():
         raise PrepareError(f"approved plan not found: {path}", field="--approved-plan")
     try:
@@ -324,7 +324,17 @@ def check_approved_plan(plan: str, *, project_root: Path, task_root: Path) -> Ap
     good, bad = check_stage_declarations(sections, roots)
     problems = [(f"stage {n}", p) for n, p in bad]
     sibling = path.with_name("data.json")
-    data_json = sibling if sibling.is_file() else None
+    data_json = None
+    if sibling.is_file():
+        # The sibling is read too: a data.json symlinked out of the project is refused
+        # like the plan itself.
+        data_json = resolve_inside(
+            project_root,
+            sibling,
+            what="the approved plan's data.json",
+            field="--approved-plan",
+            error=PrepareError,
+        )
     if data_json is not None:
         problems += _check_data_json(data_json, [n for n, _ in sections], roots)
     if problems:
