@@ -120,7 +120,8 @@ class ModelPool:
             self._by_provider.setdefault(m.provider_id, []).append(m)
         self._role_lists: dict[str, tuple[PoolModel, ...]] = {}
         self._which: dict[str, str | None] = {}
-        self._availability: dict[tuple[str, str, HostSpec, str], Availability] = {}
+        self._availability: dict[tuple[str, str, str, str], Availability] = {}
+        self._provider_verdicts: dict[tuple[str, str, str, str], Availability] = {}
 
     @classmethod
     def from_catalog(cls, catalog: _CatalogLike, environment: Environment) -> ModelPool:
@@ -179,10 +180,11 @@ class ModelPool:
         Raises:
             UsageError: unknown provider or no such model/alias.
         """
-        models = self._by_provider.get(provider_id)
+        models = self._by_provider.get(provider_id) or self._by_provider.get(provider_id.casefold())
         if models is None:
             known = ", ".join(p.id for p in self._providers) or "none"
             raise UsageError(f"unknown provider {provider_id!r} (known: {known})")
+        provider_id = models[0].provider_id
         wanted = value.strip().casefold()
         for m in models:
             if m.model_id.casefold() == wanted:
@@ -229,7 +231,8 @@ class ModelPool:
         Raises:
             UsageError: unknown ref.
         """
-        key = (ref, role, host, entry_mode)
+        # Hosts are keyed by id (unique within a catalog): hashing the frozen model is slow.
+        key = (ref, role, host.id, entry_mode)
         cached = self._availability.get(key)
         if cached is None:
             cached = self._compute(self.resolve(ref), role, host, entry_mode)
@@ -239,11 +242,32 @@ class ModelPool:
     def _compute(
         self, model: PoolModel, role: str, host: HostSpec, entry_mode: EntryMode
     ) -> Availability:
+        if role in model.provider.roles and role not in model.roles:
+            return Availability(False, f"model {model.ref} does not support role {role!r}")
+        # Everything else depends on the provider, not the model: decide it once.
+        key = (model.provider_id, role, host.id, entry_mode)
+        verdict = self._provider_verdicts.get(key)
+        if verdict is None:
+            verdict = self._provider_verdict(model, role, host, entry_mode)
+            self._provider_verdicts[key] = verdict
+        if verdict.available and choose_runner(role, model.provider_id, host, entry_mode) != (
+            "cli-wrapper"
+        ):
+            # A host-bound runner: the host must accept this model's execution value.
+            try:
+                bind(model, role, host, entry_mode)
+            except OkstraError as exc:
+                return Availability(
+                    False, f"host {host.id!r} cannot bind {model.ref}: {exc.message}"
+                )
+        return verdict
+
+    def _provider_verdict(
+        self, model: PoolModel, role: str, host: HostSpec, entry_mode: EntryMode
+    ) -> Availability:
         provider = model.provider
         if role not in provider.roles:
             return Availability(False, f"provider {provider.id!r} does not support role {role!r}")
-        if role not in model.roles:
-            return Availability(False, f"model {model.ref} does not support role {role!r}")
         if provider.id in self._config.disabled_providers:
             where = f" ({self._config.source})" if self._config.source else ""
             return Availability(False, f"provider {provider.id!r} is disabled in config{where}")
@@ -254,10 +278,6 @@ class ModelPool:
                 f"in current-session mode the leader is the {host.id!r} host session; "
                 "no model is chosen for it",
             )
-        try:
-            bind(model, role, host, entry_mode)
-        except OkstraError as exc:
-            return Availability(False, f"host {host.id!r} cannot bind {model.ref}: {exc.message}")
         if runner == "cli-wrapper" and self.which(provider.cli) is None:
             return Availability(False, f"cli {provider.cli!r} not found on PATH")
         return Availability(True, None)

@@ -336,8 +336,8 @@ class _Verdict:
     reason: str | None
 
 
-def _popcount(value: int) -> int:
-    return bin(value).count("1")
+Move = tuple[int, Key]  # (role index within the solver, the class a model is taken from)
+Path = tuple[Move, ...]
 
 
 class _Solver:
@@ -347,13 +347,22 @@ class _Solver:
     mask)`` restricted to the component's roles. Models in one class are
     interchangeable (swapping two of them maps completions to completions), so deciding
     a state decides every assignment it stands for. Decided states are memoised for the
-    life of the team (one resolution or one option computation).
+    life of the team (one resolution or one option computation), feasible ones with the
+    sequence of moves that completes them.
     """
 
     def __init__(self, team: _Team, component: int) -> None:
         self.team = team
         self.roles = [r for r in team.roles.values() if r.component == component]
         self.mask = sum(r.bit for r in self.roles)
+        self.index = {r.name: i for i, r in enumerate(self.roles)}
+        self.bits = [r.bit for r in self.roles]
+        self.blocked = [r.bit | r.related_mask for r in self.roles]
+        self.by_provider = [r.distinct == "provider" for r in self.roles]
+        self.wanted = [r.count for r in self.roles]
+        self.pairs = [
+            (i, self.index[other]) for i, r in enumerate(self.roles) for other in sorted(r.excludes)
+        ]
         self.classes: dict[str, tuple[int, int]] = {}
         base: dict[Key, int] = {}
         members: dict[str, int] = {}
@@ -367,7 +376,7 @@ class _Solver:
             key = (klass[0], klass[1], 0)
             base[key] = base.get(key, 0) + 1
         self.base = base
-        self.ok: set[State] = set()
+        self.ok: dict[State, Path] = {}
         self.failed: set[State] = set()
 
     # -- states
@@ -397,131 +406,183 @@ class _Solver:
     def state(self, fixed: Iterable[_Fixed]) -> State:
         return _freeze(self.state_dict(fixed))
 
-    def key_of(self, counts: Mapping[Key, int], fixed_usage: Mapping[str, int], ref: str) -> Key:
+    def key_of(self, fixed_usage: Mapping[str, int], ref: str) -> Key:
         klass = self.classes.get(ref)
         if klass is None:
             model = self.team.pool.resolve(ref)
             klass = (self.team.provider_index[model.provider_id], 0)
         return (klass[0], klass[1], fixed_usage.get(ref, 0))
 
-    # -- search
+    # -- bounds
 
-    def need(self, counts: Mapping[Key, int], role: _Role) -> int:
-        used = sum(n for (_, _, u), n in counts.items() if u & role.bit)
-        return role.count - used
+    def needs(self, counts: Mapping[Key, int]) -> list[int]:
+        used = [0] * len(self.roles)
+        for (_, _, u), n in counts.items():
+            if u:
+                for i, bit in enumerate(self.bits):
+                    if u & bit:
+                        used[i] += n
+        return [w - u for w, u in zip(self.wanted, used, strict=True)]
 
-    def usable(self, counts: Mapping[Key, int], role: _Role) -> list[Key]:
-        blocked = role.bit | role.related_mask
-        keys = [k for k, n in counts.items() if n > 0 and k[1] & role.bit and not k[2] & blocked]
-        if role.distinct == "provider":
-            taken = {k[0] for k in counts if k[2] & role.bit}
-            keys = [k for k in keys if k[0] not in taken]
-        return keys
+    def usable(self, counts: Mapping[Key, int], needy: Sequence[int]) -> dict[int, list[Key]]:
+        """For each needy role, the classes it may still take a model from."""
+        out: dict[int, list[Key]] = {i: [] for i in needy}
+        for key, n in counts.items():
+            if n <= 0:
+                continue
+            _, a, u = key
+            for i in needy:
+                if a & self.bits[i] and not u & self.blocked[i]:
+                    out[i].append(key)
+        for i in needy:
+            if self.by_provider[i]:
+                taken = {k[0] for k in counts if k[2] & self.bits[i]}
+                out[i] = [k for k in out[i] if k[0] not in taken]
+        return out
 
-    def capacity(self, counts: Mapping[Key, int], role: _Role, keys: Sequence[Key]) -> int:
-        if role.distinct == "provider":
+    def capacity(self, counts: Mapping[Key, int], i: int, keys: Sequence[Key]) -> int:
+        if self.by_provider[i]:
             return len({k[0] for k in keys})
         return sum(counts[k] for k in keys)
 
     def violations(self, counts: Mapping[Key, int]) -> list[str]:
         """Counting bounds every completion must meet, as ``role constraint`` lines."""
         lines: list[str] = []
-        usable: dict[str, list[Key]] = {}
-        needs: dict[str, int] = {}
-        for role in self.roles:
-            needs[role.name] = self.need(counts, role)
-            usable[role.name] = self.usable(counts, role)
-        for role in self.roles:
-            need = needs[role.name]
-            if need <= 0:
+        needs = self.needs(counts)
+        needy = [i for i, n in enumerate(needs) if n > 0]
+        usable = self.usable(counts, needy)
+        for i in needy:
+            role = self.roles[i]
+            cap = self.capacity(counts, i, usable[i])
+            if cap >= needs[i]:
                 continue
-            cap = self.capacity(counts, role, usable[role.name])
-            if cap < need:
-                label = f"distinct-{role.distinct}"
-                if role.related:
-                    loose = [
-                        k
-                        for k, n in counts.items()
-                        if n > 0 and k[1] & role.bit and not k[2] & role.bit
-                    ]
-                    if role.distinct == "provider":
-                        taken = {k[0] for k in counts if k[2] & role.bit}
-                        loose = [k for k in loose if k[0] not in taken]
-                    if self.capacity(counts, role, loose) >= need:
-                        label = "exclude-models-of(" + ",".join(sorted(role.related)) + ")"
-                have = role.count - need
-                lines.append(f"{role.name} {label}: required={role.count}, available={have + cap}")
+            # One instance needs no distinctness: it simply has no usable model.
+            label = "available-models" if role.count == 1 else f"distinct-{role.distinct}"
+            if role.related:
+                loose = [
+                    k
+                    for k, n in counts.items()
+                    if n > 0 and k[1] & role.bit and not k[2] & role.bit
+                ]
+                if role.distinct == "provider":
+                    taken = {k[0] for k in counts if k[2] & role.bit}
+                    loose = [k for k in loose if k[0] not in taken]
+                if self.capacity(counts, i, loose) >= needs[i]:
+                    label = "exclude-models-of(" + ",".join(sorted(role.related)) + ")"
+            have = role.count - needs[i]
+            lines.append(f"{role.name} {label}: required={role.count}, available={have + cap}")
         if lines:
             return lines
-        for role in self.roles:
-            for other_name in sorted(role.excludes):
-                other = self.team.roles[other_name]
-                if other.component != role.component:
-                    continue
-                need = needs[role.name] + needs[other_name]
-                if needs[role.name] <= 0 or needs[other_name] <= 0:
-                    continue
-                union = set(usable[role.name]) | set(usable[other_name])
-                cap = sum(counts[k] for k in union)
-                if cap < need:
-                    placed = sum(n for (_, _, u), n in counts.items() if u & (role.bit | other.bit))
-                    lines.append(
-                        f"{role.name} exclude-models-of({other_name}): "
-                        f"required={role.count + other.count}, available={placed + cap}"
-                    )
+        for i, j in self.pairs:
+            if needs[i] <= 0 or needs[j] <= 0:
+                continue
+            union = set(usable[i]) | set(usable[j])
+            cap = sum(counts[k] for k in union)
+            if cap < needs[i] + needs[j]:
+                both = self.bits[i] | self.bits[j]
+                placed = sum(n for (_, _, u), n in counts.items() if u & both)
+                lines.append(
+                    f"{self.roles[i].name} exclude-models-of({self.roles[j].name}): "
+                    f"required={self.wanted[i] + self.wanted[j]}, available={placed + cap}"
+                )
         return lines
 
-    def feasible(self, state: State) -> bool:
-        if state in self.ok:
-            return True
-        if state in self.failed:
-            return False
-        counts = dict(state)
-        result = self._search(counts)
-        (self.ok if result else self.failed).add(state)
-        return result
+    # -- search
 
-    def _search(self, counts: dict[Key, int]) -> bool:
-        best: tuple[int, int, _Role, list[Key]] | None = None
-        needy_mask = 0
-        needs: dict[str, int] = {}
-        for index, role in enumerate(self.roles):
-            need = self.need(counts, role)
-            needs[role.name] = need
-            if need <= 0:
-                continue
-            needy_mask |= role.bit
-            keys = self.usable(counts, role)
-            slack = self.capacity(counts, role, keys) - need
+    def feasible(self, state: State) -> bool:
+        return self.solve(state) is not None
+
+    def solve(self, state: State) -> Path | None:
+        """The moves that complete `state`, or None when no completion exists."""
+        if state in self.ok:
+            return self.ok[state]
+        if state in self.failed:
+            return None
+        path = self._search(dict(state))
+        if path is None:
+            self.failed.add(state)
+        else:
+            self.ok[state] = path
+        return path
+
+    def _search(self, counts: dict[Key, int]) -> Path | None:
+        needs = self.needs(counts)
+        needy = [i for i, n in enumerate(needs) if n > 0]
+        if not needy:
+            return ()
+        usable = self.usable(counts, needy)
+        best = -1
+        best_slack = 0
+        for i in needy:
+            slack = self.capacity(counts, i, usable[i]) - needs[i]
             if slack < 0:
-                return False
-            if best is None or (slack, index) < (best[0], best[1]):
-                best = (slack, index, role, keys)
-        if best is None:
-            return True
+                return None
+            if best < 0 or slack < best_slack:
+                best, best_slack = i, slack
         # Pairwise bound: two linked roles never share a model.
-        for role in self.roles:
-            for other_name in role.excludes:
-                other = self.team.roles[other_name]
-                if needs[role.name] > 0 and needs.get(other_name, 0) > 0:
-                    union = set(self.usable(counts, role)) | set(self.usable(counts, other))
-                    if sum(counts[k] for k in union) < needs[role.name] + needs[other_name]:
-                        return False
-        _, _, role, keys = best
-        rivals = role.related_mask & needy_mask
+        for i, j in self.pairs:
+            if needs[i] > 0 and needs[j] > 0:
+                union = set(usable[i]) | set(usable[j])
+                if sum(counts[k] for k in union) < needs[i] + needs[j]:
+                    return None
+        needy_mask = sum(self.bits[i] for i in needy)
+        rivals = self.roles[best].related_mask & needy_mask
+        bit = self.bits[best]
 
         def order(key: Key) -> tuple[int, int, Key]:
             # Least constraining first: a class fewer linked roles can use, more spare models.
-            return (_popcount(key[1] & rivals), -counts[key], key)
+            return ((key[1] & rivals).bit_count(), -counts[key], key)
 
-        for key in sorted(keys, key=order):
+        for key in sorted(usable[best], key=order):
             nxt = dict(counts)
-            _take(nxt, key)
-            moved = (key[0], key[1], key[2] | role.bit)
-            nxt[moved] = nxt.get(moved, 0) + 1
-            if self.feasible(_freeze(nxt)):
-                return True
-        return False
+            _move(nxt, key, bit)
+            rest = self.solve(_freeze(nxt))
+            if rest is not None:
+                return ((best, key), *rest)
+        return None
+
+    def choice_feasible(
+        self, counts: Mapping[Key, int], base: Path | None, role: str, key: Key
+    ) -> bool:
+        """Exact: does the state `counts` stay completable when `role` takes from `key`?
+
+        `base` is a completion of `counts` (None: there is none, so no choice is
+        feasible). Fast path: replay `base` with one of the role's own moves dropped —
+        a valid replay is a completion. Only when no replay works, search.
+        """
+        if base is None:
+            return False
+        i = self.index[role]
+        after = dict(counts)
+        _move(after, key, self.bits[i])
+        drops = [j for j, (r, _) in enumerate(base) if r == i]
+        drops.sort(key=lambda j: base[j][1] != key)
+        if any(self._replay(after, base, j) for j in drops):
+            return True
+        return self.solve(_freeze(after)) is not None
+
+    def _replay(self, counts: Mapping[Key, int], path: Path, skip: int) -> bool:
+        current = dict(counts)
+        taken: dict[int, set[int]] = {}
+        for j, (i, key) in enumerate(path):
+            if j == skip:
+                continue
+            if current.get(key, 0) <= 0:
+                return False
+            if self.by_provider[i]:
+                if i not in taken:
+                    taken[i] = {k[0] for k in current if k[2] & self.bits[i]}
+                if key[0] in taken[i]:
+                    return False
+                taken[i].add(key[0])
+            _move(current, key, self.bits[i])
+        return True
+
+
+def _move(counts: dict[Key, int], key: Key, bit: int) -> None:
+    _take(counts, key)
+    moved = (key[0], key[1], key[2] | bit)
+    counts[moved] = counts.get(moved, 0) + 1
 
 
 def _take(counts: dict[Key, int], key: Key) -> None:
@@ -611,8 +672,9 @@ def _explain(
             names = ", ".join(r.name for r in solver.roles)
             total = sum(r.count for r in solver.roles)
             lines = [
-                f"{names} combined distinct+exclude-models-of: required={total}, "
-                "available=no combination satisfies all constraints together"
+                f"{names} distinct+exclude-models-of: required={total} instances; "
+                "every count fits on its own, but no combination of the available models "
+                "satisfies all constraints together"
             ]
         constraints.extend(lines)
         for role in solver.roles:
@@ -709,30 +771,16 @@ def _first_completable(
     solver = team.solvers[team.roles[role].component]
     counts = solver.state_dict(fixed)
     usage = solver.usage(fixed)
+    base = solver.solve(_freeze(counts))
     for model, provenance in team.candidates(role, ordinal):
         if model.ref not in team.roles[role].domain:
             continue
         if team.conflict(fixed, role, ordinal, model) is not None:
             continue
-        if solver.feasible(_with_choice(solver, counts, usage, model, team.roles[role])):
+        if solver.choice_feasible(counts, base, role, solver.key_of(usage, model.ref)):
             return model, provenance or POOL_PROVENANCE
     # Unreachable: the state before this instance was feasible, so some candidate is.
     raise AssertionError(f"no completable candidate for {role}#{ordinal}")
-
-
-def _with_choice(
-    solver: _Solver,
-    counts: Mapping[Key, int],
-    usage: Mapping[str, int],
-    model: PoolModel,
-    role: _Role,
-) -> State:
-    key = solver.key_of(counts, usage, model.ref)
-    nxt = dict(counts)
-    _take(nxt, key)
-    moved = (key[0], key[1], key[2] | role.bit)
-    nxt[moved] = nxt.get(moved, 0) + 1
-    return _freeze(nxt)
 
 
 def _current_session_leader(
@@ -805,6 +853,7 @@ def model_options(
     solver = team.solvers[spec.component]
     counts = solver.state_dict(valid)
     usage = solver.usage(valid)
+    base = solver.solve(_freeze(counts)) if blocked is None else None
     verdicts: dict[Key, str | None] = {}
     options: list[OptionState] = []
     for model, provenance in team.candidates(role, ordinal):
@@ -817,24 +866,21 @@ def model_options(
         else:
             reason = team.conflict(valid, role, ordinal, model)
             if reason is None:
-                key = solver.key_of(counts, usage, model.ref)
+                key = solver.key_of(usage, model.ref)
                 if key not in verdicts:
-                    verdicts[key] = _completion_reason(solver, counts, usage, model, spec)
+                    verdicts[key] = _completion_reason(solver, counts, base, key, role)
                 reason = verdicts[key]
         options.append(OptionState(model=model, disabled_reason=reason, provenance=provenance))
     return options
 
 
 def _completion_reason(
-    solver: _Solver,
-    counts: Mapping[Key, int],
-    usage: Mapping[str, int],
-    model: PoolModel,
-    role: _Role,
+    solver: _Solver, counts: Mapping[Key, int], base: Path | None, key: Key, role: str
 ) -> str | None:
-    state = _with_choice(solver, counts, usage, model, role)
-    if solver.feasible(state):
+    if solver.choice_feasible(counts, base, role, key):
         return None
-    lines = solver.violations(dict(state))
+    after = dict(counts)
+    _move(after, key, solver.bits[solver.index[role]])
+    lines = solver.violations(after)
     detail = f" ({'; '.join(lines)})" if lines else ""
     return f"no complete team would remain{detail}"

@@ -1,11 +1,195 @@
-"""`okstra models` subcommands (placeholder until its issue lands)."""
+"""`okstra models` and `okstra team`: the model pool and team resolution, as JSON.
+
+`okstra models` lists every model with its availability — for `--role` when given,
+else for any role the model supports — and the reason a person can act on.
+`okstra team` resolves a team without the wizard, or explains exactly why none exists
+(exit 1 with every failing candidate and unsatisfied constraint).
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..catalog.models import EntryMode, HostSpec
+    from ..environment import Environment
+
+Payload = tuple[dict[str, Any], int]
+ENTRY_MODES = ("spawn-process", "current-session")
 
 
 def register(sub: Any) -> None:
-    """Add this module's subcommands to the top-level parser."""
-    _ = (sub, argparse)
+    """Add `okstra models` and `okstra team` to the top-level parser."""
+    models = sub.add_parser(
+        "models",
+        help="the model pool with availability and reasons",
+        description="List every model of the provider registry with its availability.",
+    )
+    _common(models)
+    models.add_argument("--role", help="availability for this role (default: any role)")
+    models.set_defaults(handler=_models)
+
+    team = sub.add_parser(
+        "team",
+        help="resolve a team without the wizard, or explain why none exists",
+        description="Resolve every role instance of a task type to a model binding.",
+    )
+    team.add_argument("--task-type", required=True, help="the phase, e.g. requirements-discovery")
+    team.add_argument(
+        "--role-count", action="append", default=[], metavar="ROLE=N", help="repeatable"
+    )
+    team.add_argument(
+        "--role-model",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="repeatable; a role given again is its next instance; MODEL is a ref or "
+        "provider/alias",
+    )
+    _common(team)
+    team.set_defaults(handler=_team)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", help="host runtime (default: detected from the environment)")
+    parser.add_argument(
+        "--entry-mode", default="spawn-process", help="spawn-process (default) or current-session"
+    )
+    parser.add_argument("--project-root", default=None, help="project directory (default: cwd)")
+
+
+def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, EntryMode, Path]:
+    from ..catalog import detect_host, load_catalog
+    from ..environment import Environment
+    from ..resolver import check_entry_mode
+
+    environment = Environment.real()
+    catalog = load_catalog(environment)
+    host = catalog.host(ns.host) if ns.host else detect_host(environment, catalog)
+    if ns.entry_mode not in ENTRY_MODES:
+        raise UsageError(
+            f"--entry-mode {ns.entry_mode!r}: expected one of {', '.join(ENTRY_MODES)}"
+        )
+    entry_mode = cast("EntryMode", ns.entry_mode)
+    check_entry_mode(host, entry_mode)
+    root = Path(ns.project_root) if ns.project_root else Path.cwd()
+    if not root.is_dir():
+        raise UsageError(f"--project-root {str(root)!r}: not a directory")
+    return environment, catalog, host, entry_mode, root.resolve()
+
+
+def _models(ns: argparse.Namespace) -> Payload:
+    from ..pool import ModelPool
+
+    environment, catalog, host, entry_mode, _ = _context(ns)
+    pool = ModelPool.from_catalog(catalog, environment)
+    role: str | None = ns.role
+    if role is not None:
+        known = set(pool.roles())
+        for profile in catalog.profiles.values():
+            known.update(r.role for r in profile.roles)
+        if role not in known:
+            raise UsageError(f"--role {role!r}: unknown role (known: {', '.join(sorted(known))})")
+    rows: list[dict[str, Any]] = []
+    for model in pool.models():
+        if role is not None:
+            verdict = pool.availability(model.ref, role, host, entry_mode)
+            available, reason = verdict.available, verdict.reason
+            usable_for = [role] if available else []
+        else:
+            usable_for = []
+            reasons: list[str] = []
+            for candidate in model.roles:
+                verdict = pool.availability(model.ref, candidate, host, entry_mode)
+                if verdict.available:
+                    usable_for.append(candidate)
+                elif verdict.reason and verdict.reason not in reasons:
+                    reasons.append(verdict.reason)
+            available = bool(usable_for)
+            if available:
+                reason = None
+            elif reasons:
+                reason = "; ".join(reasons)
+            else:
+                reason = f"model {model.ref} supports no role"
+        rows.append(
+            {
+                "modelRef": model.ref,
+                "provider": model.provider_id,
+                "display": model.display,
+                "execution": model.execution,
+                "aliases": list(model.aliases),
+                "roles": list(model.roles),
+                "availableFor": usable_for,
+                "available": available,
+                "reason": reason,
+            }
+        )
+    return (
+        {
+            "ok": True,
+            "host": host.id,
+            "entryMode": entry_mode,
+            "role": role,
+            "availabilityFor": f"role {role}" if role else "any role the model supports",
+            "models": rows,
+        },
+        0,
+    )
+
+
+def _team(ns: argparse.Namespace) -> Payload:
+    from ..defaults import load_scopes
+    from ..errors import AssignmentResolutionError
+    from ..pool import ModelPool
+    from ..resolver import resolve_assignments
+    from ..roleargs import parse_role_counts, parse_role_models
+
+    environment, catalog, host, entry_mode, root = _context(ns)
+    profile = catalog.profile(ns.task_type)
+    pool = ModelPool.from_catalog(catalog, environment)
+    counts = parse_role_counts(ns.role_count, profile)
+    role_models = parse_role_models(ns.role_model, profile, pool)
+    scopes = load_scopes(root, catalog)
+    try:
+        plan = resolve_assignments(profile, counts, role_models, scopes, pool, host, entry_mode)
+    except AssignmentResolutionError as exc:
+        payload = exc.to_json()
+        payload["host"] = host.id
+        payload["entryMode"] = entry_mode
+        return payload, exc.exit_code
+    team = [
+        {
+            "role": a.role,
+            "ordinal": a.ordinal,
+            "duty": a.duty,
+            "provider": a.provider_id,
+            "modelRef": a.model_ref,
+            "modelId": a.model_id,
+            "display": a.display_name,
+            "execution": a.execution,
+            "runner": a.binding.runner,
+            "hostModelValue": a.binding.host_model_value,
+            "provenance": a.provenance,
+        }
+        for a in plan.assignments
+    ]
+    dynamic = [
+        {"role": r.role, "duty": r.duty, "description": r.description} for r in plan.dynamic_roles
+    ]
+    return (
+        {
+            "ok": True,
+            "taskType": profile.task_type,
+            "host": host.id,
+            "entryMode": entry_mode,
+            "team": team,
+            "dynamicRoles": dynamic,
+        },
+        0,
+    )
