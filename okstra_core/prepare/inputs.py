@@ -122,53 +122,6 @@ class PrepareInputs:
         }
 
 
-def parse_role_counts(raw: Sequence[str]) -> dict[str, int]:
-    """Parse `--role-count role=N` values (syntax only; the resolver checks the roles).
-
-    Raises:
-        UsageError: a malformed value, a negative or non-integer count, or a role given
-            twice — all of them named at once.
-    """
-    counts: dict[str, int] = {}
-    problems: list[str] = []
-    for value in raw:
-        role, sep, count = value.partition("=")
-        role, count = role.strip(), count.strip()
-        if not sep or not role or not count.isdigit():
-            problems.append(f"{value!r} is not role=N (N a whole number)")
-        elif role in counts:
-            problems.append(f"role {role!r} is given twice")
-        else:
-            counts[role] = int(count)
-    if problems:
-        raise UsageError("; ".join(problems), field="--role-count")
-    return counts
-
-
-def parse_role_models(raw: Sequence[str]) -> dict[str, list[str]]:
-    """Parse `--role-model role=model_ref` values into refs per role, in ordinal order.
-
-    The same role may repeat (its 1st, 2nd, … instance); the resolver checks the roles
-    and resolves the refs (or `provider/alias`) against the pool.
-
-    Raises:
-        UsageError: a malformed value (all of them named at once).
-    """
-    models: dict[str, list[str]] = {}
-    problems: list[str] = []
-    for value in raw:
-        role, sep, ref = value.partition("=")
-        role, ref = role.strip(), ref.strip()
-        provider, slash, model = ref.partition("/")
-        if not sep or not role or not slash or not provider or not model:
-            problems.append(f"{value!r} is not role=provider/model")
-        else:
-            models.setdefault(role, []).append(ref)
-    if problems:
-        raise UsageError("; ".join(problems), field="--role-model")
-    return models
-
-
 def parse_host_session_context(raw: str) -> dict[str, Any]:
     """Parse `--host-session-context-json`; it must be a JSON object."""
     if not raw.strip():

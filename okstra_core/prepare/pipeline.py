@@ -32,10 +32,11 @@ from ..catalog.models import (
 from ..environment import Environment
 from ..errors import OkstraError, PrepareError, UsageError
 from ..paths import user_dirs
+from ..roleargs import parse_role_counts, parse_role_models
 from ..store import FileLock, append_line, dumps_json, lock_path_for
 from ..tasks import OKSTRA_DIR, TASK_MANIFEST, check_segment, resolve_inside, slugify, task_root
 from . import runfiles
-from .inputs import PrepareInputs, parse_role_counts, parse_role_models
+from .inputs import PrepareInputs
 from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
 from .plan_check import ApprovedPlan, check_approved_plan, check_brief
 from .render import render_template
@@ -292,8 +293,8 @@ def resolve_inputs(
 
     on_step("parsing role arguments")
     pool = ModelPool.from_catalog(catalog, environment)
-    role_counts = parse_role_counts(inputs.role_counts)
-    role_models = parse_role_models(inputs.role_models)
+    role_counts = parse_role_counts(inputs.role_counts, profile)
+    role_models = parse_role_models(inputs.role_models, profile, pool)
 
     on_step("resolving the team")
     scopes = load_scopes(root, catalog)
