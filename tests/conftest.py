@@ -11,6 +11,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# Test helpers import each other as `tests.<area>.<module>`. The checkout goes at the
+# END of sys.path: `tests` resolves from it, while `okstra_core` and `okstra_tui` keep
+# resolving to the installed copy under test (scripts/test.sh installs the wheel
+# non-editable and runs the venv's `pytest`, which does not put the cwd on sys.path).
+if str(REPO) not in sys.path:
+    sys.path.append(str(REPO))
 
 # A fake provider CLI: records argv, cwd and selected environment as one JSON line per
 # call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT.
@@ -43,8 +49,15 @@ def okstra_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.delenv("OKSTRA_WORKSPACE", raising=False)
     monkeypatch.delenv("OKSTRA_LANG", raising=False)
     # Never let the host detection see the session this test suite runs in.
-    for var in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_THREAD_ID",
-                "CODEX_MANAGED_BY_NPM", "TMUX", "TMUX_PANE"):
+    for var in (
+        "CLAUDECODE",
+        "CLAUDE_CODE_ENTRYPOINT",
+        "CODEX_SANDBOX",
+        "CODEX_THREAD_ID",
+        "CODEX_MANAGED_BY_NPM",
+        "TMUX",
+        "TMUX_PANE",
+    ):
         monkeypatch.delenv(var, raising=False)
     return home
 

@@ -1,0 +1,93 @@
+"""(a) A headless `okstra wizard step`, whole process, vs the bare interpreter.
+
+The baseline is `python -c "import pydantic, orjson"`: the floor of any process that
+validates and emits JSON the way okstra does (SPEC §10). The subject computes the
+prompt of a role-model step (the most expensive kind) without submitting, so every
+repeat does the same work on the same state file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ._drive import answer_for, step_kind
+from ._fixtures import make_machine
+from ._harness import Figure, NotAvailable, interleaved, okstra_argv, run, time_process
+
+BASELINE = [sys.executable, "-c", "import pydantic, orjson"]
+
+
+def measure(work: Path, repeat: int) -> list[Figure]:
+    name = "(a) `okstra wizard step`, whole process"
+    baseline_name = "python -c 'import pydantic, orjson'"
+    try:
+        machine = make_machine(work / "wizard-step")
+        state = machine.state()
+        okstra = okstra_argv()
+        run(
+            [
+                *okstra,
+                "wizard",
+                "init",
+                "--state",
+                str(state),
+                "--project-root",
+                str(machine.project),
+                "--host",
+                "terminal",
+            ],
+            env=machine.env,
+            cwd=machine.project,
+            what="okstra wizard init",
+        )
+        peek = [*okstra, "wizard", "step", "--state", str(state), "--no-submit"]
+        # Answer up to the first role-model prompt.
+        reached = ""
+        for _ in range(30):
+            prompt = json.loads(
+                run(
+                    peek,
+                    env=machine.env,
+                    cwd=machine.project,
+                    what="okstra wizard step --no-submit",
+                ).stdout
+            )["next"]
+            reached = step_kind(prompt)
+            if reached in ("role_model", "done"):
+                break
+            answer = answer_for(prompt, machine, largest_counts=False)
+            run(
+                [*okstra, "wizard", "step", "--state", str(state), "--answer", answer],
+                env=machine.env,
+                cwd=machine.project,
+                what="okstra wizard step",
+            )
+        imported = run(
+            peek,
+            env={**machine.env, "PYTHONPROFILEIMPORTTIME": "1"},
+            cwd=machine.project,
+            what="okstra wizard step (importtime)",
+        ).stderr
+        textual = any(
+            line.rsplit("|", 1)[-1].strip().split(".")[0] == "textual"
+            for line in imported.splitlines()
+            if line.startswith("import time:")
+        )
+        subject, baseline = interleaved(
+            lambda: time_process(peek, env=machine.env, cwd=machine.project),
+            lambda: time_process(BASELINE, env=machine.env, cwd=machine.project),
+            repeat=repeat,
+        )
+    except NotAvailable as exc:
+        return [Figure(name, baseline_name=baseline_name, missing=str(exc))]
+    return [
+        Figure(
+            name,
+            subject,
+            baseline,
+            baseline_name,
+            note=f"at a {reached} prompt; textual imported: {'YES' if textual else 'no'}",
+        )
+    ]

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Install everything the tests need and run the whole gate: ruff, mypy, pytest.
+#
+#   bash scripts/test.sh [pytest args…]
+#
+# The project is installed NON-editable into the venv, and pytest runs through the
+# venv's `pytest` script (not `python -m pytest`, which would put the checkout on
+# sys.path): the tests exercise the built wheel, the way a user gets okstra
+# (tests/test_packaging.py checks this when OKSTRA_TEST_INSTALLED=1). An editable
+# install already in the venv is replaced: point OKSTRA_VENV elsewhere to keep it.
+#
+# Environment:
+#   OKSTRA_VENV            the virtual environment to create/reuse (default: .venv)
+#   OKSTRA_PYTEST_TIMEOUT  seconds before a hung pytest run is stopped (default: 660)
+#   OKSTRA_SKIP_INSTALL=1  reuse the venv as it is (no pip, apt or npm; local loops)
+#
+# Pytest's summary line is always the last line printed: CI logs are read bottom-up.
+
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO="$(pwd)"
+VENV="${OKSTRA_VENV:-.venv}"
+case "$VENV" in
+    /*) ;;
+    *) VENV="$REPO/$VENV" ;;
+esac
+PY="$VENV/bin/python"
+START=$SECONDS
+FAILED=()
+
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+export DEBIAN_FRONTEND=noninteractive
+# Python output straight through: phase headers and tool output stay in order.
+export PYTHONUNBUFFERED=1
+
+phase() {
+    printf '\n==> [%4ss] %s\n' "$((SECONDS - START))" "$*"
+}
+
+warn() {
+    printf 'WARNING: %s\n' "$*" >&2
+}
+
+is_root() {
+    [ "$(id -u)" -eq 0 ]
+}
+
+venv_ok() {
+    [ -x "$PY" ] && "$PY" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null
+}
+
+make_venv() {
+    if python3 -m venv "$VENV"; then
+        return 0
+    fi
+    # Debian splits venv/ensurepip into python3-venv; install it when we may.
+    if is_root && command -v apt-get >/dev/null; then
+        warn "python3 -m venv failed; installing python3-venv from apt"
+        rm -rf "$VENV"
+        apt-get update -qq || warn "apt-get update failed"
+        apt-get install -y -qq python3-venv
+        python3 -m venv "$VENV"
+        return 0
+    fi
+    echo "ERROR: cannot create a virtual environment (python3 -m venv failed)" >&2
+    return 1
+}
+
+# pip with one retry: a transient index error should not fail the whole gate.
+pip_install() {
+    if ! "$PY" -m pip install -q "$@"; then
+        warn "pip install $* failed; retrying once"
+        sleep 5
+        "$PY" -m pip install -q "$@"
+    fi
+}
+
+install_tmux() {
+    if command -v tmux >/dev/null; then
+        echo "tmux: $(tmux -V)"
+        return 0
+    fi
+    if ! is_root || ! command -v apt-get >/dev/null; then
+        warn "tmux is missing and cannot be installed here (needs root and apt-get);" \
+            "the tmux tests will be skipped"
+        return 0
+    fi
+    if ! timeout 300 apt-get update -qq; then
+        warn "apt-get update failed; trying to install tmux anyway"
+    fi
+    if timeout 300 apt-get install -y -qq tmux >/dev/null && command -v tmux >/dev/null; then
+        echo "tmux: installed $(tmux -V)"
+    else
+        warn "apt-get install tmux failed; the tmux tests will be skipped"
+    fi
+}
+
+install_agent_clis() {
+    if [ ! -f scripts/install-agent-clis.sh ]; then
+        warn "scripts/install-agent-clis.sh not found; the real-CLI tests will be skipped"
+        return 0
+    fi
+    # npm has no overall timeout of its own; a stalled registry must not eat the CI budget.
+    if ! timeout 600 bash scripts/install-agent-clis.sh </dev/null; then
+        warn "installing the agent CLIs failed; the real-CLI tests will be skipped"
+    fi
+}
+
+# Run one check; record a failure instead of stopping, so one CI run reports every
+# broken gate (the exit status is still non-zero at the end).
+check() {
+    local name="$1"
+    shift
+    phase "$name"
+    if ! "$@"; then
+        FAILED+=("$name")
+        warn "$name failed"
+    fi
+}
+
+if [ "${OKSTRA_SKIP_INSTALL:-}" = 1 ] && venv_ok; then
+    phase "reusing $VENV as it is (OKSTRA_SKIP_INSTALL=1)"
+else
+    phase "virtual environment (${VENV#"$REPO"/})"
+    if venv_ok; then
+        echo "reusing $VENV ($("$PY" --version))"
+    else
+        rm -rf "$VENV"
+        make_venv
+        echo "created $VENV ($("$PY" --version))"
+    fi
+
+    phase "install okstra (non-editable) with the test extra"
+    pip_install '.[test]'
+    # What we test must be the installed copy, never the checkout: a previous editable
+    # install of the same version is replaced here if pip left it in place.
+    where="$(cd / && "$PY" -c 'import okstra_core; print(okstra_core.__file__)')"
+    if [ "$where" = "$REPO/okstra_core/__init__.py" ]; then
+        warn "okstra is still imported from the checkout; reinstalling it"
+        pip_install --force-reinstall --no-deps .
+    fi
+    echo "okstra_core: $(cd / && "$PY" -c 'import okstra_core; print(okstra_core.__file__)')"
+
+    phase "tmux"
+    install_tmux
+
+    phase "agent CLIs"
+    install_agent_clis
+fi
+
+check "ruff check" "$VENV/bin/ruff" check .
+check "ruff format --check" "$VENV/bin/ruff" format --check .
+check "mypy okstra_core" "$VENV/bin/mypy" okstra_core
+
+phase "pytest"
+if [ "${#FAILED[@]}" -gt 0 ]; then
+    warn "already failed: $(IFS=,; echo "${FAILED[*]}") (the tests run anyway)"
+fi
+LOG_DIR="$REPO/.cache"
+mkdir -p "$LOG_DIR"
+LOG="$LOG_DIR/pytest-last.log"
+export OKSTRA_TEST_INSTALLED=1
+export PATH="$VENV/bin:$PATH"
+color=()
+[ -t 1 ] && color=(--color=yes)
+set +e
+# `timeout` stops a hung run before CI's own limit does, so the log still ends with
+# our message; faulthandler dumps every thread's stack of a test stuck for 3 minutes.
+timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-660}" "$VENV/bin/pytest" \
+    -p no:cacheprovider -q -o faulthandler_timeout=180 --durations=5 \
+    "${color[@]}" "$@" </dev/null 2>&1 | tee "$LOG"
+rc=${PIPESTATUS[0]}
+set -e
+
+after=()
+case "$rc" in
+    0) ;;
+    5)
+        after+=("pytest collected no tests: treated as success")
+        rc=0
+        ;;
+    124 | 137) after+=("pytest was stopped after ${OKSTRA_PYTEST_TIMEOUT:-660}s (hung?)") ;;
+    *) ;;
+esac
+if [ "${#FAILED[@]}" -gt 0 ]; then
+    after+=("FAILED before the tests: $(IFS=,; echo "${FAILED[*]}")")
+    [ "$rc" -eq 0 ] && rc=1
+fi
+if [ "${#after[@]}" -gt 0 ]; then
+    printf '%s\n' "${after[@]}"
+    # Repeat pytest's summary line so it stays the last line of the log.
+    summary="$(grep -v '^[[:space:]]*$' "$LOG" | tail -n 1 || true)"
+    [ -n "$summary" ] && printf '%s\n' "$summary"
+fi
+exit "$rc"
