@@ -90,4 +90,3 @@ def resource(relative: str, env: Mapping[str, str] | None = None) -> Path:
     if primary.exists():
         return primary
     return bundled_prompts_root() / relative
-

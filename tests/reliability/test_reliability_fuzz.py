@@ -429,7 +429,4 @@ def test_a_subprocess_sample_exits_2_without_a_traceback() -> None:
 
 
 def test_random_team_and_models_argv() -> None:
-    probe_code, probe = main(world(), "team", "--help")
-    if probe_code == 2 and "invalid choice" in probe["error"]:
-        pytest.skip("`okstra team` is not implemented yet")
     _fuzz_team_and_models_argv()
