@@ -22,11 +22,18 @@ from textual.worker import Worker, WorkerState
 
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
-from okstra_core.wizard import Wizard, list_wizards, new_state_path, resolve_state_path
+from okstra_core.wizard import (
+    Wizard,
+    delete_wizard,
+    list_wizards,
+    new_state_path,
+    resolve_state_path,
+)
 
 from .messages import (
     Answered,
     BackRequested,
+    DeleteRequested,
     EditRequested,
     PreflightChecked,
     PrepareFailed,
@@ -91,18 +98,26 @@ class OkstraApp(App[LaunchRequest | None]):
         self.wizard: Wizard | None = None
         self._hold = contextlib.ExitStack()
         self._confirmed_here = False
+        # The wizard this app created (New setup, or --state of a new file): closed
+        # without an answer, it is removed rather than left as an empty entry.
+        self._created: Wizard | None = None
+        # The theme config.json names; a change from it (command palette) is saved.
+        self._saved_theme: str | None = None
+        self._theme_loaded = False
         self.sub_title = self.project_root.name
 
     # -- screens ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self._load_theme()
         if self.state_path is not None:
             self.open_wizard(self.state_path, create=not self.state_path.exists())
         else:
             self.show_start()
 
     def on_unmount(self) -> None:
-        self._hold.close()
+        # Quit (q, ctrl+q) or the lead taking over: close the wizard like any other way.
+        self._release()
 
     def _show(self, screen: Screen[Any]) -> None:
         # Keep the stack at [default, current]: screens replace each other, the
@@ -184,12 +199,23 @@ class OkstraApp(App[LaunchRequest | None]):
             self.show_start(exc.render())
             return
         self.wizard = wizard
+        self._created = wizard if create else None
         self._confirmed_here = False
         self.sub_title = Path(wizard.state.project_root).name
         self.show_prompt()
 
     def _release(self) -> None:
-        """Let go of the wizard lock (quit, start screen, another wizard)."""
+        """Close the open wizard (quit, start screen, another wizard).
+
+        A wizard this app created and nobody answered is removed first, while the lock
+        is still held (the rule is the engine's: `discard_if_unanswered`).
+        """
+        created, self._created = self._created, None
+        if created is not None:
+            try:
+                created.discard_if_unanswered()
+            except OkstraError as exc:
+                self.notify(exc.render(), severity="error")
         self._hold.close()
         self._hold = contextlib.ExitStack()
 
@@ -262,6 +288,15 @@ class OkstraApp(App[LaunchRequest | None]):
         with contextlib.suppress(Exception):
             self.screen.query_one(HistoryPanel).focus()
 
+    def on_delete_requested(self, message: DeleteRequested) -> None:
+        # Confirmed on the start screen; the engine decides what may be deleted.
+        try:
+            delete_wizard(message.path, self.environment)
+        except OkstraError as exc:
+            self.show_start(f"Not deleted: {exc.render()}")
+            return
+        self.show_start()
+
     def on_wizard_chosen(self, message: WizardChosen) -> None:
         if message.path is None:
             self.open_wizard(new_state_path(self.environment), create=True)
@@ -303,6 +338,38 @@ class OkstraApp(App[LaunchRequest | None]):
         if result.exec_argv:
             cwd = result.launch.cwd if result.launch is not None else self.project_root
             self.exit(LaunchRequest(tuple(result.exec_argv), Path(cwd), result.exec_env))
+
+    # -- theme ------------------------------------------------------------------------
+
+    def _load_theme(self) -> None:
+        """Apply the theme saved in config.json (a bad or unknown one is reported)."""
+        from okstra_core.config import load_theme
+
+        try:
+            name = load_theme(self.environment)
+        except OkstraError as exc:
+            self.notify(f"Theme not loaded: {exc.render()}", severity="warning")
+            name = None
+        if name is not None and name in self.available_themes:
+            self.theme = name
+        elif name is not None:
+            self.notify(f"Unknown theme {name!r} in config.json", severity="warning")
+        self._saved_theme = name
+        self._theme_loaded = True
+
+    def watch_theme(self, theme: str) -> None:
+        # Only a change made in the app is saved: not the load above, nor the default
+        # App.__init__ sets before this class's attributes exist (hence getattr).
+        if not getattr(self, "_theme_loaded", False) or theme == (self._saved_theme or ""):
+            return
+        from okstra_core.config import save_theme
+
+        try:
+            save_theme(theme, self.environment)
+        except OkstraError as exc:
+            self.notify(f"Theme not saved: {exc.render()}", severity="error")
+            return
+        self._saved_theme = theme
 
     # -- command palette --------------------------------------------------------------
 

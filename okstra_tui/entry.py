@@ -3,7 +3,8 @@
 A subcommand (`models`, `team`, `wizard`, `prepare`, `report`) goes to the headless
 CLI in okstra_core without importing textual; no subcommand opens the app (textual
 is imported lazily, only then — it is most of the start-up time of the app and none of
-the headless path's).
+the headless path's). `okstra --help` is the app's help: its options, then the
+headless CLI's own help (its commands), so one page lists everything.
 """
 
 from __future__ import annotations
@@ -15,29 +16,41 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def _app_parser() -> argparse.ArgumentParser:
+def _app_parser(*, with_commands: bool = False) -> argparse.ArgumentParser:
+    """The app's options; `with_commands` appends the headless CLI's help (for -h)."""
     parser = argparse.ArgumentParser(
         prog="okstra",
-        description="Set up and start a team of AI coding agents on one task. "
-        "Commands: models, team, wizard, prepare, report (see okstra COMMAND --help).",
+        usage="okstra [app options]\n       okstra COMMAND ...  (headless, see below)",
+        description="Set up and start a team of AI coding agents on one task.\n"
+        "Without a command, okstra opens the terminal app with these options.",
+        # The commands' help is argparse's own text: keep its line breaks.
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_commands_help() if with_commands else None,
     )
     parser.add_argument(
         "--project-root",
         type=Path,
         default=None,
+        metavar="DIR",
         help="the project to set up (default: the current directory)",
     )
     parser.add_argument(
-        "--state", type=Path, default=None, help="open (or create) this wizard state file directly"
+        "--state",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="open (or create) this wizard state file directly (a bare name: in the wizards dir)",
     )
-    parser.add_argument("--host", default=None, help="host runtime id (default: detected)")
+    parser.add_argument(
+        "--host", default=None, metavar="ID", help="host runtime id (default: detected)"
+    )
     parser.add_argument(
         "--entry-mode",
         choices=("spawn-process", "current-session"),
         default=None,
         help="how the lead session starts",
     )
-    parser.add_argument("--task-type", default=None, help="preselect the task type")
+    parser.add_argument("--task-type", default=None, metavar="TYPE", help="preselect the task type")
     parser.add_argument(
         "--launch",
         choices=("auto", "tmux", "exec", "none"),
@@ -47,9 +60,17 @@ def _app_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _commands_help() -> str:
+    """The headless CLI's help, under a heading (built only when help is asked for)."""
+    from okstra_core.cli import build_parser
+
+    return "headless commands (one JSON document on stdout):\n\n" + build_parser().format_help()
+
+
 def run_app(argv: Sequence[str]) -> int:
     """Run the terminal app; exec the lead CLI afterwards if it asked for that."""
-    ns = _app_parser().parse_args(list(argv))
+    args = list(argv)
+    ns = _app_parser(with_commands=any(a in ("-h", "--help") for a in args)).parse_args(args)
     from .app import make_app  # deferred: importing textual is the slow part
 
     app = make_app(
@@ -81,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from okstra_core.cli import COMMANDS
 
     first = next((a for a in args if not a.startswith("-")), None)
-    if first in COMMANDS or (args and args[0] in ("--version", "-h", "--help")):
+    # `okstra --help` falls through to the app parser, whose help lists the commands.
+    if first in COMMANDS or (args and args[0] == "--version"):
         from okstra_core.cli import main as cli_main
 
         return cli_main(args)

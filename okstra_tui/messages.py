@@ -44,6 +44,14 @@ class WizardChosen(Message):
         self.path = path
 
 
+class DeleteRequested(Message):
+    """On the start screen: delete the wizard at `path` (the person confirmed it)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+
 class PrepareStep(Message):
     """Prepare finished one step (posted from the prepare worker thread)."""
 

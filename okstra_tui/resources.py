@@ -27,8 +27,12 @@ def stylesheet(name: str) -> Path:
     return screens_dir() / f"{name}.tcss"
 
 
+@cache
 def help_text(name: str) -> str:
-    """The help text of one screen (`screens/<name>.help.md`), empty when it has none."""
+    """The help text of one screen (`screens/<name>.help.md`), empty when it has none.
+
+    Cached: the footer asks on every bindings refresh whether a screen has help.
+    """
     path = screens_dir() / f"{name}.help.md"
     try:
         return path.read_text(encoding="utf-8").strip()

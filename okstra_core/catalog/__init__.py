@@ -16,6 +16,7 @@ from .loaders import (
     load_profile,
     load_project_config,
     load_provider,
+    parse_global_config,
     template_fields,
 )
 from .models import (
@@ -63,5 +64,6 @@ __all__ = [
     "load_profile",
     "load_project_config",
     "load_provider",
+    "parse_global_config",
     "template_fields",
 ]

@@ -628,7 +628,17 @@ def load_global_config(path: Path) -> GlobalConfig:
     path = Path(path)
     if not path.exists():
         return GlobalConfig(source=str(path))
-    raw = _read_json_object(path)
+    return parse_global_config(_read_json_object(path), path)
+
+
+def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
+    """Validate the parsed object of `<config dir>/config.json` (see `load_global_config`).
+
+    Also how a change is checked before it is written (`okstra_core.config`).
+
+    Raises:
+        DataFileError: an unknown key or a value of the wrong type (`path` named).
+    """
     for key in raw:
         if key not in _GLOBAL_CONFIG_KEYS:
             raise DataFileError(

@@ -5,6 +5,8 @@ Public API (see docs/internals.md, "Wizard engine"):
 * `Wizard` — `init`, `open`, `prompt`, `refresh`, `submit`, `rewind`, `back`,
   `replay`, `history`, `answers`, `confirmation`, `outcome`, `progress`, `hold`;
 * `list_wizards(environment)` → `WizardSummary` list, newest first;
+  `delete_wizard(path)` removes one (v2 only); `Wizard.discard_if_unanswered()`
+  removes an empty one a front end created;
 * values: `Prompt`, `Option`, `StepResult`, `HistoryEntry`, `AnswerEntry`,
   `Confirmation`, `ConfirmationLine`, `Outcome`, `ReplayResult`;
 * `resolve_state_path(value)` — where `--state VALUE` points.
@@ -16,6 +18,7 @@ from .engine import (
     ReplayResult,
     Wizard,
     WizardSummary,
+    delete_wizard,
     list_wizards,
     new_state_path,
     resolve_state_path,
@@ -38,6 +41,7 @@ __all__ = [
     "Wizard",
     "WizardState",
     "WizardSummary",
+    "delete_wizard",
     "list_wizards",
     "new_state_path",
     "resolve_state_path",

@@ -25,7 +25,7 @@ import orjson
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
-from ..store import FileLock, atomic_write_json, decode_utf8, read_bytes
+from ..store import FileLock, atomic_write_json, decode_utf8, lock_path_for, read_bytes
 from .context import StepContext
 from .outcome import Confirmation, Outcome, build_outcome, confirmation
 from .prompt import AnswerEntry, HistoryEntry, Prompt, StepResult
@@ -582,6 +582,29 @@ class Wizard:
                 remaining += 3
         return answered, answered + remaining
 
+    def discard_if_unanswered(self) -> bool:
+        """Remove this wizard's state file and its `.lock` sidecar if nothing was answered.
+
+        For a front end closing a wizard it created: "New setup" then quit must not
+        leave an empty "(task not chosen)" entry behind. Only a v2 file okstra created
+        is removed: never a v1 source, never a companion (it carries `legacySource`),
+        never a file with an answer, a remembered answer (a rewind dropped it: the
+        person did answer), or a confirmed/aborted flag. Decided under the lock (the
+        one `hold()` keeps, or taken here on the file as on disk).
+
+        Returns:
+            True when the file was removed.
+
+        Raises:
+            StateInUseError: another process holds the state file.
+            StateFileError: the file on disk no longer loads.
+        """
+        with self._locked() as current:
+            if self.legacy or not self.path.exists() or not _unanswered(current):
+                return False
+            _remove_state_file(self.path)
+            return True
+
     @contextlib.contextmanager
     def hold(self) -> Iterator[Wizard]:
         """Keep the state file's lock while the block runs (a long-lived front end).
@@ -602,6 +625,71 @@ class Wizard:
         finally:
             self._lock = None
             lock.release()
+
+
+# ---------------------------------------------------------------------------- removal
+
+
+def _unanswered(state: WizardState) -> bool:
+    """A v2 state nobody has answered anything in (nothing worth keeping)."""
+    return (
+        state.legacy_source is None
+        and not state.answered
+        and not state.remembered_answers
+        and not state.aborted
+        and state.confirmed is not True
+    )
+
+
+def _remove_state_file(path: Path) -> None:
+    # The caller holds the lock: nothing can write the file meanwhile. The sidecar goes
+    # too, else every removed wizard leaves a stray `.lock` in the wizards dir (state
+    # locks fail fast, so no process is queued on the old sidecar's inode).
+    path.unlink(missing_ok=True)
+    lock_path_for(path).unlink(missing_ok=True)
+
+
+def delete_wizard(path: Path | str, environment: Environment | None = None) -> None:
+    """Delete a wizard listed by `list_wizards` (the start screen's `d`).
+
+    Only a v2 state file directly in the wizards dir is deleted, with its `.lock`
+    sidecar. A v1 file is never changed by okstra (SPEC §6.5) and a file that does not
+    load may be one, so both are refused; so is a companion whose v1 source still
+    exists (it is that wizard's saved progress). Runs under the state file's lock.
+
+    Raises:
+        UsageError: not a file of the wizards dir, a v1 file, or a live companion.
+        StateInUseError: the wizard is open elsewhere (the app, a step).
+        StateFileError: the file does not load (it is left alone).
+    """
+    env = environment or Environment.real()
+    path = Path(path)
+    directory = user_dirs(env.env).wizards
+    if path.suffix != ".json" or path.parent.resolve() != directory.resolve():
+        raise UsageError(
+            f"only a wizard state file in {directory} can be deleted", path=path, field="path"
+        )
+    if not path.is_file():
+        raise UsageError("no such wizard state file", path=path)
+    with FileLock(path):
+        _data, raw = _read_state_bytes(path)
+        try:
+            version = classify_version(raw)
+        except StateFileError as exc:
+            raise StateFileError(exc.message, path=path, field=exc.field) from None
+        if version != 2:
+            raise UsageError(
+                "a v1 wizard state file is never changed by okstra: delete it yourself",
+                path=path,
+            )
+        state = parse_v2(raw, str(path))
+        source = state.legacy_source
+        if source is not None and Path(source.path).exists():
+            raise UsageError(
+                f"this is the saved progress of the v1 file {source.path}: delete that file first",
+                path=path,
+            )
+        _remove_state_file(path)
 
 
 # ---------------------------------------------------------------------------- list

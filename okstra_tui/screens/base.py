@@ -12,11 +12,12 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..messages import Answered, BackRequested, EditRequested
+from ..resources import help_text
 from ..widgets import HistoryPanel, OptionTable, Row
 
 
@@ -40,7 +41,10 @@ class PromptScreen(Screen[None]):
         Binding("escape", "back", "Back"),
         Binding("backspace", "back", "Back", show=False),
         Binding("e", "edit", "Edit"),
+        Binding("question_mark,f1", "toggle_help", "Help", key_display="?"),
     ]
+    # The screen's help file, `screens/<HELP>.help.md`; "?" shows it (no file: no key).
+    HELP: ClassVar[str | None] = None
 
     def __init__(self, prompt: Any, history: Sequence[Any], progress: tuple[int, int]) -> None:
         super().__init__(classes="prompt-screen")
@@ -63,6 +67,30 @@ class PromptScreen(Screen[None]):
                 yield from self.compose_body()
                 yield Static("", id="error", markup=False)
         yield Footer()
+
+    @property
+    def help_markdown(self) -> str:
+        """The text of this screen's help file ("" when it has none)."""
+        return help_text(self.HELP) if self.HELP else ""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # "? Help" is in the footer only on screens that have a help file.
+        if action == "toggle_help":
+            return bool(self.help_markdown)
+        return True
+
+    def action_toggle_help(self) -> None:
+        """Show or hide the help panel under the prompt."""
+        panels = self.query("#screen-help")
+        if panels:
+            panels.first().toggle_class("-hidden")
+            return
+        # Deferred: the Markdown widget pulls in markdown-it, needed only here.
+        from textual.widgets import Markdown
+
+        panel = VerticalScroll(Markdown(self.help_markdown), id="screen-help")
+        panel.border_title = "Help · ? to close"
+        self.query_one("#prompt").mount(panel)
 
     def on_screen_resume(self) -> None:
         # The header shows where we are: "<project> · Step n of ~m".

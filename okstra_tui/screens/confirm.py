@@ -34,6 +34,7 @@ class ConfirmScreen(PromptScreen):
     """
 
     CSS_PATH = stylesheet("confirm")
+    HELP = "confirm"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("l", "answer('confirm')", "Launch"),
         Binding("a", "answer('abort')", "Abort"),

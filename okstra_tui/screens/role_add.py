@@ -14,6 +14,7 @@ class RoleAddScreen(ChoiceScreen):
     """ "Don't add" (the default) or add 1..max instances of an optional role."""
 
     CSS_PATH = stylesheet("role_add")
+    HELP = "role_add"
 
     def compose_body(self) -> ComposeResult:
         yield Static(role_facts(self.prompt.meta), id="role", markup=False)

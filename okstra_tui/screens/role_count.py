@@ -28,6 +28,7 @@ class RoleCountScreen(ChoiceScreen):
     """Counts from min to max (the engine marks the recommended one), the duty shown."""
 
     CSS_PATH = stylesheet("role_count")
+    HELP = "role_count"
 
     def compose_body(self) -> ComposeResult:
         yield Static(role_facts(self.prompt.meta), id="role", markup=False)

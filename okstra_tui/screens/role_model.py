@@ -37,6 +37,7 @@ class RoleModelScreen(ChoiceScreen):
     """Pick the model of one role instance from the pool."""
 
     CSS_PATH = stylesheet("role_model")
+    HELP = "role_model"
 
     def compose_body(self) -> ComposeResult:
         description = self.prompt.meta.get("description")

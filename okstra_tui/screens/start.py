@@ -1,20 +1,22 @@
-"""The start screen: resume a wizard (newest first), or start a new setup."""
+"""The start screen: resume a wizard (newest first), start a new setup, or delete one."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 
-from ..messages import WizardChosen
+from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet
 from ..widgets import OptionTable, Row
+from .delete import DeleteWizardScreen
 
 NEW = "new"
 
@@ -32,16 +34,19 @@ def ago(then: datetime | None, now: datetime) -> str:
     return "just now"  # unreachable: seconds >= 60 matched "min"
 
 
+def summary_task(summary: Any) -> str:
+    """The task column of a wizard: its task key, or that none was chosen yet."""
+    task = summary.task or "(task not chosen)"
+    return task + " [v1]" if summary.legacy else task
+
+
 def summary_row(summary: Any, now: datetime) -> Row:
     """One resumable wizard: task, task type, "step n of ~m", last update."""
     answered, total = summary.progress
-    task = summary.task or "(task not chosen)"
-    if summary.legacy:
-        task += " [v1]"
     return Row(
         value=str(summary.path),
         cells=(
-            task,
+            summary_task(summary),
             summary.task_type or "—",
             f"step {answered + 1} of ~{total}",
             ago(summary.updated_at, now),
@@ -50,16 +55,29 @@ def summary_row(summary: Any, now: datetime) -> Row:
     )
 
 
+def default_choice(summaries: Sequence[Any]) -> str:
+    """What Enter does first: resume the newest unfinished wizard, else a new setup.
+
+    `summaries` is newest first. Only a wizard still in progress counts: a confirmed
+    one has usually been launched already, an aborted or broken one cannot resume.
+    """
+    for summary in summaries:
+        if summary.status == "in-progress" and summary.problem is None:
+            return str(summary.path)
+    return NEW
+
+
 class StartScreen(Screen[None]):
     """Resumable wizards and "New setup".
 
     Args:
         summaries: the wizards `list_wizards` found, newest first.
         now: the app's clock reading, for "last update".
-        error: an error to show (a wizard that could not be opened).
+        error: an error to show (a wizard that could not be opened or deleted).
     """
 
     CSS_PATH = stylesheet("start")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("d", "delete", "Delete")]
 
     def __init__(self, summaries: Sequence[Any], now: datetime, error: str = "") -> None:
         super().__init__()
@@ -73,7 +91,7 @@ class StartScreen(Screen[None]):
             yield Static("Set up a team of agents for one task.", id="intro")
             rows = [Row(NEW, ("New setup", "", "", ""))]
             rows += [summary_row(s, self.now) for s in self.summaries]
-            yield OptionTable(rows, selected=NEW, id="wizards")
+            yield OptionTable(rows, selected=default_choice(self.summaries), id="wizards")
             if not self.summaries:
                 yield Static("No setup to resume.", id="empty")
             yield Static(self.error, id="error", classes="-visible" if self.error else "")
@@ -86,6 +104,35 @@ class StartScreen(Screen[None]):
         error = self.query_one("#error", Static)
         error.update(message)
         error.set_class(bool(message), "-visible")
+
+    def _highlighted(self) -> Any | None:
+        """The summary of the highlighted wizard (None on "New setup" or before compose)."""
+        table = next(self.query("#wizards").results(OptionTable), None)
+        if table is None:
+            return None
+        highlighted = table.highlighted_value
+        return next((s for s in self.summaries if str(s.path) == highlighted), None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # "Delete" is shown only while a wizard (not "New setup") is highlighted.
+        if action == "delete":
+            return self._highlighted() is not None
+        return True
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.refresh_bindings()
+
+    def action_delete(self) -> None:
+        summary = self._highlighted()
+        if summary is None:
+            return
+        path = Path(summary.path)
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.post_message(DeleteRequested(path))
+
+        self.app.push_screen(DeleteWizardScreen(summary_task(summary), path), confirmed)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -86,19 +87,29 @@ def _fake_cli_help(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 async def settle(pilot: Any, app: Any) -> None:
-    """Let screen switches and workers finish."""
-    for _ in range(3):
-        await pilot.pause()
-    await app.workers.wait_for_complete()
+    """Let screen switches and workers finish.
+
+    `pilot.pause()` already waits until the app is idle (its CPU time stops moving),
+    so one is enough for a screen switch; only a running worker (preflight, prepare)
+    needs its own wait and one more pause for the message it posts.
+    """
     await pilot.pause()
+    if any(worker.is_running for worker in app.workers):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
 
 
-async def wait_for(pilot: Any, app: Any, predicate: Callable[[], bool], what: str) -> None:
-    for _ in range(200):
-        if predicate():
-            return
+async def wait_for(
+    pilot: Any, app: Any, predicate: Callable[[], bool], what: str, timeout: float = 15.0
+) -> None:
+    """Poll `predicate` (20 ms apart) until it holds; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"timed out waiting for {what}; screen is {type(app.screen).__name__}"
+            )
         await pilot.pause(0.02)
-    raise AssertionError(f"timed out waiting for {what}; screen is {type(app.screen).__name__}")
 
 
 def step_kind(app: Any) -> str | None:
@@ -139,6 +150,37 @@ async def drive_to(pilot: Any, app: Any, target: str, *, limit: int = 30) -> Non
             return
         await answer_current(pilot, app)
     raise AssertionError(f"never reached {target}; at {step_kind(app)}")
+
+
+def default_answer(prompt: Any) -> str:
+    """What Enter answers on a prompt's screen: the highlighted default, else the first
+    selectable option; a text box's default, else its ANSWERS entry."""
+    kind = str(prompt.meta.get("stepKind", prompt.kind))
+    if prompt.kind == "text":
+        return str(prompt.default or ANSWERS.get(kind, "x"))
+    selectable = [o.value for o in prompt.options if o.selectable]
+    return str(prompt.default if prompt.default in selectable else selectable[0])
+
+
+def prefill(project: Path, target: str, **init: Any) -> Path:
+    """A wizard answered through the engine, as Enter on each screen would, up to the
+    first prompt of step kind `target`; returns its state file (the name "New setup"
+    would give it: same clock).
+
+    For tests about what happens *at* a step: driving every earlier screen through
+    the UI costs a screen render per step and tests nothing new (the walk through the
+    UI is its own test, and the tmux end-to-end test's).
+    """
+    from okstra_core.wizard import Wizard
+
+    init.setdefault("host", "terminal")
+    wizard = Wizard.init(None, project, environment=fixed_environment(), **init)
+    for _ in range(40):
+        prompt = wizard.prompt()
+        if str(prompt.meta.get("stepKind", prompt.kind)) == target:
+            return wizard.path
+        wizard.submit(default_answer(prompt))
+    raise AssertionError(f"never reached {target}; at {wizard.prompt().id}")
 
 
 def okstra_cmd() -> list[str]:

@@ -71,14 +71,16 @@ class Terminal:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "e2e")
 
+    # Keys reach the app in order through the pty, so a short gap is enough; every
+    # step that depends on the app's reaction waits for the screen (`wait`).
     def keys(self, *keys: str) -> None:
         for key in keys:
             self.tmux("send-keys", "-t", "e2e", key)
-            time.sleep(0.15)
+            time.sleep(0.05)
 
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "e2e", "-l", text)
-        time.sleep(0.15)
+        time.sleep(0.05)
 
     def wait(self, text: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
@@ -86,7 +88,7 @@ class Terminal:
             shown = self.screen()
             if text in shown:
                 return shown
-            time.sleep(0.1)
+            time.sleep(0.05)
         raise AssertionError(f"{text!r} never appeared; the screen is:\n{self.screen()}")
 
     def dead(self) -> bool:
@@ -125,7 +127,7 @@ def enter_until(term: Terminal, text: str, limit: int = 20) -> None:
         deadline = time.monotonic() + 10
         while term.screen().splitlines()[0] == header and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.2)
+        time.sleep(0.1)
     term.wait(text, timeout=5)
 
 
@@ -163,10 +165,11 @@ def test_tui_e2e_setup_quit_resume_rewind_launch(terminal: Terminal) -> None:
     saved = json.loads(state.read_text())
     assert saved["task_key"] == "grp/one" and saved["task_type"] == "requirements-discovery"
 
-    # Resume from the start screen: the setup is listed under "New setup".
+    # Resume from the start screen: the setup is listed under "New setup" and
+    # highlighted, so Enter resumes it.
     terminal.respawn(command)
     terminal.wait("grp/one")
-    terminal.keys("Down", "Enter")
+    terminal.keys("Enter")
     terminal.wait("How many analyser")
     enter_until(terminal, "Launch this setup?")
 

@@ -13,6 +13,7 @@ from conftest import (
     answer_current,
     drive_to,
     okstra_cmd,
+    prefill,
     settle,
     step_kind,
     wait_for,
@@ -84,8 +85,8 @@ async def test_whole_setup_to_confirm_shows_provenance_and_preflight(app_factory
         assert screen.focused is screen.query_one("#do-confirm")
 
 
-async def test_refused_brief_shows_inline_and_changes_nothing(app_factory) -> None:
-    app = app_factory()
+async def test_refused_brief_shows_inline_and_changes_nothing(app_factory, project) -> None:
+    app = app_factory(state=prefill(project, "brief"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "brief")
         path = only_state_file()
@@ -104,8 +105,10 @@ async def test_refused_brief_shows_inline_and_changes_nothing(app_factory) -> No
         assert step_kind(app) == "task_type"
 
 
-async def test_escape_goes_back_one_step_and_preselects_the_dropped_answer(app_factory) -> None:
-    app = app_factory()
+async def test_escape_goes_back_one_step_and_preselects_the_dropped_answer(
+    app_factory, project
+) -> None:
+    app = app_factory(state=prefill(project, "task_id"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "task_id")
         await pilot.press("escape")
@@ -115,8 +118,8 @@ async def test_escape_goes_back_one_step_and_preselects_the_dropped_answer(app_f
         assert [e.step_id for e in app.wizard.history()] == ["task_pick"]
 
 
-async def test_backspace_is_back_on_a_pick_screen(app_factory) -> None:
-    app = app_factory()
+async def test_backspace_is_back_on_a_pick_screen(app_factory, project) -> None:
+    app = app_factory(state=prefill(project, "task_type"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "task_type")
         await pilot.press("backspace")
@@ -124,8 +127,8 @@ async def test_backspace_is_back_on_a_pick_screen(app_factory) -> None:
         assert step_kind(app) == "brief"
 
 
-async def test_rewind_from_the_history_panel_then_enter_through(app_factory) -> None:
-    app = app_factory(launch="none")
+async def test_rewind_from_the_history_panel_then_enter_through(app_factory, project) -> None:
+    app = app_factory(launch="none", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
         answered = [e.step_id for e in app.wizard.history()]
@@ -144,8 +147,8 @@ async def test_rewind_from_the_history_panel_then_enter_through(app_factory) -> 
         assert [e.step_id for e in app.wizard.history()] == answered
 
 
-async def test_edit_from_confirm_rewinds_to_the_chosen_step(app_factory) -> None:
-    app = app_factory(launch="none")
+async def test_edit_from_confirm_rewinds_to_the_chosen_step(app_factory, project) -> None:
+    app = app_factory(launch="none", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
         await pilot.press("e")
@@ -160,8 +163,8 @@ async def test_edit_from_confirm_rewinds_to_the_chosen_step(app_factory) -> None
         assert app.screen.query_one("#options", OptionTable).highlighted_value == "2"
 
 
-async def test_e_outside_confirm_focuses_the_history(app_factory) -> None:
-    app = app_factory()
+async def test_e_outside_confirm_focuses_the_history(app_factory, project) -> None:
+    app = app_factory(state=prefill(project, "task_type"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "task_type")
         await pilot.press("e")
@@ -191,16 +194,18 @@ async def test_quit_then_resume_from_start_and_from_state(app_factory) -> None:
         table = start.screen.query_one("#wizards", OptionTable)
         assert table.rows[1].value == str(path)
         assert table.rows[1].cells[:3] == ("grp/one", "requirements-discovery", "step 6 of ~14")
-        await pilot.press("down", "enter")
+        # The setup just quit is highlighted: Enter resumes it.
+        assert table.highlighted_value == str(path)
+        await pilot.press("enter")
         await wait_for(pilot, start, lambda: step_kind(start) == "role_count", "resume")
         assert start.screen.prompt.id == prompt_id
 
 
-async def test_the_open_wizard_is_locked_but_readable(app_factory) -> None:
-    app = app_factory()
+async def test_the_open_wizard_is_locked_but_readable(app_factory, project) -> None:
+    path = prefill(project, "task_group")
+    app = app_factory(state=path)
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "task_group")
-        path = only_state_file()
         other = Wizard.open(path)  # reading works while the app holds the lock
         assert other.prompt().id == "task_group"
         with pytest.raises(StateInUseError):
@@ -229,11 +234,11 @@ async def test_the_open_wizard_is_locked_but_readable(app_factory) -> None:
 
 
 async def test_unavailable_models_are_dimmed_with_reason_and_not_selectable(
-    app_factory, fake_bin, monkeypatch
+    app_factory, project, fake_bin, monkeypatch
 ) -> None:
     directory = fake_bin("claude", "codex", directory=Path(os.environ["FAKE_CLI_LOG"]).parent / "b")
     monkeypatch.setenv("PATH", os.pathsep.join([str(directory), "/usr/bin", "/bin"]))
-    app = app_factory()
+    app = app_factory(state=prefill(project, "role_model"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "role_model")
         assert isinstance(app.screen, RoleModelScreen)
@@ -248,7 +253,7 @@ async def test_unavailable_models_are_dimmed_with_reason_and_not_selectable(
 
 
 async def test_launch_none_shows_steps_and_the_start_command(app_factory, project) -> None:
-    app = app_factory(launch="none")
+    app = app_factory(launch="none", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
         await pilot.press("enter")  # Launch has the focus
@@ -266,7 +271,7 @@ async def test_launch_none_shows_steps_and_the_start_command(app_factory, projec
 
 
 async def test_launch_exec_exits_with_the_argv_to_exec(app_factory, project) -> None:
-    app = app_factory(launch="exec")
+    app = app_factory(launch="exec", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
         await pilot.click("#do-confirm")
@@ -278,9 +283,11 @@ async def test_launch_exec_exits_with_the_argv_to_exec(app_factory, project) -> 
     assert request.cwd == project.resolve()
 
 
-async def test_preflight_failure_is_shown_with_what_to_do(app_factory, monkeypatch) -> None:
+async def test_preflight_failure_is_shown_with_what_to_do(
+    app_factory, project, monkeypatch
+) -> None:
     monkeypatch.setenv("FAKE_CLI_HELP", "usage: claude [prompt]")
-    app = app_factory(launch="none")
+    app = app_factory(launch="none", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
         text = str(app.screen.query_one(ConfirmationView).render())
@@ -293,8 +300,8 @@ async def test_preflight_failure_is_shown_with_what_to_do(app_factory, monkeypat
         assert "okstra --state" in error_text(app)
 
 
-async def test_abort_returns_to_the_start_screen(app_factory) -> None:
-    app = app_factory()
+async def test_abort_returns_to_the_start_screen(app_factory, project) -> None:
+    app = app_factory(state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
         await pilot.press("a")
@@ -303,12 +310,10 @@ async def test_abort_returns_to_the_start_screen(app_factory) -> None:
         assert "abort" in error_text(app).lower()
 
 
-async def test_a_confirmed_wizard_waits_for_enter_and_escape_goes_back(app_factory) -> None:
-    app = app_factory(launch="none")
-    async with app.run_test(size=SIZE) as pilot:
-        await drive_to(pilot, app, "confirm")
-        path = app.wizard.path
-        await pilot.press("q")
+async def test_a_confirmed_wizard_waits_for_enter_and_escape_goes_back(
+    app_factory, project
+) -> None:
+    path = prefill(project, "confirm")
     Wizard.open(path).submit("confirm")
     again = app_factory(state=path, launch="none")
     async with again.run_test(size=SIZE) as pilot:
@@ -335,8 +340,8 @@ async def test_a_broken_state_file_is_an_inline_error(app_factory) -> None:
     assert bad.read_bytes() == b"\x00not json"
 
 
-async def test_command_palette_offers_back_and_edit(app_factory) -> None:
-    app = app_factory()
+async def test_command_palette_offers_back_and_edit(app_factory, project) -> None:
+    app = app_factory(state=prefill(project, "task_group"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "task_group")
         titles = [c.title for c in app.get_system_commands(app.screen)]

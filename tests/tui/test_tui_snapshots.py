@@ -1,7 +1,9 @@
 """Snapshot tests of every screen at 80×24 and 120×40.
 
 Stable by construction: a fixed clock and uuid source, a project at a fixed path, the
-text cursor frozen, and every worker finished before the picture is taken.
+text cursor frozen, and every worker finished before the picture is taken. Each
+picture's wizard is answered up to its step through the engine (`prefill`, what Enter
+on each screen would answer), so only the screen pictured is rendered.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import drive_to, fixed_environment, settle
+from conftest import drive_to, fixed_environment, prefill, settle
 
 from okstra_tui.app import make_app
 
@@ -27,6 +29,11 @@ def build(project: Path, **kwargs: Any):
         cursor_blink=False,
         **kwargs,
     )
+
+
+def at(project: Path, target: str, **kwargs: Any):
+    """The app opened on a wizard answered up to step kind `target`."""
+    return build(project, state=prefill(project, target), **kwargs)
 
 
 def reach(target: str, then: Callable[..., Any] | None = None):
@@ -54,7 +61,8 @@ def reach(target: str, then: Callable[..., Any] | None = None):
     ],
 )
 def test_tui_snapshot_prompt_screens(snap_compare, stable_project, size, target) -> None:
-    assert snap_compare(build(stable_project), run_before=reach(target), terminal_size=size)
+    app = at(stable_project, target)
+    assert snap_compare(app, run_before=reach(target), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -62,7 +70,7 @@ def test_tui_snapshot_refused_text(snap_compare, stable_project, size) -> None:
     async def refuse(pilot) -> None:
         await pilot.press(*"missing.md", "enter")
 
-    app = build(stable_project)
+    app = at(stable_project, "brief")
     assert snap_compare(app, run_before=reach("brief", refuse), terminal_size=size)
 
 
@@ -71,7 +79,7 @@ def test_tui_snapshot_edit(snap_compare, stable_project, size) -> None:
     async def edit(pilot) -> None:
         await pilot.press("e")
 
-    app = build(stable_project)
+    app = at(stable_project, "confirm")
     assert snap_compare(app, run_before=reach("confirm", edit), terminal_size=size)
 
 
@@ -91,7 +99,7 @@ def test_tui_snapshot_launch_none(snap_compare, stable_project, size) -> None:
         await pilot.press("enter")
         await settle(pilot, pilot.app)
 
-    app = build(stable_project, launch="none")
+    app = at(stable_project, "confirm", launch="none")
     assert snap_compare(app, run_before=reach("confirm", launch), terminal_size=size)
 
 
@@ -103,5 +111,33 @@ def test_tui_snapshot_role_model_with_unavailable_models(
     # each with its reason.
     directory = fake_bin("claude", "codex", directory=stable_project.parent / "bin")
     monkeypatch.setenv("PATH", os.pathsep.join([str(directory), "/usr/bin", "/bin"]))
-    app = build(stable_project)
+    app = at(stable_project, "role_model")
     assert snap_compare(app, run_before=reach("role_model"), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_help_panel(snap_compare, stable_project, size) -> None:
+    async def open_help(pilot) -> None:
+        await pilot.press("question_mark")
+
+    app = at(stable_project, "role_model")
+    assert snap_compare(app, run_before=reach("role_model", open_help), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_delete_dialog(snap_compare, stable_project, monkeypatch, size) -> None:
+    from okstra_core.wizard import Wizard
+
+    # The dialog shows the state file's full path: keep it the same every run.
+    monkeypatch.setenv("OKSTRA_HOME", str(stable_project.parent / "home"))
+
+    wizard = Wizard.init(None, stable_project, host="terminal", environment=fixed_environment())
+    for answer in ("new", "grp", "one"):
+        wizard.submit(answer)
+
+    async def delete(pilot) -> None:
+        await settle(pilot, pilot.app)
+        await pilot.press("d")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(build(stable_project), run_before=delete, terminal_size=size)

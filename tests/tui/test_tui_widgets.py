@@ -82,6 +82,7 @@ def test_every_screen_has_its_stylesheet() -> None:
         "confirm",
         "edit",
         "launch",
+        "delete",
     ):
         assert stylesheet(name).is_file(), name
     assert screens_dir().name == "screens"
