@@ -1,4 +1,4 @@
-"""The headless command line: `okstra models|team|wizard|prepare|report …`.
+"""The headless command line: `okstra models|team|wizard|prepare|report|resume …`.
 
 Every command prints exactly one JSON document on stdout (camelCase keys).
 Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` and an exit code
@@ -25,7 +25,7 @@ from ..errors import OkstraError, UsageError
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
 
-COMMANDS = ("models", "team", "wizard", "prepare", "report")
+COMMANDS = ("models", "team", "wizard", "prepare", "report", "resume")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,7 +40,22 @@ def emit(payload: dict[str, Any]) -> None:
     sys.stdout.buffer.flush()
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The module that registers each command. A run builds the parser of its own command
+# only: registering the others imports what their flags need (prepare's inputs, resume's
+# defaults), which `okstra wizard step` would pay for on every step. A command missing
+# here (or none) registers them all.
+_REGISTRARS = {
+    "models": "_models",
+    "team": "_models",
+    "wizard": "_wizard",
+    "prepare": "_prepare",
+    "report": "_prepare",
+    "resume": "_resume",
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser: every command, or only `command`'s (the one being run)."""
     parser = _Parser(
         prog="okstra",
         description=(
@@ -50,10 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    from . import _models, _prepare, _wizard
+    from . import _models, _prepare, _resume, _wizard
 
-    for module in (_models, _wizard, _prepare):
-        module.register(sub)
+    modules = (_models, _wizard, _prepare, _resume)
+    only = _REGISTRARS.get(command or "")
+    for module in modules:
+        if only is None or module.__name__.rpartition(".")[2] == only:
+            module.register(sub)
     return parser
 
 
@@ -62,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = os.environ.get("OKSTRA_DEBUG") == "1"
     try:
-        parser = build_parser()
+        command = next((a for a in args_list if not a.startswith("-")), None)
+        parser = build_parser(command)
         if any(a in ("-h", "--help") for a in args_list) or any(
             a == "--version" for a in args_list[:1]
         ):

@@ -115,7 +115,19 @@ Public API (the contract `okstra_core.prepare` codes against)::
         # resume.json (0600) and resume-lead.sh (0700), atomically; may be called again
         # once a pending id is discovered. A session id is only ever paired with the
         # CLI/provider that minted it.
-    def render_resume_sheet(entries) -> tuple[bytes, str]  # contents, for dry runs/digests
+    def render_resume_sheet(entries, *, run_dir=None, okstra=None) -> tuple[bytes, str]
+        # contents, for dry runs/digests. With run_dir, a pending script runs
+        # `<okstra> resume <run_dir> --exec "$@"` (okstra on PATH as the fallback).
+    # write_resume_sheet(run_dir, entries, *, okstra=None) likewise.
+
+    # While pending, an entry records `resume_template` (launch.resume with every value
+    # but `{session_id}` filled in: `LaunchPlan.resume_argv_template()`) and `discover`
+    # (the rule with its glob resolved at planning: `LaunchPlan.discover_fixed`);
+    # `entry.with_session(id)` finishes it. `read_resume_sheet(run_dir) -> ResumeSheet`
+    # (.entries, .okstra, .pending, .lead()) reads resume.json back strictly;
+    # `find_okstra(environment)` is the okstra executable a script calls back.
+    def find_sessions(spec, project_root, launched_at, environment, *, source="") -> list[str]
+    def discover_sessions(…same as discover_session…) -> list[str]   # every match, newest first
 """
 
 from okstra_core.launch.argv import PLACEHOLDERS, render_argv
@@ -134,30 +146,48 @@ from okstra_core.launch.plan import LaunchPlan, plan_launch
 from okstra_core.launch.preflight import PreflightResult, RoleInstance, preflight
 from okstra_core.launch.resume import (
     PENDING,
+    RESUME_JSON,
+    RESUME_SCRIPT,
     ResumeEntry,
+    ResumeSheet,
+    find_okstra,
+    read_resume_sheet,
     render_resume_sheet,
     write_resume_sheet,
 )
-from okstra_core.launch.session import discover_session, find_session_once, mint_session_id
+from okstra_core.launch.session import (
+    discover_session,
+    discover_sessions,
+    find_session_once,
+    find_sessions,
+    mint_session_id,
+)
 
 __all__ = [
     "BACKEND_CHOICES",
     "PENDING",
     "PLACEHOLDERS",
+    "RESUME_JSON",
+    "RESUME_SCRIPT",
     "TMUX_SOCKET_VAR",
     "Backend",
     "LaunchPlan",
     "LaunchResult",
     "PreflightResult",
     "ResumeEntry",
+    "ResumeSheet",
     "RoleInstance",
     "choose_backend",
     "discover_session",
+    "discover_sessions",
     "exec_now",
+    "find_okstra",
     "find_session_once",
+    "find_sessions",
     "mint_session_id",
     "plan_launch",
     "preflight",
+    "read_resume_sheet",
     "render_argv",
     "render_resume_sheet",
     "start",

@@ -244,10 +244,15 @@ def _watch_pane(
     _run([*base, "kill-pane", "-t", pane], environment)
     if signal:
         how = f"was killed by signal {signal}"
-    elif status in ("", "0"):
+    elif status == "0":
         return
-    else:
+    elif status:
         how = f"exited with status {status}"
+    else:
+        # tmux 3.3a sometimes marks a pane dead without ever reporting the child's
+        # status (a race between the pty closing and the reap). The lead CLI is
+        # interactive: gone within the settle time is a failed launch either way.
+        how = "exited (tmux reported no exit status)"
     tail = " | ".join(line.strip() for line in shown.strip().splitlines()[-5:] if line.strip())
     raise LaunchError(
         f"`{shlex.join(plan.argv)}` {how} right after starting in tmux "

@@ -13,13 +13,20 @@ from okstra_core.catalog.models import DiscoverSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, LaunchError, OkstraError
 from okstra_core.launch.argv import placeholders_in, render_argv, render_env
-from okstra_core.launch.session import mint_session_id
+from okstra_core.launch.session import discover_glob, mint_session_id
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Linux caps one argv element at 32 pages (MAX_ARG_STRLEN = 128 KiB, NUL included).
 MAX_ARG_BYTES = 128 * 1024 - 1
 # Stands in for the id while checking that a resume template renders.
 _PROBE_ID = "00000000-0000-4000-8000-000000000000"
+# Marks where the id goes while every other value is filled in: no argv can hold a NUL.
+_ID_MARK = "\0okstra-session-id\0"
+
+
+def escape_template(text: str) -> str:
+    """`text` as a literal in a launch template (`{` → `{{`, `}` → `}}`)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,38 @@ class LaunchPlan:
     values: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # The `{env.X}` variables the resume template reads, captured at planning time.
     resume_env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # `discover` with its glob's `{env.X}` resolved at planning time (the CLI's own
+    # environment), so a later lookup searches where this CLI wrote.
+    discover_fixed: DiscoverSpec | None = None
+
+    def resume_argv_template(self) -> tuple[str, ...]:
+        """`launch.resume` with every value filled in but the session id (`{session_id}`).
+
+        The result is itself a launch template (literal braces doubled): rendering it
+        with just `session_id` gives exactly `resume_argv(session_id)`, so a resume
+        sheet can record it while the id is pending and finish it once found.
+
+        Raises:
+            OkstraError: the template does not round-trip (a bug, never a guess).
+        """
+        values = {**self.values, "session_id": _ID_MARK}
+        rendered = render_argv(
+            self.resume_template, values, self.resume_env, source=self.source, field="launch.resume"
+        )
+        template = tuple(
+            "{session_id}".join(escape_template(part) for part in element.split(_ID_MARK))
+            for element in rendered
+        )
+        probe = render_argv(
+            template, {"session_id": _PROBE_ID}, {}, source=self.source, field="launch.resume"
+        )
+        if probe != self.resume_argv(_PROBE_ID):
+            raise OkstraError(
+                "the resume argv cannot be recorded ahead of its session id",
+                path=self.source,
+                field="launch.resume",
+            )
+        return template
 
     def resume_argv(self, session_id: str | None = None) -> tuple[str, ...] | None:
         """`launch.resume` rendered with the id (given, else planned) and the model.
@@ -190,6 +229,17 @@ def plan_launch(
         source=source,
         field="launch.resume",
     )
+    discover_fixed: DiscoverSpec | None = None
+    if launch.discover is not None:
+        try:
+            concrete = discover_glob(launch.discover, environment, source=source)
+        except DataFileError:
+            # Unresolvable here: a later lookup says so instead of searching elsewhere.
+            concrete = None
+        if concrete is not None:
+            discover_fixed = launch.discover.model_copy(
+                update={"glob": escape_template(concrete), "default_home": ""}
+            )
     return LaunchPlan(
         provider_id=provider.id,
         cli=provider.cli,
@@ -212,4 +262,5 @@ def plan_launch(
                 if name.startswith("env.") and name[4:] in environment.env
             }
         ),
+        discover_fixed=discover_fixed,
     )

@@ -4,27 +4,41 @@ For each launched participant: its CLI, session id, working directory and the ex
 resume argv. A session id is only ever paired with the CLI that minted it: an entry is
 built from that CLI's own launch plan, and the sheet refuses an id that appears under
 two CLIs. A `discover` provider's id is unknown until found: the sheet says
-"pending discovery" and the script refuses to guess.
+"pending discovery", records the resume argv with `{session_id}` still open and the
+discovery rule of that CLI, and the script asks `okstra resume <run> --exec` to find
+the id (never guessing), rewrite the sheet and resume.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, get_args
+
+from pydantic import ValidationError
 
 from okstra_core import store
-from okstra_core.catalog.models import LEADER, SessionIdKind
-from okstra_core.errors import OkstraError
+from okstra_core.catalog.models import LEADER, DiscoverSpec, SessionIdKind
+from okstra_core.environment import Environment
+from okstra_core.errors import DataFileError, OkstraError
+from okstra_core.launch.argv import render_argv
 from okstra_core.launch.plan import LaunchPlan
 
 RESUME_JSON = "resume.json"
 RESUME_SCRIPT = "resume-lead.sh"
 SCHEMA_VERSION = 1
 PENDING = "pending discovery"
+# resume.json spells the discovery rule in camelCase, like the rest of the file.
+_DISCOVER_KEYS = {
+    "idPattern": "id_pattern",
+    "cwdField": "cwd_field",
+    "timeoutSeconds": "timeout_seconds",
+}
 
 
 @dataclass(frozen=True)
@@ -41,10 +55,44 @@ class ResumeEntry:
     session_id_kind: SessionIdKind
     resume_argv: tuple[str, ...] | None
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # While pending: `resume_argv` with `{session_id}` open, and where this CLI records
+    # the ids it mints (its glob resolved when it was launched).
+    resume_template: tuple[str, ...] | None = None
+    discover: DiscoverSpec | None = None
 
     @property
     def pending_discovery(self) -> bool:
         return self.session_id is None
+
+    def with_session(self, session_id: str) -> ResumeEntry:
+        """This pending entry, finished with the id its own CLI minted.
+
+        Raises:
+            OkstraError: the entry is not pending, or has no recorded resume template.
+        """
+        if self.session_id is not None:
+            if session_id == self.session_id:
+                return self
+            raise OkstraError(
+                f"{self.participant} already has session id {self.session_id}",
+                field=self.participant,
+            )
+        if self.resume_template is None:
+            raise OkstraError(
+                "the resume sheet does not record how to resume this CLI; "
+                "resume it with the CLI's own session picker",
+                field=f"{self.participant}.resumeArgvTemplate",
+            )
+        argv = render_argv(
+            self.resume_template,
+            {"session_id": session_id},
+            {},
+            source=RESUME_JSON,
+            field=f"{self.participant}.resumeArgvTemplate",
+        )
+        return replace(
+            self, session_id=session_id, resume_argv=argv, resume_template=None, discover=None
+        )
 
     @classmethod
     def from_plan(
@@ -75,6 +123,7 @@ class ResumeEntry:
                 field=participant,
             )
         sid = plan.session_id or session_id
+        pending = sid is None
         return cls(
             participant=participant,
             role=role,
@@ -86,6 +135,93 @@ class ResumeEntry:
             session_id_kind=plan.session_id_kind,
             resume_argv=plan.resume_argv(sid),
             env=plan.env,
+            resume_template=plan.resume_argv_template() if pending else None,
+            discover=plan.discover_fixed if pending else None,
+        )
+
+    @classmethod
+    def from_json(cls, data: object, *, path: Path, index: int) -> ResumeEntry:
+        """An entry read back from `resume.json` (strict: every field has its type).
+
+        Raises:
+            DataFileError: naming the file and `participants[index].<field>`.
+        """
+        where = f"participants[{index}]"
+        if not isinstance(data, Mapping):
+            raise DataFileError("expected an object", path=path, field=where)
+
+        def text(key: str, *, optional: bool = False) -> Any:
+            value = data.get(key)
+            if value is None and optional:
+                return None
+            if not isinstance(value, str) or not value:
+                raise DataFileError(
+                    "expected a non-empty string", path=path, field=f"{where}.{key}"
+                )
+            return value
+
+        def argv(key: str) -> tuple[str, ...] | None:
+            value = data.get(key)
+            if value is None:
+                return None
+            if (
+                not isinstance(value, list)
+                or not value
+                or not all(isinstance(v, str) for v in value)
+            ):
+                raise DataFileError(
+                    "expected a non-empty list of strings", path=path, field=f"{where}.{key}"
+                )
+            return tuple(value)
+
+        kind: SessionIdKind = data.get("sessionIdKind")  # type: ignore[assignment]  # checked next
+        if kind not in get_args(SessionIdKind):
+            raise DataFileError(
+                f"expected one of {', '.join(get_args(SessionIdKind))}",
+                path=path,
+                field=f"{where}.sessionIdKind",
+            )
+        env = data.get("env") or {}
+        if not isinstance(env, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+        ):
+            raise DataFileError("expected an object of strings", path=path, field=f"{where}.env")
+        discover: DiscoverSpec | None = None
+        raw_discover = data.get("discover")
+        if raw_discover is not None:
+            if not isinstance(raw_discover, Mapping):
+                raise DataFileError("expected an object", path=path, field=f"{where}.discover")
+            try:
+                discover = DiscoverSpec.model_validate(
+                    {_DISCOVER_KEYS.get(str(k), str(k)): v for k, v in raw_discover.items()}
+                )
+            except ValidationError as exc:
+                problem = exc.errors()[0]
+                loc = ".".join(str(part) for part in problem["loc"])
+                raise DataFileError(
+                    problem["msg"], path=path, field=f"{where}.discover.{loc}".rstrip(".")
+                ) from None
+        session_id = text("sessionId", optional=True)
+        resume_argv = argv("resumeArgv")
+        if session_id is not None and resume_argv is None:
+            raise DataFileError(
+                "expected the resume argv of a known session id",
+                path=path,
+                field=f"{where}.resumeArgv",
+            )
+        return cls(
+            participant=text("participant"),
+            role=text("role"),
+            provider_id=text("provider"),
+            cli=text("cli"),
+            model=text("model"),
+            cwd=Path(text("cwd")),
+            session_id=session_id,
+            session_id_kind=kind,
+            resume_argv=resume_argv if session_id is not None else None,
+            env=MappingProxyType(dict(env)),
+            resume_template=argv("resumeArgvTemplate") if session_id is None else None,
+            discover=discover if session_id is None else None,
         )
 
     def command(self) -> str | None:
@@ -98,7 +234,7 @@ class ResumeEntry:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "participant": self.participant,
             "role": self.role,
             "provider": self.provider_id,
@@ -112,6 +248,16 @@ class ResumeEntry:
             "resumeCommand": self.command(),
             "env": dict(self.env),
         }
+        if self.resume_template is not None:
+            data["resumeArgvTemplate"] = list(self.resume_template)
+        if self.discover is not None:
+            data["discover"] = {
+                "glob": self.discover.glob,
+                "idPattern": self.discover.id_pattern,
+                "cwdField": self.discover.cwd_field,
+                "timeoutSeconds": self.discover.timeout_seconds,
+            }
+        return data
 
 
 def _check(entries: Sequence[ResumeEntry]) -> None:
@@ -148,7 +294,35 @@ def _pending_message(lead: ResumeEntry) -> str:
     )
 
 
-def _script(entries: Sequence[ResumeEntry]) -> str:
+def _heal_lines(lead: ResumeEntry, run_dir: Path, okstra: str | None) -> list[str]:
+    """Ask `okstra resume <run> --exec` to find the id, rewrite this sheet and resume.
+
+    The okstra recorded at prepare time comes first (the same installation wrote this
+    run); `okstra` on PATH is the fallback. Every value is quoted: paths may hold any
+    shell metacharacter.
+    """
+    missing = (
+        f"{_pending_message(lead)}; okstra (which can look the id up) was not found "
+        f"at {okstra or '(not recorded)'} nor on PATH"
+    )
+    return [
+        _comment(
+            f"{lead.participant}: {lead.cli} minted its own session id; okstra has not "
+            "found it yet. `okstra resume` looks it up, rewrites this sheet and resumes."
+        ),
+        f"okstra={shlex.quote(okstra or 'okstra')}",
+        'if [ ! -x "$okstra" ]; then okstra=okstra; fi',
+        'if ! command -v "$okstra" >/dev/null 2>&1; then',
+        f"  echo {shlex.quote(missing)} >&2",
+        "  exit 1",
+        "fi",
+        f'exec "$okstra" resume {shlex.quote(str(run_dir))} --exec "$@"',
+    ]
+
+
+def _script(
+    entries: Sequence[ResumeEntry], run_dir: Path | None = None, okstra: str | None = None
+) -> str:
     lead = next((e for e in entries if e.role == LEADER), None)
     lines = ["#!/bin/sh", "# Resume this run's lead CLI session (written by okstra)."]
     if lead is None:
@@ -157,6 +331,8 @@ def _script(entries: Sequence[ResumeEntry]) -> str:
             "lead).' >&2",
             "exit 1",
         ]
+    elif lead.resume_argv is None and run_dir is not None:
+        lines += _heal_lines(lead, run_dir, okstra)
     elif lead.resume_argv is None:
         lines += [
             _comment(
@@ -180,31 +356,111 @@ def _script(entries: Sequence[ResumeEntry]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_resume_sheet(entries: Sequence[ResumeEntry]) -> tuple[bytes, str]:
+def render_resume_sheet(
+    entries: Sequence[ResumeEntry], *, run_dir: Path | None = None, okstra: str | None = None
+) -> tuple[bytes, str]:
     """The contents of `resume.json` and `resume-lead.sh` (for dry runs and digests).
+
+    Args:
+        entries: one per launched participant.
+        run_dir: the run directory; with it, a pending script runs
+            `okstra resume <run_dir> --exec` instead of only failing.
+        okstra: the absolute path of the okstra executable to call (`find_okstra`).
 
     Raises:
         OkstraError: one session id listed under two CLIs, or an id missing from its argv.
     """
     _check(entries)
-    data = {
+    data: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION,
         "participants": [entry.to_json() for entry in entries],
     }
-    return store.dumps_json(data), _script(entries)
+    if okstra is not None:
+        data["okstra"] = okstra
+    return store.dumps_json(data), _script(entries, run_dir, okstra)
 
 
-def write_resume_sheet(run_dir: Path, entries: Sequence[ResumeEntry]) -> tuple[Path, Path]:
+def write_resume_sheet(
+    run_dir: Path, entries: Sequence[ResumeEntry], *, okstra: str | None = None
+) -> tuple[Path, Path]:
     """Write `resume.json` (0600) and `resume-lead.sh` (0700) atomically into `run_dir`.
 
     Call it again once a pending session id is discovered; both files are replaced.
 
+    Args:
+        run_dir: the run directory.
+        entries: one per launched participant.
+        okstra: the okstra executable a pending script calls to heal the sheet.
+
     Returns:
         The two paths.
     """
-    data, script = render_resume_sheet(entries)
+    data, script = render_resume_sheet(entries, run_dir=run_dir, okstra=okstra)
     json_path = run_dir / RESUME_JSON
     script_path = run_dir / RESUME_SCRIPT
     store.atomic_write_bytes(json_path, data, mode=0o600)
     store.atomic_write_text(script_path, script, mode=0o700)
     return json_path, script_path
+
+
+@dataclass(frozen=True)
+class ResumeSheet:
+    """A run's resume sheet as read back from `resume.json`."""
+
+    path: Path
+    entries: tuple[ResumeEntry, ...]
+    okstra: str | None
+
+    @property
+    def pending(self) -> tuple[ResumeEntry, ...]:
+        return tuple(e for e in self.entries if e.pending_discovery)
+
+    def lead(self) -> ResumeEntry | None:
+        return next((e for e in self.entries if e.role == LEADER), None)
+
+
+def read_resume_sheet(run_dir: Path) -> ResumeSheet:
+    """Read and check `<run_dir>/resume.json`.
+
+    Raises:
+        OkstraError: the file is missing or not JSON.
+        DataFileError: a field has the wrong type (named `participants[i].<field>`).
+    """
+    path = run_dir / RESUME_JSON
+    data = store.read_json(path, what="resume sheet")
+    if not isinstance(data, dict):
+        raise DataFileError("expected a JSON object (resume sheet)", path=path)
+    if data.get("schemaVersion") != SCHEMA_VERSION:
+        raise DataFileError(
+            f"expected schemaVersion {SCHEMA_VERSION}, got {data.get('schemaVersion')!r}",
+            path=path,
+            field="schemaVersion",
+        )
+    raw = data.get("participants")
+    if not isinstance(raw, list):
+        raise DataFileError("expected a list", path=path, field="participants")
+    okstra = data.get("okstra")
+    if okstra is not None and (not isinstance(okstra, str) or not okstra):
+        raise DataFileError("expected a path", path=path, field="okstra")
+    entries = tuple(ResumeEntry.from_json(item, path=path, index=i) for i, item in enumerate(raw))
+    try:
+        _check(entries)
+    except OkstraError as exc:
+        raise DataFileError(exc.message, path=path, field=exc.field) from None
+    return ResumeSheet(path=path, entries=entries, okstra=okstra)
+
+
+def find_okstra(environment: Environment) -> str | None:
+    """The absolute path of the okstra executable running now, for scripts to call back.
+
+    The console script this process was started as; else the one installed beside
+    this interpreter; else `okstra` on PATH; else None.
+    """
+    candidates = []
+    if Path(sys.argv[0]).name == "okstra":
+        candidates.append(Path(sys.argv[0]))
+    candidates.append(Path(sys.executable).parent / "okstra")
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate.absolute())
+    return environment.which("okstra")

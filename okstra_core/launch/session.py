@@ -91,6 +91,47 @@ def _same_dir(a: str, b: Path) -> bool:
         return False
 
 
+def find_sessions(
+    spec: DiscoverSpec,
+    project_root: Path,
+    launched_at: datetime,
+    environment: Environment,
+    *,
+    source: str = "",
+) -> list[str]:
+    """Every session a discover-provider's CLI recorded for `project_root` since `launched_at`.
+
+    Args:
+        spec: the provider's `launch.discover`.
+        project_root: the directory the CLI was started in.
+        launched_at: when okstra started the CLI; older files are someone else's.
+        environment: for `{env.X}` and HOME.
+        source: the provider file, for errors.
+
+    Returns:
+        The ids captured by `spec.id_pattern`, newest file first (each id once).
+    """
+    id_re = re.compile(spec.id_pattern)
+    threshold = launched_at.timestamp()
+    found: list[tuple[float, str]] = []
+    for name in glob.iglob(discover_glob(spec, environment, source=source), recursive=True):
+        path = Path(name)
+        match = id_re.search(path.name)
+        if match is None or not match.groups():
+            continue
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        if mtime < threshold:
+            continue
+        cwd = _dotted(_first_line_json(path), spec.cwd_field)
+        if isinstance(cwd, str) and _same_dir(cwd, project_root):
+            found.append((mtime, match.group(1)))
+    found.sort(key=lambda item: item[0], reverse=True)
+    return list(dict.fromkeys(sid for _, sid in found))
+
+
 def find_session_once(
     spec: DiscoverSpec,
     project_root: Path,
@@ -111,24 +152,64 @@ def find_session_once(
     Returns:
         The id captured by `spec.id_pattern` from the newest matching file, or None.
     """
-    id_re = re.compile(spec.id_pattern)
-    threshold = launched_at.timestamp()
-    best: tuple[float, str] | None = None
-    for name in glob.iglob(discover_glob(spec, environment, source=source), recursive=True):
-        path = Path(name)
-        match = id_re.search(path.name)
-        if match is None or not match.groups():
-            continue
-        try:
-            mtime = path.stat().st_mtime
-        except OSError:
-            continue
-        if mtime < threshold or (best is not None and mtime <= best[0]):
-            continue
-        cwd = _dotted(_first_line_json(path), spec.cwd_field)
-        if isinstance(cwd, str) and _same_dir(cwd, project_root):
-            best = (mtime, match.group(1))
-    return best[1] if best else None
+    found = find_sessions(spec, project_root, launched_at, environment, source=source)
+    return found[0] if found else None
+
+
+def _check_id_pattern(spec: DiscoverSpec, source: str) -> None:
+    try:
+        groups = re.compile(spec.id_pattern).groups
+    except re.error as exc:
+        raise DataFileError(
+            f"not a valid regular expression: {exc}",
+            path=source,
+            field="launch.discover.id_pattern",
+        ) from exc
+    if groups < 1:
+        raise DataFileError(
+            "needs one group capturing the session id",
+            path=source,
+            field="launch.discover.id_pattern",
+        )
+
+
+def discover_sessions(
+    spec: DiscoverSpec,
+    project_root: Path,
+    launched_at: datetime,
+    environment: Environment,
+    *,
+    timeout: float | None = None,
+    source: str = "",
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[str]:
+    """Wait (bounded) until the CLI has recorded a session; every match, newest first.
+
+    Used where picking the newest would be a guess (`okstra resume`, long after the
+    launch, when the lead may have started more sessions in the same folder).
+
+    Args:
+        spec: the provider's `launch.discover`.
+        project_root: the directory the CLI was started in.
+        launched_at: when okstra started the CLI.
+        environment: for `{env.X}` and HOME.
+        timeout: seconds to wait; default `spec.timeout_seconds`; 0 = look once.
+        source: the provider file, for errors.
+        sleep: the pause between looks (tests pass a fake, with `clock`).
+        clock: a monotonic clock in seconds.
+
+    Raises:
+        DataFileError: the provider's `id_pattern` is not a valid regex with a group.
+    """
+    _check_id_pattern(spec, source)
+    budget = spec.timeout_seconds if timeout is None else timeout
+    deadline = clock() + max(budget, 0.0)
+    while True:
+        found = find_sessions(spec, project_root, launched_at, environment, source=source)
+        if found or clock() >= deadline:
+            return found
+        sleep(min(_POLL_SECONDS, max(deadline - clock(), 0.0)))
 
 
 def discover_session(
@@ -157,24 +238,14 @@ def discover_session(
     Raises:
         DataFileError: the provider's `id_pattern` is not a valid regex with a group.
     """
-    try:
-        groups = re.compile(spec.id_pattern).groups
-    except re.error as exc:
-        raise DataFileError(
-            f"not a valid regular expression: {exc}",
-            path=source,
-            field="launch.discover.id_pattern",
-        ) from exc
-    if groups < 1:
-        raise DataFileError(
-            "needs one group capturing the session id",
-            path=source,
-            field="launch.discover.id_pattern",
-        )
-    budget = spec.timeout_seconds if timeout is None else timeout
-    deadline = clock() + max(budget, 0.0)
-    while True:
-        found = find_session_once(spec, project_root, launched_at, environment, source=source)
-        if found is not None or clock() >= deadline:
-            return found
-        sleep(min(_POLL_SECONDS, max(deadline - clock(), 0.0)))
+    found = discover_sessions(
+        spec,
+        project_root,
+        launched_at,
+        environment,
+        timeout=timeout,
+        source=source,
+        sleep=sleep,
+        clock=clock,
+    )
+    return found[0] if found else None

@@ -13,13 +13,41 @@ Every refused input raises an `OkstraError` before anything is written.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..environment import Environment
-from .inputs import PrepareInputs, parse_argv
-from .pipeline import LAUNCH_CHOICES, PrepareResult, StepCallback, prepare
-from .runfiles import PlannedFile, write_immutable
+
+if TYPE_CHECKING:
+    from .inputs import PrepareInputs, parse_argv
+    from .pipeline import LAUNCH_CHOICES, PrepareResult, StepCallback, prepare
+    from .runfiles import PlannedFile, write_immutable
+
+# The package's names load on first use: `okstra wizard step` builds the whole CLI
+# parser, whose `prepare` flags come from `.inputs`, and importing a submodule runs this
+# file — it must not pull in the pipeline (manifest, plan check, run files, launch).
+_LAZY = {
+    "PrepareInputs": ".inputs",
+    "parse_argv": ".inputs",
+    "LAUNCH_CHOICES": ".pipeline",
+    "PrepareResult": ".pipeline",
+    "StepCallback": ".pipeline",
+    "prepare": ".pipeline",
+    "PlannedFile": ".runfiles",
+    "write_immutable": ".runfiles",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LAUNCH_CHOICES",
@@ -51,6 +79,9 @@ def prepare_from_argv(
         environment: the environment seam (the real one by default).
         on_step: progress callback.
     """
+    from .inputs import parse_argv
+    from .pipeline import prepare
+
     inputs = parse_argv(argv)
     return prepare(inputs, launch=launch, dry_run=dry_run, environment=environment, on_step=on_step)
 

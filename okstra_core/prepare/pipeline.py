@@ -598,10 +598,13 @@ def plan_run(
     files.append(PlannedFile(paths["leadPromptMeta"], dumps_json(meta)))
 
     if launch_plan is not None:
-        from ..launch import ResumeEntry, render_resume_sheet
+        from ..launch import ResumeEntry, find_okstra, render_resume_sheet
 
         entry = ResumeEntry.from_plan(launch_plan, leader.participant_ref, LEADER, cwd=root)
-        sheet, script = render_resume_sheet([entry])
+        # While the id is pending, the script calls this okstra back to find it.
+        sheet, script = render_resume_sheet(
+            [entry], run_dir=run_dir, okstra=find_okstra(environment)
+        )
         files.append(PlannedFile(paths["resume"], sheet))
         files.append(PlannedFile(paths["resumeScript"], script.encode("utf-8"), mode=0o700))
 
@@ -880,7 +883,7 @@ def _after_launch(
     """Record a launch: leader status, timeline event, resume sheet once the id is known."""
     from dataclasses import replace
 
-    from ..launch import ResumeEntry, write_resume_sheet
+    from ..launch import ResumeEntry, find_okstra, write_resume_sheet
 
     now = env.now().isoformat(timespec="seconds")
     troot = rp.run_dir.parent.parent
@@ -902,6 +905,8 @@ def _after_launch(
         window_ref=outcome.window_ref,
         backend=outcome.backend,
         now=now,
+        # Exact, not rounded to the second: a later session lookup starts here.
+        launched_at=outcome.launched_at.isoformat(),
     )
     append_line(
         troot / runfiles.TIMELINE,
@@ -919,7 +924,7 @@ def _after_launch(
         entry = ResumeEntry.from_plan(
             plan, "participant-001", LEADER, session_id=outcome.session_id, cwd=plan.project_root
         )
-        write_resume_sheet(rp.run_dir, [entry])
+        write_resume_sheet(rp.run_dir, [entry], okstra=find_okstra(env))
     return replace(
         result,
         launch=outcome,

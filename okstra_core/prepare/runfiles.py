@@ -285,17 +285,27 @@ def build_project_json(
     return data
 
 
-def mark_leader_launched(
+def update_participant(
     run_manifest_path: Path,
+    participant_ref: str,
+    changes: Mapping[str, Any],
     *,
-    session_ref: str | None,
-    window_ref: str | None,
-    backend: str,
-    now: str,
+    lead_session_id: str | None = None,
 ) -> dict[str, Any]:
-    """Set the leader participant's status to `launched` with its refs.
+    """Update one participant's status/session/window refs in the run manifest.
 
-    This atomic rewrite of the run manifest is the one mutation a prepared run allows.
+    This atomic rewrite of the run manifest is the one mutation a prepared run allows;
+    everything is checked before the file is replaced.
+
+    Args:
+        run_manifest_path: the run's `run-manifest.json`.
+        participant_ref: e.g. `participant-001`.
+        changes: the participant keys to set.
+        lead_session_id: also set the manifest's `leadSessionId` (the leader's id).
+
+    Raises:
+        PrepareError: the manifest is missing.
+        DataFileError: it has no such participant.
     """
     data = read_object(run_manifest_path, "run manifest")
     if data is None:
@@ -306,18 +316,68 @@ def mark_leader_launched(
         raise DataFileError(
             "expected a participant list", path=run_manifest_path, field="participants"
         )
-    leader = dict(participants[0])
-    leader.update(
+    index = next(
+        (
+            i
+            for i, p in enumerate(participants)
+            if isinstance(p, dict) and p.get("participantRef") == participant_ref
+        ),
+        None,
+    )
+    if index is None:
+        raise DataFileError(
+            f"no participant {participant_ref}", path=run_manifest_path, field="participants"
+        )
+    participant = dict(participants[index])
+    participant.update(changes)
+    participants[index] = participant
+    if lead_session_id:
+        data["leadSessionId"] = lead_session_id
+    atomic_write_bytes(run_manifest_path, dumps_json(data))
+    return data
+
+
+def mark_leader_launched(
+    run_manifest_path: Path,
+    *,
+    session_ref: str | None,
+    window_ref: str | None,
+    backend: str,
+    now: str,
+    launched_at: str | None = None,
+) -> dict[str, Any]:
+    """Set the leader participant's status to `launched` with its refs.
+
+    Args:
+        run_manifest_path: the run's `run-manifest.json`.
+        session_ref: the lead's session id, when known.
+        window_ref: the tmux window.
+        backend: the launch backend.
+        now: ISO timestamp of this record.
+        launched_at: the exact launch time (a later session lookup starts there);
+            default `now`.
+    """
+    return update_participant(
+        run_manifest_path,
+        "participant-001",
         {
             "status": "launched",
             "sessionRef": session_ref,
             "windowRef": window_ref,
             "launchBackend": backend,
-            "launchedAt": now,
-        }
+            "launchedAt": launched_at or now,
+        },
+        lead_session_id=session_ref,
     )
-    participants[0] = leader
-    if session_ref:
-        data["leadSessionId"] = session_ref
-    atomic_write_bytes(run_manifest_path, dumps_json(data))
-    return data
+
+
+def record_session_ref(
+    run_manifest_path: Path, participant_ref: str, session_ref: str, *, leader: bool
+) -> dict[str, Any]:
+    """Record a session id found after launch (the participant's status is kept)."""
+    return update_participant(
+        run_manifest_path,
+        participant_ref,
+        {"sessionRef": session_ref},
+        lead_session_id=session_ref if leader else None,
+    )

@@ -151,7 +151,13 @@ def test_immediate_failure_names_the_command(socket: str, fake_bin, tmp_path: Pa
     result = start(plan, "tmux", "t", tmp_path, env, settle=15)
     assert result.error is not None and result.window_ref is None
     message = result.error.render()
-    assert "exited with status 3 right after starting in tmux window t:0" in message
+    # tmux 3.3a sometimes marks the pane dead without reporting the status (a race in
+    # tmux itself); either way the launch is refused and names the command.
+    assert (
+        "exited with status 3 right after starting in tmux window t:0" in message
+        or "exited (tmux reported no exit status) right after starting in tmux window t:0"
+        in message
+    )
     assert str(fake_bin("claude") / "claude") in message
     # The dead window was cleaned away.
     gone = subprocess.run(

@@ -1,0 +1,109 @@
+"""`okstra resume <run> [--wait S] [--session-id ID] [--exec]` (SPEC §8 resume sheet, §9).
+
+Prints the run's resume sheet as JSON. A session id still pending discovery is looked
+up first (bounded wait); when found, the sheet, the run manifest's session ref and the
+timeline are updated. `--exec` then becomes the lead CLI, resumed — only with a known
+id; while it is pending the command exits 1 saying what to do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise UsageError(f"expected a number of seconds, got {value!r}", field="--wait") from None
+    if not seconds >= 0 or seconds == float("inf"):
+        raise UsageError(f"expected a number of seconds ≥ 0, got {value!r}", field="--wait")
+    return seconds
+
+
+def register(sub: Any) -> None:
+    """Add `resume` to the top-level parser."""
+    from ..resume import DEFAULT_WAIT
+
+    parser = sub.add_parser(
+        "resume",
+        help="print a run's resume sheet; find a pending session id; --exec resumes the lead",
+    )
+    parser.add_argument(
+        "run", help="a run directory, its run-manifest.json, or a run id (e.g. planning-001)"
+    )
+    parser.add_argument(
+        "--project-root",
+        default=".",
+        help="where a bare run id is looked up (default: the current directory)",
+    )
+    parser.add_argument(
+        "--wait",
+        type=_seconds,
+        default=DEFAULT_WAIT,
+        metavar="SECONDS",
+        help=f"how long to wait for a pending session id (default {DEFAULT_WAIT:g}; 0 = look once)",
+    )
+    parser.add_argument(
+        "--session-id",
+        help="when several sessions fit, the lead's (must be one that was found)",
+    )
+    parser.add_argument(
+        "--exec",
+        action="store_true",
+        dest="exec_lead",
+        help="then become the lead CLI, resumed (only once its session id is known)",
+    )
+    parser.set_defaults(handler=_resume)
+
+
+def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..resume import find_run, resume_run
+
+    environment = Environment.real()
+    run_dir = find_run(ns.run, Path(ns.project_root))
+    outcome = resume_run(
+        run_dir,
+        environment=environment,
+        wait=ns.wait,
+        choose=ns.session_id,
+        run_arg=ns.run,
+    )
+    payload = outcome.to_json()
+    if not outcome.ok:
+        if ns.exec_lead:
+            # The script of a pending sheet runs this: say it where a person looks too.
+            print(f"okstra: {payload['error']}", file=sys.stderr)
+        return payload, 1
+    if ns.exec_lead:
+        lead = outcome.sheet.lead()
+        if lead is None or lead.resume_argv is None:
+            payload.update(
+                ok=False,
+                error="this run launched no lead CLI (the host session is the lead): "
+                "there is nothing to exec",
+            )
+            return payload, 1
+        _exec(payload, list(lead.resume_argv), lead.cwd, {**environment.env, **lead.env})
+    return payload, 0
+
+
+def _exec(payload: dict[str, Any], argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+    """Print the JSON document, then become the resumed lead CLI."""
+    from . import emit
+
+    emit(payload)
+    try:
+        os.chdir(cwd)
+        os.execve(argv[0], argv, env)
+    except OSError as exc:
+        # The JSON is already out; say what failed on stderr and exit like a launch error.
+        print(f"okstra: could not exec {argv[0]}: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(1) from None

@@ -1,0 +1,389 @@
+"""`okstra resume`: a run's resume sheet, finished once a pending session id is found.
+
+With the `exec` backend okstra's process becomes the lead CLI, so a `discover`
+provider's session id (codex mints its own) cannot be looked up at launch: the sheet
+says "pending discovery". `resume_run` looks it up later — bounded wait, only files
+the participant's own CLI wrote for its working directory since the launch — and,
+when exactly one session fits, rewrites `resume.json` + `resume-lead.sh`, records the
+participant's session ref in the run manifest (the one permitted mutation) and appends
+a timeline event. Several fitting sessions are never resolved by guessing: the caller
+names one of them (`choose`). Nothing is written while the id stays pending.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .environment import Environment
+from .errors import DataFileError, OkstraError, UsageError
+from .launch import (
+    PENDING,
+    RESUME_JSON,
+    ResumeEntry,
+    ResumeSheet,
+    discover_sessions,
+    read_resume_sheet,
+    render_resume_sheet,
+    write_resume_sheet,
+)
+from .prepare import runfiles
+from .report import load_run_manifest
+from .store import FileLock, append_line
+from .tasks import OKSTRA_DIR, resolve_inside
+
+DEFAULT_WAIT = 3.0
+# Concurrent `okstra resume` calls of one run take turns finishing its sheet.
+_LOCK_TIMEOUT = 5.0
+_RUN_ID = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
+RUN_ARG = "<run>"
+
+
+def find_run(value: str, project_root: Path) -> Path:
+    """The run directory named by `value`.
+
+    Args:
+        value: a run directory, its `run-manifest.json`, or a run id such as
+            `requirements-discovery-001` (looked up under
+            `<project_root>/.okstra/tasks/*/*/runs/`).
+        project_root: where a bare run id is looked up.
+
+    Raises:
+        UsageError: naming `value` — no such run, or a run id found in several tasks.
+    """
+    path = Path(value)
+    if path.is_dir():
+        if not (path / runfiles.RUN_MANIFEST).is_file():
+            raise UsageError(
+                f"not a run directory (no {runfiles.RUN_MANIFEST}): {value}", field=RUN_ARG
+            )
+        return path.resolve()
+    if path.is_file():
+        if path.name != runfiles.RUN_MANIFEST:
+            raise UsageError(
+                f"expected a run directory, its {runfiles.RUN_MANIFEST} or a run id: {value}",
+                field=RUN_ARG,
+            )
+        return path.resolve().parent
+    if _RUN_ID.fullmatch(value) is None:
+        raise UsageError(
+            f"no such run: {value} (expected a run directory, its {runfiles.RUN_MANIFEST} "
+            "or a run id such as requirements-discovery-001)",
+            field=RUN_ARG,
+        )
+    tasks = project_root / OKSTRA_DIR / "tasks"
+    found = sorted(
+        p.parent for p in tasks.glob(f"*/*/runs/{value}/{runfiles.RUN_MANIFEST}") if p.is_file()
+    )
+    if not found:
+        raise UsageError(f"no run {value} under {tasks}", field=RUN_ARG)
+    if len(found) > 1:
+        listed = ", ".join(str(p) for p in found)
+        raise UsageError(
+            f"run id {value} exists in several tasks ({listed}); give the run directory",
+            field=RUN_ARG,
+        )
+    return found[0].resolve()
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What the session lookup of one pending participant found."""
+
+    participant: str
+    cli: str
+    cwd: Path
+    since: datetime | None
+    candidates: tuple[str, ...]
+    chosen: str | None
+    problem: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "participant": self.participant,
+            "cli": self.cli,
+            "cwd": str(self.cwd),
+            "since": self.since.isoformat() if self.since is not None else None,
+            "candidates": list(self.candidates),
+            "sessionId": self.chosen,
+            "problem": self.problem,
+        }
+
+
+@dataclass(frozen=True)
+class ResumeOutcome:
+    """The run's resume sheet after `resume_run`, and what the lookup did."""
+
+    run_id: str
+    run_dir: Path
+    sheet: ResumeSheet
+    lookups: tuple[Lookup, ...]
+    discovered: tuple[str, ...]  # participants whose id was found (and written) now
+
+    @property
+    def pending(self) -> tuple[ResumeEntry, ...]:
+        return self.sheet.pending
+
+    @property
+    def ok(self) -> bool:
+        return not self.pending
+
+    def message(self) -> str | None:
+        """Why the sheet is still pending and what to do (None when nothing is)."""
+        if not self.pending:
+            return None
+        problems = [lk.problem for lk in self.lookups if lk.problem]
+        return "; ".join(problems) or f"the resume sheet is {PENDING}"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "ok": self.ok,
+            "runId": self.run_id,
+            "runDir": str(self.run_dir),
+            "resumeSheet": str(self.sheet.path),
+            "participants": [e.to_json() for e in self.sheet.entries],
+            "pending": [e.participant for e in self.pending],
+            "discovered": list(self.discovered),
+            "lookups": [lk.to_json() for lk in self.lookups],
+        }
+        message = self.message()
+        if message is not None:
+            data["error"] = message
+        return data
+
+
+def _parse_time(value: object, *, path: Path, field: str) -> datetime:
+    if not isinstance(value, str):
+        raise DataFileError("expected an ISO timestamp", path=path, field=field)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise DataFileError(
+            f"expected an ISO timestamp, got {value!r}", path=path, field=field
+        ) from None
+    if parsed.tzinfo is None:
+        raise DataFileError("expected a timestamp with a UTC offset", path=path, field=field)
+    return parsed
+
+
+def launch_time(manifest: Mapping[str, Any], participant: str, *, path: Path) -> datetime:
+    """When the participant's CLI was started: its `launchedAt`, else the run's `createdAt`.
+
+    A run prepared with `--launch none` was never started by okstra; the CLI was
+    started by hand after prepare, so the run's creation bounds it.
+    """
+    holder = manifest.get("executionManifest")
+    participants = holder.get("participants") if isinstance(holder, Mapping) else None
+    for index, item in enumerate(participants if isinstance(participants, list) else []):
+        if isinstance(item, Mapping) and item.get("participantRef") == participant:
+            if item.get("launchedAt") is not None:
+                return _parse_time(
+                    item["launchedAt"],
+                    path=path,
+                    field=f"executionManifest.participants[{index}].launchedAt",
+                )
+            break
+    return _parse_time(manifest.get("createdAt"), path=path, field="createdAt")
+
+
+def _look_up(
+    entry: ResumeEntry,
+    run_arg: str,
+    manifest: Mapping[str, Any],
+    manifest_path: Path,
+    environment: Environment,
+    *,
+    wait: float,
+    choose: str | None,
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+) -> Lookup:
+    def lookup(
+        since: datetime | None, candidates: Sequence[str], chosen: str | None, problem: str | None
+    ) -> Lookup:
+        return Lookup(
+            participant=entry.participant,
+            cli=entry.cli,
+            cwd=entry.cwd,
+            since=since,
+            candidates=tuple(candidates),
+            chosen=chosen,
+            problem=problem,
+        )
+
+    prefix = f"{entry.participant}: the {entry.cli} session id is {PENDING}"
+    if entry.discover is None or entry.resume_template is None:
+        return lookup(
+            None,
+            (),
+            None,
+            f"{prefix}, and this resume sheet does not record where {entry.cli} keeps its "
+            f"sessions; resume it with the CLI's own session picker, started in {entry.cwd}",
+        )
+    since = launch_time(manifest, entry.participant, path=manifest_path)
+    candidates = discover_sessions(
+        entry.discover,
+        entry.cwd,
+        since,
+        environment,
+        timeout=wait,
+        source=RESUME_JSON,
+        sleep=sleep,
+        clock=clock,
+    )
+    where = f"{entry.cli} recorded in {entry.cwd} since {since.isoformat()}"
+    if choose is not None:
+        if choose in candidates:
+            return lookup(since, candidates, choose, None)
+        listed = ", ".join(candidates) or "none"
+        return lookup(
+            since,
+            candidates,
+            None,
+            f"{prefix}: --session-id {choose} is not a session {where} (found: {listed})",
+        )
+    if len(candidates) == 1:
+        return lookup(since, candidates, candidates[0], None)
+    if not candidates:
+        return lookup(
+            since,
+            (),
+            None,
+            f"{prefix}: no session {where} (looked for {wait:g} s); once the lead CLI has "
+            f"started, run `okstra resume {run_arg}` again (or wait longer with --wait SECONDS)",
+        )
+    return lookup(
+        since,
+        candidates,
+        None,
+        f"{prefix}: {len(candidates)} sessions {where} ({', '.join(candidates)}); okstra does "
+        f"not guess — pick the lead's with `okstra resume {run_arg} --session-id ID`",
+    )
+
+
+def _record(
+    run_dir: Path,
+    run_id: str,
+    manifest_path: Path,
+    found: Mapping[str, str],
+    environment: Environment,
+) -> tuple[ResumeSheet, tuple[str, ...]]:
+    """Write the found ids (under the sheet's lock, re-read first); return the new sheet."""
+    troot = run_dir.parent.parent
+    timeline = resolve_inside(troot, troot / runfiles.TIMELINE, what="the task timeline")
+    with FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT):
+        sheet = read_resume_sheet(run_dir)
+        written: list[str] = []
+        entries: list[ResumeEntry] = []
+        for entry in sheet.entries:
+            sid = found.get(entry.participant)
+            if sid is not None and entry.pending_discovery:
+                entry = entry.with_session(sid)
+                written.append(entry.participant)
+            entries.append(entry)
+        if not written:
+            # Another `okstra resume` finished the sheet first.
+            return sheet, ()
+        # Everything that can refuse runs before the first write.
+        render_resume_sheet(entries, run_dir=run_dir, okstra=sheet.okstra)
+        now = environment.now().isoformat(timespec="seconds")
+        for entry in entries:
+            if entry.participant in written and entry.session_id is not None:
+                runfiles.record_session_ref(
+                    manifest_path,
+                    entry.participant,
+                    entry.session_id,
+                    leader=entry.role == "leader",
+                )
+        write_resume_sheet(run_dir, entries, okstra=sheet.okstra)
+        for entry in entries:
+            if entry.participant in written:
+                append_line(
+                    timeline,
+                    {
+                        "at": now,
+                        "event": "session-discovered",
+                        "runId": run_id,
+                        "participantRef": entry.participant,
+                        "role": entry.role,
+                        "provider": entry.provider_id,
+                        "sessionId": entry.session_id,
+                    },
+                )
+        return read_resume_sheet(run_dir), tuple(written)
+
+
+def resume_run(
+    run_dir: Path,
+    *,
+    environment: Environment,
+    wait: float = DEFAULT_WAIT,
+    choose: str | None = None,
+    run_arg: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> ResumeOutcome:
+    """Read a run's resume sheet; look up every pending session id first.
+
+    Args:
+        run_dir: the run directory (`find_run`).
+        environment: HOME for the lookup, and the clock of the timeline event.
+        wait: seconds to wait for a pending id (0 = look once).
+        choose: the session id to take when several fit; it must be one of them.
+        run_arg: how the user named the run (for messages); default the run directory.
+        sleep: the pause between looks (tests).
+        clock: a monotonic clock in seconds (tests).
+
+    Raises:
+        UsageError: a negative wait; the run launched no CLI (no resume sheet).
+        DataFileError: a malformed run manifest or resume sheet.
+    """
+    if wait < 0:
+        raise UsageError("expected a number of seconds ≥ 0", field="--wait")
+    manifest_path, manifest = load_run_manifest(run_dir)
+    run_id = str(manifest.get("runId") or run_dir.name)
+    if not (run_dir / RESUME_JSON).exists():
+        if manifest.get("entryMode") == "current-session":
+            raise UsageError(
+                "this run launched no lead CLI (the host session is the lead): "
+                "there is nothing to resume",
+                path=run_dir / RESUME_JSON,
+            )
+        raise OkstraError("resume sheet not found", path=run_dir / RESUME_JSON)
+    sheet = read_resume_sheet(run_dir)
+    arg = run_arg or str(run_dir)
+    lookups = tuple(
+        _look_up(
+            entry,
+            arg,
+            manifest,
+            manifest_path,
+            environment,
+            wait=wait,
+            choose=choose,
+            sleep=sleep,
+            clock=clock,
+        )
+        for entry in sheet.pending
+    )
+    if choose is not None and not lookups:
+        raise UsageError(
+            "--session-id only applies while a session id is pending discovery",
+            field="--session-id",
+        )
+    found = {lk.participant: lk.chosen for lk in lookups if lk.chosen is not None}
+    discovered: tuple[str, ...] = ()
+    if found:
+        sheet, discovered = _record(run_dir, run_id, manifest_path, found, environment)
+    return ResumeOutcome(
+        run_id=run_id,
+        run_dir=run_dir,
+        sheet=sheet,
+        lookups=lookups,
+        discovered=discovered,
+    )
