@@ -52,6 +52,12 @@ from .screens.start import StartScreen
 from .widgets import HistoryPanel
 
 
+def breakpoint_classes(points: Iterable[tuple[int, str]] | None, size: int) -> list[str]:
+    """The class Textual's breakpoints give a dimension: the highest threshold <= size."""
+    fitting = [(minimum, name) for minimum, name in points or () if size >= minimum]
+    return [max(fitting)[1]] if fitting else []
+
+
 @dataclass(frozen=True)
 class LaunchRequest:
     """What the app returns when the lead CLI should take over this terminal.
@@ -120,6 +126,15 @@ class OkstraApp(App[LaunchRequest | None]):
         self._release()
 
     def _show(self, screen: Screen[Any]) -> None:
+        # Textual gives a new screen its breakpoint classes on its first Resize, after
+        # its first layout: set them now. Otherwise each switch below 100 columns first
+        # paints the wide layout, and the history panel scrolls to its newest answer
+        # for that layout — leaving it below the fold once the panel narrows.
+        width, height = self.size
+        screen.add_class(
+            *breakpoint_classes(self.HORIZONTAL_BREAKPOINTS, width),
+            *breakpoint_classes(self.VERTICAL_BREAKPOINTS, height),
+        )
         # Keep the stack at [default, current]: screens replace each other, the
         # wizard's history (not the screen stack) is what "back" walks.
         if len(self.screen_stack) > 1:

@@ -19,9 +19,10 @@ if str(REPO) not in sys.path:
     sys.path.append(str(REPO))
 
 # A fake provider CLI: records argv, cwd and selected environment as one JSON line per
-# call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT.
+# call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT (after
+# $FAKE_CLI_LINGER seconds, default 0, unless asked for --version or --help).
 FAKE_CLI = """#!{python}
-import json, os, sys
+import json, os, sys, time
 name = os.path.basename(sys.argv[0])
 log = os.environ.get("FAKE_CLI_LOG")
 if log:
@@ -35,6 +36,8 @@ if "--version" in sys.argv[1:]:
 if "--help" in sys.argv[1:]:
     print(os.environ.get("FAKE_CLI_HELP", "usage: " + name + " [options] -- [prompt]"))
     sys.exit(0)
+# Like a real lead CLI, stay up a while (FAKE_CLI_LINGER seconds) so its window is seen.
+time.sleep(float(os.environ.get("FAKE_CLI_LINGER", "0")))
 sys.exit(int(os.environ.get("FAKE_CLI_EXIT", "0")))
 """
 
