@@ -2,8 +2,8 @@
 
 Choosing an answered step rewinds to it:
 
-* a role step: keep the role selection before it (in `roleSelectionOrder`), drop it
-  and every role step after it;
+* a role step: keep the role selection before it (in `roleSelectionOrder`), drop it,
+  every role step after it and the steps after the role block;
 * a static step before the role block: reset that step's fields and every later static
   step's, and clear the whole role selection;
 * any other static step: reset that step's fields and every later step's.
@@ -77,7 +77,18 @@ def rewind_role(state: WizardState, step_id: str) -> None:
     }
     drop_role_steps(state, removed | {step_id})
     state.role_selection_order = kept
+    # "Drop it and everything after it" (SPEC §6.3): the steps after the role block go
+    # too; their answers are remembered, so pressing Enter brings them back.
+    _reset_after_role_block(state)
     _reset_confirmation(state)
+
+
+def _reset_after_role_block(state: WizardState) -> None:
+    later = [step for step in STATIC_STEPS if not step.before_role_block]
+    for step in later:
+        for name in step.owns:
+            _reset_field(state, name)
+    _drop_static(state, {step.id for step in later})
 
 
 def rewind_static(state: WizardState, step_id: str) -> None:

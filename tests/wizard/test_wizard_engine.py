@@ -322,7 +322,10 @@ def test_edit_target_lists_every_answer_in_order(
     assert prompt.id == "role-model:analyser:2"
     state = wizard.state
     assert state.confirmed is None and len(state.role_models["analyser"]) == 1
-    assert state.is_answered("directive_pick")  # later static answers stay
+    # Everything after the rewound step goes (SPEC §6.3), the later static answers too,
+    # but they are remembered and come back as defaults.
+    assert not state.is_answered("directive_pick")
+    assert state.remembered_answers["directive_pick"] == "skip"
     assert "confirm" not in state.remembered_answers
 
 
