@@ -3,7 +3,8 @@
 The baseline is `python -c "import pydantic, orjson"`: the floor of any process that
 validates and emits JSON the way okstra does (SPEC §10). The subject computes the
 prompt of a role-model step (the most expensive kind) without submitting, so every
-repeat does the same work on the same state file.
+repeat does the same work on the same state file. The run also checks (with
+`-X importtime`) that the step imported neither textual nor jinja2.
 """
 
 from __future__ import annotations
@@ -70,11 +71,13 @@ def measure(work: Path, repeat: int) -> list[Figure]:
             cwd=machine.project,
             what="okstra wizard step (importtime)",
         ).stderr
-        textual = any(
-            line.rsplit("|", 1)[-1].strip().split(".")[0] == "textual"
+        tops = {
+            line.rsplit("|", 1)[-1].strip().split(".")[0]
             for line in imported.splitlines()
             if line.startswith("import time:")
-        )
+        }
+        textual = "textual" in tops
+        jinja2 = "jinja2" in tops
         subject, baseline = interleaved(
             lambda: time_process(peek, env=machine.env, cwd=machine.project),
             lambda: time_process(BASELINE, env=machine.env, cwd=machine.project),
@@ -88,6 +91,7 @@ def measure(work: Path, repeat: int) -> list[Figure]:
             subject,
             baseline,
             baseline_name,
-            note=f"at a {reached} prompt; textual imported: {'YES' if textual else 'no'}",
+            note=f"at a {reached} prompt; imported textual: {'YES' if textual else 'no'}, "
+            f"jinja2: {'YES' if jinja2 else 'no'}",
         )
     ]

@@ -73,6 +73,8 @@ def validate_model_defaults(
         DataFileError: naming the file (``defaults.source``), the field
             (``modelDefaults.<role>`` or ``modelDefaults.<role>[i]``) and what was expected.
     """
+    if not defaults.by_role:
+        return  # nothing configured: skip indexing every model of the registry
     keys = _model_keys(providers)
     path = defaults.source or None
     for role, refs in defaults.by_role.items():

@@ -65,7 +65,15 @@ def _bundled(package_dir: Path, data_name: str) -> Path:
 
 def bundled_prompts_root() -> Path:
     """The `prompts/` directory that ships with okstra."""
-    return _bundled(Path(__file__).resolve().parent, "prompts")
+    global _BUNDLED_PROMPTS
+    # Fixed for the life of the process (where this package is installed); resolving
+    # it is a realpath walk, and every data file of every catalog load asks for it.
+    if _BUNDLED_PROMPTS is None:
+        _BUNDLED_PROMPTS = _bundled(Path(__file__).resolve().parent, "prompts")
+    return _BUNDLED_PROMPTS
+
+
+_BUNDLED_PROMPTS: Path | None = None
 
 
 def prompts_root(env: Mapping[str, str] | None = None) -> Path:

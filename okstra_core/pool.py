@@ -9,9 +9,10 @@ answers for the life of the pool: build a new pool per wizard step.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from .binding import bind, choose_runner
 from .catalog.models import LEADER, EntryMode, GlobalConfig, HostSpec, ProviderSpec
@@ -19,6 +20,8 @@ from .environment import Environment
 from .errors import OkstraError, UsageError
 
 __all__ = ["Availability", "ModelPool", "PoolModel"]
+
+_T = TypeVar("_T")
 
 
 class _CatalogLike(Protocol):
@@ -69,6 +72,10 @@ class Availability:
     reason: str | None = None
 
 
+def _provider_of(model: PoolModel) -> str:
+    return model.provider_id
+
+
 def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
     out: list[PoolModel] = []
     for provider in providers:
@@ -94,6 +101,62 @@ def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True, eq=False)
+class _Registry:
+    """The models of one provider registry and their indexes (no availability).
+
+    Everything here follows from the provider specs alone, so it is shared by every
+    pool built on the same (identical) specs: the catalog loader returns the same spec
+    objects while their files are unchanged, so a wizard step does not rebuild a
+    thousand `PoolModel`s. Never mutated once built, except `role_lists`, a cache
+    filled with values computed from `models` only.
+    """
+
+    providers: tuple[ProviderSpec, ...]
+    models: tuple[PoolModel, ...]
+    by_ref: dict[str, PoolModel]
+    by_provider: dict[str, builtins.list[PoolModel]]
+    role_lists: dict[str, tuple[PoolModel, ...]]
+    # `role_lists[role]` split by provider (adjacent in registry order).
+    role_groups: dict[str, tuple[tuple[str, tuple[PoolModel, ...]], ...]]
+
+    def groups(self, role: str) -> tuple[tuple[str, tuple[PoolModel, ...]], ...]:
+        cached = self.role_groups.get(role)
+        if cached is None:
+            cached = tuple(
+                (provider_id, tuple(group))
+                for provider_id, group in itertools.groupby(
+                    (m for m in self.models if role in m.roles), _provider_of
+                )
+            )
+            self.role_groups[role] = cached
+        return cached
+
+
+# Keyed by the identity of the provider specs; the entry holds them, so their ids are
+# not reused while it lives. Small: one registry per catalog in use (tests build many).
+_REGISTRIES: dict[tuple[int, ...], _Registry] = {}
+_REGISTRY_LIMIT = 8
+
+
+def _registry(providers: tuple[ProviderSpec, ...]) -> _Registry:
+    key = tuple(id(p) for p in providers)
+    registry = _REGISTRIES.get(key)
+    if registry is not None and all(
+        a is b for a, b in zip(registry.providers, providers, strict=True)
+    ):
+        return registry
+    models = _pool_models(providers)
+    by_provider: dict[str, builtins.list[PoolModel]] = {}
+    for m in models:
+        by_provider.setdefault(m.provider_id, []).append(m)
+    registry = _Registry(providers, models, {m.ref: m for m in models}, by_provider, {}, {})
+    if len(_REGISTRIES) >= _REGISTRY_LIMIT:
+        _REGISTRIES.pop(next(iter(_REGISTRIES)))
+    _REGISTRIES[key] = registry
+    return registry
+
+
 class ModelPool:
     """The models of a provider registry, with per-instance cached availability."""
 
@@ -113,15 +176,15 @@ class ModelPool:
         self._providers = tuple(providers)
         self._environment = environment
         self._config = config or GlobalConfig()
-        self._models = _pool_models(self._providers)
-        self._by_ref = {m.ref: m for m in self._models}
-        self._by_provider: dict[str, list[PoolModel]] = {}
-        for m in self._models:
-            self._by_provider.setdefault(m.provider_id, []).append(m)
-        self._role_lists: dict[str, tuple[PoolModel, ...]] = {}
+        registry = self._registry = _registry(self._providers)
+        self._models = registry.models
+        self._by_ref = registry.by_ref
+        self._by_provider = registry.by_provider
+        self._role_lists = registry.role_lists
         self._which: dict[str, str | None] = {}
         self._availability: dict[tuple[str, str, str, str], Availability] = {}
         self._provider_verdicts: dict[tuple[str, str, str, str], Availability] = {}
+        self._memo: dict[Hashable, Any] = {}
 
     @classmethod
     def from_catalog(cls, catalog: _CatalogLike, environment: Environment) -> ModelPool:
@@ -212,6 +275,18 @@ class ModelPool:
         """Bundled defaults for `role` (``default_for``) that support it, registry order."""
         return [m for m in self.list(role) if role in m.default_for]
 
+    def memo(self, key: Hashable, build: Callable[[], _T]) -> _T:
+        """`build()`'s result, computed once for the life of this pool (one step).
+
+        For data derived from the pool's availability, such as the resolver's teams:
+        it must not outlive the availability it was computed from.
+        """
+        try:
+            value: _T = self._memo[key]
+        except KeyError:
+            value = self._memo[key] = build()
+        return value
+
     def which(self, cli: str) -> str | None:
         """PATH look-up of a CLI, cached for the life of the pool."""
         if cli not in self._which:
@@ -238,6 +313,38 @@ class ModelPool:
             cached = self._compute(self.resolve(ref), role, host, entry_mode)
             self._availability[key] = cached
         return cached
+
+    def available_refs(self, role: str, host: HostSpec, entry_mode: EntryMode) -> frozenset[str]:
+        """The refs of the models of `list(role)` available for `role` (cached per pool).
+
+        Exactly the models whose `availability` is available, decided per provider: a
+        model of `list(role)` supports the role, so only its provider's verdict and, for
+        a host-bound runner, the host binding matter.
+        """
+        key = ("available-refs", role, host.id, entry_mode)
+        cached: frozenset[str] | None = self._memo.get(key)
+        if cached is not None:
+            return cached
+        refs: builtins.list[str] = []
+        for provider_id, models in self._registry.groups(role):
+            verdict_key = (provider_id, role, host.id, entry_mode)
+            verdict = self._provider_verdicts.get(verdict_key)
+            if verdict is None:
+                verdict = self._provider_verdict(models[0], role, host, entry_mode)
+                self._provider_verdicts[verdict_key] = verdict
+            if not verdict.available:
+                continue
+            if choose_runner(role, provider_id, host, entry_mode) == "cli-wrapper":
+                refs.extend(m.ref for m in models)
+            else:
+                # A host-bound runner: each model's binding decides (as `availability`).
+                refs.extend(
+                    m.ref
+                    for m in models
+                    if self.availability(m.ref, role, host, entry_mode).available
+                )
+        result = self._memo[key] = frozenset(refs)
+        return result
 
     def _compute(
         self, model: PoolModel, role: str, host: HostSpec, entry_mode: EntryMode

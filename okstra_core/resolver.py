@@ -24,7 +24,9 @@ pool in registry order) that keeps the whole problem completable. It never dead-
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .binding import Binding, bind
@@ -38,7 +40,7 @@ from .catalog.models import (
 )
 from .defaults import DefaultScopes
 from .errors import AssignmentResolutionError, UsageError
-from .pool import ModelPool, PoolModel
+from .pool import Availability, ModelPool, PoolModel
 
 __all__ = [
     "AssignmentPlan",
@@ -53,6 +55,7 @@ __all__ = [
 
 LEADER_DUTY = "lead"
 POOL_PROVENANCE = "default:pool"
+_AVAILABLE = Availability(True, None)
 CURRENT_SESSION_PROVENANCE = "current-session"
 
 
@@ -208,7 +211,7 @@ class _Role:
     component: int = 0
     defaults: list[tuple[PoolModel, str]] = field(default_factory=list)
     pool_models: list[PoolModel] = field(default_factory=list)
-    domain: set[str] = field(default_factory=set)
+    domain: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -232,6 +235,7 @@ class _Team:
     ) -> None:
         check_entry_mode(host, entry_mode)
         self.profile = profile
+        self.scopes = scopes
         self.pool = pool
         self.host = host
         self.entry_mode = entry_mode
@@ -262,10 +266,14 @@ class _Team:
             role.defaults = scopes.candidates(role.name, pool)
             default_refs = {m.ref for m, _ in role.defaults}
             role.pool_models = [m for m in pool.list(role.name) if m.ref not in default_refs]
-            role.domain = {
-                m.ref for m in pool.list(role.name) if self.availability(m, role.name).available
-            }
+            role.domain = pool.available_refs(role.name, host, entry_mode)
         self.provider_index = {p.id: i for i, p in enumerate(pool.providers)}
+        index = self.provider_index
+        # Every model's provider index by ref (the solvers' model classes start here).
+        self.provider_of_ref: dict[str, int] = pool.memo(
+            "resolver-provider-of-ref",
+            lambda: {m.ref: index[m.provider_id] for m in pool.models()},
+        )
         self.solvers = {c: _Solver(self, c) for c in set(r.component for r in self.roles.values())}
 
     def _components(self) -> None:
@@ -285,18 +293,20 @@ class _Team:
                         stack.append(other)
             component += 1
 
-    def availability(self, model: PoolModel, role: str) -> _Verdict:
-        verdict = self.pool.availability(model.ref, role, self.host, self.entry_mode)
-        return _Verdict(verdict.available, verdict.reason)
+    def availability(self, model: PoolModel, role: str) -> Availability:
+        return self.pool.availability(model.ref, role, self.host, self.entry_mode)
 
-    def candidates(self, role: str, ordinal: int) -> list[tuple[PoolModel, str | None]]:
-        """Defaults rotated so instance `ordinal` starts at default `ordinal`, then the pool."""
+    def candidates(self, role: str, ordinal: int) -> Iterator[tuple[PoolModel, str | None]]:
+        """Defaults rotated so instance `ordinal` starts at default `ordinal`, then the pool.
+
+        An iterator: filling an instance usually stops at the first few candidates.
+        """
         spec = self.roles[role]
         defaults: list[tuple[PoolModel, str | None]] = list(spec.defaults)
         if defaults:
             shift = (ordinal - 1) % len(defaults)
             defaults = defaults[shift:] + defaults[:shift]
-        return defaults + [(m, None) for m in spec.pool_models]
+        return itertools.chain(defaults, zip(spec.pool_models, itertools.repeat(None)))
 
     def instances(self) -> list[tuple[str, int]]:
         return [(r.name, n) for r in self.roles.values() for n in range(1, r.count + 1)]
@@ -325,15 +335,95 @@ class _Team:
                 return f"used by {other.role}#{other.ordinal} ({why})"
         return None
 
+    def conflicts(self, fixed: Sequence[_Fixed], role: str, ordinal: int) -> _Conflicts:
+        """`conflict` for many candidate models of one instance, indexed once."""
+        spec = self.roles[role]
+        by_ref: dict[str, tuple[int, str]] = {}
+        by_provider: dict[str, tuple[int, str]] = {}
+        # Each entry keeps the first fixed item (in `fixed` order) that clashes, as the
+        # loop of `conflict` would find it, with the same reason.
+        for index, other in enumerate(fixed):
+            if other.role == role and other.ordinal == ordinal:
+                continue
+            if other.role == role:
+                by_ref.setdefault(
+                    other.model.ref, (index, f"already chosen for {role}#{other.ordinal}")
+                )
+                if spec.distinct == "provider":
+                    provider = other.model.provider_id
+                    by_provider.setdefault(
+                        provider,
+                        (
+                            index,
+                            f"provider {provider!r} is already used by "
+                            f"{role}#{other.ordinal} ({role} needs distinct providers)",
+                        ),
+                    )
+            elif other.role in spec.related:
+                if other.role in spec.excludes:
+                    why = f"{role} excludes models of {other.role}"
+                else:
+                    why = f"{other.role} excludes models of {role}"
+                by_ref.setdefault(
+                    other.model.ref, (index, f"used by {other.role}#{other.ordinal} ({why})")
+                )
+        return _Conflicts(by_ref, by_provider)
+
     def feasible(self, fixed: Sequence[_Fixed]) -> bool:
         """Exact: can these (consistent, available) fixed choices be completed?"""
         return all(solver.feasible(solver.state(fixed)) for solver in self.solvers.values())
 
 
 @dataclass(frozen=True)
-class _Verdict:
-    available: bool
-    reason: str | None
+class _Conflicts:
+    """The clashes of one instance with the fixed choices, by model ref and provider."""
+
+    by_ref: dict[str, tuple[int, str]]
+    by_provider: dict[str, tuple[int, str]]
+
+    def reason(self, model: PoolModel) -> str | None:
+        """What `_Team.conflict` says for `model` (the first clashing fixed item)."""
+        if not self.by_ref and not self.by_provider:
+            return None
+        hit = self.by_ref.get(model.ref)
+        other = self.by_provider.get(model.provider_id)
+        if other is not None and (hit is None or other[0] < hit[0]):
+            hit = other
+        return None if hit is None else hit[1]
+
+
+# Teams are kept per pool: a wizard step resolves the chosen team (to drop models that
+# no longer fit), then computes the next prompt's options (and the TUI's confirm screen
+# resolves again) — all on one step's pool, with the same profile, counts, scopes and
+# host. Building a team walks the whole pool once per role (availability, domains,
+# model classes), so it is built once per pool and reused. A pool lives for one step
+# ("availability cached for one step"), so does its team; the solvers' memoised states
+# stay valid for the team's life (they depend on the team, not on the choices). The
+# cache lives on the pool itself: a weak-keyed side table would be kept alive by the
+# team's own reference to its pool.
+
+
+def _team(
+    profile: Profile,
+    role_counts: Mapping[str, int],
+    scopes: DefaultScopes,
+    pool: ModelPool,
+    host: HostSpec,
+    entry_mode: EntryMode,
+) -> _Team:
+    """The team of these inputs on `pool`: built on first use, then reused."""
+
+    def build() -> _Team:
+        return _Team(profile, role_counts, scopes, pool, host, entry_mode)
+
+    try:
+        counts = frozenset(role_counts.items())
+    except TypeError:  # an unhashable count: the build refuses it with a clear error
+        return build()
+    # Identity keys: the cached team holds its profile, scopes and host, so their ids
+    # cannot be reused by other objects while it lives.
+    key = ("resolver-team", id(profile), counts, id(scopes), id(host), entry_mode)
+    return pool.memo(key, build)
 
 
 Move = tuple[int, Key]  # (role index within the solver, the class a model is taken from)
@@ -347,8 +437,8 @@ class _Solver:
     mask)`` restricted to the component's roles. Models in one class are
     interchangeable (swapping two of them maps completions to completions), so deciding
     a state decides every assignment it stands for. Decided states are memoised for the
-    life of the team (one resolution or one option computation), feasible ones with the
-    sequence of moves that completes them.
+    life of the team (one pool: one wizard step's resolutions and option computations),
+    feasible ones with the sequence of moves that completes them.
     """
 
     def __init__(self, team: _Team, component: int) -> None:
@@ -363,19 +453,22 @@ class _Solver:
         self.pairs = [
             (i, self.index[other]) for i, r in enumerate(self.roles) for other in sorted(r.excludes)
         ]
-        self.classes: dict[str, tuple[int, int]] = {}
-        base: dict[Key, int] = {}
-        members: dict[str, int] = {}
-        for role in self.roles:
-            for ref in role.domain:
-                members[ref] = members.get(ref, 0) | role.bit
-        for ref, avail in members.items():
-            model = team.pool.resolve(ref)
-            klass = (team.provider_index[model.provider_id], avail)
-            self.classes[ref] = klass
-            key = (klass[0], klass[1], 0)
-            base[key] = base.get(key, 0) + 1
-        self.base = base
+        members: dict[str, int]
+        if len(self.roles) == 1:  # the usual component: one role, one availability bit
+            members = dict.fromkeys(self.roles[0].domain, self.roles[0].bit)
+        else:
+            members = {}
+            for role in self.roles:
+                for ref in role.domain:
+                    members[ref] = members.get(ref, 0) | role.bit
+        # A model's class is (provider index, availability mask); `members` holds the
+        # mask of every model in some domain of the component (the rest have no class).
+        self.members = members
+        self.provider_of = team.provider_of_ref
+        providers = map(self.provider_of.__getitem__, members)
+        self.base: dict[Key, int] = dict(
+            Counter(zip(providers, members.values(), itertools.repeat(0)))
+        )
         self.ok: dict[State, Path] = {}
         self.failed: set[State] = set()
 
@@ -392,7 +485,7 @@ class _Solver:
     def state_dict(self, fixed: Iterable[_Fixed]) -> dict[Key, int]:
         counts = dict(self.base)
         for ref, used in self.usage(fixed).items():
-            klass = self.classes.get(ref)
+            klass = self.klass(ref)
             if klass is None:
                 # Outside every domain here: it only marks a provider as used.
                 model = self.team.pool.resolve(ref)
@@ -403,11 +496,16 @@ class _Solver:
             counts[key] = counts.get(key, 0) + 1
         return counts
 
+    def klass(self, ref: str) -> tuple[int, int] | None:
+        """The class of a model in some domain of the component, else None."""
+        avail = self.members.get(ref)
+        return None if avail is None else (self.provider_of[ref], avail)
+
     def state(self, fixed: Iterable[_Fixed]) -> State:
         return _freeze(self.state_dict(fixed))
 
     def key_of(self, fixed_usage: Mapping[str, int], ref: str) -> Key:
-        klass = self.classes.get(ref)
+        klass = self.klass(ref)
         if klass is None:
             model = self.team.pool.resolve(ref)
             klass = (self.team.provider_index[model.provider_id], 0)
@@ -723,7 +821,7 @@ def resolve_assignments(
         AssignmentResolutionError: no complete team exists; lists every failing
             candidate and every unsatisfied constraint at once.
     """
-    team = _Team(profile, role_counts, scopes, pool, host, entry_mode)
+    team = _team(profile, role_counts, scopes, pool, host, entry_mode)
     explicit = _resolve_explicit(team, role_models)
     scopes.validate(pool, host, entry_mode, team.roles)
     valid, failures = _check_explicit(team, explicit)
@@ -772,10 +870,11 @@ def _first_completable(
     counts = solver.state_dict(fixed)
     usage = solver.usage(fixed)
     base = solver.solve(_freeze(counts))
+    conflicts = team.conflicts(fixed, role, ordinal)
     for model, provenance in team.candidates(role, ordinal):
         if model.ref not in team.roles[role].domain:
             continue
-        if team.conflict(fixed, role, ordinal, model) is not None:
+        if conflicts.reason(model) is not None:
             continue
         if solver.choice_feasible(counts, base, role, solver.key_of(usage, model.ref)):
             return model, provenance or POOL_PROVENANCE
@@ -831,7 +930,7 @@ def model_options(
     Raises:
         UsageError: invalid counts, unknown roles/models, or no such instance.
     """
-    team = _Team(profile, role_counts, scopes, pool, host, entry_mode)
+    team = _team(profile, role_counts, scopes, pool, host, entry_mode)
     spec = team.roles.get(role)
     if spec is None or not 1 <= ordinal <= spec.count:
         if role == LEADER and entry_mode == "current-session":
@@ -856,15 +955,19 @@ def model_options(
     base = solver.solve(_freeze(counts)) if blocked is None else None
     verdicts: dict[Key, str | None] = {}
     options: list[OptionState] = []
+    conflicts = team.conflicts(valid, role, ordinal)
+    domain = spec.domain
     for model, provenance in team.candidates(role, ordinal):
         reason: str | None
-        verdict = team.availability(model, role)
+        # The role's domain is exactly its available models: ask the pool for the
+        # reason only when there is one to show.
+        verdict = _AVAILABLE if model.ref in domain else team.availability(model, role)
         if not verdict.available:
             reason = verdict.reason
         elif blocked is not None:
             reason = blocked
         else:
-            reason = team.conflict(valid, role, ordinal, model)
+            reason = conflicts.reason(model)
             if reason is None:
                 key = solver.key_of(usage, model.ref)
                 if key not in verdicts:

@@ -44,7 +44,10 @@ import orjson
 from okstra_core.catalog.models import LEADER, Profile, RoleKind, RoleRequirement
 from okstra_core.errors import OkstraError, StateFileError, UsageError
 from okstra_core.store import decode_utf8, read_bytes
-from okstra_core.wizard.state import CONVERTED_V1
+
+# One list of v1 fields: the v2 loader refuses them next to a v2 version (mixed file).
+from okstra_core.wizard.state import CONVERTED_V1, V1_PROVIDER_FIELDS
+from okstra_core.wizard.steps import CHOOSE_AGAIN_ANSWER, REUSE_ANSWER
 
 if TYPE_CHECKING:
     from okstra_core.defaults import DefaultScopes
@@ -66,40 +69,6 @@ LEGACY_SOURCE_FIELD = "legacySource"
 CONVERTED = CONVERTED_V1
 LEADER_SESSION_STEP = "leader-session"
 LEADER_SESSION_ANSWER = "continue"
-# Option values of the `reuse_previous` step.
-REUSE_ANSWER = "reuse"
-CHOOSE_AGAIN_ANSWER = "choose"
-
-# v1 chose the team through these fields. The camelCase forms are the names v1 used
-# in render args / reused run inputs; `workers` is the camelCase form of the roster.
-_V1_PROVIDER_SNAKE = (
-    "workers_override",
-    "lead_provider",
-    "lead_model",
-    "claude_model",
-    "codex_model",
-    "antigravity_model",
-    "grok_model",
-    "kimi_model",
-    "report_writer_provider",
-    "report_writer_model",
-    "executor",
-    "critic",
-)
-_V1_PROVIDER_CAMEL = (
-    "workers",
-    "workersOverride",
-    "leadProvider",
-    "leadModel",
-    "claudeModel",
-    "codexModel",
-    "antigravityModel",
-    "grokModel",
-    "kimiModel",
-    "reportWriterProvider",
-    "reportWriterModel",
-)
-V1_PROVIDER_FIELDS: frozenset[str] = frozenset(_V1_PROVIDER_SNAKE + _V1_PROVIDER_CAMEL)
 
 _V2_ONLY_FIELDS = ("roleCounts", "roleModels", "roleSelectionOrder")
 

@@ -29,6 +29,9 @@ BRIEF = "brief"
 TASK_TYPE = "task_type"
 APPROVED_PLAN = "approved_plan"
 REUSE_PREVIOUS = "reuse_previous"
+# Option values of the `reuse_previous` step (the v1 converter writes them too).
+REUSE_ANSWER = "reuse"
+CHOOSE_AGAIN_ANSWER = "again"
 DIRECTIVE_PICK = "directive_pick"
 DIRECTIVE = "directive"
 RELATED_TASKS_PICK = "related_tasks_pick"
@@ -349,7 +352,7 @@ def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
     run_name = run.name if run else ""
     options = tuple(
         Option(value=v, label=ctx.text.get(f"reuse_previous.option.{v}", run=run_name))
-        for v in ("reuse", "again")
+        for v in (REUSE_ANSWER, CHOOSE_AGAIN_ANSWER)
     )
     return make_prompt(
         ctx,
@@ -358,14 +361,14 @@ def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
         "pick",
         "reuse_previous",
         options=options,
-        default="reuse",
+        default=REUSE_ANSWER,
         label_values={"run": run_name},
         meta={"run": run_name},
     )
 
 
 def _reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer != "reuse":
+    if answer != REUSE_ANSWER:
         return ""
     task = _current_task(ctx, state)
     run = task.latest_run(state.task_type) if task else None

@@ -1,0 +1,257 @@
+"""Regression guards for the speed work of docs/performance.md — counts, never seconds.
+
+A timed test fails on a busy machine and passes on a fast one; what made the wizard
+slow was repeated work, so these tests count it: how often one wizard step loads the
+catalog, builds the resolver's team, decides a provider's availability and looks a
+CLI up on PATH, and which modules a headless `okstra wizard step` imports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import okstra_core.catalog
+from okstra_core import resolver
+from okstra_core.environment import Environment
+from okstra_core.pool import ModelPool
+from okstra_core.wizard import Prompt, Wizard
+
+TEXT_ANSWERS = {"task_group": "Team A", "task_id": "Speed", "brief": "brief.md"}
+
+
+class Counts:
+    """Calls of the functions that do a step's heavy work, counted by name."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, int] = {}
+
+    def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return fn(*args, **kwargs)
+
+        return counted
+
+    def reset(self) -> None:
+        self.calls.clear()
+
+    def __getitem__(self, name: str) -> int:
+        return self.calls.get(name, 0)
+
+
+@pytest.fixture
+def counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
+    counter = Counts()
+    # The step context imports `load_catalog` from the package at call time.
+    monkeypatch.setattr(
+        okstra_core.catalog,
+        "load_catalog",
+        counter.wrap("load_catalog", okstra_core.catalog.load_catalog),
+    )
+    monkeypatch.setattr(resolver, "_Team", _counted_class(resolver._Team, counter, "team"))
+    monkeypatch.setattr(
+        ModelPool,
+        "_provider_verdict",
+        counter.wrap("provider_verdict", ModelPool._provider_verdict),
+    )
+    monkeypatch.setattr(Environment, "which", counter.wrap("which", Environment.which))
+    yield counter
+
+
+def _counted_class(cls: type, counter: Counts, name: str) -> type:
+    init = cls.__init__
+
+    def counted_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        counter.calls[name] = counter.calls.get(name, 0) + 1
+        init(self, *args, **kwargs)
+
+    return type(cls.__name__, (cls,), {"__init__": counted_init})
+
+
+@pytest.fixture
+def wizard_at_model_step(
+    tmp_path: Path, okstra_home: Path, fake_bin: Callable[..., Path]
+) -> tuple[Wizard, Prompt]:
+    """A wizard answered with its defaults up to its second role-model prompt."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "brief.md").write_text("# Brief\n", encoding="utf-8")
+    env = Environment(env={"OKSTRA_HOME": str(okstra_home), "PATH": f"{fake_bin()}:/usr/bin:/bin"})
+    wizard = Wizard.init(
+        tmp_path / "w.json",
+        project,
+        host="terminal",
+        task_type="requirements-discovery",
+        environment=env,
+    )
+    prompt = wizard.prompt()
+    models_answered = 0
+    for _ in range(40):
+        if prompt.step_kind == "role_model":
+            if models_answered == 1:
+                return wizard, prompt
+            models_answered += 1
+        answer = TEXT_ANSWERS.get(prompt.id) or prompt.default
+        assert answer is not None, prompt
+        prompt = wizard.submit(answer).next
+    raise AssertionError(f"no second role-model prompt; reached {prompt.id}")
+
+
+def test_one_submit_and_prompt_do_each_piece_of_work_once(
+    wizard_at_model_step: tuple[Wizard, Prompt], counts: Counts
+) -> None:
+    wizard, prompt = wizard_at_model_step
+    assert prompt.default is not None
+    ctx = wizard._ctx()
+    providers = len(ctx.catalog.providers)
+    roles = 1 + len(ctx.profile(wizard.state.task_type or "").static_roles)  # + the leader
+
+    counts.reset()
+    result = wizard.submit(prompt.default)
+    assert result.next.step_kind == "role_model", result.next.id
+    # The submit checks the chosen team (dropping models that no longer fit) and then
+    # computes the next prompt's options: one catalog load and ONE team for both.
+    assert counts["load_catalog"] == 1
+    assert counts["team"] == 1
+    # Availability is decided once per provider and role — never per model or per
+    # instance — and a CLI is looked up on PATH at most once per step.
+    assert 0 < counts["provider_verdict"] <= providers * roles
+    assert counts["which"] <= providers
+
+    counts.reset()
+    wizard.prompt()
+    assert counts["load_catalog"] == 1
+    assert counts["team"] == 1
+    assert 0 < counts["provider_verdict"] <= providers * roles
+    assert counts["which"] <= providers
+
+
+def test_pool_memo_is_per_pool(okstra_home: Path) -> None:
+    env = Environment(env={"OKSTRA_HOME": str(okstra_home), "PATH": "/usr/bin:/bin"})
+    catalog = okstra_core.catalog.load_catalog(env)
+    first, second = ModelPool.from_catalog(catalog, env), ModelPool.from_catalog(catalog, env)
+    built: list[int] = []
+    assert first.memo("k", lambda: built.append(1) or "a") == "a"
+    assert first.memo("k", lambda: built.append(2) or "b") == "a"
+    # A new pool (a new step) computes again: nothing outlives its availability.
+    assert second.memo("k", lambda: built.append(3) or "c") == "c"
+    assert built == [1, 3]
+    # The model list itself is shared by pools of the same (unchanged) provider specs.
+    assert first.models() is second.models()
+
+
+def test_available_refs_agree_with_availability(okstra_home: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (bin_dir / "claude").chmod(0o755)
+    env = Environment(env={"OKSTRA_HOME": str(okstra_home), "PATH": str(bin_dir)})
+    catalog = okstra_core.catalog.load_catalog(env)
+    for host in catalog.hosts.values():
+        for mode in host.entry_modes:
+            pool = ModelPool.from_catalog(catalog, env)
+            for role in pool.roles():
+                expected = {
+                    m.ref
+                    for m in pool.list(role)
+                    if pool.availability(m.ref, role, host, mode).available
+                }
+                fresh = ModelPool.from_catalog(catalog, env)
+                assert fresh.available_refs(role, host, mode) == expected, (host.id, mode, role)
+
+
+# ------------------------------------------------------------------ headless imports
+
+# Runs one headless command in a fresh interpreter and reports what it imported.
+IMPORTS_OF = r"""
+import json, sys
+from okstra_tui.entry import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+sys.exit(code)
+"""
+
+# A step needs the catalog, the wizard engine and the resolver — not the templates
+# (jinja2), not the terminal app (textual), not prepare's pipeline or the launchers.
+NOT_IMPORTED_BY_A_STEP = (
+    "jinja2",
+    "textual",
+    "okstra_core.prepare.pipeline",
+    "okstra_core.prepare.manifest",
+    "okstra_core.launch",
+)
+
+
+def _imports_of(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[dict[str, Any], set[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-c", IMPORTS_OF, *argv],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    modules = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    return json.loads(proc.stdout), modules
+
+
+def test_wizard_step_imports_only_what_a_step_needs(
+    tmp_path: Path, okstra_home: Path, fake_bin: Callable[..., Path]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "brief.md").write_text("# Brief\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(OKSTRA_HOME=str(okstra_home), PATH=f"{fake_bin()}:/usr/bin:/bin")
+    state = str(tmp_path / "w.json")
+    _, modules = _imports_of(
+        [
+            "wizard",
+            "init",
+            "--state",
+            state,
+            "--project-root",
+            str(project),
+            "--host",
+            "terminal",
+            "--task-type",
+            "requirements-discovery",
+        ],
+        tmp_path,
+        env,
+    )
+    # Walk to a role step (the resolver's), then look at one more step's imports.
+    for _ in range(40):
+        payload, modules = _imports_of(
+            ["wizard", "step", "--state", state, "--no-submit"], tmp_path, env
+        )
+        prompt = payload["next"]
+        loaded = sorted(
+            m
+            for m in modules
+            for name in NOT_IMPORTED_BY_A_STEP
+            if m == name or m.startswith(name + ".")
+        )
+        assert loaded == [], (prompt["id"], loaded)
+        if prompt["meta"].get("stepKind") == "role_model":
+            assert "okstra_core.resolver" in modules
+            break
+        answer = TEXT_ANSWERS.get(prompt["id"]) or prompt["default"]
+        payload, _ = _imports_of(
+            ["wizard", "step", "--state", state, "--answer", answer], tmp_path, env
+        )
+        assert payload["ok"], payload
+    else:
+        raise AssertionError("no role-model step reached")
