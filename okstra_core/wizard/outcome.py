@@ -242,16 +242,22 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
 def host_session_context(ctx: StepContext, state: WizardState) -> dict[str, Any]:
     """The host session context handed to prepare (`--host-session-context-json`).
 
-    `currentModel.modelRef` is the host session's model when known; the wizard does
-    not know it, so it is null and prepare uses `<native provider>/current-session`.
+    `currentModel.modelRef` is the host session's model when the host reports it
+    (`OKSTRA_HOST_MODEL`); otherwise null, and prepare uses `<native provider>/current-session`.
     """
+    from .roles import reported_host_effort, reported_host_model
+
     host = ctx.host(state.host_runtime)
     return {
         "hostId": state.host_runtime,
         "entryMode": state.host_entry_mode,
         "availableFunctions": list(state.available_functions),
         "interactionSurface": "wizard",
-        "currentModel": {"provider": host.native_provider, "modelRef": None, "effort": None},
+        "currentModel": {
+            "provider": host.native_provider,
+            "modelRef": reported_host_model(ctx),
+            "effort": reported_host_effort(ctx),
+        },
     }
 
 

@@ -260,8 +260,37 @@ def _role_meta(profile: Profile, role: str, ordinal: int | None = None) -> dict[
     return meta
 
 
+# An agent host that runs okstra inside its session can say which model (and effort)
+# that session runs; okstra cannot find it out by itself.
+HOST_MODEL_ENV = "OKSTRA_HOST_MODEL"
+HOST_EFFORT_ENV = "OKSTRA_HOST_EFFORT"
+
+
+def reported_host_model(ctx: StepContext) -> str | None:
+    """The host session's model ref from `OKSTRA_HOST_MODEL`, canonicalised when known.
+
+    A value the pool knows (a ref, or `provider/alias`) becomes its model ref; anything
+    else is shown as given (the host may run a model okstra has no entry for).
+    """
+    raw = (ctx.environment.get(HOST_MODEL_ENV) or "").strip()
+    if not raw:
+        return None
+    try:
+        return ctx.pool.lookup(raw).ref
+    except OkstraError:
+        return raw
+
+
+def reported_host_effort(ctx: StepContext) -> str | None:
+    return (ctx.environment.get(HOST_EFFORT_ENV) or "").strip() or None
+
+
 def current_session_model(ctx: StepContext, state: WizardState) -> str:
-    """The model shown for a current-session leader: the host's native provider's session."""
+    """The model shown for a current-session leader: the one the host reports, else the
+    host's native provider's session."""
+    reported = reported_host_model(ctx)
+    if reported:
+        return reported
     host = ctx.host(state.host_runtime)
     return f"{host.native_provider or host.id}/current-session"
 
@@ -269,6 +298,7 @@ def current_session_model(ctx: StepContext, state: WizardState) -> str:
 def _leader_session_prompt(ctx: StepContext, state: WizardState) -> Prompt:
     host = ctx.host(state.host_runtime)
     model = current_session_model(ctx, state)
+    effort = reported_host_effort(ctx)
     return make_prompt(
         ctx,
         state,
@@ -277,7 +307,13 @@ def _leader_session_prompt(ctx: StepContext, state: WizardState) -> Prompt:
         "leader_session",
         options=(Option(value="continue", label=ctx.text.get("leader_session.option.continue")),),
         default="continue",
-        label_values={"model": model, "host": host.display_label, "effort_suffix": ""},
+        label_values={
+            "model": model,
+            "host": host.display_label,
+            "effort_suffix": ctx.text.get("leader_session.effort_suffix", effort=effort)
+            if effort
+            else "",
+        },
         meta={"role": LEADER, "duty": LEADER_DUTY, "model": model},
     )
 

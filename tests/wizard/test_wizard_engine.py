@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 from wizard_helpers import make_task, run_through
 
@@ -97,6 +98,41 @@ def test_current_session_setup_has_leader_session_and_no_leader_model(
     assert outcome.render_args["approved-plan"] == "plan.md"
     assert "fixer : spawned at run time" in outcome.confirmation_text
     assert "leader #1 : claude/current-session (this session)" in outcome.confirmation_text
+
+
+def test_current_session_leader_shows_the_model_the_host_reports(
+    env: Environment, project: Path, state_file: Path, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    from okstra_core.prepare import prepare_from_argv
+
+    reported = replace(
+        env, env={**env.env, "OKSTRA_HOST_MODEL": "claude/OPUS", "OKSTRA_HOST_EFFORT": "high"}
+    )
+    wizard = Wizard.init(
+        state_file,
+        project,
+        host="claude-code",
+        entry_mode="current-session",
+        task_type="requirements-discovery",
+        environment=reported,
+    )
+    prompt = run_through(wizard, stop="leader-session")
+    # The alias is resolved to the model ref; the effort is shown too.
+    assert "claude/opus-4.6 (effort high)" in prompt.label
+    run_through(wizard)
+    outcome = wizard.outcome()
+    assert "leader #1 : claude/opus-4.6 (this session)" in outcome.confirmation_text
+    context = orjson.loads(outcome.render_args["host-session-context-json"])
+    assert context["currentModel"] == {
+        "provider": "claude",
+        "modelRef": "claude/opus-4.6",
+        "effort": "high",
+    }
+    result = prepare_from_argv(list(outcome.render_argv), dry_run=True, environment=reported)
+    leader = result.manifest.participants[0]
+    assert leader.model_ref == "claude/opus-4.6" and leader.runner == "current-session"
 
 
 def test_unknown_host_entry_mode_task_type_are_usage_errors(
