@@ -72,7 +72,12 @@ def test_pending_discovery_until_found(fake_bin, tmp_path: Path) -> None:
     assert entry["resumeArgv"] is None and entry["resumeCommand"] is None
     run = tmp_path / "run"
     _, path = write_resume_sheet(run, [pending])
-    done = subprocess.run([str(path)], capture_output=True, text=True, check=False)
+    # No okstra reachable (no run dir was recorded either): the script says what is
+    # pending and fails. Healing through `okstra resume` is tested in
+    # test_launch_resume_cmd.py.
+    done = subprocess.run(
+        [str(path)], capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin"}
+    )
     assert done.returncode == 1 and "pending discovery" in done.stderr
     found = ResumeEntry.from_plan(plan, "participant-001", session_id="019a-found")
     write_resume_sheet(run, [found])

@@ -143,5 +143,9 @@ def test_negative_control_rejected_argv(tmp_path: Path, tmux_socket: str) -> Non
         settle=15,
     )
     assert result.error is not None
-    assert "exited with status 2" in result.error.render()
+    # tmux 3.3a sometimes reports a dead pane without its status (see backends.py).
+    assert any(
+        text in result.error.render()
+        for text in ("exited with status 2", "exited (tmux reported no exit status)")
+    )
     assert "--session-id x" in result.error.render()
