@@ -48,10 +48,10 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = PRIVATE_MODE) -> 
     fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".part", dir=path.parent)
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        with os.fdopen(fd, "wb") as tmp_file:
+            tmp_file.write(data)
+            tmp_file.flush()
+            os.fsync(tmp_file.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
