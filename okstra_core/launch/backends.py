@@ -214,6 +214,7 @@ def _watch_pane(
     """Fail if the CLI died within `settle` seconds with a non-zero status."""
     base = tmux_base(environment)
     deadline = time.monotonic() + settle
+    dead_polls = 0
     while True:
         probe = _run(
             [
@@ -235,6 +236,12 @@ def _watch_pane(
         # can lag behind by a moment, so wait for it (briefly) before judging.
         if dead == "1" and (status or signal or time.monotonic() >= deadline + _STATUS_GRACE):
             break
+        if dead == "1":
+            dead_polls += 1
+            if dead_polls % 4 == 0:
+                # tmux 3.3a can miss the SIGCHLD of a fast-exiting child and leave it a
+                # zombie until the server reaps another child: make it fork and reap one.
+                _run([*base, "run-shell", "true"], environment)
         if dead != "1" and time.monotonic() >= deadline:
             # Alive after the settle time: restore the window's normal close-on-exit.
             _run([*base, "set-option", "-w", "-u", "-t", pane, "remain-on-exit"], environment)
@@ -249,9 +256,8 @@ def _watch_pane(
     elif status:
         how = f"exited with status {status}"
     else:
-        # tmux 3.3a sometimes marks a pane dead without ever reporting the child's
-        # status (a race between the pty closing and the reap). The lead CLI is
-        # interactive: gone within the settle time is a failed launch either way.
+        # Still no status after the grace time (and the reap nudges above): the lead
+        # CLI is interactive, so gone within the settle time is a failed launch.
         how = "exited (tmux reported no exit status)"
     tail = " | ".join(line.strip() for line in shown.strip().splitlines()[-5:] if line.strip())
     raise LaunchError(
