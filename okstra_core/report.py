@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import DataFileError, OkstraError
 from .store import read_json
@@ -82,15 +82,20 @@ def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
     return path, data
 
 
+def _ref_rows(value: object) -> TypeGuard[list[Mapping[str, Any]]]:
+    """A list of objects, each with a string `roleExecutionRef`."""
+    return isinstance(value, list) and all(
+        isinstance(r, Mapping) and isinstance(r.get("roleExecutionRef"), str) for r in value
+    )
+
+
 def execution_roles(
     manifest: Mapping[str, Any], *, path: Path | None = None
 ) -> list[dict[str, Any]]:
     """The manifest's role executions, projected to the report's `executionRoles` rows."""
     holder = manifest.get("executionManifest", manifest)
     rows = holder.get("roleExecutions") if isinstance(holder, Mapping) else None
-    if not isinstance(rows, list) or not all(
-        isinstance(r, Mapping) and isinstance(r.get("roleExecutionRef"), str) for r in rows
-    ):
+    if not _ref_rows(rows):
         raise DataFileError(
             "expected a list of role executions with a roleExecutionRef each",
             path=path,
@@ -143,9 +148,7 @@ def check_report(manifest: Mapping[str, Any], report_path: Path) -> list[dict[st
     if not isinstance(report, dict):
         raise DataFileError("expected a JSON object (final report)", path=report_path)
     got = report.get("executionRoles")
-    if not isinstance(got, list) or not all(
-        isinstance(r, dict) and isinstance(r.get("roleExecutionRef"), str) for r in got
-    ):
+    if not _ref_rows(got):
         raise DataFileError(
             "expected a list of objects each with a roleExecutionRef",
             path=report_path,

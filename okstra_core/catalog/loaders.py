@@ -75,6 +75,15 @@ _GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme"
 _T = TypeVar("_T")
 
 
+def _known(table: Mapping[str, _T], key: str, what: str) -> _T:
+    """`table[key]`, or a `UsageError` naming the `what` and every known key."""
+    try:
+        return table[key]
+    except KeyError:
+        known = ", ".join(table)
+        raise UsageError(f"unknown {what} {key!r}: expected one of {known}") from None
+
+
 # --------------------------------------------------------------------------- catalog
 
 
@@ -100,19 +109,11 @@ class Catalog:
 
     def profile(self, task_type: str) -> Profile:
         """The profile of `task_type`; `UsageError` naming the known ones otherwise."""
-        try:
-            return self.profiles[task_type]
-        except KeyError:
-            known = ", ".join(self.profiles)
-            raise UsageError(f"unknown task type {task_type!r}: expected one of {known}") from None
+        return _known(self.profiles, task_type, "task type")
 
     def host(self, host_id: str) -> HostSpec:
         """The host runtime `host_id`; `UsageError` naming the known ones otherwise."""
-        try:
-            return self.hosts[host_id]
-        except KeyError:
-            known = ", ".join(self.hosts)
-            raise UsageError(f"unknown host {host_id!r}: expected one of {known}") from None
+        return _known(self.hosts, host_id, "host")
 
     def provider(self, provider_id: str) -> ProviderSpec:
         """The provider `provider_id`; `UsageError` naming the known ones otherwise."""

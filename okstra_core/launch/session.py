@@ -225,18 +225,7 @@ def discover_session(
 ) -> str | None:
     """Wait (bounded) for the CLI to record its session; None when the wait runs out.
 
-    Args:
-        spec: the provider's `launch.discover`.
-        project_root: the directory the CLI was started in.
-        launched_at: when okstra started the CLI.
-        environment: for `{env.X}` and HOME.
-        timeout: seconds to wait; default `spec.timeout_seconds`; 0 = look once.
-        source: the provider file, for errors.
-        sleep: the pause between looks (tests pass a fake, with `clock`).
-        clock: a monotonic clock in seconds.
-
-    Raises:
-        DataFileError: the provider's `id_pattern` is not a valid regex with a group.
+    The newest of `discover_sessions`' matches: the same arguments, the same errors.
     """
     found = discover_sessions(
         spec,

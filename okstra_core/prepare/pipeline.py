@@ -741,6 +741,42 @@ def _preflight_error(failed: Sequence[PreflightResult]) -> PrepareError:
     return PrepareError("\n".join(lines))
 
 
+def _planned_result(
+    resolved: Resolved,
+    rp: _RunPlan,
+    lp: LaunchPlan | None,
+    checks: Sequence[PreflightResult],
+    backend: str,
+    window: str,
+    env: Environment,
+    *,
+    dry_run: bool,
+    notes: Sequence[str] = (),
+) -> PrepareResult:
+    """The result of a planned run, before any launch: the same for a dry and a real run."""
+    from ..launch import tmux_commands
+
+    root = resolved.inputs.project_root
+    tmux = tuple(tuple(c) for c in tmux_commands(lp, window, root, env)) if lp else ()
+    return PrepareResult(
+        dry_run=dry_run,
+        run_id=rp.run_id,
+        run_dir=rp.run_dir,
+        files=rp.files,
+        lead_argv=tuple(lp.argv) if lp else None,
+        lead_env=dict(lp.env) if lp else {},
+        tmux_commands=tmux,
+        preflight=tuple(checks),
+        backend=backend,
+        manifest=resolved.manifest,
+        lead_prompt_path=rp.lead_prompt_path,
+        entry_mode=resolved.entry_mode,
+        lead_session_id=lp.session_id if lp else None,
+        resume_argv=lp.resume_argv() if lp else None,
+        notes=tuple(notes),
+    )
+
+
 def prepare(
     inputs: PrepareInputs,
     *,
@@ -762,7 +798,7 @@ def prepare(
         OkstraError: any refused input, before anything is written (steps 1–4,
             preflight), or a write failure.
     """
-    from ..launch import choose_backend, start, tmux_commands
+    from ..launch import choose_backend, start
 
     env = environment or Environment.real()
     step = on_step or _noop
@@ -791,23 +827,8 @@ def prepare(
             lp = None
             notes.append(exc.render())
         rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
-        tmux = tuple(tuple(c) for c in tmux_commands(lp, window, root, env)) if lp else ()
-        return PrepareResult(
-            dry_run=True,
-            run_id=rp.run_id,
-            run_dir=rp.run_dir,
-            files=rp.files,
-            lead_argv=tuple(lp.argv) if lp else None,
-            lead_env=dict(lp.env) if lp else {},
-            tmux_commands=tmux,
-            preflight=tuple(checks),
-            backend=backend,
-            manifest=resolved.manifest,
-            lead_prompt_path=rp.lead_prompt_path,
-            entry_mode=resolved.entry_mode,
-            lead_session_id=lp.session_id if lp else None,
-            resume_argv=lp.resume_argv() if lp else None,
-            notes=tuple(notes),
+        return _planned_result(
+            resolved, rp, lp, checks, backend, window, env, dry_run=True, notes=notes
         )
     if failed:
         raise _preflight_error(failed)
@@ -830,23 +851,7 @@ def prepare(
             resolved = _with_project_json(resolved, _read_project_json(root))
             rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
             runfiles.apply(rp.files)
-    tmux = tuple(tuple(c) for c in tmux_commands(lp, window, root, env)) if lp else ()
-    result = PrepareResult(
-        dry_run=False,
-        run_id=rp.run_id,
-        run_dir=rp.run_dir,
-        files=rp.files,
-        lead_argv=tuple(lp.argv) if lp else None,
-        lead_env=dict(lp.env) if lp else {},
-        tmux_commands=tmux,
-        preflight=tuple(checks),
-        backend=backend,
-        manifest=resolved.manifest,
-        lead_prompt_path=rp.lead_prompt_path,
-        entry_mode=resolved.entry_mode,
-        lead_session_id=lp.session_id if lp else None,
-        resume_argv=lp.resume_argv() if lp else None,
-    )
+    result = _planned_result(resolved, rp, lp, checks, backend, window, env, dry_run=False)
     if lp is None or backend == "none":
         return result
     step("launching the lead")

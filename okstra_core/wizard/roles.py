@@ -191,6 +191,21 @@ def _options(
     )
 
 
+def _resolve_team(ctx: StepContext, state: WizardState, profile: Profile) -> None:
+    """Resolve the team chosen so far; raises what `resolve_assignments` raises."""
+    from ..resolver import resolve_assignments
+
+    resolve_assignments(
+        profile,
+        state.role_counts,
+        state.role_models,
+        ctx.scopes,
+        ctx.pool,
+        ctx.host(state.host_runtime),
+        state.host_entry_mode,
+    )
+
+
 def discard_invalid_models(ctx: StepContext, state: WizardState, profile: Profile) -> None:
     """Drop previously chosen models from the first no-longer-valid one onward.
 
@@ -198,22 +213,12 @@ def discard_invalid_models(ctx: StepContext, state: WizardState, profile: Profil
     config default changed). Fast path: when the chosen models still resolve to a
     complete team, every prefix is completable and nothing is dropped.
     """
-    from ..resolver import resolve_assignments
-
     instances = model_instances(profile, state)
     _trim_to_instances(state, instances)
     if not state.role_models:
         return
     try:
-        resolve_assignments(
-            profile,
-            state.role_counts,
-            state.role_models,
-            ctx.scopes,
-            ctx.pool,
-            ctx.host(state.host_runtime),
-            state.host_entry_mode,
-        )
+        _resolve_team(ctx, state, profile)
         return
     except AssignmentResolutionError:
         pass
@@ -493,19 +498,9 @@ def out_of_order(ctx: StepContext, state: WizardState, step_id: str) -> AnswerRe
 
 def check_complete_team(ctx: StepContext, state: WizardState) -> None:
     """Refuse confirmation unless the chosen team resolves (names every problem)."""
-    from ..resolver import resolve_assignments
-
     profile = ctx.profile(state.task_type)
     try:
-        resolve_assignments(
-            profile,
-            state.role_counts,
-            state.role_models,
-            ctx.scopes,
-            ctx.pool,
-            ctx.host(state.host_runtime),
-            state.host_entry_mode,
-        )
+        _resolve_team(ctx, state, profile)
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
 

@@ -158,6 +158,45 @@ def _yes_no_options(ctx: StepContext, kind: str, values: tuple[str, ...]) -> tup
     return tuple(Option(value=v, label=ctx.text.get(f"{kind}.option.{v}")) for v in values)
 
 
+def _gate_step(
+    step_id: str,
+    go: str,
+    field: str,
+    applies: Callable[[StepContext, WizardState], bool],
+) -> StaticStep:
+    """A `skip`/`go` pick in front of an optional text step that fills `field`.
+
+    `skip` (the default) clears `field`, so an earlier answer does not linger.
+    """
+
+    def build(ctx: StepContext, state: WizardState) -> Prompt:
+        return make_prompt(
+            ctx,
+            state,
+            step_id,
+            "pick",
+            step_id,
+            options=_yes_no_options(ctx, step_id, ("skip", go)),
+            default="skip",
+        )
+
+    def submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+        if answer == "skip":
+            setattr(state, field, "")
+        return ""
+
+    return StaticStep(step_id, applies, build, submit, (field,), before_role_block=False)
+
+
+def _gate_open(step_id: str, go: str) -> Callable[[StepContext, WizardState], bool]:
+    """`applies` of the text step behind a `_gate_step`: its pick was answered `go`."""
+
+    def applies(_ctx: StepContext, state: WizardState) -> bool:
+        return state.answer_of(step_id) == go
+
+    return applies
+
+
 # ---------------------------------------------------------------------------- task_pick
 
 
@@ -387,28 +426,6 @@ def _reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt)
 # ---------------------------------------------------------------------------- directive
 
 
-def _directive_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
-    return make_prompt(
-        ctx,
-        state,
-        DIRECTIVE_PICK,
-        "pick",
-        "directive_pick",
-        options=_yes_no_options(ctx, "directive_pick", ("skip", "write")),
-        default="skip",
-    )
-
-
-def _directive_pick_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer == "skip":
-        state.directive = ""
-    return ""
-
-
-def _directive_applies(_ctx: StepContext, state: WizardState) -> bool:
-    return state.answer_of(DIRECTIVE_PICK) == "write"
-
-
 def _directive_build(ctx: StepContext, state: WizardState) -> Prompt:
     return make_prompt(ctx, state, DIRECTIVE, "text", "directive", default=state.directive or None)
 
@@ -426,28 +443,6 @@ def _directive_submit(ctx: StepContext, state: WizardState, answer: str, _p: Pro
 
 def _related_pick_applies(ctx: StepContext, state: WizardState) -> bool:
     return bool(_other_tasks(ctx, state))
-
-
-def _related_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
-    return make_prompt(
-        ctx,
-        state,
-        RELATED_TASKS_PICK,
-        "pick",
-        "related_tasks_pick",
-        options=_yes_no_options(ctx, "related_tasks_pick", ("skip", "choose")),
-        default="skip",
-    )
-
-
-def _related_pick_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer == "skip":
-        state.related_tasks_raw = ""
-    return ""
-
-
-def _related_applies(_ctx: StepContext, state: WizardState) -> bool:
-    return state.answer_of(RELATED_TASKS_PICK) == "choose"
 
 
 def _related_build(ctx: StepContext, state: WizardState) -> Prompt:
@@ -578,33 +573,19 @@ STATIC_STEPS: tuple[StaticStep, ...] = (
         ("approved_plan_path",),
     ),
     StaticStep(REUSE_PREVIOUS, _reuse_applies, _reuse_build, _reuse_submit, ()),
-    StaticStep(
-        DIRECTIVE_PICK,
-        _always,
-        _directive_pick_build,
-        _directive_pick_submit,
-        ("directive",),
-        before_role_block=False,
-    ),
+    _gate_step(DIRECTIVE_PICK, "write", "directive", _always),
     StaticStep(
         DIRECTIVE,
-        _directive_applies,
+        _gate_open(DIRECTIVE_PICK, "write"),
         _directive_build,
         _directive_submit,
         ("directive",),
         before_role_block=False,
     ),
-    StaticStep(
-        RELATED_TASKS_PICK,
-        _related_pick_applies,
-        _related_pick_build,
-        _related_pick_submit,
-        ("related_tasks_raw",),
-        before_role_block=False,
-    ),
+    _gate_step(RELATED_TASKS_PICK, "choose", "related_tasks_raw", _related_pick_applies),
     StaticStep(
         RELATED_TASKS,
-        _related_applies,
+        _gate_open(RELATED_TASKS_PICK, "choose"),
         _related_build,
         _related_submit,
         ("related_tasks_raw",),

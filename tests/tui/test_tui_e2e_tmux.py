@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import FAKE_HELP, make_project, okstra_cmd
+from conftest import make_project, okstra_cmd
+from tmux_driver import Terminal, terminal_env
 
 from okstra_core.paths import user_dirs
 
@@ -26,89 +25,9 @@ pytestmark = [
 ]
 
 
-class Terminal:
-    """One private tmux server with one window running a command."""
-
-    def __init__(self, size: tuple[int, int], env: dict[str, str], cwd: Path) -> None:
-        self.socket = f"okstra-e2e-{uuid.uuid4().hex[:12]}"
-        self.size = size
-        self.env = env
-        self.cwd = cwd
-
-    def tmux(self, *args: str, check: bool = True) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=30,
-            check=False,
-        )
-        if check and done.returncode != 0:
-            raise AssertionError(f"tmux {' '.join(args)}: {done.stderr}")
-        return done.stdout
-
-    def start(self, command: list[str]) -> None:
-        width, height = self.size
-        self.tmux(
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            str(width),
-            "-y",
-            str(height),
-            "-c",
-            str(self.cwd),
-            *command,
-        )
-        self.tmux("set-option", "-t", "e2e", "remain-on-exit", "on")
-
-    def respawn(self, command: list[str]) -> None:
-        self.tmux("respawn-pane", "-k", "-t", "e2e", "-c", str(self.cwd), *command)
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "e2e")
-
-    # Keys reach the app in order through the pty, so a short gap is enough; every
-    # step that depends on the app's reaction waits for the screen (`wait`).
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            self.tmux("send-keys", "-t", "e2e", key)
-            time.sleep(0.05)
-
-    def type(self, text: str) -> None:
-        self.tmux("send-keys", "-t", "e2e", "-l", text)
-        time.sleep(0.05)
-
-    def wait(self, text: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            shown = self.screen()
-            if text in shown:
-                return shown
-            time.sleep(0.05)
-        raise AssertionError(f"{text!r} never appeared; the screen is:\n{self.screen()}")
-
-    def dead(self) -> bool:
-        return self.tmux("display-message", "-p", "-t", "e2e", "#{pane_dead}").strip() == "1"
-
-    def close(self) -> None:
-        self.tmux("kill-server", check=False)
-
-
 @pytest.fixture(params=[(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def terminal(request, tmp_path: Path, fake_path: Path) -> Iterator[Terminal]:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        "OKSTRA_HOME": os.environ["OKSTRA_HOME"],
-        "FAKE_CLI_HELP": FAKE_HELP,
-        "FAKE_CLI_LOG": str(tmp_path / "fake-cli.log"),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-    }
+    env = terminal_env(tmp_path, os.environ["PATH"])
     term = Terminal(request.param, env, make_project(tmp_path / "proj"))
     yield term
     term.close()
