@@ -188,7 +188,7 @@ def _gate_step(
     return StaticStep(step_id, applies, build, submit, (field,), before_role_block=False)
 
 
-def _gate_open(step_id: str, go: str) -> Callable[[StepContext, WizardState], bool]:
+def _gate_chosen(step_id: str, go: str) -> Callable[[StepContext, WizardState], bool]:
     """`applies` of the text step behind a `_gate_step`: its pick was answered `go`."""
 
     def applies(_ctx: StepContext, state: WizardState) -> bool:
@@ -576,7 +576,7 @@ STATIC_STEPS: tuple[StaticStep, ...] = (
     _gate_step(DIRECTIVE_PICK, "write", "directive", _always),
     StaticStep(
         DIRECTIVE,
-        _gate_open(DIRECTIVE_PICK, "write"),
+        _gate_chosen(DIRECTIVE_PICK, "write"),
         _directive_build,
         _directive_submit,
         ("directive",),
@@ -585,7 +585,7 @@ STATIC_STEPS: tuple[StaticStep, ...] = (
     _gate_step(RELATED_TASKS_PICK, "choose", "related_tasks_raw", _related_pick_applies),
     StaticStep(
         RELATED_TASKS,
-        _gate_open(RELATED_TASKS_PICK, "choose"),
+        _gate_chosen(RELATED_TASKS_PICK, "choose"),
         _related_build,
         _related_submit,
         ("related_tasks_raw",),
