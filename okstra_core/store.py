@@ -74,34 +74,83 @@ def atomic_write_json(path: Path, obj: Any, *, mode: int = PRIVATE_MODE) -> None
     atomic_write_bytes(path, dumps_json(obj), mode=mode)
 
 
-def read_bytes(path: Path, *, what: str = "file") -> bytes:
+def read_bytes(path: Path, *, what: str = "file", error: type[OkstraError] = OkstraError) -> bytes:
+    """Read a whole file; every failure is an `error` naming the file."""
     try:
         return Path(path).read_bytes()
     except FileNotFoundError:
-        raise OkstraError(f"{what} not found", path=path) from None
+        raise error(f"{what} not found", path=path) from None
     except IsADirectoryError:
-        raise OkstraError(f"expected a {what}, found a directory", path=path) from None
+        raise error(f"expected a {what}, found a directory", path=path) from None
     except PermissionError:
-        raise OkstraError(f"{what} is not readable (permission denied)", path=path) from None
+        raise error(f"{what} is not readable (permission denied)", path=path) from None
+    except OSError as exc:
+        raise error(f"{what} cannot be read ({exc.strerror})", path=path) from None
 
 
-def decode_utf8(data: bytes, path: Path) -> str:
+def decode_utf8(data: bytes, path: Path, *, error: type[OkstraError] = OkstraError) -> str:
+    """Decode a text file's bytes; invalid UTF-8 is an `error` naming the line and byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise OkstraError(
-            f"not valid UTF-8 (byte {exc.start}): expected a UTF-8 text file", path=path
+        line = data[: exc.start].count(b"\n") + 1
+        raise error(
+            f"not valid UTF-8 (line {line}, byte {exc.start}): expected a UTF-8 text file",
+            path=path,
         ) from None
+
+
+def json_kind(value: Any) -> str:
+    """How a JSON value is named in error messages ("an array", "a string ('x')", …)."""
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int):
+        return f"an integer ({value})"
+    if isinstance(value, float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"a string ({shown!r})"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def parse_json(
+    data: bytes, path: Path, *, what: str = "JSON file", error: type[OkstraError] = OkstraError
+) -> Any:
+    """Parse a JSON document's bytes; every failure is an `error` naming the file."""
+    decode_utf8(data, Path(path), error=error)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        # A document cut short (a crash or a copy stopped midway) says so.
+        truncated = data.strip() and exc.pos >= len(data.rstrip())
+        hint = " (the file looks truncated)" if truncated else ""
+        raise error(
+            f"invalid JSON at line {exc.lineno}, column {exc.colno}{hint}: {exc.msg}: "
+            f"expected a {what}",
+            path=path,
+        ) from None
+
+
+def parse_json_object(
+    data: bytes, path: Path, *, what: str = "JSON object", error: type[OkstraError] = OkstraError
+) -> dict[str, Any]:
+    """`parse_json` for documents that must be a JSON object."""
+    value = parse_json(data, path, what=what, error=error)
+    if not isinstance(value, dict):
+        raise error(f"expected a JSON object, got {json_kind(value)}", path=path)
+    return value
 
 
 def read_json(path: Path, *, what: str = "JSON file") -> Any:
     """Read and parse a JSON file; every failure is an `OkstraError` naming the file."""
-    data = read_bytes(path, what=what)
-    decode_utf8(data, Path(path))
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise OkstraError(f"invalid JSON ({exc}): expected a {what}", path=path) from None
+    return parse_json(read_bytes(path, what=what), Path(path), what=what)
 
 
 def lock_path_for(path: Path) -> Path:

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import orjson
 from pydantic import BaseModel, ValidationError
 
 from ..environment import Environment
 from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
+from ..store import decode_utf8, parse_json_object, read_bytes
 from .models import (
     LEADER,
     TASK_TYPES,
@@ -746,16 +746,7 @@ def _model_defaults(value: Any, path: Path) -> ModelDefaults:
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:
-    text = _decode(_read(path), path)
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        raise DataFileError(
-            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=path
-        ) from None
-    if not isinstance(value, dict):
-        raise DataFileError(f"expected a JSON object, got {_describe(value, json=True)}", path=path)
-    return value
+    return parse_json_object(_read(path), path, error=DataFileError)
 
 
 # --------------------------------------------------------------------------- plumbing
@@ -815,29 +806,12 @@ def _cached(kind: str, path: Path, bundled: bool, parse: Callable[[Path, bytes, 
 
 
 def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise DataFileError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise DataFileError("expected a file, found a directory", path=path) from None
-    except PermissionError:
-        raise DataFileError("not readable (permission denied)", path=path) from None
-    except OSError as exc:
-        raise DataFileError(f"cannot be read ({exc.strerror})", path=path) from None
+    return read_bytes(path, error=DataFileError)
 
 
 def _decode(data: bytes, path: Path) -> str:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise DataFileError(
-            f"not valid UTF-8 (line {line}, byte {exc.start}): expected a UTF-8 text file",
-            path=path,
-        ) from None
     # An editor's byte-order mark is not content.
-    return text.removeprefix("\ufeff")
+    return decode_utf8(data, path, error=DataFileError).removeprefix("\ufeff")
 
 
 _TOML_LINE = re.compile(r"at line (\d+)")

@@ -20,12 +20,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-import orjson
-
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
-from ..store import FileLock, atomic_write_json, decode_utf8, lock_path_for, read_bytes
+from ..store import (
+    FileLock,
+    atomic_write_json,
+    lock_path_for,
+    parse_json_object,
+    read_bytes,
+)
 from .context import StepContext
 from .outcome import Confirmation, Outcome, build_outcome, confirmation
 from .prompt import AnswerEntry, HistoryEntry, Prompt, StepResult
@@ -167,24 +171,8 @@ def apply_answer(
 
 
 def _read_state_bytes(path: Path) -> tuple[bytes, Any]:
-    try:
-        data = read_bytes(path, what="wizard state file")
-        decode_utf8(data, path)
-    except StateFileError:
-        raise
-    except OkstraError as exc:
-        raise StateFileError(exc.message, path=path) from None
-    try:
-        raw = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        hint = (
-            " (the file looks truncated)" if data.strip() and exc.pos >= len(data.rstrip()) else ""
-        )
-        raise StateFileError(
-            f"invalid JSON{hint}: {exc}: expected a wizard state JSON object", path=path
-        ) from None
-    if not isinstance(raw, dict):
-        raise StateFileError(f"expected a JSON object, found {type(raw).__name__}", path=path)
+    data = read_bytes(path, what="wizard state file", error=StateFileError)
+    raw = parse_json_object(data, path, what="wizard state JSON object", error=StateFileError)
     return data, raw
 
 

@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from okstra_core.catalog.models import LEADER, Profile, RoleKind, RoleRequirement
-from okstra_core.errors import OkstraError, StateFileError, UsageError
-from okstra_core.store import decode_utf8, read_bytes
+from okstra_core.errors import StateFileError, UsageError
+from okstra_core.store import parse_json_object, read_bytes
 
 # One list of v1 fields: the v2 loader refuses them next to a v2 version (mixed file).
 from okstra_core.wizard.state import CONVERTED_V1, V1_PROVIDER_FIELDS
@@ -675,24 +675,7 @@ def _entry_mode(reader: _V1Reader) -> str:
 
 
 def _parse_v1(v1_path: Path, data: bytes) -> dict[str, Any]:
-    decode_utf8_state(data, v1_path)
-    try:
-        raw = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise StateFileError(
-            f"invalid JSON ({exc}): expected a wizard state object", path=v1_path
-        ) from None
-    if not isinstance(raw, dict):
-        raise StateFileError(f"expected a JSON object, got {type(raw).__name__}", path=v1_path)
-    return raw
-
-
-def decode_utf8_state(data: bytes, path: Path) -> None:
-    """Check that a state file is UTF-8, as a `StateFileError` naming the file."""
-    try:
-        decode_utf8(data, path)
-    except OkstraError as exc:
-        raise StateFileError(exc.message, path=path) from None
+    return parse_json_object(data, v1_path, what="wizard state JSON object", error=StateFileError)
 
 
 def load_legacy(
@@ -721,10 +704,7 @@ def load_legacy(
         StateFileError: the v1 file or its companion is unreadable or malformed.
     """
     v1_path = Path(v1_path)
-    try:
-        data = read_bytes(v1_path, what="wizard state file")
-    except OkstraError as exc:
-        raise StateFileError(exc.message, path=v1_path) from None
+    data = read_bytes(v1_path, what="wizard state file", error=StateFileError)
     companion, exists = companion_for(v1_path, data)
     if exists:
         stored = _parse_companion(companion)
@@ -754,12 +734,6 @@ def load_legacy(
 
 
 def _parse_companion(companion: Path) -> dict[str, Any]:
-    data = read_bytes(companion, what="wizard state companion")
-    decode_utf8_state(data, companion)
-    try:
-        parsed = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:  # it matched a moment ago: changed under us
-        raise StateFileError(f"invalid JSON ({exc})", path=companion) from None
-    if not isinstance(parsed, dict):
-        raise StateFileError("expected a JSON object", path=companion)
-    return parsed
+    # It matched a moment ago; a failure here means it changed under us.
+    data = read_bytes(companion, what="wizard state companion", error=StateFileError)
+    return parse_json_object(data, companion, what="wizard state JSON object", error=StateFileError)
