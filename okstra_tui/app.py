@@ -29,6 +29,7 @@ from okstra_core.wizard import (
     new_state_path,
     resolve_state_path,
 )
+from okstra_core.wizard.text import WizardText, text_for
 
 from .messages import (
     Answered,
@@ -100,6 +101,8 @@ class OkstraApp(App[LaunchRequest | None]):
         self.task_type = task_type
         self.launch = launch
         self.environment = environment or Environment.real()
+        # Every string the app shows comes from the wizard's text catalog (SPEC §3.4).
+        self.text: WizardText = text_for(self.environment)
         self.cursor_blink = cursor_blink
         self.wizard: Wizard | None = None
         self._hold = contextlib.ExitStack()
@@ -308,7 +311,7 @@ class OkstraApp(App[LaunchRequest | None]):
         try:
             delete_wizard(message.path, self.environment)
         except OkstraError as exc:
-            self.show_start(f"Not deleted: {exc.render()}")
+            self.show_start(self.text.get("app.delete.failed", error=exc.render()))
             return
         self.show_start()
 
@@ -342,7 +345,7 @@ class OkstraApp(App[LaunchRequest | None]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
-        text = f"internal error: {type(error).__name__}: {error}"
+        text = self.text.get("app.internal_error", kind=type(error).__name__, error=error)
         if event.worker.group == "prepare":
             self.screen.post_message(PrepareFailed(text))
         else:
@@ -363,12 +366,14 @@ class OkstraApp(App[LaunchRequest | None]):
         try:
             name = load_theme(self.environment)
         except OkstraError as exc:
-            self.notify(f"Theme not loaded: {exc.render()}", severity="warning")
+            self.notify(
+                self.text.get("app.theme.not_loaded", error=exc.render()), severity="warning"
+            )
             name = None
         if name is not None and name in self.available_themes:
             self.theme = name
         elif name is not None:
-            self.notify(f"Unknown theme {name!r} in config.json", severity="warning")
+            self.notify(self.text.get("app.theme.unknown", name=name), severity="warning")
         self._saved_theme = name
         self._theme_loaded = True
 
@@ -382,17 +387,28 @@ class OkstraApp(App[LaunchRequest | None]):
         try:
             save_theme(theme, self.environment)
         except OkstraError as exc:
-            self.notify(f"Theme not saved: {exc.render()}", severity="error")
+            self.notify(self.text.get("app.theme.not_saved", error=exc.render()), severity="error")
             return
         self._saved_theme = theme
 
     # -- command palette --------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        text = self.text
         if isinstance(screen, PromptScreen):
-            yield SystemCommand("Back", "Back one step (Escape)", screen.action_back)
-            yield SystemCommand("Edit", "Change an earlier answer (e)", screen.action_edit)
-        yield SystemCommand("Start screen", "Resumable setups and New setup", self.show_start)
+            yield SystemCommand(
+                text.get("app.commands.back"),
+                text.get("app.commands.back_help"),
+                screen.action_back,
+            )
+            yield SystemCommand(
+                text.get("app.commands.edit"),
+                text.get("app.commands.edit_help"),
+                screen.action_edit,
+            )
+        yield SystemCommand(
+            text.get("app.commands.start"), text.get("app.commands.start_help"), self.show_start
+        )
         yield from super().get_system_commands(screen)
 
 

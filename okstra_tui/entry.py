@@ -71,16 +71,23 @@ def run_app(argv: Sequence[str]) -> int:
     """Run the terminal app; exec the lead CLI afterwards if it asked for that."""
     args = list(argv)
     ns = _app_parser(with_commands=any(a in ("-h", "--help") for a in args)).parse_args(args)
+    from okstra_core.errors import OkstraError
+
     from .app import make_app  # deferred: importing textual is the slow part
 
-    app = make_app(
-        project_root=ns.project_root,
-        state=ns.state,
-        host=ns.host,
-        entry_mode=ns.entry_mode,
-        task_type=ns.task_type,
-        launch=ns.launch,
-    )
+    try:
+        app = make_app(
+            project_root=ns.project_root,
+            state=ns.state,
+            host=ns.host,
+            entry_mode=ns.entry_mode,
+            task_type=ns.task_type,
+            launch=ns.launch,
+        )
+    except OkstraError as exc:
+        # E.g. a broken text catalog: named, not a traceback, before the screen is taken.
+        print(f"okstra: {exc.render()}", file=sys.stderr)
+        return 1
     request = app.run()
     if app.return_code:
         return app.return_code

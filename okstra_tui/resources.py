@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from okstra_core.environment import Environment
+from okstra_core.wizard.text import WizardText, text_for
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -38,3 +45,12 @@ def help_text(name: str) -> str:
         return path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
         return ""
+
+
+def ui_text(node: DOMNode) -> WizardText:
+    """The text catalog the app loaded once (`OkstraApp.text`), for a mounted screen."""
+    text = getattr(node.app, "text", None)
+    if not isinstance(text, WizardText):
+        # A screen hosted by another App (a test harness): the same choice of language.
+        text = text_for(Environment.real())
+    return text

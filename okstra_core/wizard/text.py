@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..environment import Environment
 from ..errors import DataFileError
 from ..paths import resource
 from ..store import decode_utf8, read_bytes
@@ -146,3 +147,25 @@ def load_text(env: Mapping[str, str], language: str | None = None) -> WizardText
             # An unknown language is not an error: English is always there.
             lang = DEFAULT_LANGUAGE
     return WizardText(language=lang, entries=entries, sources=sources)
+
+
+def text_for(environment: Environment) -> WizardText:
+    """The catalog in the language the person chose: `OKSTRA_LANG`, else config's `language`.
+
+    For callers without a wizard step (the terminal app's own chrome). The global
+    config is read only when `OKSTRA_LANG` is unset; a broken config means English
+    here, because whoever reads it for its other keys reports it by name.
+
+    Raises:
+        DataFileError: a text catalog itself is broken (file and key named).
+    """
+    configured: str | None = None
+    if not (environment.env.get("OKSTRA_LANG") or "").strip():
+        from ..catalog import load_global_config
+        from ..paths import user_dirs
+
+        try:
+            configured = load_global_config(user_dirs(environment.env).config_file).language
+        except DataFileError:
+            configured = None
+    return load_text(environment.env, choose_language(environment.env, configured))

@@ -16,16 +16,18 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from okstra_core.wizard.text import WizardText
+
 from ..messages import Answered, BackRequested, EditRequested
-from ..resources import help_text
+from ..resources import help_text, ui_text
 from ..widgets import HistoryPanel, OptionTable, Row
 
 
-def progress_text(progress: tuple[int, int]) -> str:
+def progress_text(progress: tuple[int, int], text: WizardText) -> str:
     """ "Step n of ~m": the current step is the one after the answered ones."""
     answered, total = progress
     current = answered + 1
-    return f"Step {current} of ~{max(total, current)}"
+    return text.get("app.progress", current=current, total=max(total, current))
 
 
 class PromptScreen(Screen[None]):
@@ -59,7 +61,7 @@ class PromptScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield HistoryPanel(self.history)
+            yield HistoryPanel(self.history, text=ui_text(self))
             with Vertical(id="prompt"):
                 yield Static(self.prompt.label, id="label", markup=False)
                 if self.prompt.help:
@@ -89,12 +91,12 @@ class PromptScreen(Screen[None]):
         from textual.widgets import Markdown
 
         panel = VerticalScroll(Markdown(self.help_markdown), id="screen-help")
-        panel.border_title = "Help · ? to close"
+        panel.border_title = ui_text(self).get("app.help_title")
         self.query_one("#prompt").mount(panel)
 
     def on_screen_resume(self) -> None:
         # The header shows where we are: "<project> · Step n of ~m".
-        self.sub_title = f"{self.app.sub_title} · {progress_text(self.progress)}"
+        self.sub_title = f"{self.app.sub_title} · {progress_text(self.progress, ui_text(self))}"
 
     def compose_body(self) -> ComposeResult:
         """The widgets that take the answer (one screen per prompt kind)."""

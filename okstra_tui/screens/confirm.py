@@ -10,17 +10,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button
+from textual.widgets.button import ButtonVariant
 
 from ..messages import Answered, PreflightChecked
-from ..resources import stylesheet
+from ..resources import stylesheet, ui_text
 from ..widgets import ConfirmationView
 from .base import PromptScreen
 
-# The confirm prompt's option values (SPEC §6.1) and how each is presented.
-_BUTTONS = {
-    "confirm": ("Launch", "success"),
-    "edit": ("Edit", "default"),
-    "abort": ("Abort", "error"),
+# The confirm prompt's option values (SPEC §6.1): their button text key and variant.
+_BUTTONS: dict[str, tuple[str, ButtonVariant]] = {
+    "confirm": ("app.confirm.launch", "success"),
+    "edit": ("app.confirm.edit", "default"),
+    "abort": ("app.confirm.abort", "error"),
 }
 
 
@@ -52,13 +53,14 @@ class ConfirmScreen(PromptScreen):
         self.confirmation = confirmation
 
     def compose_body(self) -> ComposeResult:
+        text = ui_text(self)
         with VerticalScroll(id="summary"):
-            yield ConfirmationView(self.confirmation)
+            yield ConfirmationView(self.confirmation, text=text)
         with Horizontal(id="actions"):
             for option in self.prompt.options:
-                title, variant = _BUTTONS.get(option.value, (option.label, "default"))
+                key, variant = _BUTTONS.get(option.value, ("", "default"))
                 yield Button(
-                    title,
+                    text.get(key) if key else option.label,
                     id=f"do-{option.value}",
                     variant=variant,
                     compact=True,

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from ..resources import stylesheet
+from ..resources import stylesheet, ui_text
 
 
 class DeleteWizardScreen(ModalScreen[bool]):
@@ -35,16 +35,15 @@ class DeleteWizardScreen(ModalScreen[bool]):
         self.path = path
 
     def compose(self) -> ComposeResult:
+        text = ui_text(self)
         with Vertical(id="dialog"):
-            yield Static(f"Delete the setup {self.task_name}?", id="question", markup=False)
             yield Static(
-                f"{self.path}\nIts state file is removed; prepared runs stay.",
-                id="detail",
-                markup=False,
+                text.get("app.delete.question", task=self.task_name), id="question", markup=False
             )
+            yield Static(text.get("app.delete.detail", path=self.path), id="detail", markup=False)
             with Horizontal(id="buttons"):
-                yield Button("Delete (y)", id="delete", variant="error", compact=True)
-                yield Button("Keep (n)", id="keep", compact=True)
+                yield Button(text.get("app.delete.yes"), id="delete", variant="error", compact=True)
+                yield Button(text.get("app.delete.no"), id="keep", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:

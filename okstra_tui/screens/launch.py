@@ -20,6 +20,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 
+from okstra_core.wizard.text import WizardText
+
 from ..messages import (
     BackRequested,
     PrepareFailed,
@@ -27,7 +29,7 @@ from ..messages import (
     PrepareRequested,
     PrepareStep,
 )
-from ..resources import stylesheet
+from ..resources import stylesheet, ui_text
 
 
 def argv_text(argv: Sequence[str], which: Callable[[str], str | None] | None = None) -> str:
@@ -51,30 +53,40 @@ def shown_path(path: Path, root: Path) -> str:
         return str(path)
 
 
-def result_text(result: Any, root: Path, which: Callable[[str], str | None] | None = None) -> Text:
-    """What prepare did and what to run next."""
+def result_text(
+    result: Any,
+    root: Path,
+    which: Callable[[str], str | None] | None = None,
+    *,
+    catalog: WizardText,
+) -> Text:
+    """What prepare did and what to run next (the sentences come from `catalog`)."""
+
+    def line(key: str, **values: object) -> str:
+        return catalog.get(f"app.launch.{key}", **values) + "\n"
+
     text = Text()
-    text.append(f"Run {result.run_id} prepared", style="bold")
-    text.append(f" in {shown_path(result.run_dir, root)}\n")
+    text.append(catalog.get("app.launch.prepared", run_id=result.run_id), style="bold")
+    text.append(line("prepared_in", path=shown_path(result.run_dir, root)))
     launch = result.launch
     if result.entry_mode == "current-session":
-        text.append("This session is the lead: read the lead prompt at\n")
+        text.append(line("current_session"))
         text.append(f"  {shown_path(result.lead_prompt_path, root)}\n")
     elif result.exec_argv:
-        text.append("Handing this terminal to the lead session:\n")
+        text.append(line("handing_over"))
         text.append(f"  {argv_text(result.exec_argv[:1])} …\n")
     elif launch is not None and launch.error is None and launch.window_ref:
-        text.append(f"Lead session started in tmux window {launch.window_ref}.\n")
+        text.append(line("tmux_window", window=launch.window_ref))
     elif result.lead_argv:
-        text.append("Nothing launched. Start the lead session with:\n")
+        text.append(line("nothing_launched"))
         text.append(f"  cd {shlex.quote(str(root))} && {argv_text(result.lead_argv, which)}\n")
     if launch is not None and launch.error is not None:
-        text.append(f"Launch failed: {launch.error.render()}\n", style="bold red")
-        text.append("The run stays prepared; start or resume it with the command below.\n")
+        text.append(line("failed", error=launch.error.render()), style="bold red")
+        text.append(line("stays_prepared"))
     if launch is not None and launch.pending_discovery:
-        text.append("The lead's session id is pending discovery (see resume-lead.sh).\n")
+        text.append(line("pending_discovery"))
     if result.resume_argv:
-        text.append("Resume the lead session later with:\n")
+        text.append(line("resume_later"))
         text.append(f"  {argv_text(result.resume_argv, which)}\n")
     for note in result.notes:
         text.append(f"! {note}\n", style="italic")
@@ -128,7 +140,8 @@ class LaunchScreen(Screen[None]):
     def action_start(self) -> None:
         self.waiting = False
         self.query_one("#busy").display = True
-        self.query_one("#title", Static).update(f"Preparing {self.title_text}")
+        title = ui_text(self).get("app.launch.preparing", title=self.title_text)
+        self.query_one("#title", Static).update(title)
         self.refresh_bindings()
         self.post_message(PrepareRequested())
 
@@ -138,12 +151,8 @@ class LaunchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="launch"):
-            title = (
-                f"{self.title_text} is confirmed. Enter: prepare and launch it; "
-                "Escape: back to the confirmation."
-                if self.waiting
-                else f"Preparing {self.title_text}"
-            )
+            key = "app.launch.waiting" if self.waiting else "app.launch.preparing"
+            title = ui_text(self).get(key, title=self.title_text)
             yield Static(title, id="title", markup=False)
             busy = ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
             busy.display = not self.waiting
@@ -185,7 +194,7 @@ class LaunchScreen(Screen[None]):
         self._done()
         result = self.query_one("#result", Static)
         which = self.environment.which if self.environment is not None else None
-        result.update(result_text(message.result, self.root, which))
+        result.update(result_text(message.result, self.root, which, catalog=ui_text(self)))
         result.add_class("-visible")
 
     def on_prepare_failed(self, message: PrepareFailed) -> None:
@@ -193,9 +202,11 @@ class LaunchScreen(Screen[None]):
         self.failed = True
         self._done()
         error = self.query_one("#error", Static)
-        again = f"okstra --state {shlex.quote(str(self.state_path))}" if self.state_path else ""
-        error.update(
-            f"{message.error}\n\nNothing was launched. Fix the problem, then open this "
-            f"setup again ({again or 'okstra, then pick it'}) and launch it."
+        text = ui_text(self)
+        again = (
+            text.get("app.launch.again_state", state=shlex.quote(str(self.state_path)))
+            if self.state_path
+            else text.get("app.launch.again_start")
         )
+        error.update(text.get("app.launch.prepare_failed", error=message.error, again=again))
         error.add_class("-visible")

@@ -13,7 +13,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from ..resources import stylesheet
+from ..resources import stylesheet, ui_text
 from ..widgets import Row
 from .base import ChoiceScreen
 
@@ -47,7 +47,7 @@ class RoleModelScreen(ChoiceScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#options").border_title = "model ref · name · provider"
+        self.query_one("#options").border_title = ui_text(self).get("app.role_model.columns")
 
     def rows(self) -> list[Row]:
         return [model_row(o) for o in self.prompt.options]

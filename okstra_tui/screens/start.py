@@ -13,43 +13,43 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 
+from okstra_core.wizard.text import WizardText
+
 from ..messages import DeleteRequested, WizardChosen
-from ..resources import stylesheet
+from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Row
 from .delete import DeleteWizardScreen
 
 NEW = "new"
 
 
-def ago(then: datetime | None, now: datetime) -> str:
+def ago(then: datetime | None, now: datetime, text: WizardText) -> str:
     """A short, human "last update" relative to `now` (the app's clock)."""
     if then is None:
-        return "—"
+        return text.get("app.start.unknown")
     seconds = max(0, int((now - then).total_seconds()))
-    if seconds < 60:
-        return "just now"
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+    for size, unit in ((86400, "days"), (3600, "hours"), (60, "minutes")):
         if seconds >= size:
-            return f"{seconds // size} {unit} ago"
-    return "just now"  # unreachable: seconds >= 60 matched "min"
+            return text.get(f"app.start.{unit}_ago", count=seconds // size)
+    return text.get("app.start.just_now")
 
 
-def summary_task(summary: Any) -> str:
+def summary_task(summary: Any, text: WizardText) -> str:
     """The task column of a wizard: its task key, or that none was chosen yet."""
-    task = summary.task or "(task not chosen)"
-    return task + " [v1]" if summary.legacy else task
+    task = summary.task or text.get("app.start.task_not_chosen")
+    return text.get("app.start.legacy", task=task) if summary.legacy else task
 
 
-def summary_row(summary: Any, now: datetime) -> Row:
+def summary_row(summary: Any, now: datetime, text: WizardText) -> Row:
     """One resumable wizard: task, task type, "step n of ~m", last update."""
     answered, total = summary.progress
     return Row(
         value=str(summary.path),
         cells=(
-            summary_task(summary),
-            summary.task_type or "—",
-            f"step {answered + 1} of ~{total}",
-            ago(summary.updated_at, now),
+            summary_task(summary, text),
+            summary.task_type or text.get("app.start.unknown"),
+            text.get("app.start.step", current=answered + 1, total=total),
+            ago(summary.updated_at, now, text),
         ),
         disabled_reason=summary.problem,
     )
@@ -86,14 +86,15 @@ class StartScreen(Screen[None]):
         self.error = error
 
     def compose(self) -> ComposeResult:
+        text = ui_text(self)
         yield Header()
         with Vertical(id="start"):
-            yield Static("Set up a team of agents for one task.", id="intro")
-            rows = [Row(NEW, ("New setup", "", "", ""))]
-            rows += [summary_row(s, self.now) for s in self.summaries]
+            yield Static(text.get("app.start.intro"), id="intro")
+            rows = [Row(NEW, (text.get("app.start.new"), "", "", ""))]
+            rows += [summary_row(s, self.now, text) for s in self.summaries]
             yield OptionTable(rows, selected=default_choice(self.summaries), id="wizards")
             if not self.summaries:
-                yield Static("No setup to resume.", id="empty")
+                yield Static(text.get("app.start.empty"), id="empty")
             yield Static(self.error, id="error", classes="-visible" if self.error else "")
         yield Footer()
 
@@ -132,7 +133,9 @@ class StartScreen(Screen[None]):
             if yes:
                 self.post_message(DeleteRequested(path))
 
-        self.app.push_screen(DeleteWizardScreen(summary_task(summary), path), confirmed)
+        self.app.push_screen(
+            DeleteWizardScreen(summary_task(summary, ui_text(self)), path), confirmed
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

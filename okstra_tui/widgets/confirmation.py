@@ -8,6 +8,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from okstra_core.wizard.text import WizardText
+
 
 def confirmation_text(confirmation: Any) -> Text:
     """The engine's confirmation lines, each value followed by its provenance."""
@@ -22,12 +24,16 @@ def confirmation_text(confirmation: Any) -> Text:
 
 
 def preflight_text(
-    results: Sequence[Any] | None, notes: Sequence[str] = (), error: str | None = None
+    results: Sequence[Any] | None,
+    notes: Sequence[str] = (),
+    error: str | None = None,
+    *,
+    catalog: WizardText,
 ) -> Text:
     """Preflight per role instance: ✓ CLI and version, or ✗ what is wrong and what to do."""
-    text = Text("Preflight", style="bold")
+    text = Text(catalog.get("app.confirm.preflight"), style="bold")
     if results is None and error is None:
-        text.append("\n  checking the CLIs…", style="italic")
+        text.append("\n  " + catalog.get("app.confirm.checking"), style="italic")
         return text
     for result in results or ():
         if result.ok:
@@ -43,7 +49,7 @@ def preflight_text(
         text.append("\n  ✗ ", style="bold red")
         text.append(error)
     if not results and not notes and not error:
-        text.append("\n  nothing to check (no CLI is spawned)", style="italic")
+        text.append("\n  " + catalog.get("app.confirm.nothing_to_check"), style="italic")
     return text
 
 
@@ -52,19 +58,21 @@ class ConfirmationView(Static):
 
     Args:
         confirmation: the engine's `Confirmation` (lines with provenance).
+        text: the text catalog (the preflight heading and its states).
     """
 
-    def __init__(self, confirmation: Any) -> None:
+    def __init__(self, confirmation: Any, *, text: WizardText) -> None:
         super().__init__(id="confirmation")
         self.confirmation = confirmation
-        self.preflight: Text = preflight_text(None)
+        self.catalog = text
+        self.preflight: Text = preflight_text(None, catalog=text)
         self._refresh()
 
     def set_preflight(
         self, results: Sequence[Any], notes: Sequence[str] = (), error: str | None = None
     ) -> None:
         """Show the preflight results (or why the dry run refused the setup)."""
-        self.preflight = preflight_text(results, notes, error)
+        self.preflight = preflight_text(results, notes, error, catalog=self.catalog)
         self._refresh()
 
     def _refresh(self) -> None:

@@ -10,6 +10,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from okstra_core.wizard.text import WizardText
+
 from ..messages import RewindRequested
 
 
@@ -24,19 +26,24 @@ class HistoryPanel(OptionList):
 
     Args:
         entries: the wizard's history entries (`step_id`, `answer`, `echo`, `label`).
+        text: the text catalog (panel title, the empty-history line).
     """
 
-    BORDER_TITLE = "History"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Rewind here")]
 
-    def __init__(self, entries: Sequence[Any] = (), *, id: str | None = "history") -> None:
+    def __init__(
+        self, entries: Sequence[Any] = (), *, text: WizardText, id: str | None = "history"
+    ) -> None:
         super().__init__(id=id)
+        self.border_title = text.get("app.history.title")
         self.can_focus = True
         self._step_ids = [e.step_id for e in entries]
         if entries:
             self.add_options(Option(entry_text(e), id=e.step_id) for e in entries)
         else:
-            self.add_option(Option(Text("No answers yet.", style="italic"), disabled=True))
+            self.add_option(
+                Option(Text(text.get("app.history.empty"), style="italic"), disabled=True)
+            )
 
     @property
     def step_ids(self) -> tuple[str, ...]:

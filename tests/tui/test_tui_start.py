@@ -157,3 +157,16 @@ async def test_d_on_new_setup_does_nothing_and_refusals_show_inline(app_factory,
         error = app.screen.query_one("#error", Static)
         assert error.has_class("-visible") and "v1" in str(error.render())
     assert v1.read_bytes() == before
+
+
+async def test_start_screen_speaks_the_chosen_language(app_factory, monkeypatch) -> None:
+    # OKSTRA_LANG picks the Korean catalog for the app's own text, too (SPEC §3.4).
+    monkeypatch.setenv("OKSTRA_LANG", "ko")
+    app = app_factory(environment=fixed_environment())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert isinstance(app.screen, StartScreen)
+        intro = str(app.screen.query_one("#intro", Static).render())
+        assert intro == "작업 하나를 맡을 에이전트 팀을 구성합니다."
+        assert table(app).rows[0].cells[0] == "새 구성"
+        assert str(app.screen.query_one("#empty", Static).render()) == "이어서 할 구성이 없습니다."

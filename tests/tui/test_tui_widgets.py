@@ -6,11 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 from textual.app import App, ComposeResult
 
+from okstra_core.wizard.text import load_text
 from okstra_tui.resources import screens_dir, stylesheet
 from okstra_tui.screens.base import progress_text
 from okstra_tui.screens.start import ago
 from okstra_tui.widgets import OptionTable, Row
 from okstra_tui.widgets.option_table import render_row
+
+EN = load_text({})
 
 ROWS = [
     Row("claude/opus", ("claude/opus", "Claude Opus", "claude")),
@@ -60,14 +63,14 @@ async def test_default_is_preselected() -> None:
 
 
 def test_progress_and_ago() -> None:
-    assert progress_text((0, 9)) == "Step 1 of ~9"
-    assert progress_text((9, 9)) == "Step 10 of ~10"
+    assert progress_text((0, 9), EN) == "Step 1 of ~9"
+    assert progress_text((9, 9), EN) == "Step 10 of ~10"
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    assert ago(now - timedelta(seconds=5), now) == "just now"
-    assert ago(now - timedelta(minutes=7), now) == "7 min ago"
-    assert ago(now - timedelta(hours=3), now) == "3 h ago"
-    assert ago(now - timedelta(days=2), now) == "2 d ago"
-    assert ago(None, now) == "—"
+    assert ago(now - timedelta(seconds=5), now, EN) == "just now"
+    assert ago(now - timedelta(minutes=7), now, EN) == "7 min ago"
+    assert ago(now - timedelta(hours=3), now, EN) == "3 h ago"
+    assert ago(now - timedelta(days=2), now, EN) == "2 d ago"
+    assert ago(None, now, EN) == "—"
 
 
 def test_every_screen_has_its_stylesheet() -> None:
