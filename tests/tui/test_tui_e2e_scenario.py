@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_project, okstra_cmd
 from tmux_driver import SESSION, Terminal, eventually, terminal_env
+from tui_support import make_project, okstra_cmd
 
 from okstra_core.paths import user_dirs
 from okstra_core.prepare.pipeline import KICKOFF

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import make_project, okstra_cmd
 from tmux_driver import Terminal, terminal_env
+from tui_support import make_project, okstra_cmd
 
 from okstra_core.paths import user_dirs
 

@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import (
+from textual.widgets import Button, Input, Static
+from tui_support import (
     FIXED_NOW,
     answer_current,
     drive_to,
@@ -18,7 +19,6 @@ from conftest import (
     step_kind,
     wait_for,
 )
-from textual.widgets import Button, Input, Static
 
 from okstra_core.errors import StateInUseError
 from okstra_core.paths import user_dirs

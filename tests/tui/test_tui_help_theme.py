@@ -7,8 +7,8 @@ import os
 import subprocess
 
 import pytest
-from conftest import okstra_cmd, prefill, settle
 from textual.widgets import Markdown
+from tui_support import okstra_cmd, prefill, settle
 
 from okstra_core.paths import user_dirs
 from okstra_tui.resources import help_text

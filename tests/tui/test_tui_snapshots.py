@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import drive_to, fixed_environment, prefill, settle
+from tui_support import drive_to, fixed_environment, prefill, settle
 
 from okstra_tui.app import make_app
 

@@ -6,8 +6,8 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from conftest import FIXED_NOW, fixed_environment, prefill, settle, step_kind, wait_for
 from textual.widgets import Static
+from tui_support import FIXED_NOW, fixed_environment, prefill, settle, step_kind, wait_for
 
 from okstra_core.paths import user_dirs
 from okstra_core.wizard import Wizard

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import FAKE_HELP
+from tui_support import FAKE_HELP
 
 SESSION = "e2e"
 

@@ -1,0 +1,191 @@
+"""Fixtures of the terminal-app tests: a scratch project, a fixed clock, the app factory.
+
+Everything runs against the real wizard engine and real state files (OKSTRA_HOME is
+a temp dir, see tests/conftest.py); provider CLIs are the fake ones on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from okstra_core.environment import Environment
+
+if TYPE_CHECKING:
+    from okstra_tui.app import OkstraApp
+
+FIXED_NOW = datetime(2026, 1, 15, 9, 30, tzinfo=UTC)
+
+
+def fixed_environment(now: datetime = FIXED_NOW) -> Environment:
+    """The process environment with a fixed clock and a deterministic uuid source."""
+    counter = iter(range(1, 1_000_000))
+    return Environment(
+        env=dict(os.environ),
+        now=lambda: now,
+        new_uuid=lambda: uuid.UUID(int=next(counter)),
+    )
+
+
+def make_project(root: Path) -> Path:
+    """A scratch project with a brief file at `brief.md`."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "brief.md").write_text("# Brief\n\nMake the frobnicator faster.\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def project(tmp_path: Path, fake_path: Path) -> Path:
+    """A scratch project (fake provider CLIs on PATH)."""
+    return make_project(tmp_path / "proj")
+
+
+@pytest.fixture
+def stable_project(fake_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A project at a fixed path, so paths shown on screen are the same every run."""
+    root = Path("/tmp/okstra-tui-snapshots") / request.node.name.split("[")[0][:40] / "proj"
+    shutil.rmtree(root.parent, ignore_errors=True)
+    yield make_project(root)
+    shutil.rmtree(root.parent, ignore_errors=True)
+
+
+@pytest.fixture
+def app_factory(project: Path) -> Callable[..., OkstraApp]:
+    """Build the app the way the CLI does, with a fixed clock and a frozen cursor."""
+
+    def build(**kwargs: Any) -> OkstraApp:
+        from okstra_tui.app import make_app
+
+        kwargs.setdefault("project_root", project)
+        kwargs.setdefault("environment", fixed_environment())
+        kwargs.setdefault("cursor_blink", False)
+        kwargs.setdefault("host", "terminal")
+        return make_app(**kwargs)
+
+    return build
+
+
+# Every flag okstra's preflight asks the bundled leader CLIs for (see prompts/providers).
+FAKE_HELP = "usage: cli [--session-id ID] [--model M] [--no-daemon] [--config K=V] [prompt]"
+
+ANSWERS = {"task_group": "grp", "task_id": "one", "brief": "brief.md"}
+
+
+@pytest.fixture(autouse=True)
+def _fake_cli_help(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Fake CLIs that pass preflight, and a log of every call they get."""
+    monkeypatch.setenv("FAKE_CLI_HELP", FAKE_HELP)
+    monkeypatch.setenv("FAKE_CLI_LOG", str(tmp_path / "fake-cli.log"))
+
+
+async def settle(pilot: Any, app: Any) -> None:
+    """Let screen switches and workers finish.
+
+    `pilot.pause()` already waits until the app is idle (its CPU time stops moving),
+    so one is enough for a screen switch; only a running worker (preflight, prepare)
+    needs its own wait and one more pause for the message it posts.
+    """
+    await pilot.pause()
+    if any(worker.is_running for worker in app.workers):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def wait_for(
+    pilot: Any, app: Any, predicate: Callable[[], bool], what: str, timeout: float = 15.0
+) -> None:
+    """Poll `predicate` (20 ms apart) until it holds; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"timed out waiting for {what}; screen is {type(app.screen).__name__}"
+            )
+        await pilot.pause(0.02)
+
+
+def step_kind(app: Any) -> str | None:
+    prompt = getattr(app.screen, "prompt", None)
+    return None if prompt is None else str(prompt.meta.get("stepKind", prompt.kind))
+
+
+async def answer_current(pilot: Any, app: Any) -> None:
+    """Answer the current prompt with its default (texts from ANSWERS when empty)."""
+    kind = step_kind(app)
+    prompt = app.screen.prompt
+    if prompt.kind == "text":
+        from textual.widgets import Input
+
+        box = app.screen.query_one("#answer", Input)
+        if not box.value:
+            box.value = ANSWERS.get(str(kind), "x")
+    before = prompt.id
+    await pilot.press("enter")
+    await wait_for(
+        pilot,
+        app,
+        lambda: getattr(app.screen, "prompt", None) is None or app.screen.prompt.id != before,
+        f"the prompt after {before}",
+    )
+    await settle(pilot, app)
+
+
+async def drive_to(pilot: Any, app: Any, target: str, *, limit: int = 30) -> None:
+    """Answer prompts with their defaults until the step kind `target` is shown."""
+    await settle(pilot, app)
+    if type(app.screen).__name__ == "StartScreen":
+        await pilot.press("enter")
+        await wait_for(pilot, app, lambda: step_kind(app) is not None, "the first prompt")
+    for _ in range(limit):
+        if step_kind(app) == target:
+            await settle(pilot, app)
+            return
+        await answer_current(pilot, app)
+    raise AssertionError(f"never reached {target}; at {step_kind(app)}")
+
+
+def default_answer(prompt: Any) -> str:
+    """What Enter answers on a prompt's screen: the highlighted default, else the first
+    selectable option; a text box's default, else its ANSWERS entry."""
+    kind = str(prompt.meta.get("stepKind", prompt.kind))
+    if prompt.kind == "text":
+        return str(prompt.default or ANSWERS.get(kind, "x"))
+    selectable = [o.value for o in prompt.options if o.selectable]
+    return str(prompt.default if prompt.default in selectable else selectable[0])
+
+
+def prefill(project: Path, target: str, **init: Any) -> Path:
+    """A wizard answered through the engine, as Enter on each screen would, up to the
+    first prompt of step kind `target`; returns its state file (the name "New setup"
+    would give it: same clock).
+
+    For tests about what happens *at* a step: driving every earlier screen through
+    the UI costs a screen render per step and tests nothing new (the walk through the
+    UI is its own test, and the tmux end-to-end test's).
+    """
+    from okstra_core.wizard import Wizard
+
+    init.setdefault("host", "terminal")
+    wizard = Wizard.init(None, project, environment=fixed_environment(), **init)
+    for _ in range(40):
+        prompt = wizard.prompt()
+        if str(prompt.meta.get("stepKind", prompt.kind)) == target:
+            return wizard.path
+        wizard.submit(default_answer(prompt))
+    raise AssertionError(f"never reached {target}; at {wizard.prompt().id}")
+
+
+def okstra_cmd() -> list[str]:
+    """The installed `okstra` command of the interpreter running the tests."""
+    import sys
+
+    exe = Path(sys.executable).parent / "okstra"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "okstra_tui"]
