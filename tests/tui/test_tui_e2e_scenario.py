@@ -45,7 +45,7 @@ def terminal(request: pytest.FixtureRequest, tmp_path: Path, fake_bin: Any) -> I
     tmux_dir = Path(shutil.which("tmux") or "/usr/bin/tmux").parent
     path = os.pathsep.join(dict.fromkeys([str(bin_dir), str(tmux_dir), "/usr/bin", "/bin"]))
     # The lead CLI stays up, so its tmux window can be seen.
-    env = terminal_env(tmp_path, path, FAKE_CLI_LINGER="15")
+    env = terminal_env(tmp_path, path, FAKE_CLI_LINGER="120")
     term = Terminal(request.param, env, make_project(tmp_path / "proj"))
     yield term
     term.close()

@@ -100,6 +100,7 @@ def test_tui_e2e_setup_quit_resume_rewind_launch(terminal: Terminal) -> None:
     terminal.submit("Enter", step="task_type")
     terminal.wait("Which phase of work?")
     confirm = enter_until(terminal, "confirm")
+    assert confirm.focus == "do-confirm"  # Enter presses Launch
     terminal.wait("Launch this setup?", "Preflight")
 
     # Launch with --launch none: the run is prepared and the start command shown.
