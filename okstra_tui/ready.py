@@ -17,14 +17,15 @@ appends one line to it whenever it becomes ready for input:
 
 Each line is one JSON object, written with a single `write` in append mode:
 
-    {"seq": 3, "pid": 4242, "screen": "text", "step": "task-group",
+    {"seq": 3, "pid": 4242, "screen": "task_group", "step": "task_group",
      "revision": 2, "focus": "answer"}
 
 * `seq`: 1, 2, 3 … per process (a new process starts at 1 again);
 * `pid`: the app's process id;
 * `screen`: `start`, `launch`, `delete`, `exit`, or the step kind of the prompt shown
-  (`text`, `pick`, `role_count`, `role_add`, `role_model`, `edit_target`, `confirm`);
-  any other screen (the command palette) by its class name;
+  (its `meta["stepKind"]`: `task_pick`, `task_group`, `brief`, `role_count`,
+  `role_model`, `confirm`, `edit_target`, …); any other screen (the command palette)
+  by its class name;
 * `step`: the prompt's step id, or null;
 * `revision`: the revision of the wizard state file the screen shows (saved before the
   line is written), or null on the start screen;
