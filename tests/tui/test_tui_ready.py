@@ -68,7 +68,11 @@ async def test_a_line_per_ready_screen_refusal_and_focus_move(
 
         await pilot.press("enter")
         group = await next_line(pilot, app, ready, 3)
-        assert (group["screen"], group["step"], group["focus"]) == ("task_group", "task_group", "answer")
+        assert (group["screen"], group["step"], group["focus"]) == (
+            "task_group",
+            "task_group",
+            "answer",
+        )
         assert group["revision"] == pick["revision"] + 1
 
         # A refused answer: same screen, same revision, the message.
