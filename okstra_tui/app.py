@@ -413,7 +413,8 @@ class OkstraApp(App[LaunchRequest | None]):
             **extra,
         ):
             self._ready_file = None
-            self.notify(f"{ready.path}: {ready.broken}", title="Ready file", severity="warning")
+            failed = self.text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
+            self.notify(failed, severity="warning")
 
     @staticmethod
     def _ready_kind(screen: Screen[Any]) -> str:
