@@ -30,7 +30,7 @@ STAGE_SCOPED_TASK_TYPES: frozenset[str] = frozenset({"implementation", "final-ve
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class RoleKind(StrEnum):

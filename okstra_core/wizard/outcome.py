@@ -58,7 +58,7 @@ NOT_IN_ARGV = frozenset({"task-key"})
 
 
 class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
 
 
 class ConfirmationLine(_Value):

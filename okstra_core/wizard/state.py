@@ -67,7 +67,11 @@ Count = Annotated[StrictInt, Field(ge=0)]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(
-        strict=True, extra="forbid", populate_by_name=True, validate_assignment=False
+        strict=True,
+        extra="forbid",
+        populate_by_name=True,
+        validate_assignment=False,
+        defer_build=True,
     )
 
 
