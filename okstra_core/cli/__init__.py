@@ -1,8 +1,12 @@
 """The headless command line: `okstra models|team|wizard|prepare|report|resume …`.
 
-Every command prints exactly one JSON document on stdout (camelCase keys).
-Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` and an exit code
-(2 for bad input/usage). No traceback reaches the user unless `OKSTRA_DEBUG=1`.
+Every protocol command prints exactly one JSON document on stdout (camelCase keys).
+Commands for people (`runs`, `status`, `attach`, `stop`, `doctor`) print a table or
+a few lines by default and the same JSON document with `--json`: their parsers set
+`human` (payload → text) and a `--json` flag.
+Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` (or, for a command
+printing for people, `okstra: …` on stderr) and an exit code (2 for bad input/usage).
+No traceback reaches the user unless `OKSTRA_DEBUG=1`.
 
 Subcommands live in sibling modules, each exposing `register(subparsers)`; a
 handler takes the parsed namespace and returns `(payload, exit_code)`. Heavy imports
@@ -25,7 +29,19 @@ from ..errors import OkstraError, UsageError
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
 
-COMMANDS = ("models", "team", "wizard", "prepare", "report", "resume")
+COMMANDS = (
+    "models",
+    "team",
+    "wizard",
+    "prepare",
+    "report",
+    "resume",
+    "runs",
+    "status",
+    "attach",
+    "stop",
+    "doctor",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,6 +67,11 @@ _REGISTRARS = {
     "prepare": "_prepare",
     "report": "_prepare",
     "resume": "_resume",
+    "runs": "_runs",
+    "status": "_runs",
+    "attach": "_runs",
+    "stop": "_runs",
+    "doctor": "_doctor",
 }
 
 
@@ -65,9 +86,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    from . import _models, _prepare, _resume, _wizard
+    from . import _doctor, _models, _prepare, _resume, _runs, _wizard
 
-    modules = (_models, _wizard, _prepare, _resume)
+    modules = (_models, _wizard, _prepare, _resume, _runs, _doctor)
     only = _REGISTRARS.get(command or "")
     for module in modules:
         if only is None or module.__name__.rpartition(".")[2] == only:
@@ -79,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one headless command; return the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = os.environ.get("OKSTRA_DEBUG") == "1"
+    human: Callable[[dict[str, Any]], str] | None = None
     try:
         command = next((a for a in args_list if not a.startswith("-")), None)
         parser = build_parser(command)
@@ -93,13 +115,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler: Handler | None = getattr(ns, "handler", None)
         if handler is None:
             raise UsageError("a command is required: " + ", ".join(COMMANDS))
+        if not getattr(ns, "json", False):
+            human = getattr(ns, "human", None)
         payload, code = handler(ns)
-        emit(payload)
+        if human is not None:
+            sys.stdout.write(human(payload))
+            sys.stdout.flush()
+        else:
+            emit(payload)
         return code
     except OkstraError as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
-        emit(exc.to_json())
+        if human is not None:
+            print(f"okstra: {exc.render()}", file=sys.stderr)
+        else:
+            emit(exc.to_json())
         return exc.exit_code
     except KeyboardInterrupt:
         emit({"ok": False, "error": "interrupted"})
