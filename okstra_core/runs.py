@@ -105,7 +105,7 @@ def locate_run(value: str, start: Path) -> Path:
     tasks = root / OKSTRA_DIR / "tasks"
     found: list[Path] = []
     if _RUN_ID.fullmatch(parts[-1]):
-        group, task = {1: ("*", "*"), 2: ("*", parts[0]), 3: (parts[0], parts[1])}[len(parts)]
+        group, task = ["*", "*", *parts[:-1]][-2:]
         found = _runs_of(tasks, group, task, parts[-1])
     if not found and len(parts) == 2:
         # `<group>/<task-id>`: the task's newest run.
