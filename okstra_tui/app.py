@@ -49,6 +49,7 @@ from .screens import screen_for_prompt
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
 from .screens.launch import LaunchScreen
+from .screens.relaunch import RelaunchScreen
 from .screens.start import StartScreen
 from .widgets import HistoryPanel
 
@@ -69,6 +70,8 @@ class LaunchRequest:
     argv: tuple[str, ...]
     cwd: Path
     env: Mapping[str, str] | None = field(default=None)
+    # The run it leads: okstra stays the CLI's parent and records its exit there.
+    run_dir: Path | None = field(default=None)
 
 
 class OkstraApp(App[LaunchRequest | None]):
@@ -259,11 +262,39 @@ class OkstraApp(App[LaunchRequest | None]):
         )
         self._show(screen)
         if self._confirmed_here:
-            self.run_prepare(screen, self.wizard.path)
+            self.start_prepare(screen)
 
     def on_prepare_requested(self, message: PrepareRequested) -> None:
         if self.wizard is not None and isinstance(self.screen, LaunchScreen):
-            self.run_prepare(self.screen, self.wizard.path)
+            self.start_prepare(self.screen)
+
+    def start_prepare(self, screen: LaunchScreen) -> None:
+        """Prepare the open setup; one that already launched a run asks first."""
+        from okstra_core.setup_runs import setup_runs
+
+        assert self.wizard is not None
+        path = self.wizard.path
+        earlier = setup_runs(path)
+        if not earlier:
+            self.run_prepare(screen, path)
+            return
+        last = earlier[-1]
+        state = self.wizard.state
+
+        def answered(again: bool | None) -> None:
+            if again:
+                self.run_prepare(screen, path, again=True)
+            else:
+                screen.set_waiting()
+
+        self.push_screen(
+            RelaunchScreen(
+                f"{state.task_key} · {state.task_type}",
+                str(last.get("runId")),
+                Path(str(last.get("runDir"))),
+            ),
+            answered,
+        )
 
     # -- messages from the screens ----------------------------------------------------
 
@@ -324,7 +355,7 @@ class OkstraApp(App[LaunchRequest | None]):
     # -- prepare & launch -------------------------------------------------------------
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="prepare")
-    def run_prepare(self, screen: LaunchScreen, state_path: Path) -> None:
+    def run_prepare(self, screen: LaunchScreen, state_path: Path, *, again: bool = False) -> None:
         """Prepare (and launch) in a thread; each step comes back as a message."""
         from okstra_core.prepare import prepare_from_state
 
@@ -333,7 +364,11 @@ class OkstraApp(App[LaunchRequest | None]):
 
         try:
             result = prepare_from_state(
-                state_path, launch=self.launch, environment=self.environment, on_step=on_step
+                state_path,
+                launch=self.launch,
+                environment=self.environment,
+                on_step=on_step,
+                again=again,
             )
         except OkstraError as exc:
             screen.post_message(PrepareFailed(exc.render()))
@@ -355,7 +390,11 @@ class OkstraApp(App[LaunchRequest | None]):
         result = message.result
         if result.exec_argv:
             cwd = result.launch.cwd if result.launch is not None else self.project_root
-            self.exit(LaunchRequest(tuple(result.exec_argv), Path(cwd), result.exec_env))
+            self.exit(
+                LaunchRequest(
+                    tuple(result.exec_argv), Path(cwd), result.exec_env, run_dir=result.run_dir
+                )
+            )
 
     # -- theme ------------------------------------------------------------------------
 

@@ -274,19 +274,26 @@ def _watch_pane(
             # lead exits later, its pane stays for okstra to read the exit status.
             return
         time.sleep(0.05)
-    shown = _run([*base, "capture-pane", "-p", "-J", "-t", pane], environment).stdout
+    if status == "0" and not signal:
+        # A clean exit is not a failed launch: the dead pane stays, and okstra records
+        # the exit when it next looks at the run.
+        return
+    shown = _run([*base, "capture-pane", "-p", "-J", "-S", "-200", "-t", pane], environment).stdout
     _run([*base, "kill-pane", "-t", pane], environment)
     if signal:
         how = f"was killed by signal {signal}"
-    elif status == "0":
-        return
     elif status:
         how = f"exited with status {status}"
     else:
         # Still no status after the grace time (and the reap nudges above): the lead
         # CLI is interactive, so gone within the settle time is a failed launch.
         how = "exited (tmux reported no exit status)"
-    tail = " | ".join(line.strip() for line in shown.strip().splitlines()[-5:] if line.strip())
+    said = [
+        line.strip()
+        for line in shown.splitlines()
+        if line.strip() and not line.startswith("Pane is dead")
+    ]
+    tail = " | ".join(said[-5:])
     raise LaunchError(
         f"`{shlex.join(plan.argv)}` {how} right after starting in tmux "
         f"window {window_ref}" + (f": {tail}" if tail else "")

@@ -148,6 +148,14 @@ class LaunchScreen(Screen[None]):
     def action_back(self) -> None:
         self.post_message(BackRequested())
 
+    def set_waiting(self) -> None:
+        """Back to waiting for Enter (another run of a launched setup was declined)."""
+        self.waiting = True
+        self.query_one("#busy").display = False
+        title = ui_text(self).get("app.launch.waiting", title=self.title_text)
+        self.query_one("#title", Static).update(title)
+        self.refresh_bindings()
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="launch"):
