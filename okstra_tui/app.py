@@ -259,6 +259,7 @@ class OkstraApp(App[LaunchRequest | None]):
             state_path=self.wizard.source,
             environment=self.environment,
             waiting=not self._confirmed_here,
+            earlier=None if self._confirmed_here else self._earlier_run(),
         )
         self._show(screen)
         if self._confirmed_here:
@@ -267,6 +268,25 @@ class OkstraApp(App[LaunchRequest | None]):
     def on_prepare_requested(self, message: PrepareRequested) -> None:
         if self.wizard is not None and isinstance(self.screen, LaunchScreen):
             self.start_prepare(self.screen)
+
+    def _earlier_run(self) -> str | None:
+        """The run this setup launched before, and its lead now (looking records its exit)."""
+        from okstra_core.lead import observe, read_run
+        from okstra_core.setup_runs import setup_runs
+
+        assert self.wizard is not None
+        earlier = setup_runs(self.wizard.path)
+        if not earlier:
+            return None
+        run_dir = Path(str(earlier[-1].get("runDir")))
+        try:
+            run = read_run(run_dir)
+            status = observe(run, self.environment).label()
+        except OkstraError as exc:
+            return self.text.get("app.relaunch.unreadable", run_dir=run_dir, error=exc.render())
+        return self.text.get(
+            "app.relaunch.earlier", run_id=run.run_id, status=status, run=str(run.run_dir)
+        )
 
     def start_prepare(self, screen: LaunchScreen) -> None:
         """Prepare the open setup; one that already launched a run asks first."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.widgets import Static
 from tui_support import prefill, settle, wait_for
 
 from okstra_core.prepare import prepare_from_state
@@ -21,6 +22,9 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         assert isinstance(app.screen, LaunchScreen) and app.screen.waiting
+        # The screen says what became of the earlier run (its lead was never launched).
+        earlier = str(app.screen.query_one("#earlier", Static).render())
+        assert first.run_id in earlier and "prepared" in earlier and "okstra attach" in earlier
         await pilot.press("enter")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         question = app.screen
