@@ -183,3 +183,40 @@ def test_sigterm_to_okstra_stops_the_lead_and_its_status_is_returned(
     # `okstra status` shows what was recorded; the process is gone, nothing changes.
     proc2 = okstra(["status", doc["runId"], "--json"], cwd=world["project"], env=world["env"])
     assert orjson.loads(proc2.stdout)["leadStatus"] == "exited 43"
+
+
+def test_okstra_stop_from_another_terminal_stops_a_foreground_lead(
+    world: dict[str, Any],
+) -> None:
+    set_lead(world["spec"], delay=60, signalExit=44)
+    proc = subprocess.Popen(
+        [*okstra_cmd(), *prepare_args(world["project"], "exec")],
+        cwd=world["project"],
+        env=world["env"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        lead = started(world)
+        (run_dir,) = world["project"].glob(".okstra/tasks/*/*/runs/*")
+        eventually(lambda: leader(run_dir).get("processId") == lead["pid"], "the pid recorded")
+        running = okstra(["status", run_dir.name, "--json"], cwd=world["project"], env=world["env"])
+        assert orjson.loads(running.stdout)["leadStatus"] == "running"
+        stopped = okstra(
+            ["stop", run_dir.name, "--json", "--grace", "20"],
+            cwd=world["project"],
+            env=world["env"],
+        )
+        doc = orjson.loads(stopped.stdout)
+        assert stopped.returncode == 0 and doc["stopped"], doc
+        assert doc["steps"] == [f"sent SIGTERM to {lead['pid']}"]
+        assert doc["lead"]["label"] == "stopped 44"
+        proc.communicate(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    # The foreground okstra recorded the end — as stopped, since a stop was asked for.
+    assert proc.returncode == 44
+    assert leader(run_dir)["status"] == "stopped"
+    assert len(timeline_events(run_dir, "lead-exited")) == 1
