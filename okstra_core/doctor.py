@@ -169,3 +169,25 @@ def diagnose(environment: Environment, *, timeout: float = 10.0) -> Report:
     ]
     checks.append(_tmux_check(environment, timeout))
     return Report(checks=tuple(checks))
+
+
+def render(payload: dict[str, Any]) -> str:
+    """The report (`Report.to_json()`) for people: one line per check, fixes below."""
+    lines = []
+    for check in payload["checks"]:
+        mark = "ok " if check["ok"] else ("-- " if check["disabled"] else "!! ")
+        what = check["version"] or ""
+        if check["ok"] and check["path"]:
+            what = f"{what}  ({check['path']})".strip()
+        if check["disabled"]:
+            what = "disabled in config" + (f"; {what}" if what else "")
+        lines.append(f"{mark}{check['name']:<12} {what}".rstrip())
+        if not check["ok"]:
+            lines.append(f"     {check['problem']}")
+            if check["fix"]:
+                lines.append(f"     fix: {check['fix']}")
+    lines.append("")
+    lines.append(payload["summary"])
+    if not payload["ok"]:
+        lines.append("no agent CLI that can lead a run works yet: install one of the above")
+    return "\n".join(lines) + "\n"

@@ -52,8 +52,10 @@ from .screens import screen_for_prompt
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
 from .screens.delete import DeleteWizardScreen
+from .screens.doctor import DoctorScreen
 from .screens.launch import LaunchScreen
 from .screens.relaunch import RelaunchScreen
+from .screens.runs import RunsScreen
 from .screens.start import StartScreen
 from .widgets import HistoryPanel
 
@@ -545,7 +547,22 @@ class OkstraApp(App[LaunchRequest | None]):
         yield SystemCommand(
             text.get("app.commands.start"), text.get("app.commands.start_help"), self.show_start
         )
+        yield SystemCommand(
+            text.get("app.runs.command"), text.get("app.runs.command_help"), self.show_runs
+        )
+        yield SystemCommand(
+            text.get("app.doctor.command"), text.get("app.doctor.command_help"), self.show_doctor
+        )
         yield from super().get_system_commands(screen)
+
+    def show_runs(self) -> None:
+        """The runs of this project (every project's when it has no `.okstra` yet)."""
+        from okstra_core.runs import find_project_root
+
+        self.push_screen(RunsScreen(find_project_root(self.project_root), self.environment))
+
+    def show_doctor(self) -> None:
+        self.push_screen(DoctorScreen(self.environment))
 
 
 def _widget_name(widget: Widget) -> str:

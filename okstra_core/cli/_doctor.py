@@ -24,21 +24,6 @@ def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _human(payload: dict[str, Any]) -> str:
-    lines = []
-    for check in payload["checks"]:
-        mark = "ok " if check["ok"] else ("-- " if check["disabled"] else "!! ")
-        what = check["version"] or ""
-        if check["ok"] and check["path"]:
-            what = f"{what}  ({check['path']})".strip()
-        if check["disabled"]:
-            what = "disabled in config" + (f"; {what}" if what else "")
-        lines.append(f"{mark}{check['name']:<12} {what}".rstrip())
-        if not check["ok"]:
-            lines.append(f"     {check['problem']}")
-            if check["fix"]:
-                lines.append(f"     fix: {check['fix']}")
-    lines.append("")
-    lines.append(payload["summary"])
-    if not payload["ok"]:
-        lines.append("no agent CLI that can lead a run works yet: install one of the above")
-    return "\n".join(lines) + "\n"
+    from ..doctor import render
+
+    return render(payload)
