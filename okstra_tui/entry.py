@@ -64,7 +64,10 @@ def _commands_help() -> str:
     """The headless CLI's help, under a heading (built only when help is asked for)."""
     from okstra_core.cli import build_parser
 
-    return "headless commands (one JSON document on stdout):\n\n" + build_parser().format_help()
+    return (
+        "headless commands (one JSON document on stdout; runs, status, stop and doctor "
+        "print for people unless --json):\n\n" + build_parser().format_help()
+    )
 
 
 def run_app(argv: Sequence[str]) -> int:
