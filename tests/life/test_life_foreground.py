@@ -220,3 +220,27 @@ def test_okstra_stop_from_another_terminal_stops_a_foreground_lead(
     assert proc.returncode == 44
     assert leader(run_dir)["status"] == "stopped"
     assert len(timeline_events(run_dir, "lead-exited")) == 1
+
+
+def test_ctrl_z_stops_okstra_with_the_lead_and_fg_continues_both(world: dict[str, Any]) -> None:
+    set_lead(world["spec"], delay=60, signalExit=45)
+    term = Pty(prepare_args(world["project"], "exec"), world["project"], world["env"])
+    try:
+        started(world)
+        os.write(term.master, b"\x1a")  # Ctrl-Z: the terminal stops the lead's group
+
+        def okstra_stopped() -> bool:
+            term.pump()
+            pid, status = os.waitpid(term.proc.pid, os.WUNTRACED | os.WNOHANG)
+            return pid != 0 and os.WIFSTOPPED(status)
+
+        # okstra stops itself too, as a shell job whose process stopped.
+        eventually(okstra_stopped, "okstra to stop with its lead")
+        os.kill(term.proc.pid, signal.SIGCONT)  # what the shell's `fg` does
+        # Continued: the lead owns the terminal again and still answers signals.
+        os.kill(term.proc.pid, signal.SIGTERM)
+        code = term.finish()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            term.proc.kill()
+    assert code == 45, term.text()
