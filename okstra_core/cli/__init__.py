@@ -42,6 +42,8 @@ COMMANDS = (
     "stop",
     "doctor",
 )
+# Commands that print for people unless given --json (errors then go to stderr as text).
+TABLE_COMMANDS = ("runs", "status", "attach", "stop", "doctor")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -100,9 +102,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one headless command; return the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = os.environ.get("OKSTRA_DEBUG") == "1"
-    human: Callable[[dict[str, Any]], str] | None = None
+    words = [a for a in args_list if not a.startswith("-")]
+    command = words[0] if words else None
+    as_text = command in TABLE_COMMANDS and "--json" not in args_list
+
+    def fail(payload: dict[str, Any]) -> None:
+        if as_text:
+            print(f"okstra: {payload.get('error')}", file=sys.stderr)
+        else:
+            emit(payload)
+
     try:
-        command = next((a for a in args_list if not a.startswith("-")), None)
         parser = build_parser(command)
         if any(a in ("-h", "--help") for a in args_list) or any(
             a == "--version" for a in args_list[:1]
@@ -115,30 +125,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler: Handler | None = getattr(ns, "handler", None)
         if handler is None:
             raise UsageError("a command is required: " + ", ".join(COMMANDS))
-        if not getattr(ns, "json", False):
-            human = getattr(ns, "human", None)
         payload, code = handler(ns)
-        if human is not None:
-            sys.stdout.write(human(payload))
-            sys.stdout.flush()
+        human: Callable[[dict[str, Any]], None] | None = getattr(ns, "human", None)
+        if human is not None and not getattr(ns, "json", False):
+            human(payload)
         else:
             emit(payload)
         return code
     except OkstraError as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
-        if human is not None:
-            print(f"okstra: {exc.render()}", file=sys.stderr)
-        else:
-            emit(exc.to_json())
+        fail(exc.to_json())
         return exc.exit_code
     except KeyboardInterrupt:
-        emit({"ok": False, "error": "interrupted"})
+        fail({"ok": False, "error": "interrupted"})
         return 130
     except Exception as exc:  # the last line of defence: never a bare traceback
         if debug:
             traceback.print_exc(file=sys.stderr)
-        emit(
+        fail(
             {
                 "ok": False,
                 "error": f"internal error: {type(exc).__name__}: {exc} "

@@ -23,7 +23,10 @@ def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     return report.to_json(), 0 if report.ok else 1
 
 
-def _human(payload: dict[str, Any]) -> str:
+def _human(payload: dict[str, Any]) -> None:
+    import sys
+
     from ..doctor import render
 
-    return render(payload)
+    sys.stdout.write(render(payload))
+    sys.stdout.flush()

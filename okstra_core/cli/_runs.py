@@ -21,6 +21,11 @@ from ..errors import OkstraError, UsageError
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 
 
+def _print(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def _json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -118,7 +123,11 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
     return buffer.getvalue()
 
 
-def _runs_human(payload: dict[str, Any]) -> str:
+def _runs_human(payload: dict[str, Any]) -> None:
+    _print(_runs_human_text(payload))
+
+
+def _runs_human_text(payload: dict[str, Any]) -> str:
     from ..runs import human_age
 
     runs = payload["runs"]
@@ -188,7 +197,11 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     }, 0
 
 
-def _status_human(payload: dict[str, Any]) -> str:
+def _status_human(payload: dict[str, Any]) -> None:
+    _print(_status_human_text(payload))
+
+
+def _status_human_text(payload: dict[str, Any]) -> str:
     lead = payload["lead"]
     where = lead["windowRef"] or (f"pid {lead['processId']}" if lead["processId"] else None)
     lines = [
@@ -239,7 +252,11 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     return payload, 1
 
 
-def _attach_human(payload: dict[str, Any]) -> str:
+def _attach_human(payload: dict[str, Any]) -> None:
+    _print(_attach_human_text(payload))
+
+
+def _attach_human_text(payload: dict[str, Any]) -> str:
     if payload.get("error"):
         print(f"okstra: {payload['error']}", file=sys.stderr)
         return ""
@@ -261,7 +278,11 @@ def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     return payload, 0 if payload["ok"] else 1
 
 
-def _stop_human(payload: dict[str, Any]) -> str:
+def _stop_human(payload: dict[str, Any]) -> None:
+    _print(_stop_human_text(payload))
+
+
+def _stop_human_text(payload: dict[str, Any]) -> str:
     lead = payload["lead"]
     if not payload["wasRunning"]:
         return f"okstra: the lead of {payload['run']} is not running ({lead['label']})\n"
