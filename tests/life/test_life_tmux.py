@@ -249,3 +249,23 @@ def test_attach_outside_tmux_and_when_the_window_is_gone(world: dict[str, Any]) 
     assert proc.returncode == 1 and "is gone" in message and "okstra resume" in message
     assert leader(run_dir)["status"] == "gone"
     assert status(world, doc["runId"])["leadStatus"] == "gone"
+
+
+def test_resume_and_runs_record_the_exit_too(world: dict[str, Any]) -> None:
+    doc = launch(world, delay=1, exit=2)
+    run_dir = Path(doc["runDir"])
+    started(world, 1)
+
+    def resumed() -> dict[str, Any] | None:
+        code, sheet = okstra_json(
+            ["resume", doc["runId"], "--wait", "0"], cwd=world["sub"], env=world["env"]
+        )
+        assert code == 0, sheet
+        return sheet if sheet["lead"]["state"] == "exited" else None
+
+    sheet = eventually(resumed, "`okstra resume` to see the exit")
+    assert sheet["lead"]["exitStatus"] == 2 and sheet["lead"]["recordedNow"] is True
+    code, listed = okstra_json(["runs", "--json"], cwd=world["sub"], env=world["env"])
+    assert code == 0 and listed["runs"][0]["leadStatus"] == "exited 2"
+    assert listed["runs"][0]["lead"]["recordedNow"] is False
+    assert len(timeline_events(run_dir, "lead-exited")) == 1
