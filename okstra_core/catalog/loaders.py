@@ -32,7 +32,6 @@ from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..store import decode_utf8, parse_json_object, read_bytes
 from .models import (
     LEADER,
-    TASK_TYPES,
     GlobalConfig,
     HostSpec,
     ModelDefaults,
@@ -157,8 +156,7 @@ def load_catalog(environment: Environment) -> Catalog:
     profiles: dict[str, Profile] = {}
     for name, path in _data_files("profiles", ".md", env):
         profiles[name] = load_profile(path)
-    ordered = {t: profiles[t] for t in TASK_TYPES if t in profiles}
-    ordered.update((t, profiles[t]) for t in sorted(profiles) if t not in ordered)
+    ordered = {t: profiles[t] for t in sorted(profiles, key=lambda t: (profiles[t].order, t))}
 
     providers: list[ProviderSpec] = [
         load_provider(path, bundled=True) for _, path in _data_files("providers", ".toml", env)

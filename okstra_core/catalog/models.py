@@ -17,6 +17,8 @@ Distinct = Literal["model", "provider"]
 SessionIdKind = Literal["uuid4", "token", "discover"]
 
 LEADER = "leader"
+# The bundled task types in their profiles' `order`. Task types are the profiles: a
+# profile file in a workspace adds one, with no change here.
 TASK_TYPES: tuple[str, ...] = (
     "requirements-discovery",
     "error-analysis",
@@ -25,7 +27,7 @@ TASK_TYPES: tuple[str, ...] = (
     "final-verification",
     "release-handoff",
 )
-# Task types whose prepare needs an approved plan (stage-scoped).
+# The bundled task types whose profile says `needs_approved_plan = true`.
 STAGE_SCOPED_TASK_TYPES: frozenset[str] = frozenset({"implementation", "final-verification"})
 
 
@@ -77,6 +79,10 @@ class Profile(_Frozen):
     task_type: StrictStr
     title: StrictStr = ""
     summary: StrictStr = ""
+    # Where the task type is listed (lower first; then by name).
+    order: StrictInt = Field(default=1000, ge=0, le=1_000_000)
+    # Whether prepare needs an approved plan (a stage-scoped phase of work).
+    needs_approved_plan: StrictBool = False
     roles: tuple[RoleRequirement, ...]
     body: StrictStr = ""
     source: StrictStr = ""
