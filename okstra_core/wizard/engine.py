@@ -35,7 +35,7 @@ from ..store import (
 from .base import Step, echo_template, refuse, render_echo, with_notes
 from .context import StepContext
 from .flow import back_target, rewind, steps
-from .ids import EDIT_TARGET, TASK_TYPE, is_role_step, parse_role_step, step_kind
+from .ids import CONFIRM, EDIT_TARGET, TASK_TYPE, is_role_step, parse_role_step, step_kind
 from .outcome import Confirmation, Outcome, build_outcome, confirmation
 from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, StepResult
 from .roles import out_of_order, team_blocker
@@ -237,7 +237,11 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
             return _rewound(ctx, state, step.id, entry.answer, reason)
         if option.disabled_reason is not None:
             if team_blocker(ctx, before) is not None:
-                return None  # no answer here can hold: the prompt says why
+                # No answer here can hold: keep the answers, and have the prompt say
+                # why (a confirmed wizard is confirmed no longer).
+                if state.confirmed is True:
+                    rewind(ctx, state, CONFIRM)
+                return None
             return _rewound(ctx, state, step.id, entry.answer, option.disabled_reason)
     return None
 
