@@ -143,7 +143,7 @@ def _advice(team: Team, shortfall: Shortfall) -> str:
     pool = team.pool
     have = sorted({pool.resolve(ref).provider_id for ref in domain})
     if shortfall.providers:
-        need = f"needs {shortfall.required} providers for {role}"
+        need = f"needs {shortfall.required} providers for {role} ({shortfall.rule})"
         there = (
             f"only {', '.join(have)} {'is' if len(have) == 1 else 'are'} available"
             if have
@@ -158,7 +158,8 @@ def _advice(team: Team, shortfall: Shortfall) -> str:
         there = f"only {shortfall.available} available"
     else:
         noun = "model" if shortfall.required == 1 else "models"
-        need = f"needs {shortfall.required} {noun} for {role}"
+        rule = "" if shortfall.rule == "available-models" else f" ({shortfall.rule})"
+        need = f"needs {shortfall.required} {noun} for {role}{rule}"
         there = f"only {shortfall.available} available" if shortfall.available else "none available"
     missing: dict[str, str] = {}
     for model in pool.list(role):

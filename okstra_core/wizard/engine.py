@@ -355,6 +355,16 @@ class ReplayResult:
     index: int | None = None
 
 
+@dataclass(frozen=True)
+class WizardView:
+    """What `show` prints, from one load: prompt, confirmation, history, progress."""
+
+    prompt: Prompt
+    confirmation: Confirmation
+    history: list[HistoryEntry]
+    progress: tuple[int, int]
+
+
 class Wizard:
     """One wizard state file and the operations on it.
 
@@ -504,10 +514,26 @@ class Wizard:
         """A copy of the current state (as last read or written)."""
         return self._state.model_copy(deep=True)
 
+    def _current(self) -> tuple[StepContext, WizardState, Prompt]:
+        """The state as the next prompt sees it (stale answers rewound), read-only."""
+        work = self._state.model_copy(deep=True)
+        ctx = self._ctx(work)
+        prompt = advance(ctx, work)
+        return ctx, work, prompt
+
+    def view(self) -> WizardView:
+        """The prompt, confirmation, history and progress of one load (for `show`)."""
+        ctx, work, prompt = self._current()
+        return WizardView(
+            prompt=prompt,
+            confirmation=confirmation(ctx, work),
+            history=self._history(ctx, work),
+            progress=self._progress(ctx, work),
+        )
+
     def prompt(self) -> Prompt:
         """The current prompt (read-only: nothing is saved)."""
-        work = self._state.model_copy(deep=True)
-        return advance(self._ctx(work), work)
+        return self._current()[2]
 
     def refresh(self) -> Prompt:
         """Compute the current prompt and save what that normalised (dropped models)."""
@@ -578,9 +604,13 @@ class Wizard:
 
     def history(self) -> list[HistoryEntry]:
         """The answered steps in answer order, with echo and a short step title."""
-        ctx = self._ctx()
+        ctx, state, _prompt = self._current()
+        return self._history(ctx, state)
+
+    @staticmethod
+    def _history(ctx: StepContext, state: WizardState) -> list[HistoryEntry]:
         out: list[HistoryEntry] = []
-        for entry in self._state.answered:
+        for entry in state.answered:
             kind = step_kind(entry.step)
             parsed = parse_role_step(entry.step)
             values = {
@@ -603,13 +633,11 @@ class Wizard:
 
     def answers(self) -> list[AnswerEntry]:
         """The answers so far, replayable with `okstra wizard init --answers`."""
-        return [AnswerEntry(step=e.step, answer=e.answer) for e in self._state.answered]
+        return [AnswerEntry(step=e.step, answer=e.answer) for e in self._current()[1].answered]
 
     def confirmation(self) -> Confirmation:
         """The confirmation block for the current state (complete or not)."""
-        work = self._state.model_copy(deep=True)
-        ctx = self._ctx(work)
-        advance(ctx, work)  # same normalisation the prompt shows
+        ctx, work, _prompt = self._current()
         return confirmation(ctx, work)
 
     def outcome(self) -> Outcome:
@@ -659,11 +687,14 @@ class Wizard:
         count at their recommended value. The first number only goes down by what a
         rewind removes.
         """
-        state = self._state.model_copy(deep=True)
+        ctx, state, _prompt = self._current()
+        return self._progress(ctx, state)
+
+    @staticmethod
+    def _progress(ctx: StepContext, state: WizardState) -> tuple[int, int]:
         answered = len(state.answered)
         if state.confirmed is True or state.aborted:
             return answered, answered
-        ctx = self._ctx(state)
         remaining = 0
         if not state.task_type:
             remaining += 3  # a typical team before the profile is known: a count, two models

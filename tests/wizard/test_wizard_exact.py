@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import okstra_core.catalog
@@ -167,9 +167,10 @@ class Oracle:
             instances = [(LEADER, 1)]
             for req, n in zip(static, combo, strict=True):
                 instances += [(req.role, k) for k in range(1, n + 1)]
-            if any(len(models.get(r, ())) > n for r, n in zip(
-                [s.role for s in static], combo, strict=True
-            )):
+            if any(
+                len(models.get(r, ())) > n
+                for r, n in zip([s.role for s in static], combo, strict=True)
+            ):
                 continue
             if self._search(profile, instances, models, []):
                 return True
@@ -221,9 +222,7 @@ def _expected(oracle: Oracle, world: World, wizard: Wizard, prompt: Prompt) -> d
     """Which options of a task-type / count / model prompt the oracle says can complete."""
     state = wizard.state
     if prompt.id == "task_type":
-        return {
-            o.value: oracle.exists(world.profiles[o.value], {}, {}) for o in prompt.options
-        }
+        return {o.value: oracle.exists(world.profiles[o.value], {}, {}) for o in prompt.options}
     parsed = parse_role_step(prompt.id)
     assert parsed is not None
     profile = world.profiles[state.task_type]
@@ -266,6 +265,8 @@ def _walk(wizard: Wizard, world: World, oracle: Oracle, rng: random.Random) -> P
             expected = _expected(oracle, world, wizard, prompt)
             actual = {o.value: o.selectable for o in prompt.options}
             assert actual == expected, (prompt.id, prompt.options)
+            if not all(actual.values()):
+                event(f"{prompt.step_kind}: an option disabled")
         assert prompt.default is None or prompt.default in enabled
         answer = "confirm" if prompt.id == "confirm" else rng.choice(enabled)
         prompt = wizard.submit(answer).next
@@ -281,7 +282,7 @@ def project(tmp_path: Path) -> Path:
 
 
 @settings(
-    max_examples=60,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -320,6 +321,7 @@ def test_random_enabled_walks_reach_confirm_and_agree_with_the_oracle(
         state = later.state
         still = after.exists(world.profiles[state.task_type], state.role_counts, state.role_models)
         prompt = later.prompt()  # never raises
+        event(f"after removing CLIs: {prompt.kind}, stale={'stale' in prompt.meta}")
         if still:
             assert prompt.kind == "done"
             later.outcome()
