@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 import okstra_core.catalog
-from okstra_core.resolver import team as team_module
 from okstra_core.environment import Environment
 from okstra_core.pool import ModelPool
+from okstra_core.resolver import team as team_module
 from okstra_core.wizard import Prompt, Wizard
 
 TEXT_ANSWERS = {"task_group": "Team A", "task_id": "Speed", "brief": "brief.md"}
