@@ -32,6 +32,7 @@ from ..store import (
     parse_json_object,
     read_bytes,
 )
+from . import legacy
 from .base import Step, echo_template, refuse, render_echo, with_notes
 from .context import StepContext
 from .flow import back_target, rewind, steps
@@ -291,8 +292,6 @@ def _load(source: Path, environment: Environment, ctx: StepContext | None = None
         raise StateFileError(exc.message, path=source, field=exc.field) from None
     if version == 2:
         return _Loaded(source, source, parse_v2(raw, str(source)), legacy=False)
-    from . import legacy
-
     project_root = raw.get("project_root")
     context = ctx or StepContext(
         environment, Path(project_root) if isinstance(project_root, str) and project_root else None
