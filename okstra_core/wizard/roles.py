@@ -145,8 +145,21 @@ def team_blocker(ctx: StepContext, state: WizardState) -> Blocker | None:
             first = next(b for b in found.values() if b is not None)
             return Blocker(lines, first.advice)
         return None
-    profile = ctx.profile(state.task_type)
-    return blocker(team_query(ctx, state, profile).smallest())
+    key = (
+        "wizard-team-blocker",
+        state.task_type,
+        state.host_runtime,
+        state.host_entry_mode,
+        tuple(sorted(state.role_counts.items())),
+        tuple(sorted((r, tuple(m)) for r, m in state.role_models.items())),
+    )
+
+    def build() -> Blocker | None:
+        profile = ctx.profile(state.task_type)
+        return blocker(team_query(ctx, state, profile).smallest())
+
+    # Asked by the re-validation and by the prompt of one step: decided once per pool.
+    return ctx.pool.memo(key, build)
 
 
 # ---------------------------------------------------------------------------- prompts
@@ -313,8 +326,9 @@ def _model_prompt(
         meta = {"display": model.display, "provider": model.provider_id}
         if provenance:
             meta["provenance"] = provenance
+        # Built from the pool's own values: skip re-validating every one of a big pool.
         options.append(
-            Option(
+            Option.model_construct(
                 value=model.ref,
                 label=ctx.text.get(
                     "role_model.option",

@@ -89,8 +89,9 @@ def cases(draw: st.DrawFn) -> Case:
         proles = [r for r in all_roles if draw(st.integers(0, 4))] or [all_roles[0]]
         models = []
         for m in range(n_models):
-            mroles = [] if draw(st.booleans()) else [r for r in all_roles if draw(st.booleans())]
-            dflt = [r for r in all_roles if draw(st.booleans())]
+            # A provider file's rules: a model's roles and defaults are roles it has.
+            mroles = [] if draw(st.booleans()) else [r for r in proles if draw(st.booleans())]
+            dflt = [r for r in (mroles or proles) if draw(st.booleans())]
             models.append(model(f"m{m}", roles=mroles, default_for=dflt))
         providers.append(provider(f"p{p}", models, roles=proles))
     clis = {p.cli for p in providers if draw(st.booleans()) or draw(st.booleans())}
