@@ -36,7 +36,16 @@ from . import legacy
 from .base import Step, echo_template, refuse, render_echo, with_notes
 from .context import StepContext
 from .flow import back_target, rewind, steps
-from .ids import CONFIRM, EDIT_TARGET, TASK_TYPE, is_role_step, parse_role_step, step_kind
+from .ids import (
+    CONFIRM,
+    EDIT_TARGET,
+    LEADER_SESSION,
+    ROLE_MODEL,
+    TASK_TYPE,
+    is_role_step,
+    parse_role_step,
+    step_kind,
+)
 from .outcome import Confirmation, Outcome, build_outcome, confirmation
 from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, StepResult
 from .roles import out_of_order, team_blocker
@@ -215,27 +224,29 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
     plan = steps(ctx, state)
     known = {s.id for s in plan}
     for gone in state.answered:
-        if is_role_step(gone.step) and gone.step not in known:
-            parsed = parse_role_step(gone.step)
-            role = parsed.role if parsed else gone.step
-            return _rewound(ctx, state, gone.step, gone.answer, _gone(ctx, state, role))
+        # A role that left the profile: said by name, never dropped silently. (An
+        # ordinal beyond a lowered count is caught at its count step below.)
+        parsed = parse_role_step(gone.step)
+        if parsed is not None and gone.step not in known and _removed(ctx, state, parsed.role):
+            return _rewound(ctx, state, gone.step, gone.answer, _gone(ctx, state, parsed.role))
     for step in plan:
         if step.id != TASK_TYPE and not step.role_block:
             continue
         entry = state.entry(step.id)
         if entry is None:
             continue
+        answer = _held(state, step.id, entry.answer)
         before = state.model_copy(deep=True)
         rewind(ctx, before, step.id)
         before.stale = None
         try:
             prompt = step.build(ctx, before)
         except OkstraError as exc:
-            return _rewound(ctx, state, step.id, entry.answer, exc.message)
-        option = prompt.option(entry.answer)
+            return _rewound(ctx, state, step.id, answer, exc.message)
+        option = prompt.option(answer)
         if option is None:
-            reason = ctx.text.get("stale.not_an_option", answer=entry.answer)
-            return _rewound(ctx, state, step.id, entry.answer, reason)
+            reason = ctx.text.get("stale.not_an_option", answer=answer)
+            return _rewound(ctx, state, step.id, answer, reason)
         if option.disabled_reason is not None:
             if team_blocker(ctx, before) is not None:
                 # No answer here can hold: keep the answers, and have the prompt say
@@ -243,8 +254,41 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
                 if state.confirmed is True:
                     rewind(ctx, state, CONFIRM)
                 return None
-            return _rewound(ctx, state, step.id, entry.answer, option.disabled_reason)
+            return _rewound(ctx, state, step.id, answer, option.disabled_reason)
+    return _stray_counts(ctx, state, plan)
+
+
+def _held(state: WizardState, step_id: str, answer: str) -> str:
+    """The value a role step's answer stands for in the state (what the team uses)."""
+    parsed = parse_role_step(step_id)
+    if parsed is None or parsed.kind == LEADER_SESSION:
+        return answer
+    if parsed.kind == ROLE_MODEL:
+        models = state.role_models.get(parsed.role, [])
+        return models[parsed.ordinal - 1] if parsed.ordinal <= len(models) else answer
+    count = state.role_counts.get(parsed.role)
+    return answer if count is None else str(count)
+
+
+def _stray_counts(ctx: StepContext, state: WizardState, plan: list[Step]) -> StaleNote | None:
+    """Counts or models no answer explains (a hand-edited file) are rewound with the
+    role steps, naming what is wrong."""
+    try:
+        check_counts(ctx.profile(state.task_type), state.role_counts)
+        team_blocker(ctx, state)
+    except OkstraError as exc:
+        first = next((s.id for s in plan if s.role_block), None)
+        if first is not None:
+            return _rewound(ctx, state, first, "", exc.message)
     return None
+
+
+def _removed(ctx: StepContext, state: WizardState, role: str) -> bool:
+    try:
+        profile = ctx.profile(state.task_type)
+    except OkstraError:
+        return True
+    return role != "leader" and profile.role(role) is None
 
 
 def _gone(ctx: StepContext, state: WizardState, role: str) -> str:

@@ -13,7 +13,6 @@ the nearest one that can, with a note.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from ..resolver import (
     resolve,
     unavailable_defaults,
 )
-from .base import Step, make_prompt, refuse, with_notes
+from .base import Reset, Step, Submit, make_prompt, refuse, with_notes
 from .context import StepContext
 from .ids import (
     DIRECTIVE,
@@ -76,7 +75,9 @@ def role_count(profile: Profile, state: WizardState, role: str) -> int:
     if requirement.kind is RoleKind.FIXED:
         return requirement.min
     if role in state.role_counts:
-        return state.role_counts[role]
+        # A count outside the profile's range (a profile edited, a file tampered with)
+        # is re-asked; until then it never sizes anything beyond the range.
+        return min(max(state.role_counts[role], requirement.min), requirement.max)
     return 0 if requirement.kind is RoleKind.OPTIONAL else requirement.recommended_count
 
 
@@ -368,7 +369,7 @@ def _submit_leader(ctx: StepContext, state: WizardState, _answer: str, _p: Promp
     return current_session_model(ctx, state)
 
 
-def _count_submit(role: str) -> Any:
+def _count_submit(role: str) -> Submit:
     def submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
         state.role_counts[role] = int(answer)
         # A new count invalidates that role's models: they are asked again.
@@ -382,14 +383,14 @@ def _count_submit(role: str) -> Any:
     return submit
 
 
-def _count_reset(role: str) -> Any:
+def _count_reset(role: str) -> Reset:
     def reset(state: WizardState) -> None:
         state.role_counts.pop(role, None)
 
     return reset
 
 
-def _model_submit(role: str, ordinal: int) -> Any:
+def _model_submit(role: str, ordinal: int) -> Submit:
     def submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
         chosen = state.role_models.setdefault(role, [])
         if ordinal != len(chosen) + 1:
@@ -402,7 +403,7 @@ def _model_submit(role: str, ordinal: int) -> Any:
     return submit
 
 
-def _model_reset(role: str, ordinal: int) -> Any:
+def _model_reset(role: str, ordinal: int) -> Reset:
     def reset(state: WizardState) -> None:
         models = state.role_models.get(role, [])[: ordinal - 1]
         if models:
@@ -634,7 +635,3 @@ def reuse_blocker(
     work.role_models = {}
     found = blocker(team_query(ctx, work, ctx.profile(work.task_type)).smallest())
     return None if found is None else found.advice
-
-
-def counts_mapping(state: WizardState) -> Mapping[str, int]:
-    return dict(state.role_counts)

@@ -155,3 +155,39 @@ def test_progress_is_exact_once_counts_are_known(
     # From the first model step on (every count answered) the total is exact.
     first = next(i for i, (_, _, kind) in enumerate(seen) if kind == "role_model")
     assert {t for _, t, _ in seen[first:]} == {answered}
+
+
+@pytest.mark.parametrize(
+    ("field", "change", "step", "says"),
+    [
+        ("roleCounts", {"analyser": 100000000}, "role-count:analyser", "no longer an option"),
+        ("roleCounts", {"ghost": 2}, "role-count:analyser", "unknown role 'ghost'"),
+        ("roleModels", {"ghost": ["claude/opus-4.6"]}, "role-count:analyser", "unknown role"),
+        ("roleModels", {"leader": ["nope/x"]}, "role-model:leader:1", "no longer an option"),
+    ],
+)
+def test_tampered_role_fields_are_rewound_with_the_reason(
+    tmp_path: Path,
+    env: Environment,
+    project: Path,
+    field: str,
+    change: dict[str, object],
+    step: str,
+    says: str,
+) -> None:
+    path = tmp_path / "w.json"
+    wizard = Wizard.init(path, project, host="terminal", environment=env)
+    assert run_through(wizard).kind == "done"
+    raw = json.loads(path.read_text("utf-8"))
+    raw[field].update(change)
+    path.write_text(json.dumps(raw), encoding="utf-8")
+
+    later = Wizard.open(path, environment=env)
+    prompt = later.prompt()  # never raises, never sizes a team from the bad value
+    stale = prompt.meta.get("stale")
+    assert prompt.id == step and stale is not None and says in stale["reason"], prompt
+    assert later.progress()[1] < 40
+    assert later.refresh().id == step
+    # Saved rewound: no longer confirmed, so there is no outcome to use.
+    with pytest.raises(OkstraError):
+        Wizard.open(path, environment=env).outcome()
