@@ -86,7 +86,10 @@ def _blocked(ctx: StepContext, prompt: Prompt, found: Blocker | None) -> Prompt:
 
 def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
     """Say why no team can be formed (instead of walking on), and what was rewound."""
-    found = team_blocker(ctx, state)
+    try:
+        found = team_blocker(ctx, state)
+    except OkstraError as exc:  # a setup okstra cannot read a team from: say why
+        found = Blocker((exc.message,), exc.message)
     if found is not None or (prompt.kind == "pick" and not prompt.selectable):
         prompt = _blocked(ctx, prompt, found)
     note = state.stale
@@ -221,6 +224,11 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
     """
     if _team_holds(ctx, state):
         return None
+    if state.task_type:
+        try:
+            ctx.profile(state.task_type)
+        except OkstraError as exc:  # its profile file is gone
+            return _rewound(ctx, state, TASK_TYPE, state.task_type, exc.message)
     plan = steps(ctx, state)
     known = {s.id for s in plan}
     for gone in state.answered:

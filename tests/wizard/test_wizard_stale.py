@@ -191,3 +191,26 @@ def test_tampered_role_fields_are_rewound_with_the_reason(
     # Saved rewound: no longer confirmed, so there is no outcome to use.
     with pytest.raises(OkstraError):
         Wizard.open(path, environment=env).outcome()
+
+
+def test_a_task_type_whose_profile_is_gone_is_rewound(
+    tmp_path: Path, okstra_home: Path, bin_dir: Path, project: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "profiles").mkdir(parents=True)
+    text = (BUNDLED / "error-analysis.md").read_text("utf-8")
+    profile = workspace / "profiles" / "triage.md"
+    profile.write_text(text.replace('"error-analysis"', '"triage"', 1), encoding="utf-8")
+    env = _workspace_env(okstra_home, bin_dir, workspace)
+    path = tmp_path / "w.json"
+    wizard = Wizard.init(path, project, host="terminal", task_type="triage", environment=env)
+    assert run_through(wizard).kind == "done"
+    profile.unlink()
+
+    later = Wizard.open(path, environment=env)
+    view = later.view()
+    stale = view.prompt.meta.get("stale")
+    assert view.prompt.id == "task_type" and stale is not None
+    assert "unknown task type 'triage'" in stale["reason"]
+    assert [h.step_id for h in view.history] == ["task_pick", "task_group", "task_id", "brief"]
+    assert later.refresh().id == "task_type"
