@@ -37,8 +37,6 @@ TASK_TYPES: tuple[str, ...] = (
     "final-verification",
     "release-handoff",
 )
-# The bundled task types whose profile says `needs_approved_plan = true`.
-STAGE_SCOPED_TASK_TYPES: frozenset[str] = frozenset({"implementation", "final-verification"})
 
 
 class DataProblem(ValueError):
