@@ -235,8 +235,13 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
         # A role that left the profile: said by name, never dropped silently. (An
         # ordinal beyond a lowered count is caught at its count step below.)
         parsed = parse_role_step(gone.step)
-        if parsed is not None and gone.step not in known and _removed(ctx, state, parsed.role):
+        if parsed is None or gone.step in known:
+            continue
+        if _removed(ctx, state, parsed.role):
             return _rewound(ctx, state, gone.step, gone.answer, _gone(ctx, state, parsed.role))
+        if parsed.kind != ROLE_MODEL:  # the role's count is no longer asked this way
+            reason = ctx.text.get("stale.not_asked", step=gone.step, task_type=state.task_type)
+            return _rewound(ctx, state, gone.step, gone.answer, reason)
     for step in plan:
         if step.id != TASK_TYPE and not step.role_block:
             continue

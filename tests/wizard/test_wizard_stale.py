@@ -214,3 +214,24 @@ def test_a_task_type_whose_profile_is_gone_is_rewound(
     assert "unknown task type 'triage'" in stale["reason"]
     assert [h.step_id for h in view.history] == ["task_pick", "task_group", "task_id", "brief"]
     assert later.refresh().id == "task_type"
+
+
+def test_a_count_no_longer_asked_is_rewound_with_the_reason(
+    tmp_path: Path, okstra_home: Path, bin_dir: Path, project: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    _edit_profile(workspace, "max = 3\nrecommended = 2", "max = 3\nrecommended = 2")
+    env = _workspace_env(okstra_home, bin_dir, workspace)
+    path = tmp_path / "w.json"
+    _confirmed(env, path, project, {})
+    # analyser becomes a fixed role: its count is no longer a question.
+    _edit_profile(workspace, "min = 1\nmax = 3\nrecommended = 2", "min = 2\nmax = 2")
+
+    later = Wizard.open(path, environment=env)
+    prompt = later.prompt()
+    stale = prompt.meta.get("stale")
+    assert stale is not None and stale["step"] == "role-count:analyser", prompt
+    assert "no longer asked" in stale["reason"]
+    assert "role-count:analyser" not in [h.step_id for h in later.history()]
+    assert run_through(later).kind == "done"
+    assert later.state.role_counts.get("analyser") is None
