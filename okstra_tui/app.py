@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
 from okstra_core.wizard import (
+    Prompt,
     Wizard,
     delete_wizard,
     list_wizards,
@@ -170,7 +171,7 @@ class OkstraApp(App[LaunchRequest | None]):
             summaries, error = [], error or exc.render()
         self._show(StartScreen(summaries, self.environment.now(), error))
 
-    def show_prompt(self, prompt: Any | None = None) -> None:
+    def show_prompt(self, prompt: Prompt | None = None) -> None:
         """Show the screen for the wizard's current prompt (or the launch screen)."""
         assert self.wizard is not None
         prompt = prompt if prompt is not None else self.wizard.prompt()
@@ -178,7 +179,7 @@ class OkstraApp(App[LaunchRequest | None]):
             self.finish()
             return
         extra: dict[str, Any] = {}
-        confirm = prompt.meta.get("stepKind") == "confirm"
+        confirm = prompt.step_kind == "confirm"
         if confirm:
             extra["confirmation"] = self.wizard.confirmation()
         screen = screen_for_prompt(prompt, self.wizard.history(), self.wizard.progress(), **extra)

@@ -8,17 +8,17 @@ the answer a rewind dropped — is highlighted, so Enter keeps it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.widgets import Static
+
+from okstra_core.wizard import Option
 
 from ..resources import stylesheet, ui_text
 from ..widgets import Row
 from .base import ChoiceScreen
 
 
-def model_row(option: Any) -> Row:
+def model_row(option: Option) -> Row:
     """One model option as (model ref, display name, provider) and its provenance."""
     meta = option.meta
     return Row(
