@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -48,6 +48,7 @@ from .resources import stylesheet
 from .screens import screen_for_prompt
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
+from .screens.guard import GuardedScreen
 from .screens.launch import LaunchScreen
 from .screens.start import StartScreen
 from .widgets import HistoryPanel
@@ -115,6 +116,21 @@ class OkstraApp(App[LaunchRequest | None]):
         self._theme_loaded = False
         self.sub_title = self.project_root.name
 
+    # -- keys ------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        # A guarded screen (confirm, launch) acts only on keys read after it was shown
+        # and armed: anything typed ahead is dropped here, before any binding sees it.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, GuardedScreen)
+            and not self.screen.accepts_key(event)
+        ):
+            event.stop()
+            return
+        await super().on_event(event)
+
     # -- screens ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -165,6 +181,7 @@ class OkstraApp(App[LaunchRequest | None]):
         confirm = prompt.meta.get("stepKind") == "confirm"
         if confirm:
             extra["confirmation"] = self.wizard.confirmation()
+            extra["project_root"] = Path(self.wizard.state.project_root)
         screen = screen_for_prompt(prompt, self.wizard.history(), self.wizard.progress(), **extra)
         self._show(screen)
         if confirm:
@@ -192,7 +209,7 @@ class OkstraApp(App[LaunchRequest | None]):
         except OkstraError as exc:
             screen.post_message(PreflightChecked(error=exc.render()))
             return
-        screen.post_message(PreflightChecked(result.preflight, tuple(result.notes)))
+        screen.post_message(PreflightChecked(result.preflight, tuple(result.notes), plan=result))
 
     # -- wizard lifecycle -------------------------------------------------------------
 
@@ -288,6 +305,11 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_answered(self, message: Answered) -> None:
         assert self.wizard is not None
+        shown = getattr(self.screen, "prompt", None)
+        if message.step is not None and (shown is None or shown.id != message.step):
+            # Sent by a screen that has been replaced meanwhile (a key typed twice):
+            # it answers a prompt that is no longer asked.
+            return
         wizard = self.wizard
         self._confirmed_here = isinstance(self.screen, ConfirmScreen)
         self._apply(lambda: wizard.submit(message.answer).next)
@@ -304,7 +326,7 @@ class OkstraApp(App[LaunchRequest | None]):
     def on_edit_requested(self, message: EditRequested) -> None:
         # Outside the confirm screen, editing = picking an answer in the history panel.
         with contextlib.suppress(Exception):
-            self.screen.query_one(HistoryPanel).focus()
+            self.screen.query_one(HistoryPanel).enter()
 
     def on_delete_requested(self, message: DeleteRequested) -> None:
         # Confirmed on the start screen; the engine decides what may be deleted.

@@ -12,6 +12,7 @@ from textual.widgets import Input
 
 from ..messages import Answered
 from ..resources import stylesheet
+from ..widgets import AnswerInput
 from .base import PromptScreen
 
 
@@ -21,7 +22,7 @@ class TextScreen(PromptScreen):
     CSS_PATH = stylesheet("text")
 
     def compose_body(self) -> ComposeResult:
-        yield Input(
+        yield AnswerInput(
             value=self.prompt.default or "",
             placeholder=str(self.prompt.meta.get("placeholder", "")),
             id="answer",
@@ -32,6 +33,19 @@ class TextScreen(PromptScreen):
         answer = self.query_one("#answer", Input)
         answer.cursor_blink = getattr(self.app, "cursor_blink", True)
         answer.focus()
+
+    def focus_answer(self) -> None:
+        self.query_one("#answer", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Letters go into the box: "e" cannot be Edit here (the History key is).
+        if action == "edit":
+            return False
+        return super().check_action(action, parameters)
+
+    def unsaved_text(self) -> str:
+        value = self.query_one("#answer", Input).value
+        return value if value.strip() and value != (self.prompt.default or "") else ""
 
     def show_error(self, message: str) -> None:
         super().show_error(message)
@@ -44,4 +58,4 @@ class TextScreen(PromptScreen):
     @on(Input.Submitted, "#answer")
     def _submit(self, event: Input.Submitted) -> None:
         event.stop()
-        self.post_message(Answered(event.value))
+        self.post_message(Answered(event.value, step=self.prompt.id))

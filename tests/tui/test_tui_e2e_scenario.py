@@ -131,11 +131,10 @@ def screen_id(screen: str) -> tuple[str, str]:
 
 
 def focus_history(term: Terminal, *, limit: int = 6) -> None:
-    """Shift+Tab back through the focus chain until the history panel has the focus
-    (its footer key, "Rewind here", shows). The footer follows the focus a moment
-    later, so each stop gets a short wait before the next Shift+Tab."""
+    """Press the history key (ctrl+r; Tab never goes there) until the history panel
+    has the focus (its footer key, "Rewind here", shows)."""
     for _ in range(limit):
-        term.keys("BTab")
+        term.keys("C-r")
         if term.shows("Rewind here", timeout=1.0):
             return
     raise AssertionError(f"the history panel never got the focus:\n{term.screen()}")
@@ -232,7 +231,8 @@ def test_tui_e2e_full_scenario(terminal: Terminal) -> None:
 
     # -- 6. Confirm; the lead starts in a new window of this tmux session ------------
     terminal.wait("Preflight")
-    terminal.keys("Enter")
+    terminal.wait("l to launch")  # armed: Launch is its own key
+    terminal.keys("l")
     screen = terminal.wait("Lead session started in tmux window", timeout=30)
     assert not edited["confirmed"] and saved_state()["confirmed"] is True
 

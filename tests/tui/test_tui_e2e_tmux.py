@@ -101,7 +101,9 @@ def test_tui_e2e_setup_quit_resume_rewind_launch(terminal: Terminal) -> None:
     terminal.wait("Preflight")
 
     # Launch with --launch none: the run is prepared and the start command shown.
-    terminal.keys("Enter")
+    # Launch is its own key, taken once the screen says it is armed.
+    terminal.wait("l to launch")
+    terminal.keys("l")
     terminal.wait("Nothing launched", timeout=60)
     runs = terminal.cwd / ".okstra" / "tasks" / "grp" / "one" / "runs"
     assert [p.name for p in runs.iterdir()] == ["requirements-discovery-001"]
