@@ -107,6 +107,7 @@ class OkstraApp(App[LaunchRequest | None]):
         self.cursor_blink = cursor_blink
         self.wizard: Wizard | None = None
         self._hold = contextlib.ExitStack()
+        self._holding = False  # a wizard is open now (its lock held)
         self._confirmed_here = False
         # The wizard this app created (New setup, or --state of a new file): closed
         # without an answer, it is removed rather than left as an empty entry.
@@ -114,6 +115,9 @@ class OkstraApp(App[LaunchRequest | None]):
         # The theme config.json names; a change from it (command palette) is saved.
         self._saved_theme: str | None = None
         self._theme_loaded = False
+        # Set on exit when a setup in progress was left: the project to resume it in
+        # (entry.py says so after the terminal is restored).
+        self.saved_setup: Path | None = None
         self.sub_title = self.project_root.name
 
     # -- keys ------------------------------------------------------------------------
@@ -142,7 +146,18 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_unmount(self) -> None:
         # Quit (q, ctrl+q) or the lead taking over: close the wizard like any other way.
+        self.saved_setup = self._resumable_project()
         self._release()
+
+    def _resumable_project(self) -> Path | None:
+        """The project of the open wizard if it is saved and unfinished, else None."""
+        wizard = self.wizard
+        if wizard is None or not self._holding:
+            return None
+        state = wizard.state
+        if not state.answered or state.confirmed or state.aborted:
+            return None
+        return Path(state.project_root)
 
     def _show(self, screen: Screen[Any]) -> None:
         # Textual gives a new screen its breakpoint classes on its first Resize, after
@@ -229,6 +244,7 @@ class OkstraApp(App[LaunchRequest | None]):
             else:
                 wizard = Wizard.open(path, environment=self.environment)
             self._hold.enter_context(wizard.hold())
+            self._holding = True
         except OkstraError as exc:
             self._release()
             self.show_start(exc.render())
@@ -253,6 +269,7 @@ class OkstraApp(App[LaunchRequest | None]):
                 self.notify(exc.render(), severity="error")
         self._hold.close()
         self._hold = contextlib.ExitStack()
+        self._holding = False
 
     def finish(self) -> None:
         """A finished wizard: launch a confirmed one; an aborted one returns to start.

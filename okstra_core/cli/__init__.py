@@ -1,8 +1,11 @@
-"""The headless command line: `okstra models|team|wizard|prepare|report|resume …`.
+"""The headless command line: `okstra models|team|wizard|prepare|report|resume|completion`.
 
-Every command prints exactly one JSON document on stdout (camelCase keys).
-Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` and an exit code
-(2 for bad input/usage). No traceback reaches the user unless `OKSTRA_DEBUG=1`.
+Every command prints exactly one JSON document on stdout (camelCase keys) — except
+`models`, `team` and `report roles`, which print a table for people unless given
+`--json` (the same data as JSON), and `completion`, which prints a shell script.
+Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` (or, for a table
+command without `--json`, to `okstra: …` on stderr) and an exit code (2 for bad
+input/usage). No traceback reaches the user unless `OKSTRA_DEBUG=1`.
 
 Subcommands live in sibling modules, each exposing `register(subparsers)`; a
 handler takes the parsed namespace and returns `(payload, exit_code)`. Heavy imports
@@ -25,7 +28,9 @@ from ..errors import OkstraError, UsageError
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
 
-COMMANDS = ("models", "team", "wizard", "prepare", "report", "resume")
+COMMANDS = ("models", "team", "wizard", "prepare", "report", "resume", "completion")
+# Commands that print a table unless given --json (errors then go to stderr as text).
+TABLE_COMMANDS = ("models", "team", "report")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,7 +56,23 @@ _REGISTRARS = {
     "prepare": "_prepare",
     "report": "_prepare",
     "resume": "_resume",
+    "completion": "_completion",
 }
+
+
+EXAMPLES = """\
+examples:
+  okstra models                       the model pool as a table (--json: as JSON)
+  okstra team --task-type implementation-planning    the team okstra would pick, or why none exists
+  okstra wizard init --project-root . --task-type implementation-planning
+  okstra wizard step --state 20260115-093000 --answer new
+  okstra prepare --state 20260115-093000 --dry-run
+  okstra report roles .okstra/tasks/grp/one/runs/implementation-planning-001
+  okstra resume implementation-planning-001 --exec
+  okstra completion bash > ~/.local/share/bash-completion/completions/okstra
+
+Each command has its own help: okstra COMMAND --help.
+"""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -62,12 +83,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "Set up and start a team of AI coding agents on one task. "
             "Without a command, opens the terminal app."
         ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    from . import _models, _prepare, _resume, _wizard
+    from . import _completion, _models, _prepare, _resume, _wizard
 
-    modules = (_models, _wizard, _prepare, _resume)
+    modules = (_models, _wizard, _prepare, _resume, _completion)
     only = _REGISTRARS.get(command or "")
     for module in modules:
         if only is None or module.__name__.rpartition(".")[2] == only:
@@ -79,8 +102,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one headless command; return the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = os.environ.get("OKSTRA_DEBUG") == "1"
+    words = [a for a in args_list if not a.startswith("-")]
+    command = words[0] if words else None
+    as_text = (
+        command in TABLE_COMMANDS
+        and (command != "report" or words[1:2] == ["roles"])
+        and "--json" not in args_list
+    )
+
+    def fail(payload: dict[str, Any]) -> None:
+        if as_text:
+            print(f"okstra: {payload.get('error')}", file=sys.stderr)
+        else:
+            emit(payload)
+
     try:
-        command = next((a for a in args_list if not a.startswith("-")), None)
         parser = build_parser(command)
         if any(a in ("-h", "--help") for a in args_list) or any(
             a == "--version" for a in args_list[:1]
@@ -94,20 +130,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         if handler is None:
             raise UsageError("a command is required: " + ", ".join(COMMANDS))
         payload, code = handler(ns)
-        emit(payload)
+        human: Callable[[dict[str, Any]], None] | None = getattr(ns, "human", None)
+        if human is not None and not getattr(ns, "json", False):
+            human(payload)
+        else:
+            emit(payload)
         return code
     except OkstraError as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
-        emit(exc.to_json())
+        fail(exc.to_json())
         return exc.exit_code
     except KeyboardInterrupt:
-        emit({"ok": False, "error": "interrupted"})
+        fail({"ok": False, "error": "interrupted"})
         return 130
     except Exception as exc:  # the last line of defence: never a bare traceback
         if debug:
             traceback.print_exc(file=sys.stderr)
-        emit(
+        fail(
             {
                 "ok": False,
                 "error": f"internal error: {type(exc).__name__}: {exc} "
