@@ -192,11 +192,10 @@ class OkstraApp(App[LaunchRequest | None]):
         if prompt.kind == "done":
             self.finish()
             return
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"project_root": Path(self.wizard.state.project_root)}
         confirm = prompt.meta.get("stepKind") == "confirm"
         if confirm:
             extra["confirmation"] = self.wizard.confirmation()
-            extra["project_root"] = Path(self.wizard.state.project_root)
         screen = screen_for_prompt(prompt, self.wizard.history(), self.wizard.progress(), **extra)
         self._show(screen)
         if confirm:

@@ -167,3 +167,27 @@ def test_tui_snapshot_discard_typed_text_dialog(snap_compare, stable_project, si
 
     app = at(stable_project, "task_id")
     assert snap_compare(app, run_before=reach("task_id", rewind), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_brief_with_a_path_completion(snap_compare, stable_project, size) -> None:
+    (stable_project / "docs").mkdir()
+    (stable_project / "docs" / "login-brief.md").write_text("# Login\n", encoding="utf-8")
+
+    async def type_partial(pilot) -> None:
+        await pilot.press(*"docs/lo")
+        await pilot.pause()
+
+    app = at(stable_project, "brief")
+    assert snap_compare(app, run_before=reach("brief", type_partial), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_multiline_directive(snap_compare, stable_project, size) -> None:
+    async def write(pilot) -> None:
+        await pilot.press("down", "enter")
+        await settle(pilot, pilot.app)
+        await pilot.press(*"Focus on the parser.", "enter", *"Leave the CLI alone.")
+
+    app = at(stable_project, "directive_pick")
+    assert snap_compare(app, run_before=reach("directive_pick", write), terminal_size=size)
