@@ -34,6 +34,7 @@ from okstra_core.wizard.text import WizardText, text_for
 from .messages import (
     Answered,
     BackRequested,
+    DefaultsRequested,
     DeleteRequested,
     EditRequested,
     PreflightChecked,
@@ -329,6 +330,33 @@ class OkstraApp(App[LaunchRequest | None]):
         wizard = self.wizard
         self._confirmed_here = isinstance(self.screen, ConfirmScreen)
         self._apply(lambda: wizard.submit(message.answer).next)
+
+    def on_defaults_requested(self, message: DefaultsRequested) -> None:
+        assert self.wizard is not None
+        wizard = self.wizard
+        shown = getattr(self.screen, "prompt", None)
+        if shown is None or shown.id != message.step:
+            return  # typed ahead of a screen that has been replaced
+
+        def accept_defaults() -> Any:
+            prompt = wizard.prompt()
+            accepted = 0
+            while prompt.meta.get("stepKind") == "role_model":
+                selectable = {o.value for o in prompt.options if o.disabled_reason is None}
+                if prompt.default not in selectable:
+                    break
+                try:
+                    prompt = wizard.submit(prompt.default, step=prompt.id).next
+                except AnswerRefused:
+                    if not accepted:
+                        raise
+                    return wizard.prompt()  # stop here; what was accepted is saved
+                accepted += 1
+            if not accepted:
+                raise AnswerRefused(self.text.get("app.defaults.none"))
+            return prompt
+
+        self._apply(accept_defaults)
 
     def on_rewind_requested(self, message: RewindRequested) -> None:
         assert self.wizard is not None

@@ -116,3 +116,15 @@ class PreflightChecked(Message):
 
 class PrepareRequested(Message):
     """Prepare and launch the confirmed wizard (Enter on a waiting launch screen)."""
+
+
+class DefaultsRequested(Message):
+    """Answer this model step and the next ones with their defaults (`d`).
+
+    Stops at the first model step whose default cannot be chosen, and at the first
+    step that is not a model step. `step` is the prompt the screen showed.
+    """
+
+    def __init__(self, *, step: str) -> None:
+        super().__init__()
+        self.step = step

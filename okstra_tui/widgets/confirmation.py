@@ -10,16 +10,19 @@ from textual.widgets import Static
 
 from okstra_core.wizard.text import WizardText
 
+from .provenance import provenance_words
 
-def confirmation_text(confirmation: Any) -> Text:
-    """The engine's confirmation lines, each value followed by its provenance."""
+
+def confirmation_text(confirmation: Any, catalog: WizardText | None = None) -> Text:
+    """The engine's confirmation lines, each value followed by why it is there."""
     text = Text()
     for i, line in enumerate(confirmation.lines):
         if i:
             text.append("\n")
         text.append(line.text, style="bold" if line.key in ("header", "team") else "")
         if line.provenance:
-            text.append(f"  {line.provenance}", style="italic dim")
+            words = provenance_words(line.provenance, catalog) if catalog else line.provenance
+            text.append(f"  {words}", style="italic dim")
     return text
 
 
@@ -62,7 +65,7 @@ class ConfirmationView(Static):
     """
 
     def __init__(self, confirmation: Any, *, text: WizardText) -> None:
-        super().__init__(confirmation_text(confirmation), id="confirmation")
+        super().__init__(confirmation_text(confirmation, text), id="confirmation")
         self.confirmation = confirmation
         self.catalog = text
 

@@ -78,7 +78,7 @@ async def test_whole_setup_to_confirm_shows_provenance_and_preflight(app_factory
         assert isinstance(screen, ConfirmScreen)
         text = str(screen.query_one(ConfirmationView).render())
         assert "grp/one" in text
-        assert "default:bundled" in text and "chosen" in text
+        assert "okstra's default" in text and "your choice" in text
         preflight = str(screen.query_one(PreflightView).render())
         assert "✓ leader#1: claude" in preflight  # preflight ran (dry run) and passed
         history = screen.query_one(HistoryPanel)
