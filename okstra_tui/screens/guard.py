@@ -39,6 +39,11 @@ class GuardedScreen:
     _armed_at: float | None = None
 
     @property
+    def awaits_key(self) -> bool:
+        """Whether the screen now waits for a deliberate key (guarded while it does)."""
+        return True
+
+    @property
     def armed(self) -> bool:
         """The screen has been shown, has settled, and acts on fresh keys."""
         return self._armed_at is not None

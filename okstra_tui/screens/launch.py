@@ -132,6 +132,10 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         self.finished = False
         self.failed = False
 
+    @property
+    def awaits_key(self) -> bool:
+        return self.waiting
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Enter and Escape only mean something before prepare has started, and only
         # once the screen is armed (keys typed ahead are dropped by the app anyway).
@@ -204,7 +208,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         result.add_class("-visible")
 
     def on_prepare_failed(self, message: PrepareFailed) -> None:
-        message.stop()
+        # Not stopped: the app signals the outcome (ready file) once this is shown.
         self.failed = True
         self._done()
         error = self.query_one("#error", Static)
