@@ -1,11 +1,13 @@
 """The headless command line: `okstra models|team|wizard|prepare|report|resume|completion`.
 
-Every command prints exactly one JSON document on stdout (camelCase keys) — except
-`models`, `team` and `report roles`, which print a table for people unless given
-`--json` (the same data as JSON), and `completion`, which prints a shell script.
-Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` (or, for a table
-command without `--json`, to `okstra: …` on stderr) and an exit code (2 for bad
-input/usage). No traceback reaches the user unless `OKSTRA_DEBUG=1`.
+Protocol commands print exactly one JSON document on stdout (camelCase keys).
+Commands for people (`models`, `team`, `report roles`, `runs`, `status`, `attach`,
+`stop`, `doctor`) print a table or a few lines by default and the same JSON document
+with `--json`: their parsers set `human` (payload → text) and a `--json` flag;
+`completion` prints a shell script.
+Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` (or, for a command
+printing for people, `okstra: …` on stderr) and an exit code (2 for bad input/usage).
+No traceback reaches the user unless `OKSTRA_DEBUG=1`.
 
 Subcommands live in sibling modules, each exposing `register(subparsers)`; a
 handler takes the parsed namespace and returns `(payload, exit_code)`. Heavy imports
@@ -28,9 +30,23 @@ from ..errors import OkstraError, UsageError
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
 
-COMMANDS = ("models", "team", "wizard", "prepare", "report", "resume", "completion")
-# Commands that print a table unless given --json (errors then go to stderr as text).
-TABLE_COMMANDS = ("models", "team", "report")
+COMMANDS = (
+    "models",
+    "team",
+    "wizard",
+    "prepare",
+    "report",
+    "resume",
+    "runs",
+    "status",
+    "attach",
+    "stop",
+    "doctor",
+    "completion",
+)
+# Commands that print for people unless given --json (errors then go to stderr as text);
+# of `report`, only `report roles`.
+TABLE_COMMANDS = ("models", "team", "report", "runs", "status", "attach", "stop", "doctor")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,6 +72,11 @@ _REGISTRARS = {
     "prepare": "_prepare",
     "report": "_prepare",
     "resume": "_resume",
+    "runs": "_runs",
+    "status": "_runs",
+    "attach": "_runs",
+    "stop": "_runs",
+    "doctor": "_doctor",
     "completion": "_completion",
 }
 
@@ -88,9 +109,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    from . import _completion, _models, _prepare, _resume, _wizard
+    from . import _completion, _doctor, _models, _prepare, _resume, _runs, _wizard
 
-    modules = (_models, _wizard, _prepare, _resume, _completion)
+    modules = (_models, _wizard, _prepare, _resume, _runs, _doctor, _completion)
     only = _REGISTRARS.get(command or "")
     for module in modules:
         if only is None or module.__name__.rpartition(".")[2] == only:

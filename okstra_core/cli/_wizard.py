@@ -179,7 +179,8 @@ def _show(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    answered, total = wizard.progress()
+    view = wizard.view()
+    answered, total = view.progress
     state = wizard.state
     return {
         "ok": True,
@@ -188,9 +189,9 @@ def _show(ns: argparse.Namespace) -> Payload:
         "legacy": wizard.legacy,
         "revision": state.revision,
         "updatedAt": state.updated_at,
-        "prompt": wizard.prompt().to_json(),
-        "confirmation": wizard.confirmation().to_json(),
-        "history": [h.to_json() for h in wizard.history()],
+        "prompt": view.prompt.to_json(),
+        "confirmation": view.confirmation.to_json(),
+        "history": [h.to_json() for h in view.history],
         "progress": {"answered": answered, "total": total},
     }, 0
 

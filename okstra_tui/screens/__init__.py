@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from okstra_core.wizard import HistoryEntry, Prompt
+
 from .base import PromptScreen
 from .confirm import ConfirmScreen
 from .edit import EditScreen
@@ -25,10 +27,10 @@ _BY_STEP_KIND: dict[str, type[PromptScreen]] = {
 
 
 def screen_for_prompt(
-    prompt: Any, history: Sequence[Any], progress: tuple[int, int], **extra: Any
+    prompt: Prompt, history: Sequence[HistoryEntry], progress: tuple[int, int], **extra: Any
 ) -> PromptScreen:
     """The screen that renders `prompt` (confirm gets the confirmation block too)."""
-    kind = str(prompt.meta.get("stepKind", ""))
+    kind = prompt.step_kind
     if kind == "confirm":
         return ConfirmScreen(prompt, history, progress, **extra)
     if kind not in _BY_STEP_KIND and prompt.kind == "text":

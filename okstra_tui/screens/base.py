@@ -8,7 +8,7 @@ chose (`messages.Answered`); the app submits it. A refused answer comes back thr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.text import WizardText
 
 from ..messages import Answered, BackRequested, EditRequested, RewindRequested
@@ -52,7 +53,9 @@ class PromptScreen(Screen[None]):
     # The screen's help file, `screens/<HELP>.help.md`; "?" shows it (no file: no key).
     HELP: ClassVar[str | None] = None
 
-    def __init__(self, prompt: Any, history: Sequence[Any], progress: tuple[int, int]) -> None:
+    def __init__(
+        self, prompt: Prompt, history: Sequence[HistoryEntry], progress: tuple[int, int]
+    ) -> None:
         super().__init__(classes="prompt-screen")
         self.prompt = prompt
         self.history = tuple(history)
@@ -60,7 +63,7 @@ class PromptScreen(Screen[None]):
 
     @property
     def step_kind(self) -> str:
-        return str(self.prompt.meta.get("stepKind", self.prompt.kind))
+        return self.prompt.step_kind
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -156,7 +159,7 @@ class PromptScreen(Screen[None]):
         self.post_message(EditRequested())
 
 
-def option_rows(prompt: Any) -> list[Row]:
+def option_rows(prompt: Prompt) -> list[Row]:
     """The prompt's options as rows: the label, its summary (if any), disabled reason."""
     return [
         Row(

@@ -8,12 +8,13 @@ the answer a rewind dropped — is highlighted, so Enter keeps it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from okstra_core.wizard import Option
 from okstra_core.wizard.text import WizardText
 
 from ..messages import DefaultsRequested
@@ -23,7 +24,7 @@ from ..widgets.provenance import provenance_words
 from .base import ChoiceScreen
 
 
-def model_row(option: Any, text: WizardText | None = None) -> Row:
+def model_row(option: Option, text: WizardText | None = None) -> Row:
     """One model option as (model ref, display name, provider) and why it is the default."""
     meta = option.meta
     provenance = meta.get("provenance") or None
