@@ -33,7 +33,9 @@ def screen_for_prompt(
     kind = prompt.step_kind
     if kind == "confirm":
         return ConfirmScreen(prompt, history, progress, **extra)
-    cls = _BY_STEP_KIND.get(kind) or (TextScreen if prompt.kind == "text" else PickScreen)
+    if kind not in _BY_STEP_KIND and prompt.kind == "text":
+        return TextScreen(prompt, history, progress, project_root=extra.get("project_root"))
+    cls = _BY_STEP_KIND.get(kind) or PickScreen
     return cls(prompt, history, progress)
 
 
