@@ -5,6 +5,8 @@ The CLI boundary maps these to JSON + exit codes; the TUI shows them inline.
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 
@@ -108,3 +110,28 @@ class LaunchError(OkstraError):
     """Starting the lead CLI failed; the prepared run stays on disk."""
 
     exit_code = 1
+
+
+class FileSystemError(OkstraError):
+    """A file okstra reads or writes is unsafe (a link, a FIFO, a device, too large) or
+    the file system refused the operation (disk full, read-only, permission denied…).
+
+    The message names the file and, for an operating-system error, the errno in words
+    and its symbolic name (e.g. "No space left on device (ENOSPC)").
+    """
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`No space left on device (ENOSPC)`: the errno of `exc` in words and by name."""
+    code = exc.errno
+    if code is None:
+        return str(exc)
+    words = exc.strerror or os.strerror(code)
+    name = errno.errorcode.get(code)
+    return f"{words} ({name})" if name else words
+
+
+def os_error(exc: OSError, *, doing: str, path: Path | str | None = None) -> FileSystemError:
+    """A `FileSystemError` for an `OSError` met while `doing` something to `path`."""
+    where = path if path is not None else exc.filename
+    return FileSystemError(f"cannot {doing}: {describe_os_error(exc)}", path=where)

@@ -12,6 +12,7 @@ is `{phase, status, rationale}` with status `ready | pending | blocked | termina
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -267,7 +268,7 @@ def read_task(project_root: Path, group: str, task_id: str) -> TaskEntry:
     key = f"{group}/{task_id}"
     manifest_path = root / TASK_MANIFEST
     try:
-        raw = read_json(manifest_path, what="task manifest")
+        raw = read_json(manifest_path, what="task manifest", follow=False)
     except OkstraError as exc:
         return TaskEntry(key, group, task_id, root, error=exc.render())
     if not isinstance(raw, dict):
@@ -289,15 +290,20 @@ def read_task(project_root: Path, group: str, task_id: str) -> TaskEntry:
     )
 
 
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
 def list_tasks(project_root: Path) -> list[TaskEntry]:
     """Every task of the project (a directory holding a task manifest), sorted by key."""
     base = tasks_root(project_root)
     if not base.is_dir():
         return []
     entries: list[TaskEntry] = []
-    for group_dir in sorted(p for p in base.iterdir() if p.is_dir()):
-        for task_dir in sorted(p for p in group_dir.iterdir() if p.is_dir()):
-            if (task_dir / TASK_MANIFEST).exists():
+    # `.okstra` is okstra's own: a symbolic link there (a group, a task) is not a task.
+    for group_dir in sorted(p for p in base.iterdir() if _real_dir(p)):
+        for task_dir in sorted(p for p in group_dir.iterdir() if _real_dir(p)):
+            if os.path.lexists(task_dir / TASK_MANIFEST):
                 entries.append(read_task(project_root, group_dir.name, task_dir.name))
     return entries
 

@@ -427,7 +427,7 @@ def read_resume_sheet(run_dir: Path) -> ResumeSheet:
         DataFileError: a field has the wrong type (named `participants[i].<field>`).
     """
     path = run_dir / RESUME_JSON
-    data = store.read_json(path, what="resume sheet")
+    data = store.read_json(path, what="resume sheet", follow=False)
     if not isinstance(data, dict):
         raise DataFileError("expected a JSON object (resume sheet)", path=path)
     if data.get("schemaVersion") != SCHEMA_VERSION:

@@ -720,10 +720,31 @@ class WizardSummary:
         }
 
 
+# A last-save time outside these years is tampered with (or a broken clock): unknown.
+_YEARS = range(1970, 10000)
+
+
 def _parse_time(value: str) -> datetime | None:
+    """An aware, usable time, or None (missing, malformed, no offset, absurd year)."""
     try:
-        return datetime.fromisoformat(value) if value else None
+        parsed = datetime.fromisoformat(value) if value else None
     except ValueError:
+        return None
+    if parsed is None or parsed.tzinfo is None or parsed.year not in _YEARS:
+        return None
+    try:
+        parsed.timestamp()
+        parsed.astimezone()
+    except (OverflowError, OSError, ValueError):
+        return None
+    return parsed
+
+
+def _file_time(path: Path) -> datetime | None:
+    """The file's own modification time (the link's, for a dangling link), or None."""
+    try:
+        return datetime.fromtimestamp(path.lstat().st_mtime).astimezone()
+    except (OSError, OverflowError, ValueError):
         return None
 
 
@@ -745,8 +766,11 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
         try:
             wizard = Wizard.open(path, environment=env)
         except OkstraError as exc:
-            mtime = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
-            out.append(WizardSummary(path, "", "", (0, 0), mtime, False, "broken", exc.render()))
+            # One bad entry (a FIFO, a dangling link, tampered numbers) is listed as
+            # broken with why; the others are still listed.
+            out.append(
+                WizardSummary(path, "", "", (0, 0), _file_time(path), False, "broken", exc.render())
+            )
             continue
         state = wizard._state
         source = state.legacy_source

@@ -14,13 +14,18 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from tests.reliability.reliability_support import (
     LEGACY_FIXTURES,
     World,
     answer_for_json,
+    assert_clean_failure,
     in_process,
     make_world,
+    new_wizard,
     okstra,
+    prepare_argv,
 )
 
 SECRETS = {
@@ -118,3 +123,151 @@ def test_no_environment_secret_is_written_or_printed(tmp_path: Path) -> None:
     # secrets are passed through, just never persisted.
     lead = [json.loads(line) for line in log.read_text().splitlines()]
     assert any("--session-id" in c["argv"] for c in lead)
+
+
+# ------------------------------------------------------------ special files
+
+STATE_COMMANDS = (["show"], ["step", "--answer", "x"], ["outcome"], ["answers"])
+
+
+@pytest.mark.parametrize("command", STATE_COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize("special", ["fifo", "dev-zero", "dangling", "directory"])
+def test_special_state_file_is_refused_without_hanging(
+    tmp_path: Path, command: list[str], special: str
+) -> None:
+    world = make_world(tmp_path)
+    state = world.wizards / "w.json"
+    if special == "fifo":
+        os.mkfifo(state)
+    elif special == "dev-zero":
+        state.symlink_to("/dev/zero")
+    elif special == "dangling":
+        state.symlink_to(world.root / "nothing.json")
+    else:
+        state.mkdir()
+    run = okstra(world, "wizard", *command, "--state", str(state), timeout=20)
+    assert_clean_failure(run, code=2)
+    assert str(state) in run.doc["error"], run.doc
+    if special in ("fifo", "dev-zero"):
+        kind = "FIFO" if special == "fifo" else "character device"
+        assert kind in run.doc["error"], run.doc
+
+
+def test_one_bad_entry_never_breaks_the_wizard_list(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    good = world.wizards / "good.json"
+    new_wizard(world, good, confirm=False)
+    os.mkfifo(world.wizards / "fifo.json")
+    (world.wizards / "dangling.json").symlink_to(world.root / "nothing.json")
+    (world.wizards / "zero.json").symlink_to("/dev/zero")
+    (world.wizards / "dir.json").mkdir()
+    year_one = world.wizards / "year-one.json"
+    new_wizard(world, year_one, confirm=False)
+    raw = json.loads(year_one.read_bytes())
+    raw["updated_at"] = "0001-01-01T00:00:00"
+    year_one.write_text(json.dumps(raw))
+    run = okstra(world, "wizard", "list", timeout=30)
+    assert run.code == 0 and b"Traceback" not in run.stderr, (run.code, run.stderr)
+    by_name = {Path(w["path"]).name: w for w in run.doc["wizards"]}
+    assert by_name["good.json"]["problem"] is None
+    assert by_name["year-one.json"]["problem"] is None  # resumable; its time is unknown
+    assert by_name["year-one.json"]["updatedAt"] is None
+    for name, why in (("fifo.json", "FIFO"), ("dangling.json", "does not exist"),
+                      ("zero.json", "character device"), ("dir.json", "directory")):  # fmt: skip
+        assert by_name[name]["status"] == "broken", by_name[name]
+        assert why in by_name[name]["problem"], by_name[name]
+
+
+def test_the_start_screen_lists_around_bad_entries(tmp_path: Path) -> None:
+    """The app's start screen reads the same list: one bad entry is a disabled row."""
+    from okstra_core.wizard import list_wizards
+
+    world = make_world(tmp_path)
+    os.mkfifo(world.wizards / "fifo.json")
+    (world.wizards / "dangling.json").symlink_to(world.root / "nothing.json")
+    new_wizard(world, world.wizards / "good.json", confirm=False)
+    summaries = list_wizards(world.environment)
+    assert [s.path.name for s in summaries if s.problem is None] == ["good.json"]
+    assert {s.path.name for s in summaries if s.problem} == {"fifo.json", "dangling.json"}
+
+
+# ------------------------------------------------------------ the store's own guarantees
+
+
+def test_store_never_opens_a_link_or_special_file_for_writing(tmp_path: Path) -> None:
+    from okstra_core.errors import FileSystemError, StateInUseError
+    from okstra_core.store import FileLock, append_line, atomic_write_bytes
+
+    victim = tmp_path / "victim.py"
+    victim.write_bytes(b"keep me\n")
+    for name in ("a.lock", "log.jsonl", "state.json"):
+        (tmp_path / name).symlink_to(victim)
+    with pytest.raises(FileSystemError, match="symbolic link"):
+        FileLock(tmp_path / "a").acquire()
+    with pytest.raises(FileSystemError, match="symbolic link"):
+        append_line(tmp_path / "log.jsonl", {"x": 1})
+    with pytest.raises(FileSystemError, match="symbolic link"):
+        atomic_write_bytes(tmp_path / "state.json", b"{}")
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    with pytest.raises(FileSystemError, match="FIFO"):
+        append_line(tmp_path / "fifo.jsonl", {"x": 1})
+    # A hard link to a source file, or a "lock" that is really a file: left alone.
+    os.link(victim, tmp_path / "hard.lock")
+    with pytest.raises(FileSystemError, match="hard links"):
+        FileLock(tmp_path / "hard").acquire()
+    (tmp_path / "big.lock").write_bytes(b"x" * 1000)
+    with pytest.raises(FileSystemError, match="not empty"):
+        FileLock(tmp_path / "big").acquire()
+    assert victim.read_bytes() == b"keep me\n"
+    assert (tmp_path / "big.lock").read_bytes() == b"x" * 1000
+    # A lock file is never truncated: the pid is written over line one.
+    lock = tmp_path / "t.lock"
+    lock.write_bytes(b"123456789\n")
+    with FileLock(tmp_path / "t"):
+        assert lock.read_bytes().split(b"\n")[0] == str(os.getpid()).encode()
+        with pytest.raises(StateInUseError) as info:
+            FileLock(tmp_path / "t").acquire()
+        assert info.value.pid == os.getpid()
+    assert len(lock.read_bytes()) >= len(b"123456789\n")
+
+
+def test_reads_are_regular_files_and_size_capped(tmp_path: Path) -> None:
+    from okstra_core.errors import DataFileError
+    from okstra_core.store import read_bytes
+
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(DataFileError, match="FIFO"):
+        read_bytes(tmp_path / "fifo", error=DataFileError)
+    with pytest.raises(DataFileError, match="character device"):
+        read_bytes(Path("/dev/zero"), error=DataFileError)
+    (tmp_path / "link").symlink_to(tmp_path / "fifo")
+    with pytest.raises(DataFileError, match="symbolic link"):
+        read_bytes(tmp_path / "link", error=DataFileError, follow=False)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 2048)
+    with pytest.raises(DataFileError, match=r"too large .*the limit is 1024 bytes"):
+        read_bytes(big, error=DataFileError, limit=1024)
+    assert read_bytes(big, error=DataFileError) == b" " * 2048
+
+
+def test_directories_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    old = os.umask(0)
+    try:
+        state = world.wizards / "sub" / "w.json"
+        code, doc = in_process(
+            world, "wizard", "init", "--state", str(state), "--project-root", str(world.project),
+            "--host", "terminal",
+        )  # fmt: skip
+        assert code == 0, doc
+        run = okstra(world, *prepare_argv(world.project), "--launch=none")
+        assert run.code == 0, run.doc
+    finally:
+        os.umask(old)
+    created = [state.parent, *(p for p in (world.project / ".okstra").rglob("*") if p.is_dir())]
+    created.append(world.project / ".okstra")
+    made_by_test = {world.wizards, world.wizards.parent}
+    created += [p for p in world.home.rglob("*") if p.is_dir() and p not in made_by_test]
+    loose = [f"{p}: {oct(stat.S_IMODE(p.stat().st_mode))}" for p in created
+             if stat.S_IMODE(p.stat().st_mode) != 0o700]  # fmt: skip
+    assert not loose, "\n".join(loose)
