@@ -27,6 +27,9 @@ TASKS_DIR = "tasks"
 TASK_MANIFEST = "task-manifest.json"
 RUN_INPUTS = "run-inputs.json"
 
+# A task group or id is a directory name: the file system's limit for one name.
+MAX_SEGMENT_BYTES = 255
+
 POINTER_STATUSES = ("ready", "pending", "blocked", "terminal")
 STATUS_READY = "ready"
 STATUS_PENDING = "pending"
@@ -133,7 +136,8 @@ def check_segment(raw: str, what: str) -> str:
         The slug.
 
     Raises:
-        OkstraError: a path separator, `..`, or nothing left after slugification.
+        OkstraError: a path separator, `..`, nothing left after slugification, or a
+            slug longer than a file name may be (`MAX_SEGMENT_BYTES`).
     """
     text = raw.strip()
     if "/" in text or "\\" in text:
@@ -143,6 +147,11 @@ def check_segment(raw: str, what: str) -> str:
         raise OkstraError(f"{what} is empty after slugification: {raw!r}")
     if set(slug) <= {"."}:
         raise OkstraError(f"{what} must not be {slug!r}: it would escape .okstra/tasks/")
+    if len(slug.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise OkstraError(
+            f"{what} is {len(slug.encode('utf-8'))} bytes long: a directory name may be at "
+            f"most {MAX_SEGMENT_BYTES} bytes"
+        )
     return slug
 
 

@@ -860,7 +860,7 @@ def prepare(
             # project lock so a concurrent prepare of another task keeps its entry.
             resolved = _with_project_json(resolved, _read_project_json(root))
             rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
-            runfiles.apply(rp.files)
+            runfiles.apply_run(rp.files, run_id=rp.run_id, run_dir=rp.run_dir)
     result = _planned_result(resolved, rp, lp, checks, backend, window, env, dry_run=False)
     if lp is None or backend == "none":
         return result

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 import orjson
 
-from ..errors import DataFileError, OkstraError, PrepareError, os_error
+from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
 from ..store import (
     PRIVATE_DIR_MODE,
     FileLock,
@@ -167,6 +167,33 @@ def apply(files: Iterable[PlannedFile]) -> None:
             append_line(f.path, orjson.loads(f.content))
         else:
             atomic_write_bytes(f.path, f.content, mode=f.mode)
+
+
+def apply_run(files: Sequence[PlannedFile], *, run_id: str, run_dir: Path) -> None:
+    """`apply` for a run's files; a failure part-way names the run it leaves behind.
+
+    Raises:
+        IncompleteRunError: a write failed after the run directory was reserved; says
+            which files were written and whether the run itself is complete (only a
+            file outside the run directory — an index or log — is missing).
+    """
+    written: list[Path] = []
+    for f in files:
+        try:
+            apply([f])
+        except OkstraError as exc:
+            not_written = [p.path for p in files[len(written) :]]
+            complete = all(not p.is_relative_to(run_dir) for p in not_written)
+            raise IncompleteRunError(
+                exc,
+                run_id=run_id,
+                run_dir=run_dir,
+                written=written,
+                failed=f.path,
+                not_written=not_written,
+                complete=complete,
+            ) from None
+        written.append(f.path)
 
 
 def jsonl_line(record: Mapping[str, Any]) -> bytes:

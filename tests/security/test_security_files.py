@@ -12,16 +12,20 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from okstra_core.paths import user_dirs
+from tests.conftest import okstra_cmd
 from tests.reliability.reliability_support import (
     LEGACY_FIXTURES,
     World,
     answer_for_json,
     assert_clean_failure,
     in_process,
+    jsonl_records,
     make_world,
     new_wizard,
     okstra,
@@ -271,3 +275,151 @@ def test_directories_are_private_whatever_the_umask(tmp_path: Path) -> None:
     loose = [f"{p}: {oct(stat.S_IMODE(p.stat().st_mode))}" for p in created
              if stat.S_IMODE(p.stat().st_mode) != 0o700]  # fmt: skip
     assert not loose, "\n".join(loose)
+
+
+# ------------------------------------------------------------ appends are whole or nothing
+
+_APPEND_UNDER_LIMIT = """
+import resource, sys
+from okstra_core.errors import FileSystemError
+from okstra_core.store import append_line
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), int(sys.argv[2])))
+try:
+    append_line(sys.argv[1], {"record": "x" * 500})
+except FileSystemError as exc:
+    print("refused:", exc.render())
+else:
+    print("appended")
+"""
+
+
+def _records(n: int) -> bytes:
+    return b"".join(json.dumps({"n": i}).encode() + b"\n" for i in range(n))
+
+
+def test_a_short_append_leaves_no_partial_line(tmp_path: Path) -> None:
+    """A file-size limit cuts the write short: the log is put back as it was."""
+    import sys
+
+    from okstra_core.store import append_line, read_log
+
+    log = tmp_path / "runs.jsonl"
+    log.write_bytes(_records(3))
+    before = log.read_bytes()
+    proc = subprocess.run(
+        [sys.executable, "-c", _APPEND_UNDER_LIMIT, str(log), str(len(before) + 100)],
+        capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("refused:") and "EFBIG" in proc.stdout, proc.stdout
+    assert str(log) in proc.stdout
+    assert log.read_bytes() == before, "a partial line was left behind"
+    append_line(log, {"n": 3})
+    read = read_log(log)
+    assert [r["n"] for r in read.records] == [0, 1, 2, 3] and not read.damaged
+
+
+def test_a_torn_last_line_is_repaired_before_the_next_append(tmp_path: Path) -> None:
+    from okstra_core.store import append_line, read_log
+
+    log = tmp_path / "timeline.jsonl"
+    log.write_bytes(_records(2) + b'{"n": 2, "cut sh')  # a crash mid-append
+    torn = read_log(log)
+    assert [d.line for d in torn.damaged] == [3], torn.damaged
+    assert "cut short" in torn.damaged[0].render() and str(log) in torn.damaged[0].render()
+    append_line(log, {"n": 3})
+    assert log.read_bytes() == _records(2) + b'{"n":3}\n'
+    # A whole record that only lost its newline keeps it.
+    log.write_bytes(_records(2) + b'{"n": 2}')
+    append_line(log, {"n": 3})
+    assert [r["n"] for r in read_log(log).records] == [0, 1, 2, 3]
+
+
+def test_readers_report_a_damaged_line_by_number(tmp_path: Path) -> None:
+    from okstra_core.store import read_log
+
+    log = tmp_path / "runs.jsonl"
+    log.write_bytes(_records(2) + b"garbage\n" + _records(1) + b"\n\n")
+    read = read_log(log)
+    assert len(read.records) == 3
+    assert [(d.path, d.line) for d in read.damaged] == [(log, 3)]
+    assert read.damaged[0].to_json()["file"] == str(log)
+
+
+def _okstra_limited(world: World, limit: int, *args: str) -> subprocess.CompletedProcess[bytes]:
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run(
+        [*okstra_cmd(), *args], cwd=world.project, env=world.env, capture_output=True,
+        timeout=60, stdin=subprocess.DEVNULL, preexec_fn=cap, check=False,
+    )  # fmt: skip
+
+
+def test_a_prepare_whose_index_append_fails_names_the_run_it_left(tmp_path: Path) -> None:
+    """The central runs.jsonl cannot grow: exit 2, the run named, the index intact."""
+    world = make_world(tmp_path)
+    index = user_dirs(world.env).runs_index
+    index.parent.mkdir(parents=True)
+    index.write_bytes(_records(4000))  # larger than any file of a run
+    before = index.read_bytes()
+    proc = _okstra_limited(world, len(before) + 64, *prepare_argv(world.project), "--launch=none")
+    assert b"Traceback" not in proc.stderr and proc.returncode == 2, (proc.returncode, proc.stdout)
+    doc = json.loads(proc.stdout)
+    assert "EFBIG" in doc["error"] and str(index) in doc["error"], doc
+    assert doc["runState"] == "complete-unindexed" and doc["runId"], doc
+    assert Path(doc["runDir"], "run-manifest.json").is_file()
+    assert index.read_bytes() == before, "the index was left with a partial record"
+    run = okstra(world, *prepare_argv(world.project), "--launch=none")
+    assert run.code == 0, run.doc
+    records = jsonl_records(index)
+    assert len(records) == 4001 and records[-1]["runId"] == run.doc["runId"]
+
+
+# ------------------------------------------------------------ file-system errors are exit 2
+
+
+def test_okstra_dir_as_a_plain_file_is_exit_2(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    (world.project / ".okstra").write_text("not a directory\n")
+    run = okstra(world, *prepare_argv(world.project), "--launch=none")
+    assert_clean_failure(run, code=2)
+    assert ".okstra" in run.doc["error"] and "expected a directory" in run.doc["error"]
+
+
+def test_data_dir_in_the_way_names_the_run_left(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    data = user_dirs(world.env).data
+    data.write_text("a file where the data folder belongs\n")
+    run = okstra(world, *prepare_argv(world.project), "--launch=none")
+    assert_clean_failure(run, code=2)
+    assert str(data) in run.doc["error"] and "ENOTDIR" in run.doc["error"], run.doc
+    assert run.doc["runState"] == "complete-unindexed", run.doc
+    assert Path(run.doc["runDir"], "run-manifest.json").is_file()
+
+
+def test_names_too_long_are_exit_2(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    long_state = world.root / ("s" * 300 + ".json")
+    run = okstra(world, "wizard", "init", "--state", str(long_state), "--project-root",
+                 str(world.project), "--host", "terminal")  # fmt: skip
+    assert_clean_failure(run, code=2)
+    assert "ENAMETOOLONG" in run.doc["error"], run.doc
+    run = okstra(world, *prepare_argv(world.project, task_id="t" * 300), "--launch=none")
+    assert_clean_failure(run, code=2)
+    assert "255 bytes" in run.doc["error"], run.doc
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores permission bits")
+def test_permission_denied_is_exit_2(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    world.wizards.chmod(0o500)
+    try:
+        run = okstra(world, "wizard", "init", "--state", str(world.wizards / "w.json"),
+                     "--project-root", str(world.project), "--host", "terminal")  # fmt: skip
+    finally:
+        world.wizards.chmod(0o700)
+    assert_clean_failure(run, code=2)
+    assert "EACCES" in run.doc["error"] and str(world.wizards) in run.doc["error"], run.doc
