@@ -33,6 +33,7 @@ from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..store import decode_utf8, parse_json_object, read_bytes
 from .models import (
     LEADER,
+    MAX_ROLE_COUNT,
     TASK_TYPES,
     GlobalConfig,
     HostSpec,
@@ -292,6 +293,13 @@ def _check_profile(profile: Profile, path: Path) -> None:
                 f"min ({req.min}) is greater than max ({req.max}): expected min <= max",
                 path=path,
                 field=f"{where}.min",
+            )
+        if req.max > MAX_ROLE_COUNT:
+            raise DataFileError(
+                f"max ({req.max}) is above {MAX_ROLE_COUNT}, the most instances of one role "
+                "okstra runs",
+                path=path,
+                field=f"{where}.max",
             )
         if not req.dynamic and req.max == 0:
             raise DataFileError(

@@ -33,6 +33,11 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# The most instances of one role a profile may allow (and a state file may hold): each
+# is a CLI process and a prompt option, so the bound keeps both sane.
+MAX_ROLE_COUNT = 16
+
+
 class RoleKind(StrEnum):
     FIXED = "fixed"
     ADJUSTABLE = "adjustable"

@@ -423,3 +423,57 @@ def test_permission_denied_is_exit_2(tmp_path: Path) -> None:
         world.wizards.chmod(0o700)
     assert_clean_failure(run, code=2)
     assert "EACCES" in run.doc["error"] and str(world.wizards) in run.doc["error"], run.doc
+
+
+# ------------------------------------------------------------ bounds
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("roleCounts", {"analyser": 100_000_000}, "roleCounts.analyser"),
+        ("roleCounts", {"analyser": 2**64 - 1}, "roleCounts.analyser"),
+        ("revision", 2**64 - 1, "revision"),
+        ("roleModels", {"analyser": ["claude/opus-4.6"] * 100_000}, "roleModels.analyser"),
+    ],
+)
+def test_tampered_numbers_are_a_state_file_error(
+    tmp_path: Path, field: str, value: object, named: str
+) -> None:
+    world = make_world(tmp_path)
+    state = world.wizards / "w.json"
+    new_wizard(world, state, confirm=False)
+    good = world.wizards / "good.json"
+    new_wizard(world, good, confirm=False)
+    raw = json.loads(state.read_bytes())
+    raw[field] = value
+    state.write_text(json.dumps(raw))
+    before = state.read_bytes()
+    for command in (["show"], ["step", "--answer", "x"], ["outcome"], ["answers"]):
+        run = okstra(world, "wizard", *command, "--state", str(state), timeout=30)
+        assert_clean_failure(run, code=2)
+        assert named in run.doc["error"], (command, run.doc)
+    assert state.read_bytes() == before
+    run = okstra(world, "wizard", "list", timeout=30)
+    assert run.code == 0, run.doc
+    by_name = {Path(w["path"]).name: w for w in run.doc["wizards"]}
+    assert by_name["good.json"]["problem"] is None
+    assert named in by_name["w.json"]["problem"]
+
+
+def test_a_workspace_profile_with_an_absurd_max_is_refused(tmp_path: Path) -> None:
+    from okstra_core.paths import bundled_prompts_root
+
+    world = make_world(tmp_path)
+    workspace = world.root / "workspace"
+    (workspace / "profiles").mkdir(parents=True)
+    text = (bundled_prompts_root() / "profiles" / "requirements-discovery.md").read_text()
+    assert "max = 3" in text
+    (workspace / "profiles" / "requirements-discovery.md").write_text(
+        text.replace("max = 3", "max = 1000000", 1)
+    )
+    world.extra_env["OKSTRA_WORKSPACE"] = str(workspace)
+    run = okstra(world, *prepare_argv(world.project), "--launch=none", timeout=30)
+    assert_clean_failure(run, code=2)
+    assert "max" in run.doc["error"] and "1000000" in run.doc["error"], run.doc
+    assert "requirements-discovery.md" in run.doc["error"], run.doc
