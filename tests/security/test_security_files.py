@@ -477,3 +477,29 @@ def test_a_workspace_profile_with_an_absurd_max_is_refused(tmp_path: Path) -> No
     assert_clean_failure(run, code=2)
     assert "max" in run.doc["error"] and "1000000" in run.doc["error"], run.doc
     assert "requirements-discovery.md" in run.doc["error"], run.doc
+
+
+# ------------------------------------------------------------ hostile workspace
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "{{ cycler.__init__.__globals__.os.system('touch PWNED-T1') }}",
+        "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+        "{{ self._TemplateReference__context.cycler.__init__.__globals__.os }}",
+    ],
+)
+def test_workspace_templates_are_sandboxed(tmp_path: Path, payload: str) -> None:
+    from okstra_core.paths import bundled_prompts_root
+
+    world = make_world(tmp_path)
+    workspace = world.root / "workspace"
+    (workspace / "templates").mkdir(parents=True)
+    lead = (bundled_prompts_root() / "templates" / "lead.md.j2").read_text()
+    (workspace / "templates" / "lead.md.j2").write_text(payload + "\n" + lead)
+    world.extra_env["OKSTRA_WORKSPACE"] = str(workspace)
+    run = okstra(world, *prepare_argv(world.project), "--launch=none", timeout=30)
+    assert_clean_failure(run, code=2)
+    assert "lead.md.j2" in run.doc["error"] and "sandbox" in run.doc["error"], run.doc
+    assert not list(world.root.rglob("PWNED*")) and not list(Path.cwd().glob("PWNED*"))
