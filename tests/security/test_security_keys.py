@@ -58,7 +58,9 @@ def _app(project: Path, state: Path | None) -> Any:
     )
 
 
-async def _burst(project: Path, seed: int, keys: Callable[[random.Random], list[str]]) -> None:
+async def _burst(base: Path, seed: int, keys: Callable[[random.Random], list[str]]) -> None:
+    # A project of its own: a burst may prepare a run, which a later prefill must not meet.
+    project = make_project(base / f"burst-{seed}")
     rng = random.Random(seed)
     start = rng.choice(STARTS)
     state = prefill(project, start) if start is not None else None
@@ -99,7 +101,7 @@ async def test_random_key_bursts_with_resizes(burst_project: Path) -> None:
     failures: list[str] = []
     for seed in range(BURSTS):
         try:
-            await _burst(burst_project, seed, _random_keys)
+            await _burst(burst_project.parent, seed, _random_keys)
         except Exception as exc:  # any crash of the app: collect, then report all
             failures.append(f"seed {seed}: {type(exc).__name__}: {exc}".splitlines()[0])
     assert not failures, "\n".join(failures)
