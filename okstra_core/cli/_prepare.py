@@ -1,9 +1,11 @@
 """`okstra prepare` and `okstra report` (SPEC §6.7, §8).
 
-`okstra prepare --state F` prepares from a confirmed wizard state file;
-`okstra prepare <renderArgv…>` from the same inputs as flags. Both print one JSON
-document. With the exec backend, the JSON is printed first and then this process
-becomes the lead CLI.
+`okstra prepare --state F` prepares from a confirmed wizard state file (a setup that
+already prepared a run needs `--again`); `okstra prepare <renderArgv…>` from the same
+inputs as flags. Both print one JSON document. With the exec backend, the JSON is
+printed first; then okstra runs the lead CLI in the foreground as its child — saying
+the run id and the resume command before, a summary after (on stderr) — records its
+exit and exits with its status.
 """
 
 from __future__ import annotations
@@ -15,6 +17,22 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ._human import add_json_flag, render_markdown, render_report_roles
+
+PREPARE_EXAMPLES = """\
+examples:
+  okstra prepare --state 20260115-093000 --dry-run   every file and command; writes nothing
+  okstra prepare --state 20260115-093000             prepare and launch (auto backend)
+  okstra prepare --state 20260115-093000 --launch none
+  okstra prepare --project-root . --task-group web --task-id login \\
+      --task-type implementation-planning --brief docs/login.md \\
+      --role-count planner=2 --role-model planner=claude/opus-4.6
+
+Prints one JSON document. `okstra wizard outcome --state F` gives the renderArgv a
+confirmed wizard would pass here.
+"""
+
+_RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 
 
 def register(sub: Any) -> None:
@@ -24,8 +42,21 @@ def register(sub: Any) -> None:
     prep = sub.add_parser(
         "prepare",
         help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
+        description="Validate the inputs, resolve the team, write the run's files and "
+        "launch the lead session.",
+        epilog=PREPARE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    prep.add_argument("--state", help="a confirmed wizard state file")
+    prep.add_argument(
+        "--state",
+        metavar="FILE",
+        help="a confirmed wizard state file (a bare name: in the wizards dir)",
+    )
+    prep.add_argument(
+        "--again",
+        action="store_true",
+        help="with --state: launch another run of a setup that already launched one",
+    )
     prep.add_argument(
         "--launch",
         choices=("auto", "tmux", "exec", "none"),
@@ -38,16 +69,35 @@ def register(sub: Any) -> None:
     add_input_arguments(prep)
     prep.set_defaults(handler=_prepare)
 
-    report = sub.add_parser("report", help="execution roles of a prepared run")
+    report = sub.add_parser(
+        "report",
+        help="execution roles of a prepared run",
+        description="The role executions of a run, and the check a final report must pass.",
+        epilog="examples:\n"
+        "  okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001\n"
+        "  okstra report roles RUN --markdown          the table for a report\n"
+        "  okstra report check RUN final-report.json   exit 2 unless the sets match",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     rsub = report.add_subparsers(
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
-    roles = rsub.add_parser("roles", help="the run's execution roles as a markdown table")
-    roles.add_argument("run", help="a run directory or its run-manifest.json")
-    roles.add_argument("--report", help="also check this final-report JSON against the run")
+    roles = rsub.add_parser("roles", help="the run's execution roles (a table; --markdown, --json)")
+    roles.add_argument("run", help=_RUN_HELP)
+    roles.add_argument(
+        "--report", metavar="FILE", help="also check this final-report JSON against the run"
+    )
+    roles.add_argument(
+        "--markdown",
+        action="store_const",
+        const=render_markdown,
+        dest="human",
+        help="print the markdown table (for a final report) instead",
+    )
+    add_json_flag(roles, render_report_roles)
     roles.set_defaults(handler=_report_roles)
     check = rsub.add_parser("check", help="refuse a final report whose executionRoles differ")
-    check.add_argument("run", help="a run directory or its run-manifest.json")
+    check.add_argument("run", help=_RUN_HELP)
     check.add_argument("report", help="the final report JSON (with executionRoles)")
     check.set_defaults(handler=_report_check)
     report.set_defaults(handler=_report_usage)
@@ -81,8 +131,11 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             dry_run=ns.dry_run,
             environment=environment,
             on_step=_emit_progress,
+            again=ns.again,
         )
     else:
+        if ns.again:
+            raise UsageError("okstra prepare: --again applies to --state", field="--again")
         if not has_input_flags(ns):
             raise UsageError("okstra prepare: give --state F or the renderArgv flags")
         inputs = inputs_from_namespace(ns)
@@ -95,27 +148,40 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         )
     payload = result.to_json()
     if result.ok and result.exec_argv:
-        _exec_lead(payload, result.exec_argv, result.exec_env)
+        _run_lead(payload, result, environment)
     return payload, 0 if result.ok else 1
 
 
-def _exec_lead(payload: dict[str, Any], argv: Any, env: Any) -> None:
-    """Print the JSON document, then become the lead CLI (exec backend)."""
+def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
+    """Print the JSON document, then run the lead CLI in the foreground (exec backend)."""
+    from ..errors import OkstraError
+    from ..lead import run_foreground
     from . import emit
 
     emit(payload)
+    cwd = result.launch.cwd if result.launch is not None else Path.cwd()
+    env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
     try:
-        os.execvpe(argv[0], list(argv), dict(env) if env is not None else dict(os.environ))
-    except OSError as exc:
+        code = run_foreground(
+            result.run_dir,
+            list(result.exec_argv),
+            env,
+            cwd,
+            environment,
+            say=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except OkstraError as exc:
         # The JSON is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: could not exec {argv[0]}: {exc.strerror}", file=sys.stderr)
+        print(f"okstra: {exc.render()}", file=sys.stderr)
         raise SystemExit(1) from None
+    raise SystemExit(code)
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..report import check_report, execution_roles, load_run_manifest, roles_markdown
+    from ..runs import locate_run
 
-    path, manifest = load_run_manifest(Path(ns.run))
+    path, manifest = load_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = execution_roles(manifest, path=path)
     payload: dict[str, Any] = {
         "ok": True,
@@ -131,8 +197,9 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..report import check_report, load_run_manifest
+    from ..runs import locate_run
 
-    path, manifest = load_run_manifest(Path(ns.run))
+    path, manifest = load_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = check_report(manifest, Path(ns.report))
     return {
         "ok": True,

@@ -380,6 +380,7 @@ def mark_leader_launched(
     backend: str,
     now: str,
     launched_at: str | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Set the leader participant's status to `launched` with its refs.
 
@@ -391,6 +392,7 @@ def mark_leader_launched(
         now: ISO timestamp of this record.
         launched_at: the exact launch time (a later session lookup starts there);
             default `now`.
+        extra: more keys to set (the tmux pane id and server socket).
     """
     return update_participant(
         run_manifest_path,
@@ -401,6 +403,7 @@ def mark_leader_launched(
             "windowRef": window_ref,
             "launchBackend": backend,
             "launchedAt": launched_at or now,
+            **(extra or {}),
         },
         lead_session_id=session_ref,
     )

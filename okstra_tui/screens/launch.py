@@ -30,6 +30,7 @@ from ..messages import (
     PrepareStep,
 )
 from ..resources import stylesheet, ui_text
+from .guard import GuardedScreen
 
 
 def argv_text(argv: Sequence[str], which: Callable[[str], str | None] | None = None) -> str:
@@ -94,7 +95,7 @@ def result_text(
     return text
 
 
-class LaunchScreen(Screen[None]):
+class LaunchScreen(GuardedScreen, Screen[None]):
     """Prepare's progress and outcome for one confirmed wizard.
 
     Args:
@@ -104,6 +105,7 @@ class LaunchScreen(Screen[None]):
         state_path: the wizard's state file (named in the "try again" advice).
         waiting: the wizard was confirmed in an earlier session: wait for Enter
             (or Escape, back to the confirm screen) instead of starting at once.
+        earlier: what became of the run this setup launched before (shown first).
     """
 
     CSS_PATH = stylesheet("launch")
@@ -120,8 +122,10 @@ class LaunchScreen(Screen[None]):
         state_path: Path | None = None,
         environment: Any = None,
         waiting: bool = False,
+        earlier: str | None = None,
     ) -> None:
         super().__init__()
+        self.earlier = earlier
         self.environment = environment
         self.state_path = state_path
         self.title_text = title
@@ -131,13 +135,22 @@ class LaunchScreen(Screen[None]):
         self.finished = False
         self.failed = False
 
+    @property
+    def awaits_key(self) -> bool:
+        return self.waiting
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Enter and Escape only mean something before prepare has started.
+        # Enter and Escape only mean something before prepare has started, and only
+        # once the screen is armed (keys typed ahead are dropped by the app anyway).
         if action in ("start", "back"):
-            return self.waiting
+            if not self.waiting:
+                return False
+            return True if self.armed else None
         return True
 
     def action_start(self) -> None:
+        if not (self.waiting and self.armed):
+            return
         self.waiting = False
         self.query_one("#busy").display = True
         title = ui_text(self).get("app.launch.preparing", title=self.title_text)
@@ -147,6 +160,14 @@ class LaunchScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.post_message(BackRequested())
+
+    def set_waiting(self) -> None:
+        """Back to waiting for Enter (another run of a launched setup was declined)."""
+        self.waiting = True
+        self.query_one("#busy").display = False
+        title = ui_text(self).get("app.launch.waiting", title=self.title_text)
+        self.query_one("#title", Static).update(title)
+        self.refresh_bindings()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -158,6 +179,8 @@ class LaunchScreen(Screen[None]):
             busy.display = not self.waiting
             yield busy
             with VerticalScroll(id="log"):
+                if self.earlier:
+                    yield Static(self.earlier, id="earlier", markup=False)
                 yield Static("", id="steps")
                 yield Static("", id="result")
                 yield Static("", id="error", markup=False)
