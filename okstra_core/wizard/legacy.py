@@ -1060,6 +1060,12 @@ def _earlier_choices(
                 limit = requirement.min
             else:
                 limit = choices.counts.get(role, 0)
+        if refs and limit == 0:
+            notes.append(
+                f"roleModels.{role} is not carried over: the role has no instance to fill "
+                "(its count is asked first, or the role is gone)"
+            )
+            continue
         if len(refs) > limit:
             notes.append(
                 f"roleModels.{role}: {len(refs) - limit} model(s) beyond the role's count "

@@ -73,7 +73,8 @@ def test_fixture_converts_to_expected_v2(
     assert parsed.legacy_source is not None
     # Converted answers say so; models taken from a role's default candidates keep
     # their default scope.
-    assert {entry.provenance for entry in parsed.answered} <= {"converted:v1", "default:bundled"}
+    allowed = {"converted:v1", "converted:v2", "default:bundled"}
+    assert {entry.provenance for entry in parsed.answered} <= allowed
 
 
 def test_fixture_set_covers_the_v1_shapes() -> None:
