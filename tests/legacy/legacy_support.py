@@ -56,6 +56,7 @@ def build_world() -> LegacyWorld:
         profiles=profiles,
     )
 
+
 # Fake agent CLIs list every flag the bundled providers need, so prepare's preflight
 # passes (the union of the providers' `launch.required_flags`).
 FAKE_HELP = (
