@@ -16,6 +16,7 @@ from typing import Any
 
 from ..catalog.models import STAGE_SCOPED_TASK_TYPES
 from ..errors import AnswerRefused, OkstraError
+from ..plans import check_plan_approval
 from ..store import read_json
 from ..tasks import TaskEntry, check_segment, find_task
 from .context import StepContext
@@ -371,7 +372,12 @@ def _approved_plan_build(ctx: StepContext, state: WizardState) -> Prompt:
 
 
 def _approved_plan_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    state.approved_plan_path = _project_file(ctx, state, answer, ctx.text.get("approved_plan.what"))
+    path = _project_file(ctx, state, answer, ctx.text.get("approved_plan.what"))
+    try:  # an unapproved plan is refused here, not first by prepare
+        check_plan_approval(path, project_root=_project(state))
+    except OkstraError as exc:
+        raise AnswerRefused(exc.render()) from None
+    state.approved_plan_path = path
     return state.approved_plan_path
 
 
