@@ -58,6 +58,7 @@ import orjson
 
 from okstra_core.catalog.models import LEADER, Profile, RoleKind, RoleRequirement
 from okstra_core.errors import OkstraError, StateFileError, UsageError
+from okstra_core.legacyargs import CROSS_VERIFICATION_ROLES, default_candidates, legacy_model
 from okstra_core.store import parse_json_object, read_bytes
 from okstra_core.tasks import check_segment
 
@@ -96,7 +97,7 @@ LEADER_SESSION_ANSWER = "continue"
 _V2_ONLY_FIELDS = ("roleCounts", "roleModels", "roleSelectionOrder")
 
 # The first of these (in profile order) inherits the v1 worker roster.
-_CROSS_VERIFICATION_ROLES = frozenset({"analyser", "designer", "planner", "verifier"})
+_CROSS_VERIFICATION_ROLES = CROSS_VERIFICATION_ROLES
 # v1's per-provider model fields belonged to the executor in implementation: its
 # verifiers get the role's default candidates, never those values.
 _ROSTERLESS_TASK_TYPES = frozenset({"implementation"})
@@ -456,61 +457,9 @@ def _supports(model: PoolModel, role: str) -> bool:
     return role in model.roles
 
 
-def _legacy_model(
-    pool: ModelPool,
-    scopes: DefaultScopes,
-    provider_id: str,
-    role: str,
-    value: str,
-) -> PoolModel | None:
-    """Map a v1 (provider, model value) to a pool model for `role`, or None to drop it.
-
-    A v1 model value may be an alias (`opus`), a model id (`opus-4.6`), a full ref
-    (`claude/opus-4.6`) or the CLI execution value (`claude-opus-4-6`); all resolve.
-    An empty value means the provider's default for the role (the highest-scope
-    default of that provider, else its first model for the role). A model that no
-    longer exists, or does not serve the role, is dropped: the engine asks again.
-    """
-    provider_id = provider_id.strip().lower()
-    if not provider_id:
-        return None
-    provider_models = [m for m in pool.models() if m.provider_id == provider_id]
-    if not provider_models:
-        return None
-    if not value:
-        return _provider_default(pool, scopes, provider_id, role)
-    model: PoolModel | None = None
-    try:
-        if "/" in value:
-            candidate = pool.lookup(value)
-            model = candidate if candidate.provider_id == provider_id else None
-        else:
-            model = pool.resolve_alias(provider_id, value)
-    except UsageError:
-        folded = value.casefold()
-        model = next((m for m in provider_models if m.execution.casefold() == folded), None)
-    if model is None or not _supports(model, role):
-        return None
-    return model
-
-
-def _default_candidates(
-    pool: ModelPool, scopes: DefaultScopes, role: str
-) -> list[tuple[PoolModel, str]]:
-    """The role's default candidates (highest scope first) that serve it; [] on a bad ref."""
-    try:
-        return [(m, p) for m, p in scopes.candidates(role, pool) if _supports(m, role)]
-    except UsageError:
-        return []
-
-
-def _provider_default(
-    pool: ModelPool, scopes: DefaultScopes, provider_id: str, role: str
-) -> PoolModel | None:
-    for model, _provenance in _default_candidates(pool, scopes, role):
-        if model.provider_id == provider_id:
-            return model
-    return next((m for m in pool.list(role) if m.provider_id == provider_id), None)
+# One reading of the earlier (provider, model value) pairs, shared with prepare's flags.
+_legacy_model = legacy_model
+_default_candidates = default_candidates
 
 
 # ---- conversion ----------------------------------------------------------------------
