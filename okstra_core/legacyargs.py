@@ -558,7 +558,8 @@ def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> lis
     for variable in variables:
         entries = plan.contrib.get(variable)
         if entries:
-            notes.append(f"okstra prepare: {variable} is deprecated: use {' '.join(dict.fromkeys(entries))}")
+            new_form = " ".join(dict.fromkeys(entries))
+            notes.append(f"okstra prepare: {variable} is deprecated: use {new_form}")
         else:
             notes.append(
                 f"okstra prepare: {variable} is deprecated and changed nothing here: "
