@@ -31,13 +31,15 @@ import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .catalog.loaders import load_catalog
-from .catalog.models import LEADER, Profile, RoleKind, RoleRequirement
-from .defaults import DefaultScopes, load_scopes
-from .environment import Environment
 from .errors import OkstraError, UsageError
-from .pool import ModelPool, PoolModel
+
+if TYPE_CHECKING:
+    from .catalog.models import Profile, RoleRequirement
+    from .defaults import DefaultScopes
+    from .environment import Environment
+    from .pool import ModelPool, PoolModel
 
 __all__ = [
     "CROSS_VERIFICATION_ROLES",
@@ -53,6 +55,7 @@ __all__ = [
 
 # The first of these (in profile order) is what the earlier okstra called its workers.
 CROSS_VERIFICATION_ROLES = frozenset({"analyser", "designer", "planner", "verifier"})
+LEADER = "leader"
 DEFAULT_PROVIDER = "claude"  # the earlier default for the lead, report writer and executor
 _OFF = frozenset({"off", "none", "no"})
 _MODEL_PROVIDERS = ("claude", "codex", "antigravity", "grok", "kimi")
@@ -332,7 +335,7 @@ def _workers(
             if not variables:
                 return  # variables for providers the team does not use: nothing to do
             source = variables[0]
-    if cross.kind is RoleKind.ADJUSTABLE:
+    if cross.kind == "adjustable":
         plan.counts[cross.role] = count
         plan.credit(f"--role-count {cross.role}={count}", source)
     refs: list[str] = []
@@ -531,6 +534,12 @@ def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> lis
     _simple_flags(ns, notes)
     if not _value(ns, "task_type"):
         return notes  # the request builder names the missing flags
+    # Loaded here, not at import: `okstra` registers these flags for every command, and
+    # the catalog is only needed when older inputs are present.
+    from .catalog.loaders import load_catalog
+    from .defaults import load_scopes
+    from .pool import ModelPool
+
     catalog = load_catalog(environment)
     try:
         profile = catalog.profile(_value(ns, "task_type"))

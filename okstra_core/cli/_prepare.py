@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..legacyargs import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 
 
 def register(sub: Any) -> None:
@@ -36,6 +37,7 @@ def register(sub: Any) -> None:
         "--dry-run", action="store_true", help="print every file and command; write nothing"
     )
     add_input_arguments(prep)
+    add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
 
     report = sub.add_parser("report", help="execution roles of a prepared run")
@@ -70,7 +72,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
     environment = Environment.real()
     if ns.state:
-        if has_input_flags(ns):
+        if has_input_flags(ns) or legacy_flags_given(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
         from ..prepare import prepare_from_state
         from ..wizard import resolve_state_path
@@ -83,6 +85,9 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             on_step=_emit_progress,
         )
     else:
+        # The earlier okstra's flags and OKSTRA_DEFAULT_* become request flags first.
+        for note in apply_legacy_inputs(ns, environment):
+            print(note, file=sys.stderr, flush=True)
         if not has_input_flags(ns):
             raise UsageError("okstra prepare: give --state F or the renderArgv flags")
         inputs = inputs_from_namespace(ns)

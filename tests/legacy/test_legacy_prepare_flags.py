@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
+from legacy_support import FAKE_HELP
 
 from okstra_core.environment import Environment
 from okstra_core.errors import UsageError
@@ -180,3 +185,73 @@ def test_simple_renames(project: Path) -> None:
     assert "--render-only is deprecated: use --launch none" in text
     assert "--project-id is deprecated and ignored" in text
     assert set(legacy_flags_given(ns)) >= {"--analysis-target", "--stages", "--render-only"}
+
+
+def _okstra(*args: str, **env: str) -> tuple[dict[str, Any], int, str]:
+    exe = Path(sys.executable).parent / "okstra"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "okstra_tui"]
+    done = subprocess.run(
+        [*cmd, *args],
+        capture_output=True,
+        env={**os.environ, **env},
+        timeout=120,
+        check=False,
+    )
+    return orjson.loads(done.stdout), done.returncode, done.stderr.decode()
+
+
+@pytest.fixture
+def briefed(project: Path, fake_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FAKE_CLI_HELP", FAKE_HELP)
+    (project / "docs").mkdir()
+    (project / "docs" / "brief.md").write_text("# brief\n")
+    return project
+
+
+EARLIER_ARGV = (
+    "--task-group checkout --task-id chk-1 --task-type error-analysis "
+    "--task-brief docs/brief.md --workers claude,codex --claude-model sonnet "
+    "--critic off --lead-runtime terminal --analysis-target '' --launch none --dry-run"
+)
+
+
+def test_earlier_prepare_command_line_prepares(briefed: Path) -> None:
+    result, code, stderr = _okstra(
+        "prepare",
+        "--project-root",
+        str(briefed),
+        *shlex.split(EARLIER_ARGV),
+        OKSTRA_DEFAULT_LEAD_MODEL="sonnet",
+    )
+    assert code == 0 and result["ok"], (result, stderr)
+    team = {(m["role"], m["ordinal"]): m["modelRef"] for m in result["team"]}
+    assert team[("analyser", 1)] == "claude/sonnet-4.6"
+    assert team[("analyser", 2)].startswith("codex/")
+    assert team[("leader", 1)] == "claude/sonnet-4.6"
+    assert ("critic", 1) not in team
+    assert "--workers is deprecated: use --role-count analyser=2" in stderr
+    assert "--lead-runtime is deprecated: use --host terminal" in stderr
+    assert "OKSTRA_DEFAULT_LEAD_MODEL is deprecated: use --role-model leader=" in stderr
+    assert not (briefed / ".okstra").exists()  # a dry run writes nothing
+
+
+def test_conflicting_older_and_newer_flags_exit_2(briefed: Path) -> None:
+    result, code, _ = _okstra(
+        "prepare",
+        "--project-root",
+        str(briefed),
+        *shlex.split(EARLIER_ARGV),
+        "--role-model",
+        "analyser=claude/opus",
+    )
+    assert code == 2 and result["ok"] is False
+    assert "--workers" in result["error"] and "--role-model" in result["error"]
+    unsupported, code, _ = _okstra(
+        "prepare", "--project-root", str(briefed), *shlex.split(EARLIER_ARGV), "--stages", "1,2"
+    )
+    assert code == 2 and "--stages" in unsupported["error"]
+
+
+def test_older_flags_with_state_are_refused(briefed: Path, tmp_path: Path) -> None:
+    result, code, _ = _okstra("prepare", "--state", str(tmp_path / "w.json"), "--workers", "x")
+    assert code == 2 and "not both" in result["error"]
