@@ -1,9 +1,11 @@
 """`okstra prepare` and `okstra report` (SPEC §6.7, §8).
 
-`okstra prepare --state F` prepares from a confirmed wizard state file;
-`okstra prepare <renderArgv…>` from the same inputs as flags. Both print one JSON
-document. With the exec backend, the JSON is printed first and then this process
-becomes the lead CLI.
+`okstra prepare --state F` prepares from a confirmed wizard state file (a setup that
+already prepared a run needs `--again`); `okstra prepare <renderArgv…>` from the same
+inputs as flags. Both print one JSON document. With the exec backend, the JSON is
+printed first; then okstra runs the lead CLI in the foreground as its child — saying
+the run id and the resume command before, a summary after (on stderr) — records its
+exit and exits with its status.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 from ..errors import UsageError
 from ..legacyargs import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 
+_RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
+
 
 def register(sub: Any) -> None:
     """Add `prepare` and `report` to the top-level parser."""
@@ -27,6 +31,11 @@ def register(sub: Any) -> None:
         help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
     )
     prep.add_argument("--state", help="a confirmed wizard state file")
+    prep.add_argument(
+        "--again",
+        action="store_true",
+        help="with --state: launch another run of a setup that already launched one",
+    )
     prep.add_argument(
         "--launch",
         choices=("auto", "tmux", "exec", "none"),
@@ -45,11 +54,11 @@ def register(sub: Any) -> None:
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
     roles = rsub.add_parser("roles", help="the run's execution roles as a markdown table")
-    roles.add_argument("run", help="a run directory or its run-manifest.json")
+    roles.add_argument("run", help=_RUN_HELP)
     roles.add_argument("--report", help="also check this final-report JSON against the run")
     roles.set_defaults(handler=_report_roles)
     check = rsub.add_parser("check", help="refuse a final report whose executionRoles differ")
-    check.add_argument("run", help="a run directory or its run-manifest.json")
+    check.add_argument("run", help=_RUN_HELP)
     check.add_argument("report", help="the final report JSON (with executionRoles)")
     check.set_defaults(handler=_report_check)
     report.set_defaults(handler=_report_usage)
@@ -83,8 +92,11 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             dry_run=ns.dry_run,
             environment=environment,
             on_step=_emit_progress,
+            again=ns.again,
         )
     else:
+        if ns.again:
+            raise UsageError("okstra prepare: --again applies to --state", field="--again")
         # The earlier okstra's flags and OKSTRA_DEFAULT_* become request flags first.
         for note in apply_legacy_inputs(ns, environment):
             print(note, file=sys.stderr, flush=True)
@@ -100,27 +112,40 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         )
     payload = result.to_json()
     if result.ok and result.exec_argv:
-        _exec_lead(payload, result.exec_argv, result.exec_env)
+        _run_lead(payload, result, environment)
     return payload, 0 if result.ok else 1
 
 
-def _exec_lead(payload: dict[str, Any], argv: Any, env: Any) -> None:
-    """Print the JSON document, then become the lead CLI (exec backend)."""
+def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
+    """Print the JSON document, then run the lead CLI in the foreground (exec backend)."""
+    from ..errors import OkstraError
+    from ..lead import run_foreground
     from . import emit
 
     emit(payload)
+    cwd = result.launch.cwd if result.launch is not None else Path.cwd()
+    env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
     try:
-        os.execvpe(argv[0], list(argv), dict(env) if env is not None else dict(os.environ))
-    except OSError as exc:
+        code = run_foreground(
+            result.run_dir,
+            list(result.exec_argv),
+            env,
+            cwd,
+            environment,
+            say=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except OkstraError as exc:
         # The JSON is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: could not exec {argv[0]}: {exc.strerror}", file=sys.stderr)
+        print(f"okstra: {exc.render()}", file=sys.stderr)
         raise SystemExit(1) from None
+    raise SystemExit(code)
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..report import check_report, execution_roles, load_run_manifest, roles_markdown
+    from ..runs import locate_run
 
-    path, manifest = load_run_manifest(Path(ns.run))
+    path, manifest = load_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = execution_roles(manifest, path=path)
     payload: dict[str, Any] = {
         "ok": True,
@@ -136,8 +161,9 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..report import check_report, load_run_manifest
+    from ..runs import locate_run
 
-    path, manifest = load_run_manifest(Path(ns.run))
+    path, manifest = load_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = check_report(manifest, Path(ns.report))
     return {
         "ok": True,

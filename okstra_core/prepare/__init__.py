@@ -3,7 +3,9 @@
 Public API::
 
     prepare_from_state(state_path, *, launch="auto", dry_run=False, environment=None,
-                       on_step=None) -> PrepareResult
+                       on_step=None, again=False) -> PrepareResult
+        # A setup that already prepared a run is refused (RelaunchRefused, exit 2)
+        # unless again=True; each run it prepares is remembered next to it.
     prepare_from_argv(argv, *, launch="auto", dry_run=False, environment=None,
                       on_step=None) -> PrepareResult
 
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..environment import Environment
+from ..setup_runs import check_relaunch, record_setup_run
 
 if TYPE_CHECKING:
     from .inputs import PrepareInputs, parse_argv
@@ -93,10 +96,15 @@ def prepare_from_state(
     dry_run: bool = False,
     environment: Environment | None = None,
     on_step: StepCallback | None = None,
+    again: bool = False,
 ) -> PrepareResult:
     """Prepare (and launch) the run a confirmed wizard state file describes.
 
+    Args:
+        again: launch another run of a setup that already prepared one.
+
     Raises:
+        RelaunchRefused: the setup already prepared a run and `again` is False.
         OkstraError: the wizard is not confirmed (or aborted), or any prepare error.
     """
     from ..wizard import Wizard  # deferred: the wizard engine is only needed here
@@ -104,10 +112,20 @@ def prepare_from_state(
     env = environment or Environment.real()
     wizard = Wizard.open(Path(state_path), environment=env)
     outcome = wizard.outcome()
-    return prepare_from_argv(
+    if not dry_run:
+        check_relaunch(Path(state_path), again=again)
+    result = prepare_from_argv(
         list(outcome.render_argv),
         launch=launch,
         dry_run=dry_run,
         environment=env,
         on_step=on_step,
     )
+    if not result.dry_run:
+        record_setup_run(
+            Path(state_path),
+            run_id=result.run_id,
+            run_dir=result.run_dir,
+            at=env.now().isoformat(timespec="seconds"),
+        )
+    return result

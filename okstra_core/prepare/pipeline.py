@@ -912,6 +912,10 @@ def _after_launch(
         now=now,
         # Exact, not rounded to the second: a later session lookup starts here.
         launched_at=outcome.launched_at.isoformat(),
+        # Where okstra looks for the lead later (its exit status, attach, stop).
+        extra={"paneRef": outcome.pane_ref, "tmuxSocket": outcome.tmux_socket}
+        if outcome.pane_ref
+        else None,
     )
     append_line(
         troot / runfiles.TIMELINE,
@@ -922,6 +926,7 @@ def _after_launch(
             "backend": outcome.backend,
             "sessionId": outcome.session_id,
             "windowRef": outcome.window_ref,
+            "paneRef": outcome.pane_ref,
             "pendingDiscovery": outcome.pending_discovery,
         },
     )

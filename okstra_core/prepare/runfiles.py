@@ -345,6 +345,7 @@ def mark_leader_launched(
     backend: str,
     now: str,
     launched_at: str | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Set the leader participant's status to `launched` with its refs.
 
@@ -356,6 +357,7 @@ def mark_leader_launched(
         now: ISO timestamp of this record.
         launched_at: the exact launch time (a later session lookup starts there);
             default `now`.
+        extra: more keys to set (the tmux pane id and server socket).
     """
     return update_participant(
         run_manifest_path,
@@ -366,6 +368,7 @@ def mark_leader_launched(
             "windowRef": window_ref,
             "launchBackend": backend,
             "launchedAt": launched_at or now,
+            **(extra or {}),
         },
         lead_session_id=session_ref,
     )
