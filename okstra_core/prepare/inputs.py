@@ -147,19 +147,69 @@ class _RaisingParser(argparse.ArgumentParser):
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the renderArgv flags to `parser` (shared by the CLI and `parse_argv`)."""
-    parser.add_argument("--project-root", dest="project_root")
-    parser.add_argument("--task-group", dest="task_group")
-    parser.add_argument("--task-id", dest="task_id")
-    parser.add_argument("--task-type", dest="task_type")
-    parser.add_argument("--brief", dest="brief")
-    parser.add_argument("--approved-plan", dest="approved_plan", default="")
-    parser.add_argument("--directive", dest="directive", default="")
-    parser.add_argument("--related-tasks", dest="related_tasks", default="")
-    parser.add_argument("--host", dest="host", default="")
-    parser.add_argument("--entry-mode", dest="entry_mode", default="")
-    parser.add_argument("--role-count", dest="role_counts", action="append", default=[])
-    parser.add_argument("--role-model", dest="role_models", action="append", default=[])
-    parser.add_argument("--host-session-context-json", dest="host_session_context_json", default="")
+    add = parser.add_argument
+    add("--project-root", dest="project_root", metavar="DIR", help="the project directory")
+    add("--task-group", dest="task_group", metavar="GROUP", help="the task's group (slug)")
+    add("--task-id", dest="task_id", metavar="ID", help="the task's id within its group (slug)")
+    add(
+        "--task-type",
+        dest="task_type",
+        metavar="TYPE",
+        help="the phase, e.g. implementation-planning",
+    )
+    add("--brief", dest="brief", metavar="FILE", help="the brief, relative to the project")
+    add(
+        "--approved-plan",
+        dest="approved_plan",
+        default="",
+        metavar="FILE",
+        help="the approved plan (implementation and final-verification)",
+    )
+    add("--directive", dest="directive", default="", metavar="TEXT", help="text for the lead")
+    add(
+        "--related-tasks",
+        dest="related_tasks",
+        default="",
+        metavar="KEYS",
+        help="comma-separated task keys (group/id) the lead should read",
+    )
+    add(
+        "--host",
+        dest="host",
+        default="",
+        metavar="ID",
+        help="host runtime: claude-code, codex or terminal (default: detected)",
+    )
+    add(
+        "--entry-mode",
+        dest="entry_mode",
+        default="",
+        metavar="MODE",
+        help="spawn-process (default) or current-session",
+    )
+    add(
+        "--role-count",
+        dest="role_counts",
+        action="append",
+        default=[],
+        metavar="ROLE=N",
+        help="instances of an adjustable or optional role (repeatable)",
+    )
+    add(
+        "--role-model",
+        dest="role_models",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="the model of a role's next instance, e.g. analyser=claude/opus-4.6 (repeatable)",
+    )
+    add(
+        "--host-session-context-json",
+        dest="host_session_context_json",
+        default="",
+        metavar="JSON",
+        help="a JSON object describing the host session (current-session mode)",
+    )
 
 
 INPUT_DESTS = (

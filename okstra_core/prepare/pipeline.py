@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..catalog.models import (
     LEADER,
-    STAGE_SCOPED_TASK_TYPES,
     EntryMode,
     HostSpec,
     Profile,
@@ -272,17 +271,18 @@ def resolve_inputs(
     check_write_targets(root, troot)
     brief_path = check_brief(root, inputs.brief)
     brief_text = _read_brief(brief_path)
+    catalog = load_catalog(environment)
+    profile = catalog.profile(inputs.task_type)
     approved: ApprovedPlan | None = None
-    if inputs.task_type in STAGE_SCOPED_TASK_TYPES:
+    if profile.needs_approved_plan:
         on_step("checking the approved plan")
         approved = check_approved_plan(inputs.approved_plan, project_root=root, task_root=troot)
     elif inputs.approved_plan:
+        needing = sorted(t for t, p in catalog.profiles.items() if p.needs_approved_plan)
         raise UsageError(
-            f"--approved-plan applies only to {', '.join(sorted(STAGE_SCOPED_TASK_TYPES))}",
+            f"--approved-plan applies only to {', '.join(needing) or 'no task type'}",
             field="--approved-plan",
         )
-    catalog = load_catalog(environment)
-    profile = catalog.profile(inputs.task_type)
     host = catalog.host(inputs.host) if inputs.host else detect_host(environment, catalog)
     entry_mode: EntryMode = (
         "current-session" if inputs.entry_mode == "current-session" else ("spawn-process")

@@ -6,6 +6,7 @@ a plan that prepare would refuse; this module keeps prepare's import path.
 
 from __future__ import annotations
 
+from ..catalog.frontmatter import parse_front_matter
 from ..plans import (
     EXEMPTION_FORM,
     REQUIREMENTS,
@@ -17,7 +18,6 @@ from ..plans import (
     check_declaration,
     check_plan_approval,
     check_stage_declarations,
-    parse_front_matter,
     split_stages,
     task_root_forms,
 )

@@ -61,10 +61,10 @@ from okstra_core.errors import OkstraError, StateFileError, UsageError
 from okstra_core.legacyargs import CROSS_VERIFICATION_ROLES, default_candidates, legacy_model
 from okstra_core.store import parse_json_object, read_bytes
 from okstra_core.tasks import check_segment
+from okstra_core.wizard.ids import CHOOSE_AGAIN_ANSWER, REUSE_ANSWER
 
 # One list of v1 fields: the v2 loader refuses them next to a v2 version (mixed file).
 from okstra_core.wizard.state import CONVERTED_V1, V1_PROVIDER_FIELDS, parse_v2
-from okstra_core.wizard.steps import CHOOSE_AGAIN_ANSWER, REUSE_ANSWER
 
 if TYPE_CHECKING:
     from okstra_core.defaults import DefaultScopes

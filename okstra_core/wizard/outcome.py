@@ -14,27 +14,29 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..catalog.models import LEADER, STAGE_SCOPED_TASK_TYPES, RoleKind
+from ..catalog.models import LEADER, RoleKind
 from ..errors import OkstraError
 from .context import StepContext
-from .roles import (
-    LEADER_SESSION,
-    count_step,
-    current_session_model,
-    model_instances,
-    model_step,
-    role_count,
-)
-from .state import WizardState
-from .steps import (
+from .ids import (
     BRIEF,
     DIRECTIVE,
     DIRECTIVE_PICK,
+    LEADER_SESSION,
     RELATED_TASKS,
     TASK_ID,
     TASK_PICK,
     TASK_TYPE,
+    count_step,
+    model_step,
 )
+from .roles import (
+    current_session_model,
+    model_instances,
+    reported_host_effort,
+    reported_host_model,
+    role_count,
+)
+from .state import WizardState
 
 # renderArgs keys, in argv order. `task-key` is informational: prepare derives it
 # from group and id, so it is not part of the argv.
@@ -143,7 +145,7 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
     )
     add("brief", "confirmation.brief", state.brief_path, _provenance(state, BRIEF, TASK_PICK))
     add("task-type", "confirmation.task_type", state.task_type, _provenance(state, TASK_TYPE))
-    if state.task_type in STAGE_SCOPED_TASK_TYPES:
+    if _needs_approved_plan(ctx, state):
         add(
             "approved-plan",
             "confirmation.approved_plan",
@@ -190,6 +192,15 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
         for line in lines
     )
     return Confirmation(lines=tuple(lines), text=plain)
+
+
+def _needs_approved_plan(ctx: StepContext, state: WizardState) -> bool:
+    if not state.task_type:
+        return False
+    try:
+        return ctx.profile(state.task_type).needs_approved_plan
+    except OkstraError:
+        return False
 
 
 def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
@@ -245,8 +256,6 @@ def host_session_context(ctx: StepContext, state: WizardState) -> dict[str, Any]
     `currentModel.modelRef` is the host session's model when the host reports it
     (`OKSTRA_HOST_MODEL`); otherwise null, and prepare uses `<native provider>/current-session`.
     """
-    from .roles import reported_host_effort, reported_host_model
-
     host = ctx.host(state.host_runtime)
     return {
         "hostId": state.host_runtime,
