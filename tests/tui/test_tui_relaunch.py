@@ -25,6 +25,8 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         # The screen says what became of the earlier run (its lead was never launched).
         earlier = str(app.screen.query_one("#earlier", Static).render())
         assert first.run_id in earlier and "prepared" in earlier and "okstra attach" in earlier
+        # The launch screen acts only on keys pressed once it is armed (no typed-ahead launch).
+        await wait_for(pilot, app, lambda: app.screen.armed, "the launch screen armed")
         await pilot.press("enter")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         question = app.screen
@@ -34,6 +36,7 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         await settle(pilot, app)
         assert isinstance(app.screen, LaunchScreen) and app.screen.waiting
         assert [p.name for p in runs.iterdir()] == [first.run_id]
+        await wait_for(pilot, app, lambda: app.screen.armed, "the launch screen armed")
         await pilot.press("enter")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         await pilot.press("y")

@@ -16,7 +16,7 @@ import pytest
 from wizard_helpers import ANSWERS, run_through
 
 from okstra_core.environment import Environment
-from okstra_core.errors import OkstraError
+from okstra_core.errors import OkstraError, StateFileError
 from okstra_core.paths import user_dirs
 from okstra_core.wizard import Wizard
 
@@ -160,7 +160,8 @@ def test_progress_is_exact_once_counts_are_known(
 @pytest.mark.parametrize(
     ("field", "change", "step", "says"),
     [
-        ("roleCounts", {"analyser": 100000000}, "role-count:analyser", "no longer an option"),
+        # Above the profile's max but within the state file's bound: rewound, not refused.
+        ("roleCounts", {"analyser": 9}, "role-count:analyser", "no longer an option"),
         ("roleCounts", {"ghost": 2}, "role-count:analyser", "unknown role 'ghost'"),
         ("roleModels", {"ghost": ["claude/opus-4.6"]}, "role-count:analyser", "unknown role"),
         ("roleModels", {"leader": ["nope/x"]}, "role-model:leader:1", "no longer an option"),
@@ -191,6 +192,21 @@ def test_tampered_role_fields_are_rewound_with_the_reason(
     # Saved rewound: no longer confirmed, so there is no outcome to use.
     with pytest.raises(OkstraError):
         Wizard.open(path, environment=env).outcome()
+
+
+def test_an_absurd_count_is_refused_before_anything_is_sized(
+    tmp_path: Path, env: Environment, project: Path
+) -> None:
+    path = tmp_path / "w.json"
+    wizard = Wizard.init(path, project, host="terminal", environment=env)
+    assert run_through(wizard).kind == "done"
+    raw = json.loads(path.read_text("utf-8"))
+    raw["roleCounts"]["analyser"] = 100000000
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    before = path.read_bytes()
+    with pytest.raises(StateFileError, match=r"roleCounts\.analyser"):
+        Wizard.open(path, environment=env).prompt()
+    assert path.read_bytes() == before
 
 
 def test_a_task_type_whose_profile_is_gone_is_rewound(
