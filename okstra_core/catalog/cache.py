@@ -43,6 +43,7 @@ from typing import Any
 import pydantic
 
 from .. import __version__
+from ..store import make_private_dirs
 
 FORMAT = b"okstra-catalog-cache 1\n"
 # Entries kept per cache directory; older ones are removed when a new one is written.
@@ -122,7 +123,7 @@ def store(directory: Path, key: str, value: Any) -> None:
     try:
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         blob = FORMAT + hashlib.sha256(payload).hexdigest().encode() + b"\n\n" + payload
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dirs(directory)  # 0700 at every level, whatever the umask
         target = directory / f"{key}{_SUFFIX}"
         tmp = directory / f".{key}.{os.getpid()}.{secrets.token_hex(4)}.part"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
