@@ -1,4 +1,4 @@
-"""The headless command line: `okstra models|team|wizard|prepare|report|resume …`.
+"""The headless command line: `okstra models|team|wizard|prepare|report|resume|schema …`.
 
 Every command prints exactly one JSON document on stdout (camelCase keys).
 Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` and an exit code
@@ -25,7 +25,7 @@ from ..errors import OkstraError, UsageError
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
 
-COMMANDS = ("models", "team", "wizard", "prepare", "report", "resume")
+COMMANDS = ("models", "team", "wizard", "prepare", "report", "resume", "schema")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,6 +51,7 @@ _REGISTRARS = {
     "prepare": "_prepare",
     "report": "_prepare",
     "resume": "_resume",
+    "schema": "_schema",
 }
 
 
@@ -65,9 +66,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    from . import _models, _prepare, _resume, _wizard
+    from . import _models, _prepare, _resume, _schema, _wizard
 
-    modules = (_models, _wizard, _prepare, _resume)
+    modules = (_models, _wizard, _prepare, _resume, _schema)
     only = _REGISTRARS.get(command or "")
     for module in modules:
         if only is None or module.__name__.rpartition(".")[2] == only:

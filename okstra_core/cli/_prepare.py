@@ -1,9 +1,11 @@
 """`okstra prepare` and `okstra report` (SPEC §6.7, §8).
 
-`okstra prepare --state F` prepares from a confirmed wizard state file;
-`okstra prepare <renderArgv…>` from the same inputs as flags. Both print one JSON
-document. With the exec backend, the JSON is printed first and then this process
-becomes the lead CLI.
+`okstra prepare --state F` prepares the request of a confirmed wizard state file
+(`Wizard.outcome().request`); `okstra prepare <renderArgv…>` builds the same request
+from flags (`roleargs.request_from_namespace`, where its checks run). Either way the
+one core entry point, `okstra_core.prepare.prepare(request)`, does the rest. Both print
+one JSON document. With the exec backend, the JSON is printed first and then this
+process becomes the lead CLI.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..environment import Environment
 from ..errors import UsageError
+from ..request import RunRequest
+from ..roleargs import add_request_arguments, has_request_flags, request_from_namespace
 
 
 def register(sub: Any) -> None:
     """Add `prepare` and `report` to the top-level parser."""
-    from ..prepare.inputs import add_input_arguments
-
     prep = sub.add_parser(
         "prepare",
         help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
@@ -35,7 +38,7 @@ def register(sub: Any) -> None:
     prep.add_argument(
         "--dry-run", action="store_true", help="print every file and command; write nothing"
     )
-    add_input_arguments(prep)
+    add_request_arguments(prep)
     prep.set_defaults(handler=_prepare)
 
     report = sub.add_parser("report", help="execution roles of a prepared run")
@@ -53,6 +56,14 @@ def register(sub: Any) -> None:
     report.set_defaults(handler=_report_usage)
 
 
+def request_from_state(state: str, environment: Environment) -> RunRequest:
+    """The request of a confirmed wizard state file (`--state F`; a bare name works)."""
+    from ..wizard import Wizard, resolve_state_path  # the wizard loads only for --state
+
+    wizard = Wizard.open(resolve_state_path(state, environment), environment=environment)
+    return wizard.outcome().request
+
+
 def _report_usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     raise UsageError("okstra report: a command is required: roles, check")
 
@@ -64,35 +75,24 @@ def _emit_progress(step: str) -> None:
 
 
 def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..environment import Environment
     from ..prepare import prepare
-    from ..prepare.inputs import has_input_flags, inputs_from_namespace
 
     environment = Environment.real()
     if ns.state:
-        if has_input_flags(ns):
+        if has_request_flags(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
-        from ..prepare import prepare_from_state
-        from ..wizard import resolve_state_path
-
-        result = prepare_from_state(
-            resolve_state_path(ns.state, environment),
-            launch=ns.launch,
-            dry_run=ns.dry_run,
-            environment=environment,
-            on_step=_emit_progress,
-        )
+        request = request_from_state(ns.state, environment)
     else:
-        if not has_input_flags(ns):
+        if not has_request_flags(ns):
             raise UsageError("okstra prepare: give --state F or the renderArgv flags")
-        inputs = inputs_from_namespace(ns)
-        result = prepare(
-            inputs,
-            launch=ns.launch,
-            dry_run=ns.dry_run,
-            environment=environment,
-            on_step=_emit_progress,
-        )
+        request = request_from_namespace(ns, environment)
+    result = prepare(
+        request,
+        launch=ns.launch,
+        dry_run=ns.dry_run,
+        environment=environment,
+        on_step=_emit_progress,
+    )
     payload = result.to_json()
     if result.ok and result.exec_argv:
         _exec_lead(payload, result.exec_argv, result.exec_env)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..catalog.models import STAGE_SCOPED_TASK_TYPES
 from ..errors import AnswerRefused, OkstraError
-from ..store import read_json
+from ..documents import RunInputs
 from ..tasks import TaskEntry, check_segment, find_task
 from .context import StepContext
 from .prompt import Option, Prompt, PromptKind
@@ -414,12 +414,19 @@ def _reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt)
     if run is None:
         raise refuse(ctx, "no_previous_run", task_type=state.task_type)
     try:
-        inputs = read_json(run.inputs_path, what="run inputs")
+        # Through the run-inputs model: this version's file, or the previous layout
+        # (inputs nested under `inputs`, counts and models as `role=value` strings).
+        inputs = RunInputs.read(run.inputs_path)
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
     from .roles import prefill_from_run  # roles imports steps; import at call time
 
-    prefill_from_run(ctx, state, inputs, run.name, run.inputs_path)
+    reused = {
+        "roleCounts": dict(inputs.role_counts),
+        "roleModels": {role: list(refs) for role, refs in inputs.role_models.items()},
+        "directive": inputs.directive,
+    }
+    prefill_from_run(ctx, state, reused, run.name, run.inputs_path)
     return run.name
 
 

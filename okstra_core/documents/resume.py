@@ -1,0 +1,46 @@
+"""`resume.json`: how to get back into each launched participant's CLI session."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, StrictFloat, StrictInt, StrictStr
+
+from .base import Document
+
+__all__ = ["ResumeDiscover", "ResumeDocument", "ResumeParticipant"]
+
+
+class ResumeDiscover(Document):
+    """Where a CLI that mints its own ids records them (while the id is pending)."""
+
+    glob: StrictStr
+    id_pattern: StrictStr
+    cwd_field: StrictStr
+    timeout_seconds: StrictFloat | StrictInt
+
+
+class ResumeParticipant(Document):
+    participant: StrictStr = Field(min_length=1)
+    role: StrictStr = Field(min_length=1)
+    provider: StrictStr = Field(min_length=1)
+    cli: StrictStr = Field(min_length=1)
+    model: StrictStr = Field(min_length=1)
+    cwd: StrictStr = Field(min_length=1)
+    session_id: StrictStr | None = Field(default=None, min_length=1)
+    session_id_kind: Literal["uuid4", "token", "discover"]
+    status: Literal["ready", "pending discovery"]
+    resume_argv: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
+    resume_command: StrictStr | None = None
+    env: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    resume_argv_template: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
+    discover: ResumeDiscover | None = None
+
+
+class ResumeDocument(Document):
+    """`resume.json` (schema 1)."""
+
+    WHAT: ClassVar[str] = "resume sheet"
+    schema_version: Literal[1] = 1
+    participants: tuple[ResumeParticipant, ...]
+    okstra: StrictStr | None = Field(default=None, min_length=1)
