@@ -28,12 +28,13 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
 
-from .errors import UsageError
+from .errors import OkstraError, UsageError
 from .tasks import check_segment
 
 __all__ = [
@@ -63,7 +64,6 @@ _TASK_TYPE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _ROLE = re.compile(r"^[a-z][a-z0-9_-]*$")
 _MODEL_REF = re.compile(r"^[^/\s]+/\S+$")
 
-Slug = Annotated[StrictStr, Field(pattern=_SLUG.pattern, max_length=200)]
 RoleName = Annotated[StrictStr, Field(pattern=_ROLE.pattern, max_length=64)]
 ModelRef = Annotated[StrictStr, Field(pattern=_MODEL_REF.pattern, max_length=200)]
 
@@ -157,8 +157,8 @@ class RunRequest(Value):
     """
 
     project_root: Path
-    task_group: Slug
-    task_id: Slug
+    task_group: StrictStr = Field(max_length=200)
+    task_id: StrictStr = Field(max_length=200)
     task_type: Annotated[StrictStr, Field(pattern=_TASK_TYPE.pattern, max_length=64)]
     brief: StrictStr = Field(min_length=1, max_length=4096)
     approved_plan: StrictStr = Field(default="", max_length=4096)
@@ -180,9 +180,14 @@ class RunRequest(Value):
 
     @field_validator("task_group", "task_id")
     @classmethod
-    def _segment(cls, value: str) -> str:
-        if check_segment(value, "segment") != value:
-            raise ValueError("expected a slug")
+    def _segment(cls, value: str, info: ValidationInfo) -> str:
+        what = str(info.field_name).replace("_", " ")
+        try:
+            slug = check_segment(value, what)
+        except OkstraError as exc:
+            raise ValueError(exc.message) from None
+        if slug != value:
+            raise ValueError(f"{what} must be a slug (try {slug!r})")
         return value
 
     @field_validator("related_tasks")
@@ -263,5 +268,5 @@ def usage_error(exc: ValidationError, *, prefix: str = "") -> UsageError:
     if head == "host":
         flag = "--host-session-context-json"
     where = ".".join(loc[1:])
-    message = problem["msg"] + (f" ({where})" if where else "")
+    message = str(problem["msg"]).removeprefix("Value error, ") + (f" ({where})" if where else "")
     return UsageError(prefix + message, field=flag)

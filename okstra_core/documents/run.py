@@ -198,7 +198,7 @@ class FileRef(Document):
 class ApprovedPlanRef(Document):
     path: StrictStr
     sha256: StrictStr
-    stages: tuple[StrictStr, ...]
+    stages: tuple[StrictInt, ...]
 
 
 class RunManifest(Document):

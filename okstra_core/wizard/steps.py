@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog.models import STAGE_SCOPED_TASK_TYPES
-from ..errors import AnswerRefused, OkstraError
 from ..documents import RunInputs
+from ..errors import AnswerRefused, OkstraError
 from ..tasks import TaskEntry, check_segment, find_task
 from .context import StepContext
 from .prompt import Option, Prompt, PromptKind

@@ -88,7 +88,7 @@ def test_exec_launch_becomes_the_lead_cli(project: Path, fake_path: Path, tmp_pa
     assert doc["leadSessionId"] in lead[0]["argv"]
     assert str(Path(doc["leadPromptPath"])) in lead[0]["argv"]
     manifest = orjson.loads((Path(doc["runDir"]) / "run-manifest.json").read_bytes())
-    leader = manifest["executionManifest"]["participants"][0]
+    leader = manifest["participants"][0]
     assert leader["status"] == "launched" and leader["sessionRef"] == doc["leadSessionId"]
 
 
