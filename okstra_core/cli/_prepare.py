@@ -113,10 +113,10 @@ def _exec_lead(payload: dict[str, Any], argv: Any, env: Any) -> None:
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..report import check_report, execution_roles, load_run_manifest, roles_markdown
+    from ..report import check_report, execution_roles, read_run_manifest, roles_markdown
 
-    path, manifest = load_run_manifest(Path(ns.run))
-    rows = execution_roles(manifest, path=path)
+    path, manifest = read_run_manifest(Path(ns.run))
+    rows = execution_roles(manifest)
     payload: dict[str, Any] = {
         "ok": True,
         "runManifest": str(path),
@@ -130,9 +130,9 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..report import check_report, load_run_manifest
+    from ..report import check_report, read_run_manifest
 
-    path, manifest = load_run_manifest(Path(ns.run))
+    path, manifest = read_run_manifest(Path(ns.run))
     rows = check_report(manifest, Path(ns.report))
     return {
         "ok": True,
