@@ -146,7 +146,7 @@ class ResumeOutcome:
             "runId": self.run_id,
             "runDir": str(self.run_dir),
             "resumeSheet": str(self.sheet.path),
-            "participants": [e.to_json() for e in self.sheet.entries],
+            "participants": [e.to_document().dump() for e in self.sheet.entries],
             "pending": [e.participant for e in self.pending],
             "discovered": list(self.discovered),
             "lookups": [lk.to_json() for lk in self.lookups],

@@ -24,8 +24,10 @@ __all__ = ["Document", "OpenDocument", "field_path", "validation_error"]
 def field_path(exc: ValidationError) -> tuple[str, str]:
     """(dotted location, message) of the first problem of a validation error."""
     problem = exc.errors()[0]
-    where = ".".join(str(part) for part in problem["loc"]) or "(root)"
-    return where, str(problem["msg"])
+    where = ""
+    for part in problem["loc"]:
+        where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
+    return where or "(root)", str(problem["msg"]).removeprefix("Value error, ")
 
 
 def validation_error(exc: ValidationError, path: Path | None, what: str) -> DataFileError:

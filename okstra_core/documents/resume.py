@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Self
 
-from pydantic import Field, StrictFloat, StrictInt, StrictStr
+from pydantic import Field, StrictFloat, StrictInt, StrictStr, model_validator
 
 from .base import Document
 
@@ -33,8 +33,17 @@ class ResumeParticipant(Document):
     resume_argv: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
     resume_command: StrictStr | None = None
     env: dict[StrictStr, StrictStr] = Field(default_factory=dict)
-    resume_argv_template: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
-    discover: ResumeDiscover | None = None
+    # Only while the id is pending discovery (absent from the file otherwise).
+    resume_argv_template: tuple[StrictStr, ...] | None = Field(
+        default=None, min_length=1, exclude_if=lambda value: value is None
+    )
+    discover: ResumeDiscover | None = Field(default=None, exclude_if=lambda value: value is None)
+
+    @model_validator(mode="after")
+    def _argv_of_a_known_id(self) -> Self:
+        if self.session_id is not None and self.resume_argv is None:
+            raise ValueError("resumeArgv: expected the resume argv of a known session id")
+        return self
 
 
 class ResumeDocument(Document):
@@ -43,4 +52,6 @@ class ResumeDocument(Document):
     WHAT: ClassVar[str] = "resume sheet"
     schema_version: Literal[1] = 1
     participants: tuple[ResumeParticipant, ...]
-    okstra: StrictStr | None = Field(default=None, min_length=1)
+    okstra: StrictStr | None = Field(
+        default=None, min_length=1, exclude_if=lambda value: value is None
+    )
