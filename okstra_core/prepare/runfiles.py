@@ -30,7 +30,13 @@ from typing import Any, Literal
 
 import orjson
 
-from ..documents import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Participant, RunManifest
+from ..documents import (
+    EXECUTION_IDENTITY_VERSION,
+    SCHEMA_VERSION,
+    NextPhase,
+    Participant,
+    RunManifest,
+)
 from ..errors import DataFileError, OkstraError, PrepareError
 from ..store import FileLock, append_line, atomic_write_bytes, read_json
 from ..tasks import TASK_MANIFEST, lower_unfinished, promote_pointer
@@ -224,7 +230,9 @@ def build_task_manifest(
             "currentPhaseState": "prepared",
             "phaseStates": phase_states,
             "lastCompletedPhase": last_completed if isinstance(last_completed, str) else "",
-            "nextRecommendedPhase": pointer.to_json(),
+            "nextRecommendedPhase": NextPhase(
+                phase=pointer.phase, status=pointer.status, rationale=pointer.rationale
+            ).dump(),
             "awaitingApproval": awaiting if isinstance(awaiting, bool) else False,
         }
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
 from ..catalog.models import LEADER, STAGE_SCOPED_TASK_TYPES, RoleKind
 from ..errors import OkstraError
@@ -80,31 +80,31 @@ class Outcome(_Value):
     Attributes:
         request: the run request (`okstra_core.prepare.prepare` takes it).
         confirmation_text: the confirmation block as plain text.
+        render_args, render_argv, provenance: views of the request (computed).
     """
 
     request: RunRequest
-    confirmation_text: str
+    confirmation_text: str = Field(alias="confirmationText")
 
+    @computed_field(alias="renderArgs")  # type: ignore[prop-decorator]
     @property
     def render_args(self) -> dict[str, str | list[str]]:
         return self.request.render_args()
 
+    @computed_field(alias="renderArgv")  # type: ignore[prop-decorator]
     @property
     def render_argv(self) -> tuple[str, ...]:
         return self.request.render_argv()
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def provenance(self) -> dict[str, str]:
         return dict(self.request.provenance)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "request": self.request.dump(),
-            "renderArgs": self.render_args,
-            "renderArgv": list(self.render_argv),
-            "confirmationText": self.confirmation_text,
-            "provenance": self.provenance,
-        }
+        """The protocol document: `request`, `renderArgs`, `renderArgv`,
+        `confirmationText`, `provenance` (`okstra wizard schema` describes it)."""
+        return self.model_dump(mode="json", by_alias=True)
 
 
 def _provenance(state: WizardState, *steps: str) -> str | None:
