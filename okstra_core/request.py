@@ -259,14 +259,23 @@ class RunRequest(Value):
         return tuple(argv)
 
 
+_FLAGS = {
+    "role_counts": "--role-count",
+    "roleCounts": "--role-count",
+    "role_models": "--role-model",
+    "roleModels": "--role-model",
+    "host": "--host-session-context-json",
+}
+
+
 def usage_error(exc: ValidationError, *, prefix: str = "") -> UsageError:
-    """A `UsageError` naming the first invalid field of a request (by its flag)."""
+    """A `UsageError` naming the flag of the first invalid field of a request."""
     problem = exc.errors()[0]
     loc = [str(part) for part in problem["loc"]]
     head = loc[0] if loc else ""
-    flag = "--" + re.sub(r"([A-Z])", r"-\1", head).lower().replace("_", "-") if head else None
-    if head == "host":
-        flag = "--host-session-context-json"
+    flag = _FLAGS.get(head) or (
+        "--" + re.sub(r"([A-Z])", r"-\1", head).lower().replace("_", "-") if head else None
+    )
     where = ".".join(loc[1:])
-    message = str(problem["msg"]).removeprefix("Value error, ") + (f" ({where})" if where else "")
-    return UsageError(prefix + message, field=flag)
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    return UsageError(prefix + message + (f" ({where})" if where else ""), field=flag)
