@@ -9,6 +9,7 @@ what a rewind drops — is the engine's.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from okstra_core.environment import Environment
@@ -45,10 +47,12 @@ from .messages import (
     RewindRequested,
     WizardChosen,
 )
+from .ready import ReadyFile
 from .resources import stylesheet
 from .screens import screen_for_prompt
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
+from .screens.delete import DeleteWizardScreen
 from .screens.launch import LaunchScreen
 from .screens.start import StartScreen
 from .widgets import HistoryPanel
@@ -115,10 +119,15 @@ class OkstraApp(App[LaunchRequest | None]):
         self._saved_theme: str | None = None
         self._theme_loaded = False
         self.sub_title = self.project_root.name
+        # OKSTRA_READY_FILE: a line each time the app is ready for keys (see ready.py).
+        self._ready_file = ReadyFile.from_env(self.environment.env)
+        self._ready_screens: weakref.WeakSet[Screen[Any]] = weakref.WeakSet()
 
     # -- screens ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self._ready_file is not None:
+            self.screen_change_signal.subscribe(self, self._ready_after_refresh, immediate=True)
         self._load_theme()
         if self.state_path is not None:
             self.open_wizard(self.state_path, create=not self.state_path.exists())
@@ -128,6 +137,8 @@ class OkstraApp(App[LaunchRequest | None]):
     def on_unmount(self) -> None:
         # Quit (q, ctrl+q) or the lead taking over: close the wizard like any other way.
         self._release()
+        if self._ready_file is not None:
+            self._ready_file.write_exit()
 
     def _show(self, screen: Screen[Any]) -> None:
         # Textual gives a new screen its breakpoint classes on its first Resize, after
@@ -286,6 +297,7 @@ class OkstraApp(App[LaunchRequest | None]):
             screen.show_error(message)
         else:
             self.notify(message, severity="error")
+        self._ready_after_refresh(screen, error=message)
 
     def on_answered(self, message: Answered) -> None:
         assert self.wizard is not None
@@ -354,11 +366,71 @@ class OkstraApp(App[LaunchRequest | None]):
         else:
             self.screen.post_message(PreflightChecked(error=text))
 
+    def on_prepare_failed(self, message: PrepareFailed) -> None:
+        # The launch screen has shown the error (the message bubbles up from it).
+        self._ready_after_refresh(self.screen, outcome="failed")
+
     def on_prepare_finished(self, message: PrepareFinished) -> None:
+        self._ready_after_refresh(self.screen, outcome="prepared")
         result = message.result
         if result.exec_argv:
             cwd = result.launch.cwd if result.launch is not None else self.project_root
             self.exit(LaunchRequest(tuple(result.exec_argv), Path(cwd), result.exec_env))
+
+    # -- ready file (OKSTRA_READY_FILE) --------------------------------------------------
+
+    def _ready_after_refresh(self, screen: Screen[Any], **extra: str) -> None:
+        """Write a ready line for `screen` once it is ready for keys — if it is still the
+        current screen then. No ready file: nothing.
+
+        Three hops through first-in-first-out queues: the screen's (its mount and resume
+        handlers run first; a `focus()` they call is queued on the app), the app's (that
+        focus is set: keys now go to it), then the screen's next refresh (painted).
+        """
+        if self._ready_file is None:
+            return
+
+        def painted() -> None:
+            screen.call_after_refresh(self._write_ready, screen, extra)
+
+        def focused() -> None:
+            self.call_later(painted)
+
+        screen.call_later(focused)
+
+    def _write_ready(self, screen: Screen[Any], extra: dict[str, str]) -> None:
+        ready = self._ready_file
+        if ready is None or not screen.is_current:
+            return
+        if screen not in self._ready_screens:
+            # From now on a focus change on this screen is a new ready line too.
+            self._ready_screens.add(screen)
+            self.watch(screen, "focused", lambda _: self._ready_after_refresh(screen), init=False)
+        step = screen.prompt.id if isinstance(screen, PromptScreen) else None
+        focused = screen.focused
+        if not ready.write(
+            self._ready_kind(screen),
+            step=step,
+            revision=self._ready_revision(screen),
+            focus=_widget_name(focused) if focused is not None else None,
+            **extra,
+        ):
+            self._ready_file = None
+            failed = self.text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
+            self.notify(failed, severity="warning")
+
+    @staticmethod
+    def _ready_kind(screen: Screen[Any]) -> str:
+        if isinstance(screen, PromptScreen):
+            return screen.step_kind
+        kinds = {StartScreen: "start", LaunchScreen: "launch", DeleteWizardScreen: "delete"}
+        return kinds.get(type(screen), type(screen).__name__)
+
+    def _ready_revision(self, screen: Screen[Any] | None) -> int | None:
+        """The revision of the wizard `screen` shows (None: no wizard screen)."""
+        if self.wizard is None or not isinstance(screen, PromptScreen | LaunchScreen):
+            return None
+        return self.wizard.state.revision
 
     # -- theme ------------------------------------------------------------------------
 
@@ -413,6 +485,11 @@ class OkstraApp(App[LaunchRequest | None]):
             text.get("app.commands.start"), text.get("app.commands.start_help"), self.show_start
         )
         yield from super().get_system_commands(screen)
+
+
+def _widget_name(widget: Widget) -> str:
+    """A widget's id, or its class name when it has none."""
+    return widget.id or type(widget).__name__
 
 
 def make_app(

@@ -198,7 +198,7 @@ class LaunchScreen(Screen[None]):
         result.add_class("-visible")
 
     def on_prepare_failed(self, message: PrepareFailed) -> None:
-        message.stop()
+        # Not stopped: the app signals the outcome (ready file) once this is shown.
         self.failed = True
         self._done()
         error = self.query_one("#error", Static)

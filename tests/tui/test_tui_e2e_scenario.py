@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tmux_driver import SESSION, Terminal, eventually, terminal_env
+from tmux_driver import SESSION, Ready, Terminal, eventually, terminal_env
 from tui_support import make_project, okstra_cmd
 
 from okstra_core.paths import user_dirs
@@ -45,7 +45,7 @@ def terminal(request: pytest.FixtureRequest, tmp_path: Path, fake_bin: Any) -> I
     tmux_dir = Path(shutil.which("tmux") or "/usr/bin/tmux").parent
     path = os.pathsep.join(dict.fromkeys([str(bin_dir), str(tmux_dir), "/usr/bin", "/bin"]))
     # The lead CLI stays up, so its tmux window can be seen.
-    env = terminal_env(tmp_path, path, FAKE_CLI_LINGER="15")
+    env = terminal_env(tmp_path, path, FAKE_CLI_LINGER="120")
     term = Terminal(request.param, env, make_project(tmp_path / "proj"))
     yield term
     term.close()
@@ -60,83 +60,55 @@ def saved_state() -> dict[str, Any]:
     return json.loads(state_file().read_text(encoding="utf-8"))
 
 
-def answer_text(term: Terminal, text: str, next_label: str) -> None:
+def answer_text(term: Terminal, text: str, next_step: str, label: str) -> Ready:
+    """Type `text`, submit it, and wait for the prompt `next_step` (showing `label`)."""
     term.type(text)
-    term.keys("Enter")
-    wait_prompt(term, next_label)
+    ready = term.submit("Enter", step=next_step)
+    term.wait(label)
+    return ready
 
 
-def choose(term: Terminal, keys: tuple[str, ...], next_label: str) -> str:
-    """Move the highlight with `keys`, choose with Enter, wait for the next prompt."""
-    term.keys(*keys, "Enter")
-    return wait_prompt(term, next_label)
-
-
-def settled(screen: str) -> bool:
-    """A prompt screen past its first paint: the header shows the step counter (set when
-    the screen is shown) and the footer its keys."""
-    rows = screen.rstrip("\n").splitlines()
-    return bool(rows) and "Step " in rows[0] and "esc Back" in rows[-1]
-
-
-def wait_prompt(term: Terminal, label: str, *texts: str) -> str:
-    """Wait until the prompt labelled `label` is shown and settled (keys reach it)."""
-    return term.wait_for(
-        lambda shown: label in shown and settled(shown) and all(t in shown for t in texts),
-        f"the prompt {label!r}",
-    )
+def choose(term: Terminal, keys: tuple[str, ...], next_step: str, label: str) -> Ready:
+    """Move the highlight with `keys`, choose with Enter, wait for the prompt `next_step`
+    (showing `label`)."""
+    if keys:
+        term.press(*keys)
+    ready = term.submit("Enter", step=next_step)
+    term.wait(label)
+    return ready
 
 
 def scroll_for(term: Terminal, *texts: str) -> str:
-    """Show the end of a long option list (End), wait for `texts`, then go back to the
-    top (Home): the caller chooses from there. Returns the screen that had `texts`."""
-    term.keys("End")
-    shown = term.wait(*texts, timeout=5)
-    term.keys("Home")
+    """Show the end of a long option list (End), check `texts` are shown, then go back to
+    the top (Home): the caller chooses from there. Returns the screen that had `texts`."""
+    term.press("End")
+    shown = term.wait(*texts)
+    term.press("Home")
     return shown
 
 
 def enter_through(term: Terminal, until: str, *, limit: int = 10) -> list[str]:
-    """Press Enter (keep each pre-selected answer) until `until` is on the screen.
-
-    Returns the prompt labels passed. Enter is pressed once per screen: both the step
-    counter in the header and the prompt label must change before the next press.
-    """
+    """Press Enter (keep each pre-selected answer), once per ready screen, until the
+    screen of kind `until` is ready. Returns the steps passed."""
     passed: list[str] = []
+    last = term.last
+    assert last is not None
     for _ in range(limit):
-        shown = term.screen()
-        if until in shown:
+        if last.screen == until:
             return passed
-        where = screen_id(shown)
-        passed.append(where[1])
-        term.keys("Enter")
-
-        def moved(shown: str, where: tuple[str, str] = where) -> bool:
-            now = screen_id(shown)
-            return now[0] != where[0] and now[1] != where[1] and settled(shown)
-
-        term.wait_for(moved, f"the prompt after {where[1]!r}")
-    term.wait(until, timeout=2)
-    return passed
-
-
-def screen_id(screen: str) -> tuple[str, str]:
-    """(header, prompt label) of a prompt screen: the label is on the second row, right of
-    the history panel's border."""
-    rows = [*screen.splitlines(), "", ""]
-    label = rows[1]
-    for border in "│╮":
-        label = label.rpartition(border)[2]
-    return rows[0].strip(), label.strip()
+        assert last.step is not None
+        passed.append(last.step)
+        before = last.revision or 0
+        last = term.submit("Enter", revision=lambda r, before=before: r is not None and r > before)
+    raise AssertionError(f"no {until} screen after {limit} Enters; at {last}")
 
 
 def focus_history(term: Terminal, *, limit: int = 6) -> None:
-    """Shift+Tab back through the focus chain until the history panel has the focus
-    (its footer key, "Rewind here", shows). The footer follows the focus a moment
-    later, so each stop gets a short wait before the next Shift+Tab."""
+    """Shift+Tab back through the focus chain until the history panel has the focus;
+    each Shift+Tab waits for the focus to move (a ready line) before the next."""
     for _ in range(limit):
-        term.keys("BTab")
-        if term.shows("Rewind here", timeout=1.0):
+        if term.submit("BTab").focus == "history":
+            term.wait("Rewind here")  # its footer key
             return
     raise AssertionError(f"the history panel never got the focus:\n{term.screen()}")
 
@@ -154,54 +126,64 @@ def test_tui_e2e_full_scenario(terminal: Terminal) -> None:
     terminal.start(command)
 
     # -- 1/3. A new setup; a bad brief path refused inline --------------------------
+    terminal.ready(screen="start")
     terminal.wait("New setup")
-    choose(terminal, (), "Which task?")
-    choose(terminal, (), "Task group")
-    answer_text(terminal, "grp", "Task id")
-    answer_text(terminal, "one", "Brief file")
-    revision = saved_state()["revision"]
-    terminal.type("missing.md")
-    terminal.keys("Enter")
+    choose(terminal, (), "task_pick", "Which task?")
+    choose(terminal, (), "task_group", "Task group")
+    answer_text(terminal, "grp", "task_id", "Task id")
+    brief = answer_text(terminal, "one", "brief", "Brief file")
+    assert saved_state()["revision"] == brief.revision
+    terminal.type("brief")  # no such file: the brief is brief.md
+    refused = terminal.submit("Enter", step="brief", error=lambda e: "brief not found" in e)
     terminal.wait("brief not found", "Brief file")  # inline, on the same screen
-    assert saved_state()["revision"] == revision  # a refused answer saves nothing
-    terminal.keys(*["BSpace"] * len("missing.md"))  # the input kept the text: fix it
-    answer_text(terminal, "brief.md", "Which phase of work?")
-    choose(terminal, (), "How many analyser")  # requirements-discovery, recommended
-    choose(terminal, (), "Add an optional critic")  # 2 analysers, recommended
-    choose(terminal, ("Down",), "Add an optional translator")  # add 1 critic
-    choose(terminal, (), "Model for leader #1")  # no translator
-    choose(terminal, (), "Model for analyser #1 of 2")  # leader: the default
+    assert refused.revision == brief.revision
+    assert saved_state()["revision"] == brief.revision  # a refused answer saves nothing
+    # The input kept the text: fix it in place.
+    answer_text(terminal, ".md", "task_type", "Which phase of work?")
+    # requirements-discovery, recommended
+    choose(terminal, (), "role-count:analyser", "How many analyser")
+    choose(terminal, (), "role-add:critic", "Add an optional critic")  # 2 analysers
+    choose(terminal, ("Down",), "role-add:translator", "Add an optional translator")  # 1 critic
+    choose(terminal, (), "role-model:leader:1", "Model for leader #1")  # no translator
+    choose(terminal, (), "role-model:analyser:1", "Model for analyser #1 of 2")  # the default
 
     # -- 2. Unavailable models are listed, dimmed, with the reason -------------------
     terminal.wait("grok/grok-4", "cli 'grok' not found on PATH")
     # From the default (claude/opus-4.6) one down: antigravity/gemini-3-pro.
-    choose(terminal, ("Down",), "Model for analyser #2 of 2")
+    choose(terminal, ("Down",), "role-model:analyser:2", "Model for analyser #2 of 2")
     # The first analyser's model is offered to the second only as a dimmed row.
     screen = terminal.wait("already chosen for analyser#1")
     assert "antigravity/gemini-3-pro" in screen
 
     # -- 4. Quit midway; the state is already saved ----------------------------------
     before = saved_state()
-    terminal.keys("q")
-    eventually(terminal.dead, "okstra to exit after q")
+    assert terminal.quit().revision == before["revision"]
     after = saved_state()
-    assert after["revision"] == before["revision"]
     assert after == before
     assert after["roleModels"]["analyser"] == ["antigravity/gemini-3-pro"]
 
     terminal.respawn(command)
+    terminal.ready(screen="start")
     terminal.wait("grp/one", "New setup")
-    terminal.keys("Enter")  # the newest setup is highlighted
-    wait_prompt(terminal, "Model for analyser #2 of 2", "already chosen for analyser#1")
-    assert saved_state()["revision"] == before["revision"]  # opening writes nothing
+    # The newest setup is highlighted; opening it writes nothing.
+    choose(terminal, (), "role-model:analyser:2", "Model for analyser #2 of 2")
+    assert terminal.last is not None and terminal.last.revision == before["revision"]
+    terminal.wait("already chosen for analyser#1")
+    assert saved_state()["revision"] == before["revision"]
 
-    choose(terminal, (), "Model for critic #1")  # analyser #2: codex/gpt-5.6-sol
+    # analyser #2: codex/gpt-5.6-sol
+    choose(terminal, (), "role-model:critic:1", "Model for critic #1")
     # The critic may not reuse an analyser's model (exclude_models_of).
     scroll_for(terminal, "used by analyser#1", "used by analyser#2")
-    choose(terminal, (), "Model for report-writer #1")  # critic: claude/sonnet-4.6
-    choose(terminal, (), "Give the lead a directive?")
-    choose(terminal, (), "Launch this setup?")
+    # critic: claude/sonnet-4.6
+    choose(terminal, (), "role-model:report-writer:1", "Model for report-writer #1")
+    directive = terminal.submit("Enter")
+    terminal.wait("Give the lead a directive?")
+    confirm = terminal.submit("Enter", screen="confirm")
+    assert directive.step is not None and confirm.revision == (directive.revision or 0) + 1
+    terminal.wait("Launch this setup?")
     first = saved_state()
+    assert first["revision"] == confirm.revision
     assert first["roleModels"] == {
         "leader": ["claude/opus-4.6"],
         "analyser": ["antigravity/gemini-3-pro", "codex/gpt-5.6-sol"],
@@ -212,15 +194,14 @@ def test_tui_e2e_full_scenario(terminal: Terminal) -> None:
     # -- 5. Edit analyser #1 from the history panel ----------------------------------
     answered = [a["step"] for a in first["answered"]]
     focus_history(terminal)  # its newest entry is highlighted
-    terminal.keys(*["Up"] * (len(answered) - 1 - answered.index("role-model:analyser:1")))
-    choose(terminal, (), "Model for analyser #1 of 2")
+    terminal.press(*["Up"] * (len(answered) - 1 - answered.index("role-model:analyser:1")))
+    terminal.submit("Enter", step="role-model:analyser:1")
+    terminal.wait("Model for analyser #1 of 2")
     # The remembered answer (gemini-3-pro) is pre-selected; one up is claude/opus-4.6.
-    choose(terminal, ("Up",), "Model for analyser #2 of 2")
-    passed = enter_through(terminal, "Launch this setup?")
-    assert [p.partition(" (")[0] for p in passed[:2]] == [
-        "Model for analyser #2 of 2",
-        "Model for critic #1 of 1",
-    ], passed
+    choose(terminal, ("Up",), "role-model:analyser:2", "Model for analyser #2 of 2")
+    passed = enter_through(terminal, "confirm")
+    assert passed[:2] == ["role-model:analyser:2", "role-model:critic:1"], passed
+    terminal.wait("Launch this setup?")
     edited = saved_state()
     new_analysers = ["claude/opus-4.6", "codex/gpt-5.6-sol"]
     assert edited["roleModels"] == {**first["roleModels"], "analyser": new_analysers}
@@ -232,8 +213,9 @@ def test_tui_e2e_full_scenario(terminal: Terminal) -> None:
 
     # -- 6. Confirm; the lead starts in a new window of this tmux session ------------
     terminal.wait("Preflight")
-    terminal.keys("Enter")
-    screen = terminal.wait("Lead session started in tmux window", timeout=30)
+    terminal.submit("Enter", screen="launch")
+    terminal.ready(screen="launch", outcome="prepared")
+    screen = terminal.wait("Lead session started in tmux window")
     assert not edited["confirmed"] and saved_state()["confirmed"] is True
 
     # A second window in the same session (no new session), named after the task
@@ -295,5 +277,4 @@ def test_tui_e2e_full_scenario(terminal: Terminal) -> None:
         KICKOFF,
     ]
 
-    terminal.keys("q")
-    eventually(terminal.dead, "okstra to exit after q")
+    terminal.quit()

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tmux_driver import Terminal, terminal_env
+from tmux_driver import Ready, Terminal, terminal_env
 from tui_support import make_project, okstra_cmd
 
 from okstra_core.paths import user_dirs
@@ -33,78 +32,83 @@ def terminal(request, tmp_path: Path, fake_path: Path) -> Iterator[Terminal]:
     term.close()
 
 
-def enter_until(term: Terminal, text: str, limit: int = 20) -> None:
-    """Press Enter (keep each default) until `text` is on the screen."""
+def enter_until(term: Terminal, screen: str, *, limit: int = 20) -> Ready:
+    """Press Enter (keep each default), once per ready screen, until the screen of kind
+    `screen` is ready. Every Enter answers a step: the state's revision goes up."""
+    last = term.last
+    assert last is not None
     for _ in range(limit):
-        before = term.screen()
-        if text in before:
-            return
-        term.keys("Enter")
-        # Wait for the next prompt before looking again (never press Enter twice on
-        # one screen: the second could answer the prompt we are waiting for).
-        header = before.splitlines()[0]
-        deadline = time.monotonic() + 10
-        while term.screen().splitlines()[0] == header and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.1)
-    term.wait(text, timeout=5)
+        if last.screen == screen:
+            return last
+        before = last.revision or 0
+        last = term.submit("Enter", revision=lambda r, before=before: r is not None and r > before)
+    raise AssertionError(f"no {screen} screen after {limit} Enters; at {last}")
+
+
+def saved(state: Path) -> dict[str, object]:
+    return json.loads(state.read_text(encoding="utf-8"))
 
 
 def test_tui_e2e_setup_quit_resume_rewind_launch(terminal: Terminal) -> None:
     command = [*okstra_cmd(), "--launch", "none"]
     terminal.start(command)
+    terminal.ready(screen="start", focus="wizards")
     terminal.wait("New setup")
-    terminal.keys("Enter")
+    terminal.submit("Enter", step="task_pick", revision=1)
     terminal.wait("Which task?")
-    terminal.keys("Enter")
+    terminal.submit("Enter", step="task_group", focus="answer")
     terminal.wait("Task group")
     terminal.type("grp")
-    terminal.keys("Enter")
+    terminal.submit("Enter", step="task_id")
     terminal.wait("Task id")
     terminal.type("one")
-    terminal.keys("Enter")
+    brief = terminal.submit("Enter", step="brief")
     terminal.wait("Brief file")
-    terminal.type("nope.md")
-    terminal.keys("Enter")
-    terminal.wait("brief not found")  # refused inline; the screen stays usable
-    terminal.keys(*["BSpace"] * 7)
-    terminal.type("brief.md")
-    terminal.keys("Enter")
+    # A path that does not exist is refused inline; the input keeps it, to fix in place.
+    terminal.type("brief")
+    refused = terminal.submit("Enter", step="brief", error=lambda e: "not found" in e)
+    assert refused.revision == brief.revision  # a refused answer saves nothing
+    terminal.wait("brief not found")
+    terminal.type(".md")
+    terminal.submit("Enter", step="task_type")
     terminal.wait("Which phase of work?")
-    terminal.keys("Enter")
+    asked = terminal.submit("Enter", step="role-count:analyser")
     terminal.wait("How many analyser")
 
     # Quit: the state is already saved.
-    terminal.keys("q")
-    deadline = time.monotonic() + 15
-    while not terminal.dead() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert terminal.dead()
     (state,) = sorted(user_dirs().wizards.glob("*.json"))
-    saved = json.loads(state.read_text())
-    assert saved["task_key"] == "grp/one" and saved["task_type"] == "requirements-discovery"
+    assert saved(state)["revision"] == asked.revision
+    assert terminal.quit().revision == asked.revision
+    data = saved(state)
+    assert data["task_key"] == "grp/one" and data["task_type"] == "requirements-discovery"
+    assert data["revision"] == asked.revision
 
     # Resume from the start screen: the setup is listed under "New setup" and
-    # highlighted, so Enter resumes it.
+    # highlighted, so Enter resumes it — at the same prompt, writing nothing.
     terminal.respawn(command)
+    terminal.ready(screen="start")
     terminal.wait("grp/one")
-    terminal.keys("Enter")
+    terminal.submit("Enter", step="role-count:analyser", revision=asked.revision)
     terminal.wait("How many analyser")
-    enter_until(terminal, "Launch this setup?")
+    enter_until(terminal, "confirm")
+    terminal.wait("Launch this setup?")
 
     # Edit & rewind to the task type, then Enter through the remembered answers.
-    terminal.keys("e")
+    terminal.submit("e", screen="edit_target")
     terminal.wait("Which answer do you want to change?")
-    terminal.keys("Down", "Down", "Down", "Down", "Enter")
+    terminal.press("Down", "Down", "Down", "Down")
+    terminal.submit("Enter", step="task_type")
     terminal.wait("Which phase of work?")
-    enter_until(terminal, "Launch this setup?")
-    terminal.wait("Preflight")
+    confirm = enter_until(terminal, "confirm")
+    assert confirm.focus == "do-confirm"  # Enter presses Launch
+    terminal.wait("Launch this setup?", "Preflight")
 
     # Launch with --launch none: the run is prepared and the start command shown.
-    terminal.keys("Enter")
-    terminal.wait("Nothing launched", timeout=60)
+    terminal.submit("Enter", screen="launch", revision=lambda r: r == (confirm.revision or 0) + 1)
+    terminal.ready(screen="launch", outcome="prepared")
     runs = terminal.cwd / ".okstra" / "tasks" / "grp" / "one" / "runs"
     assert [p.name for p in runs.iterdir()] == ["requirements-discovery-001"]
-    terminal.keys("q")
-    saved = json.loads(state.read_text())
-    assert saved["confirmed"] is True
+    assert (runs / "requirements-discovery-001" / "run-manifest.json").is_file()
+    terminal.wait("Nothing launched")
+    terminal.quit()
+    assert saved(state)["confirmed"] is True
