@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ..documents import SCHEMAS, json_schema
+from ..documents.schema import SCHEMAS, json_schema
 from ..errors import UsageError
 from ..wizard.state import WizardState
 

@@ -1,45 +1,93 @@
 """Typed documents: every file okstra writes has one model that writes and reads it.
 
-`SCHEMAS` maps the names `okstra schema <name>` takes to a function giving the JSON
-Schema of that document (generated from the models).
+Modules: `base` (the `Document` base), `inputs` (`run-inputs.json`), `run`
+(`run-manifest.json`, `lead-prompt.meta.json`), `task` (`task-manifest.json`,
+timeline events, `project.json`, `runs.jsonl` rows), `resume` (`resume.json`) and
+`schema` (`SCHEMAS`, `json_schema(name)` for `okstra schema`).
+
+The names load on first use, so a reader of one document (the wizard's reuse step
+reads `run-inputs.json`) does not pay for defining every other model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from ..request import RunRequest
-from .base import Document, OpenDocument
-from .resume import ResumeDiscover, ResumeDocument, ResumeParticipant
-from .run import (
-    EXECUTION_IDENTITY_VERSION,
-    SCHEMA_VERSION,
-    ApprovedPlanRef,
-    BindingRecord,
-    DynamicRole,
-    FileRef,
-    LeadPromptMeta,
-    Participant,
-    RoleExecution,
-    RunInputs,
-    RunManifest,
-)
-from .task import (
-    TIMELINE_EVENT,
-    LatestRun,
-    LeadLaunched,
-    LeadLaunchFailed,
-    NextPhase,
-    ProjectDocument,
-    RoleExecutionIndexEntry,
-    RunPrepared,
-    RunsIndexRow,
-    SessionDiscovered,
-    TaskIdentity,
-    TaskManifest,
-    Workflow,
-)
+if TYPE_CHECKING:
+    from .base import Document, OpenDocument
+    from .inputs import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, RunInputs
+    from .resume import ResumeDiscover, ResumeDocument, ResumeParticipant
+    from .run import (
+        ApprovedPlanRef,
+        BindingRecord,
+        DynamicRole,
+        FileRef,
+        LeadPromptMeta,
+        Participant,
+        RoleExecution,
+        RunManifest,
+    )
+    from .schema import SCHEMAS, json_schema
+    from .task import (
+        TIMELINE_EVENT,
+        LatestRun,
+        LeadLaunched,
+        LeadLaunchFailed,
+        NextPhase,
+        ProjectDocument,
+        RoleExecutionIndexEntry,
+        RunPrepared,
+        RunsIndexRow,
+        SessionDiscovered,
+        TaskIdentity,
+        TaskManifest,
+        Workflow,
+    )
+
+_LAZY = {
+    "Document": ".base",
+    "OpenDocument": ".base",
+    "EXECUTION_IDENTITY_VERSION": ".inputs",
+    "SCHEMA_VERSION": ".inputs",
+    "RunInputs": ".inputs",
+    "ResumeDiscover": ".resume",
+    "ResumeDocument": ".resume",
+    "ResumeParticipant": ".resume",
+    "ApprovedPlanRef": ".run",
+    "BindingRecord": ".run",
+    "DynamicRole": ".run",
+    "FileRef": ".run",
+    "LeadPromptMeta": ".run",
+    "Participant": ".run",
+    "RoleExecution": ".run",
+    "RunManifest": ".run",
+    "TIMELINE_EVENT": ".task",
+    "LatestRun": ".task",
+    "LeadLaunched": ".task",
+    "LeadLaunchFailed": ".task",
+    "NextPhase": ".task",
+    "ProjectDocument": ".task",
+    "RoleExecutionIndexEntry": ".task",
+    "RunPrepared": ".task",
+    "RunsIndexRow": ".task",
+    "SessionDiscovered": ".task",
+    "TaskIdentity": ".task",
+    "TaskManifest": ".task",
+    "Workflow": ".task",
+    "SCHEMAS": ".schema",
+    "json_schema": ".schema",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "EXECUTION_IDENTITY_VERSION",
@@ -74,29 +122,3 @@ __all__ = [
     "Workflow",
     "json_schema",
 ]
-
-
-def _model(cls: Any) -> Callable[[], dict[str, Any]]:
-    return lambda: dict(cls.model_json_schema(by_alias=True, mode="serialization"))
-
-
-# `wizard-state` is added by the CLI (the wizard sits above this layer).
-SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
-    "run-request": _model(RunRequest),
-    "run-inputs": _model(RunInputs),
-    "run-manifest": _model(RunManifest),
-    "task-manifest": _model(TaskManifest),
-    "lead-prompt-meta": _model(LeadPromptMeta),
-    "resume": _model(ResumeDocument),
-    "timeline-event": lambda: dict(TIMELINE_EVENT.json_schema(by_alias=True)),
-    "project": _model(ProjectDocument),
-    "runs-index": _model(RunsIndexRow),
-}
-
-
-def json_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema of document `name` (a key of `SCHEMAS`), with its `$id`-like title."""
-    schema = SCHEMAS[name]()
-    schema.setdefault("title", name)
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    return schema

@@ -1,11 +1,9 @@
-"""The documents of one run: `run-inputs.json`, `run-manifest.json`, `lead-prompt.meta.json`.
+"""The documents of one run: `run-manifest.json`, `lead-prompt.meta.json`.
 
-`run-inputs.json` is the run request, dumped (plus the run id and the argv that
-replays it). `run-manifest.json` carries the execution identity at its top level:
-`participants`, `roleExecutions`, `dynamicRoles`, with `schemaVersion` "2.0" and
-`executionIdentityVersion` 2. Files of the previous layout (inputs nested under
-`inputs` as flag strings; the identity nested under `executionManifest`) are upgraded
-when read.
+`run-manifest.json` carries the execution identity at its top level: `participants`,
+`roleExecutions`, `dynamicRoles`, with `schemaVersion` "2.0" and
+`executionIdentityVersion` 2. A manifest of the previous layout (the identity nested
+under `executionManifest`) is upgraded when read. (`run-inputs.json`: `inputs.py`.)
 """
 
 from __future__ import annotations
@@ -15,8 +13,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, StrictInt, StrictStr, model_validator
 
 from ..catalog.models import Runner
-from ..request import RunRequest
 from .base import Document
+from .inputs import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
 
 __all__ = [
     "EXECUTION_IDENTITY_VERSION",
@@ -28,106 +26,10 @@ __all__ = [
     "LeadPromptMeta",
     "Participant",
     "RoleExecution",
-    "RunInputs",
     "RunManifest",
 ]
 
-SCHEMA_VERSION: Literal["2.0"] = "2.0"
-EXECUTION_IDENTITY_VERSION: Literal[2] = 2
 SERVED_MODEL_UNKNOWN = "unknown"
-
-
-def _pairs(raw: Any, *, integer: bool) -> Any:
-    """`["role=value", …]` (the previous layout) → a map; anything else as is."""
-    if not isinstance(raw, list) or not all(isinstance(i, str) and "=" in i for i in raw):
-        return raw
-    out: dict[str, Any] = {}
-    for item in raw:
-        role, _, value = item.partition("=")
-        role, value = role.strip(), value.strip()
-        if integer:
-            out[role] = int(value) if value.isdigit() else value
-        else:
-            out.setdefault(role, []).append(value)
-    return out
-
-
-def _upgrade_inputs(data: dict[str, Any]) -> dict[str, Any]:
-    """The previous layout of run-inputs.json, in this version's shape."""
-    old = data["inputs"]
-    if not isinstance(old, dict):
-        return data  # refused by validation, naming `inputs`
-    context = old.get("hostSessionContext")
-    context = dict(context) if isinstance(context, dict) else {}
-    known = {
-        "hostId",
-        "entryMode",
-        "availableFunctions",
-        "interactionSurface",
-        "currentModel",
-        "currentModelRef",
-    }
-    context = {k: v for k, v in context.items() if k in known}
-    if old.get("host") and "hostId" not in context:
-        context["hostId"] = old["host"]
-    if old.get("entryMode") and "entryMode" not in context:
-        context["entryMode"] = old["entryMode"]
-    related = old.get("relatedTasks", "")
-    if isinstance(related, str):
-        related = [t.strip() for t in related.split(",") if t.strip()]
-    upgraded = {
-        "schemaVersion": SCHEMA_VERSION,
-        "runId": data.get("runId"),
-        "projectRoot": old.get("projectRoot"),
-        "taskGroup": old.get("taskGroup"),
-        "taskId": old.get("taskId"),
-        "taskType": old.get("taskType"),
-        "brief": old.get("brief"),
-        "approvedPlan": old.get("approvedPlan") or "",
-        "directive": old.get("directive") or "",
-        "relatedTasks": related,
-        "host": context,
-        "roleCounts": _pairs(old.get("roleCounts", {}), integer=True),
-        "roleModels": _pairs(old.get("roleModels", {}), integer=False),
-        "argv": old.get("argv") or [],
-    }
-    return upgraded
-
-
-class RunInputs(RunRequest, Document):
-    """`run-inputs.json`: the run request as prepared, immutable once written.
-
-    Attributes:
-        schema_version: "2.0".
-        run_id: `<task-type>-<seq>`.
-        argv: the renderArgv that replays this request (`okstra prepare <argv…>`).
-    """
-
-    WHAT: ClassVar[str] = "run inputs"
-    schema_version: Literal["2.0"] = SCHEMA_VERSION
-    run_id: StrictStr
-    argv: tuple[StrictStr, ...] = ()
-
-    @model_validator(mode="before")
-    @classmethod
-    def _previous_layout(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "inputs" in data and "taskType" not in data:
-            return _upgrade_inputs(data)
-        return data
-
-    @classmethod
-    def of(cls, request: RunRequest, run_id: str) -> RunInputs:
-        return cls(
-            **dict(request),
-            run_id=run_id,
-            argv=request.render_argv(),
-        )
-
-    @property
-    def request(self) -> RunRequest:
-        """The request alone (what `okstra prepare <argv…>` parses back to)."""
-        fields = {name: getattr(self, name) for name in RunRequest.model_fields}
-        return RunRequest(**fields)
 
 
 class BindingRecord(Document):

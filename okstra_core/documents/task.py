@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 
 from .base import Document, OpenDocument
 from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
@@ -137,7 +137,8 @@ TimelineEvent = Annotated[
     RunPrepared | LeadLaunched | LeadLaunchFailed | SessionDiscovered,
     Field(discriminator="event"),
 ]
-TIMELINE_EVENT: TypeAdapter[Any] = TypeAdapter(TimelineEvent)
+# Built on first use (importing the documents stays cheap).
+TIMELINE_EVENT: TypeAdapter[Any] = TypeAdapter(TimelineEvent, config=ConfigDict(defer_build=True))
 
 
 class ProjectTask(OpenDocument):

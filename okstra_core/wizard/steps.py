@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog.models import STAGE_SCOPED_TASK_TYPES
-from ..documents import RunInputs
+from ..documents.inputs import RunInputs
 from ..errors import AnswerRefused, OkstraError
 from ..tasks import TaskEntry, check_segment, find_task
 from .context import StepContext
