@@ -154,4 +154,4 @@ def test_malformed_manifest_names_the_field(tmp_path: Path) -> None:
     (tmp_path / "run-manifest.json").write_bytes(orjson.dumps(doc))
     with pytest.raises(DataFileError) as info:
         load_run_manifest(tmp_path)
-    assert "roleExecutions.0" in info.value.render()
+    assert "roleExecutions[0].roleExecutionRef" in info.value.render()

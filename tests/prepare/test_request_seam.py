@@ -165,7 +165,7 @@ ENV = Environment(env=dict(os.environ))
 CATALOG = load_catalog(ENV)
 PROFILE = CATALOG.profile(TASK_TYPE)
 POOL = ModelPool.from_catalog(CATALOG, ENV)
-SLUG = st.from_regex(r"[a-z0-9][a-z0-9-]{0,10}", fullmatch=True)
+SLUG = st.from_regex(r"[a-z0-9]{1,6}(-[a-z0-9]{1,6}){0,2}", fullmatch=True)
 TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"))
 KEY = st.from_regex(r"[a-z][a-z0-9:#-]{0,12}", fullmatch=True)
 
