@@ -53,7 +53,10 @@ from .screens import screen_for_prompt
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
 from .screens.delete import DeleteWizardScreen
+from .screens.doctor import DoctorScreen
 from .screens.launch import LaunchScreen
+from .screens.relaunch import RelaunchScreen
+from .screens.runs import RunsScreen
 from .screens.start import StartScreen
 from .widgets import HistoryPanel
 
@@ -74,6 +77,8 @@ class LaunchRequest:
     argv: tuple[str, ...]
     cwd: Path
     env: Mapping[str, str] | None = field(default=None)
+    # The run it leads: okstra stays the CLI's parent and records its exit there.
+    run_dir: Path | None = field(default=None)
 
 
 class OkstraApp(App[LaunchRequest | None]):
@@ -268,14 +273,62 @@ class OkstraApp(App[LaunchRequest | None]):
             state_path=self.wizard.source,
             environment=self.environment,
             waiting=not self._confirmed_here,
+            earlier=None if self._confirmed_here else self._earlier_run(),
         )
         self._show(screen)
         if self._confirmed_here:
-            self.run_prepare(screen, self.wizard.path)
+            self.start_prepare(screen)
 
     def on_prepare_requested(self, message: PrepareRequested) -> None:
         if self.wizard is not None and isinstance(self.screen, LaunchScreen):
-            self.run_prepare(self.screen, self.wizard.path)
+            self.start_prepare(self.screen)
+
+    def _earlier_run(self) -> str | None:
+        """The run this setup launched before, and its lead now (looking records its exit)."""
+        from okstra_core.lead import observe, read_run
+        from okstra_core.setup_runs import setup_runs
+
+        assert self.wizard is not None
+        earlier = setup_runs(self.wizard.path)
+        if not earlier:
+            return None
+        run_dir = Path(str(earlier[-1].get("runDir")))
+        try:
+            run = read_run(run_dir)
+            status = observe(run, self.environment).label()
+        except OkstraError as exc:
+            return self.text.get("app.relaunch.unreadable", run_dir=run_dir, error=exc.render())
+        return self.text.get(
+            "app.relaunch.earlier", run_id=run.run_id, status=status, run=str(run.run_dir)
+        )
+
+    def start_prepare(self, screen: LaunchScreen) -> None:
+        """Prepare the open setup; one that already launched a run asks first."""
+        from okstra_core.setup_runs import setup_runs
+
+        assert self.wizard is not None
+        path = self.wizard.path
+        earlier = setup_runs(path)
+        if not earlier:
+            self.run_prepare(screen, path)
+            return
+        last = earlier[-1]
+        state = self.wizard.state
+
+        def answered(again: bool | None) -> None:
+            if again:
+                self.run_prepare(screen, path, again=True)
+            else:
+                screen.set_waiting()
+
+        self.push_screen(
+            RelaunchScreen(
+                f"{state.task_key} · {state.task_type}",
+                str(last.get("runId")),
+                Path(str(last.get("runDir"))),
+            ),
+            answered,
+        )
 
     # -- messages from the screens ----------------------------------------------------
 
@@ -337,18 +390,20 @@ class OkstraApp(App[LaunchRequest | None]):
     # -- prepare & launch -------------------------------------------------------------
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="prepare")
-    def run_prepare(self, screen: LaunchScreen, state_path: Path) -> None:
+    def run_prepare(self, screen: LaunchScreen, state_path: Path, *, again: bool = False) -> None:
         """Prepare (and launch) in a thread; each step comes back as a message."""
-        from okstra_core.prepare import prepare
+        from okstra_core.frontend import prepare_setup
 
         def on_step(step: str) -> None:
             screen.post_message(PrepareStep(step))
 
         try:
-            # The request of the confirmed wizard, read afresh from its file.
-            request = Wizard.open(state_path, environment=self.environment).outcome().request
-            result = prepare(
-                request, launch=self.launch, environment=self.environment, on_step=on_step
+            result = prepare_setup(
+                state_path,
+                launch=self.launch,
+                environment=self.environment,
+                on_step=on_step,
+                again=again,
             )
         except OkstraError as exc:
             screen.post_message(PrepareFailed(exc.render()))
@@ -375,7 +430,11 @@ class OkstraApp(App[LaunchRequest | None]):
         result = message.result
         if result.exec_argv:
             cwd = result.launch.cwd if result.launch is not None else self.project_root
-            self.exit(LaunchRequest(tuple(result.exec_argv), Path(cwd), result.exec_env))
+            self.exit(
+                LaunchRequest(
+                    tuple(result.exec_argv), Path(cwd), result.exec_env, run_dir=result.run_dir
+                )
+            )
 
     # -- ready file (OKSTRA_READY_FILE) --------------------------------------------------
 
@@ -423,7 +482,12 @@ class OkstraApp(App[LaunchRequest | None]):
     def _ready_kind(screen: Screen[Any]) -> str:
         if isinstance(screen, PromptScreen):
             return screen.step_kind
-        kinds = {StartScreen: "start", LaunchScreen: "launch", DeleteWizardScreen: "delete"}
+        kinds = {
+            StartScreen: "start",
+            LaunchScreen: "launch",
+            DeleteWizardScreen: "delete",
+            RelaunchScreen: "relaunch",
+        }
         return kinds.get(type(screen), type(screen).__name__)
 
     def _ready_revision(self, screen: Screen[Any] | None) -> int | None:
@@ -484,7 +548,22 @@ class OkstraApp(App[LaunchRequest | None]):
         yield SystemCommand(
             text.get("app.commands.start"), text.get("app.commands.start_help"), self.show_start
         )
+        yield SystemCommand(
+            text.get("app.runs.command"), text.get("app.runs.command_help"), self.show_runs
+        )
+        yield SystemCommand(
+            text.get("app.doctor.command"), text.get("app.doctor.command_help"), self.show_doctor
+        )
         yield from super().get_system_commands(screen)
+
+    def show_runs(self) -> None:
+        """The runs of this project (every project's when it has no `.okstra` yet)."""
+        from okstra_core.runs import find_project_root
+
+        self.push_screen(RunsScreen(find_project_root(self.project_root), self.environment))
+
+    def show_doctor(self) -> None:
+        self.push_screen(DoctorScreen(self.environment))
 
 
 def _widget_name(widget: Widget) -> str:

@@ -64,7 +64,10 @@ def _commands_help() -> str:
     """The headless CLI's help, under a heading (built only when help is asked for)."""
     from okstra_core.cli import build_parser
 
-    return "headless commands (one JSON document on stdout):\n\n" + build_parser().format_help()
+    return (
+        "headless commands (one JSON document on stdout; runs, status, stop and doctor "
+        "print for people unless --json):\n\n" + build_parser().format_help()
+    )
 
 
 def run_app(argv: Sequence[str]) -> int:
@@ -93,9 +96,26 @@ def run_app(argv: Sequence[str]) -> int:
         return app.return_code
     if request is None:
         return 0
-    # The app has exited and Textual restored the terminal: hand it to the lead CLI.
-    os.chdir(request.cwd)
+    # The app has exited and Textual restored the terminal: hand it to the lead CLI,
+    # which runs as okstra's foreground child; okstra records its exit.
     env = dict(os.environ if request.env is None else request.env)
+    if request.run_dir is not None:
+        from okstra_core.environment import Environment
+        from okstra_core.lead import run_foreground
+
+        try:
+            return run_foreground(
+                request.run_dir,
+                list(request.argv),
+                env,
+                request.cwd,
+                Environment.real(),
+                say=lambda line: print(line, file=sys.stderr, flush=True),
+            )
+        except OkstraError as exc:
+            print(f"okstra: {exc.render()}", file=sys.stderr)
+            return 1
+    os.chdir(request.cwd)
     try:
         os.execvpe(request.argv[0], list(request.argv), env)
     except OSError as exc:

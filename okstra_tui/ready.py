@@ -22,7 +22,7 @@ Each line is one JSON object, written with a single `write` in append mode:
 
 * `seq`: 1, 2, 3 … per process (a new process starts at 1 again);
 * `pid`: the app's process id;
-* `screen`: `start`, `launch`, `delete`, `exit`, or the step kind of the prompt shown
+* `screen`: `start`, `launch`, `delete`, `relaunch`, `exit`, or the step kind of the prompt shown
   (its `meta["stepKind"]`: `task_pick`, `task_group`, `brief`, `role_count`,
   `role_model`, `confirm`, `edit_target`, …); any other screen (the command palette)
   by its class name;

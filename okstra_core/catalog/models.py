@@ -140,6 +140,11 @@ class ProviderSpec(_Frozen):
     id: StrictStr = Field(min_length=1)
     display_label: StrictStr = Field(min_length=1)
     cli: StrictStr = Field(min_length=1)
+    # How a person installs the CLI (one command line, shown by doctor and preflight;
+    # okstra never runs it).
+    install: StrictStr | None = Field(
+        default=None, min_length=1, max_length=300, pattern=r"^[^\r\n]+$"
+    )
     roles: tuple[StrictStr, ...]
     launch: LaunchSpec
     models: tuple[ModelSpec, ...]

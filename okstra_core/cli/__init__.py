@@ -1,8 +1,12 @@
 """The headless command line: `okstra models|team|wizard|prepare|report|resume|schema …`.
 
-Every command prints exactly one JSON document on stdout (camelCase keys).
-Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` and an exit code
-(2 for bad input/usage). No traceback reaches the user unless `OKSTRA_DEBUG=1`.
+Every protocol command prints exactly one JSON document on stdout (camelCase keys).
+Commands for people (`runs`, `status`, `attach`, `stop`, `doctor`) print a table or
+a few lines by default and the same JSON document with `--json`: their parsers set
+`human` (payload → text) and a `--json` flag.
+Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` (or, for a command
+printing for people, `okstra: …` on stderr) and an exit code (2 for bad input/usage).
+No traceback reaches the user unless `OKSTRA_DEBUG=1`.
 
 Subcommands live in sibling modules, each exposing `register(subparsers)`; a
 handler takes the parsed namespace and returns `(payload, exit_code)`. Heavy imports
@@ -25,7 +29,22 @@ from ..errors import OkstraError, UsageError
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
 
-COMMANDS = ("models", "team", "wizard", "prepare", "report", "resume", "schema")
+COMMANDS = (
+    "models",
+    "team",
+    "wizard",
+    "prepare",
+    "report",
+    "resume",
+    "schema",
+    "runs",
+    "status",
+    "attach",
+    "stop",
+    "doctor",
+)
+# Commands that print for people unless given --json (errors then go to stderr as text).
+TABLE_COMMANDS = ("runs", "status", "attach", "stop", "doctor")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,6 +71,11 @@ _REGISTRARS = {
     "report": "_prepare",
     "resume": "_resume",
     "schema": "_schema",
+    "runs": "_runs",
+    "status": "_runs",
+    "attach": "_runs",
+    "stop": "_runs",
+    "doctor": "_doctor",
 }
 
 
@@ -66,9 +90,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    from . import _models, _prepare, _resume, _schema, _wizard
+    from . import _doctor, _models, _prepare, _resume, _runs, _schema, _wizard
 
-    modules = (_models, _wizard, _prepare, _resume, _schema)
+    modules = (_models, _wizard, _prepare, _resume, _runs, _doctor, _schema)
     only = _REGISTRARS.get(command or "")
     for module in modules:
         if only is None or module.__name__.rpartition(".")[2] == only:
@@ -80,8 +104,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one headless command; return the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = os.environ.get("OKSTRA_DEBUG") == "1"
+    words = [a for a in args_list if not a.startswith("-")]
+    command = words[0] if words else None
+    as_text = command in TABLE_COMMANDS and "--json" not in args_list
+
+    def fail(payload: dict[str, Any]) -> None:
+        if as_text:
+            print(f"okstra: {payload.get('error')}", file=sys.stderr)
+        else:
+            emit(payload)
+
     try:
-        command = next((a for a in args_list if not a.startswith("-")), None)
         parser = build_parser(command)
         if any(a in ("-h", "--help") for a in args_list) or any(
             a == "--version" for a in args_list[:1]
@@ -95,20 +128,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         if handler is None:
             raise UsageError("a command is required: " + ", ".join(COMMANDS))
         payload, code = handler(ns)
-        emit(payload)
+        human: Callable[[dict[str, Any]], None] | None = getattr(ns, "human", None)
+        if human is not None and not getattr(ns, "json", False):
+            human(payload)
+        else:
+            emit(payload)
         return code
     except OkstraError as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
-        emit(exc.to_json())
+        fail(exc.to_json())
         return exc.exit_code
     except KeyboardInterrupt:
-        emit({"ok": False, "error": "interrupted"})
+        fail({"ok": False, "error": "interrupted"})
         return 130
     except Exception as exc:  # the last line of defence: never a bare traceback
         if debug:
             traceback.print_exc(file=sys.stderr)
-        emit(
+        fail(
             {
                 "ok": False,
                 "error": f"internal error: {type(exc).__name__}: {exc} "

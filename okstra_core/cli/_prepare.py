@@ -1,11 +1,13 @@
 """`okstra prepare` and `okstra report` (SPEC §6.7, §8).
 
 `okstra prepare --state F` prepares the request of a confirmed wizard state file
-(`Wizard.outcome().request`); `okstra prepare <renderArgv…>` builds the same request
-from flags (`roleargs.request_from_namespace`, where its checks run). Either way the
-one core entry point, `okstra_core.prepare.prepare(request)`, does the rest. Both print
-one JSON document. With the exec backend, the JSON is printed first and then this
-process becomes the lead CLI.
+(`Wizard.outcome().request`; a setup that already prepared a run needs `--again`);
+`okstra prepare <renderArgv…>` builds the same request from flags
+(`roleargs.request_from_namespace`, where its checks run). Either way the one core
+entry point, `okstra_core.prepare.prepare(request)`, does the rest. Both print one JSON
+document. With the exec backend, the JSON is printed first; then okstra runs the lead
+CLI in the foreground as its child — saying the run id and the resume command before,
+a summary after (on stderr) — records its exit and exits with its status.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any
 
 from ..environment import Environment
 from ..errors import UsageError
-from ..request import RunRequest
 from ..roleargs import add_request_arguments, has_request_flags, request_from_namespace
+
+_RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 
 
 def register(sub: Any) -> None:
@@ -29,6 +32,11 @@ def register(sub: Any) -> None:
         help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
     )
     prep.add_argument("--state", help="a confirmed wizard state file")
+    prep.add_argument(
+        "--again",
+        action="store_true",
+        help="with --state: launch another run of a setup that already launched one",
+    )
     prep.add_argument(
         "--launch",
         choices=("auto", "tmux", "exec", "none"),
@@ -46,22 +54,14 @@ def register(sub: Any) -> None:
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
     roles = rsub.add_parser("roles", help="the run's execution roles as a markdown table")
-    roles.add_argument("run", help="a run directory or its run-manifest.json")
+    roles.add_argument("run", help=_RUN_HELP)
     roles.add_argument("--report", help="also check this final-report JSON against the run")
     roles.set_defaults(handler=_report_roles)
     check = rsub.add_parser("check", help="refuse a final report whose executionRoles differ")
-    check.add_argument("run", help="a run directory or its run-manifest.json")
+    check.add_argument("run", help=_RUN_HELP)
     check.add_argument("report", help="the final report JSON (with executionRoles)")
     check.set_defaults(handler=_report_check)
     report.set_defaults(handler=_report_usage)
-
-
-def request_from_state(state: str, environment: Environment) -> RunRequest:
-    """The request of a confirmed wizard state file (`--state F`; a bare name works)."""
-    from ..wizard import Wizard, resolve_state_path  # the wizard loads only for --state
-
-    wizard = Wizard.open(resolve_state_path(state, environment), environment=environment)
-    return wizard.outcome().request
 
 
 def _report_usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
@@ -81,41 +81,65 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     if ns.state:
         if has_request_flags(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
-        request = request_from_state(ns.state, environment)
+        from ..frontend import prepare_setup  # the wizard loads only for --state
+        from ..wizard import resolve_state_path
+
+        result = prepare_setup(
+            resolve_state_path(ns.state, environment),
+            launch=ns.launch,
+            dry_run=ns.dry_run,
+            environment=environment,
+            on_step=_emit_progress,
+            again=ns.again,
+        )
     else:
+        if ns.again:
+            raise UsageError("okstra prepare: --again applies to --state", field="--again")
         if not has_request_flags(ns):
             raise UsageError("okstra prepare: give --state F or the renderArgv flags")
-        request = request_from_namespace(ns, environment)
-    result = prepare(
-        request,
-        launch=ns.launch,
-        dry_run=ns.dry_run,
-        environment=environment,
-        on_step=_emit_progress,
-    )
+        result = prepare(
+            request_from_namespace(ns, environment),
+            launch=ns.launch,
+            dry_run=ns.dry_run,
+            environment=environment,
+            on_step=_emit_progress,
+        )
     payload = result.to_json()
     if result.ok and result.exec_argv:
-        _exec_lead(payload, result.exec_argv, result.exec_env)
+        _run_lead(payload, result, environment)
     return payload, 0 if result.ok else 1
 
 
-def _exec_lead(payload: dict[str, Any], argv: Any, env: Any) -> None:
-    """Print the JSON document, then become the lead CLI (exec backend)."""
+def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
+    """Print the JSON document, then run the lead CLI in the foreground (exec backend)."""
+    from ..errors import OkstraError
+    from ..lead import run_foreground
     from . import emit
 
     emit(payload)
+    cwd = result.launch.cwd if result.launch is not None else Path.cwd()
+    env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
     try:
-        os.execvpe(argv[0], list(argv), dict(env) if env is not None else dict(os.environ))
-    except OSError as exc:
+        code = run_foreground(
+            result.run_dir,
+            list(result.exec_argv),
+            env,
+            cwd,
+            environment,
+            say=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except OkstraError as exc:
         # The JSON is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: could not exec {argv[0]}: {exc.strerror}", file=sys.stderr)
+        print(f"okstra: {exc.render()}", file=sys.stderr)
         raise SystemExit(1) from None
+    raise SystemExit(code)
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..report import check_report, execution_roles, read_run_manifest, roles_markdown
+    from ..runs import locate_run
 
-    path, manifest = read_run_manifest(Path(ns.run))
+    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = execution_roles(manifest)
     payload: dict[str, Any] = {
         "ok": True,
@@ -131,8 +155,9 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..report import check_report, read_run_manifest
+    from ..runs import locate_run
 
-    path, manifest = read_run_manifest(Path(ns.run))
+    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = check_report(manifest, Path(ns.report))
     return {
         "ok": True,

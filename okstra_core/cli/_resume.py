@@ -36,12 +36,15 @@ def register(sub: Any) -> None:
         help="print a run's resume sheet; find a pending session id; --exec resumes the lead",
     )
     parser.add_argument(
-        "run", help="a run directory, its run-manifest.json, or a run id (e.g. planning-001)"
+        "run",
+        help="a run id (e.g. planning-001), <task>/<run-id>, the run's directory or its "
+        "run-manifest.json",
     )
     parser.add_argument(
         "--project-root",
         default=".",
-        help="where a bare run id is looked up (default: the current directory)",
+        help="a directory inside the project a run id is looked up in (default: the "
+        "current directory; the project is found upwards from there)",
     )
     parser.add_argument(
         "--wait",
@@ -65,10 +68,14 @@ def register(sub: Any) -> None:
 
 def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..resume import find_run, resume_run
+    from ..lead import observe, read_run
+    from ..resume import resume_run
+    from ..runs import locate_run
 
     environment = Environment.real()
-    run_dir = find_run(ns.run, Path(ns.project_root))
+    run_dir = locate_run(ns.run, Path(ns.project_root))
+    # Looking at a run records its lead's exit, the first time it is seen.
+    lead_status = observe(read_run(run_dir), environment)
     outcome = resume_run(
         run_dir,
         environment=environment,
@@ -77,6 +84,7 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         run_arg=ns.run,
     )
     payload = outcome.to_json()
+    payload["lead"] = lead_status.to_json()
     if not outcome.ok:
         if ns.exec_lead:
             # The script of a pending sheet runs this: say it where a person looks too.

@@ -32,6 +32,10 @@ __all__ = [
 SERVED_MODEL_UNKNOWN = "unknown"
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class BindingRecord(Document):
     """How a role execution runs: runner, host runtime, host model value."""
 
@@ -56,8 +60,21 @@ class Participant(Document):
     session_ref: StrictStr | None = None
     window_ref: StrictStr | None = None
     status: StrictStr = "prepared"
-    launch_backend: StrictStr | None = None
-    launched_at: StrictStr | None = None
+    # Written once launched (absent before): how the lead was started, where it runs,
+    # and how it ended (`okstra_core.lead`).
+    launch_backend: StrictStr | None = Field(default=None, exclude_if=_absent)
+    launched_at: StrictStr | None = Field(default=None, exclude_if=_absent)
+    pane_ref: StrictStr | None = Field(default=None, exclude_if=_absent)
+    tmux_socket: StrictStr | None = Field(default=None, exclude_if=_absent)
+    process_id: StrictInt | None = Field(default=None, exclude_if=_absent)
+    process_start: StrictStr | None = Field(default=None, exclude_if=_absent)
+    parent_process_id: StrictInt | None = Field(default=None, exclude_if=_absent)
+    parent_start: StrictStr | None = Field(default=None, exclude_if=_absent)
+    stop_requested_at: StrictStr | None = Field(default=None, exclude_if=_absent)
+    exit_status: StrictInt | None = Field(default=None, exclude_if=_absent)
+    exit_signal: StrictInt | None = Field(default=None, exclude_if=_absent)
+    exited_at: StrictStr | None = Field(default=None, exclude_if=_absent)
+    end_detail: StrictStr | None = Field(default=None, exclude_if=_absent)
 
 
 class RoleExecution(Document):

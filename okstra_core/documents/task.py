@@ -116,7 +116,29 @@ class LeadLaunched(_Event):
     backend: StrictStr
     session_id: StrictStr | None = None
     window_ref: StrictStr | None = None
+    pane_ref: StrictStr | None = None
     pending_discovery: StrictBool = False
+
+
+class LeadExited(_Event):
+    """The lead CLI ended (recorded once, by whoever saw it first)."""
+
+    event: Literal["lead-exited"] = "lead-exited"
+    participant_ref: StrictStr
+    status: StrictStr
+    backend: StrictStr | None = None
+    exit_status: StrictInt | None = None
+    signal: StrictInt | None = None
+    exited_at: StrictStr
+    window_ref: StrictStr | None = None
+    pane_ref: StrictStr | None = None
+    last_lines: tuple[StrictStr, ...] = ()
+    detail: StrictStr | None = Field(default=None, exclude_if=lambda value: value is None)
+
+
+class LeadStopRequested(_Event):
+    event: Literal["lead-stop-requested"] = "lead-stop-requested"
+    backend: StrictStr | None = None
 
 
 class LeadLaunchFailed(_Event):
@@ -134,7 +156,12 @@ class SessionDiscovered(_Event):
 
 
 TimelineEvent = Annotated[
-    RunPrepared | LeadLaunched | LeadLaunchFailed | SessionDiscovered,
+    RunPrepared
+    | LeadLaunched
+    | LeadLaunchFailed
+    | SessionDiscovered
+    | LeadExited
+    | LeadStopRequested,
     Field(discriminator="event"),
 ]
 # Built on first use (importing the documents stays cheap).

@@ -8,6 +8,13 @@ is prefixed with `env --`.
 
 `OKSTRA_TMUX_SOCKET=<name>` makes okstra use `tmux -L <name>` (a separate server), so
 tests — and people who want it — never touch the default tmux server.
+
+The lead's pane outlives the lead: the window is created running a placeholder,
+`remain-on-exit` is switched on for it, and only then is the pane respawned with the
+CLI — all in one tmux command list, so even a CLI that exits at once leaves a dead pane
+whose exit status and last lines okstra reads later (`okstra_core.lead`). The pane id
+and the server's socket path are recorded, so okstra finds the pane again from any
+terminal, inside tmux or not.
 """
 
 from __future__ import annotations
@@ -34,7 +41,10 @@ TMUX_SOCKET_VAR = "OKSTRA_TMUX_SOCKET"
 SETTLE_SECONDS = 0.5
 _TMUX_TIMEOUT = 10.0
 _STATUS_GRACE = 2.0
-_REF_FORMAT = "#{session_name}:#{window_index} #{pane_id}"
+# The socket path comes last: it may contain spaces.
+_REF_FORMAT = "#{session_name}:#{window_index} #{pane_id} #{socket_path}"
+# What the new window runs until the lead CLI replaces it (in the same command list).
+_PLACEHOLDER = ("/bin/sh", "-c", "exec sleep 86400")
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,8 @@ class LaunchResult:
         backend: the backend used.
         session_id: the lead's session id when known (minted, or discovered).
         window_ref: `session:window` of the tmux window.
+        pane_ref: the tmux pane id (`%12`) of the lead — unique for the server's life.
+        tmux_socket: the socket path of the tmux server the window lives on.
         pending_discovery: a `discover` provider whose id is not known yet.
         exec_argv: for `exec`: the argv the caller hands to `os.execve`.
         exec_env: for `exec`: the full environment for that exec.
@@ -66,6 +78,8 @@ class LaunchResult:
     error: LaunchError | None = None
     command: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    pane_ref: str | None = None
+    tmux_socket: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -82,6 +96,8 @@ class LaunchResult:
             "backend": self.backend,
             "sessionId": self.session_id,
             "windowRef": self.window_ref,
+            "paneRef": self.pane_ref,
+            "tmuxSocket": self.tmux_socket,
             "pendingDiscovery": self.pending_discovery,
             "execArgv": list(self.exec_argv) if self.exec_argv is not None else None,
             "cwd": str(self.cwd),
@@ -164,8 +180,9 @@ def tmux_commands(
 
     Inside tmux (TMUX set): a new window in the current session; else a new detached
     session named after the window (a `-2`, `-3`… suffix is added if that name is taken).
-    `remain-on-exit` is switched on for the new window in the same tmux command so an
-    immediate exit can be seen, and switched back off once the CLI has settled.
+    The window starts with a placeholder; `remain-on-exit` is switched on for it and the
+    pane is respawned with the CLI, in the same command list: the option is in force
+    before the CLI starts, so the pane (exit status, last lines) survives its exit.
     """
     name = tmux_name(window_name)
     env_flags: list[str] = []
@@ -176,8 +193,18 @@ def tmux_commands(
         head = ["new-window", "-P", "-F", _REF_FORMAT, "-n", name, *where]
     else:
         head = ["new-session", "-d", "-P", "-F", _REF_FORMAT, "-s", name, "-n", name, *where]
-    body = [*head, *env_flags, "--", *_program_argv(plan.argv)]
-    chained = [_tmux_arg(arg) for arg in body] + [";", "set-option", "-w", "remain-on-exit", "on"]
+    create = [*head, "--", *_PLACEHOLDER]
+    respawn = ["respawn-pane", "-k", *where, *env_flags, "--", *_program_argv(plan.argv)]
+    chained = [
+        *create,
+        ";",
+        "set-option",
+        "-w",
+        "remain-on-exit",
+        "on",
+        ";",
+        *(_tmux_arg(arg) for arg in respawn),
+    ]
     return [[*tmux_base(environment), *chained]]
 
 
@@ -243,32 +270,47 @@ def _watch_pane(
                 # zombie until the server reaps another child: make it fork and reap one.
                 _run([*base, "run-shell", "true"], environment)
         if dead != "1" and time.monotonic() >= deadline:
-            # Alive after the settle time: restore the window's normal close-on-exit.
-            _run([*base, "set-option", "-w", "-u", "-t", pane, "remain-on-exit"], environment)
+            # Alive after the settle time. The window keeps remain-on-exit: when the
+            # lead exits later, its pane stays for okstra to read the exit status.
             return
         time.sleep(0.05)
-    shown = _run([*base, "capture-pane", "-p", "-J", "-t", pane], environment).stdout
+    if status == "0" and not signal:
+        # A clean exit is not a failed launch: the dead pane stays, and okstra records
+        # the exit when it next looks at the run.
+        return
+    shown = _run([*base, "capture-pane", "-p", "-J", "-S", "-200", "-t", pane], environment).stdout
     _run([*base, "kill-pane", "-t", pane], environment)
     if signal:
         how = f"was killed by signal {signal}"
-    elif status == "0":
-        return
     elif status:
         how = f"exited with status {status}"
     else:
         # Still no status after the grace time (and the reap nudges above): the lead
         # CLI is interactive, so gone within the settle time is a failed launch.
         how = "exited (tmux reported no exit status)"
-    tail = " | ".join(line.strip() for line in shown.strip().splitlines()[-5:] if line.strip())
+    said = [
+        line.strip()
+        for line in shown.splitlines()
+        if line.strip() and not line.startswith("Pane is dead")
+    ]
+    tail = " | ".join(said[-5:])
     raise LaunchError(
         f"`{shlex.join(plan.argv)}` {how} right after starting in tmux "
         f"window {window_ref}" + (f": {tail}" if tail else "")
     )
 
 
+@dataclass(frozen=True)
+class _TmuxWindow:
+    window_ref: str
+    pane_ref: str
+    socket: str
+    command: tuple[str, ...]
+
+
 def _start_tmux(
     plan: LaunchPlan, window_name: str, cwd: Path, environment: Environment, settle: float
-) -> tuple[str, tuple[str, ...]]:
+) -> _TmuxWindow:
     if environment.which("tmux") is None:
         raise LaunchError("tmux is not installed (needed by the tmux launch backend)")
     (cmd,) = tmux_commands(plan, window_name, cwd, environment)
@@ -283,9 +325,9 @@ def _start_tmux(
         raise LaunchError(
             f"`{shlex.join(cmd)}` failed (exit {done.returncode}): {done.stderr.strip()}"
         )
-    ref, _, pane = done.stdout.strip().partition(" ")
+    ref, pane, socket = [*done.stdout.strip("\n").split(" ", 2), "", ""][:3]
     _watch_pane(pane, plan, ref, environment, settle)
-    return ref, tuple(cmd)
+    return _TmuxWindow(window_ref=ref, pane_ref=pane, socket=socket, command=tuple(cmd))
 
 
 def start(
@@ -336,7 +378,7 @@ def start(
             **common,
         )
     try:
-        window_ref, command = _start_tmux(plan, window_name, cwd, environment, settle)
+        window = _start_tmux(plan, window_name, cwd, environment, settle)
     except LaunchError as exc:
         return LaunchResult(
             window_ref=None,
@@ -366,12 +408,14 @@ def start(
             )
     common["session_id"] = session_id
     return LaunchResult(
-        window_ref=window_ref,
+        window_ref=window.window_ref,
         pending_discovery=session_id is None and pending,
         exec_argv=None,
         exec_env=None,
-        command=command,
+        command=window.command,
         notes=notes,
+        pane_ref=window.pane_ref,
+        tmux_socket=window.socket,
         **common,
     )
 

@@ -97,6 +97,13 @@ class _Probe:
     help_text: str | None = None
 
 
+def install_hint(provider: ProviderSpec) -> str:
+    """What to do about a CLI that is not on PATH: its install command when known."""
+    if provider.install:
+        return f"install it with `{provider.install}` (or put `{provider.cli}` on PATH)"
+    return f"install the {provider.display_label} CLI (`{provider.cli}`) or put it on PATH"
+
+
 def _run(argv: tuple[str, ...], environment: Environment, timeout: float) -> tuple[int, str, str]:
     done = subprocess.run(
         list(argv),
@@ -133,8 +140,7 @@ def _probe_version(provider: ProviderSpec, environment: Environment, timeout: fl
             None,
             None,
             f"`{provider.cli}` is not on PATH",
-            f"install the {provider.display_label} CLI (`{provider.cli}`) or put it on PATH, "
-            "or choose a model of another provider for this role",
+            install_hint(provider) + ", or choose a model of another provider for this role",
         )
     try:
         argv = _command(provider, provider.launch.version, cli_path, "launch.version")

@@ -889,6 +889,10 @@ def _after_launch(
         now=now,
         # Exact, not rounded to the second: a later session lookup starts here.
         launched_at=outcome.launched_at.isoformat(),
+        # Where okstra looks for the lead later (its exit status, attach, stop).
+        extra={"paneRef": outcome.pane_ref, "tmuxSocket": outcome.tmux_socket}
+        if outcome.pane_ref
+        else None,
     )
     launched = LeadLaunched(
         at=now,
@@ -896,6 +900,7 @@ def _after_launch(
         backend=outcome.backend,
         session_id=outcome.session_id,
         window_ref=outcome.window_ref,
+        pane_ref=outcome.pane_ref,
         pending_discovery=outcome.pending_discovery,
     )
     append_line(troot / runfiles.TIMELINE, launched.dump())

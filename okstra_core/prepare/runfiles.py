@@ -336,6 +336,7 @@ def mark_leader_launched(
     backend: str,
     now: str,
     launched_at: str | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> RunManifest:
     """Set the leader participant's status to `launched` with its refs.
 
@@ -347,6 +348,7 @@ def mark_leader_launched(
         now: ISO timestamp of this record.
         launched_at: the exact launch time (a later session lookup starts there);
             default `now`.
+        extra: more keys to set (the tmux pane id and server socket).
     """
     return update_participant(
         run_manifest_path,
@@ -357,6 +359,7 @@ def mark_leader_launched(
             "windowRef": window_ref,
             "launchBackend": backend,
             "launchedAt": launched_at or now,
+            **(extra or {}),
         },
         lead_session_id=session_ref,
     )

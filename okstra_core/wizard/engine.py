@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
+from ..setup_runs import runs_file
 from ..store import (
     FileLock,
     atomic_write_json,
@@ -635,6 +636,10 @@ def _remove_state_file(path: Path) -> None:
     # locks fail fast, so no process is queued on the old sidecar's inode).
     path.unlink(missing_ok=True)
     lock_path_for(path).unlink(missing_ok=True)
+    # The record of the runs this setup prepared goes with it.
+    runs = runs_file(path)
+    runs.unlink(missing_ok=True)
+    lock_path_for(runs).unlink(missing_ok=True)
 
 
 def delete_wizard(path: Path | str, environment: Environment | None = None) -> None:

@@ -104,6 +104,7 @@ class LaunchScreen(Screen[None]):
         state_path: the wizard's state file (named in the "try again" advice).
         waiting: the wizard was confirmed in an earlier session: wait for Enter
             (or Escape, back to the confirm screen) instead of starting at once.
+        earlier: what became of the run this setup launched before (shown first).
     """
 
     CSS_PATH = stylesheet("launch")
@@ -120,8 +121,10 @@ class LaunchScreen(Screen[None]):
         state_path: Path | None = None,
         environment: Any = None,
         waiting: bool = False,
+        earlier: str | None = None,
     ) -> None:
         super().__init__()
+        self.earlier = earlier
         self.environment = environment
         self.state_path = state_path
         self.title_text = title
@@ -148,6 +151,14 @@ class LaunchScreen(Screen[None]):
     def action_back(self) -> None:
         self.post_message(BackRequested())
 
+    def set_waiting(self) -> None:
+        """Back to waiting for Enter (another run of a launched setup was declined)."""
+        self.waiting = True
+        self.query_one("#busy").display = False
+        title = ui_text(self).get("app.launch.waiting", title=self.title_text)
+        self.query_one("#title", Static).update(title)
+        self.refresh_bindings()
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="launch"):
@@ -158,6 +169,8 @@ class LaunchScreen(Screen[None]):
             busy.display = not self.waiting
             yield busy
             with VerticalScroll(id="log"):
+                if self.earlier:
+                    yield Static(self.earlier, id="earlier", markup=False)
                 yield Static("", id="steps")
                 yield Static("", id="result")
                 yield Static("", id="error", markup=False)

@@ -3,11 +3,11 @@
 Top to bottom; a module may import only from its own layer or below:
 
     front ends (okstra_tui)
-    cli
-    prepare, launch, report, resume
+    cli, frontend
+    prepare, launch, report, resume, lead, runs, doctor
     wizard
     resolver, pool, defaults, binding, roleargs, config
-    catalog, tasks, request, documents
+    catalog, tasks, request, documents, setup_runs
     store, paths, errors, environment
 
 Every import counts: module level and inside functions (an import deferred into a
@@ -30,7 +30,13 @@ ROOT = Path(okstra_core.__file__).parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("okstra_core.errors", "okstra_core.paths", "okstra_core.environment", "okstra_core.store"),
-    ("okstra_core.catalog", "okstra_core.tasks", "okstra_core.request", "okstra_core.documents"),
+    (
+        "okstra_core.catalog",
+        "okstra_core.tasks",
+        "okstra_core.request",
+        "okstra_core.documents",
+        "okstra_core.setup_runs",
+    ),
     (
         "okstra_core.resolver",
         "okstra_core.pool",
@@ -40,8 +46,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.config",
     ),
     ("okstra_core.wizard",),
-    ("okstra_core.prepare", "okstra_core.launch", "okstra_core.report", "okstra_core.resume"),
-    ("okstra_core.cli",),
+    (
+        "okstra_core.prepare",
+        "okstra_core.launch",
+        "okstra_core.report",
+        "okstra_core.resume",
+        "okstra_core.lead",
+        "okstra_core.runs",
+        "okstra_core.doctor",
+    ),
+    ("okstra_core.cli", "okstra_core.frontend"),
 )
 NEVER = (
     ("okstra_core.prepare", "okstra_core.wizard"),

@@ -209,12 +209,14 @@ def test_several_sessions_are_not_guessed(world: dict[str, Any]) -> None:
 
 
 def test_exec_backend_then_script_heals_and_resumes(world: dict[str, Any]) -> None:
-    # exec: prepare prints its JSON, then becomes the (fake) codex, which exits 0.
+    # exec: prepare prints its JSON, then runs the (fake) codex in the foreground; it
+    # exits 0 and okstra records that.
     run_dir = prepare(world, "codex/gpt-5.6-sol", launch="exec")
     (launch,) = lead_calls(world)
     assert launch["argv"][:2] == ["--no-daemon", "-m"]
     participant = read(run_dir / "run-manifest.json")["participants"][0]
-    assert participant["status"] == "launched" and participant["sessionRef"] is None
+    assert participant["status"] == "exited" and participant["exitStatus"] == 0
+    assert participant["sessionRef"] is None
     launched = datetime.fromisoformat(participant["launchedAt"]).timestamp()
 
     # Written just before the launch (to the microsecond): not this run's session.
@@ -249,7 +251,7 @@ def test_exec_backend_then_script_heals_and_resumes(world: dict[str, Any]) -> No
     assert resumed["cwd"] == str(world["project"])
     assert not (world["tmp"] / "pwned").exists() and not (world["project"] / "pwned").exists()
     participant = read(run_dir / "run-manifest.json")["participants"][0]
-    assert participant["sessionRef"] == SID and participant["status"] == "launched"
+    assert participant["sessionRef"] == SID and participant["status"] == "exited"
     # The healed script resumes directly from now on.
     assert "okstra" not in script.read_text(encoding="utf-8").split("\n", 2)[2]
 

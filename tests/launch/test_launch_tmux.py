@@ -114,8 +114,10 @@ def test_outside_tmux_opens_a_detached_session(socket: str, fake_bin, tmp_path: 
         "-F",
         "#{session_name}:#{window_index} #{window_name} #{pane_dead} #{remain-on-exit}",
     )
-    # Still running, and remain-on-exit is back to the default once the CLI settled.
-    assert windows.split() == ["auth-login--fix:0", "auth-login--fix", "0", "off"]
+    # Still running, and the window keeps remain-on-exit: its exit will be readable.
+    assert windows.split() == ["auth-login--fix:0", "auth-login--fix", "0", "on"]
+    assert result.pane_ref is not None and result.pane_ref.startswith("%")
+    assert result.tmux_socket and Path(result.tmux_socket).name == socket
     again = start(plan, "tmux", "auth/login: fix", project, env).raise_for_error()
     assert again.window_ref == "auth-login--fix-2:0"
 
@@ -196,9 +198,13 @@ def test_dry_run_commands(fake_bin, tmp_path: Path) -> None:
     (cmd,) = tmux_commands(plan, "x.y", tmp_path / "a#b", env)
     assert cmd[1:3] == ["-L", "s1"] and cmd[3] == "new-session"
     assert cmd[cmd.index("-c") + 1] == str(tmp_path / "a##b")
-    dash = cmd.index("--")
+    dash = cmd.index("--", cmd.index("respawn-pane"))
     # Arguments ending in ";" are escaped for tmux's parser, the rest are untouched.
     assert cmd[dash + 1 : dash + 1 + len(plan.argv)] == [
         a[:-1] + "\\;" if a.endswith(";") else a for a in plan.argv
     ]
-    assert cmd[-5:] == [";", "set-option", "-w", "remain-on-exit", "on"]
+    # The window starts with a placeholder; remain-on-exit is on before the CLI starts.
+    first, second = cmd.index(";"), cmd.index(";", cmd.index(";") + 1)
+    assert cmd[first:second] == [";", "set-option", "-w", "remain-on-exit", "on"]
+    assert cmd[second + 1 : second + 3] == ["respawn-pane", "-k"]
+    assert dash > second

@@ -78,7 +78,9 @@ def test_launch_none_end_to_end(project: Path, fake_path: Path, tmp_path: Path) 
     assert code == 2 and refused["ok"] is False and len(refused["missing"]) == 2
 
 
-def test_exec_launch_becomes_the_lead_cli(project: Path, fake_path: Path, tmp_path: Path) -> None:
+def test_exec_launch_runs_the_lead_cli_in_the_foreground(
+    project: Path, fake_path: Path, tmp_path: Path
+) -> None:
     log = tmp_path / "cli.log"
     code, doc = run([*base_args(project), "--launch", "exec"], project, FAKE_CLI_LOG=str(log))
     assert code == 0, doc
@@ -89,7 +91,9 @@ def test_exec_launch_becomes_the_lead_cli(project: Path, fake_path: Path, tmp_pa
     assert str(Path(doc["leadPromptPath"])) in lead[0]["argv"]
     manifest = orjson.loads((Path(doc["runDir"]) / "run-manifest.json").read_bytes())
     leader = manifest["participants"][0]
-    assert leader["status"] == "launched" and leader["sessionRef"] == doc["leadSessionId"]
+    # okstra stayed the parent: the lead's exit (status 0) is recorded.
+    assert leader["status"] == "exited" and leader["exitStatus"] == 0
+    assert leader["sessionRef"] == doc["leadSessionId"]
 
 
 def test_dry_run_and_errors(project: Path, fake_path: Path) -> None:

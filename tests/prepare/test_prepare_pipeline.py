@@ -266,11 +266,11 @@ def confirmed_wizard(state: Path, project: Path, env: Environment) -> None:
 
 
 def test_prepare_from_state(project: Path, env: Environment, tmp_path: Path) -> None:
-    from okstra_core.cli._prepare import request_from_state
+    from okstra_core.frontend import request_from_state
 
     state = tmp_path / "wizard.json"
     confirmed_wizard(state, project, env)
-    request = request_from_state(str(state), env)
+    request = request_from_state(state, env)
     result = prepare(request, launch="none", environment=env)
     assert result.run_id.endswith("-001")
     doc = orjson.loads((result.run_dir / "run-inputs.json").read_bytes())

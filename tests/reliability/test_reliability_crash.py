@@ -286,7 +286,8 @@ def test_sigkill_of_okstra_prepare(tmp_path: Path) -> None:
     indexes = check_project_files(world.project)["index"]
     outcomes = {"killed": 0, "finished": 0}
     for _ in range(RUNS):
-        proc = popen_okstra(world, "prepare", "--state", str(state), "--launch", "none")
+        # The same setup again and again: each prepare is asked for (`--again`).
+        proc = popen_okstra(world, "prepare", "--state", str(state), "--launch", "none", "--again")
         if rng.random() < 0.25:
             killed = _kill_after(proc, rng.uniform(0.0, 0.4))  # anywhere, startup included
         else:
@@ -303,7 +304,7 @@ def test_sigkill_of_okstra_prepare(tmp_path: Path) -> None:
         jsonl_records(runs_index)
         assert state.read_bytes() == state_bytes, "prepare changed the wizard state"
 
-    final = okstra(world, "prepare", "--state", str(state), "--launch", "none")
+    final = okstra(world, "prepare", "--state", str(state), "--launch", "none", "--again")
     assert final.code == 0 and final.doc["ok"], final
     runs_dir = Path(final.doc["runDir"]).parent
     seqs = sorted(int(p.name.rsplit("-", 1)[1]) for p in runs_dir.iterdir() if p.is_dir())

@@ -98,8 +98,8 @@ def test_no_environment_secret_is_written_or_printed(tmp_path: Path) -> None:
     printed: list[bytes] = []
     state = world.wizards / "w.json"
     _drive(world, state)
-    for launch in ("none", "exec"):
-        run = okstra(world, "prepare", "--state", str(state), "--launch", launch)
+    for launch, again in (("none", ()), ("exec", ("--again",))):
+        run = okstra(world, "prepare", "--state", str(state), "--launch", launch, *again)
         assert run.code == 0 and run.doc["ok"], run.doc
         printed.append(run.stdout)
     for command in ("show", "outcome", "answers"):

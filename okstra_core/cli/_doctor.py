@@ -1,0 +1,32 @@
+"""`okstra doctor [--json]`: each provider's CLI (found, version, launch flags) and tmux."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add `doctor` to the top-level parser."""
+    parser = sub.add_parser(
+        "doctor", help="check the agent CLIs and tmux; say how to install what is missing"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(handler=_doctor, human=_human)
+
+
+def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..doctor import diagnose
+    from ..environment import Environment
+
+    report = diagnose(Environment.real())
+    return report.to_json(), 0 if report.ok else 1
+
+
+def _human(payload: dict[str, Any]) -> None:
+    import sys
+
+    from ..doctor import render
+
+    sys.stdout.write(render(payload))
+    sys.stdout.flush()

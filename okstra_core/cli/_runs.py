@@ -1,0 +1,295 @@
+"""`okstra runs|status|attach|stop`: the runs of this project and the life of their lead.
+
+Each prints for people by default (a table, a few lines) and one JSON document with
+`--json`. A run is named by id, `<task>/<run-id>` or path, from anywhere inside the
+project. Looking at a run records its lead's exit the first time it is seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import OkstraError, UsageError
+
+RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
+
+
+def _print(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise UsageError(f"expected a number of seconds, got {value!r}", field="--grace") from None
+    if not 0 <= seconds < 3600:
+        raise UsageError(f"expected seconds in [0, 3600), got {value!r}", field="--grace")
+    return seconds
+
+
+def register(sub: Any) -> None:
+    """Add `runs`, `status`, `attach` and `stop` to the top-level parser."""
+    runs = sub.add_parser("runs", help="this project's runs and their lead's status, newest first")
+    runs.add_argument("--all", action="store_true", help="every project's runs (central index)")
+    runs.add_argument(
+        "--project-root",
+        default=".",
+        help="a directory inside the project (default: the current directory)",
+    )
+    _json_flag(runs)
+    runs.set_defaults(handler=_runs, human=_runs_human)
+
+    status = sub.add_parser("status", help="a run and its lead: running, exited N, …")
+    status.add_argument("run", help=RUN_HELP)
+    _json_flag(status)
+    status.set_defaults(handler=_status, human=_status_human)
+
+    attach = sub.add_parser(
+        "attach", help="show the lead's tmux window (switch-client inside tmux, else attach)"
+    )
+    attach.add_argument("run", help=RUN_HELP)
+    attach.set_defaults(handler=_attach, human=_attach_human)
+
+    stop = sub.add_parser(
+        "stop", help="ask the lead to stop (Ctrl-C, SIGTERM), then kill it after --grace"
+    )
+    stop.add_argument("run", help=RUN_HELP)
+    stop.add_argument(
+        "--grace",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long the lead gets to stop before it is killed (default 10)",
+    )
+    _json_flag(stop)
+    stop.set_defaults(handler=_stop, human=_stop_human)
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..runs import all_runs, project_root_or_error, project_runs
+
+    environment = Environment.real()
+    now = environment.now()
+    if ns.all:
+        rows = all_runs(environment)
+        root = None
+    else:
+        try:
+            root = project_root_or_error(Path(ns.project_root))
+        except OkstraError as exc:
+            raise UsageError(
+                f"{exc.message}; `okstra runs --all` lists every project's runs"
+            ) from None
+        rows = project_runs(root, environment)
+    return {
+        "ok": True,
+        "all": bool(ns.all),
+        "projectRoot": str(root) if root else None,
+        "runs": [row.to_json(now) for row in rows],
+    }, 0
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for header in headers:
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    buffer = io.StringIO()
+    tty = sys.stdout.isatty()
+    width = shutil.get_terminal_size((120, 24)).columns if tty else 160
+    Console(file=buffer, width=width, no_color=not tty, highlight=False).print(table)
+    return buffer.getvalue()
+
+
+def _runs_human(payload: dict[str, Any]) -> None:
+    _print(_runs_human_text(payload))
+
+
+def _runs_human_text(payload: dict[str, Any]) -> str:
+    from ..runs import human_age
+
+    runs = payload["runs"]
+    if not runs:
+        where = "any project" if payload["all"] else f"this project ({payload['projectRoot']})"
+        return f"no runs in {where}\n"
+    headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "AGE"]
+    if payload["all"]:
+        headers.append("PROJECT")
+    rows = []
+    for run in runs:
+        row = [
+            run["runId"],
+            run["taskKey"],
+            run["taskType"],
+            str(run["teamSize"]) if run["teamSize"] is not None else "?",
+            run["backend"] or "-",
+            run["leadStatus"] if run["problem"] is None else f"? ({run['problem']})",
+            human_age(run["ageSeconds"]),
+        ]
+        if payload["all"]:
+            row.append(run["projectRoot"] or "?")
+        rows.append(row)
+    return _table(headers, rows)
+
+
+# --------------------------------------------------------------------------- status
+
+
+def _last_exit_event(timeline: Path, run_id: str) -> dict[str, Any] | None:
+    from ..store import read_lines
+
+    last = None
+    for record in read_lines(timeline):
+        if (
+            isinstance(record, dict)
+            and record.get("runId") == run_id
+            and record.get("event") == "lead-exited"
+        ):
+            last = record
+    return last
+
+
+def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..lead import observe, read_run, resume_command
+    from ..runs import locate_run
+
+    environment = Environment.real()
+    run = read_run(locate_run(ns.run, Path.cwd()))
+    lead = observe(run, environment)
+    event = _last_exit_event(run.timeline, run.run_id) if lead.ended else None
+    return {
+        "ok": True,
+        "runId": run.run_id,
+        "run": run.ref,
+        "runDir": str(run.run_dir),
+        "projectRoot": str(run.project_root) if run.project_root else None,
+        "taskKey": run.task_key,
+        "taskType": run.task_type,
+        "teamSize": run.team_size,
+        "createdAt": run.created_at.isoformat() if run.created_at else None,
+        "lead": lead.to_json(),
+        "leadStatus": lead.label(),
+        "lastLines": list(event.get("lastLines") or []) if event else [],
+        "resumeCommand": resume_command(run),
+    }, 0
+
+
+def _status_human(payload: dict[str, Any]) -> None:
+    _print(_status_human_text(payload))
+
+
+def _status_human_text(payload: dict[str, Any]) -> str:
+    lead = payload["lead"]
+    where = lead["windowRef"] or (f"pid {lead['processId']}" if lead["processId"] else None)
+    lines = [
+        f"run      {payload['run']}  ({payload['taskType']}, team of {payload['teamSize']})",
+        f"lead     {payload['leadStatus']}"
+        + (f" — {lead['backend']}" if lead["backend"] else "")
+        + (f" {where}" if where else ""),
+    ]
+    if lead["sessionId"]:
+        lines.append(f"session  {lead['sessionId']}")
+    if lead["exitedAt"]:
+        lines.append(f"ended    {lead['exitedAt']}")
+    if lead["detail"]:
+        lines.append(f"note     {lead['detail']}")
+    lines.append(f"dir      {payload['runDir']}")
+    lines.append(f"resume   {payload['resumeCommand']}")
+    if payload["lastLines"]:
+        lines.append("last lines of its window:")
+        lines += [f"  | {line}" for line in payload["lastLines"]]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- attach
+
+
+def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..lead import plan_attach, read_run
+    from ..runs import locate_run
+
+    environment = Environment.real()
+    run = read_run(locate_run(ns.run, Path.cwd()))
+    plan = plan_attach(run, environment)
+    payload = plan.to_json()
+    if plan.argv is None:
+        return payload, 1
+    if plan.switch:
+        done = subprocess.run(list(plan.argv), capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            payload.update(ok=False, error=f"tmux: {done.stderr.strip()}")
+            return payload, 1
+        return payload, 0
+    # Outside tmux: this terminal becomes a tmux client of the lead's session.
+    try:
+        os.execvpe(plan.argv[0], list(plan.argv), dict(plan.env or os.environ))
+    except OSError as exc:
+        payload.update(ok=False, error=f"could not run tmux: {exc.strerror or exc}")
+    return payload, 1
+
+
+def _attach_human(payload: dict[str, Any]) -> None:
+    _print(_attach_human_text(payload))
+
+
+def _attach_human_text(payload: dict[str, Any]) -> str:
+    if payload.get("error"):
+        print(f"okstra: {payload['error']}", file=sys.stderr)
+        return ""
+    return f"okstra: switched to the lead of {payload['run']} ({payload['lead']['label']})\n"
+
+
+# --------------------------------------------------------------------------- stop
+
+
+def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..lead import read_run, stop
+    from ..runs import locate_run
+
+    environment = Environment.real()
+    run = read_run(locate_run(ns.run, Path.cwd()))
+    outcome = stop(run, environment, grace=ns.grace)
+    payload = outcome.to_json()
+    return payload, 0 if payload["ok"] else 1
+
+
+def _stop_human(payload: dict[str, Any]) -> None:
+    _print(_stop_human_text(payload))
+
+
+def _stop_human_text(payload: dict[str, Any]) -> str:
+    lead = payload["lead"]
+    if not payload["wasRunning"]:
+        return f"okstra: the lead of {payload['run']} is not running ({lead['label']})\n"
+    if not payload["ok"]:
+        return f"okstra: the lead of {payload['run']} is still running ({lead['label']})\n"
+    steps = ", ".join(payload["steps"])
+    return (
+        f"okstra: stopped the lead of {payload['run']} ({lead['label']}): {steps}\n"
+        f"okstra: to resume it: {payload['resumeCommand']}\n"
+    )

@@ -1,0 +1,71 @@
+"""Which runs a setup (a wizard state file) has already prepared.
+
+Confirming a setup that already launched is a decision, not a keypress: a second
+`prepare` of the same setup is refused unless asked for again (`--again` headless,
+"launch another run of this setup?" in the app). The runs a setup prepared are kept
+next to its state file, in `<state>.runs.jsonl` (one line per run, appended), so the
+wizard state itself stays as the wizard wrote it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .store import append_line, read_lines
+
+SUFFIX = ".runs.jsonl"
+
+
+def runs_file(state_path: Path) -> Path:
+    """`<dir>/<stem>.runs.jsonl` for `<dir>/<stem>.json`."""
+    state_path = Path(state_path)
+    return state_path.with_name(state_path.stem + SUFFIX)
+
+
+def setup_runs(state_path: Path) -> list[dict[str, Any]]:
+    """The runs prepared from this setup, oldest first (those whose directory still exists)."""
+    rows = [r for r in read_lines(runs_file(state_path)) if isinstance(r, dict)]
+    return [r for r in rows if isinstance(r.get("runDir"), str) and Path(r["runDir"]).is_dir()]
+
+
+def record_setup_run(state_path: Path, *, run_id: str, run_dir: Path, at: str) -> None:
+    """Remember that this setup prepared `run_id` (after its files were written)."""
+    append_line(runs_file(state_path), {"at": at, "runId": run_id, "runDir": str(run_dir)})
+
+
+class RelaunchRefused(UsageError):
+    """The setup already prepared a run; another one needs `--again`."""
+
+    def __init__(self, state_path: Path, last: dict[str, Any]) -> None:
+        self.existing = last
+        run_dir = str(last.get("runDir"))
+        super().__init__(
+            f"this setup already launched run {last.get('runId')} ({run_dir}); "
+            "to launch another run of it, add --again; to continue that run: "
+            f"okstra status {run_dir} / okstra attach {run_dir} / okstra resume {run_dir} --exec",
+            path=state_path,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        data = super().to_json()
+        data["existingRun"] = {
+            "runId": self.existing.get("runId"),
+            "runDir": self.existing.get("runDir"),
+        }
+        data["again"] = "--again"
+        return data
+
+
+def check_relaunch(state_path: Path, *, again: bool) -> None:
+    """Refuse a second run of a setup unless `again`.
+
+    Raises:
+        RelaunchRefused: the setup already prepared a run and `again` is False.
+    """
+    if again:
+        return
+    runs = setup_runs(state_path)
+    if runs:
+        raise RelaunchRefused(Path(state_path), runs[-1])

@@ -1,0 +1,59 @@
+"""The doctor dialog: each agent CLI (found, version, launch flags) and tmux, with fixes.
+
+Opened from the command palette; the checks run the CLIs' version and help commands,
+in a worker thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from okstra_core.errors import OkstraError
+
+from ..resources import stylesheet, ui_text
+
+
+class DoctorScreen(ModalScreen[None]):
+    """`okstra doctor` inside the app."""
+
+    CSS_PATH = stylesheet("doctor")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "close", "Close")]
+
+    def __init__(self, environment: Any) -> None:
+        super().__init__()
+        self.environment = environment
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(ui_text(self).get("app.doctor.checking"), id="summary", markup=False)
+            with VerticalScroll(id="body"):
+                yield Static("", id="report", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.check()
+
+    @work(thread=True, exclusive=True, group="doctor")
+    def check(self) -> None:
+        from okstra_core.doctor import diagnose, render
+
+        try:
+            report = diagnose(self.environment)
+            summary, body = report.summary(), render(report.to_json())
+        except OkstraError as exc:
+            summary, body = exc.render(), ""
+        self.app.call_from_thread(self._show, summary, body)
+
+    def _show(self, summary: str, body: str) -> None:
+        self.query_one("#summary", Static).update(summary)
+        self.query_one("#report", Static).update(body)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
