@@ -30,7 +30,6 @@ POINTER_STATUSES = ("ready", "pending", "blocked", "terminal")
 STATUS_READY = "ready"
 STATUS_PENDING = "pending"
 
-_SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
 _SLUG_DASHES = re.compile(r"-{2,}")
 _RUN_DIR = re.compile(r"^(?P<type>[a-z][a-z-]*[a-z])-(?P<seq>\d+)$")
 
@@ -108,15 +107,26 @@ def resolve_inside(
     raise error(f"{what} must be inside the project ({root}): {how}", field=field)
 
 
-def slugify(value: str) -> str:
-    """Lower-case, ASCII-folded, `[a-z0-9._-]` with runs of anything else as one dash.
+def _slug_char(char: str) -> str:
+    """A character as it stays in a slug: letters (any script), digits, marks, `._-`."""
+    if char in "._-" or char.isalnum() or unicodedata.category(char).startswith("M"):
+        return char
+    return "-"
 
-    Path separators and whitespace become dashes, so a slug never contains `/`; a
-    result made only of dots (`.`, `..`) is returned as is so that the caller can
-    refuse it by name (see `check_segment`).
+
+def slugify(value: str) -> str:
+    """Lower-case letters of any script, digits, `.`, `_` and `-`; other runs become one dash.
+
+    NFKC-normalised first (full-width and compatibility forms fold to their plain
+    letters), so `로그인 개선` stays `로그인-개선` and `Café Menu` becomes `café-menu`.
+    Lower case keeps two spellings of one name from being two folders on a
+    case-sensitive disk and one on a case-insensitive one. Path separators and
+    whitespace become dashes, so a slug never contains `/`; a result made only of dots
+    (`.`, `..`) is returned as is so that the caller can refuse it by name (see
+    `check_segment`).
     """
-    folded = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
-    slug = _SLUG_DROP.sub("-", folded.strip().lower())
+    folded = unicodedata.normalize("NFKC", value).strip().lower()
+    slug = "".join(_slug_char(c) for c in folded)
     slug = _SLUG_DASHES.sub("-", slug).strip("-")
     return slug
 

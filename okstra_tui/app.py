@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -26,6 +26,7 @@ from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
 from okstra_core.request import RunRequest
 from okstra_core.wizard import (
+    Prompt,
     Wizard,
     delete_wizard,
     list_wizards,
@@ -37,6 +38,7 @@ from okstra_core.wizard.text import WizardText, text_for
 from .messages import (
     Answered,
     BackRequested,
+    DefaultsRequested,
     DeleteRequested,
     EditRequested,
     PreflightChecked,
@@ -54,6 +56,7 @@ from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
 from .screens.delete import DeleteWizardScreen
 from .screens.doctor import DoctorScreen
+from .screens.guard import Armed, GuardedScreen
 from .screens.launch import LaunchScreen
 from .screens.relaunch import RelaunchScreen
 from .screens.runs import RunsScreen
@@ -116,6 +119,7 @@ class OkstraApp(App[LaunchRequest | None]):
         self.cursor_blink = cursor_blink
         self.wizard: Wizard | None = None
         self._hold = contextlib.ExitStack()
+        self._holding = False  # a wizard is open now (its lock held)
         self._confirmed_here = False
         # The wizard this app created (New setup, or --state of a new file): closed
         # without an answer, it is removed rather than left as an empty entry.
@@ -123,10 +127,29 @@ class OkstraApp(App[LaunchRequest | None]):
         # The theme config.json names; a change from it (command palette) is saved.
         self._saved_theme: str | None = None
         self._theme_loaded = False
+        # Set on exit when a setup in progress was left: the project to resume it in
+        # (entry.py says so after the terminal is restored).
+        self.saved_setup: Path | None = None
         self.sub_title = self.project_root.name
         # OKSTRA_READY_FILE: a line each time the app is ready for keys (see ready.py).
         self._ready_file = ReadyFile.from_env(self.environment.env)
         self._ready_screens: weakref.WeakSet[Screen[Any]] = weakref.WeakSet()
+        self._ready_last: tuple[object, ...] | None = None  # the last plain line written
+
+    # -- keys ------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        # A guarded screen (confirm, launch) acts only on keys read after it was shown
+        # and armed: anything typed ahead is dropped here, before any binding sees it.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, GuardedScreen)
+            and not self.screen.accepts_key(event)
+        ):
+            event.stop()
+            return
+        await super().on_event(event)
 
     # -- screens ---------------------------------------------------------------------
 
@@ -141,9 +164,20 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_unmount(self) -> None:
         # Quit (q, ctrl+q) or the lead taking over: close the wizard like any other way.
+        self.saved_setup = self._resumable_project()
         self._release()
         if self._ready_file is not None:
             self._ready_file.write_exit()
+
+    def _resumable_project(self) -> Path | None:
+        """The project of the open wizard if it is saved and unfinished, else None."""
+        wizard = self.wizard
+        if wizard is None or not self._holding:
+            return None
+        state = wizard.state
+        if not state.answered or state.confirmed or state.aborted:
+            return None
+        return Path(state.project_root)
 
     def _show(self, screen: Screen[Any]) -> None:
         # Textual gives a new screen its breakpoint classes on its first Resize, after
@@ -171,15 +205,15 @@ class OkstraApp(App[LaunchRequest | None]):
             summaries, error = [], error or exc.render()
         self._show(StartScreen(summaries, self.environment.now(), error))
 
-    def show_prompt(self, prompt: Any | None = None) -> None:
+    def show_prompt(self, prompt: Prompt | None = None) -> None:
         """Show the screen for the wizard's current prompt (or the launch screen)."""
         assert self.wizard is not None
         prompt = prompt if prompt is not None else self.wizard.prompt()
         if prompt.kind == "done":
             self.finish()
             return
-        extra: dict[str, Any] = {}
-        confirm = prompt.meta.get("stepKind") == "confirm"
+        extra: dict[str, Any] = {"project_root": Path(self.wizard.state.project_root)}
+        confirm = prompt.step_kind == "confirm"
         if confirm:
             extra["confirmation"] = self.wizard.confirmation()
         screen = screen_for_prompt(prompt, self.wizard.history(), self.wizard.progress(), **extra)
@@ -209,7 +243,7 @@ class OkstraApp(App[LaunchRequest | None]):
         except OkstraError as exc:
             screen.post_message(PreflightChecked(error=exc.render()))
             return
-        screen.post_message(PreflightChecked(result.preflight, tuple(result.notes)))
+        screen.post_message(PreflightChecked(result.preflight, tuple(result.notes), plan=result))
 
     # -- wizard lifecycle -------------------------------------------------------------
 
@@ -229,6 +263,7 @@ class OkstraApp(App[LaunchRequest | None]):
             else:
                 wizard = Wizard.open(path, environment=self.environment)
             self._hold.enter_context(wizard.hold())
+            self._holding = True
         except OkstraError as exc:
             self._release()
             self.show_start(exc.render())
@@ -253,6 +288,7 @@ class OkstraApp(App[LaunchRequest | None]):
                 self.notify(exc.render(), severity="error")
         self._hold.close()
         self._hold = contextlib.ExitStack()
+        self._holding = False
 
     def finish(self) -> None:
         """A finished wizard: launch a confirmed one; an aborted one returns to start.
@@ -354,9 +390,47 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_answered(self, message: Answered) -> None:
         assert self.wizard is not None
+        shown = getattr(self.screen, "prompt", None)
+        if message.step is not None and (shown is None or shown.id != message.step):
+            # Sent by a screen that has been replaced meanwhile (a key typed twice):
+            # it answers a prompt that is no longer asked.
+            return
         wizard = self.wizard
         self._confirmed_here = isinstance(self.screen, ConfirmScreen)
         self._apply(lambda: wizard.submit(message.answer).next)
+
+    def on_armed(self, message: Armed) -> None:
+        # A guarded screen waiting for a key takes keys from now on: it is ready now.
+        screen = self.screen
+        if isinstance(screen, GuardedScreen) and screen.awaits_key:
+            self._ready_after_refresh(screen)
+
+    def on_defaults_requested(self, message: DefaultsRequested) -> None:
+        assert self.wizard is not None
+        wizard = self.wizard
+        shown = getattr(self.screen, "prompt", None)
+        if shown is None or shown.id != message.step:
+            return  # typed ahead of a screen that has been replaced
+
+        def accept_defaults() -> Any:
+            prompt = wizard.prompt()
+            accepted = 0
+            while prompt.meta.get("stepKind") == "role_model":
+                selectable = {o.value for o in prompt.options if o.disabled_reason is None}
+                if prompt.default not in selectable:
+                    break
+                try:
+                    prompt = wizard.submit(prompt.default, step=prompt.id).next
+                except AnswerRefused:
+                    if not accepted:
+                        raise
+                    return wizard.prompt()  # stop here; what was accepted is saved
+                accepted += 1
+            if not accepted:
+                raise AnswerRefused(self.text.get("app.defaults.none"))
+            return prompt
+
+        self._apply(accept_defaults)
 
     def on_rewind_requested(self, message: RewindRequested) -> None:
         assert self.wizard is not None
@@ -370,7 +444,7 @@ class OkstraApp(App[LaunchRequest | None]):
     def on_edit_requested(self, message: EditRequested) -> None:
         # Outside the confirm screen, editing = picking an answer in the history panel.
         with contextlib.suppress(Exception):
-            self.screen.query_one(HistoryPanel).focus()
+            self.screen.query_one(HistoryPanel).enter()
 
     def on_delete_requested(self, message: DeleteRequested) -> None:
         # Confirmed on the start screen; the engine decides what may be deleted.
@@ -461,12 +535,23 @@ class OkstraApp(App[LaunchRequest | None]):
         ready = self._ready_file
         if ready is None or not screen.is_current:
             return
+        if isinstance(screen, GuardedScreen) and screen.awaits_key and not screen.armed:
+            return  # keys would be dropped as typed ahead: its line comes when armed
         if screen not in self._ready_screens:
             # From now on a focus change on this screen is a new ready line too.
             self._ready_screens.add(screen)
             self.watch(screen, "focused", lambda _: self._ready_after_refresh(screen), init=False)
         step = screen.prompt.id if isinstance(screen, PromptScreen) else None
         focused = screen.focused
+        line = (
+            self._ready_kind(screen),
+            step,
+            self._ready_revision(screen),
+            _widget_name(focused) if focused is not None else None,
+        )
+        if not extra and line == self._ready_last:
+            return  # nothing changed for a key sender (e.g. the focus set again)
+        self._ready_last = line
         if not ready.write(
             self._ready_kind(screen),
             step=step,

@@ -1,63 +1,31 @@
 """Console-script entry point.
 
-A subcommand (`models`, `team`, `wizard`, `prepare`, `report`) goes to the headless
-CLI in okstra_core without importing textual; no subcommand opens the app (textual
-is imported lazily, only then — it is most of the start-up time of the app and none of
-the headless path's). `okstra --help` is the app's help: its options, then the
-headless CLI's own help (its commands), so one page lists everything.
+A subcommand (`models`, `team`, `wizard`, `prepare`, `report`, `resume`, `completion`)
+goes to the headless CLI in okstra_core without importing textual; no subcommand opens
+the app (textual is imported lazily, only then — it is most of the start-up time of the
+app and none of the headless path's). `okstra --help` is the app's help: its options,
+then the headless CLI's own help (its commands), so one page lists everything.
+
+The app needs a terminal: without one (stdin or stdout not a TTY) okstra says which
+headless commands to use instead and exits 2, before anything is drawn.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from okstra_core.cli._app import app_parser
 
-def _app_parser(*, with_commands: bool = False) -> argparse.ArgumentParser:
-    """The app's options; `with_commands` appends the headless CLI's help (for -h)."""
-    parser = argparse.ArgumentParser(
-        prog="okstra",
-        usage="okstra [app options]\n       okstra COMMAND ...  (headless, see below)",
-        description="Set up and start a team of AI coding agents on one task.\n"
-        "Without a command, okstra opens the terminal app with these options.",
-        # The commands' help is argparse's own text: keep its line breaks.
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_commands_help() if with_commands else None,
-    )
-    parser.add_argument(
-        "--project-root",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the project to set up (default: the current directory)",
-    )
-    parser.add_argument(
-        "--state",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="open (or create) this wizard state file directly (a bare name: in the wizards dir)",
-    )
-    parser.add_argument(
-        "--host", default=None, metavar="ID", help="host runtime id (default: detected)"
-    )
-    parser.add_argument(
-        "--entry-mode",
-        choices=("spawn-process", "current-session"),
-        default=None,
-        help="how the lead session starts",
-    )
-    parser.add_argument("--task-type", default=None, metavar="TYPE", help="preselect the task type")
-    parser.add_argument(
-        "--launch",
-        choices=("auto", "tmux", "exec", "none"),
-        default="auto",
-        help="how prepare starts the lead session (default: auto)",
-    )
-    return parser
+NO_TERMINAL = (
+    "okstra: the terminal app needs a terminal (stdin and stdout must be a TTY).\n"
+    "  In scripts and pipes use the headless commands, which print JSON:\n"
+    "    okstra wizard init --project-root DIR …   the guided setup, one step at a time\n"
+    "    okstra prepare --state FILE …             prepare (and launch) a confirmed setup\n"
+    "  See `okstra --help` for all of them."
+)
 
 
 def _commands_help() -> str:
@@ -65,22 +33,39 @@ def _commands_help() -> str:
     from okstra_core.cli import build_parser
 
     return (
-        "headless commands (one JSON document on stdout; runs, status, stop and doctor "
-        "print for people unless --json):\n\n" + build_parser().format_help()
+        "headless commands (one JSON document on stdout; models, team, report roles, runs,"
+        " status, stop and doctor print for people unless --json):\n\n"
+        + build_parser().format_help()
     )
+
+
+def _has_terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
 
 
 def run_app(argv: Sequence[str]) -> int:
     """Run the terminal app; exec the lead CLI afterwards if it asked for that."""
     args = list(argv)
-    ns = _app_parser(with_commands=any(a in ("-h", "--help") for a in args)).parse_args(args)
+    wants_help = any(a in ("-h", "--help") for a in args)
+    ns = app_parser(commands_help=_commands_help() if wants_help else None).parse_args(args)
+    root = ns.project_root if ns.project_root is not None else Path.cwd()
+    if not root.is_dir():
+        what = "no such directory" if not root.exists() else "not a directory"
+        print(f"okstra: --project-root {root}: {what}", file=sys.stderr)
+        return 2
+    if not _has_terminal():
+        print(NO_TERMINAL, file=sys.stderr)
+        return 2
     from okstra_core.errors import OkstraError
 
     from .app import make_app  # deferred: importing textual is the slow part
 
     try:
         app = make_app(
-            project_root=ns.project_root,
+            project_root=root,
             state=ns.state,
             host=ns.host,
             entry_mode=ns.entry_mode,
@@ -95,6 +80,8 @@ def run_app(argv: Sequence[str]) -> int:
     if app.return_code:
         return app.return_code
     if request is None:
+        if app.saved_setup is not None:
+            print(app.text.get("app.quit.saved", project=app.saved_setup))
         return 0
     # The app has exited and Textual restored the terminal: hand it to the lead CLI,
     # which runs as okstra's foreground child; okstra records its exit.
@@ -124,13 +111,26 @@ def run_app(argv: Sequence[str]) -> int:
     return 0  # not reached: execvpe replaced the process
 
 
+def wants_version(args: Sequence[str]) -> bool:
+    """`--version` anywhere before a `--` (after which words are operands)."""
+    words = list(args)
+    if "--" in words:
+        words = words[: words.index("--")]
+    return "--version" in words
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if wants_version(args):
+        from okstra_core import __version__
+
+        print(f"okstra {__version__}")
+        return 0
     from okstra_core.cli import COMMANDS
 
     first = next((a for a in args if not a.startswith("-")), None)
     # `okstra --help` falls through to the app parser, whose help lists the commands.
-    if first in COMMANDS or (args and args[0] == "--version"):
+    if first in COMMANDS:
         from okstra_core.cli import main as cli_main
 
         return cli_main(args)

@@ -13,19 +13,33 @@ from textual.message import Message
 
 
 class Answered(Message):
-    """The person answered the current prompt with `answer` (an option value or text)."""
+    """The person answered a prompt with `answer` (an option value or text).
 
-    def __init__(self, answer: str) -> None:
+    Attributes:
+        answer: the option value or the text.
+        step: the id of the prompt the screen showed; the app drops an answer whose
+            prompt is no longer current (a second Enter handled by the old screen).
+    """
+
+    def __init__(self, answer: str, *, step: str | None = None) -> None:
         super().__init__()
         self.answer = answer
+        self.step = step
 
 
 class RewindRequested(Message):
-    """Go back to an answered step (history panel or edit screen): edit & rewind."""
+    """Go back to an answered step (history panel or edit screen): edit & rewind.
 
-    def __init__(self, step_id: str) -> None:
+    Attributes:
+        step_id: the answered step to go back to.
+        checked: the screen has made sure no typed text is lost (asked, if needed);
+            until then the screen holds the message back.
+    """
+
+    def __init__(self, step_id: str, *, checked: bool = False) -> None:
         super().__init__()
         self.step_id = step_id
+        self.checked = checked
 
 
 class BackRequested(Message):
@@ -83,16 +97,34 @@ class PreflightChecked(Message):
         results: preflight results per CLI-spawning role instance.
         notes: other problems the dry run found (each a sentence to act on).
         error: set instead when the dry run refused the setup outright.
+        plan: the dry run's `PrepareResult` (lead command, backend, files), or None.
     """
 
     def __init__(
-        self, results: tuple[Any, ...] = (), notes: tuple[str, ...] = (), error: str | None = None
+        self,
+        results: tuple[Any, ...] = (),
+        notes: tuple[str, ...] = (),
+        error: str | None = None,
+        plan: Any | None = None,
     ) -> None:
         super().__init__()
         self.results = results
         self.notes = notes
         self.error = error
+        self.plan = plan
 
 
 class PrepareRequested(Message):
     """Prepare and launch the confirmed wizard (Enter on a waiting launch screen)."""
+
+
+class DefaultsRequested(Message):
+    """Answer this model step and the next ones with their defaults (`d`).
+
+    Stops at the first model step whose default cannot be chosen, and at the first
+    step that is not a model step. `step` is the prompt the screen showed.
+    """
+
+    def __init__(self, *, step: str) -> None:
+        super().__init__()
+        self.step = step

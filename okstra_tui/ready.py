@@ -8,7 +8,8 @@ one. So when the environment variable `OKSTRA_READY_FILE` names a file, the app
 appends one line to it whenever it becomes ready for input:
 
 * a screen became the current one (shown, or uncovered by a dialog closing), has its
-  focus and has been painted;
+  focus and has been painted — a guarded screen (confirm, a waiting launch screen)
+  only once it is armed, since it drops keys read before that;
 * an answer was refused and the message is shown on the same screen;
 * the focus moved to another widget of a ready screen (keys now go there);
 * prepare finished or failed on the launch screen (the outcome is shown);
@@ -33,6 +34,9 @@ Each line is one JSON object, written with a single `write` in append mode:
   or null;
 * `error`: only after a refused answer, the message shown;
 * `outcome`: only on the launch screen once prepare ended, `prepared` or `failed`.
+
+A line that would repeat the previous one (same screen, step, revision and focus, no
+error or outcome) is not written: nothing changed for whoever sends keys.
 
 Unset, nothing is written and nothing is watched. A file that cannot be written turns
 the signal off (with one warning), never the app.

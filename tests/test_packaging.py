@@ -202,7 +202,7 @@ def test_installed_command_runs_away_from_the_checkout(fresh_venv: Path, tmp_pat
     assert version.returncode == 0, version.stderr
     assert version.stdout.strip() == f"okstra {okstra_core.__version__}"
 
-    models = _run([okstra, "models"], tmp_path)
+    models = _run([okstra, "models", "--json"], tmp_path)
     assert models.returncode == 0, models.stdout + models.stderr
     payload = json.loads(models.stdout)
     # The model pool is read from the bundled providers: an empty pool means the

@@ -21,7 +21,6 @@ from .loaders import (
 )
 from .models import (
     LEADER,
-    STAGE_SCOPED_TASK_TYPES,
     TASK_TYPES,
     DiscoverSpec,
     EntryMode,
@@ -40,7 +39,6 @@ from .models import (
 __all__ = [
     "BUNDLED_PROVIDER_ORDER",
     "LEADER",
-    "STAGE_SCOPED_TASK_TYPES",
     "TASK_TYPES",
     "TEMPLATE_PLACEHOLDERS",
     "Catalog",

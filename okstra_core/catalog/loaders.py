@@ -14,7 +14,6 @@ workspace lacks falls back to the bundled copy.
 from __future__ import annotations
 
 import re
-import string
 import threading
 import tomllib
 import types
@@ -30,14 +29,19 @@ from ..environment import Environment
 from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..store import decode_utf8, parse_json_object, read_bytes
+from .frontmatter import split_front_matter
 from .models import (
-    LEADER,
-    TASK_TYPES,
+    DISCOVER_PLACEHOLDERS,
+    ID_PATTERN,
+    TEMPLATE_PLACEHOLDERS,
+    DataProblem,
     GlobalConfig,
     HostSpec,
     ModelDefaults,
     Profile,
     ProviderSpec,
+    check_launch,
+    template_fields,
 )
 
 __all__ = [
@@ -59,17 +63,6 @@ __all__ = [
 # The registry order of the bundled providers (SPEC §3.2); others follow, sorted by id.
 BUNDLED_PROVIDER_ORDER: tuple[str, ...] = ("claude", "antigravity", "codex", "grok", "kimi")
 
-# Placeholders a launch template (argv element or env value) may use (SPEC §9).
-TEMPLATE_PLACEHOLDERS: frozenset[str] = frozenset(
-    {"cli", "session_id", "model", "prompt", "prompt_file", "kickoff", "project_root"}
-)
-# A discover glob may only read environment variables: `{env.CODEX_HOME}`.
-DISCOVER_PLACEHOLDERS = re.compile(r"env\.[A-Za-z_][A-Za-z0-9_]*")
-
-# Role, duty, provider and model ids end up in step ids (`role-model:<role>:<n>`),
-# argv (`--role-model role=provider/model`) and file names: keep them plain.
-_ID = re.compile(r"[a-z0-9][a-z0-9_.-]*")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme")
 
 _T = TypeVar("_T")
@@ -157,8 +150,7 @@ def load_catalog(environment: Environment) -> Catalog:
     profiles: dict[str, Profile] = {}
     for name, path in _data_files("profiles", ".md", env):
         profiles[name] = load_profile(path)
-    ordered = {t: profiles[t] for t in TASK_TYPES if t in profiles}
-    ordered.update((t, profiles[t]) for t in sorted(profiles) if t not in ordered)
+    ordered = {t: profiles[t] for t in sorted(profiles, key=lambda t: (profiles[t].order, t))}
 
     providers: list[ProviderSpec] = [
         load_provider(path, bundled=True) for _, path in _data_files("providers", ".toml", env)
@@ -231,20 +223,14 @@ def load_profile(path: Path) -> Profile:
 
 
 def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
-    text = _decode(data, path)
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != "+++":
-        raise DataFileError(
-            "missing TOML front matter: expected the file to start with a '+++' line",
-            path=path,
-        )
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "+++"), None)
-    if end is None:
-        raise DataFileError(
-            "front matter is not closed: expected a second '+++' line after the roles",
-            path=path,
-        )
-    front = _parse_toml("".join(lines[1:end]), path, line_offset=1)
+    split = split_front_matter(
+        _decode(data, path),
+        path,
+        fences=("+++",),
+        missing="missing TOML front matter: expected the file to start with a '+++' line",
+        unclosed="front matter is not closed: expected a second '+++' line after the roles",
+    )
+    front = _parse_toml(split.block, path, line_offset=1)
     for reserved in ("body", "source"):
         if reserved in front:
             raise DataFileError(
@@ -252,79 +238,17 @@ def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
                 path=path,
                 field=reserved,
             )
-    body = "".join(lines[end + 1 :]).strip()
+    body = split.body.strip()
     profile = _validate(
         Profile, {**front, "body": body + "\n" if body else "", "source": str(path)}, path
     )
-    _check_profile(profile, path)
-    return profile
-
-
-def _check_profile(profile: Profile, path: Path) -> None:
-    expected = path.stem
-    if profile.task_type != expected:
+    if profile.task_type != path.stem:
         raise DataFileError(
-            f"expected {expected!r} (the file name), got {profile.task_type!r}",
+            f"expected {path.stem!r} (the file name), got {profile.task_type!r}",
             path=path,
             field="task_type",
         )
-    seen: dict[str, int] = {}
-    for i, req in enumerate(profile.roles):
-        where = f"roles[{i}]"
-        if req.role == LEADER:
-            raise DataFileError(
-                "the leader role is implicit (every run has exactly one); do not declare it",
-                path=path,
-                field=f"{where}.role",
-            )
-        _check_id(req.role, path, f"{where}.role")
-        _check_id(req.duty, path, f"{where}.duty")
-        if req.role in seen:
-            raise DataFileError(
-                f"duplicate role {req.role!r} (already declared in roles[{seen[req.role]}])",
-                path=path,
-                field=f"{where}.role",
-            )
-        seen[req.role] = i
-        if req.min > req.max:
-            raise DataFileError(
-                f"min ({req.min}) is greater than max ({req.max}): expected min <= max",
-                path=path,
-                field=f"{where}.min",
-            )
-        if not req.dynamic and req.max == 0:
-            raise DataFileError(
-                "expected max >= 1 (a role that can never be staffed does not belong here)",
-                path=path,
-                field=f"{where}.max",
-            )
-        if req.recommended is not None and not req.min <= req.recommended <= req.max:
-            raise DataFileError(
-                f"recommended ({req.recommended}) is outside [min, max] = [{req.min}, {req.max}]",
-                path=path,
-                field=f"{where}.recommended",
-            )
-    static = {r.role for r in profile.roles if not r.dynamic} | {LEADER}
-    for i, req in enumerate(profile.roles):
-        for k, other in enumerate(req.exclude_models_of):
-            where = f"roles[{i}].exclude_models_of[{k}]"
-            if other == req.role:
-                raise DataFileError(
-                    f'a role cannot exclude itself; use distinct = "model" on {req.role!r}',
-                    path=path,
-                    field=where,
-                )
-            if other not in static:
-                what = (
-                    "a dynamic role (no model is chosen for it)"
-                    if other in seen
-                    else "unknown role"
-                )
-                raise DataFileError(
-                    f"{what} {other!r}: expected one of {', '.join(sorted(static))}",
-                    path=path,
-                    field=where,
-                )
+    return profile
 
 
 # --------------------------------------------------------------------------- providers
@@ -351,227 +275,15 @@ def _parse_provider(path: Path, data: bytes, bundled: bool) -> ProviderSpec:
         if reserved in raw:
             raise DataFileError("unknown key", path=path, field=reserved)
     spec = _validate(ProviderSpec, {**raw, "source": str(path), "bundled": bundled}, path)
-    _check_provider(spec, path)
-    return spec
-
-
-def _check_provider(spec: ProviderSpec, path: Path) -> None:
     if spec.id != path.stem:
         raise DataFileError(
             f"expected {path.stem!r} (the file name), got {spec.id!r}", path=path, field="id"
         )
-    _check_id(spec.id, path, "id")
-    roles = set()
-    for i, role in enumerate(spec.roles):
-        _check_id(role, path, f"roles[{i}]")
-        if role in roles:
-            raise DataFileError(f"duplicate role {role!r}", path=path, field=f"roles[{i}]")
-        roles.add(role)
-    if not spec.roles:
-        raise DataFileError("expected at least one role", path=path, field="roles")
-    if not spec.models:
-        raise DataFileError("expected at least one [[models]] entry", path=path, field="models")
-    _check_launch(spec, path)
-
-    ids: dict[str, int] = {}
-    names: dict[str, str] = {}  # lower-cased id or alias -> where it was declared
-    for i, model in enumerate(spec.models):
-        where = f"models[{i}]"
-        _check_id(model.id, path, f"{where}.id")
-        if model.execution.startswith("-") or model.execution != model.execution.strip():
-            # It is passed as the value of the CLI's model flag: never let it be a flag.
-            raise DataFileError(
-                f"expected a model name for the CLI, got {model.execution!r}",
-                path=path,
-                field=f"{where}.execution",
-            )
-        if model.id in ids:
-            raise DataFileError(
-                f"duplicate model id {model.id!r} (already models[{ids[model.id]}])",
-                path=path,
-                field=f"{where}.id",
-            )
-        ids[model.id] = i
-        for j, value in enumerate((model.id, *model.aliases)):
-            field_name = f"{where}.id" if j == 0 else f"{where}.aliases[{j - 1}]"
-            if j and not value.strip():
-                raise DataFileError("expected a non-empty alias", path=path, field=field_name)
-            key = value.lower()
-            if key in names and names[key] != where:
-                raise DataFileError(
-                    f"{value!r} collides with a model id or alias of {names[key]} "
-                    "(aliases are case-insensitive)",
-                    path=path,
-                    field=field_name,
-                )
-            names[key] = where
-        for k, role in enumerate(model.roles):
-            if role not in roles:
-                raise DataFileError(
-                    f"role {role!r} is not one of the provider's roles ({', '.join(spec.roles)})",
-                    path=path,
-                    field=f"{where}.roles[{k}]",
-                )
-        effective = set(model.roles) or roles
-        for k, role in enumerate(model.default_for):
-            if role not in effective:
-                raise DataFileError(
-                    f"role {role!r} is not a role of this model "
-                    f"({', '.join(r for r in spec.roles if r in effective)})",
-                    path=path,
-                    field=f"{where}.default_for[{k}]",
-                )
-
-
-def _check_launch(spec: ProviderSpec, path: Path) -> None:
-    launch = spec.launch
-    for name in ("version", "new", "resume", "help"):
-        argv: tuple[str, ...] = getattr(launch, name)
-        if not argv:
-            if name == "help":
-                continue
-            raise DataFileError(
-                "expected a non-empty argv array", path=path, field=f"launch.{name}"
-            )
-        if argv[0] != "{cli}":
-            raise DataFileError(
-                'expected the first element to be "{cli}" (the provider\'s cli)',
-                path=path,
-                field=f"launch.{name}[0]",
-            )
-        for i, element in enumerate(argv):
-            _check_template(element, path, f"launch.{name}[{i}]")
-    for key, value in launch.env.items():
-        if not _ENV_NAME.fullmatch(key):
-            raise DataFileError(
-                "expected an environment variable name (letters, digits, '_')",
-                path=path,
-                field=f"launch.env.{key}",
-            )
-        _check_template(value, path, f"launch.env.{key}")
-
-    used_new = {f for element in launch.new for f in template_fields(element)}
-    used_env = {f for value in launch.env.values() for f in template_fields(value)}
-    if not ({"prompt", "prompt_file"} & (used_new | used_env)):
-        raise DataFileError(
-            "the lead prompt is never passed: expected {prompt} or {prompt_file} in "
-            "launch.new or launch.env",
-            path=path,
-            field="launch.new",
-        )
-    used_resume = {f for element in launch.resume for f in template_fields(element)}
-    if "session_id" not in used_resume:
-        raise DataFileError(
-            "expected {session_id} (resume must name the session)",
-            path=path,
-            field="launch.resume",
-        )
-    if launch.session_id == "discover":
-        if launch.discover is None:
-            raise DataFileError(
-                'expected a [launch.discover] table when session_id = "discover"',
-                path=path,
-                field="launch.discover",
-            )
-        if "session_id" in used_new:
-            raise DataFileError(
-                'the CLI mints the id when session_id = "discover": '
-                "{session_id} cannot be passed to launch.new",
-                path=path,
-                field="launch.new",
-            )
-        _check_discover_glob(launch.discover.glob, path)
-        try:
-            pattern = re.compile(launch.discover.id_pattern)
-        except re.error as exc:
-            raise DataFileError(
-                f"invalid regular expression ({exc})",
-                path=path,
-                field="launch.discover.id_pattern",
-            ) from None
-        if pattern.groups < 1:
-            raise DataFileError(
-                "expected a group capturing the session id, e.g. '-([0-9a-f-]+)\\.jsonl$'",
-                path=path,
-                field="launch.discover.id_pattern",
-            )
-    else:
-        if launch.discover is not None:
-            raise DataFileError(
-                f'only used when session_id = "discover" (it is {launch.session_id!r})',
-                path=path,
-                field="launch.discover",
-            )
-        if "session_id" not in used_new:
-            raise DataFileError(
-                f"expected {{session_id}}: okstra mints a {launch.session_id} id and the "
-                "CLI must be given it, or the resume sheet would name a session that "
-                "does not exist",
-                path=path,
-                field="launch.new",
-            )
-    for i, flag in enumerate(launch.required_flags):
-        if not flag.startswith("-"):
-            raise DataFileError(
-                f"expected a flag such as '--model', got {flag!r}",
-                path=path,
-                field=f"launch.required_flags[{i}]",
-            )
-
-
-def template_fields(template: str) -> list[str]:
-    """The `{placeholder}` names used by one template string (`{{`/`}}` escape a brace).
-
-    Raises:
-        ValueError: unbalanced braces.
-    """
-    return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
-
-
-def _check_template(template: str, path: Path, where: str) -> None:
     try:
-        parsed = list(string.Formatter().parse(template))
-    except ValueError as exc:
-        raise DataFileError(
-            f"unbalanced braces in {template!r} ({exc}); write {{{{ or }}}} for a literal brace",
-            path=path,
-            field=where,
-        ) from None
-    allowed = ", ".join("{" + p + "}" for p in sorted(TEMPLATE_PLACEHOLDERS))
-    for _, name, spec, conversion in parsed:
-        if name is None:
-            continue
-        if name not in TEMPLATE_PLACEHOLDERS or spec or conversion:
-            shown = (
-                "{"
-                + name
-                + (f"!{conversion}" if conversion else "")
-                + (f":{spec}" if spec else "")
-                + "}"
-            )
-            raise DataFileError(
-                f"unknown placeholder {shown}: expected one of {allowed}",
-                path=path,
-                field=where,
-            )
-
-
-def _check_discover_glob(glob: str, path: Path) -> None:
-    where = "launch.discover.glob"
-    try:
-        parsed = list(string.Formatter().parse(glob))
-    except ValueError as exc:
-        raise DataFileError(f"unbalanced braces ({exc})", path=path, field=where) from None
-    for _, name, spec, conversion in parsed:
-        if name is None:
-            continue
-        if not DISCOVER_PLACEHOLDERS.fullmatch(name) or spec or conversion:
-            raise DataFileError(
-                f"unknown placeholder {{{name}}}: a discover glob may only use "
-                "{env.NAME} (an environment variable)",
-                path=path,
-                field=where,
-            )
+        check_launch(spec)
+    except DataProblem as exc:
+        raise DataFileError(exc.message, path=path, field=exc.field) from None
+    return spec
 
 
 # --------------------------------------------------------------------------- hosts
@@ -720,7 +432,7 @@ def _model_defaults(value: Any, path: Path) -> ModelDefaults:
     by_role: dict[str, tuple[str, ...]] = {}
     for role, refs in value.items():
         where = f"modelDefaults.{role}"
-        if not _ID.fullmatch(role):
+        if not ID_PATTERN.fullmatch(role):
             raise DataFileError(
                 "expected a role id (lower-case letters, digits, '-', '_')",
                 path=path,
@@ -830,15 +542,6 @@ def _parse_toml(text: str, path: Path, *, line_offset: int = 0) -> dict[str, Any
         raise DataFileError("invalid TOML: arrays or tables nested too deeply", path=path) from None
 
 
-def _check_id(value: str, path: Path, where: str) -> None:
-    if not _ID.fullmatch(value):
-        raise DataFileError(
-            f"expected an id of lower-case letters, digits, '.', '-', '_', got {value!r}",
-            path=path,
-            field=where,
-        )
-
-
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -850,6 +553,13 @@ def _validate(model: type[_M], raw: dict[str, Any], path: Path) -> _M:
         errors = exc.errors(include_url=False)
         first = errors[0]
         where = _field_path(first["loc"])
+        problem = (first.get("ctx") or {}).get("error")
+        if isinstance(problem, DataProblem):
+            # A rule of the model (a validator): the field it names, inside `loc`.
+            field = (
+                f"{where}.{problem.field}" if where and problem.field else where or problem.field
+            )
+            raise DataFileError(problem.message, path=path, field=field or None) from None
         message = _explain(first, model)
         if len(errors) > 1:
             others = ", ".join(_field_path(e["loc"]) or "(top level)" for e in errors[1:4])

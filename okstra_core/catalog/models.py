@@ -6,10 +6,20 @@ resolver, wizard and prepare read them. All are frozen; unknown keys are refused
 
 from __future__ import annotations
 
+import re
+import string
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 EntryMode = Literal["spawn-process", "current-session"]
 Runner = Literal["current-session", "native-session", "cli-wrapper"]
@@ -17,6 +27,8 @@ Distinct = Literal["model", "provider"]
 SessionIdKind = Literal["uuid4", "token", "discover"]
 
 LEADER = "leader"
+# The bundled task types in their profiles' `order`. Task types are the profiles: a
+# profile file in a workspace adds one, with no change here.
 TASK_TYPES: tuple[str, ...] = (
     "requirements-discovery",
     "error-analysis",
@@ -25,8 +37,15 @@ TASK_TYPES: tuple[str, ...] = (
     "final-verification",
     "release-handoff",
 )
-# Task types whose prepare needs an approved plan (stage-scoped).
-STAGE_SCOPED_TASK_TYPES: frozenset[str] = frozenset({"implementation", "final-verification"})
+
+
+class DataProblem(ValueError):
+    """A rule of a data file broken: the field (dotted path) and what was expected."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
 
 
 class _Frozen(BaseModel):
@@ -77,9 +96,18 @@ class Profile(_Frozen):
     task_type: StrictStr
     title: StrictStr = ""
     summary: StrictStr = ""
+    # Where the task type is listed (lower first; then by name).
+    order: StrictInt = Field(default=1000, ge=0, le=1_000_000)
+    # Whether prepare needs an approved plan (a stage-scoped phase of work).
+    needs_approved_plan: StrictBool = False
     roles: tuple[RoleRequirement, ...]
     body: StrictStr = ""
     source: StrictStr = ""
+
+    @model_validator(mode="after")
+    def _rules(self) -> Profile:
+        _check_profile(self)
+        return self
 
     def role(self, role_id: str) -> RoleRequirement | None:
         for r in self.roles:
@@ -151,6 +179,11 @@ class ProviderSpec(_Frozen):
     source: StrictStr = ""
     bundled: StrictBool = True
 
+    @model_validator(mode="after")
+    def _rules(self) -> ProviderSpec:
+        _check_provider(self)
+        return self
+
 
 class HostSpec(_Frozen):
     """A host runtime: `prompts/hosts/<id>.toml`."""
@@ -180,3 +213,258 @@ class GlobalConfig(_Frozen):
     language: StrictStr | None = None
     theme: StrictStr | None = None
     source: StrictStr = ""
+
+
+# --------------------------------------------------------------------------- rules
+
+# Placeholders a launch template (argv element or env value) may use (SPEC §9).
+TEMPLATE_PLACEHOLDERS: frozenset[str] = frozenset(
+    {"cli", "session_id", "model", "prompt", "prompt_file", "kickoff", "project_root"}
+)
+# A discover glob may only read environment variables: `{env.CODEX_HOME}`.
+DISCOVER_PLACEHOLDERS = re.compile(r"env\.[A-Za-z_][A-Za-z0-9_]*")
+
+# Role, duty, provider and model ids end up in step ids (`role-model:<role>:<n>`),
+# argv (`--role-model role=provider/model`) and file names: keep them plain.
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_profile(profile: Profile) -> None:
+    seen: dict[str, int] = {}
+    for i, req in enumerate(profile.roles):
+        where = f"roles[{i}]"
+        if req.role == LEADER:
+            raise DataProblem(
+                f"{where}.role",
+                "the leader role is implicit (every run has exactly one); do not declare it",
+            )
+        _check_id(req.role, f"{where}.role")
+        _check_id(req.duty, f"{where}.duty")
+        if req.role in seen:
+            raise DataProblem(
+                f"{where}.role",
+                f"duplicate role {req.role!r} (already declared in roles[{seen[req.role]}])",
+            )
+        seen[req.role] = i
+        if req.min > req.max:
+            raise DataProblem(
+                f"{where}.min",
+                f"min ({req.min}) is greater than max ({req.max}): expected min <= max",
+            )
+        if not req.dynamic and req.max == 0:
+            raise DataProblem(
+                f"{where}.max",
+                "expected max >= 1 (a role that can never be staffed does not belong here)",
+            )
+        if req.recommended is not None and not req.min <= req.recommended <= req.max:
+            raise DataProblem(
+                f"{where}.recommended",
+                f"recommended ({req.recommended}) is outside [min, max] = [{req.min}, {req.max}]",
+            )
+    static = {r.role for r in profile.roles if not r.dynamic} | {LEADER}
+    for i, req in enumerate(profile.roles):
+        for k, other in enumerate(req.exclude_models_of):
+            where = f"roles[{i}].exclude_models_of[{k}]"
+            if other == req.role:
+                raise DataProblem(
+                    where, f'a role cannot exclude itself; use distinct = "model" on {req.role!r}'
+                )
+            if other not in static:
+                what = (
+                    "a dynamic role (no model is chosen for it)"
+                    if other in seen
+                    else "unknown role"
+                )
+                raise DataProblem(
+                    where, f"{what} {other!r}: expected one of {', '.join(sorted(static))}"
+                )
+
+
+def _check_provider(spec: ProviderSpec) -> None:
+    _check_id(spec.id, "id")
+    roles = set()
+    for i, role in enumerate(spec.roles):
+        _check_id(role, f"roles[{i}]")
+        if role in roles:
+            raise DataProblem(f"roles[{i}]", f"duplicate role {role!r}")
+        roles.add(role)
+    if not spec.roles:
+        raise DataProblem("roles", "expected at least one role")
+    if not spec.models:
+        raise DataProblem("models", "expected at least one [[models]] entry")
+
+    ids: dict[str, int] = {}
+    names: dict[str, str] = {}  # lower-cased id or alias -> where it was declared
+    for i, model in enumerate(spec.models):
+        where = f"models[{i}]"
+        _check_id(model.id, f"{where}.id")
+        if model.execution.startswith("-") or model.execution != model.execution.strip():
+            # It is passed as the value of the CLI's model flag: never let it be a flag.
+            raise DataProblem(
+                f"{where}.execution", f"expected a model name for the CLI, got {model.execution!r}"
+            )
+        if model.id in ids:
+            raise DataProblem(
+                f"{where}.id", f"duplicate model id {model.id!r} (already models[{ids[model.id]}])"
+            )
+        ids[model.id] = i
+        for j, value in enumerate((model.id, *model.aliases)):
+            field_name = f"{where}.id" if j == 0 else f"{where}.aliases[{j - 1}]"
+            if j and not value.strip():
+                raise DataProblem(field_name, "expected a non-empty alias")
+            key = value.lower()
+            if key in names and names[key] != where:
+                raise DataProblem(
+                    field_name,
+                    f"{value!r} collides with a model id or alias of {names[key]} "
+                    "(aliases are case-insensitive)",
+                )
+            names[key] = where
+        for k, role in enumerate(model.roles):
+            if role not in roles:
+                raise DataProblem(
+                    f"{where}.roles[{k}]",
+                    f"role {role!r} is not one of the provider's roles ({', '.join(spec.roles)})",
+                )
+        effective = set(model.roles) or roles
+        for k, role in enumerate(model.default_for):
+            if role not in effective:
+                raise DataProblem(
+                    f"{where}.default_for[{k}]",
+                    f"role {role!r} is not a role of this model "
+                    f"({', '.join(r for r in spec.roles if r in effective)})",
+                )
+
+
+def check_launch(spec: ProviderSpec) -> None:
+    """The launch templates' rules (checked when a provider file is loaded)."""
+    launch = spec.launch
+    for name in ("version", "new", "resume", "help"):
+        argv: tuple[str, ...] = getattr(launch, name)
+        if not argv:
+            if name == "help":
+                continue
+            raise DataProblem(f"launch.{name}", "expected a non-empty argv array")
+        if argv[0] != "{cli}":
+            raise DataProblem(
+                f"launch.{name}[0]",
+                'expected the first element to be "{cli}" (the provider\'s cli)',
+            )
+        for i, element in enumerate(argv):
+            _check_template(element, f"launch.{name}[{i}]")
+    for key, value in launch.env.items():
+        if not _ENV_NAME.fullmatch(key):
+            raise DataProblem(
+                f"launch.env.{key}", "expected an environment variable name (letters, digits, '_')"
+            )
+        _check_template(value, f"launch.env.{key}")
+
+    used_new = {f for element in launch.new for f in template_fields(element)}
+    used_env = {f for value in launch.env.values() for f in template_fields(value)}
+    if not ({"prompt", "prompt_file"} & (used_new | used_env)):
+        raise DataProblem(
+            "launch.new",
+            "the lead prompt is never passed: expected {prompt} or {prompt_file} in "
+            "launch.new or launch.env",
+        )
+    used_resume = {f for element in launch.resume for f in template_fields(element)}
+    if "session_id" not in used_resume:
+        raise DataProblem("launch.resume", "expected {session_id} (resume must name the session)")
+    if launch.session_id == "discover":
+        if launch.discover is None:
+            raise DataProblem(
+                "launch.discover", 'expected a [launch.discover] table when session_id = "discover"'
+            )
+        if "session_id" in used_new:
+            raise DataProblem(
+                "launch.new",
+                'the CLI mints the id when session_id = "discover": '
+                "{session_id} cannot be passed to launch.new",
+            )
+        _check_discover_glob(launch.discover.glob)
+        try:
+            pattern = re.compile(launch.discover.id_pattern)
+        except re.error as exc:
+            raise DataProblem(
+                "launch.discover.id_pattern", f"invalid regular expression ({exc})"
+            ) from None
+        if pattern.groups < 1:
+            raise DataProblem(
+                "launch.discover.id_pattern",
+                "expected a group capturing the session id, e.g. '-([0-9a-f-]+)\\.jsonl$'",
+            )
+    else:
+        if launch.discover is not None:
+            raise DataProblem(
+                "launch.discover",
+                f'only used when session_id = "discover" (it is {launch.session_id!r})',
+            )
+        if "session_id" not in used_new:
+            raise DataProblem(
+                "launch.new",
+                f"expected {{session_id}}: okstra mints a {launch.session_id} id and the "
+                "CLI must be given it, or the resume sheet would name a session that "
+                "does not exist",
+            )
+    for i, flag in enumerate(launch.required_flags):
+        if not flag.startswith("-"):
+            raise DataProblem(
+                f"launch.required_flags[{i}]", f"expected a flag such as '--model', got {flag!r}"
+            )
+
+
+def template_fields(template: str) -> list[str]:
+    """The `{placeholder}` names used by one template string (`{{`/`}}` escape a brace).
+
+    Raises:
+        ValueError: unbalanced braces.
+    """
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+
+
+def _check_template(template: str, where: str) -> None:
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise DataProblem(
+            where,
+            f"unbalanced braces in {template!r} ({exc}); write {{{{ or }}}} for a literal brace",
+        ) from None
+    allowed = ", ".join("{" + p + "}" for p in sorted(TEMPLATE_PLACEHOLDERS))
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if name not in TEMPLATE_PLACEHOLDERS or spec or conversion:
+            shown = (
+                "{"
+                + name
+                + (f"!{conversion}" if conversion else "")
+                + (f":{spec}" if spec else "")
+                + "}"
+            )
+            raise DataProblem(where, f"unknown placeholder {shown}: expected one of {allowed}")
+
+
+def _check_discover_glob(glob: str) -> None:
+    where = "launch.discover.glob"
+    try:
+        parsed = list(string.Formatter().parse(glob))
+    except ValueError as exc:
+        raise DataProblem(where, f"unbalanced braces ({exc})") from None
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if not DISCOVER_PLACEHOLDERS.fullmatch(name) or spec or conversion:
+            raise DataProblem(
+                where,
+                f"unknown placeholder {{{name}}}: a discover glob may only use "
+                "{env.NAME} (an environment variable)",
+            )
+
+
+def _check_id(value: str, where: str) -> None:
+    if not ID_PATTERN.fullmatch(value):
+        raise DataProblem(
+            where, f"expected an id of lower-case letters, digits, '.', '-', '_', got {value!r}"
+        )

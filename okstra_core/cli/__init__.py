@@ -1,9 +1,10 @@
-"""The headless command line: `okstra models|team|wizard|prepare|report|resume|schema …`.
+"""The headless command line: `okstra models|team|wizard|prepare|report|resume|schema|completion`.
 
-Every protocol command prints exactly one JSON document on stdout (camelCase keys).
-Commands for people (`runs`, `status`, `attach`, `stop`, `doctor`) print a table or
-a few lines by default and the same JSON document with `--json`: their parsers set
-`human` (payload → text) and a `--json` flag.
+Protocol commands print exactly one JSON document on stdout (camelCase keys).
+Commands for people (`models`, `team`, `report roles`, `runs`, `status`, `attach`,
+`stop`, `doctor`) print a table or a few lines by default and the same JSON document
+with `--json`: their parsers set `human` (payload → text) and a `--json` flag;
+`completion` prints a shell script.
 Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` (or, for a command
 printing for people, `okstra: …` on stderr) and an exit code (2 for bad input/usage).
 No traceback reaches the user unless `OKSTRA_DEBUG=1`.
@@ -42,9 +43,11 @@ COMMANDS = (
     "attach",
     "stop",
     "doctor",
+    "completion",
 )
-# Commands that print for people unless given --json (errors then go to stderr as text).
-TABLE_COMMANDS = ("runs", "status", "attach", "stop", "doctor")
+# Commands that print for people unless given --json (errors then go to stderr as text);
+# of `report`, only `report roles`.
+TABLE_COMMANDS = ("models", "team", "report", "runs", "status", "attach", "stop", "doctor")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,7 +79,23 @@ _REGISTRARS = {
     "attach": "_runs",
     "stop": "_runs",
     "doctor": "_doctor",
+    "completion": "_completion",
 }
+
+
+EXAMPLES = """\
+examples:
+  okstra models                       the model pool as a table (--json: as JSON)
+  okstra team --task-type implementation-planning    the team okstra would pick, or why none exists
+  okstra wizard init --project-root . --task-type implementation-planning
+  okstra wizard step --state 20260115-093000 --answer new
+  okstra prepare --state 20260115-093000 --dry-run
+  okstra report roles .okstra/tasks/grp/one/runs/implementation-planning-001
+  okstra resume implementation-planning-001 --exec
+  okstra completion bash > ~/.local/share/bash-completion/completions/okstra
+
+Each command has its own help: okstra COMMAND --help.
+"""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -87,12 +106,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "Set up and start a team of AI coding agents on one task. "
             "Without a command, opens the terminal app."
         ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    from . import _doctor, _models, _prepare, _resume, _runs, _schema, _wizard
+    from . import _completion, _doctor, _models, _prepare, _resume, _runs, _schema, _wizard
 
-    modules = (_models, _wizard, _prepare, _resume, _runs, _doctor, _schema)
+    modules = (_models, _wizard, _prepare, _resume, _runs, _doctor, _completion, _schema)
     only = _REGISTRARS.get(command or "")
     for module in modules:
         if only is None or module.__name__.rpartition(".")[2] == only:
@@ -106,7 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = os.environ.get("OKSTRA_DEBUG") == "1"
     words = [a for a in args_list if not a.startswith("-")]
     command = words[0] if words else None
-    as_text = command in TABLE_COMMANDS and "--json" not in args_list
+    as_text = (
+        command in TABLE_COMMANDS
+        and (command != "report" or words[1:2] == ["roles"])
+        and "--json" not in args_list
+    )
 
     def fail(payload: dict[str, Any]) -> None:
         if as_text:

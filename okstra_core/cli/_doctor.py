@@ -9,7 +9,10 @@ from typing import Any
 def register(sub: Any) -> None:
     """Add `doctor` to the top-level parser."""
     parser = sub.add_parser(
-        "doctor", help="check the agent CLIs and tmux; say how to install what is missing"
+        "doctor",
+        help="check the agent CLIs and tmux; say how to install what is missing",
+        epilog="examples:\n  okstra doctor\n  okstra doctor --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(handler=_doctor, human=_human)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ._human import add_json_flag, render_models, render_team
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
@@ -27,21 +28,44 @@ def register(sub: Any) -> None:
     """Add `okstra models` and `okstra team` to the top-level parser."""
     models = sub.add_parser(
         "models",
-        help="the model pool with availability and reasons",
+        help="the model pool with availability and reasons (a table; --json for JSON)",
         description="List every model of the provider registry with its availability.",
+        epilog="examples:\n"
+        "  okstra models                    every model, and what it can run\n"
+        "  okstra models --role analyser    which models can be an analyser, and why not\n"
+        "  okstra models --json | jq '.models[] | select(.available) | .modelRef'",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _common(models)
-    models.add_argument("--role", help="availability for this role (default: any role)")
+    models.add_argument(
+        "--role", metavar="ROLE", help="availability for this role (default: any role)"
+    )
+    add_json_flag(models, render_models)
     models.set_defaults(handler=_models)
 
     team = sub.add_parser(
         "team",
         help="resolve a team without the wizard, or explain why none exists",
         description="Resolve every role instance of a task type to a model binding.",
+        epilog="examples:\n"
+        "  okstra team --task-type implementation-planning\n"
+        "  okstra team --task-type requirements-discovery --role-count analyser=3\n"
+        "  okstra team --task-type implementation-planning --json\n"
+        "  okstra team --task-type implementation-planning --role-model planner=codex/gpt-5.6-sol",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    team.add_argument("--task-type", required=True, help="the phase, e.g. requirements-discovery")
     team.add_argument(
-        "--role-count", action="append", default=[], metavar="ROLE=N", help="repeatable"
+        "--task-type",
+        required=True,
+        metavar="TYPE",
+        help="the phase, e.g. requirements-discovery or implementation-planning",
+    )
+    team.add_argument(
+        "--role-count",
+        action="append",
+        default=[],
+        metavar="ROLE=N",
+        help="how many instances of a role (repeatable)",
     )
     team.add_argument(
         "--role-model",
@@ -57,15 +81,29 @@ def register(sub: Any) -> None:
         default="",
         help="the host session context (it decides host, entry mode and the session's model)",
     )
+    add_json_flag(team, render_team)
     team.set_defaults(handler=_team)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", help="host runtime (default: detected from the environment)")
     parser.add_argument(
-        "--entry-mode", default=None, help="spawn-process (default) or current-session"
+        "--host",
+        metavar="ID",
+        help="host runtime: claude-code, codex or terminal (default: detected)",
     )
-    parser.add_argument("--project-root", default=None, help="project directory (default: cwd)")
+    parser.add_argument(
+        "--entry-mode",
+        default=None,
+        metavar="MODE",
+        help="spawn-process (default): okstra starts the lead; current-session: this "
+        "host session is the lead",
+    )
+    parser.add_argument(
+        "--project-root",
+        default=None,
+        metavar="DIR",
+        help="project directory, for its defaults (default: the current directory)",
+    )
 
 
 def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, EntryMode, Path]:

@@ -21,6 +21,20 @@ from typing import Any
 from ..environment import Environment
 from ..errors import UsageError
 from ..roleargs import add_request_arguments, has_request_flags, request_from_namespace
+from ._human import add_json_flag, render_markdown, render_report_roles
+
+PREPARE_EXAMPLES = """\
+examples:
+  okstra prepare --state 20260115-093000 --dry-run   every file and command; writes nothing
+  okstra prepare --state 20260115-093000             prepare and launch (auto backend)
+  okstra prepare --state 20260115-093000 --launch none
+  okstra prepare --project-root . --task-group web --task-id login \\
+      --task-type implementation-planning --brief docs/login.md \\
+      --role-count planner=2 --role-model planner=claude/opus-4.6
+
+Prints one JSON document. `okstra wizard outcome --state F` gives the renderArgv a
+confirmed wizard would pass here.
+"""
 
 _RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 
@@ -30,8 +44,16 @@ def register(sub: Any) -> None:
     prep = sub.add_parser(
         "prepare",
         help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
+        description="Validate the inputs, resolve the team, write the run's files and "
+        "launch the lead session.",
+        epilog=PREPARE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    prep.add_argument("--state", help="a confirmed wizard state file")
+    prep.add_argument(
+        "--state",
+        metavar="FILE",
+        help="a confirmed wizard state file (a bare name: in the wizards dir)",
+    )
     prep.add_argument(
         "--again",
         action="store_true",
@@ -49,13 +71,32 @@ def register(sub: Any) -> None:
     add_request_arguments(prep)
     prep.set_defaults(handler=_prepare)
 
-    report = sub.add_parser("report", help="execution roles of a prepared run")
+    report = sub.add_parser(
+        "report",
+        help="execution roles of a prepared run",
+        description="The role executions of a run, and the check a final report must pass.",
+        epilog="examples:\n"
+        "  okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001\n"
+        "  okstra report roles RUN --markdown          the table for a report\n"
+        "  okstra report check RUN final-report.json   exit 2 unless the sets match",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     rsub = report.add_subparsers(
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
-    roles = rsub.add_parser("roles", help="the run's execution roles as a markdown table")
+    roles = rsub.add_parser("roles", help="the run's execution roles (a table; --markdown, --json)")
     roles.add_argument("run", help=_RUN_HELP)
-    roles.add_argument("--report", help="also check this final-report JSON against the run")
+    roles.add_argument(
+        "--report", metavar="FILE", help="also check this final-report JSON against the run"
+    )
+    roles.add_argument(
+        "--markdown",
+        action="store_const",
+        const=render_markdown,
+        dest="human",
+        help="print the markdown table (for a final report) instead",
+    )
+    add_json_flag(roles, render_report_roles)
     roles.set_defaults(handler=_report_roles)
     check = rsub.add_parser("check", help="refuse a final report whose executionRoles differ")
     check.add_argument("run", help=_RUN_HELP)

@@ -34,6 +34,12 @@ def register(sub: Any) -> None:
     parser = sub.add_parser(
         "resume",
         help="print a run's resume sheet; find a pending session id; --exec resumes the lead",
+        description="Print a run's resume sheet as JSON (and find a pending session id).",
+        epilog="examples:\n"
+        "  okstra resume implementation-planning-001          the sheet of this project's run\n"
+        "  okstra resume RUN_DIR --wait 0                      look for the session id once\n"
+        "  okstra resume implementation-planning-001 --exec   resume the lead in this terminal",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "run",

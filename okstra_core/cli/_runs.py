@@ -42,7 +42,15 @@ def _seconds(value: str) -> float:
 
 def register(sub: Any) -> None:
     """Add `runs`, `status`, `attach` and `stop` to the top-level parser."""
-    runs = sub.add_parser("runs", help="this project's runs and their lead's status, newest first")
+    runs = sub.add_parser(
+        "runs",
+        help="this project's runs and their lead's status, newest first",
+        epilog="examples:\n"
+        "  okstra runs               this project's runs, newest first\n"
+        "  okstra runs --all         every project's runs\n"
+        "  okstra runs --json | jq '.runs[0]'",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     runs.add_argument("--all", action="store_true", help="every project's runs (central index)")
     runs.add_argument(
         "--project-root",
@@ -52,19 +60,34 @@ def register(sub: Any) -> None:
     _json_flag(runs)
     runs.set_defaults(handler=_runs, human=_runs_human)
 
-    status = sub.add_parser("status", help="a run and its lead: running, exited N, …")
+    status = sub.add_parser(
+        "status",
+        help="a run and its lead: running, exited N, …",
+        epilog="examples:\n"
+        "  okstra status requirements-discovery-001\n"
+        "  okstra status perf/widget          the task's newest run\n"
+        "  okstra status perf/widget --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     status.add_argument("run", help=RUN_HELP)
     _json_flag(status)
     status.set_defaults(handler=_status, human=_status_human)
 
     attach = sub.add_parser(
-        "attach", help="show the lead's tmux window (switch-client inside tmux, else attach)"
+        "attach",
+        help="show the lead's tmux window (switch-client inside tmux, else attach)",
+        epilog="examples:\n  okstra attach requirements-discovery-001\n  okstra attach perf/widget",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     attach.add_argument("run", help=RUN_HELP)
     attach.set_defaults(handler=_attach, human=_attach_human)
 
     stop = sub.add_parser(
-        "stop", help="ask the lead to stop (Ctrl-C, SIGTERM), then kill it after --grace"
+        "stop",
+        help="ask the lead to stop (Ctrl-C, SIGTERM), then kill it after --grace",
+        epilog="examples:\n  okstra stop requirements-discovery-001\n"
+        "  okstra stop perf/widget --grace 30",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     stop.add_argument("run", help=RUN_HELP)
     stop.add_argument(

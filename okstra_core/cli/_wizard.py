@@ -22,19 +22,31 @@ from ..errors import AnswerRefused, OkstraError, UsageError
 Payload = tuple[dict[str, Any], int]
 
 
+_STATE_HELP = "the wizard state file (a bare name: <state dir>/wizards/NAME.json)"
+
+
 def register(sub: Any) -> None:
     """Add `okstra wizard …` to the top-level parser."""
     wizard = sub.add_parser(
         "wizard",
         help="guided setup as a JSON protocol (init, step, show, outcome, answers, list, schema)",
         description="The wizard's headless JSON protocol. Every command prints one JSON document.",
+        epilog="examples:\n"
+        "  okstra wizard init --project-root . --state mysetup\n"
+        "  okstra wizard step --state mysetup --no-submit     the current prompt\n"
+        "  okstra wizard step --state mysetup --answer new\n"
+        "  okstra wizard step --state mysetup --back\n"
+        "  okstra wizard answers --state mysetup > answers.json\n"
+        "  okstra wizard init --project-root . --answers answers.json\n"
+        "  okstra wizard outcome --state mysetup",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
     wizard.set_defaults(handler=_missing_subcommand)
 
     init = commands.add_parser("init", help="create a wizard state file")
-    init.add_argument("--state", help="state file (bare name: <state dir>/wizards/NAME.json)")
-    init.add_argument("--project-root", required=True, help="the project directory")
+    init.add_argument("--state", metavar="FILE", help=_STATE_HELP + " (default: a new name)")
+    init.add_argument("--project-root", required=True, metavar="DIR", help="the project directory")
     init.add_argument("--host", help="host runtime: claude-code, codex, terminal (default: detect)")
     init.add_argument("--entry-mode", help="spawn-process (default) or current-session")
     init.add_argument("--task-type", help="answer the task type up front")
@@ -42,7 +54,7 @@ def register(sub: Any) -> None:
     init.set_defaults(handler=_init)
 
     step = commands.add_parser("step", help="answer the current prompt (or just show it)")
-    step.add_argument("--state", required=True)
+    step.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
     action = step.add_mutually_exclusive_group(required=True)
     action.add_argument("--answer", help="the option value or text")
     action.add_argument("--no-submit", action="store_true", help="only print the current prompt")
@@ -57,7 +69,7 @@ def register(sub: Any) -> None:
         ("answers", _answers, "the answers so far as a replayable file (read-only)"),
     ):
         cmd = commands.add_parser(name, help=text)
-        cmd.add_argument("--state", required=True)
+        cmd.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
         cmd.set_defaults(handler=handler)
 
     commands.add_parser("list", help="resumable wizards, newest first").set_defaults(handler=_list)
@@ -167,7 +179,8 @@ def _show(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    answered, total = wizard.progress()
+    view = wizard.view()
+    answered, total = view.progress
     state = wizard.state
     return {
         "ok": True,
@@ -176,9 +189,9 @@ def _show(ns: argparse.Namespace) -> Payload:
         "legacy": wizard.legacy,
         "revision": state.revision,
         "updatedAt": state.updated_at,
-        "prompt": wizard.prompt().to_json(),
-        "confirmation": wizard.confirmation().to_json(),
-        "history": [h.to_json() for h in wizard.history()],
+        "prompt": view.prompt.to_json(),
+        "confirmation": view.confirmation.to_json(),
+        "history": [h.to_json() for h in view.history],
         "progress": {"answered": answered, "total": total},
     }, 0
 

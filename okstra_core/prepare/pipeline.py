@@ -24,7 +24,6 @@ from .. import __version__
 from ..catalog.loaders import detect_host, load_catalog, load_project_config
 from ..catalog.models import (
     LEADER,
-    STAGE_SCOPED_TASK_TYPES,
     EntryMode,
     HostSpec,
     Profile,
@@ -272,17 +271,18 @@ def resolve_request(
     check_write_targets(root, troot)
     brief_path = check_brief(root, request.brief)
     brief_text = _read_brief(brief_path)
+    catalog = load_catalog(environment)
+    profile = catalog.profile(request.task_type)
     approved: ApprovedPlan | None = None
-    if request.task_type in STAGE_SCOPED_TASK_TYPES:
+    if profile.needs_approved_plan:
         on_step("checking the approved plan")
         approved = check_approved_plan(request.approved_plan, project_root=root, task_root=troot)
     elif request.approved_plan:
+        needing = sorted(t for t, p in catalog.profiles.items() if p.needs_approved_plan)
         raise UsageError(
-            f"--approved-plan applies only to {', '.join(sorted(STAGE_SCOPED_TASK_TYPES))}",
+            f"--approved-plan applies only to {', '.join(needing) or 'no task type'}",
             field="--approved-plan",
         )
-    catalog = load_catalog(environment)
-    profile = catalog.profile(request.task_type)
     context = request.host
     host = catalog.host(context.host_id) if context.host_id else detect_host(environment, catalog)
     entry_mode: EntryMode = context.entry_mode

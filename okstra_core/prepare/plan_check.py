@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..catalog.frontmatter import parse_front_matter
 from ..errors import DataFileError, OkstraError, PrepareError
 from ..store import decode_utf8, read_bytes, read_json
 from ..tasks import resolve_inside
@@ -95,66 +95,6 @@ def check_brief(project_root: Path, brief: str) -> Path:
     if not path.is_file():
         raise PrepareError(f"the brief must be a file, got a directory: {path}", field="--brief")
     return path
-
-
-def parse_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
-    """Split `text` into (front matter, body); see the module docstring for the forms.
-
-    Raises:
-        DataFileError: no front matter, an unterminated block, or a malformed line.
-    """
-    lines = text.splitlines(keepends=True)
-    fence = lines[0].strip() if lines else ""
-    if fence not in ("---", "+++"):
-        raise DataFileError(
-            "no front matter: expected the file to start with a `---` block holding "
-            "`approved: true` (or a `+++` TOML block)",
-            path=path,
-        )
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == fence), None)
-    if end is None:
-        raise DataFileError(f"front matter opened with `{fence}` is never closed", path=path)
-    block = "".join(lines[1:end])
-    body = "".join(lines[end + 1 :])
-    if fence == "+++":
-        try:
-            return tomllib.loads(block), body
-        except tomllib.TOMLDecodeError as exc:
-            raise DataFileError(
-                f"invalid TOML front matter ({exc})", path=path, field="front matter"
-            ) from None
-    return _parse_yamlish(block, path), body
-
-
-def _parse_yamlish(block: str, path: Path) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    for number, line in enumerate(block.splitlines(), start=2):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if line[:1].isspace() or stripped.startswith("- "):
-            continue  # continuation of a nested value: not a key of ours
-        key, sep, value = line.partition(":")
-        if not sep or not key.strip() or " " in key.strip():
-            raise DataFileError(
-                f"line {number}: expected `key: value`, got {stripped!r}",
-                path=path,
-                field="front matter",
-            )
-        data[key.strip()] = _scalar(value.strip())
-    return data
-
-
-def _scalar(value: str) -> Any:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    if value.lower() == "true":
-        return True
-    if value.lower() == "false":
-        return False
-    if re.fullmatch(r"-?\d+", value):
-        return int(value)
-    return value
 
 
 def _clean(line: str) -> str:

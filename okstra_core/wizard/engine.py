@@ -18,11 +18,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
+from ..catalog import detect_host, load_project_config
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
+from ..resolver import Blocker, check_counts, check_entry_mode
 from ..setup_runs import runs_file
 from ..store import (
     FileLock,
@@ -31,72 +33,86 @@ from ..store import (
     parse_json_object,
     read_bytes,
 )
+from . import legacy
+from .base import Step, echo_template, refuse, render_echo, with_notes
 from .context import StepContext
-from .outcome import Confirmation, Outcome, build_outcome, confirmation
-from .prompt import AnswerEntry, HistoryEntry, Prompt, StepResult
-from .rewind import back_target, rewind
-from .roles import (
-    LEADER_SESSION,
-    ROLE_ADD,
-    ROLE_COUNT,
-    ROLE_MODEL,
-    is_role_step,
-    model_instances,
-    next_role_prompt,
-    out_of_order,
-    parse_role_step,
-    submit_role,
-)
-from .state import CHOSEN, AnsweredStep, WizardState, classify_version, parse_v2
-from .steps import (
+from .flow import back_target, rewind, steps
+from .ids import (
+    CONFIRM,
     EDIT_TARGET,
-    STATIC_STEPS,
-    STEP_BY_ID,
+    LEADER_SESSION,
+    ROLE_MODEL,
     TASK_TYPE,
-    done_prompt,
-    echo_template,
-    refuse,
-    render_echo,
+    is_role_step,
+    parse_role_step,
+    step_kind,
 )
+from .outcome import Confirmation, Outcome, build_outcome, confirmation
+from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, StepResult
+from .roles import out_of_order, team_blocker
+from .state import CHOSEN, AnsweredStep, StaleNote, WizardState, classify_version, parse_v2
+from .steps import done_prompt
 
 _T = TypeVar("_T")
 
-STEP_KIND_OF_ROLE = {
-    LEADER_SESSION: "leader_session",
-    ROLE_COUNT: "role_count",
-    ROLE_ADD: "role_add",
-    ROLE_MODEL: "role_model",
-}
-
-
-def step_kind(step_id: str) -> str:
-    """The text-catalog kind of a step id (`role-model:x:2` → `role_model`)."""
-    parsed = parse_role_step(step_id)
-    if parsed is not None:
-        return STEP_KIND_OF_ROLE[parsed.kind]
-    return step_id
+__all__ = ["Wizard", "advance", "apply_answer", "step_kind"]
 
 
 # ---------------------------------------------------------------------------- the machine
 
 
+def _blocked(ctx: StepContext, prompt: Prompt, found: Blocker | None) -> Prompt:
+    """`prompt` as a `blocked` prompt: nothing selectable, and why, with what to do."""
+    if found is None:
+        reasons = [o.disabled_reason for o in prompt.options if o.disabled_reason]
+        found = Blocker(tuple(reasons[:1]), reasons[0] if reasons else "")
+    advice = found.advice or ctx.text.get("blocked.nothing")
+    options = tuple(
+        o if not o.selectable else o.model_copy(update={"disabled_reason": advice})
+        for o in prompt.options
+    )
+    meta: PromptMeta = {**prompt.meta}
+    meta["blocked"] = {"lines": list(found.lines), "advice": advice}
+    return prompt.model_copy(
+        update={
+            "kind": "blocked",
+            "options": options,
+            "default": None,
+            "label": ctx.text.get("blocked.label"),
+            "help": ctx.text.get("blocked.help", advice=advice),
+            "meta": meta,
+        }
+    )
+
+
+def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
+    """Say why no team can be formed (instead of walking on), and what was rewound."""
+    try:
+        found = team_blocker(ctx, state)
+    except OkstraError as exc:  # a setup okstra cannot read a team from: say why
+        found = Blocker((exc.message,), exc.message)
+    if found is not None or (prompt.kind == "pick" and not prompt.selectable):
+        prompt = _blocked(ctx, prompt, found)
+    note = state.stale
+    if note is not None:
+        meta: PromptMeta = {**prompt.meta}
+        meta["stale"] = {"step": note.step, "answer": note.answer, "reason": note.reason}
+        prompt = with_notes(
+            prompt.model_copy(update={"meta": meta}),
+            [ctx.text.get("stale.note", step=note.step, answer=note.answer, reason=note.reason)],
+        )
+    return prompt
+
+
 def advance(ctx: StepContext, state: WizardState) -> Prompt:
-    """The prompt to ask now. May normalise `state` (drop no-longer-valid models)."""
+    """The prompt to ask now. May rewind an answer that no longer holds (see `revalidate`)."""
+    if not state.aborted:
+        revalidate(ctx, state)
     if state.aborted or state.confirmed is True:
         return done_prompt(ctx, state)
-    after: list[Any] = []
-    for step in STATIC_STEPS:
-        if not step.before_role_block:
-            after.append(step)
-            continue
+    for step in steps(ctx, state):
         if not state.is_answered(step.id) and step.applies(ctx, state):
-            return step.build(ctx, state)
-    role_prompt = next_role_prompt(ctx, state)
-    if role_prompt is not None:
-        return role_prompt
-    for step in after:
-        if not state.is_answered(step.id) and step.applies(ctx, state):
-            return cast(Prompt, step.build(ctx, state))
+            return _finish(ctx, state, step.build(ctx, state))
     return done_prompt(ctx, state)
 
 
@@ -124,7 +140,10 @@ def apply_answer(
         raise problem or refuse(ctx, "wrong_step", step=step, current=prompt.id)
     if prompt.kind == "done":
         raise refuse(ctx, "finished")
+    if prompt.kind == "blocked":
+        raise refuse(ctx, "blocked", reason=prompt.meta.get("blocked", {}).get("advice", ""))
     label = answer
+    option: Option | None = None
     if prompt.kind == "pick":
         option = prompt.option(answer)
         if option is None:
@@ -132,33 +151,28 @@ def apply_answer(
                 ctx,
                 "not_an_option",
                 answer=answer,
-                options=", ".join(o.value for o in prompt.options if o.selectable) or "-",
+                options=", ".join(o.value for o in prompt.selectable),
             )
         if option.disabled_reason is not None:
             raise refuse(ctx, "option_disabled", answer=answer, reason=option.disabled_reason)
         label = option.label
-    position = len(state.answered)
-    provenance = CHOSEN
+    state.stale = None
     if prompt.id == EDIT_TARGET:
-        rewind(state, answer)
+        rewind(ctx, state, answer)
         echo = render_echo(prompt.echo_template, answer, label)
         return echo, advance(ctx, state)
-    if is_role_step(prompt.id):
-        stored = submit_role(ctx, state, prompt, answer)
-        if prompt.id.startswith(f"{ROLE_MODEL}:") and answer == prompt.default:
-            option = prompt.option(answer)
-            scope = option.meta.get("provenance", "") if option else ""
-            # Taking the offered default records where that default came from.
-            if scope.startswith("default:"):
-                provenance = scope
-        if prompt.id not in state.role_selection_order:
-            state.role_selection_order.append(prompt.id)
-        stored_answer = answer
-        echo_label = label if prompt.kind == "pick" else stored
-    else:
-        stored = STEP_BY_ID[prompt.id].submit(ctx, state, answer, prompt)
-        stored_answer = stored if prompt.kind == "text" else answer
-        echo_label = label if prompt.kind == "pick" else stored_answer
+    current = _step(ctx, state, prompt.id)
+    position = len(state.answered)
+    stored = current.submit(ctx, state, answer, prompt)
+    stored_answer = stored if prompt.kind == "text" else answer
+    provenance = CHOSEN
+    scope = option.meta.get("provenance", "") if option is not None else ""
+    if answer == prompt.default and scope.startswith("default:"):
+        # Taking the offered default records where that default came from.
+        provenance = scope
+    if current.role_block and prompt.id not in state.role_selection_order:
+        state.role_selection_order.append(prompt.id)
+    echo_label = label if prompt.kind == "pick" else stored_answer
     echo = render_echo(prompt.echo_template, stored_answer, echo_label)
     state.answered.insert(
         position,
@@ -166,6 +180,149 @@ def apply_answer(
     )
     state.remembered_answers.pop(prompt.id, None)
     return echo, advance(ctx, state)
+
+
+def _step(ctx: StepContext, state: WizardState, step_id: str) -> Step:
+    for step in steps(ctx, state):
+        if step.id == step_id:
+            return step
+    raise AssertionError(f"no step {step_id!r}")  # the prompt came from this list
+
+
+# ---------------------------------------------------------------------------- re-validation
+
+
+def _team_holds(ctx: StepContext, state: WizardState) -> bool:
+    """Fast path: every answer of the task type and role steps still holds.
+
+    Exact: each such answer was selectable when a complete team extended the answers
+    before it, so when the answers so far (open counts at their minimum) can still be
+    completed, every one of them would still be selectable.
+    """
+    if not state.task_type:
+        return True
+    try:
+        profile = ctx.profile(state.task_type)
+        check_counts(profile, state.role_counts)
+        plan = {s.id for s in steps(ctx, state)}
+        if any(is_role_step(e.step) and e.step not in plan for e in state.answered):
+            return False
+        ctx.host(state.host_runtime)
+        return team_blocker(ctx, state) is None
+    except OkstraError:
+        return False
+
+
+def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
+    """Rewind the first answer that no longer holds, recording why (`state.stale`).
+
+    The profile, the providers, the host or the availability may have changed since
+    the answers were given (a CLI uninstalled, a role removed, a maximum lowered). The
+    task type and every role step are checked in order: the first answer that is no
+    longer a selectable option of its prompt — rebuilt from the answers before it —
+    is rewound with its reason. A wizard with no complete team at all for any answer
+    keeps its answers and its prompt says why (`blocked`).
+    """
+    if _team_holds(ctx, state):
+        return None
+    if state.task_type:
+        try:
+            ctx.profile(state.task_type)
+        except OkstraError as exc:  # its profile file is gone
+            return _rewound(ctx, state, TASK_TYPE, state.task_type, exc.message)
+    plan = steps(ctx, state)
+    known = {s.id for s in plan}
+    for gone in state.answered:
+        # A role that left the profile: said by name, never dropped silently. (An
+        # ordinal beyond a lowered count is caught at its count step below.)
+        parsed = parse_role_step(gone.step)
+        if parsed is None or gone.step in known:
+            continue
+        if _removed(ctx, state, parsed.role):
+            return _rewound(ctx, state, gone.step, gone.answer, _gone(ctx, state, parsed.role))
+        if parsed.kind != ROLE_MODEL:  # the role's count is no longer asked this way
+            reason = ctx.text.get("stale.not_asked", step=gone.step, task_type=state.task_type)
+            return _rewound(ctx, state, gone.step, gone.answer, reason)
+    for step in plan:
+        if step.id != TASK_TYPE and not step.role_block:
+            continue
+        entry = state.entry(step.id)
+        if entry is None:
+            continue
+        answer = _held(state, step.id, entry.answer)
+        before = state.model_copy(deep=True)
+        rewind(ctx, before, step.id)
+        before.stale = None
+        try:
+            prompt = step.build(ctx, before)
+        except OkstraError as exc:
+            return _rewound(ctx, state, step.id, answer, exc.message)
+        option = prompt.option(answer)
+        if option is None:
+            reason = ctx.text.get("stale.not_an_option", answer=answer)
+            return _rewound(ctx, state, step.id, answer, reason)
+        if option.disabled_reason is not None:
+            if team_blocker(ctx, before) is not None:
+                # No answer here can hold: keep the answers, and have the prompt say
+                # why (a confirmed wizard is confirmed no longer).
+                if state.confirmed is True:
+                    rewind(ctx, state, CONFIRM)
+                return None
+            return _rewound(ctx, state, step.id, answer, option.disabled_reason)
+    return _stray_counts(ctx, state, plan)
+
+
+def _held(state: WizardState, step_id: str, answer: str) -> str:
+    """The value a role step's answer stands for in the state (what the team uses)."""
+    parsed = parse_role_step(step_id)
+    if parsed is None or parsed.kind == LEADER_SESSION:
+        return answer
+    if parsed.kind == ROLE_MODEL:
+        models = state.role_models.get(parsed.role, [])
+        return models[parsed.ordinal - 1] if parsed.ordinal <= len(models) else answer
+    count = state.role_counts.get(parsed.role)
+    return answer if count is None else str(count)
+
+
+def _stray_counts(ctx: StepContext, state: WizardState, plan: list[Step]) -> StaleNote | None:
+    """Counts or models no answer explains (a hand-edited file) are rewound with the
+    role steps, naming what is wrong."""
+    try:
+        check_counts(ctx.profile(state.task_type), state.role_counts)
+        team_blocker(ctx, state)
+    except OkstraError as exc:
+        first = next((s.id for s in plan if s.role_block), None)
+        if first is not None:
+            return _rewound(ctx, state, first, "", exc.message)
+    return None
+
+
+def _removed(ctx: StepContext, state: WizardState, role: str) -> bool:
+    try:
+        profile = ctx.profile(state.task_type)
+    except OkstraError:
+        return True
+    return role != "leader" and profile.role(role) is None
+
+
+def _gone(ctx: StepContext, state: WizardState, role: str) -> str:
+    try:
+        profile = ctx.profile(state.task_type)
+    except OkstraError as exc:
+        return exc.message
+    if profile.role(role) is None and role != "leader":
+        return ctx.text.get("stale.role_removed", role=role, task_type=state.task_type)
+    return ctx.text.get("stale.beyond_count", role=role)
+
+
+def _rewound(
+    ctx: StepContext, state: WizardState, step_id: str, answer: str, reason: str
+) -> StaleNote:
+    rewind(ctx, state, step_id)
+    note = StaleNote(step=step_id, answer=answer, reason=reason)
+    state.stale = note
+    state.confirmed = None
+    return note
 
 
 # ---------------------------------------------------------------------------- loading
@@ -193,8 +350,6 @@ def _load(source: Path, environment: Environment, ctx: StepContext | None = None
         raise StateFileError(exc.message, path=source, field=exc.field) from None
     if version == 2:
         return _Loaded(source, source, parse_v2(raw, str(source)), legacy=False)
-    from . import legacy
-
     project_root = raw.get("project_root")
     context = ctx or StepContext(
         environment, Path(project_root) if isinstance(project_root, str) and project_root else None
@@ -257,6 +412,16 @@ class ReplayResult:
     index: int | None = None
 
 
+@dataclass(frozen=True)
+class WizardView:
+    """What `show` prints, from one load: prompt, confirmation, history, progress."""
+
+    prompt: Prompt
+    confirmation: Confirmation
+    history: list[HistoryEntry]
+    progress: tuple[int, int]
+
+
 class Wizard:
     """One wizard state file and the operations on it.
 
@@ -310,9 +475,6 @@ class Wizard:
             raise UsageError("project root is not a directory", path=root, field="--project-root")
         root = root.resolve()
         ctx = StepContext(env, root)
-        from ..catalog import detect_host, load_project_config
-        from ..resolver import check_entry_mode
-
         host_spec = ctx.host(host) if host else detect_host(env, ctx.catalog)
         mode = entry_mode or "spawn-process"
         if mode not in ("spawn-process", "current-session"):
@@ -409,10 +571,26 @@ class Wizard:
         """A copy of the current state (as last read or written)."""
         return self._state.model_copy(deep=True)
 
+    def _current(self) -> tuple[StepContext, WizardState, Prompt]:
+        """The state as the next prompt sees it (stale answers rewound), read-only."""
+        work = self._state.model_copy(deep=True)
+        ctx = self._ctx(work)
+        prompt = advance(ctx, work)
+        return ctx, work, prompt
+
+    def view(self) -> WizardView:
+        """The prompt, confirmation, history and progress of one load (for `show`)."""
+        ctx, work, prompt = self._current()
+        return WizardView(
+            prompt=prompt,
+            confirmation=confirmation(ctx, work),
+            history=self._history(ctx, work),
+            progress=self._progress(ctx, work),
+        )
+
     def prompt(self) -> Prompt:
         """The current prompt (read-only: nothing is saved)."""
-        work = self._state.model_copy(deep=True)
-        return advance(self._ctx(work), work)
+        return self._current()[2]
 
     def refresh(self) -> Prompt:
         """Compute the current prompt and save what that normalised (dropped models)."""
@@ -442,7 +620,8 @@ class Wizard:
         def change(ctx: StepContext, work: WizardState) -> Prompt:
             if not work.is_answered(step_id):
                 raise refuse(ctx, "not_answered", step=step_id)
-            rewind(work, step_id)
+            work.stale = None
+            rewind(ctx, work, step_id)
             return advance(ctx, work)
 
         return self._transaction(change)
@@ -451,10 +630,11 @@ class Wizard:
         """Rewind the last answered step."""
 
         def change(ctx: StepContext, work: WizardState) -> Prompt:
-            target = back_target(work, advance(ctx, work).id)
+            target = back_target(ctx, work, advance(ctx, work).id)
             if target is None:
                 raise refuse(ctx, "nothing_to_undo")
-            rewind(work, target)
+            work.stale = None
+            rewind(ctx, work, target)
             return advance(ctx, work)
 
         return self._transaction(change)
@@ -481,9 +661,13 @@ class Wizard:
 
     def history(self) -> list[HistoryEntry]:
         """The answered steps in answer order, with echo and a short step title."""
-        ctx = self._ctx()
+        ctx, state, _prompt = self._current()
+        return self._history(ctx, state)
+
+    @staticmethod
+    def _history(ctx: StepContext, state: WizardState) -> list[HistoryEntry]:
         out: list[HistoryEntry] = []
-        for entry in self._state.answered:
+        for entry in state.answered:
             kind = step_kind(entry.step)
             parsed = parse_role_step(entry.step)
             values = {
@@ -506,18 +690,39 @@ class Wizard:
 
     def answers(self) -> list[AnswerEntry]:
         """The answers so far, replayable with `okstra wizard init --answers`."""
-        return [AnswerEntry(step=e.step, answer=e.answer) for e in self._state.answered]
+        return [AnswerEntry(step=e.step, answer=e.answer) for e in self._current()[1].answered]
 
     def confirmation(self) -> Confirmation:
         """The confirmation block for the current state (complete or not)."""
-        work = self._state.model_copy(deep=True)
-        ctx = self._ctx(work)
-        advance(ctx, work)  # same normalisation the prompt shows
+        ctx, work, _prompt = self._current()
         return confirmation(ctx, work)
 
     def outcome(self) -> Outcome:
-        """The outcome of a confirmed wizard; `OkstraError` if aborted or unconfirmed."""
-        return build_outcome(self._ctx(), self._state)
+        """The outcome of a confirmed wizard; `OkstraError` if aborted or unconfirmed.
+
+        The answers are re-checked first: when one no longer holds (a CLI removed, a
+        profile edited) the outcome is refused, naming it; `show` rewinds it.
+        """
+        work = self._state.model_copy(deep=True)
+        ctx = self._ctx(work)
+        if work.confirmed is True and not work.aborted:
+            note = revalidate(ctx, work)
+            if note is not None:
+                raise OkstraError(
+                    ctx.text.get(
+                        "errors.outcome_stale",
+                        step=note.step,
+                        answer=note.answer,
+                        reason=note.reason,
+                    ),
+                    path=self.path,
+                )
+            found = team_blocker(ctx, work)
+            if found is not None:
+                raise OkstraError(
+                    ctx.text.get("errors.outcome_blocked", reason=found.advice), path=self.path
+                )
+        return build_outcome(ctx, self._state)
 
     def preview_outcome(self) -> Outcome:
         """The outcome this wizard would have if it were confirmed now (read-only).
@@ -533,14 +738,24 @@ class Wizard:
         return build_outcome(ctx, work)
 
     def progress(self) -> tuple[int, int]:
-        """(answered steps, estimated total) — the total is an estimate ("~m")."""
-        state = self._state.model_copy(deep=True)
-        ctx = self._ctx(state)
+        """(answered steps, total): the steps that apply, answered or still to ask.
+
+        Exact once the counts are answered; before that, role counts not yet chosen
+        count at their recommended value. The first number only goes down by what a
+        rewind removes.
+        """
+        ctx, state, _prompt = self._current()
+        return self._progress(ctx, state)
+
+    @staticmethod
+    def _progress(ctx: StepContext, state: WizardState) -> tuple[int, int]:
         answered = len(state.answered)
         if state.confirmed is True or state.aborted:
             return answered, answered
         remaining = 0
-        for step in STATIC_STEPS:
+        if not state.task_type:
+            remaining += 3  # a typical team before the profile is known: a count, two models
+        for step in steps(ctx, state):
             if step.id == EDIT_TARGET or state.is_answered(step.id):
                 continue
             try:
@@ -548,27 +763,6 @@ class Wizard:
                     remaining += 1
             except OkstraError:
                 remaining += 1
-        if not state.task_type:
-            remaining += 3  # a typical team: a count and a couple of models
-        else:
-            try:
-                profile = ctx.profile(state.task_type)
-                if state.host_entry_mode == "current-session" and not state.is_answered(
-                    LEADER_SESSION
-                ):
-                    remaining += 1
-                remaining += sum(
-                    1
-                    for r in profile.static_roles
-                    if r.min != r.max and r.role not in state.role_counts
-                )
-                remaining += sum(
-                    1
-                    for role, n in model_instances(profile, state)
-                    if n > len(state.role_models.get(role, []))
-                )
-            except OkstraError:
-                remaining += 3
         return answered, answered + remaining
 
     def discard_if_unanswered(self) -> bool:

@@ -44,10 +44,10 @@ import orjson
 from okstra_core.catalog.models import LEADER, Profile, RoleKind, RoleRequirement
 from okstra_core.errors import StateFileError, UsageError
 from okstra_core.store import parse_json_object, read_bytes
+from okstra_core.wizard.ids import CHOOSE_AGAIN_ANSWER, REUSE_ANSWER
 
 # One list of v1 fields: the v2 loader refuses them next to a v2 version (mixed file).
 from okstra_core.wizard.state import CONVERTED_V1, V1_PROVIDER_FIELDS
-from okstra_core.wizard.steps import CHOOSE_AGAIN_ANSWER, REUSE_ANSWER
 
 if TYPE_CHECKING:
     from okstra_core.defaults import DefaultScopes

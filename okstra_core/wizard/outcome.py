@@ -15,30 +15,30 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
-from ..catalog.models import LEADER, STAGE_SCOPED_TASK_TYPES, RoleKind
+from ..catalog.models import LEADER, RoleKind
 from ..errors import OkstraError
 from ..request import CurrentModel, HostSessionContext, RunRequest
 from .context import StepContext
-from .roles import (
+from .ids import (
+    BRIEF,
+    DIRECTIVE,
+    DIRECTIVE_PICK,
     LEADER_SESSION,
+    RELATED_TASKS,
+    TASK_ID,
+    TASK_PICK,
+    TASK_TYPE,
     count_step,
+    model_step,
+)
+from .roles import (
     current_session_model,
     model_instances,
-    model_step,
     reported_host_effort,
     reported_host_model,
     role_count,
 )
 from .state import WizardState
-from .steps import (
-    BRIEF,
-    DIRECTIVE,
-    DIRECTIVE_PICK,
-    RELATED_TASKS,
-    TASK_ID,
-    TASK_PICK,
-    TASK_TYPE,
-)
 
 
 class _Value(BaseModel):
@@ -143,7 +143,7 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
     )
     add("brief", "confirmation.brief", state.brief_path, _provenance(state, BRIEF, TASK_PICK))
     add("task-type", "confirmation.task_type", state.task_type, _provenance(state, TASK_TYPE))
-    if state.task_type in STAGE_SCOPED_TASK_TYPES:
+    if _needs_approved_plan(ctx, state):
         add(
             "approved-plan",
             "confirmation.approved_plan",
@@ -190,6 +190,15 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
         for line in lines
     )
     return Confirmation(lines=tuple(lines), text=plain)
+
+
+def _needs_approved_plan(ctx: StepContext, state: WizardState) -> bool:
+    if not state.task_type:
+        return False
+    try:
+        return ctx.profile(state.task_type).needs_approved_plan
+    except OkstraError:
+        return False
 
 
 def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:

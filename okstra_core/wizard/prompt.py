@@ -10,29 +10,74 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
-PromptKind = Literal["pick", "text", "done"]
+from .ids import STEP_KINDS, StepKind
 
-STEP_KINDS: tuple[str, ...] = (
-    "task_pick",
-    "task_group",
-    "task_id",
-    "brief",
-    "task_type",
-    "approved_plan",
-    "reuse_previous",
-    "leader_session",
-    "role_count",
-    "role_add",
-    "role_model",
-    "directive_pick",
-    "directive",
-    "related_tasks_pick",
-    "related_tasks",
-    "confirm",
-    "edit_target",
-    "done",
-)
+# `blocked`: no complete team can be formed from here; the prompt says why (its help
+# and `meta.blocked`) and any answer is refused until an earlier answer is changed or
+# the setup is fixed (install or enable a provider).
+PromptKind = Literal["pick", "text", "blocked", "done"]
+
+__all__ = [
+    "STEP_KINDS",
+    "AnswerEntry",
+    "BlockedMeta",
+    "HistoryEntry",
+    "Option",
+    "Prompt",
+    "PromptKind",
+    "PromptMeta",
+    "StaleMeta",
+    "StepResult",
+]
+
+
+class BlockedMeta(TypedDict):
+    """Why no complete team exists: rule lines and advice (what to install/enable)."""
+
+    lines: list[str]
+    advice: str
+
+
+class StaleMeta(TypedDict):
+    """An earlier answer that no longer held and was rewound on load."""
+
+    step: str
+    answer: str
+    reason: str
+
+
+class PromptMeta(TypedDict, total=False):
+    """The facts a prompt carries for rich front ends; every key is optional but `stepKind`.
+
+    Role steps: `role`, `ordinal` (role-model), `duty`, `min`, `max`, `recommended`,
+    `description`; `leader_session`: `model`; `reuse_previous`: `run`;
+    `related_tasks`: `tasks`; `confirm`: `confirmation`; `done`: `aborted`,
+    `confirmed`; `task_type`: `recommended`. `feasibleRecommended` is the count offered
+    instead of an infeasible recommended one; `notes` are lines to show with the
+    prompt (an unavailable configured default, a recommended count that cannot be
+    formed); `blocked` says why no team exists; `stale` names an answer rewound on load.
+    """
+
+    stepKind: StepKind
+    role: str
+    ordinal: int
+    duty: str
+    min: int
+    max: int
+    recommended: int | str
+    feasibleRecommended: int
+    description: str
+    model: str
+    run: str
+    tasks: list[str]
+    confirmation: str
+    aborted: bool
+    confirmed: bool
+    notes: list[str]
+    blocked: BlockedMeta
+    stale: StaleMeta
 
 
 class _Value(BaseModel):
@@ -73,14 +118,13 @@ class Prompt(_Value):
 
     Attributes:
         id: the step id (`task_pick`, `role-count:analyser`, `role-model:critic:1`, …).
-        kind: `pick`, `text` or `done`.
+        kind: `pick`, `text`, `blocked` (no complete team: see `meta.blocked`) or `done`.
         label: the question.
         options: the choices of a pick prompt (disabled ones included, with reason).
         default: the pre-selected value (a selectable option, a remembered text), or None.
         echo_template: how the answer is echoed (`{answer}`, `{label}` placeholders).
         help: one or two lines of explanation (may be empty).
-        meta: `stepKind` (see `STEP_KINDS`); role steps add `role`, `ordinal`, `duty`,
-            `min`, `max`, `recommended`; `done` adds `aborted`.
+        meta: typed facts (`PromptMeta`); always `stepKind` (see `STEP_KINDS`).
     """
 
     id: str
@@ -90,11 +134,16 @@ class Prompt(_Value):
     default: str | None = None
     echo_template: str = Field(default="", alias="echoTemplate")
     help: str = ""
-    meta: dict[str, Any] = Field(default_factory=dict)
+    meta: PromptMeta = Field(default_factory=lambda: PromptMeta())
 
     @property
-    def step_kind(self) -> str:
-        return str(self.meta.get("stepKind", self.id))
+    def step_kind(self) -> StepKind:
+        return self.meta.get("stepKind", "done")
+
+    @property
+    def selectable(self) -> tuple[Option, ...]:
+        """The options that can be chosen now."""
+        return tuple(o for o in self.options if o.selectable)
 
     def option(self, value: str) -> Option | None:
         for option in self.options:

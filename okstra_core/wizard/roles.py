@@ -1,73 +1,66 @@
-"""The role selection block (SPEC §6.2): leader-session, role-count, role-add, role-model.
+"""The role steps, generated from the profile: leader-session, role-count, role-add, role-model.
 
 Asked after the identity steps, in this order: `leader-session` (current-session mode
 only), `role-count:<role>` for every adjustable role, `role-add:<role>` for every
 optional role, then `role-model:<role>:<n>` for every role instance (the leader in
 spawn-process mode, then each static role with count > 0 in profile order).
 
-Options of a role-model step come from `resolver.model_options`, which is exact:
-an option is selectable exactly when a complete valid team extends it. On every prompt
-computation the previously chosen models are re-checked; from the first one that is no
-longer valid on, they are discarded (and remembered, §6.3) and asked again.
+Every option is exact: it is selectable only when a complete valid team still exists
+after it (`resolver.count_options`, `resolver.model_options`); the others stay listed,
+disabled, with the reason. A recommended count that cannot be formed falls back to
+the nearest one that can, with a note.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import roleargs
 from ..catalog.models import LEADER, Profile, RoleKind
-from ..errors import AnswerRefused, AssignmentResolutionError, OkstraError
+from ..errors import AnswerRefused, OkstraError
+from ..resolver import (
+    Blocker,
+    TeamQuery,
+    blocker,
+    count_options,
+    model_options,
+    resolve,
+    unavailable_defaults,
+)
+from .base import Reset, Step, Submit, make_prompt, refuse, with_notes
 from .context import StepContext
-from .prompt import Option, Prompt
+from .ids import (
+    DIRECTIVE,
+    DIRECTIVE_PICK,
+    LEADER_SESSION,
+    ROLE_ADD,
+    ROLE_COUNT,
+    ROLE_MODEL,
+    count_step,
+    is_role_step,
+    model_step,
+    parse_role_step,
+)
+from .prompt import Option, Prompt, PromptMeta
 from .state import AnsweredStep, WizardState
-from .steps import DIRECTIVE, DIRECTIVE_PICK, make_prompt, refuse
 
-LEADER_SESSION = "leader-session"
-ROLE_COUNT = "role-count"
-ROLE_ADD = "role-add"
-ROLE_MODEL = "role-model"
+__all__ = [
+    "LEADER_SESSION",
+    "ROLE_ADD",
+    "ROLE_COUNT",
+    "ROLE_MODEL",
+    "count_step",
+    "current_session_model",
+    "model_instances",
+    "model_step",
+    "prefill_from_run",
+    "role_count",
+    "role_steps",
+    "team_blocker",
+]
+
 LEADER_DUTY = "lead"
-
-
-def is_role_step(step_id: str) -> bool:
-    return step_id == LEADER_SESSION or step_id.startswith(
-        (f"{ROLE_COUNT}:", f"{ROLE_ADD}:", f"{ROLE_MODEL}:")
-    )
-
-
-def count_step(role: str, optional: bool) -> str:
-    return f"{ROLE_ADD if optional else ROLE_COUNT}:{role}"
-
-
-def model_step(role: str, ordinal: int) -> str:
-    return f"{ROLE_MODEL}:{role}:{ordinal}"
-
-
-@dataclass(frozen=True)
-class RoleStepId:
-    """A parsed role step id."""
-
-    kind: str  # leader-session | role-count | role-add | role-model
-    role: str = ""
-    ordinal: int = 0
-
-
-def parse_role_step(step_id: str) -> RoleStepId | None:
-    """Parse `role-model:analyser:2` and friends; None for anything else."""
-    if step_id == LEADER_SESSION:
-        return RoleStepId(LEADER_SESSION)
-    kind, _, rest = step_id.partition(":")
-    if kind in (ROLE_COUNT, ROLE_ADD) and rest and ":" not in rest:
-        return RoleStepId(kind, rest)
-    if kind == ROLE_MODEL:
-        role, _, ordinal = rest.rpartition(":")
-        if role and ordinal.isdigit() and int(ordinal) >= 1:
-            return RoleStepId(kind, role, int(ordinal))
-    return None
 
 
 # ---------------------------------------------------------------------------- counts
@@ -83,7 +76,9 @@ def role_count(profile: Profile, state: WizardState, role: str) -> int:
     if requirement.kind is RoleKind.FIXED:
         return requirement.min
     if role in state.role_counts:
-        return state.role_counts[role]
+        # A count outside the profile's range (a profile edited, a file tampered with)
+        # is re-asked; until then it never sizes anything beyond the range.
+        return min(max(state.role_counts[role], requirement.min), requirement.max)
     return 0 if requirement.kind is RoleKind.OPTIONAL else requirement.recommended_count
 
 
@@ -100,151 +95,83 @@ def model_instances(profile: Profile, state: WizardState) -> list[tuple[str, int
     return out
 
 
-def _pending_count_step(profile: Profile, state: WizardState) -> tuple[str, bool] | None:
-    """The first adjustable, then optional, role without a chosen count."""
-    for wanted in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
-        for requirement in profile.static_roles:
-            if requirement.kind is wanted and requirement.role not in state.role_counts:
-                return requirement.role, wanted is RoleKind.OPTIONAL
-    return None
-
-
-# ---------------------------------------------------------------------------- dropping
-
-
-def drop_role_steps(state: WizardState, step_ids: set[str]) -> None:
-    """Remove answered role steps, remembering their answers for the next time (§6.3)."""
-    if not step_ids:
-        return
-    for entry in state.answered:
-        if entry.step in step_ids:
-            state.remembered_answers[entry.step] = entry.answer
-    state.answered = [e for e in state.answered if e.step not in step_ids]
-    state.role_selection_order = [s for s in state.role_selection_order if s not in step_ids]
-
-
-def _drop_models_from(state: WizardState, instances: list[tuple[str, int]], index: int) -> None:
-    """Discard the chosen models of `instances[index:]` (and any beyond the counts)."""
-    dropped: set[str] = set()
-    keep_per_role: dict[str, int] = {}
-    for position, (role, ordinal) in enumerate(instances):
-        if position < index:
-            keep_per_role[role] = ordinal
-    for role, models in list(state.role_models.items()):
-        keep = keep_per_role.get(role, 0)
-        for ordinal in range(keep + 1, len(models) + 1):
-            dropped.add(model_step(role, ordinal))
-        if keep:
-            state.role_models[role] = models[:keep]
-        else:
-            del state.role_models[role]
-    drop_role_steps(state, dropped)
-
-
-def _trim_to_instances(state: WizardState, instances: list[tuple[str, int]]) -> None:
-    """Models of roles no longer in the team, or beyond a role's count, are dropped."""
-    counts: dict[str, int] = {}
-    for role, ordinal in instances:
-        counts[role] = max(counts.get(role, 0), ordinal)
-    dropped: set[str] = set()
-    for role, models in list(state.role_models.items()):
-        keep = counts.get(role, 0)
-        if len(models) > keep:
-            dropped.update(model_step(role, n) for n in range(keep + 1, len(models) + 1))
-            if keep:
-                state.role_models[role] = models[:keep]
-            else:
-                del state.role_models[role]
-    drop_role_steps(state, dropped)
-
-
-def _chosen_prefix(
-    state: WizardState, instances: list[tuple[str, int]], upto: int
-) -> dict[str, list[str]]:
-    prefix: dict[str, list[str]] = {}
-    for role, ordinal in instances[:upto]:
-        models = state.role_models.get(role, [])
-        if ordinal <= len(models):
-            prefix.setdefault(role, []).append(models[ordinal - 1])
-    return prefix
-
-
-def _options(
-    ctx: StepContext,
-    state: WizardState,
-    profile: Profile,
-    role_models: Mapping[str, list[str]],
-    role: str,
-    ordinal: int,
-) -> list[Any]:
-    from ..resolver import model_options
-
-    return model_options(
-        profile,
-        state.role_counts,
-        role_models,
-        ctx.scopes,
-        ctx.pool,
-        ctx.host(state.host_runtime),
-        state.host_entry_mode,
-        role,
-        ordinal,
+def team_query(ctx: StepContext, state: WizardState, profile: Profile) -> TeamQuery:
+    """The resolver's question for the answers so far."""
+    return TeamQuery(
+        profile=profile,
+        counts=dict(state.role_counts),
+        scopes=ctx.scopes,
+        pool=ctx.pool,
+        host=ctx.host(state.host_runtime),
+        entry_mode=state.host_entry_mode,
+        models={r: list(m) for r, m in state.role_models.items()},
+        current_session_model=current_session_model(ctx, state),
     )
 
 
-def _resolve_team(ctx: StepContext, state: WizardState, profile: Profile) -> None:
-    """Resolve the team chosen so far; raises what `resolve_assignments` raises."""
-    from ..resolver import resolve_assignments
+def profile_blockers(ctx: StepContext, state: WizardState) -> dict[str, Blocker | None]:
+    """For every task type: why no team of it can be formed here (None: one can).
 
-    resolve_assignments(
-        profile,
-        state.role_counts,
-        state.role_models,
-        ctx.scopes,
-        ctx.pool,
-        ctx.host(state.host_runtime),
-        state.host_entry_mode,
-    )
-
-
-def discard_invalid_models(ctx: StepContext, state: WizardState, profile: Profile) -> None:
-    """Drop previously chosen models from the first no-longer-valid one onward.
-
-    The environment may have changed since they were chosen (a CLI uninstalled, a
-    config default changed). Fast path: when the chosen models still resolve to a
-    complete team, every prefix is completable and nothing is dropped.
+    Computed once per step (the pool's memo).
     """
-    instances = model_instances(profile, state)
-    _trim_to_instances(state, instances)
-    if not state.role_models:
-        return
-    try:
-        _resolve_team(ctx, state, profile)
-        return
-    except AssignmentResolutionError:
-        pass
-    for index, (role, ordinal) in enumerate(instances):
-        chosen = state.role_models.get(role, [])
-        if ordinal > len(chosen):
-            continue
-        prefix = _chosen_prefix(state, instances, index)
-        selectable = {
-            o.model.ref
-            for o in _options(ctx, state, profile, prefix, role, ordinal)
-            if o.selectable
-        }
-        if chosen[ordinal - 1] not in selectable:
-            _drop_models_from(state, instances, index)
-            return
+
+    def build() -> dict[str, Blocker | None]:
+        out: dict[str, Blocker | None] = {}
+        for task_type, profile in ctx.catalog.profiles.items():
+            query = TeamQuery(
+                profile=profile,
+                counts={},
+                scopes=ctx.scopes,
+                pool=ctx.pool,
+                host=ctx.host(state.host_runtime),
+                entry_mode=state.host_entry_mode,
+            )
+            out[task_type] = blocker(query.smallest())
+        return out
+
+    return ctx.pool.memo(
+        ("wizard-profile-blockers", state.host_runtime, state.host_entry_mode), build
+    )
+
+
+def team_blocker(ctx: StepContext, state: WizardState) -> Blocker | None:
+    """Why no complete team can be formed from the answers so far (None: one can).
+
+    Before the task type is chosen: no task type has a team. After: the chosen counts
+    (open ones at their minimum) and models cannot be completed.
+    """
+    if not state.task_type:
+        found = profile_blockers(ctx, state)
+        if found and all(b is not None for b in found.values()):
+            lines = tuple(line for b in found.values() if b is not None for line in b.lines)
+            first = next(b for b in found.values() if b is not None)
+            return Blocker(lines, first.advice)
+        return None
+    key = (
+        "wizard-team-blocker",
+        state.task_type,
+        state.host_runtime,
+        state.host_entry_mode,
+        tuple(sorted(state.role_counts.items())),
+        tuple(sorted((r, tuple(m)) for r, m in state.role_models.items())),
+    )
+
+    def build() -> Blocker | None:
+        profile = ctx.profile(state.task_type)
+        return blocker(team_query(ctx, state, profile).smallest())
+
+    # Asked by the re-validation and by the prompt of one step: decided once per pool.
+    return ctx.pool.memo(key, build)
 
 
 # ---------------------------------------------------------------------------- prompts
 
 
-def _role_meta(profile: Profile, role: str, ordinal: int | None = None) -> dict[str, Any]:
+def _role_meta(profile: Profile, role: str, ordinal: int | None = None) -> PromptMeta:
     requirement = profile.role(role)
+    meta: PromptMeta
     if role == LEADER or requirement is None:
-        meta: dict[str, Any] = {
+        meta = {
             "role": role,
             "duty": LEADER_DUTY,
             "min": 1,
@@ -304,67 +231,71 @@ def _leader_session_prompt(ctx: StepContext, state: WizardState) -> Prompt:
     )
 
 
-def _count_prompt(ctx: StepContext, state: WizardState, profile: Profile, role: str) -> Prompt:
+def _nearest(feasible: list[int], wanted: int) -> int | None:
+    """The feasible count nearest to `wanted` (the larger one on a tie)."""
+    if not feasible:
+        return None
+    return min(feasible, key=lambda n: (abs(n - wanted), -n))
+
+
+def _count_prompt(
+    ctx: StepContext, state: WizardState, profile: Profile, role: str, optional: bool
+) -> Prompt:
     requirement = profile.role(role)
     assert requirement is not None
-    options = tuple(
-        Option(
-            value=str(n),
-            label=ctx.text.get(
-                "role_count.option",
-                count=n,
-                suffix=ctx.text.get("role_count.recommended_suffix")
-                if n == requirement.recommended_count
-                else "",
-            ),
+    verdicts = dict(count_options(team_query(ctx, state, profile), role))
+    feasible = [n for n, why in verdicts.items() if why is None]
+    recommended = 0 if optional else requirement.recommended_count
+    default = (
+        recommended if verdicts.get(recommended, "") is None else _nearest(feasible, recommended)
+    )
+    notes: list[str] = []
+    meta = _role_meta(profile, role)
+    if default is not None and default != recommended:
+        notes.append(
+            ctx.text.get(
+                "role_count.recommended_infeasible",
+                recommended=recommended,
+                count=default,
+                reason=verdicts[recommended] or "",
+            )
         )
-        for n in range(requirement.min, requirement.max + 1)
-    )
-    return make_prompt(
+        meta["feasibleRecommended"] = default
+    options: list[Option] = []
+    for n, why in verdicts.items():
+        if optional:
+            label = (
+                ctx.text.get("role_add.option.skip")
+                if n == 0
+                else ctx.text.get("role_add.option.add", count=n, role=role)
+            )
+        else:
+            suffix = ctx.text.get("role_count.recommended_suffix") if n == recommended else ""
+            label = ctx.text.get("role_count.option", count=n, suffix=suffix)
+        options.append(Option(value=str(n), label=label, disabled_reason=why))
+    values: dict[str, object] = {"role": role, "duty": requirement.duty, "max": requirement.max}
+    if not optional:
+        values["min"] = requirement.min
+    prompt = make_prompt(
         ctx,
         state,
-        count_step(role, optional=False),
+        count_step(role, optional),
         "pick",
-        "role_count",
-        options=options,
-        default=str(requirement.recommended_count),
-        label_values={
-            "role": role,
-            "duty": requirement.duty,
-            "min": requirement.min,
-            "max": requirement.max,
-        },
-        meta=_role_meta(profile, role),
-    )
-
-
-def _add_prompt(ctx: StepContext, state: WizardState, profile: Profile, role: str) -> Prompt:
-    requirement = profile.role(role)
-    assert requirement is not None
-    options = [Option(value="0", label=ctx.text.get("role_add.option.skip"))]
-    options += [
-        Option(value=str(n), label=ctx.text.get("role_add.option.add", count=n, role=role))
-        for n in range(1, requirement.max + 1)
-    ]
-    return make_prompt(
-        ctx,
-        state,
-        count_step(role, optional=True),
-        "pick",
-        "role_add",
+        "role_add" if optional else "role_count",
         options=tuple(options),
-        default="0",
-        label_values={"role": role, "duty": requirement.duty, "max": requirement.max},
-        meta=_role_meta(profile, role),
+        default=None if default is None else str(default),
+        label_values=values,
+        meta=meta,
     )
+    return with_notes(prompt, notes)
 
 
-def model_prompt(
+def _model_prompt(
     ctx: StepContext, state: WizardState, profile: Profile, role: str, ordinal: int
 ) -> Prompt:
     """The `role-model:<role>:<ordinal>` prompt, options from the exact resolver."""
-    prefix = {r: list(m) for r, m in state.role_models.items()}
-    states = _options(ctx, state, profile, prefix, role, ordinal)
+    query = team_query(ctx, state, profile)
+    states = model_options(query, role, ordinal)
     options: list[Option] = []
     for item in states:
         model = item.model
@@ -377,8 +308,9 @@ def model_prompt(
         meta = {"display": model.display, "provider": model.provider_id}
         if provenance:
             meta["provenance"] = provenance
+        # Built from the pool's own values: skip re-validating every one of a big pool.
         options.append(
-            Option(
+            Option.model_construct(
                 value=model.ref,
                 label=ctx.text.get(
                     "role_model.option",
@@ -406,62 +338,61 @@ def model_prompt(
         label_values={"role": role, "ordinal": ordinal, "count": count, "duty": duty},
         meta=_role_meta(profile, role, ordinal),
     )
-    if first is None:
-        # Nothing can run this instance: say so on the prompt; any answer is refused.
-        help_text = ctx.text.get("role_model.none_selectable", role=role, ordinal=ordinal)
-        prompt = prompt.model_copy(update={"help": help_text})
-    return prompt
-
-
-def next_role_prompt(ctx: StepContext, state: WizardState) -> Prompt | None:
-    """The next question of the role block, or None when the block is complete.
-
-    May change `state` (a working copy): invalid previously chosen models are dropped.
-    """
-    profile = ctx.profile(state.task_type)
-    if state.host_entry_mode == "current-session" and not state.is_answered(LEADER_SESSION):
-        return _leader_session_prompt(ctx, state)
-    pending = _pending_count_step(profile, state)
-    if pending is not None:
-        role, optional = pending
-        return (_add_prompt if optional else _count_prompt)(ctx, state, profile, role)
-    discard_invalid_models(ctx, state, profile)
-    for role, ordinal in model_instances(profile, state):
-        if ordinal > len(state.role_models.get(role, [])):
-            return model_prompt(ctx, state, profile, role, ordinal)
-    return None
+    # A configured default that cannot run here is said at the step it affects.
+    problem = unavailable_defaults(query, role) if ordinal == 1 else None
+    return with_notes(prompt, [problem] if problem else [])
 
 
 # ---------------------------------------------------------------------------- submit
 
 
-def submit_role(ctx: StepContext, state: WizardState, prompt: Prompt, answer: str) -> str:
-    """Apply an answer to a role prompt (already checked to be a selectable option)."""
-    parsed = parse_role_step(prompt.id)
-    assert parsed is not None
-    if parsed.kind == LEADER_SESSION:
-        return current_session_model(ctx, state)
-    if parsed.kind in (ROLE_COUNT, ROLE_ADD):
-        state.role_counts[parsed.role] = int(answer)
+def _submit_leader(ctx: StepContext, state: WizardState, _answer: str, _p: Prompt) -> str:
+    return current_session_model(ctx, state)
+
+
+def _count_submit(role: str) -> Submit:
+    def submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+        state.role_counts[role] = int(answer)
         # A new count invalidates that role's models: they are asked again.
-        dropped = {
-            model_step(parsed.role, n)
-            for n in range(1, len(state.role_models.get(parsed.role, [])) + 1)
-        }
-        state.role_models.pop(parsed.role, None)
-        drop_role_steps(state, dropped)
-        return answer
-    chosen = state.role_models.setdefault(parsed.role, [])
-    if parsed.ordinal != len(chosen) + 1:
-        raise refuse(
-            ctx,
-            "model_out_of_order",
-            role=parsed.role,
-            ordinal=parsed.ordinal,
-            expected=len(chosen) + 1,
+        drop_role_steps(
+            state,
+            {model_step(role, n) for n in range(1, len(state.role_models.get(role, [])) + 1)},
         )
-    chosen.append(answer)
-    return answer
+        state.role_models.pop(role, None)
+        return answer
+
+    return submit
+
+
+def _count_reset(role: str) -> Reset:
+    def reset(state: WizardState) -> None:
+        state.role_counts.pop(role, None)
+
+    return reset
+
+
+def _model_submit(role: str, ordinal: int) -> Submit:
+    def submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+        chosen = state.role_models.setdefault(role, [])
+        if ordinal != len(chosen) + 1:
+            raise refuse(
+                ctx, "model_out_of_order", role=role, ordinal=ordinal, expected=len(chosen) + 1
+            )
+        chosen.append(answer)
+        return answer
+
+    return submit
+
+
+def _model_reset(role: str, ordinal: int) -> Reset:
+    def reset(state: WizardState) -> None:
+        models = state.role_models.get(role, [])[: ordinal - 1]
+        if models:
+            state.role_models[role] = models
+        else:
+            state.role_models.pop(role, None)
+
+    return reset
 
 
 def out_of_order(ctx: StepContext, state: WizardState, step_id: str) -> AnswerRefused | None:
@@ -477,11 +408,96 @@ def out_of_order(ctx: StepContext, state: WizardState, step_id: str) -> AnswerRe
     return None
 
 
+def _always(_ctx: StepContext, _state: WizardState) -> bool:
+    return True
+
+
+# ---------------------------------------------------------------------------- the steps
+
+
+def role_steps(ctx: StepContext, state: WizardState) -> list[Step]:
+    """The role steps of the chosen task type, in order (none before it is chosen).
+
+    Model steps follow the counts: chosen ones, else the recommended count (so the
+    number of steps is an estimate until the counts are answered, then exact).
+    """
+    if not state.task_type:
+        return []
+    try:
+        profile = ctx.profile(state.task_type)
+    except OkstraError:
+        return []
+    out: list[Step] = []
+    if state.host_entry_mode == "current-session":
+        out.append(
+            Step(
+                LEADER_SESSION,
+                "leader_session",
+                _always,
+                _leader_session_prompt,
+                _submit_leader,
+                role_block=True,
+            )
+        )
+    for wanted in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
+        optional = wanted is RoleKind.OPTIONAL
+        for requirement in profile.static_roles:
+            if requirement.kind is not wanted:
+                continue
+            role = requirement.role
+
+            def build(
+                c: StepContext, s: WizardState, role: str = role, o: bool = optional
+            ) -> Prompt:
+                return _count_prompt(c, s, c.profile(s.task_type), role, o)
+
+            out.append(
+                Step(
+                    count_step(role, optional),
+                    "role_add" if optional else "role_count",
+                    _always,
+                    build,
+                    _count_submit(role),
+                    _count_reset(role),
+                    role_block=True,
+                )
+            )
+    for role, ordinal in model_instances(profile, state):
+
+        def build_model(
+            c: StepContext, s: WizardState, role: str = role, ordinal: int = ordinal
+        ) -> Prompt:
+            return _model_prompt(c, s, c.profile(s.task_type), role, ordinal)
+
+        out.append(
+            Step(
+                model_step(role, ordinal),
+                "role_model",
+                _always,
+                build_model,
+                _model_submit(role, ordinal),
+                _model_reset(role, ordinal),
+                role_block=True,
+            )
+        )
+    return out
+
+
+def drop_role_steps(state: WizardState, step_ids: set[str]) -> None:
+    """Remove answered role steps, remembering their answers for the next time."""
+    if not step_ids:
+        return
+    for entry in state.answered:
+        if entry.step in step_ids:
+            state.remembered_answers[entry.step] = entry.answer
+    state.answered = [e for e in state.answered if e.step not in step_ids]
+    state.role_selection_order = [s for s in state.role_selection_order if s not in step_ids]
+
+
 def check_complete_team(ctx: StepContext, state: WizardState) -> None:
     """Refuse confirmation unless the chosen team resolves (names every problem)."""
-    profile = ctx.profile(state.task_type)
     try:
-        _resolve_team(ctx, state, profile)
+        resolve(team_query(ctx, state, ctx.profile(state.task_type)))
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
 
@@ -517,8 +533,8 @@ def prefill_from_run(
 
     Each pre-filled value becomes an answered step with provenance `reused:<run>`, so it
     is listed and editable like any answer. Values that no longer fit the profile are
-    skipped (those steps are asked); models that are no longer valid are dropped by the
-    next prompt computation.
+    skipped (those steps are asked); models that no longer fit are rewound, with the
+    reason, when the next prompt is computed.
     """
     if not isinstance(inputs, dict):
         raise _bad_inputs(ctx, path, "(root)", "a JSON object")
@@ -582,3 +598,21 @@ def prefill_from_run(
         state.directive = ""
         record(DIRECTIVE_PICK, "skip")
     state.answered.extend(e for e in entries if not state.is_answered(e.step))
+
+
+def reuse_blocker(
+    ctx: StepContext, state: WizardState, inputs: Any, run: str, path: Path
+) -> str | None:
+    """Why reusing that run's team leads to no complete team (None: it does not).
+
+    The reused counts are what matters: reused models that no longer fit are rewound
+    with the reason later, and asked again.
+    """
+    work = state.model_copy(deep=True)
+    try:
+        prefill_from_run(ctx, work, inputs, run, path)
+    except AnswerRefused as exc:
+        return exc.message
+    work.role_models = {}
+    found = blocker(team_query(ctx, work, ctx.profile(work.task_type)).smallest())
+    return None if found is None else found.advice

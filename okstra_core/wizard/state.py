@@ -96,6 +96,14 @@ class LegacySource(_Strict):
     sha256: StrictStr = Field(pattern=r"^[0-9a-f]{64}$")
 
 
+class StaleNote(_Strict):
+    """An answer that no longer held when the wizard was loaded, and why it was rewound."""
+
+    step: StrictStr
+    answer: StrictStr
+    reason: StrictStr
+
+
 class WizardState(_Strict):
     """The whole persisted state of one wizard (SPEC §6.4)."""
 
@@ -132,6 +140,8 @@ class WizardState(_Strict):
 
     revision: Count = 0
     updated_at: StrictStr = ""
+    # Set when loading rewound an answer that no longer held; cleared by the next answer.
+    stale: StaleNote | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> WizardState:
@@ -166,8 +176,9 @@ class WizardState(_Strict):
     def to_file(self) -> dict[str, Any]:
         """The JSON object written to disk (camelCase role fields, snake_case rest)."""
         data = self.model_dump(by_alias=True, mode="json")
-        if data.get("legacySource") is None:
-            data.pop("legacySource", None)
+        for optional in ("legacySource", "stale"):
+            if data.get(optional) is None:
+                data.pop(optional, None)
         return data
 
 

@@ -10,103 +10,60 @@ and `directive_pick`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..catalog.models import STAGE_SCOPED_TASK_TYPES
 from ..documents.inputs import RunInputs
 from ..errors import AnswerRefused, OkstraError
 from ..tasks import TaskEntry, check_segment, find_task
+from .base import Step, make_prompt, refuse
 from .context import StepContext
-from .prompt import Option, Prompt, PromptKind
+from .ids import (
+    APPROVED_PLAN,
+    BRIEF,
+    CHOOSE_AGAIN_ANSWER,
+    CONFIRM,
+    DIRECTIVE,
+    DIRECTIVE_PICK,
+    DONE,
+    EDIT_TARGET,
+    NOT_REMEMBERED,
+    RELATED_TASKS,
+    RELATED_TASKS_PICK,
+    REUSE_ANSWER,
+    REUSE_PREVIOUS,
+    TASK_GROUP,
+    TASK_ID,
+    TASK_PICK,
+    TASK_TYPE,
+    StepKind,
+)
+from .outcome import confirmation
+from .prompt import Option, Prompt
+from .roles import check_complete_team, prefill_from_run, profile_blockers, reuse_blocker
 from .state import AnsweredStep, WizardState
 
-TASK_PICK = "task_pick"
-TASK_GROUP = "task_group"
-TASK_ID = "task_id"
-BRIEF = "brief"
-TASK_TYPE = "task_type"
-APPROVED_PLAN = "approved_plan"
-REUSE_PREVIOUS = "reuse_previous"
-# Option values of the `reuse_previous` step (the v1 converter writes them too).
-REUSE_ANSWER = "reuse"
-CHOOSE_AGAIN_ANSWER = "again"
-DIRECTIVE_PICK = "directive_pick"
-DIRECTIVE = "directive"
-RELATED_TASKS_PICK = "related_tasks_pick"
-RELATED_TASKS = "related_tasks"
-CONFIRM = "confirm"
-EDIT_TARGET = "edit_target"
-DONE = "done"
 
-# Steps never remembered by a rewind: re-asking them should start from the default.
-NOT_REMEMBERED = frozenset({CONFIRM, EDIT_TARGET})
+def _resets(*fields: str) -> Callable[[WizardState], None]:
+    """A `reset` putting `fields` back to their defaults."""
+
+    def reset(state: WizardState) -> None:
+        for name in fields:
+            info = WizardState.model_fields[name]
+            value: Any = info.default_factory() if info.default_factory else info.default  # type: ignore[call-arg]
+            setattr(state, name, value)
+
+    return reset
 
 
-def refuse(ctx: StepContext, key: str, /, **values: object) -> AnswerRefused:
-    """An `AnswerRefused` whose message comes from the text catalog (`errors.<key>`)."""
-    return AnswerRefused(ctx.text.get(f"errors.{key}", **values))
-
-
-def echo_template(ctx: StepContext, kind: str, /, **values: object) -> str:
-    """The echo template of a step kind with `{answer}`/`{label}` kept as placeholders."""
-    return ctx.text.get(f"{kind}.echo", answer="{answer}", label="{label}", **values)
-
-
-def render_echo(template: str, answer: str, label: str) -> str:
-    # Plain replacement: answers may contain braces and must not be re-parsed.
-    return template.replace("{answer}", answer).replace("{label}", label)
-
-
-def make_prompt(
-    ctx: StepContext,
-    state: WizardState,
-    step_id: str,
-    kind: PromptKind,
-    step_kind: str,
-    *,
-    options: tuple[Option, ...] = (),
-    default: str | None = None,
-    label_values: dict[str, object] | None = None,
-    meta: dict[str, Any] | None = None,
-) -> Prompt:
-    """Build a prompt from the catalog's `<step_kind>.label/.help/.echo`.
-
-    A remembered answer (§6.3) replaces `default` when it is still a selectable option
-    (pick) or for any text step.
-    """
-    values = label_values or {}
-    remembered = state.remembered_answers.get(step_id)
-    if remembered is not None:
-        if kind == "text":
-            default = remembered
-        else:
-            chosen = next((o for o in options if o.value == remembered), None)
-            if chosen is not None and chosen.selectable:
-                default = remembered
-    return Prompt(
-        id=step_id,
-        kind=kind,
-        label=ctx.text.get(f"{step_kind}.label", **values),
-        options=options,
-        default=default,
-        echo_template=echo_template(ctx, step_kind, **values),
-        help=ctx.text.optional(f"{step_kind}.help", **values),
-        meta={"stepKind": step_kind, **(meta or {})},
-    )
-
-
-@dataclass(frozen=True)
-class StaticStep:
-    """One static step: when it is asked, its prompt, its submit, the fields it owns."""
-
-    id: str
-    applies: Callable[[StepContext, WizardState], bool]
-    build: Callable[[StepContext, WizardState], Prompt]
-    submit: Callable[[StepContext, WizardState, str, Prompt], str]
-    owns: tuple[str, ...] = ()
-    before_role_block: bool = True
+def static_step(
+    step_id: StepKind,
+    applies: Callable[[StepContext, WizardState], bool],
+    build: Callable[[StepContext, WizardState], Prompt],
+    submit: Callable[[StepContext, WizardState, str, Prompt], str],
+    owns: tuple[str, ...] = (),
+) -> Step:
+    return Step(step_id, step_id, applies, build, submit, _resets(*owns))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -159,11 +116,11 @@ def _yes_no_options(ctx: StepContext, kind: str, values: tuple[str, ...]) -> tup
 
 
 def _gate_step(
-    step_id: str,
+    step_id: StepKind,
     go: str,
     field: str,
     applies: Callable[[StepContext, WizardState], bool],
-) -> StaticStep:
+) -> Step:
     """A `skip`/`go` pick in front of an optional text step that fills `field`.
 
     `skip` (the default) clears `field`, so an earlier answer does not linger.
@@ -185,7 +142,7 @@ def _gate_step(
             setattr(state, field, "")
         return ""
 
-    return StaticStep(step_id, applies, build, submit, (field,), before_role_block=False)
+    return static_step(step_id, applies, build, submit, (field,))
 
 
 def _gate_chosen(step_id: str, go: str) -> Callable[[StepContext, WizardState], bool]:
@@ -321,6 +278,10 @@ def recommended_task_type(ctx: StepContext, state: WizardState) -> str:
 
 def _task_type_build(ctx: StepContext, state: WizardState) -> Prompt:
     recommended = recommended_task_type(ctx, state)
+    blockers = profile_blockers(ctx, state)
+    if blockers.get(recommended) is not None:
+        # The recommended phase cannot be staffed here: recommend the first that can.
+        recommended = next((t for t, b in blockers.items() if b is None), recommended)
     ordered = [recommended, *(t for t in ctx.catalog.profiles if t != recommended)]
     options = []
     for task_type in ordered:
@@ -328,13 +289,16 @@ def _task_type_build(ctx: StepContext, state: WizardState) -> Prompt:
         key = (
             "task_type.option.recommended" if task_type == recommended else "task_type.option.plain"
         )
+        found = blockers.get(task_type)
         options.append(
             Option(
                 value=task_type,
                 label=ctx.text.get(key, task_type=task_type, title=profile.title or task_type),
+                disabled_reason=None if found is None else found.advice,
                 meta={"summary": profile.summary},
             )
         )
+    default = recommended if blockers.get(recommended) is None else None
     return make_prompt(
         ctx,
         state,
@@ -342,7 +306,7 @@ def _task_type_build(ctx: StepContext, state: WizardState) -> Prompt:
         "pick",
         "task_type",
         options=tuple(options),
-        default=recommended,
+        default=default,
         meta={"recommended": recommended},
     )
 
@@ -355,8 +319,13 @@ def _task_type_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Pr
 # ---------------------------------------------------------------------------- approved_plan
 
 
-def _approved_plan_applies(_ctx: StepContext, state: WizardState) -> bool:
-    return state.task_type in STAGE_SCOPED_TASK_TYPES
+def _approved_plan_applies(ctx: StepContext, state: WizardState) -> bool:
+    if not state.task_type:
+        return False
+    try:
+        return ctx.profile(state.task_type).needs_approved_plan
+    except OkstraError:
+        return False
 
 
 def _approved_plan_build(ctx: StepContext, state: WizardState) -> Prompt:
@@ -385,12 +354,33 @@ def _reuse_applies(ctx: StepContext, state: WizardState) -> bool:
     )
 
 
+def _reused(inputs: RunInputs) -> dict[str, Any]:
+    """What a reuse takes from a run's inputs: counts, models, directive."""
+    return {
+        "roleCounts": dict(inputs.role_counts),
+        "roleModels": {role: list(refs) for role, refs in inputs.role_models.items()},
+        "directive": inputs.directive,
+    }
+
+
 def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
     task = _current_task(ctx, state)
     run = task.latest_run(state.task_type) if task else None
     run_name = run.name if run else ""
+    why: str | None = None
+    if run is not None:
+        try:
+            inputs = RunInputs.read(run.inputs_path)
+        except OkstraError as exc:
+            why = exc.render()
+        else:
+            why = reuse_blocker(ctx, state, _reused(inputs), run.name, run.inputs_path)
     options = tuple(
-        Option(value=v, label=ctx.text.get(f"reuse_previous.option.{v}", run=run_name))
+        Option(
+            value=v,
+            label=ctx.text.get(f"reuse_previous.option.{v}", run=run_name),
+            disabled_reason=why if v == REUSE_ANSWER else None,
+        )
         for v in (REUSE_ANSWER, CHOOSE_AGAIN_ANSWER)
     )
     return make_prompt(
@@ -400,7 +390,7 @@ def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
         "pick",
         "reuse_previous",
         options=options,
-        default=REUSE_ANSWER,
+        default=REUSE_ANSWER if why is None else CHOOSE_AGAIN_ANSWER,
         label_values={"run": run_name},
         meta={"run": run_name},
     )
@@ -419,14 +409,7 @@ def _reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt)
         inputs = RunInputs.read(run.inputs_path)
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
-    from .roles import prefill_from_run  # roles imports steps; import at call time
-
-    reused = {
-        "roleCounts": dict(inputs.role_counts),
-        "roleModels": {role: list(refs) for role, refs in inputs.role_models.items()},
-        "directive": inputs.directive,
-    }
-    prefill_from_run(ctx, state, reused, run.name, run.inputs_path)
+    prefill_from_run(ctx, state, _reused(inputs), run.name, run.inputs_path)
     return run.name
 
 
@@ -483,8 +466,6 @@ def _related_submit(ctx: StepContext, state: WizardState, answer: str, _p: Promp
 
 
 def _confirm_build(ctx: StepContext, state: WizardState) -> Prompt:
-    from .outcome import confirmation  # outcome imports steps
-
     block = confirmation(ctx, state)
     return make_prompt(
         ctx,
@@ -500,8 +481,6 @@ def _confirm_build(ctx: StepContext, state: WizardState) -> Prompt:
 
 def _confirm_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
     if answer == "confirm":
-        from .roles import check_complete_team
-
         check_complete_team(ctx, state)
         state.confirmed = True
     elif answer == "edit":
@@ -533,8 +512,8 @@ def _edit_target_build(ctx: StepContext, state: WizardState) -> Prompt:
 
 
 def _edit_target_submit(_ctx: StepContext, _state: WizardState, answer: str, _p: Prompt) -> str:
-    # The rewind itself is done by the engine (it needs the step table and the role
-    # block); this only names the target for the echo.
+    # The rewind itself is done by the engine (it needs the whole step list); this
+    # only names the target for the echo.
     return answer
 
 
@@ -558,62 +537,53 @@ def _new_task(_ctx: StepContext, state: WizardState) -> bool:
     return state.task_mode == "new"
 
 
-STATIC_STEPS: tuple[StaticStep, ...] = (
-    StaticStep(
+# The static steps before the role steps, and after them.
+EARLY_STEPS: tuple[Step, ...] = (
+    static_step(
         TASK_PICK,
         _always,
         _task_pick_build,
         _task_pick_submit,
         ("task_mode", "task_key", "task_group", "task_id", "brief_path"),
     ),
-    StaticStep(
+    static_step(
         TASK_GROUP, _new_task, _task_group_build, _task_group_submit, ("task_group", "task_key")
     ),
-    StaticStep(TASK_ID, _new_task, _task_id_build, _task_id_submit, ("task_id", "task_key")),
-    StaticStep(BRIEF, _brief_applies, _brief_build, _brief_submit, ("brief_path",)),
-    StaticStep(TASK_TYPE, _always, _task_type_build, _task_type_submit, ("task_type",)),
-    StaticStep(
+    static_step(TASK_ID, _new_task, _task_id_build, _task_id_submit, ("task_id", "task_key")),
+    static_step(BRIEF, _brief_applies, _brief_build, _brief_submit, ("brief_path",)),
+    static_step(TASK_TYPE, _always, _task_type_build, _task_type_submit, ("task_type",)),
+    static_step(
         APPROVED_PLAN,
         _approved_plan_applies,
         _approved_plan_build,
         _approved_plan_submit,
         ("approved_plan_path",),
     ),
-    StaticStep(REUSE_PREVIOUS, _reuse_applies, _reuse_build, _reuse_submit, ()),
+    static_step(REUSE_PREVIOUS, _reuse_applies, _reuse_build, _reuse_submit),
+)
+LATE_STEPS: tuple[Step, ...] = (
     _gate_step(DIRECTIVE_PICK, "write", "directive", _always),
-    StaticStep(
+    static_step(
         DIRECTIVE,
         _gate_chosen(DIRECTIVE_PICK, "write"),
         _directive_build,
         _directive_submit,
         ("directive",),
-        before_role_block=False,
     ),
     _gate_step(RELATED_TASKS_PICK, "choose", "related_tasks_raw", _related_pick_applies),
-    StaticStep(
+    static_step(
         RELATED_TASKS,
         _gate_chosen(RELATED_TASKS_PICK, "choose"),
         _related_build,
         _related_submit,
         ("related_tasks_raw",),
-        before_role_block=False,
     ),
-    StaticStep(
-        CONFIRM,
-        _always,
-        _confirm_build,
-        _confirm_submit,
-        ("confirmed", "aborted"),
-        before_role_block=False,
-    ),
-    StaticStep(
+    static_step(CONFIRM, _always, _confirm_build, _confirm_submit, ("confirmed", "aborted")),
+    static_step(
         EDIT_TARGET,
         _edit_target_applies,
         _edit_target_build,
         _edit_target_submit,
         ("edit_target",),
-        before_role_block=False,
     ),
 )
-STEP_BY_ID: dict[str, StaticStep] = {s.id: s for s in STATIC_STEPS}
-STEP_INDEX: dict[str, int] = {s.id: i for i, s in enumerate(STATIC_STEPS)}

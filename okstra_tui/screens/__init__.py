@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from okstra_core.wizard import HistoryEntry, Prompt
+
 from .base import PromptScreen
 from .confirm import ConfirmScreen
 from .edit import EditScreen
@@ -25,13 +27,15 @@ _BY_STEP_KIND: dict[str, type[PromptScreen]] = {
 
 
 def screen_for_prompt(
-    prompt: Any, history: Sequence[Any], progress: tuple[int, int], **extra: Any
+    prompt: Prompt, history: Sequence[HistoryEntry], progress: tuple[int, int], **extra: Any
 ) -> PromptScreen:
     """The screen that renders `prompt` (confirm gets the confirmation block too)."""
-    kind = str(prompt.meta.get("stepKind", ""))
+    kind = prompt.step_kind
     if kind == "confirm":
         return ConfirmScreen(prompt, history, progress, **extra)
-    cls = _BY_STEP_KIND.get(kind) or (TextScreen if prompt.kind == "text" else PickScreen)
+    if kind not in _BY_STEP_KIND and prompt.kind == "text":
+        return TextScreen(prompt, history, progress, project_root=extra.get("project_root"))
+    cls = _BY_STEP_KIND.get(kind) or PickScreen
     return cls(prompt, history, progress)
 
 

@@ -8,7 +8,7 @@ chose (`messages.Answered`); the app submits it. A refused answer comes back thr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -16,11 +16,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.text import WizardText
 
-from ..messages import Answered, BackRequested, EditRequested
+from ..messages import Answered, BackRequested, EditRequested, RewindRequested
 from ..resources import help_text, ui_text
 from ..widgets import HistoryPanel, OptionTable, Row
+from .discard import DiscardScreen
 
 
 def progress_text(progress: tuple[int, int], text: WizardText) -> str:
@@ -43,12 +45,17 @@ class PromptScreen(Screen[None]):
         Binding("escape", "back", "Back"),
         Binding("backspace", "back", "Back", show=False),
         Binding("e", "edit", "Edit"),
+        # The history panel is reached by this key only, never by Tab: Enter there
+        # rewinds, and a Tab followed by Enter must not drop answers unasked.
+        Binding("ctrl+r", "history", "History"),
         Binding("question_mark,f1", "toggle_help", "Help", key_display="?"),
     ]
     # The screen's help file, `screens/<HELP>.help.md`; "?" shows it (no file: no key).
     HELP: ClassVar[str | None] = None
 
-    def __init__(self, prompt: Any, history: Sequence[Any], progress: tuple[int, int]) -> None:
+    def __init__(
+        self, prompt: Prompt, history: Sequence[HistoryEntry], progress: tuple[int, int]
+    ) -> None:
         super().__init__(classes="prompt-screen")
         self.prompt = prompt
         self.history = tuple(history)
@@ -56,7 +63,7 @@ class PromptScreen(Screen[None]):
 
     @property
     def step_kind(self) -> str:
-        return str(self.prompt.meta.get("stepKind", self.prompt.kind))
+        return self.prompt.step_kind
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -111,14 +118,48 @@ class PromptScreen(Screen[None]):
     def clear_error(self) -> None:
         self.show_error("")
 
+    def unsaved_text(self) -> str:
+        """What the person typed and has not submitted ("" when nothing would be lost)."""
+        return ""
+
+    def action_history(self) -> None:
+        """Move the focus to the history panel (Escape there comes back)."""
+        self.query_one(HistoryPanel).enter()
+
+    def _after_discard_check(self, message: RewindRequested | BackRequested) -> None:
+        """Post `message` to the app — after asking, when typed text would be lost."""
+        if not self.unsaved_text():
+            self.post_message(message)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.post_message(message)
+
+        self.app.push_screen(DiscardScreen(self.unsaved_text()), answered)
+
+    def on_rewind_requested(self, message: RewindRequested) -> None:
+        # From the history panel: the app rewinds once we let the message through.
+        if message.checked:
+            return
+        message.stop()
+        self._after_discard_check(RewindRequested(message.step_id, checked=True))
+
+    def on_history_panel_left(self, message: HistoryPanel.Left) -> None:
+        self.focus_answer()
+
+    def focus_answer(self) -> None:
+        """Give the focus back to what takes the answer."""
+        self.focus_next()
+
     def action_back(self) -> None:
-        self.post_message(BackRequested())
+        self._after_discard_check(BackRequested())
 
     def action_edit(self) -> None:
         self.post_message(EditRequested())
 
 
-def option_rows(prompt: Any) -> list[Row]:
+def option_rows(prompt: Prompt) -> list[Row]:
     """The prompt's options as rows: the label, its summary (if any), disabled reason."""
     return [
         Row(
@@ -141,6 +182,9 @@ class ChoiceScreen(PromptScreen):
         yield OptionTable(self.rows(), selected=self.prompt.default, id="options")
 
     def on_mount(self) -> None:
+        self.focus_answer()
+
+    def focus_answer(self) -> None:
         self.query_one("#options", OptionTable).focus()
 
     def on_option_list_option_selected(self, event: OptionTable.OptionSelected) -> None:
@@ -148,4 +192,4 @@ class ChoiceScreen(PromptScreen):
             return
         event.stop()
         self.clear_error()
-        self.post_message(Answered(event.option.id))
+        self.post_message(Answered(event.option.id, step=self.prompt.id))

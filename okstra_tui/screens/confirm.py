@@ -1,21 +1,29 @@
-"""confirm: the confirmation block with provenance and preflight; Launch / Edit / Abort."""
+"""confirm: the confirmation block, preflight and the launch preview; Launch / Edit / Abort.
+
+Launch takes a deliberate key on a screen the person has seen: the screen is guarded
+(keys typed ahead are dropped, see `guard`), no button has the focus at first —
+Enter on the summary does nothing —, and Launch is `l` or the Launch button.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button
+from textual.widgets import Button, Collapsible, Static
 from textual.widgets.button import ButtonVariant
 
 from ..messages import Answered, PreflightChecked
 from ..resources import stylesheet, ui_text
-from ..widgets import ConfirmationView
+from ..widgets import ConfirmationView, PreflightView
+from ..widgets.preview import preview_text, preview_title
 from .base import PromptScreen
+from .guard import GuardedScreen
 
 # The confirm prompt's option values (SPEC §6.1): their button text key and variant.
 _BUTTONS: dict[str, tuple[str, ButtonVariant]] = {
@@ -25,13 +33,15 @@ _BUTTONS: dict[str, tuple[str, ButtonVariant]] = {
 }
 
 
-class ConfirmScreen(PromptScreen):
+class ConfirmScreen(GuardedScreen, PromptScreen):
     """Review the whole setup, then launch it, change an answer, or abort.
 
     Args:
         confirmation: the engine's confirmation block (lines with provenance).
+        project_root: the project (paths in the preview are shown relative to it).
 
-    The app runs a dry-run prepare meanwhile; its preflight arrives as a message.
+    The app runs a dry-run prepare meanwhile; its preflight and plan arrive as a
+    message.
     """
 
     CSS_PATH = stylesheet("confirm")
@@ -39,6 +49,7 @@ class ConfirmScreen(PromptScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("l", "answer('confirm')", "Launch"),
         Binding("a", "answer('abort')", "Abort"),
+        Binding("p", "toggle_preview", "Preview"),
     ]
 
     def __init__(
@@ -48,14 +59,23 @@ class ConfirmScreen(PromptScreen):
         progress: tuple[int, int],
         *,
         confirmation: Any,
+        project_root: Path | None = None,
     ) -> None:
         super().__init__(prompt, history, progress)
         self.confirmation = confirmation
+        self.project_root = Path(project_root) if project_root is not None else Path.cwd()
+        self.plan: Any | None = None
 
     def compose_body(self) -> ComposeResult:
         text = ui_text(self)
         with VerticalScroll(id="summary"):
             yield ConfirmationView(self.confirmation, text=text)
+        yield PreflightView(text=text)
+        with (
+            Collapsible(title=preview_title(None, text), collapsed=True, id="preview"),
+            VerticalScroll(id="preview-body"),
+        ):
+            yield Static(preview_text(None, self.project_root, text), id="preview-text")
         with Horizontal(id="actions"):
             for option in self.prompt.options:
                 key, variant = _BUTTONS.get(option.value, ("", "default"))
@@ -64,21 +84,48 @@ class ConfirmScreen(PromptScreen):
                     id=f"do-{option.value}",
                     variant=variant,
                     compact=True,
-                    disabled=option.disabled_reason is not None,
+                    # Enabled once the screen is armed (and only selectable options).
+                    disabled=True,
                     tooltip=option.disabled_reason,
                 )
+            # Shown once armed: Enter does not launch here, so say which key does.
+            yield Static("", id="armed-hint", markup=False)
 
     def on_mount(self) -> None:
-        default = self.prompt.default or "confirm"
-        for button in self.query(Button):
-            if button.id == f"do-{default}" and not button.disabled:
-                button.focus()
-                return
+        # No button has the focus: Enter must never launch from where the screen opens.
+        self.focus_answer()
+
+    def focus_answer(self) -> None:
+        self.query_one("#summary").focus()
+
+    def on_armed_changed(self, armed: bool) -> None:
+        for option in self.prompt.options:
+            button = self.query_one(f"#do-{option.value}", Button)
+            button.disabled = not armed or option.disabled_reason is not None
+        hint = ui_text(self).get("app.confirm.armed") if armed else ""
+        self.query_one("#armed-hint", Static).update(hint)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Launch and Abort show dimmed until the screen is armed.
+        if action == "answer":
+            return True if self.armed else None
+        return super().check_action(action, parameters)
 
     def on_preflight_checked(self, message: PreflightChecked) -> None:
         message.stop()
-        view = self.query_one(ConfirmationView)
-        view.set_preflight(message.results, message.notes, message.error)
+        self.query_one(PreflightView).set_preflight(message.results, message.notes, message.error)
+        text = ui_text(self)
+        self.plan = message.plan
+        self.query_one("#preview", Collapsible).title = preview_title(message.plan, text)
+        environment = getattr(self.app, "environment", None)
+        which = environment.which if environment is not None else None
+        self.query_one("#preview-text", Static).update(
+            preview_text(message.plan, self.project_root, text, message.error, which)
+        )
+
+    def action_toggle_preview(self) -> None:
+        preview = self.query_one("#preview", Collapsible)
+        preview.collapsed = not preview.collapsed
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -87,9 +134,11 @@ class ConfirmScreen(PromptScreen):
             self.action_answer(event.button.id.removeprefix("do-"))
 
     def action_answer(self, value: str) -> None:
+        if not self.armed:
+            return
         if any(o.value == value and o.disabled_reason is None for o in self.prompt.options):
             self.clear_error()
-            self.post_message(Answered(value))
+            self.post_message(Answered(value, step=self.prompt.id))
 
     def action_edit(self) -> None:
         # On the confirm screen "edit" is an answer the engine turns into edit_target.

@@ -30,6 +30,7 @@ from ..messages import (
     PrepareStep,
 )
 from ..resources import stylesheet, ui_text
+from .guard import GuardedScreen
 
 
 def argv_text(argv: Sequence[str], which: Callable[[str], str | None] | None = None) -> str:
@@ -94,7 +95,7 @@ def result_text(
     return text
 
 
-class LaunchScreen(Screen[None]):
+class LaunchScreen(GuardedScreen, Screen[None]):
     """Prepare's progress and outcome for one confirmed wizard.
 
     Args:
@@ -134,13 +135,22 @@ class LaunchScreen(Screen[None]):
         self.finished = False
         self.failed = False
 
+    @property
+    def awaits_key(self) -> bool:
+        return self.waiting
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Enter and Escape only mean something before prepare has started.
+        # Enter and Escape only mean something before prepare has started, and only
+        # once the screen is armed (keys typed ahead are dropped by the app anyway).
         if action in ("start", "back"):
-            return self.waiting
+            if not self.waiting:
+                return False
+            return True if self.armed else None
         return True
 
     def action_start(self) -> None:
+        if not (self.waiting and self.armed):
+            return
         self.waiting = False
         self.query_one("#busy").display = True
         title = ui_text(self).get("app.launch.preparing", title=self.title_text)

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.widgets import Static
+
+from okstra_core.wizard.prompt import PromptMeta
 
 from ..resources import stylesheet
 from .base import ChoiceScreen
 
 
-def role_facts(meta: dict[str, Any]) -> str:
+def role_facts(meta: PromptMeta) -> str:
     """The role line: role name, its duty, the allowed range, what the role does."""
-    parts = [str(meta.get("role", ""))]
+    parts = [meta.get("role", "")]
     if meta.get("duty"):
-        parts.append(str(meta["duty"]))
-    if meta.get("min") is not None and meta.get("max") is not None:
+        parts.append(meta.get("duty", ""))
+    if "min" in meta and "max" in meta:
         parts.append(f"{meta['min']}–{meta['max']}")
     line = " · ".join(p for p in parts if p)
     if meta.get("description"):
-        line += "\n" + str(meta["description"])
+        line += "\n" + meta.get("description", "")
     return line
 
 

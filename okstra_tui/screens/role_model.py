@@ -8,19 +8,26 @@ the answer a rewind dropped — is highlighted, so Enter keeps it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from okstra_core.wizard import Option
+from okstra_core.wizard.text import WizardText
+
+from ..messages import DefaultsRequested
 from ..resources import stylesheet, ui_text
 from ..widgets import Row
+from ..widgets.provenance import provenance_words
 from .base import ChoiceScreen
 
 
-def model_row(option: Any) -> Row:
-    """One model option as (model ref, display name, provider) and its provenance."""
+def model_row(option: Option, text: WizardText | None = None) -> Row:
+    """One model option as (model ref, display name, provider) and why it is the default."""
     meta = option.meta
+    provenance = meta.get("provenance") or None
     return Row(
         value=option.value,
         cells=(
@@ -29,7 +36,7 @@ def model_row(option: Any) -> Row:
             meta.get("provider") or option.value.split("/", 1)[0],
         ),
         disabled_reason=option.disabled_reason,
-        note=meta.get("provenance") or None,
+        note=provenance_words(provenance, text) if text and provenance else provenance,
     )
 
 
@@ -38,6 +45,9 @@ class RoleModelScreen(ChoiceScreen):
 
     CSS_PATH = stylesheet("role_model")
     HELP = "role_model"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "accept_defaults", "All defaults"),
+    ]
 
     def compose_body(self) -> ComposeResult:
         description = self.prompt.meta.get("description")
@@ -50,4 +60,10 @@ class RoleModelScreen(ChoiceScreen):
         self.query_one("#options").border_title = ui_text(self).get("app.role_model.columns")
 
     def rows(self) -> list[Row]:
-        return [model_row(o) for o in self.prompt.options]
+        text = ui_text(self)
+        return [model_row(o, text) for o in self.prompt.options]
+
+    def action_accept_defaults(self) -> None:
+        """This model and the following ones: each its default, while one can be chosen."""
+        self.clear_error()
+        self.post_message(DefaultsRequested(step=self.prompt.id))

@@ -92,7 +92,14 @@ class StartScreen(Screen[None]):
             yield Static(text.get("app.start.intro"), id="intro")
             rows = [Row(NEW, (text.get("app.start.new"), "", "", ""))]
             rows += [summary_row(s, self.now, text) for s in self.summaries]
-            yield OptionTable(rows, selected=default_choice(self.summaries), id="wizards")
+            header = tuple(
+                text.get(f"app.start.column.{c}") for c in ("task", "type", "progress", "updated")
+            )
+            table = OptionTable(
+                rows, selected=default_choice(self.summaries), header=header, id="wizards"
+            )
+            yield Static(table.header_text(), id="columns")
+            yield table
             if not self.summaries:
                 yield Static(text.get("app.start.empty"), id="empty")
             yield Static(self.error, id="error", classes="-visible" if self.error else "")
@@ -100,6 +107,9 @@ class StartScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#wizards", OptionTable).focus()
+
+    def on_option_table_layout_changed(self, message: OptionTable.LayoutChanged) -> None:
+        self.query_one("#columns", Static).update(message.table.header_text())
 
     def show_error(self, message: str) -> None:
         error = self.query_one("#error", Static)

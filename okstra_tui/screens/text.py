@@ -2,46 +2,187 @@
 
 The engine validates the text; a refusal shows under the input, which keeps its value
 and focus so the person corrects it in place.
+
+- The brief and the approved plan complete file paths relative to the project (Tab,
+  Right or End accepts the grey completion); the brief can be created or edited in
+  `$VISUAL`/`$EDITOR` (the app steps aside while the editor runs, as posting does).
+- The directive is multi-line: Enter starts a new line and Ctrl+S submits.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
 from textual import on
-from textual.app import ComposeResult
-from textual.widgets import Input
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding, BindingType
+from textual.widgets import Input, TextArea
 
 from ..messages import Answered
-from ..resources import stylesheet
+from ..resources import stylesheet, ui_text
+from ..widgets import AnswerInput
+from ..widgets.path_suggester import ProjectPathSuggester
 from .base import PromptScreen
+
+# Step kinds whose answer is a file of the project (completed as a path).
+PATH_STEPS = frozenset({"brief", "approved_plan"})
+# Step kinds answered with several lines of text.
+MULTILINE_STEPS = frozenset({"directive"})
+# The brief can be written in the editor from its screen.
+EDITABLE_STEPS = frozenset({"brief"})
+DEFAULT_BRIEF = "brief.md"
+
+
+def editor_command(env: dict[str, str] | os._Environ[str]) -> list[str]:
+    """The person's editor: `$VISUAL`, else `$EDITOR`, else `vi` (split like a shell)."""
+    for name in ("VISUAL", "EDITOR"):
+        value = (env.get(name) or "").strip()
+        if value:
+            return shlex.split(value)
+    return ["vi"]
 
 
 class TextScreen(PromptScreen):
-    """Type an answer; Enter submits it; Escape goes back one step."""
+    """Type an answer; Enter submits it (Ctrl+S for a multi-line answer)."""
 
     CSS_PATH = stylesheet("text")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "submit", "Submit"),
+        Binding("ctrl+o", "open_editor", "Edit in $EDITOR"),
+    ]
+
+    def __init__(
+        self,
+        prompt: Any,
+        history: Sequence[Any],
+        progress: tuple[int, int],
+        *,
+        project_root: Path | None = None,
+    ) -> None:
+        super().__init__(prompt, history, progress)
+        self.project_root = Path(project_root) if project_root is not None else Path.cwd()
+
+    @property
+    def multiline(self) -> bool:
+        return self.step_kind in MULTILINE_STEPS
 
     def compose_body(self) -> ComposeResult:
-        yield Input(
+        if self.multiline:
+            area = TextArea(
+                self.prompt.default or "",
+                id="answer",
+                soft_wrap=True,
+                show_line_numbers=False,
+                tab_behavior="focus",
+            )
+            area.border_subtitle = ui_text(self).get("app.text.multiline_hint")
+            yield area
+            return
+        suggester = (
+            ProjectPathSuggester(self.project_root) if self.step_kind in PATH_STEPS else None
+        )
+        yield AnswerInput(
             value=self.prompt.default or "",
             placeholder=str(self.prompt.meta.get("placeholder", "")),
             id="answer",
             select_on_focus=False,
+            suggester=suggester,
         )
 
     def on_mount(self) -> None:
-        answer = self.query_one("#answer", Input)
-        answer.cursor_blink = getattr(self.app, "cursor_blink", True)
+        answer = self.query_one("#answer")
+        if isinstance(answer, Input):
+            answer.cursor_blink = getattr(self.app, "cursor_blink", True)
+        elif isinstance(answer, TextArea):
+            answer.cursor_blink = getattr(self.app, "cursor_blink", True)
+            answer.move_cursor(answer.document.end)
         answer.focus()
+
+    def focus_answer(self) -> None:
+        self.query_one("#answer").focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Letters go into the box: "e" cannot be Edit here (the History key is).
+        if action == "edit":
+            return False
+        if action == "submit":
+            return self.multiline  # one-line answers submit with Enter (the input's key)
+        if action == "open_editor":
+            return self.step_kind in EDITABLE_STEPS
+        return super().check_action(action, parameters)
+
+    def answer_text(self) -> str:
+        answer = self.query_one("#answer")
+        return answer.text if isinstance(answer, TextArea) else answer.value  # type: ignore[attr-defined]
+
+    def unsaved_text(self) -> str:
+        value = self.answer_text()
+        return value if value.strip() and value != (self.prompt.default or "") else ""
 
     def show_error(self, message: str) -> None:
         super().show_error(message)
-        self.query_one("#answer", Input).set_class(bool(message), "-invalid")
+        self.query_one("#answer").set_class(bool(message), "-invalid")
 
     @on(Input.Changed, "#answer")
+    @on(TextArea.Changed, "#answer")
     def _typing_clears_error(self) -> None:
         self.clear_error()
 
     @on(Input.Submitted, "#answer")
     def _submit(self, event: Input.Submitted) -> None:
         event.stop()
-        self.post_message(Answered(event.value))
+        self.post_message(Answered(event.value, step=self.prompt.id))
+
+    def action_submit(self) -> None:
+        self.post_message(Answered(self.answer_text(), step=self.prompt.id))
+
+    def action_open_editor(self) -> None:
+        """Create or edit the brief in the person's editor, then put its path here."""
+        text = ui_text(self)
+        box = self.query_one("#answer", Input)
+        typed = box.value.strip() or DEFAULT_BRIEF
+        path = Path(os.path.expanduser(typed))
+        path = path if path.is_absolute() else self.project_root / path
+        root = self.project_root.resolve()
+        try:
+            path.resolve().relative_to(root)
+        except ValueError:
+            self.show_error(text.get("app.text.editor_outside", path=typed, root=root))
+            return
+        env = getattr(getattr(self.app, "environment", None), "env", os.environ)
+        command = [*editor_command(env), str(path)]
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            result = self._run_editor(command)
+        except OSError as exc:
+            self.show_error(text.get("app.text.editor_failed", command=command[0], error=exc))
+            return
+        if result != 0:
+            self.show_error(text.get("app.text.editor_exit", command=command[0], code=result))
+            return
+        box.value = typed
+        box.cursor_position = len(typed)
+        self.clear_error()
+        box.focus()
+        if not path.exists():
+            self.show_error(text.get("app.text.editor_not_saved", path=typed))
+
+    def _run_editor(self, command: list[str]) -> int:
+        """Run the editor with the terminal handed to it; its exit code."""
+
+        def run() -> int:
+            return subprocess.run(command, cwd=self.project_root, check=False).returncode
+
+        try:
+            with self.app.suspend():
+                return run()
+        except SuspendNotSupported:
+            if not self.app.is_headless:
+                raise OSError("this terminal cannot hand itself to an editor") from None
+            # Headless (tests, scripted runs): nothing to hand over, run it as is.
+            return run()

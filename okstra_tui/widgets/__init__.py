@@ -1,7 +1,8 @@
 """Reusable widgets: the history panel, the option table, the confirmation view."""
 
-from .confirmation import ConfirmationView
+from .answer_input import AnswerInput
+from .confirmation import ConfirmationView, PreflightView
 from .history import HistoryPanel
 from .option_table import OptionTable, Row
 
-__all__ = ["ConfirmationView", "HistoryPanel", "OptionTable", "Row"]
+__all__ = ["AnswerInput", "ConfirmationView", "HistoryPanel", "OptionTable", "PreflightView", "Row"]

@@ -1,4 +1,4 @@
-"""The confirmation block: every value with its provenance, then the preflight results."""
+"""The confirmation block (every value with its provenance) and the preflight results."""
 
 from __future__ import annotations
 
@@ -10,16 +10,19 @@ from textual.widgets import Static
 
 from okstra_core.wizard.text import WizardText
 
+from .provenance import provenance_words
 
-def confirmation_text(confirmation: Any) -> Text:
-    """The engine's confirmation lines, each value followed by its provenance."""
+
+def confirmation_text(confirmation: Any, catalog: WizardText | None = None) -> Text:
+    """The engine's confirmation lines, each value followed by why it is there."""
     text = Text()
     for i, line in enumerate(confirmation.lines):
         if i:
             text.append("\n")
         text.append(line.text, style="bold" if line.key in ("header", "team") else "")
         if line.provenance:
-            text.append(f"  {line.provenance}", style="italic dim")
+            words = provenance_words(line.provenance, catalog) if catalog else line.provenance
+            text.append(f"  {words}", style="italic dim")
     return text
 
 
@@ -54,26 +57,32 @@ def preflight_text(
 
 
 class ConfirmationView(Static):
-    """Read-only view of the confirmation block, then the preflight results.
+    """Read-only view of the confirmation block (every value with its provenance).
 
     Args:
         confirmation: the engine's `Confirmation` (lines with provenance).
-        text: the text catalog (the preflight heading and its states).
+        text: the text catalog.
     """
 
     def __init__(self, confirmation: Any, *, text: WizardText) -> None:
-        super().__init__(id="confirmation")
+        super().__init__(confirmation_text(confirmation, text), id="confirmation")
         self.confirmation = confirmation
         self.catalog = text
-        self.preflight: Text = preflight_text(None, catalog=text)
-        self._refresh()
+
+
+class PreflightView(Static):
+    """The preflight results of the confirm screen's dry run (kept in view at 80×24).
+
+    Args:
+        text: the text catalog (the heading and its states).
+    """
+
+    def __init__(self, *, text: WizardText) -> None:
+        super().__init__(preflight_text(None, catalog=text), id="preflight")
+        self.catalog = text
 
     def set_preflight(
         self, results: Sequence[Any], notes: Sequence[str] = (), error: str | None = None
     ) -> None:
         """Show the preflight results (or why the dry run refused the setup)."""
-        self.preflight = preflight_text(results, notes, error, catalog=self.catalog)
-        self._refresh()
-
-    def _refresh(self) -> None:
-        self.update(Text("\n\n").join([confirmation_text(self.confirmation), self.preflight]))
+        self.update(preflight_text(results, notes, error, catalog=self.catalog))

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -24,19 +25,28 @@ def entry_text(entry: Any) -> Text:
 class HistoryPanel(OptionList):
     """Answered steps in the order they were answered (always visible beside a prompt).
 
+    Not in the Tab order: Enter here rewinds, so the panel is entered explicitly
+    (`enter()`, the screen's History key or a click) and left with Escape.
+
     Args:
         entries: the wizard's history entries (`step_id`, `answer`, `echo`, `label`).
         text: the text catalog (panel title, the empty-history line).
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Rewind here")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Rewind here"),
+        Binding("escape", "leave", "Leave history"),
+    ]
+
+    class Left(Message):
+        """The person left the panel (Escape): the screen gives the focus back."""
 
     def __init__(
         self, entries: Sequence[Any] = (), *, text: WizardText, id: str | None = "history"
     ) -> None:
         super().__init__(id=id)
         self.border_title = text.get("app.history.title")
-        self.can_focus = True
+        self.can_focus = False
         self._step_ids = [e.step_id for e in entries]
         if entries:
             self.add_options(Option(entry_text(e), id=e.step_id) for e in entries)
@@ -53,6 +63,22 @@ class HistoryPanel(OptionList):
         # The newest answer is where a person looking back most likely wants to go.
         if self._step_ids:
             self.highlighted = len(self._step_ids) - 1
+
+    def enter(self) -> None:
+        """Take the focus (the only way in: the panel is not in the Tab order)."""
+        if self._step_ids:
+            self.can_focus = True
+            self.focus()
+
+    def on_click(self) -> None:
+        self.enter()
+
+    def on_blur(self) -> None:
+        # Out of the Tab order again as soon as the focus moves elsewhere.
+        self.can_focus = False
+
+    def action_leave(self) -> None:
+        self.post_message(self.Left())
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -89,6 +90,13 @@ def render_row(row: Row, widths: Sequence[int], *, stacked: bool = False) -> Tex
 class OptionTable(OptionList):
     """Choices as aligned columns; disabled rows show their reason and are skipped."""
 
+    class LayoutChanged(Message):
+        """The rows switched between columns and stacked (the header follows)."""
+
+        def __init__(self, table: OptionTable) -> None:
+            super().__init__()
+            self.table = table
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Choose")]
 
     def __init__(
@@ -96,6 +104,7 @@ class OptionTable(OptionList):
         rows: Sequence[Row] = (),
         *,
         selected: str | None = None,
+        header: Sequence[str] = (),
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -104,7 +113,21 @@ class OptionTable(OptionList):
         self._rows: list[Row] = []
         self._initial = selected
         self._stacked = False
+        # Column headings: aligned with the cells (see `header_text`), shown by the screen.
+        self.header = tuple(header)
         self.set_rows(rows, selected=selected)
+
+    def _column_widths(self) -> list[int]:
+        rows = [*self._rows, Row("", self.header)] if self.header else self._rows
+        return _widths(rows)
+
+    def header_text(self) -> Text:
+        """The column headings, aligned as the rows are drawn now (stacked: one line)."""
+        if not self.header:
+            return Text()
+        if self._stacked:
+            return Text(" · ".join(h for h in self.header if h), style="bold")
+        return render_row(Row("", self.header), self._column_widths())
 
     @property
     def rows(self) -> tuple[Row, ...]:
@@ -113,7 +136,7 @@ class OptionTable(OptionList):
     def set_rows(self, rows: Sequence[Row], *, selected: str | None = None) -> None:
         """Replace the rows and highlight `selected` (else the first enabled row)."""
         self._rows = list(rows)
-        widths = _widths(self._rows)
+        widths = self._column_widths()
         self.clear_options()
         self.add_options(
             Option(
@@ -129,12 +152,13 @@ class OptionTable(OptionList):
         # Columns side by side when they fit the width, else stacked: nothing essential
         # (model ref, provider, reason) is ever cut off at 80 columns.
         width = self.scrollable_content_region.width - 2  # the option's own padding
-        widths = _widths(self._rows)
+        widths = self._column_widths()
         stacked = any(line_width(r, widths) > width for r in self._rows)
         if stacked != self._stacked:
             self._stacked = stacked
             for index, row in enumerate(self._rows):
                 self.replace_option_prompt_at_index(index, render_row(row, widths, stacked=stacked))
+            self.post_message(self.LayoutChanged(self))
 
     def select_value(self, value: str | None) -> None:
         """Highlight the row answering `value`; fall back to the first enabled row."""

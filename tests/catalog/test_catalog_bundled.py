@@ -25,6 +25,9 @@ def catalog() -> Catalog:
 
 def test_every_task_type_has_a_profile_in_order(catalog: Catalog) -> None:
     assert tuple(catalog.profiles) == TASK_TYPES
+    # Which task types need an approved plan is said by their profiles.
+    needing = {t for t, p in catalog.profiles.items() if p.needs_approved_plan}
+    assert needing == {"implementation", "final-verification"}
     for task_type, profile in catalog.profiles.items():
         assert profile.task_type == task_type
         assert profile.title and profile.summary

@@ -84,6 +84,8 @@ def test_workspace_file_overrides_and_the_rest_falls_back(home: Path, tmp_path: 
     (workspace / "profiles" / "implementation.md").write_text(custom, encoding="utf-8")
     # A task type of the team's own needs no Python change.
     extra = text.replace('task_type = "implementation"', 'task_type = "spike"', 1)
+    # Without an `order` it is listed after the bundled ones.
+    extra = extra.replace("order = 40\n", "", 1)
     (workspace / "profiles" / "spike.md").write_text(extra, encoding="utf-8")
     (workspace / "providers").mkdir()
     (workspace / "providers" / "acme.toml").write_text(user_provider("acme"), "utf-8")

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 import okstra_core.catalog
-from okstra_core import resolver
 from okstra_core.environment import Environment
 from okstra_core.pool import ModelPool
+from okstra_core.resolver import team as team_module
 from okstra_core.wizard import Prompt, Wizard
 
 TEXT_ANSWERS = {"task_group": "Team A", "task_id": "Speed", "brief": "brief.md"}
@@ -56,7 +56,7 @@ def counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
         "load_catalog",
         counter.wrap("load_catalog", okstra_core.catalog.load_catalog),
     )
-    monkeypatch.setattr(resolver, "_Team", _counted_class(resolver._Team, counter, "team"))
+    monkeypatch.setattr(team_module, "Team", _counted_class(team_module.Team, counter, "team"))
     monkeypatch.setattr(
         ModelPool,
         "_provider_verdict",

@@ -22,8 +22,10 @@ def project(tmp_path: Path) -> Path:
 
 
 def run(args: list[str], cwd: Path, **env: str) -> tuple[int, dict[str, Any]]:
+    # report roles prints a table unless asked for its JSON document.
+    json_flag = ["--json"] if args[:2] == ["report", "roles"] else []
     proc = subprocess.run(
-        [*okstra_cmd(), *args],
+        [*okstra_cmd(), *args, *json_flag],
         cwd=cwd,
         env={**os.environ, **env},
         capture_output=True,

@@ -392,7 +392,7 @@ def _fuzz_team_and_models_argv(tokens: list[tuple[str, str]]) -> None:
     command = "team" if not any(a.startswith("--role=") for a in argv) else "models"
     if command == "models":
         argv = [a for a in argv if a.startswith("--role=")]
-    code, doc = main(w, command, *argv)
+    code, doc = main(w, command, *argv, "--json")
     if code == 1:
         assert "candidates" in doc and "constraints" in doc, doc
 

@@ -21,7 +21,7 @@ from okstra_core.catalog.models import LEADER, HostSpec, Profile, ProviderSpec
 from okstra_core.defaults import DefaultScopes
 from okstra_core.errors import AssignmentResolutionError
 from okstra_core.pool import ModelPool
-from okstra_core.resolver import model_options, resolve_assignments, role_instances
+from okstra_core.resolver import TeamQuery, model_options, resolve_assignments, role_instances
 
 ROLE_NAMES = ("r0", "r1", "r2")
 
@@ -89,8 +89,9 @@ def cases(draw: st.DrawFn) -> Case:
         proles = [r for r in all_roles if draw(st.integers(0, 4))] or [all_roles[0]]
         models = []
         for m in range(n_models):
-            mroles = [] if draw(st.booleans()) else [r for r in all_roles if draw(st.booleans())]
-            dflt = [r for r in all_roles if draw(st.booleans())]
+            # A provider file's rules: a model's roles and defaults are roles it has.
+            mroles = [] if draw(st.booleans()) else [r for r in proles if draw(st.booleans())]
+            dflt = [r for r in (mroles or proles) if draw(st.booleans())]
             models.append(model(f"m{m}", roles=mroles, default_for=dflt))
         providers.append(provider(f"p{p}", models, roles=proles))
     clis = {p.cli for p in providers if draw(st.booleans()) or draw(st.booleans())}
@@ -208,17 +209,16 @@ def test_model_options_selectable_iff_extendable(case: Case, data: st.DataObject
         fixed[inst] = ref
     if len(fixed) < oracle.instances.index(step):
         return  # a role without any model: no prefix reaches this step
-    options = model_options(
-        case.profile,
-        case.counts,
-        prefix,
-        DefaultScopes(),
-        pool,
-        case.host,
-        "spawn-process",
-        step[0],
-        step[1],
+    query = TeamQuery(
+        profile=case.profile,
+        counts=case.counts,
+        models=prefix,
+        scopes=DefaultScopes(),
+        pool=pool,
+        host=case.host,
+        entry_mode="spawn-process",
     )
+    options = model_options(query, step[0], step[1])
     assert [o.model.ref for o in options] == candidate_order(case, pool, *step)
     selectable = {o.model.ref for o in options if o.disabled_reason is None}
     expected = {m.ref for m in pool.list(step[0]) if oracle.completable({**fixed, step: m.ref})}

@@ -98,8 +98,10 @@ def workspace(tmp_path: Path, okstra_home: Path) -> Path:
 
 def run(args: list[str], ws: Path, path: Path, cwd: Path) -> tuple[int, dict[str, Any]]:
     env = {**os.environ, "OKSTRA_WORKSPACE": str(ws), "PATH": str(path)}
+    # models and team print a table unless asked for their JSON document.
+    json_flag = ["--json"] if args[0] in ("models", "team") else []
     proc = subprocess.run(
-        [*okstra_cmd(), *args],
+        [*okstra_cmd(), *args, *json_flag],
         env=env,
         cwd=cwd,
         capture_output=True,

@@ -22,6 +22,7 @@ from okstra_core.catalog.models import LEADER, GlobalConfig, ModelDefaults
 from okstra_core.defaults import DefaultScopes, validate_model_defaults
 from okstra_core.errors import AssignmentResolutionError, DataFileError, OkstraError, UsageError
 from okstra_core.resolver import (
+    TeamQuery,
     model_options,
     resolve_assignments,
     role_counts_for,
@@ -298,9 +299,8 @@ def test_greedy_first_fit_fails_but_a_team_exists() -> None:
     assert by[("critic", 1)] == "claude/opus"
     assert {by[("analyser", 1)], by[("analyser", 2)]} == {"claude/haiku", "codex/gpt"}
     # And the wizard never offers claude/opus to analyser#1: it would be a dead end.
-    options = model_options(
-        prof, {}, {}, only_opus, pool_critic, TERMINAL, "spawn-process", "analyser", 1
-    )
+    query = TeamQuery(prof, {}, only_opus, pool_critic, TERMINAL, "spawn-process")
+    options = model_options(query, "analyser", 1)
     reasons = {o.model.ref: o.disabled_reason for o in options}
     assert reasons["claude/opus"] is not None
     assert reasons["claude/opus"].startswith("no complete team would remain")
@@ -397,17 +397,10 @@ def test_explicit_duplicates_and_exclusions_are_failing_candidates() -> None:
 def test_exclusion_binds_whichever_role_is_chosen_first() -> None:
     pool = make_pool([CLAUDE, CODEX, GROK])
     prof = profile(role("critic", exclude=["analyser"]), role("analyser", lo=1, hi=1))
-    options = model_options(
-        prof,
-        {},
-        {"critic": ["grok/g4"]},
-        DefaultScopes(),
-        pool,
-        TERMINAL,
-        "spawn-process",
-        "analyser",
-        1,
+    query = TeamQuery(
+        prof, {}, DefaultScopes(), pool, TERMINAL, "spawn-process", {"critic": ["grok/g4"]}
     )
+    options = model_options(query, "analyser", 1)
     reasons = {o.model.ref: o.disabled_reason for o in options}
     assert reasons["grok/g4"] == "used by critic#1 (critic excludes models of analyser)"
 

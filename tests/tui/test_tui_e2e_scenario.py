@@ -104,10 +104,10 @@ def enter_through(term: Terminal, until: str, *, limit: int = 10) -> list[str]:
 
 
 def focus_history(term: Terminal, *, limit: int = 6) -> None:
-    """Shift+Tab back through the focus chain until the history panel has the focus;
-    each Shift+Tab waits for the focus to move (a ready line) before the next."""
+    """Press the history key (Ctrl+R; Tab never goes there) until the history panel has
+    the focus; each press waits for the focus to move (a ready line) before the next."""
     for _ in range(limit):
-        if term.submit("BTab").focus == "history":
+        if term.submit("C-r").focus == "history":
             term.wait("Rewind here")  # its footer key
             return
     raise AssertionError(f"the history panel never got the focus:\n{term.screen()}")
@@ -213,7 +213,9 @@ def test_tui_e2e_full_scenario(terminal: Terminal) -> None:
 
     # -- 6. Confirm; the lead starts in a new window of this tmux session ------------
     terminal.wait("Preflight")
-    terminal.submit("Enter", screen="launch")
+    # Launch is its own key (Enter never launches); the confirm screen's ready line
+    # comes once it is armed, so the key is not dropped as typed ahead.
+    terminal.submit("l", screen="launch")
     terminal.ready(screen="launch", outcome="prepared")
     screen = terminal.wait("Lead session started in tmux window")
     assert not edited["confirmed"] and saved_state()["confirmed"] is True

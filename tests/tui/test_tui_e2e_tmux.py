@@ -100,11 +100,13 @@ def test_tui_e2e_setup_quit_resume_rewind_launch(terminal: Terminal) -> None:
     terminal.submit("Enter", step="task_type")
     terminal.wait("Which phase of work?")
     confirm = enter_until(terminal, "confirm")
-    assert confirm.focus == "do-confirm"  # Enter presses Launch
+    assert confirm.focus == "summary"  # no button has the focus: Enter never launches
     terminal.wait("Launch this setup?", "Preflight")
 
     # Launch with --launch none: the run is prepared and the start command shown.
-    terminal.submit("Enter", screen="launch", revision=lambda r: r == (confirm.revision or 0) + 1)
+    # Launch is its own key (Enter never launches); the confirm screen's ready line
+    # comes once it is armed, so the key is not dropped as typed ahead.
+    terminal.submit("l", screen="launch", revision=lambda r: r == (confirm.revision or 0) + 1)
     terminal.ready(screen="launch", outcome="prepared")
     runs = terminal.cwd / ".okstra" / "tasks" / "grp" / "one" / "runs"
     assert [p.name for p in runs.iterdir()] == ["requirements-discovery-001"]

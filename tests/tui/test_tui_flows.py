@@ -17,6 +17,7 @@ from tui_support import (
     prefill,
     settle,
     step_kind,
+    wait_armed,
     wait_for,
 )
 
@@ -34,7 +35,7 @@ from okstra_tui.screens import (
 )
 from okstra_tui.screens.launch import LaunchScreen
 from okstra_tui.screens.start import StartScreen
-from okstra_tui.widgets import ConfirmationView, HistoryPanel, OptionTable
+from okstra_tui.widgets import ConfirmationView, HistoryPanel, OptionTable, PreflightView
 
 SIZE = (100, 40)
 
@@ -77,12 +78,14 @@ async def test_whole_setup_to_confirm_shows_provenance_and_preflight(app_factory
         assert isinstance(screen, ConfirmScreen)
         text = str(screen.query_one(ConfirmationView).render())
         assert "grp/one" in text
-        assert "default:bundled" in text and "chosen" in text
-        assert "✓ leader#1: claude" in text  # preflight ran (dry run) and passed
+        assert "okstra's default" in text and "your choice" in text
+        preflight = str(screen.query_one(PreflightView).render())
+        assert "✓ leader#1: claude" in preflight  # preflight ran (dry run) and passed
         history = screen.query_one(HistoryPanel)
         assert history.step_ids == tuple(e.step_id for e in app.wizard.history())
         assert [b.id for b in screen.query(Button)] == ["do-confirm", "do-edit", "do-abort"]
-        assert screen.focused is screen.query_one("#do-confirm")
+        # No button has the focus: Enter never launches from where the screen opens.
+        assert screen.focused is screen.query_one("#summary")
 
 
 async def test_refused_brief_shows_inline_and_changes_nothing(app_factory, project) -> None:
@@ -132,9 +135,9 @@ async def test_rewind_from_the_history_panel_then_enter_through(app_factory, pro
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
         answered = [e.step_id for e in app.wizard.history()]
-        await pilot.press("tab")  # from the Launch button … to the history panel
+        await pilot.press("ctrl+r")  # the history panel's own key
         history = app.screen.query_one(HistoryPanel)
-        history.focus()
+        assert app.screen.focused is history
         history.highlighted = answered.index("task_type")
         await pilot.press("enter")
         await settle(pilot, app)
@@ -256,7 +259,7 @@ async def test_launch_none_shows_steps_and_the_start_command(app_factory, projec
     app = app_factory(launch="none", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
-        await pilot.press("enter")  # Launch has the focus
+        await pilot.press("l")
         await wait_for(pilot, app, lambda: isinstance(app.screen, LaunchScreen), "launch")
         await settle(pilot, app)
         screen = app.screen
@@ -290,7 +293,7 @@ async def test_preflight_failure_is_shown_with_what_to_do(
     app = app_factory(launch="none", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
-        text = str(app.screen.query_one(ConfirmationView).render())
+        text = str(app.screen.query_one(PreflightView).render())
         assert "✗ leader#1: claude" in text and "upgrade" in text
         await pilot.press("l")
         await wait_for(pilot, app, lambda: isinstance(app.screen, LaunchScreen), "launch")
@@ -320,6 +323,7 @@ async def test_a_confirmed_wizard_waits_for_enter_and_escape_goes_back(
         await settle(pilot, again)
         assert isinstance(again.screen, LaunchScreen) and again.screen.waiting
         assert not again.screen.steps
+        await wait_armed(pilot, again)
         await pilot.press("escape")
         await settle(pilot, again)
         assert isinstance(again.screen, ConfirmScreen)

@@ -87,12 +87,12 @@ async def test_a_line_per_ready_screen_refusal_and_focus_move(
         assert app.screen.query_one("#answer", Input).has_class("-invalid")
 
         # Focus moved within a ready screen: a line saying where keys go now.
-        await pilot.press("shift+tab")
+        await pilot.press("ctrl+r")  # the history panel's key (Tab never goes there)
         moved = await next_line(pilot, app, ready, 5)
         assert (moved["step"], moved["focus"]) == ("task_group", "history")
         assert "error" not in moved
 
-        await pilot.press("tab")
+        await pilot.press("escape")  # leaves the history panel
         back = await next_line(pilot, app, ready, 6)
         assert back["focus"] == "answer"
         await pilot.press("escape")  # back to the task pick: a new screen
@@ -119,10 +119,15 @@ async def test_launch_outcome_is_a_line(
     environment = with_ready_file(monkeypatch, ready)
     app = app_factory(state=state, launch="none", environment=environment)
     async with app.run_test(size=SIZE) as pilot:
+        # Written once the guarded screen is armed; no button has the focus and
+        # Launch is its own key.
         confirm = await next_line(pilot, app, ready, 1)
-        assert (confirm["screen"], confirm["focus"]) == ("confirm", "do-confirm")
-        await pilot.press("enter")
-        launch = await next_line(pilot, app, ready, 2)
+        assert (confirm["screen"], confirm["focus"]) == ("confirm", "summary")
+        assert app.screen.armed
+        await pilot.press("l")
+        # Prepare runs in a thread: its outcome line may follow at once.
+        await wait_for(pilot, app, lambda: len(lines(ready)) >= 2, "ready line 2", timeout=60)
+        launch = lines(ready)[1]
         assert launch["screen"] == "launch" and "outcome" not in launch
         assert launch["revision"] == confirm["revision"] + 1
         done = await next_line(pilot, app, ready, 3)

@@ -96,7 +96,7 @@ def test_tui_snapshot_start_with_a_resumable_wizard(snap_compare, stable_project
 @pytest.mark.parametrize("size", SIZES)
 def test_tui_snapshot_launch_none(snap_compare, stable_project, size) -> None:
     async def launch(pilot) -> None:
-        await pilot.press("enter")
+        await pilot.press("l")
         await settle(pilot, pilot.app)
 
     app = at(stable_project, "confirm", launch="none")
@@ -141,3 +141,53 @@ def test_tui_snapshot_delete_dialog(snap_compare, stable_project, monkeypatch, s
         await settle(pilot, pilot.app)
 
     assert snap_compare(build(stable_project), run_before=delete, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_confirm_with_the_launch_preview(
+    snap_compare, stable_project, monkeypatch, size
+) -> None:
+    # The preview lists runs.jsonl in the user's data dir: keep its path the same.
+    monkeypatch.setenv("OKSTRA_HOME", str(stable_project.parent / "home"))
+
+    async def open_preview(pilot) -> None:
+        await pilot.press("p")
+        # Expanding scrolls the panel into view (animated): let that finish.
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+
+    app = at(stable_project, "confirm", launch="none")
+    assert snap_compare(app, run_before=reach("confirm", open_preview), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_discard_typed_text_dialog(snap_compare, stable_project, size) -> None:
+    async def rewind(pilot) -> None:
+        await pilot.press(*"half-typed", "ctrl+r", "enter")
+
+    app = at(stable_project, "task_id")
+    assert snap_compare(app, run_before=reach("task_id", rewind), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_brief_with_a_path_completion(snap_compare, stable_project, size) -> None:
+    (stable_project / "docs").mkdir()
+    (stable_project / "docs" / "login-brief.md").write_text("# Login\n", encoding="utf-8")
+
+    async def type_partial(pilot) -> None:
+        await pilot.press(*"docs/lo")
+        await pilot.pause()
+
+    app = at(stable_project, "brief")
+    assert snap_compare(app, run_before=reach("brief", type_partial), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_multiline_directive(snap_compare, stable_project, size) -> None:
+    async def write(pilot) -> None:
+        await pilot.press("down", "enter")
+        await settle(pilot, pilot.app)
+        await pilot.press(*"Focus on the parser.", "enter", *"Leave the CLI alone.")
+
+    app = at(stable_project, "directive_pick")
+    assert snap_compare(app, run_before=reach("directive_pick", write), terminal_size=size)

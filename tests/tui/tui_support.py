@@ -128,7 +128,8 @@ async def answer_current(pilot: Any, app: Any) -> None:
         if not box.value:
             box.value = ANSWERS.get(str(kind), "x")
     before = prompt.id
-    await pilot.press("enter")
+    # Confirm launches with its own key only (Enter never launches there).
+    await pilot.press("l" if kind == "confirm" else "enter")
     await wait_for(
         pilot,
         app,
@@ -147,9 +148,24 @@ async def drive_to(pilot: Any, app: Any, target: str, *, limit: int = 30) -> Non
     for _ in range(limit):
         if step_kind(app) == target:
             await settle(pilot, app)
+            await wait_armed(pilot, app)
             return
         await answer_current(pilot, app)
     raise AssertionError(f"never reached {target}; at {step_kind(app)}")
+
+
+async def wait_armed(pilot: Any, app: Any) -> None:
+    """On a guarded screen (confirm, a waiting launch screen), wait until it is armed.
+
+    The screen says so itself (`armed`, set by its own timer after the first paint):
+    only keys pressed after that act on it.
+    """
+    from okstra_tui.screens.guard import GuardedScreen
+
+    screen = app.screen
+    if isinstance(screen, GuardedScreen):
+        await wait_for(pilot, app, lambda: screen.armed, "the screen to be armed")
+        await pilot.pause()
 
 
 def default_answer(prompt: Any) -> str:

@@ -1,0 +1,119 @@
+"""One reader for the front matter of okstra's Markdown files: profiles and approved plans.
+
+A front matter block sits between two fence lines at the top of the file: `+++` lines
+hold TOML (profiles, and plans that prefer it); `---` lines hold simple `key: value`
+pairs (YAML-ish: `true`/`false`, integers, quoted or bare strings; indented or list
+lines are continuation lines and are kept out of the parsed keys). Everything after
+the closing fence is the body.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataFileError
+
+__all__ = ["FrontMatter", "parse_front_matter", "split_front_matter"]
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """A split file: its fence, the block between the fences and the body after."""
+
+    fence: str
+    block: str
+    body: str
+
+
+def split_front_matter(
+    text: str,
+    path: Path,
+    *,
+    fences: tuple[str, ...] = ("---", "+++"),
+    missing: str | None = None,
+    unclosed: str | None = None,
+) -> FrontMatter:
+    """Split `text` at its front matter fences.
+
+    Args:
+        text: the file's text.
+        path: the file (for errors).
+        fences: the fence lines accepted.
+        missing: the message when the file does not start with a fence.
+        unclosed: the message when the block is never closed.
+
+    Raises:
+        DataFileError: no opening fence, or no closing one.
+    """
+    lines = text.splitlines(keepends=True)
+    fence = lines[0].strip() if lines else ""
+    if fence not in fences:
+        shown = " or ".join(f"`{f}`" for f in fences)
+        raise DataFileError(
+            missing or f"no front matter: expected the file to start with a {shown} line",
+            path=path,
+        )
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == fence), None)
+    if end is None:
+        raise DataFileError(
+            unclosed or f"front matter opened with `{fence}` is never closed", path=path
+        )
+    return FrontMatter(fence, "".join(lines[1:end]), "".join(lines[end + 1 :]))
+
+
+def parse_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
+    """Split `text` into (front matter, body); `---` key/value pairs or `+++` TOML.
+
+    Raises:
+        DataFileError: no front matter, an unterminated block, or a malformed line.
+    """
+    split = split_front_matter(
+        text,
+        path,
+        missing="no front matter: expected the file to start with a `---` block holding "
+        "`approved: true` (or a `+++` TOML block)",
+    )
+    block, body = split.block, split.body
+    if split.fence == "+++":
+        try:
+            return tomllib.loads(block), body
+        except tomllib.TOMLDecodeError as exc:
+            raise DataFileError(
+                f"invalid TOML front matter ({exc})", path=path, field="front matter"
+            ) from None
+    return _parse_yamlish(block, path), body
+
+
+def _parse_yamlish(block: str, path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for number, line in enumerate(block.splitlines(), start=2):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if line[:1].isspace() or stripped.startswith("- "):
+            continue  # continuation of a nested value: not a key of ours
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip() or " " in key.strip():
+            raise DataFileError(
+                f"line {number}: expected `key: value`, got {stripped!r}",
+                path=path,
+                field="front matter",
+            )
+        data[key.strip()] = _scalar(value.strip())
+    return data
+
+
+def _scalar(value: str) -> Any:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    if value.lower() == "true":
+        return True
+    if value.lower() == "false":
+        return False
+    if re.fullmatch(r"-?\d+", value):
+        return int(value)
+    return value

@@ -1,0 +1,82 @@
+"""The terminal app's own options (`okstra [app options]`), as an argparse parser.
+
+Defined here, beside the headless commands, so that help, `--version` and shell
+completion see one command line; running the app itself is okstra_tui's.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+APP_EXAMPLES = """\
+examples:
+  okstra                          open the app for the project in the current directory
+  okstra --project-root ~/src/app open it for another project
+  okstra --state 20260115-093000  resume that setup directly
+  okstra --launch tmux            start the lead session in a tmux window
+  okstra completion bash >> ~/.bashrc   shell completion (bash, zsh, fish)
+
+The app needs a terminal. Scripts use the headless commands, e.g.
+  okstra wizard init --project-root . --task-type implementation-planning
+  okstra prepare --state 20260115-093000 --dry-run
+"""
+
+LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
+ENTRY_MODES = ("spawn-process", "current-session")
+
+
+def app_parser(*, commands_help: str | None = None) -> argparse.ArgumentParser:
+    """The app's options; `commands_help` (the headless CLI's help) goes at the end."""
+    epilog = APP_EXAMPLES if commands_help is None else f"{APP_EXAMPLES}\n{commands_help}"
+    parser = argparse.ArgumentParser(
+        prog="okstra",
+        usage="okstra [app options]\n       okstra COMMAND ...  (headless, see below)",
+        description="Set up and start a team of AI coding agents on one task.\n"
+        "Without a command, okstra opens the terminal app with these options.\n"
+        "Run it from your project's directory (or give --project-root).",
+        # The commands' help is argparse's own text: keep its line breaks.
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=epilog,
+    )
+    parser.add_argument(
+        "--project-root",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the project to set up (default: the current directory)",
+    )
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="open (or create) this wizard state file directly (a bare name: in the wizards dir)",
+    )
+    parser.add_argument(
+        "--host",
+        default=None,
+        metavar="ID",
+        help="host runtime: claude-code, codex or terminal (default: detected)",
+    )
+    parser.add_argument(
+        "--entry-mode",
+        choices=ENTRY_MODES,
+        default=None,
+        help="how the lead session starts: a new process (default) or this host session",
+    )
+    parser.add_argument(
+        "--task-type",
+        default=None,
+        metavar="TYPE",
+        help="preselect the task type of a new setup, e.g. implementation-planning",
+    )
+    parser.add_argument(
+        "--launch",
+        choices=LAUNCH_CHOICES,
+        default="auto",
+        help="how prepare starts the lead session: auto = tmux inside tmux, else exec "
+        "(this terminal, after the app exits); none = print the command (default: auto)",
+    )
+    parser.add_argument("--version", action="store_true", help="print okstra's version and exit")
+    return parser

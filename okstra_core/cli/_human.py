@@ -1,0 +1,133 @@
+"""Human tables for `okstra models`, `okstra team` and `okstra report roles`.
+
+These commands print a table by default and their JSON document with `--json` (the
+same data). Rich draws the tables; it is imported here only, when a table is printed,
+so the JSON commands — the wizard protocol above all — never load it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+Renderer = Callable[[Mapping[str, Any]], None]
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    # Pipes get plain text at a usable width (Rich would assume 80 columns).
+    return Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+
+
+def _table(*columns: str) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def render_models(payload: Mapping[str, Any]) -> None:
+    """The model pool: one row per model, available or with why not."""
+    console = _console()
+    role = payload.get("role")
+    console.print(
+        f"Models · host {payload.get('host')} · {payload.get('entryMode')} · "
+        f"availability for {payload.get('availabilityFor')}",
+        style="bold",
+    )
+    table = _table(
+        "Model ref", "Name", "Provider", "Available", "Roles, or why not" if not role else "Why not"
+    )
+    for model in payload.get("models", []):
+        if model.get("available"):
+            mark = "[green]yes[/]"
+            note = ", ".join(model.get("availableFor") or []) if not role else ""
+        else:
+            mark = "[red]no[/]"
+            note = str(model.get("reason") or "")
+        table.add_row(
+            str(model.get("modelRef")),
+            str(model.get("display") or ""),
+            str(model.get("provider")),
+            mark,
+            note,
+        )
+    console.print(table)
+
+
+def render_team(payload: Mapping[str, Any]) -> None:
+    """A resolved team (role instance → model), or why no team exists."""
+    console = _console()
+    if not payload.get("ok"):
+        console.print(f"No team: {payload.get('error')}", style="bold red", markup=False)
+        for key, heading in (("candidates", "Candidates"), ("constraints", "Constraints")):
+            items = payload.get(key) or []
+            if items:
+                console.print(f"{heading}:", style="bold")
+                for item in items:
+                    console.print(f"  {_describe(item)}", markup=False)
+        return
+    console.print(
+        f"Team for {payload.get('taskType')} · host {payload.get('host')} · "
+        f"{payload.get('entryMode')}",
+        style="bold",
+    )
+    table = _table("Role", "#", "Duty", "Model ref", "Provider", "Runner", "Why")
+    for member in payload.get("team", []):
+        table.add_row(
+            str(member.get("role")),
+            str(member.get("ordinal")),
+            str(member.get("duty") or ""),
+            str(member.get("modelRef")),
+            str(member.get("provider")),
+            str(member.get("runner")),
+            str(member.get("provenance") or ""),
+        )
+    console.print(table)
+    for dynamic in payload.get("dynamicRoles", []):
+        console.print(f"  {dynamic.get('role')}: spawned at run time", markup=False)
+
+
+def _describe(item: Any) -> str:
+    if isinstance(item, Mapping):
+        return " · ".join(f"{k}: {v}" for k, v in item.items() if v not in (None, "", []))
+    return str(item)
+
+
+def render_report_roles(payload: Mapping[str, Any]) -> None:
+    """A run's execution roles (the set a final report must list)."""
+    console = _console()
+    console.print(f"Execution roles · {payload.get('runManifest')}", style="bold", markup=False)
+    table = _table("Role execution", "Role", "#", "Model", "Label", "Status")
+    for row in payload.get("executionRoles", []):
+        table.add_row(
+            *(
+                str(row.get(k) if row.get(k) is not None else "")
+                for k in ("roleExecutionRef", "role", "ordinal", "modelRef", "executionLabel")
+            ),
+            str(row.get("status") or ""),
+        )
+    console.print(table)
+    if payload.get("reportChecked"):
+        console.print(f"The report {payload['reportChecked']} lists exactly these.", markup=False)
+
+
+def render_markdown(payload: Mapping[str, Any]) -> None:
+    """The markdown form of a table (`report roles --markdown`), as is."""
+    sys.stdout.write(str(payload.get("markdown", "")))
+    sys.stdout.flush()
+
+
+def add_json_flag(parser: Any, renderer: Renderer) -> None:
+    """`--json` on a command that prints a table by default."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the JSON document (camelCase keys) instead of the table",
+    )
+    parser.set_defaults(human=renderer)

@@ -1,0 +1,460 @@
+"""Resolution, option states and feasibility of a team query.
+
+Every answer is exact: an option is selectable, a count offered, a team declared
+possible exactly when a complete valid team extends the choices made so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..binding import Binding, bind
+from ..catalog.models import LEADER, RoleRequirement
+from ..errors import AssignmentResolutionError, OkstraError, UsageError
+from ..pool import Availability, PoolModel
+from .query import TeamQuery, duty_of
+from .solver import Key, Path, Shortfall, Solver, freeze
+from .team import Fixed, Team, team_of
+
+POOL_PROVENANCE = "default:pool"
+CURRENT_SESSION_PROVENANCE = "current-session"
+_AVAILABLE = Availability(True, None)
+
+
+@dataclass(frozen=True)
+class ResolvedAssignment:
+    """One role instance bound to a model.
+
+    ``provenance`` says why the model is there: ``chosen`` (explicit), ``default:project``
+    / ``default:global`` / ``default:bundled`` (a default candidate), ``default:pool``
+    (the first completable pool model when no default fits), ``current-session`` (the
+    host session leads). The wizard may override it with ``reused:…`` / ``converted:…``.
+    """
+
+    role: str
+    ordinal: int
+    duty: str
+    provider_id: str
+    model_ref: str
+    model_id: str
+    display_name: str
+    execution: str
+    binding: Binding
+    host_runtime: str
+    entry_mode: str
+    provenance: str
+
+
+@dataclass(frozen=True)
+class AssignmentPlan:
+    """A resolved team: assignments (leader first, then profile order) and dynamic roles."""
+
+    assignments: tuple[ResolvedAssignment, ...]
+    dynamic_roles: tuple[RoleRequirement, ...]
+
+
+@dataclass(frozen=True)
+class OptionState:
+    """One option of a ``role-model`` step."""
+
+    model: PoolModel
+    disabled_reason: str | None
+    provenance: str | None
+
+    @property
+    def selectable(self) -> bool:
+        return self.disabled_reason is None
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Why no complete team exists: the unmet rules, said for people.
+
+    Attributes:
+        lines: the rules as ``role rule: required=N, available=M`` (or an earlier
+            choice that no longer fits).
+        advice: the same said for a person, with what to install or enable.
+    """
+
+    lines: tuple[str, ...]
+    advice: str
+
+
+# --------------------------------------------------------------------------- explicit
+
+
+def _resolve_explicit(
+    team: Team, role_models: Mapping[str, Sequence[str]]
+) -> list[tuple[str, int, PoolModel]]:
+    """Resolve explicit choices to pool models, refusing unusable roles and counts."""
+    out: list[tuple[str, int, PoolModel]] = []
+    for role, refs in role_models.items():
+        if not refs:
+            continue
+        if role == LEADER and team.entry_mode == "current-session":
+            raise UsageError(
+                "in current-session mode the leader is the host session; it takes no model"
+            )
+        count = team.counts.get(role)
+        if count is None:
+            if team.profile.role(role) is not None:
+                raise UsageError(
+                    f"role {role!r} is dynamic (spawned at run time); it takes no model"
+                )
+            known = ", ".join(team.counts) or "none"
+            raise UsageError(
+                f"unknown role {role!r} for task type {team.profile.task_type!r} (roles: {known})"
+            )
+        if len(refs) > count:
+            raise UsageError(f"role {role!r} has {len(refs)} models but its count is {count}")
+        for ordinal, ref in enumerate(refs, start=1):
+            out.append((role, ordinal, team.pool.lookup(ref)))
+    return out
+
+
+def _check_explicit(
+    team: Team, explicit: Sequence[tuple[str, int, PoolModel]]
+) -> tuple[list[Fixed], list[str]]:
+    """Split explicit choices into valid fixed ones and failing-candidate lines."""
+    valid: list[Fixed] = []
+    failures: list[str] = []
+    rank = {name: i for i, name in enumerate(team.counts)}
+    ordered = sorted(explicit, key=lambda item: (rank.get(item[0], len(rank)), item[1]))
+    for role, ordinal, model in ordered:
+        verdict = team.availability(model, role)
+        reason = (
+            verdict.reason if not verdict.available else team.clash(valid, role, ordinal, model)
+        )
+        if reason is not None:
+            failures.append(f"{role}#{ordinal} {model.ref}: {reason}")
+        else:
+            valid.append(Fixed(role, ordinal, model))
+    return valid, failures
+
+
+# --------------------------------------------------------------------------- advice
+
+
+def _advice(team: Team, shortfall: Shortfall) -> str:
+    """A shortfall said for a person: what is needed, what there is, what would help."""
+    role = shortfall.role
+    domain = team.roles[role].domain if role in team.roles else frozenset()
+    pool = team.pool
+    have = sorted({pool.resolve(ref).provider_id for ref in domain})
+    if shortfall.providers:
+        need = f"needs {shortfall.required} providers for {role} ({shortfall.rule})"
+        there = (
+            f"only {', '.join(have)} {'is' if len(have) == 1 else 'are'} available"
+            if have
+            else "none is available"
+        )
+    elif shortfall.rule.startswith("exclude-models-of"):
+        others = shortfall.rule.partition("(")[2].rstrip(")")
+        need = (
+            f"needs {shortfall.required} models for {role} that {others} does not use "
+            f"({shortfall.rule})"
+        )
+        there = f"only {shortfall.available} available"
+    else:
+        noun = "model" if shortfall.required == 1 else "models"
+        rule = "" if shortfall.rule == "available-models" else f" ({shortfall.rule})"
+        need = f"needs {shortfall.required} {noun} for {role}{rule}"
+        there = f"only {shortfall.available} available" if shortfall.available else "none available"
+    missing: dict[str, str] = {}
+    for model in pool.list(role):
+        if model.ref in domain or model.provider_id in missing:
+            continue
+        verdict = pool.availability(model.ref, role, team.host, team.entry_mode)
+        if not verdict.available and model.provider_id not in have:
+            missing[model.provider_id] = verdict.reason or "unavailable"
+    hint = ""
+    if missing:
+        shown = [f"{p} ({why})" for p, why in list(missing.items())[:4]]
+        hint = "; to fix, install or enable " + ", ".join(shown)
+    return f"{need}; {there}{hint}"
+
+
+def _blocker(team: Team, shortfalls: Sequence[Shortfall]) -> Blocker:
+    return Blocker(
+        tuple(s.line for s in shortfalls), "; ".join(_advice(team, s) for s in shortfalls)
+    )
+
+
+def _team_shortfalls(team: Team, valid: Sequence[Fixed]) -> list[Shortfall]:
+    lines: list[Shortfall] = []
+    for solver in team.solvers.values():
+        counts = solver.state_dict(team.usage(valid, solver))
+        if not solver.feasible(counts):
+            lines.extend(solver.shortfalls(counts) or [_no_combination(solver)])
+    return lines
+
+
+def _no_combination(solver: Solver) -> Shortfall:
+    names = ", ".join(r.name for r in solver.roles)
+    total = sum(r.count for r in solver.roles)
+    return Shortfall(
+        names,
+        "distinct+exclude-models-of",
+        total,
+        total - 1,
+    )
+
+
+# --------------------------------------------------------------------------- resolve
+
+
+def _explain(team: Team, valid: Sequence[Fixed], failures: list[str]) -> AssignmentResolutionError:
+    candidates = list(failures)
+    constraints: list[str] = []
+    fixed_keys = {(f.role, f.ordinal) for f in valid}
+    for solver in team.solvers.values():
+        counts = solver.state_dict(team.usage(valid, solver))
+        if solver.feasible(counts):
+            continue
+        shortfalls = solver.shortfalls(counts)
+        if shortfalls:
+            constraints.extend(s.line for s in shortfalls)
+        else:
+            names = ", ".join(r.name for r in solver.roles)
+            total = sum(r.count for r in solver.roles)
+            constraints.append(
+                f"{names} distinct+exclude-models-of: required={total} instances; "
+                "every count fits on its own, but no combination of the available models "
+                "satisfies all constraints together"
+            )
+        for role in solver.roles:
+            free = [n for n in range(1, role.count + 1) if (role.name, n) not in fixed_keys]
+            if not free:
+                continue
+            for model, _ in team.candidates(role.name, free[0]):
+                verdict = team.availability(model, role.name)
+                if not verdict.available:
+                    candidates.append(f"{role.name}#{free[0]} {model.ref}: {verdict.reason}")
+    return AssignmentResolutionError(candidates, constraints)
+
+
+def _filled_roles(team: Team, query: TeamQuery) -> list[str]:
+    """Roles with an instance the fill will take from the defaults."""
+    return [r.name for r in team.roles.values() if len(query.models.get(r.name, ())) < r.count]
+
+
+def resolve(query: TeamQuery) -> AssignmentPlan:
+    """Resolve every role instance of the query's team to a model binding.
+
+    Returns:
+        The plan: leader first, then profile order, ordinals from 1.
+
+    Raises:
+        UsageError: invalid counts, unknown roles/models, too many models for a role.
+        OkstraError: a configured default is unavailable for a role whose instances
+            the fill takes from the defaults.
+        AssignmentResolutionError: no complete team exists; lists every failing
+            candidate and every unsatisfied constraint at once.
+    """
+    team = team_of(query)
+    explicit = _resolve_explicit(team, query.models)
+    query.scopes.validate(query.pool, query.host, query.entry_mode, _filled_roles(team, query))
+    valid, failures = _check_explicit(team, explicit)
+    if failures or not team.feasible(valid):
+        raise _explain(team, valid, failures)
+    chosen: dict[tuple[str, int], tuple[PoolModel, str]] = {
+        (f.role, f.ordinal): (f.model, "chosen") for f in valid
+    }
+    fixed = list(valid)
+    for role, ordinal in team.instances():
+        if (role, ordinal) in chosen:
+            continue
+        picked = _first_completable(team, fixed, role, ordinal)
+        fixed.append(Fixed(role, ordinal, picked[0]))
+        chosen[(role, ordinal)] = picked
+    assignments: list[ResolvedAssignment] = []
+    for role, count in team.counts.items():
+        if role == LEADER and query.entry_mode == "current-session":
+            assignments.append(_current_session_leader(query))
+            continue
+        for ordinal in range(1, count + 1):
+            model, provenance = chosen[(role, ordinal)]
+            assignments.append(
+                ResolvedAssignment(
+                    role=role,
+                    ordinal=ordinal,
+                    duty=duty_of(query.profile, role),
+                    provider_id=model.provider_id,
+                    model_ref=model.ref,
+                    model_id=model.model_id,
+                    display_name=model.display,
+                    execution=model.execution,
+                    binding=bind(model, role, query.host, query.entry_mode),
+                    host_runtime=query.host.id,
+                    entry_mode=query.entry_mode,
+                    provenance=provenance,
+                )
+            )
+    return AssignmentPlan(tuple(assignments), query.profile.dynamic_roles)
+
+
+def _first_completable(
+    team: Team, fixed: list[Fixed], role: str, ordinal: int
+) -> tuple[PoolModel, str]:
+    solver = team.solver_of(role)
+    usage = team.usage(fixed, solver)
+    counts = solver.state_dict(usage)
+    base = solver.solve(freeze(counts))
+    clashes = team.clashes(fixed, role, ordinal)
+    for model, provenance in team.candidates(role, ordinal):
+        if model.ref not in team.roles[role].domain:
+            continue
+        if clashes.reason(model) is not None:
+            continue
+        if solver.choice_feasible(counts, base, role, solver.key_of(usage, model.ref)):
+            return model, provenance or POOL_PROVENANCE
+    # Unreachable: the state before this instance was feasible, so some candidate is.
+    raise AssertionError(f"no completable candidate for {role}#{ordinal}")
+
+
+def _current_session_leader(query: TeamQuery) -> ResolvedAssignment:
+    host = query.host
+    provider = host.native_provider or ""
+    ref = query.current_session_model or f"{provider}/current-session"
+    model_id = ref.partition("/")[2] or "current-session"
+    return ResolvedAssignment(
+        role=LEADER,
+        ordinal=1,
+        duty=duty_of(query.profile, LEADER),
+        provider_id=provider,
+        model_ref=ref,
+        model_id=model_id,
+        display_name=f"{host.display_label} current session",
+        execution="",
+        binding=Binding(runner="current-session", host_runtime=host.id, host_model_value=None),
+        host_runtime=host.id,
+        entry_mode="current-session",
+        provenance=CURRENT_SESSION_PROVENANCE,
+    )
+
+
+# --------------------------------------------------------------------------- feasibility
+
+
+def blocker(query: TeamQuery) -> Blocker | None:
+    """Why the query's team (its counts, its chosen models) cannot be completed, or None.
+
+    Exact. Unchosen counts take the values `role_counts_for` gives them; ask
+    ``query.smallest()`` to know whether *some* choice of the open counts works.
+
+    Raises:
+        UsageError: invalid counts, unknown roles or models.
+    """
+    team = team_of(query)
+    valid, failures = _check_explicit(team, _resolve_explicit(team, query.models))
+    if failures:
+        lines = tuple(failures)
+        return Blocker(lines, "earlier choice no longer fits: " + "; ".join(lines))
+    shortfalls = _team_shortfalls(team, valid)
+    return _blocker(team, shortfalls) if shortfalls else None
+
+
+def count_options(query: TeamQuery, role: str) -> list[tuple[int, str | None]]:
+    """Every count of `role` (``min..max``) with why it is infeasible (None: feasible).
+
+    A count is feasible exactly when a complete team exists with it, the counts chosen
+    so far, the open counts at their minimum (fewer instances never hurt) and the
+    chosen models of the other roles.
+
+    Raises:
+        UsageError: `role` is not an adjustable or optional role of the profile.
+    """
+    requirement = query.profile.role(role)
+    if requirement is None or requirement.dynamic or requirement.min == requirement.max:
+        raise UsageError(f"role {role!r} has no count to choose")
+    others = {r: list(m) for r, m in query.models.items() if r != role}
+    out: list[tuple[int, str | None]] = []
+    for n in range(requirement.min, requirement.max + 1):
+        counts = {**query.counts, role: n}
+        found = blocker(query.with_counts(counts).with_models(others).smallest())
+        out.append((n, None if found is None else found.advice))
+    return out
+
+
+# --------------------------------------------------------------------------- options
+
+
+def model_options(query: TeamQuery, role: str, ordinal: int) -> list[OptionState]:
+    """The options of step ``role-model:<role>:<ordinal>``.
+
+    Order: the role's default candidates rotated so that instance `ordinal` starts at
+    default `ordinal`, then the rest of the pool for the role. The choices in
+    ``query.models`` are held fixed, except this role's ordinals from `ordinal` on.
+    An option is selectable exactly when a complete valid team extends it; otherwise
+    it carries the reason: unavailable, taken by a constraint, or no complete team
+    would remain.
+
+    Raises:
+        UsageError: invalid counts, unknown roles/models, or no such instance.
+    """
+    team = team_of(query)
+    spec = team.roles.get(role)
+    if spec is None or not 1 <= ordinal <= spec.count:
+        if role == LEADER and query.entry_mode == "current-session":
+            raise UsageError("in current-session mode the leader takes no model")
+        raise UsageError(f"the team has no instance {role}#{ordinal}")
+    kept = {r: list(refs) for r, refs in query.models.items()}
+    if role in kept:
+        kept[role] = kept[role][: ordinal - 1]
+    valid, failures = _check_explicit(team, _resolve_explicit(team, kept))
+    blocked: str | None = None
+    if failures:
+        blocked = "no complete team: earlier choice " + "; ".join(failures)
+    else:
+        for component, solver in team.solvers.items():
+            counts = solver.state_dict(team.usage(valid, solver))
+            if component != spec.component and not solver.feasible(counts):
+                lines = [s.line for s in solver.shortfalls(counts)] or ["roles cannot be completed"]
+                blocked = "no complete team: " + "; ".join(lines)
+                break
+    solver = team.solvers[spec.component]
+    usage = team.usage(valid, solver)
+    counts = solver.state_dict(usage)
+    base = solver.solve(freeze(counts)) if blocked is None else None
+    verdicts: dict[Key, str | None] = {}
+    options: list[OptionState] = []
+    clashes = team.clashes(valid, role, ordinal)
+    domain = spec.domain
+    for model, provenance in team.candidates(role, ordinal):
+        reason: str | None
+        # The role's domain is exactly its available models: ask the pool for the
+        # reason only when there is one to show.
+        verdict = _AVAILABLE if model.ref in domain else team.availability(model, role)
+        if not verdict.available:
+            reason = verdict.reason
+        elif blocked is not None:
+            reason = blocked
+        else:
+            reason = clashes.reason(model)
+            if reason is None:
+                key = solver.key_of(usage, model.ref)
+                if key not in verdicts:
+                    verdicts[key] = _completion_reason(solver, counts, base, key, role)
+                reason = verdicts[key]
+        options.append(OptionState(model=model, disabled_reason=reason, provenance=provenance))
+    return options
+
+
+def _completion_reason(
+    solver: Solver, counts: Mapping[Key, int], base: Path | None, key: Key, role: str
+) -> str | None:
+    if solver.choice_feasible(counts, base, role, key):
+        return None
+    lines = [s.line for s in solver.shortfalls(solver.after(counts, role, key))]
+    detail = f" ({'; '.join(lines)})" if lines else ""
+    return f"no complete team would remain{detail}"
+
+
+def unavailable_defaults(query: TeamQuery, role: str) -> str | None:
+    """The configured defaults of `role` that are unavailable, said once, or None."""
+    try:
+        query.scopes.validate(query.pool, query.host, query.entry_mode, [role])
+    except OkstraError as exc:
+        return exc.message
+    return None

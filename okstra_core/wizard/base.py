@@ -1,0 +1,118 @@
+"""The step protocol: one kind of step for the whole wizard, and the prompt builder.
+
+Every step — static (`task_pick`, `directive`, …) or generated from the profile
+(`role-count:analyser`, `role-model:critic:1`, …) — is a `Step`: its id and kind, when
+it is asked (`applies`), its prompt (`build`), how an answer changes the state
+(`submit`, on a working copy; raise `AnswerRefused` to refuse) and what it owns
+(`reset`, undone by a rewind). The engine walks the ordered steps of `flow.steps`;
+nothing else in it knows one step from another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import AnswerRefused
+from .context import StepContext
+from .ids import StepKind
+from .prompt import Option, Prompt, PromptKind, PromptMeta
+from .state import WizardState
+
+Applies = Callable[[StepContext, WizardState], bool]
+Build = Callable[[StepContext, WizardState], Prompt]
+Submit = Callable[[StepContext, WizardState, str, Prompt], str]
+Reset = Callable[[WizardState], None]
+
+
+def _nothing(_state: WizardState) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the wizard.
+
+    Attributes:
+        id: the step id (also the answer's key in `answered`).
+        kind: the step kind (text catalog key, app screen).
+        applies: whether it is asked, given the answers so far.
+        build: its prompt.
+        submit: apply an accepted answer to the state; returns the value to store
+            for a text step (picks store the option value).
+        reset: undo what the step wrote (a rewind to it or an earlier step).
+        role_block: part of the role selection (recorded in `roleSelectionOrder`).
+    """
+
+    id: str
+    kind: StepKind
+    applies: Applies
+    build: Build
+    submit: Submit
+    reset: Reset = _nothing
+    role_block: bool = False
+
+
+def refuse(ctx: StepContext, key: str, /, **values: object) -> AnswerRefused:
+    """An `AnswerRefused` whose message comes from the text catalog (`errors.<key>`)."""
+    return AnswerRefused(ctx.text.get(f"errors.{key}", **values))
+
+
+def echo_template(ctx: StepContext, kind: str, /, **values: object) -> str:
+    """The echo template of a step kind with `{answer}`/`{label}` kept as placeholders."""
+    return ctx.text.get(f"{kind}.echo", answer="{answer}", label="{label}", **values)
+
+
+def render_echo(template: str, answer: str, label: str) -> str:
+    # Plain replacement: answers may contain braces and must not be re-parsed.
+    return template.replace("{answer}", answer).replace("{label}", label)
+
+
+def make_prompt(
+    ctx: StepContext,
+    state: WizardState,
+    step_id: str,
+    kind: PromptKind,
+    step_kind: StepKind,
+    *,
+    options: tuple[Option, ...] = (),
+    default: str | None = None,
+    label_values: dict[str, object] | None = None,
+    meta: PromptMeta | None = None,
+) -> Prompt:
+    """Build a prompt from the catalog's `<step_kind>.label/.help/.echo`.
+
+    A remembered answer replaces `default` when it is still a selectable option
+    (pick) or for any text step.
+    """
+    values = label_values or {}
+    remembered = state.remembered_answers.get(step_id)
+    if remembered is not None:
+        if kind == "text":
+            default = remembered
+        else:
+            chosen = next((o for o in options if o.value == remembered), None)
+            if chosen is not None and chosen.selectable:
+                default = remembered
+    full: PromptMeta = {"stepKind": step_kind}
+    full.update(meta or {})
+    return Prompt(
+        id=step_id,
+        kind=kind,
+        label=ctx.text.get(f"{step_kind}.label", **values),
+        options=options,
+        default=default,
+        echo_template=echo_template(ctx, step_kind, **values),
+        help=ctx.text.optional(f"{step_kind}.help", **values),
+        meta=full,
+    )
+
+
+def with_notes(prompt: Prompt, notes: list[str]) -> Prompt:
+    """The prompt with `notes` shown first in its help and listed in `meta.notes`."""
+    if not notes:
+        return prompt
+    meta: PromptMeta = {**prompt.meta}
+    meta["notes"] = [*prompt.meta.get("notes", []), *notes]
+    help_text = "\n".join([*notes, prompt.help] if prompt.help else notes)
+    return prompt.model_copy(update={"meta": meta, "help": help_text})

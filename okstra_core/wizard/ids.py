@@ -1,0 +1,114 @@
+"""Step ids and step kinds, defined once.
+
+A static step's id is its kind (`task_pick`, `directive`, …). Role steps carry the
+role (and the ordinal): `leader-session`, `role-count:<role>`, `role-add:<role>`,
+`role-model:<role>:<n>`; their kinds are `leader_session`, `role_count`, `role_add`,
+`role_model`. The kind keys the text catalog and picks the app's screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+StepKind = Literal[
+    "task_pick",
+    "task_group",
+    "task_id",
+    "brief",
+    "task_type",
+    "approved_plan",
+    "reuse_previous",
+    "leader_session",
+    "role_count",
+    "role_add",
+    "role_model",
+    "directive_pick",
+    "directive",
+    "related_tasks_pick",
+    "related_tasks",
+    "confirm",
+    "edit_target",
+    "done",
+]
+STEP_KINDS: tuple[str, ...] = get_args(StepKind)
+
+TASK_PICK: StepKind = "task_pick"
+TASK_GROUP: StepKind = "task_group"
+TASK_ID: StepKind = "task_id"
+BRIEF: StepKind = "brief"
+TASK_TYPE: StepKind = "task_type"
+APPROVED_PLAN: StepKind = "approved_plan"
+REUSE_PREVIOUS: StepKind = "reuse_previous"
+DIRECTIVE_PICK: StepKind = "directive_pick"
+DIRECTIVE: StepKind = "directive"
+RELATED_TASKS_PICK: StepKind = "related_tasks_pick"
+RELATED_TASKS: StepKind = "related_tasks"
+CONFIRM: StepKind = "confirm"
+EDIT_TARGET: StepKind = "edit_target"
+DONE: StepKind = "done"
+
+# Option values of the `reuse_previous` step (the v1 converter writes them too).
+REUSE_ANSWER = "reuse"
+CHOOSE_AGAIN_ANSWER = "again"
+
+# Role step id prefixes.
+LEADER_SESSION = "leader-session"
+ROLE_COUNT = "role-count"
+ROLE_ADD = "role-add"
+ROLE_MODEL = "role-model"
+
+_ROLE_KINDS: dict[str, StepKind] = {
+    LEADER_SESSION: "leader_session",
+    ROLE_COUNT: "role_count",
+    ROLE_ADD: "role_add",
+    ROLE_MODEL: "role_model",
+}
+
+# Steps never remembered by a rewind: re-asking them should start from the default.
+NOT_REMEMBERED = frozenset({CONFIRM, EDIT_TARGET})
+
+
+@dataclass(frozen=True)
+class RoleStepId:
+    """A parsed role step id."""
+
+    kind: str  # leader-session | role-count | role-add | role-model
+    role: str = ""
+    ordinal: int = 0
+
+
+def count_step(role: str, optional: bool) -> str:
+    return f"{ROLE_ADD if optional else ROLE_COUNT}:{role}"
+
+
+def model_step(role: str, ordinal: int) -> str:
+    return f"{ROLE_MODEL}:{role}:{ordinal}"
+
+
+def parse_role_step(step_id: str) -> RoleStepId | None:
+    """Parse `role-model:analyser:2` and friends; None for anything else."""
+    if step_id == LEADER_SESSION:
+        return RoleStepId(LEADER_SESSION)
+    kind, _, rest = step_id.partition(":")
+    if kind in (ROLE_COUNT, ROLE_ADD) and rest and ":" not in rest:
+        return RoleStepId(kind, rest)
+    if kind == ROLE_MODEL:
+        role, _, ordinal = rest.rpartition(":")
+        if role and ordinal.isdigit() and int(ordinal) >= 1:
+            return RoleStepId(kind, role, int(ordinal))
+    return None
+
+
+def is_role_step(step_id: str) -> bool:
+    return parse_role_step(step_id) is not None
+
+
+def step_kind(step_id: str) -> StepKind:
+    """The kind of a step id (`role-model:x:2` → `role_model`); unknown ids → `done`."""
+    parsed = parse_role_step(step_id)
+    if parsed is not None:
+        return _ROLE_KINDS[parsed.kind]
+    if step_id in STEP_KINDS:
+        return step_id  # type: ignore[return-value]
+    return DONE

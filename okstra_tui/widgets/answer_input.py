@@ -1,0 +1,37 @@
+"""The one-line answer box of a text prompt: Enter submits (shown in the footer), Tab
+completes.
+
+Tab accepts the grey completion the suggester offers (as a shell does) and otherwise
+moves the focus on like any Tab; Right and End accept it too (Textual's own keys).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.widgets import Input
+
+
+class AnswerInput(Input):
+    """An `Input` whose submit key is in the footer and whose Tab completes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Submit"),
+        Binding("tab", "complete", "Complete", show=False),
+    ]
+
+    @property
+    def completion(self) -> str:
+        """The suggestion on offer for the current value ("" when none)."""
+        suggestion = self._suggestion
+        return suggestion if len(suggestion) > len(self.value) else ""
+
+    def action_complete(self) -> None:
+        """Accept the suggestion on offer; without one, Tab moves the focus on."""
+        completion = self.completion
+        if completion and self.cursor_at_end:
+            self.value = completion
+            self.cursor_position = len(completion)
+            return
+        self.screen.focus_next()

@@ -1,0 +1,214 @@
+"""Command-line conventions, run through the installed `okstra` in subprocesses.
+
+No terminal → exit 2 naming the headless commands; a bad --project-root → exit 2
+naming it; `--version` anywhere; tables by default and the same data with `--json`;
+help with examples; shell completion scripts that load in their shells.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import okstra_core
+from tests.conftest import okstra_cmd
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "brief.md").write_text("# Brief\n", encoding="utf-8")
+    return root
+
+
+def okstra(*args: str, cwd: Path | None = None, stdin: int | None = subprocess.DEVNULL):
+    return subprocess.run(
+        [*okstra_cmd(), *args],
+        cwd=cwd,
+        env=dict(os.environ),
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_app_without_a_terminal_exits_2_naming_the_headless_commands(tmp_path) -> None:
+    proc = okstra(cwd=tmp_path)  # stdin /dev/null, stdout a pipe
+    assert proc.returncode == 2
+    assert "needs a terminal" in proc.stderr
+    assert "okstra wizard" in proc.stderr and "okstra prepare" in proc.stderr
+    assert proc.stdout == ""  # no escape codes written anywhere
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_missing_project_root_is_refused_at_once(tmp_path) -> None:
+    missing = tmp_path / "nope"
+    proc = okstra("--project-root", str(missing))
+    assert proc.returncode == 2
+    assert str(missing) in proc.stderr and "no such directory" in proc.stderr
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    proc = okstra("--project-root", str(a_file))
+    assert proc.returncode == 2 and "not a directory" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--version"],
+        ["models", "--version"],
+        ["wizard", "step", "--state", "x", "--version"],
+        ["--project-root", "/nonexistent", "--version"],
+        ["prepare", "--dry-run", "--version"],
+    ],
+)
+def test_version_anywhere(argv) -> None:
+    proc = okstra(*argv)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"okstra {okstra_core.__version__}"
+
+
+def test_models_prints_a_table_and_json_the_same_data(tmp_path, fake_path) -> None:
+    table = okstra("models", "--host", "terminal", cwd=tmp_path)
+    doc = okstra("models", "--host", "terminal", "--json", cwd=tmp_path)
+    assert table.returncode == doc.returncode == 0
+    payload = json.loads(doc.stdout)
+    assert payload["ok"] is True and payload["models"]
+    lines = table.stdout.splitlines()
+    assert "Model ref" in lines[1] and "Provider" in lines[1]
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(table.stdout)
+    for model in payload["models"]:
+        row = next(line for line in lines if line.startswith(model["modelRef"] + " "))
+        assert model["provider"] in row
+        assert ("yes" if model["available"] else "no") in row.split()
+
+
+def test_models_errors_are_text_without_json_and_json_with_it(tmp_path) -> None:
+    text = okstra("models", "--role", "nobody", cwd=tmp_path)
+    assert text.returncode == 2 and text.stdout == ""
+    assert text.stderr.startswith("okstra: ") and "nobody" in text.stderr
+    doc = okstra("models", "--role", "nobody", "--json", cwd=tmp_path)
+    assert doc.returncode == 2 and json.loads(doc.stdout)["ok"] is False
+
+
+def test_team_prints_a_table(tmp_path, fake_path) -> None:
+    proc = okstra(
+        "team", "--task-type", "requirements-discovery", "--host", "terminal", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Team for requirements-discovery" in proc.stdout
+    assert "analyser" in proc.stdout and "claude/opus-4.6" in proc.stdout
+
+
+def test_report_roles_table_markdown_and_json(project, fake_path, monkeypatch) -> None:
+    monkeypatch.setenv("FAKE_CLI_HELP", "usage: cli [--session-id ID] [--model M] [prompt]")
+    prepared = okstra(
+        "prepare",
+        "--project-root",
+        str(project),
+        "--task-group",
+        "perf",
+        "--task-id",
+        "widget",
+        "--task-type",
+        "requirements-discovery",
+        "--brief",
+        "brief.md",
+        "--host",
+        "terminal",
+        "--launch",
+        "none",
+    )
+    assert prepared.returncode == 0, prepared.stdout
+    run_dir = json.loads(prepared.stdout)["runDir"]
+    table = okstra("report", "roles", run_dir)
+    markdown = okstra("report", "roles", run_dir, "--markdown")
+    doc = okstra("report", "roles", run_dir, "--json")
+    assert table.returncode == markdown.returncode == doc.returncode == 0
+    rows = json.loads(doc.stdout)["executionRoles"]
+    assert markdown.stdout == json.loads(doc.stdout)["markdown"]
+    assert markdown.stdout.startswith("| Role execution |")
+    for row in rows:
+        assert row["roleExecutionRef"] in table.stdout
+    assert "|" not in table.stdout.splitlines()[-1]  # a table, not markdown
+
+
+def test_every_command_and_flag_has_help_and_every_command_examples() -> None:
+    from okstra_core.cli import build_parser
+    from okstra_core.cli._completion import _walk, okstra_tree
+
+    for path, node in _walk(okstra_tree()):
+        for option in node.options:
+            assert option.help, f"{path or 'okstra'} {option.flags[0]} has no help"
+        for name, sub in node.commands.items():
+            assert sub.help, f"{path}/{name} has no help"
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, command in sub.choices.items():
+        assert command.epilog and "examples" in command.epilog, name
+    assert "examples:" in okstra("--help").stdout
+    assert "okstra models" in okstra("models", "--help").stdout
+
+
+def test_bash_completion_loads_and_completes() -> None:
+    script = okstra("completion", "bash")
+    assert script.returncode == 0
+    loaded = subprocess.run(
+        ["bash", "-c", f"source <({' '.join(okstra_cmd())} completion bash) && complete -p okstra"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    assert "-F _okstra_complete okstra" in loaded.stdout
+    probe = (
+        script.stdout
+        + '\nt() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _okstra_complete;'
+        ' echo "${COMPREPLY[*]}"; }\n'
+        "t okstra pre\nt okstra prepare --la\nt okstra prepare --launch t\n"
+        "t okstra wizard s\nt okstra wizard init --task-type impl\n"
+    )
+    out = subprocess.run(
+        ["bash", "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.stdout.splitlines() == [
+        "prepare",
+        "--launch",
+        "tmux",
+        "step show schema",
+        "implementation-planning implementation",
+    ], out.stderr
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_completion_loads() -> None:
+    loaded = subprocess.run(
+        ["zsh", "-c", f"source <({' '.join(okstra_cmd())} completion zsh)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+
+
+def test_fish_completion_names_every_command() -> None:
+    script = okstra("completion", "fish").stdout
+    for command in ("models", "team", "wizard", "prepare", "report", "resume", "completion"):
+        assert f"-a {command} " in script
+    assert "-l launch -x -a 'auto tmux exec none'" in script
+    if shutil.which("fish"):
+        checked = subprocess.run(
+            ["fish", "--no-execute"], input=script, capture_output=True, text=True, check=False
+        )
+        assert checked.returncode == 0, checked.stderr
