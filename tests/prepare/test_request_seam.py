@@ -126,7 +126,7 @@ def test_reported_host_model_reaches_prepare_and_team(project: Path, fake_path: 
     leader = read(Path(doc["runDir"]) / "run-manifest.json")["roleExecutions"][0]
     assert leader["modelRef"] == "claude/opus-4.6" and leader["modelSpecDigest"]
 
-    team = ["team", f"--task-type={TASK_TYPE}", "--host=claude-code"]
+    team = ["team", "--json", f"--task-type={TASK_TYPE}", "--host=claude-code"]
     team += ["--entry-mode=current-session", f"--project-root={project}"]
     code, doc = okstra(*team, cwd=project, **reported)
     assert code == 0 and doc["team"][0]["modelRef"] == "claude/opus-4.6", doc
