@@ -5,7 +5,8 @@ from __future__ import annotations
 from textual.widgets import Static
 from tui_support import prefill, settle, wait_for
 
-from okstra_core.prepare import prepare_from_state
+from okstra_core.environment import Environment
+from okstra_core.frontend import prepare_setup
 from okstra_core.wizard import Wizard
 from okstra_tui.screens.launch import LaunchScreen
 from okstra_tui.screens.relaunch import RelaunchScreen
@@ -16,7 +17,7 @@ SIZE = (100, 40)
 async def test_launching_a_launched_setup_again_is_a_decision(app_factory, project) -> None:
     path = prefill(project, "confirm")
     Wizard.open(path).submit("confirm")
-    first = prepare_from_state(path, launch="none")
+    first = prepare_setup(path, launch="none", environment=Environment.real())
     runs = project / ".okstra" / "tasks" / "grp" / "one" / "runs"
     app = app_factory(state=path, launch="none")
     async with app.run_test(size=SIZE) as pilot:
