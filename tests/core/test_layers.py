@@ -43,6 +43,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.defaults",
         "okstra_core.binding",
         "okstra_core.roleargs",
+        "okstra_core.legacyargs",
+        "okstra_core.plans",
         "okstra_core.config",
     ),
     ("okstra_core.wizard",),

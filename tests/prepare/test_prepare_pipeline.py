@@ -9,7 +9,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-from prepare_support import request_of
 
 from okstra_core.documents import RunInputs
 from okstra_core.environment import Environment
@@ -18,6 +17,7 @@ from okstra_core.prepare import prepare
 from okstra_core.request import RunRequest
 from okstra_core.roleargs import request_from_argv
 from okstra_core.store import read_lines
+from tests.prepare.prepare_support import request_of
 
 
 @pytest.fixture
