@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.widgets import Static
-from tui_support import prefill, settle, wait_for
+from tui_support import prefill, settle, wait_armed, wait_for
 
 from okstra_core.prepare import prepare_from_state
 from okstra_core.wizard import Wizard
@@ -25,6 +25,7 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         # The screen says what became of the earlier run (its lead was never launched).
         earlier = str(app.screen.query_one("#earlier", Static).render())
         assert first.run_id in earlier and "prepared" in earlier and "okstra attach" in earlier
+        await wait_armed(pilot, app)  # keys typed before that are dropped
         await pilot.press("enter")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         question = app.screen
