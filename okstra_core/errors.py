@@ -5,6 +5,8 @@ The CLI boundary maps these to JSON + exit codes; the TUI shows them inline.
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 
@@ -108,3 +110,79 @@ class LaunchError(OkstraError):
     """Starting the lead CLI failed; the prepared run stays on disk."""
 
     exit_code = 1
+
+
+class FileSystemError(OkstraError):
+    """A file okstra reads or writes is unsafe (a link, a FIFO, a device, too large) or
+    the file system refused the operation (disk full, read-only, permission denied…).
+
+    The message names the file and, for an operating-system error, the errno in words
+    and its symbolic name (e.g. "No space left on device (ENOSPC)").
+    """
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`No space left on device (ENOSPC)`: the errno of `exc` in words and by name."""
+    code = exc.errno
+    if code is None:
+        return str(exc)
+    words = exc.strerror or os.strerror(code)
+    name = errno.errorcode.get(code)
+    return f"{words} ({name})" if name else words
+
+
+def os_error(exc: OSError, *, doing: str, path: Path | str | None = None) -> FileSystemError:
+    """A `FileSystemError` for an `OSError` met while `doing` something to `path`."""
+    where = path if path is not None else exc.filename
+    return FileSystemError(f"cannot {doing}: {describe_os_error(exc)}", path=where)
+
+
+class IncompleteRunError(OkstraError):
+    """A prepare failed after it began writing: the run it left is named, with its state.
+
+    Attributes:
+        cause: the error that stopped the writes.
+        run_id: the run's id; run_dir: its directory.
+        written: the files written before the failure; failed: the one that failed.
+        not_written: the failed file and every one planned after it.
+        complete: every file of the run directory is on disk (only task- or user-level
+            records — manifest, timeline, project.json, the runs index — are missing).
+    """
+
+    def __init__(
+        self,
+        cause: OkstraError,
+        *,
+        run_id: str,
+        run_dir: Path,
+        written: list[Path],
+        failed: Path,
+        not_written: list[Path],
+        complete: bool,
+    ) -> None:
+        self.cause = cause
+        self.run_id = run_id
+        self.run_dir = Path(run_dir)
+        self.written = list(written)
+        self.failed = Path(failed)
+        self.not_written = list(not_written)
+        self.complete = complete
+        missing = ", ".join(p.name for p in self.not_written)
+        state = (
+            f"its files are complete, but it is not recorded in {missing}"
+            if complete
+            else f"it is incomplete ({len(written)} files written; not written: {missing})"
+        )
+        super().__init__(f"{cause.render()} — run {run_id} was left at {run_dir}: {state}")
+
+    def to_json(self) -> dict[str, object]:
+        data = super().to_json()
+        data.update(
+            runId=self.run_id,
+            runDir=str(self.run_dir),
+            runState="complete-unindexed" if self.complete else "incomplete",
+            written=[str(p) for p in self.written],
+            failed=str(self.failed),
+            notWritten=[str(p) for p in self.not_written],
+        )
+        return data

@@ -70,7 +70,7 @@ def manifest_path(run: Path) -> Path:
 def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
     """Read and check a run manifest (executionIdentityVersion 2)."""
     path = manifest_path(run)
-    data = read_json(path, what="run manifest")
+    data = read_json(path, what="run manifest", follow=False)
     if not isinstance(data, dict):
         raise DataFileError("expected a JSON object (run manifest)", path=path)
     if data.get("executionIdentityVersion") != 2:

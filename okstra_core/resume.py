@@ -20,22 +20,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .catalog.loaders import load_catalog
 from .environment import Environment
-from .errors import DataFileError, OkstraError, UsageError
+from .errors import DataFileError, FileSystemError, OkstraError, UsageError
 from .launch import (
     PENDING,
     RESUME_JSON,
+    ResumeCommand,
     ResumeEntry,
     ResumeSheet,
     discover_sessions,
     read_resume_sheet,
+    rebuild_resume_command,
     render_resume_sheet,
     write_resume_sheet,
 )
 from .prepare import runfiles
+from .prepare.pipeline import KICKOFF
 from .report import load_run_manifest
-from .store import FileLock, append_line
-from .tasks import OKSTRA_DIR, resolve_inside
+from .store import FileLock, append_line, check_no_links, lock_path_for
+from .tasks import OKSTRA_DIR
 
 DEFAULT_WAIT = 3.0
 # Concurrent `okstra resume` calls of one run take turns finishing its sheet.
@@ -78,7 +82,10 @@ def find_run(value: str, project_root: Path) -> Path:
         )
     tasks = project_root / OKSTRA_DIR / "tasks"
     found = sorted(
-        p.parent for p in tasks.glob(f"*/*/runs/{value}/{runfiles.RUN_MANIFEST}") if p.is_file()
+        p.parent
+        for p in tasks.glob(f"*/*/runs/{value}/{runfiles.RUN_MANIFEST}")
+        # `.okstra` is okstra's own: a run reached through a link is not this project's.
+        if p.is_file() and not _linked(project_root, p)
     )
     if not found:
         raise UsageError(f"no run {value} under {tasks}", field=RUN_ARG)
@@ -89,6 +96,75 @@ def find_run(value: str, project_root: Path) -> Path:
             field=RUN_ARG,
         )
     return found[0].resolve()
+
+
+def _linked(project_root: Path, path: Path) -> bool:
+    try:
+        check_no_links(project_root, path)
+    except FileSystemError:
+        return True
+    return False
+
+
+def project_of_run(run_dir: Path) -> Path:
+    """The project a run directory belongs to: `<project>/.okstra/tasks/<g>/<t>/runs/<run>`.
+
+    Raises:
+        UsageError: the directory is not laid out as a run of a project.
+        FileSystemError: a symbolic link below the project root on the way to it.
+    """
+    parents = run_dir.parents
+    if len(parents) < 6 or (parents[0].name, parents[3].name, parents[4].name) != (
+        "runs",
+        "tasks",
+        OKSTRA_DIR,
+    ):
+        raise UsageError(
+            f"not a run directory of a project (<project>/{OKSTRA_DIR}/tasks/<group>/<task>"
+            f"/runs/<run>): {run_dir}",
+            field=RUN_ARG,
+        )
+    root = parents[5]
+    check_no_links(root, run_dir)
+    return root
+
+
+def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeCommand:
+    """The command `okstra resume --exec` runs for the lead: rebuilt, checked, never read.
+
+    The provider comes from the catalog (bundled, workspace or user providers — never
+    the run directory); the sheet only contributes the session id and model, both
+    checked, and must agree with the rebuilt argv, working directory and environment.
+
+    Raises:
+        UsageError: the run launched no lead CLI.
+        DataFileError: the sheet disagrees with the rebuilt command (named).
+        LaunchError: the lead's CLI is not on PATH.
+    """
+    lead = outcome.sheet.lead()
+    if lead is None or lead.resume_argv is None:
+        raise UsageError(
+            "this run launched no lead CLI (the host session is the lead): there is nothing "
+            "to exec",
+            path=outcome.sheet.path,
+        )
+    project_root = project_of_run(outcome.run_dir)
+    catalog = load_catalog(environment)
+    try:
+        provider = catalog.provider(lead.provider_id)
+    except UsageError as exc:
+        raise DataFileError(
+            exc.message, path=outcome.sheet.path, field=f"{lead.participant}.provider"
+        ) from None
+    return rebuild_resume_command(
+        lead,
+        provider,
+        project_root=project_root,
+        prompt_file=outcome.run_dir / runfiles.LEAD_PROMPT,
+        kickoff=KICKOFF,
+        environment=environment,
+        path=outcome.sheet.path,
+    )
 
 
 @dataclass(frozen=True)
@@ -275,7 +351,13 @@ def _record(
 ) -> tuple[ResumeSheet, tuple[str, ...]]:
     """Write the found ids (under the sheet's lock, re-read first); return the new sheet."""
     troot = run_dir.parent.parent
-    timeline = resolve_inside(troot, troot / runfiles.TIMELINE, what="the task timeline")
+    timeline = troot / runfiles.TIMELINE
+    # okstra's own files: no link on the way to anything written here (the store then
+    # opens each without following links).
+    root = project_of_run(run_dir)
+    for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / RESUME_JSON,
+                   lock_path_for(run_dir / RESUME_JSON)):  # fmt: skip
+        check_no_links(root, target)
     with FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT):
         sheet = read_resume_sheet(run_dir)
         written: list[str] = []

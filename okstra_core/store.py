@@ -1,4 +1,4 @@
-"""Durable, atomic file writes, advisory locks and append-only logs.
+"""Durable, atomic file writes, advisory locks and append-only logs — of okstra's files only.
 
 Every file okstra writes that matters goes through here:
 
@@ -8,7 +8,24 @@ Every file okstra writes that matters goes through here:
 * `FileLock` — an advisory `flock` on a sidecar `<name>.lock` file (the target is
   replaced by rename, so its own inode cannot carry the lock). The holder's pid is
   written into the sidecar so a refused caller can say who holds it.
-* `append_line` — append-only JSONL under an exclusive lock, fsynced.
+* `append_line` — append-only JSONL under an exclusive lock, fsynced, whole or nothing.
+
+and every file okstra reads goes through `read_bytes` / `read_log`.
+
+What a file must be before okstra touches it (a cloned repository may hold anything):
+
+* Opened in place (locks, logs) — never through a symbolic link (`O_NOFOLLOW`), a
+  regular file checked with `fstat` after the open (never a FIFO, device or socket),
+  never truncated (a lock sidecar is written at offset 0, a log only appended to).
+* Replaced by rename (state, run files) — the target, when present, is a regular file
+  or nothing; the temp file is created exclusively (`O_EXCL`, which does not follow links).
+* Read — a regular file (opened `O_NONBLOCK`, so a FIFO cannot hang the read), no
+  larger than a limit named in the error.
+* Directories okstra creates are 0700 whatever the umask; `check_no_links` refuses a
+  symbolic link anywhere below a root okstra owns (`<project>/.okstra`).
+
+Operating-system errors (disk full, read-only file system, permission denied, name too
+long, …) surface as `FileSystemError` naming the file and the errno.
 """
 
 from __future__ import annotations
@@ -17,48 +34,268 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import orjson
 
-from .errors import OkstraError, StateInUseError
+from .errors import FileSystemError, OkstraError, StateInUseError, describe_os_error, os_error
 
 TEMP_PREFIX = ".okstra-tmp-"
 # State and prompt files may hold briefs and directives: not world-readable.
 PRIVATE_MODE = 0o600
+# Directories okstra creates (state, data, `.okstra` and below): private whatever the umask.
+PRIVATE_DIR_MODE = 0o700
+# Largest JSON/TOML/Markdown document okstra reads (state, manifests, profiles, briefs).
+MAX_FILE_BYTES = 8 * 1024 * 1024
+# Largest append-only log okstra reads (`runs.jsonl`, a task's `timeline.jsonl`).
+MAX_LOG_BYTES = 64 * 1024 * 1024
+# A lock sidecar only ever holds a pid line: anything larger is not okstra's lock.
+MAX_LOCK_BYTES = 64
+
+
+def _mib(limit: int) -> str:
+    return f"{limit / (1024 * 1024):g} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+
+
+def file_kind(mode: int) -> str:
+    """How a file type is named in messages ("a FIFO", "a character device", …)."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _link_target(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+def open_regular(
+    path: Path,
+    flags: int,
+    *,
+    mode: int = PRIVATE_MODE,
+    follow: bool = False,
+    what: str = "file",
+    error: type[OkstraError] = FileSystemError,
+) -> int:
+    """Open `path` only if it is a regular file; return the descriptor (close-on-exec).
+
+    The open never blocks (`O_NONBLOCK`: a FIFO opens at once and is then refused) and,
+    unless `follow`, never goes through a symbolic link in the last component
+    (`O_NOFOLLOW`). The type is checked with `fstat` on the opened descriptor, so a
+    file swapped in between cannot slip through.
+
+    Raises:
+        error: a symbolic link (when not `follow`), a FIFO, device, socket or directory.
+        OSError: anything else (the file is missing, permission denied, …): callers map it.
+    """
+    how = flags | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+    if not follow:
+        how |= os.O_NOFOLLOW
+    try:
+        fd = os.open(path, how, mode)
+    except OSError as exc:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            raise exc from None
+        if stat.S_ISLNK(st.st_mode) and follow and exc.errno == errno.ENOENT:
+            raise error(
+                f"{what} is a symbolic link to {_link_target(Path(path))}, which does not exist",
+                path=path,
+            ) from None
+        if stat.S_ISLNK(st.st_mode) and not follow:
+            raise error(
+                f"{what} is a symbolic link (to {_link_target(Path(path))}): okstra does not "
+                "read or write its files through links",
+                path=path,
+            ) from None
+        if not stat.S_ISREG(st.st_mode) and exc.errno in (errno.ENXIO, errno.EISDIR, errno.ELOOP):
+            raise error(
+                f"{what} is {file_kind(st.st_mode)}: expected a regular file", path=path
+            ) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{what} is {file_kind(st.st_mode)}: expected a regular file", path=path)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_no_links(root: Path, path: Path, *, what: str | None = None) -> None:
+    """Refuse a symbolic link, or a file where a directory belongs, below `root` on `path`.
+
+    `root` itself (and everything above it) is not judged: the person chose it. Every
+    component from `root`'s child down to `path` itself that exists must not be a
+    symbolic link; every one but the last must be a directory, and the last, when it
+    exists, a directory or a regular file. Nothing needs to exist.
+
+    Raises:
+        FileSystemError: naming the offending component and what it is.
+    """
+    root = Path(root)
+    path = Path(path)
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        raise FileSystemError(f"{what or 'the path'} must be inside {root}", path=path) from None
+    current = root
+    parts = rel.parts
+    for i, part in enumerate(parts):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise os_error(exc, doing="inspect", path=current) from None
+        last = i == len(parts) - 1
+        if stat.S_ISLNK(st.st_mode):
+            raise FileSystemError(
+                f"is a symbolic link (to {_link_target(current)}): okstra does not read or "
+                f"write its files through links below {root}",
+                path=current,
+            )
+        if not last and not stat.S_ISDIR(st.st_mode):
+            raise FileSystemError(f"is {file_kind(st.st_mode)}: expected a directory", path=current)
+        if last and not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+            raise FileSystemError(
+                f"is {file_kind(st.st_mode)}: expected a regular file", path=current
+            )
+
+
+def make_private_dirs(directory: Path, *, inside: Path | None = None) -> None:
+    """Create `directory` and its missing parents, each 0700 whatever the umask.
+
+    Existing directories are left as they are. With `inside`, nothing below that root
+    may be a symbolic link (`check_no_links`).
+
+    Raises:
+        FileSystemError: a component is not a directory, a link below `inside`, or the
+            file system refused (read-only, permission denied, name too long, …).
+    """
+    directory = Path(directory)
+    if inside is not None:
+        check_no_links(inside, directory)
+    missing: list[Path] = []
+    current = directory
+    while not current.is_dir():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, PRIVATE_DIR_MODE)
+        except FileExistsError:
+            if path.is_dir():
+                continue  # created meanwhile by someone else
+            raise FileSystemError(
+                "cannot create a directory: a file that is not a directory is in the way "
+                "(Not a directory (ENOTDIR))",
+                path=path,
+            ) from None
+        except OSError as exc:
+            raise os_error(exc, doing="create a directory", path=path) from None
+        # The mode given to mkdir is masked by the umask; set it exactly.
+        with contextlib.suppress(OSError):
+            os.chmod(path, PRIVATE_DIR_MODE)
 
 
 def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
+def _check_replaceable(path: Path) -> None:
+    """A file replaced by rename: a regular file or nothing (never a link, FIFO, device)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise os_error(exc, doing="inspect", path=path) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise FileSystemError(
+            f"is a symbolic link (to {_link_target(path)}): okstra does not replace links "
+            "with its files",
+            path=path,
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise FileSystemError(f"is {file_kind(st.st_mode)}: expected a regular file", path=path)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte (a short write is continued; no progress is an error)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.EIO, "the write made no progress")
+        view = view[written:]
+
+
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int = PRIVATE_MODE) -> None:
-    """Write `data` to `path` atomically and durably."""
+    """Write `data` to `path` atomically and durably.
+
+    Raises:
+        FileSystemError: `path` is a link or not a regular file; the parent cannot be
+            created; the file system refused the write (disk full, read-only, …).
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".part", dir=path.parent)
+    make_private_dirs(path.parent)
+    _check_replaceable(path)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".part", dir=path.parent)
+    except OSError as exc:
+        raise os_error(exc, doing="write", path=path) from None
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as tmp_file:
-            tmp_file.write(data)
-            tmp_file.flush()
-            os.fsync(tmp_file.fileno())
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError):
+            raise os_error(exc, doing="write", path=path) from None
         raise
-    _fsync_dir(path.parent)
+    try:
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        raise os_error(exc, doing="write", path=path) from None
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int = PRIVATE_MODE) -> None:
@@ -74,18 +311,56 @@ def atomic_write_json(path: Path, obj: Any, *, mode: int = PRIVATE_MODE) -> None
     atomic_write_bytes(path, dumps_json(obj), mode=mode)
 
 
-def read_bytes(path: Path, *, what: str = "file", error: type[OkstraError] = OkstraError) -> bytes:
-    """Read a whole file; every failure is an `error` naming the file."""
+def read_bytes(
+    path: Path,
+    *,
+    what: str = "file",
+    error: type[OkstraError] = OkstraError,
+    follow: bool = True,
+    limit: int = MAX_FILE_BYTES,
+) -> bytes:
+    """Read a whole regular file; every failure is an `error` naming the file.
+
+    Never blocks on a FIFO, never reads a device, never more than `limit` bytes.
+
+    Args:
+        path: the file.
+        what: what the file is, for messages.
+        error: the `OkstraError` subclass raised.
+        follow: go through a symbolic link in the last component; False for okstra's
+            own files (under `.okstra`), which are never links.
+        limit: the largest size accepted (named in the error).
+    """
+    path = Path(path)
     try:
-        return Path(path).read_bytes()
+        fd = open_regular(path, os.O_RDONLY, follow=follow, what=what, error=error)
     except FileNotFoundError:
         raise error(f"{what} not found", path=path) from None
-    except IsADirectoryError:
-        raise error(f"expected a {what}, found a directory", path=path) from None
     except PermissionError:
         raise error(f"{what} is not readable (permission denied)", path=path) from None
     except OSError as exc:
-        raise error(f"{what} cannot be read ({exc.strerror})", path=path) from None
+        raise error(f"{what} cannot be read: {describe_os_error(exc)}", path=path) from None
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise error(
+                f"{what} is too large ({size} bytes; the limit is {_mib(limit)})", path=path
+            )
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(1024 * 1024, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise error(f"{what} is too large (the limit is {_mib(limit)})", path=path)
+    except OSError as exc:
+        raise error(f"{what} cannot be read: {describe_os_error(exc)}", path=path) from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def decode_utf8(data: bytes, path: Path, *, error: type[OkstraError] = OkstraError) -> str:
@@ -148,9 +423,12 @@ def parse_json_object(
     return value
 
 
-def read_json(path: Path, *, what: str = "JSON file") -> Any:
-    """Read and parse a JSON file; every failure is an `OkstraError` naming the file."""
-    return parse_json(read_bytes(path, what=what), Path(path), what=what)
+def read_json(path: Path, *, what: str = "JSON file", follow: bool = True) -> Any:
+    """Read and parse a JSON file; every failure is an `OkstraError` naming the file.
+
+    `follow=False` for okstra's own files: a symbolic link there is refused.
+    """
+    return parse_json(read_bytes(path, what=what, follow=follow), Path(path), what=what)
 
 
 def lock_path_for(path: Path) -> Path:
@@ -174,8 +452,32 @@ class FileLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_MODE)
+        """Take the lock (waiting up to `timeout`).
+
+        The sidecar is opened in place, never through a link, never truncated: it must
+        be a regular file with one name, holding at most a pid line.
+
+        Raises:
+            StateInUseError: another process holds it (after `timeout`).
+            FileSystemError: the sidecar is unsafe, or the file system refused.
+        """
+        make_private_dirs(self.path.parent)
+        try:
+            fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, what="lock file")
+        except OSError as exc:
+            raise os_error(exc, doing="open the lock file", path=self.path) from None
+        try:
+            st = os.fstat(fd)
+            if st.st_nlink > 1 or st.st_size > MAX_LOCK_BYTES:
+                why = "has other names (hard links)" if st.st_nlink > 1 else "is not empty"
+                raise FileSystemError(
+                    f"lock file {why}: it is not a lock okstra wrote; okstra leaves it alone "
+                    "(remove it if it is stale)",
+                    path=self.path,
+                )
+        except BaseException:
+            os.close(fd)
+            raise
         deadline = time.monotonic() + self.timeout
         while True:
             try:
@@ -184,22 +486,21 @@ class FileLock:
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES):
                     os.close(fd)
-                    raise
+                    raise os_error(exc, doing="lock", path=self.path) from None
                 if time.monotonic() >= deadline:
                     pid = _read_pid(fd)
                     os.close(fd)
                     raise StateInUseError(self.target, pid) from None
                 time.sleep(0.01)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        # Over whatever an earlier holder wrote (never truncated): readers take line one.
+        with contextlib.suppress(OSError):
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
 
     def release(self) -> None:
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
 
@@ -222,36 +523,136 @@ class FileLock:
 
 def _read_pid(fd: int) -> int | None:
     try:
-        raw = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        raw = os.pread(fd, 32, 0).decode("ascii", "replace").partition("\n")[0].strip()
         return int(raw) if raw else None
     except (OSError, ValueError):
         return None
 
 
+def _repair_tail(fd: int, size: int) -> int:
+    """Make a log end in a newline before appending; return its (new) size.
+
+    A last line without its newline is a record cut short (a crash or a full disk
+    during an earlier append): if it still parses it only lost its newline, which is
+    added; otherwise the partial line is cut off, so no record is ever glued onto it.
+    """
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    start = size
+    while start > 0:
+        step = min(64 * 1024, start)
+        chunk = os.pread(fd, step, start - step)
+        cut = chunk.rfind(b"\n")
+        if cut >= 0:
+            start = start - step + cut + 1
+            break
+        start -= step
+    tail = os.pread(fd, size - start, start)
+    try:
+        orjson.loads(tail)
+    except orjson.JSONDecodeError:
+        os.ftruncate(fd, start)
+        return start
+    _write_all(fd, b"\n")
+    return size + 1
+
+
 def append_line(path: Path, record: Any) -> None:
-    """Append one JSON record as a line to a JSONL log, durably, under a lock."""
+    """Append one JSON record as a line to a JSONL log, durably, under a lock.
+
+    Whole or nothing: a short write is continued; a write that cannot complete (disk
+    full, file too large) is cut back to the previous size before the error is raised,
+    and a log whose last line was cut short earlier is repaired first (`_repair_tail`).
+
+    Raises:
+        FileSystemError: the log (or its lock) is a link or not a regular file, or the
+            file system refused the append.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)
     line = orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
     with FileLock(path, timeout=10.0):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_MODE)
         try:
-            os.write(fd, line)
-            os.fsync(fd)
+            fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, what="log")
+        except OSError as exc:
+            raise os_error(exc, doing="append to the log", path=path) from None
+        try:
+            st = os.fstat(fd)
+            if st.st_nlink > 1:
+                raise FileSystemError(
+                    "log has other names (hard links): okstra does not append to it", path=path
+                )
+            size = _repair_tail(fd, st.st_size)
+            try:
+                _write_all(fd, line)
+                os.fsync(fd)
+            except OSError:
+                # Never leave a partial line behind.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+                    os.fsync(fd)
+                raise
+        except OSError as exc:
+            raise os_error(exc, doing="append to the log", path=path) from None
         finally:
             os.close(fd)
 
 
-def read_lines(path: Path) -> Iterator[Any]:
-    """Read a JSONL log, skipping a torn last line (a crash mid-append)."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        return
-    for raw in data.splitlines():
+@dataclass(frozen=True)
+class DamagedLine:
+    """A line of a JSONL log that is not one JSON record (cut short, edited, garbage)."""
+
+    path: Path
+    line: int
+    reason: str
+
+    def render(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": str(self.path), "line": self.line, "error": self.reason}
+
+
+@dataclass(frozen=True)
+class LogRead:
+    """A JSONL log as read: its records and its damaged lines (file and line number)."""
+
+    records: list[Any]
+    damaged: list[DamagedLine]
+
+
+def read_log(path: Path, *, what: str = "log", limit: int = MAX_LOG_BYTES) -> LogRead:
+    """Read a JSONL log: every whole record, and every damaged line by number.
+
+    An absent log is empty. A log okstra must not read (a link, a FIFO, too large)
+    raises; a bad line does not: it is reported in `damaged` and reading goes on.
+
+    Raises:
+        FileSystemError: the log is a link, not a regular file, too large or unreadable.
+    """
+    path = Path(path)
+    if not os.path.lexists(path):
+        return LogRead([], [])
+    data = read_bytes(path, what=what, error=FileSystemError, follow=False, limit=limit)
+    records: list[Any] = []
+    damaged: list[DamagedLine] = []
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
+        last = number == len(lines)
         try:
-            yield orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
+            records.append(orjson.loads(raw))
+        except orjson.JSONDecodeError as exc:
+            reason = (
+                "the last record was cut short (no newline): it is not a whole JSON record"
+                if last
+                else f"not a JSON record ({exc.msg})"
+            )
+            damaged.append(DamagedLine(path, number, reason))
+    return LogRead(records, damaged)
+
+
+def read_lines(path: Path) -> Iterator[Any]:
+    """The whole records of a JSONL log (`read_log` also reports its damaged lines)."""
+    yield from read_log(path).records

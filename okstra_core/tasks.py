@@ -12,6 +12,7 @@ is `{phase, status, rationale}` with status `ready | pending | blocked | termina
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -25,6 +26,9 @@ OKSTRA_DIR = ".okstra"
 TASKS_DIR = "tasks"
 TASK_MANIFEST = "task-manifest.json"
 RUN_INPUTS = "run-inputs.json"
+
+# A task group or id is a directory name: the file system's limit for one name.
+MAX_SEGMENT_BYTES = 255
 
 POINTER_STATUSES = ("ready", "pending", "blocked", "terminal")
 STATUS_READY = "ready"
@@ -142,7 +146,8 @@ def check_segment(raw: str, what: str) -> str:
         The slug.
 
     Raises:
-        OkstraError: a path separator, `..`, or nothing left after slugification.
+        OkstraError: a path separator, `..`, nothing left after slugification, or a
+            slug longer than a file name may be (`MAX_SEGMENT_BYTES`).
     """
     text = raw.strip()
     if "/" in text or "\\" in text:
@@ -152,6 +157,11 @@ def check_segment(raw: str, what: str) -> str:
         raise OkstraError(f"{what} is empty after slugification: {raw!r}")
     if set(slug) <= {"."}:
         raise OkstraError(f"{what} must not be {slug!r}: it would escape .okstra/tasks/")
+    if len(slug.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise OkstraError(
+            f"{what} is {len(slug.encode('utf-8'))} bytes long: a directory name may be at "
+            f"most {MAX_SEGMENT_BYTES} bytes"
+        )
     return slug
 
 
@@ -277,7 +287,7 @@ def read_task(project_root: Path, group: str, task_id: str) -> TaskEntry:
     key = f"{group}/{task_id}"
     manifest_path = root / TASK_MANIFEST
     try:
-        raw = read_json(manifest_path, what="task manifest")
+        raw = read_json(manifest_path, what="task manifest", follow=False)
     except OkstraError as exc:
         return TaskEntry(key, group, task_id, root, error=exc.render())
     if not isinstance(raw, dict):
@@ -299,15 +309,20 @@ def read_task(project_root: Path, group: str, task_id: str) -> TaskEntry:
     )
 
 
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
 def list_tasks(project_root: Path) -> list[TaskEntry]:
     """Every task of the project (a directory holding a task manifest), sorted by key."""
     base = tasks_root(project_root)
     if not base.is_dir():
         return []
     entries: list[TaskEntry] = []
-    for group_dir in sorted(p for p in base.iterdir() if p.is_dir()):
-        for task_dir in sorted(p for p in group_dir.iterdir() if p.is_dir()):
-            if (task_dir / TASK_MANIFEST).exists():
+    # `.okstra` is okstra's own: a symbolic link there (a group, a task) is not a task.
+    for group_dir in sorted(p for p in base.iterdir() if _real_dir(p)):
+        for task_dir in sorted(p for p in group_dir.iterdir() if _real_dir(p)):
+            if os.path.lexists(task_dir / TASK_MANIFEST):
                 entries.append(read_task(project_root, group_dir.name, task_dir.name))
     return entries
 

@@ -34,6 +34,7 @@ from okstra_core.wizard import (
 )
 from okstra_core.wizard.text import WizardText, text_for
 
+from . import _textual_fixes  # noqa: F401  (patches the pinned Textual)
 from .messages import (
     Answered,
     BackRequested,

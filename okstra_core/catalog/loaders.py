@@ -13,6 +13,7 @@ workspace lacks falls back to the bundled copy.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import tomllib
@@ -403,9 +404,12 @@ def load_project_config(project_root: Path) -> ProjectConfig:
             `projectId`/`modelDefaults`.
     """
     path = Path(project_root) / ".okstra" / "project.json"
-    if not path.exists():
+    if not os.path.lexists(path):
         return ProjectConfig(model_defaults=ModelDefaults(source=str(path)), path=path)
-    raw = _read_json_object(path)
+    # okstra's own file: a symbolic link (to /dev/zero, to a secret) is refused.
+    raw = parse_json_object(
+        read_bytes(path, error=DataFileError, follow=False), path, error=DataFileError
+    )
     project_id = raw.get("projectId")
     if project_id is not None and (not isinstance(project_id, str) or not project_id):
         raise DataFileError(

@@ -52,6 +52,11 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# The most instances of one role a profile may allow (and a state file may hold): each
+# is a CLI process and a prompt option, so the bound keeps both sane.
+MAX_ROLE_COUNT = 16
+
+
 class RoleKind(StrEnum):
     FIXED = "fixed"
     ADJUSTABLE = "adjustable"
@@ -251,6 +256,12 @@ def _check_profile(profile: Profile) -> None:
             raise DataProblem(
                 f"{where}.min",
                 f"min ({req.min}) is greater than max ({req.max}): expected min <= max",
+            )
+        if req.max > MAX_ROLE_COUNT:
+            raise DataProblem(
+                f"{where}.max",
+                f"max ({req.max}) is above {MAX_ROLE_COUNT}, the most instances of one role "
+                "okstra runs",
             )
         if not req.dynamic and req.max == 0:
             raise DataProblem(

@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 import orjson
 
 from .. import __version__
-from ..errors import OkstraError, UsageError
+from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
 
 Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
 
@@ -165,6 +165,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         fail({"ok": False, "error": "interrupted"})
         return 130
+    except OSError as exc:
+        # Disk full, read-only file system, permission denied, name too long, not a
+        # directory…: the machine's state, not a bug — exit 2 naming the file and errno.
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        error = FileSystemError(
+            f"file system error: {describe_os_error(exc)}", path=exc.filename or None
+        )
+        emit(error.to_json())
+        return error.exit_code
     except Exception as exc:  # the last line of defence: never a bare traceback
         if debug:
             traceback.print_exc(file=sys.stderr)

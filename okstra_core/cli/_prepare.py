@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..legacyargs import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 from ._human import add_json_flag, render_markdown, render_report_roles
 
 PREPARE_EXAMPLES = """\
@@ -67,6 +68,7 @@ def register(sub: Any) -> None:
         "--dry-run", action="store_true", help="print every file and command; write nothing"
     )
     add_input_arguments(prep)
+    add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
 
     report = sub.add_parser(
@@ -120,7 +122,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
     environment = Environment.real()
     if ns.state:
-        if has_input_flags(ns):
+        if has_input_flags(ns) or legacy_flags_given(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
         from ..prepare import prepare_from_state
         from ..wizard import resolve_state_path
@@ -136,6 +138,9 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     else:
         if ns.again:
             raise UsageError("okstra prepare: --again applies to --state", field="--again")
+        # The earlier okstra's flags and OKSTRA_DEFAULT_* become request flags first.
+        for note in apply_legacy_inputs(ns, environment):
+            print(note, file=sys.stderr, flush=True)
         if not has_input_flags(ns):
             raise UsageError("okstra prepare: give --state F or the renderArgv flags")
         inputs = inputs_from_namespace(ns)

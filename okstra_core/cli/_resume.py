@@ -75,7 +75,7 @@ def register(sub: Any) -> None:
 def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
     from ..lead import observe, read_run
-    from ..resume import resume_run
+    from ..resume import exec_command, resume_run
     from ..runs import locate_run
 
     environment = Environment.real()
@@ -97,15 +97,14 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             print(f"okstra: {payload['error']}", file=sys.stderr)
         return payload, 1
     if ns.exec_lead:
-        lead = outcome.sheet.lead()
-        if lead is None or lead.resume_argv is None:
-            payload.update(
-                ok=False,
-                error="this run launched no lead CLI (the host session is the lead): "
-                "there is nothing to exec",
-            )
+        try:
+            command = exec_command(outcome, environment)
+        except UsageError as exc:
+            payload.update(ok=False, error=exc.render())
             return payload, 1
-        _exec(payload, list(lead.resume_argv), lead.cwd, {**environment.env, **lead.env})
+        # The lead runs with okstra's environment plus the provider's own variables.
+        env = {**environment.env, **command.env}
+        _exec(payload, list(command.argv), command.cwd, env)
     return payload, 0
 
 

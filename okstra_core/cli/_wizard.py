@@ -154,6 +154,13 @@ def _init(ns: argparse.Namespace) -> Payload:
     return {"ok": True, **base, "echo": result.echo, "next": result.next.to_json()}, 0
 
 
+def _with_notes(payload: dict[str, Any], wizard: Any) -> dict[str, Any]:
+    """Add `notes` (what converting an earlier okstra's file changed) when there are any."""
+    if wizard.notes:
+        payload["notes"] = list(wizard.notes)
+    return payload
+
+
 def _step(ns: argparse.Namespace) -> Payload:
     from ..wizard import Wizard
 
@@ -161,17 +168,21 @@ def _step(ns: argparse.Namespace) -> Payload:
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
     try:
         if ns.no_submit:
-            return {"ok": True, "echo": None, "next": wizard.refresh().to_json()}, 0
+            nxt = wizard.refresh().to_json()
+            return _with_notes({"ok": True, "echo": None, "next": nxt}, wizard), 0
         if ns.back:
-            return {"ok": True, "echo": None, "next": wizard.back().to_json()}, 0
+            nxt = wizard.back().to_json()
+            return _with_notes({"ok": True, "echo": None, "next": nxt}, wizard), 0
         if ns.rewind is not None:
-            return {"ok": True, "echo": None, "next": wizard.rewind(ns.rewind).to_json()}, 0
+            nxt = wizard.rewind(ns.rewind).to_json()
+            return _with_notes({"ok": True, "echo": None, "next": nxt}, wizard), 0
         result = wizard.submit(ns.answer, step=ns.step_id)
     except AnswerRefused as exc:
         # The file is unchanged; re-read it so `current` is what is really on disk.
         current = Wizard.open(wizard.source, environment=env).prompt()
-        return {"ok": False, "error": exc.message, "current": current.to_json()}, 0
-    return result.to_json(), 0
+        refused = {"ok": False, "error": exc.message, "current": current.to_json()}
+        return _with_notes(refused, wizard), 0
+    return _with_notes(result.to_json(), wizard), 0
 
 
 def _show(ns: argparse.Namespace) -> Payload:
@@ -182,18 +193,21 @@ def _show(ns: argparse.Namespace) -> Payload:
     view = wizard.view()
     answered, total = view.progress
     state = wizard.state
-    return {
-        "ok": True,
-        "state": str(wizard.path),
-        "source": str(wizard.source),
-        "legacy": wizard.legacy,
-        "revision": state.revision,
-        "updatedAt": state.updated_at,
-        "prompt": view.prompt.to_json(),
-        "confirmation": view.confirmation.to_json(),
-        "history": [h.to_json() for h in view.history],
-        "progress": {"answered": answered, "total": total},
-    }, 0
+    return _with_notes(
+        {
+            "ok": True,
+            "state": str(wizard.path),
+            "source": str(wizard.source),
+            "legacy": wizard.legacy,
+            "revision": state.revision,
+            "updatedAt": state.updated_at,
+            "prompt": view.prompt.to_json(),
+            "confirmation": view.confirmation.to_json(),
+            "history": [h.to_json() for h in view.history],
+            "progress": {"answered": answered, "total": total},
+        },
+        wizard,
+    ), 0
 
 
 def _outcome(ns: argparse.Namespace) -> Payload:
@@ -201,7 +215,7 @@ def _outcome(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    return {"ok": True, **wizard.outcome().to_json()}, 0
+    return _with_notes({"ok": True, **wizard.outcome().to_json()}, wizard), 0
 
 
 def _answers(ns: argparse.Namespace) -> Payload:

@@ -14,6 +14,7 @@ from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, LaunchError, OkstraError
 from okstra_core.launch.argv import placeholders_in, render_argv, render_env
 from okstra_core.launch.session import discover_glob, mint_session_id
+from okstra_core.store import decode_utf8, read_bytes
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Linux caps one argv element at 32 pages (MAX_ARG_STRLEN = 128 KiB, NUL included).
@@ -213,10 +214,9 @@ def plan_launch(
         values["session_id"] = session_id
     if "prompt" in used or "prompt" in placeholders_in(launch.resume):
         if prompt is None:
-            try:
-                prompt = prompt_file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise LaunchError(f"cannot read the lead prompt: {exc}", path=prompt_file) from exc
+            # A regular file only (never a FIFO or device), size-capped, UTF-8.
+            data = read_bytes(prompt_file, what="cannot read the lead prompt:", error=LaunchError)
+            prompt = decode_utf8(data, prompt_file, error=LaunchError)
         values["prompt"] = prompt
     argv = render_argv(launch.new, values, environment.env, source=source, field="launch.new")
     env = render_env(launch.env, values, environment.env, source=source, field="launch.env")

@@ -12,8 +12,10 @@ the id (never guessing), rewrite the sheet and resume.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,11 +25,11 @@ from typing import Any, get_args
 from pydantic import ValidationError
 
 from okstra_core import store
-from okstra_core.catalog.models import LEADER, DiscoverSpec, SessionIdKind
+from okstra_core.catalog.models import LEADER, DiscoverSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, OkstraError
 from okstra_core.launch.argv import render_argv
-from okstra_core.launch.plan import LaunchPlan
+from okstra_core.launch.plan import LaunchPlan, plan_launch
 
 RESUME_JSON = "resume.json"
 RESUME_SCRIPT = "resume-lead.sh"
@@ -427,7 +429,7 @@ def read_resume_sheet(run_dir: Path) -> ResumeSheet:
         DataFileError: a field has the wrong type (named `participants[i].<field>`).
     """
     path = run_dir / RESUME_JSON
-    data = store.read_json(path, what="resume sheet")
+    data = store.read_json(path, what="resume sheet", follow=False)
     if not isinstance(data, dict):
         raise DataFileError("expected a JSON object (resume sheet)", path=path)
     if data.get("schemaVersion") != SCHEMA_VERSION:
@@ -448,6 +450,122 @@ def read_resume_sheet(run_dir: Path) -> ResumeSheet:
     except OkstraError as exc:
         raise DataFileError(exc.message, path=path, field=exc.field) from None
     return ResumeSheet(path=path, entries=entries, okstra=okstra)
+
+
+# What a session id may be at all: never a flag, never a path, never whitespace.
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+_TOKEN = re.compile(r"[A-Za-z0-9]{1,128}")
+
+
+def check_session_id(session_id: str, kind: SessionIdKind) -> str | None:
+    """Why `session_id` cannot be a session id of `kind` (None when it can).
+
+    `uuid4` ids are canonical UUIDs; `token` ids are letters and digits (what okstra
+    mints); a `discover` id is whatever the CLI minted, but never a flag, a path or
+    anything with spaces or control characters.
+    """
+    if _SESSION_ID.fullmatch(session_id) is None:
+        return (
+            f"session id {session_id!r} is not a session id (expected letters, digits, "
+            "'.', '_', ':' or '-', starting with a letter or digit)"
+        )
+    if kind == "uuid4":
+        try:
+            canonical = str(uuid.UUID(session_id))
+        except ValueError:
+            canonical = ""
+        if canonical != session_id.lower():
+            return f"session id {session_id!r} is not a UUID (this CLI's ids are UUIDs)"
+    if kind == "token" and _TOKEN.fullmatch(session_id) is None:
+        return f"session id {session_id!r} is not a token of letters and digits"
+    return None
+
+
+@dataclass(frozen=True)
+class ResumeCommand:
+    """What `okstra resume --exec` runs: rebuilt by okstra, never taken from a run file."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+    env: Mapping[str, str]  # only the provider's extra variables (`launch.env`)
+
+
+def rebuild_resume_command(
+    entry: ResumeEntry,
+    provider: ProviderSpec,
+    *,
+    project_root: Path,
+    prompt_file: Path,
+    kickoff: str,
+    environment: Environment,
+    path: Path,
+) -> ResumeCommand:
+    """Rebuild an entry's resume command from the catalog; refuse a sheet that disagrees.
+
+    The argv comes from the provider's `launch.resume` template, the recorded session id
+    (checked against the provider's session-id kind) and the recorded model (which must
+    be one of the provider's models); it runs in the project root with the provider's
+    `launch.env`. The sheet's `resumeArgv`, `cwd` and `env` must say the same, else the
+    sheet was not written by okstra for this project (or the catalog changed since).
+
+    Raises:
+        DataFileError: naming `path` and the first field that disagrees.
+        LaunchError: the CLI is not on PATH.
+    """
+    where = f"participants[{entry.participant}]"
+
+    def refuse(field_name: str, message: str) -> DataFileError:
+        return DataFileError(
+            f"{message}; okstra runs only the resume command it rebuilds from the "
+            f"provider {provider.id!r} (refusing this resume sheet)",
+            path=path,
+            field=f"{where}.{field_name}",
+        )
+
+    if entry.session_id is None:
+        raise refuse("sessionId", "the session id is pending discovery")
+    if entry.cli != provider.cli:
+        raise refuse("cli", f"cli is {entry.cli!r}, the provider's CLI is {provider.cli!r}")
+    if entry.session_id_kind != provider.launch.session_id:
+        raise refuse(
+            "sessionIdKind",
+            f"sessionIdKind is {entry.session_id_kind!r}, the provider's is "
+            f"{provider.launch.session_id!r}",
+        )
+    problem = check_session_id(entry.session_id, provider.launch.session_id)
+    if problem is not None:
+        raise refuse("sessionId", problem)
+    models = [m.execution for m in provider.models]
+    if entry.model not in models:
+        raise refuse(
+            "model",
+            f"model {entry.model!r} is not one of the provider's models ({', '.join(models)})",
+        )
+    plan = plan_launch(
+        provider,
+        model=entry.model,
+        prompt_file=prompt_file,
+        kickoff=kickoff,
+        project_root=project_root,
+        environment=environment,
+    )
+    argv = plan.resume_argv(entry.session_id)
+    if argv is None:  # pragma: no cover - the id is known
+        raise refuse("sessionId", "the session id is missing")
+    recorded = entry.resume_argv or ()
+    if len(recorded) != len(argv) or Path(recorded[0]).name != Path(argv[0]).name:
+        raise refuse("resumeArgv", f"resumeArgv is {list(recorded)}, expected {list(argv)}")
+    for index, (got, want) in enumerate(zip(recorded[1:], argv[1:], strict=True), start=1):
+        if got != want:
+            raise refuse("resumeArgv", f"resumeArgv[{index}] is {got!r}, expected {want!r}")
+    if entry.cwd.resolve() != project_root.resolve():
+        raise refuse("cwd", f"cwd is {str(entry.cwd)!r}, expected the project {project_root}")
+    if dict(entry.env) != dict(plan.env):
+        extra = sorted(set(entry.env) - set(plan.env))
+        changed = sorted(k for k in plan.env if entry.env.get(k) != plan.env[k])
+        shown = ", ".join([*(f"{k} (not the provider's)" for k in extra), *changed])
+        raise refuse("env", f"env differs from the provider's launch.env: {shown}")
+    return ResumeCommand(argv=argv, cwd=project_root, env=MappingProxyType(dict(plan.env)))
 
 
 def find_okstra(environment: Environment) -> str | None:

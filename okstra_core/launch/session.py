@@ -19,8 +19,9 @@ from pathlib import Path
 
 from okstra_core.catalog.models import DiscoverSpec, SessionIdKind
 from okstra_core.environment import Environment
-from okstra_core.errors import DataFileError
+from okstra_core.errors import DataFileError, OkstraError
 from okstra_core.launch.argv import render_element
+from okstra_core.store import open_regular
 
 # A rollout's first line carries the whole base prompt; never read more than this.
 _FIRST_LINE_CAP = 8 * 1024 * 1024
@@ -76,10 +77,11 @@ def _dotted(data: object, dotted: str) -> object:
 
 def _first_line_json(path: Path) -> object:
     try:
-        with path.open("rb") as fh:
+        # A regular file only: a FIFO among the CLI's files must not hang the lookup.
+        with os.fdopen(open_regular(path, os.O_RDONLY, follow=True), "rb") as fh:
             line = fh.readline(_FIRST_LINE_CAP)
         return json.loads(line)
-    except (OSError, ValueError):
+    except (OSError, ValueError, OkstraError):
         # Not there any more, or still being written: not (yet) a candidate.
         return None
 

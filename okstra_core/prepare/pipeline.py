@@ -6,9 +6,11 @@ run sequence under a per-task lock; step 6 writes the planned files (the project
 `.okstra/project.json` re-read and upserted under a project lock); step 7 launches.
 
 Every directory and file prepare writes through (`.okstra`, `.okstra/tasks`, the
-group and task directories, their lock sidecars and append-only logs) must resolve
-inside the project: a symlink leaving it is refused before anything is written, and
-checked again just before the writes.
+group and task directories, their lock sidecars and append-only logs) is okstra's
+own: a symbolic link anywhere below the project root on the way (wherever it points),
+or a FIFO or device where a file belongs, is refused before anything is written, and
+checked again just before the writes; the store then opens each file without
+following links.
 """
 
 from __future__ import annotations
@@ -29,11 +31,21 @@ from ..catalog.models import (
     ProviderSpec,
 )
 from ..environment import Environment
-from ..errors import OkstraError, PrepareError, UsageError
+from ..errors import FileSystemError, OkstraError, PrepareError, UsageError
 from ..paths import user_dirs
 from ..roleargs import parse_role_counts, parse_role_models
-from ..store import FileLock, append_line, dumps_json, lock_path_for
-from ..tasks import OKSTRA_DIR, TASK_MANIFEST, check_segment, resolve_inside, slugify, task_root
+from ..store import (
+    MAX_FILE_BYTES,
+    FileLock,
+    append_line,
+    check_no_links,
+    decode_utf8,
+    dumps_json,
+    lock_path_for,
+    make_private_dirs,
+    read_bytes,
+)
+from ..tasks import OKSTRA_DIR, TASK_MANIFEST, check_segment, slugify, task_root
 from . import runfiles
 from .inputs import PrepareInputs
 from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
@@ -185,15 +197,17 @@ def project_lock(project_root: Path) -> FileLock:
 
 
 def check_write_targets(project_root: Path, troot: Path) -> None:
-    """Refuse a task whose files would be written through a symlink leaving the project.
+    """Refuse a task whose files would be written through a link or into a special file.
 
-    Checks the task's `runs` directory (and so `.okstra`, `.okstra/tasks`, the group
-    and the task directory above it) and every path prepare opens in place rather
-    than replacing by rename: lock sidecars, the task timeline, project.json. Files
-    replaced by rename cannot be written through (the rename replaces a symlink).
+    `.okstra` is okstra's own: nothing below the project root on the way to what
+    prepare writes may be a symbolic link (wherever it points), a directory's place
+    may not hold a file, and a file's place may not hold a FIFO, device or socket.
+    Checked for the task's `runs` directory (and so `.okstra`, `.okstra/tasks`, the
+    group and the task directory above it) and every file prepare writes: lock
+    sidecars, the task manifest, the timeline, project.json.
 
     Raises:
-        PrepareError: naming the symlink and where it points.
+        PrepareError: naming the offending path and what it is (nothing was written).
     """
     runs = troot / "runs"
     timeline = troot / runfiles.TIMELINE
@@ -202,27 +216,23 @@ def check_write_targets(project_root: Path, troot: Path) -> None:
         runs,
         lock_path_for(runs),
         troot / TASK_MANIFEST,
+        troot / runfiles.TASK_INDEX,
         timeline,
         lock_path_for(timeline),
         project_json,
         lock_path_for(project_json),
     )
     for target in targets:
-        resolve_inside(
-            project_root,
-            target,
-            what=_rel(target, project_root),
-            error=PrepareError,
-        )
+        try:
+            check_no_links(project_root, target)
+        except FileSystemError as exc:
+            raise PrepareError(exc.message, path=exc.path) from None
 
 
 def _read_brief(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise PrepareError("the brief is not UTF-8 text", path=path) from None
-    except OSError as exc:
-        raise PrepareError(f"the brief is not readable: {exc.strerror}", path=path) from None
+    """The brief's text: a regular UTF-8 file (never a FIFO or device), size-capped."""
+    data = read_bytes(path, what="the brief", error=PrepareError, limit=MAX_FILE_BYTES)
+    return decode_utf8(data, path, error=PrepareError)
 
 
 def current_session_model(context: Mapping[str, Any]) -> str | None:
@@ -837,7 +847,7 @@ def prepare(
     troot = resolved.task_root
     # Again, right before the first write: a symlink may have appeared since step 1.
     check_write_targets(root, troot)
-    troot.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(troot, inside=root)
     with runfiles.task_lock(troot):
         seq, _ = runfiles.allocate_run_dir(troot, inputs.task_type)
         # Re-read under the lock: another prepare may have extended the task since
@@ -850,7 +860,7 @@ def prepare(
             # project lock so a concurrent prepare of another task keeps its entry.
             resolved = _with_project_json(resolved, _read_project_json(root))
             rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
-            runfiles.apply(rp.files)
+            runfiles.apply_run(rp.files, run_id=rp.run_id, run_dir=rp.run_dir)
     result = _planned_result(resolved, rp, lp, checks, backend, window, env, dry_run=False)
     if lp is None or backend == "none":
         return result

@@ -1,335 +1,39 @@
-"""Input validation that needs no catalog: the brief and the approved plan (SPEC §8 step 1).
+"""Approved-plan and brief validation for prepare: see `okstra_core.plans`.
 
-The approved plan is a markdown file with front matter. Two front-matter forms are
-accepted (see docs/decisions.md):
-
-* `---` lines holding simple `key: value` pairs (YAML-ish: `true`/`false`, integers,
-  quoted or bare strings; indented or list lines are continuation lines and are kept
-  out of the parsed keys), or
-* `+++` lines holding TOML (the same form the bundled profiles use).
-
-Either way `approved` must be the boolean `true`.
-
-Stages are the markdown headings `Stage <N>` at any level (`## Stage 2: migrate`).
-Each stage section (up to the next heading of the same or a higher level) carries
-exactly one conformance declaration line, either::
-
-    Conformance tests: stage-<N> — <task_root>/qa/scripts/stage-<N>.<ext> (requires=[db,io])
-    Conformance exemption: <reason>
-
-where `<task_root>` is written literally, as the task root relative to the project
-(`.okstra/tasks/<group>/<id>`), or as its absolute path. Every malformed stage is
-reported in one error, because fixing them one per run is what the seeds' users
-complained about.
-
-A sibling `data.json`, when present, must agree: an `approved` key must be `true`,
-a `stages` list must name the same stage numbers, and a stage's `conformance` string
-is held to the same form.
+The checks live one layer down so that the wizard's `approved_plan` step can refuse
+a plan that prepare would refuse; this module keeps prepare's import path.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
-
 from ..catalog.frontmatter import parse_front_matter
-from ..errors import DataFileError, OkstraError, PrepareError
-from ..store import decode_utf8, read_bytes, read_json
-from ..tasks import resolve_inside
-
-REQUIREMENTS = ("db", "io", "http", "external")
-TESTS_FORM = (
-    "Conformance tests: stage-<N> — <task_root>/qa/scripts/stage-<N>.<ext> "
-    "(requires=[db|io|http|external,...])"
+from ..plans import (
+    EXEMPTION_FORM,
+    REQUIREMENTS,
+    TESTS_FORM,
+    ApprovedPlan,
+    StageConformance,
+    check_approved_plan,
+    check_brief,
+    check_declaration,
+    check_plan_approval,
+    check_stage_declarations,
+    split_stages,
+    task_root_forms,
 )
-EXEMPTION_FORM = "Conformance exemption: <reason>"
 
-_STAGE_HEADING = re.compile(r"^(#{1,6})\s+stage\s+(\d+)\b", re.IGNORECASE)
-_ANY_HEADING = re.compile(r"^(#{1,6})\s")
-_DECLARATION = re.compile(r"^conformance\s+(tests?|exemptions?)\b", re.IGNORECASE)
-_TESTS = re.compile(
-    r"^Conformance tests:\s*stage-(?P<n>\d+)\s+—\s+(?P<path>\S+)"
-    r"\s+\(requires=\[(?P<req>[^\]]*)\]\)$"
-)
-_EXEMPTION = re.compile(r"^Conformance exemption:\s*(?P<reason>\S.*)$")
-
-
-@dataclass(frozen=True)
-class StageConformance:
-    """One stage's well-formed conformance declaration."""
-
-    stage: int
-    kind: Literal["tests", "exemption"]
-    script: str | None
-    requires: tuple[str, ...]
-    reason: str | None
-
-
-@dataclass(frozen=True)
-class ApprovedPlan:
-    """An approved plan that passed every check."""
-
-    path: Path
-    front_matter: dict[str, Any]
-    stages: tuple[StageConformance, ...]
-    sha256: str
-    data_json: Path | None
-
-
-def check_brief(project_root: Path, brief: str) -> Path:
-    """Return the brief's absolute path; it must be a file inside the project.
-
-    Raises:
-        PrepareError: missing, not a file, or outside the project root (also through
-            a symlink).
-    """
-    path = resolve_inside(
-        project_root, brief, what="the brief", field="--brief", error=PrepareError
-    )
-    if not path.exists():
-        raise PrepareError(f"brief file not found: {path}", field="--brief")
-    if not path.is_file():
-        raise PrepareError(f"the brief must be a file, got a directory: {path}", field="--brief")
-    return path
-
-
-def _clean(line: str) -> str:
-    """Strip list markers, quote markers, bold and code fences around a line."""
-    s = line.strip()
-    while s[:2] in ("- ", "* ", "+ ", "> "):
-        s = s[2:].lstrip()
-    for mark in ("**", "`"):
-        if len(s) > 2 * len(mark) and s.startswith(mark) and s.endswith(mark):
-            s = s[len(mark) : -len(mark)].strip()
-    return s
-
-
-def task_root_forms(project_root: Path, task_root: Path) -> tuple[str, ...]:
-    """The spellings of `<task_root>` a declaration may use."""
-    forms = ["<task_root>", str(task_root)]
-    if task_root.is_relative_to(project_root):
-        forms.append(task_root.relative_to(project_root).as_posix())
-    return tuple(forms)
-
-
-def check_declaration(
-    stage: int, line: str, roots: Sequence[str]
-) -> tuple[StageConformance | None, str | None]:
-    """Check one declaration line of stage `stage`: (declaration, None) or (None, problem)."""
-    s = _clean(line)
-    m = _EXEMPTION.match(s)
-    if m:
-        return StageConformance(stage, "exemption", None, (), m.group("reason").strip()), None
-    m = _TESTS.match(s)
-    if not m:
-        return None, f"not in the expected form: {s!r}"
-    if int(m.group("n")) != stage:
-        return None, f"declares stage-{m.group('n')} inside stage {stage}: {s!r}"
-    script = m.group("path")
-    pattern = re.compile(
-        "^(?:"
-        + "|".join(re.escape(r) for r in roots)
-        + rf")/qa/scripts/stage-{stage}\.[A-Za-z0-9]+$"
-    )
-    if not pattern.match(script):
-        return None, (
-            f"script path {script!r} is not <task_root>/qa/scripts/stage-{stage}.<ext> "
-            f"(task root: {roots[-1]})"
-        )
-    reqs = tuple(r.strip() for r in m.group("req").split(",") if r.strip())
-    unknown = [r for r in reqs if r not in REQUIREMENTS]
-    if unknown:
-        return None, (
-            f"unknown requirement(s) {', '.join(unknown)}: expected any of {'|'.join(REQUIREMENTS)}"
-        )
-    if len(set(reqs)) != len(reqs):
-        return None, f"duplicate requirement in requires=[{m.group('req')}]"
-    return StageConformance(stage, "tests", script, reqs, None), None
-
-
-def split_stages(body: str) -> list[tuple[int, list[str]]]:
-    """The `Stage <N>` sections of a plan body, each with its lines, in file order."""
-    stages: list[tuple[int, list[str]]] = []
-    level = 0
-    current: list[str] | None = None
-    in_fence = False
-    for line in body.splitlines():
-        if line.lstrip().startswith("```"):
-            in_fence = not in_fence
-        heading = None if in_fence else _ANY_HEADING.match(line)
-        if heading:
-            stage = _STAGE_HEADING.match(line)
-            if stage:
-                level = len(stage.group(1))
-                current = []
-                stages.append((int(stage.group(2)), current))
-                continue
-            if current is not None and len(heading.group(1)) <= level:
-                current = None
-        if current is not None:
-            current.append(line)
-    return stages
-
-
-def check_stage_declarations(
-    sections: Sequence[tuple[int, Sequence[str]]], roots: Sequence[str]
-) -> tuple[list[StageConformance], list[tuple[int, str]]]:
-    """Check every stage: (good declarations, [(stage, problem), …])."""
-    good: list[StageConformance] = []
-    bad: list[tuple[int, str]] = []
-    seen: set[int] = set()
-    for number, lines in sections:
-        if number in seen:
-            bad.append((number, f"stage {number} appears more than once"))
-            continue
-        seen.add(number)
-        declarations = [ln for ln in lines if _DECLARATION.match(_clean(ln))]
-        if not declarations:
-            bad.append((number, "no conformance declaration"))
-            continue
-        if len(declarations) > 1:
-            bad.append(
-                (number, f"{len(declarations)} conformance declarations (expected exactly one)")
-            )
-            continue
-        decl, problem = check_declaration(number, declarations[0], roots)
-        if decl is None:
-            bad.append((number, problem or "malformed"))
-        else:
-            good.append(decl)
-    return good, bad
-
-
-def _malformed_error(
-    path: Path, bad: Sequence[tuple[str, str]], roots: Sequence[str]
-) -> PrepareError:
-    names = ", ".join(label for label, _ in bad)
-    lines = [f"approved plan has malformed conformance declarations ({names}):"]
-    lines += [f"  {label}: {problem}" for label, problem in bad]
-    lines += [
-        "each stage needs exactly one line of the form",
-        f"  {TESTS_FORM}",
-        "or",
-        f"  {EXEMPTION_FORM}",
-        f"(<task_root> may be written as `<task_root>` or {roots[-1]!r})",
-    ]
-    return PrepareError("\n".join(lines), path=path)
-
-
-def check_approved_plan(plan: str, *, project_root: Path, task_root: Path) -> ApprovedPlan:
-    """Validate an approved plan and its sibling `data.json` (SPEC §8 step 1).
-
-    Args:
-        plan: the plan path as given (relative to the project root, or absolute).
-        project_root: the project's root directory.
-        task_root: `<project>/.okstra/tasks/<group>/<id>`.
-
-    Raises:
-        PrepareError: missing plan, a plan (or its data.json) outside the project (also
-            through a symlink), not approved, disagreeing data.json, or malformed
-            stages (all of them listed at once, with the expected form).
-        DataFileError: unreadable front matter or data.json.
-    """
-    if not plan:
-        raise PrepareError("this task type needs an approved plan", field="--approved-plan")
-    path = resolve_inside(
-        project_root, plan, what="the approved plan", field="--approved-plan", error=PrepareError
-    )
-    if not path.is_file():
-        raise PrepareError(f"approved plan not found: {path}", field="--approved-plan")
-    try:
-        data = read_bytes(path, what="approved plan")
-        text = decode_utf8(data, path)
-    except OkstraError as exc:
-        raise PrepareError(exc.message, path=path) from None
-    front, body = parse_front_matter(text, path)
-    if front.get("approved") is not True:
-        got = front.get("approved", "(missing)")
-        raise PrepareError(
-            f"the plan is not approved: front matter `approved` is {got!r}, expected true",
-            path=path,
-            field="approved",
-        )
-    roots = task_root_forms(project_root, task_root)
-    sections = split_stages(body)
-    if not sections:
-        raise PrepareError(
-            "the approved plan declares no stages: expected `## Stage <N>: <title>` headings",
-            path=path,
-        )
-    good, bad = check_stage_declarations(sections, roots)
-    problems = [(f"stage {n}", p) for n, p in bad]
-    sibling = path.with_name("data.json")
-    data_json = None
-    if sibling.is_file():
-        # The sibling is read too: a data.json symlinked out of the project is refused
-        # like the plan itself.
-        data_json = resolve_inside(
-            project_root,
-            sibling,
-            what="the approved plan's data.json",
-            field="--approved-plan",
-            error=PrepareError,
-        )
-    if data_json is not None:
-        problems += _check_data_json(data_json, [n for n, _ in sections], roots)
-    if problems:
-        raise _malformed_error(path, problems, roots)
-    return ApprovedPlan(
-        path=path,
-        front_matter=front,
-        stages=tuple(good),
-        sha256=hashlib.sha256(data).hexdigest(),
-        data_json=data_json,
-    )
-
-
-def _check_data_json(
-    path: Path, stage_numbers: Sequence[int], roots: Sequence[str]
-) -> list[tuple[str, str]]:
-    """Agreement of `data.json` with the markdown plan; conformance problems returned."""
-    data = read_json(path, what="plan data.json")
-    if not isinstance(data, dict):
-        raise DataFileError("expected a JSON object", path=path)
-    if "approved" in data and data["approved"] is not True:
-        raise PrepareError(
-            f"data.json disagrees with the plan: `approved` is {data['approved']!r}, "
-            "expected true (the plan's front matter says approved: true)",
-            path=path,
-            field="approved",
-        )
-    stages = data.get("stages")
-    if stages is None:
-        return []
-    if not isinstance(stages, list) or not all(
-        isinstance(s, dict) and type(s.get("stage")) is int for s in stages
-    ):
-        raise DataFileError(
-            'expected a list of objects like {"stage": 1, "conformance": "…"}',
-            path=path,
-            field="stages",
-        )
-    numbers = [s["stage"] for s in stages]
-    if sorted(numbers) != sorted(stage_numbers):
-        raise PrepareError(
-            f"data.json disagrees with the plan: stages {sorted(numbers)} vs the plan's "
-            f"{sorted(stage_numbers)}",
-            path=path,
-            field="stages",
-        )
-    problems: list[tuple[str, str]] = []
-    for entry in stages:
-        declaration = entry.get("conformance")
-        if declaration is None:
-            continue
-        if not isinstance(declaration, str):
-            problems.append((f"data.json stage {entry['stage']}", "conformance is not a string"))
-            continue
-        _, problem = check_declaration(entry["stage"], declaration, roots)
-        if problem:
-            problems.append((f"data.json stage {entry['stage']}", problem))
-    return problems
+__all__ = [
+    "EXEMPTION_FORM",
+    "REQUIREMENTS",
+    "TESTS_FORM",
+    "ApprovedPlan",
+    "StageConformance",
+    "check_approved_plan",
+    "check_brief",
+    "check_declaration",
+    "check_plan_approval",
+    "check_stage_declarations",
+    "parse_front_matter",
+    "split_stages",
+    "task_root_forms",
+]

@@ -1,7 +1,10 @@
 """Rendering the lead prompt and the task index from `prompts/templates/*.j2`.
 
 jinja2 is imported here only, and only when something is rendered: the headless
-wizard path never pays for it.
+wizard path never pays for it. A workspace may replace any template, so every template
+(bundled ones too) renders in jinja2's `SandboxedEnvironment`: no attribute access to
+internals (`__class__`, `__globals__`, …), so a template cannot reach the interpreter
+or run commands; a sandbox violation is a `DataFileError` naming the template.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ from typing import Any
 
 from ..errors import DataFileError
 from ..paths import resource
+from ..store import decode_utf8, read_bytes
 
 
 def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str]) -> str:
-    """Render `prompts/templates/<name>` with StrictUndefined and no autoescaping.
+    """Render `prompts/templates/<name>` sandboxed, with StrictUndefined and no autoescaping.
 
     Args:
         name: the template file name, e.g. "lead.md.j2".
@@ -22,19 +26,19 @@ def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str
         env: environment variables (for `OKSTRA_WORKSPACE`).
 
     Raises:
-        DataFileError: a missing template, a syntax error, or an undefined variable —
-            naming the template file.
+        DataFileError: a missing template, a syntax error, an undefined variable or
+            something the sandbox forbids — naming the template file.
     """
     import jinja2  # deferred: only prepare renders (keeps `okstra wizard step` lean)
+    import jinja2.exceptions
+    import jinja2.sandbox
 
     path = resource(f"templates/{name}", env)
-    if not path.is_file():
-        raise DataFileError("template not found", path=path)
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"template is not readable: {exc}", path=path) from None
-    environment = jinja2.Environment(
+    # A regular UTF-8 file only (never a FIFO or device), size-capped.
+    source = decode_utf8(
+        read_bytes(path, what="template", error=DataFileError), path, error=DataFileError
+    )
+    environment = jinja2.sandbox.SandboxedEnvironment(
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
@@ -50,3 +54,5 @@ def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str
         ) from None
     except jinja2.UndefinedError as exc:
         raise DataFileError(f"template uses an undefined value: {exc.message}", path=path) from None
+    except jinja2.exceptions.SecurityError as exc:
+        raise DataFileError(f"template refused by the sandbox: {exc}", path=path) from None

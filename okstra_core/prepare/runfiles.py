@@ -21,6 +21,7 @@ plus `<project>/.okstra/project.json` (upserted) and the central `runs.jsonl`.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,12 +30,15 @@ from typing import Any, Literal
 
 import orjson
 
-from ..errors import DataFileError, OkstraError, PrepareError
+from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
 from ..store import (
+    PRIVATE_DIR_MODE,
     FileLock,
     append_line,
     atomic_write_bytes,
     dumps_json,
+    make_private_dirs,
+    read_bytes,
     read_json,
 )
 from ..tasks import TASK_MANIFEST, lower_unfinished, promote_pointer
@@ -113,15 +117,18 @@ def allocate_run_dir(task_root: Path, task_type: str) -> tuple[int, Path]:
     from a prepare that crashed half-way) is never handed out again.
     """
     runs = task_root / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(runs)
     seq = max(used_sequences(runs, task_type), default=0) + 1
     while True:
         path = runs / run_name(task_type, seq)
         try:
-            path.mkdir(mode=0o700)
+            path.mkdir(mode=PRIVATE_DIR_MODE)
         except FileExistsError:
             seq += 1
             continue
+        except OSError as exc:
+            raise os_error(exc, doing="create the run directory", path=path) from None
+        path.chmod(PRIVATE_DIR_MODE)  # mkdir's mode is masked by the umask
         return seq, path
 
 
@@ -134,10 +141,11 @@ def write_immutable(path: Path, content: bytes, *, mode: int = 0o600) -> bool:
     Raises:
         PrepareError: the file exists with different content.
     """
-    if path.exists():
+    if os.path.lexists(path):
         try:
-            same = orjson.loads(path.read_bytes()) == orjson.loads(content)
-        except (OSError, orjson.JSONDecodeError):
+            existing = read_bytes(path, what="run input snapshot", follow=False)
+            same = orjson.loads(existing) == orjson.loads(content)
+        except (OkstraError, orjson.JSONDecodeError):
             same = False
         if same:
             return False
@@ -161,6 +169,33 @@ def apply(files: Iterable[PlannedFile]) -> None:
             atomic_write_bytes(f.path, f.content, mode=f.mode)
 
 
+def apply_run(files: Sequence[PlannedFile], *, run_id: str, run_dir: Path) -> None:
+    """`apply` for a run's files; a failure part-way names the run it leaves behind.
+
+    Raises:
+        IncompleteRunError: a write failed after the run directory was reserved; says
+            which files were written and whether the run itself is complete (only a
+            file outside the run directory — an index or log — is missing).
+    """
+    written: list[Path] = []
+    for f in files:
+        try:
+            apply([f])
+        except OkstraError as exc:
+            not_written = [p.path for p in files[len(written) :]]
+            complete = all(not p.is_relative_to(run_dir) for p in not_written)
+            raise IncompleteRunError(
+                exc,
+                run_id=run_id,
+                run_dir=run_dir,
+                written=written,
+                failed=f.path,
+                not_written=not_written,
+                complete=complete,
+            ) from None
+        written.append(f.path)
+
+
 def jsonl_line(record: Mapping[str, Any]) -> bytes:
     """The exact bytes `store.append_line` appends for `record`."""
     return orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
@@ -171,10 +206,10 @@ def jsonl_line(record: Mapping[str, Any]) -> bytes:
 
 def read_object(path: Path, what: str) -> dict[str, Any] | None:
     """Read a JSON object file if present; a malformed one is a `DataFileError`."""
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
     try:
-        data = read_json(path, what=what)
+        data = read_json(path, what=what, follow=False)
     except OkstraError as exc:
         raise DataFileError(exc.message, path=path) from None
     if not isinstance(data, dict):

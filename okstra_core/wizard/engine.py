@@ -340,28 +340,40 @@ class _Loaded:
     path: Path  # the v2 file written (the companion of a v1 source)
     state: WizardState
     legacy: bool
+    notes: tuple[str, ...] = ()
 
 
-def _load(source: Path, environment: Environment, ctx: StepContext | None = None) -> _Loaded:
+def _load(
+    source: Path,
+    environment: Environment,
+    ctx: StepContext | None = None,
+    *,
+    redirected: bool = False,
+) -> _Loaded:
     _data, raw = _read_state_bytes(source)
     try:
         version = classify_version(raw)
     except StateFileError as exc:
         raise StateFileError(exc.message, path=source, field=exc.field) from None
-    if version == 2:
+    # The earlier okstra's v2 shape is converted like a v1 file (never written).
+    if version == 2 and not legacy.is_earlier_v2(raw):
         return _Loaded(source, source, parse_v2(raw, str(source)), legacy=False)
+    origin = None if redirected else legacy.earlier_companion_source(raw, source)
+    if origin is not None:
+        return _load(origin, environment, ctx, redirected=True)
     project_root = raw.get("project_root")
     context = ctx or StepContext(
         environment, Path(project_root) if isinstance(project_root, str) and project_root else None
     )
-    companion, converted, _resumed = legacy.load_legacy(
+    opened = legacy.open_legacy(
         source,
         profile_loader=context.catalog.profile,
         pool=context.pool,
         scopes=context.scopes,
         environment=environment,
     )
-    return _Loaded(source, Path(companion), parse_v2(converted, str(companion)), legacy=True)
+    state = parse_v2(opened.state, str(opened.companion))
+    return _Loaded(source, opened.companion, state, legacy=True, notes=opened.notes)
 
 
 def resolve_state_path(value: str, environment: Environment | None = None) -> Path:
@@ -428,7 +440,8 @@ class Wizard:
     Attributes:
         path: the v2 file this wizard writes (a companion file for a v1 source).
         source: the file that was opened (the v1 file for a legacy wizard).
-        legacy: True when opened from a v1 file.
+        legacy: True when opened from a file of the earlier okstra (v1, or its v2 shape).
+        notes: what converting that file changed or skipped (empty otherwise).
     """
 
     def __init__(self, loaded: _Loaded, environment: Environment) -> None:
@@ -436,6 +449,7 @@ class Wizard:
         self.source = loaded.source
         self.path = loaded.path
         self.legacy = loaded.legacy
+        self.notes = loaded.notes
         self._state = loaded.state
         self._lock: FileLock | None = None
 
@@ -553,6 +567,7 @@ class Wizard:
     def _reload(self) -> None:
         loaded = _load(self.source, self.environment)
         self.path = loaded.path
+        self.notes = loaded.notes
         self._state = loaded.state
 
     def _transaction(self, change: Callable[[StepContext, WizardState], _T]) -> _T:
@@ -864,9 +879,10 @@ def delete_wizard(path: Path | str, environment: Environment | None = None) -> N
             version = classify_version(raw)
         except StateFileError as exc:
             raise StateFileError(exc.message, path=path, field=exc.field) from None
-        if version != 2:
+        if version != 2 or legacy.is_earlier_v2(raw):
             raise UsageError(
-                "a v1 wizard state file is never changed by okstra: delete it yourself",
+                "a wizard state file of the earlier okstra (v1, or its v2 shape) is never "
+                "changed by okstra: delete it yourself",
                 path=path,
             )
         state = parse_v2(raw, str(path))
@@ -919,10 +935,31 @@ class WizardSummary:
         }
 
 
+# A last-save time outside these years is tampered with (or a broken clock): unknown.
+_YEARS = range(1970, 10000)
+
+
 def _parse_time(value: str) -> datetime | None:
+    """An aware, usable time, or None (missing, malformed, no offset, absurd year)."""
     try:
-        return datetime.fromisoformat(value) if value else None
+        parsed = datetime.fromisoformat(value) if value else None
     except ValueError:
+        return None
+    if parsed is None or parsed.tzinfo is None or parsed.year not in _YEARS:
+        return None
+    try:
+        parsed.timestamp()
+        parsed.astimezone()
+    except (OverflowError, OSError, ValueError):
+        return None
+    return parsed
+
+
+def _file_time(path: Path) -> datetime | None:
+    """The file's own modification time (the link's, for a dangling link), or None."""
+    try:
+        return datetime.fromtimestamp(path.lstat().st_mtime).astimezone()
+    except (OSError, OverflowError, ValueError):
         return None
 
 
@@ -944,13 +981,18 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
         try:
             wizard = Wizard.open(path, environment=env)
         except OkstraError as exc:
-            mtime = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
-            out.append(WizardSummary(path, "", "", (0, 0), mtime, False, "broken", exc.render()))
+            # One bad entry (a FIFO, a dangling link, tampered numbers) is listed as
+            # broken with why; the others are still listed.
+            out.append(
+                WizardSummary(path, "", "", (0, 0), _file_time(path), False, "broken", exc.render())
+            )
             continue
         state = wizard._state
         source = state.legacy_source
         if not wizard.legacy and source is not None and Path(source.path).exists():
             continue
+        if wizard.source != path:
+            continue  # an earlier okstra's companion: listed as its source file
         try:
             progress = wizard.progress()
         except OkstraError:

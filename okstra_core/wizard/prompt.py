@@ -113,6 +113,16 @@ class Option(_Value):
         return data
 
 
+def _step_property(schema: dict[str, Any]) -> None:
+    """`step` in the protocol's prompt schema: the same value as `id` (earlier consumers)."""
+    properties = schema.setdefault("properties", {})
+    properties["step"] = {
+        "type": "string",
+        "title": "Step",
+        "description": "the same as `id` (the earlier protocol's name for it)",
+    }
+
+
 class Prompt(_Value):
     """The question the wizard asks now.
 
@@ -126,6 +136,13 @@ class Prompt(_Value):
         help: one or two lines of explanation (may be empty).
         meta: typed facts (`PromptMeta`); always `stepKind` (see `STEP_KINDS`).
     """
+
+    model_config = ConfigDict(
+        frozen=True,
+        populate_by_name=True,
+        extra="forbid",
+        json_schema_extra=lambda schema: _step_property(schema),
+    )
 
     id: str
     kind: PromptKind
@@ -154,6 +171,7 @@ class Prompt(_Value):
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "step": self.id,  # the earlier protocol's name of `id`; its consumers read it
             "kind": self.kind,
             "label": self.label,
             "options": [option.to_json() for option in self.options],

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..catalog.models import MAX_ROLE_COUNT
 from ..errors import StateFileError
 
 STATE_VERSION: Literal[2] = 2
@@ -63,6 +64,11 @@ CHOSEN = "chosen"
 CONVERTED_V1 = "converted:v1"
 
 Count = Annotated[StrictInt, Field(ge=0)]
+# Bounds checked before anything is sized by a number from the file: a role count is at
+# most what any profile may allow, a revision stays an exact JSON integer.
+RoleCount = Annotated[StrictInt, Field(ge=0, le=MAX_ROLE_COUNT)]
+MAX_REVISION = 2**53
+Revision = Annotated[StrictInt, Field(ge=0, le=MAX_REVISION)]
 
 
 class _Strict(BaseModel):
@@ -110,8 +116,10 @@ class WizardState(_Strict):
     execution_identity_version: Literal[2] = Field(
         default=STATE_VERSION, alias="executionIdentityVersion"
     )
-    role_counts: dict[StrictStr, Count] = Field(alias="roleCounts")
-    role_models: dict[StrictStr, list[StrictStr]] = Field(alias="roleModels")
+    role_counts: dict[StrictStr, RoleCount] = Field(alias="roleCounts")
+    role_models: dict[StrictStr, Annotated[list[StrictStr], Field(max_length=MAX_ROLE_COUNT)]] = (
+        Field(alias="roleModels")
+    )
     role_selection_order: list[StrictStr] = Field(alias="roleSelectionOrder")
     legacy_source: LegacySource | None = Field(default=None, alias="legacySource")
 
@@ -138,7 +146,7 @@ class WizardState(_Strict):
     edit_target: StrictStr = ""
     remembered_answers: dict[StrictStr, StrictStr] = Field(default_factory=dict)
 
-    revision: Count = 0
+    revision: Revision = 0
     updated_at: StrictStr = ""
     # Set when loading rewound an answer that no longer held; cleared by the next answer.
     stale: StaleNote | None = None

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AnswerRefused, OkstraError
+from ..plans import check_plan_approval
 from ..store import read_json
 from ..tasks import TaskEntry, check_segment, find_task
 from .base import Step, make_prompt, refuse
@@ -340,7 +341,12 @@ def _approved_plan_build(ctx: StepContext, state: WizardState) -> Prompt:
 
 
 def _approved_plan_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    state.approved_plan_path = _project_file(ctx, state, answer, ctx.text.get("approved_plan.what"))
+    path = _project_file(ctx, state, answer, ctx.text.get("approved_plan.what"))
+    try:  # an unapproved plan is refused here, not first by prepare
+        check_plan_approval(path, project_root=_project(state))
+    except OkstraError as exc:
+        raise AnswerRefused(exc.render()) from None
+    state.approved_plan_path = path
     return state.approved_plan_path
 
 

@@ -35,5 +35,5 @@ def test_non_object_and_non_utf8_are_named(tmp_path: Path) -> None:
 def test_read_bytes_errors_use_the_callers_class(tmp_path: Path) -> None:
     with pytest.raises(StateFileError, match="wizard state file not found"):
         read_bytes(tmp_path / "missing.json", what="wizard state file", error=StateFileError)
-    with pytest.raises(DataFileError, match="expected a file, found a directory"):
+    with pytest.raises(DataFileError, match="is a directory: expected a regular file"):
         read_bytes(tmp_path, error=DataFileError)

@@ -55,3 +55,12 @@ def build_world() -> LegacyWorld:
         environment=environment,
         profiles=profiles,
     )
+
+
+# Fake agent CLIs list every flag the bundled providers need, so prepare's preflight
+# passes (the union of the providers' `launch.required_flags`).
+FAKE_HELP = (
+    "usage: cli [options] -- [prompt]\n"
+    "  --session-id --session --model --resume --prompt-interactive --no-daemon\n"
+    "  --config --system-prompt-file --agent-file\n"
+)

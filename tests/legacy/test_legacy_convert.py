@@ -71,7 +71,10 @@ def test_fixture_converts_to_expected_v2(
     # The engine's own v2 loader accepts every conversion as it stands.
     parsed = state.parse_v2(converted, str(companion))
     assert parsed.legacy_source is not None
-    assert all(entry.provenance == "converted:v1" for entry in parsed.answered)
+    # Converted answers say so; models taken from a role's default candidates keep
+    # their default scope.
+    allowed = {"converted:v1", "converted:v2", "default:bundled"}
+    assert {entry.provenance for entry in parsed.answered} <= allowed
 
 
 def test_fixture_set_covers_the_v1_shapes() -> None:
@@ -132,8 +135,13 @@ def test_roster_shorter_than_the_minimum_converts_a_model_prefix(world: LegacyWo
     )
     out = _convert(world, {"workers_override": "kimi"}, profile=profile)
     assert out["roleCounts"] == {"verifier": 2}
-    assert out["roleModels"] == {"verifier": ["kimi/kimi-k2"]}
-    assert out["roleSelectionOrder"] == ["role-count:verifier", "role-model:verifier:1"]
+    # The leader takes v1's default provider (claude) with its default model.
+    assert out["roleModels"] == {"leader": ["claude/opus-4.6"], "verifier": ["kimi/kimi-k2"]}
+    assert out["roleSelectionOrder"] == [
+        "role-count:verifier",
+        "role-model:leader:1",
+        "role-model:verifier:1",
+    ]
 
 
 def test_fixed_cross_verification_role_records_no_count_step(world: LegacyWorld) -> None:
@@ -148,8 +156,8 @@ def test_fixed_cross_verification_role_records_no_count_step(world: LegacyWorld)
     out = _convert(world, {"workers_override": "codex,claude"}, profile=profile)
     # The first cross-verification role in profile order is the designer (fixed: 1).
     assert out["roleCounts"] == {}
-    assert out["roleModels"] == {"designer": ["codex/gpt-5.6"]}
-    assert out["roleSelectionOrder"] == ["role-model:designer:1"]
+    assert out["roleModels"]["designer"] == ["codex/gpt-5.6"]
+    assert out["roleSelectionOrder"] == ["role-model:leader:1", "role-model:designer:1"]
 
 
 def test_provider_default_honours_the_default_scopes(world: LegacyWorld) -> None:
@@ -173,7 +181,7 @@ def test_v1_model_spellings_all_resolve(world: LegacyWorld) -> None:
         "claude/opus-4.6",
     ):
         out = _convert(world, {"lead_model": spelling}, task_type="release-handoff")
-        assert out["roleModels"] == {"leader": ["claude/opus-4.6"]}, spelling
+        assert out["roleModels"]["leader"] == ["claude/opus-4.6"], spelling
 
 
 def test_unknown_models_and_providers_are_dropped(world: LegacyWorld) -> None:
@@ -211,9 +219,13 @@ def test_current_session_never_converts_the_leader(world: LegacyWorld) -> None:
         entry_mode="current-session",
     )
     assert "leader" not in out["roleModels"]
-    assert out["roleSelectionOrder"] == ["leader-session"]
-    assert [e["step"] for e in out["answered"]] == ["leader-session"]
-    assert out["answered"][0]["answer"] == "continue"
+    assert out["roleSelectionOrder"][0] == "leader-session"
+    assert not any(s.startswith("role-model:leader") for s in out["roleSelectionOrder"])
+    assert out["answered"][0] == {
+        "step": "leader-session",
+        "answer": "continue",
+        "provenance": "converted:v1",
+    }
 
 
 def test_roles_absent_from_the_profile_are_skipped(world: LegacyWorld) -> None:
@@ -222,33 +234,77 @@ def test_roles_absent_from_the_profile_are_skipped(world: LegacyWorld) -> None:
         {"executor": "claude", "critic": "codex", "workers_override": "claude"},
         task_type="release-handoff",
     )
-    assert set(out["roleModels"]) == {"analyser"}
+    assert set(out["roleModels"]) == {"leader", "analyser", "report-writer"}
     assert "critic" not in out["roleCounts"]
 
 
 def test_critic_off_is_an_answered_role_add_of_zero(world: LegacyWorld) -> None:
     out = _convert(world, {"critic": "off"}, task_type="implementation-planning")
-    assert out["roleCounts"] == {"critic": 0}
-    assert out["roleSelectionOrder"] == ["role-add:critic"]
-    assert out["answered"] == [
-        {"step": "role-add:critic", "answer": "0", "provenance": "converted:v1"}
-    ]
+    assert out["roleCounts"] == {"planner": 2, "critic": 0}
+    assert "role-add:critic" in out["roleSelectionOrder"]
+    assert {"step": "role-add:critic", "answer": "0", "provenance": "converted:v1"} in (
+        out["answered"]
+    )
+    # The designer (optional, min 0) had no v1 answer: it is asked, not converted.
+    assert "designer" not in out["roleCounts"]
 
 
-def test_unanswered_roster_is_left_to_the_engine(world: LegacyWorld) -> None:
+def test_no_roster_takes_the_default_candidates_at_the_recommended_count(
+    world: LegacyWorld,
+) -> None:
+    # As the earlier okstra did: no workers → the role's default candidates, each with
+    # that provider's own v1 model when the file names one.
     out = _convert(
         world,
-        {"use_defaults": None, "workers_override": "", "profile_workers": ["claude", "codex"]},
+        {"use_defaults": None, "workers_override": "", "profile_workers": ["kimi", "grok"]},
         task_type="requirements-discovery",
     )
-    assert out["roleCounts"] == {}
-    assert out["roleModels"] == {}
+    assert out["roleCounts"] == {"analyser": 2}
+    assert out["roleModels"]["analyser"] == ["claude/opus-4.6", "antigravity/gemini-3-pro"]
+    provenance = {e["step"]: e["provenance"] for e in out["answered"]}
+    assert provenance["role-model:analyser:1"] == "default:bundled"
+    assert provenance["role-count:analyser"] == "converted:v1"
+    with_model = _convert(world, {"claude_model": "sonnet"}, task_type="requirements-discovery")
+    assert with_model["roleModels"]["analyser"][0] == "claude/sonnet-4.6"
+
+
+def test_empty_providers_mean_claude(world: LegacyWorld) -> None:
+    out = _convert(
+        world,
+        {"lead_provider": "", "report_writer_provider": "", "executor": "", "claude_model": ""},
+        task_type="implementation",
+    )
+    assert out["roleModels"]["leader"][0].startswith("claude/")
+    assert out["roleModels"]["report-writer"][0].startswith("claude/")
+    assert out["roleModels"]["implementer"][0].startswith("claude/")
+    # implementation's verifiers take the default candidates, never the executor's model.
+    executor = _convert(
+        world, {"executor": "codex", "codex_model": "sol"}, task_type="implementation"
+    )
+    assert executor["roleModels"]["implementer"] == ["codex/gpt-5.6-sol"]
+    assert executor["roleModels"]["verifier"] == ["claude/sonnet-4.6"]
+
+
+def test_critic_answers_are_kept_and_unanswered_critic_is_asked(world: LegacyWorld) -> None:
+    asked = _convert(world, {"critic": ""}, task_type="requirements-discovery")
+    assert "critic" not in asked["roleCounts"]
+    declined = _convert(
+        world, {"critic": "", "answered": ["critic_pick"]}, task_type="requirements-discovery"
+    )
+    assert declined["roleCounts"]["critic"] == 0
+    pending = _convert(
+        world,
+        {"critic": "", "critic_pending_text": True, "answered": ["critic_pick"]},
+        task_type="requirements-discovery",
+    )
+    assert pending["roleCounts"]["critic"] == 1
+    assert "critic" not in pending["roleModels"]
 
 
 def test_accepted_defaults_without_a_roster_keep_the_recommended_count(world: LegacyWorld) -> None:
     out = _convert(world, {"use_defaults": True}, task_type="implementation-planning")
     assert out["roleCounts"] == {"planner": 2}
-    assert out["roleModels"] == {}
+    assert len(out["roleModels"]["planner"]) == 2
 
 
 def test_confirmed_v1_is_not_confirmed_after_conversion(world: LegacyWorld) -> None:

@@ -162,7 +162,7 @@ def test_symlinked_task_dirs_leaving_the_project_are_refused_before_any_write(
     before = (tree(project), tree(outside), tree(okstra_home))
     with pytest.raises(PrepareError) as info:
         prepare(inputs(project), launch="none", dry_run=dry_run, environment=env)
-    assert f"{path} is a symlink to {outside}" in info.value.render()
+    assert f"{path}: is a symbolic link (to {outside})" in info.value.render()
     assert (tree(project), tree(outside), tree(okstra_home)) == before
 
 
@@ -171,19 +171,23 @@ def test_symlinked_lock_file_is_not_truncated(world: tuple[Path, Path], env: Env
     (project / ".okstra").mkdir()
     lock = project / ".okstra" / "project.json.lock"
     lock.symlink_to(outside / "victim")
-    with pytest.raises(PrepareError, match=r"project\.json\.lock must be inside the project"):
+    with pytest.raises(PrepareError, match=r"project\.json\.lock: is a symbolic link"):
         prepare(inputs(project), launch="none", environment=env)
     assert (outside / "victim").read_text(encoding="utf-8") == "keep me\n"
 
 
-def test_task_dir_symlinked_inside_the_project_is_allowed(
+def test_okstra_dir_symlinked_inside_the_project_is_refused_too(
     world: tuple[Path, Path], env: Environment
 ) -> None:
+    """`.okstra -> config` would make prepare rewrite `config/project.json`: refused."""
     project, _ = world
     (project / "store").mkdir()
+    (project / "store" / "project.json").write_text('{"app": 1}', encoding="utf-8")
     (project / ".okstra").symlink_to(project / "store", target_is_directory=True)
-    result = prepare(inputs(project), launch="none", environment=env)
-    assert (project / "store/tasks/grp/tsk/runs" / result.run_id / "run-manifest.json").is_file()
+    before = tree(project)
+    with pytest.raises(PrepareError, match=r"\.okstra: is a symbolic link"):
+        prepare(inputs(project), launch="none", environment=env)
+    assert tree(project) == before
 
 
 # ------------------------------------------------------------------ project.json

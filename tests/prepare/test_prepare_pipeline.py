@@ -181,7 +181,7 @@ def test_malformed_plan_stages_all_listed_and_nothing_written(
         "---\napproved: true\n---\n"
         "## Stage 1\nConformance tests: later\n"
         "## Stage 2\nConformance exemption: docs only\n"
-        "## Stage 3\nnothing\n",
+        "## Stage 3\nConformance tests: stage-3 — elsewhere/stage-3.sh (requires=[])\n",
         encoding="utf-8",
     )
     before = snapshot(project, okstra_home)

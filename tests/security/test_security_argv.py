@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,3 +122,120 @@ def test_the_argv_builder_keeps_each_value_one_element() -> None:
     out = render_argv(template, values, dict(os.environ), source="t", field="launch.new")
     assert len(out) == len(template)
     assert out[2] == out[4] == out[5] == PAYLOAD and out[6] == "--cwd=" + PAYLOAD
+
+
+# ------------------------------------------------------------ run files are data
+
+SID = "4c1d2f6e-8a0b-4c3d-9e1f-0a1b2c3d4e5f"
+
+
+def _claude_run(tmp_path: Path) -> tuple[World, Path, Path]:
+    world = make_world(tmp_path)
+    world.extra_env["FAKE_CLI_LOG"] = str(world.root / "cli.log")
+    argv = prepare_argv(world.project, extra=["--role-model", "leader=claude/opus-4.6"])
+    run = okstra(world, *argv, "--launch=none")
+    assert run.code == 0, run.doc
+    run_dir = Path(run.doc["runDir"])
+    return world, run_dir, run_dir / "resume.json"
+
+
+def _resumed(world: World) -> list[list[str]]:
+    log = world.root / "cli.log"
+    if not log.exists():
+        return []
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    return [c["argv"] for c in calls if c["argv"][:1] == ["--resume"]]
+
+
+def _tamper(sheet: Path, change: str) -> str:
+    """Rewrite the lead's entry of `sheet`; return the field the refusal must name."""
+    data = json.loads(sheet.read_bytes())
+    field = _change(data["participants"][0], change)
+    sheet.write_text(json.dumps(data))
+    return field
+
+
+def _change(lead: dict[str, Any], change: str) -> str:
+    sid = lead["sessionId"]
+    if change == "shell":
+        lead["resumeArgv"] = ["/bin/sh", "-c", f"touch PWNED1 # {sid}"]
+        return "resumeArgv"
+    if change == "extra-flag":
+        lead["resumeArgv"] = [*lead["resumeArgv"], "--dangerously-skip-permissions"]
+        return "resumeArgv"
+    if change == "other-binary":
+        lead["resumeArgv"] = ["/tmp/evil/sh", *lead["resumeArgv"][1:]]
+        return "resumeArgv"
+    if change == "cwd":
+        lead["cwd"] = "/"
+        return "cwd"
+    if change == "env":
+        lead["env"] = {"LD_PRELOAD": "/tmp/evil.so"}
+        return "env"
+    if change in ("flag-id", "path-id", "not-a-uuid"):
+        bad = {"flag-id": "--help", "path-id": "../../x", "not-a-uuid": "abc"}[change]
+        lead["sessionId"] = bad
+        lead["resumeArgv"] = [bad if a == sid else a for a in lead["resumeArgv"]]
+        return "sessionId"
+    if change == "model":
+        lead["model"] = "--yolo"
+        lead["resumeArgv"] = ["--yolo" if a == "claude-opus-4-6" else a for a in lead["resumeArgv"]]
+        return "model"
+    if change == "provider":
+        lead["provider"] = "evil"
+        return "provider"
+    raise AssertionError(change)
+
+
+TAMPERING = ["shell", "extra-flag", "other-binary", "cwd", "env", "flag-id", "path-id",
+             "not-a-uuid", "model", "provider"]  # fmt: skip
+
+
+@pytest.mark.parametrize("change", TAMPERING)
+def test_resume_exec_refuses_a_sheet_it_did_not_write(tmp_path: Path, change: str) -> None:
+    world, run_dir, sheet = _claude_run(tmp_path)
+    field = _tamper(sheet, change)
+    run = okstra(world, "resume", str(run_dir), "--exec", timeout=30)
+    assert b"Traceback" not in run.stderr
+    assert run.code == 2, (run.code, run.doc)
+    assert run.doc["ok"] is False and field in run.doc["error"], run.doc
+    assert not _resumed(world), "a tampered sheet was executed"
+    assert not _pwned(world)
+
+
+def test_resume_exec_runs_the_rebuilt_command(tmp_path: Path) -> None:
+    """The untampered sheet resumes: the argv okstra rebuilt, in the project root."""
+    world, run_dir, sheet = _claude_run(tmp_path)
+    sid = json.loads(sheet.read_bytes())["participants"][0]["sessionId"]
+    run = okstra(world, "resume", str(run_dir), "--exec", cwd=world.root, timeout=30)
+    assert run.code == 0, (run.code, run.stdout[:2000])
+    assert _resumed(world) == [["--resume", sid, "--model", "claude-opus-4-6"]]
+
+
+def test_plain_resume_never_writes_through_links(tmp_path: Path) -> None:
+    """A pending codex sheet whose lock and timeline are links: refused, targets intact."""
+    world = make_world(tmp_path)
+    codex_home = world.root / "codex-home"
+    world.extra_env["CODEX_HOME"] = str(codex_home)
+    argv = prepare_argv(world.project, extra=["--role-model", "leader=codex/gpt-5.6-sol"])
+    run = okstra(world, *argv, "--launch=none")
+    assert run.code == 0, run.doc
+    run_dir = Path(run.doc["runDir"])
+    victim = world.project / "src" / "app.py"
+    victim.parent.mkdir()
+    victim.write_bytes(b"print('app')\n")
+    (run_dir / "resume.json.lock").symlink_to(victim)
+    timeline = run_dir.parent.parent / "timeline.jsonl"
+    timeline.unlink()
+    timeline.symlink_to(victim)
+    # The codex session the lookup will find (so the sheet would be rewritten).
+    folder = codex_home / "sessions" / "2030" / "01" / "01"
+    folder.mkdir(parents=True)
+    meta = {"type": "session_meta", "payload": {"id": SID, "cwd": str(world.project)}}
+    (folder / f"rollout-2030-01-01T00-00-00-{SID}.jsonl").write_text(json.dumps(meta) + "\n")
+    before = {p: p.read_bytes() for p in run_dir.iterdir() if p.is_file() and not p.is_symlink()}
+    run = okstra(world, "resume", str(run_dir), "--wait", "0", timeout=30)
+    assert b"Traceback" not in run.stderr
+    assert run.code == 2 and "symbolic link" in run.doc["error"], (run.code, run.doc)
+    assert victim.read_bytes() == b"print('app')\n"
+    assert {p: p.read_bytes() for p in before} == before

@@ -25,7 +25,9 @@ from tests.reliability.reliability_support import (
     prepare_argv,
 )
 
-ESCAPES = ["..", "../x", "../../etc", "/etc", "/tmp/x", "a/b", "a\\b", ".", "...", "", "  "]
+# The last: longer than a file name may be (255 bytes).
+ESCAPES = ["..", "../x", "../../etc", "/etc", "/tmp/x", "a/b", "a\\b", ".", "...", "", "  ",
+           "a" * 256]  # fmt: skip
 
 
 def _outside(world: World) -> Path:
@@ -160,3 +162,113 @@ def test_symlinked_okstra_dir_pointing_outside_is_not_written_through(tmp_path: 
     run = okstra(world, *prepare_argv(world.project), "--launch", "none")
     assert b"Traceback" not in run.stderr
     assert _tree(outside) == before, "prepare wrote through .okstra -> outside the project"
+
+
+# ------------------------------------------------------------ hostile repositories
+#
+# A cloned repository may carry anything inside `.okstra`: links to its own source
+# files, FIFOs, links to devices. okstra refuses them (exit 2, the path named), never
+# writes through them, and never hangs on them.
+
+SOURCE = {"src/app.py": b"print('the app')\n", "src/config.py": b"DEBUG = False\n"}
+TASK = ".okstra/tasks/grp/tsk"
+
+
+def _hostile_repo(tmp_path: Path) -> World:
+    world = make_world(tmp_path)
+    for rel, data in SOURCE.items():
+        (world.project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (world.project / rel).write_bytes(data)
+    return world
+
+
+def _plant_link(world: World, rel: str, target: str) -> Path:
+    link = world.project / rel
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+    return link
+
+
+def _source_intact(world: World) -> None:
+    for rel, data in SOURCE.items():
+        assert (world.project / rel).read_bytes() == data, f"{rel} was written through a link"
+
+
+HOSTILE_LINKS = {
+    "project-lock": (".okstra/project.json.lock", "../src/app.py"),
+    "project-json": (".okstra/project.json", "../src/config.py"),
+    "runs-lock": (f"{TASK}/runs.lock", "../../../../src/app.py"),
+    "timeline": (f"{TASK}/timeline.jsonl", "../../../../src/config.py"),
+    "timeline-lock": (f"{TASK}/timeline.jsonl.lock", "../../../../src/app.py"),
+    "task-manifest": (f"{TASK}/task-manifest.json", "../../../../src/config.py"),
+    "runs-dir": (f"{TASK}/runs", "../../../../src"),
+    "okstra-dir": (".okstra", "src"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_LINKS))
+def test_prepare_never_writes_through_links_in_okstra(tmp_path: Path, case: str) -> None:
+    world = _hostile_repo(tmp_path)
+    rel, target = HOSTILE_LINKS[case]
+    link = _plant_link(world, rel, target)
+    before = _tree(world.root)
+    run = okstra(world, *prepare_argv(world.project), "--launch=none", timeout=30)
+    assert_clean_failure(run, code=2)
+    assert "symbolic link" in run.doc["error"] and str(link) in run.doc["error"], run.doc
+    _source_intact(world)
+    assert _tree(world.root) == before
+
+
+def test_links_planted_after_a_first_run_are_refused_too(tmp_path: Path) -> None:
+    """A task prepared once, then a pull brings links in: the next prepare is refused."""
+    world = _hostile_repo(tmp_path)
+    first = okstra(world, *prepare_argv(world.project), "--launch=none", timeout=30)
+    assert first.code == 0, first.doc
+    timeline = world.project / TASK / "timeline.jsonl"
+    timeline.unlink()
+    timeline.symlink_to("../../../../src/config.py")
+    lock = world.project / ".okstra/project.json.lock"
+    lock.unlink(missing_ok=True)
+    lock.symlink_to("../src/app.py")
+    run = okstra(world, *prepare_argv(world.project), "--launch=none", timeout=30)
+    assert_clean_failure(run, code=2)
+    _source_intact(world)
+    runs = sorted(p.name for p in (world.project / TASK / "runs").iterdir())
+    assert runs == [first.doc["runId"]], "a refused prepare left a run behind"
+
+
+def test_dev_zero_as_project_json_is_refused_at_once(tmp_path: Path) -> None:
+    world = _hostile_repo(tmp_path)
+    _plant_link(world, ".okstra/project.json", "/dev/zero")
+    run = okstra(world, *prepare_argv(world.project), "--launch=none", timeout=20)
+    assert_clean_failure(run, code=2)
+    assert "project.json" in run.doc["error"], run.doc
+    # The wizard reads the project's defaults from it: refused, never read.
+    state = world.wizards / "w.json"
+    for argv in (
+        ["wizard", "init", "--state", str(state), "--project-root", str(world.project),
+         "--host", "terminal"],
+        ["wizard", "show", "--state", str(state)],
+        ["wizard", "list"],
+    ):  # fmt: skip
+        run = okstra(world, *argv, timeout=20)
+        assert b"Traceback" not in run.stderr and run.code in (0, 2), (argv, run.doc)
+        if run.code:
+            assert_clean_failure(run, code=2)
+
+
+@pytest.mark.parametrize("special", ["fifo", "dev-zero", "dangling"])
+def test_special_brief_is_refused_without_hanging(tmp_path: Path, special: str) -> None:
+    world = _hostile_repo(tmp_path)
+    brief = world.project / "special.md"
+    if special == "fifo":
+        os.mkfifo(brief)
+    elif special == "dev-zero":
+        brief.symlink_to("/dev/zero")  # inside-the-project check happens after resolving
+    else:
+        brief.symlink_to("missing.md")
+    run = okstra(
+        world, *prepare_argv(world.project, brief="special.md"), "--launch=none", timeout=20
+    )
+    assert_clean_failure(run, code=2)
+    assert not (world.project / ".okstra").exists()
