@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.widgets import Static
-from tui_support import prefill, settle, wait_for
+from tui_support import prefill, settle, wait_armed, wait_for
 
 from okstra_core.environment import Environment
 from okstra_core.frontend import prepare_setup
@@ -26,8 +26,7 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         # The screen says what became of the earlier run (its lead was never launched).
         earlier = str(app.screen.query_one("#earlier", Static).render())
         assert first.run_id in earlier and "prepared" in earlier and "okstra attach" in earlier
-        # The launch screen acts only on keys pressed once it is armed (no typed-ahead launch).
-        await wait_for(pilot, app, lambda: app.screen.armed, "the launch screen armed")
+        await wait_armed(pilot, app)  # keys typed before that are dropped
         await pilot.press("enter")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         question = app.screen
@@ -37,7 +36,6 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         await settle(pilot, app)
         assert isinstance(app.screen, LaunchScreen) and app.screen.waiting
         assert [p.name for p in runs.iterdir()] == [first.run_id]
-        await wait_for(pilot, app, lambda: app.screen.armed, "the launch screen armed")
         await pilot.press("enter")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         await pilot.press("y")
