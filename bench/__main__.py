@@ -1,4 +1,4 @@
-"""`python -m bench [--repeat N] [--only a,b,c,d] [--keep]`: print the table of figures.
+"""`python -m bench [--repeat N] [--only a,b,c,d,e,f] [--keep]`: print the table of figures.
 
 Each measurement runs in its own temporary directory with its own OKSTRA_HOME and a
 PATH of fake provider CLIs; nothing touches the real user directories. A measurement
@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _next_prompt, _scripted_setup, _tui, _wizard_step
+from . import _next_prompt, _preflight, _scale, _scripted_setup, _tui, _wizard_step
 from ._harness import Figure, render_table
 
 MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
@@ -25,13 +25,15 @@ MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
     "b": ("next prompt on big pools", _next_prompt.measure),
     "c": ("scripted setup + prepare", _scripted_setup.measure),
     "d": ("terminal app", _tui.measure),
+    "e": ("scale: 10,000 models over 50 providers", _scale.measure),
+    "f": ("preflight, concurrent probes", _preflight.measure),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--repeat", type=int, default=15, help="runs per figure (median)")
-    parser.add_argument("--only", default="abcd", help="which measurements, e.g. 'ab'")
+    parser.add_argument("--only", default="abcdef", help="which measurements, e.g. 'ab'")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 

@@ -195,13 +195,26 @@ def _provider_toml(provider_id: str, cli: str, models: int, first_index: int) ->
     return "\n".join(lines) + "\n"
 
 
-def make_big_pool_machine(root: Path, total_models: int) -> Machine:
-    """A machine whose pool is `total_models` models over twenty providers."""
-    ids = [*BUNDLED_PROVIDERS, *(f"bench-{i:02d}" for i in range(1, N_PROVIDERS - 4))]
+# Six roles at up to five instances each (the report writer too): the scale walk.
+SCALE_PROFILE = BENCH_PROFILE.replace(
+    'role = "report-writer"\nduty = "report"\nmin = 1\nmax = 1',
+    'role = "report-writer"\nduty = "report"\nmin = 1\nmax = 5\nrecommended = 1',
+)
+
+
+def make_big_pool_machine(
+    root: Path,
+    total_models: int,
+    *,
+    providers: int = N_PROVIDERS,
+    profile: str = BENCH_PROFILE,
+) -> Machine:
+    """A machine whose pool is `total_models` models over `providers` providers."""
+    ids = [*BUNDLED_PROVIDERS, *(f"bench-{i:02d}" for i in range(1, providers - 4))]
     workspace = root / "workspace"
     (workspace / "providers").mkdir(parents=True, exist_ok=True)
     (workspace / "profiles").mkdir(parents=True, exist_ok=True)
-    (workspace / "profiles" / f"{BENCH_TASK_TYPE}.md").write_text(BENCH_PROFILE, "utf-8")
+    (workspace / "profiles" / f"{BENCH_TASK_TYPE}.md").write_text(profile, "utf-8")
     per, extra = divmod(total_models, len(ids))
     index = 0
     clis = []

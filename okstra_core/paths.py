@@ -1,6 +1,6 @@
 """Where okstra reads and writes: user dirs, the workspace (prompts/), resources.
 
-`OKSTRA_HOME` overrides the config, data and state dirs with one root (tests and
+`OKSTRA_HOME` overrides the config, data, state and cache dirs with one root (tests and
 portable use). `OKSTRA_WORKSPACE` points at an alternative `prompts/` root.
 """
 
@@ -16,11 +16,19 @@ APP_NAME = "okstra"
 
 @dataclass(frozen=True)
 class UserDirs:
-    """The three per-user directories (SPEC §2)."""
+    """The per-user directories (SPEC §2), and a cache okstra may delete at any time.
+
+    Attributes:
+        config: settings the user edits (config.json, user providers).
+        data: what okstra keeps (the runs index).
+        state: wizards in progress.
+        cache: derived data only (the validated catalog): removing it loses nothing.
+    """
 
     config: Path
     data: Path
     state: Path
+    cache: Path
 
     @property
     def wizards(self) -> Path:
@@ -45,13 +53,16 @@ def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
     home = env.get("OKSTRA_HOME")
     if home:
         root = Path(home).expanduser()
-        return UserDirs(config=root / "config", data=root / "data", state=root / "state")
+        return UserDirs(
+            config=root / "config", data=root / "data", state=root / "state", cache=root / "cache"
+        )
     import platformdirs  # deferred: only needed without OKSTRA_HOME
 
     return UserDirs(
         config=Path(platformdirs.user_config_dir(APP_NAME)),
         data=Path(platformdirs.user_data_dir(APP_NAME)),
         state=Path(platformdirs.user_state_dir(APP_NAME)),
+        cache=Path(platformdirs.user_cache_dir(APP_NAME)),
     )
 
 

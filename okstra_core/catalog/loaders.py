@@ -30,6 +30,7 @@ from ..environment import Environment
 from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..store import decode_utf8, parse_json_object, read_bytes
+from . import cache as catalog_cache
 from .frontmatter import split_front_matter
 from .models import (
     DISCOVER_PLACEHOLDERS,
@@ -101,6 +102,10 @@ class Catalog:
     hosts: Mapping[str, HostSpec]
     config: GlobalConfig = field(default_factory=GlobalConfig)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Mapping proxies do not pickle: rebuild them from plain dicts.
+        return (_catalog, (dict(self.profiles), self.providers, dict(self.hosts), self.config))
+
     def profile(self, task_type: str) -> Profile:
         """The profile of `task_type`; `UsageError` naming the known ones otherwise."""
         return _known(self.profiles, task_type, "task type")
@@ -116,6 +121,17 @@ class Catalog:
                 return spec
         known = ", ".join(p.id for p in self.providers)
         raise UsageError(f"unknown provider {provider_id!r}: expected one of {known}")
+
+
+def _catalog(
+    profiles: dict[str, Profile],
+    providers: tuple[ProviderSpec, ...],
+    hosts: dict[str, HostSpec],
+    config: GlobalConfig,
+) -> Catalog:
+    return Catalog(
+        types.MappingProxyType(profiles), providers, types.MappingProxyType(hosts), config
+    )
 
 
 @dataclass(frozen=True)
@@ -138,6 +154,11 @@ class ProjectConfig:
 def load_catalog(environment: Environment) -> Catalog:
     """Load profiles, providers, hosts and the global config for `environment`.
 
+    Every file is read on every call. A catalog built from the very same bytes is
+    reused: from this process's memory, else from the user cache directory (see
+    `okstra_core.catalog.cache`); otherwise the files are parsed and validated, and
+    the result is cached for the next call.
+
     Args:
         environment: whose `OKSTRA_WORKSPACE` / `OKSTRA_HOME` select the data.
 
@@ -148,18 +169,71 @@ def load_catalog(environment: Environment) -> Catalog:
         DataFileError: a data or config file is malformed (names the file and field).
     """
     env = environment.env
+    inputs = _catalog_inputs(env)
+    key = catalog_cache.digest(inputs)
+    with _CACHE_LOCK:
+        known = _CATALOGS.get(key)
+    if known is not None:
+        return known
+    directory = user_dirs(env).cache / "catalog"
+    catalog = catalog_cache.load(directory, key, Catalog)
+    if catalog is None:
+        catalog = _build_catalog(inputs)
+        catalog_cache.store(directory, key, catalog)
+    with _CACHE_LOCK:
+        if len(_CATALOGS) >= _CATALOG_LIMIT:
+            _CATALOGS.clear()
+        _CATALOGS[key] = catalog
+    return catalog
+
+
+# One input of a catalog: (kind, path, bundled, bytes — None for an absent config file).
+_Input = tuple[str, Path, bool, bytes | None]
+
+
+def _catalog_inputs(env: Mapping[str, str]) -> list[_Input]:
+    """Every file a catalog is built from, read now, in the order they are validated."""
+    inputs: list[_Input] = [
+        ("profile", path, False, _read(path)) for _, path in _data_files("profiles", ".md", env)
+    ]
+    inputs += [
+        ("provider", path, True, _read(path)) for _, path in _data_files("providers", ".toml", env)
+    ]
+    inputs += [("provider", path, False, _read(path)) for path in _user_provider_files(env)]
+    inputs += [("host", path, False, _read(path)) for _, path in _data_files("hosts", ".toml", env)]
+    config_file = user_dirs(env).config_file
+    inputs.append(
+        ("config", config_file, False, _read(config_file) if config_file.exists() else None)
+    )
+    return inputs
+
+
+def _build_catalog(inputs: list[_Input]) -> Catalog:
+    """Parse and validate a catalog's files (read by `_catalog_inputs`)."""
     profiles: dict[str, Profile] = {}
-    for name, path in _data_files("profiles", ".md", env):
-        profiles[name] = load_profile(path)
+    bundled_providers: list[ProviderSpec] = []
+    user_providers: list[ProviderSpec] = []
+    hosts_in: list[tuple[Path, HostSpec]] = []
+    config_file: Path | None = None
+    config_data: bytes | None = None
+    for kind, path, bundled, data in inputs:
+        if kind == "config":
+            config_file, config_data = path, data
+            continue
+        assert data is not None  # only the config file may be absent
+        if kind == "profile":
+            profiles[path.stem] = _cached("profile", path, False, _parse_profile, data)
+        elif kind == "provider":
+            spec = _cached("provider", path, bundled, _parse_provider, data)
+            (bundled_providers if bundled else user_providers).append(spec)
+        else:
+            hosts_in.append((path, _cached("host", path, False, _parse_host, data)))
     ordered = {t: profiles[t] for t in sorted(profiles, key=lambda t: (profiles[t].order, t))}
 
-    providers: list[ProviderSpec] = [
-        load_provider(path, bundled=True) for _, path in _data_files("providers", ".toml", env)
-    ]
+    providers = bundled_providers
     rank = {pid: i for i, pid in enumerate(BUNDLED_PROVIDER_ORDER)}
     providers.sort(key=lambda p: (rank.get(p.id, len(rank)), p.id))
-    for path in _user_provider_files(env):
-        spec = load_provider(path, bundled=False)
+    for spec in user_providers:
         for i, existing in enumerate(providers):
             if existing.id == spec.id:
                 providers[i] = spec
@@ -169,8 +243,7 @@ def load_catalog(environment: Environment) -> Catalog:
 
     provider_ids = [p.id for p in providers]
     hosts: dict[str, HostSpec] = {}
-    for name, path in _data_files("hosts", ".toml", env):
-        host = load_host(path)
+    for path, host in hosts_in:
         if host.native_provider is not None and host.native_provider not in provider_ids:
             raise DataFileError(
                 f"unknown provider {host.native_provider!r}: expected one of "
@@ -178,10 +251,16 @@ def load_catalog(environment: Environment) -> Catalog:
                 path=path,
                 field="native_provider",
             )
-        hosts[name] = host
+        hosts[path.stem] = host
 
-    config_file = user_dirs(env).config_file
-    config = load_global_config(config_file)
+    assert config_file is not None
+    config = (
+        GlobalConfig(source=str(config_file))
+        if config_data is None
+        else parse_global_config(
+            parse_json_object(config_data, config_file, error=DataFileError), config_file
+        )
+    )
     for i, pid in enumerate(config.disabled_providers):
         if pid not in provider_ids:
             raise DataFileError(
@@ -503,10 +582,21 @@ def _user_provider_files(env: Mapping[str, str]) -> list[Path]:
 _CACHE: dict[tuple[str, str, bool, bytes], Any] = {}
 _CACHE_LOCK = threading.Lock()
 _CACHE_LIMIT = 256
+# Whole catalogs by the digest of their inputs (the same object while nothing changed,
+# so pools built on it share their model lists).
+_CATALOGS: dict[str, Catalog] = {}
+_CATALOG_LIMIT = 16
 
 
-def _cached(kind: str, path: Path, bundled: bool, parse: Callable[[Path, bytes, bool], _T]) -> _T:
-    data = _read(path)
+def _cached(
+    kind: str,
+    path: Path,
+    bundled: bool,
+    parse: Callable[[Path, bytes, bool], _T],
+    data: bytes | None = None,
+) -> _T:
+    if data is None:
+        data = _read(path)
     key = (kind, str(path), bundled, data)
     with _CACHE_LOCK:
         hit = _CACHE.get(key)

@@ -49,7 +49,7 @@ class DataProblem(ValueError):
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 # The most instances of one role a profile may allow (and a state file may hold): each

@@ -4,14 +4,24 @@ For every role instance whose runner spawns a CLI: the CLI is on PATH and answer
 version command within a timeout; for the leader, every `launch.required_flags` entry
 appears in the output of its help command. Each CLI is run once however many
 instances use it.
+
+The probes run concurrently (a CLI on Node takes a few tenths of a second just to
+start): every version command and the leader's help command at once, so the checks
+take about as long as the slowest single probe. Each probe runs in its own process
+group and is bounded by the timeout: when it expires the whole group is killed, so a
+CLI that leaves a child holding its output open cannot stall preflight. Results come
+back in the order of the instances whatever order the probes finish in.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import signal
 import subprocess
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +31,10 @@ from okstra_core.errors import OkstraError
 from okstra_core.launch.argv import render_argv
 
 DEFAULT_TIMEOUT = 10.0
+# At most this many probes run at once (a team names a handful of providers).
+MAX_PARALLEL_PROBES = 8
+# After a timeout kill, how long the killed group gets to close its pipes.
+_REAP_GRACE = 2.0
 
 
 @dataclass(frozen=True)
@@ -94,7 +108,6 @@ class _Probe:
     version: str | None
     problem: str | None
     remedy: str | None
-    help_text: str | None = None
 
 
 def install_hint(provider: ProviderSpec) -> str:
@@ -105,17 +118,42 @@ def install_hint(provider: ProviderSpec) -> str:
 
 
 def _run(argv: tuple[str, ...], environment: Environment, timeout: float) -> tuple[int, str, str]:
-    done = subprocess.run(
+    """Run one probe; on timeout kill its whole process group and raise `TimeoutExpired`."""
+    proc = subprocess.Popen(
         list(argv),
         env=dict(environment.env),
         stdin=subprocess.DEVNULL,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         errors="replace",
-        timeout=timeout,
-        check=False,
+        start_new_session=True,
     )
-    return done.returncode, done.stdout, done.stderr
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise
+    except BaseException:
+        _kill_group(proc)
+        raise
+    return proc.returncode, out, err
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """Kill the probe and everything it started; reap it without waiting on its pipes."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:  # already gone (or its group is): kill the process itself
+        proc.kill()
+    try:
+        proc.communicate(timeout=_REAP_GRACE)
+    except subprocess.TimeoutExpired:
+        # A descendant that left the group still holds a pipe: stop reading it.
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        proc.wait()
 
 
 def _first_line(*texts: str) -> str:
@@ -133,8 +171,9 @@ def _command(
     return render_argv(template, {"cli": cli_path}, {}, source=source, field=field)
 
 
-def _probe_version(provider: ProviderSpec, environment: Environment, timeout: float) -> _Probe:
-    cli_path = environment.which(provider.cli)
+def _probe_version(
+    provider: ProviderSpec, cli_path: str | None, environment: Environment, timeout: float
+) -> _Probe:
     if cli_path is None:
         return _Probe(
             None,
@@ -176,40 +215,53 @@ def _probe_version(provider: ProviderSpec, environment: Environment, timeout: fl
     return _Probe(cli_path, _first_line(out, err) or None, None, None)
 
 
-def _probe_flags(
-    provider: ProviderSpec, probe: _Probe, environment: Environment, timeout: float
-) -> _Probe:
-    flags = provider.launch.required_flags
-    if not flags or probe.problem is not None or probe.cli_path is None:
-        return probe
+@dataclass(frozen=True)
+class _Help:
+    """What the leader's help command said (`text`), or why it could not be read."""
+
+    shown: str = ""
+    text: str | None = None
+    problem: str | None = None
+    remedy: str | None = None
+
+
+def _probe_help(
+    provider: ProviderSpec, cli_path: str | None, environment: Environment, timeout: float
+) -> _Help:
+    """Run the help command of a provider whose leader needs flags (nothing otherwise)."""
+    if not provider.launch.required_flags or cli_path is None:
+        return _Help()
     template = provider.launch.help or ("{cli}", "--help")
     try:
-        argv = _command(provider, template, probe.cli_path, "launch.help")
+        argv = _command(provider, template, cli_path, "launch.help")
     except OkstraError as exc:
-        return _Probe(
-            probe.cli_path,
-            probe.version,
-            f"bad help command: {exc.render()}",
-            "fix the provider file",
-        )
+        return _Help(problem=f"bad help command: {exc.render()}", remedy="fix the provider file")
     shown = shlex.join([provider.cli, *argv[1:]])
     try:
         _code, out, err = _run(argv, environment, timeout)
     except subprocess.TimeoutExpired:
-        return _Probe(
-            probe.cli_path,
-            probe.version,
-            f"`{shown}` did not answer within {timeout:g} s",
-            f"check that `{probe.cli_path}` runs in a terminal, then retry",
+        return _Help(
+            shown,
+            problem=f"`{shown}` did not answer within {timeout:g} s",
+            remedy=f"check that `{cli_path}` runs in a terminal, then retry",
         )
     except OSError as exc:
-        return _Probe(
-            probe.cli_path,
-            probe.version,
-            f"`{shown}` could not run: {exc}",
-            f"reinstall `{provider.cli}`",
+        return _Help(
+            shown,
+            problem=f"`{shown}` could not run: {exc}",
+            remedy=f"reinstall `{provider.cli}`",
         )
-    text = out + "\n" + err
+    return _Help(shown, out + "\n" + err)
+
+
+def _check_flags(provider: ProviderSpec, probe: _Probe, help_: _Help) -> _Probe:
+    """The leader's verdict: the version probe's, else the help command's, else the flags'."""
+    flags = provider.launch.required_flags
+    if not flags or probe.problem is not None or probe.cli_path is None:
+        return probe
+    if help_.problem is not None:
+        return _Probe(probe.cli_path, probe.version, help_.problem, help_.remedy)
+    text = help_.text or ""
     # A flag counts only as a whole word: `--model` is not found in `--model-provider`.
     missing = [
         flag for flag in flags if re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text) is None
@@ -219,7 +271,7 @@ def _probe_flags(
             probe.cli_path,
             probe.version,
             f"this version ({probe.version or 'unknown'}) does not list "
-            f"{', '.join(missing)} in `{shown}`",
+            f"{', '.join(missing)} in `{help_.shown}`",
             f"upgrade `{provider.cli}` to a version that supports them, or choose a leader "
             "model of another provider",
         )
@@ -234,6 +286,10 @@ def preflight(
 ) -> list[PreflightResult]:
     """Check every CLI okstra will spawn; one result per role instance that spawns one.
 
+    Every probe runs at once (the leader's help command too, without waiting for its
+    version), each bounded by `timeout`, so the whole check takes about as long as
+    its slowest probe.
+
     Args:
         instances: the run's role instances (leader first, by convention).
         environment: PATH and env the CLIs run with.
@@ -242,28 +298,44 @@ def preflight(
     Returns:
         Results in the order of `instances`; instances that spawn nothing are left out.
     """
-    versions: dict[str, _Probe] = {}
-    helps: dict[str, _Probe] = {}
-    results: list[PreflightResult] = []
-    for inst in instances:
-        if not inst.spawns_cli:
-            continue
-        provider = inst.provider
-        probe = versions.get(provider.id)
-        if probe is None:
-            probe = versions[provider.id] = _probe_version(provider, environment, timeout)
+    spawning = [inst for inst in instances if inst.spawns_cli]
+    providers: dict[str, ProviderSpec] = {}
+    leaders: set[str] = set()
+    for inst in spawning:
+        providers.setdefault(inst.provider.id, inst.provider)
         if inst.role == LEADER:
-            checked = helps.get(provider.id)
-            if checked is None:
-                checked = helps[provider.id] = _probe_flags(provider, probe, environment, timeout)
-            probe = checked
+            leaders.add(inst.provider.id)
+    paths = {pid: environment.which(p.cli) for pid, p in providers.items()}
+
+    workers = max(1, min(len(providers) + len(leaders), MAX_PARALLEL_PROBES))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="okstra-preflight") as pool:
+        version_jobs = {
+            pid: pool.submit(_probe_version, p, paths[pid], environment, timeout)
+            for pid, p in providers.items()
+        }
+        help_jobs = {
+            pid: pool.submit(_probe_help, providers[pid], paths[pid], environment, timeout)
+            for pid in leaders
+        }
+        versions = {pid: job.result() for pid, job in version_jobs.items()}
+        helps = {pid: job.result() for pid, job in help_jobs.items()}
+
+    def verdict(inst: RoleInstance) -> _Probe:
+        version = versions[inst.provider.id]
+        if inst.role != LEADER:
+            return version
+        return _check_flags(inst.provider, version, helps[inst.provider.id])
+
+    results: list[PreflightResult] = []
+    for inst in spawning:
+        probe = verdict(inst)
         results.append(
             PreflightResult(
                 instance=inst.label,
                 role=inst.role,
                 ordinal=inst.ordinal,
-                provider_id=provider.id,
-                cli=provider.cli,
+                provider_id=inst.provider.id,
+                cli=inst.provider.cli,
                 ok=probe.problem is None,
                 cli_path=probe.cli_path,
                 version=probe.version,

@@ -655,24 +655,35 @@ class Wizard:
         return self._transaction(change)
 
     def replay(self, entries: Iterable[AnswerEntry]) -> ReplayResult:
-        """Apply answers in order through `submit`, stopping at the first refused one.
+        """Apply answers in order as `submit` would, stopping at the first refused one.
 
         An entry for a step that is already answered with the same answer (pre-filled
-        by reusing a run, or converted from v1) is skipped.
+        by reusing a run, or converted from v1) is skipped. The replay is one
+        transaction: the lock is taken once, each answer is applied to a copy of the
+        state (a refused one leaves no trace), and the state file is written once at
+        the end with every answer applied before the refused one (if any).
         """
         applied = 0
         echo = ""
-        for index, entry in enumerate(entries):
-            if self._state.answer_of(entry.step) == entry.answer:
+        error: str | None = None
+        refused_at: int | None = None
+        with self._locked() as current:
+            work = current.model_copy(deep=True)
+            for index, entry in enumerate(entries):
+                if work.answer_of(entry.step) == entry.answer:
+                    applied += 1
+                    continue
+                trial = work.model_copy(deep=True)
+                try:
+                    echo, _next = apply_answer(self._ctx(trial), trial, entry.answer, entry.step)
+                except AnswerRefused as exc:
+                    error, refused_at = exc.message, index
+                    break
+                work = trial
                 applied += 1
-                continue
-            try:
-                result = self.submit(entry.answer, step=entry.step)
-            except AnswerRefused as exc:
-                return ReplayResult(applied, echo, self.prompt(), exc.message, index)
-            applied += 1
-            echo = result.echo
-        return ReplayResult(applied, echo, self.prompt())
+            if work.model_dump() != current.model_dump() or not self.path.exists():
+                self._save(work)
+        return ReplayResult(applied, echo, self.prompt(), error, refused_at)
 
     def history(self) -> list[HistoryEntry]:
         """The answered steps in answer order, with echo and a short step title."""

@@ -42,7 +42,7 @@ from .state import WizardState
 
 
 class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
 
 
 class ConfirmationLine(_Value):

@@ -81,7 +81,7 @@ class PromptMeta(TypedDict, total=False):
 
 
 class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
 
 
 class Option(_Value):
@@ -208,7 +208,7 @@ class HistoryEntry(_Value):
 class AnswerEntry(_Value):
     """One line of a replayable answers file: `{"step": id, "answer": value}`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
     step: str = Field(min_length=1)
     answer: str

@@ -73,7 +73,11 @@ Revision = Annotated[StrictInt, Field(ge=0, le=MAX_REVISION)]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(
-        strict=True, extra="forbid", populate_by_name=True, validate_assignment=False
+        strict=True,
+        extra="forbid",
+        populate_by_name=True,
+        validate_assignment=False,
+        defer_build=True,
     )
 
 

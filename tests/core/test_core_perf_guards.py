@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -176,7 +177,14 @@ import json, sys
 from okstra_tui.entry import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
-print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+models = sys.modules.get("okstra_core.catalog.models")
+# The catalog models whose validators this process built (it validated with them).
+built = [
+    name
+    for name in ("Profile", "ProviderSpec", "HostSpec", "GlobalConfig")
+    if models is not None and getattr(models, name).__pydantic_complete__
+]
+print(json.dumps({"modules": sorted(sys.modules), "built": built}), file=sys.stderr)
 sys.exit(code)
 """
 
@@ -192,6 +200,13 @@ NOT_IMPORTED_BY_A_STEP = (
 
 
 def _imports_of(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[dict[str, Any], set[str]]:
+    payload, report = _run_reporting(argv, cwd, env)
+    return payload, set(report["modules"])
+
+
+def _run_reporting(
+    argv: list[str], cwd: Path, env: dict[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     proc = subprocess.run(
         [sys.executable, "-c", IMPORTS_OF, *argv],
         cwd=cwd,
@@ -203,8 +218,7 @@ def _imports_of(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[dict[s
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    modules = set(json.loads(proc.stderr.strip().splitlines()[-1]))
-    return json.loads(proc.stdout), modules
+    return json.loads(proc.stdout), json.loads(proc.stderr.strip().splitlines()[-1])
 
 
 def test_wizard_step_imports_only_what_a_step_needs(
@@ -247,6 +261,17 @@ def test_wizard_step_imports_only_what_a_step_needs(
         assert loaded == [], (prompt["id"], loaded)
         if prompt["meta"].get("stepKind") == "role_model":
             assert "okstra_core.resolver" in modules
+            # The catalog came from the cache: no catalog model validated.
+            _, report = _run_reporting(
+                ["wizard", "step", "--state", state, "--no-submit"], tmp_path, env
+            )
+            assert report["built"] == []
+            # Without the cache the same step parses and validates the catalog.
+            shutil.rmtree(okstra_home / "cache")
+            _, report = _run_reporting(
+                ["wizard", "step", "--state", state, "--no-submit"], tmp_path, env
+            )
+            assert {"Profile", "ProviderSpec", "HostSpec"} <= set(report["built"])
             break
         answer = TEXT_ANSWERS.get(prompt["id"]) or prompt["default"]
         payload, _ = _imports_of(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+import time
 from pathlib import Path
 
 from launch_helpers import bundled, fake_env, read_log
@@ -71,3 +72,86 @@ def test_version_failures(tmp_path: Path) -> None:
     results = preflight(_team()[:2], env, timeout=0.3)
     assert "did not answer within 0.3 s" in (results[0].problem or "")
     assert results[1].problem == "`codex --version` exited with status 3: boom: no libc"
+
+
+def _rendezvous(bin_dir: Path, name: str, marks: Path, others: list[str], out: str) -> None:
+    """A CLI that answers only once every other probe has started (else it gives up)."""
+    waits = " && ".join(f'[ -e "{marks}/{other}" ]' for other in others)
+    _script(
+        bin_dir,
+        name,
+        f'touch "{marks}/{name}-$1"\n'
+        "i=0\n"
+        f"until {waits}; do\n"
+        '  i=$((i + 1)); [ "$i" -gt 400 ] && { echo "alone" >&2; exit 9; }\n'
+        "  sleep 0.05\n"
+        "done\n"
+        f'echo "{out}"',
+    )
+
+
+def test_probes_run_at_the_same_time(tmp_path: Path) -> None:
+    # Each probe waits until the others have started: run one after another, the
+    # first would give up (exit 9) and fail its check.
+    bin_dir, marks = tmp_path / "bin", tmp_path / "marks"
+    marks.mkdir()
+    flags = "--session-id --model --resume --no-daemon --config --append-system-prompt-file"
+    _rendezvous(
+        bin_dir, "claude", marks, ["codex---version", "claude---help"], f"claude 1.0 {flags}"
+    )
+    _rendezvous(bin_dir, "codex", marks, ["claude---version", "claude---help"], "codex 2.0")
+    results = preflight(_team(), fake_env(bin_dir), timeout=60)
+    assert [r.instance for r in results] == ["leader#1", "analyser#1", "analyser#2"]
+    assert all(r.ok for r in results), [r.message() for r in results]
+    assert [r.version for r in results][1:] == ["codex 2.0", "codex 2.0"]
+    assert sorted(p.name for p in marks.iterdir()) == [
+        "claude---help",
+        "claude---version",
+        "codex---version",
+    ]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` has died, allowing the kernel a moment to deliver the kill."""
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_a_timeout_kills_the_probe_and_what_it_started(tmp_path: Path) -> None:
+    # The CLI leaves a child holding its stdout open: preflight still returns, and the
+    # child is gone (its whole process group was killed).
+    bin_dir = tmp_path / "bin"
+    pids = tmp_path / "pids"
+    _script(bin_dir, "claude", f'sleep 300 &\necho $! >> "{pids}"\nwait')
+    _script(bin_dir, "codex", 'echo "codex 2.0"')
+    results = preflight(_team()[:2], fake_env(bin_dir), timeout=3)
+    assert "did not answer within 3 s" in (results[0].problem or "")
+    assert results[1].ok and results[1].version == "codex 2.0"
+    children = [int(line) for line in pids.read_text().split()]
+    assert len(children) == 2  # the version and the help probe
+    assert all(_gone(pid) for pid in children)
+
+
+def test_help_probe_failure_is_the_leaders_problem_only_when_the_version_passed(
+    tmp_path: Path,
+) -> None:
+    bin_dir = tmp_path / "bin"
+    _script(bin_dir, "claude", '[ "$1" = --help ] && { sleep 300; exit 0; }\necho "claude 1.0"')
+    results = preflight(_team()[:1], fake_env(bin_dir), timeout=0.5)
+    assert results[0].version == "claude 1.0"
+    assert results[0].problem == "`claude --help` did not answer within 0.5 s"
+    _script(bin_dir, "claude", '[ "$1" = --help ] && { echo --model; exit 0; }\nexit 4')
+    results = preflight(_team()[:1], fake_env(bin_dir), timeout=5)
+    assert results[0].problem == "`claude --version` exited with status 4"

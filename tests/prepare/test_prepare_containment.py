@@ -46,8 +46,15 @@ def inputs(project: Path, **kw: object) -> RunRequest:
 
 
 def tree(root: Path) -> dict[str, bytes]:
+    """Every path under `root` and its bytes; OKSTRA_HOME's `cache/` is left out.
+
+    The cache holds only what okstra derived from files that validated (a catalog);
+    any command may fill it, and removing it loses nothing.
+    """
     out: dict[str, bytes] = {}
     for p in sorted(root.rglob("*")):
+        if p.is_relative_to(root / "cache"):
+            continue
         out[str(p)] = b"<link>" if p.is_symlink() else p.read_bytes() if p.is_file() else b"<dir>"
     return out
 

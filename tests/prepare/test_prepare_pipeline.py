@@ -38,9 +38,16 @@ def inputs(project: Path, **kw: object) -> RunRequest:
 
 
 def snapshot(*roots: Path) -> dict[str, bytes]:
+    """Every path under `roots` and its bytes; OKSTRA_HOME's `cache/` is left out.
+
+    The cache holds only what okstra derived from files that validated (a catalog);
+    any command may fill it, and removing it loses nothing.
+    """
     out: dict[str, bytes] = {}
     for root in roots:
         for p in sorted(root.rglob("*")):
+            if p.is_relative_to(root / "cache"):
+                continue
             out[str(p)] = p.read_bytes() if p.is_file() else b"<dir>"
     return out
 

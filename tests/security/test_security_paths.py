@@ -40,10 +40,13 @@ def _outside(world: World) -> Path:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
+    # OKSTRA_HOME's `cache/` holds only what was derived from files that validated (a
+    # catalog); any command may fill it, and removing it loses nothing.
     return {
         str(p): (p.read_bytes() if p.is_file() and not p.is_symlink() else b"<dir-or-link>")
         for p in sorted(root.rglob("*"))
         if ".okstra" not in p.relative_to(root).parts[:1]
+        and p.relative_to(root).parts[:2] != ("home", "cache")
     }
 
 

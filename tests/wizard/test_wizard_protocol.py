@@ -159,6 +159,18 @@ def test_two_processes_stepping_at_once(env: Environment, project: Path) -> None
     assert [h["stepId"] for h in shown["history"]] == ["task_pick"]
 
 
+def _revision(env: Environment, state: str) -> int:
+    code, shown = okstra(env, "wizard", "show", "--state", state)
+    assert code == 0, shown
+    return int(shown["revision"])
+
+
+def _fresh_revision(env: Environment, project: Path) -> int:
+    """The revision of a state file `wizard init` just created (nothing answered)."""
+    okstra(env, "wizard", "init", "--state", "fresh", "--project-root", str(project))
+    return _revision(env, "fresh")
+
+
 def test_answers_file_replays_to_the_same_outcome(
     env: Environment, project: Path, tmp_path: Path
 ) -> None:
@@ -181,6 +193,8 @@ def test_answers_file_replays_to_the_same_outcome(
     )
     assert code == 0 and data["ok"] and data["next"]["kind"] == "done"
     assert data["applied"] == len(answers["answers"])
+    # A replay is one transaction: the state file is written once, after every answer.
+    assert _revision(env, "b") == _fresh_revision(env, project) + 1
     first = okstra(env, "wizard", "outcome", "--state", "a")[1]
     second = okstra(env, "wizard", "outcome", "--state", "b")[1]
     assert first["renderArgv"] == second["renderArgv"]
@@ -227,6 +241,11 @@ def test_answers_replay_stops_at_first_refused(
     )
     assert code == 0 and data["ok"] is False and data["applied"] == 2
     assert data["error"].startswith("answers[2] (task_id)") and data["current"]["id"] == "task_id"
+    # The answers before the refused one are saved, in one write; the refused one left
+    # no trace.
+    shown = okstra(env, "wizard", "show", "--state", "r")[1]
+    assert [h["answer"] for h in shown["history"]] == ["new", "g"]
+    assert shown["revision"] == _fresh_revision(env, project) + 1
     file.write_text(json.dumps([{"step": "task_pick", "answer": 1}]), encoding="utf-8")
     code, data = okstra(
         env,

@@ -1,0 +1,159 @@
+"""A validated catalog kept on disk between processes, keyed by the digest of its files.
+
+Every headless command loads the catalog; parsing and validating a dozen TOML files
+(and building the model classes' validators to do it) costs more than the rest of a
+`wizard step`. So a catalog that validated is stored under the user cache directory
+(`<cache>/catalog/<digest>.pickle`), and the next process that reads the very same
+files loads it instead of validating them again.
+
+The rules that make this safe:
+
+* The key is a SHA-256 over every input: each file's kind, path and full bytes (an
+  absent config file counts as absent), plus the cache format, okstra's, pydantic's and
+  Python's versions and the size and mtime of the modules that define and check the
+  catalog. A file that changed — by one byte, at any time granularity — gives another
+  key: a cached catalog is never used for files it was not built from.
+* Only a catalog that validated is stored; bad input is reported the normal way on
+  every run.
+* Each entry is written to a unique temporary file in the same directory and renamed
+  over the target, so concurrent writers (two terminals, the app and a CLI) never
+  leave a torn entry; they write identical bytes for the same key.
+* An entry starts with a header holding the SHA-256 of its payload; an entry whose
+  payload does not match (torn by a crash, truncated, edited), that does not unpickle
+  to a catalog, or that is not owned by the current user or is writable by others, is
+  ignored (and replaced by the next successful load). A cache is never a reason to
+  fail: any error reading or writing it falls back to validating the files.
+* No fsync: losing an entry in a crash costs one re-validation, never correctness.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import secrets
+import stat
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from .. import __version__
+
+FORMAT = b"okstra-catalog-cache 1\n"
+# Entries kept per cache directory; older ones are removed when a new one is written.
+KEEP = 8
+_SUFFIX = ".pickle"
+# The modules whose code decides what a catalog holds (this package's files).
+_CODE = ("models.py", "loaders.py", "cache.py")
+# A temporary file this old was left by a writer that died.
+_STALE_PART = 3600.0
+
+
+def _code_stamp() -> bytes:
+    """What identifies the code that built a catalog (an editable install changes too)."""
+    parts = [__version__, pydantic.VERSION, sys.version]
+    here = Path(__file__).parent
+    for name in _CODE:
+        try:
+            st = os.stat(here / name)
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{name}:?")
+    return "\n".join(parts).encode("utf-8")
+
+
+_STAMP: bytes | None = None
+
+
+def digest(inputs: Iterable[tuple[str, Path, bool, bytes | None]]) -> str:
+    """The cache key of a catalog built from `inputs` (kind, path, bundled, bytes)."""
+    global _STAMP
+    if _STAMP is None:
+        _STAMP = _code_stamp()
+    h = hashlib.sha256(FORMAT)
+    h.update(_STAMP)
+    for kind, path, bundled, data in inputs:
+        name = str(path).encode("utf-8", "surrogateescape")
+        h.update(b"\0%s\0%d\0%d\0%s\0" % (kind.encode(), bundled, len(name), name))
+        if data is None:
+            h.update(b"absent")
+        else:
+            h.update(b"%d\0" % len(data))
+            h.update(data)
+    return h.hexdigest()
+
+
+def _trusted(st: os.stat_result) -> bool:
+    """Ours, a regular file, and nobody else may write it."""
+    return (
+        stat.S_ISREG(st.st_mode)
+        and st.st_uid == os.getuid()
+        and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+def load(directory: Path, key: str, expected: type) -> Any | None:
+    """The catalog stored under `key`, or None (absent, torn, foreign or stale)."""
+    path = directory / f"{key}{_SUFFIX}"
+    try:
+        with open(path, "rb") as handle:
+            if not _trusted(os.fstat(handle.fileno())):
+                return None
+            blob = handle.read()
+    except OSError:
+        return None
+    header, sep, payload = blob.partition(b"\n\n")
+    if not sep or header != FORMAT + hashlib.sha256(payload).hexdigest().encode():
+        return None
+    try:
+        value = pickle.loads(payload)
+    except Exception:  # a stale or damaged entry is a miss, whatever it raised
+        return None
+    return value if type(value) is expected else None
+
+
+def store(directory: Path, key: str, value: Any) -> None:
+    """Store `value` under `key`: atomic, private, best effort (errors are ignored)."""
+    try:
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = FORMAT + hashlib.sha256(payload).hexdigest().encode() + b"\n\n" + payload
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        target = directory / f"{key}{_SUFFIX}"
+        tmp = directory / f".{key}.{os.getpid()}.{secrets.token_hex(4)}.part"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(blob)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+        _prune(directory, keep=target)
+    except Exception:  # a cache that cannot be written is only slower
+        return
+
+
+def _prune(directory: Path, *, keep: Path) -> None:
+    """Keep the newest `KEEP` entries (and `keep`); drop leftovers of dead writers."""
+    entries: list[tuple[float, Path]] = []
+    for path in directory.iterdir():
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        if path.suffix == _SUFFIX:
+            entries.append((mtime, path))
+        elif path.suffix == ".part" and time.time() - mtime > _STALE_PART:
+            with contextlib.suppress(OSError):
+                path.unlink()
+    entries.sort(reverse=True)
+    for _, path in entries[KEEP:]:
+        if path != keep:
+            with contextlib.suppress(OSError):
+                path.unlink()
