@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from .documents import RunManifest
 from .errors import DataFileError, OkstraError
 from .store import read_json
 
@@ -67,8 +68,13 @@ def manifest_path(run: Path) -> Path:
     return run / RUN_MANIFEST if run.is_dir() else run
 
 
-def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
-    """Read and check a run manifest (executionIdentityVersion 2)."""
+def read_run_manifest(run: Path) -> tuple[Path, RunManifest]:
+    """Read a run manifest through its model (the previous layout is upgraded).
+
+    Raises:
+        DataFileError: not JSON, not executionIdentityVersion 2, or a field of the
+            wrong shape (named).
+    """
     path = manifest_path(run)
     data = read_json(path, what="run manifest", follow=False)
     if not isinstance(data, dict):
@@ -79,7 +85,13 @@ def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
             path=path,
             field="executionIdentityVersion",
         )
-    return path, data
+    return path, RunManifest.parse(data, path=path)
+
+
+def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
+    """The run manifest as a JSON object in this version's layout (see `read_run_manifest`)."""
+    path, manifest = read_run_manifest(run)
+    return path, manifest.dump()
 
 
 def _ref_rows(value: object) -> TypeGuard[list[Mapping[str, Any]]]:
@@ -89,19 +101,9 @@ def _ref_rows(value: object) -> TypeGuard[list[Mapping[str, Any]]]:
     )
 
 
-def execution_roles(
-    manifest: Mapping[str, Any], *, path: Path | None = None
-) -> list[dict[str, Any]]:
+def execution_roles(manifest: RunManifest) -> list[dict[str, Any]]:
     """The manifest's role executions, projected to the report's `executionRoles` rows."""
-    holder = manifest.get("executionManifest", manifest)
-    rows = holder.get("roleExecutions") if isinstance(holder, Mapping) else None
-    if not _ref_rows(rows):
-        raise DataFileError(
-            "expected a list of role executions with a roleExecutionRef each",
-            path=path,
-            field="executionManifest.roleExecutions",
-        )
-    return [{k: r.get(k) for k in ROLE_FIELDS} for r in rows]
+    return [{k: r.dump().get(k) for k in ROLE_FIELDS} for r in manifest.role_executions]
 
 
 def _cell(value: Any) -> str:
@@ -133,7 +135,7 @@ def roles_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def check_report(manifest: Mapping[str, Any], report_path: Path) -> list[dict[str, Any]]:
+def check_report(manifest: RunManifest, report_path: Path) -> list[dict[str, Any]]:
     """Refuse a final report whose `executionRoles` set differs from the manifest's.
 
     Returns:

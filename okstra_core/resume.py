@@ -222,7 +222,7 @@ class ResumeOutcome:
             "runId": self.run_id,
             "runDir": str(self.run_dir),
             "resumeSheet": str(self.sheet.path),
-            "participants": [e.to_json() for e in self.sheet.entries],
+            "participants": [e.to_document().dump() for e in self.sheet.entries],
             "pending": [e.participant for e in self.pending],
             "discovered": list(self.discovered),
             "lookups": [lk.to_json() for lk in self.lookups],
@@ -253,15 +253,14 @@ def launch_time(manifest: Mapping[str, Any], participant: str, *, path: Path) ->
     A run prepared with `--launch none` was never started by okstra; the CLI was
     started by hand after prepare, so the run's creation bounds it.
     """
-    holder = manifest.get("executionManifest")
-    participants = holder.get("participants") if isinstance(holder, Mapping) else None
+    participants = manifest.get("participants")
     for index, item in enumerate(participants if isinstance(participants, list) else []):
         if isinstance(item, Mapping) and item.get("participantRef") == participant:
             if item.get("launchedAt") is not None:
                 return _parse_time(
                     item["launchedAt"],
                     path=path,
-                    field=f"executionManifest.participants[{index}].launchedAt",
+                    field=f"participants[{index}].launchedAt",
                 )
             break
     return _parse_time(manifest.get("createdAt"), path=path, field="createdAt")

@@ -1,18 +1,50 @@
-"""Parsing of `--role-count role=N` and `--role-model role=model_ref` arguments.
+"""Run arguments: `--role-count`, `--role-model`, and the whole renderArgv → `RunRequest`.
 
 Shared by `okstra team` and `okstra prepare`: both take the same flags, so they parse
-them with the same rules and messages.
+them with the same rules and messages. `request_from_argv` is where a request built
+from the command line gets its checks (the wizard's outcome does the same for a
+request built from a wizard state); `host_context` is the one reading of the host
+session context and `OKSTRA_HOST_MODEL` / `OKSTRA_HOST_EFFORT` for every command.
 """
 
 from __future__ import annotations
 
+import argparse
+import re
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
 
-from .catalog.models import LEADER, Profile
-from .errors import UsageError
+import orjson
+from pydantic import ValidationError
+
+from .catalog import load_catalog
+from .catalog.models import LEADER, TASK_TYPES, Profile
+from .environment import Environment
+from .errors import OkstraError, UsageError
 from .pool import ModelPool
+from .request import (
+    ENTRY_MODES,
+    HOST_EFFORT_ENV,
+    HOST_MODEL_ENV,
+    HostSessionContext,
+    RunRequest,
+    usage_error,
+)
 
-__all__ = ["parse_role_counts", "parse_role_models"]
+__all__ = [
+    "REQUEST_DESTS",
+    "add_request_arguments",
+    "canonical_model",
+    "has_request_flags",
+    "host_context",
+    "parse_role_counts",
+    "parse_role_models",
+    "reported_host_effort",
+    "reported_host_model",
+    "request_from_argv",
+    "request_from_namespace",
+]
 
 
 def _split(value: str, flag: str, shape: str, problems: list[str]) -> tuple[str, str] | None:
@@ -125,3 +157,252 @@ def parse_role_models(
         models.setdefault(role, []).append(ref)
     _raise_all(problems, "--role-model")
     return models
+
+
+# --------------------------------------------------------------------------- requests
+
+_RUN_FLAGS: tuple[tuple[str, str, bool, str, str], ...] = (
+    # (flag, dest, repeated, metavar, help)
+    ("--project-root", "project_root", False, "DIR", "the project directory"),
+    ("--task-group", "task_group", False, "GROUP", "the task's group (slug)"),
+    ("--task-id", "task_id", False, "ID", "the task's id within its group (slug)"),
+    ("--task-type", "task_type", False, "TYPE", "the phase, e.g. implementation-planning"),
+    ("--brief", "brief", False, "FILE", "the brief, relative to the project"),
+    (
+        "--approved-plan",
+        "approved_plan",
+        False,
+        "FILE",
+        "the approved plan (implementation and final-verification)",
+    ),
+    ("--directive", "directive", False, "TEXT", "text for the lead"),
+    (
+        "--related-tasks",
+        "related_tasks",
+        False,
+        "KEYS",
+        "comma-separated task keys (group/id) the lead should read",
+    ),
+    (
+        "--host",
+        "host",
+        False,
+        "ID",
+        "host runtime: claude-code, codex or terminal (default: detected)",
+    ),
+    ("--entry-mode", "entry_mode", False, "MODE", "spawn-process (default) or current-session"),
+    (
+        "--role-count",
+        "role_counts",
+        True,
+        "ROLE=N",
+        "instances of an adjustable or optional role (repeatable)",
+    ),
+    (
+        "--role-model",
+        "role_models",
+        True,
+        "ROLE=MODEL",
+        "the model of a role's next instance, e.g. analyser=claude/opus-4.6 (repeatable)",
+    ),
+    (
+        "--host-session-context-json",
+        "host_session_context_json",
+        False,
+        "JSON",
+        "a JSON object describing the host session (decides host, entry mode and model)",
+    ),
+    (
+        "--provenance",
+        "provenance",
+        True,
+        "KEY=SOURCE",
+        "where a value came from, e.g. role-model:analyser:1=default:bundled (repeatable)",
+    ),
+)
+REQUEST_DESTS = tuple(flag[1] for flag in _RUN_FLAGS)
+
+
+class _RaisingParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"okstra prepare: {message}")
+
+
+def add_request_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the renderArgv flags to `parser` (the CLI's `prepare` and `request_from_argv`)."""
+    for flag, dest, repeated, metavar, text in _RUN_FLAGS:
+        if repeated:
+            parser.add_argument(
+                flag, dest=dest, action="append", default=[], metavar=metavar, help=text
+            )
+        else:
+            parser.add_argument(flag, dest=dest, default="", metavar=metavar, help=text)
+
+
+def has_request_flags(ns: argparse.Namespace) -> bool:
+    """True when any renderArgv flag was given (used to refuse mixing with --state)."""
+    return any(getattr(ns, dest, None) for dest in REQUEST_DESTS)
+
+
+def reported_host_model(environment: Environment, pool: ModelPool | None) -> str | None:
+    """The host session's model ref from `OKSTRA_HOST_MODEL`, canonicalised when known.
+
+    A value the pool knows (a ref, or `provider/alias`) becomes its model ref; anything
+    else is kept as given (the host may run a model okstra has no entry for).
+    """
+    raw = (environment.get(HOST_MODEL_ENV) or "").strip()
+    return canonical_model(raw, pool) if raw else None
+
+
+def reported_host_effort(environment: Environment) -> str | None:
+    return (environment.get(HOST_EFFORT_ENV) or "").strip() or None
+
+
+def canonical_model(value: str, pool: ModelPool | None) -> str:
+    if pool is None:
+        return value
+    try:
+        return pool.lookup(value).ref
+    except OkstraError:
+        return value
+
+
+def host_context(
+    environment: Environment,
+    pool: ModelPool | None,
+    *,
+    host: str = "",
+    entry_mode: str = "",
+    context_json: str = "",
+) -> HostSessionContext:
+    """The host session context of a command: the given context first, then the flags.
+
+    The context, when given, decides host and entry mode: a `--host` or `--entry-mode`
+    that says otherwise is refused naming both. `OKSTRA_HOST_MODEL` / `OKSTRA_HOST_EFFORT`
+    fill the current-session model and effort the context does not report.
+
+    Raises:
+        UsageError: malformed context JSON, an unknown entry mode, a contradiction.
+    """
+    field = "--host-session-context-json"
+    raw: dict[str, Any] = {}
+    if context_json.strip():
+        try:
+            value = orjson.loads(context_json)
+        except orjson.JSONDecodeError as exc:
+            raise UsageError(f"invalid JSON ({exc}): expected a JSON object", field=field) from None
+        if not isinstance(value, dict):
+            raise UsageError(f"expected a JSON object, got {type(value).__name__}", field=field)
+        known = set(HostSessionContext.model_fields) | {
+            f.alias for f in HostSessionContext.model_fields.values() if f.alias
+        }
+        raw = {k: v for k, v in value.items() if k in known or k == "currentModelRef"}
+    if entry_mode and entry_mode not in ENTRY_MODES:
+        raise UsageError(
+            f"unknown entry mode {entry_mode!r}: expected one of {', '.join(ENTRY_MODES)}",
+            field="--entry-mode",
+        )
+    for flag, key, given in (("--host", "hostId", host), ("--entry-mode", "entryMode", entry_mode)):
+        said = raw.get(key)
+        if given and said is not None and said != given:
+            raise UsageError(
+                f"{flag} {given!r} contradicts the host session context, which says "
+                f"{key} {said!r}: drop {flag} or give the context that matches",
+                field=flag,
+            )
+        if given and said is None:
+            raw[key] = given
+    try:
+        context = HostSessionContext.model_validate(raw)
+    except ValidationError as exc:
+        raise usage_error(exc) from None
+    model = context.current_model
+    ref = model.model_ref
+    ref = canonical_model(ref, pool) if ref else reported_host_model(environment, pool)
+    effort = model.effort or reported_host_effort(environment)
+    if (ref, effort) != (model.model_ref, model.effort):
+        context = context.model_copy(
+            update={"current_model": model.model_copy(update={"model_ref": ref, "effort": effort})}
+        )
+    return context
+
+
+def _pairs(values: Sequence[str], flag: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    problems: list[str] = []
+    for value in values:
+        parts = _split(value, flag, "'key=value'", problems)
+        if parts is not None:
+            out[parts[0]] = parts[1]
+    _raise_all(problems, flag)
+    return out
+
+
+def request_from_namespace(
+    ns: argparse.Namespace, environment: Environment, *, cwd: Path | None = None
+) -> RunRequest:
+    """Build the run request from parsed renderArgv flags: every check, once.
+
+    Required flags, shapes, the host session context, role counts in the profile's
+    ranges, role models known to the pool (aliases become refs).
+
+    Raises:
+        UsageError: naming the flag and what was expected.
+    """
+    values: dict[str, Any] = {d: getattr(ns, d, None) for d in REQUEST_DESTS}
+    missing = [
+        "--" + name.replace("_", "-")
+        for name in ("task_group", "task_id", "task_type", "brief")
+        if not values.get(name)
+    ]
+    if missing:
+        raise UsageError("okstra prepare: missing required flag(s): " + ", ".join(missing))
+    task_type = str(values["task_type"])
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", task_type):
+        raise UsageError(
+            f"invalid task type {task_type!r}: expected a lower-case slug such as "
+            f"{TASK_TYPES[0]!r}",
+            field="--task-type",
+        )
+    base = cwd or Path.cwd()
+    root = Path(str(values.get("project_root") or base)).expanduser()
+    if not root.is_absolute():
+        root = base / root
+    catalog = load_catalog(environment)
+    profile = catalog.profile(task_type)
+    pool = ModelPool.from_catalog(catalog, environment)
+    context = host_context(
+        environment,
+        pool,
+        host=str(values.get("host") or ""),
+        entry_mode=str(values.get("entry_mode") or ""),
+        context_json=str(values.get("host_session_context_json") or ""),
+    )
+    related = [t.strip() for t in str(values.get("related_tasks") or "").split(",") if t.strip()]
+    try:
+        return RunRequest(
+            project_root=root.resolve(),
+            task_group=str(values["task_group"]),
+            task_id=str(values["task_id"]),
+            task_type=task_type,
+            brief=str(values["brief"]),
+            approved_plan=str(values.get("approved_plan") or ""),
+            directive=str(values.get("directive") or ""),
+            related_tasks=tuple(related),
+            host=context,
+            role_counts=parse_role_counts(values.get("role_counts") or (), profile),
+            role_models=parse_role_models(values.get("role_models") or (), profile, pool),
+            provenance=_pairs(values.get("provenance") or (), "--provenance"),
+        )
+    except ValidationError as exc:
+        raise usage_error(exc, prefix="okstra prepare: ") from None
+
+
+def request_from_argv(
+    argv: Sequence[str], environment: Environment, *, cwd: Path | None = None
+) -> RunRequest:
+    """Parse a renderArgv list (`RunRequest.render_argv()`) back into the request."""
+    parser = _RaisingParser(prog="okstra prepare", add_help=False)
+    add_request_arguments(parser)
+    ns = parser.parse_args(list(argv))
+    return request_from_namespace(ns, environment, cwd=cwd)

@@ -186,9 +186,6 @@ class NextPhasePointer:
         name = self.phase or "--"
         return name if self.ready else f"{name} ({self.status})"
 
-    def to_json(self) -> dict[str, str]:
-        return {"phase": self.phase, "status": self.status, "rationale": self.rationale}
-
 
 def promote_pointer(raw: Any) -> NextPhasePointer:
     """Normalise a stored next-phase pointer.

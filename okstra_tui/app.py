@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
+from okstra_core.request import RunRequest
 from okstra_core.wizard import (
     Prompt,
     Wizard,
@@ -225,20 +226,20 @@ class OkstraApp(App[LaunchRequest | None]):
         """Start the confirm screen's dry-run prepare (preflight) in a worker."""
         assert self.wizard is not None
         try:
-            argv = self.wizard.preview_outcome().render_argv
+            request = self.wizard.preview_outcome().request
         except OkstraError as exc:
             screen.post_message(PreflightChecked(error=exc.render()))
             return
-        self.run_dry_prepare(screen, tuple(argv))
+        self.run_dry_prepare(screen, request)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="preflight")
-    def run_dry_prepare(self, screen: Screen[Any], argv: tuple[str, ...]) -> None:
-        """Dry-run prepare: validates the inputs and runs preflight, writes nothing."""
-        from okstra_core.prepare import prepare_from_argv
+    def run_dry_prepare(self, screen: Screen[Any], request: RunRequest) -> None:
+        """Dry-run prepare: validates the request and runs preflight, writes nothing."""
+        from okstra_core.prepare import prepare
 
         try:
-            result = prepare_from_argv(
-                list(argv), launch=self.launch, dry_run=True, environment=self.environment
+            result = prepare(
+                request, launch=self.launch, dry_run=True, environment=self.environment
             )
         except OkstraError as exc:
             screen.post_message(PreflightChecked(error=exc.render()))
@@ -466,13 +467,13 @@ class OkstraApp(App[LaunchRequest | None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="prepare")
     def run_prepare(self, screen: LaunchScreen, state_path: Path, *, again: bool = False) -> None:
         """Prepare (and launch) in a thread; each step comes back as a message."""
-        from okstra_core.prepare import prepare_from_state
+        from okstra_core.frontend import prepare_setup
 
         def on_step(step: str) -> None:
             screen.post_message(PrepareStep(step))
 
         try:
-            result = prepare_from_state(
+            result = prepare_setup(
                 state_path,
                 launch=self.launch,
                 environment=self.environment,

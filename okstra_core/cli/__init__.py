@@ -1,4 +1,4 @@
-"""The headless command line: `okstra models|team|wizard|prepare|report|resume|completion`.
+"""The headless command line: `okstra models|team|wizard|prepare|report|resume|schema|completion`.
 
 Protocol commands print exactly one JSON document on stdout (camelCase keys).
 Commands for people (`models`, `team`, `report roles`, `runs`, `status`, `attach`,
@@ -37,6 +37,7 @@ COMMANDS = (
     "prepare",
     "report",
     "resume",
+    "schema",
     "runs",
     "status",
     "attach",
@@ -72,6 +73,7 @@ _REGISTRARS = {
     "prepare": "_prepare",
     "report": "_prepare",
     "resume": "_resume",
+    "schema": "_schema",
     "runs": "_runs",
     "status": "_runs",
     "attach": "_runs",
@@ -109,9 +111,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    from . import _completion, _doctor, _models, _prepare, _resume, _runs, _wizard
+    from . import _completion, _doctor, _models, _prepare, _resume, _runs, _schema, _wizard
 
-    modules = (_models, _wizard, _prepare, _resume, _runs, _doctor, _completion)
+    modules = (_models, _wizard, _prepare, _resume, _runs, _doctor, _completion, _schema)
     only = _REGISTRARS.get(command or "")
     for module in modules:
         if only is None or module.__name__.rpartition(".")[2] == only:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ._human import add_json_flag, render_models, render_team
@@ -76,6 +76,11 @@ def register(sub: Any) -> None:
         "provider/alias",
     )
     _common(team)
+    team.add_argument(
+        "--host-session-context-json",
+        default="",
+        help="the host session context (it decides host, entry mode and the session's model)",
+    )
     add_json_flag(team, render_team)
     team.set_defaults(handler=_team)
 
@@ -88,7 +93,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--entry-mode",
-        default="spawn-process",
+        default=None,
         metavar="MODE",
         help="spawn-process (default): okstra starts the lead; current-session: this "
         "host session is the lead",
@@ -105,15 +110,24 @@ def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, En
     from ..catalog import detect_host, load_catalog
     from ..environment import Environment
     from ..resolver import check_entry_mode
+    from ..roleargs import host_context
 
     environment = Environment.real()
     catalog = load_catalog(environment)
-    host = catalog.host(ns.host) if ns.host else detect_host(environment, catalog)
-    if ns.entry_mode not in ENTRY_MODES:
+    if ns.entry_mode is not None and ns.entry_mode not in ENTRY_MODES:
         raise UsageError(
             f"--entry-mode {ns.entry_mode!r}: expected one of {', '.join(ENTRY_MODES)}"
         )
-    entry_mode = cast("EntryMode", ns.entry_mode)
+    # The host session context (when given) decides host and entry mode, as in prepare.
+    session = host_context(
+        environment,
+        None,
+        host=ns.host or "",
+        entry_mode=ns.entry_mode or "",
+        context_json=getattr(ns, "host_session_context_json", "") or "",
+    )
+    host = catalog.host(session.host_id) if session.host_id else detect_host(environment, catalog)
+    entry_mode: EntryMode = session.entry_mode
     check_entry_mode(host, entry_mode)
     root = Path(ns.project_root) if ns.project_root else Path.cwd()
     if not root.is_dir():
@@ -185,8 +199,9 @@ def _team(ns: argparse.Namespace) -> Payload:
     from ..defaults import load_scopes
     from ..errors import AssignmentResolutionError
     from ..pool import ModelPool
+    from ..request import UNREPORTED_MODEL
     from ..resolver import resolve_assignments
-    from ..roleargs import parse_role_counts, parse_role_models
+    from ..roleargs import host_context, parse_role_counts, parse_role_models
 
     environment, catalog, host, entry_mode, root = _context(ns)
     profile = catalog.profile(ns.task_type)
@@ -194,22 +209,42 @@ def _team(ns: argparse.Namespace) -> Payload:
     counts = parse_role_counts(ns.role_count, profile)
     role_models = parse_role_models(ns.role_model, profile, pool)
     scopes = load_scopes(root, catalog)
+    session = host_context(
+        environment,
+        pool,
+        host=host.id,
+        entry_mode=entry_mode,
+        context_json=ns.host_session_context_json or "",
+    )
     try:
-        plan = resolve_assignments(profile, counts, role_models, scopes, pool, host, entry_mode)
+        plan = resolve_assignments(
+            profile,
+            counts,
+            role_models,
+            scopes,
+            pool,
+            host,
+            entry_mode,
+            current_session_model=session.model_ref,
+        )
     except AssignmentResolutionError as exc:
         payload = exc.to_json()
         payload["host"] = host.id
         payload["entryMode"] = entry_mode
         return payload, exc.exit_code
+    # A current-session leader whose model the host did not report: unknown, not invented.
+    unknown = entry_mode == "current-session" and session.model_ref is None
     team = [
         {
             "role": a.role,
             "ordinal": a.ordinal,
             "duty": a.duty,
             "provider": a.provider_id,
-            "modelRef": a.model_ref,
-            "modelId": a.model_id,
-            "display": a.display_name,
+            "modelRef": None if unknown and a.binding.runner == "current-session" else a.model_ref,
+            "modelId": None if unknown and a.binding.runner == "current-session" else a.model_id,
+            "display": UNREPORTED_MODEL
+            if unknown and a.binding.runner == "current-session"
+            else a.display_name,
             "execution": a.execution,
             "runner": a.binding.runner,
             "hostModelValue": a.binding.host_model_value,

@@ -1,11 +1,13 @@
 """`okstra prepare` and `okstra report` (SPEC §6.7, §8).
 
-`okstra prepare --state F` prepares from a confirmed wizard state file (a setup that
-already prepared a run needs `--again`); `okstra prepare <renderArgv…>` from the same
-inputs as flags. Both print one JSON document. With the exec backend, the JSON is
-printed first; then okstra runs the lead CLI in the foreground as its child — saying
-the run id and the resume command before, a summary after (on stderr) — records its
-exit and exits with its status.
+`okstra prepare --state F` prepares the request of a confirmed wizard state file
+(`Wizard.outcome().request`; a setup that already prepared a run needs `--again`);
+`okstra prepare <renderArgv…>` builds the same request from flags
+(`roleargs.request_from_namespace`, where its checks run). Either way the one core
+entry point, `okstra_core.prepare.prepare(request)`, does the rest. Both print one JSON
+document. With the exec backend, the JSON is printed first; then okstra runs the lead
+CLI in the foreground as its child — saying the run id and the resume command before,
+a summary after (on stderr) — records its exit and exits with its status.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..environment import Environment
 from ..errors import UsageError
 from ..legacyargs import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
+from ..roleargs import add_request_arguments, has_request_flags, request_from_namespace
 from ._human import add_json_flag, render_markdown, render_report_roles
 
 PREPARE_EXAMPLES = """\
@@ -38,8 +42,6 @@ _RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directo
 
 def register(sub: Any) -> None:
     """Add `prepare` and `report` to the top-level parser."""
-    from ..prepare.inputs import add_input_arguments
-
     prep = sub.add_parser(
         "prepare",
         help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
@@ -67,7 +69,7 @@ def register(sub: Any) -> None:
     prep.add_argument(
         "--dry-run", action="store_true", help="print every file and command; write nothing"
     )
-    add_input_arguments(prep)
+    add_request_arguments(prep)
     add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
 
@@ -116,18 +118,16 @@ def _emit_progress(step: str) -> None:
 
 
 def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..environment import Environment
     from ..prepare import prepare
-    from ..prepare.inputs import has_input_flags, inputs_from_namespace
 
     environment = Environment.real()
     if ns.state:
-        if has_input_flags(ns) or legacy_flags_given(ns):
+        if has_request_flags(ns) or legacy_flags_given(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
-        from ..prepare import prepare_from_state
+        from ..frontend import prepare_setup  # the wizard loads only for --state
         from ..wizard import resolve_state_path
 
-        result = prepare_from_state(
+        result = prepare_setup(
             resolve_state_path(ns.state, environment),
             launch=ns.launch,
             dry_run=ns.dry_run,
@@ -141,11 +141,10 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         # The earlier okstra's flags and OKSTRA_DEFAULT_* become request flags first.
         for note in apply_legacy_inputs(ns, environment):
             print(note, file=sys.stderr, flush=True)
-        if not has_input_flags(ns):
+        if not has_request_flags(ns):
             raise UsageError("okstra prepare: give --state F or the renderArgv flags")
-        inputs = inputs_from_namespace(ns)
         result = prepare(
-            inputs,
+            request_from_namespace(ns, environment),
             launch=ns.launch,
             dry_run=ns.dry_run,
             environment=environment,
@@ -183,11 +182,11 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..report import check_report, execution_roles, load_run_manifest, roles_markdown
+    from ..report import check_report, execution_roles, read_run_manifest, roles_markdown
     from ..runs import locate_run
 
-    path, manifest = load_run_manifest(locate_run(ns.run, Path.cwd()))
-    rows = execution_roles(manifest, path=path)
+    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
+    rows = execution_roles(manifest)
     payload: dict[str, Any] = {
         "ok": True,
         "runManifest": str(path),
@@ -201,10 +200,10 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..report import check_report, load_run_manifest
+    from ..report import check_report, read_run_manifest
     from ..runs import locate_run
 
-    path, manifest = load_run_manifest(locate_run(ns.run, Path.cwd()))
+    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = check_report(manifest, Path(ns.report))
     return {
         "ok": True,

@@ -242,6 +242,6 @@ def _schema(_ns: argparse.Namespace) -> Payload:
         "schemas": {
             "prompt": Prompt.model_json_schema(by_alias=True),
             "answers": TypeAdapter(list[AnswerEntry]).json_schema(by_alias=True),
-            "outcome": Outcome.model_json_schema(by_alias=True),
+            "outcome": Outcome.model_json_schema(by_alias=True, mode="serialization"),
         },
     }, 0

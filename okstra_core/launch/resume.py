@@ -20,12 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, get_args
-
-from pydantic import ValidationError
 
 from okstra_core import store
 from okstra_core.catalog.models import LEADER, DiscoverSpec, ProviderSpec, SessionIdKind
+from okstra_core.documents import ResumeDiscover, ResumeDocument, ResumeParticipant
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, OkstraError
 from okstra_core.launch.argv import render_argv
@@ -33,14 +31,7 @@ from okstra_core.launch.plan import LaunchPlan, plan_launch
 
 RESUME_JSON = "resume.json"
 RESUME_SCRIPT = "resume-lead.sh"
-SCHEMA_VERSION = 1
 PENDING = "pending discovery"
-# resume.json spells the discovery rule in camelCase, like the rest of the file.
-_DISCOVER_KEYS = {
-    "idPattern": "id_pattern",
-    "cwdField": "cwd_field",
-    "timeoutSeconds": "timeout_seconds",
-}
 
 
 @dataclass(frozen=True)
@@ -142,88 +133,29 @@ class ResumeEntry:
         )
 
     @classmethod
-    def from_json(cls, data: object, *, path: Path, index: int) -> ResumeEntry:
-        """An entry read back from `resume.json` (strict: every field has its type).
-
-        Raises:
-            DataFileError: naming the file and `participants[index].<field>`.
-        """
-        where = f"participants[{index}]"
-        if not isinstance(data, Mapping):
-            raise DataFileError("expected an object", path=path, field=where)
-
-        def text(key: str, *, optional: bool = False) -> Any:
-            value = data.get(key)
-            if value is None and optional:
-                return None
-            if not isinstance(value, str) or not value:
-                raise DataFileError(
-                    "expected a non-empty string", path=path, field=f"{where}.{key}"
-                )
-            return value
-
-        def argv(key: str) -> tuple[str, ...] | None:
-            value = data.get(key)
-            if value is None:
-                return None
-            if (
-                not isinstance(value, list)
-                or not value
-                or not all(isinstance(v, str) for v in value)
-            ):
-                raise DataFileError(
-                    "expected a non-empty list of strings", path=path, field=f"{where}.{key}"
-                )
-            return tuple(value)
-
-        kind: SessionIdKind = data.get("sessionIdKind")  # type: ignore[assignment]  # checked next
-        if kind not in get_args(SessionIdKind):
-            raise DataFileError(
-                f"expected one of {', '.join(get_args(SessionIdKind))}",
-                path=path,
-                field=f"{where}.sessionIdKind",
-            )
-        env = data.get("env") or {}
-        if not isinstance(env, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in env.items()
-        ):
-            raise DataFileError("expected an object of strings", path=path, field=f"{where}.env")
-        discover: DiscoverSpec | None = None
-        raw_discover = data.get("discover")
-        if raw_discover is not None:
-            if not isinstance(raw_discover, Mapping):
-                raise DataFileError("expected an object", path=path, field=f"{where}.discover")
-            try:
-                discover = DiscoverSpec.model_validate(
-                    {_DISCOVER_KEYS.get(str(k), str(k)): v for k, v in raw_discover.items()}
-                )
-            except ValidationError as exc:
-                problem = exc.errors()[0]
-                loc = ".".join(str(part) for part in problem["loc"])
-                raise DataFileError(
-                    problem["msg"], path=path, field=f"{where}.discover.{loc}".rstrip(".")
-                ) from None
-        session_id = text("sessionId", optional=True)
-        resume_argv = argv("resumeArgv")
-        if session_id is not None and resume_argv is None:
-            raise DataFileError(
-                "expected the resume argv of a known session id",
-                path=path,
-                field=f"{where}.resumeArgv",
+    def from_document(cls, data: ResumeParticipant) -> ResumeEntry:
+        """An entry read back from `resume.json` (already checked by its model)."""
+        discover = None
+        if data.discover is not None and data.session_id is None:
+            discover = DiscoverSpec(
+                glob=data.discover.glob,
+                id_pattern=data.discover.id_pattern,
+                cwd_field=data.discover.cwd_field,
+                timeout_seconds=float(data.discover.timeout_seconds),
             )
         return cls(
-            participant=text("participant"),
-            role=text("role"),
-            provider_id=text("provider"),
-            cli=text("cli"),
-            model=text("model"),
-            cwd=Path(text("cwd")),
-            session_id=session_id,
-            session_id_kind=kind,
-            resume_argv=resume_argv if session_id is not None else None,
-            env=MappingProxyType(dict(env)),
-            resume_template=argv("resumeArgvTemplate") if session_id is None else None,
-            discover=discover if session_id is None else None,
+            participant=data.participant,
+            role=data.role,
+            provider_id=data.provider,
+            cli=data.cli,
+            model=data.model,
+            cwd=Path(data.cwd),
+            session_id=data.session_id,
+            session_id_kind=data.session_id_kind,
+            resume_argv=data.resume_argv if data.session_id is not None else None,
+            env=MappingProxyType(dict(data.env)),
+            resume_template=data.resume_argv_template if data.session_id is None else None,
+            discover=discover,
         )
 
     def command(self) -> str | None:
@@ -235,31 +167,33 @@ class ResumeEntry:
             [*exports, shlex.join(self.resume_argv)]
         )
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "participant": self.participant,
-            "role": self.role,
-            "provider": self.provider_id,
-            "cli": self.cli,
-            "model": self.model,
-            "cwd": str(self.cwd),
-            "sessionId": self.session_id,
-            "sessionIdKind": self.session_id_kind,
-            "status": PENDING if self.pending_discovery else "ready",
-            "resumeArgv": list(self.resume_argv) if self.resume_argv is not None else None,
-            "resumeCommand": self.command(),
-            "env": dict(self.env),
-        }
-        if self.resume_template is not None:
-            data["resumeArgvTemplate"] = list(self.resume_template)
-        if self.discover is not None:
-            data["discover"] = {
-                "glob": self.discover.glob,
-                "idPattern": self.discover.id_pattern,
-                "cwdField": self.discover.cwd_field,
-                "timeoutSeconds": self.discover.timeout_seconds,
-            }
-        return data
+    def to_document(self) -> ResumeParticipant:
+        """This entry as a participant of `resume.json`."""
+        return ResumeParticipant(
+            participant=self.participant,
+            role=self.role,
+            provider=self.provider_id,
+            cli=self.cli,
+            model=self.model,
+            cwd=str(self.cwd),
+            session_id=self.session_id,
+            session_id_kind=self.session_id_kind,
+            status=PENDING if self.pending_discovery else "ready",
+            resume_argv=self.resume_argv,
+            resume_command=self.command(),
+            env=dict(self.env),
+            resume_argv_template=self.resume_template,
+            discover=(
+                ResumeDiscover(
+                    glob=self.discover.glob,
+                    id_pattern=self.discover.id_pattern,
+                    cwd_field=self.discover.cwd_field,
+                    timeout_seconds=self.discover.timeout_seconds,
+                )
+                if self.discover is not None
+                else None
+            ),
+        )
 
 
 def _check(entries: Sequence[ResumeEntry]) -> None:
@@ -373,13 +307,10 @@ def render_resume_sheet(
         OkstraError: one session id listed under two CLIs, or an id missing from its argv.
     """
     _check(entries)
-    data: dict[str, Any] = {
-        "schemaVersion": SCHEMA_VERSION,
-        "participants": [entry.to_json() for entry in entries],
-    }
-    if okstra is not None:
-        data["okstra"] = okstra
-    return store.dumps_json(data), _script(entries, run_dir, okstra)
+    document = ResumeDocument(
+        participants=tuple(entry.to_document() for entry in entries), okstra=okstra
+    )
+    return document.to_bytes(), _script(entries, run_dir, okstra)
 
 
 def write_resume_sheet(
@@ -429,27 +360,13 @@ def read_resume_sheet(run_dir: Path) -> ResumeSheet:
         DataFileError: a field has the wrong type (named `participants[i].<field>`).
     """
     path = run_dir / RESUME_JSON
-    data = store.read_json(path, what="resume sheet", follow=False)
-    if not isinstance(data, dict):
-        raise DataFileError("expected a JSON object (resume sheet)", path=path)
-    if data.get("schemaVersion") != SCHEMA_VERSION:
-        raise DataFileError(
-            f"expected schemaVersion {SCHEMA_VERSION}, got {data.get('schemaVersion')!r}",
-            path=path,
-            field="schemaVersion",
-        )
-    raw = data.get("participants")
-    if not isinstance(raw, list):
-        raise DataFileError("expected a list", path=path, field="participants")
-    okstra = data.get("okstra")
-    if okstra is not None and (not isinstance(okstra, str) or not okstra):
-        raise DataFileError("expected a path", path=path, field="okstra")
-    entries = tuple(ResumeEntry.from_json(item, path=path, index=i) for i, item in enumerate(raw))
+    document = ResumeDocument.read(path)
+    entries = tuple(ResumeEntry.from_document(item) for item in document.participants)
     try:
         _check(entries)
     except OkstraError as exc:
         raise DataFileError(exc.message, path=path, field=exc.field) from None
-    return ResumeSheet(path=path, entries=entries, okstra=okstra)
+    return ResumeSheet(path=path, entries=entries, okstra=document.okstra)
 
 
 # What a session id may be at all: never a flag, never a path, never whitespace.

@@ -2,7 +2,9 @@
 
 A *participant* is one agent session (`participant-001` is always the leader); a
 *role execution* is one role instance bound to a participant
-(`role-exec-<role>-<ordinal:03d>`). The final report's `executionRoles` must equal
+(`role-exec-<role>-<ordinal:03d>`). Both are typed documents
+(`okstra_core.documents`); a current-session leader whose model the host did not
+report is recorded with a null model ref and digest. The final report's `executionRoles` must equal
 this set exactly (see `okstra_core.report`).
 """
 
@@ -11,15 +13,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import orjson
 
 from ..catalog.models import LEADER
-
-SERVED_MODEL_UNKNOWN = "unknown"
-STATUS_PREPARED = "prepared"
-STATUS_LAUNCHED = "launched"
+from ..documents import BindingRecord, DynamicRole, Participant, RoleExecution
+from ..request import UNREPORTED_MODEL
 
 
 class BindingLike(Protocol):
@@ -70,101 +70,21 @@ class RequirementLike(Protocol):
 
 
 @dataclass(frozen=True)
-class Participant:
-    """One agent session of the run."""
-
-    participant_ref: str
-    role: str
-    provider: str
-    model_ref: str
-    model_id: str
-    runner: str
-    host_runtime: str
-    host_model_value: str | None
-    entry_mode: str
-    session_ref: str | None = None
-    window_ref: str | None = None
-    status: str = STATUS_PREPARED
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "participantRef": self.participant_ref,
-            "role": self.role,
-            "provider": self.provider,
-            "modelRef": self.model_ref,
-            "modelId": self.model_id,
-            "runner": self.runner,
-            "hostRuntime": self.host_runtime,
-            "hostModelValue": self.host_model_value,
-            "sessionRef": self.session_ref,
-            "windowRef": self.window_ref,
-            "entryMode": self.entry_mode,
-            "status": self.status,
-        }
-
-
-@dataclass(frozen=True)
-class RoleExecution:
-    """One role instance of the run, bound to its participant."""
-
-    role_execution_ref: str
-    participant_ref: str
-    role: str
-    duty: str
-    provider: str
-    model_ref: str
-    model_id: str
-    display_name: str
-    execution: str
-    ordinal: int
-    execution_label: str
-    model_spec_digest: str
-    binding: dict[str, Any]
-    provenance: str
-    served_model_attestation: str = SERVED_MODEL_UNKNOWN
-    status: str = STATUS_PREPARED
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "roleExecutionRef": self.role_execution_ref,
-            "participantRef": self.participant_ref,
-            "role": self.role,
-            "dutyId": self.duty,
-            "provider": self.provider,
-            "modelRef": self.model_ref,
-            "modelId": self.model_id,
-            "displayName": self.display_name,
-            "execution": self.execution,
-            "ordinal": self.ordinal,
-            "executionLabel": self.execution_label,
-            "modelSpecDigest": self.model_spec_digest,
-            "binding": dict(self.binding),
-            "provenance": self.provenance,
-            "servedModelAttestation": self.served_model_attestation,
-            "status": self.status,
-        }
-
-
-@dataclass(frozen=True)
 class ExecutionManifest:
-    """Participants, role executions and the roles the lead spawns at run time."""
+    """Participants, role executions and the roles the lead spawns at run time.
+
+    The run manifest document (`okstra_core.documents.RunManifest`) carries these
+    three lists at its top level.
+    """
 
     entry_mode: str
     participants: tuple[Participant, ...]
     role_executions: tuple[RoleExecution, ...]
-    dynamic_roles: tuple[tuple[str, str], ...]  # (role, duty)
+    dynamic_roles: tuple[DynamicRole, ...]
 
     @property
     def leader(self) -> RoleExecution:
         return self.role_executions[0]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "entryMode": self.entry_mode,
-            "participants": [p.to_json() for p in self.participants],
-            "roleExecutions": [r.to_json() for r in self.role_executions],
-            "dynamicRoles": [{"role": r, "dutyId": d} for r, d in self.dynamic_roles],
-        }
 
 
 def role_execution_ref(role: str, ordinal: int) -> str:
@@ -176,13 +96,13 @@ def execution_label(role: str, ordinal: int, model_ref: str) -> str:
     return f"{role}#{ordinal} · {model_ref}"
 
 
-def binding_json(binding: BindingLike, execution: str) -> dict[str, Any]:
-    return {
-        "runner": binding.runner,
-        "hostRuntime": binding.host_runtime,
-        "hostModelValue": binding.host_model_value,
-        "executionValue": execution,
-    }
+def binding_record(binding: BindingLike, execution: str) -> BindingRecord:
+    return BindingRecord(
+        runner=binding.runner,
+        host_runtime=binding.host_runtime,
+        host_model_value=binding.host_model_value,
+        execution_value=execution,
+    )
 
 
 def model_spec_digest(assignment: AssignmentLike) -> str:
@@ -199,7 +119,7 @@ def model_spec_digest(assignment: AssignmentLike) -> str:
             "display": assignment.display_name,
             "execution": assignment.execution,
         },
-        "binding": binding_json(assignment.binding, assignment.execution),
+        "binding": binding_record(assignment.binding, assignment.execution).dump(),
     }
     canonical = orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(canonical).hexdigest()
@@ -208,12 +128,17 @@ def model_spec_digest(assignment: AssignmentLike) -> str:
 def build_execution_manifest(
     assignments: Sequence[AssignmentLike],
     dynamic_roles: Iterable[RequirementLike] = (),
+    *,
+    leader_model_reported: bool = True,
 ) -> ExecutionManifest:
     """Number participants and role executions, leader first.
 
     Args:
         assignments: the resolved plan's assignments; the leader's must be among them.
         dynamic_roles: roles the lead spawns at run time (listed, never bound here).
+        leader_model_reported: False when a current-session leader's host did not
+            report its model: the leader's model ref, model id and spec digest are then
+            recorded as unknown (null), never invented.
     """
     ordered = sorted(assignments, key=lambda a: 0 if a.role == LEADER else 1)
     if not ordered or ordered[0].role != LEADER:
@@ -222,13 +147,18 @@ def build_execution_manifest(
     executions: list[RoleExecution] = []
     for index, a in enumerate(ordered, start=1):
         ref = f"participant-{index:03d}"
+        unknown = (
+            a.role == LEADER and a.binding.runner == "current-session" and not leader_model_reported
+        )
+        model_ref = None if unknown else a.model_ref
+        model_id = None if unknown else a.model_id
         participants.append(
             Participant(
                 participant_ref=ref,
                 role=a.role,
                 provider=a.provider_id,
-                model_ref=a.model_ref,
-                model_id=a.model_id,
+                model_ref=model_ref,
+                model_id=model_id,
                 runner=a.binding.runner,
                 host_runtime=a.host_runtime,
                 host_model_value=a.binding.host_model_value,
@@ -242,14 +172,16 @@ def build_execution_manifest(
                 role=a.role,
                 duty=a.duty,
                 provider=a.provider_id,
-                model_ref=a.model_ref,
-                model_id=a.model_id,
-                display_name=a.display_name,
+                model_ref=model_ref,
+                model_id=model_id,
+                display_name=UNREPORTED_MODEL if unknown else a.display_name,
                 execution=a.execution,
                 ordinal=a.ordinal,
-                execution_label=execution_label(a.role, a.ordinal, a.model_ref),
-                model_spec_digest=model_spec_digest(a),
-                binding=binding_json(a.binding, a.execution),
+                execution_label=execution_label(
+                    a.role, a.ordinal, UNREPORTED_MODEL if unknown else a.model_ref
+                ),
+                model_spec_digest=None if unknown else model_spec_digest(a),
+                binding=binding_record(a.binding, a.execution),
                 provenance=a.provenance,
             )
         )
@@ -257,5 +189,5 @@ def build_execution_manifest(
         entry_mode=ordered[0].entry_mode,
         participants=tuple(participants),
         role_executions=tuple(executions),
-        dynamic_roles=tuple((r.role, r.duty) for r in dynamic_roles),
+        dynamic_roles=tuple(DynamicRole(role=r.role, duty=r.duty) for r in dynamic_roles),
     )

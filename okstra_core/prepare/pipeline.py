@@ -1,4 +1,4 @@
-"""The prepare pipeline: inputs → validated, resolved team → run files → launch (SPEC §8).
+"""The prepare pipeline: run request → validated, resolved team → run files → launch.
 
 Steps 1–4 (validate, parse role args, resolve, build the manifest) and preflight
 read only; a problem there raises before anything is written. Step 5 allocates the
@@ -18,11 +18,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..catalog.loaders import detect_host, load_catalog, load_project_config
 from ..catalog.models import (
     LEADER,
     EntryMode,
@@ -30,24 +31,51 @@ from ..catalog.models import (
     Profile,
     ProviderSpec,
 )
+from ..defaults import load_scopes
+from ..documents import (
+    LeadLaunched,
+    LeadLaunchFailed,
+    LeadPromptMeta,
+    ProjectDocument,
+    RunInputs,
+    RunManifest,
+    RunPrepared,
+    RunsIndexRow,
+    TaskManifest,
+)
+from ..documents.run import ApprovedPlanRef, FileRef
 from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, PrepareError, UsageError
+from ..launch import (
+    LaunchPlan,
+    LaunchResult,
+    PreflightResult,
+    ResumeEntry,
+    RoleInstance,
+    choose_backend,
+    find_okstra,
+    plan_launch,
+    preflight,
+    start,
+    tmux_commands,
+    write_resume_sheet,
+)
 from ..paths import user_dirs
-from ..roleargs import parse_role_counts, parse_role_models
+from ..pool import ModelPool
+from ..request import RunRequest
+from ..resolver import check_entry_mode, resolve_assignments
 from ..store import (
     MAX_FILE_BYTES,
     FileLock,
     append_line,
     check_no_links,
     decode_utf8,
-    dumps_json,
     lock_path_for,
     make_private_dirs,
     read_bytes,
 )
-from ..tasks import OKSTRA_DIR, TASK_MANIFEST, check_segment, slugify, task_root
+from ..tasks import OKSTRA_DIR, TASK_MANIFEST, slugify, task_root
 from . import runfiles
-from .inputs import PrepareInputs
 from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
 from .plan_check import ApprovedPlan, check_approved_plan, check_brief
 from .render import render_template
@@ -55,8 +83,6 @@ from .runfiles import PlannedFile
 
 if TYPE_CHECKING:
     from ..catalog.loaders import Catalog
-    from ..launch import LaunchPlan, LaunchResult, PreflightResult
-
 KICKOFF = "Begin the run described in your instructions."
 PROJECT_JSON = "project.json"
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
@@ -71,7 +97,7 @@ def _noop(_: str) -> None:
 class Resolved:
     """The outcome of steps 1–4: everything needed to plan the run's files."""
 
-    inputs: PrepareInputs
+    request: RunRequest
     catalog: Catalog
     profile: Profile
     host: HostSpec
@@ -165,7 +191,7 @@ class PrepareResult:
                     "role": r.role,
                     "ordinal": r.ordinal,
                     "modelRef": r.model_ref,
-                    "runner": r.binding["runner"],
+                    "runner": r.binding.runner,
                     "executionLabel": r.execution_label,
                 }
                 for r in self.manifest.role_executions
@@ -235,95 +261,65 @@ def _read_brief(path: Path) -> str:
     return decode_utf8(data, path, error=PrepareError)
 
 
-def current_session_model(context: Mapping[str, Any]) -> str | None:
-    """The host session's model ref, when the host session context names it.
-
-    Accepted spellings: `{"currentModel": {"modelRef": "claude/opus-4.6"}}`,
-    `{"currentModel": "claude/opus-4.6"}` or `{"currentModelRef": "…"}`.
-    """
-    current = context.get("currentModel")
-    if isinstance(current, dict):
-        current = current.get("modelRef")
-    if not isinstance(current, str):
-        current = context.get("currentModelRef")
-    return current if isinstance(current, str) and "/" in current else None
-
-
-def resolve_inputs(
-    inputs: PrepareInputs, environment: Environment, on_step: StepCallback = _noop
+def resolve_request(
+    request: RunRequest, environment: Environment, on_step: StepCallback = _noop
 ) -> Resolved:
-    """Steps 1–4: validate, parse role args, resolve the team, build the manifest.
+    """Steps 1–4: validate, resolve the team, build the manifest.
 
+    The request's shape and the profile's ranges were checked where it was built;
+    here the project's files are checked and the resolver decides feasibility.
     Reads only. Raises an `OkstraError` (PrepareError, UsageError, DataFileError,
     AssignmentResolutionError) at the first problem.
     """
-    from ..catalog.loaders import detect_host, load_catalog, load_project_config
-    from ..defaults import load_scopes
-    from ..pool import ModelPool
-    from ..resolver import check_entry_mode, resolve_assignments
-
     on_step("validating inputs")
-    root = inputs.project_root
+    root = request.project_root
     if not root.is_dir():
         raise PrepareError(f"project root is not a directory: {root}", field="--project-root")
-    for raw, what, flag in (
-        (inputs.task_group, "task group", "--task-group"),
-        (inputs.task_id, "task id", "--task-id"),
-    ):
-        try:
-            slug = check_segment(raw, what)
-        except OkstraError as exc:
-            raise UsageError(exc.message, field=flag) from None
-        if slug != raw:
-            raise UsageError(f"{what} must be a slug (try {slug!r})", field=flag)
-    troot = task_root(root, inputs.task_group, inputs.task_id)
+    troot = task_root(root, request.task_group, request.task_id)
     # Before anything under .okstra is read: a symlinked .okstra must not even be read.
     check_write_targets(root, troot)
-    brief_path = check_brief(root, inputs.brief)
+    brief_path = check_brief(root, request.brief)
     brief_text = _read_brief(brief_path)
     catalog = load_catalog(environment)
-    profile = catalog.profile(inputs.task_type)
+    profile = catalog.profile(request.task_type)
     approved: ApprovedPlan | None = None
     if profile.needs_approved_plan:
         on_step("checking the approved plan")
-        approved = check_approved_plan(inputs.approved_plan, project_root=root, task_root=troot)
-    elif inputs.approved_plan:
+        approved = check_approved_plan(request.approved_plan, project_root=root, task_root=troot)
+    elif request.approved_plan:
         needing = sorted(t for t, p in catalog.profiles.items() if p.needs_approved_plan)
         raise UsageError(
             f"--approved-plan applies only to {', '.join(needing) or 'no task type'}",
             field="--approved-plan",
         )
-    host = catalog.host(inputs.host) if inputs.host else detect_host(environment, catalog)
-    entry_mode: EntryMode = (
-        "current-session" if inputs.entry_mode == "current-session" else ("spawn-process")
-    )
+    context = request.host
+    host = catalog.host(context.host_id) if context.host_id else detect_host(environment, catalog)
+    entry_mode: EntryMode = context.entry_mode
     check_entry_mode(host, entry_mode)
     project_config = load_project_config(root)
     task_manifest = runfiles.read_task_manifest(troot)
 
-    on_step("parsing role arguments")
-    pool = ModelPool.from_catalog(catalog, environment)
-    role_counts = parse_role_counts(inputs.role_counts, profile)
-    role_models = parse_role_models(inputs.role_models, profile, pool)
-
     on_step("resolving the team")
+    pool = ModelPool.from_catalog(catalog, environment)
     scopes = load_scopes(root, catalog)
     plan = resolve_assignments(
         profile,
-        role_counts,
-        role_models,
+        request.role_counts,
+        request.role_models,
         scopes,
         pool,
         host,
         entry_mode,
-        current_session_model=current_session_model(inputs.host_session_context()),
+        current_session_model=context.model_ref,
     )
 
     on_step("building the execution manifest")
-    manifest = build_execution_manifest(plan.assignments, plan.dynamic_roles)
+    manifest = build_execution_manifest(
+        plan.assignments, plan.dynamic_roles, leader_model_reported=context.model_ref is not None
+    )
     project_id = project_config.project_id or slugify(root.name) or "project"
     return Resolved(
-        inputs=inputs,
+        request=request,
         catalog=catalog,
         profile=profile,
         host=host,
@@ -344,14 +340,12 @@ def resolve_inputs(
 
 def run_preflight(resolved: Resolved, environment: Environment) -> list[PreflightResult]:
     """Preflight every CLI-spawning role instance (SPEC §8)."""
-    from ..launch import RoleInstance, preflight
-
     instances = [
         RoleInstance(
             role=r.role,
             ordinal=r.ordinal,
             provider=resolved.catalog.provider(r.provider),
-            runner=r.binding["runner"],
+            runner=r.binding.runner,
         )
         for r in resolved.manifest.role_executions
     ]
@@ -392,19 +386,19 @@ def _dispatch(r: Any, resolved: Resolved) -> tuple[str, str | None]:
     """How the lead runs one role execution: (sentence, command or None)."""
     import shlex
 
-    runner = r.binding["runner"]
+    runner = r.binding.runner
     if r.role == LEADER:
         if runner == "current-session":
             return "you — this host session is the lead", None
         return "you — okstra launched this session as the lead", None
     if runner == "native-session":
         return (
-            f"start a native sub-session of your host ({r.binding['hostRuntime']}) with model "
-            f"`{r.binding['hostModelValue']}`",
+            f"start a native sub-session of your host ({r.binding.host_runtime}) with model "
+            f"`{r.binding.host_model_value}`",
             None,
         )
     provider = resolved.catalog.provider(r.provider)
-    argv = _display_argv(provider, r.execution, resolved.inputs.project_root, r.execution_label)
+    argv = _display_argv(provider, r.execution, resolved.request.project_root, r.execution_label)
     command = shlex.join(argv)
     return f"run `{command}` in a new shell", command
 
@@ -431,7 +425,7 @@ def _team_context(resolved: Resolved) -> list[dict[str, Any]]:
                 "provider": r.provider,
                 "model_ref": r.model_ref,
                 "display": r.display_name,
-                "runner": r.binding["runner"],
+                "runner": r.binding.runner,
                 "dispatch": how,
                 "command": command,
             }
@@ -457,20 +451,18 @@ def _plan_launch(
 ) -> LaunchPlan | None:
     if not resolved.spawns_leader:
         return None
-    from ..launch import plan_launch
-
     return plan_launch(
         resolved.leader_provider,
         model=resolved.manifest.leader.execution,
         prompt_file=prompt_file,
         kickoff=KICKOFF,
-        project_root=resolved.inputs.project_root,
+        project_root=resolved.request.project_root,
         environment=environment,
     )
 
 
 def run_dir_for(resolved: Resolved, seq: int) -> Path:
-    return resolved.task_root / "runs" / runfiles.run_name(resolved.inputs.task_type, seq)
+    return resolved.task_root / "runs" / runfiles.run_name(resolved.request.task_type, seq)
 
 
 def plan_run(
@@ -481,10 +473,10 @@ def plan_run(
     launch_plan: LaunchPlan | None,
 ) -> _RunPlan:
     """Compute every file of run `seq` (exact bytes), given the lead's launch plan."""
-    inputs = resolved.inputs
-    root = inputs.project_root
+    request = resolved.request
+    root = request.project_root
     troot = resolved.task_root
-    run_id = runfiles.run_name(inputs.task_type, seq)
+    run_id = runfiles.run_name(request.task_type, seq)
     run_dir = run_dir_for(resolved, seq)
     now = environment.now().isoformat(timespec="seconds")
     paths = {
@@ -500,62 +492,57 @@ def plan_run(
     }
     rel = {k: _rel(v, root) for k, v in paths.items()}
     session_id = launch_plan.session_id if launch_plan is not None else None
-    manifest_json = resolved.manifest.to_json()
     brief_rel = _rel(resolved.brief_path, root)
     approved = resolved.approved_plan
 
     files: list[PlannedFile] = []
-    inputs_doc = {
-        "schemaVersion": runfiles.SCHEMA_VERSION,
-        "runId": run_id,
-        "inputs": inputs.to_json(),
-    }
-    files.append(PlannedFile(paths["runInputs"], dumps_json(inputs_doc), "immutable"))
+    inputs_doc = RunInputs.of(request, run_id)
+    files.append(PlannedFile(paths["runInputs"], inputs_doc.to_bytes(), "immutable"))
 
-    run_manifest = {
-        "schemaVersion": runfiles.SCHEMA_VERSION,
-        "executionIdentityVersion": runfiles.EXECUTION_IDENTITY_VERSION,
-        "okstraVersion": __version__,
-        "createdAt": now,
-        "runId": run_id,
-        "seq": seq,
-        "taskType": inputs.task_type,
-        "projectId": resolved.project_id,
-        "projectRoot": str(root),
-        "taskKey": inputs.task_key,
-        "taskGroup": inputs.task_group,
-        "taskId": inputs.task_id,
-        "hostRuntime": resolved.host.id,
-        "entryMode": resolved.entry_mode,
-        "leadSessionId": session_id,
-        "leadSessionIdKind": launch_plan.session_id_kind if launch_plan else None,
-        "brief": {
-            "path": brief_rel,
-            "sha256": hashlib.sha256(resolved.brief_text.encode("utf-8")).hexdigest(),
-        },
-        "approvedPlan": (
-            {
-                "path": _rel(approved.path, root),
-                "sha256": approved.sha256,
-                "stages": [s.stage for s in approved.stages],
-            }
+    run_manifest = RunManifest(
+        okstra_version=__version__,
+        created_at=now,
+        run_id=run_id,
+        seq=seq,
+        task_type=request.task_type,
+        project_id=resolved.project_id,
+        project_root=str(root),
+        task_key=request.task_key,
+        task_group=request.task_group,
+        task_id=request.task_id,
+        host_runtime=resolved.host.id,
+        entry_mode=resolved.entry_mode,
+        lead_session_id=session_id,
+        lead_session_id_kind=launch_plan.session_id_kind if launch_plan else None,
+        brief=FileRef(
+            path=brief_rel,
+            sha256=hashlib.sha256(resolved.brief_text.encode("utf-8")).hexdigest(),
+        ),
+        approved_plan=(
+            ApprovedPlanRef(
+                path=_rel(approved.path, root),
+                sha256=approved.sha256,
+                stages=tuple(s.stage for s in approved.stages),
+            )
             if approved
             else None
         ),
-        "paths": rel,
-        "executionManifest": manifest_json,
-    }
-    files.append(PlannedFile(paths["runManifest"], dumps_json(run_manifest)))
+        paths=rel,
+        participants=resolved.manifest.participants,
+        role_executions=resolved.manifest.role_executions,
+        dynamic_roles=resolved.manifest.dynamic_roles,
+    )
+    files.append(PlannedFile(paths["runManifest"], run_manifest.to_bytes()))
 
     team = _team_context(resolved)
     prompt = render_template(
         "lead.md.j2",
         {
-            "run": {"id": run_id, "seq": seq, "task_type": inputs.task_type, "created_at": now},
+            "run": {"id": run_id, "seq": seq, "task_type": request.task_type, "created_at": now},
             "task": {
-                "key": inputs.task_key,
-                "group": inputs.task_group,
-                "id": inputs.task_id,
+                "key": request.task_key,
+                "group": request.task_group,
+                "id": request.task_id,
                 "root": rel_or(troot, root),
                 "project_root": str(root),
                 "project_id": resolved.project_id,
@@ -568,10 +555,12 @@ def plan_run(
             },
             "host": {"id": resolved.host.id, "entry_mode": resolved.entry_mode},
             "team": team,
-            "dynamic_roles": [{"role": r, "duty": d} for r, d in resolved.manifest.dynamic_roles],
+            "dynamic_roles": [
+                {"role": r.role, "duty": r.duty} for r in resolved.manifest.dynamic_roles
+            ],
             "brief": {"path": brief_rel, "text": resolved.brief_text.rstrip("\n")},
-            "directive": inputs.directive,
-            "related_tasks": inputs.related_task_keys(),
+            "directive": request.directive,
+            "related_tasks": list(request.related_tasks),
             "approved_plan": (
                 {
                     "path": _rel(approved.path, root),
@@ -596,16 +585,16 @@ def plan_run(
     prompt_bytes = prompt.encode("utf-8")
     files.append(PlannedFile(paths["leadPrompt"], prompt_bytes))
     leader = resolved.manifest.leader
-    meta = {
-        "invocationId": f"{run_id}-lead",
-        "participantRef": leader.participant_ref,
-        "roleExecutionRef": leader.role_execution_ref,
-        "dutyId": leader.duty,
-        "attempt": 1,
-        "promptSha256": hashlib.sha256(prompt_bytes).hexdigest(),
-        "promptPath": rel["leadPrompt"],
-    }
-    files.append(PlannedFile(paths["leadPromptMeta"], dumps_json(meta)))
+    meta = LeadPromptMeta(
+        invocation_id=f"{run_id}-lead",
+        participant_ref=leader.participant_ref,
+        role_execution_ref=leader.role_execution_ref,
+        duty=leader.duty,
+        attempt=1,
+        prompt_sha256=hashlib.sha256(prompt_bytes).hexdigest(),
+        prompt_path=rel["leadPrompt"],
+    )
+    files.append(PlannedFile(paths["leadPromptMeta"], meta.to_bytes()))
 
     if launch_plan is not None:
         from ..launch import ResumeEntry, find_okstra, render_resume_sheet
@@ -621,7 +610,7 @@ def plan_run(
     index_entries = [
         {
             "runId": run_id,
-            "taskType": inputs.task_type,
+            "taskType": request.task_type,
             "roleExecutionRef": r.role_execution_ref,
             "participantRef": r.participant_ref,
             "role": r.role,
@@ -635,7 +624,7 @@ def plan_run(
     ]
     latest = {
         "runId": run_id,
-        "taskType": inputs.task_type,
+        "taskType": request.task_type,
         "seq": seq,
         "createdAt": now,
         "runDir": _rel(run_dir, root),
@@ -648,17 +637,20 @@ def plan_run(
         resolved.task_manifest,
         identity={
             "projectId": resolved.project_id,
-            "taskGroup": inputs.task_group,
-            "taskId": inputs.task_id,
-            "taskKey": inputs.task_key,
+            "taskGroup": request.task_group,
+            "taskId": request.task_id,
+            "taskKey": request.task_key,
             "briefPath": brief_rel,
         },
-        task_type=inputs.task_type,
+        task_type=request.task_type,
         run=latest,
         index_entries=index_entries,
         now=now,
     )
-    files.append(PlannedFile(paths["taskManifest"], dumps_json(task_manifest)))
+    # Checked by its model before anything is written: a manifest okstra could not
+    # read back is never left behind.
+    task_doc = TaskManifest.parse(task_manifest, path=paths["taskManifest"])
+    files.append(PlannedFile(paths["taskManifest"], task_doc.to_bytes()))
 
     workflow = task_manifest["workflow"]
     runs_seen: dict[str, dict[str, Any]] = {}
@@ -673,7 +665,7 @@ def plan_run(
         "task-index.md.j2",
         {
             "task": {
-                "key": inputs.task_key,
+                "key": request.task_key,
                 "project_id": resolved.project_id,
                 "brief_path": brief_rel,
             },
@@ -693,42 +685,40 @@ def plan_run(
     )
     files.append(PlannedFile(paths["taskIndex"], index_md.encode("utf-8")))
 
-    event = {
-        "at": now,
-        "event": "run-prepared",
-        "runId": run_id,
-        "taskType": inputs.task_type,
-        "runManifestPath": rel["runManifest"],
-        "leadSessionId": session_id,
-        "roleExecutionRefs": [r.role_execution_ref for r in resolved.manifest.role_executions],
-    }
-    files.append(PlannedFile(paths["timeline"], runfiles.jsonl_line(event), "append"))
+    event = RunPrepared(
+        at=now,
+        run_id=run_id,
+        task_type=request.task_type,
+        run_manifest_path=rel["runManifest"],
+        lead_session_id=session_id,
+        role_execution_refs=tuple(r.role_execution_ref for r in resolved.manifest.role_executions),
+    )
+    files.append(PlannedFile(paths["timeline"], event.jsonl(), "append"))
 
     project_json = runfiles.build_project_json(
         resolved.project_json,
         project_id=resolved.project_id,
         project_root=root,
-        task_key=inputs.task_key,
+        task_key=request.task_key,
         run_id=run_id,
-        task_type=inputs.task_type,
+        task_type=request.task_type,
         now=now,
     )
-    files.append(PlannedFile(project_json_path(root), dumps_json(project_json), "upsert"))
-    central = {
-        "at": now,
-        "projectId": resolved.project_id,
-        "projectRoot": str(root),
-        "taskKey": inputs.task_key,
-        "taskType": inputs.task_type,
-        "runId": run_id,
-        "runDir": str(run_dir),
-        "runManifestPath": str(paths["runManifest"]),
-        "leadSessionId": session_id,
-        "okstraVersion": __version__,
-    }
-    files.append(
-        PlannedFile(user_dirs(environment.env).runs_index, runfiles.jsonl_line(central), "append")
+    project_doc = ProjectDocument.parse(project_json, path=project_json_path(root))
+    files.append(PlannedFile(project_json_path(root), project_doc.to_bytes(), "upsert"))
+    central = RunsIndexRow(
+        at=now,
+        project_id=resolved.project_id,
+        project_root=str(root),
+        task_key=request.task_key,
+        task_type=request.task_type,
+        run_id=run_id,
+        run_dir=str(run_dir),
+        run_manifest_path=str(paths["runManifest"]),
+        lead_session_id=session_id,
+        okstra_version=__version__,
     )
+    files.append(PlannedFile(user_dirs(environment.env).runs_index, central.jsonl(), "append"))
     return _RunPlan(
         run_id=run_id,
         run_dir=run_dir,
@@ -764,9 +754,7 @@ def _planned_result(
     notes: Sequence[str] = (),
 ) -> PrepareResult:
     """The result of a planned run, before any launch: the same for a dry and a real run."""
-    from ..launch import tmux_commands
-
-    root = resolved.inputs.project_root
+    root = resolved.request.project_root
     tmux = tuple(tuple(c) for c in tmux_commands(lp, window, root, env)) if lp else ()
     return PrepareResult(
         dry_run=dry_run,
@@ -788,17 +776,21 @@ def _planned_result(
 
 
 def prepare(
-    inputs: PrepareInputs,
+    request: RunRequest,
     *,
     launch: str = "auto",
     dry_run: bool = False,
     environment: Environment | None = None,
     on_step: StepCallback | None = None,
 ) -> PrepareResult:
-    """Run the whole prepare for `inputs` (see the module docstring for the steps).
+    """Prepare (and launch) the run `request` describes — the core's one entry point.
+
+    Front ends build the request: the app from its wizard's outcome, the CLI from a
+    state file (`Wizard.outcome().request`) or from renderArgv
+    (`roleargs.request_from_argv`). See the module docstring for the steps.
 
     Args:
-        inputs: the prepare inputs.
+        request: the run request.
         launch: "auto" | "tmux" | "exec" | "none".
         dry_run: do steps 1–4 and preflight, plan every file, write nothing.
         environment: the environment seam (defaults to the real one).
@@ -808,8 +800,6 @@ def prepare(
         OkstraError: any refused input, before anything is written (steps 1–4,
             preflight), or a write failure.
     """
-    from ..launch import choose_backend, start
-
     env = environment or Environment.real()
     step = on_step or _noop
     if launch not in LAUNCH_CHOICES:
@@ -817,17 +807,17 @@ def prepare(
             f"unknown launch backend {launch!r}: expected one of {', '.join(LAUNCH_CHOICES)}",
             field="--launch",
         )
-    resolved = resolve_inputs(inputs, env, step)
+    resolved = resolve_request(request, env, step)
     step("preflight")
     checks = run_preflight(resolved, env)
     failed = [p for p in checks if not p.ok]
     backend = choose_backend(launch, env) if resolved.spawns_leader else "none"
-    window = f"{inputs.task_group}/{inputs.task_id}"
-    root = inputs.project_root
+    window = f"{request.task_group}/{request.task_id}"
+    root = request.project_root
 
     if dry_run:
         step("planning the run (dry run)")
-        seq = runfiles.peek_next_sequence(resolved.task_root, inputs.task_type)
+        seq = runfiles.peek_next_sequence(resolved.task_root, request.task_type)
         notes = [p.message() for p in failed]
         prompt_file = run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT
         try:
@@ -849,7 +839,7 @@ def prepare(
     check_write_targets(root, troot)
     make_private_dirs(troot, inside=root)
     with runfiles.task_lock(troot):
-        seq, _ = runfiles.allocate_run_dir(troot, inputs.task_type)
+        seq, _ = runfiles.allocate_run_dir(troot, request.task_type)
         # Re-read under the lock: another prepare may have extended the task since
         # the validation read (its index entries must be kept).
         resolved = _with_task_manifest(resolved, runfiles.read_task_manifest(troot))
@@ -871,8 +861,6 @@ def prepare(
 
 
 def _with_task_manifest(resolved: Resolved, manifest: dict[str, Any] | None) -> Resolved:
-    from dataclasses import replace
-
     return replace(resolved, task_manifest=manifest)
 
 
@@ -883,8 +871,6 @@ def _read_project_json(project_root: Path) -> dict[str, Any] | None:
 
 
 def _with_project_json(resolved: Resolved, project_json: dict[str, Any] | None) -> Resolved:
-    from dataclasses import replace
-
     return replace(resolved, project_json=project_json)
 
 
@@ -896,23 +882,13 @@ def _after_launch(
     env: Environment,
 ) -> PrepareResult:
     """Record a launch: leader status, timeline event, resume sheet once the id is known."""
-    from dataclasses import replace
-
-    from ..launch import ResumeEntry, find_okstra, write_resume_sheet
-
     now = env.now().isoformat(timespec="seconds")
     troot = rp.run_dir.parent.parent
     if outcome.error is not None:
-        append_line(
-            troot / runfiles.TIMELINE,
-            {
-                "at": now,
-                "event": "lead-launch-failed",
-                "runId": rp.run_id,
-                "backend": outcome.backend,
-                "error": outcome.error.render(),
-            },
+        failed = LeadLaunchFailed(
+            at=now, run_id=rp.run_id, backend=outcome.backend, error=outcome.error.render()
         )
+        append_line(troot / runfiles.TIMELINE, failed.dump())
         return replace(result, launch=outcome)
     runfiles.mark_leader_launched(
         rp.run_manifest_path,
@@ -927,19 +903,16 @@ def _after_launch(
         if outcome.pane_ref
         else None,
     )
-    append_line(
-        troot / runfiles.TIMELINE,
-        {
-            "at": now,
-            "event": "lead-launched",
-            "runId": rp.run_id,
-            "backend": outcome.backend,
-            "sessionId": outcome.session_id,
-            "windowRef": outcome.window_ref,
-            "paneRef": outcome.pane_ref,
-            "pendingDiscovery": outcome.pending_discovery,
-        },
+    launched = LeadLaunched(
+        at=now,
+        run_id=rp.run_id,
+        backend=outcome.backend,
+        session_id=outcome.session_id,
+        window_ref=outcome.window_ref,
+        pane_ref=outcome.pane_ref,
+        pending_discovery=outcome.pending_discovery,
     )
+    append_line(troot / runfiles.TIMELINE, launched.dump())
     if outcome.session_id and outcome.session_id != plan.session_id:
         entry = ResumeEntry.from_plan(
             plan, "participant-001", LEADER, session_id=outcome.session_id, cwd=plan.project_root

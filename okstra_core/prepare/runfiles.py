@@ -6,8 +6,8 @@ and a real run writes exactly those bytes — each through `okstra_core.store`.
 
 Layout under `<project>/.okstra/tasks/<group>/<id>/`::
 
-    runs/<task-type>-<seq>/run-inputs.json        immutable input snapshot
-    runs/<task-type>-<seq>/run-manifest.json      execution manifest (schema 2.0)
+    runs/<task-type>-<seq>/run-inputs.json        the run request (immutable)
+    runs/<task-type>-<seq>/run-manifest.json      execution identity (schema 2.0)
     runs/<task-type>-<seq>/lead-prompt.md         rendered lead prompt
     runs/<task-type>-<seq>/lead-prompt.meta.json  invocation identity of that prompt
     runs/<task-type>-<seq>/resume.json, resume-lead.sh   (okstra_core.launch)
@@ -16,6 +16,7 @@ Layout under `<project>/.okstra/tasks/<group>/<id>/`::
     timeline.jsonl                                one event per prepare / launch
 
 plus `<project>/.okstra/project.json` (upserted) and the central `runs.jsonl`.
+Every JSON file and JSONL record has its model in `okstra_core.documents`.
 """
 
 from __future__ import annotations
@@ -30,21 +31,25 @@ from typing import Any, Literal
 
 import orjson
 
+from ..documents import (
+    EXECUTION_IDENTITY_VERSION,
+    SCHEMA_VERSION,
+    NextPhase,
+    Participant,
+    RunManifest,
+)
 from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
 from ..store import (
     PRIVATE_DIR_MODE,
     FileLock,
     append_line,
     atomic_write_bytes,
-    dumps_json,
     make_private_dirs,
     read_bytes,
     read_json,
 )
 from ..tasks import TASK_MANIFEST, lower_unfinished, promote_pointer
 
-SCHEMA_VERSION = "2.0"
-EXECUTION_IDENTITY_VERSION = 2
 RUN_INPUTS = "run-inputs.json"
 RUN_MANIFEST = "run-manifest.json"
 LEAD_PROMPT = "lead-prompt.md"
@@ -270,7 +275,9 @@ def build_task_manifest(
             "currentPhaseState": "prepared",
             "phaseStates": phase_states,
             "lastCompletedPhase": last_completed if isinstance(last_completed, str) else "",
-            "nextRecommendedPhase": pointer.to_json(),
+            "nextRecommendedPhase": NextPhase(
+                phase=pointer.phase, status=pointer.status, rationale=pointer.rationale
+            ).dump(),
             "awaitingApproval": awaiting if isinstance(awaiting, bool) else False,
         }
     )
@@ -326,50 +333,44 @@ def update_participant(
     changes: Mapping[str, Any],
     *,
     lead_session_id: str | None = None,
-) -> dict[str, Any]:
+) -> RunManifest:
     """Update one participant's status/session/window refs in the run manifest.
 
     This atomic rewrite of the run manifest is the one mutation a prepared run allows;
-    everything is checked before the file is replaced.
+    the manifest is read through its model (a manifest of the previous layout is
+    upgraded), changed, and checked by the model before the file is replaced.
 
     Args:
         run_manifest_path: the run's `run-manifest.json`.
         participant_ref: e.g. `participant-001`.
-        changes: the participant keys to set.
+        changes: the participant fields to set (camelCase keys).
         lead_session_id: also set the manifest's `leadSessionId` (the leader's id).
 
     Raises:
         PrepareError: the manifest is missing.
-        DataFileError: it has no such participant.
+        DataFileError: it is malformed, or has no such participant.
     """
-    data = read_object(run_manifest_path, "run manifest")
-    if data is None:
+    if not run_manifest_path.exists():
         raise PrepareError("run manifest not found", path=run_manifest_path)
-    manifest = data.get("executionManifest")
-    participants = manifest.get("participants") if isinstance(manifest, dict) else None
-    if not isinstance(participants, list) or not participants:
-        raise DataFileError(
-            "expected a participant list", path=run_manifest_path, field="participants"
-        )
+    manifest = RunManifest.read(run_manifest_path)
+    participants = list(manifest.participants)
     index = next(
-        (
-            i
-            for i, p in enumerate(participants)
-            if isinstance(p, dict) and p.get("participantRef") == participant_ref
-        ),
-        None,
+        (i for i, p in enumerate(participants) if p.participant_ref == participant_ref), None
     )
     if index is None:
         raise DataFileError(
             f"no participant {participant_ref}", path=run_manifest_path, field="participants"
         )
-    participant = dict(participants[index])
-    participant.update(changes)
-    participants[index] = participant
-    if lead_session_id:
-        data["leadSessionId"] = lead_session_id
-    atomic_write_bytes(run_manifest_path, dumps_json(data))
-    return data
+    participants[index] = Participant.parse(
+        {**participants[index].dump(), **changes}, path=run_manifest_path
+    )
+    updated = RunManifest.parse(
+        {**manifest.dump(), **{"participants": [p.dump() for p in participants]}}
+        | ({"leadSessionId": lead_session_id} if lead_session_id else {}),
+        path=run_manifest_path,
+    )
+    atomic_write_bytes(run_manifest_path, updated.to_bytes())
+    return updated
 
 
 def mark_leader_launched(
@@ -381,7 +382,7 @@ def mark_leader_launched(
     now: str,
     launched_at: str | None = None,
     extra: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> RunManifest:
     """Set the leader participant's status to `launched` with its refs.
 
     Args:
@@ -411,7 +412,7 @@ def mark_leader_launched(
 
 def record_session_ref(
     run_manifest_path: Path, participant_ref: str, session_ref: str, *, leader: bool
-) -> dict[str, Any]:
+) -> RunManifest:
     """Record a session id found after launch (the participant's status is kept)."""
     return update_participant(
         run_manifest_path,

@@ -3,19 +3,21 @@
 The confirmation lists every value with its provenance — `chosen`, `default:<scope>`,
 `reused:<run>`, `converted:v1` — one line per role instance, `(selection required)`
 for what is still missing, and dynamic roles as "spawned at run time". The outcome of
-a confirmed wizard is the prepare input: `renderArgs` (a map) and `renderArgv` (the
-same flattened so that `okstra prepare <renderArgv…>` runs it verbatim).
+a confirmed wizard is the prepare input: a typed `RunRequest` (built and checked
+here, once), with `renderArgs` (a map) and `renderArgv` (the same flattened so that
+`okstra prepare <renderArgv…>` runs it verbatim) as views of it.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
 from ..catalog.models import LEADER, RoleKind
 from ..errors import OkstraError
+from ..request import CurrentModel, HostSessionContext, RunRequest
 from .context import StepContext
 from .ids import (
     BRIEF,
@@ -37,26 +39,6 @@ from .roles import (
     role_count,
 )
 from .state import WizardState
-
-# renderArgs keys, in argv order. `task-key` is informational: prepare derives it
-# from group and id, so it is not part of the argv.
-ARG_ORDER: tuple[str, ...] = (
-    "project-root",
-    "task-group",
-    "task-id",
-    "task-key",
-    "task-type",
-    "brief",
-    "approved-plan",
-    "directive",
-    "related-tasks",
-    "host",
-    "entry-mode",
-    "role-count",
-    "role-model",
-    "host-session-context-json",
-)
-NOT_IN_ARGV = frozenset({"task-key"})
 
 
 class _Value(BaseModel):
@@ -93,20 +75,36 @@ class Confirmation(_Value):
 
 
 class Outcome(_Value):
-    """What a confirmed wizard produces for prepare."""
+    """What a confirmed wizard produces for prepare: the request and its views.
 
-    render_args: dict[str, str | list[str]] = Field(alias="renderArgs")
-    render_argv: tuple[str, ...] = Field(alias="renderArgv")
+    Attributes:
+        request: the run request (`okstra_core.prepare.prepare` takes it).
+        confirmation_text: the confirmation block as plain text.
+        render_args, render_argv, provenance: views of the request (computed).
+    """
+
+    request: RunRequest
     confirmation_text: str = Field(alias="confirmationText")
-    provenance: dict[str, str]
+
+    @computed_field(alias="renderArgs")  # type: ignore[prop-decorator]
+    @property
+    def render_args(self) -> dict[str, str | list[str]]:
+        return self.request.render_args()
+
+    @computed_field(alias="renderArgv")  # type: ignore[prop-decorator]
+    @property
+    def render_argv(self) -> tuple[str, ...]:
+        return self.request.render_argv()
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def provenance(self) -> dict[str, str]:
+        return dict(self.request.provenance)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "renderArgs": dict(self.render_args),
-            "renderArgv": list(self.render_argv),
-            "confirmationText": self.confirmation_text,
-            "provenance": dict(self.provenance),
-        }
+        """The protocol document: `request`, `renderArgs`, `renderArgv`,
+        `confirmationText`, `provenance` (`okstra wizard schema` describes it)."""
+        return self.model_dump(mode="json", by_alias=True)
 
 
 def _provenance(state: WizardState, *steps: str) -> str | None:
@@ -250,24 +248,63 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
     return out
 
 
-def host_session_context(ctx: StepContext, state: WizardState) -> dict[str, Any]:
-    """The host session context handed to prepare (`--host-session-context-json`).
+def host_session_context(ctx: StepContext, state: WizardState) -> HostSessionContext:
+    """The host session context of the request: host, entry mode, functions, model.
 
     `currentModel.modelRef` is the host session's model when the host reports it
-    (`OKSTRA_HOST_MODEL`); otherwise null, and prepare uses `<native provider>/current-session`.
+    (`OKSTRA_HOST_MODEL`), else null: prepare records such a leader's model as unknown.
     """
     host = ctx.host(state.host_runtime)
-    return {
-        "hostId": state.host_runtime,
-        "entryMode": state.host_entry_mode,
-        "availableFunctions": list(state.available_functions),
-        "interactionSurface": "wizard",
-        "currentModel": {
-            "provider": host.native_provider,
-            "modelRef": reported_host_model(ctx),
-            "effort": reported_host_effort(ctx),
-        },
-    }
+    return HostSessionContext(
+        host_id=state.host_runtime,
+        entry_mode=state.host_entry_mode,
+        available_functions=tuple(state.available_functions),
+        interaction_surface="wizard",
+        current_model=CurrentModel(
+            provider=host.native_provider,
+            model_ref=reported_host_model(ctx),
+            effort=reported_host_effort(ctx),
+        ),
+    )
+
+
+def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, str]) -> RunRequest:
+    """The run request of a complete wizard state (counts in the profile's ranges).
+
+    Raises:
+        OkstraError: a value of the state does not have the request's shape.
+    """
+    profile = ctx.profile(state.task_type)
+    counts: dict[str, int] = {}
+    for requirement in profile.static_roles:
+        if requirement.kind in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
+            n = role_count(profile, state, requirement.role)
+            if n > 0:
+                counts[requirement.role] = n
+    models: dict[str, list[str]] = {}
+    for role, ordinal in model_instances(profile, state):
+        if ordinal <= len(state.role_models.get(role, [])):
+            models.setdefault(role, []).append(state.role_models[role][ordinal - 1])
+    related = tuple(t.strip() for t in state.related_tasks_raw.split(",") if t.strip())
+    try:
+        return RunRequest(
+            project_root=Path(state.project_root),
+            task_group=state.task_group,
+            task_id=state.task_id,
+            task_type=state.task_type,
+            brief=state.brief_path,
+            approved_plan=state.approved_plan_path,
+            directive=state.directive,
+            related_tasks=related,
+            host=host_session_context(ctx, state),
+            role_counts=counts,
+            role_models=models,
+            provenance=provenance,
+        )
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise OkstraError(f"{problem['msg']}", field=where) from None
 
 
 def build_outcome(ctx: StepContext, state: WizardState) -> Outcome:
@@ -281,43 +318,6 @@ def build_outcome(ctx: StepContext, state: WizardState) -> Outcome:
     if state.confirmed is not True:
         raise OkstraError(ctx.text.get("errors.outcome_unconfirmed"))
     profile = ctx.profile(state.task_type)
-    counts: list[str] = []
-    for requirement in profile.static_roles:
-        if requirement.kind in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
-            n = role_count(profile, state, requirement.role)
-            if n > 0:
-                counts.append(f"{requirement.role}={n}")
-    models = [
-        f"{role}={state.role_models[role][ordinal - 1]}"
-        for role, ordinal in model_instances(profile, state)
-        if ordinal <= len(state.role_models.get(role, []))
-    ]
-    args: dict[str, str | list[str]] = {
-        "project-root": state.project_root,
-        "task-group": state.task_group,
-        "task-id": state.task_id,
-        "task-key": state.task_key,
-        "task-type": state.task_type,
-        "brief": state.brief_path,
-        "approved-plan": state.approved_plan_path,
-        "directive": state.directive,
-        "related-tasks": state.related_tasks_raw,
-        "host": state.host_runtime,
-        "entry-mode": state.host_entry_mode,
-        "role-count": counts,
-        "role-model": models,
-        "host-session-context-json": orjson.dumps(
-            host_session_context(ctx, state), option=orjson.OPT_SORT_KEYS
-        ).decode(),
-    }
-    argv: list[str] = []
-    for key in ARG_ORDER:
-        if key in NOT_IN_ARGV:
-            continue
-        value = args[key]
-        for item in value if isinstance(value, list) else [value]:
-            if item:
-                argv += [f"--{key}", item]
     block = confirmation(ctx, state)
     provenance = {line.key: line.provenance for line in block.lines if line.provenance is not None}
     for requirement in profile.static_roles:
@@ -325,9 +325,4 @@ def build_outcome(ctx: StepContext, state: WizardState) -> Outcome:
             entry = state.entry(count_step(requirement.role, requirement.kind is RoleKind.OPTIONAL))
             if entry is not None:
                 provenance[f"count:{requirement.role}"] = entry.provenance
-    return Outcome(
-        render_args=args,
-        render_argv=tuple(argv),
-        confirmation_text=block.text,
-        provenance=provenance,
-    )
+    return Outcome(request=build_request(ctx, state, provenance), confirmation_text=block.text)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import roleargs
 from ..catalog.models import LEADER, Profile, RoleKind
 from ..errors import AnswerRefused, OkstraError
 from ..resolver import (
@@ -192,39 +193,19 @@ def _role_meta(profile: Profile, role: str, ordinal: int | None = None) -> Promp
     return meta
 
 
-# An agent host that runs okstra inside its session can say which model (and effort)
-# that session runs; okstra cannot find it out by itself.
-HOST_MODEL_ENV = "OKSTRA_HOST_MODEL"
-HOST_EFFORT_ENV = "OKSTRA_HOST_EFFORT"
-
-
 def reported_host_model(ctx: StepContext) -> str | None:
-    """The host session's model ref from `OKSTRA_HOST_MODEL`, canonicalised when known.
-
-    A value the pool knows (a ref, or `provider/alias`) becomes its model ref; anything
-    else is shown as given (the host may run a model okstra has no entry for).
-    """
-    raw = (ctx.environment.get(HOST_MODEL_ENV) or "").strip()
-    if not raw:
-        return None
-    try:
-        return ctx.pool.lookup(raw).ref
-    except OkstraError:
-        return raw
+    """The host session's model ref (`OKSTRA_HOST_MODEL`, see `roleargs.host_context`)."""
+    return roleargs.reported_host_model(ctx.environment, ctx.pool)
 
 
 def reported_host_effort(ctx: StepContext) -> str | None:
-    return (ctx.environment.get(HOST_EFFORT_ENV) or "").strip() or None
+    return roleargs.reported_host_effort(ctx.environment)
 
 
 def current_session_model(ctx: StepContext, state: WizardState) -> str:
-    """The model shown for a current-session leader: the one the host reports, else the
-    host's native provider's session."""
-    reported = reported_host_model(ctx)
-    if reported:
-        return reported
-    host = ctx.host(state.host_runtime)
-    return f"{host.native_provider or host.id}/current-session"
+    """The model shown for a current-session leader: the one the host reports, else
+    "model not reported" (okstra never invents one)."""
+    return reported_host_model(ctx) or ctx.text.get("confirmation.model_not_reported")
 
 
 def _leader_session_prompt(ctx: StepContext, state: WizardState) -> Prompt:

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..documents.inputs import RunInputs
 from ..errors import AnswerRefused, OkstraError
 from ..plans import check_plan_approval
-from ..store import read_json
 from ..tasks import TaskEntry, check_segment, find_task
 from .base import Step, make_prompt, refuse
 from .context import StepContext
@@ -360,6 +360,15 @@ def _reuse_applies(ctx: StepContext, state: WizardState) -> bool:
     )
 
 
+def _reused(inputs: RunInputs) -> dict[str, Any]:
+    """What a reuse takes from a run's inputs: counts, models, directive."""
+    return {
+        "roleCounts": dict(inputs.role_counts),
+        "roleModels": {role: list(refs) for role, refs in inputs.role_models.items()},
+        "directive": inputs.directive,
+    }
+
+
 def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
     task = _current_task(ctx, state)
     run = task.latest_run(state.task_type) if task else None
@@ -367,11 +376,11 @@ def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
     why: str | None = None
     if run is not None:
         try:
-            inputs = read_json(run.inputs_path, what="run inputs")
+            inputs = RunInputs.read(run.inputs_path)
         except OkstraError as exc:
             why = exc.render()
         else:
-            why = reuse_blocker(ctx, state, inputs, run.name, run.inputs_path)
+            why = reuse_blocker(ctx, state, _reused(inputs), run.name, run.inputs_path)
     options = tuple(
         Option(
             value=v,
@@ -401,10 +410,12 @@ def _reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt)
     if run is None:
         raise refuse(ctx, "no_previous_run", task_type=state.task_type)
     try:
-        inputs = read_json(run.inputs_path, what="run inputs")
+        # Through the run-inputs model: this version's file, or the previous layout
+        # (inputs nested under `inputs`, counts and models as `role=value` strings).
+        inputs = RunInputs.read(run.inputs_path)
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
-    prefill_from_run(ctx, state, inputs, run.name, run.inputs_path)
+    prefill_from_run(ctx, state, _reused(inputs), run.name, run.inputs_path)
     return run.name
 
 

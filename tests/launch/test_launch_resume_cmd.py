@@ -164,8 +164,8 @@ def test_codex_pending_then_discovered_by_run_id(world: dict[str, Any]) -> None:
     assert on_disk["resumeArgv"] == expected and "resumeArgvTemplate" not in on_disk
     manifest = read(run_dir / "run-manifest.json")
     assert manifest["leadSessionId"] == SID
-    assert manifest["executionManifest"]["participants"][0]["sessionRef"] == SID
-    assert manifest["executionManifest"]["participants"][0]["status"] == "prepared"
+    assert manifest["participants"][0]["sessionRef"] == SID
+    assert manifest["participants"][0]["status"] == "prepared"
     (event,) = [e for e in timeline(world) if e["event"] == "session-discovered"]
     assert event["sessionId"] == SID and event["participantRef"] == "participant-001"
     assert (run_dir / "resume-lead.sh").stat().st_mode & 0o777 == 0o700
@@ -214,7 +214,7 @@ def test_exec_backend_then_script_heals_and_resumes(world: dict[str, Any]) -> No
     run_dir = prepare(world, "codex/gpt-5.6-sol", launch="exec")
     (launch,) = lead_calls(world)
     assert launch["argv"][:2] == ["--no-daemon", "-m"]
-    participant = read(run_dir / "run-manifest.json")["executionManifest"]["participants"][0]
+    participant = read(run_dir / "run-manifest.json")["participants"][0]
     assert participant["status"] == "exited" and participant["exitStatus"] == 0
     assert participant["sessionRef"] is None
     launched = datetime.fromisoformat(participant["launchedAt"]).timestamp()
@@ -250,7 +250,7 @@ def test_exec_backend_then_script_heals_and_resumes(world: dict[str, Any]) -> No
     assert resumed["argv"] == ["resume", "--no-daemon", "-m", "gpt-5.6-sol", SID]
     assert resumed["cwd"] == str(world["project"])
     assert not (world["tmp"] / "pwned").exists() and not (world["project"] / "pwned").exists()
-    participant = read(run_dir / "run-manifest.json")["executionManifest"]["participants"][0]
+    participant = read(run_dir / "run-manifest.json")["participants"][0]
     assert participant["sessionRef"] == SID and participant["status"] == "exited"
     # The healed script resumes directly from now on.
     assert "okstra" not in script.read_text(encoding="utf-8").split("\n", 2)[2]

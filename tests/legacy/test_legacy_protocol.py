@@ -135,8 +135,8 @@ def test_step_on_a_v1_file_resumes_through_the_companion(v1_state: Path) -> None
     outcome, code = _run("wizard", "outcome", "--state", str(v1_state))
     assert code == 0 and outcome["ok"], outcome
     argv = outcome["renderArgv"]
-    assert "analyser=claude/sonnet-4.6" in argv
-    assert "leader=claude/opus-4.6" in argv
+    assert "--role-model=analyser=claude/sonnet-4.6" in argv
+    assert "--role-model=leader=claude/opus-4.6" in argv
     assert "converted:v1" in orjson.dumps(outcome["provenance"]).decode()
 
     assert v1_state.read_bytes() == original

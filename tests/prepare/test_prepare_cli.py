@@ -92,7 +92,7 @@ def test_exec_launch_runs_the_lead_cli_in_the_foreground(
     assert doc["leadSessionId"] in lead[0]["argv"]
     assert str(Path(doc["leadPromptPath"])) in lead[0]["argv"]
     manifest = orjson.loads((Path(doc["runDir"]) / "run-manifest.json").read_bytes())
-    leader = manifest["executionManifest"]["participants"][0]
+    leader = manifest["participants"][0]
     # okstra stayed the parent: the lead's exit (status 0) is recorded.
     assert leader["status"] == "exited" and leader["exitStatus"] == 0
     assert leader["sessionRef"] == doc["leadSessionId"]

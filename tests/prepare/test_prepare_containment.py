@@ -8,11 +8,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from prepare_support import request_of
 
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError, PrepareError
-from okstra_core.prepare import PrepareInputs, prepare
+from okstra_core.prepare import prepare
 from okstra_core.prepare.plan_check import check_approved_plan
+from okstra_core.request import RunRequest
 from okstra_core.tasks import resolve_inside
 
 PLAN = (
@@ -39,17 +41,8 @@ def env(fake_path: Path) -> Environment:
     return Environment(env=dict(os.environ))
 
 
-def inputs(project: Path, **kw: object) -> PrepareInputs:
-    base: dict[str, object] = {
-        "project_root": project,
-        "task_group": "grp",
-        "task_id": "tsk",
-        "task_type": "requirements-discovery",
-        "brief": "brief.md",
-        "host": "terminal",
-    }
-    base.update(kw)
-    return PrepareInputs(**base)  # type: ignore[arg-type]
+def inputs(project: Path, **kw: object) -> RunRequest:
+    return request_of(project, **{"task_group": "grp", "task_id": "tsk", **kw})
 
 
 def tree(root: Path) -> dict[str, bytes]:

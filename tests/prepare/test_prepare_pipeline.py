@@ -10,10 +10,14 @@ from pathlib import Path
 import orjson
 import pytest
 
+from okstra_core.documents import RunInputs
 from okstra_core.environment import Environment
 from okstra_core.errors import AssignmentResolutionError, OkstraError, PrepareError, UsageError
-from okstra_core.prepare import PrepareInputs, prepare, prepare_from_argv
+from okstra_core.prepare import prepare
+from okstra_core.request import RunRequest
+from okstra_core.roleargs import request_from_argv
 from okstra_core.store import read_lines
+from tests.prepare.prepare_support import request_of
 
 
 @pytest.fixture
@@ -29,17 +33,8 @@ def env(fake_path: Path) -> Environment:
     return Environment(env=dict(os.environ))
 
 
-def inputs(project: Path, **kw: object) -> PrepareInputs:
-    base: dict[str, object] = {
-        "project_root": project,
-        "task_group": "perf",
-        "task_id": "widget",
-        "task_type": "requirements-discovery",
-        "brief": "brief.md",
-        "host": "terminal",
-    }
-    base.update(kw)
-    return PrepareInputs(**base)  # type: ignore[arg-type]
+def inputs(project: Path, **kw: object) -> RunRequest:
+    return request_of(project, **kw)
 
 
 def snapshot(*roots: Path) -> dict[str, bytes]:
@@ -77,7 +72,8 @@ def test_prepare_writes_every_run_file(project: Path, env: Environment, okstra_h
     manifest = orjson.loads((run / "run-manifest.json").read_bytes())
     assert manifest["schemaVersion"] == "2.0" and manifest["executionIdentityVersion"] == 2
     assert manifest["leadSessionId"] == result.lead_session_id and result.lead_session_id
-    em = manifest["executionManifest"]
+    em = manifest  # the execution identity sits at the top level
+    assert "executionManifest" not in manifest
     assert [p["participantRef"] for p in em["participants"]] == [
         "participant-001",
         "participant-002",
@@ -109,7 +105,7 @@ def test_prepare_writes_every_run_file(project: Path, env: Environment, okstra_h
     assert meta["roleExecutionRef"] == "role-exec-leader-001" and meta["attempt"] == 1
 
     inputs_doc = orjson.loads((run / "run-inputs.json").read_bytes())
-    assert inputs_doc["inputs"]["roleCounts"] == ["analyser=2"]
+    assert inputs_doc["roleCounts"] == {"analyser": 2} and inputs_doc["directive"] == "Be brief."
     task_manifest = orjson.loads((task / "task-manifest.json").read_bytes())
     assert task_manifest["workflow"]["currentPhase"] == "requirements-discovery"
     assert [e["roleExecutionRef"] for e in task_manifest["roleExecutionIndex"]] == refs
@@ -233,18 +229,23 @@ def test_approved_implementation_plan(project: Path, env: Environment) -> None:
     )
     manifest = orjson.loads((result.run_dir / "run-manifest.json").read_bytes())
     assert manifest["approvedPlan"]["stages"] == [1]
-    roles = [r["role"] for r in manifest["executionManifest"]["roleExecutions"]]
+    roles = [r["role"] for r in manifest["roleExecutions"]]
     assert roles[0] == "leader" and roles.count("implementer") == 1
-    assert manifest["executionManifest"]["dynamicRoles"][0]["role"] == "fixer"
+    assert manifest["dynamicRoles"][0]["role"] == "fixer"
     prompt = (result.run_dir / "lead-prompt.md").read_text(encoding="utf-8")
     assert "qa/scripts/stage-1.sh" in prompt and "fixer" in prompt
 
 
-def test_prepare_from_argv_matches_inputs_to_argv(project: Path, env: Environment) -> None:
-    original = inputs(project, directive="d", related_tasks="a/b", role_counts=("analyser=1",))
-    result = prepare_from_argv(original.to_argv(), launch="none", environment=env)
+def test_render_argv_replays_to_the_same_run_inputs(project: Path, env: Environment) -> None:
+    original = inputs(
+        project, directive="-x leading dash", related_tasks="a/b", role_counts=("analyser=1",)
+    )
+    again = request_from_argv(original.render_argv(), env)
+    assert again == original
+    result = prepare(again, launch="none", environment=env)
     doc = orjson.loads((result.run_dir / "run-inputs.json").read_bytes())
-    assert doc["inputs"]["argv"] == original.to_argv()
+    assert doc["argv"] == list(original.render_argv())
+    assert RunInputs.read(result.run_dir / "run-inputs.json").request == original
 
 
 def confirmed_wizard(state: Path, project: Path, env: Environment) -> None:
@@ -272,14 +273,17 @@ def confirmed_wizard(state: Path, project: Path, env: Environment) -> None:
 
 
 def test_prepare_from_state(project: Path, env: Environment, tmp_path: Path) -> None:
-    from okstra_core.prepare import prepare_from_state
+    from okstra_core.frontend import request_from_state
 
     state = tmp_path / "wizard.json"
     confirmed_wizard(state, project, env)
-    result = prepare_from_state(state, launch="none", environment=env)
+    request = request_from_state(state, env)
+    result = prepare(request, launch="none", environment=env)
     assert result.run_id.endswith("-001")
     doc = orjson.loads((result.run_dir / "run-inputs.json").read_bytes())
-    assert doc["inputs"]["taskGroup"] == "perf" and doc["inputs"]["brief"] == "brief.md"
+    assert doc["taskGroup"] == "perf" and doc["brief"] == "brief.md"
+    # The state's renderArgv prepares the same request.
+    assert request_from_argv(request.render_argv(), env) == request
 
 
 def test_current_session_launches_nothing(project: Path, env: Environment) -> None:
@@ -297,11 +301,11 @@ def test_current_session_launches_nothing(project: Path, env: Environment) -> No
     assert result.lead_argv is None and result.launch is None and result.backend == "none"
     assert not (result.run_dir / "resume.json").exists()
     manifest = orjson.loads((result.run_dir / "run-manifest.json").read_bytes())
-    leader = manifest["executionManifest"]["participants"][0]
+    leader = manifest["participants"][0]
     assert leader["runner"] == "current-session" and leader["modelRef"] == "claude/opus-4.6"
     prompt = result.lead_prompt_path.read_text(encoding="utf-8")
     assert "this host session is the lead" in prompt
-    executions = manifest["executionManifest"]["roleExecutions"]
+    executions = manifest["roleExecutions"]
     assert executions[0]["binding"]["runner"] == "current-session"
     native = [r for r in executions if r["binding"]["runner"] == "native-session"]
     # claude-code runs claude workers natively; the bundled defaults put claude on the team.

@@ -13,6 +13,7 @@ from okstra_core.report import (
     check_report,
     execution_roles,
     load_run_manifest,
+    read_run_manifest,
     roles_markdown,
 )
 
@@ -38,23 +39,74 @@ ROLES = [
 ]
 
 
-def write_manifest(tmp_path: Path) -> Path:
+def _execution(row: dict[str, object]) -> dict[str, object]:
+    return {
+        **row,
+        "participantRef": "participant-001",
+        "dutyId": "duty",
+        "modelId": str(row["modelRef"]).partition("/")[2],
+        "displayName": str(row["modelRef"]),
+        "execution": "x",
+        "modelSpecDigest": "0" * 64,
+        "binding": {"runner": "cli-wrapper", "hostRuntime": "terminal"},
+        "provenance": "chosen",
+    }
+
+
+def manifest_doc(*, previous_layout: bool = False) -> dict[str, object]:
+    """A run manifest of this version (or of the previous layout: identity nested)."""
+    identity = {
+        "participants": [
+            {
+                "participantRef": "participant-001",
+                "role": "leader",
+                "provider": "claude",
+                "modelRef": "claude/opus-4.6",
+                "modelId": "opus-4.6",
+                "runner": "cli-wrapper",
+                "hostRuntime": "terminal",
+                "entryMode": "spawn-process",
+            }
+        ],
+        "roleExecutions": [_execution(r) for r in ROLES],
+        "dynamicRoles": [],
+    }
+    doc: dict[str, object] = {
+        "schemaVersion": "2.0",
+        "executionIdentityVersion": 2,
+        "okstraVersion": "0.1.0",
+        "createdAt": "2026-01-01T00:00:00+00:00",
+        "runId": "requirements-discovery-001",
+        "seq": 1,
+        "taskType": "requirements-discovery",
+        "projectId": "p",
+        "projectRoot": "/p",
+        "taskKey": "g/t",
+        "taskGroup": "g",
+        "taskId": "t",
+        "hostRuntime": "terminal",
+        "entryMode": "spawn-process",
+        "brief": {"path": "brief.md", "sha256": "0" * 64},
+        "paths": {},
+    }
+    if previous_layout:
+        doc["executionManifest"] = {"entryMode": "spawn-process", **identity}
+    else:
+        doc.update(identity)
+    return doc
+
+
+def write_manifest(tmp_path: Path, *, previous_layout: bool = False) -> Path:
     run = tmp_path / "run"
     run.mkdir()
-    (run / "run-manifest.json").write_bytes(
-        orjson.dumps(
-            {
-                "schemaVersion": "2.0",
-                "executionIdentityVersion": 2,
-                "executionManifest": {"roleExecutions": ROLES},
-            }
-        )
-    )
+    doc = manifest_doc(previous_layout=previous_layout)
+    (run / "run-manifest.json").write_bytes(orjson.dumps(doc))
     return run
 
 
-def test_roles_table(tmp_path: Path) -> None:
-    _, manifest = load_run_manifest(write_manifest(tmp_path))
+@pytest.mark.parametrize("previous_layout", [False, True])
+def test_roles_table(tmp_path: Path, previous_layout: bool) -> None:
+    _, manifest = read_run_manifest(write_manifest(tmp_path, previous_layout=previous_layout))
     rows = execution_roles(manifest)
     table = roles_markdown(rows)
     assert table.splitlines()[0].startswith("| Role execution | Role |")
@@ -63,7 +115,7 @@ def test_roles_table(tmp_path: Path) -> None:
 
 
 def test_report_check(tmp_path: Path) -> None:
-    _, manifest = load_run_manifest(write_manifest(tmp_path))
+    _, manifest = read_run_manifest(write_manifest(tmp_path))
     report = tmp_path / "final-report.json"
     report.write_bytes(orjson.dumps({"executionRoles": list(reversed(ROLES))}))
     assert len(check_report(manifest, report)) == 2
@@ -85,3 +137,21 @@ def test_v1_manifest_is_refused(tmp_path: Path) -> None:
     (tmp_path / "run-manifest.json").write_bytes(orjson.dumps({"schemaVersion": "1.0"}))
     with pytest.raises(DataFileError, match="executionIdentityVersion"):
         load_run_manifest(tmp_path)
+
+
+def test_previous_layout_is_upgraded_on_read(tmp_path: Path) -> None:
+    _, data = load_run_manifest(write_manifest(tmp_path, previous_layout=True))
+    assert "executionManifest" not in data
+    assert [r["roleExecutionRef"] for r in data["roleExecutions"]] == [
+        r["roleExecutionRef"] for r in ROLES
+    ]
+    assert data["participants"][0]["participantRef"] == "participant-001"
+
+
+def test_malformed_manifest_names_the_field(tmp_path: Path) -> None:
+    doc = manifest_doc()
+    doc["roleExecutions"] = [{"roleExecutionRef": 1}]
+    (tmp_path / "run-manifest.json").write_bytes(orjson.dumps(doc))
+    with pytest.raises(DataFileError) as info:
+        load_run_manifest(tmp_path)
+    assert "roleExecutions[0].roleExecutionRef" in info.value.render()

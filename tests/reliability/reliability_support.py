@@ -305,7 +305,7 @@ def check_project_files(project: Path) -> dict[str, Any]:
             if path.name == "run-manifest.json":
                 _, manifest = load_run_manifest(path)
                 assert manifest["schemaVersion"] == "2.0", path
-                assert manifest["executionManifest"]["participants"], path
+                assert manifest["participants"] and manifest["roleExecutions"], path
                 summary["runs"].append(path.parent.name)
             elif path.name == "task-manifest.json":
                 assert doc["schemaVersion"] == "2.0", path

@@ -52,7 +52,8 @@ def _argv(world: World) -> list[str]:
         group="grp",
         task_id="tsk",
         brief="brief $(touch PWNED10);.md",
-        extra=["--directive", PAYLOAD, "--related-tasks", PAYLOAD],
+        # Related tasks are task keys (a hostile one is refused: test_request_argv).
+        extra=["--directive", PAYLOAD, "--related-tasks", "grp/other"],
     )
 
 

@@ -409,7 +409,9 @@ def test_names_too_long_are_exit_2(tmp_path: Path) -> None:
     assert "ENAMETOOLONG" in run.doc["error"], run.doc
     run = okstra(world, *prepare_argv(world.project, task_id="t" * 300), "--launch=none")
     assert_clean_failure(run, code=2)
-    assert "255 bytes" in run.doc["error"], run.doc
+    # Refused where the request is built, before any path is made of it.
+    assert run.doc["field"] == "--task-id", run.doc
+    assert "at most" in run.doc["error"] or "255 bytes" in run.doc["error"], run.doc
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores permission bits")

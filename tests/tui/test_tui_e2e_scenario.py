@@ -250,11 +250,11 @@ def test_tui_e2e_full_scenario(terminal: Terminal) -> None:
         assert (task_root / name).is_file(), name
 
     manifest = json.loads((run_dir / "run-manifest.json").read_text(encoding="utf-8"))
-    leader = manifest["executionManifest"]["participants"][0]
+    leader = manifest["participants"][0]
     assert leader["participantRef"] == "participant-001"
     assert leader["status"] == "launched"
     assert leader["windowRef"] == window_ref
-    executions = manifest["executionManifest"]["roleExecutions"]
+    executions = manifest["roleExecutions"]
     (lead_exec,) = [r for r in executions if r["role"] == "leader"]
     assert [r["modelRef"] for r in executions if r["role"] == "analyser"] == new_analysers
 

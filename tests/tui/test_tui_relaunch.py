@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from textual.widgets import Static
-from tui_support import prefill, settle, wait_for
+from tui_support import prefill, settle, wait_armed, wait_for
 
-from okstra_core.prepare import prepare_from_state
+from okstra_core.environment import Environment
+from okstra_core.frontend import prepare_setup
 from okstra_core.wizard import Wizard
 from okstra_tui.screens.launch import LaunchScreen
 from okstra_tui.screens.relaunch import RelaunchScreen
@@ -16,7 +17,7 @@ SIZE = (100, 40)
 async def test_launching_a_launched_setup_again_is_a_decision(app_factory, project) -> None:
     path = prefill(project, "confirm")
     Wizard.open(path).submit("confirm")
-    first = prepare_from_state(path, launch="none")
+    first = prepare_setup(path, launch="none", environment=Environment.real())
     runs = project / ".okstra" / "tasks" / "grp" / "one" / "runs"
     app = app_factory(state=path, launch="none")
     async with app.run_test(size=SIZE) as pilot:
@@ -25,8 +26,7 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         # The screen says what became of the earlier run (its lead was never launched).
         earlier = str(app.screen.query_one("#earlier", Static).render())
         assert first.run_id in earlier and "prepared" in earlier and "okstra attach" in earlier
-        # The launch screen acts only on keys pressed once it is armed (no typed-ahead launch).
-        await wait_for(pilot, app, lambda: app.screen.armed, "the launch screen armed")
+        await wait_armed(pilot, app)  # keys typed before that are dropped
         await pilot.press("enter")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         question = app.screen
@@ -36,7 +36,6 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         await settle(pilot, app)
         assert isinstance(app.screen, LaunchScreen) and app.screen.waiting
         assert [p.name for p in runs.iterdir()] == [first.run_id]
-        await wait_for(pilot, app, lambda: app.screen.armed, "the launch screen armed")
         await pilot.press("enter")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         await pilot.press("y")

@@ -5,7 +5,9 @@ from __future__ import annotations
 from textual.widgets import DataTable, Static
 from tui_support import settle, wait_for
 
-from okstra_core.prepare import prepare_from_argv
+from okstra_core.environment import Environment
+from okstra_core.prepare import prepare
+from okstra_core.roleargs import request_from_argv
 from okstra_tui.screens.doctor import DoctorScreen
 from okstra_tui.screens.runs import RunsScreen
 
@@ -17,7 +19,8 @@ async def test_runs_screen_lists_the_project_runs(app_factory, project) -> None:
         "--project-root", str(project), "--task-group", "perf", "--task-id", "widget",
         "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
     ]  # fmt: skip
-    first = prepare_from_argv(argv, launch="none")
+    env = Environment.real()
+    first = prepare(request_from_argv(argv, env), launch="none", environment=env)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)

@@ -62,10 +62,15 @@ def test_spawn_process_setup_in_order(env: Environment, project: Path, state_fil
         "report-writer",
     ]
     argv = list(outcome.render_argv)
-    assert argv[:2] == ["--project-root", str(project.resolve())]
-    assert argv.count("--role-model") == 4 and "--task-key" not in argv
-    context = json.loads(argv[argv.index("--host-session-context-json") + 1])
+    # Every value is one `--flag=value` argument: none can be read as a flag.
+    assert argv[0] == f"--project-root={project.resolve()}"
+    assert sum(a.startswith("--role-model=") for a in argv) == 4
+    assert not any(a.startswith("--task-key") for a in argv)
+    flag = "--host-session-context-json="
+    context = json.loads(next(a for a in argv if a.startswith(flag))[len(flag) :])
     assert context["hostId"] == "terminal" and context["entryMode"] == "spawn-process"
+    request = outcome.request
+    assert request.role_counts == {"analyser": 2} and len(request.role_models["analyser"]) == 2
     assert outcome.provenance["role:analyser#1"].startswith("default:")
     assert "analyser #2 : " in outcome.confirmation_text
     assert wizard.progress()[0] == wizard.progress()[1] == 14
@@ -84,7 +89,7 @@ def test_current_session_setup_has_leader_session_and_no_leader_model(
     )
     prompt = run_through(wizard, stop="leader-session")
     assert prompt.options[0].value == "continue" and prompt.meta["role"] == "leader"
-    assert "claude/current-session" in prompt.label
+    assert "model not reported" in prompt.label
     with pytest.raises(AnswerRefused):
         wizard.submit("claude/opus-4.6")
     run_through(wizard)
@@ -97,7 +102,8 @@ def test_current_session_setup_has_leader_session_and_no_leader_model(
     assert not any(m.startswith("leader=") for m in outcome.render_args["role-model"])
     assert outcome.render_args["approved-plan"] == "plan.md"
     assert "fixer : spawned at run time" in outcome.confirmation_text
-    assert "leader #1 : claude/current-session (this session)" in outcome.confirmation_text
+    assert "leader #1 : model not reported (this session)" in outcome.confirmation_text
+    assert outcome.request.host.model_ref is None
 
 
 def test_current_session_leader_shows_the_model_the_host_reports(
@@ -105,7 +111,8 @@ def test_current_session_leader_shows_the_model_the_host_reports(
 ) -> None:
     from dataclasses import replace
 
-    from okstra_core.prepare import prepare_from_argv
+    from okstra_core.prepare import prepare
+    from okstra_core.roleargs import request_from_argv
 
     reported = replace(
         env, env={**env.env, "OKSTRA_HOST_MODEL": "claude/OPUS", "OKSTRA_HOST_EFFORT": "high"}
@@ -130,7 +137,9 @@ def test_current_session_leader_shows_the_model_the_host_reports(
         "modelRef": "claude/opus-4.6",
         "effort": "high",
     }
-    result = prepare_from_argv(list(outcome.render_argv), dry_run=True, environment=reported)
+    request = request_from_argv(outcome.render_argv, reported)
+    assert request == outcome.request
+    result = prepare(request, dry_run=True, environment=reported)
     leader = result.manifest.participants[0]
     assert leader.model_ref == "claude/opus-4.6" and leader.runner == "current-session"
 
@@ -436,7 +445,8 @@ def test_reuse_previous_run(env: Environment, project: Path, state_file: Path) -
         "g/t",
         runs={
             "requirements-discovery-001": {"roleCounts": {}},
-            "requirements-discovery-002": inputs,
+            # The previous layout: nested under `inputs`, `role=value` strings.
+            "requirements-discovery-002": {"inputs": inputs},
         },
     )
     wizard = Wizard.init(state_file, project, environment=env)

@@ -75,8 +75,9 @@ def test_whole_setup_in_both_entry_modes(
     code, outcome = okstra(env, "wizard", "outcome", "--state", "w1")
     assert code == 0 and outcome["ok"]
     argv = outcome["renderArgv"]
-    assert argv[argv.index("--entry-mode") + 1] == mode
-    assert set(outcome) >= {"renderArgs", "renderArgv", "confirmationText", "provenance"}
+    assert outcome["request"]["host"]["entryMode"] == mode
+    assert (f"--entry-mode={mode}" in argv) == (mode != "spawn-process")
+    assert set(outcome) >= {"request", "renderArgs", "renderArgv", "confirmationText", "provenance"}
     code, shown = okstra(env, "wizard", "show", "--state", state)
     assert shown["prompt"]["kind"] == "done" and shown["confirmation"]["lines"]
     assert [h["stepId"] for h in shown["history"]][-1] == "confirm"

@@ -43,7 +43,23 @@ def make_task(
     for name, inputs in (runs or {}).items():
         run = root / "runs" / name
         run.mkdir(parents=True, exist_ok=True)
-        (run / "run-inputs.json").write_text(json.dumps(inputs), encoding="utf-8")
+        # The identity prepare writes is filled in; the test's values win. A document
+        # with an `inputs` object is the previous layout (filled the same way).
+        identity = {
+            "projectRoot": str(project.resolve()),
+            "taskGroup": group,
+            "taskId": task_id,
+            "taskType": name.rsplit("-", 1)[0],
+            "brief": "brief.md",
+        }
+        if isinstance(inputs.get("inputs"), dict):
+            doc = {"schemaVersion": "2.0", "runId": name, **inputs}
+            doc["inputs"] = {**identity, **inputs["inputs"]}
+        elif "taskType" not in inputs:
+            doc = {"schemaVersion": "2.0", "runId": name, **identity, **inputs}
+        else:
+            doc = inputs
+        (run / "run-inputs.json").write_text(json.dumps(doc), encoding="utf-8")
     return root
 
 

@@ -1,0 +1,124 @@
+"""Typed documents: every file okstra writes has one model that writes and reads it.
+
+Modules: `base` (the `Document` base), `inputs` (`run-inputs.json`), `run`
+(`run-manifest.json`, `lead-prompt.meta.json`), `task` (`task-manifest.json`,
+timeline events, `project.json`, `runs.jsonl` rows), `resume` (`resume.json`) and
+`schema` (`SCHEMAS`, `json_schema(name)` for `okstra schema`).
+
+The names load on first use, so a reader of one document (the wizard's reuse step
+reads `run-inputs.json`) does not pay for defining every other model.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import Document, OpenDocument
+    from .inputs import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, RunInputs
+    from .resume import ResumeDiscover, ResumeDocument, ResumeParticipant
+    from .run import (
+        ApprovedPlanRef,
+        BindingRecord,
+        DynamicRole,
+        FileRef,
+        LeadPromptMeta,
+        Participant,
+        RoleExecution,
+        RunManifest,
+    )
+    from .schema import SCHEMAS, json_schema
+    from .task import (
+        TIMELINE_EVENT,
+        LatestRun,
+        LeadLaunched,
+        LeadLaunchFailed,
+        NextPhase,
+        ProjectDocument,
+        RoleExecutionIndexEntry,
+        RunPrepared,
+        RunsIndexRow,
+        SessionDiscovered,
+        TaskIdentity,
+        TaskManifest,
+        Workflow,
+    )
+
+_LAZY = {
+    "Document": ".base",
+    "OpenDocument": ".base",
+    "EXECUTION_IDENTITY_VERSION": ".inputs",
+    "SCHEMA_VERSION": ".inputs",
+    "RunInputs": ".inputs",
+    "ResumeDiscover": ".resume",
+    "ResumeDocument": ".resume",
+    "ResumeParticipant": ".resume",
+    "ApprovedPlanRef": ".run",
+    "BindingRecord": ".run",
+    "DynamicRole": ".run",
+    "FileRef": ".run",
+    "LeadPromptMeta": ".run",
+    "Participant": ".run",
+    "RoleExecution": ".run",
+    "RunManifest": ".run",
+    "TIMELINE_EVENT": ".task",
+    "LatestRun": ".task",
+    "LeadLaunched": ".task",
+    "LeadLaunchFailed": ".task",
+    "NextPhase": ".task",
+    "ProjectDocument": ".task",
+    "RoleExecutionIndexEntry": ".task",
+    "RunPrepared": ".task",
+    "RunsIndexRow": ".task",
+    "SessionDiscovered": ".task",
+    "TaskIdentity": ".task",
+    "TaskManifest": ".task",
+    "Workflow": ".task",
+    "SCHEMAS": ".schema",
+    "json_schema": ".schema",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "EXECUTION_IDENTITY_VERSION",
+    "SCHEMAS",
+    "SCHEMA_VERSION",
+    "TIMELINE_EVENT",
+    "ApprovedPlanRef",
+    "BindingRecord",
+    "Document",
+    "DynamicRole",
+    "FileRef",
+    "LatestRun",
+    "LeadLaunchFailed",
+    "LeadLaunched",
+    "LeadPromptMeta",
+    "NextPhase",
+    "OpenDocument",
+    "Participant",
+    "ProjectDocument",
+    "ResumeDiscover",
+    "ResumeDocument",
+    "ResumeParticipant",
+    "RoleExecution",
+    "RoleExecutionIndexEntry",
+    "RunInputs",
+    "RunManifest",
+    "RunPrepared",
+    "RunsIndexRow",
+    "SessionDiscovered",
+    "TaskIdentity",
+    "TaskManifest",
+    "Workflow",
+    "json_schema",
+]

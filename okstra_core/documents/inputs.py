@@ -1,0 +1,114 @@
+"""`run-inputs.json`: the run request as prepared (the wizard's reuse step reads it).
+
+The run request, dumped, plus the run id and the argv that replays it. A file of the
+previous layout (inputs nested under `inputs`, counts and models as `role=value`
+strings, related tasks comma-separated) is upgraded when read. Kept apart from the
+other run documents so that reading it costs only this model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import StrictStr, model_validator
+
+from ..request import RunRequest
+from .base import Document
+
+__all__ = ["EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION", "RunInputs"]
+
+SCHEMA_VERSION: Literal["2.0"] = "2.0"
+EXECUTION_IDENTITY_VERSION: Literal[2] = 2
+
+
+def _pairs(raw: Any, *, integer: bool) -> Any:
+    """`["role=value", …]` (the previous layout) → a map; anything else as is."""
+    if not isinstance(raw, list) or not all(isinstance(i, str) and "=" in i for i in raw):
+        return raw
+    out: dict[str, Any] = {}
+    for item in raw:
+        role, _, value = item.partition("=")
+        role, value = role.strip(), value.strip()
+        if integer:
+            out[role] = int(value) if value.isdigit() else value
+        else:
+            out.setdefault(role, []).append(value)
+    return out
+
+
+def _upgrade_inputs(data: dict[str, Any]) -> dict[str, Any]:
+    """The previous layout of run-inputs.json, in this version's shape."""
+    old = data["inputs"]
+    if not isinstance(old, dict):
+        return data  # refused by validation, naming `inputs`
+    context = old.get("hostSessionContext")
+    context = dict(context) if isinstance(context, dict) else {}
+    known = {
+        "hostId",
+        "entryMode",
+        "availableFunctions",
+        "interactionSurface",
+        "currentModel",
+        "currentModelRef",
+    }
+    context = {k: v for k, v in context.items() if k in known}
+    if old.get("host") and "hostId" not in context:
+        context["hostId"] = old["host"]
+    if old.get("entryMode") and "entryMode" not in context:
+        context["entryMode"] = old["entryMode"]
+    related = old.get("relatedTasks", "")
+    if isinstance(related, str):
+        related = [t.strip() for t in related.split(",") if t.strip()]
+    upgraded = {
+        "schemaVersion": SCHEMA_VERSION,
+        "runId": data.get("runId"),
+        "projectRoot": old.get("projectRoot"),
+        "taskGroup": old.get("taskGroup"),
+        "taskId": old.get("taskId"),
+        "taskType": old.get("taskType"),
+        "brief": old.get("brief"),
+        "approvedPlan": old.get("approvedPlan") or "",
+        "directive": old.get("directive") or "",
+        "relatedTasks": related,
+        "host": context,
+        "roleCounts": _pairs(old.get("roleCounts", {}), integer=True),
+        "roleModels": _pairs(old.get("roleModels", {}), integer=False),
+        "argv": old.get("argv") or [],
+    }
+    return upgraded
+
+
+class RunInputs(RunRequest, Document):
+    """`run-inputs.json`: the run request as prepared, immutable once written.
+
+    Attributes:
+        schema_version: "2.0".
+        run_id: `<task-type>-<seq>`.
+        argv: the renderArgv that replays this request (`okstra prepare <argv…>`).
+    """
+
+    WHAT: ClassVar[str] = "run inputs"
+    schema_version: Literal["2.0"] = SCHEMA_VERSION
+    run_id: StrictStr
+    argv: tuple[StrictStr, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _previous_layout(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "inputs" in data and "taskType" not in data:
+            return _upgrade_inputs(data)
+        return data
+
+    @classmethod
+    def of(cls, request: RunRequest, run_id: str) -> RunInputs:
+        return cls(
+            **dict(request),
+            run_id=run_id,
+            argv=request.render_argv(),
+        )
+
+    @property
+    def request(self) -> RunRequest:
+        """The request alone (what `okstra prepare <argv…>` parses back to)."""
+        fields = {name: getattr(self, name) for name in RunRequest.model_fields}
+        return RunRequest(**fields)

@@ -1,0 +1,182 @@
+"""The documents of one run: `run-manifest.json`, `lead-prompt.meta.json`.
+
+`run-manifest.json` carries the execution identity at its top level: `participants`,
+`roleExecutions`, `dynamicRoles`, with `schemaVersion` "2.0" and
+`executionIdentityVersion` 2. A manifest of the previous layout (the identity nested
+under `executionManifest`) is upgraded when read. (`run-inputs.json`: `inputs.py`.)
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, StrictInt, StrictStr, model_validator
+
+from ..catalog.models import Runner
+from .base import Document
+from .inputs import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
+
+__all__ = [
+    "EXECUTION_IDENTITY_VERSION",
+    "SCHEMA_VERSION",
+    "ApprovedPlanRef",
+    "BindingRecord",
+    "DynamicRole",
+    "FileRef",
+    "LeadPromptMeta",
+    "Participant",
+    "RoleExecution",
+    "RunManifest",
+]
+
+SERVED_MODEL_UNKNOWN = "unknown"
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class BindingRecord(Document):
+    """How a role execution runs: runner, host runtime, host model value."""
+
+    runner: Runner
+    host_runtime: StrictStr
+    host_model_value: StrictStr | None = None
+    execution_value: StrictStr = ""
+
+
+class Participant(Document):
+    """One agent session of the run (`participant-001` is always the leader)."""
+
+    participant_ref: StrictStr
+    role: StrictStr
+    provider: StrictStr
+    model_ref: StrictStr | None
+    model_id: StrictStr | None
+    runner: StrictStr
+    host_runtime: StrictStr
+    host_model_value: StrictStr | None = None
+    entry_mode: StrictStr
+    session_ref: StrictStr | None = None
+    window_ref: StrictStr | None = None
+    status: StrictStr = "prepared"
+    # Written once launched (absent before): how the lead was started, where it runs,
+    # and how it ended (`okstra_core.lead`).
+    launch_backend: StrictStr | None = Field(default=None, exclude_if=_absent)
+    launched_at: StrictStr | None = Field(default=None, exclude_if=_absent)
+    pane_ref: StrictStr | None = Field(default=None, exclude_if=_absent)
+    tmux_socket: StrictStr | None = Field(default=None, exclude_if=_absent)
+    process_id: StrictInt | None = Field(default=None, exclude_if=_absent)
+    process_start: StrictStr | None = Field(default=None, exclude_if=_absent)
+    parent_process_id: StrictInt | None = Field(default=None, exclude_if=_absent)
+    parent_start: StrictStr | None = Field(default=None, exclude_if=_absent)
+    stop_requested_at: StrictStr | None = Field(default=None, exclude_if=_absent)
+    exit_status: StrictInt | None = Field(default=None, exclude_if=_absent)
+    exit_signal: StrictInt | None = Field(default=None, exclude_if=_absent)
+    exited_at: StrictStr | None = Field(default=None, exclude_if=_absent)
+    end_detail: StrictStr | None = Field(default=None, exclude_if=_absent)
+
+
+class RoleExecution(Document):
+    """One role instance of the run, bound to its participant.
+
+    A current-session leader whose model the host did not report has `model_ref`,
+    `model_id` and `model_spec_digest` null.
+    """
+
+    role_execution_ref: StrictStr
+    participant_ref: StrictStr
+    role: StrictStr
+    duty: StrictStr = Field(alias="dutyId")
+    provider: StrictStr
+    model_ref: StrictStr | None
+    model_id: StrictStr | None
+    display_name: StrictStr
+    execution: StrictStr
+    ordinal: StrictInt
+    execution_label: StrictStr
+    model_spec_digest: StrictStr | None
+    binding: BindingRecord
+    provenance: StrictStr
+    served_model_attestation: StrictStr = SERVED_MODEL_UNKNOWN
+    status: StrictStr = "prepared"
+
+
+class DynamicRole(Document):
+    """A role the lead spawns at run time (never bound at prepare)."""
+
+    role: StrictStr
+    duty: StrictStr = Field(alias="dutyId")
+
+
+class FileRef(Document):
+    path: StrictStr
+    sha256: StrictStr
+
+
+class ApprovedPlanRef(Document):
+    path: StrictStr
+    sha256: StrictStr
+    stages: tuple[StrictInt, ...]
+
+
+class RunManifest(Document):
+    """`run-manifest.json`: who runs which role instance, on which model."""
+
+    WHAT: ClassVar[str] = "run manifest"
+    schema_version: Literal["2.0"] = SCHEMA_VERSION
+    execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
+    okstra_version: StrictStr
+    created_at: StrictStr
+    run_id: StrictStr
+    seq: StrictInt
+    task_type: StrictStr
+    project_id: StrictStr
+    project_root: StrictStr
+    task_key: StrictStr
+    task_group: StrictStr
+    task_id: StrictStr
+    host_runtime: StrictStr
+    entry_mode: StrictStr
+    lead_session_id: StrictStr | None = None
+    lead_session_id_kind: StrictStr | None = None
+    brief: FileRef
+    approved_plan: ApprovedPlanRef | None = None
+    paths: dict[StrictStr, StrictStr]
+    participants: tuple[Participant, ...] = Field(min_length=1)
+    role_executions: tuple[RoleExecution, ...] = Field(min_length=1)
+    dynamic_roles: tuple[DynamicRole, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _previous_layout(cls, data: Any) -> Any:
+        # The previous layout nested the execution identity under `executionManifest`.
+        if isinstance(data, dict) and isinstance(data.get("executionManifest"), dict):
+            data = dict(data)
+            nested = data.pop("executionManifest")
+            for key in ("participants", "roleExecutions", "dynamicRoles"):
+                if key in nested and key not in data:
+                    data[key] = nested[key]
+            if "entryMode" not in data and "entryMode" in nested:
+                data["entryMode"] = nested["entryMode"]
+        return data
+
+    @property
+    def leader(self) -> RoleExecution:
+        return self.role_executions[0]
+
+    def participant(self, ref: str) -> Participant | None:
+        return next((p for p in self.participants if p.participant_ref == ref), None)
+
+
+class LeadPromptMeta(Document):
+    """`lead-prompt.meta.json`: the invocation identity of the rendered lead prompt."""
+
+    WHAT: ClassVar[str] = "lead prompt meta"
+    invocation_id: StrictStr
+    participant_ref: StrictStr
+    role_execution_ref: StrictStr
+    duty: StrictStr = Field(alias="dutyId")
+    attempt: StrictInt = 1
+    prompt_sha256: StrictStr
+    prompt_path: StrictStr

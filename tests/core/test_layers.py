@@ -1,0 +1,212 @@
+"""The layers of okstra_core are a checked contract (docs/internals.md, "Layers").
+
+Top to bottom; a module may import only from its own layer or below:
+
+    front ends (okstra_tui)
+    cli, frontend
+    prepare, launch, report, resume, lead, runs, doctor
+    wizard
+    resolver, pool, defaults, binding, roleargs, config
+    catalog, tasks, request, documents, setup_runs
+    store, paths, errors, environment
+
+Every import counts: module level and inside functions (an import deferred into a
+function still couples the two modules), except those under `if TYPE_CHECKING:`.
+Besides the order: prepare and launch never import the wizard, and there is no
+import cycle inside the core.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import okstra_core
+
+ROOT = Path(okstra_core.__file__).parent
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("okstra_core.errors", "okstra_core.paths", "okstra_core.environment", "okstra_core.store"),
+    (
+        "okstra_core.catalog",
+        "okstra_core.tasks",
+        "okstra_core.request",
+        "okstra_core.documents",
+        "okstra_core.setup_runs",
+    ),
+    (
+        "okstra_core.resolver",
+        "okstra_core.pool",
+        "okstra_core.defaults",
+        "okstra_core.binding",
+        "okstra_core.roleargs",
+        "okstra_core.legacyargs",
+        "okstra_core.plans",
+        "okstra_core.config",
+    ),
+    ("okstra_core.wizard",),
+    (
+        "okstra_core.prepare",
+        "okstra_core.launch",
+        "okstra_core.report",
+        "okstra_core.resume",
+        "okstra_core.lead",
+        "okstra_core.runs",
+        "okstra_core.doctor",
+    ),
+    ("okstra_core.cli", "okstra_core.frontend"),
+)
+NEVER = (
+    ("okstra_core.prepare", "okstra_core.wizard"),
+    ("okstra_core.launch", "okstra_core.wizard"),
+    ("okstra_core.documents", "okstra_core.prepare"),
+    ("okstra_core.request", "okstra_core.catalog"),
+)
+# The one circle left: the static steps reach the role block and the confirmation at
+# call time (and those import the step ids). It is listed so that it cannot grow; it
+# goes when static and role steps become one step protocol.
+KNOWN_CYCLES = [
+    {"okstra_core.wizard.steps", "okstra_core.wizard.roles", "okstra_core.wizard.outcome"}
+]
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    found: dict[str, tuple[Path, bool]] = {}
+    for path in ROOT.rglob("*.py"):
+        parts = ["okstra_core", *path.relative_to(ROOT).with_suffix("").parts]
+        package = parts[-1] == "__init__"
+        if package:
+            parts.pop()
+        found[".".join(parts)] = (path, package)
+    return found
+
+
+def _targets(module: str, package: bool, node: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        base = module.split(".") if package else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join([*base, *([node.module] if node.module else [])])
+    else:
+        target = node.module or ""
+    return [target, *(f"{target}.{alias.name}" for alias in node.names)]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module → the okstra_core modules it imports (ancestor packages left out)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, (path, package) in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                typing_only.update(id(inner) for inner in ast.walk(node))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom) or id(node) in typing_only:
+                continue
+            for target in _targets(name, package, node):
+                ancestor = name.startswith(target + ".")
+                if target in modules and target != name and not ancestor:
+                    graph[name].add(target)
+    return graph
+
+
+def layer_of(module: str) -> int | None:
+    for index, layer in enumerate(LAYERS):
+        if any(module == top or module.startswith(top + ".") for top in layer):
+            return index
+    return None
+
+
+def _within(module: str, top: str) -> bool:
+    return module == top or module.startswith(top + ".")
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = [m for m in import_graph() if m != "okstra_core" and layer_of(m) is None]
+    assert not unplaced, f"place these modules in a layer (tests/core/test_layers.py): {unplaced}"
+
+
+def test_imports_only_go_down() -> None:
+    upward = []
+    for source, targets in import_graph().items():
+        low = layer_of(source)
+        for target in targets:
+            high = layer_of(target)
+            if low is not None and high is not None and high > low:
+                upward.append(f"{source} -> {target}")
+            for a, b in NEVER:
+                if _within(source, a) and _within(target, b):
+                    upward.append(f"{source} -> {target} (never: {a} -> {b})")
+    assert not upward, "imports against the layer order:\n" + "\n".join(sorted(upward))
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    cycles = [c for c in _cycles(import_graph()) if c not in KNOWN_CYCLES]
+    assert not cycles, f"import cycles inside okstra_core: {cycles}"
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+CHECK = r"""
+import json, sys
+import okstra_core.prepare, okstra_core.prepare.pipeline, okstra_core.report
+import okstra_core.documents, okstra_core.request, okstra_core.roleargs
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(("okstra_core.wizard", "jinja2")))))
+"""
+
+
+def test_prepare_loads_no_wizard_module(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert json.loads(done.stdout) == []
