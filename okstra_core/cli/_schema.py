@@ -28,7 +28,17 @@ def schemas() -> dict[str, Callable[[], dict[str, Any]]]:
 def register(sub: Any) -> None:
     """Add `schema` to the top-level parser."""
     names = ", ".join(schemas())
-    parser = sub.add_parser("schema", help=f"print the JSON Schema of a document ({names})")
+    parser = sub.add_parser(
+        "schema",
+        help=f"print the JSON Schema of a document ({names})",
+        epilog=(
+            "examples:\n"
+            "  okstra schema                 list the documents that have a schema\n"
+            "  okstra schema run-manifest    the schema of a run's run-manifest.json\n"
+            "  okstra schema wizard-state    the schema of a wizard state file"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("name", nargs="?", help=f"one of: {names}; none lists them")
     parser.set_defaults(handler=_schema)
 

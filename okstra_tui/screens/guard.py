@@ -49,8 +49,12 @@ class GuardedScreen:
         return self._armed_at is not None
 
     def accepts_key(self, event: events.Key) -> bool:
-        """Whether `event` may act here: pressed after the screen was armed."""
-        if event.key in ALWAYS_ALLOWED:
+        """Whether `event` may act here: pressed after the screen was armed.
+
+        A screen that no longer waits for a deliberate key (a launch screen whose
+        prepare already runs) guards nothing: its keys (quit, scroll) act at once.
+        """
+        if event.key in ALWAYS_ALLOWED or not self.awaits_key:
             return True
         armed_at = self._armed_at
         return armed_at is not None and event.time >= armed_at
