@@ -4,7 +4,7 @@
 #
 # The prefix gets its own package.json (exact pins) so one install never removes the other.
 # Idempotent: a package already installed at its pinned version is skipped.
-# Versions move: when you bump a pin, re-check the facts in AGENT-CLIS.md the tests rely on.
+# Versions move: when you bump a pin, re-check the measured CLI facts the tests rely on (tests/realcli).
 #
 # @anthropic-ai/claude-code >= 2.1.2xx declares engines.node >= 22; on Node 20 npm
 # would otherwise silently pick an old release, so the exact pin is installed with
