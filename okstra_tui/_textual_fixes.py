@@ -7,15 +7,24 @@ and is kept until the pinned Textual no longer needs it.
   line map before any line is laid out: in a region of zero height or width the map is
   empty and the key raised `KeyError`. With nothing laid out there is no page to move
   by, so the key does nothing.
+* `CommandPalette._watch__list_visible` / `_watch__show_busy` query the palette's
+  children; the palette's search worker can still set those flags while the palette is
+  being dismissed, after its children are gone, and the worker failed with `NoMatches`
+  (which ends the app). A closing palette has no list to show or hide: the watchers
+  then do nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual.command import CommandList, CommandPalette
+from textual.css.query import NoMatches
 from textual.widgets import OptionList
 
 _move_page = OptionList._move_page
+_watch_list_visible = CommandPalette._watch__list_visible
+_watch_show_busy = CommandPalette._watch__show_busy
 
 
 def _safe_move_page(self: OptionList, direction: Any) -> None:
@@ -24,9 +33,29 @@ def _safe_move_page(self: OptionList, direction: Any) -> None:
     _move_page(self, direction)
 
 
+def _palette_open(palette: CommandPalette) -> bool:
+    try:
+        palette.query_one(CommandList)
+    except NoMatches:
+        return False
+    return True
+
+
+def _safe_watch_list_visible(self: CommandPalette) -> None:
+    if _palette_open(self):
+        _watch_list_visible(self)
+
+
+async def _safe_watch_show_busy(self: CommandPalette) -> None:
+    if _palette_open(self):
+        await _watch_show_busy(self)
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     OptionList._move_page = _safe_move_page  # type: ignore[method-assign]
+    CommandPalette._watch__list_visible = _safe_watch_list_visible  # type: ignore[method-assign]
+    CommandPalette._watch__show_busy = _safe_watch_show_busy  # type: ignore[method-assign]
 
 
 apply()
