@@ -1,6 +1,7 @@
 """okstra's claude launch and resume argv against the real `claude` parser (offline).
 
-Facts relied on (measured against the real CLI, re-checked with the pinned version 2.1.332): an accepted argv
+Facts relied on (measured against the real CLI, re-checked with the pinned version
+2.1.332): an accepted argv
 exits 1 with "Not logged in" and leaves a transcript recording the session id, the
 model and the system prompt; a rejected argv exits 1 with stderr starting `error:`
 and creates no config dir.
