@@ -32,7 +32,6 @@ import contextlib
 import hashlib
 import os
 import pickle
-import secrets
 import stat
 import sys
 import time
@@ -43,7 +42,7 @@ from typing import Any
 import pydantic
 
 from .. import __version__
-from ..store import make_private_dirs
+from ..store import atomic_write_bytes, make_private_dirs
 
 FORMAT = b"okstra-catalog-cache 1\n"
 # Entries kept per cache directory; older ones are removed when a new one is written.
@@ -125,16 +124,7 @@ def store(directory: Path, key: str, value: Any) -> None:
         blob = FORMAT + hashlib.sha256(payload).hexdigest().encode() + b"\n\n" + payload
         make_private_dirs(directory)  # 0700 at every level, whatever the umask
         target = directory / f"{key}{_SUFFIX}"
-        tmp = directory / f".{key}.{os.getpid()}.{secrets.token_hex(4)}.part"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(blob)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise
+        atomic_write_bytes(target, blob)  # the store's temp file, fsync and rename
         _prune(directory, keep=target)
     except Exception:  # a cache that cannot be written is only slower
         return
