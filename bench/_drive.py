@@ -1,6 +1,6 @@
 """Walk a wizard to the end with fixed answers, through the protocol or in process.
 
-The policy answers every prompt from its JSON form (SPEC §6.7), so the same walk
+The policy answers every prompt from its JSON form, so the same walk
 drives the headless `okstra wizard step` and the in-process engine.
 """
 

@@ -1,4 +1,4 @@
-"""(b) Next-prompt computation, in process, on big pools (SPEC §10).
+"""(b) Next-prompt computation, in process, on big pools.
 
 Pools of 100, 300 and 1,000 models over twenty providers (two of them without their
 CLI, so some models are unavailable) and a six-role profile staffed at counts up to

@@ -1,6 +1,6 @@
 """(f) The confirm screen's preflight, in process, vs its slowest single probe.
 
-The confirm screen checks every CLI the team will spawn (SPEC §8): each CLI's version
+The confirm screen checks every CLI the team will spawn: each CLI's version
 command, and the leader's help command for its required flags. The subject is
 `okstra_core.launch.preflight` on a team whose leader and one critic run Claude Code
 and two analysers run Codex (three probes: `claude --version`, `claude --help`,

@@ -1,6 +1,6 @@
 """(e) Scale: 10,000 models over 50 providers, a team of six roles at five instances.
 
-Two figures (SPEC §10 asks for a next prompt that stays interactive on big pools and
+Two figures (okstra promises a next prompt that stays interactive on big pools and
 for whole commands that grow well below linearly with the pool):
 
 - the next prompt in process, as in (b), on a pool of 10,000 models over 50 providers

@@ -1,4 +1,4 @@
-"""(d) The terminal app: first screen ready, and each step transition (SPEC §10).
+"""(d) The terminal app: first screen ready, and each step transition.
 
 Driven headless with Textual's Pilot at 120×40. The subject is okstra's app from
 `make_app()` on a new wizard, walked to the confirm screen with Enter (typing the

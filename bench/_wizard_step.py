@@ -1,7 +1,7 @@
 """(a) A headless `okstra wizard step`, whole process, vs the bare interpreter.
 
 The baseline is `python -c "import pydantic, orjson"`: the floor of any process that
-validates and emits JSON the way okstra does (SPEC §10). The subject computes the
+validates and emits JSON the way okstra does. The subject computes the
 prompt of a role-model step (the most expensive kind) without submitting, so every
 repeat does the same work on the same state file. The run also checks (with
 `-X importtime`) that the step imported neither textual nor jinja2.

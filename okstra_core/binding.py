@@ -1,4 +1,4 @@
-"""Runner choice and host model binding (SPEC §4).
+"""Runner choice and host model binding.
 
 A role instance runs through one of three runners:
 
@@ -43,7 +43,7 @@ class Binding:
 
 
 def choose_runner(role: str, provider_id: str, host: HostSpec, entry_mode: EntryMode) -> Runner:
-    """Pick the runner of a role instance (SPEC §4).
+    """Pick the runner of a role instance.
 
     Args:
         role: the role id.

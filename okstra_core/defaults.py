@@ -1,4 +1,4 @@
-"""Model defaults scopes: project > global > bundled (SPEC §4).
+"""Model defaults scopes: project > global > bundled.
 
 `modelDefaults` (in ``.okstra/project.json`` and ``<config dir>/config.json``) maps a
 role to a non-empty array of model refs. The candidates of a role are the project

@@ -16,7 +16,7 @@ APP_NAME = "okstra"
 
 @dataclass(frozen=True)
 class UserDirs:
-    """The per-user directories (SPEC §2), and a cache okstra may delete at any time.
+    """The per-user directories, and a cache okstra may delete at any time.
 
     Attributes:
         config: settings the user edits (config.json, user providers).

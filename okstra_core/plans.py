@@ -1,4 +1,4 @@
-"""Approved plans and briefs: validation that needs no catalog (SPEC §8 step 1).
+"""Approved plans and briefs: validation that needs no catalog.
 
 Used by prepare (`okstra_core.prepare.plan_check` re-exports this module) and by the
 wizard's `approved_plan` step, which refuses a plan that prepare would refuse.
@@ -311,7 +311,7 @@ def _data_json_object(path: Path) -> dict[str, Any]:
 
 
 def check_approved_plan(plan: str, *, project_root: Path, task_root: Path) -> ApprovedPlan:
-    """Validate an approved plan and its sibling `data.json` (SPEC §8 step 1).
+    """Validate an approved plan and its sibling `data.json`.
 
     Args:
         plan: the plan path as given (relative to the project root, or absolute).

@@ -1,4 +1,4 @@
-"""The model pool: every model of the provider registry, with availability (SPEC §4).
+"""The model pool: every model of the provider registry, with availability.
 
 A `ModelPool` answers which models can run a role, resolves model refs and aliases,
 and says — with a reason a person can act on — why a model is unavailable for a role

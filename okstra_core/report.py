@@ -1,7 +1,7 @@
 """`okstra report`: a run's execution roles, and the check a final report must pass.
 
 The final report's `executionRoles` is exactly the run manifest's role-execution set
-(SPEC §8): `okstra report roles <run>` prints that set as a markdown table, and
+: `okstra report roles <run>` prints that set as a markdown table, and
 `okstra report check <run> <final-report.json>` refuses a report whose set differs.
 """
 

@@ -115,7 +115,7 @@ class OkstraApp(App[LaunchRequest | None]):
         self.task_type = task_type
         self.launch = launch
         self.environment = environment or Environment.real()
-        # Every string the app shows comes from the wizard's text catalog (SPEC §3.4).
+        # Every string the app shows comes from the wizard's text catalog.
         self.text: WizardText = text_for(self.environment)
         self.cursor_blink = cursor_blink
         self.wizard: Wizard | None = None

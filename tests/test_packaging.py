@@ -1,4 +1,4 @@
-"""The wheel: what it carries, and that it works installed on its own (SPEC §2).
+"""The wheel: what it carries, and that it works installed on its own.
 
 `prompts/` and `screens/` are data directories at the top of the checkout; the wheel
 must carry every file of them as package data, and an installed okstra must find its
@@ -28,7 +28,7 @@ DATA_DIRS = {
     "prompts": "okstra_core/_data/prompts",
     "screens": "okstra_tui/_data/screens",
 }
-# What SPEC §2/§3 says the wheel ships, as glob patterns inside the wheel.
+# What the wheel ships (prompts and screens data), as glob patterns inside the wheel.
 REQUIRED = (
     "okstra_core/_data/prompts/profiles/*.md",
     "okstra_core/_data/prompts/providers/*.toml",
@@ -125,7 +125,7 @@ def test_wheel_holds_only_the_two_packages(wheel_names: set[str]) -> None:
     tops = {name.split("/", 1)[0] for name in wheel_names}
     dist_info = {t for t in tops if t.endswith(".dist-info")}
     assert len(dist_info) == 1, tops
-    # A top-level `prompts` or `screens` would clash in site-packages (SPEC §2).
+    # A top-level `prompts` or `screens` would clash in site-packages.
     assert tops - dist_info == {"okstra_core", "okstra_tui"}
     assert not any("__pycache__" in name for name in wheel_names)
 

@@ -1,4 +1,4 @@
-"""The catalog: validated profiles, providers, hosts and configs (SPEC §3, §4).
+"""The catalog: validated profiles, providers, hosts and configs.
 
 Public API: the models of `okstra_core.catalog.models` and the loaders of
 `okstra_core.catalog.loaders`.

@@ -3,8 +3,8 @@
 Every loader parses bytes itself (so non-UTF-8 and invalid TOML/JSON are reported
 with the file and line) and turns a pydantic `ValidationError` into ONE
 `DataFileError` naming the file, the field path (`roles[1].max`) and what was
-expected. Beyond the models' type checks, the loaders enforce the cross-field rules of
-SPEC §3 (counts, duplicate roles, role references, launch placeholders, aliases).
+expected. Beyond the models' type checks, the loaders enforce the catalog's cross-field
+rules (counts, duplicate roles, role references, launch placeholders, aliases).
 
 Bundled data comes through `okstra_core.paths.resource()`: a workspace
 (`OKSTRA_WORKSPACE`) file replaces the bundled file of the same name, and whatever the
@@ -62,7 +62,7 @@ __all__ = [
     "template_fields",
 ]
 
-# The registry order of the bundled providers (SPEC §3.2); others follow, sorted by id.
+# The registry order of the bundled providers; others follow, sorted by id.
 BUNDLED_PROVIDER_ORDER: tuple[str, ...] = ("claude", "antigravity", "codex", "grok", "kimi")
 
 _GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme")
@@ -88,7 +88,7 @@ class Catalog:
     """Everything `prompts/` and the user's config declare, validated.
 
     Attributes:
-        profiles: role profiles by task type; the SPEC's task types first, in order,
+        profiles: role profiles by task type; the bundled task types first, in order,
             then any workspace-only task types sorted by name.
         providers: the provider registry, in registry order (bundled claude,
             antigravity, codex, grok, kimi; other workspace providers; user providers
@@ -296,7 +296,7 @@ def load_profile(path: Path) -> Profile:
 
     Raises:
         DataFileError: unreadable, not UTF-8, missing/unclosed front matter, invalid
-            TOML, a type error, or a rule of SPEC §3.1 broken.
+            TOML, a type error, or a profile rule broken.
     """
     path = Path(path)
     return _cached("profile", path, False, _parse_profile)
@@ -343,7 +343,7 @@ def load_provider(path: Path, *, bundled: bool) -> ProviderSpec:
 
     Raises:
         DataFileError: unreadable, not UTF-8, invalid TOML, a type error, or a rule of
-            SPEC §3.2 broken (ids, aliases, roles, launch placeholders).
+            a provider rule broken (ids, aliases, roles, launch placeholders).
     """
     path = Path(path)
     return _cached("provider", path, bundled, _parse_provider)

@@ -1,4 +1,4 @@
-"""Pydantic models of the data okstra ships in `prompts/` (SPEC §3) and reads from config.
+"""Pydantic models of the data okstra ships in `prompts/` and reads from config.
 
 These are the shared contract of the whole core: loaders build them, the pool,
 resolver, wizard and prepare read them. All are frozen; unknown keys are refused.
@@ -222,7 +222,7 @@ class GlobalConfig(_Frozen):
 
 # --------------------------------------------------------------------------- rules
 
-# Placeholders a launch template (argv element or env value) may use (SPEC §9).
+# Placeholders a launch template (argv element or env value) may use.
 TEMPLATE_PLACEHOLDERS: frozenset[str] = frozenset(
     {"cli", "session_id", "model", "prompt", "prompt_file", "kickoff", "project_root"}
 )

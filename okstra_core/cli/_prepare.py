@@ -1,4 +1,4 @@
-"""`okstra prepare` and `okstra report` (SPEC §6.7, §8).
+"""`okstra prepare` and `okstra report`.
 
 `okstra prepare --state F` prepares the request of a confirmed wizard state file
 (`Wizard.outcome().request`; a setup that already prepared a run needs `--again`);

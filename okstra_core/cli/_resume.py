@@ -1,4 +1,4 @@
-"""`okstra resume <run> [--wait S] [--session-id ID] [--exec]` (SPEC §8 resume sheet, §9).
+"""`okstra resume <run> [--wait S] [--session-id ID] [--exec]`.
 
 Prints the run's resume sheet as JSON. A session id still pending discovery is looked
 up first (bounded wait); when found, the sheet, the run manifest's session ref and the

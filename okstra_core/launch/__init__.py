@@ -1,4 +1,4 @@
-"""Launching the lead CLI: preflight, argv from templates, backends, resume sheet (SPEC §8–9).
+"""Launching the lead CLI: preflight, argv from templates, backends, resume sheet.
 
 Nothing here ever builds a shell string: every argv is a list handed to `exec`/`tmux`
 as separate elements (tmux gets them after `--`), so prompt text, paths and model

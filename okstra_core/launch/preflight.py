@@ -1,4 +1,4 @@
-"""Preflight: before anything is written, check each CLI okstra will spawn (SPEC §8).
+"""Preflight: before anything is written, check each CLI okstra will spawn.
 
 For every role instance whose runner spawns a CLI: the CLI is on PATH and answers its
 version command within a timeout; for the leader, every `launch.required_flags` entry

@@ -1,4 +1,4 @@
-"""The resume sheet: `resume.json` and `resume-lead.sh` of a run (SPEC §8 step 6).
+"""The resume sheet: `resume.json` and `resume-lead.sh` of a run.
 
 For each launched participant: its CLI, session id, working directory and the exact
 resume argv. A session id is only ever paired with the CLI that minted it: an entry is

@@ -1,4 +1,4 @@
-"""The execution manifest: who runs which role instance, on which model (SPEC §8 step 4).
+"""The execution manifest: who runs which role instance, on which model.
 
 A *participant* is one agent session (`participant-001` is always the leader); a
 *role execution* is one role instance bound to a participant

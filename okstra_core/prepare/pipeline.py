@@ -339,7 +339,7 @@ def resolve_request(
 
 
 def run_preflight(resolved: Resolved, environment: Environment) -> list[PreflightResult]:
-    """Preflight every CLI-spawning role instance (SPEC §8)."""
+    """Preflight every CLI-spawning role instance."""
     instances = [
         RoleInstance(
             role=r.role,

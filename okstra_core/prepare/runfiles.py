@@ -1,4 +1,4 @@
-"""The files a prepared run leaves on disk (SPEC §8 steps 5–6).
+"""The files a prepared run leaves on disk.
 
 Everything is first *planned* as a list of `PlannedFile` (path, exact bytes, how it
 is written), so a dry run can print every path and digest without touching the disk,

@@ -630,7 +630,7 @@ class Wizard:
         return self._transaction(change)
 
     def rewind(self, step_id: str) -> Prompt:
-        """Edit & rewind to an answered step (SPEC §6.3); returns the new prompt."""
+        """Edit & rewind to an answered step; returns the new prompt."""
 
         def change(ctx: StepContext, work: WizardState) -> Prompt:
             if not work.is_answered(step_id):
@@ -866,7 +866,7 @@ def delete_wizard(path: Path | str, environment: Environment | None = None) -> N
     """Delete a wizard listed by `list_wizards` (the start screen's `d`).
 
     Only a v2 state file directly in the wizards dir is deleted, with its `.lock`
-    sidecar. A v1 file is never changed by okstra (SPEC §6.5) and a file that does not
+    sidecar. A v1 file is never changed by okstra and a file that does not
     load may be one, so both are refused; so is a companion whose v1 source still
     exists (it is that wizard's saved progress). Runs under the state file's lock.
 

@@ -9,11 +9,11 @@ The earlier okstra wrote two wizard state shapes, and okstra writes neither:
   carries the earlier wizard's extra fields (`use_defaults`, `profile_workers`,
   `selected_stages`, …). `is_earlier_v2` tells it from a v2 file okstra wrote.
 
-Both are converted in memory into a v2 state in okstra's shape (SPEC §6.4). The source
+Both are converted in memory into a v2 state in okstra's shape. The source
 file is never written: the engine saves progress to a *companion* next to it,
 `<name>.v2.<sha256-of-source-bytes>.json`, that records `legacySource: {path, sha256}`.
 Opening the source again finds the companion by digest and resumes from it; when the
-source bytes change, the digest changes and a fresh conversion starts (SPEC §6.5).
+source bytes change, the digest changes and a fresh conversion starts.
 
 Companions are looked for in this order: okstra's own (`<name>.v2.<sha>.json`, then
 `<name>.v2.<sha>.<n>.json`), then those the earlier okstra wrote in its v2 shape under
@@ -550,7 +550,7 @@ def _convert_roles(
     task_type: str,
     answered: list[str],
 ) -> _RoleChoices:
-    """The earlier okstra's v1 → role conversion, with its defaults (SPEC §6.5)."""
+    """The earlier okstra's v1 → role conversion, with its defaults."""
     choices = _RoleChoices()
     static = {r.role: r for r in profile.static_roles}
 
@@ -638,7 +638,7 @@ def _selection_order(
 ) -> list[tuple[str, str]]:
     """Lay converted choices out as `(step id, answer)` in the engine's asking order.
 
-    SPEC §6.2: leader-session, role counts, role adds, then role models (leader first,
+    The role block order: leader-session, role counts, role adds, then role models (leader first,
     then profile order, ordinal from 1).
     """
     order: list[tuple[str, str]] = []
@@ -889,7 +889,7 @@ def convert_v1(
         sha256: the digest of the v1 bytes.
 
     Returns:
-        A v2 state dict in the file shape of SPEC §6.4 (`okstra_core.wizard.state`).
+        A v2 state dict in the v2 file shape (`okstra_core.wizard.state`).
 
     Raises:
         StateFileError: a v1 field has the wrong type or a required one is missing,

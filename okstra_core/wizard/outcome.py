@@ -1,4 +1,4 @@
-"""The confirmation block and the wizard's outcome (SPEC §6.6).
+"""The confirmation block and the wizard's outcome.
 
 The confirmation lists every value with its provenance — `chosen`, `default:<scope>`,
 `reused:<run>`, `converted:v1` — one line per role instance, `(selection required)`

@@ -115,7 +115,7 @@ class StaleNote(_Strict):
 
 
 class WizardState(_Strict):
-    """The whole persisted state of one wizard (SPEC §6.4)."""
+    """The whole persisted state of one wizard."""
 
     execution_identity_version: Literal[2] = Field(
         default=STATE_VERSION, alias="executionIdentityVersion"

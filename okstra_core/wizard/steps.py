@@ -1,4 +1,4 @@
-"""The static steps of the wizard (SPEC §6.1), in order, around the role block.
+"""The static steps of the wizard, in order, around the role block.
 
 Each step says when it is asked (`applies`), how its prompt looks (`build`), how an
 answer changes the state (`submit`, on a working copy; raise `AnswerRefused` to refuse)

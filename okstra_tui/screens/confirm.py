@@ -25,7 +25,7 @@ from ..widgets.preview import preview_text, preview_title
 from .base import PromptScreen
 from .guard import GuardedScreen
 
-# The confirm prompt's option values (SPEC §6.1): their button text key and variant.
+# The confirm prompt's option values: their button text key and variant.
 _BUTTONS: dict[str, tuple[str, ButtonVariant]] = {
     "confirm": ("app.confirm.launch", "success"),
     "edit": ("app.confirm.edit", "default"),

@@ -1,4 +1,4 @@
-"""The data okstra ships satisfies the SPEC's coverage rules (§3)."""
+"""The data okstra ships covers every kind of role requirement and task type."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The core never imports Textual (SPEC §2, STYLE practice 1).
+"""The core never imports Textual.
 
 Every check runs in a fresh interpreter, because this test process has long since
 imported textual for the UI tests. The subprocesses run from a temporary directory so

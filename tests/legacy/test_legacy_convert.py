@@ -1,4 +1,4 @@
-"""Converting v1 wizard state files into v2 state (SPEC §6.5)."""
+"""Converting v1 wizard state files into v2 state."""
 
 from __future__ import annotations
 

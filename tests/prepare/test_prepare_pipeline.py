@@ -1,4 +1,4 @@
-"""The prepare pipeline end to end in-process (SPEC §8), with fake CLIs on PATH."""
+"""The prepare pipeline end to end in-process, with fake CLIs on PATH."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Approved-plan and brief validation (SPEC §8 step 1)."""
+"""Approved-plan and brief validation."""
 
 from __future__ import annotations
 

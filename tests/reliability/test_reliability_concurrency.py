@@ -1,4 +1,4 @@
-"""Concurrency through the installed command (SPEC §6.4, §6.7, §8 step 5).
+"""Concurrency through the installed command.
 
 * Two processes stepping one state file with `okstra wizard step --step ID --answer A`
   (the protocol a script uses): every call succeeds, fails fast with exit 2 and

@@ -1,4 +1,4 @@
-"""Crash safety of the real writers (SPEC §6.4, §8, §10): SIGKILL at random moments.
+"""Crash safety of the real writers: SIGKILL at random moments.
 
 * `okstra wizard step` (the installed command, v2 and v1 sources) killed at a random
   point of its run: the state file is byte-identical to before, or a valid state one

@@ -1,4 +1,4 @@
-"""Fuzzing every user input through the real command-line dispatcher (SPEC §6.7, §10).
+"""Fuzzing every user input through the real command-line dispatcher.
 
 Hypothesis drives `okstra_core.cli.main` in-process (the same code the installed
 `okstra` runs, minus the interpreter start) with random bytes and structured

@@ -1,4 +1,4 @@
-"""Crash and concurrency of the wizard's state file, through the engine (SPEC §10, §11).
+"""Crash and concurrency of the wizard's state file, through the engine.
 
 * A process stepping a wizard, killed with SIGKILL at random moments, always leaves a
   state file that opens (old or new content) and a lock that the next process gets.

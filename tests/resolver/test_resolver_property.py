@@ -1,4 +1,4 @@
-"""Exactness of the resolver against an exhaustive brute-force oracle (SPEC §5).
+"""Exactness of the resolver against an exhaustive brute-force oracle.
 
 Random small pools (≤6 models over ≤3 providers, random role support, CLIs and
 disabled providers, terminal or native host) and random profiles (≤3 roles, counts ≤3,

@@ -1,4 +1,4 @@
-"""Shell metacharacters in every user value stay inert (SPEC §9: "never a shell string").
+"""Shell metacharacters in every user value stay inert.
 
 A project directory, brief file name, directive, related tasks, task group/id and host
 session context full of `; $(…) \\`…\\` | & > ' "` and newlines: the launch argv that

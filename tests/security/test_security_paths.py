@@ -1,4 +1,4 @@
-"""Nothing a user types can make okstra read or write outside the project (SPEC §6.1, §8).
+"""Nothing a user types can make okstra read or write outside the project.
 
 Task groups and ids, brief and approved-plan paths — given to the wizard or to
 `okstra prepare` — that try `..`, absolute paths, path separators or symlinks pointing

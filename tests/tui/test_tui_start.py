@@ -160,7 +160,7 @@ async def test_d_on_new_setup_does_nothing_and_refusals_show_inline(app_factory,
 
 
 async def test_start_screen_speaks_the_chosen_language(app_factory, monkeypatch) -> None:
-    # OKSTRA_LANG picks the Korean catalog for the app's own text, too (SPEC §3.4).
+    # OKSTRA_LANG picks the Korean catalog for the app's own text, too.
     monkeypatch.setenv("OKSTRA_LANG", "ko")
     app = app_factory(environment=fixed_environment())
     async with app.run_test(size=SIZE) as pilot:

@@ -1,4 +1,4 @@
-"""The wizard state machine: steps, role block, edit & rewind, outcome (SPEC §6)."""
+"""The wizard state machine: steps, role block, edit & rewind, outcome."""
 
 from __future__ import annotations
 
@@ -367,7 +367,7 @@ def test_edit_target_lists_every_answer_in_order(
     assert prompt.id == "role-model:analyser:2"
     state = wizard.state
     assert state.confirmed is None and len(state.role_models["analyser"]) == 1
-    # Everything after the rewound step goes (SPEC §6.3), the later static answers too,
+    # Everything after the rewound step goes, the later static answers too,
     # but they are remembered and come back as defaults.
     assert not state.is_answered("directive_pick")
     assert state.remembered_answers["directive_pick"] == "skip"

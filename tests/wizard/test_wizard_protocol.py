@@ -1,4 +1,4 @@
-"""The headless JSON protocol, run as the installed `okstra` command (SPEC §6.7)."""
+"""The headless JSON protocol, run as the installed `okstra` command."""
 
 from __future__ import annotations
 

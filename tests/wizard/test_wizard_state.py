@@ -1,4 +1,4 @@
-"""Loading a state file: strict types, version checks, unreadable bytes (SPEC §6.4)."""
+"""Loading a state file: strict types, version checks, unreadable bytes."""
 
 from __future__ import annotations
 
