@@ -227,6 +227,7 @@ def test_store_never_opens_a_link_or_special_file_for_writing(tmp_path: Path) ->
     # A lock file is never truncated: the pid is written over line one.
     lock = tmp_path / "t.lock"
     lock.write_bytes(b"123456789\n")
+    (tmp_path / "t").write_bytes(b"{}")  # a lock of an existing file stays after release
     with FileLock(tmp_path / "t"):
         assert lock.read_bytes().split(b"\n")[0] == str(os.getpid()).encode()
         with pytest.raises(StateInUseError) as info:

@@ -6,7 +6,8 @@ screen (with a FIFO, a dangling link and good wizards in the wizards folder) and
 wizard screens at several steps. Every burst runs in a fresh app; an exception in any
 handler ends the app and fails the burst, named by its seed so it can be replayed.
 
-`OKSTRA_KEY_BURSTS` sets how many bursts run (default 24; thousands for a soak run).
+`OKSTRA_KEY_BURSTS` sets how many bursts run (default 24; thousands for a soak run),
+`OKSTRA_KEY_FIRST_SEED` the first seed (to split a soak over several processes).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ SIZES = ((80, 24), (30, 8), (20, 5), (120, 40), (40, 12), (100, 30), (12, 3), (2
 STARTS = (None, None, "task_group", "task_type", "brief", "role_count", "role_model",
           "confirm")  # fmt: skip
 BURSTS = int(os.environ.get("OKSTRA_KEY_BURSTS", "24"))
+# The first seed, so a long soak can be split over several processes.
+FIRST_SEED = int(os.environ.get("OKSTRA_KEY_FIRST_SEED", "0"))
 
 
 @pytest.fixture
@@ -99,7 +102,7 @@ async def test_keys_that_crashed_the_app(
 
 async def test_random_key_bursts_with_resizes(burst_project: Path) -> None:
     failures: list[str] = []
-    for seed in range(BURSTS):
+    for seed in range(FIRST_SEED, FIRST_SEED + BURSTS):
         try:
             await _burst(burst_project.parent, seed, _random_keys)
         except Exception as exc:  # any crash of the app: collect, then report all
