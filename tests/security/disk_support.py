@@ -66,6 +66,19 @@ def unfill(where: Path) -> None:
     (where / FILLER).unlink(missing_ok=True)
 
 
+def limit_inodes(where: Path, *, leave: int) -> None:
+    """Let the tmpfs at `where` hold only `leave` more files and directories."""
+    st = os.statvfs(where)
+    used = st.f_files - st.f_ffree
+    subprocess.run(["mount", "-o", f"remount,nr_inodes={used + leave}", str(where)],
+                   check=True, capture_output=True)  # fmt: skip
+
+
+def unlimit_inodes(where: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,nr_inodes=100000", str(where)],
+                   check=True, capture_output=True)  # fmt: skip
+
+
 def snapshot(*roots: Path) -> dict[str, str]:
     """Every file under `roots` (but the filler): path -> sha256 of its bytes."""
     out: dict[str, str] = {}
@@ -158,7 +171,9 @@ def okstra_dir_prepare(world: World, mode: str, pages: int) -> dict[str, Any]:
 
     For a full disk the prepare is repeated with 0, 1, 2, … free pages (one page per
     small file on tmpfs) until one succeeds, so every write of a prepare is the one
-    that meets the full disk once.
+    that meets the full disk once; for `inodes`, the same with 0, 1, 2, … files and
+    directories left to create (a file system out of inodes is ENOSPC too, met by
+    `mkdir`, a temp file or a lock sidecar instead of a write).
     """
     okstra_dir = world.project / ".okstra"
     mount_tmpfs(okstra_dir, "512k")
@@ -177,10 +192,16 @@ def okstra_dir_prepare(world: World, mode: str, pages: int) -> dict[str, Any]:
     for leave in range(pages):
         before = snapshot(okstra_dir, world.home)
         logs = {p: Path(p).read_bytes() for p in before if p.endswith(".jsonl")}
-        fill(okstra_dir, leave_pages=leave)
+        if mode == "inodes":
+            limit_inodes(okstra_dir, leave=leave)
+        else:
+            fill(okstra_dir, leave_pages=leave)
         run = call(world, *prepare_argv(world.project), "--launch=none")
         after = snapshot(okstra_dir, world.home)
-        unfill(okstra_dir)
+        if mode == "inodes":
+            unlimit_inodes(okstra_dir)
+        else:
+            unfill(okstra_dir)
         facts["attempts"].append({
             "pages": leave, "run": run, "before": before, "after": after,
             # Logs only grow by whole records: the old bytes are a prefix of the new.

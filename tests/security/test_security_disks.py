@@ -190,8 +190,9 @@ def _check_prepare_attempt(world: World, attempt: dict[str, Any], words: str) ->
     return None
 
 
-def test_okstra_dir_that_fills_at_every_write_of_a_prepare(world: World) -> None:
-    facts = _scenario(world, "okstra_dir_prepare", "full", 40)
+@pytest.mark.parametrize("mode", ["full", "inodes"])
+def test_okstra_dir_that_fills_at_every_write_of_a_prepare(world: World, mode: str) -> None:
+    facts = _scenario(world, "okstra_dir_prepare", mode, 40)
     _ok(facts["first"])
     attempts = facts["attempts"]
     assert attempts and attempts[-1]["run"]["code"] == 0, [

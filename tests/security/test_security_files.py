@@ -456,6 +456,7 @@ def test_tampered_numbers_are_a_state_file_error(
         run = okstra(world, "wizard", *command, "--state", str(state), timeout=30)
         assert_clean_failure(run, code=2)
         assert named in run.doc["error"], (command, run.doc)
+        assert str(state) in run.doc["error"], (command, run.doc)  # the file, by path
     assert state.read_bytes() == before
     run = okstra(world, "wizard", "list", timeout=30)
     assert run.code == 0, run.doc

@@ -108,3 +108,38 @@ async def test_random_key_bursts_with_resizes(burst_project: Path) -> None:
         except Exception as exc:  # any crash of the app: collect, then report all
             failures.append(f"seed {seed}: {type(exc).__name__}: {exc}".splitlines()[0])
     assert not failures, "\n".join(failures)
+
+
+async def test_the_start_screen_shows_tampered_wizards_as_broken_and_goes_on(
+    burst_project: Path,
+) -> None:
+    """Counts past the absolute cap: a disabled row naming the field; counts above the
+    profile's max (but within the cap): resumable, the answer undone with the reason."""
+    import json
+
+    from okstra_tui.screens.start import StartScreen
+    from okstra_tui.widgets import OptionTable
+    from tests.tui.tui_support import settle, step_kind, wait_for
+
+    wizards = user_dirs().wizards
+    source = prefill(burst_project, "role_model")
+    raw = json.loads(source.read_bytes())
+    role = next(iter(raw["roleCounts"]))
+    huge = wizards / "huge.json"
+    huge.write_text(json.dumps({**raw, "roleCounts": {role: 100_000_000}}))
+    above = wizards / "above.json"
+    above.write_text(json.dumps({**raw, "roleCounts": {**raw["roleCounts"], role: 10}}))
+    app = _app(burst_project, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert isinstance(app.screen, StartScreen)
+        rows = {r.value: r for r in app.screen.query_one("#wizards", OptionTable).rows}
+        assert f"roleCounts.{role}" in (rows[str(huge)].disabled_reason or ""), rows[str(huge)]
+        assert rows[str(above)].disabled_reason is None
+        assert rows[str(source)].disabled_reason is None
+        table = app.screen.query_one("#wizards", OptionTable)
+        table.highlighted = next(i for i, r in enumerate(table.rows) if r.value == str(above))
+        await pilot.press("enter")
+        await wait_for(pilot, app, lambda: step_kind(app) == "role_count", "the rewound count")
+        assert app.is_running
+        assert "no longer holds" in (app.screen.prompt.help or ""), app.screen.prompt.help
