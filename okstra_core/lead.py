@@ -795,6 +795,18 @@ def attach_error(plan: AttachPlan) -> OkstraError:
 
 # --------------------------------------------------------------------------- foreground
 
+# What a resumed lead no longer has: the earlier end and where it ran before.
+_RESUMED_CLEARS: dict[str, Any] = {
+    "exitStatus": None,
+    "exitSignal": None,
+    "exitedAt": None,
+    "endDetail": None,
+    "stopRequestedAt": None,
+    "paneRef": None,
+    "windowRef": None,
+    "tmuxSocket": None,
+}
+
 
 def run_foreground(
     run_dir: Path,
@@ -804,12 +816,18 @@ def run_foreground(
     environment: Environment,
     *,
     say: Callable[[str], None],
+    resumed: bool = False,
 ) -> int:
     """Run the lead CLI of an `exec` launch as okstra's foreground child; record its end.
 
     Says the run id and the exact resume command before handing the terminal over,
     and a one-line summary after the lead exits. A pending session id (a CLI that
     mints its own) is looked up once, so the resume sheet is finished when possible.
+
+    `resumed` (`okstra resume --exec`): the lead of an earlier launch runs again here.
+    Once it runs, the leader is `launched` on the `exec` backend again (its earlier
+    end and tmux refs cleared) and a `lead-resumed` event is recorded, so `runs` and
+    `status` see it running and its next end is recorded like the first.
 
     Returns:
         The lead's exit status (128 + N when killed by signal N).
@@ -818,20 +836,35 @@ def run_foreground(
         LaunchError: the CLI could not be started (recorded in the timeline).
     """
     run = read_run(run_dir)
-    say(f"okstra: run {run.ref} — the lead ({Path(argv[0]).name}) starts here.")
+    verb = "resumes" if resumed else "starts"
+    say(f"okstra: run {run.ref} — the lead ({Path(argv[0]).name}) {verb} here.")
     say(f"okstra: to resume it later: {resume_command(run)}")
     started = time.monotonic()
 
     def on_start(pid: int) -> None:
-        update_leader(
-            run_dir,
-            {
-                "processId": pid,
-                "processStart": process_start(pid),
-                "parentProcessId": os.getpid(),
-                "parentStart": process_start(os.getpid()),
-            },
-        )
+        changes: dict[str, Any] = {
+            "processId": pid,
+            "processStart": process_start(pid),
+            "parentProcessId": os.getpid(),
+            "parentStart": process_start(os.getpid()),
+        }
+        if resumed:
+            now = environment.now().isoformat(timespec="seconds")
+            changes.update(_RESUMED_CLEARS, status="launched", launchBackend="exec", launchedAt=now)
+            update_leader(run_dir, changes)
+            append_line(
+                _timeline_path(run_dir),
+                {
+                    "at": now,
+                    "event": "lead-resumed",
+                    "runId": run.run_id,
+                    "participantRef": LEADER_REF,
+                    "backend": "exec",
+                    "processId": pid,
+                },
+            )
+            return
+        update_leader(run_dir, changes)
 
     try:
         ended = run_child(argv, env, cwd, on_start=on_start)

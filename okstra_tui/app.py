@@ -83,6 +83,8 @@ class LaunchRequest:
     env: Mapping[str, str] | None = field(default=None)
     # The run it leads: okstra stays the CLI's parent and records its exit there.
     run_dir: Path | None = field(default=None)
+    # The lead of an earlier launch, resumed (recorded as running again).
+    resumed: bool = field(default=False)
 
 
 class OkstraApp(App[LaunchRequest | None]):
