@@ -182,7 +182,12 @@ def _nonempty_file(path: Path) -> bool:
 
 
 def logged_in_offline(
-    login: LoginSpec, cli_path: str, environment: Environment, *, timeout: float
+    login: LoginSpec,
+    cli_path: str,
+    environment: Environment,
+    *,
+    timeout: float,
+    run_status: bool = True,
 ) -> tuple[bool | None, str]:
     """Whether the CLI has credentials, told offline by the provider's `[login]` rules.
 
@@ -198,6 +203,8 @@ def logged_in_offline(
         if _nonempty_file(path):
             return True, f"credentials in {path}"
     looked = [*login.env, *(str(p) for p in files)]
+    if login.status and not run_status:
+        return None, f"`{Path(cli_path).name} {' '.join(login.status[1:])}` would tell"
     if login.status:
         argv = (cli_path, *login.status[1:])
         shown = " ".join((Path(cli_path).name, *login.status[1:]))
@@ -272,6 +279,47 @@ def diagnose(environment: Environment, *, timeout: float = 10.0) -> Report:
         tmux = pool.submit(_tmux_check, environment, timeout)
         checks = [f.result() for f in futures]
         checks.append(tmux.result())
+    return Report(checks=tuple(checks))
+
+
+def quick_report(environment: Environment) -> Report:
+    """A report that runs nothing: CLIs looked up on PATH, logins told by env and files.
+
+    For the app's start screen (cheap enough for every start); `diagnose` runs the
+    CLIs. A CLI found here counts as working; a status command is not run (unknown).
+
+    Raises:
+        DataFileError: a provider or config file is malformed (named).
+    """
+    catalog = load_catalog(environment)
+    disabled = set(catalog.config.disabled_providers)
+    checks: list[Check] = []
+    for provider in catalog.providers:
+        path = environment.which(provider.cli)
+        logged_in: bool | None = None
+        login_text: str | None = None
+        if path is not None and provider.login is not None:
+            logged_in, login_text = logged_in_offline(
+                provider.login, path, environment, timeout=0, run_status=False
+            )
+        checks.append(
+            Check(
+                name=provider.id,
+                kind="provider",
+                ok=path is not None,
+                cli=provider.cli,
+                path=path,
+                can_lead=LEADER in provider.roles,
+                problem=None if path else f"`{provider.cli}` is not on PATH",
+                fix=None if path else install_hint(provider),
+                install=provider.install,
+                disabled=provider.id in disabled,
+                logged_in=logged_in,
+                login=login_text,
+            )
+        )
+    tmux = environment.which("tmux")
+    checks.append(Check(name="tmux", kind="tool", ok=tmux is not None, cli="tmux", path=tmux))
     return Report(checks=tuple(checks))
 
 
