@@ -101,7 +101,7 @@ def in_project(summary: Any, roots: set[Path]) -> bool:
 
 
 # How much of a damaged run's reason its row shows (the whole reason shows below).
-_WHY = 70
+_WHY = 62
 
 
 def run_row(row: dict[str, Any], text: WizardText, *, project: bool = False) -> Row:
@@ -179,6 +179,7 @@ class StartScreen(Screen[None]):
         self.runs: list[dict[str, Any]] = []
         self.runs_loaded = False
         self.doctor_text = ""
+        self._note: tuple[str | None, str] | None = None
 
     # -- what is shown ------------------------------------------------------------------
 
@@ -199,7 +200,7 @@ class StartScreen(Screen[None]):
         if self.show_all:
             return text.get("app.runs.all")
         root = self.project_root or self.cwd
-        return str(root) if root is not None else ""
+        return root.name if root is not None else ""
 
     def _setup_rows(self) -> list[Row]:
         text = ui_text(self)
@@ -241,6 +242,7 @@ class StartScreen(Screen[None]):
             runs = OptionTable((), header=run_header, id="runs")
             yield Static(runs.header_text(), id="run-columns")
             yield runs
+            yield Static(text.get("app.runs.empty"), id="runs-empty")
             yield Static("", id="run-detail", markup=False)
             yield Static(self.error, id="error", classes="-visible" if self.error else "")
         yield Footer()
@@ -280,9 +282,9 @@ class StartScreen(Screen[None]):
         table.on_resize()
         self.query_one("#run-columns", Static).update(table.header_text())
         title = text.get("app.start.runs", count=len(rows), where=self._where())
-        if not rows:
-            title = f"{title} · {text.get('app.runs.empty')}"
         self.query_one("#runs-title", Static).update(error or title)
+        # No run: a line saying so instead of an empty list.
+        self.query_one("#start").set_class(not rows, "-no-runs")
         self._show_run_detail()
 
     @work(thread=True, exclusive=True, group="start-doctor")
@@ -319,6 +321,12 @@ class StartScreen(Screen[None]):
     def _show_run_detail(self, message: str = "") -> None:
         row = self._run()
         lines = run_actions.status_lines(row, ui_text(self)) if row is not None else []
+        here = row["runDir"] if row is not None else None
+        if message:
+            # What an action said stays under its run until another run is highlighted.
+            self._note = (here, message)
+        elif self._note is not None and self._note[0] == here:
+            message = self._note[1]
         if message:
             lines.append(message)
         self.query_one("#run-detail", Static).update("\n".join(lines))
