@@ -192,7 +192,7 @@ def test_tui_snapshot_delete_dialog(snap_compare, stable_project, monkeypatch, s
         wizard.submit(answer)
 
     async def delete(pilot) -> None:
-        await settle(pilot, pilot.app)
+        await start_loaded(pilot)
         await pilot.press("d")
         await settle(pilot, pilot.app)
 
