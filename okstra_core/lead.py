@@ -42,6 +42,8 @@ from .tasks import resolve_inside
 LEADER_REF = "participant-001"
 # A leader whose status is one of these has ended; its end is recorded.
 ENDED = ("exited", "stopped", "gone")
+# A leader whose launch failed (the CLI never ran, or exited at once): recorded by prepare.
+LAUNCH_FAILED = "launch-failed"
 # How many of a dead pane's last lines the timeline keeps.
 LAST_LINES = 20
 _LOCK_TIMEOUT = 5.0
@@ -156,7 +158,8 @@ class LeadStatus:
     Attributes:
         state: `prepared` (not launched), `host-session` (the host session is the
             lead), `running`, `launched` (started; okstra cannot tell whether it still
-            runs), `exited`, `stopped`, `gone` (ended unseen), `unknown`.
+            runs), `exited`, `stopped`, `gone` (ended unseen), `launch-failed`
+            (prepare could not start it; `detail` says why), `unknown`.
         backend: the launch backend (`tmux`, `exec`), when launched.
         exit_status: the CLI's exit status, when known.
         signal: the signal that ended it, when known.
@@ -202,6 +205,8 @@ class LeadStatus:
             return "running, pending id"
         if self.state == "launched" and self.pending_id:
             return "pending id"
+        if self.state == LAUNCH_FAILED:
+            return "launch failed"
         return self.state
 
     def to_json(self) -> dict[str, Any]:
@@ -253,6 +258,8 @@ def _base_status(leader: Mapping[str, Any], entry_mode: str) -> LeadStatus:
         )
     if status == "launched":
         return LeadStatus(state="launched", pending_id=common["session_id"] is None, **common)
+    if status == LAUNCH_FAILED:
+        return LeadStatus(state=LAUNCH_FAILED, detail=_str(leader.get("endDetail")), **common)
     if entry_mode == "current-session" or leader.get("runner") == "current-session":
         return LeadStatus(state="host-session", **common)
     return LeadStatus(state="prepared", **common)
