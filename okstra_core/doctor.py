@@ -31,6 +31,8 @@ from .environment import Environment
 from .launch.preflight import RoleInstance, install_hint, preflight, run_probe
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"
+# A login status command answers at once, offline; one that does not is not waited on.
+_STATUS_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)
@@ -209,7 +211,7 @@ def logged_in_offline(
         argv = (cli_path, *login.status[1:])
         shown = " ".join((Path(cli_path).name, *login.status[1:]))
         try:
-            code, out, err = run_probe(argv, environment, timeout)
+            code, out, err = run_probe(argv, environment, min(timeout, _STATUS_TIMEOUT))
         except (OSError, subprocess.TimeoutExpired):
             return None, f"`{shown}` did not answer"
         pattern = login.status_pattern
