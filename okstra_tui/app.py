@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,6 +41,7 @@ from .messages import (
     DefaultsRequested,
     DeleteRequested,
     EditRequested,
+    LaunchRequest,
     PreflightChecked,
     PrepareFailed,
     PrepareFinished,
@@ -69,20 +69,6 @@ def breakpoint_classes(points: Iterable[tuple[int, str]] | None, size: int) -> l
     """The class Textual's breakpoints give a dimension: the highest threshold <= size."""
     fitting = [(minimum, name) for minimum, name in points or () if size >= minimum]
     return [max(fitting)[1]] if fitting else []
-
-
-@dataclass(frozen=True)
-class LaunchRequest:
-    """What the app returns when the lead CLI should take over this terminal.
-
-    entry.py execs `argv` (in `cwd`, with `env`) after Textual restored the terminal.
-    """
-
-    argv: tuple[str, ...]
-    cwd: Path
-    env: Mapping[str, str] | None = field(default=None)
-    # The run it leads: okstra stays the CLI's parent and records its exit there.
-    run_dir: Path | None = field(default=None)
 
 
 class OkstraApp(App[LaunchRequest | None]):
@@ -204,7 +190,15 @@ class OkstraApp(App[LaunchRequest | None]):
             summaries = list_wizards(self.environment)
         except OkstraError as exc:
             summaries, error = [], error or exc.render()
-        self._show(StartScreen(summaries, self.environment.now(), error))
+        self._show(
+            StartScreen(
+                summaries,
+                self.environment.now(),
+                error,
+                project_root=self.project_root,
+                environment=self.environment,
+            )
+        )
 
     def show_prompt(self, prompt: Prompt | None = None) -> None:
         """Show the screen for the wizard's current prompt (or the launch screen)."""
