@@ -295,6 +295,17 @@ def check_plan_approval(plan: str, *, project_root: Path) -> Path:
     return path
 
 
+def plan_stage_numbers(plan: str, *, project_root: Path) -> tuple[int, ...]:
+    """The `Stage <N>` numbers of an approved plan, in the order the plan lists them.
+
+    The run carries these stages out one after another; a stage named twice is listed
+    once, where it first appears. Refused like `check_plan_approval` (missing, outside
+    the project, not approved).
+    """
+    _path, _data, _front, body = _read_approved(plan, project_root)
+    return tuple(dict.fromkeys(number for number, _lines in split_stages(body)))
+
+
 def _data_json_object(path: Path) -> dict[str, Any]:
     """data.json as an object whose `approved` key, when present, is true."""
     data = read_json(path, what="plan data.json")
