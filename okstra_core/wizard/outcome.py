@@ -364,9 +364,7 @@ def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, st
         raise OkstraError(f"{problem['msg']}", field=where) from None
 
 
-def build_outcome(
-    ctx: StepContext, state: WizardState, state_path: Path | None = None
-) -> Outcome:
+def build_outcome(ctx: StepContext, state: WizardState, state_path: Path | None = None) -> Outcome:
     """The outcome of a confirmed wizard (`state_path`: its file, for `persistActions`).
 
     Raises:
