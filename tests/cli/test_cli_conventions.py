@@ -151,10 +151,19 @@ def test_every_command_and_flag_has_help_and_every_command_examples() -> None:
             assert option.help, f"{path or 'okstra'} {option.flags[0]} has no help"
         for name, sub in node.commands.items():
             assert sub.help, f"{path}/{name} has no help"
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    for name, command in sub.choices.items():
+    def commands(parser, path=""):
+        for action in parser._actions:
+            if action.__class__.__name__ == "_SubParsersAction":
+                for name, command in action.choices.items():
+                    yield f"{path} {name}".strip(), command
+                    yield from commands(command, f"{path} {name}")
+
+    found = dict(commands(build_parser()))
+    assert {"wizard step", "wizard outcome", "report roles", "report check"} <= set(found)
+    for name, command in found.items():
         assert command.epilog and "examples" in command.epilog, name
+        assert f"okstra {name}" in command.epilog, name
+    assert "okstra wizard step --state" in okstra("wizard", "step", "--help").stdout
     assert "examples:" in okstra("--help").stdout
     assert "okstra models" in okstra("models", "--help").stdout
 
