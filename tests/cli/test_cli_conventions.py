@@ -151,6 +151,7 @@ def test_every_command_and_flag_has_help_and_every_command_examples() -> None:
             assert option.help, f"{path or 'okstra'} {option.flags[0]} has no help"
         for name, sub in node.commands.items():
             assert sub.help, f"{path}/{name} has no help"
+
     def commands(parser, path=""):
         for action in parser._actions:
             if action.__class__.__name__ == "_SubParsersAction":
