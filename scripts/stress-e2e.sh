@@ -38,7 +38,7 @@ if ! command -v tmux >/dev/null; then
     echo "tmux is not installed: the end-to-end tests would be skipped" >&2
     exit 2
 fi
-TESTS=(tests/tui/test_tui_e2e_tmux.py tests/tui/test_tui_e2e_scenario.py)
+TESTS=(tests/tui/test_tui_e2e_tmux.py tests/tui/test_tui_e2e_scenario.py tests/tui/test_tui_e2e_conventions.py)
 CPUS="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 LOADERS="${STRESS_LOADERS:-$((CPUS > 2 ? CPUS : 2))}"
 LOGS="${STRESS_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/okstra-stress-e2e.XXXXXX")}"
