@@ -40,6 +40,7 @@ their `stage-<N>`) is checked the same way. A malformed data.json names its fiel
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -259,9 +260,11 @@ def _read_approved(plan: str, project_root: Path) -> tuple[Path, bytes, dict[str
         raise PrepareError(exc.message, path=path) from None
     front, body = parse_front_matter(text, path)
     if front.get("approved") is not True:
-        got = front.get("approved", "(missing)")
+        got = front.get("approved")
+        # Said as the front matter spells it (`false`, `"yes"`), not as Python does.
+        shown = "missing" if "approved" not in front else json.dumps(got, default=str)
         raise PrepareError(
-            f"the plan is not approved: front matter `approved` is {got!r}, expected true",
+            f"the plan is not approved: front matter `approved` is {shown}, expected true",
             path=path,
             field="approved",
         )
