@@ -15,6 +15,7 @@ one run carries out one after another; empty without a plan) and `persistActions
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any, Literal
 
@@ -117,11 +118,12 @@ class PersistAction(_Value):
 
 def persist_actions(state_path: Path) -> tuple[PersistAction, ...]:
     """The writes `okstra prepare --state <state_path>` makes besides the run."""
+    state = Path(state_path).absolute()
     return (
         PersistAction(
             action="record-setup-run",
-            path=str(runs_file(Path(state_path).absolute())),
-            by=f"okstra prepare --state {Path(state_path).absolute()}",
+            path=str(runs_file(state)),
+            by=f"okstra prepare --state {shlex.quote(str(state))}",
         ),
     )
 
