@@ -41,7 +41,7 @@ if ! command -v tmux >/dev/null; then
 fi
 # STRESS_TESTS (space-separated test ids) replaces the end-to-end files, e.g. to
 # stress the crash tests of tests/reliability the same way.
-read -r -a TESTS <<<"${STRESS_TESTS:-tests/tui/test_tui_e2e_tmux.py tests/tui/test_tui_e2e_scenario.py}"
+read -r -a TESTS <<<"${STRESS_TESTS:-tests/tui/test_tui_e2e_tmux.py tests/tui/test_tui_e2e_scenario.py tests/tui/test_tui_e2e_conventions.py}"
 CPUS="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 LOADERS="${STRESS_LOADERS:-$((CPUS > 2 ? CPUS : 2))}"
 LOGS="${STRESS_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/okstra-stress-e2e.XXXXXX")}"

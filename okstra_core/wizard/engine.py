@@ -748,7 +748,7 @@ class Wizard:
                 raise OkstraError(
                     ctx.text.get("errors.outcome_blocked", reason=found.advice), path=self.path
                 )
-        return build_outcome(ctx, self._state)
+        return build_outcome(ctx, self._state, self.source)
 
     def preview_outcome(self) -> Outcome:
         """The outcome this wizard would have if it were confirmed now (read-only).
@@ -761,7 +761,7 @@ class Wizard:
         advance(ctx, work)  # the same normalisation the confirmation shows
         work.confirmed = True
         work.aborted = False
-        return build_outcome(ctx, work)
+        return build_outcome(ctx, work, self.source)
 
     def progress(self) -> tuple[int, int]:
         """(answered steps, total): the steps that apply, answered or still to ask.
