@@ -17,7 +17,7 @@
 #   OKSTRA_VENV      the virtual environment with okstra installed (default: .venv)
 #   STRESS_LOADERS   how many busy loops to start (default: CPUs, at least 2)
 #   STRESS_LOGS      where to keep each round's log
-#   STRESS_TESTS     the tests to run each round (default: the two end-to-end files)
+#   STRESS_TESTS     the tests to run each round (default: the three end-to-end files)
 
 set -uo pipefail
 
