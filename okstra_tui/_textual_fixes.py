@@ -12,6 +12,11 @@ and is kept until the pinned Textual no longer needs it.
   being dismissed, after its children are gone, and the worker failed with `NoMatches`
   (which ends the app). A closing palette has no list to show or hide: the watchers
   then do nothing.
+* `OptionList.get_content_height` wraps each option to the list's width minus the
+  option padding; when the layout gives the list exactly that width (a terminal resized
+  down to a few cells, then the app closing), the text is wrapped at width 0 and rich
+  raised `ValueError: range() arg 3 must not be zero`. The height is measured at a
+  width of at least one cell (nothing is visible at that width either way).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from textual.css.query import NoMatches
 from textual.widgets import OptionList
 
 _move_page = OptionList._move_page
+_content_height = OptionList.get_content_height
 _watch_list_visible = CommandPalette._watch__list_visible
 _watch_show_busy = CommandPalette._watch__show_busy
 
@@ -31,6 +37,11 @@ def _safe_move_page(self: OptionList, direction: Any) -> None:
     if (self.highlighted or 0) not in self._index_to_line:
         return
     _move_page(self, direction)
+
+
+def _safe_content_height(self: OptionList, container: Any, viewport: Any, width: int) -> int:
+    padding = self.get_component_styles("option-list--option").padding.width
+    return _content_height(self, container, viewport, max(width, padding + 1))
 
 
 def _palette_open(palette: CommandPalette) -> bool:
@@ -54,6 +65,7 @@ async def _safe_watch_show_busy(self: CommandPalette) -> None:
 def apply() -> None:
     """Install the fixes (idempotent)."""
     OptionList._move_page = _safe_move_page  # type: ignore[method-assign]
+    OptionList.get_content_height = _safe_content_height  # type: ignore[method-assign]
     CommandPalette._watch__list_visible = _safe_watch_list_visible  # type: ignore[method-assign]
     CommandPalette._watch__show_busy = _safe_watch_show_busy  # type: ignore[method-assign]
 

@@ -100,6 +100,15 @@ async def test_keys_that_crashed_the_app(
         assert app.is_running
 
 
+# Bursts a soak run found crashing (each fixed in okstra_tui/_textual_fixes.py).
+CRASHED = (20698,)  # an option list wrapped at width 0 while the app closed
+
+
+@pytest.mark.parametrize("seed", CRASHED)
+async def test_bursts_that_crashed_the_app(burst_project: Path, seed: int) -> None:
+    await _burst(burst_project.parent, seed, _random_keys)
+
+
 async def test_random_key_bursts_with_resizes(burst_project: Path) -> None:
     failures: list[str] = []
     for seed in range(FIRST_SEED, FIRST_SEED + BURSTS):
