@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from ..binding import choose_runner
 from ..catalog.models import LEADER
 from ..pool import Availability, PoolModel
 from .query import TeamQuery, check_entry_mode, role_counts_for
@@ -114,24 +115,33 @@ class Team:
         pool = self.pool
         for role in self.roles.values():
             role.defaults = query.scopes.candidates(role.name, pool)
-            default_refs = {m.ref for m, _ in role.defaults}
-            role.pool_models = [m for m in pool.list(role.name) if m.ref not in default_refs]
             role.domain = pool.available_refs(role.name, self.host, self.entry_mode)
-        self.provider_index = {p.id: i for i, p in enumerate(pool.providers)}
-        index = self.provider_index
-        # Every model's provider index by ref (the solvers' model classes start here).
-        provider_of_ref: dict[str, int] = pool.memo(
-            "resolver-provider-of-ref",
-            lambda: {m.ref: index[m.provider_id] for m in pool.models()},
+        # Everything else follows from the registry, the roles and their defaults and
+        # domains: built once and shared by every pool on the same provider specs (the
+        # domains are the registry's own frozensets, identical while availability is;
+        # the shared core holds them, so their ids are not reused while it lives).
+        shape = (
+            "resolver-team-core",
+            id(self.profile),
+            self.entry_mode,
+            tuple(
+                (
+                    r.name,
+                    r.count,
+                    r.distinct,
+                    r.excludes,
+                    id(r.domain),
+                    tuple(m.ref for m, _ in r.defaults),
+                )
+                for r in self.roles.values()
+            ),
         )
-
-        def provider_of_unknown(ref: str) -> int:
-            return index[pool.resolve(ref).provider_id]
-
-        self.solvers: dict[int, Solver] = {}
-        for component in sorted({r.component for r in self.roles.values()}):
-            members = [r.solver_role() for r in self.roles.values() if r.component == component]
-            self.solvers[component] = Solver(members, provider_of_ref, provider_of_unknown)
+        core = pool.shared_memo(shape, lambda: TeamCore(self))
+        self.core = core
+        for role in self.roles.values():
+            role.pool_models = core.pool_models[role.name]
+        self.provider_index = core.provider_index
+        self.solvers = core.solvers
 
     def _components(self) -> None:
         component = 0
@@ -155,6 +165,10 @@ class Team:
 
     def availability(self, model: PoolModel, role: str) -> Availability:
         return self.pool.availability(model.ref, role, self.host, self.entry_mode)
+
+    def cli_run(self, role: str, provider_id: str) -> bool:
+        """Whether `role` runs `provider_id`'s models through its CLI (one verdict for all)."""
+        return choose_runner(role, provider_id, self.host, self.entry_mode) == "cli-wrapper"
 
     def candidates(self, role: str, ordinal: int) -> Iterator[tuple[PoolModel, str | None]]:
         """Defaults rotated so instance `ordinal` starts at default `ordinal`, then the pool.
@@ -218,6 +232,84 @@ class Team:
             solver.feasible(solver.state_dict(self.usage(fixed, solver)))
             for solver in self.solvers.values()
         )
+
+
+class TeamCore:
+    """What a team derives from its pool's registry, roles, defaults and domains.
+
+    Shared by every pool on the same provider specs (`ModelPool.shared_memo`), so a
+    wizard step whose availability and answers so far match an earlier step's reuses
+    the pass over the pool and the solvers' decided states.
+
+    Attributes:
+        pool_models: each role's pool models that are not among its defaults.
+        classes: for each role, aligned with `pool_models`: the model's class
+            ``(provider index, availability mask)`` in its solver, or None when the
+            model is not in the role's domain (unavailable for it).
+        refs: for each role, the refs of `pool_models`.
+        segments: for each role, ``(provider id, start, end)`` runs of `pool_models`.
+        position: for each role, ref → index in `pool_models`.
+        solvers: one per linked group of roles.
+    """
+
+    def __init__(self, team: Team) -> None:
+        pool = team.pool
+        self.anchors = (team.profile, *(r.domain for r in team.roles.values()))
+        self.provider_index = {p.id: i for i, p in enumerate(pool.providers)}
+        index = self.provider_index
+        # Every model's provider index by ref (the solvers' model classes start here).
+        provider_of_ref: dict[str, int] = pool.shared_memo(
+            "resolver-provider-of-ref",
+            lambda: {m.ref: index[m.provider_id] for m in pool.models()},
+        )
+
+        def provider_of_unknown(ref: str) -> int:
+            return index[pool.resolve(ref).provider_id]
+
+        self.solvers: dict[int, Solver] = {}
+        for component in sorted({r.component for r in team.roles.values()}):
+            members = [r.solver_role() for r in team.roles.values() if r.component == component]
+            self.solvers[component] = Solver(members, provider_of_ref, provider_of_unknown)
+        self.pool_models: dict[str, list[PoolModel]] = {}
+        self.classes: dict[str, list[tuple[int, int] | None]] = {}
+        self.segments: dict[str, list[tuple[str, int, int]]] = {}
+        self.position: dict[str, dict[str, int]] = {}
+        self.refs: dict[str, list[str]] = {}
+        self.class_set: dict[str, list[tuple[int, int]]] = {}
+        self.unavailable: dict[str, list[tuple[str, int, int]]] = {}
+        for role in team.roles.values():
+            default_refs = {m.ref for m, _ in role.defaults}
+            models = [m for m in pool.list(role.name) if m.ref not in default_refs]
+            self.pool_models[role.name] = models
+            self.refs[role.name] = [m.ref for m in models]
+            klass = self.solvers[role.component].klass
+            domain = role.domain
+            classes = [klass(m.ref) if m.ref in domain else None for m in models]
+            self.classes[role.name] = classes
+            self.class_set[role.name] = [k for k in dict.fromkeys(classes) if k is not None]
+            segments: list[tuple[str, int, int]] = []
+            unavailable: list[tuple[str, int, int]] = []
+            start = 0
+            runs = itertools.groupby(
+                zip((m.provider_id for m in models), (k is None for k in classes), strict=True)
+            )
+            for (provider_id, missing), run in runs:
+                end = start + sum(1 for _ in run)
+                if missing:
+                    unavailable.append((provider_id, start, end))
+                start = end
+            start = 0
+            for provider_id, group in itertools.groupby(models, _provider_id):
+                end = start + sum(1 for _ in group)
+                segments.append((provider_id, start, end))
+                start = end
+            self.segments[role.name] = segments
+            self.unavailable[role.name] = unavailable
+            self.position[role.name] = {m.ref: i for i, m in enumerate(models)}
+
+
+def _provider_id(model: PoolModel) -> str:
+    return model.provider_id
 
 
 # Teams are kept per pool: a wizard step resolves the chosen team (to drop models that
