@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -72,8 +73,8 @@ class Availability:
     reason: str | None = None
 
 
-def _provider_of(model: PoolModel) -> str:
-    return model.provider_id
+_REF = operator.attrgetter("ref")
+_PROVIDER = operator.attrgetter("provider_id")
 
 
 def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
@@ -129,24 +130,46 @@ class _Registry:
     # resolver's team skeletons): shared by every pool on this registry. Bounded.
     shared: dict[Hashable, Any] = field(default_factory=dict)
 
+    def role_list(self, role: str) -> tuple[PoolModel, ...]:
+        """The models whose provider and model both support `role`, in registry order."""
+        if not self.role_lists:
+            # One pass for every role (a big pool has ten thousand models).
+            found: dict[str, builtins.list[PoolModel]] = {}
+            for m in self.models:
+                for name in m.roles:
+                    listed = found.get(name)
+                    if listed is None:
+                        found[name] = [m]
+                    elif listed[-1] is not m:  # a role named twice: the model once
+                        listed.append(m)
+            self.role_lists.update({name: tuple(ms) for name, ms in found.items()})
+            self.role_lists[""] = ()  # built (even when no model supports anything)
+        return self.role_lists.get(role, ())
+
     def groups(self, role: str) -> tuple[tuple[str, tuple[PoolModel, ...]], ...]:
         cached = self.role_groups.get(role)
         if cached is None:
             cached = tuple(
                 (provider_id, tuple(group))
-                for provider_id, group in itertools.groupby(
-                    (m for m in self.models if role in m.roles), _provider_of
-                )
+                for provider_id, group in itertools.groupby(self.role_list(role), _PROVIDER)
             )
             self.role_groups[role] = cached
         return cached
 
     def defaults(self, role: str) -> tuple[PoolModel, ...]:
-        cached = self.role_defaults.get(role)
-        if cached is None:
-            cached = tuple(m for m in self.models if role in m.roles and role in m.default_for)
-            self.role_defaults[role] = cached
-        return cached
+        """The bundled defaults of `role` that support it, in registry order."""
+        if not self.role_defaults:
+            # One pass for every role: few models are a default for anything.
+            found: dict[str, builtins.list[PoolModel]] = {}
+            for m in self.models:
+                if m.default_for:
+                    for name in m.default_for:
+                        listed = found.setdefault(name, [])
+                        if name in m.roles and (not listed or listed[-1] is not m):
+                            listed.append(m)
+            self.role_defaults.update({name: tuple(ms) for name, ms in found.items()})
+            self.role_defaults[""] = ()  # built (even when nothing is a default)
+        return self.role_defaults.get(role, ())
 
 
 # Keyed by the identity of the provider specs; the entry holds them, so their ids are
@@ -197,7 +220,6 @@ class ModelPool:
         self._models = registry.models
         self._by_ref = registry.by_ref
         self._by_provider = registry.by_provider
-        self._role_lists = registry.role_lists
         self._which: dict[str, str | None] = {}
         self._availability: dict[tuple[str, str, str, str], Availability] = {}
         self._provider_verdicts: dict[tuple[str, str, str, str], Availability] = {}
@@ -222,11 +244,7 @@ class ModelPool:
 
     def list(self, role: str) -> builtins.list[PoolModel]:
         """Models whose provider and model both support `role`, in registry order."""
-        cached = self._role_lists.get(role)
-        if cached is None:
-            cached = tuple(m for m in self._models if role in m.roles)
-            self._role_lists[role] = cached
-        return list(cached)
+        return list(self._registry.role_list(role))
 
     def roles(self) -> tuple[str, ...]:
         """Every role some provider supports, leader first, then in first-seen order."""
@@ -396,7 +414,7 @@ class ModelPool:
             if not available:
                 continue
             if choose_runner(role, provider_id, host, entry_mode) == "cli-wrapper":
-                refs.extend(m.ref for m in models)
+                refs.extend(map(_REF, models))
             else:
                 # A host-bound runner: each model's binding decides (as `availability`).
                 refs.extend(

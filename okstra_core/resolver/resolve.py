@@ -486,38 +486,38 @@ def model_option_rows(query: TeamQuery, role: str, ordinal: int) -> ModelOptionR
     provenances: list[str | None] = [p for _, p in defaults]
 
     core = team.core
-    pool_models = core.pool_models[role]
-    classes = core.classes[role]
+    table = core.rows(role)
+    pool_models = table.models
     # One verdict per class, for its models that no fixed choice touches.
-    by_class: dict[tuple[int, int] | None, str | None] = {None: None}
-    for klass in core.class_set[role]:
-        key = (*klass, 0)
+    by_class: dict[int, str | None] = {}
+    for code in table.class_set:
+        key = (*core.klass(code), 0)
         if blocked is not None:
-            by_class[klass] = blocked
+            by_class[code] = blocked
         elif counts.get(key, 0) > 0:
-            by_class[klass] = completion(key)
+            by_class[code] = completion(key)
         # else every model of the class is used by a fixed choice: decided one by one.
-    rows = list(map(by_class.get, classes))
+    rows = list(map(by_class.get, table.classes))
     # Models outside the domain: their availability reason (the provider's verdict
     # for every model of a provider run through its CLI, else each binding's).
-    for provider_id, start, stop in core.unavailable[role]:
+    for provider_id, start, stop in table.unavailable:
         first = team.availability(pool_models[start], role).reason
         if team.cli_run(role, provider_id):
             rows[start:stop] = [first] * (stop - start)
         else:
             for i in range(start, stop):
                 rows[i] = team.availability(pool_models[i], role).reason
-    # The models a fixed choice touches: decided one by one.
-    position = core.position[role]
-    touched = {position.get(ref, -1) for ref in itertools.chain(clashes.by_ref, usage)}
-    for provider_id, start, stop in core.segments[role]:
+    # The models a fixed choice touches (uses, or clashes with by model or provider):
+    # decided one by one.
+    touched = {table.position(f.model) for f in valid}
+    for provider_id, start, stop in table.segments:
         if provider_id in clashes.by_provider:
             touched.update(range(start, stop))
-    touched.discard(-1)
-    for i in touched:
-        rows[i] = reason_of(pool_models[i])
+    for row in touched:
+        if row is not None:
+            rows[row] = reason_of(pool_models[row])
     refs = [m.ref for m in models]
-    refs.extend(core.refs[role])
+    refs.extend(table.refs)
     models.extend(pool_models)
     reasons.extend(rows)
     provenances.extend(itertools.repeat(None, len(pool_models)))

@@ -9,6 +9,7 @@ between two chosen instances, and one `Solver` per linked group of roles.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -32,7 +33,6 @@ class RoleSpec:
     related_mask: int = 0
     component: int = 0
     defaults: list[tuple[PoolModel, str]] = field(default_factory=list)
-    pool_models: list[PoolModel] = field(default_factory=list)
     domain: frozenset[str] = frozenset()
 
     def solver_role(self) -> SolverRole:
@@ -138,8 +138,6 @@ class Team:
         )
         core = pool.shared_memo(shape, lambda: TeamCore(self))
         self.core = core
-        for role in self.roles.values():
-            role.pool_models = core.pool_models[role.name]
         self.provider_index = core.provider_index
         self.solvers = core.solvers
 
@@ -180,7 +178,8 @@ class Team:
         if defaults:
             shift = (ordinal - 1) % len(defaults)
             defaults = defaults[shift:] + defaults[:shift]
-        return itertools.chain(defaults, zip(spec.pool_models, itertools.repeat(None)))
+        pool_models = self.core.rows(role).models
+        return itertools.chain(defaults, zip(pool_models, itertools.repeat(None)))
 
     def instances(self) -> list[tuple[str, int]]:
         return [(r.name, n) for r in self.roles.values() for n in range(1, r.count + 1)]
@@ -242,14 +241,9 @@ class TeamCore:
     the pass over the pool and the solvers' decided states.
 
     Attributes:
-        pool_models: each role's pool models that are not among its defaults.
-        classes: for each role, aligned with `pool_models`: the model's class
-            ``(provider index, availability mask)`` in its solver, or None when the
-            model is not in the role's domain (unavailable for it).
-        refs: for each role, the refs of `pool_models`.
-        segments: for each role, ``(provider id, start, end)`` runs of `pool_models`.
-        position: for each role, ref → index in `pool_models`.
         solvers: one per linked group of roles.
+        width: the number of providers (a model class's code is
+            ``mask * width + provider index``).
     """
 
     def __init__(self, team: Team) -> None:
@@ -262,6 +256,7 @@ class TeamCore:
             "resolver-provider-of-ref",
             lambda: {m.ref: index[m.provider_id] for m in pool.models()},
         )
+        self.provider_of_ref = provider_of_ref
 
         def provider_of_unknown(ref: str) -> int:
             return index[pool.resolve(ref).provider_id]
@@ -270,46 +265,111 @@ class TeamCore:
         for component in sorted({r.component for r in team.roles.values()}):
             members = [r.solver_role() for r in team.roles.values() if r.component == component]
             self.solvers[component] = Solver(members, provider_of_ref, provider_of_unknown)
-        self.pool_models: dict[str, list[PoolModel]] = {}
-        self.classes: dict[str, list[tuple[int, int] | None]] = {}
-        self.segments: dict[str, list[tuple[str, int, int]]] = {}
-        self.position: dict[str, dict[str, int]] = {}
-        self.refs: dict[str, list[str]] = {}
-        self.class_set: dict[str, list[tuple[int, int]]] = {}
-        self.unavailable: dict[str, list[tuple[str, int, int]]] = {}
-        for role in team.roles.values():
-            default_refs = {m.ref for m, _ in role.defaults}
-            models = [m for m in pool.list(role.name) if m.ref not in default_refs]
-            self.pool_models[role.name] = models
-            self.refs[role.name] = [m.ref for m in models]
-            klass = self.solvers[role.component].klass
-            domain = role.domain
-            classes = [klass(m.ref) if m.ref in domain else None for m in models]
-            self.classes[role.name] = classes
-            self.class_set[role.name] = [k for k in dict.fromkeys(classes) if k is not None]
-            segments: list[tuple[str, int, int]] = []
-            unavailable: list[tuple[str, int, int]] = []
-            start = 0
-            runs = itertools.groupby(
-                zip((m.provider_id for m in models), (k is None for k in classes), strict=True)
+        self.width = max(1, len(pool.providers))
+        self._pool = pool
+        self._roles = dict(team.roles)
+        self._rows: dict[str, RoleRows] = {}
+
+    def rows(self, role: str) -> RoleRows:
+        """The role's pool models and their classes (built on first use)."""
+        found = self._rows.get(role)
+        if found is None:
+            found = self._rows[role] = RoleRows(self, self._roles[role])
+        return found
+
+    def klass(self, code: int) -> tuple[int, int]:
+        """A class code of `RoleRows.classes` as ``(provider index, availability mask)``."""
+        return code % self.width, code // self.width
+
+
+class RoleRows:
+    """One role's candidates from the pool (after its defaults), column by column.
+
+    Built on first use: a step asks for one role's options, and every pass here is
+    done by `map`/`zip` (a big pool has ten thousand models per role).
+
+    Attributes:
+        models: the role's pool models that are not among its defaults.
+        refs: their refs.
+        classes: aligned with `models`: each model's class in its solver as the int
+            ``mask * width + provider index`` (`TeamCore.klass`); a mask without the
+            role's bit means the model is not in the role's domain (unavailable).
+        class_set: the classes in the domain, each once.
+        segments: ``(provider id, start, end)`` runs of `models`, one per provider.
+        unavailable: ``(provider id, start, end)`` runs of models not in the domain.
+    """
+
+    def __init__(self, core: TeamCore, role: RoleSpec) -> None:
+        listed = core._pool.list(role.name)
+        default_refs = {m.ref for m, _ in role.defaults}
+        if default_refs:
+            keep = map(operator.not_, map(default_refs.__contains__, map(_REF, listed)))
+            models = list(itertools.compress(listed, keep))
+        else:
+            models = listed
+        refs = list(map(_REF, models))
+        self.models = models
+        self.refs = refs
+        masks = core.solvers[role.component].members
+        provs = list(map(core.provider_of_ref.__getitem__, refs))
+        # A class as one int (ints are not tracked by the garbage collector; ten
+        # thousand tuples per role are).
+        self.classes = list(
+            map(
+                operator.add,
+                map(
+                    operator.mul,
+                    map(masks.get, refs, itertools.repeat(0)),
+                    itertools.repeat(core.width),
+                ),
+                provs,
             )
-            for (provider_id, missing), run in runs:
-                end = start + sum(1 for _ in run)
-                if missing:
-                    unavailable.append((provider_id, start, end))
-                start = end
-            start = 0
-            for provider_id, group in itertools.groupby(models, _provider_id):
-                end = start + sum(1 for _ in group)
-                segments.append((provider_id, start, end))
-                start = end
-            self.segments[role.name] = segments
-            self.unavailable[role.name] = unavailable
-            self.position[role.name] = {m.ref: i for i, m in enumerate(models)}
+        )
+        width = core.width
+        self.class_set = [k for k in dict.fromkeys(self.classes) if (k // width) & role.bit]
+        present = list(map(role.domain.__contains__, refs))
+        providers = core._pool.providers
+        self.segments: list[tuple[str, int, int]] = []
+        self.unavailable: list[tuple[str, int, int]] = []
+        self._span: dict[str, tuple[int, int]] = {}
+        begin = 0
+        for provider, group in itertools.groupby(provs):
+            stop = begin + len(list(group))
+            provider_id = providers[provider].id
+            self.segments.append((provider_id, begin, stop))
+            self._span[provider_id] = (begin, stop)
+            if not all(present[begin:stop]):
+                self.unavailable.extend(_missing_runs(provider_id, present, begin, stop))
+            begin = stop
+
+    def position(self, model: PoolModel) -> int | None:
+        """Where `model` is in `models` (None: not there)."""
+        span = self._span.get(model.provider_id)
+        if span is None:
+            return None
+        try:
+            return self.refs.index(model.ref, *span)
+        except ValueError:
+            return None
 
 
-def _provider_id(model: PoolModel) -> str:
-    return model.provider_id
+_REF = operator.attrgetter("ref")
+
+
+def _missing_runs(
+    provider_id: str, present: Sequence[bool], begin: int, stop: int
+) -> list[tuple[str, int, int]]:
+    """The runs of `begin..stop` whose models are not in the domain."""
+    if not any(present[begin:stop]):
+        return [(provider_id, begin, stop)]
+    runs: list[tuple[str, int, int]] = []
+    i = begin
+    for there, group in itertools.groupby(present[begin:stop]):
+        n = len(list(group))
+        if not there:
+            runs.append((provider_id, i, i + n))
+        i += n
+    return runs
 
 
 # Teams are kept per pool: a wizard step resolves the chosen team (to drop models that
