@@ -176,7 +176,7 @@ class _Registry:
 # not reused while it lives. Small: one registry per catalog in use (tests build many).
 _REGISTRIES: dict[tuple[int, ...], _Registry] = {}
 _REGISTRY_LIMIT = 8
-_SHARED_LIMIT = 32
+_SHARED_LIMIT = 16
 
 
 def _registry(providers: tuple[ProviderSpec, ...]) -> _Registry:
