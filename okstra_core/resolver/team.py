@@ -4,6 +4,11 @@ A `Team` is built once per query shape (profile, counts, scopes, host, entry mod
 pool, and cached on the pool (a pool lives for one wizard step). It holds each role's
 default candidates, pool order and domain (its available refs), the one clash rule
 between two chosen instances, and one `Solver` per linked group of roles.
+
+What does not depend on the step — given the provider specs, the roles, their
+defaults and their domains — is its `TeamCore` (the solvers and their decided states,
+each role's pool candidates and model classes), shared by the teams of every pool on
+the same specs (`ModelPool.shared_memo`): the same inputs give the same core.
 """
 
 from __future__ import annotations
