@@ -323,7 +323,7 @@ class ModelPool:
         except KeyError:
             value = build()
             if len(shared) >= _SHARED_LIMIT:
-                shared.pop(next(iter(shared)))
+                shared.pop(next(iter(shared)), None)
             shared[key] = value
         return value
 
@@ -396,7 +396,7 @@ class ModelPool:
         else:
             result = self._available_refs(groups, verdicts, role, host, entry_mode)
             if len(domains) >= _SHARED_LIMIT * 4:
-                domains.pop(next(iter(domains)))
+                domains.pop(next(iter(domains)), None)
             domains[shared_key] = (host, result)
         self._memo[key] = result
         return result

@@ -233,8 +233,10 @@ class Solver:
 
     def solve(self, state: State) -> Path | None:
         """The moves that complete `state`, or None when no completion exists."""
-        if state in self.ok:
-            return self.ok[state]
+        # One look-up each: a solver is shared by the steps (and threads) of a process.
+        found = self.ok.get(state)
+        if found is not None:
+            return found
         if state in self.failed:
             return None
         path = self._search(dict(state))
