@@ -94,7 +94,7 @@ def _state_path(value: str, env: Environment) -> Path:
     return resolve_state_path(value, env)
 
 
-def _read_answers(value: str) -> list[Any]:
+def read_answers(value: str) -> list[Any]:
     """Read an answers file: a JSON array of {step, answer}, or `{"answers": [...]}`."""
     from pydantic import ValidationError
 
@@ -129,7 +129,7 @@ def _init(ns: argparse.Namespace) -> Payload:
     from ..wizard import Wizard
 
     env = _env()
-    entries = _read_answers(ns.answers) if ns.answers else None  # validated before creating
+    entries = read_answers(ns.answers) if ns.answers else None  # validated before creating
     path = _state_path(ns.state, env) if ns.state else None
     wizard = Wizard.init(
         path,

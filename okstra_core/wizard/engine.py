@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -402,6 +402,54 @@ def new_state_path(environment: Environment) -> Path:
     return path
 
 
+def _new_state(
+    env: Environment,
+    project_root: Path | str,
+    host: str | None,
+    entry_mode: str | None,
+    task_type: str | None,
+    available_functions: Sequence[str],
+) -> tuple[StepContext, WizardState]:
+    """The state of a new wizard (not written) and the context it was checked with."""
+    root = Path(project_root).expanduser()
+    if not root.is_dir():
+        raise UsageError("project root is not a directory", path=root, field="--project-root")
+    root = root.resolve()
+    ctx = StepContext(env, root)
+    host_spec = ctx.host(host) if host else detect_host(env, ctx.catalog)
+    mode = entry_mode or "spawn-process"
+    if mode not in ("spawn-process", "current-session"):
+        raise UsageError(
+            f"unknown entry mode {mode!r}: expected spawn-process or current-session",
+            field="--entry-mode",
+        )
+    check_entry_mode(host_spec, mode)  # type: ignore[arg-type]
+    project = load_project_config(root)
+    state = WizardState(
+        role_counts={},
+        role_models={},
+        role_selection_order=[],
+        workspace_root=str(prompts_root(env.env)),
+        project_root=str(root),
+        project_id=project.project_id or root.name,
+        host_runtime=host_spec.id,
+        host_entry_mode=mode,  # type: ignore[arg-type]
+        available_functions=list(available_functions),
+    )
+    if task_type:
+        ctx.profile(task_type)  # refuses an unknown task type, naming the known ones
+        state.task_type = task_type
+        label = ctx.text.get("task_type.option.plain", task_type=task_type, title=task_type)
+        state.answered.append(
+            AnsweredStep(
+                step=TASK_TYPE,
+                answer=task_type,
+                echo=render_echo(echo_template(ctx, "task_type"), task_type, label),
+            )
+        )
+    return ctx, state
+
+
 # ---------------------------------------------------------------------------- Wizard
 
 
@@ -434,6 +482,35 @@ class WizardView:
     progress: tuple[int, int]
 
 
+def _replay(
+    ctx: StepContext, current: WizardState, entries: Iterable[AnswerEntry]
+) -> tuple[WizardState, ReplayResult]:
+    """Apply `entries` to a copy of `current` (see `Wizard.replay`); one context for all.
+
+    One context serves the whole replay: it caches what does not change between the
+    answers of one transaction (catalog, text, pool, scopes, the project's tasks), and
+    its memoised teams are keyed by the answers they were built for.
+    """
+    applied = 0
+    echo = ""
+    nxt: Prompt | None = None
+    work = current.model_copy(deep=True)
+    for index, entry in enumerate(entries):
+        if work.answer_of(entry.step) == entry.answer:
+            applied += 1
+            continue
+        trial = work.model_copy(deep=True)
+        try:
+            echo, nxt = apply_answer(ctx, trial, entry.answer, entry.step)
+        except AnswerRefused as exc:
+            return work, ReplayResult(
+                applied, echo, nxt or advance(ctx, work.model_copy(deep=True)), exc.message, index
+            )
+        work = trial
+        applied += 1
+    return work, ReplayResult(applied, echo, nxt or advance(ctx, work.model_copy(deep=True)))
+
+
 class Wizard:
     """One wizard state file and the operations on it.
 
@@ -452,6 +529,9 @@ class Wizard:
         self.notes = loaded.notes
         self._state = loaded.state
         self._lock: FileLock | None = None
+        # The context this process just checked every answer of the state with
+        # (`replay_new`): its outcome needs no second check.
+        self._checked: StepContext | None = None
 
     # -- construction -----------------------------------------------------------------
 
@@ -484,42 +564,9 @@ class Wizard:
         """
         env = environment or Environment.real()
         path = Path(state_path) if state_path is not None else new_state_path(env)
-        root = Path(project_root).expanduser()
-        if not root.is_dir():
-            raise UsageError("project root is not a directory", path=root, field="--project-root")
-        root = root.resolve()
-        ctx = StepContext(env, root)
-        host_spec = ctx.host(host) if host else detect_host(env, ctx.catalog)
-        mode = entry_mode or "spawn-process"
-        if mode not in ("spawn-process", "current-session"):
-            raise UsageError(
-                f"unknown entry mode {mode!r}: expected spawn-process or current-session",
-                field="--entry-mode",
-            )
-        check_entry_mode(host_spec, mode)  # type: ignore[arg-type]
-        project = load_project_config(root)
-        state = WizardState(
-            role_counts={},
-            role_models={},
-            role_selection_order=[],
-            workspace_root=str(prompts_root(env.env)),
-            project_root=str(root),
-            project_id=project.project_id or root.name,
-            host_runtime=host_spec.id,
-            host_entry_mode=mode,  # type: ignore[arg-type]
-            available_functions=list(available_functions),
+        _ctx, state = _new_state(
+            env, project_root, host, entry_mode, task_type, available_functions
         )
-        if task_type:
-            ctx.profile(task_type)  # refuses an unknown task type, naming the known ones
-            state.task_type = task_type
-            label = ctx.text.get("task_type.option.plain", task_type=task_type, title=task_type)
-            state.answered.append(
-                AnsweredStep(
-                    step=TASK_TYPE,
-                    answer=task_type,
-                    echo=render_echo(echo_template(ctx, "task_type"), task_type, label),
-                )
-            )
         with FileLock(path):
             if path.exists():
                 raise UsageError(
@@ -663,27 +710,55 @@ class Wizard:
         state (a refused one leaves no trace), and the state file is written once at
         the end with every answer applied before the refused one (if any).
         """
-        applied = 0
-        echo = ""
-        error: str | None = None
-        refused_at: int | None = None
         with self._locked() as current:
-            work = current.model_copy(deep=True)
-            for index, entry in enumerate(entries):
-                if work.answer_of(entry.step) == entry.answer:
-                    applied += 1
-                    continue
-                trial = work.model_copy(deep=True)
-                try:
-                    echo, _next = apply_answer(self._ctx(trial), trial, entry.answer, entry.step)
-                except AnswerRefused as exc:
-                    error, refused_at = exc.message, index
-                    break
-                work = trial
-                applied += 1
+            work, result = _replay(self._ctx(current), current, entries)
             if work.model_dump() != current.model_dump() or not self.path.exists():
                 self._save(work)
-        return ReplayResult(applied, echo, self.prompt(), error, refused_at)
+        return replace(result, next=self.prompt())
+
+    @classmethod
+    def replay_new(
+        cls,
+        state_path: Path | str | None,
+        project_root: Path | str,
+        entries: Iterable[AnswerEntry],
+        *,
+        host: str | None = None,
+        entry_mode: str | None = None,
+        task_type: str | None = None,
+        environment: Environment | None = None,
+    ) -> tuple[Wizard, ReplayResult]:
+        """A new wizard with `entries` replayed, in memory only: nothing is written.
+
+        The arguments are those of `init`; `save_new()` writes the state file. Every
+        answer is checked as it is applied (exactly as `submit` checks it), so the
+        wizard's `outcome()` is built from this state without checking it again.
+
+        Raises:
+            UsageError: as `init` (bad project root, host, entry mode or task type; the
+                state file exists already).
+        """
+        env = environment or Environment.real()
+        path = Path(state_path) if state_path is not None else new_state_path(env)
+        if path.exists():
+            raise UsageError(
+                "state file already exists: continue it with `okstra wizard step`", path=path
+            )
+        ctx, state = _new_state(env, project_root, host, entry_mode, task_type, ())
+        work, result = _replay(ctx, state, entries)
+        wizard = cls(_Loaded(path, path, work, legacy=False), env)
+        wizard._checked = ctx
+        return wizard, result
+
+    def save_new(self) -> None:
+        """Write the state file of a wizard made by `replay_new` (refused if it exists)."""
+        with FileLock(self.path):
+            if self.path.exists():
+                raise UsageError(
+                    "state file already exists: continue it with `okstra wizard step`",
+                    path=self.path,
+                )
+            self._save(self._state.model_copy(deep=True))
 
     def history(self) -> list[HistoryEntry]:
         """The answered steps in answer order, with echo and a short step title."""
@@ -729,6 +804,10 @@ class Wizard:
         The answers are re-checked first: when one no longer holds (a CLI removed, a
         profile edited) the outcome is refused, naming it; `show` rewinds it.
         """
+        if self._checked is not None:
+            # Replayed in this process a moment ago: every answer was checked as it was
+            # applied, and the last one's prompt checked the whole team.
+            return build_outcome(self._checked, self._state)
         work = self._state.model_copy(deep=True)
         ctx = self._ctx(work)
         if work.confirmed is True and not work.aborted:
