@@ -75,6 +75,8 @@ def prepare_replayed(
     """
     request = wizard.outcome().request
     if not dry_run:
+        if on_step is not None:
+            on_step("saving the setup")
         wizard.save_new()
     return _prepare_and_record(
         wizard.path,
