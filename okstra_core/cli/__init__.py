@@ -132,9 +132,31 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# The exit status of a command whose reader went away (128 + SIGPIPE, what a shell
+# reports for `git log | head -1`).
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one headless command; return the process exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    """Run one headless command; return the process exit code.
+
+    When the reader of stdout goes away (`okstra wizard show | head -c 10`), the
+    command stops quietly, as git does: no traceback, no message, exit 141.
+    """
+    try:
+        code = _run(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # Nothing more can reach the reader; keep the interpreter's own flush at exit
+        # from reporting the same broken pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _run(args_list: list[str]) -> int:
     debug = os.environ.get("OKSTRA_DEBUG") == "1"
     words = [a for a in args_list if not a.startswith("-")]
     command = words[0] if words else None
@@ -179,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail({"ok": False, "error": "interrupted"})
         return 130
     except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise  # stdout's reader is gone: `main` stops quietly
         # Disk full, read-only file system, permission denied, name too long, not a
         # directory…: the machine's state, not a bug — exit 2 naming the file and errno.
         if debug:

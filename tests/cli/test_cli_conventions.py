@@ -212,3 +212,42 @@ def test_fish_completion_names_every_command() -> None:
             ["fish", "--no-execute"], input=script, capture_output=True, text=True, check=False
         )
         assert checked.returncode == 0, checked.stderr
+
+
+def _to_a_closed_pipe(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run the installed okstra with stdout a pipe whose reader is already gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [*okstra_cmd(), *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+
+def test_a_reader_that_goes_away_stops_okstra_quietly(project: Path, fake_path: Path) -> None:
+    """`okstra wizard show | head -c 10`: no traceback, no message, exit 141 (as git)."""
+    code = subprocess.run(
+        [*okstra_cmd(), "wizard", "init", "--state", "piped", "--project-root", str(project)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    ).returncode
+    assert code == 0
+    show = ["wizard", "show", "--state", "piped"]
+    for args in (show, ["models"], ["models", "--json"]):
+        proc = _to_a_closed_pipe(args, project)
+        assert (proc.returncode, proc.stderr) == (141, b""), (args, proc.stderr.decode())
+    # And through a shell pipeline, as people type it.
+    command = " ".join([*okstra_cmd(), *show]) + " | head -c 10"
+    piped = subprocess.run(
+        ["bash", "-c", command], cwd=project, capture_output=True, timeout=60, check=False
+    )
+    assert piped.returncode == 0 and len(piped.stdout) == 10 and piped.stderr == b""

@@ -280,3 +280,50 @@ def test_wizard_step_imports_only_what_a_step_needs(
         assert payload["ok"], payload
     else:
         raise AssertionError("no role-model step reached")
+
+
+# ------------------------------------------------------------------ wizard text cache
+
+
+def test_wizard_text_is_parsed_once_across_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tomllib
+
+    from okstra_core.paths import resource
+    from okstra_core.wizard import text as text_module
+
+    parsed: list[str] = []
+    real_loads = tomllib.loads
+
+    def counting(source: str) -> dict[str, Any]:
+        parsed.append(source[:20])
+        return real_loads(source)
+
+    monkeypatch.setattr(tomllib, "loads", counting)
+    cache = tmp_path / "cache"
+    env: dict[str, str] = {}
+
+    def fresh_process() -> text_module.WizardText:
+        text_module._TABLES.clear()  # what a new process starts with
+        return text_module.load_text(env, cache=cache)
+
+    first = fresh_process()
+    assert len(parsed) == 1 and len(list((cache / "text").glob("*.pickle"))) == 1
+    again = fresh_process()
+    assert len(parsed) == 1 and again.entries == first.entries  # served from the cache
+    # An edited catalog (here: a workspace copy with one label changed) is parsed again.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    source = resource("wizard.toml").read_text(encoding="utf-8")
+    label = first.raw("task_pick.label")
+    (workspace / "wizard.toml").write_text(
+        source.replace(f'"{label}"', '"Which task, then?"', 1), encoding="utf-8"
+    )
+    env["OKSTRA_WORKSPACE"] = str(workspace)
+    edited = fresh_process()
+    assert len(parsed) == 2 and edited.get("task_pick.label") == "Which task, then?"
+    # A torn entry is a miss, never an error.
+    for entry in (cache / "text").glob("*.pickle"):
+        entry.write_bytes(entry.read_bytes()[:-7])
+    assert fresh_process().entries == edited.entries and len(parsed) == 3
