@@ -28,7 +28,8 @@ from ..resolver import Blocker, check_counts, check_entry_mode
 from ..setup_runs import runs_file
 from ..store import (
     FileLock,
-    atomic_write_json,
+    atomic_write_bytes,
+    dumps_json,
     lock_path_for,
     parse_json_object,
     read_bytes,
@@ -341,6 +342,7 @@ class _Loaded:
     state: WizardState
     legacy: bool
     notes: tuple[str, ...] = ()
+    data: bytes | None = None  # the bytes a v2 state was parsed from
 
 
 def _load(
@@ -350,14 +352,14 @@ def _load(
     *,
     redirected: bool = False,
 ) -> _Loaded:
-    _data, raw = _read_state_bytes(source)
+    data, raw = _read_state_bytes(source)
     try:
         version = classify_version(raw)
     except StateFileError as exc:
         raise StateFileError(exc.message, path=source, field=exc.field) from None
     # The earlier okstra's v2 shape is converted like a v1 file (never written).
     if version == 2 and not legacy.is_earlier_v2(raw):
-        return _Loaded(source, source, parse_v2(raw, str(source)), legacy=False)
+        return _Loaded(source, source, parse_v2(raw, str(source)), legacy=False, data=data)
     origin = None if redirected else legacy.earlier_companion_source(raw, source)
     if origin is not None:
         return _load(origin, environment, ctx, redirected=True)
@@ -528,6 +530,7 @@ class Wizard:
         self.legacy = loaded.legacy
         self.notes = loaded.notes
         self._state = loaded.state
+        self._data = loaded.data
         self._lock: FileLock | None = None
         # The context this process just checked every answer of the state with
         # (`replay_new`): its outcome needs no second check.
@@ -596,8 +599,10 @@ class Wizard:
     def _save(self, state: WizardState) -> None:
         state.revision += 1
         state.updated_at = self.environment.now().isoformat()
-        atomic_write_json(self.path, state.to_file())
+        data = dumps_json(state.to_file())
+        atomic_write_bytes(self.path, data)
         self._state = state
+        self._data = data
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[WizardState]:
@@ -612,10 +617,15 @@ class Wizard:
             yield self._state
 
     def _reload(self) -> None:
+        if not self.legacy and self._data is not None:
+            data = read_bytes(self.source, what="wizard state file", error=StateFileError)
+            if data == self._data:
+                return  # the very bytes this state was parsed from: nothing to check again
         loaded = _load(self.source, self.environment)
         self.path = loaded.path
         self.notes = loaded.notes
         self._state = loaded.state
+        self._data = loaded.data
 
     def _transaction(self, change: Callable[[StepContext, WizardState], _T]) -> _T:
         with self._locked() as current:

@@ -135,6 +135,27 @@ def test_one_submit_and_prompt_do_each_piece_of_work_once(
     assert counts["which"] <= providers
 
 
+def test_show_computes_the_prompt_once(
+    wizard_at_model_step: tuple[Wizard, Prompt],
+    counts: Counts,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`okstra wizard show` (prompt, confirmation, history, progress) from one prompt."""
+    from okstra_core.cli import main
+    from okstra_core.wizard import engine
+
+    wizard, _prompt = wizard_at_model_step
+    monkeypatch.setattr(engine, "advance", counts.wrap("advance", engine.advance))
+    for name, value in wizard.environment.env.items():
+        monkeypatch.setenv(name, value)
+    counts.reset()
+    assert main(["wizard", "show", "--state", str(wizard.path)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["prompt"]["kind"] == "pick" and shown["confirmation"]["lines"]
+    assert counts["advance"] == 1 and counts["load_catalog"] == 1 and counts["team"] == 1
+
+
 def test_pool_memo_is_per_pool(okstra_home: Path) -> None:
     env = Environment(env={"OKSTRA_HOME": str(okstra_home), "PATH": "/usr/bin:/bin"})
     catalog = okstra_core.catalog.load_catalog(env)
