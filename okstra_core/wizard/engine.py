@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..catalog import detect_host, load_project_config
+from ..catalog.models import ModelDefaults
+from ..catalog.prebuilt import prepare_models
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
@@ -48,7 +50,7 @@ from .ids import (
     parse_role_step,
     step_kind,
 )
-from .outcome import Confirmation, Outcome, build_outcome, confirmation
+from .outcome import Confirmation, ConfirmationLine, Outcome, build_outcome, confirmation
 from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, StepResult
 from .roles import out_of_order, team_blocker
 from .state import CHOSEN, AnsweredStep, StaleNote, WizardState, classify_version, parse_v2
@@ -57,6 +59,27 @@ from .steps import done_prompt
 _T = TypeVar("_T")
 
 __all__ = ["Wizard", "advance", "apply_answer", "step_kind"]
+
+
+# The models a wizard process validates or prints: their validators are compiled from
+# the schemas cached by an earlier process (`okstra_core.catalog.prebuilt`).
+_MODELS = (
+    WizardState,
+    AnsweredStep,
+    StaleNote,
+    Prompt,
+    Option,
+    StepResult,
+    HistoryEntry,
+    AnswerEntry,
+    Confirmation,
+    ConfirmationLine,
+    ModelDefaults,
+)
+
+
+def _prepare_models(environment: Environment) -> None:
+    prepare_models(_MODELS, user_dirs(environment.env).cache)
 
 
 # ---------------------------------------------------------------------------- the machine
@@ -566,6 +589,7 @@ class Wizard:
                 file exists already.
         """
         env = environment or Environment.real()
+        _prepare_models(env)
         path = Path(state_path) if state_path is not None else new_state_path(env)
         _ctx, state = _new_state(
             env, project_root, host, entry_mode, task_type, available_functions
@@ -589,6 +613,7 @@ class Wizard:
                 version, or a field of the wrong type (file and field named).
         """
         env = environment or Environment.real()
+        _prepare_models(env)
         return cls(_load(Path(state_path), env), env)
 
     # -- internals --------------------------------------------------------------------
@@ -749,6 +774,7 @@ class Wizard:
                 state file exists already).
         """
         env = environment or Environment.real()
+        _prepare_models(env)
         path = Path(state_path) if state_path is not None else new_state_path(env)
         if path.exists():
             raise UsageError(

@@ -88,6 +88,10 @@ class PromptMeta(TypedDict, total=False):
     stale: StaleMeta
 
 
+def _no_meta() -> PromptMeta:
+    return PromptMeta()
+
+
 class _Value(BaseModel):
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
 
@@ -159,7 +163,7 @@ class Prompt(_Value):
     default: str | None = None
     echo_template: str = Field(default="", alias="echoTemplate")
     help: str = ""
-    meta: PromptMeta = Field(default_factory=lambda: PromptMeta())
+    meta: PromptMeta = Field(default_factory=_no_meta)
 
     @property
     def step_kind(self) -> StepKind:

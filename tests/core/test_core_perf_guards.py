@@ -217,6 +217,16 @@ NOT_IMPORTED_BY_A_STEP = (
     "okstra_core.prepare.pipeline",
     "okstra_core.prepare.manifest",
     "okstra_core.launch",
+    # Other commands' modules: the CLI imports only the running command's.
+    "okstra_core.cli._prepare",
+    "okstra_core.cli._schema",
+    "okstra_core.cli._runs",
+    "okstra_core.documents.run",
+    "okstra_core.documents.task",
+    "okstra_core.documents.schema",
+    # Imported by pydantic only when it builds a validator: a step compiles its models'
+    # validators from the cached schemas instead (okstra_core.catalog.prebuilt).
+    "pydantic.plugin._loader",
 )
 
 
@@ -348,3 +358,61 @@ def test_wizard_text_is_parsed_once_across_processes(
     for entry in (cache / "text").glob("*.pickle"):
         entry.write_bytes(entry.read_bytes()[:-7])
     assert fresh_process().entries == edited.entries and len(parsed) == 3
+
+
+# ------------------------------------------------------------------ cached validators
+
+REPORT_BUILT = r"""
+import sys
+from okstra_tui.entry import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print("BUILT" if "pydantic.plugin._loader" in sys.modules else "CACHED", file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_cached_validators_refuse_a_state_file_as_pydantic_does(
+    tmp_path: Path, okstra_home: Path
+) -> None:
+    """A cold process (pydantic builds the validators, and caches their schemas) and a
+    warm one (validators compiled from the cache) give the same answer to every file."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["OKSTRA_HOME"] = str(okstra_home)
+    good = tmp_path / "good.json"
+    init = ["wizard", "init", "--state", str(good), "--project-root", str(project)]
+    subprocess.run([sys.executable, "-m", "okstra_tui", *init], env=env, check=True, timeout=60)
+    state = json.loads(good.read_text(encoding="utf-8"))
+    answered = [{"step": "task_pick", "answer": "new"}]
+    broken = {
+        "count-is-a-boolean": {**state, "roleCounts": {"analyser": True}},
+        "unknown-field": {**state, "colour": "blue"},
+        "missing-field": {k: v for k, v in state.items() if k != "project_root"},
+        "answered-twice": {**state, "answered": answered * 2},
+        "bad-entry-mode": {**state, "host_entry_mode": "teleport"},
+        "revision-too-big": {**state, "revision": 2**60},
+        "fine": state,
+    }
+
+    def step(path: Path) -> tuple[str, str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", REPORT_BUILT, "wizard", "show", "--state", str(path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        return proc.stdout, proc.stderr.strip().splitlines()[-1]
+
+    for name, content in broken.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(content), encoding="utf-8")
+        shutil.rmtree(okstra_home / "cache" / "models", ignore_errors=True)
+        cold, built = step(path)
+        warm, cached = step(path)
+        assert (built, cached) == ("BUILT", "CACHED"), name
+        assert warm == cold, name
+        assert json.loads(warm)["ok"] is (name == "fine"), (name, warm)
