@@ -16,20 +16,20 @@ happen inside handlers so `okstra wizard step` stays lean.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .. import __version__
 from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
 
-Handler = Callable[[argparse.Namespace], tuple[dict[str, Any], int]]
+if TYPE_CHECKING:
+    import argparse
+
+Handler = Callable[["argparse.Namespace"], tuple[dict[str, Any], int]]
 
 COMMANDS = (
     "models",
@@ -51,85 +51,16 @@ COMMANDS = (
 TABLE_COMMANDS = ("models", "team", "report", "runs", "status", "attach", "stop", "doctor")
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of printing usage and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
-
-
 def emit(payload: dict[str, Any]) -> None:
     sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
     sys.stdout.buffer.flush()
 
 
-# The module that registers each command. A run builds the parser of its own command
-# only: registering the others imports what their flags need (prepare's inputs, resume's
-# defaults), which `okstra wizard step` would pay for on every step. A command missing
-# here (or none) registers them all.
-_REGISTRARS = {
-    "models": "_models",
-    "team": "_models",
-    "wizard": "_wizard",
-    "prepare": "_prepare",
-    "report": "_prepare",
-    "resume": "_resume",
-    "schema": "_schema",
-    "runs": "_runs",
-    "status": "_runs",
-    "attach": "_runs",
-    "stop": "_runs",
-    "doctor": "_doctor",
-    "completion": "_completion",
-}
-# Every command's module, in the order their commands are listed in the help.
-_MODULES = (
-    "_models",
-    "_wizard",
-    "_prepare",
-    "_resume",
-    "_runs",
-    "_doctor",
-    "_completion",
-    "_schema",
-)
-
-
-EXAMPLES = """\
-examples:
-  okstra models                       the model pool as a table (--json: as JSON)
-  okstra team --task-type implementation-planning    the team okstra would pick, or why none exists
-  okstra wizard init --project-root . --task-type implementation-planning
-  okstra wizard step --state 20260115-093000 --answer new
-  okstra prepare --state 20260115-093000 --dry-run
-  okstra report roles .okstra/tasks/grp/one/runs/implementation-planning-001
-  okstra resume implementation-planning-001 --exec
-  okstra completion bash > ~/.local/share/bash-completion/completions/okstra
-
-Each command has its own help: okstra COMMAND --help.
-"""
-
-
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser: every command, or only `command`'s (the one being run)."""
-    parser = _Parser(
-        prog="okstra",
-        description=(
-            "Set up and start a team of AI coding agents on one task. "
-            "Without a command, opens the terminal app."
-        ),
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"okstra {__version__}")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    only = _REGISTRARS.get(command or "")
-    # Import only the running command's module: the others import what their flags
-    # need (prepare's inputs import the catalog loaders and the request; `schema` every
-    # document model), tens of milliseconds a `wizard step` never uses.
-    for name in (only,) if only is not None else _MODULES:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
-    return parser
+    from ._parser import build_parser as build  # argparse: only when a parser is needed
+
+    return build(command)
 
 
 # The exit status of a command whose reader went away (128 + SIGPIPE, what a shell
@@ -173,15 +104,24 @@ def _run(args_list: list[str]) -> int:
             emit(payload)
 
     try:
-        parser = build_parser(command)
-        if any(a in ("-h", "--help") for a in args_list) or any(
-            a == "--version" for a in args_list[:1]
-        ):
-            try:
-                parser.parse_args(args_list)
-            except SystemExit as exc:
-                return int(exc.code or 0)
-        ns = parser.parse_args(args_list)
+        # The wizard's per-step commands in their plain spellings skip argparse (its
+        # import and the parser's construction are a tenth of a step); anything else,
+        # help included, goes through the parser.
+        ns: Any = None
+        if command == "wizard":
+            from ._wizard import parse_plain
+
+            ns = parse_plain(args_list)
+        if ns is None:
+            parser = build_parser(command)
+            if any(a in ("-h", "--help") for a in args_list) or any(
+                a == "--version" for a in args_list[:1]
+            ):
+                try:
+                    parser.parse_args(args_list)
+                except SystemExit as exc:
+                    return int(exc.code or 0)
+            ns = parser.parse_args(args_list)
         handler: Handler | None = getattr(ns, "handler", None)
         if handler is None:
             raise UsageError("a command is required: " + ", ".join(COMMANDS))

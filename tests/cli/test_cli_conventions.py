@@ -251,3 +251,49 @@ def test_a_reader_that_goes_away_stops_okstra_quietly(project: Path, fake_path: 
         ["bash", "-c", command], cwd=project, capture_output=True, timeout=60, check=False
     )
     assert piped.returncode == 0 and len(piped.stdout) == 10 and piped.stderr == b""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wizard", "step", "--state", "w", "--no-submit"],
+        ["wizard", "step", "--no-submit", "--state", "w"],
+        ["wizard", "step", "--state", "w", "--answer", "new", "--step", "task_pick"],
+        ["wizard", "step", "--state", "w", "--answer", ""],
+        ["wizard", "step", "--state", "w", "--answer", "two words"],
+        ["wizard", "step", "--state", "w", "--back"],
+        ["wizard", "step", "--state", "w", "--rewind", "role-model:analyser:1"],
+        ["wizard", "show", "--state", "a/b.json"],
+        ["wizard", "outcome", "--state", "w"],
+        ["wizard", "answers", "--state", "w"],
+    ],
+)
+def test_plain_wizard_commands_parse_as_argparse_does(argv: list[str]) -> None:
+    """The argparse-free path of the per-step commands gives argparse's namespace."""
+    from okstra_core.cli import build_parser
+    from okstra_core.cli._wizard import parse_plain
+
+    plain = parse_plain(argv)
+    assert plain is not None
+    assert vars(plain) == vars(build_parser("wizard").parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wizard", "step", "--state=w", "--no-submit"],  # the = spelling
+        ["wizard", "step", "--state", "w", "--no-sub"],  # an abbreviation
+        ["wizard", "step", "--state", "w"],  # no action
+        ["wizard", "step", "--state", "w", "--back", "--no-submit"],  # two actions
+        ["wizard", "step", "--state", "w", "--answer", "-1"],  # a value like a flag
+        ["wizard", "step", "--state", "w", "--state", "v", "--back"],  # repeated
+        ["wizard", "step", "--state", "w", "--no-submit", "--help"],
+        ["wizard", "show", "--state", "w", "extra"],
+        ["wizard", "show"],
+        ["wizard", "init", "--project-root", "."],  # not a per-step command
+    ],
+)
+def test_other_spellings_go_to_argparse(argv: list[str]) -> None:
+    from okstra_core.cli._wizard import parse_plain
+
+    assert parse_plain(argv) is None

@@ -227,6 +227,8 @@ NOT_IMPORTED_BY_A_STEP = (
     # Imported by pydantic only when it builds a validator: a step compiles its models'
     # validators from the cached schemas instead (okstra_core.catalog.prebuilt).
     "pydantic.plugin._loader",
+    # The step's plain spelling is read without argparse (okstra_core.cli._wizard).
+    "argparse",
 )
 
 
