@@ -99,28 +99,33 @@ def measure(work: Path, repeat: int) -> list[Figure]:
         state = machine.state()
         answers = here / "answers.json"
         count = _answers_file(machine, state, answers)
-        okstra = okstra_argv()
-        common = ["--state", str(state), "--project-root", str(machine.project)]
-        common += ["--host", "terminal", "--answers", str(answers)]
-        subjects = {
-            names[0]: [["prepare", *common, "--launch", "none"]],
-            names[1]: [
-                ["wizard", "init", *common],
-                ["prepare", "--state", str(state), "--launch", "none"],
-            ],
-        }
-        figures = []
-        for index, (name, commands) in enumerate(subjects.items()):
-            events, files, fsyncs = _record(here, machine, str(index), commands)
-            subject, baseline = interleaved(
-                _timed(machine, [[*okstra, *args] for args in commands]),
-                _timed(
-                    machine, [[sys.executable, str(HERE / "_replay.py"), str(p)] for p in events]
-                ),
-                repeat=repeat,
-            )
-            note = f"{count} answers; {files} files, {fsyncs} fsyncs"
-            figures.append(Figure(name, subject, baseline, baseline_name, note=note))
     except NotAvailable as exc:
         return [Figure(names[0], baseline_name=baseline_name, missing=str(exc))]
+    okstra = okstra_argv()
+    common = ["--state", str(state), "--project-root", str(machine.project)]
+    common += ["--host", "terminal", "--answers", str(answers)]
+    subjects = {
+        names[0]: [["prepare", *common, "--launch", "none"]],
+        names[1]: [
+            ["wizard", "init", *common],
+            ["prepare", "--state", str(state), "--launch", "none"],
+        ],
+    }
+    figures = []
+    for index, (name, commands) in enumerate(subjects.items()):
+        # Each subject on its own: an okstra without `prepare --answers` still gets
+        # its two-process figure.
+        try:
+            events, files, fsyncs = _record(here, machine, str(index), commands)
+            replays = [[sys.executable, str(HERE / "_replay.py"), str(p)] for p in events]
+            subject, baseline = interleaved(
+                _timed(machine, [[*okstra, *args] for args in commands]),
+                _timed(machine, replays),
+                repeat=repeat,
+            )
+        except NotAvailable as exc:
+            figures.append(Figure(name, baseline_name=baseline_name, missing=str(exc)))
+            continue
+        note = f"{count} answers; {files} files, {fsyncs} fsyncs"
+        figures.append(Figure(name, subject, baseline, baseline_name, note=note))
     return figures

@@ -17,15 +17,17 @@ The rules that make this safe:
 * Only what a validator needs is stored: each schema without its `metadata` (JSON
   Schema hints, which may hold functions that cannot be stored); the model keeps
   generating its full schema, on first use, for `model_json_schema`.
-* A model that is already built, or a process with pydantic plugins (whose
-  validators wrap the compiled one), is left to pydantic; any problem reading or
-  writing an entry is a miss, never an error.
+* A model that is already built, a model whose schema holds a function that cannot
+  be stored (a local one), or a process with pydantic plugins (whose validators wrap
+  the compiled one) is left to pydantic; any problem reading or writing an entry is a
+  miss, never an error.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -113,6 +115,10 @@ def prepare_models(models: Sequence[type[BaseModel]], cache: Path) -> None:
             parts = _parts(model)
             if parts is None:
                 return
+            try:
+                pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # a schema holding a local function: pydantic builds it
+                continue
             payload[f"{model.__module__}.{model.__qualname__}"] = parts
     except Exception:  # a model that does not build says so where it is used
         return
@@ -123,7 +129,10 @@ def _install(models: Sequence[type[BaseModel]], stored: dict[str, Any]) -> bool:
     compiled = []
     try:
         for model in models:
-            schema, config, ser_config = stored[f"{model.__module__}.{model.__qualname__}"]
+            parts = stored.get(f"{model.__module__}.{model.__qualname__}")
+            if parts is None:
+                continue  # not storable (see `prepare_models`): pydantic builds it on use
+            schema, config, ser_config = parts
             # Compiled whole: never reusing (or touching) another model's validator.
             validator = SchemaValidator(schema, config, _use_prebuilt=False)
             serializer = SchemaSerializer(schema, ser_config, _use_prebuilt=False)

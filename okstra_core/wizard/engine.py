@@ -26,6 +26,7 @@ from ..catalog.prebuilt import prepare_models
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
+from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..resolver import Blocker, check_counts, check_entry_mode
 from ..setup_runs import runs_file
 from ..store import (
@@ -78,8 +79,12 @@ _MODELS = (
 )
 
 
-def _prepare_models(environment: Environment) -> None:
-    prepare_models(_MODELS, user_dirs(environment.env).cache)
+def _prepare_models(environment: Environment, models: Sequence[type[Any]] = _MODELS) -> None:
+    prepare_models(models, user_dirs(environment.env).cache)
+
+
+# What an outcome builds (the run request and its parts).
+_OUTCOME_MODELS = (Outcome, RunRequest, HostSessionContext, CurrentModel)
 
 
 # ---------------------------------------------------------------------------- the machine
@@ -840,6 +845,7 @@ class Wizard:
         The answers are re-checked first: when one no longer holds (a CLI removed, a
         profile edited) the outcome is refused, naming it; `show` rewinds it.
         """
+        _prepare_models(self.environment, _OUTCOME_MODELS)
         if self._checked is not None:
             # Replayed in this process a moment ago: every answer was checked as it was
             # applied, and the last one's prompt checked the whole team.
@@ -871,6 +877,7 @@ class Wizard:
         The confirm screen runs a dry-run prepare (and so preflight) on it before the
         person chooses Launch. Raises `OkstraError` when the setup is incomplete.
         """
+        _prepare_models(self.environment, _OUTCOME_MODELS)
         work = self._state.model_copy(deep=True)
         ctx = self._ctx(work)
         advance(ctx, work)  # the same normalisation the confirmation shows
