@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import string
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -20,6 +20,14 @@ from pydantic import (
     StrictStr,
     model_validator,
 )
+
+
+# Default factories are Python functions, not the `dict` builtin: pydantic reads
+# a factory's signature when it builds a model, and a builtin's signature is parsed
+# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
 
 EntryMode = Literal["spawn-process", "current-session"]
 Runner = Literal["current-session", "native-session", "cli-wrapper"]
@@ -149,10 +157,30 @@ class LaunchSpec(_Frozen):
     resume: tuple[StrictStr, ...]
     session_id: SessionIdKind = "uuid4"
     discover: DiscoverSpec | None = None
-    env: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    env: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
     # Flags the leader launch relies on; preflight checks the CLI's --help mentions them.
     required_flags: tuple[StrictStr, ...] = ()
     help: tuple[StrictStr, ...] = ()
+
+
+class LoginSpec(_Frozen):
+    """`[login]`: how `okstra doctor` tells, offline, whether the CLI has credentials.
+
+    Checked in order: an `env` variable that is set, or a `files` entry that exists
+    (non-empty) means logged in; else the `status` command answers (exit 0 = logged
+    in, 1 = not — only when its output matches `status_pattern`, so a CLI that does
+    not know the command is not read as "logged out"). Rules but no answer: with a
+    `status` command okstra cannot tell; without one, not logged in. Only names and
+    paths are ever shown, never a value or the command's output.
+    """
+
+    env: tuple[StrictStr, ...] = ()
+    # Paths; `~` is the user's home, `{env.NAME:-default}` an environment variable.
+    files: tuple[StrictStr, ...] = ()
+    status: tuple[StrictStr, ...] = ()
+    status_pattern: StrictStr = ""
+    # How a person logs in (shown by doctor when not logged in).
+    how: StrictStr | None = Field(default=None, min_length=1, max_length=300, pattern=r"^[^\r\n]+$")
 
 
 class ModelSpec(_Frozen):
@@ -181,6 +209,7 @@ class ProviderSpec(_Frozen):
     roles: tuple[StrictStr, ...]
     launch: LaunchSpec
     models: tuple[ModelSpec, ...]
+    login: LoginSpec | None = None
     source: StrictStr = ""
     bundled: StrictBool = True
 
@@ -206,14 +235,16 @@ class HostSpec(_Frozen):
 class ModelDefaults(_Frozen):
     """`modelDefaults`: role -> non-empty list of model refs."""
 
-    by_role: dict[StrictStr, tuple[StrictStr, ...]] = Field(default_factory=dict)
+    by_role: dict[StrictStr, tuple[StrictStr, ...]] = Field(default_factory=_new_dict)
     source: StrictStr = ""
 
 
 class GlobalConfig(_Frozen):
     """`<config dir>/config.json`."""
 
-    model_defaults: ModelDefaults = ModelDefaults()
+    # Built without validation (nothing to check): a default instance made at import
+    # would build the validator of every model it holds, which a step never uses.
+    model_defaults: ModelDefaults = ModelDefaults.model_construct()
     disabled_providers: tuple[StrictStr, ...] = ()
     language: StrictStr | None = None
     theme: StrictStr | None = None
@@ -292,8 +323,41 @@ def _check_profile(profile: Profile) -> None:
                 )
 
 
+# A `[login]` file path may read environment variables, with a default.
+LOGIN_FILE_PLACEHOLDER = re.compile(r"\{env\.([A-Za-z_][A-Za-z0-9_]*)(?::-([^{}]*))?\}")
+
+
+def _check_login(login: LoginSpec) -> None:
+    for i, name in enumerate(login.env):
+        if not _ENV_NAME.fullmatch(name):
+            raise DataProblem(
+                f"login.env[{i}]", f"expected an environment variable name, got {name!r}"
+            )
+    for i, path in enumerate(login.files):
+        rest = LOGIN_FILE_PLACEHOLDER.sub("", path)
+        if not path.strip() or "{" in rest or "}" in rest:
+            raise DataProblem(
+                f"login.files[{i}]",
+                f"expected a path using only {{env.NAME}} or {{env.NAME:-default}}, got {path!r}",
+            )
+    if login.status:
+        first = login.status[0]
+        if first != "{cli}":
+            raise DataProblem("login.status[0]", f"expected the CLI ({{cli}}), got {first!r}")
+        for i, arg in enumerate(login.status[1:], start=1):
+            if "{" in arg or "}" in arg:
+                raise DataProblem(f"login.status[{i}]", f"expected a plain argument, got {arg!r}")
+    if login.status_pattern:
+        try:
+            re.compile(login.status_pattern)
+        except re.error as exc:
+            raise DataProblem("login.status_pattern", f"not a regular expression: {exc}") from None
+
+
 def _check_provider(spec: ProviderSpec) -> None:
     _check_id(spec.id, "id")
+    if spec.login is not None:
+        _check_login(spec.login)
     roles = set()
     for i, role in enumerate(spec.roles):
         _check_id(role, f"roles[{i}]")

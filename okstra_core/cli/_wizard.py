@@ -12,12 +12,15 @@ else is a path. `init` without `--state` creates a fresh name in the wizards dir
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, UsageError
+
+if TYPE_CHECKING:
+    import argparse
 
 Payload = tuple[dict[str, Any], int]
 
@@ -27,6 +30,8 @@ _STATE_HELP = "the wizard state file (a bare name: <state dir>/wizards/NAME.json
 
 def register(sub: Any) -> None:
     """Add `okstra wizard …` to the top-level parser."""
+    import argparse  # only when a parser is built (see `parse_plain`)
+
     wizard = sub.add_parser(
         "wizard",
         help="guided setup as a JSON protocol (init, step, show, outcome, answers, list, schema)",
@@ -44,7 +49,16 @@ def register(sub: Any) -> None:
     commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
     wizard.set_defaults(handler=_missing_subcommand)
 
-    init = commands.add_parser("init", help="create a wizard state file")
+    init = commands.add_parser(
+        "init",
+        help="create a wizard state file",
+        epilog=_examples(
+            "okstra wizard init --project-root . --state mysetup",
+            "okstra wizard init --project-root . --task-type implementation-planning",
+            "okstra wizard init --project-root . --answers answers.json   replay a setup",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     init.add_argument("--state", metavar="FILE", help=_STATE_HELP + " (default: a new name)")
     init.add_argument("--project-root", required=True, metavar="DIR", help="the project directory")
     init.add_argument("--host", help="host runtime: claude-code, codex, terminal (default: detect)")
@@ -53,7 +67,19 @@ def register(sub: Any) -> None:
     init.add_argument("--answers", help="replay a JSON answers file through the submit path")
     init.set_defaults(handler=_init)
 
-    step = commands.add_parser("step", help="answer the current prompt (or just show it)")
+    step = commands.add_parser(
+        "step",
+        help="answer the current prompt (or just show it)",
+        epilog=_examples(
+            "okstra wizard step --state mysetup --no-submit        the current prompt",
+            "okstra wizard step --state mysetup --answer new",
+            "okstra wizard step --state mysetup --answer=-x.md     a value starting with -",
+            "okstra wizard step --state mysetup --answer 2 --step role-count:analyser",
+            "okstra wizard step --state mysetup --rewind task_type",
+            "okstra wizard step --state mysetup --back",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     step.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
     action = step.add_mutually_exclusive_group(required=True)
     action.add_argument("--answer", help="the option value or text")
@@ -63,18 +89,104 @@ def register(sub: Any) -> None:
     step.add_argument("--step", dest="step_id", help="refuse unless the wizard asks this step")
     step.set_defaults(handler=_step)
 
-    for name, handler, text in (
-        ("show", _show, "current prompt, confirmation block, history (read-only)"),
-        ("outcome", _outcome, "renderArgs / renderArgv of a confirmed wizard (read-only)"),
-        ("answers", _answers, "the answers so far as a replayable file (read-only)"),
+    for name, handler, text, example in (
+        ("show", _show, "current prompt, confirmation block, history (read-only)", ""),
+        (
+            "outcome",
+            _outcome,
+            "renderArgs / renderArgv of a confirmed wizard (read-only)",
+            "okstra wizard outcome --state mysetup | jq .renderArgv   the flags for prepare",
+        ),
+        (
+            "answers",
+            _answers,
+            "the answers so far as a replayable file (read-only)",
+            "okstra wizard answers --state mysetup > answers.json",
+        ),
     ):
-        cmd = commands.add_parser(name, help=text)
+        cmd = commands.add_parser(
+            name,
+            help=text,
+            epilog=_examples(
+                f"okstra wizard {name} --state mysetup",
+                f"okstra wizard {name} --state ~/setups/checkout.json",
+                *([example] if example else []),
+            ),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         cmd.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
         cmd.set_defaults(handler=handler)
 
-    commands.add_parser("list", help="resumable wizards, newest first").set_defaults(handler=_list)
-    commands.add_parser("schema", help="JSON Schema of prompts, answers, outcome").set_defaults(
-        handler=_schema
+    commands.add_parser(
+        "list",
+        help="resumable wizards, newest first",
+        epilog=_examples(
+            "okstra wizard list", "okstra wizard list | jq '.wizards[0]'   the newest one"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    ).set_defaults(handler=_list)
+    commands.add_parser(
+        "schema",
+        help="JSON Schema of prompts, answers, outcome",
+        epilog=_examples(
+            "okstra wizard schema", "okstra wizard schema | jq '.schemas.outcome.properties'"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    ).set_defaults(handler=_schema)
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+# The per-step commands in their plain spellings — each flag in full, its value as the
+# next word — are read without argparse: (value flags, switches, one of which is
+# required). Any other spelling (`--state=F`, an abbreviation, help, a value that
+# starts with "-", a repeated flag, a missing or conflicting action) goes to the
+# parser, which accepts or refuses it with its own message.
+_PLAIN: dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ...]]] = {
+    "step": (
+        {"--state": "state", "--answer": "answer", "--rewind": "rewind", "--step": "step_id"},
+        {"--no-submit": "no_submit", "--back": "back"},
+        ("answer", "no_submit", "rewind", "back"),
+    ),
+    "show": ({"--state": "state"}, {}, ()),
+    "outcome": ({"--state": "state"}, {}, ()),
+    "answers": ({"--state": "state"}, {}, ()),
+}
+
+
+def parse_plain(args: list[str]) -> Any:
+    """The namespace argparse would give `args` (`wizard step|show|outcome|answers`
+    in their plain spellings), or None: parse them with argparse."""
+    if len(args) < 2 or args[0] != "wizard" or args[1] not in _PLAIN:
+        return None
+    values, switches, one_of = _PLAIN[args[1]]
+    ns: dict[str, Any] = dict.fromkeys(values.values())
+    ns.update(dict.fromkeys(switches.values(), False))
+    seen: set[str] = set()
+    rest = args[2:]
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word in seen:
+            return None
+        seen.add(word)
+        if word in values and i + 1 < len(rest) and not rest[i + 1].startswith("-"):
+            ns[values[word]] = rest[i + 1]
+            i += 2
+        elif word in switches:
+            ns[switches[word]] = True
+            i += 1
+        else:
+            return None
+    if ns["state"] is None:
+        return None
+    if one_of and sum(ns[d] is not None and ns[d] is not False for d in one_of) != 1:
+        return None
+    handlers = {"step": _step, "show": _show, "outcome": _outcome, "answers": _answers}
+    return SimpleNamespace(
+        command="wizard", wizard_command=args[1], handler=handlers[args[1]], **ns
     )
 
 
@@ -94,7 +206,7 @@ def _state_path(value: str, env: Environment) -> Path:
     return resolve_state_path(value, env)
 
 
-def _read_answers(value: str) -> list[Any]:
+def read_answers(value: str) -> list[Any]:
     """Read an answers file: a JSON array of {step, answer}, or `{"answers": [...]}`."""
     from pydantic import ValidationError
 
@@ -129,7 +241,7 @@ def _init(ns: argparse.Namespace) -> Payload:
     from ..wizard import Wizard
 
     env = _env()
-    entries = _read_answers(ns.answers) if ns.answers else None  # validated before creating
+    entries = read_answers(ns.answers) if ns.answers else None  # validated before creating
     path = _state_path(ns.state, env) if ns.state else None
     wizard = Wizard.init(
         path,

@@ -8,6 +8,7 @@ not a string) and every failure is a `StateFileError` naming the file and the fi
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -23,6 +24,18 @@ from pydantic import (
 
 from ..catalog.models import MAX_ROLE_COUNT
 from ..errors import StateFileError
+
+
+# Default factories are Python functions, not the `list`/`dict` builtins: pydantic reads
+# a factory's signature when it builds a model, and a builtin's signature is parsed
+# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
+def _new_list() -> list[Any]:
+    return []
+
+
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
 
 STATE_VERSION: Literal[2] = 2
 
@@ -132,7 +145,7 @@ class WizardState(_Strict):
     project_id: StrictStr = ""
     host_runtime: StrictStr = Field(min_length=1)
     host_entry_mode: Literal["spawn-process", "current-session"] = "spawn-process"
-    available_functions: list[StrictStr] = Field(default_factory=list)
+    available_functions: list[StrictStr] = Field(default_factory=_new_list)
 
     task_mode: Literal["", "new", "existing"] = ""
     task_key: StrictStr = ""
@@ -144,11 +157,11 @@ class WizardState(_Strict):
     directive: StrictStr = ""
     related_tasks_raw: StrictStr = ""
 
-    answered: list[AnsweredStep] = Field(default_factory=list)
+    answered: list[AnsweredStep] = Field(default_factory=_new_list)
     confirmed: StrictBool | None = None
     aborted: StrictBool = False
     edit_target: StrictStr = ""
-    remembered_answers: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    remembered_answers: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
 
     revision: Revision = 0
     updated_at: StrictStr = ""
@@ -211,7 +224,7 @@ def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
     # `True == 1` in Python: a boolean version is a wrong type, not version 1.
     if isinstance(version, bool) or not isinstance(version, int):
         raise StateFileError(
-            f"unknown wizard state version {version!r}: expected 1 or 2",
+            f"unknown wizard state version {_as_json(version)}: expected 1 or 2",
             field="executionIdentityVersion",
         )
     if version == 1:
@@ -224,7 +237,7 @@ def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
             raise StateFileError(MIXED_VERSIONS, field=culprit)
         return 2
     raise StateFileError(
-        f"unknown wizard state version {version!r}: this okstra reads versions 1 and 2",
+        f"unknown wizard state version {_as_json(version)}: this okstra reads versions 1 and 2",
         field="executionIdentityVersion",
     )
 
@@ -261,3 +274,8 @@ def parse_v2(raw: Any, path: str) -> WizardState:
             message += f" (and {more} more problem{'s' if more > 1 else ''})"
         raise StateFileError(message, path=path, field=field) from None
     return state
+
+
+def _as_json(value: Any) -> str:
+    """A value as the file spells it (`true`, `"2"`), not as Python prints it."""
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -151,10 +151,20 @@ def test_every_command_and_flag_has_help_and_every_command_examples() -> None:
             assert option.help, f"{path or 'okstra'} {option.flags[0]} has no help"
         for name, sub in node.commands.items():
             assert sub.help, f"{path}/{name} has no help"
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    for name, command in sub.choices.items():
+
+    def commands(parser, path=""):
+        for action in parser._actions:
+            if action.__class__.__name__ == "_SubParsersAction":
+                for name, command in action.choices.items():
+                    yield f"{path} {name}".strip(), command
+                    yield from commands(command, f"{path} {name}")
+
+    found = dict(commands(build_parser()))
+    assert {"wizard step", "wizard outcome", "report roles", "report check"} <= set(found)
+    for name, command in found.items():
         assert command.epilog and "examples" in command.epilog, name
+        assert f"okstra {name}" in command.epilog, name
+    assert "okstra wizard step --state" in okstra("wizard", "step", "--help").stdout
     assert "examples:" in okstra("--help").stdout
     assert "okstra models" in okstra("models", "--help").stdout
 
@@ -191,15 +201,27 @@ def test_bash_completion_loads_and_completes() -> None:
 
 
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
-def test_zsh_completion_loads() -> None:
+def test_zsh_completion_loads_and_completes() -> None:
+    # zsh runs the completion function with ksharrays set (bashcompinit's wrapper);
+    # the probe does the same, so it sees what a Tab press sees before zsh filters.
+    probe = (
+        f"source <({' '.join(okstra_cmd())} completion zsh) || exit 3\n"
+        'print -r -- "${_comps[okstra]}"\n'
+        "setopt ksharrays\n"
+        't() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _okstra_complete;'
+        ' print -r -- "${COMPREPLY[*]}"; }\n'
+        "t okstra prepare --launch t\nt okstra wizard s\nt okstra pre\n"
+    )
     loaded = subprocess.run(
-        ["zsh", "-c", f"source <({' '.join(okstra_cmd())} completion zsh)"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+        ["zsh", "-f", "-c", probe], capture_output=True, text=True, timeout=60, check=False
     )
     assert loaded.returncode == 0, loaded.stderr
+    lines = loaded.stdout.splitlines()
+    assert "-F _okstra_complete" in lines[0], loaded.stdout
+    assert lines[1] == "auto tmux exec none"
+    wizard_words = "-h --help init step show outcome answers list schema"
+    assert lines[2].split() == wizard_words.split()
+    assert "prepare" in lines[3].split()
 
 
 def test_fish_completion_names_every_command() -> None:
@@ -212,3 +234,107 @@ def test_fish_completion_names_every_command() -> None:
             ["fish", "--no-execute"], input=script, capture_output=True, text=True, check=False
         )
         assert checked.returncode == 0, checked.stderr
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completion_loads_and_completes() -> None:
+    probe = (
+        f"{' '.join(okstra_cmd())} completion fish | source\n"
+        'complete -C "okstra prep"\ncomplete -C "okstra prepare --launch t"\n'
+        'complete -C "okstra wizard s"\n'
+    )
+    done = subprocess.run(
+        ["fish", "--no-config", "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    offered = [line.split("\t")[0] for line in done.stdout.splitlines()]
+    assert offered == ["prepare", "tmux", "schema", "show", "step"], done.stdout
+
+
+def _to_a_closed_pipe(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run the installed okstra with stdout a pipe whose reader is already gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [*okstra_cmd(), *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+
+def test_a_reader_that_goes_away_stops_okstra_quietly(project: Path, fake_path: Path) -> None:
+    """`okstra wizard show | head -c 10`: no traceback, no message, exit 141 (as git)."""
+    code = subprocess.run(
+        [*okstra_cmd(), "wizard", "init", "--state", "piped", "--project-root", str(project)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    ).returncode
+    assert code == 0
+    show = ["wizard", "show", "--state", "piped"]
+    for args in (show, ["models"], ["models", "--json"]):
+        proc = _to_a_closed_pipe(args, project)
+        assert (proc.returncode, proc.stderr) == (141, b""), (args, proc.stderr.decode())
+    # And through a shell pipeline, as people type it.
+    command = " ".join([*okstra_cmd(), *show]) + " | head -c 10"
+    piped = subprocess.run(
+        ["bash", "-c", command], cwd=project, capture_output=True, timeout=60, check=False
+    )
+    assert piped.returncode == 0 and len(piped.stdout) == 10 and piped.stderr == b""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wizard", "step", "--state", "w", "--no-submit"],
+        ["wizard", "step", "--no-submit", "--state", "w"],
+        ["wizard", "step", "--state", "w", "--answer", "new", "--step", "task_pick"],
+        ["wizard", "step", "--state", "w", "--answer", ""],
+        ["wizard", "step", "--state", "w", "--answer", "two words"],
+        ["wizard", "step", "--state", "w", "--back"],
+        ["wizard", "step", "--state", "w", "--rewind", "role-model:analyser:1"],
+        ["wizard", "show", "--state", "a/b.json"],
+        ["wizard", "outcome", "--state", "w"],
+        ["wizard", "answers", "--state", "w"],
+    ],
+)
+def test_plain_wizard_commands_parse_as_argparse_does(argv: list[str]) -> None:
+    """The argparse-free path of the per-step commands gives argparse's namespace."""
+    from okstra_core.cli import build_parser
+    from okstra_core.cli._wizard import parse_plain
+
+    plain = parse_plain(argv)
+    assert plain is not None
+    assert vars(plain) == vars(build_parser("wizard").parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wizard", "step", "--state=w", "--no-submit"],  # the = spelling
+        ["wizard", "step", "--state", "w", "--no-sub"],  # an abbreviation
+        ["wizard", "step", "--state", "w"],  # no action
+        ["wizard", "step", "--state", "w", "--back", "--no-submit"],  # two actions
+        ["wizard", "step", "--state", "w", "--answer", "-1"],  # a value like a flag
+        ["wizard", "step", "--state", "w", "--state", "v", "--back"],  # repeated
+        ["wizard", "step", "--state", "w", "--no-submit", "--help"],
+        ["wizard", "show", "--state", "w", "extra"],
+        ["wizard", "show"],
+        ["wizard", "init", "--project-root", "."],  # not a per-step command
+    ],
+)
+def test_other_spellings_go_to_argparse(argv: list[str]) -> None:
+    from okstra_core.cli._wizard import parse_plain
+
+    assert parse_plain(argv) is None

@@ -10,6 +10,8 @@
   the central `runs.jsonl` and the state file parse and validate; the task manifest's
   `roleExecutionIndex` only ever grows by appending; a later prepare still works and
   the half-written runs do not break the wizard's task picker.
+* `okstra prepare --answers` killed at random: the new setup file is absent or whole
+  (confirmed, every answer) and the run files parse as above.
 
 After every kill, stray `.okstra-tmp-*` files may remain, but are never read as state
 (not listed by `okstra wizard list`, never opened as a wizard or manifest).
@@ -22,10 +24,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -67,6 +71,39 @@ def _kill_after(proc: subprocess.Popen[bytes], delay: float) -> bool:
         proc.send_signal(signal.SIGKILL)
     proc.communicate()
     return alive
+
+
+def _wait_for(proc: subprocess.Popen[bytes], signal_seen: Callable[[], bool]) -> bool:
+    """Wait until okstra gives `signal_seen` (True) or `proc` ends first (False)."""
+    while proc.poll() is None:
+        if signal_seen():
+            return True
+        time.sleep(0.0005)
+    return signal_seen()
+
+
+def _file_id(path: Path | None) -> tuple[int, int, int] | None:
+    """What changes when a file is replaced by rename (or created): inode, mtime, size."""
+    if path is None:
+        return None
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _lock_holder(directory: Path) -> set[int]:
+    """The pids written in the lock sidecars of `directory` (their first lines)."""
+    pids = set()
+    for lock in directory.glob("*.lock"):
+        try:
+            first = lock.read_bytes().partition(b"\n")[0]
+        except OSError:
+            continue
+        if first.isdigit():
+            pids.add(int(first))
+    return pids
 
 
 def _v1_source(world: World) -> Path:
@@ -115,16 +152,23 @@ def test_sigkill_of_okstra_wizard_step(tmp_path: Path, source_kind: str) -> None
     v1_bytes = source.read_bytes() if legacy else b""
     rng = random.Random(SEED)
 
-    # Calibrate: the wall time of an unkilled step bounds the kill delays.
+    # Calibrate: the wall time of an unkilled step bounds the early kills.
     started = time.monotonic()
     shown = okstra(world, "wizard", "step", "--state", str(source), "--no-submit")
     assert shown.code == 0 and shown.doc["ok"], shown
     span = max(time.monotonic() - started, 0.05) * 1.3
 
+    # Where each kill lands, in turn (so every kind is covered at any OKSTRA_CRASH_RUNS):
+    # anywhere in the run (a delay after the start); once the step holds the state
+    # file's lock (its pid is in the sidecar: the save comes next), a few milliseconds
+    # later; and the moment the state file was replaced (the save is on disk). The last
+    # two wait on okstra's own signals, not on how fast the machine is.
+    modes = ("anywhere", "locked", "saved")
     outcomes = {"unchanged": 0, "new": 0, "finished": 0}
-    for _ in range(RUNS):
+    for run in range(RUNS):
         target = _written(world, source, legacy)
         old_bytes = target.read_bytes() if target else None
+        old_id = _file_id(target)
         old = load_state(world, source)
         old_rev = old.state.revision if target else 0
         prompt = old.prompt().to_json()
@@ -135,9 +179,19 @@ def test_sigkill_of_okstra_wizard_step(tmp_path: Path, source_kind: str) -> None
         else:
             args = ["--answer", answer_for_json(prompt)]
         proc = popen_okstra(world, "wizard", "step", "--state", str(source), *args)
-        # Half the kills aim at the end of the run, where the save happens.
-        low = 0.0 if rng.random() < 0.5 else 0.6 * span
-        killed = _kill_after(proc, rng.uniform(low, span))
+        mode = modes[run % len(modes)]
+        if mode == "anywhere":
+            killed = _kill_after(proc, rng.uniform(0.0, span))
+        elif mode == "locked":
+            _wait_for(proc, lambda pid=proc.pid: pid in _lock_holder(world.wizards))
+            killed = _kill_after(proc, rng.uniform(0.0, 0.005))
+        else:
+            saved = _wait_for(
+                proc, lambda was=old_id: _file_id(_written(world, source, legacy)) != was
+            )  # fmt: skip
+            killed = _kill_after(proc, 0.0)
+            # Once the new file is in place, a kill can no longer take it back.
+            assert not saved or _file_id(_written(world, source, legacy)) != old_id
 
         if legacy:
             assert source.read_bytes() == v1_bytes, "the v1 source was modified"
@@ -190,6 +244,7 @@ while True:
         except AnswerRefused:
             wizard.back()
     note()
+    print("saved", flush=True)
 """
 
 
@@ -218,7 +273,11 @@ def test_sigkill_of_an_engine_writer_leaves_old_or_new(tmp_path: Path, source_ki
         )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == b"ready"
-        time.sleep(rng.uniform(0.0, 0.25))
+        # Kill only once the writer has saved (and journaled) a few states: every run
+        # writes, however slow the machine. Then a random moment of the next saves.
+        for _ in range(rng.randint(1, 4)):
+            assert proc.stdout.readline().strip() == b"saved"
+        time.sleep(rng.uniform(0.0, 0.05))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         proc.stdout.close()
@@ -322,3 +381,59 @@ def test_sigkill_of_okstra_prepare(tmp_path: Path) -> None:
         f"prepare kills: {outcomes}, complete runs {len(summary['runs'])} of {len(seqs)} "
         f"run dirs, stray temp files {len(temp_files(world.project / '.okstra'))}"
     )
+
+
+def test_sigkill_of_okstra_prepare_answers(tmp_path: Path) -> None:
+    """`prepare --answers` killed at random: the new setup is absent or whole (confirmed,
+    every answer), the run files are old or new, never torn."""
+    world = make_world(tmp_path)
+    world.extra_env["OKSTRA_PROGRESS"] = "1"
+    source = world.wizards / "source.json"
+    new_wizard(world, source)
+    answers = tmp_path / "answers.json"
+    shown = okstra(world, "wizard", "answers", "--state", str(source))
+    assert shown.code == 0, shown
+    answers.write_bytes(orjson.dumps(shown.doc["answers"]))
+    expected = [a["answer"] for a in shown.doc["answers"]]
+    args = ["--answers", str(answers), "--project-root", str(world.project), "--host", "terminal"]
+    args += ["--task-type", "requirements-discovery"]  # answered up front, as in the source
+
+    def saving(proc: subprocess.Popen[bytes]) -> float:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # the first write: the setup's, then the run's
+            if b"saving the setup" in line:
+                break
+        return time.monotonic()
+
+    # Calibrate: the time from the first write to exit.
+    proc = popen_okstra(world, "prepare", *args, "--state", "calibrate", "--launch", "none")
+    writes_from = saving(proc)
+    out, _ = proc.communicate()
+    assert proc.returncode == 0 and orjson.loads(out)["ok"], out
+    span = max(time.monotonic() - writes_from, 0.02) * 1.2
+    shutil.rmtree(world.project / ".okstra")
+    rng = random.Random(SEED + 3)
+    outcomes = {"killed": 0, "finished": 0}
+    for index in range(RUNS):
+        setup = world.wizards / f"scripted-{index}.json"
+        proc = popen_okstra(world, "prepare", *args, "--state", str(setup), "--launch", "none")
+        if rng.random() < 0.25:
+            killed = _kill_after(proc, rng.uniform(0.0, 0.4))  # anywhere, startup included
+        else:
+            saving(proc)
+            killed = _kill_after(proc, rng.uniform(0.0, span))
+        outcomes["killed" if killed else "finished"] += 1
+        if not killed:
+            assert proc.returncode == 0, proc.returncode
+        if setup.exists():
+            wizard = load_state(world, setup)
+            assert wizard.state.confirmed is True
+            assert [a.answer for a in wizard.answers()] == expected
+        else:
+            assert killed
+        check_project_files(world.project)
+        jsonl_records(user_dirs(world.env).runs_index)
+        jsonl_records(setup.with_suffix(".runs.jsonl"))
+        # The next replay names the same new task: start it from a project without it.
+        shutil.rmtree(world.project / ".okstra", ignore_errors=True)
+    print(f"prepare --answers kills: {outcomes}")
