@@ -20,6 +20,7 @@ and is kept until the pinned Textual no longer needs it.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from textual.command import CommandList, CommandPalette
@@ -60,10 +61,8 @@ async def _safe_watch_show_busy(self: CommandPalette) -> None:
 
 def _safe_header_on_mount(self: Header, _: Mount) -> None:
     async def set_title() -> None:
-        try:
+        with suppress(NoScreen, NoMatches):
             self.query_one(HeaderTitle).update(self.format_title())
-        except (NoScreen, NoMatches):
-            pass
 
     self.watch(self.app, "title", set_title)
     self.watch(self.app, "sub_title", set_title)
