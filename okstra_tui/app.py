@@ -422,10 +422,11 @@ class OkstraApp(App[LaunchRequest | None]):
             prompt = wizard.prompt()
             accepted = 0
             while prompt.meta.get("stepKind") == "role_model":
-                if not is_default(prompt):
+                default = prompt.default
+                if default is None or not is_default(prompt):
                     break
                 try:
-                    prompt = wizard.submit(prompt.default, step=prompt.id).next
+                    prompt = wizard.submit(default, step=prompt.id).next
                 except AnswerRefused:
                     if not accepted:
                         raise
