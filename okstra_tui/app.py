@@ -209,15 +209,18 @@ class OkstraApp(App[LaunchRequest | None]):
     def show_prompt(self, prompt: Prompt | None = None) -> None:
         """Show the screen for the wizard's current prompt (or the launch screen)."""
         assert self.wizard is not None
-        prompt = prompt if prompt is not None else self.wizard.prompt()
+        # One load of the state for the prompt, history, progress and confirmation
+        # (each asked on its own would recompute the prompt again).
+        view = self.wizard.view()
+        prompt = prompt if prompt is not None else view.prompt
         if prompt.kind == "done":
             self.finish()
             return
         extra: dict[str, Any] = {"project_root": Path(self.wizard.state.project_root)}
         confirm = prompt.step_kind == "confirm"
         if confirm:
-            extra["confirmation"] = self.wizard.confirmation()
-        screen = screen_for_prompt(prompt, self.wizard.history(), self.wizard.progress(), **extra)
+            extra["confirmation"] = view.confirmation
+        screen = screen_for_prompt(prompt, view.history, view.progress, **extra)
         self._show(screen)
         if confirm:
             self.check_preflight(screen)
