@@ -12,7 +12,8 @@ mounted and idle; transition = from the key press to the next screen being mount
 and idle. Each is timed twice: wall time, and the CPU time of the UI thread (the one
 running the event loop; `time.thread_time`), which a busy machine barely moves —
 waiting for a core is not counted — and which is exactly the work on the UI thread
-(the confirm screen's preflight worker is another thread and is not in it).
+(the confirm screen's preflight worker is another thread and is not in it). Every
+session starts after a full garbage collection, so none inherits another's garbage.
 
 Sessions alternate (okstra, bare, bare, okstra, …) so both see the same load; the
 notes give the spread of the per-pair ratios (each okstra session against the bare
@@ -22,6 +23,7 @@ session next to it: first screen, and the median transition of each).
 from __future__ import annotations
 
 import asyncio
+import gc
 import statistics
 import time
 from dataclasses import dataclass
@@ -298,6 +300,9 @@ def measure(work: Path, repeat: int) -> list[Figure]:
         }
 
         def one(who: str, i: int) -> None:
+            # Each session starts with no garbage left by the one before: a full
+            # collection otherwise lands in whichever session happens to trigger it.
+            gc.collect()
             if who == "okstra":
                 first, spans, _ = asyncio.run(_walk_okstra(machine, i + 1))
             else:
