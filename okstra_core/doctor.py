@@ -5,20 +5,34 @@ provider that can lead — lists the launch flags okstra relies on (the same che
 prepare's preflight). tmux is looked for too (the tmux launch backend needs it). Every
 failure comes with the command that fixes it; install commands are data in the
 provider files (`install = "npm install -g …"`).
+
+Whether a CLI is logged in is told offline where the CLI allows it, by the rules of
+the provider file's `[login]` table (an API-key variable that is set, a credentials
+file that exists, the CLI's own status command). Only the names of variables and the
+paths of files are reported — never a value, never the status command's output. A CLI
+that is found but not logged in is not ready.
+
+The providers are checked side by side (each check runs the CLI a few times).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .catalog.loaders import load_catalog
-from .catalog.models import LEADER, ProviderSpec
+from .catalog.models import LEADER, LOGIN_FILE_PLACEHOLDER, LoginSpec, ProviderSpec
 from .environment import Environment
-from .launch.preflight import RoleInstance, install_hint, preflight
+from .launch.preflight import RoleInstance, install_hint, preflight, run_probe
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"
+# A login status command answers at once, offline; one that does not is not waited on.
+_STATUS_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)
@@ -37,6 +51,14 @@ class Check:
     fix: str | None = None
     install: str | None = None
     disabled: bool = False
+    logged_in: bool | None = None  # None: cannot tell offline (or the CLI is missing)
+    login: str | None = None  # what told (names and paths only), or what was looked at
+    login_fix: str | None = None  # how to log in, when not
+
+    @property
+    def ready(self) -> bool:
+        """Usable for a run: working, and not known to be logged out."""
+        return self.ok and self.logged_in is not False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -48,7 +70,10 @@ class Check:
             "version": self.version,
             "canLead": self.can_lead,
             "launchFlagsOk": self.flags_ok,
-            "loggedIn": None,  # not something these CLIs tell offline
+            "ready": self.ready,
+            "loggedIn": self.logged_in,
+            "login": self.login,
+            "loginFix": self.login_fix,
             "problem": self.problem,
             "fix": self.fix,
             "install": self.install,
@@ -66,12 +91,21 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """A run can be launched: at least one enabled provider that can lead works."""
-        return any(c.ok and c.can_lead and not c.disabled for c in self.providers)
+        """A run can be launched: an enabled provider that can lead is ready."""
+        return any(c.ready and c.can_lead and not c.disabled for c in self.providers)
+
+    @property
+    def tmux(self) -> Check | None:
+        return next((c for c in self.checks if c.name == "tmux"), None)
+
+    def ready_count(self) -> tuple[int, int]:
+        """(ready, enabled) providers."""
+        enabled = [c for c in self.providers if not c.disabled]
+        return sum(1 for c in enabled if c.ready), len(enabled)
 
     def summary(self) -> str:
         """One line: `3 of 5 agent CLIs ready (claude, codex, …); tmux 3.3a`."""
-        ready = [c.name for c in self.providers if c.ok and not c.disabled]
+        ready = [c.name for c in self.providers if c.ready and not c.disabled]
         total = sum(1 for c in self.providers if not c.disabled)
         tmux = next((c for c in self.checks if c.name == "tmux"), None)
         tmux_text = (
@@ -101,6 +135,15 @@ def _provider_check(
     fix = result.remedy
     if result.cli_path is None:
         fix = install_hint(provider)
+    logged_in: bool | None = None
+    login_text: str | None = None
+    login_fix: str | None = None
+    if result.cli_path is not None and provider.login is not None:
+        logged_in, login_text = logged_in_offline(
+            provider.login, result.cli_path, environment, timeout=timeout
+        )
+        if logged_in is False:
+            login_fix = provider.login.how or f"log in with `{provider.cli}`"
     return Check(
         name=provider.id,
         kind="provider",
@@ -114,7 +157,73 @@ def _provider_check(
         fix=fix,
         install=provider.install,
         disabled=disabled,
+        logged_in=logged_in,
+        login=login_text,
+        login_fix=login_fix,
     )
+
+
+def _expand_path(template: str, environment: Environment) -> Path:
+    """A `[login]` file path: `{env.NAME:-default}` from the environment, `~` = HOME."""
+
+    def value(match: re.Match[str]) -> str:
+        return environment.get(match.group(1)) or match.group(2) or ""
+
+    text = LOGIN_FILE_PLACEHOLDER.sub(value, template)
+    home = environment.get("HOME") or os.path.expanduser("~")
+    if text == "~" or text.startswith("~/"):
+        text = home + text[1:]
+    return Path(text)
+
+
+def _nonempty_file(path: Path) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def logged_in_offline(
+    login: LoginSpec,
+    cli_path: str,
+    environment: Environment,
+    *,
+    timeout: float,
+    run_status: bool = True,
+) -> tuple[bool | None, str]:
+    """Whether the CLI has credentials, told offline by the provider's `[login]` rules.
+
+    Returns:
+        (True / False / None = cannot tell, what told or what was looked at). The text
+        names variables and paths only — never a value, never the command's output.
+    """
+    for name in login.env:
+        if environment.get(name):
+            return True, f"{name} is set"
+    files = [_expand_path(f, environment) for f in login.files]
+    for path in files:
+        if _nonempty_file(path):
+            return True, f"credentials in {path}"
+    looked = [*login.env, *(str(p) for p in files)]
+    if login.status and not run_status:
+        return None, f"`{Path(cli_path).name} {' '.join(login.status[1:])}` would tell"
+    if login.status:
+        argv = (cli_path, *login.status[1:])
+        shown = " ".join((Path(cli_path).name, *login.status[1:]))
+        try:
+            code, out, err = run_probe(argv, environment, min(timeout, _STATUS_TIMEOUT))
+        except (OSError, subprocess.TimeoutExpired):
+            return None, f"`{shown}` did not answer"
+        pattern = login.status_pattern
+        answered = not pattern or re.search(pattern, out + err, re.IGNORECASE) is not None
+        if answered and code == 0:
+            return True, f"`{shown}` says so"
+        if answered and code == 1:
+            return False, f"`{shown}` says not logged in" + (
+                f"; none of {', '.join(looked)}" if looked else ""
+            )
+        return None, f"`{shown}` gave no answer okstra understands (exit {code})"
+    return False, f"none of {', '.join(looked)}"
 
 
 def _tmux_check(environment: Environment, timeout: float) -> Check:
@@ -163,11 +272,56 @@ def diagnose(environment: Environment, *, timeout: float = 10.0) -> Report:
     """
     catalog = load_catalog(environment)
     disabled = set(catalog.config.disabled_providers)
-    checks = [
-        _provider_check(p, environment, disabled=p.id in disabled, timeout=timeout)
-        for p in catalog.providers
-    ]
-    checks.append(_tmux_check(environment, timeout))
+    providers = catalog.providers
+    with ThreadPoolExecutor(max_workers=max(1, len(providers) + 1)) as pool:
+        futures = [
+            pool.submit(_provider_check, p, environment, disabled=p.id in disabled, timeout=timeout)
+            for p in providers
+        ]
+        tmux = pool.submit(_tmux_check, environment, timeout)
+        checks = [f.result() for f in futures]
+        checks.append(tmux.result())
+    return Report(checks=tuple(checks))
+
+
+def quick_report(environment: Environment) -> Report:
+    """A report that runs nothing: CLIs looked up on PATH, logins told by env and files.
+
+    For the app's start screen (cheap enough for every start); `diagnose` runs the
+    CLIs. A CLI found here counts as working; a status command is not run (unknown).
+
+    Raises:
+        DataFileError: a provider or config file is malformed (named).
+    """
+    catalog = load_catalog(environment)
+    disabled = set(catalog.config.disabled_providers)
+    checks: list[Check] = []
+    for provider in catalog.providers:
+        path = environment.which(provider.cli)
+        logged_in: bool | None = None
+        login_text: str | None = None
+        if path is not None and provider.login is not None:
+            logged_in, login_text = logged_in_offline(
+                provider.login, path, environment, timeout=0, run_status=False
+            )
+        checks.append(
+            Check(
+                name=provider.id,
+                kind="provider",
+                ok=path is not None,
+                cli=provider.cli,
+                path=path,
+                can_lead=LEADER in provider.roles,
+                problem=None if path else f"`{provider.cli}` is not on PATH",
+                fix=None if path else install_hint(provider),
+                install=provider.install,
+                disabled=provider.id in disabled,
+                logged_in=logged_in,
+                login=login_text,
+            )
+        )
+    tmux = environment.which("tmux")
+    checks.append(Check(name="tmux", kind="tool", ok=tmux is not None, cli="tmux", path=tmux))
     return Report(checks=tuple(checks))
 
 
@@ -181,13 +335,25 @@ def render(payload: dict[str, Any]) -> str:
             what = f"{what}  ({check['path']})".strip()
         if check["disabled"]:
             what = "disabled in config" + (f"; {what}" if what else "")
+        if check["ok"] and check.get("loggedIn") is False:
+            mark = "-- " if check["disabled"] else "!! "
         lines.append(f"{mark}{check['name']:<12} {what}".rstrip())
         if not check["ok"]:
             lines.append(f"     {check['problem']}")
             if check["fix"]:
                 lines.append(f"     fix: {check['fix']}")
+        elif check.get("login"):
+            state = {True: "logged in", False: "not logged in"}.get(
+                check["loggedIn"], "login unknown"
+            )
+            lines.append(f"     {state}: {check['login']}")
+            if check.get("loginFix"):
+                lines.append(f"     fix: {check['loginFix']}")
     lines.append("")
     lines.append(payload["summary"])
     if not payload["ok"]:
-        lines.append("no agent CLI that can lead a run works yet: install one of the above")
+        lines.append(
+            "no agent CLI that can lead a run is ready yet: install one of the above "
+            "(and log in to it)"
+        )
     return "\n".join(lines) + "\n"

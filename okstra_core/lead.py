@@ -42,6 +42,8 @@ from .tasks import resolve_inside
 LEADER_REF = "participant-001"
 # A leader whose status is one of these has ended; its end is recorded.
 ENDED = ("exited", "stopped", "gone")
+# A leader whose launch failed (the CLI never ran, or exited at once): recorded by prepare.
+LAUNCH_FAILED = "launch-failed"
 # How many of a dead pane's last lines the timeline keeps.
 LAST_LINES = 20
 _LOCK_TIMEOUT = 5.0
@@ -156,7 +158,8 @@ class LeadStatus:
     Attributes:
         state: `prepared` (not launched), `host-session` (the host session is the
             lead), `running`, `launched` (started; okstra cannot tell whether it still
-            runs), `exited`, `stopped`, `gone` (ended unseen), `unknown`.
+            runs), `exited`, `stopped`, `gone` (ended unseen), `launch-failed`
+            (prepare could not start it; `detail` says why), `unknown`.
         backend: the launch backend (`tmux`, `exec`), when launched.
         exit_status: the CLI's exit status, when known.
         signal: the signal that ended it, when known.
@@ -202,6 +205,8 @@ class LeadStatus:
             return "running, pending id"
         if self.state == "launched" and self.pending_id:
             return "pending id"
+        if self.state == LAUNCH_FAILED:
+            return "launch failed"
         return self.state
 
     def to_json(self) -> dict[str, Any]:
@@ -253,6 +258,8 @@ def _base_status(leader: Mapping[str, Any], entry_mode: str) -> LeadStatus:
         )
     if status == "launched":
         return LeadStatus(state="launched", pending_id=common["session_id"] is None, **common)
+    if status == LAUNCH_FAILED:
+        return LeadStatus(state=LAUNCH_FAILED, detail=_str(leader.get("endDetail")), **common)
     if entry_mode == "current-session" or leader.get("runner") == "current-session":
         return LeadStatus(state="host-session", **common)
     return LeadStatus(state="prepared", **common)
@@ -795,6 +802,18 @@ def attach_error(plan: AttachPlan) -> OkstraError:
 
 # --------------------------------------------------------------------------- foreground
 
+# What a resumed lead no longer has: the earlier end and where it ran before.
+_RESUMED_CLEARS: dict[str, Any] = {
+    "exitStatus": None,
+    "exitSignal": None,
+    "exitedAt": None,
+    "endDetail": None,
+    "stopRequestedAt": None,
+    "paneRef": None,
+    "windowRef": None,
+    "tmuxSocket": None,
+}
+
 
 def run_foreground(
     run_dir: Path,
@@ -804,12 +823,18 @@ def run_foreground(
     environment: Environment,
     *,
     say: Callable[[str], None],
+    resumed: bool = False,
 ) -> int:
     """Run the lead CLI of an `exec` launch as okstra's foreground child; record its end.
 
     Says the run id and the exact resume command before handing the terminal over,
     and a one-line summary after the lead exits. A pending session id (a CLI that
     mints its own) is looked up once, so the resume sheet is finished when possible.
+
+    `resumed` (`okstra resume --exec`): the lead of an earlier launch runs again here.
+    Once it runs, the leader is `launched` on the `exec` backend again (its earlier
+    end and tmux refs cleared) and a `lead-resumed` event is recorded, so `runs` and
+    `status` see it running and its next end is recorded like the first.
 
     Returns:
         The lead's exit status (128 + N when killed by signal N).
@@ -818,20 +843,35 @@ def run_foreground(
         LaunchError: the CLI could not be started (recorded in the timeline).
     """
     run = read_run(run_dir)
-    say(f"okstra: run {run.ref} — the lead ({Path(argv[0]).name}) starts here.")
+    verb = "resumes" if resumed else "starts"
+    say(f"okstra: run {run.ref} — the lead ({Path(argv[0]).name}) {verb} here.")
     say(f"okstra: to resume it later: {resume_command(run)}")
     started = time.monotonic()
 
     def on_start(pid: int) -> None:
-        update_leader(
-            run_dir,
-            {
-                "processId": pid,
-                "processStart": process_start(pid),
-                "parentProcessId": os.getpid(),
-                "parentStart": process_start(os.getpid()),
-            },
-        )
+        changes: dict[str, Any] = {
+            "processId": pid,
+            "processStart": process_start(pid),
+            "parentProcessId": os.getpid(),
+            "parentStart": process_start(os.getpid()),
+        }
+        if resumed:
+            now = environment.now().isoformat(timespec="seconds")
+            changes.update(_RESUMED_CLEARS, status="launched", launchBackend="exec", launchedAt=now)
+            update_leader(run_dir, changes)
+            append_line(
+                _timeline_path(run_dir),
+                {
+                    "at": now,
+                    "event": "lead-resumed",
+                    "runId": run.run_id,
+                    "participantRef": LEADER_REF,
+                    "backend": "exec",
+                    "processId": pid,
+                },
+            )
+            return
+        update_leader(run_dir, changes)
 
     try:
         ended = run_child(argv, env, cwd, on_start=on_start)

@@ -40,6 +40,7 @@ their `stage-<N>`) is checked the same way. A malformed data.json names its fiel
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -259,9 +260,11 @@ def _read_approved(plan: str, project_root: Path) -> tuple[Path, bytes, dict[str
         raise PrepareError(exc.message, path=path) from None
     front, body = parse_front_matter(text, path)
     if front.get("approved") is not True:
-        got = front.get("approved", "(missing)")
+        got = front.get("approved")
+        # Said as the front matter spells it (`false`, `"yes"`), not as Python does.
+        shown = "missing" if "approved" not in front else json.dumps(got, default=str)
         raise PrepareError(
-            f"the plan is not approved: front matter `approved` is {got!r}, expected true",
+            f"the plan is not approved: front matter `approved` is {shown}, expected true",
             path=path,
             field="approved",
         )
@@ -293,6 +296,17 @@ def check_plan_approval(plan: str, *, project_root: Path) -> Path:
         )
         _data_json_object(data_json)
     return path
+
+
+def plan_stage_numbers(plan: str, *, project_root: Path) -> tuple[int, ...]:
+    """The `Stage <N>` numbers of an approved plan, in the order the plan lists them.
+
+    The run carries these stages out one after another; a stage named twice is listed
+    once, where it first appears. Refused like `check_plan_approval` (missing, outside
+    the project, not approved).
+    """
+    _path, _data, _front, body = _read_approved(plan, project_root)
+    return tuple(dict.fromkeys(number for number, _lines in split_stages(body)))
 
 
 def _data_json_object(path: Path) -> dict[str, Any]:

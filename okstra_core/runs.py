@@ -155,7 +155,7 @@ class RunRow:
             "teamSize": info.team_size if info is not None else None,
             "backend": self.lead.backend if self.lead is not None else None,
             "lead": self.lead.to_json() if self.lead is not None else None,
-            "leadStatus": self.lead.label() if self.lead is not None else "unreadable",
+            "leadStatus": self.lead.label() if self.lead is not None else "damaged",
             "createdAt": self.created_at.isoformat() if self.created_at else None,
             "ageSeconds": self.age_seconds(now),
             "resumeCommand": resume_command(info) if info is not None else None,
@@ -163,10 +163,15 @@ class RunRow:
         }
 
 
+def _damaged(exc: Exception) -> str:
+    return exc.render() if isinstance(exc, OkstraError) else f"{type(exc).__name__}: {exc}"
+
+
 def _row(run_dir: Path, environment: Environment, *, fallback: dict[str, Any]) -> RunRow:
+    """One run's row; a damaged run is a row with its `problem`, never an error."""
     try:
         info = read_run(run_dir)
-    except OkstraError as exc:
+    except (OkstraError, OSError, ValueError) as exc:
         return RunRow(
             info=None,
             lead=None,
@@ -176,11 +181,11 @@ def _row(run_dir: Path, environment: Environment, *, fallback: dict[str, Any]) -
             task_type=str(fallback.get("taskType") or ""),
             project_root=Path(fallback["projectRoot"]) if fallback.get("projectRoot") else None,
             created_at=_parse(fallback.get("at")),
-            problem=exc.render(),
+            problem=_damaged(exc),
         )
     try:
         lead = observe(info, environment)
-    except OkstraError as exc:
+    except (OkstraError, OSError, ValueError) as exc:
         return RunRow(
             info=info,
             lead=None,
@@ -190,7 +195,7 @@ def _row(run_dir: Path, environment: Environment, *, fallback: dict[str, Any]) -
             task_type=info.task_type,
             project_root=info.project_root,
             created_at=info.created_at,
-            problem=exc.render(),
+            problem=_damaged(exc),
         )
     return RunRow(
         info=info,
@@ -225,7 +230,20 @@ def project_runs(project_root: Path, environment: Environment) -> list[RunRow]:
     """Every run under `<project>/.okstra/tasks`, newest first (each lead looked at)."""
     tasks = project_root / OKSTRA_DIR / "tasks"
     dirs = sorted(p.parent for p in tasks.glob(f"*/*/runs/*/{RUN_MANIFEST}") if p.is_file())
-    return _sorted([_row(d, environment, fallback={}) for d in dirs])
+    return _sorted([_row(d, environment, fallback=_fallback(d, tasks, project_root)) for d in dirs])
+
+
+def _fallback(run_dir: Path, tasks: Path, project_root: Path) -> dict[str, Any]:
+    """What a damaged run's row still shows: where it is (task key, project, file time)."""
+    try:
+        at = datetime.fromtimestamp((run_dir / RUN_MANIFEST).stat().st_mtime).astimezone()
+    except (OSError, OverflowError, ValueError):
+        at = None
+    return {
+        "taskKey": run_dir.parent.parent.relative_to(tasks).as_posix(),
+        "projectRoot": str(project_root),
+        "at": at.isoformat() if at else None,
+    }
 
 
 def all_runs(environment: Environment) -> list[RunRow]:

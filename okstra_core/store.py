@@ -58,6 +58,11 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_LOG_BYTES = 64 * 1024 * 1024
 # A lock sidecar only ever holds a pid line: anything larger is not okstra's lock.
 MAX_LOCK_BYTES = 64
+# The second line of every lock sidecar okstra writes: what marks a leftover one as its own.
+LOCK_MARK = b"okstra lock\n"
+# Leftovers (temp files of killed writers, lock sidecars of dead holders) younger than
+# this are never swept, whatever else proves them orphaned.
+SWEEP_GRACE_SECONDS = 60.0
 
 
 def _mib(limit: int) -> str:
@@ -263,8 +268,41 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _new_temp(directory: Path, target: Path) -> tuple[int, Path]:
+    """A fresh temp file for `target`, created exclusively and locked (`flock`) by us.
+
+    The lock, held until the file is renamed over its target (or removed), is what tells
+    `sweep_leftovers` that a live writer still owns the file. A sweeper that removed the
+    file between its creation and our lock is noticed (the name no longer leads to our
+    file) and another temp file is made.
+    """
+    while True:
+        try:
+            fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".part", dir=directory)
+        except OSError as exc:
+            raise os_error(exc, doing="write", path=target) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            mine = os.fstat(fd)
+            try:
+                named = os.lstat(tmp_name)
+            except FileNotFoundError:
+                os.close(fd)
+                continue
+            if (named.st_dev, named.st_ino) != (mine.st_dev, mine.st_ino):
+                os.close(fd)
+                continue
+        except OSError as exc:
+            os.close(fd)
+            raise os_error(exc, doing="write", path=target) from None
+        return fd, Path(tmp_name)
+
+
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int = PRIVATE_MODE) -> None:
     """Write `data` to `path` atomically and durably.
+
+    The first write of a process into a directory also sweeps that directory's
+    leftovers of dead okstra processes (`sweep_leftovers`).
 
     Raises:
         FileSystemError: `path` is a link or not a regular file; the parent cannot be
@@ -273,19 +311,15 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = PRIVATE_MODE) -> 
     path = Path(path)
     make_private_dirs(path.parent)
     _check_replaceable(path)
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".part", dir=path.parent)
-    except OSError as exc:
-        raise os_error(exc, doing="write", path=path) from None
-    tmp = Path(tmp_name)
+    fd, tmp = _new_temp(path.parent, path)
     try:
         try:
             _write_all(fd, data)
             os.fsync(fd)
+            os.fchmod(fd, mode)
+            os.replace(tmp, path)
         finally:
-            os.close(fd)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+            os.close(fd)  # after the rename: the temp file's lock covers the whole write
     except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -296,6 +330,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = PRIVATE_MODE) -> 
         _fsync_dir(path.parent)
     except OSError as exc:
         raise os_error(exc, doing="write", path=path) from None
+    _sweep_once(path.parent)
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int = PRIVATE_MODE) -> None:
@@ -436,6 +471,11 @@ def lock_path_for(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+def lock_target(lock: Path) -> Path:
+    """The file a lock sidecar protects (`x.json.lock` -> `x.json`)."""
+    return lock.with_name(lock.name[: -len(".lock")])
+
+
 class FileLock:
     """Advisory exclusive lock on `<path>.lock`.
 
@@ -482,7 +522,6 @@ class FileLock:
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES):
                     os.close(fd)
@@ -492,17 +531,38 @@ class FileLock:
                     os.close(fd)
                     raise StateInUseError(self.target, pid) from None
                 time.sleep(0.01)
+                continue
+            if _same_file(fd, self.path):
+                break
+            # The holder we waited for removed the sidecar (its target was gone) or a
+            # sweep did: this inode locks nothing any more. Start over on the name.
+            os.close(fd)
+            try:
+                fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, what="lock file")
+            except OSError as exc:
+                raise os_error(exc, doing="open the lock file", path=self.path) from None
         # Over whatever an earlier holder wrote (never truncated): readers take line one.
         with contextlib.suppress(OSError):
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode() + LOCK_MARK, 0)
         self._fd = fd
 
     def release(self) -> None:
+        """Let the lock go; a sidecar whose target does not exist is removed first.
+
+        A failed operation (nothing written) or a removed file leaves no `.lock` behind.
+        The sidecar is removed while still held, and only if its name still leads to
+        the locked inode; a process waiting on the removed inode notices and starts over.
+        """
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+        try:
+            if not os.path.lexists(self.target) and _same_file(fd, self.path):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.path)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     @property
     def held(self) -> bool:
@@ -527,6 +587,101 @@ def _read_pid(fd: int) -> int | None:
         return int(raw) if raw else None
     except (OSError, ValueError):
         return None
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether `path` (not followed) still names the open file `fd`."""
+    try:
+        named = os.lstat(path)
+    except OSError:
+        return False
+    mine = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _okstra_lock(data: bytes) -> bool:
+    """A lock sidecar okstra wrote: a pid line, then `LOCK_MARK` (maybe an old tail)."""
+    pid, sep, rest = data.partition(b"\n")
+    return bool(sep) and pid.isdigit() and rest.startswith(LOCK_MARK)
+
+
+def _sweep_entry(path: Path, *, lock: bool, now: float, grace: float) -> bool:
+    """Remove one leftover if it is provably orphaned; whether it was removed."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or now - st.st_mtime < grace:
+        return False
+    if lock and (st.st_size > MAX_LOCK_BYTES or os.path.lexists(lock_target(path))):
+        return False
+    try:
+        fd = open_regular(path, os.O_RDONLY, what="leftover")
+    except (OSError, OkstraError):
+        return False
+    try:
+        try:
+            # A live writer (temp file) or holder (sidecar) has it locked: leave it.
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+        if lock and (
+            not _okstra_lock(os.pread(fd, MAX_LOCK_BYTES + 1, 0))
+            or os.path.lexists(lock_target(path))
+        ):
+            return False
+        if not _same_file(fd, path):
+            return False
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def sweep_leftovers(directory: Path, *, grace: float = SWEEP_GRACE_SECONDS) -> list[Path]:
+    """Remove what dead okstra processes left in `directory`; return what was removed.
+
+    Only two kinds of file, both okstra's own, are ever removed, and only when all holds:
+
+    * a temp file `.okstra-tmp-*.part` (a writer killed between creating it and the
+      rename), or a lock sidecar `<name>.lock` that okstra wrote (a pid line and the
+      okstra mark) whose `<name>` does not exist (a holder killed before it wrote);
+    * a regular file with one name, never a link (`lstat`, then `O_NOFOLLOW`);
+    * last modified more than `grace` seconds ago;
+    * nobody holds it: an exclusive `flock` is taken without waiting (a live writer
+      locks its temp file until the rename, a live holder its sidecar) and the name
+      still leads to the locked file when it is removed.
+
+    Errors (a read-only file system, a vanished file) only leave files in place.
+    """
+    removed: list[Path] = []
+    now = time.time()
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        temp = name.startswith(TEMP_PREFIX) and name.endswith(".part")
+        lock = not temp and name.endswith(".lock") and len(name) > len(".lock")
+        if not (temp or lock):
+            continue
+        path = Path(directory, name)
+        if _sweep_entry(path, lock=lock, now=now, grace=grace):
+            removed.append(path)
+    return removed
+
+
+# Directories this process already swept (one sweep per directory per process).
+_SWEPT: set[Path] = set()
+
+
+def _sweep_once(directory: Path) -> None:
+    if directory in _SWEPT:
+        return
+    _SWEPT.add(directory)
+    sweep_leftovers(directory)
 
 
 def _repair_tail(fd: int, size: int) -> int:
@@ -572,6 +727,7 @@ def append_line(path: Path, record: Any) -> None:
     make_private_dirs(path.parent)
     line = orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
     with FileLock(path, timeout=10.0):
+        existed = os.path.lexists(path)
         try:
             fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, what="log")
         except OSError as exc:
@@ -587,9 +743,11 @@ def append_line(path: Path, record: Any) -> None:
                 _write_all(fd, line)
                 os.fsync(fd)
             except OSError:
-                # Never leave a partial line behind.
+                # Never leave a partial line behind, nor an empty log this call created.
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)
+                    if not existed and size == 0:
+                        os.unlink(path)
                     os.fsync(fd)
                 raise
         except OSError as exc:

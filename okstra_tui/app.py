@@ -11,8 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import weakref
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -44,6 +43,7 @@ from .messages import (
     DefaultsRequested,
     DeleteRequested,
     EditRequested,
+    LaunchRequest,
     PreflightChecked,
     PrepareFailed,
     PrepareFinished,
@@ -107,20 +107,6 @@ def breakpoint_classes(points: Iterable[tuple[int, str]] | None, size: int) -> l
     """The class Textual's breakpoints give a dimension: the highest threshold <= size."""
     fitting = [(minimum, name) for minimum, name in points or () if size >= minimum]
     return [max(fitting)[1]] if fitting else []
-
-
-@dataclass(frozen=True)
-class LaunchRequest:
-    """What the app returns when the lead CLI should take over this terminal.
-
-    entry.py execs `argv` (in `cwd`, with `env`) after Textual restored the terminal.
-    """
-
-    argv: tuple[str, ...]
-    cwd: Path
-    env: Mapping[str, str] | None = field(default=None)
-    # The run it leads: okstra stays the CLI's parent and records its exit there.
-    run_dir: Path | None = field(default=None)
 
 
 class OkstraApp(App[LaunchRequest | None]):
@@ -250,7 +236,15 @@ class OkstraApp(App[LaunchRequest | None]):
             summaries = list_wizards(self.environment)
         except OkstraError as exc:
             summaries, error = [], error or exc.render()
-        self._show(StartScreen(summaries, self.environment.now(), error))
+        self._show(
+            StartScreen(
+                summaries,
+                self.environment.now(),
+                error,
+                project_root=self.project_root,
+                environment=self.environment,
+            )
+        )
 
     def show_prompt(self, prompt: Prompt | None = None) -> None:
         """Show the screen for the wizard's current prompt (or the launch screen)."""
@@ -462,12 +456,22 @@ class OkstraApp(App[LaunchRequest | None]):
         if shown is None or shown.id != message.step:
             return  # typed ahead of a screen that has been replaced
 
+        def is_default(prompt: Any) -> bool:
+            # A default is a default candidate (project, global or okstra's) that can be
+            # chosen here, or what the person chose before a rewind. The first model
+            # that merely happens to be selectable is not one: the person chooses it.
+            option = next((o for o in prompt.options if o.value == prompt.default), None)
+            if option is None or option.disabled_reason is not None:
+                return False
+            if wizard.state.remembered_answers.get(prompt.id) == prompt.default:
+                return True
+            return str(option.meta.get("provenance") or "").startswith("default:")
+
         def accept_defaults() -> Any:
             prompt = wizard.prompt()
             accepted = 0
             while prompt.meta.get("stepKind") == "role_model":
-                selectable = {o.value for o in prompt.options if o.disabled_reason is None}
-                if prompt.default not in selectable:
+                if not is_default(prompt):
                     break
                 try:
                     prompt = wizard.submit(prompt.default, step=prompt.id).next

@@ -98,6 +98,7 @@ def run_app(argv: Sequence[str]) -> int:
                 request.cwd,
                 Environment.real(),
                 say=lambda line: print(line, file=sys.stderr, flush=True),
+                resumed=request.resumed,
             )
         except OkstraError as exc:
             print(f"okstra: {exc.render()}", file=sys.stderr)

@@ -6,10 +6,28 @@ app — the one place that talks to `okstra_core` — acts on it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from textual.message import Message
+
+
+@dataclass(frozen=True)
+class LaunchRequest:
+    """What the app returns when the lead CLI should take over this terminal.
+
+    entry.py runs `argv` (in `cwd`, with `env`) after Textual restored the terminal.
+    """
+
+    argv: tuple[str, ...]
+    cwd: Path
+    env: Mapping[str, str] | None = field(default=None)
+    # The run it leads: okstra stays the CLI's parent and records its exit there.
+    run_dir: Path | None = field(default=None)
+    # The lead of an earlier launch, resumed (recorded as running again).
+    resumed: bool = field(default=False)
 
 
 class Answered(Message):

@@ -17,6 +17,7 @@
 #   OKSTRA_VENV      the virtual environment with okstra installed (default: .venv)
 #   STRESS_LOADERS   how many busy loops to start (default: CPUs, at least 2)
 #   STRESS_LOGS      where to keep each round's log
+#   STRESS_TESTS     the tests to run each round (default: the three end-to-end files)
 
 set -uo pipefail
 
@@ -38,7 +39,9 @@ if ! command -v tmux >/dev/null; then
     echo "tmux is not installed: the end-to-end tests would be skipped" >&2
     exit 2
 fi
-TESTS=(tests/tui/test_tui_e2e_tmux.py tests/tui/test_tui_e2e_scenario.py)
+# STRESS_TESTS (space-separated test ids) replaces the end-to-end files, e.g. to
+# stress the crash tests of tests/reliability the same way.
+read -r -a TESTS <<<"${STRESS_TESTS:-tests/tui/test_tui_e2e_tmux.py tests/tui/test_tui_e2e_scenario.py tests/tui/test_tui_e2e_conventions.py}"
 CPUS="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 LOADERS="${STRESS_LOADERS:-$((CPUS > 2 ? CPUS : 2))}"
 LOGS="${STRESS_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/okstra-stress-e2e.XXXXXX")}"

@@ -76,24 +76,33 @@ pip_install() {
     fi
 }
 
+# tmux for the end-to-end tests; zsh and fish so that the completion scripts are
+# loaded in the real shells (their tests are skipped, not failed, without them).
 install_tmux() {
-    if command -v tmux >/dev/null; then
-        echo "tmux: $(tmux -V)"
+    local missing=() tool
+    for tool in tmux zsh fish; do
+        command -v "$tool" >/dev/null || missing+=("$tool")
+    done
+    if [ "${#missing[@]}" -eq 0 ]; then
+        echo "tmux: $(tmux -V); zsh and fish present"
         return 0
     fi
     if ! is_root || ! command -v apt-get >/dev/null; then
-        warn "tmux is missing and cannot be installed here (needs root and apt-get);" \
-            "the tmux tests will be skipped"
+        warn "${missing[*]} missing and cannot be installed here (needs root and apt-get);" \
+            "their tests will be skipped"
         return 0
     fi
     if ! timeout 300 apt-get update -qq; then
-        warn "apt-get update failed; trying to install tmux anyway"
+        warn "apt-get update failed; trying to install ${missing[*]} anyway"
     fi
-    if timeout 300 apt-get install -y -qq tmux >/dev/null && command -v tmux >/dev/null; then
-        echo "tmux: installed $(tmux -V)"
-    else
-        warn "apt-get install tmux failed; the tmux tests will be skipped"
-    fi
+    for tool in "${missing[@]}"; do
+        if timeout 300 apt-get install -y -qq "$tool" >/dev/null && command -v "$tool" >/dev/null
+        then
+            echo "$tool: installed"
+        else
+            warn "apt-get install $tool failed; its tests will be skipped"
+        fi
+    done
 }
 
 install_agent_clis() {

@@ -155,6 +155,26 @@ class LaunchSpec(_Frozen):
     help: tuple[StrictStr, ...] = ()
 
 
+class LoginSpec(_Frozen):
+    """`[login]`: how `okstra doctor` tells, offline, whether the CLI has credentials.
+
+    Checked in order: an `env` variable that is set, or a `files` entry that exists
+    (non-empty) means logged in; else the `status` command answers (exit 0 = logged
+    in, 1 = not — only when its output matches `status_pattern`, so a CLI that does
+    not know the command is not read as "logged out"). Rules but no answer: with a
+    `status` command okstra cannot tell; without one, not logged in. Only names and
+    paths are ever shown, never a value or the command's output.
+    """
+
+    env: tuple[StrictStr, ...] = ()
+    # Paths; `~` is the user's home, `{env.NAME:-default}` an environment variable.
+    files: tuple[StrictStr, ...] = ()
+    status: tuple[StrictStr, ...] = ()
+    status_pattern: StrictStr = ""
+    # How a person logs in (shown by doctor when not logged in).
+    how: StrictStr | None = Field(default=None, min_length=1, max_length=300, pattern=r"^[^\r\n]+$")
+
+
 class ModelSpec(_Frozen):
     """One `[[models]]` entry of a provider file."""
 
@@ -181,6 +201,7 @@ class ProviderSpec(_Frozen):
     roles: tuple[StrictStr, ...]
     launch: LaunchSpec
     models: tuple[ModelSpec, ...]
+    login: LoginSpec | None = None
     source: StrictStr = ""
     bundled: StrictBool = True
 
@@ -292,8 +313,41 @@ def _check_profile(profile: Profile) -> None:
                 )
 
 
+# A `[login]` file path may read environment variables, with a default.
+LOGIN_FILE_PLACEHOLDER = re.compile(r"\{env\.([A-Za-z_][A-Za-z0-9_]*)(?::-([^{}]*))?\}")
+
+
+def _check_login(login: LoginSpec) -> None:
+    for i, name in enumerate(login.env):
+        if not _ENV_NAME.fullmatch(name):
+            raise DataProblem(
+                f"login.env[{i}]", f"expected an environment variable name, got {name!r}"
+            )
+    for i, path in enumerate(login.files):
+        rest = LOGIN_FILE_PLACEHOLDER.sub("", path)
+        if not path.strip() or "{" in rest or "}" in rest:
+            raise DataProblem(
+                f"login.files[{i}]",
+                f"expected a path using only {{env.NAME}} or {{env.NAME:-default}}, got {path!r}",
+            )
+    if login.status:
+        first = login.status[0]
+        if first != "{cli}":
+            raise DataProblem("login.status[0]", f"expected the CLI ({{cli}}), got {first!r}")
+        for i, arg in enumerate(login.status[1:], start=1):
+            if "{" in arg or "}" in arg:
+                raise DataProblem(f"login.status[{i}]", f"expected a plain argument, got {arg!r}")
+    if login.status_pattern:
+        try:
+            re.compile(login.status_pattern)
+        except re.error as exc:
+            raise DataProblem("login.status_pattern", f"not a regular expression: {exc}") from None
+
+
 def _check_provider(spec: ProviderSpec) -> None:
     _check_id(spec.id, "id")
+    if spec.login is not None:
+        _check_login(spec.login)
     roles = set()
     for i, role in enumerate(spec.roles):
         _check_id(role, f"roles[{i}]")

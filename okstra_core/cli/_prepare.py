@@ -86,7 +86,16 @@ def register(sub: Any) -> None:
     rsub = report.add_subparsers(
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
-    roles = rsub.add_parser("roles", help="the run's execution roles (a table; --markdown, --json)")
+    roles = rsub.add_parser(
+        "roles",
+        help="the run's execution roles (a table; --markdown, --json)",
+        epilog="examples:\n"
+        "  okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001\n"
+        "  okstra report roles RUN --markdown   the markdown table for a final report\n"
+        "  okstra report roles RUN --json\n"
+        "  okstra report roles RUN --report final-report.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     roles.add_argument("run", help=_RUN_HELP)
     roles.add_argument(
         "--report", metavar="FILE", help="also check this final-report JSON against the run"
@@ -100,7 +109,14 @@ def register(sub: Any) -> None:
     )
     add_json_flag(roles, render_report_roles)
     roles.set_defaults(handler=_report_roles)
-    check = rsub.add_parser("check", help="refuse a final report whose executionRoles differ")
+    check = rsub.add_parser(
+        "check",
+        help="refuse a final report whose executionRoles differ",
+        epilog="examples:\n"
+        "  okstra report check RUN final-report.json   exit 2 unless the role sets match\n"
+        "  okstra report check .okstra/tasks/web/login/runs/implementation-001 report.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     check.add_argument("run", help=_RUN_HELP)
     check.add_argument("report", help="the final report JSON (with executionRoles)")
     check.set_defaults(handler=_report_check)

@@ -2,14 +2,15 @@
 
 Prints the run's resume sheet as JSON. A session id still pending discovery is looked
 up first (bounded wait); when found, the sheet, the run manifest's session ref and the
-timeline are updated. `--exec` then becomes the lead CLI, resumed — only with a known
-id; while it is pending the command exits 1 saying what to do.
+timeline are updated. `--exec` then runs the lead CLI, resumed, as okstra's foreground
+child (okstra stays its parent, records its end and exits with its status) — only with
+a known id, and not while the lead still runs; otherwise the command exits 1 saying
+what to do.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,16 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             print(f"okstra: {payload['error']}", file=sys.stderr)
         return payload, 1
     if ns.exec_lead:
+        if lead_status.alive:
+            where = lead_status.window_ref or f"pid {lead_status.process_id}"
+            payload.update(
+                ok=False,
+                error=f"the lead of {ns.run} is still running ({lead_status.backend} {where}): "
+                f"attach to it with `okstra attach {ns.run}`, or stop it first with "
+                f"`okstra stop {ns.run}`",
+            )
+            print(f"okstra: {payload['error']}", file=sys.stderr)
+            return payload, 1
         try:
             command = exec_command(outcome, environment)
         except UsageError as exc:
@@ -104,19 +115,40 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             return payload, 1
         # The lead runs with okstra's environment plus the provider's own variables.
         env = {**environment.env, **command.env}
-        _exec(payload, list(command.argv), command.cwd, env)
+        _run_resumed(payload, run_dir, list(command.argv), command.cwd, env, environment)
     return payload, 0
 
 
-def _exec(payload: dict[str, Any], argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-    """Print the JSON document, then become the resumed lead CLI."""
+def _run_resumed(
+    payload: dict[str, Any],
+    run_dir: Path,
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    environment: Any,
+) -> None:
+    """Print the JSON document, then run the resumed lead CLI as okstra's foreground child.
+
+    okstra stays its parent: the run and the resume command are said before, a summary
+    after, the exit is recorded, and okstra exits with the lead's status.
+    """
+    from ..errors import OkstraError
+    from ..lead import run_foreground
     from . import emit
 
     emit(payload)
     try:
-        os.chdir(cwd)
-        os.execve(argv[0], argv, env)
-    except OSError as exc:
+        code = run_foreground(
+            run_dir,
+            argv,
+            env,
+            cwd,
+            environment,
+            say=lambda line: print(line, file=sys.stderr, flush=True),
+            resumed=True,
+        )
+    except OkstraError as exc:
         # The JSON is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: could not exec {argv[0]}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"okstra: {exc.render()}", file=sys.stderr)
         raise SystemExit(1) from None
+    raise SystemExit(code)

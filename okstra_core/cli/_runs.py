@@ -168,7 +168,7 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
             run["taskType"],
             str(run["teamSize"]) if run["teamSize"] is not None else "?",
             run["backend"] or "-",
-            run["leadStatus"] if run["problem"] is None else f"? ({run['problem']})",
+            run["leadStatus"] if run["problem"] is None else f"damaged ({run['problem']})",
             human_age(run["ageSeconds"]),
         ]
         if payload["all"]:

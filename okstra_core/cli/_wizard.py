@@ -44,7 +44,16 @@ def register(sub: Any) -> None:
     commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
     wizard.set_defaults(handler=_missing_subcommand)
 
-    init = commands.add_parser("init", help="create a wizard state file")
+    init = commands.add_parser(
+        "init",
+        help="create a wizard state file",
+        epilog=_examples(
+            "okstra wizard init --project-root . --state mysetup",
+            "okstra wizard init --project-root . --task-type implementation-planning",
+            "okstra wizard init --project-root . --answers answers.json   replay a setup",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     init.add_argument("--state", metavar="FILE", help=_STATE_HELP + " (default: a new name)")
     init.add_argument("--project-root", required=True, metavar="DIR", help="the project directory")
     init.add_argument("--host", help="host runtime: claude-code, codex, terminal (default: detect)")
@@ -53,7 +62,19 @@ def register(sub: Any) -> None:
     init.add_argument("--answers", help="replay a JSON answers file through the submit path")
     init.set_defaults(handler=_init)
 
-    step = commands.add_parser("step", help="answer the current prompt (or just show it)")
+    step = commands.add_parser(
+        "step",
+        help="answer the current prompt (or just show it)",
+        epilog=_examples(
+            "okstra wizard step --state mysetup --no-submit        the current prompt",
+            "okstra wizard step --state mysetup --answer new",
+            "okstra wizard step --state mysetup --answer=-x.md     a value starting with -",
+            "okstra wizard step --state mysetup --answer 2 --step role-count:analyser",
+            "okstra wizard step --state mysetup --rewind task_type",
+            "okstra wizard step --state mysetup --back",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     step.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
     action = step.add_mutually_exclusive_group(required=True)
     action.add_argument("--answer", help="the option value or text")
@@ -63,19 +84,54 @@ def register(sub: Any) -> None:
     step.add_argument("--step", dest="step_id", help="refuse unless the wizard asks this step")
     step.set_defaults(handler=_step)
 
-    for name, handler, text in (
-        ("show", _show, "current prompt, confirmation block, history (read-only)"),
-        ("outcome", _outcome, "renderArgs / renderArgv of a confirmed wizard (read-only)"),
-        ("answers", _answers, "the answers so far as a replayable file (read-only)"),
+    for name, handler, text, example in (
+        ("show", _show, "current prompt, confirmation block, history (read-only)", ""),
+        (
+            "outcome",
+            _outcome,
+            "renderArgs / renderArgv of a confirmed wizard (read-only)",
+            "okstra wizard outcome --state mysetup | jq .renderArgv   the flags for prepare",
+        ),
+        (
+            "answers",
+            _answers,
+            "the answers so far as a replayable file (read-only)",
+            "okstra wizard answers --state mysetup > answers.json",
+        ),
     ):
-        cmd = commands.add_parser(name, help=text)
+        cmd = commands.add_parser(
+            name,
+            help=text,
+            epilog=_examples(
+                f"okstra wizard {name} --state mysetup",
+                f"okstra wizard {name} --state ~/setups/checkout.json",
+                *([example] if example else []),
+            ),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         cmd.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
         cmd.set_defaults(handler=handler)
 
-    commands.add_parser("list", help="resumable wizards, newest first").set_defaults(handler=_list)
-    commands.add_parser("schema", help="JSON Schema of prompts, answers, outcome").set_defaults(
-        handler=_schema
-    )
+    commands.add_parser(
+        "list",
+        help="resumable wizards, newest first",
+        epilog=_examples(
+            "okstra wizard list", "okstra wizard list | jq '.wizards[0]'   the newest one"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    ).set_defaults(handler=_list)
+    commands.add_parser(
+        "schema",
+        help="JSON Schema of prompts, answers, outcome",
+        epilog=_examples(
+            "okstra wizard schema", "okstra wizard schema | jq '.schemas.outcome.properties'"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    ).set_defaults(handler=_schema)
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def _missing_subcommand(_ns: argparse.Namespace) -> Payload:

@@ -6,8 +6,9 @@ argument ending in `;` ends a tmux command (escaped as `\\;`), and `-c` is forma
 expanded (`#` doubled). A one-element argv would be run by tmux through `sh -c`, so it
 is prefixed with `env --`.
 
-`OKSTRA_TMUX_SOCKET=<name>` makes okstra use `tmux -L <name>` (a separate server), so
-tests — and people who want it — never touch the default tmux server.
+`OKSTRA_TMUX_SOCKET=<name>` makes okstra use `tmux -L <name>` (a separate server; a
+value with a `/` is a socket path: `tmux -S <path>`), so tests — and people who want
+it — never touch the default tmux server.
 
 The lead's pane outlives the lead: the window is created running a placeholder,
 `remain-on-exit` is switched on for it, and only then is the pane respawned with the
@@ -132,7 +133,8 @@ def tmux_base(environment: Environment) -> list[str]:
     base = [environment.which("tmux") or "tmux"]
     socket = environment.get(TMUX_SOCKET_VAR)
     if socket:
-        base += ["-L", socket]
+        # A name is a server in tmux's own directory (`-L`); a path is the socket (`-S`).
+        base += ["-S", socket] if "/" in socket else ["-L", socket]
     return base
 
 
@@ -326,6 +328,9 @@ def _start_tmux(
             f"`{shlex.join(cmd)}` failed (exit {done.returncode}): {done.stderr.strip()}"
         )
     ref, pane, socket = [*done.stdout.strip("\n").split(" ", 2), "", ""][:3]
+    if not pane:
+        said = done.stderr.strip() or "it printed no window"
+        raise LaunchError(f"`{shlex.join(cmd)}` opened no tmux window: {said}")
     _watch_pane(pane, plan, ref, environment, settle)
     return _TmuxWindow(window_ref=ref, pane_ref=pane, socket=socket, command=tuple(cmd))
 

@@ -344,3 +344,18 @@ def preflight(
             )
         )
     return results
+
+
+def run_probe(
+    argv: tuple[str, ...], environment: Environment, timeout: float
+) -> tuple[int, str, str]:
+    """Run a probe command (no stdin, own process group, killed on timeout).
+
+    Returns:
+        (exit status, stdout, stderr).
+
+    Raises:
+        OSError: it could not start.
+        subprocess.TimeoutExpired: it ran longer than `timeout` (it was killed).
+    """
+    return _run(argv, environment, timeout)

@@ -889,6 +889,16 @@ def _after_launch(
             at=now, run_id=rp.run_id, backend=outcome.backend, error=outcome.error.render()
         )
         append_line(troot / runfiles.TIMELINE, failed.dump())
+        # The run stays, its lead never ran: listed as `launch failed`, with why.
+        runfiles.update_participant(
+            rp.run_manifest_path,
+            "participant-001",
+            {
+                "status": "launch-failed",
+                "launchBackend": outcome.backend,
+                "endDetail": outcome.error.render(),
+            },
+        )
         return replace(result, launch=outcome)
     runfiles.mark_leader_launched(
         rp.run_manifest_path,

@@ -748,7 +748,7 @@ class Wizard:
                 raise OkstraError(
                     ctx.text.get("errors.outcome_blocked", reason=found.advice), path=self.path
                 )
-        return build_outcome(ctx, self._state)
+        return build_outcome(ctx, self._state, self.source)
 
     def preview_outcome(self) -> Outcome:
         """The outcome this wizard would have if it were confirmed now (read-only).
@@ -761,7 +761,7 @@ class Wizard:
         advance(ctx, work)  # the same normalisation the confirmation shows
         work.confirmed = True
         work.aborted = False
-        return build_outcome(ctx, work)
+        return build_outcome(ctx, work, self.source)
 
     def progress(self) -> tuple[int, int]:
         """(answered steps, total): the steps that apply, answered or still to ask.
@@ -922,6 +922,7 @@ class WizardSummary:
         legacy: opened from a v1 file.
         status: `in-progress`, `confirmed` or `aborted`.
         problem: why it cannot be opened, or None.
+        project_root: the project the setup is for ("" when unknown: a broken file).
     """
 
     path: Path
@@ -932,6 +933,7 @@ class WizardSummary:
     legacy: bool
     status: str
     problem: str | None = None
+    project_root: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -943,6 +945,7 @@ class WizardSummary:
             "legacy": self.legacy,
             "status": self.status,
             "problem": self.problem,
+            "projectRoot": self.project_root or None,
         }
 
 
@@ -1018,6 +1021,7 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
                 updated_at=_parse_time(state.updated_at),
                 legacy=wizard.legacy,
                 status=status,
+                project_root=str(state.project_root or ""),
             )
         )
 

@@ -1152,6 +1152,43 @@ def _profile_of(raw: Mapping[str, Any], loader: Callable[[str], Profile]) -> Pro
         return None
 
 
+def _skipped(companion: Path, exc: OkstraError) -> str:
+    """The note for a companion that is skipped (its own problem, not the source's)."""
+    problem = f"{exc.field}: {exc.message}" if exc.field else exc.message
+    return (
+        f"companion {companion} is not a valid wizard state ({problem}): "
+        "it is skipped and left as it is"
+    )
+
+
+def _take_over(
+    payload: dict[str, Any],
+    *,
+    profile_loader: Callable[[str], Profile],
+    pool: ModelPool,
+    scopes: DefaultScopes,
+    source: Path,
+    sha256: str,
+    record: dict[str, str],
+    notes: list[str],
+) -> dict[str, Any]:
+    """The v2 state of a companion taken over (`StateFileError` when it does not convert)."""
+    profile = _profile_of(payload, profile_loader)
+    if is_earlier_v2(payload):
+        return convert_earlier_v2(
+            payload,
+            profile=profile,
+            pool=pool,
+            scopes=scopes,
+            source=source,
+            sha256=sha256,
+            notes=notes,
+        )
+    state = dict(payload)
+    state[LEGACY_SOURCE_FIELD] = record
+    return state
+
+
 def open_legacy(
     source: Path,
     *,
@@ -1182,7 +1219,9 @@ def open_legacy(
     digest = source_digest(data)
     record = _source_record(source, digest)
     notes: list[str] = []
-    takeover: tuple[Path, dict[str, Any]] | None = None
+    # Companions the earlier okstra wrote (its v2 shape), in the order they are tried:
+    # content-addressed names first, then its older `<name>.v2.json`.
+    takeovers: list[tuple[Path, dict[str, Any]]] = []
     for candidate in _content_addressed(source, digest):
         payload = _read_candidate(candidate)
         if not _matches(payload, record):
@@ -1192,51 +1231,50 @@ def open_legacy(
             parse_v2(payload, str(candidate))
         except StateFileError as exc:
             if is_earlier_v2(payload):
-                takeover = takeover or (candidate, payload)
+                takeovers.append((candidate, payload))
             else:
-                notes.append(
-                    f"companion {candidate} is not a valid wizard state "
-                    f"({exc.render()}): it is skipped and left as it is"
-                )
+                notes.append(_skipped(candidate, exc))
             continue
         return LegacyOpen(candidate, payload, True, (*notes, *source_notes(raw)))
     older = _older_companion_name(source)
     payload = _read_candidate(older) if older.is_file() else None
-    if takeover is None and _matches(payload, record):
+    if _matches(payload, record):
         assert payload is not None
         if is_earlier_v2(payload):
-            takeover = (older, payload)
+            takeovers.append((older, payload))
         else:
             try:
                 parse_v2(payload, str(older))
-                takeover = (older, payload)
+                takeovers.append((older, payload))
             except StateFileError as exc:
-                notes.append(
-                    f"companion {older} is not a valid wizard state "
-                    f"({exc.render()}): it is skipped and left as it is"
-                )
+                notes.append(_skipped(older, exc))
     companion = _free_name(source, digest)
-    if takeover is not None:
-        taken_from, payload = takeover
-        notes.append(
-            f"progress is taken over from {taken_from} (left as it is); "
-            f"it is saved to {companion} from now on"
-        )
-        profile = _profile_of(payload, profile_loader)
-        if is_earlier_v2(payload):
-            state = convert_earlier_v2(
+    state: dict[str, Any] | None = None
+    for taken_from, payload in takeovers:
+        # An earlier companion that does not convert (a field of the wrong type) is
+        # skipped like an invalid one: the next one, or the source, is converted.
+        attempt: list[str] = []
+        try:
+            state = _take_over(
                 payload,
-                profile=profile,
+                profile_loader=profile_loader,
                 pool=pool,
                 scopes=scopes,
                 source=source,
                 sha256=digest,
-                notes=notes,
+                record=record,
+                notes=attempt,
             )
-        else:
-            state = dict(payload)
-            state[LEGACY_SOURCE_FIELD] = record
-    elif is_v1(raw):
+        except StateFileError as exc:
+            notes.append(_skipped(taken_from, exc))
+            continue
+        notes.extend(attempt)
+        notes.append(
+            f"progress is taken over from {taken_from} (left as it is); "
+            f"it is saved to {companion} from now on"
+        )
+        break
+    if state is None and is_v1(raw):
         reader = _V1Reader(raw, source)
         state = convert_v1(
             raw,
@@ -1247,7 +1285,7 @@ def open_legacy(
             source=source,
             sha256=digest,
         )
-    else:
+    elif state is None:
         state = convert_earlier_v2(
             raw,
             profile=_profile_of(raw, profile_loader),

@@ -6,18 +6,26 @@ for what is still missing, and dynamic roles as "spawned at run time". The outco
 a confirmed wizard is the prepare input: a typed `RunRequest` (built and checked
 here, once), with `renderArgs` (a map) and `renderArgv` (the same flattened so that
 `okstra prepare <renderArgv…>` runs it verbatim) as views of it.
+
+Two blocks tell a consumer what happens around the run, under the names the earlier
+okstra's consumers read: `orchestration.chainStages` (the approved plan's stages the
+one run carries out one after another; empty without a plan) and `persistActions`
+(what preparing the setup writes besides the run directory).
 """
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
 from ..catalog.models import LEADER, RoleKind
 from ..errors import OkstraError
+from ..plans import plan_stage_numbers
 from ..request import CurrentModel, HostSessionContext, RunRequest
+from ..setup_runs import runs_file
 from .context import StepContext
 from .ids import (
     BRIEF,
@@ -74,17 +82,67 @@ class Confirmation(_Value):
         return {"lines": [line.to_json() for line in self.lines], "text": self.text}
 
 
+class Orchestration(_Value):
+    """How the run is carried out, for consumers that drive several runs.
+
+    Attributes:
+        chain_stages: the approved plan's stage numbers, in the plan's order, that the
+            one prepared run carries out one after another (the lead starts a stage
+            when the previous one is verified). Empty when the task type takes no
+            approved plan. The run chains them itself: a consumer launches no
+            further run for them.
+    """
+
+    chain_stages: tuple[int, ...] = Field(default=(), alias="chainStages")
+
+
+class PersistAction(_Value):
+    """One write that preparing the setup makes besides the run directory.
+
+    Attributes:
+        action: `record-setup-run` — the run is appended (`{"at", "runId", "runDir"}`)
+            to `path`, so that a second prepare of the same setup is refused unless
+            asked for again.
+        path: the absolute file written.
+        when: `after-prepare` — once a prepare that writes a run (not `--dry-run`)
+            has written it.
+        by: who carries it out: `okstra prepare --state <setup>` and the app do; a
+            consumer that runs `okstra prepare <renderArgv…>` does not get it.
+    """
+
+    action: Literal["record-setup-run"]
+    path: str
+    when: Literal["after-prepare"] = "after-prepare"
+    by: str
+
+
+def persist_actions(state_path: Path) -> tuple[PersistAction, ...]:
+    """The writes `okstra prepare --state <state_path>` makes besides the run."""
+    state = Path(state_path).absolute()
+    return (
+        PersistAction(
+            action="record-setup-run",
+            path=str(runs_file(state)),
+            by=f"okstra prepare --state {shlex.quote(str(state))}",
+        ),
+    )
+
+
 class Outcome(_Value):
     """What a confirmed wizard produces for prepare: the request and its views.
 
     Attributes:
         request: the run request (`okstra_core.prepare.prepare` takes it).
         confirmation_text: the confirmation block as plain text.
+        orchestration: `chainStages`, the plan stages the run chains.
+        persist_actions: the writes preparing the setup makes besides the run.
         render_args, render_argv, provenance: views of the request (computed).
     """
 
     request: RunRequest
     confirmation_text: str = Field(alias="confirmationText")
+    orchestration: Orchestration = Orchestration()
+    persist_actions: tuple[PersistAction, ...] = Field(default=(), alias="persistActions")
 
     @computed_field(alias="renderArgs")  # type: ignore[prop-decorator]
     @property
@@ -103,7 +161,8 @@ class Outcome(_Value):
 
     def to_json(self) -> dict[str, Any]:
         """The protocol document: `request`, `renderArgs`, `renderArgv`,
-        `confirmationText`, `provenance` (`okstra wizard schema` describes it)."""
+        `confirmationText`, `orchestration`, `persistActions`, `provenance`
+        (`okstra wizard schema` describes it)."""
         return self.model_dump(mode="json", by_alias=True)
 
 
@@ -307,11 +366,12 @@ def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, st
         raise OkstraError(f"{problem['msg']}", field=where) from None
 
 
-def build_outcome(ctx: StepContext, state: WizardState) -> Outcome:
-    """The outcome of a confirmed wizard.
+def build_outcome(ctx: StepContext, state: WizardState, state_path: Path | None = None) -> Outcome:
+    """The outcome of a confirmed wizard (`state_path`: its file, for `persistActions`).
 
     Raises:
-        OkstraError: the wizard was aborted or is not confirmed yet.
+        OkstraError: the wizard was aborted or is not confirmed yet, or its approved
+            plan can no longer be read as approved (file and field named).
     """
     if state.aborted:
         raise OkstraError(ctx.text.get("errors.outcome_aborted"))
@@ -325,4 +385,13 @@ def build_outcome(ctx: StepContext, state: WizardState) -> Outcome:
             entry = state.entry(count_step(requirement.role, requirement.kind is RoleKind.OPTIONAL))
             if entry is not None:
                 provenance[f"count:{requirement.role}"] = entry.provenance
-    return Outcome(request=build_request(ctx, state, provenance), confirmation_text=block.text)
+    request = build_request(ctx, state, provenance)
+    chain: tuple[int, ...] = ()
+    if request.approved_plan:
+        chain = plan_stage_numbers(request.approved_plan, project_root=request.project_root)
+    return Outcome(
+        request=request,
+        confirmation_text=block.text,
+        orchestration=Orchestration(chain_stages=chain),
+        persist_actions=persist_actions(state_path) if state_path is not None else (),
+    )

@@ -8,6 +8,7 @@ not a string) and every failure is a `StateFileError` naming the file and the fi
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -211,7 +212,7 @@ def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
     # `True == 1` in Python: a boolean version is a wrong type, not version 1.
     if isinstance(version, bool) or not isinstance(version, int):
         raise StateFileError(
-            f"unknown wizard state version {version!r}: expected 1 or 2",
+            f"unknown wizard state version {_as_json(version)}: expected 1 or 2",
             field="executionIdentityVersion",
         )
     if version == 1:
@@ -224,7 +225,7 @@ def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
             raise StateFileError(MIXED_VERSIONS, field=culprit)
         return 2
     raise StateFileError(
-        f"unknown wizard state version {version!r}: this okstra reads versions 1 and 2",
+        f"unknown wizard state version {_as_json(version)}: this okstra reads versions 1 and 2",
         field="executionIdentityVersion",
     )
 
@@ -261,3 +262,8 @@ def parse_v2(raw: Any, path: str) -> WizardState:
             message += f" (and {more} more problem{'s' if more > 1 else ''})"
         raise StateFileError(message, path=path, field=field) from None
     return state
+
+
+def _as_json(value: Any) -> str:
+    """A value as the file spells it (`true`, `"2"`), not as Python prints it."""
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -18,8 +18,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from okstra_core.errors import OkstraError
-
+from .. import run_actions
 from ..resources import stylesheet, ui_text
 
 
@@ -66,23 +65,10 @@ class RunsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="runs")
     def load(self) -> None:
-        from okstra_core.runs import all_runs, project_runs
-
-        now = self.environment.now()
-        try:
-            if self.show_all or self.project_root is None:
-                rows = all_runs(self.environment)
-            else:
-                rows = project_runs(self.project_root, self.environment)
-            payload = [row.to_json(now) for row in rows]
-            error = ""
-        except OkstraError as exc:
-            payload, error = [], exc.render()
-        self.app.call_from_thread(self._show_rows, payload, error)
+        rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
+        self.app.call_from_thread(self._show_rows, rows, error)
 
     def _show_rows(self, rows: list[dict[str, Any]], error: str) -> None:
-        from okstra_core.runs import human_age
-
         text = ui_text(self)
         self.rows = rows
         table = self.query_one("#table", DataTable)
@@ -94,8 +80,8 @@ class RunsScreen(Screen[None]):
                 row["taskType"],
                 str(row["teamSize"] or "?"),
                 row["backend"] or "-",
-                row["leadStatus"],
-                human_age(row["ageSeconds"]),
+                run_actions.lead_label(row, text),
+                run_actions.age(row),
                 key=row["runDir"],
             )
         where = text.get("app.runs.all") if self.show_all else str(self.project_root)
@@ -117,7 +103,7 @@ class RunsScreen(Screen[None]):
             return
         lead = row["lead"] or {}
         lines = [
-            text.get("app.runs.detail", run=row["run"], status=row["leadStatus"]),
+            text.get("app.runs.detail", run=row["run"], status=run_actions.lead_label(row, text)),
             row["runDir"],
             text.get("app.runs.resume", command=row["resumeCommand"] or "-"),
         ]
@@ -139,68 +125,31 @@ class RunsScreen(Screen[None]):
         self.show_all = not self.show_all
         self.load()
 
-    def _run_info(self) -> Any | None:
-        from okstra_core.lead import read_run
-
-        row = self._selected()
-        if row is None:
-            return None
-        try:
-            return read_run(Path(row["runDir"]))
-        except OkstraError as exc:
-            self._show_detail(exc.render())
-            return None
-
     def action_attach(self) -> None:
-        import subprocess
-
-        from okstra_core.lead import plan_attach
-
-        from ..app import LaunchRequest
-
-        run = self._run_info()
-        if run is None:
-            return
-        plan = plan_attach(run, self.environment)
-        if plan.argv is None:
-            self._show_detail(plan.problem or "")
-            return
-        if plan.switch:
-            done = subprocess.run(list(plan.argv), capture_output=True, text=True, check=False)
-            self._show_detail(done.stderr.strip())
-            return
-        self.app.exit(LaunchRequest(tuple(plan.argv), run.run_dir, plan.env))
-
-    @work(thread=True, exclusive=True, group="runs")
-    def action_stop(self) -> None:
-        from okstra_core.lead import read_run, stop
-
         row = self._selected()
         if row is None:
             return
-        try:
-            outcome = stop(read_run(Path(row["runDir"])), self.environment)
-            message = ui_text(self).get("app.runs.stopped", status=outcome.after.label())
-        except OkstraError as exc:
-            message = exc.render()
-        self.app.call_from_thread(self._show_detail, message)
-        self.load()
+        outcome = run_actions.attach(Path(row["runDir"]), self.environment)
+        if outcome.request is not None:
+            self.app.exit(outcome.request)
+            return
+        self._show_detail(outcome.message)
+
+    @work(thread=True, exclusive=True, group="runs-stop")
+    def action_stop(self) -> None:
+        row = self._selected()
+        if row is None:
+            return
+        outcome = run_actions.stop_lead(Path(row["runDir"]), self.environment, ui_text(self))
+        self.app.call_from_thread(self._show_detail, outcome.message)
+        self.app.call_from_thread(self.load)
 
     def action_resume(self) -> None:
-        from okstra_core.launch import read_resume_sheet
-
-        from ..app import LaunchRequest
-
-        run = self._run_info()
-        if run is None:
+        row = self._selected()
+        if row is None:
             return
-        try:
-            lead = read_resume_sheet(run.run_dir).lead()
-        except OkstraError as exc:
-            self._show_detail(exc.render())
+        outcome = run_actions.resume(Path(row["runDir"]), self.environment, ui_text(self))
+        if outcome.request is not None:
+            self.app.exit(outcome.request)
             return
-        if lead is None or lead.resume_argv is None:
-            self._show_detail(ui_text(self).get("app.runs.no_resume", run=run.ref))
-            return
-        env = {**self.environment.env, **lead.env}
-        self.app.exit(LaunchRequest(tuple(lead.resume_argv), lead.cwd, env))
+        self._show_detail(outcome.message)

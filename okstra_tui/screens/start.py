@@ -1,4 +1,12 @@
-"""The start screen: resume a wizard (newest first), start a new setup, or delete one."""
+"""The start screen: this project's setups and runs, and whether the agent CLIs are ready.
+
+Setups (resume one, newest first; start a new one; delete one) and runs (their lead:
+status, attach, stop, resume) of the current project; `a` shows every project's. The
+runs are read — each lead looked at, an exit recorded the first time it is seen — and
+the one-line doctor summary is computed in worker threads after the first paint, so
+the screen never waits on tmux or the file system. A damaged run is listed as damaged,
+with why. `c` opens the doctor's detail.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +15,25 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 
+from okstra_core.doctor import quick_report
+from okstra_core.environment import Environment
+from okstra_core.errors import OkstraError
+from okstra_core.runs import find_project_root
 from okstra_core.wizard.text import WizardText
 
+from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Row
 from .delete import DeleteWizardScreen
+from .doctor import DoctorScreen
 
 NEW = "new"
 
@@ -40,13 +55,19 @@ def summary_task(summary: Any, text: WizardText) -> str:
     return text.get("app.start.legacy", task=task) if summary.legacy else task
 
 
-def summary_row(summary: Any, now: datetime, text: WizardText) -> Row:
-    """One resumable wizard: task, task type, "step n of ~m", last update."""
+def summary_row(summary: Any, now: datetime, text: WizardText, *, project: bool = False) -> Row:
+    """One resumable wizard: task, task type, "step n of ~m", last update.
+
+    `project`: prefix the task with the setup's project (the all-projects view).
+    """
     answered, total = summary.progress
+    task = summary_task(summary, text)
+    if project:
+        task = f"{_project_name(getattr(summary, 'project_root', ''))}: {task}"
     return Row(
         value=str(summary.path),
         cells=(
-            summary_task(summary, text),
+            task,
             summary.task_type or text.get("app.start.unknown"),
             text.get("app.start.step", current=answered + 1, total=total),
             ago(summary.updated_at, now, text),
@@ -67,71 +88,268 @@ def default_choice(summaries: Sequence[Any]) -> str:
     return NEW
 
 
+def _project_name(root: str | None) -> str:
+    return Path(root).name if root else "?"
+
+
+def in_project(summary: Any, roots: set[Path]) -> bool:
+    """Whether a setup belongs to the current project (a broken one always shows)."""
+    root = getattr(summary, "project_root", "")
+    if not root:
+        return True
+    return Path(root) in roots
+
+
+# How much of a damaged run's reason its row shows (the whole reason shows below).
+_WHY = 62
+
+
+def run_row(row: dict[str, Any], text: WizardText, *, project: bool = False) -> Row:
+    """One run: id, task, lead status, age; a damaged one is dimmed with why."""
+    task = str(row.get("taskKey") or "")
+    if project:
+        task = f"{_project_name(row.get('projectRoot'))}: {task}"
+    detail = None
+    if row.get("lead") is None and row.get("problem"):
+        # Damaged: why, on a second line (without the run's own directory, shown below).
+        why = str(row["problem"]).replace(f"{row['runDir']}/", "").replace("\n", " ")
+        detail = f"✗ {why[:_WHY] + '…' if len(why) > _WHY + 1 else why}"
+    return Row(
+        value=str(row["runDir"]),
+        cells=(str(row["runId"]), task, run_actions.lead_label(row, text), run_actions.age(row)),
+        detail=detail,
+    )
+
+
+def doctor_line(report: Any, text: WizardText) -> str:
+    """`3 of 5 agent CLIs ready · tmux ok — c: details` (one line)."""
+    ready, total = report.ready_count()
+    tmux = report.tmux
+    parts = [text.get("app.start.doctor.ready", ready=ready, total=total)]
+    logged_out = [
+        c.name for c in report.providers if c.ok and not c.disabled and c.logged_in is False
+    ]
+    if logged_out:
+        parts.append(text.get("app.start.doctor.logged_out", names=", ".join(logged_out)))
+    parts.append(
+        text.get("app.start.doctor.tmux_ok" if tmux and tmux.ok else "app.start.doctor.no_tmux")
+    )
+    return text.get("app.start.doctor.line", summary=" · ".join(parts))
+
+
 class StartScreen(Screen[None]):
-    """Resumable wizards and "New setup".
+    """This project's setups ("New setup" first) and runs, and the doctor's summary.
 
     Args:
-        summaries: the wizards `list_wizards` found, newest first.
+        summaries: the wizards `list_wizards` found, newest first (every project's).
         now: the app's clock reading, for "last update".
         error: an error to show (a wizard that could not be opened or deleted).
+        project_root: the directory the app was started in (its project is found
+            upwards, like git); None shows every project.
+        environment: the okstra Environment (tmux, PATH, clock) for runs and doctor.
     """
 
     CSS_PATH = stylesheet("start")
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("d", "delete", "Delete")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "delete", "Delete"),
+        Binding("a", "toggle_all", "All projects"),
+        Binding("c", "doctor", "Check CLIs"),
+        Binding("t", "attach", "Attach"),
+        Binding("s", "stop", "Stop"),
+        Binding("r", "resume", "Resume"),
+    ]
 
-    def __init__(self, summaries: Sequence[Any], now: datetime, error: str = "") -> None:
+    def __init__(
+        self,
+        summaries: Sequence[Any],
+        now: datetime,
+        error: str = "",
+        *,
+        project_root: Path | None = None,
+        environment: Environment | None = None,
+    ) -> None:
         super().__init__()
-        self.summaries = tuple(summaries)
+        self.all_summaries = tuple(summaries)
         self.now = now
         self.error = error
+        self.environment = environment or Environment.real()
+        self.cwd = project_root
+        self.project_root = find_project_root(project_root) if project_root is not None else None
+        self.show_all = project_root is None
+        self.runs: list[dict[str, Any]] = []
+        self.runs_loaded = False
+        self.doctor_text = ""
+        self._note: tuple[str | None, str] | None = None
+
+    # -- what is shown ------------------------------------------------------------------
+
+    def _roots(self) -> set[Path]:
+        roots = {p for p in (self.cwd, self.project_root) if p is not None}
+        return {p.resolve() for p in roots}
+
+    @property
+    def summaries(self) -> tuple[Any, ...]:
+        """The setups in view: this project's, or every project's."""
+        if self.show_all:
+            return self.all_summaries
+        roots = self._roots()
+        return tuple(s for s in self.all_summaries if in_project(s, roots))
+
+    def _where(self) -> str:
+        text = ui_text(self)
+        if self.show_all:
+            return text.get("app.runs.all")
+        root = self.project_root or self.cwd
+        return root.name if root is not None else ""
+
+    def _setup_rows(self) -> list[Row]:
+        text = ui_text(self)
+        rows = [Row(NEW, (text.get("app.start.new"), "", "", ""))]
+        rows += [summary_row(s, self.now, text, project=self.show_all) for s in self.summaries]
+        return rows
+
+    def _run_rows(self) -> list[Row]:
+        text = ui_text(self)
+        return [run_row(r, text, project=self.show_all) for r in self.runs]
 
     def compose(self) -> ComposeResult:
         text = ui_text(self)
         yield Header()
         with Vertical(id="start"):
             yield Static(text.get("app.start.intro"), id="intro")
-            rows = [Row(NEW, (text.get("app.start.new"), "", "", ""))]
-            rows += [summary_row(s, self.now, text) for s in self.summaries]
+            yield Static(text.get("app.start.doctor.checking"), id="doctor", markup=False)
+            yield Static(self._setups_title(), id="setups-title", markup=False)
             header = tuple(
                 text.get(f"app.start.column.{c}") for c in ("task", "type", "progress", "updated")
             )
             table = OptionTable(
-                rows, selected=default_choice(self.summaries), header=header, id="wizards"
+                self._setup_rows(),
+                selected=default_choice(self.summaries),
+                header=header,
+                id="wizards",
             )
             yield Static(table.header_text(), id="columns")
             yield table
-            if not self.summaries:
-                yield Static(text.get("app.start.empty"), id="empty")
+            yield Static(
+                text.get("app.start.empty"),
+                id="empty",
+                classes="" if self.summaries else "-visible",
+            )
+            yield Static(text.get("app.runs.loading"), id="runs-title", markup=False)
+            run_header = tuple(
+                text.get(f"app.start.run_column.{c}") for c in ("run", "task", "lead", "age")
+            )
+            runs = OptionTable((), header=run_header, id="runs")
+            yield Static(runs.header_text(), id="run-columns")
+            yield runs
+            yield Static(text.get("app.runs.empty"), id="runs-empty")
+            yield Static("", id="run-detail", markup=False)
             yield Static(self.error, id="error", classes="-visible" if self.error else "")
         yield Footer()
 
+    def _setups_title(self) -> str:
+        return ui_text(self).get("app.start.setups", where=self._where())
+
     def on_mount(self) -> None:
         self.query_one("#wizards", OptionTable).focus()
+        # After the first paint: nothing here may delay it.
+        self.call_after_refresh(self.load_runs)
+        self.call_after_refresh(self.check_clis)
 
     def on_option_table_layout_changed(self, message: OptionTable.LayoutChanged) -> None:
-        self.query_one("#columns", Static).update(message.table.header_text())
+        target = "#columns" if message.table.id == "wizards" else "#run-columns"
+        self.query_one(target, Static).update(message.table.header_text())
 
     def show_error(self, message: str) -> None:
         error = self.query_one("#error", Static)
         error.update(message)
         error.set_class(bool(message), "-visible")
 
+    # -- workers --------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="start-runs")
+    def load_runs(self) -> None:
+        rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
+        self.app.call_from_thread(self._show_runs, rows, error)
+
+    def _show_runs(self, rows: list[dict[str, Any]], error: str) -> None:
+        text = ui_text(self)
+        self.runs = rows
+        self.runs_loaded = True
+        table = self.query_one("#runs", OptionTable)
+        keep = table.highlighted_value
+        table.set_rows(self._run_rows(), selected=keep)
+        table.on_resize()
+        self.query_one("#run-columns", Static).update(table.header_text())
+        title = text.get("app.start.runs", count=len(rows), where=self._where())
+        self.query_one("#runs-title", Static).update(error or title)
+        # No run: a line saying so instead of an empty list.
+        self.query_one("#start").set_class(not rows, "-no-runs")
+        self._show_run_detail()
+
+    @work(thread=True, exclusive=True, group="start-doctor")
+    def check_clis(self) -> None:
+        text = ui_text(self)
+        try:
+            line = doctor_line(quick_report(self.environment), text)
+        except OkstraError as exc:
+            line = exc.render()
+        self.app.call_from_thread(self._show_doctor, line)
+
+    def _show_doctor(self, line: str) -> None:
+        self.doctor_text = line
+        self.query_one("#doctor", Static).update(line)
+
+    # -- the highlighted entries ----------------------------------------------------------
+
     def _highlighted(self) -> Any | None:
         """The summary of the highlighted wizard (None on "New setup" or before compose)."""
         table = next(self.query("#wizards").results(OptionTable), None)
-        if table is None:
+        if table is None or not table.has_focus:
             return None
         highlighted = table.highlighted_value
         return next((s for s in self.summaries if str(s.path) == highlighted), None)
 
+    def _run(self) -> dict[str, Any] | None:
+        """The highlighted run while the runs table has the focus."""
+        table = next(self.query("#runs").results(OptionTable), None)
+        if table is None or not table.has_focus:
+            return None
+        value = table.highlighted_value
+        return next((r for r in self.runs if r["runDir"] == value), None)
+
+    def _show_run_detail(self, message: str = "") -> None:
+        row = self._run()
+        lines = run_actions.status_lines(row, ui_text(self)) if row is not None else []
+        here = row["runDir"] if row is not None else None
+        if message:
+            # What an action said stays under its run until another run is highlighted.
+            self._note = (here, message)
+        elif self._note is not None and self._note[0] == here:
+            message = self._note[1]
+        if message:
+            lines.append(message)
+        self.query_one("#run-detail", Static).update("\n".join(lines))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # "Delete" is shown only while a wizard (not "New setup") is highlighted.
+        # Actions show in the footer only where they apply: Delete on a setup, the run
+        # actions on a run.
         if action == "delete":
             return self._highlighted() is not None
+        if action in ("attach", "stop", "resume"):
+            return self._run() is not None
         return True
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self.refresh_bindings()
+        if event.option_list.id == "runs":
+            self._show_run_detail()
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+        self._show_run_detail()
+
+    # -- actions ------------------------------------------------------------------------
 
     def action_delete(self) -> None:
         summary = self._highlighted()
@@ -147,7 +365,58 @@ class StartScreen(Screen[None]):
             DeleteWizardScreen(summary_task(summary, ui_text(self)), path), confirmed
         )
 
+    def action_toggle_all(self) -> None:
+        if self.cwd is None:
+            return
+        self.show_all = not self.show_all
+        table = self.query_one("#wizards", OptionTable)
+        table.set_rows(self._setup_rows(), selected=table.highlighted_value)
+        table.on_resize()
+        self.query_one("#columns", Static).update(table.header_text())
+        self.query_one("#setups-title", Static).update(self._setups_title())
+        self.query_one("#empty", Static).set_class(not self.summaries, "-visible")
+        self.query_one("#runs-title", Static).update(ui_text(self).get("app.runs.loading"))
+        self.load_runs()
+
+    def action_doctor(self) -> None:
+        self.app.push_screen(DoctorScreen(self.environment))
+
+    def action_attach(self) -> None:
+        row = self._run()
+        if row is None:
+            return
+        outcome = run_actions.attach(Path(row["runDir"]), self.environment)
+        if outcome.request is not None:
+            self.app.exit(outcome.request)
+            return
+        self._show_run_detail(outcome.message)
+
+    @work(thread=True, exclusive=True, group="start-stop")
+    def action_stop(self) -> None:
+        row = self._run()
+        if row is None:
+            return
+        text = ui_text(self)
+        self.app.call_from_thread(self._show_run_detail, text.get("app.runs.stopping"))
+        outcome = run_actions.stop_lead(Path(row["runDir"]), self.environment, text)
+        self.app.call_from_thread(self._show_run_detail, outcome.message)
+        self.app.call_from_thread(self.load_runs)
+
+    def action_resume(self) -> None:
+        row = self._run()
+        if row is None:
+            return
+        outcome = run_actions.resume(Path(row["runDir"]), self.environment, ui_text(self))
+        if outcome.request is not None:
+            self.app.exit(outcome.request)
+            return
+        self._show_run_detail(outcome.message)
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        if event.option_list.id == "runs":
+            # Enter on a run: its status, looked at again (an exit is recorded now).
+            self.load_runs()
+            return
         value = event.option.id
         self.post_message(WizardChosen(None if value == NEW else Path(str(value))))

@@ -151,10 +151,20 @@ def test_every_command_and_flag_has_help_and_every_command_examples() -> None:
             assert option.help, f"{path or 'okstra'} {option.flags[0]} has no help"
         for name, sub in node.commands.items():
             assert sub.help, f"{path}/{name} has no help"
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    for name, command in sub.choices.items():
+
+    def commands(parser, path=""):
+        for action in parser._actions:
+            if action.__class__.__name__ == "_SubParsersAction":
+                for name, command in action.choices.items():
+                    yield f"{path} {name}".strip(), command
+                    yield from commands(command, f"{path} {name}")
+
+    found = dict(commands(build_parser()))
+    assert {"wizard step", "wizard outcome", "report roles", "report check"} <= set(found)
+    for name, command in found.items():
         assert command.epilog and "examples" in command.epilog, name
+        assert f"okstra {name}" in command.epilog, name
+    assert "okstra wizard step --state" in okstra("wizard", "step", "--help").stdout
     assert "examples:" in okstra("--help").stdout
     assert "okstra models" in okstra("models", "--help").stdout
 
@@ -191,15 +201,27 @@ def test_bash_completion_loads_and_completes() -> None:
 
 
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
-def test_zsh_completion_loads() -> None:
+def test_zsh_completion_loads_and_completes() -> None:
+    # zsh runs the completion function with ksharrays set (bashcompinit's wrapper);
+    # the probe does the same, so it sees what a Tab press sees before zsh filters.
+    probe = (
+        f"source <({' '.join(okstra_cmd())} completion zsh) || exit 3\n"
+        'print -r -- "${_comps[okstra]}"\n'
+        "setopt ksharrays\n"
+        't() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _okstra_complete;'
+        ' print -r -- "${COMPREPLY[*]}"; }\n'
+        "t okstra prepare --launch t\nt okstra wizard s\nt okstra pre\n"
+    )
     loaded = subprocess.run(
-        ["zsh", "-c", f"source <({' '.join(okstra_cmd())} completion zsh)"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+        ["zsh", "-f", "-c", probe], capture_output=True, text=True, timeout=60, check=False
     )
     assert loaded.returncode == 0, loaded.stderr
+    lines = loaded.stdout.splitlines()
+    assert "-F _okstra_complete" in lines[0], loaded.stdout
+    assert lines[1] == "auto tmux exec none"
+    wizard_words = "-h --help init step show outcome answers list schema"
+    assert lines[2].split() == wizard_words.split()
+    assert "prepare" in lines[3].split()
 
 
 def test_fish_completion_names_every_command() -> None:
@@ -212,3 +234,22 @@ def test_fish_completion_names_every_command() -> None:
             ["fish", "--no-execute"], input=script, capture_output=True, text=True, check=False
         )
         assert checked.returncode == 0, checked.stderr
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completion_loads_and_completes() -> None:
+    probe = (
+        f"{' '.join(okstra_cmd())} completion fish | source\n"
+        'complete -C "okstra prep"\ncomplete -C "okstra prepare --launch t"\n'
+        'complete -C "okstra wizard s"\n'
+    )
+    done = subprocess.run(
+        ["fish", "--no-config", "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    offered = [line.split("\t")[0] for line in done.stdout.splitlines()]
+    assert offered == ["prepare", "tmux", "schema", "show", "step"], done.stdout

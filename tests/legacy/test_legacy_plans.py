@@ -142,6 +142,11 @@ def test_approval_check_alone(tmp_path: Path) -> None:
     with pytest.raises(PrepareError, match="not approved") as info:
         check_plan_approval("plan.md", project_root=tmp_path)
     assert info.value.field == "approved"
+    # Said as the front matter spells it, not as Python does.
+    assert "`approved` is false, expected true" in info.value.message
+    _plan(tmp_path, "", front="---\ntitle: x\n---\n")
+    with pytest.raises(PrepareError, match="`approved` is missing, expected true"):
+        check_plan_approval("plan.md", project_root=tmp_path)
     _plan(tmp_path, "")
     (tmp_path / "data.json").write_bytes(orjson.dumps({"approved": False}))
     with pytest.raises(PrepareError, match="disagrees") as info:

@@ -255,3 +255,56 @@ def test_conflicting_older_and_newer_flags_exit_2(briefed: Path) -> None:
 def test_older_flags_with_state_are_refused(briefed: Path, tmp_path: Path) -> None:
     result, code, _ = _okstra("prepare", "--state", str(tmp_path / "w.json"), "--workers", "x")
     assert code == 2 and "not both" in result["error"]
+
+
+def test_the_earlier_wizards_render_argv_prepares_as_it_was_written(briefed: Path) -> None:
+    # `--lead-runtime H` first, then every render argument as `--name value`, empty
+    # values included, then the role flags — the earlier wizard's outcome, verbatim.
+    context = {
+        "hostId": "terminal",
+        "entryMode": "spawn-process",
+        "availableFunctions": [],
+        "interactionSurface": "unavailable",
+        "currentModel": {"provider": "", "modelRef": None, "effort": None},
+    }
+    pairs = [
+        ("lead-runtime", "terminal"),
+        ("project-root", str(briefed)),
+        ("project-id", "shop-4f2a"),
+        ("task-group", "checkout"),
+        ("task-id", "chk-1"),
+        ("task-type", "requirements-discovery"),
+        ("task-brief", "docs/brief.md"),
+        ("analysis-target", ""),
+        ("evidence-inputs", ""),
+        ("approved-plan", ""),
+        ("stage", ""),
+        ("stages", ""),
+        ("base-ref", ""),
+        ("directive", "keep it short"),
+        ("related-tasks", ""),
+        ("clarification-response", ""),
+        ("selected-direction", ""),
+        ("work-category", ""),
+        ("pr-template-path", ""),
+        ("fix-cycle", ""),
+        ("host-session-context-json", orjson.dumps(context).decode()),
+        ("role-count", "analyser=2"),
+        ("role-model", "leader=claude/opus-4.6"),
+        ("role-model", "analyser=claude/sonnet-4.6"),
+        ("role-model", "analyser=codex/gpt-5.6-sol"),
+        ("role-model", "report-writer=claude/haiku-4.5"),
+    ]
+    argv = [word for name, value in pairs for word in (f"--{name}", value)]
+    result, code, stderr = _okstra("prepare", *argv, "--launch", "none", "--dry-run")
+    assert code == 0 and result["ok"], (result, stderr)
+    team = {(m["role"], m["ordinal"]): m["modelRef"] for m in result["team"]}
+    assert team == {
+        ("leader", 1): "claude/opus-4.6",
+        ("analyser", 1): "claude/sonnet-4.6",
+        ("analyser", 2): "codex/gpt-5.6-sol",
+        ("report-writer", 1): "claude/haiku-4.5",
+    }
+    assert "--lead-runtime is deprecated: use --host terminal" in stderr
+    assert "--task-brief is deprecated" in stderr
+    assert not (briefed / ".okstra").exists()

@@ -132,7 +132,11 @@ def test_doctor_names_a_missing_cli_with_its_install_command(world: dict[str, An
     assert checks["claude"]["ok"] and checks["claude"]["launchFlagsOk"] is True
     assert checks["claude"]["version"] == "claude 9.9.9 (fake)"
     assert checks["tmux"]["kind"] == "tool"
-    assert doc["summary"].startswith("4 of 5 agent CLIs ready")
+    # gemini is found, but nothing says it is logged in: not ready.
+    gemini = checks["antigravity"]
+    assert gemini["ok"] and gemini["loggedIn"] is False and not gemini["ready"]
+    assert "GEMINI_API_KEY" in gemini["login"] and "/login" not in gemini["loginFix"]
+    assert doc["summary"].startswith("3 of 5 agent CLIs ready")
     human = okstra(["doctor"], cwd=world["tmp"], env=world["env"]).stdout.decode()
     assert "fix: install it with `npm install -g @openai/codex`" in human
     # Nothing that can lead: exit 1, and the human text says so.

@@ -244,3 +244,97 @@ def test_ctrl_z_stops_okstra_with_the_lead_and_fg_continues_both(world: dict[str
         with contextlib.suppress(ProcessLookupError):
             term.proc.kill()
     assert code == 45, term.text()
+
+
+# --------------------------------------------------------------------------- resume --exec
+
+
+def _prepared_run(world: dict[str, Any]) -> Path:
+    """A run launched in the foreground whose lead exited 3 (its end recorded)."""
+    set_lead(world["spec"], delay=0, exit=3)
+    proc = okstra(prepare_args(world["project"], "exec"), cwd=world["project"], env=world["env"])
+    assert proc.returncode == 3, proc.stderr.decode()
+    (run_dir,) = world["project"].glob(".okstra/tasks/*/*/runs/*")
+    assert leader(run_dir)["exitStatus"] == 3
+    world["log"].unlink()
+    return run_dir
+
+
+def test_resume_exec_keeps_okstra_the_parent_and_records_the_exit(world: dict[str, Any]) -> None:
+    run_dir = _prepared_run(world)
+    sub = world["project"] / "src" / "deep"
+    sub.mkdir(parents=True)
+    set_lead(world["spec"], delay=0.3, exit=5)
+    term = Pty(["resume", run_dir.name, "--exec"], sub, world["env"])
+    code = term.finish()
+    text = term.text()
+    assert code == 5, text
+    # Before the lead: the run and the exact resume command; after: a one-line summary.
+    resume = f"okstra resume {run_dir} --exec"
+    assert text.index(f"okstra: run perf/widget/{run_dir.name}") < text.index("working on it")
+    assert text.index(resume) < text.index("fake lead: working on it")
+    assert text.index("fake lead: bye") < text.index("exited with status 5")
+    lead = started(world)
+    assert lead["foreground"] is True and lead["argv"][0] == "--resume"
+    recorded = leader(run_dir)
+    assert recorded["status"] == "exited" and recorded["exitStatus"] == 5
+    assert recorded["processId"] == lead["pid"] and recorded["launchBackend"] == "exec"
+    (resumed,) = timeline_events(run_dir, "lead-resumed")
+    assert resumed["processId"] == lead["pid"]
+    ends = [e["exitStatus"] for e in timeline_events(run_dir, "lead-exited")]
+    assert ends == [3, 5]
+
+
+@pytest.mark.parametrize(
+    ("sig", "spec"), [(signal.SIGTERM, {}), (signal.SIGINT, {"trapInt": True})]
+)
+def test_resume_exec_passes_signals_to_the_lead(
+    world: dict[str, Any], sig: int, spec: dict[str, Any]
+) -> None:
+    run_dir = _prepared_run(world)
+    set_lead(world["spec"], delay=60, signalExit=45, **spec)
+    proc = subprocess.Popen(
+        [*okstra_cmd(), "resume", run_dir.name, "--exec"],
+        cwd=world["project"],
+        env=world["env"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        lead = started(world)
+        eventually(lambda: leader(run_dir).get("processId") == lead["pid"], "the pid recorded")
+        running = okstra(["status", run_dir.name, "--json"], cwd=world["project"], env=world["env"])
+        assert orjson.loads(running.stdout)["leadStatus"] == "running"
+        os.kill(proc.pid, sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    assert proc.returncode == 45, err.decode()
+    assert [e["signal"] for e in read_jsonl(world["log"]) if e["event"] == "signal"] == [sig]
+    assert "exited with status 45" in err.decode() and b"Traceback" not in err
+    assert leader(run_dir)["exitStatus"] == 45
+
+
+def test_resume_exec_refuses_a_lead_that_still_runs(world: dict[str, Any]) -> None:
+    set_lead(world["spec"], delay=60)
+    proc = subprocess.Popen(
+        [*okstra_cmd(), *prepare_args(world["project"], "exec")],
+        cwd=world["project"],
+        env=world["env"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        lead = started(world)
+        (run_dir,) = world["project"].glob(".okstra/tasks/*/*/runs/*")
+        eventually(lambda: leader(run_dir).get("processId") == lead["pid"], "the pid recorded")
+        again = okstra(["resume", run_dir.name, "--exec"], cwd=world["project"], env=world["env"])
+        assert again.returncode == 1
+        assert b"still running" in again.stderr and b"okstra stop" in again.stderr
+        assert len([e for e in read_jsonl(world["log"]) if e["event"] == "started"]) == 1
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)

@@ -123,6 +123,11 @@ def test_a_lead_exiting_at_once_keeps_its_pane_and_status(world: dict[str, Any])
     )
     assert code == 1 and "exited with status 5" in failed["error"], failed
     assert "fake lead: bye" in failed["error"]
+    # The run stays, listed as a failed launch with why (not as a run never started).
+    listed = status(world, f"perf/widget/{failed['runId']}")
+    assert listed["leadStatus"] == "launch failed", listed
+    assert "exited with status 5" in listed["lead"]["detail"]
+    assert leader(Path(failed["runDir"]))["status"] == "launch-failed"
 
 
 def test_runs_lists_the_project_from_a_subdirectory(world: dict[str, Any]) -> None:
@@ -269,3 +274,17 @@ def test_resume_and_runs_record_the_exit_too(world: dict[str, Any]) -> None:
     assert code == 0 and listed["runs"][0]["leadStatus"] == "exited 2"
     assert listed["runs"][0]["lead"]["recordedNow"] is False
     assert len(timeline_events(run_dir, "lead-exited")) == 1
+
+
+def test_a_socket_path_names_the_tmux_server(world: dict[str, Any]) -> None:
+    # OKSTRA_TMUX_SOCKET with a `/` is the server's socket path (`tmux -S`), not a name.
+    sock = world["tmp"] / "okstra-tmux.sock"
+    world["env"]["OKSTRA_TMUX_SOCKET"] = str(sock)
+    try:
+        doc = launch(world, delay=60)
+        run_dir = Path(doc["runDir"])
+        assert leader(run_dir)["tmuxSocket"] == str(sock) and sock.exists()
+        started(world, 1)
+        assert status(world, doc["runId"])["leadStatus"] == "running"
+    finally:
+        subprocess.run(["tmux", "-S", str(sock), "kill-server"], capture_output=True, check=False)

@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -67,6 +68,39 @@ def _kill_after(proc: subprocess.Popen[bytes], delay: float) -> bool:
         proc.send_signal(signal.SIGKILL)
     proc.communicate()
     return alive
+
+
+def _wait_for(proc: subprocess.Popen[bytes], signal_seen: Callable[[], bool]) -> bool:
+    """Wait until okstra gives `signal_seen` (True) or `proc` ends first (False)."""
+    while proc.poll() is None:
+        if signal_seen():
+            return True
+        time.sleep(0.0005)
+    return signal_seen()
+
+
+def _file_id(path: Path | None) -> tuple[int, int, int] | None:
+    """What changes when a file is replaced by rename (or created): inode, mtime, size."""
+    if path is None:
+        return None
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _lock_holder(directory: Path) -> set[int]:
+    """The pids written in the lock sidecars of `directory` (their first lines)."""
+    pids = set()
+    for lock in directory.glob("*.lock"):
+        try:
+            first = lock.read_bytes().partition(b"\n")[0]
+        except OSError:
+            continue
+        if first.isdigit():
+            pids.add(int(first))
+    return pids
 
 
 def _v1_source(world: World) -> Path:
@@ -115,16 +149,23 @@ def test_sigkill_of_okstra_wizard_step(tmp_path: Path, source_kind: str) -> None
     v1_bytes = source.read_bytes() if legacy else b""
     rng = random.Random(SEED)
 
-    # Calibrate: the wall time of an unkilled step bounds the kill delays.
+    # Calibrate: the wall time of an unkilled step bounds the early kills.
     started = time.monotonic()
     shown = okstra(world, "wizard", "step", "--state", str(source), "--no-submit")
     assert shown.code == 0 and shown.doc["ok"], shown
     span = max(time.monotonic() - started, 0.05) * 1.3
 
+    # Where each kill lands, in turn (so every kind is covered at any OKSTRA_CRASH_RUNS):
+    # anywhere in the run (a delay after the start); once the step holds the state
+    # file's lock (its pid is in the sidecar: the save comes next), a few milliseconds
+    # later; and the moment the state file was replaced (the save is on disk). The last
+    # two wait on okstra's own signals, not on how fast the machine is.
+    modes = ("anywhere", "locked", "saved")
     outcomes = {"unchanged": 0, "new": 0, "finished": 0}
-    for _ in range(RUNS):
+    for run in range(RUNS):
         target = _written(world, source, legacy)
         old_bytes = target.read_bytes() if target else None
+        old_id = _file_id(target)
         old = load_state(world, source)
         old_rev = old.state.revision if target else 0
         prompt = old.prompt().to_json()
@@ -135,9 +176,19 @@ def test_sigkill_of_okstra_wizard_step(tmp_path: Path, source_kind: str) -> None
         else:
             args = ["--answer", answer_for_json(prompt)]
         proc = popen_okstra(world, "wizard", "step", "--state", str(source), *args)
-        # Half the kills aim at the end of the run, where the save happens.
-        low = 0.0 if rng.random() < 0.5 else 0.6 * span
-        killed = _kill_after(proc, rng.uniform(low, span))
+        mode = modes[run % len(modes)]
+        if mode == "anywhere":
+            killed = _kill_after(proc, rng.uniform(0.0, span))
+        elif mode == "locked":
+            _wait_for(proc, lambda pid=proc.pid: pid in _lock_holder(world.wizards))
+            killed = _kill_after(proc, rng.uniform(0.0, 0.005))
+        else:
+            saved = _wait_for(
+                proc, lambda was=old_id: _file_id(_written(world, source, legacy)) != was
+            )  # fmt: skip
+            killed = _kill_after(proc, 0.0)
+            # Once the new file is in place, a kill can no longer take it back.
+            assert not saved or _file_id(_written(world, source, legacy)) != old_id
 
         if legacy:
             assert source.read_bytes() == v1_bytes, "the v1 source was modified"
@@ -190,6 +241,7 @@ while True:
         except AnswerRefused:
             wizard.back()
     note()
+    print("saved", flush=True)
 """
 
 
@@ -218,7 +270,11 @@ def test_sigkill_of_an_engine_writer_leaves_old_or_new(tmp_path: Path, source_ki
         )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == b"ready"
-        time.sleep(rng.uniform(0.0, 0.25))
+        # Kill only once the writer has saved (and journaled) a few states: every run
+        # writes, however slow the machine. Then a random moment of the next saves.
+        for _ in range(rng.randint(1, 4)):
+            assert proc.stdout.readline().strip() == b"saved"
+        time.sleep(rng.uniform(0.0, 0.05))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         proc.stdout.close()

@@ -227,6 +227,7 @@ def test_store_never_opens_a_link_or_special_file_for_writing(tmp_path: Path) ->
     # A lock file is never truncated: the pid is written over line one.
     lock = tmp_path / "t.lock"
     lock.write_bytes(b"123456789\n")
+    (tmp_path / "t").write_bytes(b"{}")  # a lock of an existing file stays after release
     with FileLock(tmp_path / "t"):
         assert lock.read_bytes().split(b"\n")[0] == str(os.getpid()).encode()
         with pytest.raises(StateInUseError) as info:
@@ -455,6 +456,7 @@ def test_tampered_numbers_are_a_state_file_error(
         run = okstra(world, "wizard", *command, "--state", str(state), timeout=30)
         assert_clean_failure(run, code=2)
         assert named in run.doc["error"], (command, run.doc)
+        assert str(state) in run.doc["error"], (command, run.doc)  # the file, by path
     assert state.read_bytes() == before
     run = okstra(world, "wizard", "list", timeout=30)
     assert run.code == 0, run.doc

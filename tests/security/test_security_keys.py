@@ -6,7 +6,8 @@ screen (with a FIFO, a dangling link and good wizards in the wizards folder) and
 wizard screens at several steps. Every burst runs in a fresh app; an exception in any
 handler ends the app and fails the burst, named by its seed so it can be replayed.
 
-`OKSTRA_KEY_BURSTS` sets how many bursts run (default 24; thousands for a soak run).
+`OKSTRA_KEY_BURSTS` sets how many bursts run (default 24; thousands for a soak run),
+`OKSTRA_KEY_FIRST_SEED` the first seed (to split a soak over several processes).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ SIZES = ((80, 24), (30, 8), (20, 5), (120, 40), (40, 12), (100, 30), (12, 3), (2
 STARTS = (None, None, "task_group", "task_type", "brief", "role_count", "role_model",
           "confirm")  # fmt: skip
 BURSTS = int(os.environ.get("OKSTRA_KEY_BURSTS", "24"))
+# The first seed, so a long soak can be split over several processes.
+FIRST_SEED = int(os.environ.get("OKSTRA_KEY_FIRST_SEED", "0"))
 
 
 @pytest.fixture
@@ -99,9 +102,44 @@ async def test_keys_that_crashed_the_app(
 
 async def test_random_key_bursts_with_resizes(burst_project: Path) -> None:
     failures: list[str] = []
-    for seed in range(BURSTS):
+    for seed in range(FIRST_SEED, FIRST_SEED + BURSTS):
         try:
             await _burst(burst_project.parent, seed, _random_keys)
         except Exception as exc:  # any crash of the app: collect, then report all
             failures.append(f"seed {seed}: {type(exc).__name__}: {exc}".splitlines()[0])
     assert not failures, "\n".join(failures)
+
+
+async def test_the_start_screen_shows_tampered_wizards_as_broken_and_goes_on(
+    burst_project: Path,
+) -> None:
+    """Counts past the absolute cap: a disabled row naming the field; counts above the
+    profile's max (but within the cap): resumable, the answer undone with the reason."""
+    import json
+
+    from okstra_tui.screens.start import StartScreen
+    from okstra_tui.widgets import OptionTable
+    from tests.tui.tui_support import settle, step_kind, wait_for
+
+    wizards = user_dirs().wizards
+    source = prefill(burst_project, "role_model")
+    raw = json.loads(source.read_bytes())
+    role = next(iter(raw["roleCounts"]))
+    huge = wizards / "huge.json"
+    huge.write_text(json.dumps({**raw, "roleCounts": {role: 100_000_000}}))
+    above = wizards / "above.json"
+    above.write_text(json.dumps({**raw, "roleCounts": {**raw["roleCounts"], role: 10}}))
+    app = _app(burst_project, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert isinstance(app.screen, StartScreen)
+        rows = {r.value: r for r in app.screen.query_one("#wizards", OptionTable).rows}
+        assert f"roleCounts.{role}" in (rows[str(huge)].disabled_reason or ""), rows[str(huge)]
+        assert rows[str(above)].disabled_reason is None
+        assert rows[str(source)].disabled_reason is None
+        table = app.screen.query_one("#wizards", OptionTable)
+        table.highlighted = next(i for i, r in enumerate(table.rows) if r.value == str(above))
+        await pilot.press("enter")
+        await wait_for(pilot, app, lambda: step_kind(app) == "role_count", "the rewound count")
+        assert app.is_running
+        assert "no longer holds" in (app.screen.prompt.help or ""), app.screen.prompt.help

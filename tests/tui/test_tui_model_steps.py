@@ -51,3 +51,49 @@ async def test_provenance_is_shown_in_words(app_factory, project) -> None:
         text = str(app.screen.query_one(ConfirmationView).render())
         assert "okstra's default" in text and "your choice" in text
         assert "default:bundled" not in text
+
+
+def _only_claude(tmp_path, monkeypatch) -> None:
+    """PATH with the claude CLI alone: an analyser's second default candidate (another
+    provider's model) cannot run, so its preselected model is not a default."""
+    from tests.conftest import write_fake_cli
+
+    directory = tmp_path / "only-claude"
+    write_fake_cli(directory, "claude")
+    monkeypatch.setenv("PATH", f"{directory}:/usr/bin:/bin")
+
+
+async def test_d_stops_at_the_first_model_whose_default_cannot_be_chosen(
+    app_factory, project, tmp_path, monkeypatch
+) -> None:
+    from textual.widgets._footer import FooterKey
+
+    _only_claude(tmp_path, monkeypatch)
+    path = prefill(project, "role_model")
+    app = app_factory(state=path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await drive_to(pilot, app, "role_model")
+        assert app.screen.prompt.id == "role-model:leader:1"
+        keys = {k.key: k.description for k in app.screen.query(FooterKey)}
+        assert keys.get("d") == "All defaults", keys  # the footer names the key
+        await pilot.press("d")
+        await settle(pilot, app)
+        # analyser #2: every default candidate is another provider's (or taken), so the
+        # preselected model is merely the first one that can run: the person chooses.
+        assert isinstance(app.screen, RoleModelScreen)
+        prompt = app.screen.prompt
+        assert prompt.id == "role-model:analyser:2"
+        preselected = next(o for o in prompt.options if o.value == prompt.default)
+        assert not str(preselected.meta.get("provenance") or "").startswith("default:")
+        saved = json.loads(path.read_text())
+        assert saved["roleModels"] == {
+            "leader": ["claude/opus-4.6"],
+            "analyser": ["claude/opus-4.6"],
+        }
+        # Pressed again here, it accepts nothing and says so; nothing is written.
+        before = path.read_bytes()
+        await pilot.press("d")
+        await settle(pilot, app)
+        assert app.screen.prompt.id == "role-model:analyser:2"
+        assert "No default to accept here" in str(app.screen.query_one("#error").render())
+        assert path.read_bytes() == before

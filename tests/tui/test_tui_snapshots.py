@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_support import drive_to, fixed_environment, prefill, settle
+from tui_support import drive_to, fixed_environment, make_project, prefill, settle, wait_for
 
 from okstra_tui.app import make_app
 
@@ -83,14 +83,70 @@ def test_tui_snapshot_edit(snap_compare, stable_project, size) -> None:
     assert snap_compare(app, run_before=reach("confirm", edit), terminal_size=size)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_tui_snapshot_start_with_a_resumable_wizard(snap_compare, stable_project, size) -> None:
+async def start_loaded(pilot) -> None:
+    """The start screen once its runs and doctor line (workers) have arrived."""
+    app = pilot.app
+    await settle(pilot, app)
+    await wait_for(pilot, app, lambda: app.screen.runs_loaded, "the runs read")
+    await wait_for(pilot, app, lambda: bool(app.screen.doctor_text), "the doctor line")
+    await settle(pilot, app)
+
+
+def resumable_setup(project: Path) -> None:
     from okstra_core.wizard import Wizard
 
-    wizard = Wizard.init(None, stable_project, host="terminal", environment=fixed_environment())
+    wizard = Wizard.init(None, project, host="terminal", environment=fixed_environment())
     for answer in ("new", "grp", "one", "brief.md"):
         wizard.submit(answer)
-    assert snap_compare(build(stable_project), terminal_size=size)
+
+
+def prepared_run(project: Path, task_id: str) -> Path:
+    from okstra_core.prepare import prepare
+    from okstra_core.roleargs import request_from_argv
+
+    argv = [
+        "--project-root", str(project), "--task-group", "perf", "--task-id", task_id,
+        "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
+    ]  # fmt: skip
+    env = fixed_environment()
+    return prepare(request_from_argv(argv, env), launch="none", environment=env).run_dir
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_start_with_a_resumable_wizard(snap_compare, stable_project, size) -> None:
+    resumable_setup(stable_project)
+    assert snap_compare(build(stable_project), run_before=start_loaded, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_start_empty(snap_compare, stable_project, size) -> None:
+    assert snap_compare(build(stable_project), run_before=start_loaded, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_start_with_setups_and_runs(snap_compare, stable_project, size) -> None:
+    resumable_setup(stable_project)
+    prepared_run(stable_project, "widget")
+    damaged = prepared_run(stable_project, "gadget")
+    (damaged / "run-manifest.json").write_text("{broken", encoding="utf-8")
+    assert snap_compare(build(stable_project), run_before=start_loaded, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_start_all_projects(snap_compare, stable_project, size) -> None:
+    other = make_project(stable_project.parent / "other")
+    resumable_setup(stable_project)
+    resumable_setup(other)
+    prepared_run(stable_project, "widget")
+    prepared_run(other, "gizmo")
+
+    async def toggle(pilot) -> None:
+        await start_loaded(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, pilot.app, lambda: len(pilot.app.screen.runs) == 2, "every run")
+        await start_loaded(pilot)
+
+    assert snap_compare(build(stable_project), run_before=toggle, terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -136,7 +192,7 @@ def test_tui_snapshot_delete_dialog(snap_compare, stable_project, monkeypatch, s
         wizard.submit(answer)
 
     async def delete(pilot) -> None:
-        await settle(pilot, pilot.app)
+        await start_loaded(pilot)
         await pilot.press("d")
         await settle(pilot, pilot.app)
 

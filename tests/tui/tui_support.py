@@ -79,11 +79,28 @@ FAKE_HELP = "usage: cli [--session-id ID] [--model M] [--no-daemon] [--config K=
 ANSWERS = {"task_group": "grp", "task_id": "one", "brief": "brief.md"}
 
 
+# What tells the doctor a CLI is logged in (prompts/providers `[login]`): kept out of the
+# tests' environment, so what the start screen's doctor line says is the same anywhere.
+LOGIN_ENV = (
+    "ANTHROPIC_API_KEY",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "ANTHROPIC_AUTH_TOKEN",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_GENAI_USE_GCA",
+)
+
+
 @pytest.fixture(autouse=True)
 def _fake_cli_help(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Fake CLIs that pass preflight, and a log of every call they get."""
+    """Fake CLIs that pass preflight, and a log of every call they get; no CLI logins."""
     monkeypatch.setenv("FAKE_CLI_HELP", FAKE_HELP)
     monkeypatch.setenv("FAKE_CLI_LOG", str(tmp_path / "fake-cli.log"))
+    for name in LOGIN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude-login"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "no-gemini-login"))
 
 
 async def settle(pilot: Any, app: Any) -> None:

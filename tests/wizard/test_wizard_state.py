@@ -120,7 +120,8 @@ def test_unknown_versions_are_refused_by_name(
     raw["executionIdentityVersion"] = version
     state_file.write_text(json.dumps(raw), encoding="utf-8")
     error = _refused(state_file, env)
-    assert repr(version) in error.message
+    # Named as the file spells it: `true`, `"2"`, `2.0` (not Python's `True`, `'2'`).
+    assert f"version {json.dumps(version)}:" in error.message
     assert error.field == "executionIdentityVersion"
 
 

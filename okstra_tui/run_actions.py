@@ -1,0 +1,123 @@
+"""What the app does with a run picked from a list (start screen, runs screen).
+
+Reading the runs looks at each lead (a tmux pane or a process), which records an exit
+the first time it is seen; stopping waits for the lead to end. Both can take seconds:
+the screens call them from worker threads. Attaching outside tmux and resuming hand the
+terminal over: they return a `LaunchRequest` the app exits with (entry.py runs it,
+okstra staying the lead's parent for a resume).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from okstra_core.environment import Environment
+from okstra_core.errors import OkstraError
+from okstra_core.lead import observe, plan_attach, read_run, stop
+from okstra_core.resume import exec_command, resume_run
+from okstra_core.runs import all_runs, human_age, project_runs
+from okstra_core.wizard.text import WizardText
+
+from .messages import LaunchRequest
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an action on a run did: a line to show, or the terminal to hand over."""
+
+    message: str = ""
+    request: LaunchRequest | None = None
+
+
+def read_runs(
+    project_root: Path | None, show_all: bool, environment: Environment
+) -> tuple[list[dict[str, Any]], str]:
+    """The runs as `okstra runs --json` rows (newest first), or an error to show.
+
+    A damaged run is a row with its `problem`; it never hides the others.
+    """
+    now = environment.now()
+    try:
+        if show_all or project_root is None:
+            rows = all_runs(environment)
+        else:
+            rows = project_runs(project_root, environment)
+    except OkstraError as exc:
+        return [], exc.render()
+    return [row.to_json(now) for row in rows], ""
+
+
+def age(row: dict[str, Any]) -> str:
+    return human_age(row.get("ageSeconds"))
+
+
+def lead_label(row: dict[str, Any], text: WizardText) -> str:
+    """The lead column: `running`, `exited 1`, `pending id`, … or `damaged`."""
+    if row.get("problem") and row.get("lead") is None:
+        return text.get("app.runs.damaged")
+    return str(row.get("leadStatus") or "")
+
+
+def status_lines(row: dict[str, Any], text: WizardText) -> list[str]:
+    """The highlighted run: its lead, directory, resume command, and why it is odd."""
+    lead = row.get("lead") or {}
+    lines = [
+        text.get("app.runs.detail", run=row["run"], status=lead_label(row, text)),
+        text.get("app.runs.resume", command=row.get("resumeCommand") or "-"),
+    ]
+    why = lead.get("detail") or row.get("problem")
+    if why:
+        lines.append(str(why))
+    return lines
+
+
+def attach(run_dir: Path, environment: Environment) -> Outcome:
+    """Show the lead's tmux window: switch to it inside tmux, else hand the terminal over."""
+    try:
+        run = read_run(run_dir)
+    except OkstraError as exc:
+        return Outcome(exc.render())
+    plan = plan_attach(run, environment)
+    if plan.argv is None:
+        return Outcome(plan.problem or "")
+    if plan.switch:
+        try:
+            done = subprocess.run(list(plan.argv), capture_output=True, text=True, check=False)
+        except OSError as exc:
+            return Outcome(f"tmux: {exc.strerror or exc}")
+        return Outcome(f"tmux: {done.stderr.strip()}" if done.returncode else "")
+    return Outcome(request=LaunchRequest(tuple(plan.argv), run.run_dir, plan.env))
+
+
+def stop_lead(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:
+    """Ask the lead to stop, then end it (blocks up to the grace time: a worker calls it)."""
+    try:
+        outcome = stop(read_run(run_dir), environment)
+    except OkstraError as exc:
+        return Outcome(exc.render())
+    return Outcome(text.get("app.runs.stopped", status=outcome.after.label()))
+
+
+def resume(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:
+    """The resumed lead, to run in this terminal — rebuilt from the catalog, as
+    `okstra resume --exec` does; refused while the lead still runs."""
+    try:
+        run = read_run(run_dir)
+        status = observe(run, environment)
+        if status.alive:
+            return Outcome(text.get("app.runs.still_running", run=run.ref))
+        outcome = resume_run(run_dir, environment=environment, wait=0)
+        if not outcome.ok:
+            return Outcome(outcome.message() or text.get("app.runs.no_resume", run=run.ref))
+        command = exec_command(outcome, environment)
+    except OkstraError as exc:
+        return Outcome(exc.render())
+    env = {**environment.env, **command.env}
+    return Outcome(
+        request=LaunchRequest(
+            tuple(command.argv), command.cwd, env, run_dir=run.run_dir, resumed=True
+        )
+    )
