@@ -19,6 +19,14 @@ from .ids import STEP_KINDS, StepKind
 # the setup is fixed (install or enable a provider).
 PromptKind = Literal["pick", "text", "blocked", "done"]
 
+
+# Default factories are Python functions, not the `dict` builtin: pydantic reads
+# a factory's signature when it builds a model, and a builtin's signature is parsed
+# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
+
 __all__ = [
     "STEP_KINDS",
     "AnswerEntry",
@@ -80,6 +88,10 @@ class PromptMeta(TypedDict, total=False):
     stale: StaleMeta
 
 
+def _no_meta() -> PromptMeta:
+    return PromptMeta()
+
+
 class _Value(BaseModel):
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
 
@@ -98,7 +110,7 @@ class Option(_Value):
     value: str
     label: str
     disabled_reason: str | None = Field(default=None, alias="disabledReason")
-    meta: dict[str, str] = Field(default_factory=dict)
+    meta: dict[str, str] = Field(default_factory=_new_dict)
 
     @property
     def selectable(self) -> bool:
@@ -151,7 +163,7 @@ class Prompt(_Value):
     default: str | None = None
     echo_template: str = Field(default="", alias="echoTemplate")
     help: str = ""
-    meta: PromptMeta = Field(default_factory=lambda: PromptMeta())
+    meta: PromptMeta = Field(default_factory=_no_meta)
 
     @property
     def step_kind(self) -> StepKind:

@@ -135,6 +135,27 @@ def test_one_submit_and_prompt_do_each_piece_of_work_once(
     assert counts["which"] <= providers
 
 
+def test_show_computes_the_prompt_once(
+    wizard_at_model_step: tuple[Wizard, Prompt],
+    counts: Counts,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`okstra wizard show` (prompt, confirmation, history, progress) from one prompt."""
+    from okstra_core.cli import main
+    from okstra_core.wizard import engine
+
+    wizard, _prompt = wizard_at_model_step
+    monkeypatch.setattr(engine, "advance", counts.wrap("advance", engine.advance))
+    for name, value in wizard.environment.env.items():
+        monkeypatch.setenv(name, value)
+    counts.reset()
+    assert main(["wizard", "show", "--state", str(wizard.path)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["prompt"]["kind"] == "pick" and shown["confirmation"]["lines"]
+    assert counts["advance"] == 1 and counts["load_catalog"] == 1 and counts["team"] == 1
+
+
 def test_pool_memo_is_per_pool(okstra_home: Path) -> None:
     env = Environment(env={"OKSTRA_HOME": str(okstra_home), "PATH": "/usr/bin:/bin"})
     catalog = okstra_core.catalog.load_catalog(env)
@@ -196,6 +217,18 @@ NOT_IMPORTED_BY_A_STEP = (
     "okstra_core.prepare.pipeline",
     "okstra_core.prepare.manifest",
     "okstra_core.launch",
+    # Other commands' modules: the CLI imports only the running command's.
+    "okstra_core.cli._prepare",
+    "okstra_core.cli._schema",
+    "okstra_core.cli._runs",
+    "okstra_core.documents.run",
+    "okstra_core.documents.task",
+    "okstra_core.documents.schema",
+    # Imported by pydantic only when it builds a validator: a step compiles its models'
+    # validators from the cached schemas instead (okstra_core.catalog.prebuilt).
+    "pydantic.plugin._loader",
+    # The step's plain spelling is read without argparse (okstra_core.cli._wizard).
+    "argparse",
 )
 
 
@@ -280,3 +313,108 @@ def test_wizard_step_imports_only_what_a_step_needs(
         assert payload["ok"], payload
     else:
         raise AssertionError("no role-model step reached")
+
+
+# ------------------------------------------------------------------ wizard text cache
+
+
+def test_wizard_text_is_parsed_once_across_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tomllib
+
+    from okstra_core.paths import resource
+    from okstra_core.wizard import text as text_module
+
+    parsed: list[str] = []
+    real_loads = tomllib.loads
+
+    def counting(source: str) -> dict[str, Any]:
+        parsed.append(source[:20])
+        return real_loads(source)
+
+    monkeypatch.setattr(tomllib, "loads", counting)
+    cache = tmp_path / "cache"
+    env: dict[str, str] = {}
+
+    def fresh_process() -> text_module.WizardText:
+        text_module._TABLES.clear()  # what a new process starts with
+        return text_module.load_text(env, cache=cache)
+
+    first = fresh_process()
+    assert len(parsed) == 1 and len(list((cache / "text").glob("*.pickle"))) == 1
+    again = fresh_process()
+    assert len(parsed) == 1 and again.entries == first.entries  # served from the cache
+    # An edited catalog (here: a workspace copy with one label changed) is parsed again.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    source = resource("wizard.toml").read_text(encoding="utf-8")
+    label = first.raw("task_pick.label")
+    (workspace / "wizard.toml").write_text(
+        source.replace(f'"{label}"', '"Which task, then?"', 1), encoding="utf-8"
+    )
+    env["OKSTRA_WORKSPACE"] = str(workspace)
+    edited = fresh_process()
+    assert len(parsed) == 2 and edited.get("task_pick.label") == "Which task, then?"
+    # A torn entry is a miss, never an error.
+    for entry in (cache / "text").glob("*.pickle"):
+        entry.write_bytes(entry.read_bytes()[:-7])
+    assert fresh_process().entries == edited.entries and len(parsed) == 3
+
+
+# ------------------------------------------------------------------ cached validators
+
+REPORT_BUILT = r"""
+import sys
+from okstra_tui.entry import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print("BUILT" if "pydantic.plugin._loader" in sys.modules else "CACHED", file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_cached_validators_refuse_a_state_file_as_pydantic_does(
+    tmp_path: Path, okstra_home: Path
+) -> None:
+    """A cold process (pydantic builds the validators, and caches their schemas) and a
+    warm one (validators compiled from the cache) give the same answer to every file."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["OKSTRA_HOME"] = str(okstra_home)
+    good = tmp_path / "good.json"
+    init = ["wizard", "init", "--state", str(good), "--project-root", str(project)]
+    subprocess.run([sys.executable, "-m", "okstra_tui", *init], env=env, check=True, timeout=60)
+    state = json.loads(good.read_text(encoding="utf-8"))
+    answered = [{"step": "task_pick", "answer": "new"}]
+    broken = {
+        "count-is-a-boolean": {**state, "roleCounts": {"analyser": True}},
+        "unknown-field": {**state, "colour": "blue"},
+        "missing-field": {k: v for k, v in state.items() if k != "project_root"},
+        "answered-twice": {**state, "answered": answered * 2},
+        "bad-entry-mode": {**state, "host_entry_mode": "teleport"},
+        "revision-too-big": {**state, "revision": 2**60},
+        "fine": state,
+    }
+
+    def step(path: Path) -> tuple[str, str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", REPORT_BUILT, "wizard", "show", "--state", str(path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        return proc.stdout, proc.stderr.strip().splitlines()[-1]
+
+    for name, content in broken.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(content), encoding="utf-8")
+        shutil.rmtree(okstra_home / "cache" / "models", ignore_errors=True)
+        cold, built = step(path)
+        warm, cached = step(path)
+        assert (built, cached) == ("BUILT", "CACHED"), name
+        assert warm == cold, name
+        assert json.loads(warm)["ok"] is (name == "fine"), (name, warm)
