@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
@@ -83,7 +84,7 @@ from .widgets import (
 
 # What the setup mounts, read into the stylesheet before the first screen (see
 # _preload_css.py): the stylesheet is parsed once, not again at each new screen.
-_PRELOADED = (
+_PRELOADED: tuple[type[DOMNode], ...] = (
     *WIDGETS,
     StartScreen,
     PickScreen,
