@@ -12,15 +12,23 @@ and is kept until the pinned Textual no longer needs it.
   being dismissed, after its children are gone, and the worker failed with `NoMatches`
   (which ends the app). A closing palette has no list to show or hide: the watchers
   then do nothing.
+* `Header`'s title watcher queries its `HeaderTitle` child; when the title changes while
+  the header's screen is being switched away, the child is already gone and the watcher
+  raised `NoMatches` (it only expected `NoScreen`), which ends the app. A header without
+  its title has nothing to update: the watcher then does nothing.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
-from textual.widgets import OptionList
+from textual.dom import NoScreen
+from textual.events import Mount
+from textual.widgets import Header, OptionList
+from textual.widgets._header import HeaderTitle
 
 _move_page = OptionList._move_page
 _watch_list_visible = CommandPalette._watch__list_visible
@@ -51,11 +59,23 @@ async def _safe_watch_show_busy(self: CommandPalette) -> None:
         await _watch_show_busy(self)
 
 
+def _safe_header_on_mount(self: Header, _: Mount) -> None:
+    async def set_title() -> None:
+        with suppress(NoScreen, NoMatches):
+            self.query_one(HeaderTitle).update(self.format_title())
+
+    self.watch(self.app, "title", set_title)
+    self.watch(self.app, "sub_title", set_title)
+    self.watch(self.screen, "title", set_title)
+    self.watch(self.screen, "sub_title", set_title)
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     OptionList._move_page = _safe_move_page  # type: ignore[method-assign]
     CommandPalette._watch__list_visible = _safe_watch_list_visible  # type: ignore[method-assign]
     CommandPalette._watch__show_busy = _safe_watch_show_busy  # type: ignore[method-assign]
+    Header._on_mount = _safe_header_on_mount  # type: ignore[method-assign]
 
 
 apply()

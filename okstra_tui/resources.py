@@ -34,6 +34,16 @@ def stylesheet(name: str) -> Path:
     return screens_dir() / f"{name}.tcss"
 
 
+def stylesheets() -> list[Path]:
+    """Every screen's stylesheet, the app's first: what the app parses once, at start.
+
+    Each screen's rules are scoped by its class name, so reading them all up front
+    styles every screen as reading each with its first screen did.
+    """
+    others = sorted(p for p in screens_dir().glob("*.tcss") if p.stem != "app")
+    return [stylesheet("app"), *others]
+
+
 @cache
 def help_text(name: str) -> str:
     """The help text of one screen (`screens/<name>.help.md`), empty when it has none.

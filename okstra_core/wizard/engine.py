@@ -120,7 +120,9 @@ def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
         found = team_blocker(ctx, state)
     except OkstraError as exc:  # a setup okstra cannot read a team from: say why
         found = Blocker((exc.message,), exc.message)
-    if found is not None or (prompt.kind == "pick" and not prompt.selectable):
+    if found is not None or (
+        prompt.kind == "pick" and all(o.disabled_reason is not None for o in prompt.options)
+    ):
         prompt = _blocked(ctx, prompt, found)
     note = state.stale
     if note is not None:

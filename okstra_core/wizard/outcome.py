@@ -141,9 +141,7 @@ class Outcome(_Value):
 
     request: RunRequest
     confirmation_text: str = Field(alias="confirmationText")
-    # Made without validation (nothing to check): an instance made at import would build
-    # the model's validator in every process that imports the wizard.
-    orchestration: Orchestration = Orchestration.model_construct()
+    orchestration: Orchestration = Field(default_factory=Orchestration)
     persist_actions: tuple[PersistAction, ...] = Field(default=(), alias="persistActions")
 
     @computed_field(alias="renderArgs")  # type: ignore[prop-decorator]

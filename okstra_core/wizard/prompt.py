@@ -88,6 +88,11 @@ class PromptMeta(TypedDict, total=False):
     stale: StaleMeta
 
 
+_new = object.__new__
+_set = object.__setattr__
+_OPTION_FIELDS = ("value", "label", "disabled_reason", "meta")
+
+
 def _no_meta() -> PromptMeta:
     return PromptMeta()
 
@@ -115,6 +120,31 @@ class Option(_Value):
     @property
     def selectable(self) -> bool:
         return self.disabled_reason is None
+
+    @classmethod
+    def trusted(
+        cls, value: str, label: str, disabled_reason: str | None, meta: dict[str, str]
+    ) -> Option:
+        """An option from values the engine made itself (nothing to validate).
+
+        What ``model_construct`` with every field does, without its per-field walk
+        (a role-model prompt on a big pool makes thousands of options).
+        """
+        option = _new(cls)
+        _set(
+            option,
+            "__dict__",
+            {
+                "value": value,
+                "label": label,
+                "disabled_reason": disabled_reason,
+                "meta": meta,
+            },
+        )
+        _set(option, "__pydantic_fields_set__", set(_OPTION_FIELDS))
+        _set(option, "__pydantic_extra__", None)
+        _set(option, "__pydantic_private__", None)
+        return option
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"value": self.value, "label": self.label}

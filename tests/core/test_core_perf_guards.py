@@ -20,10 +20,24 @@ from typing import Any
 import pytest
 
 import okstra_core.catalog
+from okstra_core.catalog.models import (
+    LEADER,
+    GlobalConfig,
+    HostSpec,
+    LaunchSpec,
+    ModelSpec,
+    Profile,
+    ProviderSpec,
+    RoleRequirement,
+)
+from okstra_core.defaults import DefaultScopes
 from okstra_core.environment import Environment
 from okstra_core.pool import ModelPool
+from okstra_core.resolver import TeamQuery, model_option_rows
 from okstra_core.resolver import team as team_module
+from okstra_core.resolver.solver import Solver
 from okstra_core.wizard import Prompt, Wizard
+from okstra_core.wizard import roles as roles_module
 
 TEXT_ANSWERS = {"task_group": "Team A", "task_id": "Speed", "brief": "brief.md"}
 
@@ -188,6 +202,85 @@ def test_available_refs_agree_with_availability(okstra_home: Path, tmp_path: Pat
                 }
                 fresh = ModelPool.from_catalog(catalog, env)
                 assert fresh.available_refs(role, host, mode) == expected, (host.id, mode, role)
+
+
+def test_a_repeated_prompt_reuses_the_team_core_and_the_options(
+    wizard_at_model_step: tuple[Wizard, Prompt], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step's pool is new, but what follows from the provider specs, the roles and
+    the availability (the team's core: candidates, model classes, solvers) is built
+    once and shared by later steps; so are the pool models' option objects."""
+    wizard, _prompt = wizard_at_model_step
+    counter = Counts()
+    monkeypatch.setattr(
+        team_module, "TeamCore", _counted_class(team_module.TeamCore, counter, "core")
+    )
+    monkeypatch.setattr(
+        team_module, "RoleRows", _counted_class(team_module.RoleRows, counter, "rows")
+    )
+    monkeypatch.setattr(team_module, "Solver", _counted_class(Solver, counter, "solver"))
+    made = counter.wrap("option", roles_module._pool_option)
+    monkeypatch.setattr(roles_module, "_pool_option", made)
+    first = wizard.prompt()
+    counter.reset()
+    again = wizard.prompt()
+    assert again == first
+    assert counter["core"] == 0
+    assert counter["rows"] == 0
+    assert counter["solver"] == 0
+    assert counter["option"] == 0  # every pool model's option is the one made before
+    # The next step (same counts, same availability) shares the core too.
+    assert first.default is not None
+    counter.reset()
+    wizard.submit(first.default)
+    assert counter["core"] == 0
+    assert counter["solver"] == 0
+
+
+def test_option_verdicts_are_decided_per_model_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Models that no fixed choice touches are interchangeable within their class
+    (provider, roles that may use them): the completion check runs once per class,
+    not once per model."""
+    launch = LaunchSpec(
+        version=("{cli}", "--version"),
+        new=("{cli}", "--model", "{model}"),
+        resume=("{cli}", "--resume", "{session_id}"),
+    )
+    providers = [
+        ProviderSpec(
+            id=f"p{p}",
+            display_label=f"P{p}",
+            cli=f"cli{p}",
+            roles=(LEADER, "analyser"),
+            launch=launch,
+            models=tuple(
+                ModelSpec(id=f"m{i}", display=f"M{i}", execution=f"x{i}") for i in range(40)
+            ),
+        )
+        for p in range(3)
+    ]
+    environment = Environment(env={"PATH": "/fake"}, which_override=lambda c: f"/fake/{c}")
+    pool = ModelPool(providers, environment, GlobalConfig())
+    host = HostSpec(id="terminal", display_label="Terminal")
+    analyser = RoleRequirement(role="analyser", duty="analyse", min=1, max=3, distinct="provider")
+    query = TeamQuery(
+        profile=Profile(task_type="t", roles=(analyser,)),
+        counts={"analyser": 3},
+        scopes=DefaultScopes(),
+        pool=pool,
+        host=host,
+        entry_mode="spawn-process",
+        models={"analyser": ["p0/m0"]},
+    )
+    calls = Counts()
+    monkeypatch.setattr(Solver, "choice_feasible", calls.wrap("check", Solver.choice_feasible))
+    rows = model_option_rows(query, "analyser", 2)
+    assert len(rows.models) == 120
+    # Three providers: three classes, and p0's models clash with analyser#1 (distinct
+    # providers), so they are decided one by one by the clash rule, not the solver.
+    assert calls["check"] <= 3
+    assert [r is None for r in rows.reasons].count(True) == 80
+    assert all(r is not None for r in rows.reasons[:40])
 
 
 # ------------------------------------------------------------------ headless imports
