@@ -7,7 +7,9 @@ and two analysers run Codex (three probes: `claude --version`, `claude --help`,
 `codex --version`). The baseline, timed in the same round, is the slowest of those
 three probes run alone (the same subprocess call preflight makes): run concurrently,
 the checks cannot take less. The sum of the three (what running them one after
-another would take) is printed in the notes.
+another would take) is printed in the notes, with the CPU time the three probes
+used (their processes' user + system time): on a machine with fewer free cores than
+probes, the probes cannot finish together sooner than that CPU allows.
 
 With the real `claude` and `codex` installed under `.cache/agent-clis` (a Node
 package tree) they are used, each with a throw-away HOME and config directory, no
@@ -87,6 +89,12 @@ def _time_probe(cli_path: str, flag: str, env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished child processes so far."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
 def measure(work: Path, repeat: int) -> list[Figure]:
     name = "(f) preflight (confirm screen), 3 probes"
     baseline_name = "slowest single probe"
@@ -110,14 +118,16 @@ def measure(work: Path, repeat: int) -> list[Figure]:
     subject: list[float] = []
     slowest: list[float] = []
     summed: list[float] = []
+    probes_cpu: list[float] = []
     rounds = max(3, repeat // 2)
     for i in range(rounds):
         singles: list[float] = []
 
         def run_subject() -> None:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _children_cpu()
             preflight(team, environment, timeout=60)
             subject.append(time.perf_counter() - start)
+            probes_cpu.append(_children_cpu() - cpu)
 
         if i % 2 == 0:
             run_subject()
@@ -127,7 +137,11 @@ def measure(work: Path, repeat: int) -> list[Figure]:
             run_subject()
         slowest.append(max(singles))
         summed.append(sum(singles))
-    note = f"{which}; {rounds} rounds; one after another: {statistics.median(summed) * 1e3:.0f} ms"
+    note = (
+        f"{which}; {rounds} rounds; one after another: {statistics.median(summed) * 1e3:.0f} ms;"
+        f" CPU of the probes: {statistics.median(probes_cpu) * 1e3:.0f} ms"
+        f" on {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
+    )
     if failed:
         note += f"; verdicts not ok: {'; '.join(failed)[:120]}"
     return [Figure(name, Stats(tuple(subject)), Stats(tuple(slowest)), baseline_name, note=note)]

@@ -1,6 +1,7 @@
 """What both front ends (the app and `okstra prepare --state`) do with a setup file.
 
-A setup is a confirmed wizard state file. Preparing it: read its run request
+A setup is a confirmed wizard state file (or a new one replayed from an answers file
+in the same process, `prepare_replayed`). Preparing it: read its run request
 (`Wizard.outcome().request`), refuse a second run unless asked for again
 (`setup_runs.check_relaunch`), call the core's one entry point
 `okstra_core.prepare.prepare(request)`, and remember the run next to the setup.
@@ -17,7 +18,7 @@ from .request import RunRequest
 from .setup_runs import check_relaunch, record_setup_run
 from .wizard import Wizard
 
-__all__ = ["prepare_setup", "request_from_state"]
+__all__ = ["prepare_replayed", "prepare_setup", "request_from_state"]
 
 
 def request_from_state(state_path: Path, environment: Environment) -> RunRequest:
@@ -43,12 +44,65 @@ def prepare_setup(
     request = request_from_state(state_path, environment)
     if not dry_run:
         check_relaunch(Path(state_path), again=again)
+    return _prepare_and_record(
+        Path(state_path),
+        request,
+        launch=launch,
+        dry_run=dry_run,
+        environment=environment,
+        on_step=on_step,
+    )
+
+
+def prepare_replayed(
+    wizard: Wizard,
+    *,
+    launch: str = "auto",
+    dry_run: bool = False,
+    environment: Environment,
+    on_step: StepCallback | None = None,
+) -> PrepareResult:
+    """Save and prepare a new setup replayed in this process (`Wizard.replay_new`).
+
+    The outcome comes from the state in memory, checked as its answers were applied:
+    it is neither re-read from disk nor checked again. A dry run writes nothing, not
+    even the setup; otherwise the setup file is written first (a prepare that then
+    fails leaves a confirmed setup to prepare again with `--state`).
+
+    Raises:
+        OkstraError: the answers did not confirm the setup (or aborted it), or any
+            prepare error.
+    """
+    request = wizard.outcome().request
+    if not dry_run:
+        if on_step is not None:
+            on_step("saving the setup")
+        wizard.save_new()
+    return _prepare_and_record(
+        wizard.path,
+        request,
+        launch=launch,
+        dry_run=dry_run,
+        environment=environment,
+        on_step=on_step,
+    )
+
+
+def _prepare_and_record(
+    state_path: Path,
+    request: RunRequest,
+    *,
+    launch: str,
+    dry_run: bool,
+    environment: Environment,
+    on_step: StepCallback | None,
+) -> PrepareResult:
     result = prepare(
         request, launch=launch, dry_run=dry_run, environment=environment, on_step=on_step
     )
     if not result.dry_run:
         record_setup_run(
-            Path(state_path),
+            state_path,
             run_id=result.run_id,
             run_dir=result.run_dir,
             at=environment.now().isoformat(timespec="seconds"),

@@ -27,7 +27,6 @@ Public API::
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,8 @@ from typing import TYPE_CHECKING
 from .errors import OkstraError, UsageError
 
 if TYPE_CHECKING:
+    import argparse
+
     from .catalog.models import Profile, RoleRequirement
     from .defaults import DefaultScopes
     from .environment import Environment
@@ -113,6 +114,8 @@ ENV_DEFAULTS: dict[str, str] = {
 
 def add_legacy_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the earlier okstra's prepare flags to `parser`, hidden from `--help`."""
+    import argparse  # only when a parser is built: the wizard imports this module too
+
     for flag, dest, _ in LEGACY_FLAGS:
         parser.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
     for flag, dest in UNSUPPORTED_FLAGS:

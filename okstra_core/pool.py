@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .binding import bind, choose_runner
@@ -72,8 +73,8 @@ class Availability:
     reason: str | None = None
 
 
-def _provider_of(model: PoolModel) -> str:
-    return model.provider_id
+_REF = operator.attrgetter("ref")
+_PROVIDER = operator.attrgetter("provider_id")
 
 
 def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
@@ -119,24 +120,63 @@ class _Registry:
     role_lists: dict[str, tuple[PoolModel, ...]]
     # `role_lists[role]` split by provider (adjacent in registry order).
     role_groups: dict[str, tuple[tuple[str, tuple[PoolModel, ...]], ...]]
+    # `role_lists[role]` restricted to the bundled defaults of the role.
+    role_defaults: dict[str, tuple[PoolModel, ...]] = field(default_factory=dict)
+    # Available refs per (role, host, entry mode, which of the role's provider groups
+    # are available): the same inputs give the same (identical) frozenset, whichever
+    # pool asks. The host is kept in the value, so its id is not reused meanwhile.
+    domains: dict[Hashable, tuple[HostSpec, frozenset[str]]] = field(default_factory=dict)
+    # Values derived from the registry and from inputs named in their key (the
+    # resolver's team skeletons): shared by every pool on this registry. Bounded.
+    shared: dict[Hashable, Any] = field(default_factory=dict)
+
+    def role_list(self, role: str) -> tuple[PoolModel, ...]:
+        """The models whose provider and model both support `role`, in registry order."""
+        if not self.role_lists:
+            # One pass for every role (a big pool has ten thousand models).
+            found: dict[str, builtins.list[PoolModel]] = {}
+            for m in self.models:
+                for name in m.roles:
+                    listed = found.get(name)
+                    if listed is None:
+                        found[name] = [m]
+                    elif listed[-1] is not m:  # a role named twice: the model once
+                        listed.append(m)
+            self.role_lists.update({name: tuple(ms) for name, ms in found.items()})
+            self.role_lists[""] = ()  # built (even when no model supports anything)
+        return self.role_lists.get(role, ())
 
     def groups(self, role: str) -> tuple[tuple[str, tuple[PoolModel, ...]], ...]:
         cached = self.role_groups.get(role)
         if cached is None:
             cached = tuple(
                 (provider_id, tuple(group))
-                for provider_id, group in itertools.groupby(
-                    (m for m in self.models if role in m.roles), _provider_of
-                )
+                for provider_id, group in itertools.groupby(self.role_list(role), _PROVIDER)
             )
             self.role_groups[role] = cached
         return cached
+
+    def defaults(self, role: str) -> tuple[PoolModel, ...]:
+        """The bundled defaults of `role` that support it, in registry order."""
+        if not self.role_defaults:
+            # One pass for every role: few models are a default for anything.
+            found: dict[str, builtins.list[PoolModel]] = {}
+            for m in self.models:
+                if m.default_for:
+                    for name in m.default_for:
+                        listed = found.setdefault(name, [])
+                        if name in m.roles and (not listed or listed[-1] is not m):
+                            listed.append(m)
+            self.role_defaults.update({name: tuple(ms) for name, ms in found.items()})
+            self.role_defaults[""] = ()  # built (even when nothing is a default)
+        return self.role_defaults.get(role, ())
 
 
 # Keyed by the identity of the provider specs; the entry holds them, so their ids are
 # not reused while it lives. Small: one registry per catalog in use (tests build many).
 _REGISTRIES: dict[tuple[int, ...], _Registry] = {}
 _REGISTRY_LIMIT = 8
+_SHARED_LIMIT = 16
 
 
 def _registry(providers: tuple[ProviderSpec, ...]) -> _Registry:
@@ -180,7 +220,6 @@ class ModelPool:
         self._models = registry.models
         self._by_ref = registry.by_ref
         self._by_provider = registry.by_provider
-        self._role_lists = registry.role_lists
         self._which: dict[str, str | None] = {}
         self._availability: dict[tuple[str, str, str, str], Availability] = {}
         self._provider_verdicts: dict[tuple[str, str, str, str], Availability] = {}
@@ -205,11 +244,7 @@ class ModelPool:
 
     def list(self, role: str) -> builtins.list[PoolModel]:
         """Models whose provider and model both support `role`, in registry order."""
-        cached = self._role_lists.get(role)
-        if cached is None:
-            cached = tuple(m for m in self._models if role in m.roles)
-            self._role_lists[role] = cached
-        return list(cached)
+        return list(self._registry.role_list(role))
 
     def roles(self) -> tuple[str, ...]:
         """Every role some provider supports, leader first, then in first-seen order."""
@@ -273,7 +308,24 @@ class ModelPool:
 
     def default_candidates(self, role: str) -> builtins.list[PoolModel]:
         """Bundled defaults for `role` (``default_for``) that support it, registry order."""
-        return [m for m in self.list(role) if role in m.default_for]
+        return list(self._registry.defaults(role))
+
+    def shared_memo(self, key: Hashable, build: Callable[[], _T]) -> _T:
+        """`build()`'s result, shared by every pool on the same provider specs.
+
+        Only for values that follow from the provider specs and from what `key` names
+        (never from this pool's availability unless the key holds it). At most
+        `_SHARED_LIMIT` values are kept per registry (oldest dropped first).
+        """
+        shared = self._registry.shared
+        try:
+            value: _T = shared[key]
+        except KeyError:
+            value = build()
+            if len(shared) >= _SHARED_LIMIT:
+                shared.pop(next(iter(shared)), None)
+            shared[key] = value
+        return value
 
     def memo(self, key: Hashable, build: Callable[[], _T]) -> _T:
         """`build()`'s result, computed once for the life of this pool (one step).
@@ -325,17 +377,44 @@ class ModelPool:
         cached: frozenset[str] | None = self._memo.get(key)
         if cached is not None:
             return cached
-        refs: builtins.list[str] = []
-        for provider_id, models in self._registry.groups(role):
+        groups = self._registry.groups(role)
+        verdicts: builtins.list[bool] = []
+        for provider_id, models in groups:
             verdict_key = (provider_id, role, host.id, entry_mode)
             verdict = self._provider_verdicts.get(verdict_key)
             if verdict is None:
                 verdict = self._provider_verdict(models[0], role, host, entry_mode)
                 self._provider_verdicts[verdict_key] = verdict
-            if not verdict.available:
+            verdicts.append(verdict.available)
+        # Beyond the provider verdicts only the host binding decides, and it follows
+        # from the (identical) host and model specs: shared by every pool.
+        shared_key = (role, id(host), entry_mode, tuple(verdicts))
+        domains = self._registry.domains
+        hit = domains.get(shared_key)
+        if hit is not None and hit[0] is host:
+            result = hit[1]
+        else:
+            result = self._available_refs(groups, verdicts, role, host, entry_mode)
+            if len(domains) >= _SHARED_LIMIT * 4:
+                domains.pop(next(iter(domains)), None)
+            domains[shared_key] = (host, result)
+        self._memo[key] = result
+        return result
+
+    def _available_refs(
+        self,
+        groups: Sequence[tuple[str, tuple[PoolModel, ...]]],
+        verdicts: Sequence[bool],
+        role: str,
+        host: HostSpec,
+        entry_mode: EntryMode,
+    ) -> frozenset[str]:
+        refs: builtins.list[str] = []
+        for (provider_id, models), available in zip(groups, verdicts, strict=True):
+            if not available:
                 continue
             if choose_runner(role, provider_id, host, entry_mode) == "cli-wrapper":
-                refs.extend(m.ref for m in models)
+                refs.extend(map(_REF, models))
             else:
                 # A host-bound runner: each model's binding decides (as `availability`).
                 refs.extend(
@@ -343,8 +422,7 @@ class ModelPool:
                     for m in models
                     if self.availability(m.ref, role, host, entry_mode).available
                 )
-        result = self._memo[key] = frozenset(refs)
-        return result
+        return frozenset(refs)
 
     def _compute(
         self, model: PoolModel, role: str, host: HostSpec, entry_mode: EntryMode

@@ -37,6 +37,14 @@ from pydantic.alias_generators import to_camel
 from .errors import OkstraError, UsageError
 from .tasks import check_segment
 
+
+# Default factories are Python functions, not the `dict` builtin: pydantic reads
+# a factory's signature when it builds a model, and a builtin's signature is parsed
+# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
+
 __all__ = [
     "HOST_EFFORT_ENV",
     "HOST_MODEL_ENV",
@@ -114,7 +122,9 @@ class HostSessionContext(Value):
     entry_mode: EntryMode = "spawn-process"
     available_functions: tuple[StrictStr, ...] = ()
     interaction_surface: StrictStr = "cli"
-    current_model: CurrentModel = CurrentModel()
+    # Defaults built without validation (nothing to check): an instance made at import
+    # would build its model's validator in every process that imports the request.
+    current_model: CurrentModel = CurrentModel.model_construct()
 
     @model_validator(mode="before")
     @classmethod
@@ -164,12 +174,14 @@ class RunRequest(Value):
     approved_plan: StrictStr = Field(default="", max_length=4096)
     directive: StrictStr = Field(default="", max_length=65536)
     related_tasks: tuple[StrictStr, ...] = ()
-    host: HostSessionContext = HostSessionContext()
-    role_counts: dict[RoleName, Annotated[StrictInt, Field(ge=0, le=MAX_ROLE_COUNT)]] = Field(
-        default_factory=dict
+    host: HostSessionContext = HostSessionContext.model_construct(
+        current_model=CurrentModel.model_construct()
     )
-    role_models: dict[RoleName, list[ModelRef]] = Field(default_factory=dict)
-    provenance: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    role_counts: dict[RoleName, Annotated[StrictInt, Field(ge=0, le=MAX_ROLE_COUNT)]] = Field(
+        default_factory=_new_dict
+    )
+    role_models: dict[RoleName, list[ModelRef]] = Field(default_factory=_new_dict)
+    provenance: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
 
     @field_validator("project_root")
     @classmethod

@@ -9,11 +9,10 @@ session context and `OKSTRA_HOST_MODEL` / `OKSTRA_HOST_EFFORT` for every command
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 from pydantic import ValidationError
@@ -45,6 +44,9 @@ __all__ = [
     "request_from_argv",
     "request_from_namespace",
 ]
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def _split(value: str, flag: str, shape: str, problems: list[str]) -> tuple[str, str] | None:
@@ -223,11 +225,6 @@ _RUN_FLAGS: tuple[tuple[str, str, bool, str, str], ...] = (
 REQUEST_DESTS = tuple(flag[1] for flag in _RUN_FLAGS)
 
 
-class _RaisingParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"okstra prepare: {message}")
-
-
 def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the renderArgv flags to `parser` (the CLI's `prepare` and `request_from_argv`)."""
     for flag, dest, repeated, metavar, text in _RUN_FLAGS:
@@ -402,6 +399,12 @@ def request_from_argv(
     argv: Sequence[str], environment: Environment, *, cwd: Path | None = None
 ) -> RunRequest:
     """Parse a renderArgv list (`RunRequest.render_argv()`) back into the request."""
+    import argparse  # only to parse an argv: the wizard, which imports this module, never does
+
+    class _RaisingParser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            raise UsageError(f"okstra prepare: {message}")
+
     parser = _RaisingParser(prog="okstra prepare", add_help=False)
     add_request_arguments(parser)
     ns = parser.parse_args(list(argv))

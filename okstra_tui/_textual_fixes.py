@@ -17,15 +17,23 @@ and is kept until the pinned Textual no longer needs it.
   down to a few cells, then the app closing), the text is wrapped at width 0 and rich
   raised `ValueError: range() arg 3 must not be zero`. The height is measured at a
   width of at least one cell (nothing is visible at that width either way).
+* `Header`'s title watcher queries its `HeaderTitle` child; when the title changes while
+  the header's screen is being switched away, the child is already gone and the watcher
+  raised `NoMatches` (it only expected `NoScreen`), which ends the app. A header without
+  its title has nothing to update: the watcher then does nothing.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
-from textual.widgets import OptionList
+from textual.dom import NoScreen
+from textual.events import Mount
+from textual.widgets import Header, OptionList
+from textual.widgets._header import HeaderTitle
 
 _move_page = OptionList._move_page
 _content_height = OptionList.get_content_height
@@ -62,12 +70,24 @@ async def _safe_watch_show_busy(self: CommandPalette) -> None:
         await _watch_show_busy(self)
 
 
+def _safe_header_on_mount(self: Header, _: Mount) -> None:
+    async def set_title() -> None:
+        with suppress(NoScreen, NoMatches):
+            self.query_one(HeaderTitle).update(self.format_title())
+
+    self.watch(self.app, "title", set_title)
+    self.watch(self.app, "sub_title", set_title)
+    self.watch(self.screen, "title", set_title)
+    self.watch(self.screen, "sub_title", set_title)
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     OptionList._move_page = _safe_move_page  # type: ignore[method-assign]
     OptionList.get_content_height = _safe_content_height  # type: ignore[method-assign]
     CommandPalette._watch__list_visible = _safe_watch_list_visible  # type: ignore[method-assign]
     CommandPalette._watch__show_busy = _safe_watch_show_busy  # type: ignore[method-assign]
+    Header._on_mount = _safe_header_on_mount  # type: ignore[method-assign]
 
 
 apply()

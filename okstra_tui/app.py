@@ -9,6 +9,7 @@ what a rewind drops — is the engine's.
 from __future__ import annotations
 
 import contextlib
+import gc
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
@@ -35,6 +37,7 @@ from okstra_core.wizard import (
 from okstra_core.wizard.text import WizardText, text_for
 
 from . import _textual_fixes  # noqa: F401  (patches the pinned Textual)
+from ._preload_css import WIDGETS, preload
 from .messages import (
     Answered,
     BackRequested,
@@ -51,8 +54,16 @@ from .messages import (
     WizardChosen,
 )
 from .ready import ReadyFile
-from .resources import stylesheet
-from .screens import screen_for_prompt
+from .resources import stylesheets
+from .screens import (
+    EditScreen,
+    PickScreen,
+    RoleAddScreen,
+    RoleCountScreen,
+    RoleModelScreen,
+    TextScreen,
+    screen_for_prompt,
+)
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
 from .screens.delete import DeleteWizardScreen
@@ -62,7 +73,35 @@ from .screens.launch import LaunchScreen
 from .screens.relaunch import RelaunchScreen
 from .screens.runs import RunsScreen
 from .screens.start import StartScreen
-from .widgets import HistoryPanel
+from .widgets import (
+    AnswerInput,
+    ConfirmationView,
+    HistoryPanel,
+    KeysFooter,
+    OptionTable,
+    PreflightView,
+)
+
+# What the setup mounts, read into the stylesheet before the first screen (see
+# _preload_css.py): the stylesheet is parsed once, not again at each new screen.
+_PRELOADED: tuple[type[DOMNode], ...] = (
+    *WIDGETS,
+    StartScreen,
+    PickScreen,
+    TextScreen,
+    RoleCountScreen,
+    RoleAddScreen,
+    RoleModelScreen,
+    EditScreen,
+    ConfirmScreen,
+    LaunchScreen,
+    KeysFooter,
+    HistoryPanel,
+    OptionTable,
+    AnswerInput,
+    ConfirmationView,
+    PreflightView,
+)
 
 
 def breakpoint_classes(points: Iterable[tuple[int, str]] | None, size: int) -> list[str]:
@@ -75,7 +114,9 @@ class OkstraApp(App[LaunchRequest | None]):
     """Guided setup of a team of agents: start → prompts → confirm → launch."""
 
     TITLE = "okstra"
-    CSS_PATH = stylesheet("app")
+    # Every screen's stylesheet, parsed once at start (a screen's own CSS_PATH then
+    # finds its file already read).
+    CSS_PATH = stylesheets()
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
     # Narrow terminals get a slimmer history panel (see screens/app.tcss).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
@@ -94,6 +135,7 @@ class OkstraApp(App[LaunchRequest | None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        preload(self.stylesheet, _PRELOADED)
         self.project_root = Path(project_root).resolve()
         self.state_path = state
         self.host = host
@@ -141,6 +183,10 @@ class OkstraApp(App[LaunchRequest | None]):
     # -- screens ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        # What was built to get here (imports, catalog, text, wizard) lives as long as
+        # the app: keep it out of the collector's full passes, which otherwise walk it
+        # again and again while screens are built and dropped (see on_unmount).
+        gc.freeze()
         if self._ready_file is not None:
             self.screen_change_signal.subscribe(self, self._ready_after_refresh, immediate=True)
         self._load_theme()
@@ -150,6 +196,7 @@ class OkstraApp(App[LaunchRequest | None]):
             self.show_start()
 
     def on_unmount(self) -> None:
+        gc.unfreeze()  # collectable again (several apps in one process: tests)
         # Quit (q, ctrl+q) or the lead taking over: close the wizard like any other way.
         self.saved_setup = self._resumable_project()
         self._release()
@@ -203,15 +250,18 @@ class OkstraApp(App[LaunchRequest | None]):
     def show_prompt(self, prompt: Prompt | None = None) -> None:
         """Show the screen for the wizard's current prompt (or the launch screen)."""
         assert self.wizard is not None
-        prompt = prompt if prompt is not None else self.wizard.prompt()
+        # One load of the state for the prompt, history, progress and confirmation
+        # (each asked on its own would recompute the prompt again).
+        view = self.wizard.view()
+        prompt = prompt if prompt is not None else view.prompt
         if prompt.kind == "done":
             self.finish()
             return
         extra: dict[str, Any] = {"project_root": Path(self.wizard.state.project_root)}
         confirm = prompt.step_kind == "confirm"
         if confirm:
-            extra["confirmation"] = self.wizard.confirmation()
-        screen = screen_for_prompt(prompt, self.wizard.history(), self.wizard.progress(), **extra)
+            extra["confirmation"] = view.confirmation
+        screen = screen_for_prompt(prompt, view.history, view.progress, **extra)
         self._show(screen)
         if confirm:
             self.check_preflight(screen)
@@ -422,10 +472,11 @@ class OkstraApp(App[LaunchRequest | None]):
             prompt = wizard.prompt()
             accepted = 0
             while prompt.meta.get("stepKind") == "role_model":
-                if not is_default(prompt):
+                default = prompt.default
+                if default is None or not is_default(prompt):
                     break
                 try:
-                    prompt = wizard.submit(prompt.default, step=prompt.id).next
+                    prompt = wizard.submit(default, step=prompt.id).next
                 except AnswerRefused:
                     if not accepted:
                         raise

@@ -8,7 +8,7 @@ the one lookup every screen goes through, so neither layout leaks into the scree
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from okstra_core.environment import Environment
@@ -32,6 +32,16 @@ def screens_dir() -> Path:
 def stylesheet(name: str) -> Path:
     """The stylesheet of one screen, `screens/<name>.tcss`."""
     return screens_dir() / f"{name}.tcss"
+
+
+def stylesheets() -> list[str | PurePath]:
+    """Every screen's stylesheet, the app's first: what the app parses once, at start.
+
+    Each screen's rules are scoped by its class name, so reading them all up front
+    styles every screen as reading each with its first screen did.
+    """
+    others = sorted(p for p in screens_dir().glob("*.tcss") if p.stem != "app")
+    return [stylesheet("app"), *others]
 
 
 @cache

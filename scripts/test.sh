@@ -160,7 +160,7 @@ fi
 
 check "ruff check" "$VENV/bin/ruff" check .
 check "ruff format --check" "$VENV/bin/ruff" format --check .
-check "mypy okstra_core" "$VENV/bin/mypy" okstra_core
+check "mypy okstra_core okstra_tui" "$VENV/bin/mypy" okstra_core okstra_tui
 
 phase "pytest"
 if [ "${#FAILED[@]}" -gt 0 ]; then

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import string
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -20,6 +20,14 @@ from pydantic import (
     StrictStr,
     model_validator,
 )
+
+
+# Default factories are Python functions, not the `dict` builtin: pydantic reads
+# a factory's signature when it builds a model, and a builtin's signature is parsed
+# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
 
 EntryMode = Literal["spawn-process", "current-session"]
 Runner = Literal["current-session", "native-session", "cli-wrapper"]
@@ -149,7 +157,7 @@ class LaunchSpec(_Frozen):
     resume: tuple[StrictStr, ...]
     session_id: SessionIdKind = "uuid4"
     discover: DiscoverSpec | None = None
-    env: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    env: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
     # Flags the leader launch relies on; preflight checks the CLI's --help mentions them.
     required_flags: tuple[StrictStr, ...] = ()
     help: tuple[StrictStr, ...] = ()
@@ -227,14 +235,16 @@ class HostSpec(_Frozen):
 class ModelDefaults(_Frozen):
     """`modelDefaults`: role -> non-empty list of model refs."""
 
-    by_role: dict[StrictStr, tuple[StrictStr, ...]] = Field(default_factory=dict)
+    by_role: dict[StrictStr, tuple[StrictStr, ...]] = Field(default_factory=_new_dict)
     source: StrictStr = ""
 
 
 class GlobalConfig(_Frozen):
     """`<config dir>/config.json`."""
 
-    model_defaults: ModelDefaults = ModelDefaults()
+    # Built without validation (nothing to check): a default instance made at import
+    # would build the validator of every model it holds, which a step never uses.
+    model_defaults: ModelDefaults = ModelDefaults.model_construct()
     disabled_providers: tuple[StrictStr, ...] = ()
     language: StrictStr | None = None
     theme: StrictStr | None = None

@@ -6,8 +6,11 @@ completion see one command line; running the app itself is okstra_tui's.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 APP_EXAMPLES = """\
 examples:
@@ -28,6 +31,8 @@ ENTRY_MODES = ("spawn-process", "current-session")
 
 def app_parser(*, commands_help: str | None = None) -> argparse.ArgumentParser:
     """The app's options; `commands_help` (the headless CLI's help) goes at the end."""
+    import argparse  # only when the app (or help) runs: a headless command never needs it
+
     epilog = APP_EXAMPLES if commands_help is None else f"{APP_EXAMPLES}\n{commands_help}"
     parser = argparse.ArgumentParser(
         prog="okstra",

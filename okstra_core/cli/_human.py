@@ -7,6 +7,7 @@ so the JSON commands — the wizard protocol above all — never load it.
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -18,7 +19,15 @@ def _console() -> Any:
     from rich.console import Console
 
     # Pipes get plain text at a usable width (Rich would assume 80 columns).
-    return Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+    console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+    # Rich exits 1 when the reader goes away; the CLI's own handling stops quietly
+    # with 141 for every command alike.
+    console.on_broken_pipe = _reader_gone  # type: ignore[method-assign]
+    return console
+
+
+def _reader_gone() -> None:
+    raise BrokenPipeError(errno.EPIPE, "the reader of stdout went away")
 
 
 def _table(*columns: str) -> Any:

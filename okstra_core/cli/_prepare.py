@@ -21,7 +21,12 @@ from typing import Any
 from ..environment import Environment
 from ..errors import UsageError
 from ..legacyargs import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
-from ..roleargs import add_request_arguments, has_request_flags, request_from_namespace
+from ..roleargs import (
+    REQUEST_DESTS,
+    add_request_arguments,
+    has_request_flags,
+    request_from_namespace,
+)
 from ._human import add_json_flag, render_markdown, render_report_roles
 
 PREPARE_EXAMPLES = """\
@@ -29,6 +34,8 @@ examples:
   okstra prepare --state 20260115-093000 --dry-run   every file and command; writes nothing
   okstra prepare --state 20260115-093000             prepare and launch (auto backend)
   okstra prepare --state 20260115-093000 --launch none
+  okstra prepare --answers answers.json --project-root . --launch none
+      replay a whole setup (`okstra wizard answers`) and prepare it, in one process
   okstra prepare --project-root . --task-group web --task-id login \\
       --task-type implementation-planning --brief docs/login.md \\
       --role-count planner=2 --role-model planner=claude/opus-4.6
@@ -54,6 +61,12 @@ def register(sub: Any) -> None:
         "--state",
         metavar="FILE",
         help="a confirmed wizard state file (a bare name: in the wizards dir)",
+    )
+    prep.add_argument(
+        "--answers",
+        metavar="FILE",
+        help="replay an answers file (`okstra wizard answers`) into a new setup and prepare "
+        "it; with --project-root (and optionally --host, --entry-mode, --task-type, --state)",
     )
     prep.add_argument(
         "--again",
@@ -137,7 +150,9 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..prepare import prepare
 
     environment = Environment.real()
-    if ns.state:
+    if ns.answers:
+        result = _prepare_answers(ns, environment)
+    elif ns.state:
         if has_request_flags(ns) or legacy_flags_given(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
         from ..frontend import prepare_setup  # the wizard loads only for --state
@@ -170,6 +185,72 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     if result.ok and result.exec_argv:
         _run_lead(payload, result, environment)
     return payload, 0 if result.ok else 1
+
+
+# With --answers, the request flags that describe a new setup (as `wizard init` takes
+# them); the others come from the answers.
+_SETUP_FLAGS = ("project_root", "host", "entry_mode", "task_type")
+
+
+def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
+    """`prepare --answers FILE`: replay into a new setup and prepare it, one process.
+
+    A refused answer, or answers that do not end confirmed, is a usage error naming
+    the entry (exit 2) and nothing is written.
+    """
+    from ..frontend import prepare_replayed
+    from ..wizard import Wizard
+    from ._wizard import read_answers
+
+    extra = [d for d in REQUEST_DESTS if d not in _SETUP_FLAGS and getattr(ns, d, None)]
+    if extra or legacy_flags_given(ns):
+        raise UsageError(
+            "okstra prepare: --answers takes only --project-root, --host, --entry-mode, "
+            "--task-type and --state; the rest comes from the answers",
+            field="--" + extra[0].replace("_", "-") if extra else "--answers",
+        )
+    if ns.again:
+        raise UsageError("okstra prepare: --again applies to --state", field="--again")
+    if not ns.project_root:
+        raise UsageError("okstra prepare: --answers needs --project-root", field="--project-root")
+    answers_path = Path(ns.answers).expanduser()
+    entries = read_answers(ns.answers)
+    state = None
+    if ns.state:
+        from ..wizard import resolve_state_path
+
+        state = resolve_state_path(ns.state, environment)
+    wizard, replayed = Wizard.replay_new(
+        state,
+        ns.project_root,
+        entries,
+        host=ns.host or None,
+        entry_mode=ns.entry_mode or None,
+        task_type=ns.task_type or None,
+        environment=environment,
+    )
+    if replayed.error is not None:
+        index = replayed.index or 0
+        raise UsageError(
+            f"answers[{index}] ({entries[index].step}): {replayed.error}; nothing was written",
+            path=answers_path,
+            field=f"[{index}]",
+        )
+    done = wizard.state
+    if done.aborted or done.confirmed is not True:
+        stop = "abort the setup" if done.aborted else f"stop at step {replayed.next.id}"
+        raise UsageError(
+            f"the answers {stop}, before the setup is confirmed; nothing was written",
+            path=answers_path,
+            field=f"[{len(entries)}]",
+        )
+    return prepare_replayed(
+        wizard,
+        launch=ns.launch,
+        dry_run=ns.dry_run,
+        environment=environment,
+        on_step=_emit_progress,
+    )
 
 
 def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:

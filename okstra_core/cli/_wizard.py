@@ -12,12 +12,15 @@ else is a path. `init` without `--state` creates a fresh name in the wizards dir
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, UsageError
+
+if TYPE_CHECKING:
+    import argparse
 
 Payload = tuple[dict[str, Any], int]
 
@@ -27,6 +30,8 @@ _STATE_HELP = "the wizard state file (a bare name: <state dir>/wizards/NAME.json
 
 def register(sub: Any) -> None:
     """Add `okstra wizard …` to the top-level parser."""
+    import argparse  # only when a parser is built (see `parse_plain`)
+
     wizard = sub.add_parser(
         "wizard",
         help="guided setup as a JSON protocol (init, step, show, outcome, answers, list, schema)",
@@ -134,6 +139,57 @@ def _examples(*lines: str) -> str:
     return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
+# The per-step commands in their plain spellings — each flag in full, its value as the
+# next word — are read without argparse: (value flags, switches, one of which is
+# required). Any other spelling (`--state=F`, an abbreviation, help, a value that
+# starts with "-", a repeated flag, a missing or conflicting action) goes to the
+# parser, which accepts or refuses it with its own message.
+_PLAIN: dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ...]]] = {
+    "step": (
+        {"--state": "state", "--answer": "answer", "--rewind": "rewind", "--step": "step_id"},
+        {"--no-submit": "no_submit", "--back": "back"},
+        ("answer", "no_submit", "rewind", "back"),
+    ),
+    "show": ({"--state": "state"}, {}, ()),
+    "outcome": ({"--state": "state"}, {}, ()),
+    "answers": ({"--state": "state"}, {}, ()),
+}
+
+
+def parse_plain(args: list[str]) -> Any:
+    """The namespace argparse would give `args` (`wizard step|show|outcome|answers`
+    in their plain spellings), or None: parse them with argparse."""
+    if len(args) < 2 or args[0] != "wizard" or args[1] not in _PLAIN:
+        return None
+    values, switches, one_of = _PLAIN[args[1]]
+    ns: dict[str, Any] = dict.fromkeys(values.values())
+    ns.update(dict.fromkeys(switches.values(), False))
+    seen: set[str] = set()
+    rest = args[2:]
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word in seen:
+            return None
+        seen.add(word)
+        if word in values and i + 1 < len(rest) and not rest[i + 1].startswith("-"):
+            ns[values[word]] = rest[i + 1]
+            i += 2
+        elif word in switches:
+            ns[switches[word]] = True
+            i += 1
+        else:
+            return None
+    if ns["state"] is None:
+        return None
+    if one_of and sum(ns[d] is not None and ns[d] is not False for d in one_of) != 1:
+        return None
+    handlers = {"step": _step, "show": _show, "outcome": _outcome, "answers": _answers}
+    return SimpleNamespace(
+        command="wizard", wizard_command=args[1], handler=handlers[args[1]], **ns
+    )
+
+
 def _missing_subcommand(_ns: argparse.Namespace) -> Payload:
     raise UsageError(
         "okstra wizard: a subcommand is required: init, step, show, outcome, answers, list, schema"
@@ -150,7 +206,7 @@ def _state_path(value: str, env: Environment) -> Path:
     return resolve_state_path(value, env)
 
 
-def _read_answers(value: str) -> list[Any]:
+def read_answers(value: str) -> list[Any]:
     """Read an answers file: a JSON array of {step, answer}, or `{"answers": [...]}`."""
     from pydantic import ValidationError
 
@@ -185,7 +241,7 @@ def _init(ns: argparse.Namespace) -> Payload:
     from ..wizard import Wizard
 
     env = _env()
-    entries = _read_answers(ns.answers) if ns.answers else None  # validated before creating
+    entries = read_answers(ns.answers) if ns.answers else None  # validated before creating
     path = _state_path(ns.state, env) if ns.state else None
     wizard = Wizard.init(
         path,

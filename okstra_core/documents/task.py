@@ -15,6 +15,14 @@ from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAd
 from .base import Document, OpenDocument
 from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
 
+
+# Default factories are Python functions, not the `dict` builtin: pydantic reads
+# a factory's signature when it builds a model, and a builtin's signature is parsed
+# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
+
 __all__ = [
     "TIMELINE_EVENT",
     "LatestRun",
@@ -186,7 +194,7 @@ class ProjectDocument(OpenDocument):
     WHAT: ClassVar[str] = "project.json"
     project_id: StrictStr
     project_root: StrictStr
-    tasks: dict[StrictStr, ProjectTask] = Field(default_factory=dict)
+    tasks: dict[StrictStr, ProjectTask] = Field(default_factory=_new_dict)
     last_prepared_run: LastPreparedRun | None = None
     updated_at: StrictStr | None = None
 

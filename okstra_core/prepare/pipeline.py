@@ -31,6 +31,7 @@ from ..catalog.models import (
     Profile,
     ProviderSpec,
 )
+from ..catalog.prebuilt import prepare_models
 from ..defaults import load_scopes
 from ..documents import (
     LeadLaunched,
@@ -43,7 +44,9 @@ from ..documents import (
     RunsIndexRow,
     TaskManifest,
 )
-from ..documents.run import ApprovedPlanRef, FileRef
+from ..documents.resume import ResumeDocument, ResumeParticipant
+from ..documents.run import ApprovedPlanRef, BindingRecord, FileRef, Participant, RoleExecution
+from ..documents.task import NextPhase
 from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, PrepareError, UsageError
 from ..launch import (
@@ -87,6 +90,29 @@ KICKOFF = "Begin the run described in your instructions."
 PROJECT_JSON = "project.json"
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
 StepCallback = Callable[[str], None]
+
+
+# The documents a prepare writes: their validators are compiled from the schemas cached
+# by an earlier process (`okstra_core.catalog.prebuilt`).
+_DOCUMENTS = (
+    RunInputs,
+    RunManifest,
+    Participant,
+    BindingRecord,
+    RoleExecution,
+    FileRef,
+    ApprovedPlanRef,
+    LeadPromptMeta,
+    ResumeDocument,
+    ResumeParticipant,
+    NextPhase,
+    TaskManifest,
+    RunPrepared,
+    ProjectDocument,
+    RunsIndexRow,
+    LeadLaunched,
+    LeadLaunchFailed,
+)
 
 
 def _noop(_: str) -> None:
@@ -802,6 +828,7 @@ def prepare(
     """
     env = environment or Environment.real()
     step = on_step or _noop
+    prepare_models(_DOCUMENTS, user_dirs(env.env).cache)
     if launch not in LAUNCH_CHOICES:
         raise UsageError(
             f"unknown launch backend {launch!r}: expected one of {', '.join(LAUNCH_CHOICES)}",

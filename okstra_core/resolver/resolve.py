@@ -6,20 +6,20 @@ possible exactly when a complete valid team extends the choices made so far.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..binding import Binding, bind
 from ..catalog.models import LEADER, RoleRequirement
 from ..errors import AssignmentResolutionError, OkstraError, UsageError
-from ..pool import Availability, PoolModel
+from ..pool import PoolModel
 from .query import TeamQuery, duty_of
 from .solver import Key, Path, Shortfall, Solver, freeze
 from .team import Fixed, Team, team_of
 
 POOL_PROVENANCE = "default:pool"
 CURRENT_SESSION_PROVENANCE = "current-session"
-_AVAILABLE = Availability(True, None)
 
 
 @dataclass(frozen=True)
@@ -380,6 +380,32 @@ def count_options(query: TeamQuery, role: str) -> list[tuple[int, str | None]]:
 # --------------------------------------------------------------------------- options
 
 
+@dataclass(frozen=True)
+class ModelOptionRows:
+    """The options of a ``role-model`` step, column by column (one row per candidate).
+
+    Attributes:
+        models: the candidates in option order.
+        refs: their refs.
+        reasons: why each cannot be chosen (None: selectable).
+        provenances: each one's default scope (``default:…``), None for pool models.
+        defaults: how many rows, first, are the role's default candidates (the rest
+            are the role's other pool models, in registry order).
+    """
+
+    models: list[PoolModel]
+    refs: list[str]
+    reasons: list[str | None]
+    provenances: list[str | None]
+    defaults: int
+
+    def states(self) -> list[OptionState]:
+        return [
+            OptionState(model=m, disabled_reason=r, provenance=p)
+            for m, r, p in zip(self.models, self.reasons, self.provenances, strict=True)
+        ]
+
+
 def model_options(query: TeamQuery, role: str, ordinal: int) -> list[OptionState]:
     """The options of step ``role-model:<role>:<ordinal>``.
 
@@ -392,6 +418,22 @@ def model_options(query: TeamQuery, role: str, ordinal: int) -> list[OptionState
 
     Raises:
         UsageError: invalid counts, unknown roles/models, or no such instance.
+    """
+    return model_option_rows(query, role, ordinal).states()
+
+
+def model_option_rows(query: TeamQuery, role: str, ordinal: int) -> ModelOptionRows:
+    """`model_options` as columns, decided once per model class, not once per model.
+
+    Two models of the same class (provider, the roles of the group that may use
+    it) that no fixed choice uses or clashes with are interchangeable, so they get
+    the same verdict: each class is decided once, and only the few models a fixed
+    choice touches (used, or clashing by model or provider) and the unavailable
+    ones are decided one by one — by the same rule, so every row is what deciding
+    that model alone gives.
+
+    Raises:
+        UsageError: see `model_options`.
     """
     team = team_of(query)
     spec = team.roles.get(role)
@@ -418,27 +460,68 @@ def model_options(query: TeamQuery, role: str, ordinal: int) -> list[OptionState
     counts = solver.state_dict(usage)
     base = solver.solve(freeze(counts)) if blocked is None else None
     verdicts: dict[Key, str | None] = {}
-    options: list[OptionState] = []
     clashes = team.clashes(valid, role, ordinal)
     domain = spec.domain
-    for model, provenance in team.candidates(role, ordinal):
-        reason: str | None
+
+    def completion(key: Key) -> str | None:
+        if key not in verdicts:
+            verdicts[key] = _completion_reason(solver, counts, base, key, role)
+        return verdicts[key]
+
+    def reason_of(model: PoolModel) -> str | None:
         # The role's domain is exactly its available models: ask the pool for the
         # reason only when there is one to show.
-        verdict = _AVAILABLE if model.ref in domain else team.availability(model, role)
-        if not verdict.available:
-            reason = verdict.reason
-        elif blocked is not None:
-            reason = blocked
+        if model.ref not in domain:
+            return team.availability(model, role).reason
+        if blocked is not None:
+            return blocked
+        clash = clashes.reason(model)
+        if clash is not None:
+            return clash
+        return completion(solver.key_of(usage, model.ref))
+
+    defaults = list(itertools.islice(team.candidates(role, ordinal), len(spec.defaults)))
+    models = [m for m, _ in defaults]
+    reasons = [reason_of(m) for m in models]
+    provenances: list[str | None] = [p for _, p in defaults]
+
+    core = team.core
+    table = core.rows(role)
+    pool_models = table.models
+    # One verdict per class, for its models that no fixed choice touches.
+    by_class: dict[int, str | None] = {}
+    for code in table.class_set:
+        key = (*core.klass(code), 0)
+        if blocked is not None:
+            by_class[code] = blocked
+        elif counts.get(key, 0) > 0:
+            by_class[code] = completion(key)
+        # else every model of the class is used by a fixed choice: decided one by one.
+    rows = list(map(by_class.get, table.classes))
+    # Models outside the domain: their availability reason (the provider's verdict
+    # for every model of a provider run through its CLI, else each binding's).
+    for provider_id, start, stop in table.unavailable:
+        first = team.availability(pool_models[start], role).reason
+        if team.cli_run(role, provider_id):
+            rows[start:stop] = [first] * (stop - start)
         else:
-            reason = clashes.reason(model)
-            if reason is None:
-                key = solver.key_of(usage, model.ref)
-                if key not in verdicts:
-                    verdicts[key] = _completion_reason(solver, counts, base, key, role)
-                reason = verdicts[key]
-        options.append(OptionState(model=model, disabled_reason=reason, provenance=provenance))
-    return options
+            for i in range(start, stop):
+                rows[i] = team.availability(pool_models[i], role).reason
+    # The models a fixed choice touches (uses, or clashes with by model or provider):
+    # decided one by one.
+    touched = {table.position(f.model) for f in valid}
+    for provider_id, start, stop in table.segments:
+        if provider_id in clashes.by_provider:
+            touched.update(range(start, stop))
+    for row in touched:
+        if row is not None:
+            rows[row] = reason_of(pool_models[row])
+    refs = [m.ref for m in models]
+    refs.extend(table.refs)
+    models.extend(pool_models)
+    reasons.extend(rows)
+    provenances.extend(itertools.repeat(None, len(pool_models)))
+    return ModelOptionRows(models, refs, reasons, provenances, len(defaults))
 
 
 def _completion_reason(

@@ -23,6 +23,8 @@ State = tuple[tuple[Key, int], ...]
 Move = tuple[int, Key]  # (role index within the solver, the class a model is taken from)
 Path = tuple[Move, ...]
 
+_DECIDED_LIMIT = 100_000  # decided states kept per solver
+
 
 @dataclass(frozen=True)
 class SolverRole:
@@ -231,11 +233,17 @@ class Solver:
 
     def solve(self, state: State) -> Path | None:
         """The moves that complete `state`, or None when no completion exists."""
-        if state in self.ok:
-            return self.ok[state]
+        # One look-up each: a solver is shared by the steps (and threads) of a process.
+        found = self.ok.get(state)
+        if found is not None:
+            return found
         if state in self.failed:
             return None
         path = self._search(dict(state))
+        if len(self.ok) + len(self.failed) >= _DECIDED_LIMIT:
+            # A solver lives as long as its team core, shared by many steps: bounded.
+            self.ok.clear()
+            self.failed.clear()
         if path is None:
             self.failed.add(state)
         else:

@@ -4,14 +4,21 @@ A `Team` is built once per query shape (profile, counts, scopes, host, entry mod
 pool, and cached on the pool (a pool lives for one wizard step). It holds each role's
 default candidates, pool order and domain (its available refs), the one clash rule
 between two chosen instances, and one `Solver` per linked group of roles.
+
+What does not depend on the step — given the provider specs, the roles, their
+defaults and their domains — is its `TeamCore` (the solvers and their decided states,
+each role's pool candidates and model classes), shared by the teams of every pool on
+the same specs (`ModelPool.shared_memo`): the same inputs give the same core.
 """
 
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from ..binding import choose_runner
 from ..catalog.models import LEADER
 from ..pool import Availability, PoolModel
 from .query import TeamQuery, check_entry_mode, role_counts_for
@@ -31,7 +38,6 @@ class RoleSpec:
     related_mask: int = 0
     component: int = 0
     defaults: list[tuple[PoolModel, str]] = field(default_factory=list)
-    pool_models: list[PoolModel] = field(default_factory=list)
     domain: frozenset[str] = frozenset()
 
     def solver_role(self) -> SolverRole:
@@ -114,24 +120,31 @@ class Team:
         pool = self.pool
         for role in self.roles.values():
             role.defaults = query.scopes.candidates(role.name, pool)
-            default_refs = {m.ref for m, _ in role.defaults}
-            role.pool_models = [m for m in pool.list(role.name) if m.ref not in default_refs]
             role.domain = pool.available_refs(role.name, self.host, self.entry_mode)
-        self.provider_index = {p.id: i for i, p in enumerate(pool.providers)}
-        index = self.provider_index
-        # Every model's provider index by ref (the solvers' model classes start here).
-        provider_of_ref: dict[str, int] = pool.memo(
-            "resolver-provider-of-ref",
-            lambda: {m.ref: index[m.provider_id] for m in pool.models()},
+        # Everything else follows from the registry, the roles and their defaults and
+        # domains: built once and shared by every pool on the same provider specs (the
+        # domains are the registry's own frozensets, identical while availability is;
+        # the shared core holds them, so their ids are not reused while it lives).
+        shape = (
+            "resolver-team-core",
+            id(self.profile),
+            self.entry_mode,
+            tuple(
+                (
+                    r.name,
+                    r.count,
+                    r.distinct,
+                    r.excludes,
+                    id(r.domain),
+                    tuple(m.ref for m, _ in r.defaults),
+                )
+                for r in self.roles.values()
+            ),
         )
-
-        def provider_of_unknown(ref: str) -> int:
-            return index[pool.resolve(ref).provider_id]
-
-        self.solvers: dict[int, Solver] = {}
-        for component in sorted({r.component for r in self.roles.values()}):
-            members = [r.solver_role() for r in self.roles.values() if r.component == component]
-            self.solvers[component] = Solver(members, provider_of_ref, provider_of_unknown)
+        core = pool.shared_memo(shape, lambda: TeamCore(self))
+        self.core = core
+        self.provider_index = core.provider_index
+        self.solvers = core.solvers
 
     def _components(self) -> None:
         component = 0
@@ -156,6 +169,10 @@ class Team:
     def availability(self, model: PoolModel, role: str) -> Availability:
         return self.pool.availability(model.ref, role, self.host, self.entry_mode)
 
+    def cli_run(self, role: str, provider_id: str) -> bool:
+        """Whether `role` runs `provider_id`'s models through its CLI (one verdict for all)."""
+        return choose_runner(role, provider_id, self.host, self.entry_mode) == "cli-wrapper"
+
     def candidates(self, role: str, ordinal: int) -> Iterator[tuple[PoolModel, str | None]]:
         """Defaults rotated so instance `ordinal` starts at default `ordinal`, then the pool.
 
@@ -166,7 +183,8 @@ class Team:
         if defaults:
             shift = (ordinal - 1) % len(defaults)
             defaults = defaults[shift:] + defaults[:shift]
-        return itertools.chain(defaults, zip(spec.pool_models, itertools.repeat(None)))
+        pool_models = self.core.rows(role).models
+        return itertools.chain(defaults, zip(pool_models, itertools.repeat(None)))
 
     def instances(self) -> list[tuple[str, int]]:
         return [(r.name, n) for r in self.roles.values() for n in range(1, r.count + 1)]
@@ -218,6 +236,145 @@ class Team:
             solver.feasible(solver.state_dict(self.usage(fixed, solver)))
             for solver in self.solvers.values()
         )
+
+
+class TeamCore:
+    """What a team derives from its pool's registry, roles, defaults and domains.
+
+    Shared by every pool on the same provider specs (`ModelPool.shared_memo`), so a
+    wizard step whose availability and answers so far match an earlier step's reuses
+    the pass over the pool and the solvers' decided states.
+
+    Attributes:
+        solvers: one per linked group of roles.
+        width: the number of providers (a model class's code is
+            ``mask * width + provider index``).
+    """
+
+    def __init__(self, team: Team) -> None:
+        pool = team.pool
+        self.anchors = (team.profile, *(r.domain for r in team.roles.values()))
+        self.provider_index = {p.id: i for i, p in enumerate(pool.providers)}
+        index = self.provider_index
+        # Every model's provider index by ref (the solvers' model classes start here).
+        provider_of_ref: dict[str, int] = pool.shared_memo(
+            "resolver-provider-of-ref",
+            lambda: {m.ref: index[m.provider_id] for m in pool.models()},
+        )
+        self.provider_of_ref = provider_of_ref
+
+        def provider_of_unknown(ref: str) -> int:
+            return index[pool.resolve(ref).provider_id]
+
+        self.solvers: dict[int, Solver] = {}
+        for component in sorted({r.component for r in team.roles.values()}):
+            members = [r.solver_role() for r in team.roles.values() if r.component == component]
+            self.solvers[component] = Solver(members, provider_of_ref, provider_of_unknown)
+        self.width = max(1, len(pool.providers))
+        self._pool = pool
+        self._roles = dict(team.roles)
+        self._rows: dict[str, RoleRows] = {}
+
+    def rows(self, role: str) -> RoleRows:
+        """The role's pool models and their classes (built on first use)."""
+        found = self._rows.get(role)
+        if found is None:
+            found = self._rows[role] = RoleRows(self, self._roles[role])
+        return found
+
+    def klass(self, code: int) -> tuple[int, int]:
+        """A class code of `RoleRows.classes` as ``(provider index, availability mask)``."""
+        return code % self.width, code // self.width
+
+
+class RoleRows:
+    """One role's candidates from the pool (after its defaults), column by column.
+
+    Built on first use: a step asks for one role's options, and every pass here is
+    done by `map`/`zip` (a big pool has ten thousand models per role).
+
+    Attributes:
+        models: the role's pool models that are not among its defaults.
+        refs: their refs.
+        classes: aligned with `models`: each model's class in its solver as the int
+            ``mask * width + provider index`` (`TeamCore.klass`); a mask without the
+            role's bit means the model is not in the role's domain (unavailable).
+        class_set: the classes in the domain, each once.
+        segments: ``(provider id, start, end)`` runs of `models`, one per provider.
+        unavailable: ``(provider id, start, end)`` runs of models not in the domain.
+    """
+
+    def __init__(self, core: TeamCore, role: RoleSpec) -> None:
+        listed = core._pool.list(role.name)
+        default_refs = {m.ref for m, _ in role.defaults}
+        if default_refs:
+            keep = map(operator.not_, map(default_refs.__contains__, map(_REF, listed)))
+            models = list(itertools.compress(listed, keep))
+        else:
+            models = listed
+        refs = list(map(_REF, models))
+        self.models = models
+        self.refs = refs
+        masks = core.solvers[role.component].members
+        provs = list(map(core.provider_of_ref.__getitem__, refs))
+        # A class as one int (ints are not tracked by the garbage collector; ten
+        # thousand tuples per role are).
+        self.classes = list(
+            map(
+                operator.add,
+                map(
+                    operator.mul,
+                    map(masks.get, refs, itertools.repeat(0)),
+                    itertools.repeat(core.width),
+                ),
+                provs,
+            )
+        )
+        width = core.width
+        self.class_set = [k for k in dict.fromkeys(self.classes) if (k // width) & role.bit]
+        present = list(map(role.domain.__contains__, refs))
+        providers = core._pool.providers
+        self.segments: list[tuple[str, int, int]] = []
+        self.unavailable: list[tuple[str, int, int]] = []
+        self._span: dict[str, tuple[int, int]] = {}
+        begin = 0
+        for provider, group in itertools.groupby(provs):
+            stop = begin + len(list(group))
+            provider_id = providers[provider].id
+            self.segments.append((provider_id, begin, stop))
+            self._span[provider_id] = (begin, stop)
+            if not all(present[begin:stop]):
+                self.unavailable.extend(_missing_runs(provider_id, present, begin, stop))
+            begin = stop
+
+    def position(self, model: PoolModel) -> int | None:
+        """Where `model` is in `models` (None: not there)."""
+        span = self._span.get(model.provider_id)
+        if span is None:
+            return None
+        try:
+            return self.refs.index(model.ref, *span)
+        except ValueError:
+            return None
+
+
+_REF = operator.attrgetter("ref")
+
+
+def _missing_runs(
+    provider_id: str, present: Sequence[bool], begin: int, stop: int
+) -> list[tuple[str, int, int]]:
+    """The runs of `begin..stop` whose models are not in the domain."""
+    if not any(present[begin:stop]):
+        return [(provider_id, begin, stop)]
+    runs: list[tuple[str, int, int]] = []
+    i = begin
+    for there, group in itertools.groupby(present[begin:stop]):
+        n = len(list(group))
+        if not there:
+            runs.append((provider_id, i, i + n))
+        i += n
+    return runs
 
 
 # Teams are kept per pool: a wizard step resolves the chosen team (to drop models that

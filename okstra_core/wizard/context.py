@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..environment import Environment
+from ..paths import user_dirs
 from ..tasks import TaskEntry, list_tasks
 from .text import WizardText, choose_language, load_text
 
@@ -38,9 +39,9 @@ class StepContext:
 
     @cached_property
     def text(self) -> WizardText:
+        env = self.environment.env
         return load_text(
-            self.environment.env,
-            choose_language(self.environment.env, self.catalog.config.language),
+            env, choose_language(env, self.catalog.config.language), cache=user_dirs(env).cache
         )
 
     @cached_property

@@ -15,20 +15,24 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..catalog import detect_host, load_project_config
+from ..catalog.models import ModelDefaults
+from ..catalog.prebuilt import prepare_models
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
+from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..resolver import Blocker, check_counts, check_entry_mode
 from ..setup_runs import runs_file
 from ..store import (
     FileLock,
-    atomic_write_json,
+    atomic_write_bytes,
+    dumps_json,
     lock_path_for,
     parse_json_object,
     read_bytes,
@@ -47,7 +51,7 @@ from .ids import (
     parse_role_step,
     step_kind,
 )
-from .outcome import Confirmation, Outcome, build_outcome, confirmation
+from .outcome import Confirmation, ConfirmationLine, Outcome, build_outcome, confirmation
 from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, StepResult
 from .roles import out_of_order, team_blocker
 from .state import CHOSEN, AnsweredStep, StaleNote, WizardState, classify_version, parse_v2
@@ -56,6 +60,31 @@ from .steps import done_prompt
 _T = TypeVar("_T")
 
 __all__ = ["Wizard", "advance", "apply_answer", "step_kind"]
+
+
+# The models a wizard process validates or prints: their validators are compiled from
+# the schemas cached by an earlier process (`okstra_core.catalog.prebuilt`).
+_MODELS = (
+    WizardState,
+    AnsweredStep,
+    StaleNote,
+    Prompt,
+    Option,
+    StepResult,
+    HistoryEntry,
+    AnswerEntry,
+    Confirmation,
+    ConfirmationLine,
+    ModelDefaults,
+)
+
+
+def _prepare_models(environment: Environment, models: Sequence[type[Any]] = _MODELS) -> None:
+    prepare_models(models, user_dirs(environment.env).cache)
+
+
+# What an outcome builds (the run request and its parts).
+_OUTCOME_MODELS = (Outcome, RunRequest, HostSessionContext, CurrentModel)
 
 
 # ---------------------------------------------------------------------------- the machine
@@ -91,7 +120,9 @@ def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
         found = team_blocker(ctx, state)
     except OkstraError as exc:  # a setup okstra cannot read a team from: say why
         found = Blocker((exc.message,), exc.message)
-    if found is not None or (prompt.kind == "pick" and not prompt.selectable):
+    if found is not None or (
+        prompt.kind == "pick" and all(o.disabled_reason is not None for o in prompt.options)
+    ):
         prompt = _blocked(ctx, prompt, found)
     note = state.stale
     if note is not None:
@@ -341,6 +372,7 @@ class _Loaded:
     state: WizardState
     legacy: bool
     notes: tuple[str, ...] = ()
+    data: bytes | None = None  # the bytes a v2 state was parsed from
 
 
 def _load(
@@ -350,14 +382,14 @@ def _load(
     *,
     redirected: bool = False,
 ) -> _Loaded:
-    _data, raw = _read_state_bytes(source)
+    data, raw = _read_state_bytes(source)
     try:
         version = classify_version(raw)
     except StateFileError as exc:
         raise StateFileError(exc.message, path=source, field=exc.field) from None
     # The earlier okstra's v2 shape is converted like a v1 file (never written).
     if version == 2 and not legacy.is_earlier_v2(raw):
-        return _Loaded(source, source, parse_v2(raw, str(source)), legacy=False)
+        return _Loaded(source, source, parse_v2(raw, str(source)), legacy=False, data=data)
     origin = None if redirected else legacy.earlier_companion_source(raw, source)
     if origin is not None:
         return _load(origin, environment, ctx, redirected=True)
@@ -402,6 +434,54 @@ def new_state_path(environment: Environment) -> Path:
     return path
 
 
+def _new_state(
+    env: Environment,
+    project_root: Path | str,
+    host: str | None,
+    entry_mode: str | None,
+    task_type: str | None,
+    available_functions: Sequence[str],
+) -> tuple[StepContext, WizardState]:
+    """The state of a new wizard (not written) and the context it was checked with."""
+    root = Path(project_root).expanduser()
+    if not root.is_dir():
+        raise UsageError("project root is not a directory", path=root, field="--project-root")
+    root = root.resolve()
+    ctx = StepContext(env, root)
+    host_spec = ctx.host(host) if host else detect_host(env, ctx.catalog)
+    mode = entry_mode or "spawn-process"
+    if mode not in ("spawn-process", "current-session"):
+        raise UsageError(
+            f"unknown entry mode {mode!r}: expected spawn-process or current-session",
+            field="--entry-mode",
+        )
+    check_entry_mode(host_spec, mode)  # type: ignore[arg-type]
+    project = load_project_config(root)
+    state = WizardState(
+        role_counts={},
+        role_models={},
+        role_selection_order=[],
+        workspace_root=str(prompts_root(env.env)),
+        project_root=str(root),
+        project_id=project.project_id or root.name,
+        host_runtime=host_spec.id,
+        host_entry_mode=mode,  # type: ignore[arg-type]
+        available_functions=list(available_functions),
+    )
+    if task_type:
+        ctx.profile(task_type)  # refuses an unknown task type, naming the known ones
+        state.task_type = task_type
+        label = ctx.text.get("task_type.option.plain", task_type=task_type, title=task_type)
+        state.answered.append(
+            AnsweredStep(
+                step=TASK_TYPE,
+                answer=task_type,
+                echo=render_echo(echo_template(ctx, "task_type"), task_type, label),
+            )
+        )
+    return ctx, state
+
+
 # ---------------------------------------------------------------------------- Wizard
 
 
@@ -434,6 +514,35 @@ class WizardView:
     progress: tuple[int, int]
 
 
+def _replay(
+    ctx: StepContext, current: WizardState, entries: Iterable[AnswerEntry]
+) -> tuple[WizardState, ReplayResult]:
+    """Apply `entries` to a copy of `current` (see `Wizard.replay`); one context for all.
+
+    One context serves the whole replay: it caches what does not change between the
+    answers of one transaction (catalog, text, pool, scopes, the project's tasks), and
+    its memoised teams are keyed by the answers they were built for.
+    """
+    applied = 0
+    echo = ""
+    nxt: Prompt | None = None
+    work = current.model_copy(deep=True)
+    for index, entry in enumerate(entries):
+        if work.answer_of(entry.step) == entry.answer:
+            applied += 1
+            continue
+        trial = work.model_copy(deep=True)
+        try:
+            echo, nxt = apply_answer(ctx, trial, entry.answer, entry.step)
+        except AnswerRefused as exc:
+            return work, ReplayResult(
+                applied, echo, nxt or advance(ctx, work.model_copy(deep=True)), exc.message, index
+            )
+        work = trial
+        applied += 1
+    return work, ReplayResult(applied, echo, nxt or advance(ctx, work.model_copy(deep=True)))
+
+
 class Wizard:
     """One wizard state file and the operations on it.
 
@@ -451,7 +560,11 @@ class Wizard:
         self.legacy = loaded.legacy
         self.notes = loaded.notes
         self._state = loaded.state
+        self._data = loaded.data
         self._lock: FileLock | None = None
+        # The context this process just checked every answer of the state with
+        # (`replay_new`): its outcome needs no second check.
+        self._checked: StepContext | None = None
 
     # -- construction -----------------------------------------------------------------
 
@@ -483,43 +596,11 @@ class Wizard:
                 file exists already.
         """
         env = environment or Environment.real()
+        _prepare_models(env)
         path = Path(state_path) if state_path is not None else new_state_path(env)
-        root = Path(project_root).expanduser()
-        if not root.is_dir():
-            raise UsageError("project root is not a directory", path=root, field="--project-root")
-        root = root.resolve()
-        ctx = StepContext(env, root)
-        host_spec = ctx.host(host) if host else detect_host(env, ctx.catalog)
-        mode = entry_mode or "spawn-process"
-        if mode not in ("spawn-process", "current-session"):
-            raise UsageError(
-                f"unknown entry mode {mode!r}: expected spawn-process or current-session",
-                field="--entry-mode",
-            )
-        check_entry_mode(host_spec, mode)  # type: ignore[arg-type]
-        project = load_project_config(root)
-        state = WizardState(
-            role_counts={},
-            role_models={},
-            role_selection_order=[],
-            workspace_root=str(prompts_root(env.env)),
-            project_root=str(root),
-            project_id=project.project_id or root.name,
-            host_runtime=host_spec.id,
-            host_entry_mode=mode,  # type: ignore[arg-type]
-            available_functions=list(available_functions),
+        _ctx, state = _new_state(
+            env, project_root, host, entry_mode, task_type, available_functions
         )
-        if task_type:
-            ctx.profile(task_type)  # refuses an unknown task type, naming the known ones
-            state.task_type = task_type
-            label = ctx.text.get("task_type.option.plain", task_type=task_type, title=task_type)
-            state.answered.append(
-                AnsweredStep(
-                    step=TASK_TYPE,
-                    answer=task_type,
-                    echo=render_echo(echo_template(ctx, "task_type"), task_type, label),
-                )
-            )
         with FileLock(path):
             if path.exists():
                 raise UsageError(
@@ -539,6 +620,7 @@ class Wizard:
                 version, or a field of the wrong type (file and field named).
         """
         env = environment or Environment.real()
+        _prepare_models(env)
         return cls(_load(Path(state_path), env), env)
 
     # -- internals --------------------------------------------------------------------
@@ -549,8 +631,10 @@ class Wizard:
     def _save(self, state: WizardState) -> None:
         state.revision += 1
         state.updated_at = self.environment.now().isoformat()
-        atomic_write_json(self.path, state.to_file())
+        data = dumps_json(state.to_file())
+        atomic_write_bytes(self.path, data)
         self._state = state
+        self._data = data
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[WizardState]:
@@ -565,10 +649,15 @@ class Wizard:
             yield self._state
 
     def _reload(self) -> None:
+        if not self.legacy and self._data is not None:
+            data = read_bytes(self.source, what="wizard state file", error=StateFileError)
+            if data == self._data:
+                return  # the very bytes this state was parsed from: nothing to check again
         loaded = _load(self.source, self.environment)
         self.path = loaded.path
         self.notes = loaded.notes
         self._state = loaded.state
+        self._data = loaded.data
 
     def _transaction(self, change: Callable[[StepContext, WizardState], _T]) -> _T:
         with self._locked() as current:
@@ -663,27 +752,56 @@ class Wizard:
         state (a refused one leaves no trace), and the state file is written once at
         the end with every answer applied before the refused one (if any).
         """
-        applied = 0
-        echo = ""
-        error: str | None = None
-        refused_at: int | None = None
         with self._locked() as current:
-            work = current.model_copy(deep=True)
-            for index, entry in enumerate(entries):
-                if work.answer_of(entry.step) == entry.answer:
-                    applied += 1
-                    continue
-                trial = work.model_copy(deep=True)
-                try:
-                    echo, _next = apply_answer(self._ctx(trial), trial, entry.answer, entry.step)
-                except AnswerRefused as exc:
-                    error, refused_at = exc.message, index
-                    break
-                work = trial
-                applied += 1
+            work, result = _replay(self._ctx(current), current, entries)
             if work.model_dump() != current.model_dump() or not self.path.exists():
                 self._save(work)
-        return ReplayResult(applied, echo, self.prompt(), error, refused_at)
+        return replace(result, next=self.prompt())
+
+    @classmethod
+    def replay_new(
+        cls,
+        state_path: Path | str | None,
+        project_root: Path | str,
+        entries: Iterable[AnswerEntry],
+        *,
+        host: str | None = None,
+        entry_mode: str | None = None,
+        task_type: str | None = None,
+        environment: Environment | None = None,
+    ) -> tuple[Wizard, ReplayResult]:
+        """A new wizard with `entries` replayed, in memory only: nothing is written.
+
+        The arguments are those of `init`; `save_new()` writes the state file. Every
+        answer is checked as it is applied (exactly as `submit` checks it), so the
+        wizard's `outcome()` is built from this state without checking it again.
+
+        Raises:
+            UsageError: as `init` (bad project root, host, entry mode or task type; the
+                state file exists already).
+        """
+        env = environment or Environment.real()
+        _prepare_models(env)
+        path = Path(state_path) if state_path is not None else new_state_path(env)
+        if path.exists():
+            raise UsageError(
+                "state file already exists: continue it with `okstra wizard step`", path=path
+            )
+        ctx, state = _new_state(env, project_root, host, entry_mode, task_type, ())
+        work, result = _replay(ctx, state, entries)
+        wizard = cls(_Loaded(path, path, work, legacy=False), env)
+        wizard._checked = ctx
+        return wizard, result
+
+    def save_new(self) -> None:
+        """Write the state file of a wizard made by `replay_new` (refused if it exists)."""
+        with FileLock(self.path):
+            if self.path.exists():
+                raise UsageError(
+                    "state file already exists: continue it with `okstra wizard step`",
+                    path=self.path,
+                )
+            self._save(self._state.model_copy(deep=True))
 
     def history(self) -> list[HistoryEntry]:
         """The answered steps in answer order, with echo and a short step title."""
@@ -729,6 +847,11 @@ class Wizard:
         The answers are re-checked first: when one no longer holds (a CLI removed, a
         profile edited) the outcome is refused, naming it; `show` rewinds it.
         """
+        _prepare_models(self.environment, _OUTCOME_MODELS)
+        if self._checked is not None:
+            # Replayed in this process a moment ago: every answer was checked as it was
+            # applied, and the last one's prompt checked the whole team.
+            return build_outcome(self._checked, self._state)
         work = self._state.model_copy(deep=True)
         ctx = self._ctx(work)
         if work.confirmed is True and not work.aborted:
@@ -756,6 +879,7 @@ class Wizard:
         The confirm screen runs a dry-run prepare (and so preflight) on it before the
         person chooses Launch. Raises `OkstraError` when the setup is incomplete.
         """
+        _prepare_models(self.environment, _OUTCOME_MODELS)
         work = self._state.model_copy(deep=True)
         ctx = self._ctx(work)
         advance(ctx, work)  # the same normalisation the confirmation shows

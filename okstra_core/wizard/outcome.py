@@ -141,7 +141,7 @@ class Outcome(_Value):
 
     request: RunRequest
     confirmation_text: str = Field(alias="confirmationText")
-    orchestration: Orchestration = Orchestration()
+    orchestration: Orchestration = Field(default_factory=Orchestration)
     persist_actions: tuple[PersistAction, ...] = Field(default=(), alias="persistActions")
 
     @computed_field(alias="renderArgs")  # type: ignore[prop-decorator]

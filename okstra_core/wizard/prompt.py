@@ -19,6 +19,14 @@ from .ids import STEP_KINDS, StepKind
 # the setup is fixed (install or enable a provider).
 PromptKind = Literal["pick", "text", "blocked", "done"]
 
+
+# Default factories are Python functions, not the `dict` builtin: pydantic reads
+# a factory's signature when it builds a model, and a builtin's signature is parsed
+# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
+
 __all__ = [
     "STEP_KINDS",
     "AnswerEntry",
@@ -80,6 +88,15 @@ class PromptMeta(TypedDict, total=False):
     stale: StaleMeta
 
 
+_new = object.__new__
+_set = object.__setattr__
+_OPTION_FIELDS = ("value", "label", "disabled_reason", "meta")
+
+
+def _no_meta() -> PromptMeta:
+    return PromptMeta()
+
+
 class _Value(BaseModel):
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
 
@@ -98,11 +115,36 @@ class Option(_Value):
     value: str
     label: str
     disabled_reason: str | None = Field(default=None, alias="disabledReason")
-    meta: dict[str, str] = Field(default_factory=dict)
+    meta: dict[str, str] = Field(default_factory=_new_dict)
 
     @property
     def selectable(self) -> bool:
         return self.disabled_reason is None
+
+    @classmethod
+    def trusted(
+        cls, value: str, label: str, disabled_reason: str | None, meta: dict[str, str]
+    ) -> Option:
+        """An option from values the engine made itself (nothing to validate).
+
+        What ``model_construct`` with every field does, without its per-field walk
+        (a role-model prompt on a big pool makes thousands of options).
+        """
+        option = _new(cls)
+        _set(
+            option,
+            "__dict__",
+            {
+                "value": value,
+                "label": label,
+                "disabled_reason": disabled_reason,
+                "meta": meta,
+            },
+        )
+        _set(option, "__pydantic_fields_set__", set(_OPTION_FIELDS))
+        _set(option, "__pydantic_extra__", None)
+        _set(option, "__pydantic_private__", None)
+        return option
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"value": self.value, "label": self.label}
@@ -151,7 +193,7 @@ class Prompt(_Value):
     default: str | None = None
     echo_template: str = Field(default="", alias="echoTemplate")
     help: str = ""
-    meta: PromptMeta = Field(default_factory=lambda: PromptMeta())
+    meta: PromptMeta = Field(default_factory=_no_meta)
 
     @property
     def step_kind(self) -> StepKind:

@@ -13,18 +13,21 @@ the nearest one that can, with a note.
 
 from __future__ import annotations
 
+import functools
+import operator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .. import roleargs
 from ..catalog.models import LEADER, Profile, RoleKind
 from ..errors import AnswerRefused, OkstraError
+from ..pool import PoolModel
 from ..resolver import (
     Blocker,
     TeamQuery,
     blocker,
     count_options,
-    model_options,
+    model_option_rows,
     resolve,
     unavailable_defaults,
 )
@@ -295,35 +298,28 @@ def _model_prompt(
 ) -> Prompt:
     """The `role-model:<role>:<ordinal>` prompt, options from the exact resolver."""
     query = team_query(ctx, state, profile)
-    states = model_options(query, role, ordinal)
+    rows = model_option_rows(query, role, ordinal)
     options: list[Option] = []
-    for item in states:
-        model = item.model
-        provenance = item.provenance or ""
-        suffix = (
-            ctx.text.get("role_model.default_suffix", provenance=provenance)
-            if provenance.startswith("default:")
-            else ""
-        )
+    defaults = rows.defaults
+    for model, reason, provenance in zip(
+        rows.models[:defaults], rows.reasons[:defaults], rows.provenances[:defaults], strict=True
+    ):
         meta = {"display": model.display, "provider": model.provider_id}
         if provenance:
             meta["provenance"] = provenance
-        # Built from the pool's own values: skip re-validating every one of a big pool.
-        options.append(
-            Option.model_construct(
-                value=model.ref,
-                label=ctx.text.get(
-                    "role_model.option",
-                    model_ref=model.ref,
-                    display=model.display,
-                    provider=model.provider_id,
-                    suffix=suffix,
-                ),
-                disabled_reason=item.disabled_reason,
-                meta=meta,
-            )
-        )
-    first = next((o.value for o in options if o.selectable), None)
+        label = _option_label(ctx, model, provenance or "")
+        options.append(Option.trusted(model.ref, label, reason, meta))
+    # The pool's models: their options by (ref, reason), looked up without a Python
+    # step per option; only the ones not made yet are made.
+    known = _pool_options(ctx)
+    found = list(map(known.get, zip(rows.refs[defaults:], rows.reasons[defaults:], strict=True)))
+    if any(map(_is_none, found)):
+        for i, option in enumerate(found):
+            if option is None:
+                row = defaults + i
+                found[i] = _pool_option(ctx, known, rows.models[row], rows.reasons[row])
+    options.extend(cast("list[Option]", found))
+    first = next((o.value for o in options if o.disabled_reason is None), None)
     count = role_count(profile, state, role)
     requirement = profile.role(role)
     duty = requirement.duty if requirement is not None else LEADER_DUTY
@@ -341,6 +337,49 @@ def _model_prompt(
     # A configured default that cannot run here is said at the step it affects.
     problem = unavailable_defaults(query, role) if ordinal == 1 else None
     return with_notes(prompt, [problem] if problem else [])
+
+
+def _option_label(ctx: StepContext, model: PoolModel, provenance: str) -> str:
+    suffix = (
+        ctx.text.get("role_model.default_suffix", provenance=provenance)
+        if provenance.startswith("default:")
+        else ""
+    )
+    return ctx.text.get(
+        "role_model.option",
+        model_ref=model.ref,
+        display=model.display,
+        provider=model.provider_id,
+        suffix=suffix,
+    )
+
+
+# The options of pool models (no default's provenance) follow from the template, the
+# model's own fields and the reason: made once per template and provider registry
+# (shared by the pools on the same specs) and reused while they are the same. Options
+# are frozen, so a prompt can hold one another prompt holds too. Bounded: when it
+# holds `_OPTIONS_PER_MODEL` options per pool model, it starts again.
+_OPTIONS_PER_MODEL = 4
+_is_none = functools.partial(operator.is_, None)
+_PoolOptions = dict[tuple[str, str | None], Option]
+
+
+def _pool_options(ctx: StepContext) -> _PoolOptions:
+    template = ctx.text.raw("role_model.option")
+    found: _PoolOptions = ctx.pool.shared_memo(("wizard-role-model-options", template), dict)
+    if len(found) > _OPTIONS_PER_MODEL * len(ctx.pool.models()):
+        found.clear()
+    return found
+
+
+def _pool_option(
+    ctx: StepContext, known: _PoolOptions, model: PoolModel, reason: str | None
+) -> Option:
+    plain = known.get((model.ref, None))
+    label = plain.label if plain is not None else _option_label(ctx, model, "")
+    meta = {"display": model.display, "provider": model.provider_id}
+    option = known[(model.ref, reason)] = Option.trusted(model.ref, label, reason, meta)
+    return option
 
 
 # ---------------------------------------------------------------------------- submit

@@ -25,6 +25,18 @@ from pydantic import (
 from ..catalog.models import MAX_ROLE_COUNT
 from ..errors import StateFileError
 
+
+# Default factories are Python functions, not the `list`/`dict` builtins: pydantic reads
+# a factory's signature when it builds a model, and a builtin's signature is parsed
+# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
+def _new_list() -> list[Any]:
+    return []
+
+
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
+
 STATE_VERSION: Literal[2] = 2
 
 # v1 provider fields (snake and camelCase): their presence next to a v2 version, or
@@ -133,7 +145,7 @@ class WizardState(_Strict):
     project_id: StrictStr = ""
     host_runtime: StrictStr = Field(min_length=1)
     host_entry_mode: Literal["spawn-process", "current-session"] = "spawn-process"
-    available_functions: list[StrictStr] = Field(default_factory=list)
+    available_functions: list[StrictStr] = Field(default_factory=_new_list)
 
     task_mode: Literal["", "new", "existing"] = ""
     task_key: StrictStr = ""
@@ -145,11 +157,11 @@ class WizardState(_Strict):
     directive: StrictStr = ""
     related_tasks_raw: StrictStr = ""
 
-    answered: list[AnsweredStep] = Field(default_factory=list)
+    answered: list[AnsweredStep] = Field(default_factory=_new_list)
     confirmed: StrictBool | None = None
     aborted: StrictBool = False
     edit_target: StrictStr = ""
-    remembered_answers: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    remembered_answers: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
 
     revision: Revision = 0
     updated_at: StrictStr = ""

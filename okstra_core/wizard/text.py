@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..catalog import cache as catalog_cache
 from ..environment import Environment
 from ..errors import DataFileError
-from ..paths import resource
+from ..paths import resource, user_dirs
 from ..store import decode_utf8, read_bytes
 
 DEFAULT_LANGUAGE = "en"
@@ -42,27 +43,49 @@ def _flatten(prefix: str, table: Mapping[str, Any], out: dict[str, str], path: P
 # Parsed catalogs by (path, mtime, size): every wizard step reads the catalog, and an
 # edited file is picked up because its stamp changes.
 _TABLES: dict[tuple[str, int, int], dict[str, str]] = {}
+# Across processes, a parsed and checked table is kept in the user cache directory,
+# keyed by the digest of the file's bytes (`okstra_core.catalog.cache`: a changed file
+# is never served from the cache, a torn entry is ignored). The kind names the table's
+# format: change it when `_parse_table` changes what it returns.
+_CACHE_KIND = "wizard-text-1"
 
 
-def _load_table(path: Path) -> dict[str, str]:
+def _load_table(path: Path, cache: Path | None = None) -> dict[str, str]:
     try:
         stat = path.stat()
     except OSError:
         return _parse_table(path)
     key = (str(path), stat.st_mtime_ns, stat.st_size)
     if key not in _TABLES:
-        _TABLES[key] = _parse_table(path)
+        _TABLES[key] = _cached_table(path, cache) if cache is not None else _parse_table(path)
     return dict(_TABLES[key])
 
 
+def _cached_table(path: Path, cache: Path) -> dict[str, str]:
+    """The table of `path` from the cache directory, else parsed (and then cached)."""
+    data = read_bytes(path, what="wizard text catalog")
+    directory = cache / "text"
+    key = catalog_cache.digest([(_CACHE_KIND, path, False, data)])
+    table = catalog_cache.load(directory, key, dict)
+    if table is not None and all(type(k) is str and type(v) is str for k, v in table.items()):
+        return table  # type: ignore[no-any-return]
+    table = _parse_bytes(data, path)
+    catalog_cache.store(directory, key, table)
+    return table
+
+
 def _parse_table(path: Path) -> dict[str, str]:
-    text = decode_utf8(read_bytes(path, what="wizard text catalog"), path)
+    return _parse_bytes(read_bytes(path, what="wizard text catalog"), path)
+
+
+def _parse_bytes(data: bytes, path: Path) -> dict[str, str]:
+    text = decode_utf8(data, path)
     try:
-        data = tomllib.loads(text)
+        table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DataFileError(f"invalid TOML ({exc})", path=path) from None
     flat: dict[str, str] = {}
-    _flatten("", data, flat, path)
+    _flatten("", table, flat, path)
     for key, template in flat.items():
         try:
             list(_FORMATTER.parse(template))
@@ -131,16 +154,22 @@ def choose_language(env: Mapping[str, str], configured: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
-def load_text(env: Mapping[str, str], language: str | None = None) -> WizardText:
-    """Load the catalog for `language` (see `choose_language`) over the English base."""
+def load_text(
+    env: Mapping[str, str], language: str | None = None, *, cache: Path | None = None
+) -> WizardText:
+    """Load the catalog for `language` (see `choose_language`) over the English base.
+
+    `cache`: the user cache directory, to keep the parsed tables between processes
+    (`<cache>/text/`); None parses each file once per process.
+    """
     lang = language or DEFAULT_LANGUAGE
     base_path = resource("wizard.toml", env)
-    entries = _load_table(base_path)
+    entries = _load_table(base_path, cache)
     sources: dict[str, Path] = dict.fromkeys(entries, base_path)
     if lang != DEFAULT_LANGUAGE:
         translated = resource(f"wizard.{lang}.toml", env)
         if translated.is_file():
-            overlay = _load_table(translated)
+            overlay = _load_table(translated, cache)
             entries.update(overlay)
             sources.update(dict.fromkeys(overlay, translated))
         else:
@@ -162,10 +191,10 @@ def text_for(environment: Environment) -> WizardText:
     configured: str | None = None
     if not (environment.env.get("OKSTRA_LANG") or "").strip():
         from ..catalog import load_global_config
-        from ..paths import user_dirs
 
         try:
             configured = load_global_config(user_dirs(environment.env).config_file).language
         except DataFileError:
             configured = None
-    return load_text(environment.env, choose_language(environment.env, configured))
+    env = environment.env
+    return load_text(env, choose_language(env, configured), cache=user_dirs(env).cache)

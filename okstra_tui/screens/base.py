@@ -14,14 +14,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.text import WizardText
 
 from ..messages import Answered, BackRequested, EditRequested, RewindRequested
 from ..resources import help_text, ui_text
-from ..widgets import HistoryPanel, OptionTable, Row
+from ..widgets import HistoryPanel, KeysFooter, OptionTable, Row
 from .discard import DiscardScreen
 
 
@@ -75,7 +75,7 @@ class PromptScreen(Screen[None]):
                     yield Static(self.prompt.help, id="help", markup=False)
                 yield from self.compose_body()
                 yield Static("", id="error", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def help_markdown(self) -> str:

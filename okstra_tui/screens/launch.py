@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, Static
+from textual.widgets import Header, ProgressBar, Static
 
 from okstra_core.wizard.text import WizardText
 
@@ -30,6 +30,7 @@ from ..messages import (
     PrepareStep,
 )
 from ..resources import stylesheet, ui_text
+from ..widgets import KeysFooter
 from .guard import GuardedScreen
 
 
@@ -184,7 +185,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
                 yield Static("", id="steps")
                 yield Static("", id="result")
                 yield Static("", id="error", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def _render_steps(self) -> None:
         # on_step fires as a step starts: every earlier step is done.

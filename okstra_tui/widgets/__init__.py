@@ -2,7 +2,16 @@
 
 from .answer_input import AnswerInput
 from .confirmation import ConfirmationView, PreflightView
+from .footer import KeysFooter
 from .history import HistoryPanel
 from .option_table import OptionTable, Row
 
-__all__ = ["AnswerInput", "ConfirmationView", "HistoryPanel", "OptionTable", "PreflightView", "Row"]
+__all__ = [
+    "AnswerInput",
+    "ConfirmationView",
+    "HistoryPanel",
+    "KeysFooter",
+    "OptionTable",
+    "PreflightView",
+    "Row",
+]

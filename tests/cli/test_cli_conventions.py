@@ -253,3 +253,88 @@ def test_fish_completion_loads_and_completes() -> None:
     assert done.returncode == 0, done.stderr
     offered = [line.split("\t")[0] for line in done.stdout.splitlines()]
     assert offered == ["prepare", "tmux", "schema", "show", "step"], done.stdout
+
+
+def _to_a_closed_pipe(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run the installed okstra with stdout a pipe whose reader is already gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [*okstra_cmd(), *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+
+def test_a_reader_that_goes_away_stops_okstra_quietly(project: Path, fake_path: Path) -> None:
+    """`okstra wizard show | head -c 10`: no traceback, no message, exit 141 (as git)."""
+    code = subprocess.run(
+        [*okstra_cmd(), "wizard", "init", "--state", "piped", "--project-root", str(project)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    ).returncode
+    assert code == 0
+    show = ["wizard", "show", "--state", "piped"]
+    for args in (show, ["models"], ["models", "--json"]):
+        proc = _to_a_closed_pipe(args, project)
+        assert (proc.returncode, proc.stderr) == (141, b""), (args, proc.stderr.decode())
+    # And through a shell pipeline, as people type it.
+    command = " ".join([*okstra_cmd(), *show]) + " | head -c 10"
+    piped = subprocess.run(
+        ["bash", "-c", command], cwd=project, capture_output=True, timeout=60, check=False
+    )
+    assert piped.returncode == 0 and len(piped.stdout) == 10 and piped.stderr == b""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wizard", "step", "--state", "w", "--no-submit"],
+        ["wizard", "step", "--no-submit", "--state", "w"],
+        ["wizard", "step", "--state", "w", "--answer", "new", "--step", "task_pick"],
+        ["wizard", "step", "--state", "w", "--answer", ""],
+        ["wizard", "step", "--state", "w", "--answer", "two words"],
+        ["wizard", "step", "--state", "w", "--back"],
+        ["wizard", "step", "--state", "w", "--rewind", "role-model:analyser:1"],
+        ["wizard", "show", "--state", "a/b.json"],
+        ["wizard", "outcome", "--state", "w"],
+        ["wizard", "answers", "--state", "w"],
+    ],
+)
+def test_plain_wizard_commands_parse_as_argparse_does(argv: list[str]) -> None:
+    """The argparse-free path of the per-step commands gives argparse's namespace."""
+    from okstra_core.cli import build_parser
+    from okstra_core.cli._wizard import parse_plain
+
+    plain = parse_plain(argv)
+    assert plain is not None
+    assert vars(plain) == vars(build_parser("wizard").parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wizard", "step", "--state=w", "--no-submit"],  # the = spelling
+        ["wizard", "step", "--state", "w", "--no-sub"],  # an abbreviation
+        ["wizard", "step", "--state", "w"],  # no action
+        ["wizard", "step", "--state", "w", "--back", "--no-submit"],  # two actions
+        ["wizard", "step", "--state", "w", "--answer", "-1"],  # a value like a flag
+        ["wizard", "step", "--state", "w", "--state", "v", "--back"],  # repeated
+        ["wizard", "step", "--state", "w", "--no-submit", "--help"],
+        ["wizard", "show", "--state", "w", "extra"],
+        ["wizard", "show"],
+        ["wizard", "init", "--project-root", "."],  # not a per-step command
+    ],
+)
+def test_other_spellings_go_to_argparse(argv: list[str]) -> None:
+    from okstra_core.cli._wizard import parse_plain
+
+    assert parse_plain(argv) is None

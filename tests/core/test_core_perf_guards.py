@@ -20,10 +20,24 @@ from typing import Any
 import pytest
 
 import okstra_core.catalog
+from okstra_core.catalog.models import (
+    LEADER,
+    GlobalConfig,
+    HostSpec,
+    LaunchSpec,
+    ModelSpec,
+    Profile,
+    ProviderSpec,
+    RoleRequirement,
+)
+from okstra_core.defaults import DefaultScopes
 from okstra_core.environment import Environment
 from okstra_core.pool import ModelPool
+from okstra_core.resolver import TeamQuery, model_option_rows
 from okstra_core.resolver import team as team_module
+from okstra_core.resolver.solver import Solver
 from okstra_core.wizard import Prompt, Wizard
+from okstra_core.wizard import roles as roles_module
 
 TEXT_ANSWERS = {"task_group": "Team A", "task_id": "Speed", "brief": "brief.md"}
 
@@ -135,6 +149,27 @@ def test_one_submit_and_prompt_do_each_piece_of_work_once(
     assert counts["which"] <= providers
 
 
+def test_show_computes_the_prompt_once(
+    wizard_at_model_step: tuple[Wizard, Prompt],
+    counts: Counts,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`okstra wizard show` (prompt, confirmation, history, progress) from one prompt."""
+    from okstra_core.cli import main
+    from okstra_core.wizard import engine
+
+    wizard, _prompt = wizard_at_model_step
+    monkeypatch.setattr(engine, "advance", counts.wrap("advance", engine.advance))
+    for name, value in wizard.environment.env.items():
+        monkeypatch.setenv(name, value)
+    counts.reset()
+    assert main(["wizard", "show", "--state", str(wizard.path)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["prompt"]["kind"] == "pick" and shown["confirmation"]["lines"]
+    assert counts["advance"] == 1 and counts["load_catalog"] == 1 and counts["team"] == 1
+
+
 def test_pool_memo_is_per_pool(okstra_home: Path) -> None:
     env = Environment(env={"OKSTRA_HOME": str(okstra_home), "PATH": "/usr/bin:/bin"})
     catalog = okstra_core.catalog.load_catalog(env)
@@ -169,6 +204,85 @@ def test_available_refs_agree_with_availability(okstra_home: Path, tmp_path: Pat
                 assert fresh.available_refs(role, host, mode) == expected, (host.id, mode, role)
 
 
+def test_a_repeated_prompt_reuses_the_team_core_and_the_options(
+    wizard_at_model_step: tuple[Wizard, Prompt], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step's pool is new, but what follows from the provider specs, the roles and
+    the availability (the team's core: candidates, model classes, solvers) is built
+    once and shared by later steps; so are the pool models' option objects."""
+    wizard, _prompt = wizard_at_model_step
+    counter = Counts()
+    monkeypatch.setattr(
+        team_module, "TeamCore", _counted_class(team_module.TeamCore, counter, "core")
+    )
+    monkeypatch.setattr(
+        team_module, "RoleRows", _counted_class(team_module.RoleRows, counter, "rows")
+    )
+    monkeypatch.setattr(team_module, "Solver", _counted_class(Solver, counter, "solver"))
+    made = counter.wrap("option", roles_module._pool_option)
+    monkeypatch.setattr(roles_module, "_pool_option", made)
+    first = wizard.prompt()
+    counter.reset()
+    again = wizard.prompt()
+    assert again == first
+    assert counter["core"] == 0
+    assert counter["rows"] == 0
+    assert counter["solver"] == 0
+    assert counter["option"] == 0  # every pool model's option is the one made before
+    # The next step (same counts, same availability) shares the core too.
+    assert first.default is not None
+    counter.reset()
+    wizard.submit(first.default)
+    assert counter["core"] == 0
+    assert counter["solver"] == 0
+
+
+def test_option_verdicts_are_decided_per_model_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Models that no fixed choice touches are interchangeable within their class
+    (provider, roles that may use them): the completion check runs once per class,
+    not once per model."""
+    launch = LaunchSpec(
+        version=("{cli}", "--version"),
+        new=("{cli}", "--model", "{model}"),
+        resume=("{cli}", "--resume", "{session_id}"),
+    )
+    providers = [
+        ProviderSpec(
+            id=f"p{p}",
+            display_label=f"P{p}",
+            cli=f"cli{p}",
+            roles=(LEADER, "analyser"),
+            launch=launch,
+            models=tuple(
+                ModelSpec(id=f"m{i}", display=f"M{i}", execution=f"x{i}") for i in range(40)
+            ),
+        )
+        for p in range(3)
+    ]
+    environment = Environment(env={"PATH": "/fake"}, which_override=lambda c: f"/fake/{c}")
+    pool = ModelPool(providers, environment, GlobalConfig())
+    host = HostSpec(id="terminal", display_label="Terminal")
+    analyser = RoleRequirement(role="analyser", duty="analyse", min=1, max=3, distinct="provider")
+    query = TeamQuery(
+        profile=Profile(task_type="t", roles=(analyser,)),
+        counts={"analyser": 3},
+        scopes=DefaultScopes(),
+        pool=pool,
+        host=host,
+        entry_mode="spawn-process",
+        models={"analyser": ["p0/m0"]},
+    )
+    calls = Counts()
+    monkeypatch.setattr(Solver, "choice_feasible", calls.wrap("check", Solver.choice_feasible))
+    rows = model_option_rows(query, "analyser", 2)
+    assert len(rows.models) == 120
+    # Three providers: three classes, and p0's models clash with analyser#1 (distinct
+    # providers), so they are decided one by one by the clash rule, not the solver.
+    assert calls["check"] <= 3
+    assert [r is None for r in rows.reasons].count(True) == 80
+    assert all(r is not None for r in rows.reasons[:40])
+
+
 # ------------------------------------------------------------------ headless imports
 
 # Runs one headless command in a fresh interpreter and reports what it imported.
@@ -196,6 +310,18 @@ NOT_IMPORTED_BY_A_STEP = (
     "okstra_core.prepare.pipeline",
     "okstra_core.prepare.manifest",
     "okstra_core.launch",
+    # Other commands' modules: the CLI imports only the running command's.
+    "okstra_core.cli._prepare",
+    "okstra_core.cli._schema",
+    "okstra_core.cli._runs",
+    "okstra_core.documents.run",
+    "okstra_core.documents.task",
+    "okstra_core.documents.schema",
+    # Imported by pydantic only when it builds a validator: a step compiles its models'
+    # validators from the cached schemas instead (okstra_core.catalog.prebuilt).
+    "pydantic.plugin._loader",
+    # The step's plain spelling is read without argparse (okstra_core.cli._wizard).
+    "argparse",
 )
 
 
@@ -280,3 +406,108 @@ def test_wizard_step_imports_only_what_a_step_needs(
         assert payload["ok"], payload
     else:
         raise AssertionError("no role-model step reached")
+
+
+# ------------------------------------------------------------------ wizard text cache
+
+
+def test_wizard_text_is_parsed_once_across_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tomllib
+
+    from okstra_core.paths import resource
+    from okstra_core.wizard import text as text_module
+
+    parsed: list[str] = []
+    real_loads = tomllib.loads
+
+    def counting(source: str) -> dict[str, Any]:
+        parsed.append(source[:20])
+        return real_loads(source)
+
+    monkeypatch.setattr(tomllib, "loads", counting)
+    cache = tmp_path / "cache"
+    env: dict[str, str] = {}
+
+    def fresh_process() -> text_module.WizardText:
+        text_module._TABLES.clear()  # what a new process starts with
+        return text_module.load_text(env, cache=cache)
+
+    first = fresh_process()
+    assert len(parsed) == 1 and len(list((cache / "text").glob("*.pickle"))) == 1
+    again = fresh_process()
+    assert len(parsed) == 1 and again.entries == first.entries  # served from the cache
+    # An edited catalog (here: a workspace copy with one label changed) is parsed again.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    source = resource("wizard.toml").read_text(encoding="utf-8")
+    label = first.raw("task_pick.label")
+    (workspace / "wizard.toml").write_text(
+        source.replace(f'"{label}"', '"Which task, then?"', 1), encoding="utf-8"
+    )
+    env["OKSTRA_WORKSPACE"] = str(workspace)
+    edited = fresh_process()
+    assert len(parsed) == 2 and edited.get("task_pick.label") == "Which task, then?"
+    # A torn entry is a miss, never an error.
+    for entry in (cache / "text").glob("*.pickle"):
+        entry.write_bytes(entry.read_bytes()[:-7])
+    assert fresh_process().entries == edited.entries and len(parsed) == 3
+
+
+# ------------------------------------------------------------------ cached validators
+
+REPORT_BUILT = r"""
+import sys
+from okstra_tui.entry import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print("BUILT" if "pydantic.plugin._loader" in sys.modules else "CACHED", file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_cached_validators_refuse_a_state_file_as_pydantic_does(
+    tmp_path: Path, okstra_home: Path
+) -> None:
+    """A cold process (pydantic builds the validators, and caches their schemas) and a
+    warm one (validators compiled from the cache) give the same answer to every file."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["OKSTRA_HOME"] = str(okstra_home)
+    good = tmp_path / "good.json"
+    init = ["wizard", "init", "--state", str(good), "--project-root", str(project)]
+    subprocess.run([sys.executable, "-m", "okstra_tui", *init], env=env, check=True, timeout=60)
+    state = json.loads(good.read_text(encoding="utf-8"))
+    answered = [{"step": "task_pick", "answer": "new"}]
+    broken = {
+        "count-is-a-boolean": {**state, "roleCounts": {"analyser": True}},
+        "unknown-field": {**state, "colour": "blue"},
+        "missing-field": {k: v for k, v in state.items() if k != "project_root"},
+        "answered-twice": {**state, "answered": answered * 2},
+        "bad-entry-mode": {**state, "host_entry_mode": "teleport"},
+        "revision-too-big": {**state, "revision": 2**60},
+        "fine": state,
+    }
+
+    def step(path: Path) -> tuple[str, str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", REPORT_BUILT, "wizard", "show", "--state", str(path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        return proc.stdout, proc.stderr.strip().splitlines()[-1]
+
+    for name, content in broken.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(content), encoding="utf-8")
+        shutil.rmtree(okstra_home / "cache" / "models", ignore_errors=True)
+        cold, built = step(path)
+        warm, cached = step(path)
+        assert (built, cached) == ("BUILT", "CACHED"), name
+        assert warm == cold, name
+        assert json.loads(warm)["ok"] is (name == "fine"), (name, warm)

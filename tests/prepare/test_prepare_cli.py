@@ -118,3 +118,97 @@ def test_prepare_from_state_file(project: Path, fake_path: Path, tmp_path: Path)
     code, doc = run(["prepare", "--state", str(state), "--launch", "none"], project)
     assert code == 0, doc
     assert doc["runId"].endswith("-001") and Path(doc["runDir"]).is_dir()
+
+
+def _answers_of_a_confirmed_setup(project: Path, tmp_path: Path) -> tuple[Path, list[Any]]:
+    """A confirmed setup's answers file (`okstra wizard answers`), and its entries."""
+    from okstra_core.environment import Environment
+    from tests.prepare.test_prepare_pipeline import confirmed_wizard
+
+    state = tmp_path / "source-setup.json"
+    confirmed_wizard(state, project, Environment(env=dict(os.environ)))
+    code, doc = run(["wizard", "answers", "--state", str(state)], project)
+    assert code == 0, doc
+    file = tmp_path / "answers.json"
+    file.write_bytes(orjson.dumps(doc["answers"]))
+    return file, doc["answers"]
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
+
+
+def test_prepare_answers_replays_and_prepares_in_one_process(
+    project: Path, fake_path: Path, tmp_path: Path
+) -> None:
+    answers, entries = _answers_of_a_confirmed_setup(project, tmp_path)
+    args = ["prepare", "--answers", str(answers), "--project-root", str(project)]
+    args += ["--host", "terminal", "--state", "scripted", "--launch", "none"]
+    code, doc = run(args, project)
+    assert code == 0 and doc["ok"] is True, doc
+    assert doc["runId"] == "requirements-discovery-001" and Path(doc["runDir"]).is_dir()
+    # The setup is saved (confirmed, every answer) and knows the run it prepared: the
+    # same file `wizard init --answers` + `prepare --state` would leave.
+    code, shown = run(["wizard", "show", "--state", "scripted"], project)
+    assert code == 0 and shown["prompt"]["kind"] == "done"
+    assert [h["answer"] for h in shown["history"]] == [e["answer"] for e in entries]
+    code, again = run(["prepare", "--state", "scripted", "--launch", "none"], project)
+    assert code == 2 and again["existingRun"]["runId"] == "requirements-discovery-001"
+    # Its run is the run `prepare --state` makes of the same setup.
+    code, outcome = run(["wizard", "outcome", "--state", "scripted"], project)
+    assert code == 0
+    inputs = orjson.loads((Path(doc["runDir"]) / "run-inputs.json").read_bytes())
+    assert inputs["taskGroup"] == outcome["request"]["taskGroup"] == "perf"
+
+
+def test_prepare_answers_dry_run_writes_nothing(
+    project: Path, fake_path: Path, tmp_path: Path
+) -> None:
+    answers, _ = _answers_of_a_confirmed_setup(project, tmp_path)
+    home = Path(os.environ["OKSTRA_HOME"])
+    before = _tree(home), _tree(project)
+    args = ["prepare", "--answers", str(answers), "--project-root", str(project), "--dry-run"]
+    code, doc = run([*args, "--state", "dry"], project)
+    assert code == 0 and doc["dryRun"] is True, doc
+    after = _tree(home), _tree(project)
+    assert [p for p in after[0] if "wizards" in p] == [p for p in before[0] if "wizards" in p]
+    assert after[1] == before[1]
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        # A refused answer: named by its index and step.
+        (lambda e: [*e[:2], {"step": "task_id", "answer": "../escape"}, *e[3:]], "[2]", "task_id"),
+        # A malformed entry: named by its index and field.
+        (lambda e: [{"step": "task_pick", "answer": 1}, *e[1:]], "[0].answer", "string"),
+        # Answers that stop before the confirmation.
+        (lambda e: e[:-1], None, "before the setup is confirmed"),
+    ],
+)
+def test_prepare_answers_bad_answers_exit_2_and_write_nothing(
+    project: Path, fake_path: Path, tmp_path: Path, change: Any, field: str | None, words: str
+) -> None:
+    answers, entries = _answers_of_a_confirmed_setup(project, tmp_path)
+    answers.write_bytes(orjson.dumps(change(entries)))
+    home = Path(os.environ["OKSTRA_HOME"])
+    before = _tree(home), _tree(project)
+    args = ["prepare", "--answers", str(answers), "--project-root", str(project)]
+    code, doc = run([*args, "--state", "bad", "--launch", "none"], project)
+    assert code == 2 and doc["ok"] is False, doc
+    assert doc["file"] == str(answers) and words in doc["error"]
+    if field is not None:
+        assert doc["field"] == field
+    assert (_tree(home), _tree(project)) == before
+
+
+def test_prepare_answers_refuses_other_request_flags(project: Path, tmp_path: Path) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text("[]", encoding="utf-8")
+    base = ["prepare", "--answers", str(answers), "--project-root", str(project)]
+    code, doc = run([*base, "--task-id", "x"], project)
+    assert code == 2 and doc["field"] == "--task-id"
+    code, doc = run([*base, "--again"], project)
+    assert code == 2 and doc["field"] == "--again"
+    code, doc = run(["prepare", "--answers", str(answers)], project)
+    assert code == 2 and doc["field"] == "--project-root"

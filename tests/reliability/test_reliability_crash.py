@@ -10,6 +10,8 @@
   the central `runs.jsonl` and the state file parse and validate; the task manifest's
   `roleExecutionIndex` only ever grows by appending; a later prepare still works and
   the half-written runs do not break the wizard's task picker.
+* `okstra prepare --answers` killed at random: the new setup file is absent or whole
+  (confirmed, every answer) and the run files parse as above.
 
 After every kill, stray `.okstra-tmp-*` files may remain, but are never read as state
 (not listed by `okstra wizard list`, never opened as a wizard or manifest).
@@ -22,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -378,3 +381,59 @@ def test_sigkill_of_okstra_prepare(tmp_path: Path) -> None:
         f"prepare kills: {outcomes}, complete runs {len(summary['runs'])} of {len(seqs)} "
         f"run dirs, stray temp files {len(temp_files(world.project / '.okstra'))}"
     )
+
+
+def test_sigkill_of_okstra_prepare_answers(tmp_path: Path) -> None:
+    """`prepare --answers` killed at random: the new setup is absent or whole (confirmed,
+    every answer), the run files are old or new, never torn."""
+    world = make_world(tmp_path)
+    world.extra_env["OKSTRA_PROGRESS"] = "1"
+    source = world.wizards / "source.json"
+    new_wizard(world, source)
+    answers = tmp_path / "answers.json"
+    shown = okstra(world, "wizard", "answers", "--state", str(source))
+    assert shown.code == 0, shown
+    answers.write_bytes(orjson.dumps(shown.doc["answers"]))
+    expected = [a["answer"] for a in shown.doc["answers"]]
+    args = ["--answers", str(answers), "--project-root", str(world.project), "--host", "terminal"]
+    args += ["--task-type", "requirements-discovery"]  # answered up front, as in the source
+
+    def saving(proc: subprocess.Popen[bytes]) -> float:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # the first write: the setup's, then the run's
+            if b"saving the setup" in line:
+                break
+        return time.monotonic()
+
+    # Calibrate: the time from the first write to exit.
+    proc = popen_okstra(world, "prepare", *args, "--state", "calibrate", "--launch", "none")
+    writes_from = saving(proc)
+    out, _ = proc.communicate()
+    assert proc.returncode == 0 and orjson.loads(out)["ok"], out
+    span = max(time.monotonic() - writes_from, 0.02) * 1.2
+    shutil.rmtree(world.project / ".okstra")
+    rng = random.Random(SEED + 3)
+    outcomes = {"killed": 0, "finished": 0}
+    for index in range(RUNS):
+        setup = world.wizards / f"scripted-{index}.json"
+        proc = popen_okstra(world, "prepare", *args, "--state", str(setup), "--launch", "none")
+        if rng.random() < 0.25:
+            killed = _kill_after(proc, rng.uniform(0.0, 0.4))  # anywhere, startup included
+        else:
+            saving(proc)
+            killed = _kill_after(proc, rng.uniform(0.0, span))
+        outcomes["killed" if killed else "finished"] += 1
+        if not killed:
+            assert proc.returncode == 0, proc.returncode
+        if setup.exists():
+            wizard = load_state(world, setup)
+            assert wizard.state.confirmed is True
+            assert [a.answer for a in wizard.answers()] == expected
+        else:
+            assert killed
+        check_project_files(world.project)
+        jsonl_records(user_dirs(world.env).runs_index)
+        jsonl_records(setup.with_suffix(".runs.jsonl"))
+        # The next replay names the same new task: start it from a project without it.
+        shutil.rmtree(world.project / ".okstra", ignore_errors=True)
+    print(f"prepare --answers kills: {outcomes}")

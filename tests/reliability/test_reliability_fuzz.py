@@ -94,13 +94,16 @@ def _park(w: World) -> None:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under `root` (lock sidecars excluded: they are not content)."""
+    """Every file under `root` (lock sidecars excluded: they are not content; the user
+    cache dir too: derived data any command may fill, see docs/decisions.md)."""
     if not root.exists():
         return {}
     return {
         str(p): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.name.endswith(".lock")
+        if p.is_file()
+        and not p.name.endswith(".lock")
+        and "cache" not in p.relative_to(root).parts[:2]
     }
 
 

@@ -21,7 +21,13 @@ from okstra_core.catalog.models import LEADER, HostSpec, Profile, ProviderSpec
 from okstra_core.defaults import DefaultScopes
 from okstra_core.errors import AssignmentResolutionError
 from okstra_core.pool import ModelPool
-from okstra_core.resolver import TeamQuery, model_options, resolve_assignments, role_instances
+from okstra_core.resolver import (
+    TeamQuery,
+    model_option_rows,
+    model_options,
+    resolve_assignments,
+    role_instances,
+)
 
 ROLE_NAMES = ("r0", "r1", "r2")
 
@@ -255,6 +261,56 @@ def test_explicit_prefix_is_kept_or_explained(case: Case, data: st.DataObject) -
     for inst, ref in fixed.items():
         assert by_instance[inst].model_ref == ref
         assert by_instance[inst].provenance == "chosen"
+
+
+@SETTINGS
+@given(cases(), st.data())
+def test_steps_sharing_a_team_core_stay_exact(case: Case, data: st.DataObject) -> None:
+    """Steps on the same provider specs share the team's core (its candidates, model
+    classes and the solvers' decided states) and the pool's option verdicts are
+    decided per model class: every step still agrees with the brute-force oracle,
+    when the answers change between steps and when a CLI goes away."""
+    clis = sorted(case.clis)
+    for _ in range(3):
+        # Each step: a fresh pool (as a wizard step builds) on the very same specs,
+        # with some CLIs possibly removed since the step before.
+        kept = data.draw(st.sets(st.sampled_from(clis))) if clis else set()
+        step_case = Case(case.providers, kept, case.disabled, case.host, case.profile, case.counts)
+        oracle = Oracle(step_case)
+        pool = step_case.pool()
+        step = data.draw(st.sampled_from(oracle.instances))
+        prefix: dict[str, list[str]] = {}
+        fixed: dict[tuple[str, int], str] = {}
+        for inst in oracle.instances[: oracle.instances.index(step)]:
+            choices = [m.ref for m in pool.list(inst[0])]
+            if not choices:
+                break
+            ref = data.draw(st.sampled_from(choices))
+            prefix.setdefault(inst[0], []).append(ref)
+            fixed[inst] = ref
+        if len(fixed) < oracle.instances.index(step):
+            continue
+        query = TeamQuery(
+            profile=case.profile,
+            counts=case.counts,
+            models=prefix,
+            scopes=DefaultScopes(),
+            pool=pool,
+            host=case.host,
+            entry_mode="spawn-process",
+        )
+        rows = model_option_rows(query, step[0], step[1])
+        assert rows.refs == [m.ref for m in rows.models]
+        assert rows.refs == candidate_order(step_case, pool, *step)
+        expected = {m.ref for m in pool.list(step[0]) if oracle.completable({**fixed, step: m.ref})}
+        got = {ref for ref, why in zip(rows.refs, rows.reasons, strict=True) if why is None}
+        assert got == expected
+        for model_, why in zip(rows.models, rows.reasons, strict=True):
+            verdict = pool.availability(model_.ref, step[0], case.host, "spawn-process")
+            if not verdict.available:
+                # An unavailable model says why, exactly as the pool does.
+                assert why == verdict.reason
+            assert why is None or why.strip()
 
 
 def test_oracle_is_not_vacuous() -> None:

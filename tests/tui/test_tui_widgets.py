@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from textual.app import App, ComposeResult
+from textual.widgets import Header
+from textual.widgets._header import HeaderTitle
 
 from okstra_core.wizard.text import load_text
 from okstra_tui.resources import screens_dir, stylesheet
@@ -89,3 +91,27 @@ def test_every_screen_has_its_stylesheet() -> None:
     ):
         assert stylesheet(name).is_file(), name
     assert screens_dir().name == "screens"
+
+
+class HeaderApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Header()
+
+
+async def test_a_title_change_while_the_header_loses_its_title_does_not_end_the_app() -> None:
+    """The header's title watcher tolerates a header whose title child is gone.
+
+    This is what happens when a title changes while a screen is switched away; the
+    pinned Textual raised `NoMatches` there, which ended the app.
+    """
+    import okstra_tui._textual_fixes  # noqa: F401  (the app imports it; so does this test)
+
+    app = HeaderApp()
+    async with app.run_test() as pilot:
+        header = app.query_one(Header)
+        await header.query_one(HeaderTitle).remove()
+        app.title = "changed while the title is gone"
+        app.sub_title = "and again"
+        await pilot.pause()
+        assert app.is_running and app.return_value is None
+        assert app._exception is None

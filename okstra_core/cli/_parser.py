@@ -1,0 +1,85 @@
+"""The headless CLI's argparse parser (built only for the running command)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import NoReturn
+
+from .. import __version__
+from ..errors import UsageError
+
+# The module that registers each command. A run builds the parser of its own command
+# only: registering the others imports what their flags need (prepare's inputs, resume's
+# defaults), which `okstra wizard step` would pay for on every step. A command missing
+# here (or none) registers them all.
+_REGISTRARS = {
+    "models": "_models",
+    "team": "_models",
+    "wizard": "_wizard",
+    "prepare": "_prepare",
+    "report": "_prepare",
+    "resume": "_resume",
+    "schema": "_schema",
+    "runs": "_runs",
+    "status": "_runs",
+    "attach": "_runs",
+    "stop": "_runs",
+    "doctor": "_doctor",
+    "completion": "_completion",
+}
+# Every command's module, in the order their commands are listed in the help.
+_MODULES = (
+    "_models",
+    "_wizard",
+    "_prepare",
+    "_resume",
+    "_runs",
+    "_doctor",
+    "_completion",
+    "_schema",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+EXAMPLES = """\
+examples:
+  okstra models                       the model pool as a table (--json: as JSON)
+  okstra team --task-type implementation-planning    the team okstra would pick, or why none exists
+  okstra wizard init --project-root . --task-type implementation-planning
+  okstra wizard step --state 20260115-093000 --answer new
+  okstra prepare --state 20260115-093000 --dry-run
+  okstra report roles .okstra/tasks/grp/one/runs/implementation-planning-001
+  okstra resume implementation-planning-001 --exec
+  okstra completion bash > ~/.local/share/bash-completion/completions/okstra
+
+Each command has its own help: okstra COMMAND --help.
+"""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser: every command, or only `command`'s (the one being run)."""
+    parser = _Parser(
+        prog="okstra",
+        description=(
+            "Set up and start a team of AI coding agents on one task. "
+            "Without a command, opens the terminal app."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"okstra {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    only = _REGISTRARS.get(command or "")
+    # Import only the running command's module: the others import what their flags
+    # need (prepare's inputs import the catalog loaders and the request; `schema` every
+    # document model), tens of milliseconds a `wizard step` never uses.
+    for name in (only,) if only is not None else _MODULES:
+        importlib.import_module(f"{__package__}.{name}").register(sub)
+    return parser
