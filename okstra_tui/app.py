@@ -45,6 +45,7 @@ from .messages import (
     DeleteRequested,
     EditRequested,
     LaunchRequest,
+    OpenRunRequested,
     PreflightChecked,
     PrepareFailed,
     PrepareFinished,
@@ -348,24 +349,39 @@ class OkstraApp(App[LaunchRequest | None]):
             self.show_start(exc.render())
             return
         state = self.wizard.state
+        earlier = None if self._confirmed_here else self._earlier_run()
         screen = LaunchScreen(
             f"{state.task_key} · {state.task_type}",
             Path(state.project_root),
             state_path=self.wizard.source,
             environment=self.environment,
             waiting=not self._confirmed_here,
-            earlier=None if self._confirmed_here else self._earlier_run(),
+            earlier=earlier[0] if earlier else None,
+            earlier_run=earlier[1] if earlier else None,
         )
         self._show(screen)
         if self._confirmed_here:
             self.start_prepare(screen)
 
+    def on_open_run_requested(self, message: OpenRunRequested) -> None:
+        """The default action on a launched setup: its run, with status and actions."""
+        from okstra_core.runs import find_project_root
+
+        self.push_screen(
+            RunsScreen(
+                find_project_root(self.project_root), self.environment, select=message.run_dir
+            )
+        )
+
     def on_prepare_requested(self, message: PrepareRequested) -> None:
         if self.wizard is not None and isinstance(self.screen, LaunchScreen):
             self.start_prepare(self.screen)
 
-    def _earlier_run(self) -> str | None:
-        """The run this setup launched before, and its lead now (looking records its exit)."""
+    def _earlier_run(self) -> tuple[str, Path] | None:
+        """The run this setup launched before: what to say about it and its directory.
+
+        Looking at its lead records the lead's exit, if it has exited.
+        """
         from okstra_core.lead import observe, read_run
         from okstra_core.setup_runs import setup_runs
 
@@ -378,10 +394,12 @@ class OkstraApp(App[LaunchRequest | None]):
             run = read_run(run_dir)
             status = observe(run, self.environment).label()
         except OkstraError as exc:
-            return self.text.get("app.relaunch.unreadable", run_dir=run_dir, error=exc.render())
-        return self.text.get(
+            said = self.text.get("app.relaunch.unreadable", run_dir=run_dir, error=exc.render())
+            return said, run_dir
+        said = self.text.get(
             "app.relaunch.earlier", run_id=run.run_id, status=status, run=str(run.run_dir)
         )
+        return said, run.run_dir
 
     def start_prepare(self, screen: LaunchScreen) -> None:
         """Prepare the open setup; one that already launched a run asks first."""

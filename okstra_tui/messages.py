@@ -136,6 +136,18 @@ class PrepareRequested(Message):
     """Prepare and launch the confirmed wizard (Enter on a waiting launch screen)."""
 
 
+class OpenRunRequested(Message):
+    """Open the run a launched setup started (Enter on its waiting launch screen).
+
+    Attributes:
+        run_dir: the run's directory.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__()
+        self.run_dir = run_dir
+
+
 class DefaultsRequested(Message):
     """Answer this model step and the next ones with their defaults (`d`).
 

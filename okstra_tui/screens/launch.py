@@ -24,6 +24,7 @@ from okstra_core.wizard.text import WizardText
 
 from ..messages import (
     BackRequested,
+    OpenRunRequested,
     PrepareFailed,
     PrepareFinished,
     PrepareRequested,
@@ -107,11 +108,16 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         waiting: the wizard was confirmed in an earlier session: wait for Enter
             (or Escape, back to the confirm screen) instead of starting at once.
         earlier: what became of the run this setup launched before (shown first).
+        earlier_run: that run's directory. With it, Enter opens the run (its status,
+            attach, stop, resume) and `l` launches another run of the setup (which the
+            app asks about first): the default action on a launched setup is its run.
     """
 
     CSS_PATH = stylesheet("launch")
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_run", "Open the run"),
         Binding("enter", "start", "Prepare & launch"),
+        Binding("l", "launch_another", "Launch another run"),
         Binding("escape", "back", "Back"),
     ]
 
@@ -124,9 +130,11 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         environment: Any = None,
         waiting: bool = False,
         earlier: str | None = None,
+        earlier_run: Path | None = None,
     ) -> None:
         super().__init__()
         self.earlier = earlier
+        self.earlier_run = earlier_run
         self.environment = environment
         self.state_path = state_path
         self.title_text = title
@@ -143,8 +151,13 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Enter and Escape only mean something before prepare has started, and only
         # once the screen is armed (keys typed ahead are dropped by the app anyway).
-        if action in ("start", "back"):
+        if action in ("start", "back", "open_run", "launch_another"):
             if not self.waiting:
+                return False
+            launched = self.earlier_run is not None
+            if (action == "start" and launched) or (
+                action in ("open_run", "launch_another") and not launched
+            ):
                 return False
             return True if self.armed else None
         return True
@@ -158,6 +171,14 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         self.query_one("#title", Static).update(title)
         self.refresh_bindings()
         self.post_message(PrepareRequested())
+
+    def action_launch_another(self) -> None:
+        self.action_start()
+
+    def action_open_run(self) -> None:
+        if not (self.waiting and self.armed) or self.earlier_run is None:
+            return
+        self.post_message(OpenRunRequested(self.earlier_run))
 
     def action_back(self) -> None:
         self.post_message(BackRequested())

@@ -1,6 +1,7 @@
 """The runs screen: this project's runs (all projects with `a`), their lead, actions.
 
-Opened from the command palette. Reading the runs looks at each lead (tmux pane or
+Opened from the command palette, and by Enter on a setup that already launched a run
+(with that run selected). Reading the runs looks at each lead (tmux pane or
 process), which records an exit the first time it is seen — in a worker thread, so
 the screen never waits on tmux. Enter shows a run's status; `t` shows the lead's tmux
 window, `s` stops the lead, `r` resumes it in this terminal (the app exits first).
@@ -28,6 +29,7 @@ class RunsScreen(Screen[None]):
     Args:
         project_root: the project whose runs are listed (None: every project's).
         environment: the okstra Environment (tmux, clock).
+        select: a run directory to put the cursor on once the runs are read.
     """
 
     CSS_PATH = stylesheet("runs")
@@ -39,10 +41,13 @@ class RunsScreen(Screen[None]):
         Binding("r", "resume", "Resume"),
     ]
 
-    def __init__(self, project_root: Path | None, environment: Any) -> None:
+    def __init__(
+        self, project_root: Path | None, environment: Any, *, select: Path | None = None
+    ) -> None:
         super().__init__()
         self.project_root = project_root
         self.environment = environment
+        self.select = select
         self.show_all = project_root is None
         self.rows: list[dict[str, Any]] = []
 
@@ -84,6 +89,12 @@ class RunsScreen(Screen[None]):
                 run_actions.age(row),
                 key=row["runDir"],
             )
+        if self.select is not None:
+            wanted = str(self.select)
+            for index, row in enumerate(rows):
+                if row["runDir"] == wanted:
+                    table.move_cursor(row=index)
+                    break
         where = text.get("app.runs.all") if self.show_all else str(self.project_root)
         title = text.get("app.runs.title", where=where, count=len(rows))
         self.query_one("#title", Static).update(error or title)

@@ -1,4 +1,4 @@
-"""A setup that already launched asks before launching another run of it."""
+"""A setup that already launched opens its run; launching another run is a decision."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from okstra_core.frontend import prepare_setup
 from okstra_core.wizard import Wizard
 from okstra_tui.screens.launch import LaunchScreen
 from okstra_tui.screens.relaunch import RelaunchScreen
+from okstra_tui.screens.runs import RunsScreen
 
 SIZE = (100, 40)
 
@@ -27,7 +28,19 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         earlier = str(app.screen.query_one("#earlier", Static).render())
         assert first.run_id in earlier and "prepared" in earlier and "okstra attach" in earlier
         await wait_armed(pilot, app)  # keys typed before that are dropped
+        # The default action (Enter) opens the run it launched, selected, with its actions.
         await pilot.press("enter")
+        await wait_for(pilot, app, lambda: isinstance(app.screen, RunsScreen), "the runs")
+        runs_screen = app.screen
+        await wait_for(pilot, app, lambda: bool(runs_screen.rows), "the runs read")
+        selected = runs_screen._selected()
+        assert selected is not None and selected["runDir"] == str(first.run_dir)
+        assert [p.name for p in runs.iterdir()] == [first.run_id]  # nothing prepared
+        await pilot.press("escape")
+        await wait_for(pilot, app, lambda: isinstance(app.screen, LaunchScreen), "back")
+        await wait_armed(pilot, app)
+        # Another run is a deliberate key, and a question.
+        await pilot.press("l")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         question = app.screen
         assert question.run_id == first.run_id and question.run_dir == first.run_dir
@@ -36,7 +49,7 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         await settle(pilot, app)
         assert isinstance(app.screen, LaunchScreen) and app.screen.waiting
         assert [p.name for p in runs.iterdir()] == [first.run_id]
-        await pilot.press("enter")
+        await pilot.press("l")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         await pilot.press("y")
         await wait_for(
