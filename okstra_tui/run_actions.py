@@ -10,6 +10,7 @@ okstra staying the lead's parent for a resume).
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,14 @@ class Outcome:
 
     message: str = ""
     request: LaunchRequest | None = None
+
+
+def act(app: Any, outcome: Outcome, say: Callable[[str], None]) -> None:
+    """Carry out an action's outcome on a screen: hand the terminal over, or say it."""
+    if outcome.request is not None:
+        app.exit(outcome.request)
+    else:
+        say(outcome.message)
 
 
 def read_runs(

@@ -138,29 +138,23 @@ class RunsScreen(Screen[None]):
 
     def action_attach(self) -> None:
         row = self._selected()
-        if row is None:
-            return
-        outcome = run_actions.attach(Path(row["runDir"]), self.environment)
-        if outcome.request is not None:
-            self.app.exit(outcome.request)
-            return
-        self._show_detail(outcome.message)
+        if row is not None:
+            outcome = run_actions.attach(Path(row["runDir"]), self.environment)
+            run_actions.act(self.app, outcome, self._show_detail)
 
     @work(thread=True, exclusive=True, group="runs-stop")
     def action_stop(self) -> None:
         row = self._selected()
         if row is None:
             return
-        outcome = run_actions.stop_lead(Path(row["runDir"]), self.environment, ui_text(self))
+        text = ui_text(self)
+        self.app.call_from_thread(self._show_detail, text.get("app.runs.stopping"))
+        outcome = run_actions.stop_lead(Path(row["runDir"]), self.environment, text)
         self.app.call_from_thread(self._show_detail, outcome.message)
         self.app.call_from_thread(self.load)
 
     def action_resume(self) -> None:
         row = self._selected()
-        if row is None:
-            return
-        outcome = run_actions.resume(Path(row["runDir"]), self.environment, ui_text(self))
-        if outcome.request is not None:
-            self.app.exit(outcome.request)
-            return
-        self._show_detail(outcome.message)
+        if row is not None:
+            outcome = run_actions.resume(Path(row["runDir"]), self.environment, ui_text(self))
+            run_actions.act(self.app, outcome, self._show_detail)

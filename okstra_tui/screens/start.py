@@ -383,13 +383,9 @@ class StartScreen(Screen[None]):
 
     def action_attach(self) -> None:
         row = self._run()
-        if row is None:
-            return
-        outcome = run_actions.attach(Path(row["runDir"]), self.environment)
-        if outcome.request is not None:
-            self.app.exit(outcome.request)
-            return
-        self._show_run_detail(outcome.message)
+        if row is not None:
+            outcome = run_actions.attach(Path(row["runDir"]), self.environment)
+            run_actions.act(self.app, outcome, self._show_run_detail)
 
     @work(thread=True, exclusive=True, group="start-stop")
     def action_stop(self) -> None:
@@ -404,13 +400,9 @@ class StartScreen(Screen[None]):
 
     def action_resume(self) -> None:
         row = self._run()
-        if row is None:
-            return
-        outcome = run_actions.resume(Path(row["runDir"]), self.environment, ui_text(self))
-        if outcome.request is not None:
-            self.app.exit(outcome.request)
-            return
-        self._show_run_detail(outcome.message)
+        if row is not None:
+            outcome = run_actions.resume(Path(row["runDir"]), self.environment, ui_text(self))
+            run_actions.act(self.app, outcome, self._show_run_detail)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
