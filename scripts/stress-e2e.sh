@@ -8,7 +8,7 @@
 # them changes from round to round — the way a shared CI machine behaves. The loops
 # are this script's children and are killed when it exits, however it exits.
 #
-# Each round runs both end-to-end files together (every terminal size). A round's
+# Each round runs the end-to-end files together (every terminal size). A round's
 # output is kept in $STRESS_LOGS (default: a fresh temp dir); a failed round prints
 # the end of its log. The last line is "P/N passed"; the exit status is 1 when any
 # round failed.
