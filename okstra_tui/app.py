@@ -416,6 +416,7 @@ class OkstraApp(App[LaunchRequest | None]):
 
         def answered(again: bool | None) -> None:
             if again:
+                screen.set_preparing()
                 self.run_prepare(screen, path, again=True)
             else:
                 screen.set_waiting()

@@ -165,15 +165,21 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def action_start(self) -> None:
         if not (self.waiting and self.armed):
             return
+        self.set_preparing()
+        self.post_message(PrepareRequested())
+
+    def action_launch_another(self) -> None:
+        # The app asks first; the screen shows "preparing" only once the answer is yes.
+        if self.waiting and self.armed and self.earlier_run is not None:
+            self.post_message(PrepareRequested())
+
+    def set_preparing(self) -> None:
+        """Prepare has started: the progress bar, and no more Enter or Escape."""
         self.waiting = False
         self.query_one("#busy").display = True
         title = ui_text(self).get("app.launch.preparing", title=self.title_text)
         self.query_one("#title", Static).update(title)
         self.refresh_bindings()
-        self.post_message(PrepareRequested())
-
-    def action_launch_another(self) -> None:
-        self.action_start()
 
     def action_open_run(self) -> None:
         if not (self.waiting and self.armed) or self.earlier_run is None:
@@ -183,19 +189,24 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def action_back(self) -> None:
         self.post_message(BackRequested())
 
+    def _waiting_title(self) -> str:
+        key = "app.launch.launched" if self.earlier_run is not None else "app.launch.waiting"
+        return ui_text(self).get(key, title=self.title_text)
+
     def set_waiting(self) -> None:
-        """Back to waiting for Enter (another run of a launched setup was declined)."""
+        """Back to waiting for a key (another run of a launched setup was declined)."""
         self.waiting = True
         self.query_one("#busy").display = False
-        title = ui_text(self).get("app.launch.waiting", title=self.title_text)
-        self.query_one("#title", Static).update(title)
+        self.query_one("#title", Static).update(self._waiting_title())
         self.refresh_bindings()
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="launch"):
-            key = "app.launch.waiting" if self.waiting else "app.launch.preparing"
-            title = ui_text(self).get(key, title=self.title_text)
+            if self.waiting:
+                title = self._waiting_title()
+            else:
+                title = ui_text(self).get("app.launch.preparing", title=self.title_text)
             yield Static(title, id="title", markup=False)
             busy = ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
             busy.display = not self.waiting

@@ -247,3 +247,69 @@ def test_tui_snapshot_multiline_directive(snap_compare, stable_project, size) ->
 
     app = at(stable_project, "directive_pick")
     assert snap_compare(app, run_before=reach("directive_pick", write), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_runs_screen(snap_compare, stable_project, size) -> None:
+    from okstra_tui.screens.runs import RunsScreen
+
+    prepared_run(stable_project, "widget")
+    prepared_run(stable_project, "gadget")
+
+    async def open_runs(pilot) -> None:
+        app = pilot.app
+        await start_loaded(pilot)
+        app.show_runs()
+        await wait_for(
+            pilot,
+            app,
+            lambda: isinstance(app.screen, RunsScreen) and len(app.screen.rows) == 2,
+            "the runs screen",
+        )
+        await settle(pilot, app)
+
+    assert snap_compare(build(stable_project), run_before=open_runs, terminal_size=size)
+
+
+def launched_setup(project: Path) -> Path:
+    """A confirmed setup that has prepared one run (its lead not launched)."""
+    from okstra_core.frontend import prepare_setup
+    from okstra_core.wizard import Wizard
+
+    path = prefill(project, "confirm")
+    Wizard.open(path, environment=fixed_environment()).submit("confirm")
+    prepare_setup(path, launch="none", environment=fixed_environment())
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_launched_setup(snap_compare, stable_project, size) -> None:
+    """A launched setup opens on its run: Enter opens it, `l` launches another."""
+    from tui_support import wait_armed
+
+    async def armed(pilot) -> None:
+        await settle(pilot, pilot.app)
+        await wait_armed(pilot, pilot.app)
+        await settle(pilot, pilot.app)
+
+    app = build(stable_project, state=launched_setup(stable_project), launch="none")
+    assert snap_compare(app, run_before=armed, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_relaunch_question(snap_compare, stable_project, size) -> None:
+    from tui_support import wait_armed
+
+    from okstra_tui.screens.relaunch import RelaunchScreen
+
+    async def ask(pilot) -> None:
+        app = pilot.app
+        await settle(pilot, app)
+        await wait_armed(pilot, app)
+        await pilot.press("l")
+        await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
+        await wait_armed(pilot, app)
+        await settle(pilot, app)
+
+    app = build(stable_project, state=launched_setup(stable_project), launch="none")
+    assert snap_compare(app, run_before=ask, terminal_size=size)
