@@ -476,36 +476,7 @@ class OkstraApp(App[LaunchRequest | None]):
         if shown is None or shown.id != message.step:
             return  # typed ahead of a screen that has been replaced
 
-        def is_default(prompt: Any) -> bool:
-            # A default is a default candidate (project, global or okstra's) that can be
-            # chosen here, or what the person chose before a rewind. The first model
-            # that merely happens to be selectable is not one: the person chooses it.
-            option = next((o for o in prompt.options if o.value == prompt.default), None)
-            if option is None or option.disabled_reason is not None:
-                return False
-            if wizard.state.remembered_answers.get(prompt.id) == prompt.default:
-                return True
-            return str(option.meta.get("provenance") or "").startswith("default:")
-
-        def accept_defaults() -> Any:
-            prompt = wizard.prompt()
-            accepted = 0
-            while prompt.meta.get("stepKind") == "role_model":
-                default = prompt.default
-                if default is None or not is_default(prompt):
-                    break
-                try:
-                    prompt = wizard.submit(default, step=prompt.id).next
-                except AnswerRefused:
-                    if not accepted:
-                        raise
-                    return wizard.prompt()  # stop here; what was accepted is saved
-                accepted += 1
-            if not accepted:
-                raise AnswerRefused(self.text.get("app.defaults.none"))
-            return prompt
-
-        self._apply(accept_defaults)
+        self._apply(wizard.accept_defaults)
 
     def on_rewind_requested(self, message: RewindRequested) -> None:
         assert self.wizard is not None

@@ -135,6 +135,17 @@ def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
     return prompt
 
 
+def _accepted_default(prompt: Prompt, state: WizardState) -> str | None:
+    """The default `accept_defaults` takes on a model prompt, or None."""
+    default = prompt.default
+    option = next((o for o in prompt.options if o.value == default), None)
+    if default is None or option is None or option.disabled_reason is not None:
+        return None
+    if state.remembered_answers.get(prompt.id) == default:
+        return default
+    return default if str(option.meta.get("provenance") or "").startswith("default:") else None
+
+
 def advance(ctx: StepContext, state: WizardState) -> Prompt:
     """The prompt to ask now. May rewind an answer that no longer holds (see `revalidate`)."""
     if not state.aborted:
@@ -717,6 +728,36 @@ class Wizard:
             return StepResult(echo=echo, next=nxt)
 
         return self._transaction(change)
+
+    def accept_defaults(self) -> Prompt:
+        """Answer this model step and the next ones with their defaults.
+
+        A default is a default candidate (project, global or okstra's) that can be
+        chosen here, or what the person chose before a rewind — not the first model
+        that merely happens to be selectable (the person chooses that one). Stops at
+        the first model step without such a default and at the first step that is not
+        a model step; each accepted answer is saved as `submit` saves it.
+
+        Raises:
+            AnswerRefused: the current step has no default to accept (nothing saved).
+        """
+        ctx, work, prompt = self._current()
+        accepted = 0
+        while prompt.meta.get("stepKind") == "role_model":
+            default = _accepted_default(prompt, work)
+            if default is None:
+                break
+            try:
+                prompt = self.submit(default, step=prompt.id).next
+            except AnswerRefused:
+                if not accepted:
+                    raise
+                return self.prompt()  # stop here; what was accepted is saved
+            work = self.state
+            accepted += 1
+        if not accepted:
+            raise refuse(ctx, "no_default")
+        return prompt
 
     def rewind(self, step_id: str) -> Prompt:
         """Edit & rewind to an answered step; returns the new prompt."""
