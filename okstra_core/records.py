@@ -1,0 +1,176 @@
+"""Plain records inside, pydantic at the edge.
+
+okstra's values — the catalog's profiles and providers, the wizard's state, its prompts
+— are standard-library dataclasses. A headless command that reads only data okstra
+already checked (a catalog or a state file whose digest matches what an earlier
+process validated, see `okstra_core.catalog.cache` and `okstra_core.wizard.state`)
+never imports pydantic: building pydantic's model classes costs more than the rest of
+a `wizard step`.
+
+Data from outside (a file someone may have edited, an answer, a context) is checked by
+`validate`, which builds a pydantic validator for the dataclass on first use. There is
+one set of rules: the dataclass's annotations. Field constraints are written in them as
+pydantic spells them (`Annotated[StrictStr, Field(min_length=1)]`); the names are
+imported only for type checkers, and `validate` provides them from pydantic when it
+first builds a validator (`PYDANTIC_NAMES`). Class-wide settings go in
+`__pydantic_config__` (made by `config`): unknown keys are refused, and a field's
+name in files may differ from its Python name (`aliases`). Rules across fields live in
+`__post_init__` (a `ValueError` there is reported like any other rule).
+
+`to_data` turns a record back into JSON-ready data, with the same aliases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar
+
+_T = TypeVar("_T")
+
+# Names the records' annotations may use; given to their modules from pydantic when a
+# validator is first built (the modules import them only while type checking).
+PYDANTIC_NAMES: tuple[str, ...] = (
+    "AfterValidator",
+    "Field",
+    "StrictBool",
+    "StrictFloat",
+    "StrictInt",
+    "StrictStr",
+)
+
+_ADAPTERS: dict[type[Any], Any] = {}
+
+
+class RecordError(ValueError):
+    """Data that does not fit a record: pydantic's error list, in one spelling.
+
+    `errors()` is pydantic's (each a dict with `type`, `loc`, `msg`, `input`, …), with
+    the dataclass spelling of an unknown key (`unexpected_keyword_argument`) given the
+    model spelling (`extra_forbidden`), so messages read the same for every record.
+    """
+
+    def __init__(self, record: type[Any], errors: list[dict[str, Any]]) -> None:
+        super().__init__(f"{len(errors)} validation error(s) for {record.__name__}")
+        self.record = record
+        self._errors = errors
+
+    def errors(self) -> list[dict[str, Any]]:
+        return self._errors
+
+    def error_count(self) -> int:
+        return len(self._errors)
+
+
+def config(
+    *,
+    aliases: Mapping[str, str] | None = None,
+    extra: Literal["forbid", "ignore"] = "forbid",
+    by_name: bool = False,
+    json_schema_extra: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """A record's `__pydantic_config__` (a plain dict: pydantic's `ConfigDict` keys).
+
+    Args:
+        aliases: Python field name -> the name in files (and in `to_data`).
+        extra: what to do with unknown keys.
+        by_name: also accept a field under its Python name when it has an alias.
+        json_schema_extra: a function that edits the record's JSON Schema.
+    """
+    names = dict(aliases or {})
+    out: dict[str, Any] = {"extra": extra}
+    if names:
+        out["alias_generator"] = lambda name: names.get(name, name)
+        out["okstra_aliases"] = names
+        if by_name:
+            out["validate_by_name"] = True
+            out["validate_by_alias"] = True
+    if json_schema_extra is not None:
+        out["json_schema_extra"] = json_schema_extra
+    return out
+
+
+def aliases_of(cls: type[Any]) -> Mapping[str, str]:
+    """Python field name -> name in files, for a record class."""
+    cfg = getattr(cls, "__pydantic_config__", None)
+    if isinstance(cfg, dict):
+        found = cfg.get("okstra_aliases")
+        if isinstance(found, dict):
+            return found
+    return {}
+
+
+def adapter(cls: type[Any]) -> Any:
+    """The pydantic `TypeAdapter` of a record class (built once per process)."""
+    found = _ADAPTERS.get(cls)
+    if found is not None:
+        return found
+    import pydantic  # the edge: only data from outside pays for pydantic
+
+    # Every loaded okstra_core module gets the names (a record's nested records may live
+    # in other modules; pydantic reads each annotation in its own module).
+    for module_name, module in list(sys.modules.items()):
+        if module is not None and module_name.split(".")[0] == "okstra_core":
+            names = vars(module)
+            for name in PYDANTIC_NAMES:
+                names.setdefault(name, getattr(pydantic, name))
+    built = pydantic.TypeAdapter(cls)
+    _ADAPTERS[cls] = built
+    return built
+
+
+def validate(cls: type[_T], data: Any) -> _T:
+    """`data` checked against the record `cls` and built into it.
+
+    Raises:
+        RecordError: the data does not fit (pydantic's errors, see `RecordError`).
+    """
+    from pydantic_core import ValidationError
+
+    try:
+        value: _T = adapter(cls).validate_python(data)
+    except ValidationError as exc:
+        raise RecordError(cls, [_spelled(e) for e in exc.errors()]) from None
+    return value
+
+
+def _spelled(error: Any) -> dict[str, Any]:
+    out = dict(error)
+    if out.get("type") == "unexpected_keyword_argument":
+        out["type"] = "extra_forbidden"
+        out["msg"] = "Extra inputs are not permitted"
+    elif out.get("type") == "dataclass_type":
+        out["type"] = "model_type"
+    return out
+
+
+def json_schema(cls: type[Any], *, mode: Literal["validation", "serialization"]) -> dict[str, Any]:
+    """The JSON Schema of a record (its aliases as property names)."""
+    schema: dict[str, Any] = adapter(cls).json_schema(mode=mode, by_alias=True)
+    return schema
+
+
+def to_data(value: Any, *, drop_none: bool = False) -> Any:
+    """A record (and what it holds) as JSON-ready data: dicts with the files' names.
+
+    Tuples become lists; a `drop_none` record omits fields whose value is None.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _aliases_of_instance(value)
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if drop_none and item is None:
+                continue
+            out[names.get(f.name, f.name)] = to_data(item, drop_none=drop_none)
+        return out
+    if isinstance(value, dict):
+        return {k: to_data(v, drop_none=drop_none) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_data(v, drop_none=drop_none) for v in value]
+    return value
+
+
+def _aliases_of_instance(value: Any) -> Mapping[str, str]:
+    return aliases_of(type(value))
