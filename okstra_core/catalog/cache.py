@@ -9,10 +9,13 @@ files loads it instead of validating them again.
 The rules that make this safe:
 
 * The key is a SHA-256 over every input: each file's kind, path and full bytes (an
-  absent config file counts as absent), plus the cache format, okstra's, pydantic's and
-  Python's versions and the size and mtime of the modules that define and check the
-  catalog. A file that changed — by one byte, at any time granularity — gives another
-  key: a cached catalog is never used for files it was not built from.
+  absent config file counts as absent), plus the cache format, okstra's and Python's
+  versions and the size and mtime of the modules that define and check the catalog —
+  okstra's own, and the installed pydantic's and pydantic-core's (found without
+  importing them: a catalog read from the cache needs no pydantic, and an upgrade of
+  either rewrites those files). A file that changed — by one byte, at any time
+  granularity — gives another key: a cached catalog is never used for files it was not
+  built from.
 * Only a catalog that validated is stored; bad input is reported the normal way on
   every run.
 * Each entry is written to a unique temporary file in the same directory and renamed
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import os
 import pickle
 import stat
@@ -39,8 +43,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import pydantic
-
 from .. import __version__
 from ..store import atomic_write_bytes, make_private_dirs
 
@@ -48,23 +50,39 @@ FORMAT = b"okstra-catalog-cache 1\n"
 # Entries kept per cache directory; older ones are removed when a new one is written.
 KEEP = 8
 _SUFFIX = ".pickle"
-# The modules whose code decides what a catalog holds (this package's files).
-_CODE = ("models.py", "loaders.py", "cache.py")
+# The modules whose code decides what a catalog holds: this package's files and the
+# records' plumbing, then the validating library's version files.
+_CODE = ("models.py", "loaders.py", "cache.py", "../records.py")
+_LIBRARIES = (("pydantic", "version.py"), ("pydantic_core", "__init__.py"))
 # A temporary file this old was left by a writer that died.
 _STALE_PART = 3600.0
 
 
 def _code_stamp() -> bytes:
-    """What identifies the code that built a catalog (an editable install changes too)."""
-    parts = [__version__, pydantic.VERSION, sys.version]
+    """What identifies the code that built a catalog (an editable install changes too).
+
+    pydantic is not imported: its version files are located by `find_spec` (which, for
+    a top-level package, does not import it) and stamped by size and mtime.
+    """
+    parts = [__version__, sys.version]
     here = Path(__file__).parent
-    for name in _CODE:
+    files: list[tuple[str, Path | None]] = [(name, here / name) for name in _CODE]
+    for package, name in _LIBRARIES:
         try:
-            st = os.stat(here / name)
-            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            spec = None
+        origin = spec.origin if spec is not None else None
+        files.append((f"{package}/{name}", Path(origin).parent / name if origin else None))
+    for label, path in files:
+        try:
+            if path is None:
+                raise OSError
+            st = os.stat(path)
+            parts.append(f"{label}:{path}:{st.st_size}:{st.st_mtime_ns}")
         except OSError:
-            parts.append(f"{name}:?")
-    return "\n".join(parts).encode("utf-8")
+            parts.append(f"{label}:?")
+    return "\n".join(parts).encode("utf-8", "surrogateescape")
 
 
 _STAMP: bytes | None = None

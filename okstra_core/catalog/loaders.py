@@ -1,10 +1,11 @@
 """Load and validate the data okstra ships and reads: profiles, providers, hosts, configs.
 
 Every loader parses bytes itself (so non-UTF-8 and invalid TOML/JSON are reported
-with the file and line) and turns a pydantic `ValidationError` into ONE
-`DataFileError` naming the file, the field path (`roles[1].max`) and what was
-expected. Beyond the models' type checks, the loaders enforce the catalog's cross-field
-rules (counts, duplicate roles, role references, launch placeholders, aliases).
+with the file and line), checks the data against its record (`records.validate`) and
+turns a `RecordError` into ONE `DataFileError` naming the file, the field path
+(`roles[1].max`) and what was expected. Beyond the records' type checks, the catalog's
+cross-field rules are enforced (counts, duplicate roles, role references, launch
+placeholders, aliases).
 
 Bundled data comes through `okstra_core.paths.resource()`: a workspace
 (`OKSTRA_WORKSPACE`) file replaces the bundled file of the same name, and whatever the
@@ -20,12 +21,11 @@ import tomllib
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
+from .. import records
 from ..environment import Environment
 from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
@@ -636,25 +636,22 @@ def _parse_toml(text: str, path: Path, *, line_offset: int = 0) -> dict[str, Any
         raise DataFileError("invalid TOML: arrays or tables nested too deeply", path=path) from None
 
 
-_M = TypeVar("_M", bound=BaseModel)
-
-
-def _validate(model: type[_M], raw: dict[str, Any], path: Path) -> _M:
-    """Validate `raw` against `model`; the first error becomes one `DataFileError`."""
+def _validate(record: type[_T], raw: dict[str, Any], path: Path) -> _T:
+    """Validate `raw` against `record`; the first error becomes one `DataFileError`."""
     try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
+        return records.validate(record, raw)
+    except records.RecordError as exc:
+        errors = exc.errors()
         first = errors[0]
         where = _field_path(first["loc"])
         problem = (first.get("ctx") or {}).get("error")
         if isinstance(problem, DataProblem):
-            # A rule of the model (a validator): the field it names, inside `loc`.
+            # A rule of the record (its `__post_init__`): the field it names, inside `loc`.
             field = (
                 f"{where}.{problem.field}" if where and problem.field else where or problem.field
             )
             raise DataFileError(problem.message, path=path, field=field or None) from None
-        message = _explain(first, model)
+        message = _explain(first, record)
         if len(errors) > 1:
             others = ", ".join(_field_path(e["loc"]) or "(top level)" for e in errors[1:4])
             more = "" if len(errors) <= 4 else f" and {len(errors) - 4} more"
@@ -674,7 +671,7 @@ def _field_path(loc: Iterable[int | str]) -> str:
     return out
 
 
-def _explain(error: Any, model: type[BaseModel]) -> str:
+def _explain(error: Any, record: type[Any]) -> str:
     kind: str = error["type"]
     value = error.get("input")
     ctx = error.get("ctx") or {}
@@ -682,7 +679,7 @@ def _explain(error: Any, model: type[BaseModel]) -> str:
     if kind == "missing":
         return "required field is missing"
     if kind == "extra_forbidden":
-        allowed = _allowed_keys(model, error["loc"][:-1])
+        allowed = _allowed_keys(record, error["loc"][:-1])
         hint = f": expected one of {', '.join(allowed)}" if allowed else ""
         return f"unknown key {error['loc'][-1]!r}{hint}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
@@ -715,30 +712,43 @@ def _explain(error: Any, model: type[BaseModel]) -> str:
     return msg[:1].lower() + msg[1:] + got
 
 
-def _allowed_keys(model: type[BaseModel], loc: Iterable[int | str]) -> list[str]:
-    """The field names of the (nested) model at `loc`, for "unknown key" hints."""
-    current: Any = model
+def _allowed_keys(record: type[Any], loc: Iterable[int | str]) -> list[str]:
+    """The field names of the (nested) record at `loc`, for "unknown key" hints."""
+    current: Any = record
     for item in loc:
         if isinstance(item, int):
             continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+        if not _is_record(current):
             return []
-        info = current.model_fields.get(str(item))
-        if info is None:
+        annotation = _field_types(current).get(str(item))
+        if annotation is None:
             return []
-        current = _inner_model(info.annotation)
-    if isinstance(current, type) and issubclass(current, BaseModel):
+        current = _inner_record(annotation)
+    if _is_record(current):
         hidden = {"source", "bundled", "body"}
-        return [name for name in current.model_fields if name not in hidden]
+        return [f.name for f in fields(current) if f.name not in hidden]
     return []
 
 
-def _inner_model(annotation: Any) -> Any:
-    """The BaseModel inside `tuple[X, ...]`, `X | None`, … (or None)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+def _is_record(value: Any) -> bool:
+    return isinstance(value, type) and is_dataclass(value)
+
+
+def _field_types(record: type[Any]) -> dict[str, Any]:
+    """A record's field types, resolved (only after it validated something, which
+    gave its module the names its annotations use); empty if they do not resolve."""
+    try:
+        return typing.get_type_hints(record)
+    except Exception:  # a hint is only a hint: never a reason to fail
+        return {}
+
+
+def _inner_record(annotation: Any) -> Any:
+    """The record inside `tuple[X, ...]`, `X | None`, … (or None)."""
+    if _is_record(annotation):
         return annotation
     for arg in typing.get_args(annotation):
-        found = _inner_model(arg)
+        found = _inner_record(arg)
         if found is not None:
             return found
     return None

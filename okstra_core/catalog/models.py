@@ -1,38 +1,43 @@
-"""Pydantic models of the data okstra ships in `prompts/` and reads from config.
+"""Records of the data okstra ships in `prompts/` and reads from config.
 
 These are the shared contract of the whole core: loaders build them, the pool,
-resolver, wizard and prepare read them. All are frozen; unknown keys are refused.
+resolver, wizard and prepare read them. They are plain frozen dataclasses (see
+`okstra_core.records`): a catalog read back from the cache needs no pydantic. The
+loaders check files against them with `records.validate` (the constraints are in the
+annotations; unknown keys are refused); the rules across fields run in
+`__post_init__`, so a record built in code obeys them too.
 """
 
 from __future__ import annotations
 
 import re
 import string
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictInt,
-    StrictStr,
-    model_validator,
-)
+from .. import records
+
+if TYPE_CHECKING:
+    from pydantic import Field, StrictBool, StrictInt, StrictStr
 
 
 # Default factories are Python functions, not the `dict` builtin: pydantic reads
-# a factory's signature when it builds a model, and a builtin's signature is parsed
+# a factory's signature when it builds a validator, and a builtin's signature is parsed
 # from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
 def _new_dict() -> dict[Any, Any]:
     return {}
 
 
+# Every record refuses unknown keys (the default of `records.config`).
+_CONFIG = records.config()
+
 EntryMode = Literal["spawn-process", "current-session"]
 Runner = Literal["current-session", "native-session", "cli-wrapper"]
 Distinct = Literal["model", "provider"]
 SessionIdKind = Literal["uuid4", "token", "discover"]
+# One line of text shown to a person (an install command, how to log in).
+_ONE_LINE = r"^[^\r\n]+$"
 
 LEADER = "leader"
 # The bundled task types in their profiles' `order`. Task types are the profiles: a
@@ -56,10 +61,6 @@ class DataProblem(ValueError):
         self.message = message
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-
 # The most instances of one role a profile may allow (and a state file may hold): each
 # is a CLI process and a prompt option, so the bound keeps both sane.
 MAX_ROLE_COUNT = 16
@@ -72,13 +73,16 @@ class RoleKind(StrEnum):
     DYNAMIC = "dynamic"
 
 
-class RoleRequirement(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class RoleRequirement:
     """One `[[roles]]` entry of a profile's front matter."""
 
-    role: StrictStr = Field(min_length=1)
-    duty: StrictStr = Field(min_length=1)
-    min: StrictInt = Field(default=1, ge=0)
-    max: StrictInt = Field(default=1, ge=0)
+    __pydantic_config__ = _CONFIG
+
+    role: Annotated[StrictStr, Field(min_length=1)]
+    duty: Annotated[StrictStr, Field(min_length=1)]
+    min: Annotated[StrictInt, Field(ge=0)] = 1
+    max: Annotated[StrictInt, Field(ge=0)] = 1
     recommended: StrictInt | None = None
     distinct: Distinct = "model"
     exclude_models_of: tuple[StrictStr, ...] = ()
@@ -103,24 +107,25 @@ class RoleRequirement(_Frozen):
         return self.max if self.kind is RoleKind.OPTIONAL else self.min
 
 
-class Profile(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Profile:
     """A phase's role profile: `prompts/profiles/<task-type>.md`."""
+
+    __pydantic_config__ = _CONFIG
 
     task_type: StrictStr
     title: StrictStr = ""
     summary: StrictStr = ""
     # Where the task type is listed (lower first; then by name).
-    order: StrictInt = Field(default=1000, ge=0, le=1_000_000)
+    order: Annotated[StrictInt, Field(ge=0, le=1_000_000)] = 1000
     # Whether prepare needs an approved plan (a stage-scoped phase of work).
     needs_approved_plan: StrictBool = False
     roles: tuple[RoleRequirement, ...]
     body: StrictStr = ""
     source: StrictStr = ""
 
-    @model_validator(mode="after")
-    def _rules(self) -> Profile:
+    def __post_init__(self) -> None:
         _check_profile(self)
-        return self
 
     def role(self, role_id: str) -> RoleRequirement | None:
         for r in self.roles:
@@ -138,32 +143,39 @@ class Profile(_Frozen):
         return tuple(r for r in self.roles if r.dynamic)
 
 
-class DiscoverSpec(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class DiscoverSpec:
     """How to find a session id that the CLI minted itself (codex)."""
+
+    __pydantic_config__ = _CONFIG
 
     glob: StrictStr  # e.g. "{env.CODEX_HOME}/sessions/**/rollout-*.jsonl"
     id_pattern: StrictStr  # regex with one group capturing the id from the file name
     cwd_field: StrictStr = "payload.cwd"  # dotted path in the first JSON line
     # Strict: a boolean or a numeric string is a mistake in the file, not a number.
-    timeout_seconds: float = Field(default=10.0, strict=True, gt=0, allow_inf_nan=False)
+    timeout_seconds: Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)] = 10.0
     default_home: StrictStr = ""  # used for {env.X} when X is unset, e.g. "~/.codex"
 
 
-class LaunchSpec(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class LaunchSpec:
     """argv templates of a provider CLI; never run through a shell."""
+
+    __pydantic_config__ = _CONFIG
 
     version: tuple[StrictStr, ...]
     new: tuple[StrictStr, ...]
     resume: tuple[StrictStr, ...]
     session_id: SessionIdKind = "uuid4"
     discover: DiscoverSpec | None = None
-    env: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
+    env: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
     # Flags the leader launch relies on; preflight checks the CLI's --help mentions them.
     required_flags: tuple[StrictStr, ...] = ()
     help: tuple[StrictStr, ...] = ()
 
 
-class LoginSpec(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class LoginSpec:
     """`[login]`: how `okstra doctor` tells, offline, whether the CLI has credentials.
 
     Checked in order: an `env` variable that is set, or a `files` entry that exists
@@ -174,37 +186,45 @@ class LoginSpec(_Frozen):
     paths are ever shown, never a value or the command's output.
     """
 
+    __pydantic_config__ = _CONFIG
+
     env: tuple[StrictStr, ...] = ()
     # Paths; `~` is the user's home, `{env.NAME:-default}` an environment variable.
     files: tuple[StrictStr, ...] = ()
     status: tuple[StrictStr, ...] = ()
     status_pattern: StrictStr = ""
     # How a person logs in (shown by doctor when not logged in).
-    how: StrictStr | None = Field(default=None, min_length=1, max_length=300, pattern=r"^[^\r\n]+$")
+    how: Annotated[StrictStr, Field(min_length=1, max_length=300, pattern=_ONE_LINE)] | None = None
 
 
-class ModelSpec(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class ModelSpec:
     """One `[[models]]` entry of a provider file."""
 
-    id: StrictStr = Field(min_length=1)
-    display: StrictStr = Field(min_length=1)
-    execution: StrictStr = Field(min_length=1)
+    __pydantic_config__ = _CONFIG
+
+    id: Annotated[StrictStr, Field(min_length=1)]
+    display: Annotated[StrictStr, Field(min_length=1)]
+    execution: Annotated[StrictStr, Field(min_length=1)]
     aliases: tuple[StrictStr, ...] = ()
     version: Literal["pinned", "channel"] = "channel"
     default_for: tuple[StrictStr, ...] = ()
     roles: tuple[StrictStr, ...] = ()  # empty = every role of the provider
 
 
-class ProviderSpec(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class ProviderSpec:
     """A provider: `prompts/providers/<id>.toml` or `<config>/providers/<id>.toml`."""
 
-    id: StrictStr = Field(min_length=1)
-    display_label: StrictStr = Field(min_length=1)
-    cli: StrictStr = Field(min_length=1)
+    __pydantic_config__ = _CONFIG
+
+    id: Annotated[StrictStr, Field(min_length=1)]
+    display_label: Annotated[StrictStr, Field(min_length=1)]
+    cli: Annotated[StrictStr, Field(min_length=1)]
     # How a person installs the CLI (one command line, shown by doctor and preflight;
     # okstra never runs it).
-    install: StrictStr | None = Field(
-        default=None, min_length=1, max_length=300, pattern=r"^[^\r\n]+$"
+    install: Annotated[StrictStr, Field(min_length=1, max_length=300, pattern=_ONE_LINE)] | None = (
+        None
     )
     roles: tuple[StrictStr, ...]
     launch: LaunchSpec
@@ -213,14 +233,15 @@ class ProviderSpec(_Frozen):
     source: StrictStr = ""
     bundled: StrictBool = True
 
-    @model_validator(mode="after")
-    def _rules(self) -> ProviderSpec:
+    def __post_init__(self) -> None:
         _check_provider(self)
-        return self
 
 
-class HostSpec(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class HostSpec:
     """A host runtime: `prompts/hosts/<id>.toml`."""
+
+    __pydantic_config__ = _CONFIG
 
     id: StrictStr
     display_label: StrictStr
@@ -232,19 +253,23 @@ class HostSpec(_Frozen):
     source: StrictStr = ""
 
 
-class ModelDefaults(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class ModelDefaults:
     """`modelDefaults`: role -> non-empty list of model refs."""
 
-    by_role: dict[StrictStr, tuple[StrictStr, ...]] = Field(default_factory=_new_dict)
+    __pydantic_config__ = _CONFIG
+
+    by_role: dict[StrictStr, tuple[StrictStr, ...]] = field(default_factory=_new_dict)
     source: StrictStr = ""
 
 
-class GlobalConfig(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class GlobalConfig:
     """`<config dir>/config.json`."""
 
-    # Built without validation (nothing to check): a default instance made at import
-    # would build the validator of every model it holds, which a step never uses.
-    model_defaults: ModelDefaults = ModelDefaults.model_construct()
+    __pydantic_config__ = _CONFIG
+
+    model_defaults: ModelDefaults = field(default_factory=ModelDefaults)
     disabled_providers: tuple[StrictStr, ...] = ()
     language: StrictStr | None = None
     theme: StrictStr | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -237,8 +237,8 @@ def plan_launch(
             # Unresolvable here: a later lookup says so instead of searching elsewhere.
             concrete = None
         if concrete is not None:
-            discover_fixed = launch.discover.model_copy(
-                update={"glob": escape_template(concrete), "default_home": ""}
+            discover_fixed = replace(
+                launch.discover, glob=escape_template(concrete), default_home=""
             )
     return LaunchPlan(
         provider_id=provider.id,

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..catalog import detect_host, load_project_config
-from ..catalog.models import ModelDefaults
 from ..catalog.prebuilt import prepare_models
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
@@ -75,7 +74,6 @@ _MODELS = (
     AnswerEntry,
     Confirmation,
     ConfirmationLine,
-    ModelDefaults,
 )
 
 

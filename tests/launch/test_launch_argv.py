@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from launch_helpers import NASTY, bundled, fake_env
 
+from okstra_core import records
 from okstra_core.catalog.models import LaunchSpec, ModelSpec, ProviderSpec
 from okstra_core.errors import DataFileError, LaunchError, OkstraError
 from okstra_core.launch import plan_launch, render_argv
@@ -22,7 +23,7 @@ def _provider(**launch: object) -> ProviderSpec:
         display_label="Demo",
         cli="claude",
         roles=("leader",),
-        launch=LaunchSpec.model_validate(spec),
+        launch=records.validate(LaunchSpec, spec),
         models=(ModelSpec(id="m", display="M", execution="m-1"),),
         source="/x/demo.toml",
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,7 @@ def test_availability_reasons_a_person_can_act_on() -> None:
 
 
 def test_cli_matters_only_when_the_instance_runs_through_it() -> None:
-    host = CLAUDE_CODE.model_copy(update={"native_provider": "claude"})
+    host = replace(CLAUDE_CODE, native_provider="claude")
     pool = make_pool([CLAUDE, CODEX], clis=[])
     # A claude worker is a native sub-session of Claude Code: no CLI needed.
     assert pool.availability("claude/opus", "analyser", host, "spawn-process").available
@@ -128,7 +129,7 @@ def test_availability_is_cached_per_pool() -> None:
 
 
 def test_runner_rules_and_bindings() -> None:
-    host = CLAUDE_CODE.model_copy(update={"native_provider": "claude"})
+    host = replace(CLAUDE_CODE, native_provider="claude")
     pool = make_pool([CLAUDE, CODEX])
     opus, gpt = pool.resolve("claude/opus"), pool.resolve("codex/gpt")
     assert choose_runner(LEADER, "claude", host, "current-session") == "current-session"
@@ -136,7 +137,7 @@ def test_runner_rules_and_bindings() -> None:
     assert choose_runner("analyser", "claude", host, "spawn-process") == "native-session"
     assert choose_runner("analyser", "codex", host, "spawn-process") == "cli-wrapper"
     assert choose_runner("analyser", "claude", TERMINAL, "spawn-process") == "cli-wrapper"
-    no_native = host.model_copy(update={"native_sessions": False})
+    no_native = replace(host, native_sessions=False)
     assert choose_runner("analyser", "claude", no_native, "spawn-process") == "cli-wrapper"
     assert bind(gpt, "analyser", host, "spawn-process") == Binding(
         "cli-wrapper", "claude-code", None
@@ -406,7 +407,7 @@ def test_exclusion_binds_whichever_role_is_chosen_first() -> None:
 
 
 def test_current_session_leader_has_no_model() -> None:
-    host = CLAUDE_CODE.model_copy(update={"native_provider": "claude"})
+    host = replace(CLAUDE_CODE, native_provider="claude")
     pool = make_pool([CLAUDE, CODEX], clis=[])
     plan = resolve_assignments(
         rd_profile(), {"analyser": 1}, {}, DefaultScopes(), pool, host, "current-session"
