@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -176,3 +177,85 @@ def test_concurrent_writers_leave_one_whole_entry(env: Environment, okstra_home:
     entries = _entries(okstra_home)
     assert [p.suffix for p in entries] == [".pickle"]  # no temporary file left behind
     assert loaders.catalog_cache.load(entries[0].parent, entries[0].stem, loaders.Catalog)
+
+
+# A process that loads the catalog and says whether it needed pydantic to do it.
+PYDANTIC_FREE = """
+import json, sys
+import okstra_core.catalog.cache, okstra_core.catalog.loaders, okstra_core.catalog.models
+from okstra_core.catalog.loaders import load_catalog
+from okstra_core.environment import Environment
+from okstra_core.errors import DataFileError
+try:
+    catalog = load_catalog(Environment.real())
+    out = {"label": catalog.provider("cached").display_label}
+except DataFileError as exc:
+    out = {"file": exc.path, "field": exc.field, "message": exc.message}
+out["imported"] = sorted(m for m in ("pydantic", "pydantic_core") if m in sys.modules)
+print(json.dumps(out))
+"""
+
+
+def _load_in_a_new_process(okstra_home: Path) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PYDANTIC_FREE],
+        env={**os.environ, "OKSTRA_HOME": str(okstra_home)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result: dict[str, object] = json.loads(proc.stdout)
+    return result
+
+
+def test_a_catalog_from_the_cache_needs_no_pydantic(env: Environment, okstra_home: Path) -> None:
+    # The first process parses and validates the files (pydantic checks them)...
+    assert _load_in_a_new_process(okstra_home) == {
+        "label": "First",
+        "imported": ["pydantic", "pydantic_core"],
+    }
+    assert len(_entries(okstra_home)) == 1
+    # ...the next one reads the validated catalog back without importing pydantic.
+    assert _load_in_a_new_process(okstra_home) == {"label": "First", "imported": []}
+
+
+def test_a_one_byte_change_is_validated_again_and_named_when_wrong(
+    env: Environment, okstra_home: Path
+) -> None:
+    path = okstra_home / "config" / "providers" / "cached.toml"
+    assert _load_in_a_new_process(okstra_home)["imported"] == ["pydantic", "pydantic_core"]
+    assert _load_in_a_new_process(okstra_home)["imported"] == []
+    # One byte (same size): a miss, validated again.
+    path.write_text(PROVIDER.format(label="Firsu"), encoding="utf-8")
+    assert _load_in_a_new_process(okstra_home) == {
+        "label": "Firsu",
+        "imported": ["pydantic", "pydantic_core"],
+    }
+    assert len(_entries(okstra_home)) == 2
+    # One byte that breaks a rule across fields (a model id must be lower-case).
+    path.write_text(PROVIDER.format(label="Firsu").replace('id = "m1"', 'id = "M1"'), "utf-8")
+    assert _load_in_a_new_process(okstra_home) == {
+        "file": str(path),
+        "field": "models[0].id",
+        "message": "expected an id of lower-case letters, digits, '.', '-', '_', got 'M1'",
+        "imported": ["pydantic", "pydantic_core"],
+    }
+    # One byte that breaks a type (a number where a string goes), and a nested unknown
+    # key: each named by file and field, with what was expected.
+    path.write_text(
+        PROVIDER.format(label="Firsu").replace('execution = "m1"', "execution = 11"), "utf-8"
+    )
+    report = _load_in_a_new_process(okstra_home)
+    assert (report["file"], report["field"]) == (str(path), "models[0].execution")
+    assert report["message"] == "expected a string, got an integer (11)"
+    path.write_text(PROVIDER.format(label="Firsu") + "sorts = 1\n", "utf-8")
+    report = _load_in_a_new_process(okstra_home)
+    assert (report["file"], report["field"]) == (str(path), "models[0].sorts")
+    assert report["message"] == (
+        "unknown key 'sorts': expected one of id, display, execution, aliases, version, "
+        "default_for, roles"
+    )
+    assert len(_entries(okstra_home)) == 2  # nothing stored for a bad file

@@ -291,12 +291,12 @@ import json, sys
 from okstra_tui.entry import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
-models = sys.modules.get("okstra_core.catalog.models")
-# The catalog models whose validators this process built (it validated with them).
+records = sys.modules.get("okstra_core.records")
+# The catalog records whose validators this process built (it validated with them).
 built = [
-    name
-    for name in ("Profile", "ProviderSpec", "HostSpec", "GlobalConfig")
-    if models is not None and getattr(models, name).__pydantic_complete__
+    cls.__name__
+    for cls in (getattr(records, "_ADAPTERS", None) or {})
+    if cls.__module__ == "okstra_core.catalog.models"
 ]
 print(json.dumps({"modules": sorted(sys.modules), "built": built}), file=sys.stderr)
 sys.exit(code)
