@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -31,6 +31,19 @@ def _new_dict() -> dict[Any, Any]:
 
 # Every record refuses unknown keys (the default of `records.config`).
 _CONFIG = records.config()
+
+
+class _Record:
+    """The `repr` of every catalog record, written once: a generated `__repr__` per
+    class costs more to build at import than the rest of the class (`repr=False`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        record: Any = self  # a dataclass: each subclass is one
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(record))
+        return f"{type(self).__qualname__}({shown})"
+
 
 EntryMode = Literal["spawn-process", "current-session"]
 Runner = Literal["current-session", "native-session", "cli-wrapper"]
@@ -73,8 +86,8 @@ class RoleKind(StrEnum):
     DYNAMIC = "dynamic"
 
 
-@dataclass(frozen=True, kw_only=True)
-class RoleRequirement:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class RoleRequirement(_Record):
     """One `[[roles]]` entry of a profile's front matter."""
 
     __pydantic_config__ = _CONFIG
@@ -107,8 +120,8 @@ class RoleRequirement:
         return self.max if self.kind is RoleKind.OPTIONAL else self.min
 
 
-@dataclass(frozen=True, kw_only=True)
-class Profile:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Profile(_Record):
     """A phase's role profile: `prompts/profiles/<task-type>.md`."""
 
     __pydantic_config__ = _CONFIG
@@ -143,8 +156,8 @@ class Profile:
         return tuple(r for r in self.roles if r.dynamic)
 
 
-@dataclass(frozen=True, kw_only=True)
-class DiscoverSpec:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class DiscoverSpec(_Record):
     """How to find a session id that the CLI minted itself (codex)."""
 
     __pydantic_config__ = _CONFIG
@@ -157,8 +170,8 @@ class DiscoverSpec:
     default_home: StrictStr = ""  # used for {env.X} when X is unset, e.g. "~/.codex"
 
 
-@dataclass(frozen=True, kw_only=True)
-class LaunchSpec:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class LaunchSpec(_Record):
     """argv templates of a provider CLI; never run through a shell."""
 
     __pydantic_config__ = _CONFIG
@@ -174,8 +187,8 @@ class LaunchSpec:
     help: tuple[StrictStr, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class LoginSpec:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class LoginSpec(_Record):
     """`[login]`: how `okstra doctor` tells, offline, whether the CLI has credentials.
 
     Checked in order: an `env` variable that is set, or a `files` entry that exists
@@ -197,8 +210,8 @@ class LoginSpec:
     how: Annotated[StrictStr, Field(min_length=1, max_length=300, pattern=_ONE_LINE)] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelSpec:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ModelSpec(_Record):
     """One `[[models]]` entry of a provider file."""
 
     __pydantic_config__ = _CONFIG
@@ -212,8 +225,8 @@ class ModelSpec:
     roles: tuple[StrictStr, ...] = ()  # empty = every role of the provider
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProviderSpec:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ProviderSpec(_Record):
     """A provider: `prompts/providers/<id>.toml` or `<config>/providers/<id>.toml`."""
 
     __pydantic_config__ = _CONFIG
@@ -237,8 +250,8 @@ class ProviderSpec:
         _check_provider(self)
 
 
-@dataclass(frozen=True, kw_only=True)
-class HostSpec:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class HostSpec(_Record):
     """A host runtime: `prompts/hosts/<id>.toml`."""
 
     __pydantic_config__ = _CONFIG
@@ -253,8 +266,8 @@ class HostSpec:
     source: StrictStr = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelDefaults:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ModelDefaults(_Record):
     """`modelDefaults`: role -> non-empty list of model refs."""
 
     __pydantic_config__ = _CONFIG
@@ -263,8 +276,8 @@ class ModelDefaults:
     source: StrictStr = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class GlobalConfig:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class GlobalConfig(_Record):
     """`<config dir>/config.json`."""
 
     __pydantic_config__ = _CONFIG
