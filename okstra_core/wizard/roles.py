@@ -647,7 +647,7 @@ def reuse_blocker(
     The reused counts are what matters: reused models that no longer fit are rewound
     with the reason later, and asked again.
     """
-    work = state.model_copy(deep=True)
+    work = state.copy()
     try:
         prefill_from_run(ctx, work, inputs, run, path)
     except AnswerRefused as exc:

@@ -8,7 +8,7 @@ Top to bottom; a module may import only from its own layer or below:
     wizard
     resolver, pool, defaults, binding, roleargs, config
     catalog, tasks, request, documents, setup_runs
-    store, paths, errors, environment
+    store, paths, errors, environment, records
 
 Every import counts: module level and inside functions (an import deferred into a
 function still couples the two modules), except those under `if TYPE_CHECKING:`.
@@ -29,7 +29,13 @@ import okstra_core
 ROOT = Path(okstra_core.__file__).parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("okstra_core.errors", "okstra_core.paths", "okstra_core.environment", "okstra_core.store"),
+    (
+        "okstra_core.errors",
+        "okstra_core.paths",
+        "okstra_core.environment",
+        "okstra_core.store",
+        "okstra_core.records",
+    ),
     (
         "okstra_core.catalog",
         "okstra_core.tasks",
