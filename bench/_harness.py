@@ -52,6 +52,8 @@ class Figure:
     missing: str | None = None
     # For rows whose figure is not subject/baseline (a growth factor): shown as is.
     ratio_override: float | None = None
+    # What the samples are: seconds, or mebibytes (peak resident memory).
+    unit: str = "s"
 
     @property
     def ratio(self) -> float | None:
@@ -145,6 +147,23 @@ def time_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> f
     return elapsed
 
 
+def peak_rss(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> float:
+    """Peak resident memory (MiB) of one whole process, from its own rusage."""
+    proc = subprocess.Popen(
+        list(argv),
+        env=dict(env),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise NotAvailable(f"{' '.join(argv[-3:])}: exit {proc.returncode}")
+    return usage.ru_maxrss / 1024  # Linux reports KiB
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without anything that would change okstra's behaviour."""
     env = {
@@ -164,6 +183,10 @@ def fmt_seconds(value: float) -> str:
     return f"{value * 1e6:.0f} µs"
 
 
+def fmt_value(value: float, unit: str) -> str:
+    return f"{value:.1f} MiB" if unit == "MiB" else fmt_seconds(value)
+
+
 def render_table(figures: Sequence[Figure]) -> str:
     """A plain-text table; missing subjects say why instead of showing a number."""
     header = ("measurement", "subject (median)", "p95", "baseline (median)", "ratio", "notes")
@@ -176,10 +199,10 @@ def render_table(figures: Sequence[Figure]) -> str:
         rows.append(
             (
                 f.name,
-                fmt_seconds(f.subject.median) if f.subject else "",
-                fmt_seconds(f.subject.p95) if f.subject else "",
+                fmt_value(f.subject.median, f.unit) if f.subject else "",
+                fmt_value(f.subject.p95, f.unit) if f.subject else "",
                 (
-                    f"{fmt_seconds(f.baseline.median)} ({f.baseline_name})"
+                    f"{fmt_value(f.baseline.median, f.unit)} ({f.baseline_name})"
                     if f.baseline
                     else f.baseline_name
                 ),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ._drive import answer_for, step_kind
 from ._fixtures import make_machine
-from ._harness import Figure, NotAvailable, interleaved, okstra_argv, run, time_process
+from ._harness import Figure, NotAvailable, interleaved, okstra_argv, peak_rss, run, time_process
 
 BASELINE = [sys.executable, "-c", "import pydantic, orjson"]
 
@@ -83,6 +83,12 @@ def measure(work: Path, repeat: int) -> list[Figure]:
             lambda: time_process(BASELINE, env=machine.env, cwd=machine.project),
             repeat=repeat,
         )
+        memory, memory_baseline = interleaved(
+            lambda: peak_rss(peek, env=machine.env, cwd=machine.project),
+            lambda: peak_rss(BASELINE, env=machine.env, cwd=machine.project),
+            repeat=max(3, repeat // 3),
+        )
+        pydantic = "pydantic" in tops
     except NotAvailable as exc:
         return [Figure(name, baseline_name=baseline_name, missing=str(exc))]
     return [
@@ -92,6 +98,14 @@ def measure(work: Path, repeat: int) -> list[Figure]:
             baseline,
             baseline_name,
             note=f"at a {reached} prompt; imported textual: {'YES' if textual else 'no'}, "
-            f"jinja2: {'YES' if jinja2 else 'no'}",
-        )
+            f"jinja2: {'YES' if jinja2 else 'no'}, pydantic: {'yes' if pydantic else 'no'}",
+        ),
+        Figure(
+            "(a) `okstra wizard step`, peak RSS",
+            memory,
+            memory_baseline,
+            baseline_name,
+            unit="MiB",
+            note="the process's own peak resident memory (rusage)",
+        ),
     ]

@@ -13,6 +13,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+# An agent host that runs okstra inside its session can say which model (and effort)
+# that session runs; okstra cannot find it out by itself. Every command reads these.
+HOST_MODEL_ENV = "OKSTRA_HOST_MODEL"
+HOST_EFFORT_ENV = "OKSTRA_HOST_EFFORT"
+
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)

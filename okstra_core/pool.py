@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from .binding import bind, choose_runner
 from .catalog.models import LEADER, EntryMode, GlobalConfig, HostSpec, ProviderSpec
-from .environment import Environment
+from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV, Environment
 from .errors import OkstraError, UsageError
 
 __all__ = ["Availability", "ModelPool", "PoolModel"]
@@ -474,3 +474,29 @@ class ModelPool:
             return f"unknown model {shown!r}: no provider {provider_id!r} (known: {known})"
         names = ", ".join(m.ref for m in models)
         return f"unknown model {shown!r} (provider {provider_id!r} has: {names})"
+
+
+# ---------------------------------------------------------------------------- host session
+
+
+def reported_host_model(environment: Environment, pool: ModelPool | None) -> str | None:
+    """The host session's model ref from `OKSTRA_HOST_MODEL`, canonicalised when known.
+
+    A value the pool knows (a ref, or `provider/alias`) becomes its model ref; anything
+    else is kept as given (the host may run a model okstra has no entry for).
+    """
+    raw = (environment.get(HOST_MODEL_ENV) or "").strip()
+    return canonical_model(raw, pool) if raw else None
+
+
+def reported_host_effort(environment: Environment) -> str | None:
+    return (environment.get(HOST_EFFORT_ENV) or "").strip() or None
+
+
+def canonical_model(value: str, pool: ModelPool | None) -> str:
+    if pool is None:
+        return value
+    try:
+        return pool.lookup(value).ref
+    except OkstraError:
+        return value

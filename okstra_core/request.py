@@ -34,6 +34,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV
 from .errors import OkstraError, UsageError
 from .tasks import check_segment
 
@@ -58,10 +59,6 @@ __all__ = [
 
 EntryMode = Literal["spawn-process", "current-session"]
 ENTRY_MODES: tuple[str, ...] = ("spawn-process", "current-session")
-# An agent host that runs okstra inside its session can say which model (and effort)
-# that session runs; okstra cannot find it out by itself. Every command reads these.
-HOST_MODEL_ENV = "OKSTRA_HOST_MODEL"
-HOST_EFFORT_ENV = "OKSTRA_HOST_EFFORT"
 # How a current-session leader whose model the host did not report is shown.
 UNREPORTED_MODEL = "this session (model not reported)"
 # No profile asks for more instances of one role than this; a larger count is refused

@@ -20,12 +20,10 @@ from pydantic import ValidationError
 from .catalog import load_catalog
 from .catalog.models import LEADER, TASK_TYPES, Profile
 from .environment import Environment
-from .errors import OkstraError, UsageError
-from .pool import ModelPool
+from .errors import UsageError
+from .pool import ModelPool, canonical_model, reported_host_effort, reported_host_model
 from .request import (
     ENTRY_MODES,
-    HOST_EFFORT_ENV,
-    HOST_MODEL_ENV,
     HostSessionContext,
     RunRequest,
     usage_error,
@@ -239,29 +237,6 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
 def has_request_flags(ns: argparse.Namespace) -> bool:
     """True when any renderArgv flag was given (used to refuse mixing with --state)."""
     return any(getattr(ns, dest, None) for dest in REQUEST_DESTS)
-
-
-def reported_host_model(environment: Environment, pool: ModelPool | None) -> str | None:
-    """The host session's model ref from `OKSTRA_HOST_MODEL`, canonicalised when known.
-
-    A value the pool knows (a ref, or `provider/alias`) becomes its model ref; anything
-    else is kept as given (the host may run a model okstra has no entry for).
-    """
-    raw = (environment.get(HOST_MODEL_ENV) or "").strip()
-    return canonical_model(raw, pool) if raw else None
-
-
-def reported_host_effort(environment: Environment) -> str | None:
-    return (environment.get(HOST_EFFORT_ENV) or "").strip() or None
-
-
-def canonical_model(value: str, pool: ModelPool | None) -> str:
-    if pool is None:
-        return value
-    try:
-        return pool.lookup(value).ref
-    except OkstraError:
-        return value
 
 
 def host_context(

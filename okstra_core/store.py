@@ -298,8 +298,13 @@ def _new_temp(directory: Path, target: Path) -> tuple[int, Path]:
         return fd, Path(tmp_name)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = PRIVATE_MODE) -> None:
-    """Write `data` to `path` atomically and durably.
+def atomic_write_bytes(
+    path: Path, data: bytes, *, mode: int = PRIVATE_MODE, durable: bool = True
+) -> None:
+    """Write `data` to `path` atomically and (unless `durable` is False) durably.
+
+    `durable=False` skips both fsyncs (the file's and its directory's): for caches,
+    where losing a write in a crash costs a recomputation, never data.
 
     The first write of a process into a directory also sweeps that directory's
     leftovers of dead okstra processes (`sweep_leftovers`).
@@ -315,7 +320,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = PRIVATE_MODE) -> 
     try:
         try:
             _write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
             os.fchmod(fd, mode)
             os.replace(tmp, path)
         finally:
@@ -326,10 +332,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = PRIVATE_MODE) -> 
         if isinstance(exc, OSError):
             raise os_error(exc, doing="write", path=path) from None
         raise
-    try:
-        _fsync_dir(path.parent)
-    except OSError as exc:
-        raise os_error(exc, doing="write", path=path) from None
+    if durable:
+        try:
+            _fsync_dir(path.parent)
+        except OSError as exc:
+            raise os_error(exc, doing="write", path=path) from None
     _sweep_once(path.parent)
 
 

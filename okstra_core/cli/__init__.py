@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -134,7 +133,7 @@ def _run(args_list: list[str]) -> int:
         return code
     except OkstraError as exc:
         if debug:
-            traceback.print_exc(file=sys.stderr)
+            _print_traceback()
         fail(exc.to_json())
         return exc.exit_code
     except KeyboardInterrupt:
@@ -146,7 +145,7 @@ def _run(args_list: list[str]) -> int:
         # Disk full, read-only file system, permission denied, name too long, not a
         # directory…: the machine's state, not a bug — exit 2 naming the file and errno.
         if debug:
-            traceback.print_exc(file=sys.stderr)
+            _print_traceback()
         error = FileSystemError(
             f"file system error: {describe_os_error(exc)}", path=exc.filename or None
         )
@@ -154,7 +153,7 @@ def _run(args_list: list[str]) -> int:
         return error.exit_code
     except Exception as exc:  # the last line of defence: never a bare traceback
         if debug:
-            traceback.print_exc(file=sys.stderr)
+            _print_traceback()
         fail(
             {
                 "ok": False,
@@ -163,3 +162,10 @@ def _run(args_list: list[str]) -> int:
             }
         )
         return 70
+
+
+def _print_traceback() -> None:
+    """The current exception's traceback on stderr (`OKSTRA_DEBUG=1` only)."""
+    import traceback  # only a debugging run pays for the module
+
+    traceback.print_exc(file=sys.stderr)

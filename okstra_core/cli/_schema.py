@@ -13,11 +13,12 @@ from typing import Any
 
 from ..documents.schema import SCHEMAS, json_schema
 from ..errors import UsageError
+from ..records import json_schema as record_schema
 from ..wizard.state import WizardState
 
 
 def _wizard_state() -> dict[str, Any]:
-    return dict(WizardState.model_json_schema(by_alias=True, mode="serialization"))
+    return record_schema(WizardState, mode="serialization")
 
 
 def schemas() -> dict[str, Callable[[], dict[str, Any]]]:

@@ -208,8 +208,7 @@ def _state_path(value: str, env: Environment) -> Path:
 
 def read_answers(value: str) -> list[Any]:
     """Read an answers file: a JSON array of {step, answer}, or `{"answers": [...]}`."""
-    from pydantic import ValidationError
-
+    from ..records import RecordError, validate
     from ..store import read_json
     from ..wizard import AnswerEntry
 
@@ -225,8 +224,8 @@ def read_answers(value: str) -> list[Any]:
     entries = []
     for index, item in enumerate(raw):
         try:
-            entries.append(AnswerEntry.model_validate(item))
-        except ValidationError as exc:
+            entries.append(validate(AnswerEntry, item))
+        except RecordError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise UsageError(
@@ -335,7 +334,7 @@ def _answers(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    return {"ok": True, "answers": [a.model_dump() for a in wizard.answers()]}, 0
+    return {"ok": True, "answers": [a.to_json() for a in wizard.answers()]}, 0
 
 
 def _list(_ns: argparse.Namespace) -> Payload:
@@ -347,12 +346,13 @@ def _list(_ns: argparse.Namespace) -> Payload:
 def _schema(_ns: argparse.Namespace) -> Payload:
     from pydantic import TypeAdapter
 
+    from ..records import json_schema
     from ..wizard import AnswerEntry, Outcome, Prompt
 
     return {
         "ok": True,
         "schemas": {
-            "prompt": Prompt.model_json_schema(by_alias=True),
+            "prompt": json_schema(Prompt, mode="validation"),
             "answers": TypeAdapter(list[AnswerEntry]).json_schema(by_alias=True),
             "outcome": Outcome.model_json_schema(by_alias=True, mode="serialization"),
         },

@@ -14,6 +14,9 @@ Public API (see docs/internals.md, "Wizard engine"):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from .confirm import Confirmation, ConfirmationLine
 from .engine import (
     ReplayResult,
     Wizard,
@@ -23,9 +26,11 @@ from .engine import (
     new_state_path,
     resolve_state_path,
 )
-from .outcome import Confirmation, ConfirmationLine, Outcome
 from .prompt import STEP_KINDS, AnswerEntry, HistoryEntry, Option, Prompt, StepResult
 from .state import WizardState
+
+if TYPE_CHECKING:
+    from .outcome import Outcome
 
 __all__ = [
     "STEP_KINDS",
@@ -46,3 +51,13 @@ __all__ = [
     "new_state_path",
     "resolve_state_path",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `Outcome` holds the typed run request (pydantic models): imported on first use,
+    # so that asking the next question never loads them.
+    if name == "Outcome":
+        from .outcome import Outcome
+
+        return Outcome
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

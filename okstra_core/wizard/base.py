@@ -11,7 +11,7 @@ nothing else in it knows one step from another.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import AnswerRefused
 from .context import StepContext
@@ -115,4 +115,4 @@ def with_notes(prompt: Prompt, notes: list[str]) -> Prompt:
     meta: PromptMeta = {**prompt.meta}
     meta["notes"] = [*prompt.meta.get("notes", []), *notes]
     help_text = "\n".join([*notes, prompt.help] if prompt.help else notes)
-    return prompt.model_copy(update={"meta": meta, "help": help_text})
+    return replace(prompt, meta=meta, help=help_text)

@@ -18,14 +18,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..catalog import detect_host, load_project_config
-from ..catalog.prebuilt import prepare_models
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
-from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..resolver import Blocker, check_counts, check_entry_mode
 from ..setup_runs import runs_file
 from ..store import (
@@ -38,6 +36,7 @@ from ..store import (
 )
 from . import legacy
 from .base import Step, echo_template, refuse, render_echo, with_notes
+from .confirm import Confirmation, confirmation
 from .context import StepContext
 from .flow import back_target, rewind, steps
 from .ids import (
@@ -50,39 +49,46 @@ from .ids import (
     parse_role_step,
     step_kind,
 )
-from .outcome import Confirmation, ConfirmationLine, Outcome, build_outcome, confirmation
 from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, StepResult
 from .roles import out_of_order, team_blocker
-from .state import CHOSEN, AnsweredStep, StaleNote, WizardState, classify_version, parse_v2
+from .state import (
+    CHOSEN,
+    AnsweredStep,
+    StaleNote,
+    WizardState,
+    classify_version,
+    parse_v2,
+    recall_state,
+    remember_state,
+)
 from .steps import done_prompt
+
+if TYPE_CHECKING:
+    from .outcome import Outcome
 
 _T = TypeVar("_T")
 
 __all__ = ["Wizard", "advance", "apply_answer", "step_kind"]
 
 
-# The models a wizard process validates or prints: their validators are compiled from
-# the schemas cached by an earlier process (`okstra_core.catalog.prebuilt`).
-_MODELS = (
-    WizardState,
-    AnsweredStep,
-    StaleNote,
-    Prompt,
-    Option,
-    StepResult,
-    HistoryEntry,
-    AnswerEntry,
-    Confirmation,
-    ConfirmationLine,
-)
+def _outcomes(environment: Environment) -> _OutcomeModule:
+    """The outcome module, its pydantic models' validators ready.
+
+    Imported when a confirmed setup's outcome is built: it holds the typed run
+    request (pydantic models), which a step that only asks the next question never
+    needs. The validators are compiled from schemas an earlier process cached
+    (`okstra_core.catalog.prebuilt`).
+    """
+    from ..catalog.prebuilt import prepare_models
+    from . import outcome
+
+    prepare_models(outcome.OUTCOME_MODELS, user_dirs(environment.env).cache)
+    return _OutcomeModule(outcome.build_outcome)
 
 
-def _prepare_models(environment: Environment, models: Sequence[type[Any]] = _MODELS) -> None:
-    prepare_models(models, user_dirs(environment.env).cache)
-
-
-# What an outcome builds (the run request and its parts).
-_OUTCOME_MODELS = (Outcome, RunRequest, HostSessionContext, CurrentModel)
+@dataclass(frozen=True)
+class _OutcomeModule:
+    build_outcome: Callable[..., Outcome]
 
 
 # ---------------------------------------------------------------------------- the machine
@@ -95,20 +101,18 @@ def _blocked(ctx: StepContext, prompt: Prompt, found: Blocker | None) -> Prompt:
         found = Blocker(tuple(reasons[:1]), reasons[0] if reasons else "")
     advice = found.advice or ctx.text.get("blocked.nothing")
     options = tuple(
-        o if not o.selectable else o.model_copy(update={"disabled_reason": advice})
-        for o in prompt.options
+        o if not o.selectable else replace(o, disabled_reason=advice) for o in prompt.options
     )
     meta: PromptMeta = {**prompt.meta}
     meta["blocked"] = {"lines": list(found.lines), "advice": advice}
-    return prompt.model_copy(
-        update={
-            "kind": "blocked",
-            "options": options,
-            "default": None,
-            "label": ctx.text.get("blocked.label"),
-            "help": ctx.text.get("blocked.help", advice=advice),
-            "meta": meta,
-        }
+    return replace(
+        prompt,
+        kind="blocked",
+        options=options,
+        default=None,
+        label=ctx.text.get("blocked.label"),
+        help=ctx.text.get("blocked.help", advice=advice),
+        meta=meta,
     )
 
 
@@ -127,7 +131,7 @@ def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
         meta: PromptMeta = {**prompt.meta}
         meta["stale"] = {"step": note.step, "answer": note.answer, "reason": note.reason}
         prompt = with_notes(
-            prompt.model_copy(update={"meta": meta}),
+            replace(prompt, meta=meta),
             [ctx.text.get("stale.note", step=note.step, answer=note.answer, reason=note.reason)],
         )
     return prompt
@@ -290,7 +294,7 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
         if entry is None:
             continue
         answer = _held(state, step.id, entry.answer)
-        before = state.model_copy(deep=True)
+        before = state.copy()
         rewind(ctx, before, step.id)
         before.stale = None
         try:
@@ -391,14 +395,21 @@ def _load(
     *,
     redirected: bool = False,
 ) -> _Loaded:
-    data, raw = _read_state_bytes(source)
+    data = read_bytes(source, what="wizard state file", error=StateFileError)
+    cache = user_dirs(environment.env).cache
+    known = recall_state(source, data, cache)
+    if known is not None:  # the very bytes an okstra process wrote or checked
+        return _Loaded(source, source, known, legacy=False, data=data)
+    raw = parse_json_object(data, source, what="wizard state JSON object", error=StateFileError)
     try:
         version = classify_version(raw)
     except StateFileError as exc:
         raise StateFileError(exc.message, path=source, field=exc.field) from None
     # The earlier okstra's v2 shape is converted like a v1 file (never written).
     if version == 2 and not legacy.is_earlier_v2(raw):
-        return _Loaded(source, source, parse_v2(raw, str(source)), legacy=False, data=data)
+        state = parse_v2(raw, str(source))
+        remember_state(source, data, state, cache)
+        return _Loaded(source, source, state, legacy=False, data=data)
     origin = None if redirected else legacy.earlier_companion_source(raw, source)
     if origin is not None:
         return _load(origin, environment, ctx, redirected=True)
@@ -535,21 +546,21 @@ def _replay(
     applied = 0
     echo = ""
     nxt: Prompt | None = None
-    work = current.model_copy(deep=True)
+    work = current.copy()
     for index, entry in enumerate(entries):
         if work.answer_of(entry.step) == entry.answer:
             applied += 1
             continue
-        trial = work.model_copy(deep=True)
+        trial = work.copy()
         try:
             echo, nxt = apply_answer(ctx, trial, entry.answer, entry.step)
         except AnswerRefused as exc:
             return work, ReplayResult(
-                applied, echo, nxt or advance(ctx, work.model_copy(deep=True)), exc.message, index
+                applied, echo, nxt or advance(ctx, work.copy()), exc.message, index
             )
         work = trial
         applied += 1
-    return work, ReplayResult(applied, echo, nxt or advance(ctx, work.model_copy(deep=True)))
+    return work, ReplayResult(applied, echo, nxt or advance(ctx, work.copy()))
 
 
 class Wizard:
@@ -605,7 +616,6 @@ class Wizard:
                 file exists already.
         """
         env = environment or Environment.real()
-        _prepare_models(env)
         path = Path(state_path) if state_path is not None else new_state_path(env)
         _ctx, state = _new_state(
             env, project_root, host, entry_mode, task_type, available_functions
@@ -629,7 +639,6 @@ class Wizard:
                 version, or a field of the wrong type (file and field named).
         """
         env = environment or Environment.real()
-        _prepare_models(env)
         return cls(_load(Path(state_path), env), env)
 
     # -- internals --------------------------------------------------------------------
@@ -642,6 +651,7 @@ class Wizard:
         state.updated_at = self.environment.now().isoformat()
         data = dumps_json(state.to_file())
         atomic_write_bytes(self.path, data)
+        remember_state(self.path, data, state, user_dirs(self.environment.env).cache)
         self._state = state
         self._data = data
 
@@ -670,10 +680,10 @@ class Wizard:
 
     def _transaction(self, change: Callable[[StepContext, WizardState], _T]) -> _T:
         with self._locked() as current:
-            work = current.model_copy(deep=True)
+            work = current.copy()
             ctx = self._ctx(work)
             result = change(ctx, work)
-            if work.model_dump() != current.model_dump() or not self.path.exists():
+            if work != current or not self.path.exists():
                 self._save(work)
             return result
 
@@ -682,11 +692,11 @@ class Wizard:
     @property
     def state(self) -> WizardState:
         """A copy of the current state (as last read or written)."""
-        return self._state.model_copy(deep=True)
+        return self._state.copy()
 
     def _current(self) -> tuple[StepContext, WizardState, Prompt]:
         """The state as the next prompt sees it (stale answers rewound), read-only."""
-        work = self._state.model_copy(deep=True)
+        work = self._state.copy()
         ctx = self._ctx(work)
         prompt = advance(ctx, work)
         return ctx, work, prompt
@@ -793,7 +803,7 @@ class Wizard:
         """
         with self._locked() as current:
             work, result = _replay(self._ctx(current), current, entries)
-            if work.model_dump() != current.model_dump() or not self.path.exists():
+            if work != current or not self.path.exists():
                 self._save(work)
         return replace(result, next=self.prompt())
 
@@ -820,7 +830,6 @@ class Wizard:
                 state file exists already).
         """
         env = environment or Environment.real()
-        _prepare_models(env)
         path = Path(state_path) if state_path is not None else new_state_path(env)
         if path.exists():
             raise UsageError(
@@ -840,7 +849,7 @@ class Wizard:
                     "state file already exists: continue it with `okstra wizard step`",
                     path=self.path,
                 )
-            self._save(self._state.model_copy(deep=True))
+            self._save(self._state.copy())
 
     def history(self) -> list[HistoryEntry]:
         """The answered steps in answer order, with echo and a short step title."""
@@ -886,12 +895,12 @@ class Wizard:
         The answers are re-checked first: when one no longer holds (a CLI removed, a
         profile edited) the outcome is refused, naming it; `show` rewinds it.
         """
-        _prepare_models(self.environment, _OUTCOME_MODELS)
+        outcomes = _outcomes(self.environment)
         if self._checked is not None:
             # Replayed in this process a moment ago: every answer was checked as it was
             # applied, and the last one's prompt checked the whole team.
-            return build_outcome(self._checked, self._state)
-        work = self._state.model_copy(deep=True)
+            return outcomes.build_outcome(self._checked, self._state)
+        work = self._state.copy()
         ctx = self._ctx(work)
         if work.confirmed is True and not work.aborted:
             note = revalidate(ctx, work)
@@ -910,7 +919,7 @@ class Wizard:
                 raise OkstraError(
                     ctx.text.get("errors.outcome_blocked", reason=found.advice), path=self.path
                 )
-        return build_outcome(ctx, self._state, self.source)
+        return outcomes.build_outcome(ctx, self._state, self.source)
 
     def preview_outcome(self) -> Outcome:
         """The outcome this wizard would have if it were confirmed now (read-only).
@@ -918,13 +927,13 @@ class Wizard:
         The confirm screen runs a dry-run prepare (and so preflight) on it before the
         person chooses Launch. Raises `OkstraError` when the setup is incomplete.
         """
-        _prepare_models(self.environment, _OUTCOME_MODELS)
-        work = self._state.model_copy(deep=True)
+        outcomes = _outcomes(self.environment)
+        work = self._state.copy()
         ctx = self._ctx(work)
         advance(ctx, work)  # the same normalisation the confirmation shows
         work.confirmed = True
         work.aborted = False
-        return build_outcome(ctx, work, self.source)
+        return outcomes.build_outcome(ctx, work, self.source)
 
     def progress(self) -> tuple[int, int]:
         """(answered steps, total): the steps that apply, answered or still to ask.

@@ -1,16 +1,22 @@
 """What the wizard shows and returns: prompts, options, step results, history.
 
 These are the values both front ends render (the TUI and the JSON protocol). They are
-frozen pydantic models so the protocol's JSON Schema comes from the same definitions
-(`okstra wizard schema`). Python attributes are snake_case; `to_json()` is camelCase.
+frozen records (`okstra_core.records`), so the protocol's JSON Schema comes from the
+same definitions (`okstra wizard schema`). Python attributes are snake_case; `to_json()`
+is camelCase.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
+
+from ..records import config, to_data
+
+if TYPE_CHECKING:
+    from pydantic import Field, StrictStr
 
 from .ids import STEP_KINDS, StepKind
 
@@ -21,7 +27,7 @@ PromptKind = Literal["pick", "text", "blocked", "done"]
 
 
 # Default factories are Python functions, not the `dict` builtin: pydantic reads
-# a factory's signature when it builds a model, and a builtin's signature is parsed
+# a factory's signature when it builds a validator, and a builtin's signature is parsed
 # from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
 def _new_dict() -> dict[Any, Any]:
     return {}
@@ -88,20 +94,12 @@ class PromptMeta(TypedDict, total=False):
     stale: StaleMeta
 
 
-_new = object.__new__
-_set = object.__setattr__
-_OPTION_FIELDS = ("value", "label", "disabled_reason", "meta")
-
-
 def _no_meta() -> PromptMeta:
     return PromptMeta()
 
 
-class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
-
-
-class Option(_Value):
+@dataclass(frozen=True)
+class Option:
     """One choice of a pick prompt.
 
     Attributes:
@@ -112,10 +110,12 @@ class Option(_Value):
             `provenance` when the option is a configured default).
     """
 
+    __pydantic_config__ = config(aliases={"disabled_reason": "disabledReason"}, by_name=True)
+
     value: str
     label: str
-    disabled_reason: str | None = Field(default=None, alias="disabledReason")
-    meta: dict[str, str] = Field(default_factory=_new_dict)
+    disabled_reason: str | None = None
+    meta: dict[str, str] = field(default_factory=_new_dict)
 
     @property
     def selectable(self) -> bool:
@@ -125,25 +125,13 @@ class Option(_Value):
     def trusted(
         cls, value: str, label: str, disabled_reason: str | None, meta: dict[str, str]
     ) -> Option:
-        """An option from values the engine made itself (nothing to validate).
+        """An option from values the engine made itself (nothing to check).
 
-        What ``model_construct`` with every field does, without its per-field walk
+        The constructor's work without its per-field `__setattr__` of a frozen record
         (a role-model prompt on a big pool makes thousands of options).
         """
-        option = _new(cls)
-        _set(
-            option,
-            "__dict__",
-            {
-                "value": value,
-                "label": label,
-                "disabled_reason": disabled_reason,
-                "meta": meta,
-            },
-        )
-        _set(option, "__pydantic_fields_set__", set(_OPTION_FIELDS))
-        _set(option, "__pydantic_extra__", None)
-        _set(option, "__pydantic_private__", None)
+        option = object.__new__(cls)
+        option.__dict__.update(value=value, label=label, disabled_reason=disabled_reason, meta=meta)
         return option
 
     def to_json(self) -> dict[str, Any]:
@@ -165,7 +153,8 @@ def _step_property(schema: dict[str, Any]) -> None:
     }
 
 
-class Prompt(_Value):
+@dataclass(frozen=True)
+class Prompt:
     """The question the wizard asks now.
 
     Attributes:
@@ -179,11 +168,10 @@ class Prompt(_Value):
         meta: typed facts (`PromptMeta`); always `stepKind` (see `STEP_KINDS`).
     """
 
-    model_config = ConfigDict(
-        frozen=True,
-        populate_by_name=True,
-        extra="forbid",
-        json_schema_extra=lambda schema: _step_property(schema),
+    __pydantic_config__ = config(
+        aliases={"echo_template": "echoTemplate"},
+        by_name=True,
+        json_schema_extra=_step_property,
     )
 
     id: str
@@ -191,9 +179,9 @@ class Prompt(_Value):
     label: str
     options: tuple[Option, ...] = ()
     default: str | None = None
-    echo_template: str = Field(default="", alias="echoTemplate")
+    echo_template: str = ""
     help: str = ""
-    meta: PromptMeta = Field(default_factory=_no_meta)
+    meta: PromptMeta = field(default_factory=_no_meta)
 
     @property
     def step_kind(self) -> StepKind:
@@ -224,8 +212,11 @@ class Prompt(_Value):
         }
 
 
-class StepResult(_Value):
+@dataclass(frozen=True)
+class StepResult:
     """What an accepted answer returns: its echo and the next prompt."""
+
+    __pydantic_config__ = config()
 
     echo: str
     next: Prompt
@@ -234,23 +225,31 @@ class StepResult(_Value):
         return {"ok": True, "echo": self.echo, "next": self.next.to_json()}
 
 
-class HistoryEntry(_Value):
+@dataclass(frozen=True)
+class HistoryEntry:
     """One answered step as the history panel shows it (answer order)."""
 
-    step_id: str = Field(alias="stepId")
+    __pydantic_config__ = config(aliases={"step_id": "stepId"}, by_name=True)
+
+    step_id: str
     answer: str
     echo: str
     label: str
     provenance: str
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True)
+        data: dict[str, Any] = to_data(self)
+        return data
 
 
-class AnswerEntry(_Value):
+@dataclass(frozen=True)
+class AnswerEntry:
     """One line of a replayable answers file: `{"step": id, "answer": value}`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
+    __pydantic_config__ = config()
 
-    step: str = Field(min_length=1)
-    answer: str
+    step: Annotated[StrictStr, Field(min_length=1)]
+    answer: StrictStr
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "answer": self.answer}

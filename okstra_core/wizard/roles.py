@@ -18,10 +18,11 @@ import operator
 from pathlib import Path
 from typing import Any, cast
 
-from .. import roleargs
 from ..catalog.models import LEADER, Profile, RoleKind
 from ..errors import AnswerRefused, OkstraError
 from ..pool import PoolModel
+from ..pool import reported_host_effort as host_effort_of
+from ..pool import reported_host_model as host_model_of
 from ..resolver import (
     Blocker,
     TeamQuery,
@@ -197,12 +198,12 @@ def _role_meta(profile: Profile, role: str, ordinal: int | None = None) -> Promp
 
 
 def reported_host_model(ctx: StepContext) -> str | None:
-    """The host session's model ref (`OKSTRA_HOST_MODEL`, see `roleargs.host_context`)."""
-    return roleargs.reported_host_model(ctx.environment, ctx.pool)
+    """The host session's model ref (`OKSTRA_HOST_MODEL`, see `pool.reported_host_model`)."""
+    return host_model_of(ctx.environment, ctx.pool)
 
 
 def reported_host_effort(ctx: StepContext) -> str | None:
-    return roleargs.reported_host_effort(ctx.environment)
+    return host_effort_of(ctx.environment)
 
 
 def current_session_model(ctx: StepContext, state: WizardState) -> str:
@@ -647,7 +648,7 @@ def reuse_blocker(
     The reused counts are what matters: reused models that no longer fit are rewound
     with the reason later, and asked again.
     """
-    work = state.model_copy(deep=True)
+    work = state.copy()
     try:
         prefill_from_run(ctx, work, inputs, run, path)
     except AnswerRefused as exc:

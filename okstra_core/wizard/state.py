@@ -8,19 +8,20 @@ not a string) and every failure is a `StateFileError` naming the file and the fi
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
-from typing import Annotated, Any, Literal
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictInt,
-    StrictStr,
-    ValidationError,
-    model_validator,
-)
+from .. import __version__
+from ..catalog import cache as entries
+from ..records import RecordError, config, to_data, validate
+
+if TYPE_CHECKING:
+    from pydantic import Field, StrictBool, StrictInt, StrictStr
 
 from ..catalog.models import MAX_ROLE_COUNT
 from ..errors import StateFileError
@@ -76,25 +77,13 @@ Provenance = str  # "chosen" | "default:<scope>" | "reused:<run>" | "converted:v
 CHOSEN = "chosen"
 CONVERTED_V1 = "converted:v1"
 
-Count = Annotated[StrictInt, Field(ge=0)]
 # Bounds checked before anything is sized by a number from the file: a role count is at
 # most what any profile may allow, a revision stays an exact JSON integer.
-RoleCount = Annotated[StrictInt, Field(ge=0, le=MAX_ROLE_COUNT)]
 MAX_REVISION = 2**53
-Revision = Annotated[StrictInt, Field(ge=0, le=MAX_REVISION)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        strict=True,
-        extra="forbid",
-        populate_by_name=True,
-        validate_assignment=False,
-        defer_build=True,
-    )
-
-
-class AnsweredStep(_Strict):
+@dataclass
+class AnsweredStep:
     """One answered step, in answer order.
 
     Attributes:
@@ -106,46 +95,66 @@ class AnsweredStep(_Strict):
         echo: the echo shown when it was answered (empty for converted answers).
     """
 
-    step: StrictStr = Field(min_length=1)
+    __pydantic_config__ = config()
+
+    step: Annotated[StrictStr, Field(min_length=1)]
     answer: StrictStr
     provenance: StrictStr = CHOSEN
     echo: StrictStr = ""
 
 
-class LegacySource(_Strict):
+@dataclass
+class LegacySource:
     """Where a companion file came from: the v1 file and the sha256 of its bytes."""
 
+    __pydantic_config__ = config()
+
     path: StrictStr
-    sha256: StrictStr = Field(pattern=r"^[0-9a-f]{64}$")
+    sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
-class StaleNote(_Strict):
+@dataclass
+class StaleNote:
     """An answer that no longer held when the wizard was loaded, and why it was rewound."""
+
+    __pydantic_config__ = config()
 
     step: StrictStr
     answer: StrictStr
     reason: StrictStr
 
 
-class WizardState(_Strict):
-    """The whole persisted state of one wizard."""
+_ALIASES = {
+    "execution_identity_version": "executionIdentityVersion",
+    "role_counts": "roleCounts",
+    "role_models": "roleModels",
+    "role_selection_order": "roleSelectionOrder",
+    "legacy_source": "legacySource",
+}
 
-    execution_identity_version: Literal[2] = Field(
-        default=STATE_VERSION, alias="executionIdentityVersion"
-    )
-    role_counts: dict[StrictStr, RoleCount] = Field(alias="roleCounts")
-    role_models: dict[StrictStr, Annotated[list[StrictStr], Field(max_length=MAX_ROLE_COUNT)]] = (
-        Field(alias="roleModels")
-    )
-    role_selection_order: list[StrictStr] = Field(alias="roleSelectionOrder")
-    legacy_source: LegacySource | None = Field(default=None, alias="legacySource")
+
+@dataclass(kw_only=True)
+class WizardState:
+    """The whole persisted state of one wizard.
+
+    Python names are snake_case; the file's names of the role fields are camelCase
+    (`_ALIASES`). Strict: a boolean is not a count, a number is not a string.
+    """
+
+    __pydantic_config__ = config(aliases=_ALIASES)
+
+    execution_identity_version: Literal[2] = STATE_VERSION
+    role_counts: dict[StrictStr, Annotated[StrictInt, Field(ge=0, le=MAX_ROLE_COUNT)]]
+    role_models: dict[StrictStr, Annotated[list[StrictStr], Field(max_length=MAX_ROLE_COUNT)]]
+    role_selection_order: list[StrictStr]
+    legacy_source: LegacySource | None = None
 
     workspace_root: StrictStr = ""
-    project_root: StrictStr = Field(min_length=1)
+    project_root: Annotated[StrictStr, Field(min_length=1)]
     project_id: StrictStr = ""
-    host_runtime: StrictStr = Field(min_length=1)
+    host_runtime: Annotated[StrictStr, Field(min_length=1)]
     host_entry_mode: Literal["spawn-process", "current-session"] = "spawn-process"
-    available_functions: list[StrictStr] = Field(default_factory=_new_list)
+    available_functions: list[StrictStr] = field(default_factory=_new_list)
 
     task_mode: Literal["", "new", "existing"] = ""
     task_key: StrictStr = ""
@@ -157,19 +166,18 @@ class WizardState(_Strict):
     directive: StrictStr = ""
     related_tasks_raw: StrictStr = ""
 
-    answered: list[AnsweredStep] = Field(default_factory=_new_list)
+    answered: list[AnsweredStep] = field(default_factory=_new_list)
     confirmed: StrictBool | None = None
     aborted: StrictBool = False
     edit_target: StrictStr = ""
-    remembered_answers: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
+    remembered_answers: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
 
-    revision: Revision = 0
+    revision: Annotated[StrictInt, Field(ge=0, le=MAX_REVISION)] = 0
     updated_at: StrictStr = ""
     # Set when loading rewound an answer that no longer held; cleared by the next answer.
     stale: StaleNote | None = None
 
-    @model_validator(mode="after")
-    def _consistent(self) -> WizardState:
+    def __post_init__(self) -> None:
         seen: set[str] = set()
         for index, entry in enumerate(self.answered):
             if entry.step in seen:
@@ -179,7 +187,6 @@ class WizardState(_Strict):
             if not models:
                 # An empty list means "no model chosen": store it as absent instead.
                 raise ValueError(f"roleModels.{role}: empty list (omit the role instead)")
-        return self
 
     # -- convenience -------------------------------------------------------------------
 
@@ -198,9 +205,13 @@ class WizardState(_Strict):
     def is_answered(self, step: str) -> bool:
         return any(entry.step == step for entry in self.answered)
 
+    def copy(self) -> WizardState:
+        """A deep copy (the engine changes a copy and saves it whole)."""
+        return copy.deepcopy(self)
+
     def to_file(self) -> dict[str, Any]:
         """The JSON object written to disk (camelCase role fields, snake_case rest)."""
-        data = self.model_dump(by_alias=True, mode="json")
+        data: dict[str, Any] = to_data(self)
         for optional in ("legacySource", "stale"):
             if data.get(optional) is None:
                 data.pop(optional, None)
@@ -258,8 +269,8 @@ def parse_v2(raw: Any, path: str) -> WizardState:
     if not isinstance(raw, dict):
         raise StateFileError(f"expected a JSON object, found {type(raw).__name__}", path=path)
     try:
-        state = WizardState.model_validate(raw, by_alias=True, by_name=False)
-    except ValidationError as exc:
+        state = validate(WizardState, raw)
+    except RecordError as exc:
         first = exc.errors()[0]
         field = _loc(tuple(first["loc"])) or None
         message = first["msg"]
@@ -279,3 +290,43 @@ def parse_v2(raw: Any, path: str) -> WizardState:
 def _as_json(value: Any) -> str:
     """A value as the file spells it (`true`, `"2"`), not as Python prints it."""
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+# ---------------------------------------------------------------------------- trusted
+
+
+# The state a process wrote (or validated) is kept in the user cache directory, keyed
+# by a digest of the file's exact bytes: the next process that reads the very same
+# bytes takes that record instead of validating them again (and so never imports
+# pydantic). A file edited by hand, written by another okstra, or torn, has other
+# bytes: it is validated like any file from outside. Entries are written like the
+# catalog cache's (`okstra_core.catalog.cache`: atomic, checksummed, private, pruned);
+# any problem with one is a miss.
+_TRUSTED_FORMAT = b"okstra-wizard-state 1\0"
+_TRUSTED_STAMP: bytes | None = None
+
+
+def _trusted_key(path: Path, data: bytes) -> str:
+    global _TRUSTED_STAMP
+    if _TRUSTED_STAMP is None:
+        try:
+            st = os.stat(__file__)
+            _TRUSTED_STAMP = f"{__version__}:{st.st_size}:{st.st_mtime_ns}".encode()
+        except OSError:
+            _TRUSTED_STAMP = b"?"
+    name = os.fsencode(os.path.abspath(path))
+    h = hashlib.sha256(_TRUSTED_FORMAT)
+    h.update(b"%s\0%d\0%s\0" % (_TRUSTED_STAMP, len(name), name))
+    h.update(data)
+    return h.hexdigest()
+
+
+def recall_state(path: Path, data: bytes, cache_dir: Path) -> WizardState | None:
+    """The record of a state file whose bytes `data` an okstra process checked, or None."""
+    found = entries.load(cache_dir / "states", _trusted_key(path, data), WizardState)
+    return found if isinstance(found, WizardState) else None
+
+
+def remember_state(path: Path, data: bytes, state: WizardState, cache_dir: Path) -> None:
+    """Keep `state` as the checked record of the file bytes `data` (best effort)."""
+    entries.store(cache_dir / "states", _trusted_key(path, data), state)

@@ -10,14 +10,16 @@ and `directive_pick`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import MISSING
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..documents.inputs import RunInputs
 from ..errors import AnswerRefused, OkstraError
 from ..plans import check_plan_approval
 from ..tasks import TaskEntry, check_segment, find_task
 from .base import Step, make_prompt, refuse
+from .confirm import confirmation
 from .context import StepContext
 from .ids import (
     APPROVED_PLAN,
@@ -39,10 +41,15 @@ from .ids import (
     TASK_TYPE,
     StepKind,
 )
-from .outcome import confirmation
 from .prompt import Option, Prompt
 from .roles import check_complete_team, prefill_from_run, profile_blockers, reuse_blocker
 from .state import AnsweredStep, WizardState
+
+if TYPE_CHECKING:
+    from ..documents.inputs import RunInputs
+
+
+_STATE_FIELDS = {f.name: f for f in dataclass_fields(WizardState)}
 
 
 def _resets(*fields: str) -> Callable[[WizardState], None]:
@@ -50,8 +57,10 @@ def _resets(*fields: str) -> Callable[[WizardState], None]:
 
     def reset(state: WizardState) -> None:
         for name in fields:
-            info = WizardState.model_fields[name]
-            value: Any = info.default_factory() if info.default_factory else info.default  # type: ignore[call-arg]
+            info = _STATE_FIELDS[name]
+            value: Any = (
+                info.default_factory() if info.default_factory is not MISSING else info.default
+            )
             setattr(state, name, value)
 
     return reset
@@ -360,6 +369,13 @@ def _reuse_applies(ctx: StepContext, state: WizardState) -> bool:
     )
 
 
+def _run_inputs() -> type[RunInputs]:
+    """The run-inputs document class (pydantic): loaded only when a run is reused."""
+    from ..documents.inputs import RunInputs
+
+    return RunInputs
+
+
 def _reused(inputs: RunInputs) -> dict[str, Any]:
     """What a reuse takes from a run's inputs: counts, models, directive."""
     return {
@@ -376,7 +392,7 @@ def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
     why: str | None = None
     if run is not None:
         try:
-            inputs = RunInputs.read(run.inputs_path)
+            inputs = _run_inputs().read(run.inputs_path)
         except OkstraError as exc:
             why = exc.render()
         else:
@@ -412,7 +428,7 @@ def _reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt)
     try:
         # Through the run-inputs model: this version's file, or the previous layout
         # (inputs nested under `inputs`, counts and models as `role=value` strings).
-        inputs = RunInputs.read(run.inputs_path)
+        inputs = _run_inputs().read(run.inputs_path)
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
     prefill_from_run(ctx, state, _reused(inputs), run.name, run.inputs_path)

@@ -32,6 +32,7 @@ from okstra_core.documents import (
     RunsIndexRow,
     TaskManifest,
 )
+from okstra_core.records import validate
 from okstra_core.wizard.state import WizardState
 from tests.conftest import okstra_cmd
 
@@ -48,7 +49,7 @@ def _through(model: type[BaseModel]) -> Reader:
 
 
 def _wizard_state(data: Any) -> dict[str, Any]:
-    return WizardState.model_validate(data, by_alias=True, by_name=False).to_file()
+    return validate(WizardState, data).to_file()
 
 
 def _event(data: Any) -> dict[str, Any]:

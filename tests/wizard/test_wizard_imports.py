@@ -23,6 +23,12 @@ def _imports(tree: ast.AST, names: set[str]) -> set[str]:
     return out & names
 
 
+# The one module loaded on first use: the outcome holds the typed run request (pydantic
+# models), which asking the next question never needs (a headless step stays free of
+# pydantic). Only these functions may import it, and nothing else at call time.
+LAZY = {("__init__", "__getattr__"): {"outcome"}, ("engine", "_outcomes"): {"outcome"}}
+
+
 def test_no_import_cycle_and_no_call_time_imports_inside_the_wizard() -> None:
     files = {p.stem: p for p in PACKAGE.glob("*.py")}
     names = set(files)
@@ -33,7 +39,8 @@ def test_no_import_cycle_and_no_call_time_imports_inside_the_wizard() -> None:
         for func in ast.walk(tree):
             if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
                 inner = _imports(func, names)
-                assert not inner, f"{name}.{func.name} imports {inner} at call time"
+                allowed = LAZY.get((name, func.name), set())
+                assert inner <= allowed, f"{name}.{func.name} imports {inner} at call time"
 
     def visit(node: str, path: tuple[str, ...]) -> None:
         assert node not in path, f"import cycle: {' -> '.join((*path, node))}"

@@ -55,7 +55,7 @@ def test_saved_file_has_the_documented_shape(
     }
     assert raw["roleCounts"] == {"analyser": 2, "critic": 0, "translator": 0}
     assert raw["revision"] >= 10
-    assert Wizard.open(state_file, environment=env).state.model_dump() is not None
+    assert Wizard.open(state_file, environment=env).state.to_file() is not None
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,213 @@
+"""The confirmation block: every value of the setup with its provenance.
+
+The provenance is `chosen`, `default:<scope>`, `reused:<run>` or `converted:v1`; one
+line per role instance, `(selection required)` for what is still missing, and dynamic
+roles as "spawned at run time". The outcome (`okstra_core.wizard.outcome`) carries the
+same block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..catalog.models import LEADER
+from ..errors import OkstraError
+from ..records import config
+from .context import StepContext
+from .ids import (
+    BRIEF,
+    DIRECTIVE,
+    DIRECTIVE_PICK,
+    LEADER_SESSION,
+    RELATED_TASKS,
+    TASK_ID,
+    TASK_PICK,
+    TASK_TYPE,
+    model_step,
+)
+from .roles import current_session_model, model_instances
+from .state import WizardState
+
+__all__ = ["Confirmation", "ConfirmationLine", "confirmation", "provenance_of"]
+
+
+@dataclass(frozen=True)
+class ConfirmationLine:
+    """One line of the confirmation block.
+
+    Attributes:
+        key: a stable id (`task`, `brief`, `role:analyser#2`, `dynamic:fixer`, …).
+        text: the translated line, without its provenance.
+        value: the value shown (None for headings).
+        provenance: why the value is there, or None (headings, missing values).
+    """
+
+    __pydantic_config__ = config()
+
+    key: str
+    text: str
+    value: str | None = None
+    provenance: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "text": self.text,
+            "value": self.value,
+            "provenance": self.provenance,
+        }
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The confirmation block: its lines and the plain text (provenance in brackets)."""
+
+    __pydantic_config__ = config()
+
+    lines: tuple[ConfirmationLine, ...]
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lines": [line.to_json() for line in self.lines], "text": self.text}
+
+
+def provenance_of(state: WizardState, *steps: str) -> str | None:
+    for step in steps:
+        entry = state.entry(step)
+        if entry is not None:
+            return entry.provenance
+    return None
+
+
+def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
+    """Build the confirmation block for the current state (complete or not)."""
+    text = ctx.text
+    missing = text.get("confirmation.missing")
+    lines: list[ConfirmationLine] = []
+
+    def add(key: str, template: str, value: str | None, provenance: str | None, **kw: Any) -> None:
+        shown = value if value else missing
+        lines.append(
+            ConfirmationLine(
+                key=key,
+                text=text.get(template, value=shown, **kw),
+                value=value or None,
+                provenance=provenance if value else None,
+            )
+        )
+
+    lines.append(ConfirmationLine(key="header", text=text.get("confirmation.header")))
+    mode = text.get(f"confirmation.mode.{state.task_mode}") if state.task_mode else ""
+    add(
+        "task",
+        "confirmation.task",
+        state.task_key,
+        provenance_of(state, TASK_ID, TASK_PICK),
+        mode=mode,
+    )
+    add("brief", "confirmation.brief", state.brief_path, provenance_of(state, BRIEF, TASK_PICK))
+    add("task-type", "confirmation.task_type", state.task_type, provenance_of(state, TASK_TYPE))
+    if _needs_approved_plan(ctx, state):
+        add(
+            "approved-plan",
+            "confirmation.approved_plan",
+            state.approved_plan_path,
+            provenance_of(state, "approved_plan"),
+        )
+    lines.append(
+        ConfirmationLine(
+            key="host",
+            text=text.get(
+                "confirmation.host", host=state.host_runtime, entry_mode=state.host_entry_mode
+            ),
+            value=f"{state.host_runtime} · {state.host_entry_mode}",
+        )
+    )
+    if state.task_type:
+        lines.append(ConfirmationLine(key="team", text=text.get("confirmation.team")))
+        lines.extend(_team_lines(ctx, state))
+    directive = state.directive
+    lines.append(
+        ConfirmationLine(
+            key="directive",
+            text=text.get(
+                "confirmation.directive", value=directive or text.get("confirmation.none")
+            ),
+            value=directive or None,
+            provenance=provenance_of(state, DIRECTIVE, DIRECTIVE_PICK) if directive else None,
+        )
+    )
+    if state.related_tasks_raw:
+        add(
+            "related-tasks",
+            "confirmation.related_tasks",
+            state.related_tasks_raw,
+            provenance_of(state, RELATED_TASKS),
+        )
+    plain = "\n".join(
+        line.text
+        + (
+            text.get("confirmation.provenance", provenance=line.provenance)
+            if line.provenance
+            else ""
+        )
+        for line in lines
+    )
+    return Confirmation(lines=tuple(lines), text=plain)
+
+
+def _needs_approved_plan(ctx: StepContext, state: WizardState) -> bool:
+    if not state.task_type:
+        return False
+    try:
+        return ctx.profile(state.task_type).needs_approved_plan
+    except OkstraError:
+        return False
+
+
+def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
+    text = ctx.text
+    try:
+        profile = ctx.profile(state.task_type)
+    except OkstraError:
+        return []
+    out: list[ConfirmationLine] = []
+    if state.host_entry_mode == "current-session":
+        leader_model = current_session_model(ctx, state)
+        out.append(
+            ConfirmationLine(
+                key="role:leader#1",
+                text=text.get(
+                    "confirmation.leader_session", role=LEADER, ordinal=1, model=leader_model
+                ),
+                value=leader_model,
+                provenance=provenance_of(state, LEADER_SESSION),
+            )
+        )
+    for role, ordinal in model_instances(profile, state):
+        models = state.role_models.get(role, [])
+        model = models[ordinal - 1] if ordinal <= len(models) else None
+        out.append(
+            ConfirmationLine(
+                key=f"role:{role}#{ordinal}",
+                text=text.get(
+                    "confirmation.static_role",
+                    role=role,
+                    ordinal=ordinal,
+                    model=model or text.get("confirmation.selection_required"),
+                ),
+                value=model,
+                provenance=provenance_of(state, model_step(role, ordinal)) if model else None,
+            )
+        )
+    for requirement in profile.dynamic_roles:
+        out.append(
+            ConfirmationLine(
+                key=f"dynamic:{requirement.role}",
+                text=text.get(
+                    "confirmation.dynamic_role", role=requirement.role, duty=requirement.duty
+                ),
+            )
+        )
+    return out
