@@ -322,6 +322,10 @@ NOT_IMPORTED_BY_A_STEP = (
     "pydantic.plugin._loader",
     # The step's plain spelling is read without argparse (okstra_core.cli._wizard).
     "argparse",
+    # Its catalog and state file were checked by an earlier process (cached by their
+    # bytes): a step reads them back as plain records, without pydantic.
+    "pydantic",
+    "pydantic_core",
 )
 
 
