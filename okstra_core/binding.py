@@ -15,11 +15,11 @@ new process of its provider's CLI, so it is never a sub-session of the host.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .catalog.models import LEADER, EntryMode, HostSpec, Runner
 from .errors import OkstraError
+from .records import dataclass
 
 if TYPE_CHECKING:
     from .pool import PoolModel

@@ -10,7 +10,6 @@ bundled ones still fill larger teams.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -25,6 +24,7 @@ from .catalog.models import (
 )
 from .errors import DataFileError, OkstraError, UsageError
 from .pool import ModelPool, PoolModel
+from .records import dataclass, field
 
 __all__ = ["DefaultScopes", "known_roles", "load_scopes", "validate_model_defaults"]
 

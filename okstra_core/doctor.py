@@ -21,7 +21,6 @@ import os
 import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from .catalog.loaders import load_catalog
 from .catalog.models import LEADER, LOGIN_FILE_PLACEHOLDER, LoginSpec, ProviderSpec
 from .environment import Environment
 from .launch.preflight import RoleInstance, install_hint, preflight, run_probe
+from .records import dataclass
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"
 # A login status command answers at once, offline; one that does not is not waited on.

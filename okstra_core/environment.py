@@ -7,11 +7,11 @@ instead of monkeypatching internals.
 from __future__ import annotations
 
 import os
-import shutil
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
+
+from .records import dataclass, field
 
 # An agent host that runs okstra inside its session can say which model (and effort)
 # that session runs; okstra cannot find it out by itself. Every command reads these.
@@ -47,7 +47,33 @@ class Environment:
         """Find `cli` on this environment's PATH (not the process's)."""
         if self.which_override is not None:
             return self.which_override(cli)
-        return shutil.which(cli, path=self.env.get("PATH", ""))
+        return which(cli, self.env.get("PATH", ""))
 
     def get(self, key: str, default: str | None = None) -> str | None:
         return self.env.get(key, default)
+
+
+def which(command: str, path: str) -> str | None:
+    """`shutil.which(command, path=path)` on POSIX (without importing shutil).
+
+    A command with a directory part is checked as it is; otherwise each directory of
+    `path` in order (an empty entry is the current directory). A match is an existing
+    file that is not a directory and that this user may execute.
+    """
+    if os.path.dirname(command):
+        return command if _runnable(command) else None
+    if not path:
+        return None
+    seen: set[str] = set()
+    for directory in path.split(os.pathsep):
+        if directory in seen:
+            continue
+        seen.add(directory)
+        name = os.path.join(directory, command)
+        if _runnable(name):
+            return name
+    return None
+
+
+def _runnable(name: str) -> bool:
+    return os.path.exists(name) and os.access(name, os.X_OK) and not os.path.isdir(name)

@@ -24,7 +24,6 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from .errors import DataFileError, OkstraError
 from .launch import RESUME_JSON, tmux_base
 from .launch.foreground import run_child
 from .prepare import runfiles
+from .records import dataclass, field
 from .report import load_run_manifest
 from .resume import resume_run
 from .store import FileLock, append_line

@@ -28,11 +28,11 @@ Public API::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import OkstraError, UsageError
+from .records import dataclass, field
 
 if TYPE_CHECKING:
     import argparse

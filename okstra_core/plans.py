@@ -43,12 +43,12 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from .catalog.frontmatter import parse_front_matter
 from .errors import DataFileError, OkstraError, PrepareError
+from .records import dataclass
 from .store import decode_utf8, read_bytes, read_json
 from .tasks import resolve_inside
 

@@ -12,13 +12,13 @@ import builtins
 import itertools
 import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .binding import bind, choose_runner
 from .catalog.models import LEADER, EntryMode, GlobalConfig, HostSpec, ProviderSpec
 from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV, Environment
 from .errors import OkstraError, UsageError
+from .records import dataclass, field
 
 __all__ = ["Availability", "ModelPool", "PoolModel"]
 

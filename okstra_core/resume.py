@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from .launch import (
 )
 from .prepare import runfiles
 from .prepare.pipeline import KICKOFF
+from .records import dataclass
 from .report import load_run_manifest
 from .store import FileLock, append_line, check_no_links, lock_path_for
 from .tasks import OKSTRA_DIR

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from .errors import OkstraError, UsageError
 from .lead import LeadStatus, RunInfo, observe, read_run, resume_command
 from .paths import user_dirs
 from .prepare.runfiles import RUN_MANIFEST
+from .records import dataclass
 from .store import read_lines
 from .tasks import OKSTRA_DIR
 

@@ -35,10 +35,8 @@ import errno
 import fcntl
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -46,6 +44,7 @@ from typing import Any
 import orjson
 
 from .errors import FileSystemError, OkstraError, StateInUseError, describe_os_error, os_error
+from .records import dataclass
 
 TEMP_PREFIX = ".okstra-tmp-"
 # State and prompt files may hold briefs and directives: not world-readable.
@@ -268,6 +267,18 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _mkstemp(directory: Path) -> tuple[int, str]:
+    """`tempfile.mkstemp` for okstra's temp names: exclusive, 0600, never a link."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        name = os.path.join(directory, f"{TEMP_PREFIX}{os.urandom(6).hex()}.part")
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(directory))
+
+
 def _new_temp(directory: Path, target: Path) -> tuple[int, Path]:
     """A fresh temp file for `target`, created exclusively and locked (`flock`) by us.
 
@@ -278,7 +289,7 @@ def _new_temp(directory: Path, target: Path) -> tuple[int, Path]:
     """
     while True:
         try:
-            fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".part", dir=directory)
+            fd, tmp_name = _mkstemp(directory)
         except OSError as exc:
             raise os_error(exc, doing="write", path=target) from None
         try:

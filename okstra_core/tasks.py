@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import OkstraError
+from .records import dataclass, field
 from .store import read_json
 
 OKSTRA_DIR = ".okstra"

@@ -7,11 +7,12 @@ app — the one place that talks to `okstra_core` — acts on it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from textual.message import Message
+
+from okstra_core.records import dataclass, field
 
 
 @dataclass(frozen=True)

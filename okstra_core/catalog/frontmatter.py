@@ -10,12 +10,11 @@ the closing fence is the body.
 from __future__ import annotations
 
 import re
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataFileError
+from ..records import dataclass
 
 __all__ = ["FrontMatter", "parse_front_matter", "split_front_matter"]
 
@@ -79,6 +78,8 @@ def parse_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
     )
     block, body = split.block, split.body
     if split.fence == "+++":
+        import tomllib  # only a `+++` block is TOML (a step reads no front matter)
+
         try:
             return tomllib.loads(block), body
         except tomllib.TOMLDecodeError as exc:

@@ -14,14 +14,13 @@ workspace lacks falls back to the bundled copy.
 
 from __future__ import annotations
 
+import _thread
 import os
 import re
-import threading
-import tomllib
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +28,7 @@ from .. import records
 from ..environment import Environment
 from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
+from ..records import dataclass, field
 from ..store import decode_utf8, parse_json_object, read_bytes
 from . import cache as catalog_cache
 from .frontmatter import split_front_matter
@@ -580,7 +580,7 @@ def _user_provider_files(env: Mapping[str, str]) -> list[Path]:
 # step and in the TUI on every screen; the bytes (not the mtime, whose granularity is
 # a clock tick) decide whether a cached result is still valid.
 _CACHE: dict[tuple[str, str, bool, bytes], Any] = {}
-_CACHE_LOCK = threading.Lock()
+_CACHE_LOCK = _thread.allocate_lock()
 _CACHE_LIMIT = 256
 # Whole catalogs by the digest of their inputs (the same object while nothing changed,
 # so pools built on it share their model lists).
@@ -624,6 +624,9 @@ _TOML_LINE = re.compile(r"at line (\d+)")
 
 
 def _parse_toml(text: str, path: Path, *, line_offset: int = 0) -> dict[str, Any]:
+    # Imported here: a process that takes its catalog from the cache parses no TOML.
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

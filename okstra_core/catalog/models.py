@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .. import records
+from ..records import dataclass, field
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr

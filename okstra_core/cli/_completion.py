@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..records import dataclass, field
 
 SHELLS = ("bash", "zsh", "fish")
 HOSTS = ("claude-code", "codex", "terminal")

@@ -25,7 +25,6 @@ import shlex
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, NoReturn
@@ -34,6 +33,8 @@ from okstra_core.environment import Environment
 from okstra_core.errors import LaunchError, OkstraError
 from okstra_core.launch.plan import LaunchPlan
 from okstra_core.launch.session import discover_env_names, discover_session
+
+from ..records import dataclass, field
 
 Backend = Literal["exec", "tmux", "none"]
 BACKEND_CHOICES: tuple[str, ...] = ("auto", "exec", "tmux", "none")

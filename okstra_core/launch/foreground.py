@@ -21,11 +21,12 @@ import subprocess
 import sys
 import termios
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
 from okstra_core.errors import LaunchError
+
+from ..records import dataclass
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH)
 

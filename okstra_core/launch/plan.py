@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -15,6 +15,8 @@ from okstra_core.errors import DataFileError, LaunchError, OkstraError
 from okstra_core.launch.argv import placeholders_in, render_argv, render_env
 from okstra_core.launch.session import discover_glob, mint_session_id
 from okstra_core.store import decode_utf8, read_bytes
+
+from ..records import dataclass, field
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Linux caps one argv element at 32 pages (MAX_ARG_STRLEN = 128 KiB, NUL included).

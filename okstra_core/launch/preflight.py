@@ -22,13 +22,14 @@ import signal
 import subprocess
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from okstra_core.catalog.models import LEADER, ProviderSpec, Runner
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.launch.argv import render_argv
+
+from ..records import dataclass
 
 DEFAULT_TIMEOUT = 10.0
 # At most this many probes run at once (a team names a handful of providers).

@@ -17,7 +17,7 @@ import shlex
 import sys
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -28,6 +28,8 @@ from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, OkstraError
 from okstra_core.launch.argv import render_argv
 from okstra_core.launch.plan import LaunchPlan, plan_launch
+
+from ..records import dataclass, field
 
 RESUME_JSON = "resume.json"
 RESUME_SCRIPT = "resume-lead.sh"

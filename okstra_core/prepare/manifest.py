@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import orjson
 
 from ..catalog.models import LEADER
 from ..documents import BindingRecord, DynamicRole, Participant, RoleExecution
+from ..records import dataclass
 from ..request import UNREPORTED_MODEL
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +65,7 @@ from ..launch import (
 )
 from ..paths import user_dirs
 from ..pool import ModelPool
+from ..records import dataclass, field
 from ..request import RunRequest
 from ..resolver import check_entry_mode, resolve_assignments
 from ..store import (

@@ -25,7 +25,6 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +38,7 @@ from ..documents import (
     RunManifest,
 )
 from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
+from ..records import dataclass
 from ..store import (
     PRIVATE_DIR_MODE,
     FileLock,

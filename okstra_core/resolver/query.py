@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from ..catalog.models import LEADER, EntryMode, HostSpec, Profile, RoleKind
 from ..defaults import DefaultScopes
 from ..errors import UsageError
 from ..pool import ModelPool
+from ..records import dataclass, field
 
 LEADER_DUTY = "lead"
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from ..binding import Binding, bind
 from ..catalog.models import LEADER, RoleRequirement
 from ..errors import AssignmentResolutionError, OkstraError, UsageError
 from ..pool import PoolModel
+from ..records import dataclass
 from .query import TeamQuery, duty_of
 from .solver import Key, Path, Shortfall, Solver, freeze
 from .team import Fixed, Team, team_of

@@ -16,7 +16,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
+from ..records import dataclass
 
 Key = tuple[int, int, int]  # (provider index, availability mask, usage mask)
 State = tuple[tuple[Key, int], ...]

@@ -16,11 +16,11 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 
 from ..binding import choose_runner
 from ..catalog.models import LEADER
 from ..pool import Availability, PoolModel
+from ..records import dataclass, field
 from .query import TeamQuery, check_entry_mode, role_counts_for
 from .solver import Solver, SolverRole
 

@@ -11,9 +11,10 @@ nothing else in it knows one step from another.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..errors import AnswerRefused
+from ..records import dataclass
 from .context import StepContext
 from .ids import StepKind
 from .prompt import Option, Prompt, PromptKind, PromptMeta

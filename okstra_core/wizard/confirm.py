@@ -8,12 +8,11 @@ same block.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..catalog.models import LEADER
 from ..errors import OkstraError
-from ..records import config
+from ..records import config, dataclass
 from .context import StepContext
 from .ids import (
     BRIEF,

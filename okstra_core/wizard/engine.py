@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,6 +24,7 @@ from ..catalog import detect_host, load_project_config
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
+from ..records import dataclass
 from ..resolver import Blocker, check_counts, check_entry_mode
 from ..setup_runs import runs_file
 from ..store import (

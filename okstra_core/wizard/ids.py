@@ -8,8 +8,9 @@ role (and the ordinal): `leader-session`, `role-count:<role>`, `role-add:<role>`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, get_args
+
+from ..records import dataclass
 
 StepKind = Literal[
     "task_pick",

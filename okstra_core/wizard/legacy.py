@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +64,8 @@ from okstra_core.wizard.ids import CHOOSE_AGAIN_ANSWER, REUSE_ANSWER
 
 # One list of v1 fields: the v2 loader refuses them next to a v2 version (mixed file).
 from okstra_core.wizard.state import CONVERTED_V1, V1_PROVIDER_FIELDS, parse_v2
+
+from ..records import dataclass, field
 
 if TYPE_CHECKING:
     from okstra_core.defaults import DefaultScopes

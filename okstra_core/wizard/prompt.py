@@ -8,12 +8,11 @@ is camelCase.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from typing_extensions import TypedDict
 
-from ..records import config, to_data
+from ..records import config, dataclass, field, to_data
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictStr

@@ -12,13 +12,12 @@ import copy
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .. import __version__
 from ..catalog import cache as entries
-from ..records import RecordError, config, to_data, validate
+from ..records import RecordError, config, dataclass, field, to_data, validate
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr

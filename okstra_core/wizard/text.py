@@ -11,7 +11,6 @@ from __future__ import annotations
 import string
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from ..catalog import cache as catalog_cache
 from ..environment import Environment
 from ..errors import DataFileError
 from ..paths import resource, user_dirs
+from ..records import dataclass
 from ..store import decode_utf8, read_bytes
 
 DEFAULT_LANGUAGE = "en"

@@ -8,7 +8,6 @@ model the resolver has ruled out — it stays visible, with why, but cannot be c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -16,6 +15,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
+
+from okstra_core.records import dataclass
 
 
 @dataclass(frozen=True)
