@@ -142,7 +142,9 @@ def store(directory: Path, key: str, value: Any) -> None:
         blob = FORMAT + hashlib.sha256(payload).hexdigest().encode() + b"\n\n" + payload
         make_private_dirs(directory)  # 0700 at every level, whatever the umask
         target = directory / f"{key}{_SUFFIX}"
-        atomic_write_bytes(target, blob)  # the store's temp file, fsync and rename
+        # The store's temp file and rename, without fsync: an entry lost in a crash is
+        # rebuilt by the next run, a torn one fails its checksum.
+        atomic_write_bytes(target, blob, durable=False)
         _prune(directory, keep=target)
     except Exception:  # a cache that cannot be written is only slower
         return

@@ -223,6 +223,9 @@ def read_answers(value: str) -> list[Any]:
         raise UsageError('expected a JSON array of {"step": id, "answer": value}', path=path)
     entries = []
     for index, item in enumerate(raw):
+        if _plain_answer(item):  # the usual line: nothing pydantic would say about it
+            entries.append(AnswerEntry(step=item["step"], answer=item["answer"]))
+            continue
         try:
             entries.append(validate(AnswerEntry, item))
         except RecordError as exc:
@@ -234,6 +237,17 @@ def read_answers(value: str) -> list[Any]:
                 field=f"[{index}]" + (f".{where}" if where else ""),
             ) from None
     return entries
+
+
+def _plain_answer(item: Any) -> bool:
+    """`{"step": non-empty string, "answer": string}` and nothing else."""
+    return (
+        type(item) is dict
+        and len(item) == 2
+        and type(item.get("step")) is str
+        and type(item.get("answer")) is str
+        and bool(item["step"])
+    )
 
 
 def _init(ns: argparse.Namespace) -> Payload:

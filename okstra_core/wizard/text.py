@@ -9,7 +9,6 @@ translation falls back to English, so a partial translation still works.
 from __future__ import annotations
 
 import string
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -80,6 +79,8 @@ def _parse_table(path: Path) -> dict[str, str]:
 
 def _parse_bytes(data: bytes, path: Path) -> dict[str, str]:
     text = decode_utf8(data, path)
+    import tomllib  # imported here: a table from the cache parses no TOML
+
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -326,6 +326,8 @@ NOT_IMPORTED_BY_A_STEP = (
     # bytes): a step reads them back as plain records, without pydantic.
     "pydantic",
     "pydantic_core",
+    # The catalog and the wizard's text tables come from their caches: no TOML parsed.
+    "tomllib",
 )
 
 
