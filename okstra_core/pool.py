@@ -73,6 +73,8 @@ class Availability:
     reason: str | None = None
 
 
+_new = object.__new__
+_set = object.__setattr__
 _REF = operator.attrgetter("ref")
 _PROVIDER = operator.attrgetter("provider_id")
 
@@ -85,20 +87,27 @@ def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
                 roles = tuple(r for r in spec.roles if r in provider.roles)
             else:
                 roles = tuple(provider.roles)
-            out.append(
-                PoolModel(
-                    ref=f"{provider.id}/{spec.id}",
-                    provider_id=provider.id,
-                    model_id=spec.id,
-                    display=spec.display,
-                    execution=spec.execution,
-                    aliases=tuple(spec.aliases),
-                    version=spec.version,
-                    default_for=tuple(spec.default_for),
-                    roles=roles,
-                    provider=provider,
-                )
+            # A frozen dataclass's __init__ sets each field through object.__setattr__;
+            # one dict for the instance is the same object at a fraction of the cost
+            # (a big pool makes tens of thousands of these per process).
+            model = _new(PoolModel)
+            _set(
+                model,
+                "__dict__",
+                {
+                    "ref": f"{provider.id}/{spec.id}",
+                    "provider_id": provider.id,
+                    "model_id": spec.id,
+                    "display": spec.display,
+                    "execution": spec.execution,
+                    "aliases": tuple(spec.aliases),
+                    "version": spec.version,
+                    "default_for": tuple(spec.default_for),
+                    "roles": roles,
+                    "provider": provider,
+                },
             )
+            out.append(model)
     return tuple(out)
 
 

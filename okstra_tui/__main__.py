@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from .entry import cli
 
-from .entry import main
-
-sys.exit(main())
+cli()

@@ -134,7 +134,7 @@ def test_wheel_declares_the_console_script(wheel: Path, wheel_names: set[str]) -
     (entry_points,) = [n for n in wheel_names if n.endswith(".dist-info/entry_points.txt")]
     with zipfile.ZipFile(wheel) as zf:
         text = zf.read(entry_points).decode()
-    assert "okstra = okstra_tui.entry:main" in text
+    assert "okstra = okstra_tui.entry:cli" in text
 
 
 @pytest.fixture(scope="module")

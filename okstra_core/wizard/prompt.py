@@ -93,6 +93,10 @@ class PromptMeta(TypedDict, total=False):
     stale: StaleMeta
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def _no_meta() -> PromptMeta:
     return PromptMeta()
 

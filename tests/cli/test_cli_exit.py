@@ -1,0 +1,76 @@
+"""A headless command ends at once after its output (`okstra_tui.entry.cli`).
+
+The interpreter's teardown is skipped, not the command's work: the output arrives
+whole, the exit status is the command's, and exit handlers (the dataclass code
+cache) have run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _okstra(args: list[str], home: Path, **kw: object) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["OKSTRA_HOME"] = str(home)
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [sys.executable, "-m", "okstra_tui", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        **kw,
+    )
+
+
+def test_output_is_whole_and_exit_handlers_ran(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    proc = _okstra(["wizard", "schema"], home)
+    assert proc.returncode == 0, proc.stderr
+    schemas = json.loads(proc.stdout)["schemas"]  # the whole document, parseable
+    assert {"prompt", "answers", "outcome"} <= set(schemas)
+    from okstra_core import records
+
+    if records._PATCHABLE:
+        # Written by an exit handler: it ran before the quick exit.
+        assert list((home / "cache" / "code").glob("dataclasses-*.marshal"))
+
+
+def test_the_commands_exit_status_is_kept(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    missing = tmp_path / "absent.json"
+    proc = _okstra(["wizard", "show", "--state", str(missing)], home)
+    assert proc.returncode == 2
+    assert json.loads(proc.stdout)["ok"] is False
+
+
+def test_a_reader_that_goes_away_still_gives_141(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["OKSTRA_HOME"] = str(home)
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "okstra_tui", "wizard", "schema"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert reader.stdout is not None
+    reader.stdout.read(10)
+    reader.stdout.close()  # the reader goes away before the output ends
+    _out, err = reader.communicate(timeout=60)
+    assert reader.returncode in (0, 141), err  # 0 if it all fit in the pipe first
+    assert b"Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["--version"]])
+def test_the_app_path_exits_the_usual_way(tmp_path: Path, command: list[str]) -> None:
+    proc = _okstra(command, tmp_path / "home")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("okstra ")
