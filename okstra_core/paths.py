@@ -7,6 +7,8 @@ portable use). `OKSTRA_WORKSPACE` points at an alternative `prompts/` root.
 from __future__ import annotations
 
 import os
+import posixpath
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +58,10 @@ def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
         return UserDirs(
             config=root / "config", data=root / "data", state=root / "state", cache=root / "cache"
         )
-    import platformdirs  # deferred: only needed without OKSTRA_HOME
+    found = _xdg_dirs()
+    if found is not None:
+        return found
+    import platformdirs  # deferred: only needed without OKSTRA_HOME, off the XDG path
 
     return UserDirs(
         config=Path(platformdirs.user_config_dir(APP_NAME)),
@@ -109,3 +114,35 @@ def resource(relative: str, env: Mapping[str, str] | None = None) -> Path:
     if primary.exists():
         return primary
     return bundled_prompts_root() / relative
+
+
+# (environment variable, default under HOME) of each user dir, as the XDG base
+# directory rules name them.
+_XDG = {
+    "config": ("XDG_CONFIG_HOME", "/.config"),
+    "data": ("XDG_DATA_HOME", "/.local/share"),
+    "state": ("XDG_STATE_HOME", "/.local/state"),
+    "cache": ("XDG_CACHE_HOME", "/.cache"),
+}
+
+
+def _xdg_dirs() -> UserDirs | None:
+    """The user dirs platformdirs gives on Linux, in the plain case, without importing it.
+
+    platformdirs (with what it imports) is a tenth of a headless step. On Linux with
+    an absolute `HOME` its answer is simple: each XDG variable when it holds an
+    absolute path, else the default under `HOME`, then `okstra`. Anything else (another
+    system, no or a relative `HOME`) is left to platformdirs; a test compares the two.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    home = os.environ.get("HOME", "")
+    if not posixpath.isabs(home):
+        return None
+    home = home.rstrip("/")
+    out: dict[str, Path] = {}
+    for name, (variable, default) in _XDG.items():
+        value = os.environ.get(variable, "")
+        base = value if posixpath.isabs(value) else (home + default)
+        out[name] = Path(os.path.join(base, APP_NAME))
+    return UserDirs(**out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,6 +18,11 @@ REPO = Path(__file__).resolve().parent.parent
 # non-editable and runs the venv's `pytest`, which does not put the cwd on sys.path).
 if str(REPO) not in sys.path:
     sys.path.append(str(REPO))
+
+# Before any okstra module is imported, and for what runs outside a test (imports at
+# collection, exit handlers such as the dataclass code cache's): a throw-away
+# OKSTRA_HOME for the whole session. Each test still gets its own (`okstra_home`).
+os.environ["OKSTRA_HOME"] = tempfile.mkdtemp(prefix="okstra-test-session-")
 
 # A fake provider CLI: records argv, cwd and selected environment as one JSON line per
 # call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT (after
