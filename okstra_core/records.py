@@ -31,14 +31,14 @@ import contextlib
 import dataclasses
 import hashlib
 import marshal
-import os
-import stat
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, field
+from pathlib import Path
 from typing import Any, Literal, TypeVar, dataclass_transform, overload
 
 from .paths import user_dirs
+from .store import read_cache_entry, write_cache_entry
 
 _T = TypeVar("_T")
 
@@ -71,8 +71,9 @@ __all__ = [
 # * Only on the Python versions whose `dataclasses._create_fn` builds the source as
 #   `_create_fn_cached` does (3.11 and 3.12, checked by a test against the original);
 #   elsewhere `dataclass` is `dataclasses.dataclass` unchanged.
-# * The entry is read only if it is a regular file of this user that nobody else may
-#   write, and its checksum matches; anything else is a miss (compile as usual).
+# * The entry is a store cache entry (`store.read_cache_entry`): used only if it is a
+#   regular file of this user that nobody else may write, not a link, whose checksum
+#   matches; anything else is a miss (compile as usual).
 # * It is written (atomically, no fsync) when the process exits, and only if it
 #   compiled something new.
 _CODE_FORMAT = b"okstra-dataclass-code 1\n"
@@ -82,33 +83,15 @@ _CODES: dict[str, Any] | None = None
 _NEW = 0
 
 
-def _code_file() -> str:
+def _code_file() -> Path:
     tag = f"{sys.version}\0{sys.implementation.cache_tag}"
     name = hashlib.sha256(tag.encode()).hexdigest()[:16]
-    return os.path.join(user_dirs().cache, "code", f"dataclasses-{name}.marshal")
+    return user_dirs().cache / "code" / f"dataclasses-{name}.marshal"
 
 
 def _load_codes() -> dict[str, Any]:
-    try:
-        fd = os.open(_code_file(), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return {}
-    try:
-        st = os.fstat(fd)
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or st.st_uid != os.getuid()
-            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-        ):
-            return {}
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            blob = handle.read()
-    except OSError:
-        return {}
-    finally:
-        os.close(fd)
-    header, sep, payload = blob.partition(b"\n\n")
-    if not sep or header != _CODE_FORMAT + hashlib.sha256(payload).hexdigest().encode():
+    payload = read_cache_entry(_code_file(), _CODE_FORMAT)
+    if payload is None:
         return {}
     try:
         codes = marshal.loads(payload)
@@ -121,24 +104,8 @@ def _save_codes() -> None:
     """Write the code cache if this process compiled something (at exit; best effort)."""
     if not _NEW or _CODES is None:
         return
-    try:
-        path = _code_file()
-        payload = marshal.dumps(_CODES)
-        blob = _CODE_FORMAT + hashlib.sha256(payload).hexdigest().encode() + b"\n\n" + payload
-        directory = os.path.dirname(path)
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.part"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(blob)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except Exception:  # a cache that cannot be written is only slower
-        return
+    with contextlib.suppress(Exception):  # a cache that cannot be written is only slower
+        write_cache_entry(_code_file(), _CODE_FORMAT, marshal.dumps(_CODES))
 
 
 def _create_fn_cached(
@@ -345,7 +312,7 @@ def to_data(value: Any, *, drop_none: bool = False) -> Any:
     Tuples become lists; a `drop_none` record omits fields whose value is None.
     """
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        names = _aliases_of_instance(value)
+        names = aliases_of(type(value))
         out: dict[str, Any] = {}
         for f in dataclasses.fields(value):
             item = getattr(value, f.name)
@@ -358,7 +325,3 @@ def to_data(value: Any, *, drop_none: bool = False) -> Any:
     if isinstance(value, (list, tuple)):
         return [to_data(v, drop_none=drop_none) for v in value]
     return value
-
-
-def _aliases_of_instance(value: Any) -> Mapping[str, str]:
-    return aliases_of(type(value))

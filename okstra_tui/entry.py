@@ -134,8 +134,8 @@ def cli() -> NoReturn:
     does not free anyway. Every file okstra writes is closed (and synced where it
     must be) before the command returns. The app exits the usual way.
     """
-    code = main()
-    if _HEADLESS_RAN:
+    code, headless = _run(sys.argv[1:])
+    if headless:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -146,40 +146,38 @@ def cli() -> NoReturn:
     sys.exit(code)
 
 
-_HEADLESS_RAN = False
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    # A headless command is a short process that makes many objects at once (a catalog
-    # of ten thousand models, a prompt's options) and frees them at exit: the cyclic
-    # garbage collector ran ~200 times in one `wizard show` on such a pool, a fifth of
-    # its time, finding almost nothing to free. Reference counting still frees all
-    # that is not a cycle, so a command runs without the collector; the app (which
-    # runs for hours) turns it back on, and so does a caller of `main` in process.
+    """Run okstra with `argv` (default: the command line); return the exit status."""
+    return _run(list(sys.argv[1:] if argv is None else argv))[0]
+
+
+def _run(args: list[str]) -> tuple[int, bool]:
+    """(exit status, whether a headless command ran).
+
+    A headless command is a short process that makes many objects at once (a catalog
+    of ten thousand models, a prompt's options) and frees them at exit: the cyclic
+    garbage collector ran ~200 times in one `wizard show` on such a pool, a fifth of
+    its time, finding almost nothing to free. Reference counting still frees all that
+    is not a cycle, so a command runs without the collector; the app (which runs for
+    hours) turns it back on, and so does a caller of `main` in process.
+    """
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _main(argv)
+        if wants_version(args):
+            from okstra_core import __version__
+
+            print(f"okstra {__version__}")
+            return 0, False
+        from okstra_core.cli import COMMANDS
+
+        first = next((a for a in args if not a.startswith("-")), None)
+        # `okstra --help` falls through to the app parser, whose help lists the commands.
+        if first in COMMANDS:
+            from okstra_core.cli import main as cli_main
+
+            return cli_main(args), True
+        return run_app(args), False
     finally:
         if collecting:
             gc.enable()
-
-
-def _main(argv: Sequence[str] | None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if wants_version(args):
-        from okstra_core import __version__
-
-        print(f"okstra {__version__}")
-        return 0
-    from okstra_core.cli import COMMANDS
-
-    first = next((a for a in args if not a.startswith("-")), None)
-    # `okstra --help` falls through to the app parser, whose help lists the commands.
-    if first in COMMANDS:
-        from okstra_core.cli import main as cli_main
-
-        global _HEADLESS_RAN
-        _HEADLESS_RAN = True
-        return cli_main(args)
-    return run_app(args)

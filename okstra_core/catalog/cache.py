@@ -36,7 +36,6 @@ import hashlib
 import importlib.util
 import os
 import pickle
-import stat
 import sys
 import time
 from collections.abc import Iterable
@@ -44,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..store import atomic_write_bytes, make_private_dirs
+from ..store import read_cache_entry, write_cache_entry
 
 FORMAT = b"okstra-catalog-cache 1\n"
 # Entries kept per cache directory; older ones are removed when a new one is written.
@@ -106,27 +105,10 @@ def digest(inputs: Iterable[tuple[str, Path, bool, bytes | None]]) -> str:
     return h.hexdigest()
 
 
-def _trusted(st: os.stat_result) -> bool:
-    """Ours, a regular file, and nobody else may write it."""
-    return (
-        stat.S_ISREG(st.st_mode)
-        and st.st_uid == os.getuid()
-        and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    )
-
-
 def load(directory: Path, key: str, expected: type) -> Any | None:
-    """The catalog stored under `key`, or None (absent, torn, foreign or stale)."""
-    path = directory / f"{key}{_SUFFIX}"
-    try:
-        with open(path, "rb") as handle:
-            if not _trusted(os.fstat(handle.fileno())):
-                return None
-            blob = handle.read()
-    except OSError:
-        return None
-    header, sep, payload = blob.partition(b"\n\n")
-    if not sep or header != FORMAT + hashlib.sha256(payload).hexdigest().encode():
+    """The value stored under `key`, or None (absent, torn, foreign or stale)."""
+    payload = read_cache_entry(directory / f"{key}{_SUFFIX}", FORMAT)
+    if payload is None:
         return None
     try:
         value = pickle.loads(payload)
@@ -138,13 +120,8 @@ def load(directory: Path, key: str, expected: type) -> Any | None:
 def store(directory: Path, key: str, value: Any) -> None:
     """Store `value` under `key`: atomic, private, best effort (errors are ignored)."""
     try:
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        blob = FORMAT + hashlib.sha256(payload).hexdigest().encode() + b"\n\n" + payload
-        make_private_dirs(directory)  # 0700 at every level, whatever the umask
         target = directory / f"{key}{_SUFFIX}"
-        # The store's temp file and rename, without fsync: an entry lost in a crash is
-        # rebuilt by the next run, a torn one fails its checksum.
-        atomic_write_bytes(target, blob, durable=False)
+        write_cache_entry(target, FORMAT, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         _prune(directory, keep=target)
     except Exception:  # a cache that cannot be written is only slower
         return

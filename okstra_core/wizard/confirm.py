@@ -28,7 +28,13 @@ from .ids import (
 from .roles import current_session_model, model_instances
 from .state import WizardState
 
-__all__ = ["Confirmation", "ConfirmationLine", "confirmation", "provenance_of"]
+__all__ = [
+    "Confirmation",
+    "ConfirmationLine",
+    "confirmation",
+    "needs_approved_plan",
+    "provenance_of",
+]
 
 
 @dataclass(frozen=True)
@@ -107,7 +113,7 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
     )
     add("brief", "confirmation.brief", state.brief_path, provenance_of(state, BRIEF, TASK_PICK))
     add("task-type", "confirmation.task_type", state.task_type, provenance_of(state, TASK_TYPE))
-    if _needs_approved_plan(ctx, state):
+    if needs_approved_plan(ctx, state):
         add(
             "approved-plan",
             "confirmation.approved_plan",
@@ -156,7 +162,8 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
     return Confirmation(lines=tuple(lines), text=plain)
 
 
-def _needs_approved_plan(ctx: StepContext, state: WizardState) -> bool:
+def needs_approved_plan(ctx: StepContext, state: WizardState) -> bool:
+    """Whether the chosen task type takes an approved plan (False until one is chosen)."""
     if not state.task_type:
         return False
     try:

@@ -72,10 +72,10 @@ _T = TypeVar("_T")
 __all__ = ["Wizard", "advance", "apply_answer", "step_kind"]
 
 
-def _outcomes(environment: Environment) -> _OutcomeModule:
-    """The outcome module, its pydantic models' validators ready.
+def _outcomes(environment: Environment) -> Callable[..., Outcome]:
+    """`outcome.build_outcome`, its pydantic models' validators ready.
 
-    Imported when a confirmed setup's outcome is built: it holds the typed run
+    Imported when a confirmed setup's outcome is built: the module holds the typed run
     request (pydantic models), which a step that only asks the next question never
     needs. The validators are compiled from schemas an earlier process cached
     (`okstra_core.catalog.prebuilt`).
@@ -84,12 +84,7 @@ def _outcomes(environment: Environment) -> _OutcomeModule:
     from . import outcome
 
     prepare_models(outcome.OUTCOME_MODELS, user_dirs(environment.env).cache)
-    return _OutcomeModule(outcome.build_outcome)
-
-
-@dataclass(frozen=True)
-class _OutcomeModule:
-    build_outcome: Callable[..., Outcome]
+    return outcome.build_outcome
 
 
 # ---------------------------------------------------------------------------- the machine
@@ -896,11 +891,11 @@ class Wizard:
         The answers are re-checked first: when one no longer holds (a CLI removed, a
         profile edited) the outcome is refused, naming it; `show` rewinds it.
         """
-        outcomes = _outcomes(self.environment)
+        build_outcome = _outcomes(self.environment)
         if self._checked is not None:
             # Replayed in this process a moment ago: every answer was checked as it was
             # applied, and the last one's prompt checked the whole team.
-            return outcomes.build_outcome(self._checked, self._state)
+            return build_outcome(self._checked, self._state)
         work = self._state.copy()
         ctx = self._ctx(work)
         if work.confirmed is True and not work.aborted:
@@ -920,7 +915,7 @@ class Wizard:
                 raise OkstraError(
                     ctx.text.get("errors.outcome_blocked", reason=found.advice), path=self.path
                 )
-        return outcomes.build_outcome(ctx, self._state, self.source)
+        return build_outcome(ctx, self._state, self.source)
 
     def preview_outcome(self) -> Outcome:
         """The outcome this wizard would have if it were confirmed now (read-only).
@@ -928,13 +923,13 @@ class Wizard:
         The confirm screen runs a dry-run prepare (and so preflight) on it before the
         person chooses Launch. Raises `OkstraError` when the setup is incomplete.
         """
-        outcomes = _outcomes(self.environment)
+        build_outcome = _outcomes(self.environment)
         work = self._state.copy()
         ctx = self._ctx(work)
         advance(ctx, work)  # the same normalisation the confirmation shows
         work.confirmed = True
         work.aborted = False
-        return outcomes.build_outcome(ctx, work, self.source)
+        return build_outcome(ctx, work, self.source)
 
     def progress(self) -> tuple[int, int]:
         """(answered steps, total): the steps that apply, answered or still to ask.

@@ -19,7 +19,7 @@ from ..errors import AnswerRefused, OkstraError
 from ..plans import check_plan_approval
 from ..tasks import TaskEntry, check_segment, find_task
 from .base import Step, make_prompt, refuse
-from .confirm import confirmation
+from .confirm import confirmation, needs_approved_plan
 from .context import StepContext
 from .ids import (
     APPROVED_PLAN,
@@ -329,15 +329,6 @@ def _task_type_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Pr
 # ---------------------------------------------------------------------------- approved_plan
 
 
-def _approved_plan_applies(ctx: StepContext, state: WizardState) -> bool:
-    if not state.task_type:
-        return False
-    try:
-        return ctx.profile(state.task_type).needs_approved_plan
-    except OkstraError:
-        return False
-
-
 def _approved_plan_build(ctx: StepContext, state: WizardState) -> Prompt:
     return make_prompt(
         ctx,
@@ -576,7 +567,7 @@ EARLY_STEPS: tuple[Step, ...] = (
     static_step(TASK_TYPE, _always, _task_type_build, _task_type_submit, ("task_type",)),
     static_step(
         APPROVED_PLAN,
-        _approved_plan_applies,
+        needs_approved_plan,
         _approved_plan_build,
         _approved_plan_submit,
         ("approved_plan_path",),

@@ -7,6 +7,7 @@ cache) have run.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -69,8 +70,18 @@ def test_a_reader_that_goes_away_still_gives_141(tmp_path: Path) -> None:
     assert b"Traceback" not in err
 
 
-@pytest.mark.parametrize("command", [["--version"]])
-def test_the_app_path_exits_the_usual_way(tmp_path: Path, command: list[str]) -> None:
-    proc = _okstra(command, tmp_path / "home")
+def test_a_command_that_is_not_headless_exits_the_usual_way(tmp_path: Path) -> None:
+    proc = _okstra(["--version"], tmp_path / "home")
     assert proc.returncode == 0
     assert proc.stdout.startswith("okstra ")
+
+
+def test_main_in_process_gives_the_collector_back(
+    okstra_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from okstra_tui.entry import main
+
+    assert gc.isenabled()
+    assert main(["wizard", "schema"]) == 0  # a headless command: run without collecting
+    assert gc.isenabled()
+    assert json.loads(capsys.readouterr().out)["ok"] is True
