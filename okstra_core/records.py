@@ -47,10 +47,12 @@ __all__ = [
     "RecordError",
     "adapter",
     "aliases_of",
+    "camel",
     "config",
     "dataclass",
     "field",
     "json_schema",
+    "problem",
     "to_data",
     "validate",
 ]
@@ -218,9 +220,16 @@ class RecordError(ValueError):
         return len(self._errors)
 
 
+def camel(name: str) -> str:
+    """`snake_case` -> `camelCase` (`task_group` -> `taskGroup`), as files spell keys."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 def config(
     *,
     aliases: Mapping[str, str] | None = None,
+    camel_case: bool = False,
     extra: Literal["forbid", "ignore"] = "forbid",
     by_name: bool = False,
     json_schema_extra: Callable[[dict[str, Any]], None] | None = None,
@@ -229,15 +238,18 @@ def config(
 
     Args:
         aliases: Python field name -> the name in files (and in `to_data`).
+        camel_case: every other field's name in files is its camelCase (`camel`).
         extra: what to do with unknown keys.
         by_name: also accept a field under its Python name when it has an alias.
         json_schema_extra: a function that edits the record's JSON Schema.
     """
     names = dict(aliases or {})
     out: dict[str, Any] = {"extra": extra}
-    if names:
-        out["alias_generator"] = lambda name: names.get(name, name)
+    if names or camel_case:
+        fallback = camel if camel_case else str
+        out["alias_generator"] = lambda name: names.get(name) or fallback(name)
         out["okstra_aliases"] = names
+        out["okstra_camel"] = camel_case
         if by_name:
             out["validate_by_name"] = True
             out["validate_by_alias"] = True
@@ -246,14 +258,40 @@ def config(
     return out
 
 
+_ALIASES: dict[type[Any], Mapping[str, str]] = {}
+
+
 def aliases_of(cls: type[Any]) -> Mapping[str, str]:
-    """Python field name -> name in files, for a record class."""
+    """Python field name -> name in files, for a record class (every field it renames)."""
+    found = _ALIASES.get(cls)
+    if found is not None:
+        return found
     cfg = getattr(cls, "__pydantic_config__", None)
+    names: dict[str, str] = {}
     if isinstance(cfg, dict):
-        found = cfg.get("okstra_aliases")
-        if isinstance(found, dict):
-            return found
-    return {}
+        given = cfg.get("okstra_aliases")
+        if isinstance(given, dict):
+            names.update(given)
+        if cfg.get("okstra_camel") and dataclasses.is_dataclass(cls):
+            for f in dataclasses.fields(cls):
+                names.setdefault(f.name, camel(f.name))
+    _ALIASES[cls] = names
+    return names
+
+
+def problem(
+    record: type[Any], loc: tuple[str | int, ...], message: str, value: Any = None
+) -> RecordError:
+    """A `RecordError` of one rule a record's `__post_init__` found broken.
+
+    Raised the same way whether the record was built in Python or by `validate`: the
+    field's place (`loc`) and message survive pydantic's wrapping of `__post_init__`.
+    """
+    if loc and isinstance(loc[0], str):  # the field's name in files, as pydantic's `loc`
+        loc = (aliases_of(record).get(loc[0], loc[0]), *loc[1:])
+    return RecordError(
+        record, [{"type": "value_error", "loc": loc, "msg": message, "input": value}]
+    )
 
 
 def adapter(cls: type[Any]) -> Any:
@@ -291,6 +329,13 @@ def validate(cls: type[_T], data: Any) -> _T:
 
 
 def _spelled(error: Any) -> dict[str, Any]:
+    raised = (error.get("ctx") or {}).get("error")
+    if isinstance(raised, RecordError) and raised.errors():
+        # A rule of `__post_init__` (see `problem`): its own place and message, under
+        # the place of the record that broke it.
+        inner = dict(raised.errors()[0])
+        inner["loc"] = (*tuple(error.get("loc") or ()), *tuple(inner.get("loc") or ()))
+        return inner
     out = dict(error)
     if out.get("type") == "unexpected_keyword_argument":
         out["type"] = "extra_forbidden"
