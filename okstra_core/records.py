@@ -34,7 +34,7 @@ import marshal
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Literal, TypeVar, dataclass_transform, overload
 
 from .paths import user_dirs
@@ -354,7 +354,8 @@ def json_schema(cls: type[Any], *, mode: Literal["validation", "serialization"])
 def to_data(value: Any, *, drop_none: bool = False) -> Any:
     """A record (and what it holds) as JSON-ready data: dicts with the files' names.
 
-    Tuples become lists; a `drop_none` record omits fields whose value is None.
+    Tuples become lists, paths strings; a `drop_none` record omits fields whose value
+    is None.
     """
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = aliases_of(type(value))
@@ -369,4 +370,6 @@ def to_data(value: Any, *, drop_none: bool = False) -> Any:
         return {k: to_data(v, drop_none=drop_none) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_data(v, drop_none=drop_none) for v in value]
+    if isinstance(value, PurePath):
+        return str(value)
     return value
