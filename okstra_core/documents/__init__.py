@@ -1,12 +1,12 @@
-"""Typed documents: every file okstra writes has one model that writes and reads it.
+"""Typed documents: every file okstra writes has one record that writes and reads it.
 
 Modules: `base` (the `Document` base), `inputs` (`run-inputs.json`), `run`
 (`run-manifest.json`, `lead-prompt.meta.json`), `task` (`task-manifest.json`,
-timeline events, `project.json`, `runs.jsonl` rows), `resume` (`resume.json`) and
+timeline events and `parse_event`, `project.json`, `runs.jsonl` rows), `resume` (`resume.json`) and
 `schema` (`SCHEMAS`, `json_schema(name)` for `okstra schema`).
 
 The names load on first use, so a reader of one document (the wizard's reuse step
-reads `run-inputs.json`) does not pay for defining every other model.
+reads `run-inputs.json`) does not pay for defining every other record.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     )
     from .schema import SCHEMAS, json_schema
     from .task import (
-        TIMELINE_EVENT,
+        TIMELINE_EVENTS,
         LatestRun,
         LeadLaunched,
         LeadLaunchFailed,
@@ -42,7 +42,9 @@ if TYPE_CHECKING:
         SessionDiscovered,
         TaskIdentity,
         TaskManifest,
+        TimelineEvent,
         Workflow,
+        parse_event,
     )
 
 _LAZY = {
@@ -62,7 +64,9 @@ _LAZY = {
     "Participant": ".run",
     "RoleExecution": ".run",
     "RunManifest": ".run",
-    "TIMELINE_EVENT": ".task",
+    "TIMELINE_EVENTS": ".task",
+    "TimelineEvent": ".task",
+    "parse_event": ".task",
     "LatestRun": ".task",
     "LeadLaunched": ".task",
     "LeadLaunchFailed": ".task",
@@ -93,7 +97,7 @@ __all__ = [
     "EXECUTION_IDENTITY_VERSION",
     "SCHEMAS",
     "SCHEMA_VERSION",
-    "TIMELINE_EVENT",
+    "TIMELINE_EVENTS",
     "ApprovedPlanRef",
     "BindingRecord",
     "Document",
@@ -119,6 +123,8 @@ __all__ = [
     "SessionDiscovered",
     "TaskIdentity",
     "TaskManifest",
+    "TimelineEvent",
     "Workflow",
     "json_schema",
+    "parse_event",
 ]

@@ -1,27 +1,35 @@
-"""The base of every document okstra writes: one pydantic model writes and reads it.
+"""The base of every document okstra writes: one record writes and reads it.
 
-Documents are frozen, camelCase on disk (`alias_generator=to_camel`), and refuse
-unknown keys unless they are shared with people (`project.json`, `task-manifest.json`
-keep keys okstra does not own). `read` turns any problem into a `DataFileError` naming
-the file and the field.
+Documents are plain frozen records (`okstra_core.records`): camelCase on disk
+(`records.config(camel_case=True)`), unknown keys refused unless the file is shared
+with people (`project.json`, `task-manifest.json` keep keys okstra does not own, see
+`OpenDocument`). Writing a document needs no pydantic; reading one (`parse`, `read`)
+checks the data with `records.validate` and turns any problem into a `DataFileError`
+naming the file and the field. An older layout of a file is upgraded before it is
+checked (`_upgrade`); rules across fields run in `__post_init__`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 import orjson
-from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic.alias_generators import to_camel
 
 from ..errors import DataFileError, OkstraError
+from ..records import RecordError, aliases_of, config, dataclass, field, to_data, validate
 from ..store import dumps_json, read_json
 
 __all__ = ["Document", "OpenDocument", "field_path", "validation_error"]
 
+# How a document holds documents of its own (`Document.NESTED`): one, a sequence of
+# them, or a mapping whose values are documents.
+Shape = Literal["one", "each", "values"]
 
-def field_path(exc: ValidationError) -> tuple[str, str]:
+
+def field_path(exc: RecordError) -> tuple[str, str]:
     """(dotted location, message) of the first problem of a validation error."""
     problem = exc.errors()[0]
     where = ""
@@ -30,26 +38,34 @@ def field_path(exc: ValidationError) -> tuple[str, str]:
     return where or "(root)", str(problem["msg"]).removeprefix("Value error, ")
 
 
-def validation_error(exc: ValidationError, path: Path | None, what: str) -> DataFileError:
+def validation_error(exc: RecordError, path: Path | None, what: str) -> DataFileError:
     where, message = field_path(exc)
     return DataFileError(f"{message} ({what})", path=path, field=where)
 
 
-class Document(BaseModel):
-    """A file okstra writes: frozen, camelCase, strict about unknown keys."""
+class Document:
+    """A file okstra writes: frozen, camelCase, strict about unknown keys.
 
-    model_config = ConfigDict(
-        frozen=True,
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        defer_build=True,
-    )
+    Every concrete document is a `records.dataclass(frozen=True, kw_only=True)` with
+    `__pydantic_config__ = records.config(camel_case=True, by_name=True)`.
+    """
+
     WHAT: ClassVar[str] = "document"  # what the file is, for messages
+    # Fields left out of the file while they are None (written once they are known).
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset()
+    # Fields holding documents, and how (see `Shape`): for `OpenDocument` (keys kept
+    # at every level) and `from_own`.
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {}
+
+    def __repr__(self) -> str:
+        record: Any = self  # a dataclass: each concrete document is one
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(record))
+        return f"{type(self).__qualname__}({shown})"
 
     def dump(self) -> dict[str, Any]:
         """The JSON object written (camelCase keys)."""
-        return self.model_dump(mode="json", by_alias=True)
+        data: dict[str, Any] = _data(self)
+        return data
 
     def to_bytes(self) -> bytes:
         """The exact bytes of the file (canonical JSON)."""
@@ -60,12 +76,33 @@ class Document(BaseModel):
         return orjson.dumps(self.dump(), option=orjson.OPT_SORT_KEYS) + b"\n"
 
     @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """`data` in this version's layout (a document with older layouts overrides it)."""
+        return data
+
+    @classmethod
+    def _prepared(cls, data: Any) -> Any:
+        """What `parse` validates: `data` upgraded (and split, for an open document)."""
+        return cls._upgrade(data)
+
+    @classmethod
     def parse(cls, data: Any, *, path: Path | None = None) -> Self:
         """Validate a decoded JSON value; a `DataFileError` naming the field otherwise."""
         try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
+            return validate(cls, cls._prepared(data))
+        except RecordError as exc:
             raise validation_error(exc, path, cls.describe()) from None
+
+    @classmethod
+    def from_own(cls, data: Mapping[str, Any]) -> Self:
+        """The document of data okstra built itself from values it holds (camelCase keys).
+
+        Not checked (and no pydantic imported): for data from a file or a person, use
+        `parse`. Lists of documents become tuples; keys that name no field are kept by an
+        open document and refused (`TypeError`, a bug) by any other.
+        """
+        built: Self = _build(cls, data)
+        return built
 
     @classmethod
     def read(cls, path: Path) -> Self:
@@ -83,7 +120,130 @@ class Document(BaseModel):
         return cls.WHAT
 
 
-class OpenDocument(Document):
-    """A document shared with people: keys okstra does not own are kept as they are."""
+def _open_schema(schema: dict[str, Any]) -> None:
+    # The schema of a shared file: its own keys, and any other key.
+    schema.get("properties", {}).pop("extra", None)
+    schema["additionalProperties"] = True
 
-    model_config = ConfigDict(extra="allow")
+
+OPEN_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=_open_schema)
+
+
+def _new_dict() -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class OpenDocument(Document):
+    """A document shared with people: keys okstra does not own are kept as they are.
+
+    `extra` holds them (file key → value, as read); `parse` fills it at every level of
+    the file (see `Document.NESTED`) and `dump` writes them back with okstra's keys.
+    """
+
+    __pydantic_config__ = OPEN_CONFIG
+
+    extra: dict[str, Any] = field(default_factory=_new_dict)
+
+    @classmethod
+    def _prepared(cls, data: Any) -> Any:
+        return _split(cls, super()._prepared(data))
+
+
+# ------------------------------------------------------------------------ helpers
+
+
+def _known(cls: type[Document]) -> tuple[dict[str, str], set[str]]:
+    """(file key → field name, the names) of a document's own fields (by alias and name)."""
+    names = aliases_of(cls)
+    keys: dict[str, str] = {}
+    own: set[str] = set()
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name == "extra" and issubclass(cls, OpenDocument):
+            continue
+        own.add(f.name)
+        keys[names.get(f.name, f.name)] = f.name
+        keys.setdefault(f.name, f.name)  # by name too, as `parse` accepts
+    return keys, own
+
+
+def _split(cls: type[Document], data: Any) -> Any:
+    """An open document's data with the keys it does not own moved under `extra`."""
+    if not isinstance(data, dict):
+        return data  # refused by validation
+    keys, _ = _known(cls)
+    out: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        name = keys.get(key)
+        if name is None:
+            extra[key] = value
+            continue
+        nested = cls.NESTED.get(name)
+        out[key] = _split_nested(nested, value) if nested else value
+    if issubclass(cls, OpenDocument):
+        out["extra"] = extra
+    else:
+        out.update(extra)  # refused by validation, naming the key
+    return out
+
+
+def _split_nested(nested: tuple[Shape, type[Document]], value: Any) -> Any:
+    shape, sub = nested
+    if shape == "one":
+        return _split(sub, value)
+    if shape == "each" and isinstance(value, list):
+        return [_split(sub, item) for item in value]
+    if shape == "values" and isinstance(value, dict):
+        return {k: _split(sub, item) for k, item in value.items()}
+    return value
+
+
+def _build(cls: type[Any], data: Mapping[str, Any]) -> Any:
+    keys, _ = _known(cls)
+    values: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        name = keys.get(key)
+        if name is None:
+            extra[key] = value
+            continue
+        nested = cls.NESTED.get(name)
+        if nested is not None and value is not None:
+            shape, sub = nested
+            if shape == "one":
+                value = _build(sub, value)
+            elif shape == "each":
+                value = tuple(_build(sub, item) for item in value)
+            else:
+                value = {k: _build(sub, item) for k, item in value.items()}
+        values[name] = value
+    if extra and not issubclass(cls, OpenDocument):
+        raise TypeError(f"{cls.__name__}: no fields {sorted(extra)}")
+    if issubclass(cls, OpenDocument):
+        values["extra"] = extra
+    return cls(**values)
+
+
+def _data(value: Any) -> Any:
+    """A document (and what it holds) as JSON-ready data, as `Document.dump` writes it."""
+    if isinstance(value, Document):
+        cls = type(value)
+        names = aliases_of(cls)
+        out: dict[str, Any] = {}
+        if isinstance(value, OpenDocument):
+            out.update(to_data(value.extra))
+        record: Any = value
+        for f in dataclasses.fields(record):
+            if f.name == "extra" and isinstance(value, OpenDocument):
+                continue
+            item = getattr(value, f.name)
+            if item is None and f.name in cls.OMIT_NONE:
+                continue
+            out[names.get(f.name, f.name)] = _data(item)
+        return out
+    if isinstance(value, dict):
+        return {k: _data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_data(v) for v in value]
+    return to_data(value)

@@ -8,12 +8,15 @@ other run documents so that reading it costs only this model.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import StrictStr, model_validator
+import orjson
+from pydantic import StrictStr, ValidationError, model_validator
 
+from ..errors import DataFileError, OkstraError
 from ..request import RunRequest
-from .base import Document
+from ..store import dumps_json, read_json
 
 __all__ = ["EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION", "RunInputs"]
 
@@ -78,7 +81,7 @@ def _upgrade_inputs(data: dict[str, Any]) -> dict[str, Any]:
     return upgraded
 
 
-class RunInputs(RunRequest, Document):
+class RunInputs(RunRequest):
     """`run-inputs.json`: the run request as prepared, immutable once written.
 
     Attributes:
@@ -112,3 +115,41 @@ class RunInputs(RunRequest, Document):
         """The request alone (what `okstra prepare <argv…>` parses back to)."""
         fields = {name: getattr(self, name) for name in RunRequest.model_fields}
         return RunRequest(**fields)
+
+    # The document protocol (`okstra_core.documents.base.Document`).
+
+    def to_bytes(self) -> bytes:
+        return dumps_json(self.dump())
+
+    def jsonl(self) -> bytes:
+        return orjson.dumps(self.dump(), option=orjson.OPT_SORT_KEYS) + b"\n"
+
+    @classmethod
+    def parse(cls, data: Any, *, path: Path | None = None) -> Self:
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ""
+            for part in problem["loc"]:
+                where += (
+                    f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
+                )
+            message = str(problem["msg"]).removeprefix("Value error, ")
+            raise DataFileError(
+                f"{message} ({cls.describe()})", path=path, field=where or "(root)"
+            ) from None
+
+    @classmethod
+    def read(cls, path: Path) -> Self:
+        try:
+            data = read_json(path, what=cls.describe(), follow=False)
+        except DataFileError:
+            raise
+        except OkstraError as exc:
+            raise DataFileError(exc.message, path=path, field=exc.field) from None
+        return cls.parse(data, path=path)
+
+    @classmethod
+    def describe(cls) -> str:
+        return cls.WHAT

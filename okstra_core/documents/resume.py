@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, StrictFloat, StrictInt, StrictStr, model_validator
-
+from ..records import config, dataclass, field, problem
 from .base import Document
+
+if TYPE_CHECKING:
+    from pydantic import Field, StrictFloat, StrictInt, StrictStr
 
 
 # Default factories are Python functions, not the `dict` builtin: pydantic reads
-# a factory's signature when it builds a model, and a builtin's signature is parsed
+# a factory's signature when it builds a validator, and a builtin's signature is parsed
 # from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
 def _new_dict() -> dict[Any, Any]:
     return {}
@@ -18,9 +20,14 @@ def _new_dict() -> dict[Any, Any]:
 
 __all__ = ["ResumeDiscover", "ResumeDocument", "ResumeParticipant"]
 
+_CONFIG = config(camel_case=True, by_name=True)
 
+
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ResumeDiscover(Document):
     """Where a CLI that mints its own ids records them (while the id is pending)."""
+
+    __pydantic_config__ = _CONFIG
 
     glob: StrictStr
     id_pattern: StrictStr
@@ -28,38 +35,44 @@ class ResumeDiscover(Document):
     timeout_seconds: StrictFloat | StrictInt
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ResumeParticipant(Document):
-    participant: StrictStr = Field(min_length=1)
-    role: StrictStr = Field(min_length=1)
-    provider: StrictStr = Field(min_length=1)
-    cli: StrictStr = Field(min_length=1)
-    model: StrictStr = Field(min_length=1)
-    cwd: StrictStr = Field(min_length=1)
-    session_id: StrictStr | None = Field(default=None, min_length=1)
+    __pydantic_config__ = _CONFIG
+    # Only while the id is pending discovery (absent from the file otherwise).
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"resume_argv_template", "discover"})
+
+    participant: Annotated[StrictStr, Field(min_length=1)]
+    role: Annotated[StrictStr, Field(min_length=1)]
+    provider: Annotated[StrictStr, Field(min_length=1)]
+    cli: Annotated[StrictStr, Field(min_length=1)]
+    model: Annotated[StrictStr, Field(min_length=1)]
+    cwd: Annotated[StrictStr, Field(min_length=1)]
+    session_id: Annotated[StrictStr, Field(min_length=1)] | None = None
     session_id_kind: Literal["uuid4", "token", "discover"]
     status: Literal["ready", "pending discovery"]
-    resume_argv: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
+    resume_argv: Annotated[tuple[StrictStr, ...], Field(min_length=1)] | None = None
     resume_command: StrictStr | None = None
-    env: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
-    # Only while the id is pending discovery (absent from the file otherwise).
-    resume_argv_template: tuple[StrictStr, ...] | None = Field(
-        default=None, min_length=1, exclude_if=lambda value: value is None
-    )
-    discover: ResumeDiscover | None = Field(default=None, exclude_if=lambda value: value is None)
+    env: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
+    resume_argv_template: Annotated[tuple[StrictStr, ...], Field(min_length=1)] | None = None
+    discover: ResumeDiscover | None = None
 
-    @model_validator(mode="after")
-    def _argv_of_a_known_id(self) -> Self:
+    def __post_init__(self) -> None:
         if self.session_id is not None and self.resume_argv is None:
-            raise ValueError("resumeArgv: expected the resume argv of a known session id")
-        return self
+            raise problem(
+                ResumeParticipant,
+                (),
+                "resumeArgv: expected the resume argv of a known session id",
+            )
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ResumeDocument(Document):
     """`resume.json` (schema 1)."""
 
+    __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "resume sheet"
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"okstra"})
+
     schema_version: Literal[1] = 1
     participants: tuple[ResumeParticipant, ...]
-    okstra: StrictStr | None = Field(
-        default=None, min_length=1, exclude_if=lambda value: value is None
-    )
+    okstra: Annotated[StrictStr, Field(min_length=1)] | None = None

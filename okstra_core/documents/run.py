@@ -8,12 +8,14 @@ under `executionManifest`) is upgraded when read. (`run-inputs.json`: `inputs.py
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
-
-from pydantic import Field, StrictInt, StrictStr, model_validator
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from ..catalog.models import Runner
+from ..records import config, dataclass
 from .base import Document
+
+if TYPE_CHECKING:
+    from pydantic import Field, StrictInt, StrictStr
 from .inputs import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
 
 __all__ = [
@@ -32,12 +34,16 @@ __all__ = [
 SERVED_MODEL_UNKNOWN = "unknown"
 
 
-def _absent(value: object) -> bool:
-    return value is None
+_CONFIG = config(camel_case=True, by_name=True)
+# `duty` is `dutyId` in files.
+_DUTY = config(camel_case=True, by_name=True, aliases={"duty": "dutyId"})
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class BindingRecord(Document):
     """How a role execution runs: runner, host runtime, host model value."""
+
+    __pydantic_config__ = _CONFIG
 
     runner: Runner
     host_runtime: StrictStr
@@ -45,8 +51,28 @@ class BindingRecord(Document):
     execution_value: StrictStr = ""
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class Participant(Document):
     """One agent session of the run (`participant-001` is always the leader)."""
+
+    __pydantic_config__ = _CONFIG
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
+        {
+            "launch_backend",
+            "launched_at",
+            "pane_ref",
+            "tmux_socket",
+            "process_id",
+            "process_start",
+            "parent_process_id",
+            "parent_start",
+            "stop_requested_at",
+            "exit_status",
+            "exit_signal",
+            "exited_at",
+            "end_detail",
+        }
+    )
 
     participant_ref: StrictStr
     role: StrictStr
@@ -60,23 +86,24 @@ class Participant(Document):
     session_ref: StrictStr | None = None
     window_ref: StrictStr | None = None
     status: StrictStr = "prepared"
-    # Written once launched (absent before): how the lead was started, where it runs,
-    # and how it ended (`okstra_core.lead`).
-    launch_backend: StrictStr | None = Field(default=None, exclude_if=_absent)
-    launched_at: StrictStr | None = Field(default=None, exclude_if=_absent)
-    pane_ref: StrictStr | None = Field(default=None, exclude_if=_absent)
-    tmux_socket: StrictStr | None = Field(default=None, exclude_if=_absent)
-    process_id: StrictInt | None = Field(default=None, exclude_if=_absent)
-    process_start: StrictStr | None = Field(default=None, exclude_if=_absent)
-    parent_process_id: StrictInt | None = Field(default=None, exclude_if=_absent)
-    parent_start: StrictStr | None = Field(default=None, exclude_if=_absent)
-    stop_requested_at: StrictStr | None = Field(default=None, exclude_if=_absent)
-    exit_status: StrictInt | None = Field(default=None, exclude_if=_absent)
-    exit_signal: StrictInt | None = Field(default=None, exclude_if=_absent)
-    exited_at: StrictStr | None = Field(default=None, exclude_if=_absent)
-    end_detail: StrictStr | None = Field(default=None, exclude_if=_absent)
+    # Written once launched (absent before, see `OMIT_NONE`): how the lead was started,
+    # where it runs, and how it ended (`okstra_core.lead`).
+    launch_backend: StrictStr | None = None
+    launched_at: StrictStr | None = None
+    pane_ref: StrictStr | None = None
+    tmux_socket: StrictStr | None = None
+    process_id: StrictInt | None = None
+    process_start: StrictStr | None = None
+    parent_process_id: StrictInt | None = None
+    parent_start: StrictStr | None = None
+    stop_requested_at: StrictStr | None = None
+    exit_status: StrictInt | None = None
+    exit_signal: StrictInt | None = None
+    exited_at: StrictStr | None = None
+    end_detail: StrictStr | None = None
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class RoleExecution(Document):
     """One role instance of the run, bound to its participant.
 
@@ -84,10 +111,12 @@ class RoleExecution(Document):
     `model_id` and `model_spec_digest` null.
     """
 
+    __pydantic_config__ = _DUTY
+
     role_execution_ref: StrictStr
     participant_ref: StrictStr
     role: StrictStr
-    duty: StrictStr = Field(alias="dutyId")
+    duty: StrictStr
     provider: StrictStr
     model_ref: StrictStr | None
     model_id: StrictStr | None
@@ -102,26 +131,36 @@ class RoleExecution(Document):
     status: StrictStr = "prepared"
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class DynamicRole(Document):
     """A role the lead spawns at run time (never bound at prepare)."""
 
+    __pydantic_config__ = _DUTY
+
     role: StrictStr
-    duty: StrictStr = Field(alias="dutyId")
+    duty: StrictStr
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class FileRef(Document):
+    __pydantic_config__ = _CONFIG
     path: StrictStr
     sha256: StrictStr
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ApprovedPlanRef(Document):
+    __pydantic_config__ = _CONFIG
     path: StrictStr
     sha256: StrictStr
     stages: tuple[StrictInt, ...]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class RunManifest(Document):
     """`run-manifest.json`: who runs which role instance, on which model."""
+
+    __pydantic_config__ = _CONFIG
 
     WHAT: ClassVar[str] = "run manifest"
     schema_version: Literal["2.0"] = SCHEMA_VERSION
@@ -143,13 +182,12 @@ class RunManifest(Document):
     brief: FileRef
     approved_plan: ApprovedPlanRef | None = None
     paths: dict[StrictStr, StrictStr]
-    participants: tuple[Participant, ...] = Field(min_length=1)
-    role_executions: tuple[RoleExecution, ...] = Field(min_length=1)
+    participants: Annotated[tuple[Participant, ...], Field(min_length=1)]
+    role_executions: Annotated[tuple[RoleExecution, ...], Field(min_length=1)]
     dynamic_roles: tuple[DynamicRole, ...] = ()
 
-    @model_validator(mode="before")
     @classmethod
-    def _previous_layout(cls, data: Any) -> Any:
+    def _upgrade(cls, data: Any) -> Any:
         # The previous layout nested the execution identity under `executionManifest`.
         if isinstance(data, dict) and isinstance(data.get("executionManifest"), dict):
             data = dict(data)
@@ -169,14 +207,17 @@ class RunManifest(Document):
         return next((p for p in self.participants if p.participant_ref == ref), None)
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class LeadPromptMeta(Document):
     """`lead-prompt.meta.json`: the invocation identity of the rendered lead prompt."""
+
+    __pydantic_config__ = _DUTY
 
     WHAT: ClassVar[str] = "lead prompt meta"
     invocation_id: StrictStr
     participant_ref: StrictStr
     role_execution_ref: StrictStr
-    duty: StrictStr = Field(alias="dutyId")
+    duty: StrictStr
     attempt: StrictInt = 1
     prompt_sha256: StrictStr
     prompt_path: StrictStr

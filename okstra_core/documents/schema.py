@@ -1,21 +1,39 @@
-"""The JSON Schemas `okstra schema <name>` prints, generated from the document models."""
+"""The JSON Schemas `okstra schema <name>` prints, generated from the document records.
+
+Printing a schema builds the records' validators (pydantic): this module is loaded only
+by `okstra schema`.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Discriminator
+
+from .. import records
 from ..request import RunRequest
 from .inputs import RunInputs
 from .resume import ResumeDocument
 from .run import LeadPromptMeta, RunManifest
-from .task import TIMELINE_EVENT, ProjectDocument, RunsIndexRow, TaskManifest
+from .task import ProjectDocument, RunsIndexRow, TaskManifest, TimelineEvent
 
 __all__ = ["SCHEMAS", "json_schema"]
 
+# A timeline line: one of the events, told apart by its `event`.
+_TIMELINE_EVENT: Any = Annotated[TimelineEvent, Discriminator("event")]
+
 
 def _model(cls: Any) -> Callable[[], dict[str, Any]]:
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):  # a record
+        return lambda: records.json_schema(cls, mode="serialization")
     return lambda: dict(cls.model_json_schema(by_alias=True, mode="serialization"))
+
+
+def _timeline_event() -> dict[str, Any]:
+    schema: dict[str, Any] = records.adapter(_TIMELINE_EVENT).json_schema(by_alias=True)
+    return schema
 
 
 # `wizard-state` is added by the CLI (the wizard sits above this layer).
@@ -26,7 +44,7 @@ SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "task-manifest": _model(TaskManifest),
     "lead-prompt-meta": _model(LeadPromptMeta),
     "resume": _model(ResumeDocument),
-    "timeline-event": lambda: dict(TIMELINE_EVENT.json_schema(by_alias=True)),
+    "timeline-event": _timeline_event,
     "project": _model(ProjectDocument),
     "runs-index": _model(RunsIndexRow),
 }

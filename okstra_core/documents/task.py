@@ -8,27 +8,38 @@ them is typed here.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+from ..errors import DataFileError
+from ..records import config, dataclass, field
+from .base import OPEN_CONFIG, Document, OpenDocument, Shape
 
-from .base import Document, OpenDocument
+if TYPE_CHECKING:
+    from pydantic import StrictBool, StrictInt, StrictStr
+
 from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
 
 
 # Default factories are Python functions, not the `dict` builtin: pydantic reads
-# a factory's signature when it builds a model, and a builtin's signature is parsed
+# a factory's signature when it builds a validator, and a builtin's signature is parsed
 # from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
 def _new_dict() -> dict[Any, Any]:
     return {}
 
 
+_CONFIG = config(camel_case=True, by_name=True)
+NextPhaseStatus = Literal["ready", "pending", "blocked", "terminal"]
+
+
 __all__ = [
-    "TIMELINE_EVENT",
+    "TIMELINE_EVENTS",
     "LatestRun",
     "LeadLaunchFailed",
     "LeadLaunched",
     "NextPhase",
+    "NextPhaseStatus",
     "ProjectDocument",
     "RoleExecutionIndexEntry",
     "RunPrepared",
@@ -38,10 +49,14 @@ __all__ = [
     "TaskManifest",
     "TimelineEvent",
     "Workflow",
+    "parse_event",
 ]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class TaskIdentity(OpenDocument):
+    __pydantic_config__ = OPEN_CONFIG
+
     project_id: StrictStr
     task_group: StrictStr
     task_id: StrictStr
@@ -49,15 +64,24 @@ class TaskIdentity(OpenDocument):
     brief_path: StrictStr
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class NextPhase(Document):
     """Where the task should go next, and whether it may go there now."""
 
+    __pydantic_config__ = _CONFIG
+
     phase: StrictStr
-    status: Literal["ready", "pending", "blocked", "terminal"]
+    status: NextPhaseStatus
     rationale: StrictStr = ""
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class Workflow(OpenDocument):
+    __pydantic_config__ = OPEN_CONFIG
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "next_recommended_phase": ("one", NextPhase)
+    }
+
     current_phase: StrictStr
     current_phase_state: StrictStr
     phase_states: dict[StrictStr, StrictStr]
@@ -66,7 +90,10 @@ class Workflow(OpenDocument):
     awaiting_approval: StrictBool
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class RoleExecutionIndexEntry(OpenDocument):
+    __pydantic_config__ = OPEN_CONFIG
+
     run_id: StrictStr
     task_type: StrictStr
     role_execution_ref: StrictStr
@@ -79,7 +106,10 @@ class RoleExecutionIndexEntry(OpenDocument):
     run_manifest_path: StrictStr
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class LatestRun(Document):
+    __pydantic_config__ = _CONFIG
+
     run_id: StrictStr
     task_type: StrictStr
     seq: StrictInt
@@ -91,10 +121,19 @@ class LatestRun(Document):
     lead_session_id: StrictStr | None = None
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class TaskManifest(OpenDocument):
     """`task-manifest.json`: task identity, workflow, and every run's role executions."""
 
+    __pydantic_config__ = OPEN_CONFIG
     WHAT: ClassVar[str] = "task manifest"
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "task": ("one", TaskIdentity),
+        "workflow": ("one", Workflow),
+        "role_execution_index": ("each", RoleExecutionIndexEntry),
+        "latest_run": ("one", LatestRun),
+    }
+
     schema_version: Literal["2.0"] = SCHEMA_VERSION
     execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
     task: TaskIdentity
@@ -106,12 +145,19 @@ class TaskManifest(OpenDocument):
     latest_run_by_task_type: dict[StrictStr, StrictStr]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class _Event(Document):
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "timeline event"
+
     at: StrictStr
     run_id: StrictStr
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class RunPrepared(_Event):
+    __pydantic_config__ = _CONFIG
+
     event: Literal["run-prepared"] = "run-prepared"
     task_type: StrictStr
     run_manifest_path: StrictStr
@@ -119,7 +165,10 @@ class RunPrepared(_Event):
     role_execution_refs: tuple[StrictStr, ...]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class LeadLaunched(_Event):
+    __pydantic_config__ = _CONFIG
+
     event: Literal["lead-launched"] = "lead-launched"
     backend: StrictStr
     session_id: StrictStr | None = None
@@ -128,8 +177,12 @@ class LeadLaunched(_Event):
     pending_discovery: StrictBool = False
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class LeadExited(_Event):
     """The lead CLI ended (recorded once, by whoever saw it first)."""
+
+    __pydantic_config__ = _CONFIG
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"detail"})
 
     event: Literal["lead-exited"] = "lead-exited"
     participant_ref: StrictStr
@@ -141,21 +194,30 @@ class LeadExited(_Event):
     window_ref: StrictStr | None = None
     pane_ref: StrictStr | None = None
     last_lines: tuple[StrictStr, ...] = ()
-    detail: StrictStr | None = Field(default=None, exclude_if=lambda value: value is None)
+    detail: StrictStr | None = None
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class LeadStopRequested(_Event):
+    __pydantic_config__ = _CONFIG
+
     event: Literal["lead-stop-requested"] = "lead-stop-requested"
     backend: StrictStr | None = None
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class LeadLaunchFailed(_Event):
+    __pydantic_config__ = _CONFIG
+
     event: Literal["lead-launch-failed"] = "lead-launch-failed"
     backend: StrictStr
     error: StrictStr
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class SessionDiscovered(_Event):
+    __pydantic_config__ = _CONFIG
+
     event: Literal["session-discovered"] = "session-discovered"
     participant_ref: StrictStr
     role: StrictStr
@@ -163,46 +225,81 @@ class SessionDiscovered(_Event):
     session_id: StrictStr
 
 
-TimelineEvent = Annotated[
+TimelineEvent = (
     RunPrepared
     | LeadLaunched
     | LeadLaunchFailed
     | SessionDiscovered
     | LeadExited
-    | LeadStopRequested,
-    Field(discriminator="event"),
-]
-# Built on first use (importing the documents stays cheap).
-TIMELINE_EVENT: TypeAdapter[Any] = TypeAdapter(TimelineEvent, config=ConfigDict(defer_build=True))
+    | LeadStopRequested
+)
+# Each event's `event` value → its document (the union is discriminated by `event`).
+TIMELINE_EVENTS: dict[str, type[_Event]] = {
+    "run-prepared": RunPrepared,
+    "lead-launched": LeadLaunched,
+    "lead-launch-failed": LeadLaunchFailed,
+    "session-discovered": SessionDiscovered,
+    "lead-exited": LeadExited,
+    "lead-stop-requested": LeadStopRequested,
+}
 
 
+def parse_event(data: Any, *, path: Path | None = None) -> TimelineEvent:
+    """One decoded `timeline.jsonl` line as its event; a `DataFileError` otherwise."""
+    if not isinstance(data, dict):
+        raise DataFileError("expected an object (timeline event)", path=path, field="(root)")
+    kind = data.get("event")
+    event = TIMELINE_EVENTS.get(kind) if isinstance(kind, str) else None
+    if event is None:
+        names = ", ".join(repr(name) for name in TIMELINE_EVENTS)
+        raise DataFileError(f"expected one of {names} (timeline event)", path=path, field="event")
+    found: TimelineEvent = event.parse(data, path=path)  # type: ignore[assignment]
+    return found
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ProjectTask(OpenDocument):
+    __pydantic_config__ = OPEN_CONFIG
+
     last_run_id: StrictStr
     last_task_type: StrictStr
     updated_at: StrictStr
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class LastPreparedRun(Document):
+    __pydantic_config__ = _CONFIG
+
     task_key: StrictStr
     run_id: StrictStr
     at: StrictStr
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ProjectDocument(OpenDocument):
     """`.okstra/project.json` (okstra's keys; `modelDefaults` is read by the catalog)."""
 
+    __pydantic_config__ = OPEN_CONFIG
     WHAT: ClassVar[str] = "project.json"
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "tasks": ("values", ProjectTask),
+        "last_prepared_run": ("one", LastPreparedRun),
+    }
+
     project_id: StrictStr
     project_root: StrictStr
-    tasks: dict[StrictStr, ProjectTask] = Field(default_factory=_new_dict)
+    tasks: dict[StrictStr, ProjectTask] = field(default_factory=_new_dict)
     last_prepared_run: LastPreparedRun | None = None
     updated_at: StrictStr | None = None
 
 
+@dataclass(frozen=True, kw_only=True, repr=False)
 class RunsIndexRow(Document):
     """One line of the central `runs.jsonl`: a run prepared anywhere on this machine."""
 
+    __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "runs index row"
+
     at: StrictStr
     project_id: StrictStr
     project_root: StrictStr

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
+from typing import Final
 
 from okstra_core import store
 from okstra_core.catalog.models import LEADER, DiscoverSpec, ProviderSpec, SessionIdKind
@@ -33,7 +34,7 @@ from ..records import dataclass, field
 
 RESUME_JSON = "resume.json"
 RESUME_SCRIPT = "resume-lead.sh"
-PENDING = "pending discovery"
+PENDING: Final = "pending discovery"
 
 
 @dataclass(frozen=True)

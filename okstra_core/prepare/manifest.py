@@ -16,7 +16,7 @@ from typing import Protocol
 
 import orjson
 
-from ..catalog.models import LEADER
+from ..catalog.models import LEADER, Runner
 from ..documents import BindingRecord, DynamicRole, Participant, RoleExecution
 from ..records import dataclass
 from ..request import UNREPORTED_MODEL
@@ -26,7 +26,7 @@ class BindingLike(Protocol):
     """What the manifest reads of `okstra_core.binding.Binding`."""
 
     @property
-    def runner(self) -> str: ...
+    def runner(self) -> Runner: ...
     @property
     def host_runtime(self) -> str: ...
     @property

@@ -31,7 +31,6 @@ from ..catalog.models import (
     Profile,
     ProviderSpec,
 )
-from ..catalog.prebuilt import prepare_models
 from ..defaults import load_scopes
 from ..documents import (
     LeadLaunched,
@@ -44,9 +43,7 @@ from ..documents import (
     RunsIndexRow,
     TaskManifest,
 )
-from ..documents.resume import ResumeDocument, ResumeParticipant
-from ..documents.run import ApprovedPlanRef, BindingRecord, FileRef, Participant, RoleExecution
-from ..documents.task import NextPhase
+from ..documents.run import ApprovedPlanRef, FileRef
 from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, PrepareError, UsageError
 from ..launch import (
@@ -91,29 +88,6 @@ KICKOFF = "Begin the run described in your instructions."
 PROJECT_JSON = "project.json"
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
 StepCallback = Callable[[str], None]
-
-
-# The documents a prepare writes: their validators are compiled from the schemas cached
-# by an earlier process (`okstra_core.catalog.prebuilt`).
-_DOCUMENTS = (
-    RunInputs,
-    RunManifest,
-    Participant,
-    BindingRecord,
-    RoleExecution,
-    FileRef,
-    ApprovedPlanRef,
-    LeadPromptMeta,
-    ResumeDocument,
-    ResumeParticipant,
-    NextPhase,
-    TaskManifest,
-    RunPrepared,
-    ProjectDocument,
-    RunsIndexRow,
-    LeadLaunched,
-    LeadLaunchFailed,
-)
 
 
 def _noop(_: str) -> None:
@@ -674,9 +648,14 @@ def plan_run(
         index_entries=index_entries,
         now=now,
     )
-    # Checked by its model before anything is written: a manifest okstra could not
-    # read back is never left behind.
-    task_doc = TaskManifest.parse(task_manifest, path=paths["taskManifest"])
+    # Checked by its record before anything is written when it extends a file (a
+    # manifest okstra could not read back is never left behind); a new task's is
+    # made of okstra's own values.
+    task_doc = (
+        TaskManifest.parse(task_manifest, path=paths["taskManifest"])
+        if resolved.task_manifest is not None
+        else TaskManifest.from_own(task_manifest)
+    )
     files.append(PlannedFile(paths["taskManifest"], task_doc.to_bytes()))
 
     workflow = task_manifest["workflow"]
@@ -731,7 +710,11 @@ def plan_run(
         task_type=request.task_type,
         now=now,
     )
-    project_doc = ProjectDocument.parse(project_json, path=project_json_path(root))
+    project_doc = (
+        ProjectDocument.parse(project_json, path=project_json_path(root))
+        if resolved.project_json is not None
+        else ProjectDocument.from_own(project_json)
+    )
     files.append(PlannedFile(project_json_path(root), project_doc.to_bytes(), "upsert"))
     central = RunsIndexRow(
         at=now,
@@ -829,7 +812,6 @@ def prepare(
     """
     env = environment or Environment.real()
     step = on_step or _noop
-    prepare_models(_DOCUMENTS, user_dirs(env.env).cache)
     if launch not in LAUNCH_CHOICES:
         raise UsageError(
             f"unknown launch backend {launch!r}: expected one of {', '.join(LAUNCH_CHOICES)}",

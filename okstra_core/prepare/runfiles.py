@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import orjson
 
@@ -37,6 +37,7 @@ from ..documents import (
     Participant,
     RunManifest,
 )
+from ..documents.task import NextPhaseStatus
 from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
 from ..records import dataclass
 from ..store import (
@@ -276,7 +277,10 @@ def build_task_manifest(
             "phaseStates": phase_states,
             "lastCompletedPhase": last_completed if isinstance(last_completed, str) else "",
             "nextRecommendedPhase": NextPhase(
-                phase=pointer.phase, status=pointer.status, rationale=pointer.rationale
+                phase=pointer.phase,
+                # One of `tasks.POINTER_STATUSES`, as `promote_pointer` makes them.
+                status=cast(NextPhaseStatus, pointer.status),
+                rationale=pointer.rationale,
             ).dump(),
             "awaitingApproval": awaiting if isinstance(awaiting, bool) else False,
         }

@@ -20,10 +20,9 @@ from typing import Any
 
 import orjson
 import pytest
-from pydantic import BaseModel
 
 from okstra_core.documents import (
-    TIMELINE_EVENT,
+    Document,
     LeadPromptMeta,
     ProjectDocument,
     ResumeDocument,
@@ -31,6 +30,7 @@ from okstra_core.documents import (
     RunManifest,
     RunsIndexRow,
     TaskManifest,
+    parse_event,
 )
 from okstra_core.records import validate
 from okstra_core.wizard.state import WizardState
@@ -40,10 +40,9 @@ from tests.conftest import okstra_cmd
 Reader = Callable[[Any], dict[str, Any]]
 
 
-def _through(model: type[BaseModel]) -> Reader:
+def _through(document: type[Document]) -> Reader:
     def read(data: Any) -> dict[str, Any]:
-        value = model.model_validate(data)
-        return dict(value.model_dump(mode="json", by_alias=True))
+        return document.parse(data).dump()
 
     return read
 
@@ -53,9 +52,7 @@ def _wizard_state(data: Any) -> dict[str, Any]:
 
 
 def _event(data: Any) -> dict[str, Any]:
-    return dict(
-        TIMELINE_EVENT.dump_python(TIMELINE_EVENT.validate_python(data), mode="json", by_alias=True)
-    )
+    return parse_event(data).dump()
 
 
 DOCUMENTS: dict[str, tuple[str, Reader]] = {
