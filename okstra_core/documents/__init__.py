@@ -15,8 +15,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .base import Document, OpenDocument
-    from .inputs import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, RunInputs
+    from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, OpenDocument
+    from .inputs import RunInputs
     from .resume import ResumeDiscover, ResumeDocument, ResumeParticipant
     from .run import (
         ApprovedPlanRef,
@@ -50,8 +50,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "Document": ".base",
     "OpenDocument": ".base",
-    "EXECUTION_IDENTITY_VERSION": ".inputs",
-    "SCHEMA_VERSION": ".inputs",
+    "EXECUTION_IDENTITY_VERSION": ".base",
+    "SCHEMA_VERSION": ".base",
     "RunInputs": ".inputs",
     "ResumeDiscover": ".resume",
     "ResumeDocument": ".resume",

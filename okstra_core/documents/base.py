@@ -22,7 +22,18 @@ from ..errors import DataFileError, OkstraError
 from ..records import RecordError, aliases_of, config, dataclass, field, to_data, validate
 from ..store import dumps_json, read_json
 
-__all__ = ["Document", "OpenDocument", "field_path", "validation_error"]
+__all__ = [
+    "EXECUTION_IDENTITY_VERSION",
+    "SCHEMA_VERSION",
+    "Document",
+    "OpenDocument",
+    "field_path",
+    "validation_error",
+]
+
+# The layout of `run-inputs.json`, `run-manifest.json` and `task-manifest.json`.
+SCHEMA_VERSION: Literal["2.0"] = "2.0"
+EXECUTION_IDENTITY_VERSION: Literal[2] = 2
 
 # How a document holds documents of its own (`Document.NESTED`): one, a sequence of
 # them, or a mapping whose values are documents.
@@ -98,8 +109,8 @@ class Document:
         """The document of data okstra built itself from values it holds (camelCase keys).
 
         Not checked (and no pydantic imported): for data from a file or a person, use
-        `parse`. Lists of documents become tuples; keys that name no field are kept by an
-        open document and refused (`TypeError`, a bug) by any other.
+        `parse`. Lists become tuples where the field is one; keys that name no field are
+        kept by an open document and refused (`TypeError`, a bug) by any other.
         """
         built: Self = _build(cls, data)
         return built
@@ -154,17 +165,21 @@ class OpenDocument(Document):
 
 
 def _known(cls: type[Document]) -> tuple[dict[str, str], set[str]]:
-    """(file key → field name, the names) of a document's own fields (by alias and name)."""
+    """(file key → field name, the tuple fields) of a document's own fields.
+
+    A field is known by its name in files and by its Python name, as `parse` accepts.
+    """
     names = aliases_of(cls)
     keys: dict[str, str] = {}
-    own: set[str] = set()
+    tuples: set[str] = set()
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         if f.name == "extra" and issubclass(cls, OpenDocument):
             continue
-        own.add(f.name)
+        if "tuple[" in str(f.type):
+            tuples.add(f.name)
         keys[names.get(f.name, f.name)] = f.name
-        keys.setdefault(f.name, f.name)  # by name too, as `parse` accepts
-    return keys, own
+        keys.setdefault(f.name, f.name)
+    return keys, tuples
 
 
 def _split(cls: type[Document], data: Any) -> Any:
@@ -200,7 +215,7 @@ def _split_nested(nested: tuple[Shape, type[Document]], value: Any) -> Any:
 
 
 def _build(cls: type[Any], data: Mapping[str, Any]) -> Any:
-    keys, _ = _known(cls)
+    keys, tuples = _known(cls)
     values: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in data.items():
@@ -217,6 +232,8 @@ def _build(cls: type[Any], data: Mapping[str, Any]) -> Any:
                 value = tuple(_build(sub, item) for item in value)
             else:
                 value = {k: _build(sub, item) for k, item in value.items()}
+        elif name in tuples and isinstance(value, list):
+            value = tuple(value)
         values[name] = value
     if extra and not issubclass(cls, OpenDocument):
         raise TypeError(f"{cls.__name__}: no fields {sorted(extra)}")

@@ -17,11 +17,9 @@ from pydantic import StrictStr, ValidationError, model_validator
 from ..errors import DataFileError, OkstraError
 from ..request import RunRequest
 from ..store import dumps_json, read_json
+from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
 
 __all__ = ["EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION", "RunInputs"]
-
-SCHEMA_VERSION: Literal["2.0"] = "2.0"
-EXECUTION_IDENTITY_VERSION: Literal[2] = 2
 
 
 def _pairs(raw: Any, *, integer: bool) -> Any:

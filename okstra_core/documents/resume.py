@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from ..records import config, dataclass, field, problem
-from .base import Document
+from .base import Document, Shape
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictFloat, StrictInt, StrictStr
@@ -40,6 +41,9 @@ class ResumeParticipant(Document):
     __pydantic_config__ = _CONFIG
     # Only while the id is pending discovery (absent from the file otherwise).
     OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"resume_argv_template", "discover"})
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "discover": ("one", ResumeDiscover)
+    }
 
     participant: Annotated[StrictStr, Field(min_length=1)]
     role: Annotated[StrictStr, Field(min_length=1)]
@@ -72,6 +76,9 @@ class ResumeDocument(Document):
     __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "resume sheet"
     OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"okstra"})
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "participants": ("each", ResumeParticipant)
+    }
 
     schema_version: Literal[1] = 1
     participants: tuple[ResumeParticipant, ...]

@@ -8,15 +8,15 @@ under `executionManifest`) is upgraded when read. (`run-inputs.json`: `inputs.py
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from ..catalog.models import Runner
 from ..records import config, dataclass
-from .base import Document
+from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, Shape
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictInt, StrictStr
-from .inputs import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
 
 __all__ = [
     "EXECUTION_IDENTITY_VERSION",
@@ -112,6 +112,9 @@ class RoleExecution(Document):
     """
 
     __pydantic_config__ = _DUTY
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "binding": ("one", BindingRecord)
+    }
 
     role_execution_ref: StrictStr
     participant_ref: StrictStr
@@ -163,6 +166,13 @@ class RunManifest(Document):
     __pydantic_config__ = _CONFIG
 
     WHAT: ClassVar[str] = "run manifest"
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "brief": ("one", FileRef),
+        "approved_plan": ("one", ApprovedPlanRef),
+        "participants": ("each", Participant),
+        "role_executions": ("each", RoleExecution),
+        "dynamic_roles": ("each", DynamicRole),
+    }
     schema_version: Literal["2.0"] = SCHEMA_VERSION
     execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
     okstra_version: StrictStr

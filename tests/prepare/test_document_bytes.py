@@ -10,6 +10,8 @@ blocks): they are written back unchanged.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -423,3 +425,70 @@ def test_upgrades_of_older_layouts_read_as_today() -> None:
     nested = {k: data.pop(k) for k in ("participants", "roleExecutions", "dynamicRoles")}
     nested["entryMode"] = data.pop("entryMode")
     assert RunManifest.parse({**data, "executionManifest": nested}) == current
+
+
+@pytest.mark.parametrize("name", sorted(documents()))
+def test_data_okstra_built_reads_as_its_document_without_checks(name: str) -> None:
+    document = documents()[name]
+    data = orjson.loads((HERE / f"{name}.json").read_bytes())
+    if isinstance(document, RunInputs):
+        return  # built from its request (`RunInputs.of`), never from data
+    assert type(document).from_own(data) == document
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA))
+def test_a_shared_file_built_by_okstra_keeps_every_key(name: str) -> None:
+    pinned = (HERE / f"{name}.json").read_bytes()
+    document = EXTRA[name].from_own(orjson.loads(pinned))
+    assert document == EXTRA[name].parse(orjson.loads(pinned))
+    assert document.to_bytes() == pinned
+
+
+# Writes every pinned document from its data in a process of its own, then tells
+# which of pydantic's modules that process imported.
+WRITE_WITHOUT_CHECKS = """
+import sys
+import subprocess
+import sys
+from pathlib import Path
+import orjson
+from okstra_core.documents import TaskManifest, ProjectDocument, RunsIndexRow, parse_event
+from okstra_core.documents.resume import ResumeDocument
+from okstra_core.documents.run import LeadPromptMeta, RunManifest
+from okstra_core.documents.task import TIMELINE_EVENTS
+
+here = Path(sys.argv[1])
+kinds = {"run-manifest": RunManifest, "lead-prompt-meta": LeadPromptMeta,
+         "resume": ResumeDocument, "task-manifest": TaskManifest,
+         "project": ProjectDocument, "runs-index": RunsIndexRow}
+written = 0
+for path in sorted(here.glob("*.json")):
+    pinned = path.read_bytes()
+    data = orjson.loads(pinned)
+    if path.stem.startswith("event-"):
+        out = TIMELINE_EVENTS[data["event"]].from_own(data).jsonl()
+    else:
+        kind = next((k for k in sorted(kinds, key=len, reverse=True)
+                     if path.stem.startswith(k)), None)
+        if kind is None:
+            continue
+        document = kinds[kind].from_own(data)
+        out = document.jsonl() if kind == "runs-index" else document.to_bytes()
+    assert out == pinned, path
+    written += 1
+print(written, sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core")))
+"""
+
+
+def test_writing_the_documents_imports_no_pydantic() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", WRITE_WITHOUT_CHECKS, str(HERE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    count, imported = proc.stdout.split(" ", 1)
+    assert int(count) == len(list(HERE.glob("*.json"))) - 1  # all but run-inputs
+    assert imported.strip() == "[]"
