@@ -342,6 +342,9 @@ def _spelled(error: Any) -> dict[str, Any]:
         out["msg"] = "Extra inputs are not permitted"
     elif out.get("type") == "dataclass_type":
         out["type"] = "model_type"
+        name = (out.get("ctx") or {}).get("class_name")
+        if name:
+            out["msg"] = f"Input should be a valid dictionary or instance of {name}"
     return out
 
 
