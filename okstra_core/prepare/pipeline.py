@@ -96,7 +96,6 @@ StepCallback = Callable[[str], None]
 # The documents a prepare writes: their validators are compiled from the schemas cached
 # by an earlier process (`okstra_core.catalog.prebuilt`).
 _DOCUMENTS = (
-    RunInputs,
     RunManifest,
     Participant,
     BindingRecord,
