@@ -2,22 +2,22 @@
 
 The run request, dumped, plus the run id and the argv that replays it. A file of the
 previous layout (inputs nested under `inputs`, counts and models as `role=value`
-strings, related tasks comma-separated) is upgraded when read. Kept apart from the
-other run documents so that reading it costs only this model.
+strings, related tasks comma-separated) is upgraded when read, and so is a host
+session context's older spelling of its model. Kept apart from the other run documents
+so that reading it costs only this record.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, ClassVar, Literal, Self
+import dataclasses
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import orjson
-from pydantic import StrictStr, ValidationError, model_validator
+from ..records import config, dataclass
+from ..request import HostSessionContext, RunRequest
+from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document
 
-from ..errors import DataFileError, OkstraError
-from ..request import RunRequest
-from ..store import dumps_json, read_json
-from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
+if TYPE_CHECKING:
+    from pydantic import StrictStr
 
 __all__ = ["EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION", "RunInputs"]
 
@@ -79,7 +79,8 @@ def _upgrade_inputs(data: dict[str, Any]) -> dict[str, Any]:
     return upgraded
 
 
-class RunInputs(RunRequest):
+@dataclass(frozen=True, kw_only=True)
+class RunInputs(RunRequest, Document):
     """`run-inputs.json`: the run request as prepared, immutable once written.
 
     Attributes:
@@ -88,66 +89,28 @@ class RunInputs(RunRequest):
         argv: the renderArgv that replays this request (`okstra prepare <argv…>`).
     """
 
+    __pydantic_config__ = config(camel_case=True, by_name=True)
     WHAT: ClassVar[str] = "run inputs"
+
     schema_version: Literal["2.0"] = SCHEMA_VERSION
     run_id: StrictStr
     argv: tuple[StrictStr, ...] = ()
 
-    @model_validator(mode="before")
     @classmethod
-    def _previous_layout(cls, data: Any) -> Any:
+    def _upgrade(cls, data: Any) -> Any:
         if isinstance(data, dict) and "inputs" in data and "taskType" not in data:
-            return _upgrade_inputs(data)
+            data = _upgrade_inputs(data)
+        if isinstance(data, dict) and isinstance(data.get("host"), dict):
+            data = {**data, "host": HostSessionContext.older_spellings(data["host"])}
         return data
 
     @classmethod
     def of(cls, request: RunRequest, run_id: str) -> RunInputs:
-        return cls(
-            **dict(request),
-            run_id=run_id,
-            argv=request.render_argv(),
-        )
+        fields = {f.name: getattr(request, f.name) for f in dataclasses.fields(RunRequest)}
+        return cls(**fields, run_id=run_id, argv=request.render_argv())
 
     @property
     def request(self) -> RunRequest:
         """The request alone (what `okstra prepare <argv…>` parses back to)."""
-        fields = {name: getattr(self, name) for name in RunRequest.model_fields}
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(RunRequest)}
         return RunRequest(**fields)
-
-    # The document protocol (`okstra_core.documents.base.Document`).
-
-    def to_bytes(self) -> bytes:
-        return dumps_json(self.dump())
-
-    def jsonl(self) -> bytes:
-        return orjson.dumps(self.dump(), option=orjson.OPT_SORT_KEYS) + b"\n"
-
-    @classmethod
-    def parse(cls, data: Any, *, path: Path | None = None) -> Self:
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            problem = exc.errors()[0]
-            where = ""
-            for part in problem["loc"]:
-                where += (
-                    f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
-                )
-            message = str(problem["msg"]).removeprefix("Value error, ")
-            raise DataFileError(
-                f"{message} ({cls.describe()})", path=path, field=where or "(root)"
-            ) from None
-
-    @classmethod
-    def read(cls, path: Path) -> Self:
-        try:
-            data = read_json(path, what=cls.describe(), follow=False)
-        except DataFileError:
-            raise
-        except OkstraError as exc:
-            raise DataFileError(exc.message, path=path, field=exc.field) from None
-        return cls.parse(data, path=path)
-
-    @classmethod
-    def describe(cls) -> str:
-        return cls.WHAT

@@ -6,7 +6,6 @@ by `okstra schema`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -25,10 +24,8 @@ __all__ = ["SCHEMAS", "json_schema"]
 _TIMELINE_EVENT: Any = Annotated[TimelineEvent, Discriminator("event")]
 
 
-def _model(cls: Any) -> Callable[[], dict[str, Any]]:
-    if isinstance(cls, type) and dataclasses.is_dataclass(cls):  # a record
-        return lambda: records.json_schema(cls, mode="serialization")
-    return lambda: dict(cls.model_json_schema(by_alias=True, mode="serialization"))
+def _model(cls: type[Any]) -> Callable[[], dict[str, Any]]:
+    return lambda: records.json_schema(cls, mode="serialization")
 
 
 def _timeline_event() -> dict[str, Any]:

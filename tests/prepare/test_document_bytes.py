@@ -444,24 +444,25 @@ def test_a_shared_file_built_by_okstra_keeps_every_key(name: str) -> None:
     assert document.to_bytes() == pinned
 
 
-# Writes every pinned document from its data in a process of its own, then tells
-# which of pydantic's modules that process imported.
+# Writes every pinned document in a process of its own, built in Python and from its
+# data, then tells which of pydantic's modules that process imported.
 WRITE_WITHOUT_CHECKS = """
-import sys
-import subprocess
 import sys
 from pathlib import Path
 import orjson
-from okstra_core.documents import TaskManifest, ProjectDocument, RunsIndexRow, parse_event
+from tests.prepare.test_document_bytes import documents, written
+from okstra_core.documents import TaskManifest, ProjectDocument, RunsIndexRow
 from okstra_core.documents.resume import ResumeDocument
 from okstra_core.documents.run import LeadPromptMeta, RunManifest
 from okstra_core.documents.task import TIMELINE_EVENTS
 
 here = Path(sys.argv[1])
+for name, document in documents().items():
+    assert written(name, document) == (here / f"{name}.json").read_bytes(), name
 kinds = {"run-manifest": RunManifest, "lead-prompt-meta": LeadPromptMeta,
          "resume": ResumeDocument, "task-manifest": TaskManifest,
          "project": ProjectDocument, "runs-index": RunsIndexRow}
-written = 0
+count = 0
 for path in sorted(here.glob("*.json")):
     pinned = path.read_bytes()
     data = orjson.loads(pinned)
@@ -475,14 +476,15 @@ for path in sorted(here.glob("*.json")):
         document = kinds[kind].from_own(data)
         out = document.jsonl() if kind == "runs-index" else document.to_bytes()
     assert out == pinned, path
-    written += 1
-print(written, sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core")))
+    count += 1
+print(count, sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core")))
 """
 
 
 def test_writing_the_documents_imports_no_pydantic() -> None:
     proc = subprocess.run(
         [sys.executable, "-c", WRITE_WITHOUT_CHECKS, str(HERE)],
+        cwd=Path(__file__).parents[2],
         capture_output=True,
         text=True,
         timeout=60,
