@@ -361,7 +361,7 @@ def _reuse_applies(ctx: StepContext, state: WizardState) -> bool:
 
 
 def _run_inputs() -> type[RunInputs]:
-    """The run-inputs document class (pydantic): loaded only when a run is reused."""
+    """The run-inputs document class: loaded only when a run is reused."""
     from ..documents.inputs import RunInputs
 
     return RunInputs

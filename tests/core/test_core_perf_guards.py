@@ -3,7 +3,8 @@
 A timed test fails on a busy machine and passes on a fast one; what made the wizard
 slow was repeated work, so these tests count it: how often one wizard step loads the
 catalog, builds the resolver's team, decides a provider's availability and looks a
-CLI up on PATH, and which modules a headless `okstra wizard step` imports.
+CLI up on PATH, and which modules a headless `okstra wizard step` (and a scripted setup,
+`okstra prepare --answers`) imports.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from okstra_core.catalog.models import (
     RoleRequirement,
 )
 from okstra_core.defaults import DefaultScopes
+from okstra_core.documents import RunInputs, RunManifest, TaskManifest
 from okstra_core.environment import Environment
 from okstra_core.pool import ModelPool
 from okstra_core.resolver import TeamQuery, model_option_rows
@@ -528,3 +530,47 @@ def test_a_state_file_is_trusted_only_by_the_bytes_okstra_checked(
     fine = tmp_path / "fine.json"
     fine.write_text(fine.read_text(encoding="utf-8") + " ", encoding="utf-8")
     assert show(fine)[1] == "VALIDATED"
+
+
+# ------------------------------------------------------------------ scripted setup
+
+# A scripted setup (`prepare --answers`) replays the answers on records okstra already
+# checked and writes the run's documents as plain records: pydantic is for data read
+# from outside (an answers line of another shape, an existing task manifest).
+NOT_IMPORTED_BY_A_SCRIPTED_SETUP = ("pydantic", "pydantic_core", "okstra_core.catalog.prebuilt")
+
+
+def test_prepare_answers_writes_a_new_run_without_pydantic(
+    tmp_path: Path, okstra_home: Path, fake_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.prepare.conftest import FAKE_HELP
+    from tests.prepare.test_prepare_cli import _answers_of_a_confirmed_setup
+
+    monkeypatch.setenv("FAKE_CLI_HELP", FAKE_HELP)  # the fake CLIs pass preflight
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "brief.md").write_text("# Brief\n", encoding="utf-8")
+    answers, _ = _answers_of_a_confirmed_setup(project, tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    args = ["prepare", "--answers", str(answers), "--project-root", str(project)]
+    args += ["--host", "terminal", "--launch", "none"]
+    # A dry run first: the caches a repeated scripted setup finds filled.
+    payload, _ = _imports_of([*args, "--state", "warm", "--dry-run"], project, env)
+    assert payload["ok"] is True, payload
+    payload, modules = _imports_of([*args, "--state", "scripted"], project, env)
+    assert payload["ok"] is True and payload["dryRun"] is False, payload
+    loaded = sorted(
+        m
+        for m in modules
+        for name in NOT_IMPORTED_BY_A_SCRIPTED_SETUP
+        if m == name or m.startswith(name + ".")
+    )
+    assert loaded == []
+    # What it wrote reads back through the documents (the edge: pydantic checks it).
+    run_dir = Path(payload["runDir"])
+    inputs = RunInputs.read(run_dir / "run-inputs.json")
+    assert inputs.run_id == payload["runId"]
+    manifest = RunManifest.read(run_dir / "run-manifest.json")
+    assert manifest.run_id == payload["runId"]
+    task = TaskManifest.read(run_dir.parents[1] / "task-manifest.json")
+    assert task.latest_run.run_id == payload["runId"]
