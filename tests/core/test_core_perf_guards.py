@@ -319,8 +319,7 @@ NOT_IMPORTED_BY_A_STEP = (
     "okstra_core.documents.run",
     "okstra_core.documents.task",
     "okstra_core.documents.schema",
-    # Imported by pydantic only when it builds a validator: a step compiles its models'
-    # validators from the cached schemas instead (okstra_core.catalog.prebuilt).
+    # Imported by pydantic only when it builds a validator: a step builds none.
     "pydantic.plugin._loader",
     # The step's plain spelling is read without argparse (okstra_core.cli._wizard).
     "argparse",
