@@ -1,116 +1,22 @@
 """Rendering the lead prompt and the task index from `prompts/templates/*.j2`.
 
-jinja2 is imported by this module only, which only prepare's pipeline imports: the
-headless wizard path never pays for it. A workspace may replace any template, so every
-template (bundled ones too) renders in jinja2's `SandboxedEnvironment`: no attribute
-access to internals (`__class__`, `__globals__`, …), so a template cannot reach the
-interpreter or run commands; a sandbox violation is a `DataFileError` naming the
-template.
-
-Compiling a template to Python code costs more than rendering it, so the compiled
-code is kept between processes, through jinja2's own bytecode cache (`_CodeCache`):
-
-* An entry is a store cache entry (`store.read_cache_entry`) under
-  `<cache>/templates/`: used only if it is a regular file of this user that nobody else
-  may write, read without following a link, whose checksum matches; anything else is a
-  miss (the template is compiled as usual). The directory is under the user
-  directories, never the project: a repository cannot plant an entry.
-* The entry's name is derived from jinja2's bucket key (the template's name and file)
-  together with jinja2's version, the Python build, the environment's class and its
-  options (`_STAMP`): code compiled by another jinja2 or with other options is never
-  found. Inside, jinja2 stores the checksum of the source it compiled and drops the
-  code when the template's text differs: an edited template is compiled again.
-* The sandbox is not part of the code: the compiled code does every attribute access
-  and call through the environment (`environment.getattr`, `environment.call`), whose
-  sandbox checks run at render time, cached code or not.
-* A cache that cannot be read or written only makes prepare slower: a miss compiles,
-  a failed write is ignored.
+jinja2 is imported only when something is rendered (`template_env`): the headless
+wizard path, and a prepare refused before it renders, never pay for it. A workspace
+may replace any template, so every template (bundled ones too) renders in jinja2's
+`SandboxedEnvironment`: no attribute access to internals (`__class__`, `__globals__`,
+…), so a template cannot reach the interpreter or run commands; a sandbox violation is
+a `DataFileError` naming the template. The compiled code of a template is kept between
+processes (see `okstra_core.prepare.template_env`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import sys
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-import jinja2
-import jinja2.bccache
-import jinja2.exceptions
-import jinja2.sandbox
-
-from ..errors import DataFileError, OkstraError
+from ..errors import DataFileError
 from ..paths import resource, user_dirs
-from ..store import decode_utf8, read_bytes, read_cache_entry, write_cache_entry
-
-_FORMAT = b"okstra-template-code 1\n"
-_SUFFIX = ".code"
-# How every template renders; part of the cache key (`_STAMP`).
-_OPTIONS: dict[str, Any] = {
-    "undefined": jinja2.StrictUndefined,
-    "autoescape": False,
-    "keep_trailing_newline": True,
-    "trim_blocks": True,
-    "lstrip_blocks": True,
-}
-_ENVIRONMENT = jinja2.sandbox.SandboxedEnvironment
-# What decides the code jinja2 compiles from a source, besides the source itself.
-_STAMP = "\0".join(
-    [
-        _FORMAT.decode(),
-        f"jinja2 {jinja2.__version__}",
-        sys.version,
-        sys.implementation.cache_tag or "",
-        f"{_ENVIRONMENT.__module__}.{_ENVIRONMENT.__qualname__}",
-        *(f"{key}={value!r}" for key, value in sorted(_OPTIONS.items())),
-    ]
-).encode("utf-8", "surrogateescape")
-
-
-class _OneTemplate(jinja2.BaseLoader):
-    """A loader holding the one template source `render_template` has read (safely)."""
-
-    def __init__(self, name: str, path: Path, source: str) -> None:
-        self.name = name
-        self.path = path
-        self.source = source
-
-    def get_source(
-        self, environment: jinja2.Environment, template: str
-    ) -> tuple[str, str | None, Callable[[], bool] | None]:
-        if template != self.name:
-            raise jinja2.TemplateNotFound(template)
-        # Up to date for as long as it is used: one environment renders once.
-        return self.source, str(self.path), lambda: True
-
-
-class _CodeCache(jinja2.BytecodeCache):
-    """jinja2's bytecode cache, kept in okstra's checked cache entries (module docstring)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-
-    def _path(self, bucket: jinja2.bccache.Bucket) -> Path:
-        h = hashlib.sha256(_STAMP)
-        h.update(b"\0" + bucket.key.encode())
-        return self.directory / f"{h.hexdigest()[:32]}{_SUFFIX}"
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        payload = read_cache_entry(self._path(bucket), _FORMAT)
-        if payload is None:
-            return
-        try:
-            # Checks jinja2's magic and the source checksum; a mismatch leaves no code.
-            bucket.bytecode_from_string(payload)
-        except Exception:  # a stale or damaged entry is a miss, whatever it raised
-            bucket.reset()
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            write_cache_entry(self._path(bucket), _FORMAT, bucket.bytecode_to_string())
-        except (OkstraError, OSError):  # a cache that cannot be written is only slower
-            return
+from ..store import decode_utf8, read_bytes
 
 
 def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str]) -> str:
@@ -126,16 +32,16 @@ def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str
         DataFileError: a missing template, a syntax error, an undefined variable or
             something the sandbox forbids — naming the template file.
     """
+    import jinja2  # deferred: only prepare renders (keeps `okstra wizard step` lean)
+
+    from . import template_env
+
     path = resource(f"templates/{name}", env)
     # A regular UTF-8 file only (never a FIFO or device), size-capped.
     source = decode_utf8(
         read_bytes(path, what="template", error=DataFileError), path, error=DataFileError
     )
-    environment = _ENVIRONMENT(
-        loader=_OneTemplate(name, path, source),
-        bytecode_cache=_CodeCache(user_dirs(env).cache / "templates"),
-        **_OPTIONS,
-    )
+    environment = template_env.environment(name, path, source, user_dirs(env).cache / "templates")
     try:
         template = environment.get_template(name)
         return template.render(**context)

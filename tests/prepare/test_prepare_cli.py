@@ -64,7 +64,14 @@ def test_launch_none_end_to_end(project: Path, fake_path: Path, tmp_path: Path) 
     assert doc["backend"] == "none" and doc["launch"] is None
     run_dir = Path(doc["runDir"])
     assert (run_dir / "run-manifest.json").is_file()
-    # Only preflight probes ran (--version/--help); the lead itself was not started.
+    # Nothing was started: not the lead, and no preflight probe (nothing is launched;
+    # a dry run and a real launch preflight).
+    assert not log.exists(), log.read_text()
+    assert doc["preflight"] == []
+    code, dry = run(
+        [*base_args(project), "--launch", "none", "--dry-run"], project, FAKE_CLI_LOG=str(log)
+    )
+    assert code == 0 and dry["preflight"] and all(p["ok"] for p in dry["preflight"]), dry
     calls = [orjson.loads(line) for line in log.read_text().splitlines()]
     assert calls and all(c["argv"] and c["argv"][0] in ("--version", "--help") for c in calls), (
         calls

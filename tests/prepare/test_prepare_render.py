@@ -1,7 +1,7 @@
 """Templates render from compiled code kept between processes, and stay sandboxed.
 
 The compiled code of a template is a store cache entry under `<cache>/templates/`
-(`okstra_core.prepare.render`). These tests render real template files from a real
+(`okstra_core.prepare.template_env`). These tests render real template files from a real
 workspace, look at the entries on disk and plant entries of their own: an entry okstra
 did not write (another owner, writable by others, a link, a broken checksum) is never
 run; an edited template is compiled again; the sandbox and the error messages are the
@@ -22,7 +22,8 @@ import pytest
 
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError
-from okstra_core.prepare import prepare, render
+from okstra_core.paths import resource
+from okstra_core.prepare import prepare, template_env
 from okstra_core.prepare.render import render_template
 from okstra_core.store import write_cache_entry
 from tests.prepare.prepare_support import request_of
@@ -46,13 +47,13 @@ def env(workspace: Path, okstra_home: Path) -> dict[str, str]:
 def compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the templates jinja2 compiled (rather than loaded from the cache)."""
     seen: list[str] = []
-    original = render._ENVIRONMENT.compile
+    original = template_env.ENVIRONMENT.compile
 
     def counted(self: Any, source: Any, name: str | None = None, *args: Any, **kw: Any) -> Any:
         seen.append(str(name))
         return original(self, source, name, *args, **kw)
 
-    monkeypatch.setattr(render._ENVIRONMENT, "compile", counted)
+    monkeypatch.setattr(template_env.ENVIRONMENT, "compile", counted)
     return seen
 
 
@@ -141,7 +142,7 @@ def test_other_options_or_another_jinja2_never_reuse_code(
 ) -> None:
     write_template(workspace, TEXT)
     render_template(TEMPLATE, CONTEXT, env)
-    monkeypatch.setattr(render, "_STAMP", render._STAMP + b"\0jinja2 99")
+    monkeypatch.setattr(template_env, "STAMP", template_env.STAMP + b"\0jinja2 99")
     assert render_template(TEMPLATE, CONTEXT, env) == RENDERED
     assert compiles == [TEMPLATE, TEMPLATE]
     assert len(entries(okstra_home)) == 2
@@ -149,9 +150,9 @@ def test_other_options_or_another_jinja2_never_reuse_code(
 
 def _planted(env: dict[str, str], source: str, code_source: str) -> bytes:
     """An entry payload jinja2 accepts for `source`, holding the code of `code_source`."""
-    environment = render._ENVIRONMENT(**render._OPTIONS)
-    cache = render._CodeCache(Path("unused"))
-    path = render.resource(f"templates/{TEMPLATE}", env)
+    environment = template_env.ENVIRONMENT(**template_env.OPTIONS)
+    cache = template_env.CodeCache(Path("unused"))
+    path = resource(f"templates/{TEMPLATE}", env)
     bucket = jinja2.bccache.Bucket(
         environment,
         cache.get_cache_key(TEMPLATE, str(path)),
@@ -190,7 +191,7 @@ def test_an_entry_okstra_would_not_write_is_never_run(
     (entry,) = entries(okstra_home)
     payload = _planted(env, TEXT, "PWNED {{ run.id }}\n")
     # Control: a trusted entry holding that code is run (so the refusals below are real).
-    write_cache_entry(entry, render._FORMAT, payload)
+    write_cache_entry(entry, template_env.FORMAT, payload)
     assert render_template(TEMPLATE, CONTEXT, env) == "PWNED run-7\n"
 
     _make_foreign(entry, how, payload)
