@@ -1,7 +1,8 @@
 """The prepare pipeline: run request → validated, resolved team → run files → launch.
 
 Steps 1–4 (validate, parse role args, resolve, build the manifest) and preflight
-read only; a problem there raises before anything is written. Step 5 allocates the
+(skipped by `--launch none`, which starts nothing) read only; a problem there raises
+before anything is written. Step 5 allocates the
 run sequence under a per-task lock; step 6 writes the planned files (the project-wide
 `.okstra/project.json` re-read and upserted under a project lock); step 7 launches.
 
