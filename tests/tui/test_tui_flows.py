@@ -264,7 +264,8 @@ async def test_launch_none_shows_steps_and_the_start_command(app_factory, projec
         await settle(pilot, app)
         screen = app.screen
         assert screen.finished and not screen.failed
-        assert "preflight" in screen.steps and "writing the run files" in screen.steps
+        # Nothing starts, so the run is not preflighted (the confirm screen's preview was).
+        assert "preflight" not in screen.steps and "writing the run files" in screen.steps
         result = str(screen.query_one("#result", Static).render())
         assert "Nothing launched" in result and "requirements-discovery-" in result
         assert any((project / ".okstra" / "tasks" / "grp" / "one" / "runs").iterdir())
