@@ -10,41 +10,30 @@ outcome, or `okstra_core.roleargs.request_from_argv`); feasibility by the resolv
 <render_argv()…>` parses back to an equal request. Every value is rendered as
 `--flag=value`, so a value that begins with `-` never reads as a flag.
 
-This module imports only pydantic and the store/error layer: it is cheap to import
-and sits below the wizard, so both the wizard and prepare can use it.
+The request and its parts are plain records (`okstra_core.records`): building one in
+Python runs its rules (`__post_init__`) without pydantic; a request read from outside
+(a `run-inputs.json`, a host session context given as JSON) is checked by
+`records.validate`, which adds the types. Either way a broken rule is a `RecordError`
+naming the field (its name in files) and what was expected.
+
+This module sits below the wizard, so both the wizard and prepare can use it.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictInt,
-    StrictStr,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
-from pydantic.alias_generators import to_camel
 
 from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV
 from .errors import OkstraError, UsageError
+from .records import RecordError, config, dataclass, field, problem, to_data
 from .tasks import check_segment
 
-
-# Default factories are Python functions, not the `dict` builtin: pydantic reads
-# a factory's signature when it builds a model, and a builtin's signature is parsed
-# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
-def _new_dict() -> dict[Any, Any]:
-    return {}
-
+if TYPE_CHECKING:
+    from pydantic import StrictInt, StrictStr
 
 __all__ = [
     "HOST_EFFORT_ENV",
@@ -69,27 +58,33 @@ _TASK_TYPE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _ROLE = re.compile(r"^[a-z][a-z0-9_-]*$")
 _MODEL_REF = re.compile(r"^[^/\s]+/\S+$")
 
-RoleName = Annotated[StrictStr, Field(pattern=_ROLE.pattern, max_length=64)]
-ModelRef = Annotated[StrictStr, Field(pattern=_MODEL_REF.pattern, max_length=200)]
+
+def _check_text(
+    record: type[Any],
+    name: str,
+    value: str | None,
+    *,
+    low: int = 0,
+    high: int,
+) -> None:
+    if value is not None and not low <= len(value) <= high:
+        raise problem(
+            record,
+            (name,),
+            f"expected {low} to {high} characters, got {len(value)}"
+            if low
+            else f"expected at most {high} characters, got {len(value)}",
+            value,
+        )
 
 
-class Value(BaseModel):
-    """Base of the request's parts: frozen, camelCase on the wire, unknown keys refused."""
-
-    model_config = ConfigDict(
-        frozen=True,
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        defer_build=True,
-    )
-
-    def dump(self) -> dict[str, Any]:
-        """The JSON form (camelCase keys)."""
-        return self.model_dump(mode="json", by_alias=True)
+def _value_data(value: Any) -> dict[str, Any]:
+    data: dict[str, Any] = to_data(value)
+    return data
 
 
-class CurrentModel(Value):
+@dataclass(frozen=True, kw_only=True)
+class CurrentModel:
     """The host session's own model, as the host reports it (all unknown by default).
 
     Attributes:
@@ -98,12 +93,23 @@ class CurrentModel(Value):
         effort: the reasoning effort the host reports, if any.
     """
 
+    __pydantic_config__ = config(camel_case=True, by_name=True)
+
     provider: StrictStr | None = None
-    model_ref: StrictStr | None = Field(default=None, min_length=1, max_length=200)
-    effort: StrictStr | None = Field(default=None, min_length=1, max_length=64)
+    model_ref: StrictStr | None = None
+    effort: StrictStr | None = None
+
+    def __post_init__(self) -> None:
+        _check_text(CurrentModel, "model_ref", self.model_ref, low=1, high=200)
+        _check_text(CurrentModel, "effort", self.effort, low=1, high=64)
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON form (camelCase keys)."""
+        return _value_data(self)
 
 
-class HostSessionContext(Value):
+@dataclass(frozen=True, kw_only=True)
+class HostSessionContext:
     """Which host runs okstra, in which entry mode, on which model — authoritative.
 
     Attributes:
@@ -115,18 +121,27 @@ class HostSessionContext(Value):
         current_model: the host session's model (a current-session lead's model).
     """
 
-    host_id: StrictStr | None = Field(default=None, min_length=1, max_length=64)
+    __pydantic_config__ = config(camel_case=True, by_name=True)
+
+    host_id: StrictStr | None = None
     entry_mode: EntryMode = "spawn-process"
     available_functions: tuple[StrictStr, ...] = ()
     interaction_surface: StrictStr = "cli"
-    # Defaults built without validation (nothing to check): an instance made at import
-    # would build its model's validator in every process that imports the request.
-    current_model: CurrentModel = CurrentModel.model_construct()
+    current_model: CurrentModel = field(default_factory=CurrentModel)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _older_spellings(cls, data: Any) -> Any:
-        # Hosts may spell the model as `currentModel: "p/m"` or `currentModelRef: "p/m"`.
+    def __post_init__(self) -> None:
+        _check_text(HostSessionContext, "host_id", self.host_id, low=1, high=64)
+        if self.entry_mode not in ENTRY_MODES:
+            raise problem(
+                HostSessionContext,
+                ("entry_mode",),
+                f"expected one of {', '.join(ENTRY_MODES)}, got {self.entry_mode!r}",
+                self.entry_mode,
+            )
+
+    @staticmethod
+    def older_spellings(data: Any) -> Any:
+        """Hosts may spell the model as `currentModel: "p/m"` or `currentModelRef: "p/m"`."""
         if isinstance(data, dict):
             data = dict(data)
             if isinstance(data.get("currentModel"), str):
@@ -140,12 +155,17 @@ class HostSessionContext(Value):
     def model_ref(self) -> str | None:
         return self.current_model.model_ref
 
+    def dump(self) -> dict[str, Any]:
+        """The JSON form (camelCase keys)."""
+        return _value_data(self)
+
     def to_json_text(self) -> str:
         """The `--host-session-context-json` value (canonical: sorted keys)."""
         return orjson.dumps(self.dump(), option=orjson.OPT_SORT_KEYS).decode()
 
 
-class RunRequest(Value):
+@dataclass(frozen=True, kw_only=True)
+class RunRequest:
     """Everything prepare needs, decided: the one thing from wizard (or argv) to prepare.
 
     Attributes:
@@ -163,58 +183,80 @@ class RunRequest(Value):
             `converted:v1`), keyed like the confirmation lines plus `count:<role>`.
     """
 
+    __pydantic_config__ = config(camel_case=True, by_name=True)
+
     project_root: Path
-    task_group: StrictStr = Field(max_length=200)
-    task_id: StrictStr = Field(max_length=200)
-    task_type: Annotated[StrictStr, Field(pattern=_TASK_TYPE.pattern, max_length=64)]
-    brief: StrictStr = Field(min_length=1, max_length=4096)
-    approved_plan: StrictStr = Field(default="", max_length=4096)
-    directive: StrictStr = Field(default="", max_length=65536)
+    task_group: StrictStr
+    task_id: StrictStr
+    task_type: StrictStr
+    brief: StrictStr
+    approved_plan: StrictStr = ""
+    directive: StrictStr = ""
     related_tasks: tuple[StrictStr, ...] = ()
-    host: HostSessionContext = HostSessionContext.model_construct(
-        current_model=CurrentModel.model_construct()
-    )
-    role_counts: dict[RoleName, Annotated[StrictInt, Field(ge=0, le=MAX_ROLE_COUNT)]] = Field(
-        default_factory=_new_dict
-    )
-    role_models: dict[RoleName, list[ModelRef]] = Field(default_factory=_new_dict)
-    provenance: dict[StrictStr, StrictStr] = Field(default_factory=_new_dict)
+    host: HostSessionContext = field(default_factory=HostSessionContext)
+    role_counts: dict[StrictStr, StrictInt] = field(default_factory=dict)
+    role_models: dict[StrictStr, list[StrictStr]] = field(default_factory=dict)
+    provenance: dict[StrictStr, StrictStr] = field(default_factory=dict)
 
-    @field_validator("project_root")
-    @classmethod
-    def _absolute(cls, value: Path) -> Path:
-        if not value.is_absolute():
-            raise ValueError("expected an absolute path")
-        return value
-
-    @field_validator("task_group", "task_id")
-    @classmethod
-    def _segment(cls, value: str, info: ValidationInfo) -> str:
-        what = str(info.field_name).replace("_", " ")
-        try:
-            slug = check_segment(value, what)
-        except OkstraError as exc:
-            raise ValueError(exc.message) from None
-        if slug != value:
-            raise ValueError(f"{what} must be a slug (try {slug!r})")
-        return value
-
-    @field_validator("related_tasks")
-    @classmethod
-    def _task_keys(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for key in value:
+    def __post_init__(self) -> None:
+        """The request's rules, run whenever one is built (in Python or validated)."""
+        me = RunRequest
+        if not self.project_root.is_absolute():
+            raise problem(me, ("project_root",), "expected an absolute path", self.project_root)
+        for name in ("task_group", "task_id"):
+            value = getattr(self, name)
+            _check_text(me, name, value, high=200)
+            what = name.replace("_", " ")
+            try:
+                slug = check_segment(value, what)
+            except OkstraError as exc:
+                raise problem(me, (name,), exc.message, value) from None
+            if slug != value:
+                raise problem(me, (name,), f"{what} must be a slug (try {slug!r})", value)
+        _check_text(me, "task_type", self.task_type, high=64)
+        if not _TASK_TYPE.match(self.task_type):
+            raise problem(
+                me, ("task_type",), "expected a lower-case slug (a-z, 0-9, -)", self.task_type
+            )
+        _check_text(me, "brief", self.brief, low=1, high=4096)
+        _check_text(me, "approved_plan", self.approved_plan, high=4096)
+        _check_text(me, "directive", self.directive, high=65536)
+        for index, key in enumerate(self.related_tasks):
             group, sep, task_id = key.partition("/")
             if not sep or not _SLUG.match(group) or not _SLUG.match(task_id) or "/" in task_id:
-                raise ValueError(f"expected task keys like 'group/id', got {key!r}")
-        return value
-
-    @field_validator("role_models")
-    @classmethod
-    def _bounded(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        for role, refs in value.items():
+                raise problem(
+                    me,
+                    ("related_tasks", index),
+                    f"expected task keys like 'group/id', got {key!r}",
+                    key,
+                )
+        for role, count in self.role_counts.items():
+            _check_role(role, "role_counts")
+            if not 0 <= count <= MAX_ROLE_COUNT:
+                raise problem(
+                    me,
+                    ("role_counts", role),
+                    f"expected a count from 0 to {MAX_ROLE_COUNT}, got {count}",
+                    count,
+                )
+        for role, refs in self.role_models.items():
+            _check_role(role, "role_models")
             if len(refs) > MAX_ROLE_COUNT:
-                raise ValueError(f"{role}: at most {MAX_ROLE_COUNT} models")
-        return value
+                raise problem(
+                    me, ("role_models",), f"{role}: at most {MAX_ROLE_COUNT} models", role
+                )
+            for index, ref in enumerate(refs):
+                if len(ref) > 200 or not _MODEL_REF.match(ref):
+                    raise problem(
+                        me,
+                        ("role_models", role, index),
+                        f"expected a model ref 'provider/model', got {ref!r}",
+                        ref,
+                    )
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON form (camelCase keys)."""
+        return _value_data(self)
 
     @property
     def task_key(self) -> str:
@@ -268,6 +310,16 @@ class RunRequest(Value):
         return tuple(argv)
 
 
+def _check_role(role: str, where: str) -> None:
+    if len(role) > 64 or not _ROLE.match(role):
+        raise problem(
+            RunRequest,
+            (where, role),
+            "expected a role name (lower-case letters, digits, '-' or '_', starting with a letter)",
+            role,
+        )
+
+
 _FLAGS = {
     "role_counts": "--role-count",
     "roleCounts": "--role-count",
@@ -277,7 +329,7 @@ _FLAGS = {
 }
 
 
-def usage_error(exc: ValidationError, *, prefix: str = "") -> UsageError:
+def usage_error(exc: RecordError, *, prefix: str = "") -> UsageError:
     """A `UsageError` naming the flag of the first invalid field of a request."""
     problem = exc.errors()[0]
     loc = [str(part) for part in problem["loc"]]

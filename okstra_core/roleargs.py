@@ -9,19 +9,20 @@ session context and `OKSTRA_HOST_MODEL` / `OKSTRA_HOST_EFFORT` for every command
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
-from pydantic import ValidationError
 
 from .catalog import load_catalog
 from .catalog.models import LEADER, TASK_TYPES, Profile
 from .environment import Environment
 from .errors import UsageError
 from .pool import ModelPool, canonical_model, reported_host_effort, reported_host_model
+from .records import RecordError, aliases_of, validate
 from .request import (
     ENTRY_MODES,
     HostSessionContext,
@@ -265,9 +266,8 @@ def host_context(
             raise UsageError(f"invalid JSON ({exc}): expected a JSON object", field=field) from None
         if not isinstance(value, dict):
             raise UsageError(f"expected a JSON object, got {type(value).__name__}", field=field)
-        known = set(HostSessionContext.model_fields) | {
-            f.alias for f in HostSessionContext.model_fields.values() if f.alias
-        }
+        names = [f.name for f in dataclasses.fields(HostSessionContext)]
+        known = {*names, *aliases_of(HostSessionContext).values()}
         raw = {k: v for k, v in value.items() if k in known or k == "currentModelRef"}
     if entry_mode and entry_mode not in ENTRY_MODES:
         raise UsageError(
@@ -285,16 +285,22 @@ def host_context(
         if given and said is None:
             raw[key] = given
     try:
-        context = HostSessionContext.model_validate(raw)
-    except ValidationError as exc:
+        if context_json.strip():
+            # From outside: the types too (pydantic, at the edge).
+            context = validate(HostSessionContext, HostSessionContext.older_spellings(raw))
+        else:
+            context = HostSessionContext(
+                host_id=raw.get("hostId"), entry_mode=raw.get("entryMode") or "spawn-process"
+            )
+    except RecordError as exc:
         raise usage_error(exc) from None
     model = context.current_model
     ref = model.model_ref
     ref = canonical_model(ref, pool) if ref else reported_host_model(environment, pool)
     effort = model.effort or reported_host_effort(environment)
     if (ref, effort) != (model.model_ref, model.effort):
-        context = context.model_copy(
-            update={"current_model": model.model_copy(update={"model_ref": ref, "effort": effort})}
+        context = dataclasses.replace(
+            context, current_model=dataclasses.replace(model, model_ref=ref, effort=effort)
         )
     return context
 
@@ -366,7 +372,7 @@ def request_from_namespace(
             role_models=parse_role_models(values.get("role_models") or (), profile, pool),
             provenance=_pairs(values.get("provenance") or (), "--provenance"),
         )
-    except ValidationError as exc:
+    except RecordError as exc:
         raise usage_error(exc, prefix="okstra prepare: ") from None
 
 

@@ -368,6 +368,6 @@ def _schema(_ns: argparse.Namespace) -> Payload:
         "schemas": {
             "prompt": json_schema(Prompt, mode="validation"),
             "answers": TypeAdapter(list[AnswerEntry]).json_schema(by_alias=True),
-            "outcome": Outcome.model_json_schema(by_alias=True, mode="serialization"),
+            "outcome": json_schema(Outcome, mode="serialization"),
         },
     }, 0

@@ -8,12 +8,19 @@ other run documents so that reading it costs only this model.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
-from pydantic import StrictStr, model_validator
+import orjson
 
-from ..request import RunRequest
-from .base import Document
+from ..errors import DataFileError, OkstraError
+from ..records import RecordError, dataclass, to_data, validate
+from ..request import HostSessionContext, RunRequest
+from ..store import dumps_json, read_json
+
+if TYPE_CHECKING:
+    from pydantic import StrictStr
 
 __all__ = ["EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION", "RunInputs"]
 
@@ -78,7 +85,8 @@ def _upgrade_inputs(data: dict[str, Any]) -> dict[str, Any]:
     return upgraded
 
 
-class RunInputs(RunRequest, Document):
+@dataclass(frozen=True, kw_only=True)
+class RunInputs(RunRequest):
     """`run-inputs.json`: the run request as prepared, immutable once written.
 
     Attributes:
@@ -92,23 +100,59 @@ class RunInputs(RunRequest, Document):
     run_id: StrictStr
     argv: tuple[StrictStr, ...] = ()
 
-    @model_validator(mode="before")
-    @classmethod
-    def _previous_layout(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "inputs" in data and "taskType" not in data:
-            return _upgrade_inputs(data)
-        return data
-
     @classmethod
     def of(cls, request: RunRequest, run_id: str) -> RunInputs:
-        return cls(
-            **dict(request),
-            run_id=run_id,
-            argv=request.render_argv(),
-        )
+        fields = {f.name: getattr(request, f.name) for f in dataclasses.fields(RunRequest)}
+        return cls(**fields, run_id=run_id, argv=request.render_argv())
 
     @property
     def request(self) -> RunRequest:
         """The request alone (what `okstra prepare <argv…>` parses back to)."""
-        fields = {name: getattr(self, name) for name in RunRequest.model_fields}
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(RunRequest)}
         return RunRequest(**fields)
+
+    # The document protocol (dump, to_bytes, jsonl, parse, read, describe).
+
+    def dump(self) -> dict[str, Any]:
+        data: dict[str, Any] = to_data(self)
+        return data
+
+    def to_bytes(self) -> bytes:
+        return dumps_json(self.dump())
+
+    def jsonl(self) -> bytes:
+        return orjson.dumps(self.dump(), option=orjson.OPT_SORT_KEYS) + b"\n"
+
+    @classmethod
+    def parse(cls, data: Any, *, path: Path | None = None) -> Self:
+        if isinstance(data, dict) and "inputs" in data and "taskType" not in data:
+            data = _upgrade_inputs(data)
+        if isinstance(data, dict) and isinstance(data.get("host"), dict):
+            data = {**data, "host": HostSessionContext.older_spellings(data["host"])}
+        try:
+            return validate(cls, data)
+        except RecordError as exc:
+            problem = exc.errors()[0]
+            where = ""
+            for part in problem["loc"]:
+                where += (
+                    f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
+                )
+            message = str(problem["msg"]).removeprefix("Value error, ")
+            raise DataFileError(
+                f"{message} ({cls.describe()})", path=path, field=where or "(root)"
+            ) from None
+
+    @classmethod
+    def read(cls, path: Path) -> Self:
+        try:
+            data = read_json(path, what=cls.describe(), follow=False)
+        except DataFileError:
+            raise
+        except OkstraError as exc:
+            raise DataFileError(exc.message, path=path, field=exc.field) from None
+        return cls.parse(data, path=path)
+
+    @classmethod
+    def describe(cls) -> str:
+        return cls.WHAT

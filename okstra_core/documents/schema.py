@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from .. import records
 from ..request import RunRequest
 from .inputs import RunInputs
 from .resume import ResumeDocument
@@ -15,6 +17,8 @@ __all__ = ["SCHEMAS", "json_schema"]
 
 
 def _model(cls: Any) -> Callable[[], dict[str, Any]]:
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):  # a record (okstra_core.records)
+        return lambda: records.json_schema(cls, mode="serialization")
     return lambda: dict(cls.model_json_schema(by_alias=True, mode="serialization"))
 
 

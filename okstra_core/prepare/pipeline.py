@@ -87,7 +87,6 @@ StepCallback = Callable[[str], None]
 # The documents a prepare writes: their validators are compiled from the schemas cached
 # by an earlier process (`okstra_core.catalog.prebuilt`).
 _DOCUMENTS = (
-    RunInputs,
     RunManifest,
     Participant,
     BindingRecord,

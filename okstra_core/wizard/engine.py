@@ -72,18 +72,14 @@ _T = TypeVar("_T")
 __all__ = ["Wizard", "advance", "apply_answer", "step_kind"]
 
 
-def _outcomes(environment: Environment) -> Callable[..., Outcome]:
-    """`outcome.build_outcome`, its pydantic models' validators ready.
+def _outcomes() -> Callable[..., Outcome]:
+    """`outcome.build_outcome`, imported when a confirmed setup's outcome is built.
 
-    Imported when a confirmed setup's outcome is built: the module holds the typed run
-    request (pydantic models), which a step that only asks the next question never
-    needs. The validators are compiled from schemas an earlier process cached
-    (`okstra_core.catalog.prebuilt`).
+    The module holds the typed run request, which a step that only asks the next
+    question never needs.
     """
-    from ..catalog.prebuilt import prepare_models
     from . import outcome
 
-    prepare_models(outcome.OUTCOME_MODELS, user_dirs(environment.env).cache)
     return outcome.build_outcome
 
 
@@ -891,7 +887,7 @@ class Wizard:
         The answers are re-checked first: when one no longer holds (a CLI removed, a
         profile edited) the outcome is refused, naming it; `show` rewinds it.
         """
-        build_outcome = _outcomes(self.environment)
+        build_outcome = _outcomes()
         if self._checked is not None:
             # Replayed in this process a moment ago: every answer was checked as it was
             # applied, and the last one's prompt checked the whole team.
@@ -923,7 +919,7 @@ class Wizard:
         The confirm screen runs a dry-run prepare (and so preflight) on it before the
         person chooses Launch. Raises `OkstraError` when the setup is incomplete.
         """
-        build_outcome = _outcomes(self.environment)
+        build_outcome = _outcomes()
         work = self._state.copy()
         ctx = self._ctx(work)
         advance(ctx, work)  # the same normalisation the confirmation shows

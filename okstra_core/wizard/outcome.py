@@ -19,11 +19,10 @@ import shlex
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
-
 from ..catalog.models import RoleKind
 from ..errors import OkstraError
 from ..plans import plan_stage_numbers
+from ..records import RecordError, config, dataclass, field, to_data
 from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..setup_runs import runs_file
 from .confirm import Confirmation, ConfirmationLine, confirmation
@@ -40,7 +39,6 @@ from .roles import (
 from .state import WizardState
 
 __all__ = [
-    "OUTCOME_MODELS",
     "Confirmation",
     "ConfirmationLine",
     "Orchestration",
@@ -54,11 +52,8 @@ __all__ = [
 ]
 
 
-class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
-
-
-class Orchestration(_Value):
+@dataclass(frozen=True, kw_only=True)
+class Orchestration:
     """How the run is carried out, for consumers that drive several runs.
 
     Attributes:
@@ -69,10 +64,13 @@ class Orchestration(_Value):
             further run for them.
     """
 
-    chain_stages: tuple[int, ...] = Field(default=(), alias="chainStages")
+    __pydantic_config__ = config(camel_case=True)
+
+    chain_stages: tuple[int, ...] = ()
 
 
-class PersistAction(_Value):
+@dataclass(frozen=True, kw_only=True)
+class PersistAction:
     """One write that preparing the setup makes besides the run directory.
 
     Attributes:
@@ -85,6 +83,8 @@ class PersistAction(_Value):
         by: who carries it out: `okstra prepare --state <setup>` and the app do; a
             consumer that runs `okstra prepare <renderArgv…>` does not get it.
     """
+
+    __pydantic_config__ = config()
 
     action: Literal["record-setup-run"]
     path: str
@@ -104,7 +104,28 @@ def persist_actions(state_path: Path) -> tuple[PersistAction, ...]:
     )
 
 
-class Outcome(_Value):
+def _outcome_schema(schema: dict[str, Any]) -> None:
+    # The views a consumer reads beside the request (`Outcome.to_json`).
+    props = schema.setdefault("properties", {})
+    props["renderArgs"] = {
+        "title": "Renderargs",
+        "type": "object",
+        "additionalProperties": {
+            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+        },
+    }
+    props["renderArgv"] = {"title": "Renderargv", "type": "array", "items": {"type": "string"}}
+    props["provenance"] = {
+        "title": "Provenance",
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+    }
+    required = schema.setdefault("required", [])
+    required.extend(k for k in ("renderArgs", "renderArgv", "provenance") if k not in required)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
     """What a confirmed wizard produces for prepare: the request and its views.
 
     Attributes:
@@ -112,34 +133,37 @@ class Outcome(_Value):
         confirmation_text: the confirmation block as plain text.
         orchestration: `chainStages`, the plan stages the run chains.
         persist_actions: the writes preparing the setup makes besides the run.
-        render_args, render_argv, provenance: views of the request (computed).
+        render_args, render_argv, provenance: views of the request.
     """
 
-    request: RunRequest
-    confirmation_text: str = Field(alias="confirmationText")
-    orchestration: Orchestration = Field(default_factory=Orchestration)
-    persist_actions: tuple[PersistAction, ...] = Field(default=(), alias="persistActions")
+    __pydantic_config__ = config(camel_case=True, json_schema_extra=_outcome_schema)
 
-    @computed_field(alias="renderArgs")  # type: ignore[prop-decorator]
+    request: RunRequest
+    confirmation_text: str
+    orchestration: Orchestration = field(default_factory=Orchestration)
+    persist_actions: tuple[PersistAction, ...] = ()
+
     @property
     def render_args(self) -> dict[str, str | list[str]]:
         return self.request.render_args()
 
-    @computed_field(alias="renderArgv")  # type: ignore[prop-decorator]
     @property
     def render_argv(self) -> tuple[str, ...]:
         return self.request.render_argv()
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def provenance(self) -> dict[str, str]:
         return dict(self.request.provenance)
 
     def to_json(self) -> dict[str, Any]:
-        """The protocol document: `request`, `renderArgs`, `renderArgv`,
-        `confirmationText`, `orchestration`, `persistActions`, `provenance`
-        (`okstra wizard schema` describes it)."""
-        return self.model_dump(mode="json", by_alias=True)
+        """The protocol document: `request`, `confirmationText`, `orchestration`,
+        `persistActions`, `renderArgs`, `renderArgv`, `provenance` (`okstra wizard
+        schema` describes it)."""
+        data: dict[str, Any] = to_data(self)
+        data["renderArgs"] = self.render_args
+        data["renderArgv"] = list(self.render_argv)
+        data["provenance"] = self.provenance
+        return data
 
 
 def host_session_context(ctx: StepContext, state: WizardState) -> HostSessionContext:
@@ -195,7 +219,7 @@ def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, st
             role_models=models,
             provenance=provenance,
         )
-    except ValidationError as exc:
+    except RecordError as exc:
         problem = exc.errors()[0]
         where = ".".join(str(part) for part in problem["loc"])
         raise OkstraError(f"{problem['msg']}", field=where) from None
@@ -230,7 +254,3 @@ def build_outcome(ctx: StepContext, state: WizardState, state_path: Path | None 
         orchestration=Orchestration(chain_stages=chain),
         persist_actions=persist_actions(state_path) if state_path is not None else (),
     )
-
-
-# The pydantic models an outcome builds (their validators come from cached schemas).
-OUTCOME_MODELS = (Outcome, RunRequest, HostSessionContext, CurrentModel)

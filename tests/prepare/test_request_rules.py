@@ -1,0 +1,165 @@
+"""The run request's rules: one set, whether the request is built in Python or read.
+
+A request built in Python (the wizard's outcome, argv) runs its rules in
+`__post_init__` without pydantic; a request read from outside (`run-inputs.json`, a
+host session context given as JSON) is validated by `records.validate`, which adds the
+types. Both must agree: the same values give an equal request or the same first error
+(place in camelCase, message).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okstra_core.records import RecordError, validate
+from okstra_core.request import MAX_ROLE_COUNT, CurrentModel, HostSessionContext, RunRequest
+
+GOOD = {
+    "project_root": Path("/srv/project"),
+    "task_group": "billing",
+    "task_id": "checkout-speed",
+    "task_type": "requirements-discovery",
+    "brief": "brief.md",
+}
+
+# Values a host or a hand-edited file might give: good ones and each kind of bad one.
+SEGMENT = st.sampled_from(["billing", "a.b_c-1", "", "Billing", "a b", "..", "a/b", "x" * 201])
+TASK_TYPE = st.sampled_from(["requirements-discovery", "final-verification", "Bad", "-x", "a" * 65])
+TEXT = st.sampled_from(["", "brief.md", "x" * 4096, "x" * 4097])
+RELATED = st.lists(st.sampled_from(["a/b", "a.b/c-d", "a", "a/b/c", "A/b", "/b"]), max_size=3)
+ROLE = st.sampled_from(["analyser", "report-writer", "leader", "Analyser", "1x", "r" * 65])
+COUNT = st.sampled_from([0, 1, 5, MAX_ROLE_COUNT, MAX_ROLE_COUNT + 1, -1])
+REF = st.sampled_from(["claude/opus-4.6", "codex/gpt-5", "opus", "a/b c", "/x", "p/" + "m" * 199])
+ROOT = st.sampled_from([Path("/srv/project"), Path("relative/dir")])
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _first(exc: RecordError) -> tuple[tuple[Any, ...], str]:
+    problem = exc.errors()[0]
+    return tuple(problem["loc"]), str(problem["msg"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    root=ROOT,
+    group=SEGMENT,
+    task_id=SEGMENT,
+    task_type=TASK_TYPE,
+    brief=TEXT,
+    directive=TEXT,
+    related=RELATED,
+    counts=st.dictionaries(ROLE, COUNT, max_size=3),
+    models=st.dictionaries(ROLE, st.lists(REF, max_size=3), max_size=3),
+)
+def test_built_and_validated_requests_agree(
+    root: Path,
+    group: str,
+    task_id: str,
+    task_type: str,
+    brief: str,
+    directive: str,
+    related: list[str],
+    counts: dict[str, int],
+    models: dict[str, list[str]],
+) -> None:
+    values: dict[str, Any] = {
+        "project_root": root,
+        "task_group": group,
+        "task_id": task_id,
+        "task_type": task_type,
+        "brief": brief,
+        "directive": directive,
+        "related_tasks": tuple(related),
+        "role_counts": counts,
+        "role_models": models,
+    }
+    built: RunRequest | RecordError
+    try:
+        built = RunRequest(**values)
+    except RecordError as exc:
+        built = exc
+    data = {_camel(k): (str(v) if isinstance(v, Path) else v) for k, v in values.items()}
+    try:
+        read: RunRequest | RecordError = validate(RunRequest, data)
+    except RecordError as exc:
+        read = exc
+    if isinstance(built, RecordError) or isinstance(read, RecordError):
+        assert isinstance(built, RecordError) and isinstance(read, RecordError), (built, read)
+        assert _first(built) == _first(read)
+        assert _first(built)[0][0] in data  # the place is the field's name in files
+    else:
+        assert built == read
+
+
+@pytest.mark.parametrize(
+    ("change", "place", "words"),
+    [
+        ({"project_root": Path("rel")}, ("projectRoot",), "absolute path"),
+        ({"task_group": "Billing Team"}, ("taskGroup",), "try 'billing-team'"),
+        ({"task_id": ".."}, ("taskId",), "escape"),
+        ({"task_type": "Bad Type"}, ("taskType",), "lower-case slug"),
+        ({"brief": ""}, ("brief",), "1 to 4096 characters"),
+        ({"related_tasks": ("a/b", "nokey")}, ("relatedTasks", 1), "'group/id'"),
+        ({"role_counts": {"analyser": 65}}, ("roleCounts", "analyser"), "from 0 to 64"),
+        ({"role_models": {"analyser": ["opus"]}}, ("roleModels", "analyser", 0), "provider/model"),
+        ({"role_models": {"Bad Role": ["a/b"]}}, ("roleModels", "Bad Role"), "role name"),
+    ],
+)
+def test_each_rule_names_its_field(
+    change: dict[str, Any], place: tuple[Any, ...], words: str
+) -> None:
+    with pytest.raises(RecordError) as caught:
+        RunRequest(**{**GOOD, **change})
+    loc, message = _first(caught.value)
+    assert loc == place and words in message
+
+
+def test_host_context_rules_and_older_spellings() -> None:
+    with pytest.raises(RecordError) as caught:
+        HostSessionContext(host_id="")
+    assert _first(caught.value)[0] == ("hostId",)
+    with pytest.raises(RecordError) as caught:
+        validate(HostSessionContext, {"currentModel": {"modelRef": ""}})
+    assert _first(caught.value)[0] == ("currentModel", "modelRef")
+    older = HostSessionContext.older_spellings({"currentModelRef": "claude/opus-4.6"})
+    assert validate(HostSessionContext, older).current_model == CurrentModel(
+        model_ref="claude/opus-4.6"
+    )
+
+
+def test_building_a_request_and_its_views_needs_no_pydantic(tmp_path: Path) -> None:
+    code = """
+import sys
+from pathlib import Path
+from okstra_core.request import RunRequest, HostSessionContext, CurrentModel
+r = RunRequest(project_root=Path('/srv/p'), task_group='g', task_id='t',
+               task_type='requirements-discovery', brief='b.md',
+               host=HostSessionContext(host_id='claude-code', entry_mode='current-session',
+                                       current_model=CurrentModel(model_ref='claude/opus-4.6')),
+               role_counts={'analyser': 2}, role_models={'analyser': ['claude/opus-4.6']})
+r.render_argv(); r.dump(); r.host.to_json_text()
+try:
+    RunRequest(project_root=Path('rel'), task_group='g', task_id='t',
+               task_type='requirements-discovery', brief='b.md')
+except ValueError:
+    pass
+print(sorted(m for m in ('pydantic', 'pydantic_core') if m in sys.modules))
+"""
+    env = {**os.environ, "OKSTRA_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
