@@ -291,7 +291,7 @@ async def test_preflight_failure_is_shown_with_what_to_do(
     app_factory, project, monkeypatch
 ) -> None:
     monkeypatch.setenv("FAKE_CLI_HELP", "usage: claude [prompt]")
-    app = app_factory(launch="none", state=prefill(project, "confirm"))
+    app = app_factory(launch="exec", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
         text = str(app.screen.query_one(PreflightView).render())
