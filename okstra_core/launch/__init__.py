@@ -130,41 +130,115 @@ Public API (the contract `okstra_core.prepare` codes against)::
     def discover_sessions(…same as discover_session…) -> list[str]   # every match, newest first
 """
 
-from okstra_core.launch.argv import PLACEHOLDERS, render_argv
-from okstra_core.launch.backends import (
-    BACKEND_CHOICES,
-    TMUX_SOCKET_VAR,
-    Backend,
-    LaunchResult,
-    choose_backend,
-    exec_now,
-    start,
-    tmux_base,
-    tmux_commands,
-)
-from okstra_core.launch.plan import LaunchPlan, plan_launch
-from okstra_core.launch.preflight import PreflightResult, RoleInstance, preflight
-from okstra_core.launch.resume import (
-    PENDING,
-    RESUME_JSON,
-    RESUME_SCRIPT,
-    ResumeCommand,
-    ResumeEntry,
-    ResumeSheet,
-    check_session_id,
-    find_okstra,
-    read_resume_sheet,
-    rebuild_resume_command,
-    render_resume_sheet,
-    write_resume_sheet,
-)
-from okstra_core.launch.session import (
-    discover_session,
-    discover_sessions,
-    find_session_once,
-    find_sessions,
-    mint_session_id,
-)
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .argv import PLACEHOLDERS, render_argv
+    from .backends import LaunchResult, exec_now, start
+    from .commands import (
+        BACKEND_CHOICES,
+        TMUX_SOCKET_VAR,
+        Backend,
+        choose_backend,
+        tmux_base,
+        tmux_commands,
+    )
+    from .plan import LaunchPlan, plan_launch
+    from .preflight import PreflightResult, RoleInstance, preflight
+    from .resume import (
+        PENDING,
+        RESUME_JSON,
+        RESUME_SCRIPT,
+        ResumeCommand,
+        ResumeEntry,
+        ResumeSheet,
+        check_session_id,
+        find_okstra,
+        read_resume_sheet,
+        rebuild_resume_command,
+        render_resume_sheet,
+        write_resume_sheet,
+    )
+    from .session import (
+        discover_session,
+        discover_sessions,
+        find_session_once,
+        find_sessions,
+        mint_session_id,
+    )
+
+# The package's names load on first use, each from its module: planning a launch, its
+# tmux commands and its resume sheet (`plan`, `commands`, `resume`) never import what
+# starts the lead (`backends`, `foreground`; `preflight` probes on plain threads, never
+# logging), so a prepare that launches nothing (`--launch none`) never loads them.
+_LAZY = {
+    "PLACEHOLDERS": ".argv",
+    "render_argv": ".argv",
+    "BACKEND_CHOICES": ".commands",
+    "TMUX_SOCKET_VAR": ".commands",
+    "Backend": ".commands",
+    "LaunchResult": ".backends",
+    "choose_backend": ".commands",
+    "exec_now": ".backends",
+    "start": ".backends",
+    "tmux_base": ".commands",
+    "tmux_commands": ".commands",
+    "LaunchPlan": ".plan",
+    "plan_launch": ".plan",
+    "PreflightResult": ".preflight",
+    "RoleInstance": ".preflight",
+    "preflight": ".preflight",
+    "PENDING": ".resume",
+    "RESUME_JSON": ".resume",
+    "RESUME_SCRIPT": ".resume",
+    "ResumeCommand": ".resume",
+    "ResumeEntry": ".resume",
+    "ResumeSheet": ".resume",
+    "check_session_id": ".resume",
+    "find_okstra": ".resume",
+    "read_resume_sheet": ".resume",
+    "rebuild_resume_command": ".resume",
+    "render_resume_sheet": ".resume",
+    "write_resume_sheet": ".resume",
+    "discover_session": ".session",
+    "discover_sessions": ".session",
+    "find_session_once": ".session",
+    "find_sessions": ".session",
+    "mint_session_id": ".session",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(types.ModuleType):
+    """This package, keeping its function `preflight` when the module of that name loads.
+
+    The import system sets a module, when it first loads, as the attribute of its
+    package with the same name: loaded by name (`okstra_core.launch.preflight`), the
+    module would hide the package's function `preflight`. A package name stays the one
+    `_LAZY` gives.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and name in _LAZY:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
 
 __all__ = [
     "BACKEND_CHOICES",

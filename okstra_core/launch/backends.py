@@ -1,14 +1,7 @@
 """Launch backends: `exec` (replace the process), `tmux` (a window), `none` (print only).
 
-tmux receives the CLI's argv after `--` as separate arguments — never a shell string.
-Two tmux parsing rules still apply to separate arguments and are neutralised here: an
-argument ending in `;` ends a tmux command (escaped as `\\;`), and `-c` is format-
-expanded (`#` doubled). A one-element argv would be run by tmux through `sh -c`, so it
-is prefixed with `env --`.
-
-`OKSTRA_TMUX_SOCKET=<name>` makes okstra use `tmux -L <name>` (a separate server; a
-value with a `/` is a socket path: `tmux -S <path>`), so tests — and people who want
-it — never touch the default tmux server.
+The commands themselves are built in `okstra_core.launch.commands` (data only, also for
+dry runs); this module runs them.
 
 The lead's pane outlives the lead: the window is created running a placeholder,
 `remain-on-exit` is switched on for it, and only then is the pane respawned with the
@@ -27,26 +20,20 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 from okstra_core.environment import Environment
 from okstra_core.errors import LaunchError, OkstraError
+from okstra_core.launch.commands import Backend, tmux_base, tmux_commands, tmux_name
 from okstra_core.launch.plan import LaunchPlan
-from okstra_core.launch.session import discover_env_names, discover_session
+from okstra_core.launch.session import discover_session
 
 from ..records import dataclass, field
 
-Backend = Literal["exec", "tmux", "none"]
-BACKEND_CHOICES: tuple[str, ...] = ("auto", "exec", "tmux", "none")
-TMUX_SOCKET_VAR = "OKSTRA_TMUX_SOCKET"
 # How long a fresh tmux window is watched for an immediate exit.
 SETTLE_SECONDS = 0.5
 _TMUX_TIMEOUT = 10.0
 _STATUS_GRACE = 2.0
-# The socket path comes last: it may contain spaces.
-_REF_FORMAT = "#{session_name}:#{window_index} #{pane_id} #{socket_path}"
-# What the new window runs until the lead CLI replaces it (in the same command list).
-_PLACEHOLDER = ("/bin/sh", "-c", "exec sleep 86400")
 
 
 @dataclass(frozen=True)
@@ -111,104 +98,6 @@ class LaunchResult:
         if self.error is not None:
             data["error"] = self.error.render()
         return data
-
-
-def choose_backend(requested: str, environment: Environment) -> Backend:
-    """Resolve `auto` (tmux inside tmux, else exec); refuse unknown names.
-
-    Raises:
-        OkstraError: `requested` is not one of auto, exec, tmux, none.
-    """
-    if requested == "auto":
-        return "tmux" if environment.get("TMUX") else "exec"
-    if requested in ("exec", "tmux", "none"):
-        return requested  # type: ignore[return-value]
-    raise OkstraError(
-        f"unknown launch backend {requested!r}; expected one of {', '.join(BACKEND_CHOICES)}",
-        field="--launch",
-    )
-
-
-def tmux_base(environment: Environment) -> list[str]:
-    """`tmux`, on the private server named by OKSTRA_TMUX_SOCKET when set."""
-    base = [environment.which("tmux") or "tmux"]
-    socket = environment.get(TMUX_SOCKET_VAR)
-    if socket:
-        # A name is a server in tmux's own directory (`-L`); a path is the socket (`-S`).
-        base += ["-S", socket] if "/" in socket else ["-L", socket]
-    return base
-
-
-def _tmux_arg(value: str) -> str:
-    # tmux ends a command at an argument ending in ";"; "\;" at the end is a literal ";".
-    return value[:-1] + "\\;" if value.endswith(";") else value
-
-
-def _tmux_format_literal(value: str) -> str:
-    # -c is expanded as a tmux format: "#" starts a format, "##" is a literal "#".
-    return value.replace("#", "##")
-
-
-def tmux_name(name: str) -> str:
-    """A session/window name tmux takes literally (no `:`/`.` target syntax, no formats)."""
-    cleaned = "".join(c if c.isalnum() or c in "-_" else "-" for c in name).strip("-")
-    return cleaned[:60] or "okstra"
-
-
-def _window_env(plan: LaunchPlan, environment: Environment) -> dict[str, str]:
-    """Variables set explicitly in the window: the provider's extra env and what discovery reads.
-
-    A tmux window inherits the tmux *server's* environment, not okstra's; discovery must
-    look where the CLI writes, so the variables its glob names are passed along.
-    """
-    env: dict[str, str] = {}
-    if plan.discover is not None:
-        for name in discover_env_names(plan.discover):
-            value = environment.get(name)
-            if value:
-                env[name] = value
-    env.update(plan.env)
-    return env
-
-
-def _program_argv(argv: Sequence[str]) -> list[str]:
-    # With a single argument tmux runs it through `sh -c`; two or more are exec'd as is.
-    return ["env", "--", *argv] if len(argv) == 1 else list(argv)
-
-
-def tmux_commands(
-    plan: LaunchPlan, window_name: str, cwd: Path, environment: Environment
-) -> list[list[str]]:
-    """The tmux command(s) `start(plan, "tmux", …)` runs to open the window (for dry runs).
-
-    Inside tmux (TMUX set): a new window in the current session; else a new detached
-    session named after the window (a `-2`, `-3`… suffix is added if that name is taken).
-    The window starts with a placeholder; `remain-on-exit` is switched on for it and the
-    pane is respawned with the CLI, in the same command list: the option is in force
-    before the CLI starts, so the pane (exit status, last lines) survives its exit.
-    """
-    name = tmux_name(window_name)
-    env_flags: list[str] = []
-    for key, value in _window_env(plan, environment).items():
-        env_flags += ["-e", f"{key}={value}"]
-    where = ["-c", _tmux_format_literal(str(cwd))]
-    if environment.get("TMUX"):
-        head = ["new-window", "-P", "-F", _REF_FORMAT, "-n", name, *where]
-    else:
-        head = ["new-session", "-d", "-P", "-F", _REF_FORMAT, "-s", name, "-n", name, *where]
-    create = [*head, "--", *_PLACEHOLDER]
-    respawn = ["respawn-pane", "-k", *where, *env_flags, "--", *_program_argv(plan.argv)]
-    chained = [
-        *create,
-        ";",
-        "set-option",
-        "-w",
-        "remain-on-exit",
-        "on",
-        ";",
-        *(_tmux_arg(arg) for arg in respawn),
-    ]
-    return [[*tmux_base(environment), *chained]]
 
 
 def _run(cmd: Sequence[str], environment: Environment) -> subprocess.CompletedProcess[str]:

@@ -20,9 +20,10 @@ import re
 import shlex
 import signal
 import subprocess
-from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import Any, TypeVar
 
 from okstra_core.catalog.models import LEADER, ProviderSpec, Runner
 from okstra_core.environment import Environment
@@ -279,6 +280,46 @@ def _check_flags(provider: ProviderSpec, probe: _Probe, help_: _Help) -> _Probe:
     return probe
 
 
+_T = TypeVar("_T")
+
+
+def run_concurrently(jobs: Sequence[Callable[[], _T]], limit: int) -> list[_T]:
+    """Run `jobs` on up to `limit` threads; their results in order.
+
+    The first exception a job raised is raised here once every job has ended. Plain
+    threads: a process that only preflights has no use for an executor's machinery
+    (`concurrent.futures` imports `logging`).
+    """
+    results: list[Any] = [None] * len(jobs)
+    errors: list[BaseException] = []
+    pending = iter(range(len(jobs)))
+    lock = threading.Lock()
+
+    def worker() -> None:
+        while True:
+            with lock:
+                index = next(pending, None)
+            if index is None:
+                return
+            try:
+                results[index] = jobs[index]()
+            except BaseException as exc:  # handed to the caller below
+                with lock:
+                    errors.append(exc)
+
+    threads = [
+        threading.Thread(target=worker, name=f"okstra-preflight-{n}", daemon=True)
+        for n in range(max(1, min(limit, len(jobs))))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
 def preflight(
     instances: Iterable[RoleInstance],
     environment: Environment,
@@ -308,18 +349,18 @@ def preflight(
             leaders.add(inst.provider.id)
     paths = {pid: environment.which(p.cli) for pid, p in providers.items()}
 
-    workers = max(1, min(len(providers) + len(leaders), MAX_PARALLEL_PROBES))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="okstra-preflight") as pool:
-        version_jobs = {
-            pid: pool.submit(_probe_version, p, paths[pid], environment, timeout)
-            for pid, p in providers.items()
-        }
-        help_jobs = {
-            pid: pool.submit(_probe_help, providers[pid], paths[pid], environment, timeout)
-            for pid in leaders
-        }
-        versions = {pid: job.result() for pid, job in version_jobs.items()}
-        helps = {pid: job.result() for pid, job in help_jobs.items()}
+    version_ids = list(providers)
+    help_ids = sorted(leaders)
+    jobs: list[Callable[[], Any]] = [
+        partial(_probe_version, providers[pid], paths[pid], environment, timeout)
+        for pid in version_ids
+    ]
+    jobs += [
+        partial(_probe_help, providers[pid], paths[pid], environment, timeout) for pid in help_ids
+    ]
+    done = run_concurrently(jobs, MAX_PARALLEL_PROBES)
+    versions: dict[str, _Probe] = dict(zip(version_ids, done[: len(version_ids)], strict=True))
+    helps: dict[str, _Help] = dict(zip(help_ids, done[len(version_ids) :], strict=True))
 
     def verdict(inst: RoleInstance) -> _Probe:
         version = versions[inst.provider.id]

@@ -1,7 +1,8 @@
 """The prepare pipeline: run request → validated, resolved team → run files → launch.
 
 Steps 1–4 (validate, parse role args, resolve, build the manifest) and preflight
-read only; a problem there raises before anything is written. Step 5 allocates the
+(skipped by `--launch none`, which starts nothing) read only; a problem there raises
+before anything is written. Step 5 allocates the
 run sequence under a per-task lock; step 6 writes the planned files (the project-wide
 `.okstra/project.json` re-read and upserted under a project lock); step 7 launches.
 
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from .. import launch as launcher  # its process-running parts load on first use
 from ..catalog.loaders import detect_host, load_catalog, load_project_config
 from ..catalog.models import (
     LEADER,
@@ -46,20 +48,8 @@ from ..documents import (
 from ..documents.run import ApprovedPlanRef, FileRef
 from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, PrepareError, UsageError
-from ..launch import (
-    LaunchPlan,
-    LaunchResult,
-    PreflightResult,
-    ResumeEntry,
-    RoleInstance,
-    choose_backend,
-    find_okstra,
-    plan_launch,
-    preflight,
-    start,
-    tmux_commands,
-    write_resume_sheet,
-)
+from ..launch.plan import LaunchPlan, plan_launch
+from ..launch.resume import ResumeEntry, find_okstra, render_resume_sheet, write_resume_sheet
 from ..paths import user_dirs
 from ..pool import ModelPool
 from ..records import dataclass, field
@@ -84,6 +74,7 @@ from .runfiles import PlannedFile
 
 if TYPE_CHECKING:
     from ..catalog.loaders import Catalog
+    from ..launch import LaunchResult, PreflightResult
 KICKOFF = "Begin the run described in your instructions."
 PROJECT_JSON = "project.json"
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
@@ -342,7 +333,7 @@ def resolve_request(
 def run_preflight(resolved: Resolved, environment: Environment) -> list[PreflightResult]:
     """Preflight every CLI-spawning role instance."""
     instances = [
-        RoleInstance(
+        launcher.RoleInstance(
             role=r.role,
             ordinal=r.ordinal,
             provider=resolved.catalog.provider(r.provider),
@@ -350,7 +341,7 @@ def run_preflight(resolved: Resolved, environment: Environment) -> list[Prefligh
         )
         for r in resolved.manifest.role_executions
     ]
-    return preflight(instances, environment)
+    return launcher.preflight(instances, environment)
 
 
 # --------------------------------------------------------------------------- rendering
@@ -598,8 +589,6 @@ def plan_run(
     files.append(PlannedFile(paths["leadPromptMeta"], meta.to_bytes()))
 
     if launch_plan is not None:
-        from ..launch import ResumeEntry, find_okstra, render_resume_sheet
-
         entry = ResumeEntry.from_plan(launch_plan, leader.participant_ref, LEADER, cwd=root)
         # While the id is pending, the script calls this okstra back to find it.
         sheet, script = render_resume_sheet(
@@ -765,7 +754,7 @@ def _planned_result(
 ) -> PrepareResult:
     """The result of a planned run, before any launch: the same for a dry and a real run."""
     root = resolved.request.project_root
-    tmux = tuple(tuple(c) for c in tmux_commands(lp, window, root, env)) if lp else ()
+    tmux = tuple(tuple(c) for c in launcher.tmux_commands(lp, window, root, env)) if lp else ()
     return PrepareResult(
         dry_run=dry_run,
         run_id=rp.run_id,
@@ -821,7 +810,7 @@ def prepare(
     step("preflight")
     checks = run_preflight(resolved, env)
     failed = [p for p in checks if not p.ok]
-    backend = choose_backend(launch, env) if resolved.spawns_leader else "none"
+    backend = launcher.choose_backend(launch, env) if resolved.spawns_leader else "none"
     window = f"{request.task_group}/{request.task_id}"
     root = request.project_root
 
@@ -865,7 +854,7 @@ def prepare(
     if lp is None or backend == "none":
         return result
     step("launching the lead")
-    outcome = start(lp, backend, window, root, env)
+    outcome = launcher.start(lp, backend, window, root, env)
     result = _after_launch(result, rp, lp, outcome, env)
     return result
 

@@ -415,6 +415,56 @@ def test_wizard_step_imports_only_what_a_step_needs(
         raise AssertionError("no role-model step reached")
 
 
+# A prepare that launches nothing needs neither the preflight probes (a thread pool,
+# which imports logging) nor the backends that run processes.
+# Preflight runs (it checks the CLIs the lead will spawn, launched or not) on plain
+# threads; nothing that starts the lead is loaded.
+NOT_IMPORTED_BY_PREPARE_LAUNCH_NONE = (
+    "okstra_core.launch.backends",
+    "okstra_core.launch.foreground",
+    "concurrent.futures",
+    "logging",
+    "textual",
+)
+
+
+def test_prepare_launch_none_imports_no_launcher(
+    tmp_path: Path, okstra_home: Path, fake_bin: Callable[..., Path]
+) -> None:
+    """`okstra prepare --answers F --launch none`: a whole scripted setup, nothing started."""
+    from tests.prepare.conftest import FAKE_HELP
+    from tests.prepare.test_prepare_pipeline import confirmed_wizard
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "brief.md").write_text("# Brief\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(OKSTRA_HOME=str(okstra_home), PATH=f"{fake_bin()}:/usr/bin:/bin")
+    env["FAKE_CLI_HELP"] = FAKE_HELP  # the fake CLIs list the launch flags preflight checks
+    source = tmp_path / "source.json"
+    confirmed_wizard(source, project, Environment(env=env))
+    answers, _ = _imports_of(["wizard", "answers", "--state", str(source)], tmp_path, env)
+    answers_file = tmp_path / "answers.json"
+    answers_file.write_text(json.dumps(answers["answers"]), encoding="utf-8")
+    argv = ["prepare", "--answers", str(answers_file), "--project-root", str(project)]
+    argv += ["--host", "terminal", "--state", str(tmp_path / "scripted.json")]
+
+    payload, modules = _imports_of([*argv, "--launch", "none"], tmp_path, env)
+    assert payload["ok"] and payload["backend"] == "none" and payload["launch"] is None
+    # Preflight ran (and is seen loaded: the list of modules is the real one).
+    assert payload["preflight"] and all(p["ok"] for p in payload["preflight"])
+    assert {"okstra_core.launch.preflight", "subprocess", "threading"} <= modules
+    assert Path(payload["runDir"]).is_dir() and payload["leadArgv"]
+    loaded = sorted(
+        m
+        for m in modules
+        for name in NOT_IMPORTED_BY_PREPARE_LAUNCH_NONE
+        if m == name or m.startswith(name + ".")
+    )
+    assert loaded == []
+    assert "okstra_core.launch.resume" in modules  # the resume sheet was written
+
+
 # ------------------------------------------------------------------ wizard text cache
 
 
