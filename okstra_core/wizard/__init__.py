@@ -54,8 +54,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # `Outcome` holds the typed run request (pydantic models): imported on first use,
-    # so that asking the next question never loads them.
+    # `Outcome` holds the typed run request: imported on first use, so that asking the
+    # next question never loads the request, the plans reader or the setup-runs file.
     if name == "Outcome":
         from .outcome import Outcome
 
