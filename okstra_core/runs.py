@@ -218,10 +218,22 @@ def _parse(value: object) -> datetime | None:
         return None
 
 
+def _written_ns(run_dir: Path) -> int:
+    """When the run's inputs were written (ns), 0 if unknown: `run-inputs.json` is
+    written once, when the run is prepared, and never again."""
+    try:
+        return (run_dir / "run-inputs.json").stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def _sorted(rows: list[RunRow]) -> list[RunRow]:
-    def key(row: RunRow) -> tuple[float, str]:
+    """Newest first. `createdAt` is to the second: two runs prepared within the same
+    second are told apart by when their inputs were written."""
+
+    def key(row: RunRow) -> tuple[float, int, str]:
         stamp = row.created_at.timestamp() if row.created_at else 0.0
-        return (stamp, str(row.run_dir))
+        return (stamp, _written_ns(row.run_dir), str(row.run_dir))
 
     return sorted(rows, key=key, reverse=True)
 

@@ -311,3 +311,19 @@ def test_current_session_launches_nothing(project: Path, env: Environment) -> No
     # claude-code runs claude workers natively; the bundled defaults put claude on the team.
     assert native and all(r["provider"] == "claude" for r in native)
     assert "native sub-session" in prompt
+
+
+def test_runs_prepared_within_one_second_list_newest_first(project: Path, env: Environment) -> None:
+    """`createdAt` is to the second; `okstra runs` still lists the later run first."""
+    import dataclasses
+    from datetime import UTC, datetime
+
+    from okstra_core.runs import all_runs, project_runs
+
+    fixed = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+    same_second = dataclasses.replace(env, now=lambda: fixed)
+    # Task ids whose directory order is the reverse of their creation order.
+    first = prepare(inputs(project, task_id="zeta"), launch="none", environment=same_second)
+    second = prepare(inputs(project, task_id="alpha"), launch="none", environment=same_second)
+    for rows in (project_runs(project, same_second), all_runs(same_second)):
+        assert [r.run_dir for r in rows][:2] == [second.run_dir, first.run_dir]
