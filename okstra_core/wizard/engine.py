@@ -708,7 +708,17 @@ class Wizard:
         return self._current()[2]
 
     def refresh(self) -> Prompt:
-        """Compute the current prompt and save what that normalised (dropped models)."""
+        """Compute the current prompt and save what that normalised (dropped models).
+
+        When the file is there and the prompt changes nothing in it, nothing is locked
+        or written: asking for the current prompt works while another process holds
+        the setup, and on a disk okstra may not write to.
+        """
+        if self._lock is None and self.path.exists():
+            work = self._state.copy()
+            prompt = advance(self._ctx(work), work)
+            if work == self._state:
+                return prompt
         return self._transaction(lambda ctx, work: advance(ctx, work))
 
     def submit(self, answer: str, *, step: str | None = None) -> StepResult:

@@ -125,6 +125,10 @@ def test_concurrent_step_fails_fast(env: Environment, project: Path) -> None:
         assert path.read_bytes() == before
         code, data = okstra(env, "wizard", "show", "--state", "w")  # readers never wait
         assert code == 0 and data["prompt"]["id"] == "task_pick"
+        # Asking for the current prompt changes nothing, so it takes no lock either.
+        code, data = okstra(env, "wizard", "step", "--state", "w", "--no-submit")
+        assert code == 0 and data["next"]["id"] == "task_pick", data
+        assert path.read_bytes() == before
     assert okstra(env, "wizard", "step", "--state", "w", "--answer", "new")[0] == 0
 
 
