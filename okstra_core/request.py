@@ -221,14 +221,11 @@ class RunRequest:
         _check_text(me, "brief", self.brief, low=1, high=4096)
         _check_text(me, "approved_plan", self.approved_plan, high=4096)
         _check_text(me, "directive", self.directive, high=65536)
-        for index, key in enumerate(self.related_tasks):
+        for key in self.related_tasks:
             group, sep, task_id = key.partition("/")
             if not sep or not _SLUG.match(group) or not _SLUG.match(task_id) or "/" in task_id:
                 raise problem(
-                    me,
-                    ("related_tasks", index),
-                    f"expected task keys like 'group/id', got {key!r}",
-                    key,
+                    me, ("related_tasks",), f"expected task keys like 'group/id', got {key!r}", key
                 )
         for role, count in self.role_counts.items():
             _check_role(role, "role_counts")
@@ -245,11 +242,11 @@ class RunRequest:
                 raise problem(
                     me, ("role_models",), f"{role}: at most {MAX_ROLE_COUNT} models", role
                 )
-            for index, ref in enumerate(refs):
+            for ref in refs:
                 if len(ref) > 200 or not _MODEL_REF.match(ref):
                     raise problem(
                         me,
-                        ("role_models", role, index),
+                        ("role_models", role),
                         f"expected a model ref 'provider/model', got {ref!r}",
                         ref,
                     )

@@ -293,7 +293,11 @@ def host_context(
                 host_id=raw.get("hostId"), entry_mode=raw.get("entryMode") or "spawn-process"
             )
     except RecordError as exc:
-        raise usage_error(exc) from None
+        # The context is one flag: name it, and the place inside the JSON.
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        raise UsageError(f"{where}: {message}" if where else message, field=field) from None
     model = context.current_model
     ref = model.model_ref
     ref = canonical_model(ref, pool) if ref else reported_host_model(environment, pool)

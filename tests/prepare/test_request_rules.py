@@ -111,9 +111,9 @@ def test_built_and_validated_requests_agree(
         ({"task_id": ".."}, ("taskId",), "escape"),
         ({"task_type": "Bad Type"}, ("taskType",), "lower-case slug"),
         ({"brief": ""}, ("brief",), "1 to 4096 characters"),
-        ({"related_tasks": ("a/b", "nokey")}, ("relatedTasks", 1), "'group/id'"),
+        ({"related_tasks": ("a/b", "nokey")}, ("relatedTasks",), "'group/id'"),
         ({"role_counts": {"analyser": 65}}, ("roleCounts", "analyser"), "from 0 to 64"),
-        ({"role_models": {"analyser": ["opus"]}}, ("roleModels", "analyser", 0), "provider/model"),
+        ({"role_models": {"analyser": ["opus"]}}, ("roleModels", "analyser"), "provider/model"),
         ({"role_models": {"Bad Role": ["a/b"]}}, ("roleModels", "Bad Role"), "role name"),
     ],
 )
@@ -163,3 +163,23 @@ print(sorted(m for m in ('pydantic', 'pydantic_core') if m in sys.modules))
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("context", "words"),
+    [
+        ('{"hostId": ""}', "hostId: expected 1 to 64 characters"),
+        ('{"currentModel": 5}', "currentModel: "),
+        ('{"currentModel": {"modelRef": ""}}', "currentModel.modelRef: "),
+        ('{"entryMode": "sideways"}', "entryMode: "),
+    ],
+)
+def test_a_bad_host_context_names_its_flag_and_the_place_inside(context: str, words: str) -> None:
+    from okstra_core.environment import Environment
+    from okstra_core.errors import UsageError
+    from okstra_core.roleargs import host_context
+
+    with pytest.raises(UsageError) as caught:
+        host_context(Environment(env={}), None, context_json=context)
+    assert caught.value.field == "--host-session-context-json"
+    assert words in caught.value.message
