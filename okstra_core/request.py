@@ -29,7 +29,7 @@ import orjson
 
 from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV
 from .errors import OkstraError, UsageError
-from .records import RecordError, config, dataclass, field, problem, to_data
+from .records import RecordError, camel, config, dataclass, field, problem, to_data
 from .tasks import check_segment
 
 if TYPE_CHECKING:
@@ -53,20 +53,31 @@ UNREPORTED_MODEL = "this session (model not reported)"
 # No profile asks for more instances of one role than this; a larger count is refused
 # before anything is allocated for it.
 MAX_ROLE_COUNT = 64
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _TASK_TYPE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _ROLE = re.compile(r"^[a-z][a-z0-9_-]*$")
 _MODEL_REF = re.compile(r"^[^/\s]+/\S+$")
+_TASK_KEY = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$")
 
 
-def _check_text(
-    record: type[Any],
-    name: str,
-    value: str | None,
-    *,
-    low: int = 0,
-    high: int,
-) -> None:
+# The length rules of the text fields (characters, inclusive), one table for the
+# checks (`__post_init__`) and for the published JSON Schema (`_schema_rules`).
+_LENGTHS: dict[str, tuple[int, int]] = {
+    "model_ref": (1, 200),
+    "effort": (1, 64),
+    "host_id": (1, 64),
+    "task_group": (0, 200),
+    "task_id": (0, 200),
+    "task_type": (0, 64),
+    "brief": (1, 4096),
+    "approved_plan": (0, 4096),
+    "directive": (0, 65536),
+}
+_ROLE_MAX = 64
+_MODEL_REF_MAX = 200
+
+
+def _check_text(record: type[Any], name: str, value: str | None) -> None:
+    low, high = _LENGTHS[name]
     if value is not None and not low <= len(value) <= high:
         raise problem(
             record,
@@ -76,6 +87,39 @@ def _check_text(
             else f"expected at most {high} characters, got {len(value)}",
             value,
         )
+
+
+def _schema_rules(schema: dict[str, Any]) -> None:
+    """Publish the rules `__post_init__` checks in a record's JSON Schema."""
+    props = schema.get("properties", {})
+    for name, (low, high) in _LENGTHS.items():
+        prop = props.get(camel(name))
+        if prop is None:
+            continue
+        # An optional text (`str | None`) carries the rule on its string branch.
+        target = next((b for b in prop.get("anyOf", ()) if b.get("type") == "string"), prop)
+        if low:
+            target["minLength"] = low
+        target["maxLength"] = high
+    if "taskType" in props:
+        props["taskType"]["pattern"] = _TASK_TYPE.pattern
+    if "relatedTasks" in props:
+        props["relatedTasks"]["items"]["pattern"] = _TASK_KEY.pattern
+    names = {"pattern": _ROLE.pattern, "maxLength": _ROLE_MAX}
+    if "roleCounts" in props:
+        props["roleCounts"]["propertyNames"] = names
+        props["roleCounts"]["additionalProperties"] = {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_ROLE_COUNT,
+        }
+    if "roleModels" in props:
+        props["roleModels"]["propertyNames"] = names
+        props["roleModels"]["additionalProperties"] = {
+            "type": "array",
+            "maxItems": MAX_ROLE_COUNT,
+            "items": {"type": "string", "pattern": _MODEL_REF.pattern, "maxLength": _MODEL_REF_MAX},
+        }
 
 
 def _value_data(value: Any) -> dict[str, Any]:
@@ -93,15 +137,15 @@ class CurrentModel:
         effort: the reasoning effort the host reports, if any.
     """
 
-    __pydantic_config__ = config(camel_case=True, by_name=True)
+    __pydantic_config__ = config(camel_case=True, by_name=True, json_schema_extra=_schema_rules)
 
     provider: StrictStr | None = None
     model_ref: StrictStr | None = None
     effort: StrictStr | None = None
 
     def __post_init__(self) -> None:
-        _check_text(CurrentModel, "model_ref", self.model_ref, low=1, high=200)
-        _check_text(CurrentModel, "effort", self.effort, low=1, high=64)
+        _check_text(CurrentModel, "model_ref", self.model_ref)
+        _check_text(CurrentModel, "effort", self.effort)
 
     def dump(self) -> dict[str, Any]:
         """The JSON form (camelCase keys)."""
@@ -121,7 +165,7 @@ class HostSessionContext:
         current_model: the host session's model (a current-session lead's model).
     """
 
-    __pydantic_config__ = config(camel_case=True, by_name=True)
+    __pydantic_config__ = config(camel_case=True, by_name=True, json_schema_extra=_schema_rules)
 
     host_id: StrictStr | None = None
     entry_mode: EntryMode = "spawn-process"
@@ -130,7 +174,7 @@ class HostSessionContext:
     current_model: CurrentModel = field(default_factory=CurrentModel)
 
     def __post_init__(self) -> None:
-        _check_text(HostSessionContext, "host_id", self.host_id, low=1, high=64)
+        _check_text(HostSessionContext, "host_id", self.host_id)
         if self.entry_mode not in ENTRY_MODES:
             raise problem(
                 HostSessionContext,
@@ -183,7 +227,7 @@ class RunRequest:
             `converted:v1`), keyed like the confirmation lines plus `count:<role>`.
     """
 
-    __pydantic_config__ = config(camel_case=True, by_name=True)
+    __pydantic_config__ = config(camel_case=True, by_name=True, json_schema_extra=_schema_rules)
 
     project_root: Path
     task_group: StrictStr
@@ -205,7 +249,7 @@ class RunRequest:
             raise problem(me, ("project_root",), "expected an absolute path", self.project_root)
         for name in ("task_group", "task_id"):
             value = getattr(self, name)
-            _check_text(me, name, value, high=200)
+            _check_text(me, name, value)
             what = name.replace("_", " ")
             try:
                 slug = check_segment(value, what)
@@ -213,17 +257,16 @@ class RunRequest:
                 raise problem(me, (name,), exc.message, value) from None
             if slug != value:
                 raise problem(me, (name,), f"{what} must be a slug (try {slug!r})", value)
-        _check_text(me, "task_type", self.task_type, high=64)
+        _check_text(me, "task_type", self.task_type)
         if not _TASK_TYPE.match(self.task_type):
             raise problem(
                 me, ("task_type",), "expected a lower-case slug (a-z, 0-9, -)", self.task_type
             )
-        _check_text(me, "brief", self.brief, low=1, high=4096)
-        _check_text(me, "approved_plan", self.approved_plan, high=4096)
-        _check_text(me, "directive", self.directive, high=65536)
+        _check_text(me, "brief", self.brief)
+        _check_text(me, "approved_plan", self.approved_plan)
+        _check_text(me, "directive", self.directive)
         for key in self.related_tasks:
-            group, sep, task_id = key.partition("/")
-            if not sep or not _SLUG.match(group) or not _SLUG.match(task_id) or "/" in task_id:
+            if not _TASK_KEY.fullmatch(key):
                 raise problem(
                     me, ("related_tasks",), f"expected task keys like 'group/id', got {key!r}", key
                 )
@@ -243,7 +286,7 @@ class RunRequest:
                     me, ("role_models",), f"{role}: at most {MAX_ROLE_COUNT} models", role
                 )
             for ref in refs:
-                if len(ref) > 200 or not _MODEL_REF.match(ref):
+                if len(ref) > _MODEL_REF_MAX or not _MODEL_REF.match(ref):
                     raise problem(
                         me,
                         ("role_models", role),
@@ -308,7 +351,7 @@ class RunRequest:
 
 
 def _check_role(role: str, where: str) -> None:
-    if len(role) > 64 or not _ROLE.match(role):
+    if len(role) > _ROLE_MAX or not _ROLE.match(role):
         raise problem(
             RunRequest,
             (where, role),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from ..records import config, dataclass
+from ..records import dataclass
 from ..request import HostSessionContext, RunRequest
 from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document
 
@@ -89,7 +89,7 @@ class RunInputs(RunRequest, Document):
         argv: the renderArgv that replays this request (`okstra prepare <argv…>`).
     """
 
-    __pydantic_config__ = config(camel_case=True, by_name=True)
+    # The request's config is inherited: camelCase, and its rules in the schema.
     WHAT: ClassVar[str] = "run inputs"
 
     schema_version: Literal["2.0"] = SCHEMA_VERSION

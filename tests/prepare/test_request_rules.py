@@ -31,8 +31,12 @@ GOOD = {
 }
 
 # Values a host or a hand-edited file might give: good ones and each kind of bad one.
-SEGMENT = st.sampled_from(["billing", "a.b_c-1", "", "Billing", "a b", "..", "a/b", "x" * 201])
-TASK_TYPE = st.sampled_from(["requirements-discovery", "final-verification", "Bad", "-x", "a" * 65])
+SEGMENT = st.sampled_from(
+    ["billing", "a.b_c-1", "", "Billing", "a b", "..", "a/b", "x" * 200, "x" * 201]
+)
+TASK_TYPE = st.sampled_from(
+    ["requirements-discovery", "final-verification", "Bad", "-x", "a" * 64, "a" * 65]
+)
 TEXT = st.sampled_from(["", "brief.md", "x" * 4096, "x" * 4097])
 RELATED = st.lists(st.sampled_from(["a/b", "a.b/c-d", "a", "a/b/c", "A/b", "/b"]), max_size=3)
 ROLE = st.sampled_from(["analyser", "report-writer", "leader", "Analyser", "1x", "r" * 65])
@@ -183,3 +187,76 @@ def test_a_bad_host_context_names_its_flag_and_the_place_inside(context: str, wo
         host_context(Environment(env={}), None, context_json=context)
     assert caught.value.field == "--host-session-context-json"
     assert words in caught.value.message
+
+
+def _schema_refuses(schema: dict[str, Any], value: Any) -> bool:
+    """The keywords the request's schema uses, evaluated (a small JSON Schema subset)."""
+    import re
+
+    for branch in schema.get("anyOf", ()):
+        if not _schema_refuses(branch, value):
+            return False
+    if "anyOf" in schema:
+        return True
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0) or len(value) > schema.get("maxLength", 1e9):
+            return True
+        return "pattern" in schema and re.search(schema["pattern"], value) is None
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not schema.get("minimum", -1e9) <= value <= schema.get("maximum", 1e9)
+    if isinstance(value, list):
+        if len(value) > schema.get("maxItems", 1e9):
+            return True
+        return any(_schema_refuses(schema.get("items", {}), item) for item in value)
+    if isinstance(value, dict):
+        names = schema.get("propertyNames", {})
+        values = schema.get("additionalProperties", {})
+        props = schema.get("properties", {})
+        for key, item in value.items():
+            if _schema_refuses(names, key):
+                return True
+            if _schema_refuses(props.get(key, values if isinstance(values, dict) else {}), item):
+                return True
+    return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    group=SEGMENT,
+    task_type=TASK_TYPE,
+    brief=TEXT,
+    related=RELATED,
+    counts=st.dictionaries(ROLE, COUNT, max_size=3),
+    models=st.dictionaries(ROLE, st.lists(REF, max_size=3), max_size=3),
+)
+def test_the_published_schema_never_refuses_a_request_okstra_accepts(
+    group: str,
+    task_type: str,
+    brief: str,
+    related: list[str],
+    counts: dict[str, int],
+    models: dict[str, list[str]],
+) -> None:
+    from okstra_core.records import json_schema
+
+    schema = json_schema(RunRequest, mode="serialization")
+    values: dict[str, Any] = {
+        **GOOD,
+        "task_group": group,
+        "task_type": task_type,
+        "brief": brief,
+        "related_tasks": tuple(related),
+        "role_counts": counts,
+        "role_models": models,
+    }
+    try:
+        request = RunRequest(**values)
+    except RecordError:
+        return  # refused by okstra: the schema may or may not say so (it is looser)
+    assert not _schema_refuses(schema, request.dump()), request.dump()
+    # And the rules are published, not only checked.
+    for key in ("taskGroup", "brief", "directive"):
+        assert "maxLength" in schema["properties"][key]
+    assert schema["properties"]["taskType"]["pattern"]
