@@ -153,7 +153,12 @@ def advance(ctx: StepContext, state: WizardState) -> Prompt:
 
 
 def apply_answer(
-    ctx: StepContext, state: WizardState, answer: str, step: str | None = None
+    ctx: StepContext,
+    state: WizardState,
+    answer: str,
+    step: str | None = None,
+    *,
+    asked: Prompt | None = None,
 ) -> tuple[str, Prompt]:
     """Submit `answer` to the current prompt of `state` (a working copy).
 
@@ -163,6 +168,8 @@ def apply_answer(
         answer: the option value or the text.
         step: when given, the step id the answer is meant for; a mismatch is refused
             (answers files, out-of-order role-model answers).
+        asked: the prompt `advance` just gave for this very state (the previous
+            answer's next prompt, in a replay), so it is not worked out twice.
 
     Returns:
         (echo, next prompt).
@@ -170,7 +177,7 @@ def apply_answer(
     Raises:
         AnswerRefused: the answer does not fit; the caller discards the copy.
     """
-    prompt = advance(ctx, state)
+    prompt = asked if asked is not None else advance(ctx, state)
     if step is not None and step != prompt.id:
         problem = out_of_order(ctx, state, step)
         raise problem or refuse(ctx, "wrong_step", step=step, current=prompt.id)
@@ -545,7 +552,8 @@ def _replay(
             continue
         trial = work.copy()
         try:
-            echo, nxt = apply_answer(ctx, trial, entry.answer, entry.step)
+            # `nxt` was worked out for `work` as it is (`trial` equals it): reuse it.
+            echo, nxt = apply_answer(ctx, trial, entry.answer, entry.step, asked=nxt)
         except AnswerRefused as exc:
             return work, ReplayResult(
                 applied, echo, nxt or advance(ctx, work.copy()), exc.message, index

@@ -314,6 +314,19 @@ def test_random_enabled_walks_reach_confirm_and_agree_with_the_oracle(
         outcome = wizard.outcome()
         assert outcome.render_args["task-type"] == wizard.state.task_type
 
+        # Replaying the same answers in one transaction (each answer checked against
+        # the prompt the previous one produced) ends where answering one by one did.
+        replayed, result = Wizard.replay_new(
+            directory / "r.json", project, wizard.answers(), host="terminal", environment=env
+        )
+        assert result.error is None and result.applied == len(wizard.answers()), result
+        mine, theirs = wizard.state, replayed.state
+        assert [(e.step, e.answer, e.echo) for e in mine.answered] == [
+            (e.step, e.answer, e.echo) for e in theirs.answered
+        ]
+        assert (mine.role_counts, mine.role_models) == (theirs.role_counts, theirs.role_models)
+        assert replayed.outcome().request == outcome.request
+
         # The environment changes: some CLIs are gone.
         kept = {c for c in world.clis if drop.draw(st.booleans())}
         later = Wizard.open(path, environment=world.environment(okstra_home, kept))
