@@ -1,4 +1,4 @@
-"""Snapshot tests of every screen at 80×24 and 120×40.
+"""Snapshot tests of every screen (the doctor dialog too) at 80×24 and 120×40.
 
 Stable by construction: a fixed clock and uuid source, a project at a fixed path, the
 text cursor frozen, and every worker finished before the picture is taken. Each
@@ -313,3 +313,47 @@ def test_tui_snapshot_relaunch_question(snap_compare, stable_project, size) -> N
 
     app = build(stable_project, state=launched_setup(stable_project), launch="none")
     assert snap_compare(app, run_before=ask, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
+    """The doctor dialog, in an environment of its own: fake CLIs (with `--version` and
+    `--help` answers) and a fake tmux at fixed paths, an empty home (no logins)."""
+    from tui_support import FAKE_HELP, fixed_environment
+
+    from okstra_core.environment import Environment
+    from okstra_tui.screens.doctor import DoctorScreen
+    from tests.conftest import write_fake_cli
+
+    base = stable_project.parent
+    bin_dir = base / "bin"
+    for name in ("claude", "codex", "gemini", "grok", "kimi"):
+        write_fake_cli(bin_dir, name)
+    tmux = bin_dir / "tmux"
+    tmux.write_text("#!/bin/sh\necho 'tmux 3.4'\n", encoding="utf-8")
+    tmux.chmod(0o755)
+    (base / "home").mkdir()
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "HOME": str(base / "home"),
+        "OKSTRA_HOME": os.environ["OKSTRA_HOME"],
+        "FAKE_CLI_HELP": FAKE_HELP,
+        "LANG": "C.UTF-8",
+    }
+    clock = fixed_environment()
+    environment = Environment(env=env, now=clock.now, new_uuid=clock.new_uuid)
+    app = make_app(
+        project_root=stable_project, host="terminal", environment=environment, cursor_blink=False
+    )
+
+    async def open_doctor(pilot) -> None:
+        app = pilot.app
+        await settle(pilot, app)
+        app.show_doctor()
+        await wait_for(pilot, app, lambda: isinstance(app.screen, DoctorScreen), "the doctor")
+        await settle(pilot, app)
+        summary = app.screen.query_one("#summary")
+        await wait_for(pilot, app, lambda: "ready" in str(summary.render()), "the checks")
+        await settle(pilot, app)
+
+    assert snap_compare(app, run_before=open_doctor, terminal_size=size)
