@@ -132,10 +132,11 @@ Public API (the contract `okstra_core.prepare` codes against)::
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from ..lazy import lazy_names
 
 if TYPE_CHECKING:
     from .argv import PLACEHOLDERS, render_argv
@@ -213,13 +214,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 class _Package(types.ModuleType):

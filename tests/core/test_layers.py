@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.environment",
         "okstra_core.store",
         "okstra_core.records",
+        "okstra_core.lazy",
     ),
     (
         "okstra_core.catalog",
