@@ -52,6 +52,7 @@ __all__ = [
     "dataclass",
     "field",
     "json_schema",
+    "place",
     "problem",
     "to_data",
     "validate",
@@ -218,6 +219,25 @@ class RecordError(ValueError):
 
     def error_count(self) -> int:
         return len(self._errors)
+
+    def first(self) -> tuple[str, str]:
+        """(place, message) of the first problem: `place(loc)`, and the message without
+        pydantic's "Value error, " before a rule's own words."""
+        problem = self._errors[0]
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        return place(tuple(problem["loc"])), message
+
+
+def place(loc: tuple[str | int, ...]) -> str:
+    """A problem's location as messages name it: `roleModels.analyser`, `answered[2].step`
+    (pydantic's `[key]` marker of a bad mapping key is left out: the key is named)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part != "[key]":
+            out += f".{part}" if out else str(part)
+    return out
 
 
 def camel(name: str) -> str:

@@ -294,9 +294,7 @@ def host_context(
             )
     except RecordError as exc:
         # The context is one flag: name it, and the place inside the JSON.
-        problem = exc.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        message = str(problem["msg"]).removeprefix("Value error, ")
+        where, message = exc.first()
         raise UsageError(f"{where}: {message}" if where else message, field=field) from None
     model = context.current_model
     ref = model.model_ref

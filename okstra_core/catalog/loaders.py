@@ -28,7 +28,7 @@ from .. import records
 from ..environment import Environment
 from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
-from ..records import dataclass, field
+from ..records import dataclass, field, place
 from ..store import decode_utf8, parse_json_object, read_bytes
 from . import cache as catalog_cache
 from .frontmatter import split_front_matter
@@ -646,7 +646,7 @@ def _validate(record: type[_T], raw: dict[str, Any], path: Path) -> _T:
     except records.RecordError as exc:
         errors = exc.errors()
         first = errors[0]
-        where = _field_path(first["loc"])
+        where = place(tuple(first["loc"]))
         problem = (first.get("ctx") or {}).get("error")
         if isinstance(problem, DataProblem):
             # A rule of the record (its `__post_init__`): the field it names, inside `loc`.
@@ -656,22 +656,10 @@ def _validate(record: type[_T], raw: dict[str, Any], path: Path) -> _T:
             raise DataFileError(problem.message, path=path, field=field or None) from None
         message = _explain(first, record)
         if len(errors) > 1:
-            others = ", ".join(_field_path(e["loc"]) or "(top level)" for e in errors[1:4])
+            others = ", ".join(place(tuple(e["loc"])) or "(top level)" for e in errors[1:4])
             more = "" if len(errors) <= 4 else f" and {len(errors) - 4} more"
             message += f" (also wrong: {others}{more})"
         raise DataFileError(message, path=path, field=where or None) from None
-
-
-def _field_path(loc: Iterable[int | str]) -> str:
-    out = ""
-    for item in loc:
-        if isinstance(item, int):
-            out += f"[{item}]"
-        elif item == "[key]":
-            continue
-        else:
-            out += f".{item}" if out else str(item)
-    return out
 
 
 def _explain(error: Any, record: type[Any]) -> str:

@@ -42,11 +42,8 @@ Shape = Literal["one", "each", "values"]
 
 def field_path(exc: RecordError) -> tuple[str, str]:
     """(dotted location, message) of the first problem of a validation error."""
-    problem = exc.errors()[0]
-    where = ""
-    for part in problem["loc"]:
-        where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
-    return where or "(root)", str(problem["msg"]).removeprefix("Value error, ")
+    where, message = exc.first()
+    return where or "(root)", message
 
 
 def validation_error(exc: RecordError, path: Path | None, what: str) -> DataFileError:

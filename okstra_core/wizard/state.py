@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .. import __version__
 from ..catalog import cache as entries
-from ..records import RecordError, config, dataclass, field, to_data, validate
+from ..records import RecordError, config, dataclass, field, place, to_data, validate
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr
@@ -275,13 +275,6 @@ def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
     )
 
 
-def _loc(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
 def parse_v2(raw: Any, path: str) -> WizardState:
     """Validate a decoded v2 state object.
 
@@ -294,7 +287,7 @@ def parse_v2(raw: Any, path: str) -> WizardState:
         state = validate(WizardState, raw)
     except RecordError as exc:
         first = exc.errors()[0]
-        field = _loc(tuple(first["loc"])) or None
+        field = place(tuple(first["loc"])) or None
         message = first["msg"]
         if first["type"] == "int_type" and isinstance(first.get("input"), bool):
             message = "expected an integer count (a boolean is not a count)"

@@ -162,3 +162,12 @@ def test_which_agrees_with_shutil_which(
         assert which(command, path) == shutil.which(command, path=path)
     finally:
         os.chdir(here)
+
+
+def test_place_names_a_problem_as_messages_do() -> None:
+    from okstra_core.records import place
+
+    assert place(()) == ""
+    assert place(("answered", 2, "step")) == "answered[2].step"
+    assert place(("roleModels", "analyser", "[key]")) == "roleModels.analyser"
+    assert place((0, "id")) == "[0].id"
