@@ -12,7 +12,7 @@ checked (`_upgrade`); rules across fields run in `__post_init__`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Self
 
@@ -192,7 +192,7 @@ def _split(cls: type[Document], data: Any) -> Any:
             extra[key] = value
             continue
         nested = cls.NESTED.get(name)
-        out[key] = _split_nested(nested, value) if nested else value
+        out[key] = _nested(nested, value, _split, list) if nested else value
     if issubclass(cls, OpenDocument):
         out["extra"] = extra
     else:
@@ -200,14 +200,21 @@ def _split(cls: type[Document], data: Any) -> Any:
     return out
 
 
-def _split_nested(nested: tuple[Shape, type[Document]], value: Any) -> Any:
+def _nested(
+    nested: tuple[Shape, type[Document]],
+    value: Any,
+    each: Callable[[type[Document], Any], Any],
+    sequence: Callable[[Iterable[Any]], Any],
+) -> Any:
+    """`each(document class, item)` applied to what a nested field holds (see `Shape`);
+    a value of another shape is left as it is (validation names it)."""
     shape, sub = nested
     if shape == "one":
-        return _split(sub, value)
-    if shape == "each" and isinstance(value, list):
-        return [_split(sub, item) for item in value]
+        return each(sub, value)
+    if shape == "each" and isinstance(value, list | tuple):
+        return sequence(each(sub, item) for item in value)
     if shape == "values" and isinstance(value, dict):
-        return {k: _split(sub, item) for k, item in value.items()}
+        return {k: each(sub, item) for k, item in value.items()}
     return value
 
 
@@ -222,13 +229,7 @@ def _build(cls: type[Any], data: Mapping[str, Any]) -> Any:
             continue
         nested = cls.NESTED.get(name)
         if nested is not None and value is not None:
-            shape, sub = nested
-            if shape == "one":
-                value = _build(sub, value)
-            elif shape == "each":
-                value = tuple(_build(sub, item) for item in value)
-            else:
-                value = {k: _build(sub, item) for k, item in value.items()}
+            value = _nested(nested, value, _build, tuple)
         elif name in tuples and isinstance(value, list):
             value = tuple(value)
         values[name] = value
