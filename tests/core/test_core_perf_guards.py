@@ -98,9 +98,7 @@ def wizard_at_model_step(
     tmp_path: Path, okstra_home: Path, fake_bin: Callable[..., Path]
 ) -> tuple[Wizard, Prompt]:
     """A wizard answered with its defaults up to its second role-model prompt."""
-    project = tmp_path / "proj"
-    project.mkdir()
-    (project / "brief.md").write_text("# Brief\n", encoding="utf-8")
+    project = _project(tmp_path)
     env = Environment(env={"OKSTRA_HOME": str(okstra_home), "PATH": f"{fake_bin()}:/usr/bin:/bin"})
     wizard = Wizard.init(
         tmp_path / "w.json",
@@ -354,12 +352,22 @@ def _run_reporting(
     return json.loads(proc.stdout), json.loads(proc.stderr.strip().splitlines()[-1])
 
 
-def test_wizard_step_imports_only_what_a_step_needs(
-    tmp_path: Path, okstra_home: Path, fake_bin: Callable[..., Path]
-) -> None:
+def _project(tmp_path: Path) -> Path:
     project = tmp_path / "proj"
     project.mkdir()
     (project / "brief.md").write_text("# Brief\n", encoding="utf-8")
+    return project
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    """The loaded modules that are one of `names` or inside one of them."""
+    return sorted(m for m in modules for name in names if m == name or m.startswith(name + "."))
+
+
+def test_wizard_step_imports_only_what_a_step_needs(
+    tmp_path: Path, okstra_home: Path, fake_bin: Callable[..., Path]
+) -> None:
+    project = _project(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(OKSTRA_HOME=str(okstra_home), PATH=f"{fake_bin()}:/usr/bin:/bin")
     state = str(tmp_path / "w.json")
@@ -385,12 +393,7 @@ def test_wizard_step_imports_only_what_a_step_needs(
             ["wizard", "step", "--state", state, "--no-submit"], tmp_path, env
         )
         prompt = payload["next"]
-        loaded = sorted(
-            m
-            for m in modules
-            for name in NOT_IMPORTED_BY_A_STEP
-            if m == name or m.startswith(name + ".")
-        )
+        loaded = _loaded(modules, NOT_IMPORTED_BY_A_STEP)
         assert loaded == [], (prompt["id"], loaded)
         if prompt["meta"].get("stepKind") == "role_model":
             assert "okstra_core.resolver" in modules
@@ -426,43 +429,6 @@ NOT_IMPORTED_BY_PREPARE_LAUNCH_NONE = (
     "logging",
     "textual",
 )
-
-
-def test_prepare_launch_none_imports_no_launcher(
-    tmp_path: Path, okstra_home: Path, fake_bin: Callable[..., Path]
-) -> None:
-    """`okstra prepare --answers F --launch none`: a whole scripted setup, nothing started."""
-    from tests.prepare.conftest import FAKE_HELP
-    from tests.prepare.test_prepare_pipeline import confirmed_wizard
-
-    project = tmp_path / "proj"
-    project.mkdir()
-    (project / "brief.md").write_text("# Brief\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env.update(OKSTRA_HOME=str(okstra_home), PATH=f"{fake_bin()}:/usr/bin:/bin")
-    env["FAKE_CLI_HELP"] = FAKE_HELP  # the fake CLIs list the launch flags preflight checks
-    source = tmp_path / "source.json"
-    confirmed_wizard(source, project, Environment(env=env))
-    answers, _ = _imports_of(["wizard", "answers", "--state", str(source)], tmp_path, env)
-    answers_file = tmp_path / "answers.json"
-    answers_file.write_text(json.dumps(answers["answers"]), encoding="utf-8")
-    argv = ["prepare", "--answers", str(answers_file), "--project-root", str(project)]
-    argv += ["--host", "terminal", "--state", str(tmp_path / "scripted.json")]
-
-    payload, modules = _imports_of([*argv, "--launch", "none"], tmp_path, env)
-    assert payload["ok"] and payload["backend"] == "none" and payload["launch"] is None
-    # Preflight ran (and is seen loaded: the list of modules is the real one).
-    assert payload["preflight"] and all(p["ok"] for p in payload["preflight"])
-    assert {"okstra_core.launch.preflight", "subprocess", "threading"} <= modules
-    assert Path(payload["runDir"]).is_dir() and payload["leadArgv"]
-    loaded = sorted(
-        m
-        for m in modules
-        for name in NOT_IMPORTED_BY_PREPARE_LAUNCH_NONE
-        if m == name or m.startswith(name + ".")
-    )
-    assert loaded == []
-    assert "okstra_core.launch.resume" in modules  # the resume sheet was written
 
 
 # ------------------------------------------------------------------ wizard text cache
@@ -530,8 +496,7 @@ def test_a_state_file_is_trusted_only_by_the_bytes_okstra_checked(
     """A state file okstra did not write is validated (with pydantic) by every process
     that reads it, with the same answer each time; once a process validated a file, the
     next one reading the very same bytes trusts it without importing pydantic."""
-    project = tmp_path / "proj"
-    project.mkdir()
+    project = _project(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["OKSTRA_HOME"] = str(okstra_home)
     good = tmp_path / "good.json"
@@ -586,19 +551,17 @@ def test_a_state_file_is_trusted_only_by_the_bytes_okstra_checked(
 # A scripted setup (`prepare --answers`) replays the answers on records okstra already
 # checked and writes the run's documents as plain records: pydantic is for data read
 # from outside (an answers line of another shape, an existing task manifest).
-NOT_IMPORTED_BY_A_SCRIPTED_SETUP = ("pydantic", "pydantic_core", "okstra_core.catalog.prebuilt")
+NOT_IMPORTED_BY_A_SCRIPTED_SETUP = ("pydantic", "pydantic_core", "importlib.metadata")
 
 
-def test_prepare_answers_writes_a_new_run_without_pydantic(
+def test_prepare_answers_writes_a_new_run_without_pydantic_or_a_launcher(
     tmp_path: Path, okstra_home: Path, fake_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tests.prepare.conftest import FAKE_HELP
     from tests.prepare.test_prepare_cli import _answers_of_a_confirmed_setup
 
     monkeypatch.setenv("FAKE_CLI_HELP", FAKE_HELP)  # the fake CLIs pass preflight
-    project = tmp_path / "proj"
-    project.mkdir()
-    (project / "brief.md").write_text("# Brief\n", encoding="utf-8")
+    project = _project(tmp_path)
     answers, _ = _answers_of_a_confirmed_setup(project, tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     args = ["prepare", "--answers", str(answers), "--project-root", str(project)]
@@ -608,13 +571,15 @@ def test_prepare_answers_writes_a_new_run_without_pydantic(
     assert payload["ok"] is True, payload
     payload, modules = _imports_of([*args, "--state", "scripted"], project, env)
     assert payload["ok"] is True and payload["dryRun"] is False, payload
-    loaded = sorted(
-        m
-        for m in modules
-        for name in NOT_IMPORTED_BY_A_SCRIPTED_SETUP
-        if m == name or m.startswith(name + ".")
-    )
-    assert loaded == []
+    assert _loaded(modules, NOT_IMPORTED_BY_A_SCRIPTED_SETUP) == []
+    # Nothing was launched, and nothing that launches was loaded; preflight ran (and is
+    # seen loaded: the list of modules is the real one).
+    assert payload["backend"] == "none" and payload["launch"] is None
+    assert payload["preflight"] and all(p["ok"] for p in payload["preflight"])
+    assert {"okstra_core.launch.preflight", "subprocess", "threading"} <= modules
+    assert Path(payload["runDir"]).is_dir() and payload["leadArgv"]
+    assert _loaded(modules, NOT_IMPORTED_BY_PREPARE_LAUNCH_NONE) == []
+    assert "okstra_core.launch.resume" in modules  # the resume sheet was written
     # What it wrote reads back through the documents (the edge: pydantic checks it).
     run_dir = Path(payload["runDir"])
     inputs = RunInputs.read(run_dir / "run-inputs.json")
