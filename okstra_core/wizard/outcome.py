@@ -220,9 +220,8 @@ def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, st
             provenance=provenance,
         )
     except RecordError as exc:
-        problem = exc.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        raise OkstraError(f"{problem['msg']}", field=where) from None
+        where, message = exc.first()
+        raise OkstraError(message, field=where) from None
 
 
 def build_outcome(ctx: StepContext, state: WizardState, state_path: Path | None = None) -> Outcome:
