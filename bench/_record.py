@@ -3,8 +3,11 @@
     python bench/_record.py EVENTS.json okstra-args…
 
 Records, in order: each atomic replace (target path and the bytes that land there),
-each append to an O_APPEND file, and each fsync. `_replay.py` writes the same bytes
-to the same paths with the same number of fsyncs: the baseline of measurement (c).
+each append to an O_APPEND file, and each fsync. A replace inside okstra's cache
+directory is recorded as `cache` (okstra writes those entries without fsync: losing
+one costs a recomputation), so the floor does not sync them either. `_replay.py`
+writes the same bytes to the same paths with the same number of fsyncs: the baseline
+of measurement (c).
 Run as a plain script so the recording adds nothing to what okstra imports.
 """
 
@@ -28,9 +31,14 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+_cache_dir: list[str] = []
+
+
 def _replace(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
+    target = os.path.abspath(os.fspath(dst))
+    kind = "cache" if _cache_dir and target.startswith(_cache_dir[0]) else "replace"
     with open(src, "rb") as fh:
-        events.append(["replace", os.path.abspath(os.fspath(dst)), _b64(fh.read())])
+        events.append([kind, target, _b64(fh.read())])
     return _real_replace(src, dst, *args, **kwargs)
 
 
@@ -60,7 +68,10 @@ def _close(fd):  # type: ignore[no-untyped-def]
 def main() -> int:
     out, args = sys.argv[1], sys.argv[2:]
     os.replace, os.fsync, os.open, os.write, os.close = _replace, _fsync, _open, _write, _close
+    from okstra_core.paths import user_dirs
     from okstra_tui.entry import main as okstra_main
+
+    _cache_dir.append(os.path.join(os.path.abspath(user_dirs().cache), ""))
 
     try:
         code = okstra_main(args)

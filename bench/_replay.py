@@ -3,7 +3,8 @@
     python bench/_replay.py EVENTS.json
 
 Each replace is a temp file + fsync + rename + fsync of the directory (what any
-crash-safe writer must do); each append is an O_APPEND write + fsync. Extra fsyncs
+crash-safe writer must do); each append is an O_APPEND write + fsync; each cache
+entry is a temp file + rename (no fsync, as okstra writes them). Extra fsyncs
 are added so the total matches the recorded count. Standard library only.
 """
 
@@ -44,6 +45,16 @@ def main() -> int:
             os.replace(tmp, path)
             _fsync_dir(last_dir)
             done += 2
+        elif event[0] == "cache":
+            path, data = event[1], base64.b64decode(event[2])
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
         elif event[0] == "append":
             path, data = event[1], base64.b64decode(event[2])
             os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -7,6 +7,16 @@ Two subjects, each against its own floor:
 * two processes: `okstra wizard init --answers FILE` followed by
   `okstra prepare --state F --launch none`.
 
+A third subject is the common case after the first setup: another run of the same task,
+`okstra prepare --state F --again --launch none`, which extends the task manifest and
+project.json the first one wrote (each sample adds one more run), against the replay
+of one such run.
+
+A last row is an anchor, not a subject: a process that only imports the libraries every
+prepare must load (orjson for every document, jinja2's sandbox for every prompt), timed
+against the one-process floor. It is the part of the ratio no change to okstra can
+remove while those libraries are its own.
+
 Baseline: one run of `_replay.py` per okstra process, writing the very bytes okstra
 wrote, to the same paths, with the same number of fsyncs (recorded by `_record.py` in
 a first, untimed pass). The ratio is okstra's overhead over the disk work it must do
@@ -99,6 +109,7 @@ def measure(work: Path, repeat: int) -> list[Figure]:
         "(c) scripted setup, one process: `prepare --answers --launch none`",
         "(c) scripted setup, two processes: `wizard init --answers` + `prepare --state`",
     )
+    anchor_name = "(c) anchor: only `import orjson, jinja2.sandbox` (the libraries a prepare loads)"
     baseline_name = "same bytes, same fsyncs, one plain script per process"
     try:
         here = work / "scripted-setup"
@@ -135,4 +146,62 @@ def measure(work: Path, repeat: int) -> list[Figure]:
             continue
         note = f"{count} answers; {files} files, {fsyncs} fsyncs"
         figures.append(Figure(name, subject, baseline, baseline_name, note=note))
+        if index == 0:
+            figures.append(_again(here, machine, state, commands[0], baseline_name, repeat))
+            figures.append(_anchor(anchor_name, machine, replays, baseline_name, repeat))
     return figures
+
+
+def _again(
+    work: Path,
+    machine: Machine,
+    state: Path,
+    first: list[str],
+    baseline_name: str,
+    repeat: int,
+) -> Figure:
+    """Another run of a task a scripted setup prepared (see the module's docstring)."""
+    name = "(c) another run of the same task: `prepare --state F --again --launch none`"
+    args = ["prepare", "--state", str(state), "--again", "--launch", "none"]
+    try:
+        _reset(machine)
+        run([*okstra_argv(), *first], env=machine.env, cwd=machine.project, what="okstra prepare")
+        log = work / "events-again.json"
+        run(
+            [sys.executable, str(HERE / "_record.py"), str(log), *args],
+            env=machine.env,
+            cwd=machine.project,
+            what="okstra prepare --again (recorded)",
+        )
+        events = json.loads(log.read_text(encoding="utf-8"))
+        replay = [sys.executable, str(HERE / "_replay.py"), str(log)]
+        okstra = [*okstra_argv(), *args]
+
+        def subject() -> float:
+            return time_process(okstra, env=machine.env, cwd=machine.project)
+
+        def baseline() -> float:
+            return time_process(replay, env=machine.env, cwd=machine.project)
+
+        timed = interleaved(subject, baseline, repeat=repeat)
+    except NotAvailable as exc:
+        return Figure(name, baseline_name=baseline_name, missing=str(exc))
+    files = len({e[1] for e in events if e[0] in ("replace", "append")})
+    fsyncs = sum(1 for e in events if e[0] == "fsync")
+    note = f"{files} files, {fsyncs} fsyncs"
+    return Figure(name, timed[0], timed[1], baseline_name, note=note)
+
+
+def _anchor(
+    name: str, machine: Machine, replays: list[list[str]], baseline_name: str, repeat: int
+) -> Figure:
+    """The libraries alone against the one-process floor (see the module's docstring)."""
+    imports = [[sys.executable, "-c", "import orjson, jinja2.sandbox"]]
+    try:
+        subject, baseline = interleaved(
+            _timed(machine, imports), _timed(machine, replays), repeat=repeat
+        )
+    except NotAvailable as exc:
+        return Figure(name, baseline_name=baseline_name, missing=str(exc))
+    note = "not okstra: the share of the ratio its libraries take"
+    return Figure(name, subject, baseline, baseline_name, note=note)

@@ -117,18 +117,21 @@ def load(directory: Path, key: str, expected: type) -> Any | None:
     return value if type(value) is expected else None
 
 
-def store(directory: Path, key: str, value: Any) -> None:
-    """Store `value` under `key`: atomic, private, best effort (errors are ignored)."""
+def store(directory: Path, key: str, value: Any, *, keep: int = KEEP) -> None:
+    """Store `value` under `key`: atomic, private, best effort (errors are ignored).
+
+    The newest `keep` entries of `directory` are kept; older ones are removed.
+    """
     try:
         target = directory / f"{key}{_SUFFIX}"
         write_cache_entry(target, FORMAT, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-        _prune(directory, keep=target)
+        _prune(directory, keep=target, count=keep)
     except Exception:  # a cache that cannot be written is only slower
         return
 
 
-def _prune(directory: Path, *, keep: Path) -> None:
-    """Keep the newest `KEEP` entries (and `keep`); drop leftovers of dead writers."""
+def _prune(directory: Path, *, keep: Path, count: int = KEEP) -> None:
+    """Keep the newest `count` entries (and `keep`); drop leftovers of dead writers."""
     entries: list[tuple[float, Path]] = []
     for path in directory.iterdir():
         try:
@@ -141,7 +144,7 @@ def _prune(directory: Path, *, keep: Path) -> None:
             with contextlib.suppress(OSError):
                 path.unlink()
     entries.sort(reverse=True)
-    for _, path in entries[KEEP:]:
+    for _, path in entries[count:]:
         if path != keep:
             with contextlib.suppress(OSError):
                 path.unlink()

@@ -44,6 +44,7 @@ from ..documents import (
     RunPrepared,
     RunsIndexRow,
     TaskManifest,
+    trust,
 )
 from ..documents.run import ApprovedPlanRef, FileRef
 from ..environment import Environment
@@ -103,6 +104,10 @@ class Resolved:
     project_id: str
     project_json: dict[str, Any] | None
     task_manifest: dict[str, Any] | None
+    # The exact bytes the two were read from (None: not read from a file prepare can
+    # recognise; see `okstra_core.documents.trust`).
+    project_json_raw: bytes | None = None
+    task_manifest_raw: bytes | None = None
 
     @property
     def leader_provider(self) -> ProviderSpec:
@@ -326,7 +331,8 @@ def resolve_request(
         project_json=dict(project_config.raw)
         if project_config.path and project_config.raw
         else None,
-        task_manifest=task_manifest,
+        task_manifest=task_manifest.data if task_manifest is not None else None,
+        task_manifest_raw=task_manifest.raw if task_manifest is not None else None,
     )
 
 
@@ -638,11 +644,13 @@ def plan_run(
         now=now,
     )
     # Checked by its record before anything is written when it extends a file (a
-    # manifest okstra could not read back is never left behind); a new task's is
-    # made of okstra's own values.
+    # manifest okstra could not read back is never left behind), unless that file is
+    # exactly what okstra wrote; a new task's is made of okstra's own values.
+    cache = user_dirs(environment.env).cache
     task_doc = (
         TaskManifest.parse(task_manifest, path=paths["taskManifest"])
         if resolved.task_manifest is not None
+        and not _recognised(paths["taskManifest"], resolved.task_manifest_raw, cache)
         else TaskManifest.from_own(task_manifest)
     )
     files.append(PlannedFile(paths["taskManifest"], task_doc.to_bytes()))
@@ -702,6 +710,7 @@ def plan_run(
     project_doc = (
         ProjectDocument.parse(project_json, path=project_json_path(root))
         if resolved.project_json is not None
+        and not _recognised(project_json_path(root), resolved.project_json_raw, cache)
         else ProjectDocument.from_own(project_json)
     )
     files.append(PlannedFile(project_json_path(root), project_doc.to_bytes(), "upsert"))
@@ -850,6 +859,7 @@ def prepare(
             resolved = _with_project_json(resolved, _read_project_json(root))
             rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
             runfiles.apply_run(rp.files, run_id=rp.run_id, run_dir=rp.run_dir)
+            _remember_shared(rp.files, root, troot, env)
     result = _planned_result(resolved, rp, lp, checks, backend, window, env, dry_run=False)
     if lp is None or backend == "none":
         return result
@@ -859,18 +869,38 @@ def prepare(
     return result
 
 
-def _with_task_manifest(resolved: Resolved, manifest: dict[str, Any] | None) -> Resolved:
-    return replace(resolved, task_manifest=manifest)
+def _with_task_manifest(resolved: Resolved, found: runfiles.Existing | None) -> Resolved:
+    if found is None:
+        return replace(resolved, task_manifest=None, task_manifest_raw=None)
+    return replace(resolved, task_manifest=found.data, task_manifest_raw=found.raw)
 
 
-def _read_project_json(project_root: Path) -> dict[str, Any] | None:
+def _read_project_json(project_root: Path) -> runfiles.Existing | None:
     """project.json as it is now (unknown keys and all), or None when absent or empty."""
-    data = runfiles.read_object(project_json_path(project_root), "project.json")
-    return data or None
+    found = runfiles.read_object(project_json_path(project_root), "project.json")
+    return found if found is not None and found.data else None
 
 
-def _with_project_json(resolved: Resolved, project_json: dict[str, Any] | None) -> Resolved:
-    return replace(resolved, project_json=project_json)
+def _with_project_json(resolved: Resolved, found: runfiles.Existing | None) -> Resolved:
+    if found is None:
+        return replace(resolved, project_json=None, project_json_raw=None)
+    return replace(resolved, project_json=found.data, project_json_raw=found.raw)
+
+
+def _recognised(path: Path, raw: bytes | None, cache: Path) -> bool:
+    """Whether `raw` (a shared document's bytes as read) is exactly what okstra wrote."""
+    return raw is not None and trust.recognised(path, raw, cache)
+
+
+def _remember_shared(
+    files: Sequence[PlannedFile], root: Path, troot: Path, env: Environment
+) -> None:
+    """Mark the task manifest and project.json prepare just wrote as okstra's own bytes."""
+    shared = {troot / TASK_MANIFEST, project_json_path(root)}
+    cache = user_dirs(env.env).cache
+    for f in files:
+        if f.path in shared:
+            trust.remember(f.path, f.content, cache)
 
 
 def _after_launch(

@@ -46,8 +46,8 @@ from ..store import (
     append_line,
     atomic_write_bytes,
     make_private_dirs,
+    parse_json,
     read_bytes,
-    read_json,
 )
 from ..tasks import TASK_MANIFEST, lower_unfinished, promote_pointer
 
@@ -210,32 +210,41 @@ def jsonl_line(record: Mapping[str, Any]) -> bytes:
 # --------------------------------------------------------------------------- readers
 
 
-def read_object(path: Path, what: str) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class Existing:
+    """A JSON object file as prepare found it: decoded, and the exact bytes read."""
+
+    data: dict[str, Any]
+    raw: bytes
+
+
+def read_object(path: Path, what: str) -> Existing | None:
     """Read a JSON object file if present; a malformed one is a `DataFileError`."""
     if not os.path.lexists(path):
         return None
     try:
-        data = read_json(path, what=what, follow=False)
+        raw = read_bytes(path, what=what, follow=False)
+        data = parse_json(raw, path, what=what)
     except OkstraError as exc:
         raise DataFileError(exc.message, path=path) from None
     if not isinstance(data, dict):
         raise DataFileError(f"expected a JSON object ({what})", path=path)
-    return data
+    return Existing(data, raw)
 
 
-def read_task_manifest(task_root: Path) -> dict[str, Any] | None:
+def read_task_manifest(task_root: Path) -> Existing | None:
     """The existing task manifest, checked enough that prepare can extend it."""
     path = task_root / TASK_MANIFEST
-    data = read_object(path, "task manifest")
-    if data is None:
+    found = read_object(path, "task manifest")
+    if found is None:
         return None
-    index = data.get("roleExecutionIndex", [])
+    index = found.data.get("roleExecutionIndex", [])
     if not isinstance(index, list):
         raise DataFileError("expected a list", path=path, field="roleExecutionIndex")
-    workflow = data.get("workflow", {})
+    workflow = found.data.get("workflow", {})
     if not isinstance(workflow, dict):
         raise DataFileError("expected an object", path=path, field="workflow")
-    return data
+    return found
 
 
 # --------------------------------------------------------------------------- builders

@@ -550,7 +550,8 @@ def test_a_state_file_is_trusted_only_by_the_bytes_okstra_checked(
 
 # A scripted setup (`prepare --answers`) replays the answers on records okstra already
 # checked and writes the run's documents as plain records: pydantic is for data read
-# from outside (an answers line of another shape, an existing task manifest).
+# from outside (an answers line of another shape, a task manifest or project.json that
+# okstra did not write byte for byte).
 NOT_IMPORTED_BY_A_SCRIPTED_SETUP = ("pydantic", "pydantic_core", "importlib.metadata")
 
 
@@ -588,3 +589,17 @@ def test_prepare_answers_writes_a_new_run_without_pydantic_or_a_launcher(
     assert manifest.run_id == payload["runId"]
     task = TaskManifest.read(run_dir.parents[1] / "task-manifest.json")
     assert task.latest_run.run_id == payload["runId"]
+    # Another run of the same task extends the task manifest and project.json that
+    # prepare wrote: their exact bytes are recognised, so still no pydantic.
+    again = ["prepare", "--state", "scripted", "--again", "--launch", "none"]
+    payload, modules = _imports_of(again, project, env)
+    assert payload["ok"] is True and payload["runId"].endswith("-002"), payload
+    assert _loaded(modules, NOT_IMPORTED_BY_A_SCRIPTED_SETUP) == []
+    # project.json edited by hand (a key of the user's) is checked: pydantic is loaded.
+    project_json = project / ".okstra" / "project.json"
+    data = json.loads(project_json.read_text(encoding="utf-8"))
+    project_json.write_text(json.dumps({**data, "note": "mine"}), encoding="utf-8")
+    payload, modules = _imports_of(again, project, env)
+    assert payload["ok"] is True and payload["runId"].endswith("-003"), payload
+    assert "pydantic" in modules
+    assert json.loads(project_json.read_text(encoding="utf-8"))["note"] == "mine"

@@ -20,19 +20,6 @@ from okstra_core.store import read_lines
 from tests.prepare.prepare_support import request_of
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "brief.md").write_text("# Brief\nMake the widget faster.\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def env(fake_path: Path) -> Environment:
-    return Environment(env=dict(os.environ))
-
-
 def inputs(project: Path, **kw: object) -> RunRequest:
     return request_of(project, **kw)
 

@@ -6,6 +6,7 @@ a temp dir, see tests/conftest.py); provider CLIs are the fake ones on PATH.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import time
@@ -50,11 +51,23 @@ def project(tmp_path: Path, fake_path: Path) -> Path:
 
 @pytest.fixture
 def stable_project(fake_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
-    """A project at a fixed path, so paths shown on screen are the same every run."""
-    root = Path("/tmp/okstra-tui-snapshots") / request.node.name.split("[")[0][:40] / "proj"
-    shutil.rmtree(root.parent, ignore_errors=True)
-    yield make_project(root)
-    shutil.rmtree(root.parent, ignore_errors=True)
+    """A project at a fixed path, so paths shown on screen are the same every run.
+
+    The path is shared by every checkout on the machine: a lock beside it makes two
+    test runs at once (two worktrees, two CI jobs) take turns instead of removing each
+    other's project.
+    """
+    base = Path("/tmp/okstra-tui-snapshots")
+    root = base / request.node.name.split("[")[0][:40] / "proj"
+    base.mkdir(exist_ok=True)
+    fd = os.open(f"{base}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        shutil.rmtree(root.parent, ignore_errors=True)
+        yield make_project(root)
+        shutil.rmtree(root.parent, ignore_errors=True)
+    finally:
+        os.close(fd)  # releases the lock
 
 
 @pytest.fixture
