@@ -143,12 +143,15 @@ class ProjectConfig:
         model_defaults: the project scope of the model defaults (`modelDefaults`).
         raw: the whole file as read, so prepare can upsert it without losing keys.
         path: where it was (or would be) read from.
+        data: the file's exact bytes (None when absent), so prepare can tell whether
+            okstra wrote them (`okstra_core.documents.trust`).
     """
 
     project_id: str | None = None
     model_defaults: ModelDefaults = field(default_factory=ModelDefaults)
     raw: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    data: bytes | None = None
 
 
 def load_catalog(environment: Environment) -> Catalog:
@@ -486,9 +489,8 @@ def load_project_config(project_root: Path) -> ProjectConfig:
     if not os.path.lexists(path):
         return ProjectConfig(model_defaults=ModelDefaults(source=str(path)), path=path)
     # okstra's own file: a symbolic link (to /dev/zero, to a secret) is refused.
-    raw = parse_json_object(
-        read_bytes(path, error=DataFileError, follow=False), path, error=DataFileError
-    )
+    data = read_bytes(path, error=DataFileError, follow=False)
+    raw = parse_json_object(data, path, error=DataFileError)
     project_id = raw.get("projectId")
     if project_id is not None and (not isinstance(project_id, str) or not project_id):
         raise DataFileError(
@@ -501,6 +503,7 @@ def load_project_config(project_root: Path) -> ProjectConfig:
         model_defaults=_model_defaults(raw.get("modelDefaults", {}), path),
         raw=raw,
         path=path,
+        data=data,
     )
 
 

@@ -331,6 +331,7 @@ def resolve_request(
         project_json=dict(project_config.raw)
         if project_config.path and project_config.raw
         else None,
+        project_json_raw=project_config.data if project_config.raw else None,
         task_manifest=task_manifest.data if task_manifest is not None else None,
         task_manifest_raw=task_manifest.raw if task_manifest is not None else None,
     )

@@ -46,6 +46,9 @@ def test_okstras_own_bytes_are_extended_without_a_check(
 ) -> None:
     prepare(request_of(project), launch="none", environment=env)
     assert checked == []  # a new task and a new project: okstra's own values
+    # The confirm screen's dry run reads them the same way.
+    prepare(request_of(project), launch="none", environment=env, dry_run=True)
+    assert checked == []
     prepare(request_of(project), launch="none", environment=env)
     prepare(request_of(project, task_id="gadget"), launch="none", environment=env)
     assert checked == []  # the files are exactly what the earlier prepares wrote
