@@ -860,7 +860,8 @@ def prepare(
             resolved = _with_project_json(resolved, _read_project_json(root))
             rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
             runfiles.apply_run(rp.files, run_id=rp.run_id, run_dir=rp.run_dir)
-            _remember_shared(rp.files, root, troot, env)
+    # After the locks: a marker names bytes, whoever writes the file next.
+    _remember_shared(rp.files, root, troot, env)
     result = _planned_result(resolved, rp, lp, checks, backend, window, env, dry_run=False)
     if lp is None or backend == "none":
         return result
