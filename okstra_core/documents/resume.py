@@ -38,6 +38,8 @@ class ResumeDiscover(Document):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ResumeParticipant(Document):
+    """How to resume one participant's session: its CLI, model, directory and argv."""
+
     __pydantic_config__ = _CONFIG
     # Only while the id is pending discovery (absent from the file otherwise).
     OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"resume_argv_template", "discover"})

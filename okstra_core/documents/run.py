@@ -146,6 +146,8 @@ class DynamicRole(Document):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class FileRef(Document):
+    """A file the run depends on, with the SHA-256 of its bytes when the run was prepared."""
+
     __pydantic_config__ = _CONFIG
     path: StrictStr
     sha256: StrictStr
@@ -153,6 +155,8 @@ class FileRef(Document):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ApprovedPlanRef(Document):
+    """The approved plan a run implements: its file, digest and the stages it covers."""
+
     __pydantic_config__ = _CONFIG
     path: StrictStr
     sha256: StrictStr

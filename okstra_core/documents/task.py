@@ -55,6 +55,8 @@ __all__ = [
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class TaskIdentity(OpenDocument):
+    """Which task this is: its project, group, id, key and brief."""
+
     __pydantic_config__ = OPEN_CONFIG
 
     project_id: StrictStr
@@ -77,6 +79,8 @@ class NextPhase(Document):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Workflow(OpenDocument):
+    """Where the task stands: the current phase, every phase's state, what comes next."""
+
     __pydantic_config__ = OPEN_CONFIG
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "next_recommended_phase": ("one", NextPhase)
@@ -92,6 +96,8 @@ class Workflow(OpenDocument):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class RoleExecutionIndexEntry(OpenDocument):
+    """One role instance of one run of the task: its role, ordinal, model and run manifest."""
+
     __pydantic_config__ = OPEN_CONFIG
 
     run_id: StrictStr
@@ -108,6 +114,8 @@ class RoleExecutionIndexEntry(OpenDocument):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class LatestRun(Document):
+    """The task's most recent run: its id, phase, sequence number and files."""
+
     __pydantic_config__ = _CONFIG
 
     run_id: StrictStr
@@ -147,6 +155,8 @@ class TaskManifest(OpenDocument):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class _Event(Document):
+    """What every `timeline.jsonl` line has: when, and which run."""
+
     __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "timeline event"
 
@@ -156,6 +166,8 @@ class _Event(Document):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class RunPrepared(_Event):
+    """A run's files were written: its manifest, lead session and role executions."""
+
     __pydantic_config__ = _CONFIG
 
     event: Literal["run-prepared"] = "run-prepared"
@@ -167,6 +179,8 @@ class RunPrepared(_Event):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class LeadLaunched(_Event):
+    """The lead CLI was started, by which backend and where (window, pane)."""
+
     __pydantic_config__ = _CONFIG
 
     event: Literal["lead-launched"] = "lead-launched"
@@ -199,6 +213,8 @@ class LeadExited(_Event):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class LeadStopRequested(_Event):
+    """Someone asked okstra to stop the lead."""
+
     __pydantic_config__ = _CONFIG
 
     event: Literal["lead-stop-requested"] = "lead-stop-requested"
@@ -207,6 +223,8 @@ class LeadStopRequested(_Event):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class LeadLaunchFailed(_Event):
+    """Starting the lead CLI failed, with the error."""
+
     __pydantic_config__ = _CONFIG
 
     event: Literal["lead-launch-failed"] = "lead-launch-failed"
@@ -216,6 +234,8 @@ class LeadLaunchFailed(_Event):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class SessionDiscovered(_Event):
+    """The session id of a CLI that picks its own was found after launch."""
+
     __pydantic_config__ = _CONFIG
 
     event: Literal["session-discovered"] = "session-discovered"
@@ -259,6 +279,8 @@ def parse_event(data: Any, *, path: Path | None = None) -> TimelineEvent:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ProjectTask(OpenDocument):
+    """A task of the project as `project.json` lists it: its last run and phase."""
+
     __pydantic_config__ = OPEN_CONFIG
 
     last_run_id: StrictStr
@@ -268,6 +290,8 @@ class ProjectTask(OpenDocument):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class LastPreparedRun(Document):
+    """The run prepared most recently anywhere in the project."""
+
     __pydantic_config__ = _CONFIG
 
     task_key: StrictStr

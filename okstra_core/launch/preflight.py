@@ -106,6 +106,8 @@ class PreflightResult:
 
 @dataclass(frozen=True)
 class _Probe:
+    """What probing one CLI found: where it is, its version, or what is wrong."""
+
     cli_path: str | None
     version: str | None
     problem: str | None

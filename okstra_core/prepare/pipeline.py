@@ -437,6 +437,8 @@ def _team_context(resolved: Resolved) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class _RunPlan:
+    """Every file of one run (exact bytes) and the lead's launch plan, before writing."""
+
     run_id: str
     run_dir: Path
     files: tuple[PlannedFile, ...]

@@ -379,6 +379,8 @@ def _read_state_bytes(path: Path) -> tuple[bytes, Any]:
 
 @dataclass(frozen=True)
 class _Loaded:
+    """A state file as opened: where from, where it is saved, and its state."""
+
     source: Path  # the file the person named
     path: Path  # the v2 file written (the companion of a v1 source)
     state: WizardState
