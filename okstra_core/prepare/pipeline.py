@@ -102,12 +102,10 @@ class Resolved:
     approved_plan: ApprovedPlan | None
     task_root: Path
     project_id: str
-    project_json: dict[str, Any] | None
-    task_manifest: dict[str, Any] | None
-    # The exact bytes the two were read from (None: not read from a file prepare can
-    # recognise; see `okstra_core.documents.trust`).
-    project_json_raw: bytes | None = None
-    task_manifest_raw: bytes | None = None
+    # As read (decoded, and the exact bytes: see `okstra_core.documents.trust`); None
+    # when the file is absent (or, for project.json, empty).
+    project_json: runfiles.Existing | None
+    task_manifest: runfiles.Existing | None
 
     @property
     def leader_provider(self) -> ProviderSpec:
@@ -328,12 +326,10 @@ def resolve_request(
         approved_plan=approved,
         task_root=troot,
         project_id=project_id,
-        project_json=dict(project_config.raw)
-        if project_config.path and project_config.raw
+        project_json=runfiles.Existing(dict(project_config.raw), project_config.data)
+        if project_config.raw and project_config.data is not None
         else None,
-        project_json_raw=project_config.data if project_config.raw else None,
-        task_manifest=task_manifest.data if task_manifest is not None else None,
-        task_manifest_raw=task_manifest.raw if task_manifest is not None else None,
+        task_manifest=task_manifest,
     )
 
 
@@ -633,7 +629,7 @@ def plan_run(
         "leadSessionId": session_id,
     }
     task_manifest = runfiles.build_task_manifest(
-        resolved.task_manifest,
+        resolved.task_manifest.data if resolved.task_manifest is not None else None,
         identity={
             "projectId": resolved.project_id,
             "taskGroup": request.task_group,
@@ -652,8 +648,7 @@ def plan_run(
     cache = user_dirs(environment.env).cache
     task_doc = (
         TaskManifest.parse(task_manifest, path=paths["taskManifest"])
-        if resolved.task_manifest is not None
-        and not _recognised(paths["taskManifest"], resolved.task_manifest_raw, cache)
+        if _to_check(resolved.task_manifest, paths["taskManifest"], cache)
         else TaskManifest.from_own(task_manifest)
     )
     files.append(PlannedFile(paths["taskManifest"], task_doc.to_bytes()))
@@ -702,7 +697,7 @@ def plan_run(
     files.append(PlannedFile(paths["timeline"], event.jsonl(), "append"))
 
     project_json = runfiles.build_project_json(
-        resolved.project_json,
+        resolved.project_json.data if resolved.project_json is not None else None,
         project_id=resolved.project_id,
         project_root=root,
         task_key=request.task_key,
@@ -712,8 +707,7 @@ def plan_run(
     )
     project_doc = (
         ProjectDocument.parse(project_json, path=project_json_path(root))
-        if resolved.project_json is not None
-        and not _recognised(project_json_path(root), resolved.project_json_raw, cache)
+        if _to_check(resolved.project_json, project_json_path(root), cache)
         else ProjectDocument.from_own(project_json)
     )
     files.append(PlannedFile(project_json_path(root), project_doc.to_bytes(), "upsert"))
@@ -853,13 +847,13 @@ def prepare(
         seq, _ = runfiles.allocate_run_dir(troot, request.task_type)
         # Re-read under the lock: another prepare may have extended the task since
         # the validation read (its index entries must be kept).
-        resolved = _with_task_manifest(resolved, runfiles.read_task_manifest(troot))
+        resolved = replace(resolved, task_manifest=runfiles.read_task_manifest(troot))
         step("writing the run files")
         lp = _plan_launch(resolved, run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT, env)
         with project_lock(root):
             # project.json is shared by every task of the project: re-read it under the
             # project lock so a concurrent prepare of another task keeps its entry.
-            resolved = _with_project_json(resolved, _read_project_json(root))
+            resolved = replace(resolved, project_json=_read_project_json(root))
             rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
             runfiles.apply_run(rp.files, run_id=rp.run_id, run_dir=rp.run_dir)
     # After the locks: a marker names bytes, whoever writes the file next.
@@ -873,27 +867,16 @@ def prepare(
     return result
 
 
-def _with_task_manifest(resolved: Resolved, found: runfiles.Existing | None) -> Resolved:
-    if found is None:
-        return replace(resolved, task_manifest=None, task_manifest_raw=None)
-    return replace(resolved, task_manifest=found.data, task_manifest_raw=found.raw)
-
-
 def _read_project_json(project_root: Path) -> runfiles.Existing | None:
     """project.json as it is now (unknown keys and all), or None when absent or empty."""
     found = runfiles.read_object(project_json_path(project_root), "project.json")
     return found if found is not None and found.data else None
 
 
-def _with_project_json(resolved: Resolved, found: runfiles.Existing | None) -> Resolved:
-    if found is None:
-        return replace(resolved, project_json=None, project_json_raw=None)
-    return replace(resolved, project_json=found.data, project_json_raw=found.raw)
-
-
-def _recognised(path: Path, raw: bytes | None, cache: Path) -> bool:
-    """Whether `raw` (a shared document's bytes as read) is exactly what okstra wrote."""
-    return raw is not None and trust.recognised(path, raw, cache)
+def _to_check(existing: runfiles.Existing | None, path: Path, cache: Path) -> bool:
+    """Whether the shared document prepare extends must be checked before it is written:
+    it was read from `path` and its bytes are not exactly ones okstra wrote there."""
+    return existing is not None and not trust.recognised(path, existing.raw, cache)
 
 
 def _remember_shared(
