@@ -179,18 +179,29 @@ def _known(cls: type[Document]) -> tuple[dict[str, str], set[str]]:
     return keys, tuples
 
 
-def _split(cls: type[Document], data: Any) -> Any:
-    """An open document's data with the keys it does not own moved under `extra`."""
-    if not isinstance(data, dict):
-        return data  # refused by validation
+def _partition(
+    cls: type[Document], data: Mapping[str, Any]
+) -> tuple[list[tuple[str, str, Any]], dict[str, Any]]:
+    """(key as written, field name, value) of each key `cls` owns; the other keys."""
     keys, _ = _known(cls)
-    out: dict[str, Any] = {}
+    owned: list[tuple[str, str, Any]] = []
     extra: dict[str, Any] = {}
     for key, value in data.items():
         name = keys.get(key)
         if name is None:
             extra[key] = value
-            continue
+        else:
+            owned.append((key, name, value))
+    return owned, extra
+
+
+def _split(cls: type[Document], data: Any) -> Any:
+    """An open document's data with the keys it does not own moved under `extra`."""
+    if not isinstance(data, dict):
+        return data  # refused by validation
+    owned, extra = _partition(cls, data)
+    out: dict[str, Any] = {}
+    for key, name, value in owned:
         nested = cls.NESTED.get(name)
         out[key] = _nested(nested, value, _split, list) if nested else value
     if issubclass(cls, OpenDocument):
@@ -219,14 +230,10 @@ def _nested(
 
 
 def _build(cls: type[Any], data: Mapping[str, Any]) -> Any:
-    keys, tuples = _known(cls)
+    _, tuples = _known(cls)
+    owned, extra = _partition(cls, data)
     values: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    for key, value in data.items():
-        name = keys.get(key)
-        if name is None:
-            extra[key] = value
-            continue
+    for _key, name, value in owned:
         nested = cls.NESTED.get(name)
         if nested is not None and value is not None:
             value = _nested(nested, value, _build, tuple)
