@@ -13,14 +13,6 @@ import pytest
 from tests.conftest import okstra_cmd
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "brief.md").write_text("Speed up the widget.\n", encoding="utf-8")
-    return root
-
-
 def run(args: list[str], cwd: Path, **env: str) -> tuple[int, dict[str, Any]]:
     # report roles prints a table unless asked for its JSON document.
     json_flag = ["--json"] if args[:2] == ["report", "roles"] else []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import orjson
@@ -34,11 +33,6 @@ def world(tmp_path: Path) -> tuple[Path, Path]:
     (outside / "plan.md").write_text(PLAN, encoding="utf-8")
     (outside / "victim").write_text("keep me\n", encoding="utf-8")
     return project, outside
-
-
-@pytest.fixture
-def env(fake_path: Path) -> Environment:
-    return Environment(env=dict(os.environ))
 
 
 def inputs(project: Path, **kw: object) -> RunRequest:

@@ -37,14 +37,6 @@ def no_reported_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OKSTRA_HOST_EFFORT", raising=False)
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "brief.md").write_text("Make checkout faster.\n", encoding="utf-8")
-    return root
-
-
 def okstra(*args: str, cwd: Path, **env: str) -> tuple[int, Any]:
     proc = subprocess.run(
         [*okstra_cmd(), *args],
