@@ -143,7 +143,8 @@ def time_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path) -> f
     )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        raise NotAvailable(f"{' '.join(argv[-3:])}: exit {proc.returncode}: {proc.stderr[-140:]}")
+        tail = proc.stderr[-140:].decode("utf-8", "replace")
+        raise NotAvailable(f"{' '.join(argv[-3:])}: exit {proc.returncode}: {tail}")
     return elapsed
 
 

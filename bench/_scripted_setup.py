@@ -68,9 +68,14 @@ def _answers_file(machine: Machine, state: Path, target: Path) -> int:
     return len(answers)
 
 
-def _timed(machine: Machine, commands: list[list[str]]) -> Callable[[], float]:
+def _timed(
+    machine: Machine, commands: list[list[str]], *, fresh: bool = True
+) -> Callable[[], float]:
+    """One sample: `commands` one after another (after `_reset` unless not `fresh`)."""
+
     def once() -> float:
-        _reset(machine)
+        if fresh:
+            _reset(machine)
         return sum(time_process(argv, env=machine.env, cwd=machine.project) for argv in commands)
 
     return once
@@ -88,6 +93,13 @@ def _record(
     for args in commands:
         run([*okstra_argv(), *args], env=machine.env, cwd=machine.project, what=f"okstra {args[0]}")
     _reset(machine)
+    return _recorded(work, machine, label, commands)
+
+
+def _recorded(
+    work: Path, machine: Machine, label: str, commands: list[list[str]]
+) -> tuple[list[Path], int, int]:
+    """Run `commands` once each under `_record.py`: the event logs, files and fsyncs."""
     events = []
     for index, args in enumerate(commands):
         log = work / f"events-{label}-{index}.json"
@@ -166,30 +178,17 @@ def _again(
     try:
         _reset(machine)
         run([*okstra_argv(), *first], env=machine.env, cwd=machine.project, what="okstra prepare")
-        log = work / "events-again.json"
-        run(
-            [sys.executable, str(HERE / "_record.py"), str(log), *args],
-            env=machine.env,
-            cwd=machine.project,
-            what="okstra prepare --again (recorded)",
+        # No reset between samples: each one adds a run to the task the first prepared.
+        (log,), files, fsyncs = _recorded(work, machine, "again", [args])
+        subject, baseline = interleaved(
+            _timed(machine, [[*okstra_argv(), *args]], fresh=False),
+            _timed(machine, [[sys.executable, str(HERE / "_replay.py"), str(log)]], fresh=False),
+            repeat=repeat,
         )
-        events = json.loads(log.read_text(encoding="utf-8"))
-        replay = [sys.executable, str(HERE / "_replay.py"), str(log)]
-        okstra = [*okstra_argv(), *args]
-
-        def subject() -> float:
-            return time_process(okstra, env=machine.env, cwd=machine.project)
-
-        def baseline() -> float:
-            return time_process(replay, env=machine.env, cwd=machine.project)
-
-        timed = interleaved(subject, baseline, repeat=repeat)
     except NotAvailable as exc:
         return Figure(name, baseline_name=baseline_name, missing=str(exc))
-    files = len({e[1] for e in events if e[0] in ("replace", "append")})
-    fsyncs = sum(1 for e in events if e[0] == "fsync")
     note = f"{files} files, {fsyncs} fsyncs"
-    return Figure(name, timed[0], timed[1], baseline_name, note=note)
+    return Figure(name, subject, baseline, baseline_name, note=note)
 
 
 def _anchor(
