@@ -844,18 +844,19 @@ def prepare(
     check_write_targets(root, troot)
     make_private_dirs(troot, inside=root)
     with runfiles.task_lock(troot):
-        seq, _ = runfiles.allocate_run_dir(troot, request.task_type)
-        # Re-read under the lock: another prepare may have extended the task since
-        # the validation read (its index entries must be kept).
-        resolved = replace(resolved, task_manifest=runfiles.read_task_manifest(troot))
-        step("writing the run files")
-        lp = _plan_launch(resolved, run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT, env)
-        with project_lock(root):
-            # project.json is shared by every task of the project: re-read it under the
-            # project lock so a concurrent prepare of another task keeps its entry.
-            resolved = replace(resolved, project_json=_read_project_json(root))
-            rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
-            runfiles.apply_run(rp.files, run_id=rp.run_id, run_dir=rp.run_dir)
+        seq, reserved = runfiles.allocate_run_dir(troot, request.task_type)
+        with runfiles.reservation(reserved):
+            # Re-read under the lock: another prepare may have extended the task since
+            # the validation read (its index entries must be kept).
+            resolved = replace(resolved, task_manifest=runfiles.read_task_manifest(troot))
+            step("writing the run files")
+            lp = _plan_launch(resolved, reserved / runfiles.LEAD_PROMPT, env)
+            with project_lock(root):
+                # project.json is shared by every task of the project: re-read it under
+                # the project lock so a concurrent prepare of another task keeps its entry.
+                resolved = replace(resolved, project_json=_read_project_json(root))
+                rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
+                runfiles.apply_run(rp.files, run_id=rp.run_id, run_dir=rp.run_dir)
     # After the locks: a marker names bytes, whoever writes the file next.
     _remember_shared(rp.files, root, troot, env)
     result = _planned_result(resolved, rp, lp, checks, backend, window, env, dry_run=False)

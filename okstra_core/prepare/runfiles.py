@@ -21,10 +21,11 @@ Every JSON file and JSONL record has its model in `okstra_core.documents`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -136,6 +137,25 @@ def allocate_run_dir(task_root: Path, task_type: str) -> tuple[int, Path]:
             raise os_error(exc, doing="create the run directory", path=path) from None
         path.chmod(PRIVATE_DIR_MODE)  # mkdir's mode is masked by the umask
         return seq, path
+
+
+@contextlib.contextmanager
+def reservation(run_dir: Path) -> Iterator[None]:
+    """Give a reserved run number back when the run fails before its files are written.
+
+    Planning a run (its launch, the documents it extends) can refuse bad input after
+    the number was reserved; the reserved directory is then removed while it is still
+    empty, so a refused prepare leaves nothing behind. A run whose files began to be
+    written (`IncompleteRunError`) keeps its directory.
+    """
+    try:
+        yield
+    except IncompleteRunError:
+        raise
+    except BaseException:
+        with contextlib.suppress(OSError):
+            run_dir.rmdir()  # only while empty
+        raise
 
 
 def write_immutable(path: Path, content: bytes, *, mode: int = 0o600) -> bool:
