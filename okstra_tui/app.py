@@ -365,7 +365,7 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_open_run_requested(self, message: OpenRunRequested) -> None:
         """The default action on a launched setup: its run, with status and actions."""
-        from okstra_core.runs import find_project_root
+        from okstra_core.life.runs import find_project_root
 
         self.push_screen(
             RunsScreen(
@@ -382,7 +382,7 @@ class OkstraApp(App[LaunchRequest | None]):
 
         Looking at its lead records the lead's exit, if it has exited.
         """
-        from okstra_core.lead import observe, read_run
+        from okstra_core.life.lead import observe, read_run
         from okstra_core.setup_runs import setup_runs
 
         assert self.wizard is not None
@@ -689,7 +689,7 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def show_runs(self) -> None:
         """The runs of this project (every project's when it has no `.okstra` yet)."""
-        from okstra_core.runs import find_project_root
+        from okstra_core.life.runs import find_project_root
 
         self.push_screen(RunsScreen(find_project_root(self.project_root), self.environment))
 

@@ -92,7 +92,7 @@ def run_app(argv: Sequence[str]) -> int:
     env = dict(os.environ if request.env is None else request.env)
     if request.run_dir is not None:
         from okstra_core.environment import Environment
-        from okstra_core.lead import run_foreground
+        from okstra_core.life.lead import run_foreground
 
         try:
             return run_foreground(

@@ -16,10 +16,10 @@ from typing import Any
 
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
-from okstra_core.lead import observe, plan_attach, read_run, stop
+from okstra_core.life.lead import observe, plan_attach, read_run, stop
+from okstra_core.life.resume import exec_command, resume_run
+from okstra_core.life.runs import all_runs, human_age, project_runs
 from okstra_core.records import dataclass
-from okstra_core.resume import exec_command, resume_run
-from okstra_core.runs import all_runs, human_age, project_runs
 from okstra_core.wizard.text import WizardText
 
 from .messages import LaunchRequest

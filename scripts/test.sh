@@ -13,6 +13,7 @@
 #   OKSTRA_VENV            the virtual environment to create/reuse (default: .venv)
 #   OKSTRA_PYTEST_TIMEOUT  seconds before a hung pytest run is stopped (default: 660)
 #   OKSTRA_SKIP_INSTALL=1  reuse the venv as it is (no pip, apt or npm; local loops)
+#   OKSTRA_TEST_WORKERS    pytest-xdist workers (default: auto, one per CPU; 0 = serial)
 #
 # Pytest's summary line is always the last line printed: CI logs are read bottom-up.
 
@@ -176,8 +177,12 @@ color=()
 set +e
 # `timeout` stops a hung run before CI's own limit does, so the log still ends with
 # our message; faulthandler dumps every thread's stack of a test stuck for 3 minutes.
+# The tests are independent (each has its own OKSTRA_HOME, tmp dirs and tmux socket),
+# so they run on every CPU; `--dist loadgroup` keeps tests marked
+# `xdist_group` on one worker (none need it today: shared paths take a lock).
 timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-660}" "$VENV/bin/pytest" \
     -p no:cacheprovider -q -o faulthandler_timeout=180 --durations=5 \
+    -n "${OKSTRA_TEST_WORKERS:-auto}" --dist loadgroup \
     "${color[@]}" "$@" </dev/null 2>&1 | tee "$LOG"
 rc=${PIPESTATUS[0]}
 set -e

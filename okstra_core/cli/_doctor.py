@@ -19,8 +19,8 @@ def register(sub: Any) -> None:
 
 
 def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..doctor import diagnose
     from ..environment import Environment
+    from ..life.doctor import diagnose
 
     report = diagnose(Environment.real())
     return report.to_json(), 0 if report.ok else 1
@@ -29,7 +29,7 @@ def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 def _human(payload: dict[str, Any]) -> None:
     import sys
 
-    from ..doctor import render
+    from ..life.doctor import render
 
     sys.stdout.write(render(payload))
     sys.stdout.flush()

@@ -256,7 +256,7 @@ def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
 def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
     """Print the JSON document, then run the lead CLI in the foreground (exec backend)."""
     from ..errors import OkstraError
-    from ..lead import run_foreground
+    from ..life.lead import run_foreground
     from . import emit
 
     emit(payload)
@@ -279,8 +279,8 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..report import check_report, execution_roles, read_run_manifest, roles_markdown
-    from ..runs import locate_run
+    from ..life.report import check_report, execution_roles, read_run_manifest, roles_markdown
+    from ..life.runs import locate_run
 
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = execution_roles(manifest)
@@ -297,8 +297,8 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..report import check_report, read_run_manifest
-    from ..runs import locate_run
+    from ..life.report import check_report, read_run_manifest
+    from ..life.runs import locate_run
 
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = check_report(manifest, Path(ns.report))

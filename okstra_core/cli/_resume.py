@@ -30,7 +30,7 @@ def _seconds(value: str) -> float:
 
 def register(sub: Any) -> None:
     """Add `resume` to the top-level parser."""
-    from ..resume import DEFAULT_WAIT
+    from ..life.resume import DEFAULT_WAIT
 
     parser = sub.add_parser(
         "resume",
@@ -75,9 +75,9 @@ def register(sub: Any) -> None:
 
 def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..lead import observe, read_run
-    from ..resume import exec_command, resume_run
-    from ..runs import locate_run
+    from ..life.lead import observe, read_run
+    from ..life.resume import exec_command, resume_run
+    from ..life.runs import locate_run
 
     environment = Environment.real()
     run_dir = locate_run(ns.run, Path(ns.project_root))
@@ -133,7 +133,7 @@ def _run_resumed(
     after, the exit is recorded, and okstra exits with the lead's status.
     """
     from ..errors import OkstraError
-    from ..lead import run_foreground
+    from ..life.lead import run_foreground
     from . import emit
 
     emit(payload)

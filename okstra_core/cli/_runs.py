@@ -106,7 +106,7 @@ def register(sub: Any) -> None:
 
 def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..runs import all_runs, project_root_or_error, project_runs
+    from ..life.runs import all_runs, project_root_or_error, project_runs
 
     environment = Environment.real()
     now = environment.now()
@@ -151,7 +151,7 @@ def _runs_human(payload: dict[str, Any]) -> None:
 
 
 def _runs_human_text(payload: dict[str, Any]) -> str:
-    from ..runs import human_age
+    from ..life.runs import human_age
 
     runs = payload["runs"]
     if not runs:
@@ -196,8 +196,8 @@ def _last_exit_event(timeline: Path, run_id: str) -> dict[str, Any] | None:
 
 def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..lead import observe, read_run, resume_command
-    from ..runs import locate_run
+    from ..life.lead import observe, read_run, resume_command
+    from ..life.runs import locate_run
 
     environment = Environment.real()
     run = read_run(locate_run(ns.run, Path.cwd()))
@@ -252,8 +252,8 @@ def _status_human_text(payload: dict[str, Any]) -> str:
 
 def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..lead import plan_attach, read_run
-    from ..runs import locate_run
+    from ..life.lead import plan_attach, read_run
+    from ..life.runs import locate_run
 
     environment = Environment.real()
     run = read_run(locate_run(ns.run, Path.cwd()))
@@ -291,8 +291,8 @@ def _attach_human_text(payload: dict[str, Any]) -> str:
 
 def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..lead import read_run, stop
-    from ..runs import locate_run
+    from ..life.lead import read_run, stop
+    from ..life.runs import locate_run
 
     environment = Environment.real()
     run = read_run(locate_run(ns.run, Path.cwd()))

@@ -87,7 +87,7 @@ class Participant(Document):
     window_ref: StrictStr | None = None
     status: StrictStr = "prepared"
     # Written once launched (absent before, see `OMIT_NONE`): how the lead was started,
-    # where it runs, and how it ended (`okstra_core.lead`).
+    # where it runs, and how it ended (`okstra_core.life.lead`).
     launch_backend: StrictStr | None = None
     launched_at: StrictStr | None = None
     pane_ref: StrictStr | None = None

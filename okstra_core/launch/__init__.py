@@ -151,7 +151,14 @@ if TYPE_CHECKING:
     )
     from .plan import LaunchPlan, plan_launch
     from .preflight import PreflightResult, RoleInstance, preflight
-    from .resume import (
+    from .session import (
+        discover_session,
+        discover_sessions,
+        find_session_once,
+        find_sessions,
+        mint_session_id,
+    )
+    from .sheet import (
         PENDING,
         RESUME_JSON,
         RESUME_SCRIPT,
@@ -164,13 +171,6 @@ if TYPE_CHECKING:
         rebuild_resume_command,
         render_resume_sheet,
         write_resume_sheet,
-    )
-    from .session import (
-        discover_session,
-        discover_sessions,
-        find_session_once,
-        find_sessions,
-        mint_session_id,
     )
 
 # The package's names load on first use, each from its module: planning a launch, its
@@ -194,18 +194,18 @@ _LAZY = {
     "PreflightResult": ".preflight",
     "RoleInstance": ".preflight",
     "preflight": ".preflight",
-    "PENDING": ".resume",
-    "RESUME_JSON": ".resume",
-    "RESUME_SCRIPT": ".resume",
-    "ResumeCommand": ".resume",
-    "ResumeEntry": ".resume",
-    "ResumeSheet": ".resume",
-    "check_session_id": ".resume",
-    "find_okstra": ".resume",
-    "read_resume_sheet": ".resume",
-    "rebuild_resume_command": ".resume",
-    "render_resume_sheet": ".resume",
-    "write_resume_sheet": ".resume",
+    "PENDING": ".sheet",
+    "RESUME_JSON": ".sheet",
+    "RESUME_SCRIPT": ".sheet",
+    "ResumeCommand": ".sheet",
+    "ResumeEntry": ".sheet",
+    "ResumeSheet": ".sheet",
+    "check_session_id": ".sheet",
+    "find_okstra": ".sheet",
+    "read_resume_sheet": ".sheet",
+    "rebuild_resume_command": ".sheet",
+    "render_resume_sheet": ".sheet",
+    "write_resume_sheet": ".sheet",
     "discover_session": ".session",
     "discover_sessions": ".session",
     "find_session_once": ".session",

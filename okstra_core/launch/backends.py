@@ -6,7 +6,7 @@ dry runs); this module runs them.
 The lead's pane outlives the lead: the window is created running a placeholder,
 `remain-on-exit` is switched on for it, and only then is the pane respawned with the
 CLI — all in one tmux command list, so even a CLI that exits at once leaves a dead pane
-whose exit status and last lines okstra reads later (`okstra_core.lead`). The pane id
+whose exit status and last lines okstra reads later (`okstra_core.life.lead`). The pane id
 and the server's socket path are recorded, so okstra finds the pane again from any
 terminal, inside tmux or not.
 """

@@ -5,7 +5,7 @@ A *participant* is one agent session (`participant-001` is always the leader); a
 (`role-exec-<role>-<ordinal:03d>`). Both are typed documents
 (`okstra_core.documents`); a current-session leader whose model the host did not
 report is recorded with a null model ref and digest. The final report's `executionRoles` must equal
-this set exactly (see `okstra_core.report`).
+this set exactly (see `okstra_core.life.report`).
 """
 
 from __future__ import annotations

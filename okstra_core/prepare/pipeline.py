@@ -50,7 +50,7 @@ from ..documents.run import ApprovedPlanRef, FileRef
 from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, PrepareError, UsageError
 from ..launch.plan import LaunchPlan, plan_launch
-from ..launch.resume import ResumeEntry, find_okstra, render_resume_sheet, write_resume_sheet
+from ..launch.sheet import ResumeEntry, find_okstra, render_resume_sheet, write_resume_sheet
 from ..paths import user_dirs
 from ..pool import ModelPool
 from ..records import dataclass, field

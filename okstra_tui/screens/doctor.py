@@ -42,7 +42,7 @@ class DoctorScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="doctor")
     def check(self) -> None:
-        from okstra_core.doctor import diagnose, render
+        from okstra_core.life.doctor import diagnose, render
 
         try:
             report = diagnose(self.environment)

@@ -22,10 +22,10 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 
-from okstra_core.doctor import quick_report
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
-from okstra_core.runs import find_project_root
+from okstra_core.life.doctor import quick_report
+from okstra_core.life.runs import find_project_root
 from okstra_core.wizard.text import WizardText
 
 from .. import run_actions

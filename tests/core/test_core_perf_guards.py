@@ -580,7 +580,7 @@ def test_prepare_answers_writes_a_new_run_without_pydantic_or_a_launcher(
     assert {"okstra_core.launch.preflight", "subprocess", "threading"} <= modules
     assert Path(payload["runDir"]).is_dir() and payload["leadArgv"]
     assert _loaded(modules, NOT_IMPORTED_BY_PREPARE_LAUNCH_NONE) == []
-    assert "okstra_core.launch.resume" in modules  # the resume sheet was written
+    assert "okstra_core.launch.sheet" in modules  # the resume sheet was written
     # What it wrote reads back through the documents (the edge: pydantic checks it).
     run_dir = Path(payload["runDir"])
     inputs = RunInputs.read(run_dir / "run-inputs.json")

@@ -4,7 +4,7 @@ Top to bottom; a module may import only from its own layer or below:
 
     front ends (okstra_tui)
     cli, frontend
-    prepare, launch, report, resume, lead, runs, doctor
+    prepare, launch, life (lead, runs, resume, report, doctor)
     wizard
     resolver, pool, defaults, binding, roleargs, config
     catalog, tasks, request, documents, setup_runs
@@ -58,11 +58,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "okstra_core.prepare",
         "okstra_core.launch",
-        "okstra_core.report",
-        "okstra_core.resume",
-        "okstra_core.lead",
-        "okstra_core.runs",
-        "okstra_core.doctor",
+        "okstra_core.life",
     ),
     ("okstra_core.cli", "okstra_core.frontend"),
 )
@@ -201,7 +197,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 CHECK = r"""
 import json, sys
-import okstra_core.prepare, okstra_core.prepare.pipeline, okstra_core.report
+import okstra_core.prepare, okstra_core.prepare.pipeline, okstra_core.life.report
 import okstra_core.documents, okstra_core.request, okstra_core.roleargs
 print(json.dumps(sorted(m for m in sys.modules if m.startswith(("okstra_core.wizard", "jinja2")))))
 """

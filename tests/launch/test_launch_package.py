@@ -43,7 +43,7 @@ print(json.dumps({"bad": bad, "names": len(launch.__all__), "lazy": sorted(launc
     [
         "import okstra_core.launch.preflight",
         "from okstra_core.launch.preflight import RoleInstance",
-        "import okstra_core.doctor",
+        "import okstra_core.life.doctor",
         "from okstra_core.launch import RoleInstance",
         "pass",
     ],

@@ -16,9 +16,9 @@ import pytest
 from life_support import base_env, make_fake_clis, okstra, okstra_json
 
 from okstra_core.catalog.loaders import load_provider
-from okstra_core.doctor import logged_in_offline
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError
+from okstra_core.life.doctor import logged_in_offline
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "sk-very-secret-0123456789abcdef"

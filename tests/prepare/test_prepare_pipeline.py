@@ -305,7 +305,7 @@ def test_runs_prepared_within_one_second_list_newest_first(project: Path, env: E
     import dataclasses
     from datetime import UTC, datetime
 
-    from okstra_core.runs import all_runs, project_runs
+    from okstra_core.life.runs import all_runs, project_runs
 
     fixed = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
     same_second = dataclasses.replace(env, now=lambda: fixed)

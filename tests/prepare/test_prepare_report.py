@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from okstra_core.errors import DataFileError
-from okstra_core.report import (
+from okstra_core.life.report import (
     ReportMismatch,
     check_report,
     execution_roles,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from realcli_helpers import base_env, bundled, require_cli
 
-from okstra_core.doctor import logged_in_offline
 from okstra_core.environment import Environment
+from okstra_core.life.doctor import logged_in_offline
 
 SECRET = "sk-test-0123456789abcdefghij"
 

@@ -25,8 +25,8 @@ import orjson
 
 from okstra_core import cli
 from okstra_core.environment import Environment
+from okstra_core.life.report import load_run_manifest
 from okstra_core.paths import user_dirs
-from okstra_core.report import load_run_manifest
 from okstra_core.store import TEMP_PREFIX
 from okstra_core.wizard import Prompt, Wizard
 from tests.conftest import ALL_CLIS, okstra_cmd, write_fake_cli

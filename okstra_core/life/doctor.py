@@ -24,11 +24,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .catalog.loaders import load_catalog
-from .catalog.models import LEADER, LOGIN_FILE_PLACEHOLDER, LoginSpec, ProviderSpec
-from .environment import Environment
-from .launch.preflight import RoleInstance, install_hint, preflight, run_probe
-from .records import dataclass
+from ..catalog.loaders import load_catalog
+from ..catalog.models import LEADER, LOGIN_FILE_PLACEHOLDER, LoginSpec, ProviderSpec
+from ..environment import Environment
+from ..launch.preflight import RoleInstance, install_hint, preflight, run_probe
+from ..records import dataclass
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"
 # A login status command answers at once, offline; one that does not is not waited on.

@@ -28,16 +28,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .environment import Environment
-from .errors import DataFileError, OkstraError
-from .launch import RESUME_JSON, tmux_base
-from .launch.foreground import run_child
-from .prepare import runfiles
-from .records import dataclass, field
+from ..environment import Environment
+from ..errors import DataFileError, OkstraError
+from ..launch import RESUME_JSON, tmux_base
+from ..launch.foreground import run_child
+from ..prepare import runfiles
+from ..records import dataclass, field
+from ..store import FileLock, append_line
+from ..tasks import resolve_inside
 from .report import load_run_manifest
 from .resume import resume_run
-from .store import FileLock, append_line
-from .tasks import resolve_inside
 
 LEADER_REF = "participant-001"
 # A leader whose status is one of these has ended; its end is recorded.

@@ -19,10 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .catalog.loaders import load_catalog
-from .environment import Environment
-from .errors import DataFileError, FileSystemError, OkstraError, UsageError
-from .launch import (
+from ..catalog.loaders import load_catalog
+from ..environment import Environment
+from ..errors import DataFileError, FileSystemError, OkstraError, UsageError
+from ..launch import (
     PENDING,
     RESUME_JSON,
     ResumeCommand,
@@ -34,12 +34,12 @@ from .launch import (
     render_resume_sheet,
     write_resume_sheet,
 )
-from .prepare import runfiles
-from .prepare.pipeline import KICKOFF
-from .records import dataclass
+from ..prepare import runfiles
+from ..prepare.pipeline import KICKOFF
+from ..records import dataclass
+from ..store import FileLock, append_line, check_no_links, lock_path_for
+from ..tasks import OKSTRA_DIR
 from .report import load_run_manifest
-from .store import FileLock, append_line, check_no_links, lock_path_for
-from .tasks import OKSTRA_DIR
 
 DEFAULT_WAIT = 3.0
 # Concurrent `okstra resume` calls of one run take turns finishing its sheet.

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from .documents import RunManifest
-from .errors import DataFileError, OkstraError
-from .store import read_json
+from ..documents import RunManifest
+from ..errors import DataFileError, OkstraError
+from ..store import read_json
 
 RUN_MANIFEST = "run-manifest.json"
 ROLE_FIELDS = (

@@ -19,14 +19,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .environment import Environment
-from .errors import OkstraError, UsageError
+from ..environment import Environment
+from ..errors import OkstraError, UsageError
+from ..paths import user_dirs
+from ..prepare.runfiles import RUN_MANIFEST
+from ..records import dataclass
+from ..store import read_lines
+from ..tasks import OKSTRA_DIR
 from .lead import LeadStatus, RunInfo, observe, read_run, resume_command
-from .paths import user_dirs
-from .prepare.runfiles import RUN_MANIFEST
-from .records import dataclass
-from .store import read_lines
-from .tasks import OKSTRA_DIR
 
 RUN_ARG = "<run>"
 _RUN_ID = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
