@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.store",
         "okstra_core.records",
         "okstra_core.lazy",
+        "okstra_core.display",
     ),
     (
         "okstra_core.catalog",

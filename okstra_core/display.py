@@ -1,0 +1,53 @@
+"""Text for people, made inert: what okstra prints from data can never drive a terminal.
+
+Run files, state files and a lead's screen are data a repository (or an agent) may
+have written. Printed raw, a field could carry terminal control sequences: OSC 52
+writes the clipboard, OSC 0 sets the window title, CSI clears the screen or moves the
+cursor, OSC 8 hides a link; bidi overrides reorder what a person reads. Every field
+printed for people goes through `inert`, which replaces each such character by a
+visible escape (`\\x1b`, `\\u202e`). JSON output is never passed through it: JSON
+escapes control characters itself and must stay exact.
+
+Rich markup in data is a separate matter: a field printed through Rich is passed as a
+`rich.text.Text` (or with `markup=False`), never as a markup string; `inert_markup`
+is for the few places that must build a markup string around data.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls (but tab and newline, which callers choose to keep), DEL, C1 controls,
+# and the Unicode bidi embeddings, overrides and isolates (and the Arabic letter mark).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_LINE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def inert(text: object, *, keep_newlines: bool = False) -> str:
+    """`text` with every control character and bidi control shown as a visible escape.
+
+    Args:
+        text: any value; it is converted with `str()` first.
+        keep_newlines: keep `\\n` and `\\t` (a block of lines, such as a lead's last
+            lines); otherwise they are escaped too (a one-line field stays one line).
+    """
+    value = str(text)
+    pattern = _UNSAFE if keep_newlines else _UNSAFE_LINE
+    if keep_newlines:
+        value = value.replace("\r\n", "\n")
+    return pattern.sub(_escape, value)
+
+
+def inert_markup(text: object, *, keep_newlines: bool = False) -> str:
+    """`inert(text)` with Rich markup escaped, for a markup string built around data."""
+    value = inert(text, keep_newlines=keep_newlines)
+    # Rich's own rule (rich.markup.escape), without importing Rich: a backslash before
+    # an opening bracket that starts a tag makes the bracket literal.
+    return re.sub(r"(\\*)(\[[a-zA-Z#/@].*?\])", r"\1\1\\\2", value)
