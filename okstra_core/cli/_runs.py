@@ -11,7 +11,6 @@ import argparse
 import io
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -252,7 +251,8 @@ def _status_human_text(payload: dict[str, Any]) -> str:
 
 def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.lead import plan_attach, read_run
+    from ..life.attach import plan_attach, switch_client
+    from ..life.lead import read_run
     from ..life.runs import locate_run
 
     environment = Environment.real()
@@ -262,9 +262,9 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     if plan.argv is None:
         return payload, 1
     if plan.switch:
-        done = subprocess.run(list(plan.argv), capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            payload.update(ok=False, error=f"tmux: {done.stderr.strip()}")
+        problem = switch_client(plan)
+        if problem is not None:
+            payload.update(ok=False, error=problem)
             return payload, 1
         return payload, 0
     # Outside tmux: this terminal becomes a tmux client of the lead's session.
