@@ -280,6 +280,29 @@ def _start_tmux(
     )
 
 
+def _discover(
+    plan: LaunchPlan,
+    cwd: Path,
+    launched_at: datetime,
+    environment: Environment,
+    timeout: float | None,
+) -> tuple[str | None, tuple[str, ...]]:
+    """The session id a `discover` provider's CLI recorded, and notes when it did not."""
+    if plan.discover is None:
+        return plan.session_id, ()
+    try:
+        found = discover_session(
+            plan.discover, cwd, launched_at, environment, timeout=timeout, source=plan.source
+        )
+    except OkstraError as exc:
+        return plan.session_id, (f"session discovery failed: {exc.render()}",)
+    if found is None:
+        return None, (
+            "the CLI has not recorded its session yet: the resume sheet says pending discovery",
+        )
+    return found, ()
+
+
 def start(
     plan: LaunchPlan,
     backend: Backend,
@@ -338,24 +361,10 @@ def start(
             error=exc,
             **common,
         )
-    session_id = plan.session_id
+    session_id: str | None = plan.session_id
     notes: tuple[str, ...] = ()
-    if pending and discover and plan.discover is not None:
-        try:
-            session_id = discover_session(
-                plan.discover,
-                cwd,
-                launched_at,
-                environment,
-                timeout=discover_timeout,
-                source=plan.source,
-            )
-        except OkstraError as exc:
-            notes = (f"session discovery failed: {exc.render()}",)
-        if session_id is None and not notes:
-            notes = (
-                "the CLI has not recorded its session yet: the resume sheet says pending discovery",
-            )
+    if pending and discover:
+        session_id, notes = _discover(plan, cwd, launched_at, environment, discover_timeout)
     common["session_id"] = session_id
     return LaunchResult(
         window_ref=window.window_ref,

@@ -52,8 +52,16 @@ def as_pid(value: object) -> int | None:
 
 
 def shown(value: object, limit: int = 40) -> str:
-    """A recorded value as a message shows it: repr, cut to `limit` characters."""
-    text = repr(value)
+    """A recorded value as a message shows it: repr, cut to `limit` characters (a list
+    or an object by its kind: its repr may be huge or nested past the recursion limit)."""
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an int past int-to-str's digit limit
+        return "an integer too long to show"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

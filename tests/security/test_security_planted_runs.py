@@ -19,8 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from okstra_core.environment import Environment
 from okstra_core.life import process
+from okstra_core.life.lead import observe
+from okstra_core.life.runinfo import RunInfo, read_leader
 from tests.conftest import okstra_cmd
 from tests.security.planted_support import World, alive, end, stat_start, victim
 
@@ -250,3 +255,62 @@ def test_a_read_only_project_is_looked_at_and_the_end_is_a_note(world: World) ->
     # Writable again: the first look records it.
     code, status, _ = world.call("status", world.run_id, "--json")
     assert code == 0 and status["lead"]["recordedNow"] is True and status["lead"]["note"] is None
+
+
+# --------------------------------------------------------------------------- any value
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**64), max_value=2**64)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=80)
+    | st.sampled_from(["launched", "exec", "tmux", "%0", "@1", "/tmp/x", "1", "exited"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=8,
+)
+_KEYS = (
+    "status",
+    "launchBackend",
+    "processId",
+    "processStart",
+    "parentProcessId",
+    "parentStart",
+    "paneRef",
+    "paneProcessId",
+    "paneStart",
+    "tmuxSocket",
+    "windowRef",
+    "sessionRef",
+    "exitStatus",
+    "exitSignal",
+    "exitedAt",
+    "endDetail",
+    "stopRequestedAt",
+    "runner",
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(_KEYS), _JSON, max_size=len(_KEYS)))
+def test_no_leader_a_file_can_hold_makes_a_look_raise(raw: dict[str, Any]) -> None:
+    lead = read_leader(raw)
+    run = RunInfo(
+        run_dir=Path("/nonexistent/run"),
+        manifest_path=Path("/nonexistent/run/run-manifest.json"),
+        run_id="requirements-discovery-001",
+        task_key="g/t",
+        task_type="requirements-discovery",
+        project_root=None,
+        created_at=None,
+        team_size=1,
+        entry_mode="",
+        leader=raw,
+        lead=lead,
+    )
+    environment = Environment(env={"PATH": "/usr/bin:/bin"}, which_override=lambda _: None)
+    status = observe(run, environment, record=False, sleep=lambda _: None)
+    if lead.damage:
+        assert status.state == "damaged" and status.detail
+    assert status.state != "running" or raw.get("launchBackend") == "exec"
+    assert len(status.to_json()["detail"] or "") <= 4096
