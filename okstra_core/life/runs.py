@@ -66,6 +66,8 @@ __all__ = [
 ]
 
 _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
+# The longest text a leader field may hold (refs, ids, times, a short explanation).
+_MAX_FIELD = 4096
 # The longest reason a row shows (the JSON keeps the same, bounded, text).
 _MAX_REASON = 500
 # What reading one run may raise besides okstra's own errors: a run file is data, and a
@@ -254,12 +256,22 @@ def _file_time(path: Path) -> datetime | None:
 def _mismatch(info: RunInfo, place: RunPlace) -> str | None:
     """Why the manifest's own names disagree with where the run lies (None if they agree)."""
     if info.run_id != place.name:
-        return f"its manifest names the run {info.run_id!r}, not its directory's name"
+        return f"its manifest names the run {_short(info.run_id)!r}, not its directory's name"
     if info.task_key != place.task_key:
-        return f"its manifest names the task {info.task_key!r}, not {place.task_key}"
+        return f"its manifest names the task {_short(info.task_key)!r}, not {place.task_key}"
     if not _TASK_TYPE.fullmatch(info.task_type):
-        return f"its manifest's task type {info.task_type!r} is not a task type"
+        return f"its manifest's task type {_short(info.task_type)!r} is not a task type"
+    for key, value in info.leader.items():
+        if isinstance(value, str) and len(value) > _MAX_FIELD:
+            return (
+                f"its leader's {_short(key)} is too long ({len(value)} characters; "
+                f"the limit is {_MAX_FIELD})"
+            )
     return None
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= 60 else value[:59] + "…"
 
 
 def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> RunRow:
