@@ -68,6 +68,12 @@ __all__ = [
 _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
 # The longest text a leader field may hold (refs, ids, times, a short explanation).
 _MAX_FIELD = 4096
+# The largest whole number a leader field may hold (exact in JSON everywhere).
+_MAX_INT = 2**53
+# Process ids: above 1 (0 is the caller's group, 1 init, negatives are groups) and at
+# most the kernel's limit (PID_MAX_LIMIT, 2^22).
+_PID_FIELDS = ("processId", "parentProcessId")
+_PID_MAX = 2**22
 # The longest reason a row shows (the JSON keeps the same, bounded, text).
 _MAX_REASON = 500
 # What reading one run may raise besides okstra's own errors: a run file is data, and a
@@ -216,8 +222,19 @@ class RunRow:
         }
 
 
-def _reason(exc: BaseException) -> str:
-    text = exc.render() if isinstance(exc, OkstraError) else f"{type(exc).__name__}: {exc}"
+def _reason(exc: BaseException, run_dir: Path | None = None) -> str:
+    """Why, in at most `_MAX_REASON` characters; a file of the run named from its directory."""
+    if isinstance(exc, OkstraError):
+        text = exc.render()
+        if run_dir is not None and exc.path is not None:
+            try:
+                where = Path(exc.path).relative_to(run_dir)
+            except ValueError:
+                pass
+            else:
+                text = ": ".join(str(p) for p in (where, exc.field, exc.message) if p)
+    else:
+        text = f"{type(exc).__name__}: {exc}"
     return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
 
 
@@ -267,6 +284,15 @@ def _mismatch(info: RunInfo, place: RunPlace) -> str | None:
                 f"its leader's {_short(key)} is too long ({len(value)} characters; "
                 f"the limit is {_MAX_FIELD})"
             )
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_INT:
+            bits = value.bit_length()
+            return f"its leader's {_short(key)} is out of range (a {bits}-bit number)"
+    for key in _PID_FIELDS:
+        pid = info.leader.get(key)
+        if pid is not None and (
+            not isinstance(pid, int) or isinstance(pid, bool) or not 1 < pid <= _PID_MAX
+        ):
+            return f"its leader's {key} {_short(repr(pid))} is not a process id"
     return None
 
 
@@ -296,7 +322,10 @@ def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> 
         info = read_run(place.path)
     except _ROW_ERRORS as exc:
         return RunRow(
-            place=place, state="damaged", created_at=_file_time(manifest), problem=_reason(exc)
+            place=place,
+            state="damaged",
+            created_at=_file_time(manifest),
+            problem=_reason(exc, place.path),
         )
     damaged = _mismatch(info, place)
     if damaged is not None:
@@ -315,7 +344,7 @@ def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> 
         # or signal, and is shown as the damage it is.
         orjson.dumps(lead.to_json())
     except _ROW_ERRORS as exc:
-        return RunRow(state="damaged", problem=_reason(exc), **common)
+        return RunRow(state="damaged", problem=_reason(exc, place.path), **common)
     return RunRow(state="ok", lead=lead, note=note, **common)
 
 
