@@ -313,6 +313,20 @@ def _look_up(
     )
 
 
+def _check_targets(run_dir: Path, manifest_path: Path) -> None:
+    """okstra's own files: no link on the way to anything `_record` writes (the store then
+    opens each without following links). A link is refused, never a note.
+
+    Raises:
+        FileSystemError: naming the link.
+    """
+    timeline = run_dir.parent.parent / runfiles.TIMELINE
+    root = project_of_run(run_dir)
+    for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / RESUME_JSON,
+                   lock_path_for(run_dir / RESUME_JSON)):  # fmt: skip
+        check_no_links(root, target)
+
+
 def _record(
     run_dir: Path,
     run_id: str,
@@ -320,15 +334,11 @@ def _record(
     found: Mapping[str, str],
     environment: Environment,
 ) -> tuple[ResumeSheet, tuple[str, ...]]:
-    """Write the found ids (under the sheet's lock, re-read first); return the new sheet."""
-    troot = run_dir.parent.parent
-    timeline = troot / runfiles.TIMELINE
-    # okstra's own files: no link on the way to anything written here (the store then
-    # opens each without following links).
-    root = project_of_run(run_dir)
-    for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / RESUME_JSON,
-                   lock_path_for(run_dir / RESUME_JSON)):  # fmt: skip
-        check_no_links(root, target)
+    """Write the found ids (under the sheet's lock, re-read first); return the new sheet.
+
+    Call `_check_targets` first.
+    """
+    timeline = run_dir.parent.parent / runfiles.TIMELINE
     with FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT):
         sheet = read_resume_sheet(run_dir)
         written: list[str] = []
@@ -433,6 +443,7 @@ def resume_run(
     discovered: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     if found:
+        _check_targets(run_dir, manifest_path)
         try:
             sheet, discovered = _record(run_dir, run_id, manifest_path, found, environment)
         except (FileSystemError, StateInUseError) as exc:
