@@ -443,15 +443,9 @@ def resume_run(
     discovered: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     if found:
-        _check_targets(run_dir, manifest_path)
-        try:
-            sheet, discovered = _record(run_dir, run_id, manifest_path, found, environment)
-        except (FileSystemError, StateInUseError) as exc:
-            # Recording is the one write here; on a read-only project (or while another
-            # okstra holds the sheet) the ids found are still given, with a note.
-            sheet = _with_found(sheet, found)
-            discovered = tuple(found)
-            notes = (f"the session ids found were not recorded: {exc.render()}",)
+        sheet, discovered, notes = _record_or_note(
+            sheet, run_dir, run_id, manifest_path, found, environment
+        )
     return ResumeOutcome(
         run_id=run_id,
         run_dir=run_dir,
@@ -460,6 +454,29 @@ def resume_run(
         discovered=discovered,
         notes=notes,
     )
+
+
+def _record_or_note(
+    sheet: ResumeSheet,
+    run_dir: Path,
+    run_id: str,
+    manifest_path: Path,
+    found: Mapping[str, str],
+    environment: Environment,
+) -> tuple[ResumeSheet, tuple[str, ...], tuple[str, ...]]:
+    """Record the ids found; the sheet, who was discovered, and a note if it failed.
+
+    Recording is the one write `resume` makes. A link in the way is refused (it names a
+    hostile file); a write the file system refuses (a read-only project) or a sheet
+    another okstra holds still gives the ids found, in memory, with a note.
+    """
+    _check_targets(run_dir, manifest_path)
+    try:
+        new, discovered = _record(run_dir, run_id, manifest_path, found, environment)
+    except (FileSystemError, StateInUseError) as exc:
+        note = f"the session ids found were not recorded: {exc.render()}"
+        return _with_found(sheet, found), tuple(found), (note,)
+    return new, discovered, ()
 
 
 def _with_found(sheet: ResumeSheet, found: Mapping[str, str]) -> ResumeSheet:
