@@ -64,7 +64,9 @@ def age(row: dict[str, Any]) -> str:
 
 
 def lead_label(row: dict[str, Any], text: WizardText) -> str:
-    """The lead column: `running`, `exited 1`, `pending id`, … or `damaged`."""
+    """The lead column: `running`, `exited 1`, `pending id`, … `damaged` or `incomplete`."""
+    if row.get("runState") == "incomplete":
+        return text.get("app.runs.incomplete")
     if row.get("problem") and row.get("lead") is None:
         return text.get("app.runs.damaged")
     return str(row.get("leadStatus") or "")

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from ..display import inert
 from ..documents import RunManifest
 from ..errors import DataFileError, OkstraError
 from ..store import read_json
@@ -107,7 +108,9 @@ def execution_roles(manifest: RunManifest) -> list[dict[str, Any]]:
 
 
 def _cell(value: Any) -> str:
-    return "" if value is None else str(value).replace("|", "\\|")
+    """A markdown table cell: inert (control characters and newlines shown as escapes),
+    its `|` escaped so it stays one cell."""
+    return "" if value is None else inert(value).replace("|", "\\|")
 
 
 def roles_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
