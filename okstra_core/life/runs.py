@@ -68,12 +68,6 @@ __all__ = [
 _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
 # The longest text a leader field may hold (refs, ids, times, a short explanation).
 _MAX_FIELD = 4096
-# The largest whole number a leader field may hold (exact in JSON everywhere).
-_MAX_INT = 2**53
-# Process ids: above 1 (0 is the caller's group, 1 init, negatives are groups) and at
-# most the kernel's limit (PID_MAX_LIMIT, 2^22).
-_PID_FIELDS = ("processId", "parentProcessId")
-_PID_MAX = 2**22
 # The longest reason a row shows (the JSON keeps the same, bounded, text).
 _MAX_REASON = 500
 # What reading one run may raise besides okstra's own errors: a run file is data, and a
@@ -284,15 +278,8 @@ def _mismatch(info: RunInfo, place: RunPlace) -> str | None:
                 f"its leader's {_short(key)} is too long ({len(value)} characters; "
                 f"the limit is {_MAX_FIELD})"
             )
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_INT:
-            bits = value.bit_length()
-            return f"its leader's {_short(key)} is out of range (a {bits}-bit number)"
-    for key in _PID_FIELDS:
-        pid = info.leader.get(key)
-        if pid is not None and (
-            not isinstance(pid, int) or isinstance(pid, bool) or not 1 < pid <= _PID_MAX
-        ):
-            return f"its leader's {key} {_short(repr(pid))} is not a process id"
+    # Numbers (pids, start times, exit statuses) are bounded where the lead is read
+    # (`life.runinfo`): a bad one makes the lead `damaged`, naming the field.
     return None
 
 
@@ -345,6 +332,8 @@ def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> 
         orjson.dumps(lead.to_json())
     except _ROW_ERRORS as exc:
         return RunRow(state="damaged", problem=_reason(exc, place.path), **common)
+    if lead.state == "damaged":
+        return RunRow(state="damaged", lead=lead, note=note, problem=lead.detail, **common)
     return RunRow(state="ok", lead=lead, note=note, **common)
 
 

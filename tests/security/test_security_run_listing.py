@@ -79,7 +79,7 @@ def test_every_planted_run_is_a_row_and_the_output_is_inert(hostile: dict[str, A
     for name in CLEAN:
         assert rows[str(planted[name])]["runState"] in ("ok", "damaged"), name
     nasty = rows[str(planted["nasty-fields-001"])]
-    if nasty["lead"] is not None:
+    if nasty["lead"] is not None and nasty["lead"]["state"] != "damaged":
         assert nasty["lead"]["detail"] == NASTY  # exact in JSON
     assert rows[str(planted[f"escgroup-{RUN}"])]["taskKey"].startswith("\x1b[31mred/task")
     assert "huge-pid" not in " ".join(r["problem"] or "" for r in rows.values() if r["lead"])
@@ -111,7 +111,7 @@ def test_status_of_each_planted_run_is_inert_and_never_70(hostile: dict[str, Any
     timeline.write_bytes(orjson.dumps(event) + b"\n")
     proc = okstra(["status", "hostile/planted/nasty-fields-001"], project, env)
     assert proc.returncode == 0 and b"\x1b" not in proc.stdout
-    if b"exited" in proc.stdout:
+    if b"lead     exited" in proc.stdout:
         assert b"\\x1b]52;c;" in proc.stdout and b"  | ok" in proc.stdout
     assert outside(hostile) == before
 
