@@ -68,6 +68,14 @@ def test_prepare_writes_every_run_file(project: Path, env: Environment, okstra_h
         "participant-004",
     ]
     assert all(p["status"] == "prepared" for p in em["participants"])
+    # Only the leader may change the project here; nothing was started at run time.
+    assert [p["workerWriteCapability"] for p in em["participants"]] == [
+        "workspace-write",
+        "read-only",
+        "read-only",
+        "read-only",
+    ]
+    assert not any("sourceRoleExecutionRef" in r for r in em["roleExecutions"])
     refs = [r["roleExecutionRef"] for r in em["roleExecutions"]]
     assert refs == [
         "role-exec-leader-001",
@@ -84,7 +92,9 @@ def test_prepare_writes_every_run_file(project: Path, env: Environment, okstra_h
     prompt = (run / "lead-prompt.md").read_text(encoding="utf-8")
     assert "Make the widget faster." in prompt and "Be brief." in prompt
     assert second["executionLabel"] in prompt
-    assert "in a new shell" in prompt  # terminal host: workers run through their CLIs
+    # Terminal host: okstra starts each worker with its CLI; the lead runs okstra.
+    ref = second["roleExecutionRef"]
+    assert f"okstra worker start perf/widget/requirements-discovery-001 {ref} " in prompt
     assert ".okstra/tasks/perf/widget/runs/requirements-discovery-001/run-manifest.json" in prompt
     meta = orjson.loads((run / "lead-prompt.meta.json").read_bytes())
     assert meta["promptSha256"] == hashlib.sha256(prompt.encode()).hexdigest()
@@ -218,7 +228,16 @@ def test_approved_implementation_plan(project: Path, env: Environment) -> None:
     assert manifest["approvedPlan"]["stages"] == [1]
     roles = [r["role"] for r in manifest["roleExecutions"]]
     assert roles[0] == "leader" and roles.count("implementer") == 1
-    assert manifest["dynamicRoles"][0]["role"] == "fixer"
+    assert manifest["dynamicRoles"] == [
+        {"role": "fixer", "dutyId": "fix-cycle", "workerWriteCapability": "workspace-write"}
+    ]
+    capability = {p["role"]: p["workerWriteCapability"] for p in manifest["participants"]}
+    assert capability == {
+        "leader": "workspace-write",
+        "implementer": "workspace-write",
+        "verifier": "read-only",
+        "report-writer": "read-only",
+    }
     prompt = (result.run_dir / "lead-prompt.md").read_text(encoding="utf-8")
     assert "qa/scripts/stage-1.sh" in prompt and "fixer" in prompt
 
