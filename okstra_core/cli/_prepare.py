@@ -20,7 +20,7 @@ from typing import Any
 
 from ..environment import Environment
 from ..errors import UsageError
-from ..legacyargs import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
+from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 from ..roleargs import (
     REQUEST_DESTS,
     add_request_arguments,

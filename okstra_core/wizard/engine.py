@@ -35,7 +35,7 @@ from ..store import (
     parse_json_object,
     read_bytes,
 )
-from . import legacy
+from ..compat import convert as legacy
 from .base import Step, echo_template, refuse, render_echo, with_notes
 from .confirm import Confirmation, confirmation
 from .context import StepContext

@@ -15,7 +15,7 @@ from legacy_support import FIXTURES, LegacyWorld
 from okstra_core.errors import StateFileError
 from okstra_core.store import atomic_write_json
 from okstra_core.wizard import state as state_mod
-from okstra_core.wizard.legacy import (
+from okstra_core.compat.convert import (
     LegacyOpen,
     earlier_companion_source,
     is_earlier_v2,

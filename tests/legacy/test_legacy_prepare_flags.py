@@ -16,7 +16,7 @@ from legacy_support import FAKE_HELP
 
 from okstra_core.environment import Environment
 from okstra_core.errors import UsageError
-from okstra_core.legacyargs import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
+from okstra_core.compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 
 
 def _parse(line: str, project: Path) -> argparse.Namespace:

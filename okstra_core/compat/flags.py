@@ -31,16 +31,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import OkstraError, UsageError
-from .records import dataclass, field
+from ..errors import OkstraError, UsageError
+from ..records import dataclass, field
 
 if TYPE_CHECKING:
     import argparse
 
-    from .catalog.models import Profile, RoleRequirement
-    from .defaults import DefaultScopes
-    from .environment import Environment
-    from .pool import ModelPool, PoolModel
+    from ..catalog.models import Profile, RoleRequirement
+    from ..defaults import DefaultScopes
+    from ..environment import Environment
+    from ..pool import ModelPool, PoolModel
 
 __all__ = [
     "CROSS_VERIFICATION_ROLES",
@@ -539,9 +539,9 @@ def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> lis
         return notes  # the request builder names the missing flags
     # Loaded here, not at import: `okstra` registers these flags for every command, and
     # the catalog is only needed when older inputs are present.
-    from .catalog.loaders import load_catalog
-    from .defaults import load_scopes
-    from .pool import ModelPool
+    from ..catalog.loaders import load_catalog
+    from ..defaults import load_scopes
+    from ..pool import ModelPool
 
     catalog = load_catalog(environment)
     try:

@@ -45,7 +45,7 @@ from typing import Any
 
 import orjson
 
-from .errors import FileSystemError, OkstraError, StateInUseError, describe_os_error, os_error
+from ..errors import FileSystemError, OkstraError, StateInUseError, describe_os_error, os_error
 
 TEMP_PREFIX = ".okstra-tmp-"
 # State and prompt files may hold briefs and directives: not world-readable.
