@@ -15,16 +15,27 @@ new process of its provider's CLI, so it is never a sub-session of the host.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .catalog.models import LEADER, EntryMode, HostSpec, Runner
 from .errors import OkstraError
 from .records import dataclass
 
-if TYPE_CHECKING:
-    from .pool import PoolModel
+__all__ = ["Binding", "BoundModel", "bind", "choose_runner"]
 
-__all__ = ["Binding", "bind", "choose_runner"]
+
+class BoundModel(Protocol):
+    """What binding reads of a model: its provider and the CLI's model value.
+
+    The pool's `PoolModel` is one; binding knows nothing else of the pool (the pool
+    asks binding which runner a model would take, never the other way round).
+    """
+
+    @property
+    def provider_id(self) -> str: ...
+
+    @property
+    def execution(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -66,11 +77,11 @@ def choose_runner(role: str, provider_id: str, host: HostSpec, entry_mode: Entry
     return "cli-wrapper"
 
 
-def bind(model: PoolModel, role: str, host: HostSpec, entry_mode: EntryMode) -> Binding:
+def bind(model: BoundModel, role: str, host: HostSpec, entry_mode: EntryMode) -> Binding:
     """Bind a model for a role instance on a host.
 
     Args:
-        model: the pool model.
+        model: the model (a pool model).
         role: the role id.
         host: the host runtime.
         entry_mode: the entry mode.

@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 from ..environment import Environment
 from ..errors import UsageError
-from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 from ..roleargs import (
     REQUEST_DESTS,
     add_request_arguments,

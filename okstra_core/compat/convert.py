@@ -56,8 +56,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from okstra_core.catalog.models import LEADER, Profile, RoleKind, RoleRequirement
-from okstra_core.errors import OkstraError, StateFileError, UsageError
 from okstra_core.compat.flags import CROSS_VERIFICATION_ROLES, default_candidates, legacy_model
+from okstra_core.errors import OkstraError, StateFileError, UsageError
 from okstra_core.store import parse_json_object, read_bytes
 from okstra_core.tasks import check_segment
 from okstra_core.wizard.ids import CHOOSE_AGAIN_ANSWER, REUSE_ANSWER

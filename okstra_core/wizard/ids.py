@@ -48,6 +48,11 @@ RELATED_TASKS: StepKind = "related_tasks"
 CONFIRM: StepKind = "confirm"
 EDIT_TARGET: StepKind = "edit_target"
 DONE: StepKind = "done"
+# The kinds of the role steps (their ids carry the role: see the prefixes below).
+LEADER_SESSION_KIND: StepKind = "leader_session"
+ROLE_COUNT_KIND: StepKind = "role_count"
+ROLE_ADD_KIND: StepKind = "role_add"
+ROLE_MODEL_KIND: StepKind = "role_model"
 
 # Option values of the `reuse_previous` step (the v1 converter writes them too).
 REUSE_ANSWER = "reuse"
@@ -60,10 +65,10 @@ ROLE_ADD = "role-add"
 ROLE_MODEL = "role-model"
 
 _ROLE_KINDS: dict[str, StepKind] = {
-    LEADER_SESSION: "leader_session",
-    ROLE_COUNT: "role_count",
-    ROLE_ADD: "role_add",
-    ROLE_MODEL: "role_model",
+    LEADER_SESSION: LEADER_SESSION_KIND,
+    ROLE_COUNT: ROLE_COUNT_KIND,
+    ROLE_ADD: ROLE_ADD_KIND,
+    ROLE_MODEL: ROLE_MODEL_KIND,
 }
 
 # Steps never remembered by a rewind: re-asking them should start from the default.

@@ -157,10 +157,10 @@ def test_show_computes_the_prompt_once(
 ) -> None:
     """`okstra wizard show` (prompt, confirmation, history, progress) from one prompt."""
     from okstra_core.cli import main
-    from okstra_core.wizard import engine
+    from okstra_core.wizard import session
 
     wizard, _prompt = wizard_at_model_step
-    monkeypatch.setattr(engine, "advance", counts.wrap("advance", engine.advance))
+    monkeypatch.setattr(session, "advance", counts.wrap("advance", session.advance))
     for name, value in wizard.environment.env.items():
         monkeypatch.setenv(name, value)
     counts.reset()

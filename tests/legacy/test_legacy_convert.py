@@ -12,11 +12,11 @@ import pytest
 from legacy_support import EXPECTED, FIXTURES, LegacyWorld
 
 from okstra_core.catalog.models import ModelDefaults, Profile, RoleRequirement
+from okstra_core.compat import convert as legacy
+from okstra_core.compat.convert import V1_PROVIDER_FIELDS, convert_v1, is_v1, load_legacy
 from okstra_core.defaults import DefaultScopes
 from okstra_core.errors import StateFileError
-from okstra_core.compat import convert as legacy
 from okstra_core.wizard import state
-from okstra_core.compat.convert import V1_PROVIDER_FIELDS, convert_v1, is_v1, load_legacy
 
 FIXTURE_NAMES = sorted(p.name for p in FIXTURES.glob("*.json"))
 

@@ -12,15 +12,15 @@ import orjson
 import pytest
 from legacy_support import FIXTURES, LegacyWorld
 
-from okstra_core.errors import StateFileError
-from okstra_core.store import atomic_write_json
-from okstra_core.wizard import state as state_mod
 from okstra_core.compat.convert import (
     LegacyOpen,
     earlier_companion_source,
     is_earlier_v2,
     open_legacy,
 )
+from okstra_core.errors import StateFileError
+from okstra_core.store import atomic_write_json
+from okstra_core.wizard import state as state_mod
 
 V1 = "rd_spawn_workers_models.json"
 EARLIER = "v2_rd_role_block.json"

@@ -26,7 +26,7 @@ def _imports(tree: ast.AST, names: set[str]) -> set[str]:
 # The one module loaded on first use: the outcome holds the typed run request (pydantic
 # models), which asking the next question never needs (a headless step stays free of
 # pydantic). Only these functions may import it, and nothing else at call time.
-LAZY = {("__init__", "__getattr__"): {"outcome"}, ("engine", "_outcomes"): {"outcome"}}
+LAZY = {("session", "_outcomes"): {"outcome"}}
 
 
 def test_no_import_cycle_and_no_call_time_imports_inside_the_wizard() -> None:

@@ -1,0 +1,205 @@
+"""The wizards on disk as files: list them for the start screen, delete one.
+
+Read-only listing (no lock) of `<state dir>/wizards/`, v1 files included, newest first;
+deletion of a v2 file okstra wrote, under its lock. Both open files through the
+session (`Wizard.open`) and the state file module.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from ..compat.convert import is_earlier_v2
+from ..environment import Environment
+from ..errors import OkstraError, StateFileError, UsageError
+from ..paths import user_dirs
+from ..records import dataclass
+from ..store import FileLock
+from .session import Wizard
+from .state import classify_version, parse_v2
+from .statefile import read_state_bytes, remove_state_file
+
+__all__ = ["SETUP_STATUSES", "SetupStatus", "WizardSummary", "delete_wizard", "list_wizards"]
+
+# A listed setup's status, one vocabulary: where its wizard stands, or why it cannot
+# be opened.
+SetupStatus = Literal["in-progress", "confirmed", "aborted", "broken"]
+IN_PROGRESS: SetupStatus = "in-progress"
+CONFIRMED: SetupStatus = "confirmed"
+ABORTED: SetupStatus = "aborted"
+BROKEN: SetupStatus = "broken"
+SETUP_STATUSES: tuple[SetupStatus, ...] = (IN_PROGRESS, CONFIRMED, ABORTED, BROKEN)
+
+
+def delete_wizard(path: Path | str, environment: Environment | None = None) -> None:
+    """Delete a wizard listed by `list_wizards` (the start screen's `d`).
+
+    Only a v2 state file directly in the wizards dir is deleted, with its `.lock`
+    sidecar. A v1 file is never changed by okstra and a file that does not
+    load may be one, so both are refused; so is a companion whose v1 source still
+    exists (it is that wizard's saved progress). Runs under the state file's lock.
+
+    Raises:
+        UsageError: not a file of the wizards dir, a v1 file, or a live companion.
+        StateInUseError: the wizard is open elsewhere (the app, a step).
+        StateFileError: the file does not load (it is left alone).
+    """
+    env = environment or Environment.real()
+    path = Path(path)
+    directory = user_dirs(env.env).wizards
+    if path.suffix != ".json" or path.parent.resolve() != directory.resolve():
+        raise UsageError(
+            f"only a wizard state file in {directory} can be deleted", path=path, field="path"
+        )
+    if not path.is_file():
+        raise UsageError("no such wizard state file", path=path)
+    with FileLock(path):
+        _data, raw = read_state_bytes(path)
+        try:
+            version = classify_version(raw)
+        except StateFileError as exc:
+            raise StateFileError(exc.message, path=path, field=exc.field) from None
+        if version != 2 or is_earlier_v2(raw):
+            raise UsageError(
+                "a wizard state file of the earlier okstra (v1, or its v2 shape) is never "
+                "changed by okstra: delete it yourself",
+                path=path,
+            )
+        state = parse_v2(raw, str(path))
+        source = state.legacy_source
+        if source is not None and Path(source.path).exists():
+            raise UsageError(
+                f"this is the saved progress of the v1 file {source.path}: delete that file first",
+                path=path,
+            )
+        remove_state_file(path)
+
+
+# ---------------------------------------------------------------------------- list
+
+
+@dataclass(frozen=True)
+class WizardSummary:
+    """One resumable wizard for the start screen / `okstra wizard list`.
+
+    Attributes:
+        path: the file to open (the v1 source for a legacy wizard).
+        task: the task key ("" when not chosen yet).
+        task_type: the task type ("" when not chosen yet).
+        progress: (answered, ~total).
+        updated_at: last save (None when unknown).
+        legacy: opened from a v1 file.
+        status: `in-progress`, `confirmed`, `aborted` or `broken` (`SETUP_STATUSES`).
+        problem: why it cannot be opened, or None.
+        project_root: the project the setup is for ("" when unknown: a broken file).
+    """
+
+    path: Path
+    task: str
+    task_type: str
+    progress: tuple[int, int]
+    updated_at: datetime | None
+    legacy: bool
+    status: SetupStatus
+    problem: str | None = None
+    project_root: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "task": self.task,
+            "taskType": self.task_type,
+            "progress": {"answered": self.progress[0], "total": self.progress[1]},
+            "updatedAt": self.updated_at.isoformat() if self.updated_at else None,
+            "legacy": self.legacy,
+            "status": self.status,
+            "problem": self.problem,
+            "projectRoot": self.project_root or None,
+        }
+
+
+# A last-save time outside these years is tampered with (or a broken clock): unknown.
+_YEARS = range(1970, 10000)
+
+
+def _parse_time(value: str) -> datetime | None:
+    """An aware, usable time, or None (missing, malformed, no offset, absurd year)."""
+    try:
+        parsed = datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+    if parsed is None or parsed.tzinfo is None or parsed.year not in _YEARS:
+        return None
+    try:
+        parsed.timestamp()
+        parsed.astimezone()
+    except (OverflowError, OSError, ValueError):
+        return None
+    return parsed
+
+
+def _file_time(path: Path) -> datetime | None:
+    """The file's own modification time (the link's, for a dangling link), or None."""
+    try:
+        return datetime.fromtimestamp(path.lstat().st_mtime).astimezone()
+    except (OSError, OverflowError, ValueError):
+        return None
+
+
+def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
+    """Resumable wizards in `<state dir>/wizards/`, newest first; v1 files included.
+
+    A companion file is not listed on its own while its v1 source exists (the v1
+    entry shows the companion's progress). A file that cannot be opened is listed
+    with its `problem`. Read-only: takes no lock.
+    """
+    env = environment or Environment.real()
+    directory = user_dirs(env.env).wizards
+    if not directory.is_dir():
+        return []
+    out: list[WizardSummary] = []
+    for path in sorted(directory.glob("*.json")):
+        if path.name.startswith("."):
+            continue
+        try:
+            wizard = Wizard.open(path, environment=env)
+        except OkstraError as exc:
+            # One bad entry (a FIFO, a dangling link, tampered numbers) is listed as
+            # broken with why; the others are still listed.
+            out.append(
+                WizardSummary(path, "", "", (0, 0), _file_time(path), False, BROKEN, exc.render())
+            )
+            continue
+        state = wizard._state
+        source = state.legacy_source
+        if not wizard.legacy and source is not None and Path(source.path).exists():
+            continue
+        if wizard.source != path:
+            continue  # an earlier okstra's companion: listed as its source file
+        try:
+            progress = wizard.progress()
+        except OkstraError:
+            progress = (len(state.answered), len(state.answered))
+        status = ABORTED if state.aborted else CONFIRMED if state.confirmed else IN_PROGRESS
+        out.append(
+            WizardSummary(
+                path=path,
+                task=state.task_key,
+                task_type=state.task_type,
+                progress=progress,
+                updated_at=_parse_time(state.updated_at),
+                legacy=wizard.legacy,
+                status=status,
+                project_root=str(state.project_root or ""),
+            )
+        )
+
+    def newest(summary: WizardSummary) -> tuple[float, str]:
+        # Newest first; a file without a readable time sorts last.
+        when = summary.updated_at
+        return (-when.timestamp() if when is not None else float("inf"), summary.path.name)
+
+    out.sort(key=newest)
+    return out

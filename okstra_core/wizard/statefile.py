@@ -1,0 +1,200 @@
+"""A wizard's state file on disk: where it lives, how it is opened, a new one, removal.
+
+A v2 file okstra wrote is validated (or recalled from the state cache by its exact
+bytes); a file of the earlier okstra (v1, or its own v2 shape) is converted in memory
+by the compatibility wing (`okstra_core.compat`), and progress goes to its companion
+file. Nothing here takes a lock: the session (`okstra_core.wizard.session`) does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..catalog import detect_host, load_project_config
+from ..compat.convert import earlier_companion_source, is_earlier_v2, open_legacy
+from ..environment import Environment
+from ..errors import StateFileError, UsageError
+from ..paths import prompts_root, user_dirs
+from ..records import dataclass
+from ..resolver import check_entry_mode
+from ..setup_runs import runs_file
+from ..store import lock_path_for, parse_json_object, read_bytes
+from .base import echo_template, render_echo
+from .context import StepContext
+from .ids import TASK_TYPE
+from .state import (
+    AnsweredStep,
+    WizardState,
+    classify_version,
+    parse_v2,
+    recall_state,
+    remember_state,
+)
+
+__all__ = [
+    "Loaded",
+    "load",
+    "new_state",
+    "new_state_path",
+    "read_state_bytes",
+    "remove_state_file",
+    "resolve_state_path",
+    "unanswered",
+]
+
+
+def read_state_bytes(path: Path) -> tuple[bytes, Any]:
+    data = read_bytes(path, what="wizard state file", error=StateFileError)
+    raw = parse_json_object(data, path, what="wizard state JSON object", error=StateFileError)
+    return data, raw
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A state file as opened: where from, where it is saved, and its state."""
+
+    source: Path  # the file the person named
+    path: Path  # the v2 file written (the companion of a v1 source)
+    state: WizardState
+    legacy: bool
+    notes: tuple[str, ...] = ()
+    data: bytes | None = None  # the bytes a v2 state was parsed from
+
+
+def load(
+    source: Path,
+    environment: Environment,
+    ctx: StepContext | None = None,
+    *,
+    redirected: bool = False,
+) -> Loaded:
+    data = read_bytes(source, what="wizard state file", error=StateFileError)
+    cache = user_dirs(environment.env).cache
+    known = recall_state(source, data, cache)
+    if known is not None:  # the very bytes an okstra process wrote or checked
+        return Loaded(source, source, known, legacy=False, data=data)
+    raw = parse_json_object(data, source, what="wizard state JSON object", error=StateFileError)
+    try:
+        version = classify_version(raw)
+    except StateFileError as exc:
+        raise StateFileError(exc.message, path=source, field=exc.field) from None
+    # The earlier okstra's v2 shape is converted like a v1 file (never written).
+    if version == 2 and not is_earlier_v2(raw):
+        state = parse_v2(raw, str(source))
+        remember_state(source, data, state, cache)
+        return Loaded(source, source, state, legacy=False, data=data)
+    origin = None if redirected else earlier_companion_source(raw, source)
+    if origin is not None:
+        return load(origin, environment, ctx, redirected=True)
+    project_root = raw.get("project_root")
+    context = ctx or StepContext(
+        environment, Path(project_root) if isinstance(project_root, str) and project_root else None
+    )
+    opened = open_legacy(
+        source,
+        profile_loader=context.catalog.profile,
+        pool=context.pool,
+        scopes=context.scopes,
+        environment=environment,
+    )
+    state = parse_v2(opened.state, str(opened.companion))
+    return Loaded(source, opened.companion, state, legacy=True, notes=opened.notes)
+
+
+def resolve_state_path(value: str, environment: Environment | None = None) -> Path:
+    """Where `--state VALUE` points.
+
+    A bare name (no path separator) lives in the wizards dir:
+    `<state dir>/wizards/<name>.json` (".json" added when missing). Anything with a
+    separator is a path (relative to the current directory).
+    """
+    env = (environment or Environment.real()).env
+    if "/" in value or value.startswith("~"):
+        return Path(value).expanduser()
+    name = value if value.endswith(".json") else f"{value}.json"
+    return user_dirs(env).wizards / name
+
+
+def new_state_path(environment: Environment) -> Path:
+    """A fresh, unused state file name in the wizards dir, from the clock."""
+    directory = user_dirs(environment.env).wizards
+    stamp = environment.now().strftime("%Y%m%d-%H%M%S")
+    path = directory / f"{stamp}.json"
+    n = 1
+    while path.exists():
+        n += 1
+        path = directory / f"{stamp}-{n}.json"
+    return path
+
+
+def new_state(
+    env: Environment,
+    project_root: Path | str,
+    host: str | None,
+    entry_mode: str | None,
+    task_type: str | None,
+    available_functions: Sequence[str],
+) -> tuple[StepContext, WizardState]:
+    """The state of a new wizard (not written) and the context it was checked with."""
+    root = Path(project_root).expanduser()
+    if not root.is_dir():
+        raise UsageError("project root is not a directory", path=root, field="--project-root")
+    root = root.resolve()
+    ctx = StepContext(env, root)
+    host_spec = ctx.host(host) if host else detect_host(env, ctx.catalog)
+    mode = entry_mode or "spawn-process"
+    if mode not in ("spawn-process", "current-session"):
+        raise UsageError(
+            f"unknown entry mode {mode!r}: expected spawn-process or current-session",
+            field="--entry-mode",
+        )
+    check_entry_mode(host_spec, mode)  # type: ignore[arg-type]
+    project = load_project_config(root)
+    state = WizardState(
+        role_counts={},
+        role_models={},
+        role_selection_order=[],
+        workspace_root=str(prompts_root(env.env)),
+        project_root=str(root),
+        project_id=project.project_id or root.name,
+        host_runtime=host_spec.id,
+        host_entry_mode=mode,  # type: ignore[arg-type]
+        available_functions=list(available_functions),
+    )
+    if task_type:
+        ctx.profile(task_type)  # refuses an unknown task type, naming the known ones
+        state.task_type = task_type
+        label = ctx.text.get("task_type.option.plain", task_type=task_type, title=task_type)
+        state.answered.append(
+            AnsweredStep(
+                step=TASK_TYPE,
+                answer=task_type,
+                echo=render_echo(echo_template(ctx, "task_type"), task_type, label),
+            )
+        )
+    return ctx, state
+
+
+def unanswered(state: WizardState) -> bool:
+    """A v2 state nobody has answered anything in (nothing worth keeping)."""
+    return (
+        state.legacy_source is None
+        and not state.answered
+        and not state.remembered_answers
+        and not state.aborted
+        and state.confirmed is not True
+    )
+
+
+def remove_state_file(path: Path) -> None:
+    # The caller holds the lock: nothing can write the file meanwhile. The sidecar goes
+    # too, else every removed wizard leaves a stray `.lock` in the wizards dir (state
+    # locks fail fast, so no process is queued on the old sidecar's inode).
+    path.unlink(missing_ok=True)
+    lock_path_for(path).unlink(missing_ok=True)
+    # The record of the runs this setup prepared goes with it.
+    runs = runs_file(path)
+    runs.unlink(missing_ok=True)
+    lock_path_for(runs).unlink(missing_ok=True)
