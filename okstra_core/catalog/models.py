@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .. import records
 from ..records import dataclass, field
+from ..vocabulary import EntryMode as EntryMode
+from ..vocabulary import Runner as Runner
 from .rules import DISCOVER_PLACEHOLDERS as DISCOVER_PLACEHOLDERS
 from .rules import (
     ENV_NAME,
@@ -58,8 +60,6 @@ class _Record:
         return f"{type(self).__qualname__}({shown})"
 
 
-EntryMode = Literal["spawn-process", "current-session"]
-Runner = Literal["current-session", "native-session", "cli-wrapper"]
 Distinct = Literal["model", "provider"]
 SessionIdKind = Literal["uuid4", "token", "discover"]
 # One line of text shown to a person (an install command, how to log in).

@@ -32,7 +32,7 @@ __all__ = [
     "apply_answer",
     "history",
     "progress",
-    "replay",
+    "replay_answers",
     "step_kind",
 ]
 
@@ -207,7 +207,7 @@ class ReplayResult:
     index: int | None = None
 
 
-def replay(
+def replay_answers(
     ctx: StepContext, current: WizardState, entries: Iterable[AnswerEntry]
 ) -> tuple[WizardState, ReplayResult]:
     """Apply `entries` to a copy of `current` (see `Wizard.replay`); one context for all.

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from ..compat.convert import is_earlier_v2
+from ..compat.shapes import is_earlier_v2
 from ..environment import Environment
 from ..errors import OkstraError, StateFileError, UsageError
 from ..paths import user_dirs

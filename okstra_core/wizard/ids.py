@@ -57,6 +57,18 @@ ROLE_MODEL_KIND: StepKind = "role_model"
 # Option values of the `reuse_previous` step (the v1 converter writes them too).
 REUSE_ANSWER = "reuse"
 CHOOSE_AGAIN_ANSWER = "again"
+# The one option of the `leader-session` step (the host session leads).
+LEADER_SESSION_ANSWER = "continue"
+# The `task_pick` option that starts a new task (the others are task keys).
+NEW_TASK_ANSWER = "new"
+# Options of the gate steps (`directive_pick`, `related_tasks_pick`).
+SKIP_ANSWER = "skip"
+WRITE_ANSWER = "write"
+CHOOSE_ANSWER = "choose"
+# Options of the `confirm` step.
+CONFIRM_ANSWER = "confirm"
+EDIT_ANSWER = "edit"
+ABORT_ANSWER = "abort"
 
 # Role step id prefixes.
 LEADER_SESSION = "leader-session"

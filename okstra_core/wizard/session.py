@@ -35,7 +35,7 @@ from .engine import (
     apply_answer,
     history,
     progress,
-    replay,
+    replay_answers,
 )
 from .flow import back_target, rewind
 from .ids import ROLE_MODEL_KIND
@@ -321,7 +321,7 @@ class Wizard:
         the end with every answer applied before the refused one (if any).
         """
         with self._locked() as current:
-            work, result = replay(self._ctx(current), current, entries)
+            work, result = replay_answers(self._ctx(current), current, entries)
             if work != current or not self.path.exists():
                 self._save(work)
         return replace(result, next=self.prompt())
@@ -355,7 +355,7 @@ class Wizard:
                 "state file already exists: continue it with `okstra wizard step`", path=path
             )
         ctx, state = new_state(env, project_root, host, entry_mode, task_type, ())
-        work, result = replay(ctx, state, entries)
+        work, result = replay_answers(ctx, state, entries)
         wizard = cls(Loaded(path, path, work, legacy=False), env)
         wizard._checked = ctx
         return wizard, result

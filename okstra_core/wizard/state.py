@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 from ..catalog.models import MAX_ROLE_COUNT
 from ..errors import StateFileError
+from ..vocabulary import SPAWN_PROCESS, EntryMode
 
 
 # Default factories are Python functions, not the `list`/`dict` builtins: pydantic reads
@@ -39,6 +40,12 @@ def _new_dict() -> dict[Any, Any]:
 
 
 STATE_VERSION: Literal[2] = 2
+
+# How the task was chosen: not yet (""), a new task, or an existing one.
+TaskMode = Literal["", "new", "existing"]
+NEW_TASK: TaskMode = "new"
+EXISTING_TASK: TaskMode = "existing"
+TASK_MODES: tuple[TaskMode, ...] = ("", NEW_TASK, EXISTING_TASK)
 
 # v1 provider fields (snake and camelCase): their presence next to a v2 version, or
 # v2 role fields without a version, is a mixed file and is refused.
@@ -153,10 +160,10 @@ class WizardState:
     project_root: Annotated[StrictStr, Field(min_length=1)]
     project_id: StrictStr = ""
     host_runtime: Annotated[StrictStr, Field(min_length=1)]
-    host_entry_mode: Literal["spawn-process", "current-session"] = "spawn-process"
+    host_entry_mode: EntryMode = SPAWN_PROCESS
     available_functions: list[StrictStr] = field(default_factory=_new_list)
 
-    task_mode: Literal["", "new", "existing"] = ""
+    task_mode: TaskMode = ""
     task_key: StrictStr = ""
     task_group: StrictStr = ""
     task_id: StrictStr = ""

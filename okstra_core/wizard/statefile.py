@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog import detect_host, load_project_config
-from ..compat.convert import earlier_companion_source, is_earlier_v2, open_legacy
+from ..compat.opening import open_legacy
+from ..compat.shapes import earlier_companion_source, is_earlier_v2
 from ..environment import Environment
 from ..errors import StateFileError, UsageError
 from ..paths import prompts_root, user_dirs

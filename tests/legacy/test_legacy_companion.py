@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 from legacy_support import LegacyWorld
 
-from okstra_core.compat.convert import companion_for, load_legacy
+from okstra_core.compat import companion_for, load_legacy
 from okstra_core.store import atomic_write_json
 
 NAME = "rd_spawn_workers_models.json"

@@ -12,7 +12,7 @@ import orjson
 import pytest
 from legacy_support import FIXTURES, LegacyWorld
 
-from okstra_core.compat.convert import (
+from okstra_core.compat import (
     LegacyOpen,
     earlier_companion_source,
     is_earlier_v2,

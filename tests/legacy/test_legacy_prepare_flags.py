@@ -14,7 +14,7 @@ import orjson
 import pytest
 from legacy_support import FAKE_HELP
 
-from okstra_core.compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
+from okstra_core.compat import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 from okstra_core.environment import Environment
 from okstra_core.errors import UsageError
 

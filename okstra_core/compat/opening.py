@@ -1,0 +1,263 @@
+"""Opening an earlier okstra's state file: resume its companion, or convert it afresh.
+
+The session calls `open_legacy` for a file `okstra_core.compat.shapes` says is of the
+earlier okstra. Companions are tried in the order `okstra_core.compat.companions`
+gives: one okstra saved (valid, recording this source and digest) is resumed; one the
+earlier okstra wrote in its v2 shape is taken over (converted, left untouched, and
+progress goes to a free content-addressed name); a companion that matches the source
+but is invalid is skipped — left as it is — and the source is converted afresh, with
+a note. Nothing here writes a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..catalog.models import Profile
+from ..errors import OkstraError, StateFileError, UsageError
+from ..records import dataclass
+from ..store import parse_json_object, read_bytes
+from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
+from ..wizard.state import parse_v2
+from .companions import (
+    content_addressed,
+    free_name,
+    matches_source,
+    older_companion_name,
+    read_candidate,
+    source_digest,
+    source_record,
+)
+from .convert import convert_earlier_v2, convert_v1
+from .identity import source_notes
+from .reader import SourceReader
+from .shapes import LEGACY_SOURCE_FIELD, is_earlier_v2, is_v1
+
+if TYPE_CHECKING:
+    from ..defaults import DefaultScopes
+    from ..environment import Environment
+    from ..pool import ModelPool
+
+__all__ = ["LegacyOpen", "load_legacy", "open_legacy"]
+
+
+@dataclass(frozen=True)
+class LegacyOpen:
+    """What opening an earlier okstra's state file gives the session.
+
+    Attributes:
+        companion: the companion file progress is saved to.
+        state: the v2 state dict (valid for `state.parse_v2`).
+        resumed: True when `state` is that companion's saved content.
+        notes: what the person should know (skipped companions, slugified ids,
+            answers not carried over), in order.
+    """
+
+    companion: Path
+    state: dict[str, Any]
+    resumed: bool
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One source file being opened, and what converting it reads."""
+
+    path: Path
+    digest: str
+    profile_loader: Callable[[str], Profile]
+    pool: ModelPool
+    scopes: DefaultScopes
+
+    @property
+    def record(self) -> dict[str, str]:
+        return source_record(self.path, self.digest)
+
+    def profile_of(self, raw: Mapping[str, Any]) -> Profile | None:
+        """The profile of a payload's task type; None when absent or no longer known."""
+        task_type = raw.get("task_type")
+        if not isinstance(task_type, str) or not task_type.strip():
+            return None
+        try:
+            return self.profile_loader(task_type.strip())
+        except UsageError:
+            return None
+
+    def convert_earlier(
+        self, raw: Mapping[str, Any], profile: Profile | None, notes: list[str]
+    ) -> dict[str, Any]:
+        return convert_earlier_v2(
+            raw,
+            profile=profile,
+            pool=self.pool,
+            scopes=self.scopes,
+            source=self.path,
+            sha256=self.digest,
+            notes=notes,
+        )
+
+
+def _entry_mode(reader: SourceReader) -> str:
+    mode = reader.string("host_entry_mode")
+    if not mode:
+        return SPAWN_PROCESS
+    if mode not in ENTRY_MODES:
+        raise StateFileError(
+            f"unknown entry mode {mode!r} (expected one of: {', '.join(ENTRY_MODES)})",
+            path=reader.source,
+            field="host_entry_mode",
+        )
+    return mode
+
+
+def _skipped(companion: Path, exc: OkstraError) -> str:
+    """The note for a companion that is skipped (its own problem, not the source's)."""
+    problem = f"{exc.field}: {exc.message}" if exc.field else exc.message
+    return (
+        f"companion {companion} is not a valid wizard state ({problem}): "
+        "it is skipped and left as it is"
+    )
+
+
+def _take_over(source: _Source, payload: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The v2 state of a companion taken over (`StateFileError` when it does not convert)."""
+    profile = source.profile_of(payload)
+    if is_earlier_v2(payload):
+        return source.convert_earlier(payload, profile, notes)
+    state = dict(payload)
+    state[LEGACY_SOURCE_FIELD] = source.record
+    return state
+
+
+_Candidates = list[tuple[Path, dict[str, Any]]]
+
+
+def _companions(source: _Source, notes: list[str]) -> tuple[tuple[Path, Any] | None, _Candidates]:
+    """The companion to resume (or None), and the earlier okstra's ones to take over.
+
+    Those the earlier okstra wrote (its v2 shape) are listed in the order they are
+    tried: content-addressed names first, then its older `<name>.v2.json`.
+    """
+    record = source.record
+    takeovers: _Candidates = []
+    for candidate in content_addressed(source.path, source.digest):
+        payload = read_candidate(candidate)
+        if payload is None or not matches_source(payload, record):
+            continue  # another source's file: not ours to judge
+        try:
+            parse_v2(payload, str(candidate))
+        except StateFileError as exc:
+            if is_earlier_v2(payload):
+                takeovers.append((candidate, payload))
+            else:
+                notes.append(_skipped(candidate, exc))
+            continue
+        return (candidate, payload), takeovers
+    older = older_companion_name(source.path)
+    payload = read_candidate(older) if older.is_file() else None
+    if payload is not None and matches_source(payload, record):
+        if is_earlier_v2(payload):
+            takeovers.append((older, payload))
+        else:
+            try:
+                parse_v2(payload, str(older))
+                takeovers.append((older, payload))
+            except StateFileError as exc:
+                notes.append(_skipped(older, exc))
+    return None, takeovers
+
+
+def _taken_over(
+    source: _Source, takeovers: _Candidates, companion: Path, notes: list[str]
+) -> dict[str, Any] | None:
+    """The state of the first companion that converts, or None when none does."""
+    for taken_from, payload in takeovers:
+        # An earlier companion that does not convert (a field of the wrong type) is
+        # skipped like an invalid one: the next one, or the source, is converted.
+        attempt: list[str] = []
+        try:
+            state = _take_over(source, payload, attempt)
+        except StateFileError as exc:
+            notes.append(_skipped(taken_from, exc))
+            continue
+        notes.extend(attempt)
+        notes.append(
+            f"progress is taken over from {taken_from} (left as it is); "
+            f"it is saved to {companion} from now on"
+        )
+        return state
+    return None
+
+
+def _converted(source: _Source, raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The source itself converted (v1, or the earlier okstra's v2 shape)."""
+    if not is_v1(raw):
+        return source.convert_earlier(raw, source.profile_of(raw), notes)
+    return convert_v1(
+        raw,
+        profile=source.profile_of(raw),
+        pool=source.pool,
+        scopes=source.scopes,
+        entry_mode=_entry_mode(SourceReader(raw, source.path)),
+        source=source.path,
+        sha256=source.digest,
+    )
+
+
+def open_legacy(
+    source: Path,
+    *,
+    profile_loader: Callable[[str], Profile],
+    pool: ModelPool,
+    scopes: DefaultScopes,
+    environment: Environment,
+) -> LegacyOpen:
+    """Open an earlier okstra's state file: resume its companion, or convert it afresh.
+
+    Args:
+        source: the v1 or earlier-v2 state file (read once; never written).
+        profile_loader: task type → `Profile` (e.g. `Catalog.profile`); a `UsageError`
+            means the task type no longer exists, and the wizard asks it again.
+        pool: the model pool.
+        scopes: model default scopes.
+        environment: the clock stamps `updated_at` when the source has none.
+
+    Returns:
+        The companion to save to, the v2 state dict, whether it was resumed, notes.
+
+    Raises:
+        StateFileError: the source is unreadable or malformed (file and field named).
+    """
+    path = Path(source)
+    data = read_bytes(path, what="wizard state file", error=StateFileError)
+    raw = parse_json_object(data, path, what="wizard state JSON object", error=StateFileError)
+    opened = _Source(path, source_digest(data), profile_loader, pool, scopes)
+    notes: list[str] = []
+    resumed, takeovers = _companions(opened, notes)
+    if resumed is not None:
+        candidate, payload = resumed
+        return LegacyOpen(candidate, payload, True, (*notes, *source_notes(raw)))
+    companion = free_name(path, opened.digest)
+    state = _taken_over(opened, takeovers, companion, notes)
+    if state is None:
+        state = _converted(opened, raw, notes)
+    if not state.get("updated_at"):
+        state["updated_at"] = environment.now().isoformat()
+    return LegacyOpen(companion, state, False, (*notes, *source_notes(raw)))
+
+
+def load_legacy(
+    source: Path,
+    *,
+    profile_loader: Callable[[str], Profile],
+    pool: ModelPool,
+    scopes: DefaultScopes,
+    environment: Environment,
+) -> tuple[Path, dict[str, Any], bool]:
+    """`open_legacy` without the notes: `(companion, v2 state dict, resumed)`."""
+    opened = open_legacy(
+        source, profile_loader=profile_loader, pool=pool, scopes=scopes, environment=environment
+    )
+    return opened.companion, opened.state, opened.resumed
