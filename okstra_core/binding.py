@@ -20,6 +20,7 @@ from typing import Protocol
 from .catalog.models import LEADER, EntryMode, HostSpec, Runner
 from .errors import OkstraError
 from .records import dataclass
+from .vocabulary import CLI_WRAPPER, CURRENT_SESSION, CURRENT_SESSION_RUNNER, NATIVE_SESSION
 
 __all__ = ["Binding", "BoundModel", "bind", "choose_runner"]
 
@@ -67,14 +68,14 @@ def choose_runner(role: str, provider_id: str, host: HostSpec, entry_mode: Entry
     """
     if role == LEADER:
         # In spawn-process mode okstra launches the lead's CLI itself.
-        return "current-session" if entry_mode == "current-session" else "cli-wrapper"
+        return CURRENT_SESSION_RUNNER if entry_mode == CURRENT_SESSION else CLI_WRAPPER
     if (
         host.native_sessions
         and host.native_provider is not None
         and provider_id == host.native_provider
     ):
-        return "native-session"
-    return "cli-wrapper"
+        return NATIVE_SESSION
+    return CLI_WRAPPER
 
 
 def bind(model: BoundModel, role: str, host: HostSpec, entry_mode: EntryMode) -> Binding:
@@ -96,10 +97,10 @@ def bind(model: BoundModel, role: str, host: HostSpec, entry_mode: EntryMode) ->
             or a native session the host cannot run).
     """
     runner = choose_runner(role, model.provider_id, host, entry_mode)
-    if runner == "cli-wrapper":
+    if runner == CLI_WRAPPER:
         return Binding(runner=runner, host_runtime=host.id, host_model_value=None)
     if (
-        runner == "native-session"
+        runner == NATIVE_SESSION
         and host.native_sessions
         and model.provider_id == host.native_provider
         and model.execution.strip()

@@ -25,6 +25,7 @@ from .catalog.models import (
 from .errors import DataFileError, OkstraError, UsageError
 from .pool import ModelPool, PoolModel
 from .records import dataclass, field
+from .vocabulary import CURRENT_SESSION
 
 __all__ = ["DefaultScopes", "known_roles", "load_scopes", "validate_model_defaults"]
 
@@ -158,7 +159,7 @@ class DefaultScopes:
         problems: list[str] = []
         first_path: str | None = None
         for role in roles:
-            if role == LEADER and entry_mode == "current-session":
+            if role == LEADER and entry_mode == CURRENT_SESSION:
                 continue
             for defaults, _ in self._scoped():
                 for ref in defaults.by_role.get(role, ()):

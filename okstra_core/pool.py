@@ -19,6 +19,7 @@ from .catalog.models import LEADER, EntryMode, GlobalConfig, HostSpec, ProviderS
 from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV, Environment
 from .errors import OkstraError, UsageError
 from .records import dataclass, field
+from .vocabulary import CLI_WRAPPER, CURRENT_SESSION_RUNNER
 
 __all__ = ["Availability", "ModelPool", "PoolModel"]
 
@@ -422,7 +423,7 @@ class ModelPool:
         for (provider_id, models), available in zip(groups, verdicts, strict=True):
             if not available:
                 continue
-            if choose_runner(role, provider_id, host, entry_mode) == "cli-wrapper":
+            if choose_runner(role, provider_id, host, entry_mode) == CLI_WRAPPER:
                 refs.extend(map(_REF, models))
             else:
                 # A host-bound runner: each model's binding decides (as `availability`).
@@ -445,7 +446,7 @@ class ModelPool:
             verdict = self._provider_verdict(model, role, host, entry_mode)
             self._provider_verdicts[key] = verdict
         if verdict.available and choose_runner(role, model.provider_id, host, entry_mode) != (
-            "cli-wrapper"
+            CLI_WRAPPER
         ):
             # A host-bound runner: the host must accept this model's execution value.
             try:
@@ -466,13 +467,13 @@ class ModelPool:
             where = f" ({self._config.source})" if self._config.source else ""
             return Availability(False, f"provider {provider.id!r} is disabled in config{where}")
         runner = choose_runner(role, provider.id, host, entry_mode)
-        if runner == "current-session":
+        if runner == CURRENT_SESSION_RUNNER:
             return Availability(
                 False,
                 f"in current-session mode the leader is the {host.id!r} host session; "
                 "no model is chosen for it",
             )
-        if runner == "cli-wrapper" and self.which(provider.cli) is None:
+        if runner == CLI_WRAPPER and self.which(provider.cli) is None:
             return Availability(False, f"cli {provider.cli!r} not found on PATH")
         return Availability(True, None)
 

@@ -29,6 +29,7 @@ from .request import (
     RunRequest,
     usage_error,
 )
+from .vocabulary import SPAWN_PROCESS
 
 __all__ = [
     "REQUEST_DESTS",
@@ -290,7 +291,7 @@ def host_context(
             context = validate(HostSessionContext, HostSessionContext.older_spellings(raw))
         else:
             context = HostSessionContext(
-                host_id=raw.get("hostId"), entry_mode=raw.get("entryMode") or "spawn-process"
+                host_id=raw.get("hostId"), entry_mode=raw.get("entryMode") or SPAWN_PROCESS
             )
     except RecordError as exc:
         # The context is one flag: name it, and the place inside the JSON.

@@ -30,6 +30,7 @@ from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..records import dataclass, field, place
 from ..store import decode_utf8, parse_json_object, read_bytes
+from ..vocabulary import CURRENT_SESSION
 from . import cache as catalog_cache
 from .frontmatter import split_front_matter
 from .models import (
@@ -394,7 +395,7 @@ def _parse_host(path: Path, data: bytes, _bundled: bool) -> HostSpec:
         )
     if not host.entry_modes:
         raise DataFileError("expected at least one entry mode", path=path, field="entry_modes")
-    if "current-session" in host.entry_modes and host.native_provider is None:
+    if CURRENT_SESSION in host.entry_modes and host.native_provider is None:
         raise DataFileError(
             "current-session needs a native_provider (the host session is the lead)",
             path=path,

@@ -35,11 +35,11 @@ from .query import (
 from .resolve import (
     CURRENT_SESSION_PROVENANCE,
     POOL_PROVENANCE,
-    AssignmentPlan,
     Blocker,
     ModelOptionRows,
     OptionState,
     ResolvedAssignment,
+    ResolvedTeam,
     blocker,
     count_options,
     model_option_rows,
@@ -51,11 +51,11 @@ from .resolve import (
 __all__ = [
     "CURRENT_SESSION_PROVENANCE",
     "POOL_PROVENANCE",
-    "AssignmentPlan",
     "Blocker",
     "ModelOptionRows",
     "OptionState",
     "ResolvedAssignment",
+    "ResolvedTeam",
     "TeamQuery",
     "blocker",
     "check_counts",
@@ -82,7 +82,7 @@ def resolve_assignments(
     entry_mode: EntryMode,
     *,
     current_session_model: str | None = None,
-) -> AssignmentPlan:
+) -> ResolvedTeam:
     """`resolve` of the query these arguments make (the run pipeline's entry point)."""
     return resolve(
         TeamQuery(

@@ -10,6 +10,7 @@ from ..defaults import DefaultScopes
 from ..errors import UsageError
 from ..pool import ModelPool
 from ..records import dataclass, field
+from ..vocabulary import CURRENT_SESSION
 
 LEADER_DUTY = "lead"
 
@@ -69,7 +70,7 @@ def check_entry_mode(host: HostSpec, entry_mode: EntryMode) -> None:
         raise UsageError(
             f"host {host.id!r} does not support entry mode {entry_mode!r} (supported: {supported})"
         )
-    if entry_mode == "current-session" and host.native_provider is None:
+    if entry_mode == CURRENT_SESSION and host.native_provider is None:
         raise UsageError(
             f"host {host.id!r} has no native provider, so it cannot lead in current-session mode"
         )

@@ -14,6 +14,7 @@ from ..catalog.models import LEADER, RoleRequirement
 from ..errors import AssignmentResolutionError, OkstraError, UsageError
 from ..pool import PoolModel
 from ..records import dataclass
+from ..vocabulary import CURRENT_SESSION, CURRENT_SESSION_RUNNER
 from .query import TeamQuery, duty_of
 from .solver import Key, Path, Shortfall, Solver, freeze
 from .team import Fixed, Team, team_of
@@ -47,7 +48,7 @@ class ResolvedAssignment:
 
 
 @dataclass(frozen=True)
-class AssignmentPlan:
+class ResolvedTeam:
     """A resolved team: assignments (leader first, then profile order) and dynamic roles."""
 
     assignments: tuple[ResolvedAssignment, ...]
@@ -92,7 +93,7 @@ def _resolve_explicit(
     for role, refs in role_models.items():
         if not refs:
             continue
-        if role == LEADER and team.entry_mode == "current-session":
+        if role == LEADER and team.entry_mode == CURRENT_SESSION:
             raise UsageError(
                 "in current-session mode the leader is the host session; it takes no model"
             )
@@ -239,11 +240,11 @@ def _filled_roles(team: Team, query: TeamQuery) -> list[str]:
     return [r.name for r in team.roles.values() if len(query.models.get(r.name, ())) < r.count]
 
 
-def resolve(query: TeamQuery) -> AssignmentPlan:
+def resolve(query: TeamQuery) -> ResolvedTeam:
     """Resolve every role instance of the query's team to a model binding.
 
     Returns:
-        The plan: leader first, then profile order, ordinals from 1.
+        The team: leader first, then profile order, ordinals from 1.
 
     Raises:
         UsageError: invalid counts, unknown roles/models, too many models for a role.
@@ -270,7 +271,7 @@ def resolve(query: TeamQuery) -> AssignmentPlan:
         chosen[(role, ordinal)] = picked
     assignments: list[ResolvedAssignment] = []
     for role, count in team.counts.items():
-        if role == LEADER and query.entry_mode == "current-session":
+        if role == LEADER and query.entry_mode == CURRENT_SESSION:
             assignments.append(_current_session_leader(query))
             continue
         for ordinal in range(1, count + 1):
@@ -291,7 +292,7 @@ def resolve(query: TeamQuery) -> AssignmentPlan:
                     provenance=provenance,
                 )
             )
-    return AssignmentPlan(tuple(assignments), query.profile.dynamic_roles)
+    return ResolvedTeam(tuple(assignments), query.profile.dynamic_roles)
 
 
 def _first_completable(
@@ -327,9 +328,9 @@ def _current_session_leader(query: TeamQuery) -> ResolvedAssignment:
         model_id=model_id,
         display_name=f"{host.display_label} current session",
         execution="",
-        binding=Binding(runner="current-session", host_runtime=host.id, host_model_value=None),
+        binding=Binding(runner=CURRENT_SESSION_RUNNER, host_runtime=host.id, host_model_value=None),
         host_runtime=host.id,
-        entry_mode="current-session",
+        entry_mode=CURRENT_SESSION,
         provenance=CURRENT_SESSION_PROVENANCE,
     )
 
@@ -438,7 +439,7 @@ def model_option_rows(query: TeamQuery, role: str, ordinal: int) -> ModelOptionR
     team = team_of(query)
     spec = team.roles.get(role)
     if spec is None or not 1 <= ordinal <= spec.count:
-        if role == LEADER and query.entry_mode == "current-session":
+        if role == LEADER and query.entry_mode == CURRENT_SESSION:
             raise UsageError("in current-session mode the leader takes no model")
         raise UsageError(f"the team has no instance {role}#{ordinal}")
     kept = {r: list(refs) for r, refs in query.models.items()}

@@ -21,6 +21,7 @@ from ..binding import choose_runner
 from ..catalog.models import LEADER
 from ..pool import Availability, PoolModel
 from ..records import dataclass, field
+from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION
 from .query import TeamQuery, check_entry_mode, role_counts_for
 from .solver import Solver, SolverRole
 
@@ -97,7 +98,7 @@ class Team:
         self.counts = role_counts_for(query.profile, query.counts)
         self.roles: dict[str, RoleSpec] = {}
         for name, count in self.counts.items():
-            if count == 0 or (name == LEADER and self.entry_mode == "current-session"):
+            if count == 0 or (name == LEADER and self.entry_mode == CURRENT_SESSION):
                 continue
             requirement = self.profile.role(name)
             self.roles[name] = RoleSpec(
@@ -171,7 +172,7 @@ class Team:
 
     def cli_run(self, role: str, provider_id: str) -> bool:
         """Whether `role` runs `provider_id`'s models through its CLI (one verdict for all)."""
-        return choose_runner(role, provider_id, self.host, self.entry_mode) == "cli-wrapper"
+        return choose_runner(role, provider_id, self.host, self.entry_mode) == CLI_WRAPPER
 
     def candidates(self, role: str, ordinal: int) -> Iterator[tuple[PoolModel, str | None]]:
         """Defaults rotated so instance `ordinal` starts at default `ordinal`, then the pool.

@@ -13,6 +13,7 @@ from typing import Any
 from ..catalog.models import LEADER
 from ..errors import OkstraError
 from ..records import config, dataclass
+from ..vocabulary import CURRENT_SESSION
 from .context import StepContext
 from .ids import (
     BRIEF,
@@ -179,7 +180,7 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
     except OkstraError:
         return []
     out: list[ConfirmationLine] = []
-    if state.host_entry_mode == "current-session":
+    if state.host_entry_mode == CURRENT_SESSION:
         leader_model = current_session_model(ctx, state)
         out.append(
             ConfirmationLine(

@@ -26,8 +26,8 @@ def steps(ctx: StepContext, state: WizardState) -> list[Step]:
     return [*EARLY_STEPS, *role_steps(ctx, state), *LATE_STEPS]
 
 
-def index_of(plan: list[Step], step_id: str) -> int | None:
-    for index, step in enumerate(plan):
+def index_of(asked: list[Step], step_id: str) -> int | None:
+    for index, step in enumerate(asked):
         if step.id == step_id:
             return index
     return None
@@ -39,12 +39,12 @@ def rewind(ctx: StepContext, state: WizardState, step_id: str) -> None:
     A step that is answered but no longer in the list (its role left the profile, its
     ordinal is beyond a lowered count) rewinds from the first role step.
     """
-    plan = steps(ctx, state)
-    index = index_of(plan, step_id)
+    asked = steps(ctx, state)
+    index = index_of(asked, step_id)
     if index is None:
-        index = next((i for i, s in enumerate(plan) if s.role_block), len(EARLY_STEPS))
-    kept = {s.id for s in plan[:index]}
-    for step in plan[index:]:
+        index = next((i for i, s in enumerate(asked) if s.role_block), len(EARLY_STEPS))
+    kept = {s.id for s in asked[:index]}
+    for step in asked[index:]:
         step.reset(state)
     dropped = [e for e in state.answered if e.step not in kept]
     for entry in dropped:
@@ -94,12 +94,12 @@ def back_target(ctx: StepContext, state: WizardState, current: str) -> str | Non
     steps after the current one (a directive kept while a stale model is asked again)
     are not "before" it and are skipped.
     """
-    plan = steps(ctx, state)
-    limit = index_of(plan, current)
+    asked = steps(ctx, state)
+    limit = index_of(asked, current)
     for entry in reversed(state.answered):
         if entry.provenance.startswith("reused:"):
             continue
-        position = index_of(plan, entry.step)
+        position = index_of(asked, entry.step)
         if limit is not None and position is not None and position >= limit:
             continue
         return entry.step

@@ -32,8 +32,8 @@ def _team_holds(ctx: StepContext, state: WizardState) -> bool:
     try:
         profile = ctx.profile(state.task_type)
         check_counts(profile, state.role_counts)
-        plan = {s.id for s in steps(ctx, state)}
-        if any(is_role_step(e.step) and e.step not in plan for e in state.answered):
+        asked = {s.id for s in steps(ctx, state)}
+        if any(is_role_step(e.step) and e.step not in asked for e in state.answered):
             return False
         ctx.host(state.host_runtime)
         return team_blocker(ctx, state) is None
@@ -58,8 +58,8 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
             ctx.profile(state.task_type)
         except OkstraError as exc:  # its profile file is gone
             return _rewound(ctx, state, TASK_TYPE, state.task_type, exc.message)
-    plan = steps(ctx, state)
-    known = {s.id for s in plan}
+    asked = steps(ctx, state)
+    known = {s.id for s in asked}
     for gone in state.answered:
         # A role that left the profile: said by name, never dropped silently. (An
         # ordinal beyond a lowered count is caught at its count step below.)
@@ -71,7 +71,7 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
         if parsed.kind != ROLE_MODEL:  # the role's count is no longer asked this way
             reason = ctx.text.get("stale.not_asked", step=gone.step, task_type=state.task_type)
             return _rewound(ctx, state, gone.step, gone.answer, reason)
-    for step in plan:
+    for step in asked:
         if step.id != TASK_TYPE and not step.role_block:
             continue
         entry = state.entry(step.id)
@@ -97,7 +97,7 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
                     rewind(ctx, state, CONFIRM)
                 return None
             return _rewound(ctx, state, step.id, answer, option.disabled_reason)
-    return _stray_counts(ctx, state, plan)
+    return _stray_counts(ctx, state, asked)
 
 
 def _held(state: WizardState, step_id: str, answer: str) -> str:
@@ -112,14 +112,14 @@ def _held(state: WizardState, step_id: str, answer: str) -> str:
     return answer if count is None else str(count)
 
 
-def _stray_counts(ctx: StepContext, state: WizardState, plan: list[Step]) -> StaleNote | None:
+def _stray_counts(ctx: StepContext, state: WizardState, asked: list[Step]) -> StaleNote | None:
     """Counts or models no answer explains (a hand-edited file) are rewound with the
     role steps, naming what is wrong."""
     try:
         check_counts(ctx.profile(state.task_type), state.role_counts)
         team_blocker(ctx, state)
     except OkstraError as exc:
-        first = next((s.id for s in plan if s.role_block), None)
+        first = next((s.id for s in asked if s.role_block), None)
         if first is not None:
             return _rewound(ctx, state, first, "", exc.message)
     return None

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from ..catalog.models import LEADER, Profile, RoleKind
 from ..errors import AnswerRefused, OkstraError
@@ -32,22 +31,25 @@ from ..resolver import (
     resolve,
     unavailable_defaults,
 )
+from ..vocabulary import CURRENT_SESSION, SPAWN_PROCESS
 from .base import Reset, Step, Submit, make_prompt, refuse, with_notes
 from .context import StepContext
 from .ids import (
-    DIRECTIVE,
-    DIRECTIVE_PICK,
     LEADER_SESSION,
+    LEADER_SESSION_ANSWER,
+    LEADER_SESSION_KIND,
     ROLE_ADD,
+    ROLE_ADD_KIND,
     ROLE_COUNT,
+    ROLE_COUNT_KIND,
     ROLE_MODEL,
+    ROLE_MODEL_KIND,
     count_step,
-    is_role_step,
     model_step,
     parse_role_step,
 )
 from .prompt import Option, Prompt, PromptMeta
-from .state import AnsweredStep, WizardState
+from .state import WizardState
 
 __all__ = [
     "LEADER_SESSION",
@@ -58,7 +60,6 @@ __all__ = [
     "current_session_model",
     "model_instances",
     "model_step",
-    "prefill_from_run",
     "role_count",
     "role_steps",
     "team_blocker",
@@ -89,7 +90,7 @@ def role_count(profile: Profile, state: WizardState, role: str) -> int:
 def model_instances(profile: Profile, state: WizardState) -> list[tuple[str, int]]:
     """Role instances that take a model, in block order (leader first in spawn-process)."""
     out: list[tuple[str, int]] = []
-    if state.host_entry_mode == "spawn-process":
+    if state.host_entry_mode == SPAWN_PROCESS:
         out.append((LEADER, 1))
     for requirement in profile.static_roles:
         if requirement.role == LEADER:
@@ -221,9 +222,14 @@ def _leader_session_prompt(ctx: StepContext, state: WizardState) -> Prompt:
         state,
         LEADER_SESSION,
         "pick",
-        "leader_session",
-        options=(Option(value="continue", label=ctx.text.get("leader_session.option.continue")),),
-        default="continue",
+        LEADER_SESSION_KIND,
+        options=(
+            Option(
+                value=LEADER_SESSION_ANSWER,
+                label=ctx.text.get(f"leader_session.option.{LEADER_SESSION_ANSWER}"),
+            ),
+        ),
+        default=LEADER_SESSION_ANSWER,
         label_values={
             "model": model,
             "host": host.display_label,
@@ -285,7 +291,7 @@ def _count_prompt(
         state,
         count_step(role, optional),
         "pick",
-        "role_add" if optional else "role_count",
+        ROLE_ADD_KIND if optional else ROLE_COUNT_KIND,
         options=tuple(options),
         default=None if default is None else str(default),
         label_values=values,
@@ -329,7 +335,7 @@ def _model_prompt(
         state,
         model_step(role, ordinal),
         "pick",
-        "role_model",
+        ROLE_MODEL_KIND,
         options=tuple(options),
         default=first,
         label_values={"role": role, "ordinal": ordinal, "count": count, "duty": duty},
@@ -468,11 +474,11 @@ def role_steps(ctx: StepContext, state: WizardState) -> list[Step]:
     except OkstraError:
         return []
     out: list[Step] = []
-    if state.host_entry_mode == "current-session":
+    if state.host_entry_mode == CURRENT_SESSION:
         out.append(
             Step(
                 LEADER_SESSION,
-                "leader_session",
+                LEADER_SESSION_KIND,
                 _always,
                 _leader_session_prompt,
                 _submit_leader,
@@ -494,7 +500,7 @@ def role_steps(ctx: StepContext, state: WizardState) -> list[Step]:
             out.append(
                 Step(
                     count_step(role, optional),
-                    "role_add" if optional else "role_count",
+                    ROLE_ADD_KIND if optional else ROLE_COUNT_KIND,
                     _always,
                     build,
                     _count_submit(role),
@@ -512,7 +518,7 @@ def role_steps(ctx: StepContext, state: WizardState) -> list[Step]:
         out.append(
             Step(
                 model_step(role, ordinal),
-                "role_model",
+                ROLE_MODEL_KIND,
                 _always,
                 build_model,
                 _model_submit(role, ordinal),
@@ -540,119 +546,3 @@ def check_complete_team(ctx: StepContext, state: WizardState) -> None:
         resolve(team_query(ctx, state, ctx.profile(state.task_type)))
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
-
-
-# ---------------------------------------------------------------------------- reuse
-
-
-def _bad_inputs(ctx: StepContext, path: Path, field: str, expected: str) -> AnswerRefused:
-    return refuse(ctx, "bad_run_inputs", path=str(path), field=field, expected=expected)
-
-
-def _pairs(ctx: StepContext, path: Path, field: str, raw: Any, *, integer: bool) -> Any:
-    """Accept both run-inputs shapes: a map, or prepare's `["role=value", …]` list."""
-    if isinstance(raw, list) and all(isinstance(item, str) and "=" in item for item in raw):
-        out: dict[str, Any] = {}
-        for item in raw:
-            role, _, value = item.partition("=")
-            role, value = role.strip(), value.strip()
-            if integer:
-                if not value.isdigit():
-                    raise _bad_inputs(ctx, path, field, "role=N entries")
-                out[role] = int(value)
-            else:
-                out.setdefault(role, []).append(value)
-        return out
-    return raw
-
-
-def prefill_from_run(
-    ctx: StepContext, state: WizardState, inputs: Any, run: str, path: Path
-) -> None:
-    """Pre-fill counts, models and directive from a previous run's `run-inputs.json`.
-
-    Each pre-filled value becomes an answered step with provenance `reused:<run>`, so it
-    is listed and editable like any answer. Values that no longer fit the profile are
-    skipped (those steps are asked); models that no longer fit are rewound, with the
-    reason, when the next prompt is computed.
-    """
-    if not isinstance(inputs, dict):
-        raise _bad_inputs(ctx, path, "(root)", "a JSON object")
-    counts = _pairs(ctx, path, "roleCounts", inputs.get("roleCounts", {}), integer=True)
-    models = _pairs(ctx, path, "roleModels", inputs.get("roleModels", {}), integer=False)
-    directive = inputs.get("directive", "")
-    if not isinstance(counts, dict) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in counts.values()
-    ):
-        raise _bad_inputs(ctx, path, "roleCounts", "an object mapping roles to integers")
-    if not isinstance(models, dict) or not all(
-        isinstance(v, list) and all(isinstance(m, str) for m in v) for v in models.values()
-    ):
-        raise _bad_inputs(ctx, path, "roleModels", "an object mapping roles to model ref arrays")
-    if directive is None:
-        directive = ""
-    if not isinstance(directive, str):
-        raise _bad_inputs(ctx, path, "directive", "a string")
-
-    provenance = f"reused:{run}"
-    profile = ctx.profile(state.task_type)
-    entries: list[AnsweredStep] = []
-
-    def record(step: str, answer: str) -> None:
-        entries.append(AnsweredStep(step=step, answer=answer, provenance=provenance))
-        if is_role_step(step):
-            state.role_selection_order.append(step)
-
-    state.role_counts.clear()
-    state.role_models.clear()
-    if state.host_entry_mode == "current-session":
-        record(LEADER_SESSION, "continue")
-    for wanted in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
-        for requirement in profile.static_roles:
-            value = counts.get(requirement.role)
-            if requirement.kind is not wanted or not isinstance(value, int):
-                continue
-            if requirement.min <= value <= requirement.max:
-                state.role_counts[requirement.role] = value
-                record(count_step(requirement.role, wanted is RoleKind.OPTIONAL), str(value))
-    # Models are taken for roles whose count is settled (fixed or reused); a role
-    # whose count is still to be asked gets its models asked after it.
-    settled = {LEADER} | {
-        r.role
-        for r in profile.static_roles
-        if r.kind is RoleKind.FIXED or r.role in state.role_counts
-    }
-    for role, ordinal in model_instances(profile, state):
-        if role in settled:
-            refs = models.get(role, [])
-            have = state.role_models.get(role, [])
-            # Only a gap-free prefix of each role's models can be kept.
-            if ordinal <= len(refs) and len(have) == ordinal - 1:
-                state.role_models.setdefault(role, []).append(refs[ordinal - 1])
-                record(model_step(role, ordinal), refs[ordinal - 1])
-    if directive.strip():
-        state.directive = directive.strip()
-        record(DIRECTIVE_PICK, "write")
-        record(DIRECTIVE, state.directive)
-    else:
-        state.directive = ""
-        record(DIRECTIVE_PICK, "skip")
-    state.answered.extend(e for e in entries if not state.is_answered(e.step))
-
-
-def reuse_blocker(
-    ctx: StepContext, state: WizardState, inputs: Any, run: str, path: Path
-) -> str | None:
-    """Why reusing that run's team leads to no complete team (None: it does not).
-
-    The reused counts are what matters: reused models that no longer fit are rewound
-    with the reason later, and asked again.
-    """
-    work = state.copy()
-    try:
-        prefill_from_run(ctx, work, inputs, run, path)
-    except AnswerRefused as exc:
-        return exc.message
-    work.role_models = {}
-    found = blocker(team_query(ctx, work, ctx.profile(work.task_type)).smallest())
-    return None if found is None else found.advice

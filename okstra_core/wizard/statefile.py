@@ -22,6 +22,7 @@ from ..records import dataclass
 from ..resolver import check_entry_mode
 from ..setup_runs import runs_file
 from ..store import lock_path_for, parse_json_object, read_bytes
+from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
 from .base import echo_template, render_echo
 from .context import StepContext
 from .ids import TASK_TYPE
@@ -145,13 +146,13 @@ def new_state(
     root = root.resolve()
     ctx = StepContext(env, root)
     host_spec = ctx.host(host) if host else detect_host(env, ctx.catalog)
-    mode = entry_mode or "spawn-process"
-    if mode not in ("spawn-process", "current-session"):
+    mode = entry_mode or SPAWN_PROCESS
+    if mode not in ENTRY_MODES:
         raise UsageError(
-            f"unknown entry mode {mode!r}: expected spawn-process or current-session",
+            f"unknown entry mode {mode!r}: expected {' or '.join(ENTRY_MODES)}",
             field="--entry-mode",
         )
-    check_entry_mode(host_spec, mode)  # type: ignore[arg-type]
+    check_entry_mode(host_spec, mode)
     project = load_project_config(root)
     state = WizardState(
         role_counts={},
@@ -161,7 +162,7 @@ def new_state(
         project_root=str(root),
         project_id=project.project_id or root.name,
         host_runtime=host_spec.id,
-        host_entry_mode=mode,  # type: ignore[arg-type]
+        host_entry_mode=mode,
         available_functions=list(available_functions),
     )
     if task_type:

@@ -22,31 +22,37 @@ from .base import Step, make_prompt, refuse
 from .confirm import confirmation, needs_approved_plan
 from .context import StepContext
 from .ids import (
+    ABORT_ANSWER,
     APPROVED_PLAN,
     BRIEF,
-    CHOOSE_AGAIN_ANSWER,
+    CHOOSE_ANSWER,
     CONFIRM,
+    CONFIRM_ANSWER,
     DIRECTIVE,
     DIRECTIVE_PICK,
     DONE,
+    EDIT_ANSWER,
     EDIT_TARGET,
+    NEW_TASK_ANSWER,
     NOT_REMEMBERED,
     RELATED_TASKS,
     RELATED_TASKS_PICK,
-    REUSE_ANSWER,
     REUSE_PREVIOUS,
+    SKIP_ANSWER,
     TASK_GROUP,
     TASK_ID,
     TASK_PICK,
     TASK_TYPE,
+    WRITE_ANSWER,
     StepKind,
 )
 from .prompt import Option, Prompt
-from .roles import check_complete_team, prefill_from_run, profile_blockers, reuse_blocker
-from .state import AnsweredStep, WizardState
+from .reuse import current_task, reuse_applies, reuse_build, reuse_submit
+from .roles import check_complete_team, profile_blockers
+from .state import EXISTING_TASK, NEW_TASK, AnsweredStep, WizardState
 
 if TYPE_CHECKING:
-    from ..documents.inputs import RunInputs
+    pass
 
 
 _STATE_FIELDS = {f.name: f for f in dataclass_fields(WizardState)}
@@ -81,14 +87,6 @@ def static_step(
 
 def _project(state: WizardState) -> Path:
     return Path(state.project_root)
-
-
-def _current_task(ctx: StepContext, state: WizardState) -> TaskEntry | None:
-    if state.task_mode != "existing" or not state.task_key:
-        return None
-    return next((t for t in ctx.tasks if t.key == state.task_key), None) or find_task(
-        _project(state), state.task_key
-    )
 
 
 def _project_file(ctx: StepContext, state: WizardState, raw: str, what: str) -> str:
@@ -143,12 +141,12 @@ def _gate_step(
             step_id,
             "pick",
             step_id,
-            options=_yes_no_options(ctx, step_id, ("skip", go)),
-            default="skip",
+            options=_yes_no_options(ctx, step_id, (SKIP_ANSWER, go)),
+            default=SKIP_ANSWER,
         )
 
     def submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-        if answer == "skip":
+        if answer == SKIP_ANSWER:
             setattr(state, field, "")
         return ""
 
@@ -168,7 +166,9 @@ def _gate_chosen(step_id: str, go: str) -> Callable[[StepContext, WizardState], 
 
 
 def _task_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
-    options = [Option(value="new", label=ctx.text.get("task_pick.option.new"))]
+    options = [
+        Option(value=NEW_TASK_ANSWER, label=ctx.text.get(f"task_pick.option.{NEW_TASK_ANSWER}"))
+    ]
     for task in ctx.tasks:
         if task.error is not None:
             options.append(
@@ -192,18 +192,18 @@ def _task_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
             )
         )
     return make_prompt(
-        ctx, state, TASK_PICK, "pick", "task_pick", options=tuple(options), default="new"
+        ctx, state, TASK_PICK, "pick", TASK_PICK, options=tuple(options), default=NEW_TASK_ANSWER
     )
 
 
 def _task_pick_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer == "new":
-        state.task_mode = "new"
+    if answer == NEW_TASK_ANSWER:
+        state.task_mode = NEW_TASK
         return ""
     task = next((t for t in ctx.tasks if t.key == answer), None)
     if task is None:
         raise refuse(ctx, "unknown_task", key=answer)
-    state.task_mode = "existing"
+    state.task_mode = EXISTING_TASK
     state.task_key = task.key
     state.task_group = task.group
     state.task_id = task.id
@@ -256,7 +256,9 @@ def _task_id_submit(ctx: StepContext, state: WizardState, answer: str, _p: Promp
 
 
 def _brief_applies(_ctx: StepContext, state: WizardState) -> bool:
-    return state.task_mode == "new" or (state.task_mode == "existing" and not state.brief_path)
+    return state.task_mode == NEW_TASK or (
+        state.task_mode == EXISTING_TASK and not state.brief_path
+    )
 
 
 def _brief_build(ctx: StepContext, state: WizardState) -> Prompt:
@@ -280,7 +282,7 @@ def recommended_task_type(ctx: StepContext, state: WizardState) -> str:
     completes) recommends nothing, so the first task type is offered first.
     """
     types = list(ctx.catalog.profiles)
-    task = _current_task(ctx, state)
+    task = current_task(ctx, state)
     if task is not None and task.pointer.ready and task.pointer.phase in types:
         return task.pointer.phase
     return types[0]
@@ -350,82 +352,6 @@ def _approved_plan_submit(ctx: StepContext, state: WizardState, answer: str, _p:
     return state.approved_plan_path
 
 
-# ---------------------------------------------------------------------------- reuse_previous
-
-
-def _reuse_applies(ctx: StepContext, state: WizardState) -> bool:
-    task = _current_task(ctx, state)
-    return (
-        task is not None and bool(state.task_type) and task.latest_run(state.task_type) is not None
-    )
-
-
-def _run_inputs() -> type[RunInputs]:
-    """The run-inputs document class: loaded only when a run is reused."""
-    from ..documents.inputs import RunInputs
-
-    return RunInputs
-
-
-def _reused(inputs: RunInputs) -> dict[str, Any]:
-    """What a reuse takes from a run's inputs: counts, models, directive."""
-    return {
-        "roleCounts": dict(inputs.role_counts),
-        "roleModels": {role: list(refs) for role, refs in inputs.role_models.items()},
-        "directive": inputs.directive,
-    }
-
-
-def _reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
-    task = _current_task(ctx, state)
-    run = task.latest_run(state.task_type) if task else None
-    run_name = run.name if run else ""
-    why: str | None = None
-    if run is not None:
-        try:
-            inputs = _run_inputs().read(run.inputs_path)
-        except OkstraError as exc:
-            why = exc.render()
-        else:
-            why = reuse_blocker(ctx, state, _reused(inputs), run.name, run.inputs_path)
-    options = tuple(
-        Option(
-            value=v,
-            label=ctx.text.get(f"reuse_previous.option.{v}", run=run_name),
-            disabled_reason=why if v == REUSE_ANSWER else None,
-        )
-        for v in (REUSE_ANSWER, CHOOSE_AGAIN_ANSWER)
-    )
-    return make_prompt(
-        ctx,
-        state,
-        REUSE_PREVIOUS,
-        "pick",
-        "reuse_previous",
-        options=options,
-        default=REUSE_ANSWER if why is None else CHOOSE_AGAIN_ANSWER,
-        label_values={"run": run_name},
-        meta={"run": run_name},
-    )
-
-
-def _reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer != REUSE_ANSWER:
-        return ""
-    task = _current_task(ctx, state)
-    run = task.latest_run(state.task_type) if task else None
-    if run is None:
-        raise refuse(ctx, "no_previous_run", task_type=state.task_type)
-    try:
-        # Through the run-inputs model: this version's file, or the previous layout
-        # (inputs nested under `inputs`, counts and models as `role=value` strings).
-        inputs = _run_inputs().read(run.inputs_path)
-    except OkstraError as exc:
-        raise AnswerRefused(exc.render()) from None
-    prefill_from_run(ctx, state, _reused(inputs), run.name, run.inputs_path)
-    return run.name
-
-
 # ---------------------------------------------------------------------------- directive
 
 
@@ -485,18 +411,18 @@ def _confirm_build(ctx: StepContext, state: WizardState) -> Prompt:
         state,
         CONFIRM,
         "pick",
-        "confirm",
-        options=_yes_no_options(ctx, "confirm", ("confirm", "edit", "abort")),
-        default="confirm",
+        CONFIRM,
+        options=_yes_no_options(ctx, CONFIRM, (CONFIRM_ANSWER, EDIT_ANSWER, ABORT_ANSWER)),
+        default=CONFIRM_ANSWER,
         meta={"confirmation": block.text},
     )
 
 
 def _confirm_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer == "confirm":
+    if answer == CONFIRM_ANSWER:
         check_complete_team(ctx, state)
         state.confirmed = True
-    elif answer == "edit":
+    elif answer == EDIT_ANSWER:
         state.confirmed = False
     else:
         state.aborted = True
@@ -547,7 +473,7 @@ def _always(_ctx: StepContext, _state: WizardState) -> bool:
 
 
 def _new_task(_ctx: StepContext, state: WizardState) -> bool:
-    return state.task_mode == "new"
+    return state.task_mode == NEW_TASK
 
 
 # The static steps before the role steps, and after them.
@@ -572,21 +498,21 @@ EARLY_STEPS: tuple[Step, ...] = (
         _approved_plan_submit,
         ("approved_plan_path",),
     ),
-    static_step(REUSE_PREVIOUS, _reuse_applies, _reuse_build, _reuse_submit),
+    static_step(REUSE_PREVIOUS, reuse_applies, reuse_build, reuse_submit),
 )
 LATE_STEPS: tuple[Step, ...] = (
-    _gate_step(DIRECTIVE_PICK, "write", "directive", _always),
+    _gate_step(DIRECTIVE_PICK, WRITE_ANSWER, "directive", _always),
     static_step(
         DIRECTIVE,
-        _gate_chosen(DIRECTIVE_PICK, "write"),
+        _gate_chosen(DIRECTIVE_PICK, WRITE_ANSWER),
         _directive_build,
         _directive_submit,
         ("directive",),
     ),
-    _gate_step(RELATED_TASKS_PICK, "choose", "related_tasks_raw", _related_pick_applies),
+    _gate_step(RELATED_TASKS_PICK, CHOOSE_ANSWER, "related_tasks_raw", _related_pick_applies),
     static_step(
         RELATED_TASKS,
-        _gate_chosen(RELATED_TASKS_PICK, "choose"),
+        _gate_chosen(RELATED_TASKS_PICK, CHOOSE_ANSWER),
         _related_build,
         _related_submit,
         ("related_tasks_raw",),

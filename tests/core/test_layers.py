@@ -64,6 +64,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.wizard.flow",
         "okstra_core.wizard.steps",
         "okstra_core.wizard.roles",
+        "okstra_core.wizard.reuse",
         "okstra_core.wizard.confirm",
         "okstra_core.wizard.outcome",
         "okstra_core.wizard.base",
