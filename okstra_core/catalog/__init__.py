@@ -1,7 +1,7 @@
 """The catalog: validated profiles, providers, hosts and configs.
 
 Public API: the models of `okstra_core.catalog.models` and the loaders of
-`okstra_core.catalog.loaders`.
+`okstra_core.catalog.loaders` (reading) and `okstra_core.catalog.validate` (checking).
 """
 
 from .loaders import (
@@ -16,7 +16,6 @@ from .loaders import (
     load_profile,
     load_project_config,
     load_provider,
-    parse_global_config,
     template_fields,
 )
 from .models import (
@@ -36,6 +35,7 @@ from .models import (
     RoleRequirement,
     Runner,
 )
+from .validate import parse_global_config
 
 __all__ = [
     "BUNDLED_PROVIDER_ORDER",

@@ -1,11 +1,13 @@
-"""Load and validate the data okstra ships and reads: profiles, providers, hosts, configs.
+"""Load the data okstra ships and reads: profiles, providers, hosts, configs; the catalog.
 
-Every loader parses bytes itself (so non-UTF-8 and invalid TOML/JSON are reported
-with the file and line), checks the data against its record (`records.validate`) and
-turns a `RecordError` into ONE `DataFileError` naming the file, the field path
-(`roles[1].max`) and what was expected. Beyond the records' type checks, the catalog's
-cross-field rules are enforced (counts, duplicate roles, role references, launch
-placeholders, aliases).
+Every loader reads bytes itself (so non-UTF-8 and invalid TOML/JSON are reported with
+the file and line) and checks the data against its record through
+`okstra_core.catalog.validate`, which turns a failed check into ONE `DataFileError`
+naming the file, the field path (`roles[1].max`) and what was expected. Beyond the
+records' type checks, the catalog's cross-field rules are enforced (counts, duplicate
+roles, role references, launch placeholders, aliases). Parsed files are kept per
+process, keyed by their bytes; whole catalogs also in the user cache
+(`okstra_core.catalog.cache`).
 
 Bundled data comes through `okstra_core.paths.resource()`: a workspace
 (`OKSTRA_WORKSPACE`) file replaces the bundled file of the same name, and whatever the
@@ -16,26 +18,21 @@ from __future__ import annotations
 
 import _thread
 import os
-import re
 import types
-import typing
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields, is_dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .. import records
 from ..environment import Environment
 from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
-from ..records import dataclass, field, place
-from ..store import decode_utf8, parse_json_object, read_bytes
+from ..records import dataclass, field
+from ..store import parse_json_object, read_bytes
 from ..vocabulary import CURRENT_SESSION
 from . import cache as catalog_cache
 from .frontmatter import split_front_matter
 from .models import (
     DISCOVER_PLACEHOLDERS,
-    ID_PATTERN,
     TEMPLATE_PLACEHOLDERS,
     DataProblem,
     GlobalConfig,
@@ -45,6 +42,14 @@ from .models import (
     ProviderSpec,
     check_launch,
     template_fields,
+)
+from .validate import (
+    decode,
+    describe,
+    model_defaults,
+    parse_global_config,
+    parse_toml,
+    validate_record,
 )
 
 __all__ = [
@@ -66,7 +71,6 @@ __all__ = [
 # The registry order of the bundled providers; others follow, sorted by id.
 BUNDLED_PROVIDER_ORDER: tuple[str, ...] = ("claude", "antigravity", "codex", "grok", "kimi")
 
-_GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme")
 
 _T = TypeVar("_T")
 
@@ -308,13 +312,13 @@ def load_profile(path: Path) -> Profile:
 
 def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
     split = split_front_matter(
-        _decode(data, path),
+        decode(data, path),
         path,
         fences=("+++",),
         missing="missing TOML front matter: expected the file to start with a '+++' line",
         unclosed="front matter is not closed: expected a second '+++' line after the roles",
     )
-    front = _parse_toml(split.block, path, line_offset=1)
+    front = parse_toml(split.block, path, line_offset=1)
     for reserved in ("body", "source"):
         if reserved in front:
             raise DataFileError(
@@ -323,7 +327,7 @@ def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
                 field=reserved,
             )
     body = split.body.strip()
-    profile = _validate(
+    profile = validate_record(
         Profile, {**front, "body": body + "\n" if body else "", "source": str(path)}, path
     )
     if profile.task_type != path.stem:
@@ -354,11 +358,11 @@ def load_provider(path: Path, *, bundled: bool) -> ProviderSpec:
 
 
 def _parse_provider(path: Path, data: bytes, bundled: bool) -> ProviderSpec:
-    raw = _parse_toml(_decode(data, path), path)
+    raw = parse_toml(decode(data, path), path)
     for reserved in ("source", "bundled"):
         if reserved in raw:
             raise DataFileError("unknown key", path=path, field=reserved)
-    spec = _validate(ProviderSpec, {**raw, "source": str(path), "bundled": bundled}, path)
+    spec = validate_record(ProviderSpec, {**raw, "source": str(path), "bundled": bundled}, path)
     if spec.id != path.stem:
         raise DataFileError(
             f"expected {path.stem!r} (the file name), got {spec.id!r}", path=path, field="id"
@@ -385,10 +389,10 @@ def load_host(path: Path) -> HostSpec:
 
 
 def _parse_host(path: Path, data: bytes, _bundled: bool) -> HostSpec:
-    raw = _parse_toml(_decode(data, path), path)
+    raw = parse_toml(decode(data, path), path)
     if "source" in raw:
         raise DataFileError("unknown key", path=path, field="source")
-    host = _validate(HostSpec, {**raw, "source": str(path)}, path)
+    host = validate_record(HostSpec, {**raw, "source": str(path)}, path)
     if host.id != path.stem:
         raise DataFileError(
             f"expected {path.stem!r} (the file name), got {host.id!r}", path=path, field="id"
@@ -428,54 +432,6 @@ def load_global_config(path: Path) -> GlobalConfig:
     return parse_global_config(_read_json_object(path), path)
 
 
-def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
-    """Validate the parsed object of `<config dir>/config.json` (see `load_global_config`).
-
-    Also how a change is checked before it is written (`okstra_core.config`).
-
-    Raises:
-        DataFileError: an unknown key or a value of the wrong type (`path` named).
-    """
-    for key in raw:
-        if key not in _GLOBAL_CONFIG_KEYS:
-            raise DataFileError(
-                f"unknown key {key!r}: expected one of {', '.join(_GLOBAL_CONFIG_KEYS)}",
-                path=path,
-                field=key,
-            )
-    disabled = raw.get("disabledProviders", [])
-    if not isinstance(disabled, list):
-        raise DataFileError(
-            f"expected an array of provider ids, got {_describe(disabled, json=True)}",
-            path=path,
-            field="disabledProviders",
-        )
-    for i, pid in enumerate(disabled):
-        if not isinstance(pid, str) or not pid:
-            raise DataFileError(
-                f"expected a provider id (string), got {_describe(pid, json=True)}",
-                path=path,
-                field=f"disabledProviders[{i}]",
-            )
-    optional: dict[str, str | None] = {}
-    for key in ("language", "theme"):
-        value = raw.get(key)
-        if value is not None and (not isinstance(value, str) or not value):
-            raise DataFileError(
-                f"expected a non-empty string or null, got {_describe(value, json=True)}",
-                path=path,
-                field=key,
-            )
-        optional[key] = value
-    return GlobalConfig(
-        model_defaults=_model_defaults(raw.get("modelDefaults", {}), path),
-        disabled_providers=tuple(disabled),
-        language=optional["language"],
-        theme=optional["theme"],
-        source=str(path),
-    )
-
-
 def load_project_config(project_root: Path) -> ProjectConfig:
     """Load `<project_root>/.okstra/project.json`; an absent file gives an empty config.
 
@@ -495,53 +451,17 @@ def load_project_config(project_root: Path) -> ProjectConfig:
     project_id = raw.get("projectId")
     if project_id is not None and (not isinstance(project_id, str) or not project_id):
         raise DataFileError(
-            f"expected a non-empty string, got {_describe(project_id, json=True)}",
+            f"expected a non-empty string, got {describe(project_id, json=True)}",
             path=path,
             field="projectId",
         )
     return ProjectConfig(
         project_id=project_id,
-        model_defaults=_model_defaults(raw.get("modelDefaults", {}), path),
+        model_defaults=model_defaults(raw.get("modelDefaults", {}), path),
         raw=raw,
         path=path,
         data=data,
     )
-
-
-def _model_defaults(value: Any, path: Path) -> ModelDefaults:
-    if not isinstance(value, dict):
-        raise DataFileError(
-            "expected an object mapping a role to an array of model refs, got "
-            f"{_describe(value, json=True)}",
-            path=path,
-            field="modelDefaults",
-        )
-    by_role: dict[str, tuple[str, ...]] = {}
-    for role, refs in value.items():
-        where = f"modelDefaults.{role}"
-        if not ID_PATTERN.fullmatch(role):
-            raise DataFileError(
-                "expected a role id (lower-case letters, digits, '-', '_')",
-                path=path,
-                field=where,
-            )
-        if not isinstance(refs, list) or not refs:
-            raise DataFileError(
-                "expected a non-empty array of model refs ('provider/model'), got "
-                f"{_describe(refs, json=True)}",
-                path=path,
-                field=where,
-            )
-        for i, ref in enumerate(refs):
-            parts = ref.split("/") if isinstance(ref, str) else []
-            if len(parts) != 2 or not all(p.strip() for p in parts):
-                raise DataFileError(
-                    f"expected a model ref 'provider/model', got {_describe(ref, json=True)}",
-                    path=path,
-                    field=f"{where}[{i}]",
-                )
-        by_role[role] = tuple(refs)
-    return ModelDefaults(by_role=by_role, source=str(path))
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:
@@ -617,153 +537,3 @@ def _cached(
 
 def _read(path: Path) -> bytes:
     return read_bytes(path, error=DataFileError)
-
-
-def _decode(data: bytes, path: Path) -> str:
-    # An editor's byte-order mark is not content.
-    return decode_utf8(data, path, error=DataFileError).removeprefix("\ufeff")
-
-
-_TOML_LINE = re.compile(r"at line (\d+)")
-
-
-def _parse_toml(text: str, path: Path, *, line_offset: int = 0) -> dict[str, Any]:
-    # Imported here: a process that takes its catalog from the cache parses no TOML.
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        if line_offset:
-            message = _TOML_LINE.sub(lambda m: f"at line {int(m.group(1)) + line_offset}", message)
-        raise DataFileError(f"invalid TOML: {message}", path=path) from None
-    except RecursionError:
-        # tomllib recurses per nesting level; a hostile file must not crash okstra.
-        raise DataFileError("invalid TOML: arrays or tables nested too deeply", path=path) from None
-
-
-def _validate(record: type[_T], raw: dict[str, Any], path: Path) -> _T:
-    """Validate `raw` against `record`; the first error becomes one `DataFileError`."""
-    try:
-        return records.validate(record, raw)
-    except records.RecordError as exc:
-        errors = exc.errors()
-        first = errors[0]
-        where = place(tuple(first["loc"]))
-        problem = (first.get("ctx") or {}).get("error")
-        if isinstance(problem, DataProblem):
-            # A rule of the record (its `__post_init__`): the field it names, inside `loc`.
-            field = (
-                f"{where}.{problem.field}" if where and problem.field else where or problem.field
-            )
-            raise DataFileError(problem.message, path=path, field=field or None) from None
-        message = _explain(first, record)
-        if len(errors) > 1:
-            others = ", ".join(place(tuple(e["loc"])) or "(top level)" for e in errors[1:4])
-            more = "" if len(errors) <= 4 else f" and {len(errors) - 4} more"
-            message += f" (also wrong: {others}{more})"
-        raise DataFileError(message, path=path, field=where or None) from None
-
-
-def _explain(error: Any, record: type[Any]) -> str:
-    kind: str = error["type"]
-    value = error.get("input")
-    ctx = error.get("ctx") or {}
-    got = f", got {_describe(value)}"
-    if kind == "missing":
-        return "required field is missing"
-    if kind == "extra_forbidden":
-        allowed = _allowed_keys(record, error["loc"][:-1])
-        hint = f": expected one of {', '.join(allowed)}" if allowed else ""
-        return f"unknown key {error['loc'][-1]!r}{hint}"
-    if kind in ("int_type", "int_parsing", "int_from_float"):
-        return (
-            "expected an integer"
-            + (" (booleans are not integers)" if isinstance(value, bool) else "")
-            + got
-        )
-    if kind in ("string_type", "string_sub_type"):
-        return "expected a string" + got
-    if kind in ("bool_type", "bool_parsing"):
-        return "expected a boolean (true or false)" + got
-    if kind in ("float_type", "float_parsing"):
-        return "expected a number" + got
-    if kind in ("tuple_type", "list_type", "iterable_type"):
-        return "expected an array" + got
-    if kind in ("dict_type", "model_type", "model_attributes_type", "mapping_type"):
-        return "expected a table" + got
-    if kind == "literal_error":
-        return f"expected {ctx.get('expected', 'one of the allowed values')}" + got
-    if kind == "greater_than_equal":
-        return f"expected a number >= {ctx.get('ge')}" + got
-    if kind == "greater_than":
-        return f"expected a number > {ctx.get('gt')}" + got
-    if kind == "finite_number":
-        return "expected a finite number" + got
-    if kind in ("string_too_short", "too_short"):
-        return "must not be empty"
-    msg: str = error.get("msg", "invalid value")
-    return msg[:1].lower() + msg[1:] + got
-
-
-def _allowed_keys(record: type[Any], loc: Iterable[int | str]) -> list[str]:
-    """The field names of the (nested) record at `loc`, for "unknown key" hints."""
-    current: Any = record
-    for item in loc:
-        if isinstance(item, int):
-            continue
-        if not _is_record(current):
-            return []
-        annotation = _field_types(current).get(str(item))
-        if annotation is None:
-            return []
-        current = _inner_record(annotation)
-    if _is_record(current):
-        hidden = {"source", "bundled", "body"}
-        return [f.name for f in fields(current) if f.name not in hidden]
-    return []
-
-
-def _is_record(value: Any) -> bool:
-    return isinstance(value, type) and is_dataclass(value)
-
-
-def _field_types(record: type[Any]) -> dict[str, Any]:
-    """A record's field types, resolved (only after it validated something, which
-    gave its module the names its annotations use); empty if they do not resolve."""
-    try:
-        return typing.get_type_hints(record)
-    except Exception:  # a hint is only a hint: never a reason to fail
-        return {}
-
-
-def _inner_record(annotation: Any) -> Any:
-    """The record inside `tuple[X, ...]`, `X | None`, … (or None)."""
-    if _is_record(annotation):
-        return annotation
-    for arg in typing.get_args(annotation):
-        found = _inner_record(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _describe(value: Any, *, json: bool = False) -> str:
-    table = "an object" if json else "a table"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, int):
-        return f"an integer ({value})"
-    if isinstance(value, float):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"a string ({shown!r})"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, dict):
-        return table
-    if value is None:
-        return "null"
-    return type(value).__name__

@@ -1,0 +1,272 @@
+"""Checking the catalog's parsed data: one clear error per bad file.
+
+A record check (`records.validate`) that fails becomes ONE `DataFileError` naming the
+file, the field path (`roles[1].max`) and what was expected (`validate_record`, with
+the words of `explain` and `describe`); TOML that does not parse names its line
+(`parse_toml`). The JSON configs (`config.json`, a project's `.okstra/project.json`)
+are checked here key by key (`parse_global_config`, `model_defaults`). The loaders
+(`okstra_core.catalog.loaders`) read the files and call these.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Iterable
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .. import records
+from ..errors import DataFileError
+from ..records import place
+from ..store import decode_utf8
+from .models import ID_PATTERN, DataProblem, GlobalConfig, ModelDefaults
+
+__all__ = [
+    "decode",
+    "describe",
+    "model_defaults",
+    "parse_global_config",
+    "parse_toml",
+    "validate_record",
+]
+
+_T = TypeVar("_T")
+
+
+def decode(data: bytes, path: Path) -> str:
+    # An editor's byte-order mark is not content.
+    return decode_utf8(data, path, error=DataFileError).removeprefix("\ufeff")
+
+
+_TOML_LINE = re.compile(r"at line (\d+)")
+
+
+def parse_toml(text: str, path: Path, *, line_offset: int = 0) -> dict[str, Any]:
+    # Imported here: a process that takes its catalog from the cache parses no TOML.
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        if line_offset:
+            message = _TOML_LINE.sub(lambda m: f"at line {int(m.group(1)) + line_offset}", message)
+        raise DataFileError(f"invalid TOML: {message}", path=path) from None
+    except RecursionError:
+        # tomllib recurses per nesting level; a hostile file must not crash okstra.
+        raise DataFileError("invalid TOML: arrays or tables nested too deeply", path=path) from None
+
+
+def validate_record(record: type[_T], raw: dict[str, Any], path: Path) -> _T:
+    """Validate `raw` against `record`; the first error becomes one `DataFileError`."""
+    try:
+        return records.validate(record, raw)
+    except records.RecordError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        where = place(tuple(first["loc"]))
+        problem = (first.get("ctx") or {}).get("error")
+        if isinstance(problem, DataProblem):
+            # A rule of the record (its `__post_init__`): the field it names, inside `loc`.
+            field = (
+                f"{where}.{problem.field}" if where and problem.field else where or problem.field
+            )
+            raise DataFileError(problem.message, path=path, field=field or None) from None
+        message = _explain(first, record)
+        if len(errors) > 1:
+            others = ", ".join(place(tuple(e["loc"])) or "(top level)" for e in errors[1:4])
+            more = "" if len(errors) <= 4 else f" and {len(errors) - 4} more"
+            message += f" (also wrong: {others}{more})"
+        raise DataFileError(message, path=path, field=where or None) from None
+
+
+def _explain(error: Any, record: type[Any]) -> str:
+    kind: str = error["type"]
+    value = error.get("input")
+    ctx = error.get("ctx") or {}
+    got = f", got {describe(value)}"
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(record, error["loc"][:-1])
+        hint = f": expected one of {', '.join(allowed)}" if allowed else ""
+        return f"unknown key {error['loc'][-1]!r}{hint}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return (
+            "expected an integer"
+            + (" (booleans are not integers)" if isinstance(value, bool) else "")
+            + got
+        )
+    if kind in ("string_type", "string_sub_type"):
+        return "expected a string" + got
+    if kind in ("bool_type", "bool_parsing"):
+        return "expected a boolean (true or false)" + got
+    if kind in ("float_type", "float_parsing"):
+        return "expected a number" + got
+    if kind in ("tuple_type", "list_type", "iterable_type"):
+        return "expected an array" + got
+    if kind in ("dict_type", "model_type", "model_attributes_type", "mapping_type"):
+        return "expected a table" + got
+    if kind == "literal_error":
+        return f"expected {ctx.get('expected', 'one of the allowed values')}" + got
+    if kind == "greater_than_equal":
+        return f"expected a number >= {ctx.get('ge')}" + got
+    if kind == "greater_than":
+        return f"expected a number > {ctx.get('gt')}" + got
+    if kind == "finite_number":
+        return "expected a finite number" + got
+    if kind in ("string_too_short", "too_short"):
+        return "must not be empty"
+    msg: str = error.get("msg", "invalid value")
+    return msg[:1].lower() + msg[1:] + got
+
+
+def _allowed_keys(record: type[Any], loc: Iterable[int | str]) -> list[str]:
+    """The field names of the (nested) record at `loc`, for "unknown key" hints."""
+    current: Any = record
+    for item in loc:
+        if isinstance(item, int):
+            continue
+        if not _is_record(current):
+            return []
+        annotation = _field_types(current).get(str(item))
+        if annotation is None:
+            return []
+        current = _inner_record(annotation)
+    if _is_record(current):
+        hidden = {"source", "bundled", "body"}
+        return [f.name for f in fields(current) if f.name not in hidden]
+    return []
+
+
+def _is_record(value: Any) -> bool:
+    return isinstance(value, type) and is_dataclass(value)
+
+
+def _field_types(record: type[Any]) -> dict[str, Any]:
+    """A record's field types, resolved (only after it validated something, which
+    gave its module the names its annotations use); empty if they do not resolve."""
+    try:
+        return typing.get_type_hints(record)
+    except Exception:  # a hint is only a hint: never a reason to fail
+        return {}
+
+
+def _inner_record(annotation: Any) -> Any:
+    """The record inside `tuple[X, ...]`, `X | None`, … (or None)."""
+    if _is_record(annotation):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _inner_record(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def describe(value: Any, *, json: bool = False) -> str:
+    table = "an object" if json else "a table"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int):
+        return f"an integer ({value})"
+    if isinstance(value, float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"a string ({shown!r})"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return table
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+_GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme")
+
+
+def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
+    """Validate the parsed object of `<config dir>/config.json` (see `load_global_config`).
+
+    Also how a change is checked before it is written (`okstra_core.config`).
+
+    Raises:
+        DataFileError: an unknown key or a value of the wrong type (`path` named).
+    """
+    for key in raw:
+        if key not in _GLOBAL_CONFIG_KEYS:
+            raise DataFileError(
+                f"unknown key {key!r}: expected one of {', '.join(_GLOBAL_CONFIG_KEYS)}",
+                path=path,
+                field=key,
+            )
+    disabled = raw.get("disabledProviders", [])
+    if not isinstance(disabled, list):
+        raise DataFileError(
+            f"expected an array of provider ids, got {describe(disabled, json=True)}",
+            path=path,
+            field="disabledProviders",
+        )
+    for i, pid in enumerate(disabled):
+        if not isinstance(pid, str) or not pid:
+            raise DataFileError(
+                f"expected a provider id (string), got {describe(pid, json=True)}",
+                path=path,
+                field=f"disabledProviders[{i}]",
+            )
+    optional: dict[str, str | None] = {}
+    for key in ("language", "theme"):
+        value = raw.get(key)
+        if value is not None and (not isinstance(value, str) or not value):
+            raise DataFileError(
+                f"expected a non-empty string or null, got {describe(value, json=True)}",
+                path=path,
+                field=key,
+            )
+        optional[key] = value
+    return GlobalConfig(
+        model_defaults=model_defaults(raw.get("modelDefaults", {}), path),
+        disabled_providers=tuple(disabled),
+        language=optional["language"],
+        theme=optional["theme"],
+        source=str(path),
+    )
+
+
+def model_defaults(value: Any, path: Path) -> ModelDefaults:
+    if not isinstance(value, dict):
+        raise DataFileError(
+            "expected an object mapping a role to an array of model refs, got "
+            f"{describe(value, json=True)}",
+            path=path,
+            field="modelDefaults",
+        )
+    by_role: dict[str, tuple[str, ...]] = {}
+    for role, refs in value.items():
+        where = f"modelDefaults.{role}"
+        if not ID_PATTERN.fullmatch(role):
+            raise DataFileError(
+                "expected a role id (lower-case letters, digits, '-', '_')",
+                path=path,
+                field=where,
+            )
+        if not isinstance(refs, list) or not refs:
+            raise DataFileError(
+                "expected a non-empty array of model refs ('provider/model'), got "
+                f"{describe(refs, json=True)}",
+                path=path,
+                field=where,
+            )
+        for i, ref in enumerate(refs):
+            parts = ref.split("/") if isinstance(ref, str) else []
+            if len(parts) != 2 or not all(p.strip() for p in parts):
+                raise DataFileError(
+                    f"expected a model ref 'provider/model', got {describe(ref, json=True)}",
+                    path=path,
+                    field=f"{where}[{i}]",
+                )
+        by_role[role] = tuple(refs)
+    return ModelDefaults(by_role=by_role, source=str(path))
