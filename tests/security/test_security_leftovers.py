@@ -121,7 +121,7 @@ def test_the_sweep_removes_only_orphaned_okstra_leftovers(tmp_path: Path) -> Non
 HOLD_TEMP = r"""
 import sys
 from pathlib import Path
-from okstra_core.store import _new_temp
+from okstra_core.store.atomic import _new_temp
 d = Path(sys.argv[1])
 fd, tmp = _new_temp(d, d / "x.json")  # what atomic_write_bytes writes to, locked
 print(tmp, flush=True)

@@ -1,0 +1,212 @@
+"""What a file must be before okstra touches it, and okstra's private directories.
+
+A cloned repository may hold anything, so every open goes through `open_regular`: never
+through a symbolic link in the last component (`O_NOFOLLOW`, unless asked), a regular
+file checked with `fstat` after the open (never a FIFO, device or socket), and never
+blocking (`O_NONBLOCK`). `check_no_links` refuses a symbolic link anywhere below a root
+okstra owns (`<project>/.okstra`); directories okstra creates are 0700 whatever the
+umask (`make_private_dirs`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import stat
+from pathlib import Path
+
+from ..errors import FileSystemError, OkstraError, os_error
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_LOG_BYTES",
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_MODE",
+    "TEMP_PREFIX",
+    "check_no_links",
+    "file_kind",
+    "link_target",
+    "make_private_dirs",
+    "mib",
+    "open_regular",
+]
+
+
+TEMP_PREFIX = ".okstra-tmp-"
+# State and prompt files may hold briefs and directives: not world-readable.
+PRIVATE_MODE = 0o600
+# Directories okstra creates (state, data, `.okstra` and below): private whatever the umask.
+PRIVATE_DIR_MODE = 0o700
+# Largest JSON/TOML/Markdown document okstra reads (state, manifests, profiles, briefs).
+MAX_FILE_BYTES = 8 * 1024 * 1024
+# Largest append-only log okstra reads (`runs.jsonl`, a task's `timeline.jsonl`).
+MAX_LOG_BYTES = 64 * 1024 * 1024
+
+
+def mib(limit: int) -> str:
+    return f"{limit / (1024 * 1024):g} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+
+
+def file_kind(mode: int) -> str:
+    """How a file type is named in messages ("a FIFO", "a character device", …)."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def link_target(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+def open_regular(
+    path: Path,
+    flags: int,
+    *,
+    mode: int = PRIVATE_MODE,
+    follow: bool = False,
+    what: str = "file",
+    error: type[OkstraError] = FileSystemError,
+) -> int:
+    """Open `path` only if it is a regular file; return the descriptor (close-on-exec).
+
+    The open never blocks (`O_NONBLOCK`: a FIFO opens at once and is then refused) and,
+    unless `follow`, never goes through a symbolic link in the last component
+    (`O_NOFOLLOW`). The type is checked with `fstat` on the opened descriptor, so a
+    file swapped in between cannot slip through.
+
+    Raises:
+        error: a symbolic link (when not `follow`), a FIFO, device, socket or directory.
+        OSError: anything else (the file is missing, permission denied, …): callers map it.
+    """
+    how = flags | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+    if not follow:
+        how |= os.O_NOFOLLOW
+    try:
+        fd = os.open(path, how, mode)
+    except OSError as exc:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            raise exc from None
+        if stat.S_ISLNK(st.st_mode) and follow and exc.errno == errno.ENOENT:
+            raise error(
+                f"{what} is a symbolic link to {link_target(Path(path))}, which does not exist",
+                path=path,
+            ) from None
+        if stat.S_ISLNK(st.st_mode) and not follow:
+            raise error(
+                f"{what} is a symbolic link (to {link_target(Path(path))}): okstra does not "
+                "read or write its files through links",
+                path=path,
+            ) from None
+        if not stat.S_ISREG(st.st_mode) and exc.errno in (errno.ENXIO, errno.EISDIR, errno.ELOOP):
+            raise error(
+                f"{what} is {file_kind(st.st_mode)}: expected a regular file", path=path
+            ) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{what} is {file_kind(st.st_mode)}: expected a regular file", path=path)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_no_links(root: Path, path: Path, *, what: str | None = None) -> None:
+    """Refuse a symbolic link, or a file where a directory belongs, below `root` on `path`.
+
+    `root` itself (and everything above it) is not judged: the person chose it. Every
+    component from `root`'s child down to `path` itself that exists must not be a
+    symbolic link; every one but the last must be a directory, and the last, when it
+    exists, a directory or a regular file. Nothing needs to exist.
+
+    Raises:
+        FileSystemError: naming the offending component and what it is.
+    """
+    root = Path(root)
+    path = Path(path)
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        raise FileSystemError(f"{what or 'the path'} must be inside {root}", path=path) from None
+    current = root
+    parts = rel.parts
+    for i, part in enumerate(parts):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise os_error(exc, doing="inspect", path=current) from None
+        last = i == len(parts) - 1
+        if stat.S_ISLNK(st.st_mode):
+            raise FileSystemError(
+                f"is a symbolic link (to {link_target(current)}): okstra does not read or "
+                f"write its files through links below {root}",
+                path=current,
+            )
+        if not last and not stat.S_ISDIR(st.st_mode):
+            raise FileSystemError(f"is {file_kind(st.st_mode)}: expected a directory", path=current)
+        if last and not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+            raise FileSystemError(
+                f"is {file_kind(st.st_mode)}: expected a regular file", path=current
+            )
+
+
+def make_private_dirs(directory: Path, *, inside: Path | None = None) -> None:
+    """Create `directory` and its missing parents, each 0700 whatever the umask.
+
+    Existing directories are left as they are. With `inside`, nothing below that root
+    may be a symbolic link (`check_no_links`).
+
+    Raises:
+        FileSystemError: a component is not a directory, a link below `inside`, or the
+            file system refused (read-only, permission denied, name too long, …).
+    """
+    directory = Path(directory)
+    if inside is not None:
+        check_no_links(inside, directory)
+    missing: list[Path] = []
+    current = directory
+    while not current.is_dir():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, PRIVATE_DIR_MODE)
+        except FileExistsError:
+            if path.is_dir():
+                continue  # created meanwhile by someone else
+            raise FileSystemError(
+                "cannot create a directory: a file that is not a directory is in the way "
+                "(Not a directory (ENOTDIR))",
+                path=path,
+            ) from None
+        except OSError as exc:
+            raise os_error(exc, doing="create a directory", path=path) from None
+        # The mode given to mkdir is masked by the umask; set it exactly.
+        with contextlib.suppress(OSError):
+            os.chmod(path, PRIVATE_DIR_MODE)
