@@ -7,7 +7,7 @@ possible exactly when a complete valid team extends the choices made so far.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..binding import Binding, bind
 from ..catalog.models import LEADER, RoleRequirement
@@ -17,7 +17,7 @@ from ..records import dataclass
 from ..vocabulary import CURRENT_SESSION, CURRENT_SESSION_RUNNER
 from .query import TeamQuery, duty_of
 from .solver import Key, Path, Shortfall, Solver, freeze
-from .team import Fixed, Team, team_of
+from .team import Fixed, RoleRows, RoleSpec, Team, team_of
 
 POOL_PROVENANCE = "default:pool"
 CURRENT_SESSION_PROVENANCE = "current-session"
@@ -423,6 +423,70 @@ def model_options(query: TeamQuery, role: str, ordinal: int) -> list[OptionState
     return model_option_rows(query, role, ordinal).states()
 
 
+def _instance(query: TeamQuery, team: Team, role: str, ordinal: int) -> RoleSpec:
+    """The spec of the role whose instance `ordinal` is asked; refused when none."""
+    spec = team.roles.get(role)
+    if spec is None or not 1 <= ordinal <= spec.count:
+        if role == LEADER and query.entry_mode == CURRENT_SESSION:
+            raise UsageError("in current-session mode the leader takes no model")
+        raise UsageError(f"the team has no instance {role}#{ordinal}")
+    return spec
+
+
+def _blocked(team: Team, spec: RoleSpec, valid: list[Fixed], failures: list[str]) -> str | None:
+    """Why no option can be chosen whatever it is: an earlier choice that no longer fits,
+    or another linked group of roles that cannot be completed (None: neither)."""
+    if failures:
+        return "no complete team: earlier choice " + "; ".join(failures)
+    for component, solver in team.solvers.items():
+        counts = solver.state_dict(team.usage(valid, solver))
+        if component != spec.component and not solver.feasible(counts):
+            lines = [s.line for s in solver.shortfalls(counts)] or ["roles cannot be completed"]
+            return "no complete team: " + "; ".join(lines)
+    return None
+
+
+def _pool_rows(
+    team: Team,
+    role: str,
+    table: RoleRows,
+    counts: Mapping[Key, int],
+    blocked: str | None,
+    touched: set[int | None],
+    completion: Callable[[Key], str | None],
+    reason_of: Callable[[PoolModel], str | None],
+) -> list[str | None]:
+    """The reason of each of the role's pool models (None: selectable), by class.
+
+    One verdict per class, for its models that no fixed choice touches; the models
+    outside the domain take their availability reason (the provider's verdict for every
+    model of a provider run through its CLI, else each binding's); the `touched` rows
+    are decided one by one.
+    """
+    core = team.core
+    pool_models = table.models
+    by_class: dict[int, str | None] = {}
+    for code in table.class_set:
+        key = (*core.klass(code), 0)
+        if blocked is not None:
+            by_class[code] = blocked
+        elif counts.get(key, 0) > 0:
+            by_class[code] = completion(key)
+        # else every model of the class is used by a fixed choice: decided one by one.
+    rows = list(map(by_class.get, table.classes))
+    for provider_id, start, stop in table.unavailable:
+        first = team.availability(pool_models[start], role).reason
+        if team.cli_run(role, provider_id):
+            rows[start:stop] = [first] * (stop - start)
+        else:
+            for i in range(start, stop):
+                rows[i] = team.availability(pool_models[i], role).reason
+    for row in touched:
+        if row is not None:
+            rows[row] = reason_of(pool_models[row])
+    return rows
+
+
 def model_option_rows(query: TeamQuery, role: str, ordinal: int) -> ModelOptionRows:
     """`model_options` as columns, decided once per model class, not once per model.
 
@@ -437,25 +501,12 @@ def model_option_rows(query: TeamQuery, role: str, ordinal: int) -> ModelOptionR
         UsageError: see `model_options`.
     """
     team = team_of(query)
-    spec = team.roles.get(role)
-    if spec is None or not 1 <= ordinal <= spec.count:
-        if role == LEADER and query.entry_mode == CURRENT_SESSION:
-            raise UsageError("in current-session mode the leader takes no model")
-        raise UsageError(f"the team has no instance {role}#{ordinal}")
+    spec = _instance(query, team, role, ordinal)
     kept = {r: list(refs) for r, refs in query.models.items()}
     if role in kept:
         kept[role] = kept[role][: ordinal - 1]
     valid, failures = _check_explicit(team, _resolve_explicit(team, kept))
-    blocked: str | None = None
-    if failures:
-        blocked = "no complete team: earlier choice " + "; ".join(failures)
-    else:
-        for component, solver in team.solvers.items():
-            counts = solver.state_dict(team.usage(valid, solver))
-            if component != spec.component and not solver.feasible(counts):
-                lines = [s.line for s in solver.shortfalls(counts)] or ["roles cannot be completed"]
-                blocked = "no complete team: " + "; ".join(lines)
-                break
+    blocked = _blocked(team, spec, valid, failures)
     solver = team.solvers[spec.component]
     usage = team.usage(valid, solver)
     counts = solver.state_dict(usage)
@@ -485,43 +536,18 @@ def model_option_rows(query: TeamQuery, role: str, ordinal: int) -> ModelOptionR
     models = [m for m, _ in defaults]
     reasons = [reason_of(m) for m in models]
     provenances: list[str | None] = [p for _, p in defaults]
-
-    core = team.core
-    table = core.rows(role)
-    pool_models = table.models
-    # One verdict per class, for its models that no fixed choice touches.
-    by_class: dict[int, str | None] = {}
-    for code in table.class_set:
-        key = (*core.klass(code), 0)
-        if blocked is not None:
-            by_class[code] = blocked
-        elif counts.get(key, 0) > 0:
-            by_class[code] = completion(key)
-        # else every model of the class is used by a fixed choice: decided one by one.
-    rows = list(map(by_class.get, table.classes))
-    # Models outside the domain: their availability reason (the provider's verdict
-    # for every model of a provider run through its CLI, else each binding's).
-    for provider_id, start, stop in table.unavailable:
-        first = team.availability(pool_models[start], role).reason
-        if team.cli_run(role, provider_id):
-            rows[start:stop] = [first] * (stop - start)
-        else:
-            for i in range(start, stop):
-                rows[i] = team.availability(pool_models[i], role).reason
-    # The models a fixed choice touches (uses, or clashes with by model or provider):
-    # decided one by one.
+    table = team.core.rows(role)
+    # The models a fixed choice touches (uses, or clashes with by model or provider).
     touched = {table.position(f.model) for f in valid}
     for provider_id, start, stop in table.segments:
         if provider_id in clashes.by_provider:
             touched.update(range(start, stop))
-    for row in touched:
-        if row is not None:
-            rows[row] = reason_of(pool_models[row])
+    rows = _pool_rows(team, role, table, counts, blocked, touched, completion, reason_of)
     refs = [m.ref for m in models]
     refs.extend(table.refs)
-    models.extend(pool_models)
+    models.extend(table.models)
     reasons.extend(rows)
-    provenances.extend(itertools.repeat(None, len(pool_models)))
+    provenances.extend(itertools.repeat(None, len(table.models)))
     return ModelOptionRows(models, refs, reasons, provenances, len(defaults))
 
 
