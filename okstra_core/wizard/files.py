@@ -172,7 +172,7 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
                 WizardSummary(path, "", "", (0, 0), _file_time(path), False, BROKEN, exc.render())
             )
             continue
-        state = wizard._state
+        state = wizard.state
         source = state.legacy_source
         if not wizard.legacy and source is not None and Path(source.path).exists():
             continue

@@ -25,6 +25,7 @@ import ast
 import json
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import okstra_core
@@ -114,20 +115,26 @@ def _targets(module: str, package: bool, node: ast.Import | ast.ImportFrom) -> l
     return [target, *(f"{target}.{alias.name}" for alias in node.names)]
 
 
+def _imports(name: str, package: bool, tree: ast.AST, known: Iterable[str]) -> set[str]:
+    """The known modules `name` imports anywhere in `tree` (type-only imports too)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        for target in _targets(name, package, node):
+            ancestor = name.startswith(target + ".")
+            if target in known and target != name and not ancestor:
+                found.add(target)
+    return found
+
+
 def import_graph() -> dict[str, set[str]]:
     """module → the okstra_core modules it imports (ancestor packages left out)."""
     modules = _modules()
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, (path, package) in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Import | ast.ImportFrom):
-                continue
-            for target in _targets(name, package, node):
-                ancestor = name.startswith(target + ".")
-                if target in modules and target != name and not ancestor:
-                    graph[name].add(target)
-    return graph
+    return {
+        name: _imports(name, package, ast.parse(path.read_text(encoding="utf-8")), modules)
+        for name, (path, package) in modules.items()
+    }
 
 
 def layer_of(module: str) -> int | None:
@@ -203,6 +210,28 @@ def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
 def test_no_import_cycles() -> None:
     cycles = _cycles(import_graph())
     assert not cycles, f"import cycles inside okstra_core: {cycles}"
+
+
+def test_type_only_and_deferred_imports_count() -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from .pool import PoolModel\n"
+        "def f():\n"
+        "    from .catalog import models\n"
+    )
+    known = {"okstra_core.pool", "okstra_core.catalog", "okstra_core.catalog.models"}
+    found = _imports("okstra_core.binding", False, tree, known)
+    assert found == known
+
+
+def test_a_module_takes_the_layer_of_its_most_specific_entry() -> None:
+    assert layer_of("okstra_core.wizard.state") == layer_of("okstra_core.wizard.engine")
+    assert layer_of("okstra_core.wizard.session") == layer_of("okstra_core.wizard")
+    session, compat = layer_of("okstra_core.wizard.session"), layer_of("okstra_core.compat")
+    state = layer_of("okstra_core.wizard.state")
+    assert session is not None and compat is not None and state is not None
+    assert session > compat > state
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
