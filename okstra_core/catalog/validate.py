@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from .. import records
 from ..errors import DataFileError
 from ..records import place
-from ..store import decode_utf8
+from ..store import decode_utf8, json_kind
 from .models import ID_PATTERN, DataProblem, GlobalConfig, ModelDefaults
 
 __all__ = [
@@ -166,23 +166,9 @@ def _inner_record(annotation: Any) -> Any:
 
 
 def describe(value: Any, *, json: bool = False) -> str:
-    table = "an object" if json else "a table"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, int):
-        return f"an integer ({value})"
-    if isinstance(value, float):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"a string ({shown!r})"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, dict):
-        return table
-    if value is None:
-        return "null"
-    return type(value).__name__
+    """How a value is named in an error: as JSON names it, or (TOML) an object a table."""
+    kind = json_kind(value)
+    return "a table" if kind == "an object" and not json else kind
 
 
 _GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme")

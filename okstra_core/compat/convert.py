@@ -113,6 +113,14 @@ def _required(reader: SourceReader, name: str) -> str:
     return value
 
 
+def _without_task_type(state: dict[str, Any], answered: list[str]) -> list[str]:
+    """Forget the task type (and its approved plan): without a known one there is no
+    role block yet, and the wizard asks it again. Returns the answers still taken over."""
+    state["task_type"] = ""
+    state["approved_plan_path"] = ""
+    return [s for s in answered if s not in (TASK_TYPE, APPROVED_PLAN)]
+
+
 # ---- the two conversions -------------------------------------------------------------
 
 
@@ -243,10 +251,7 @@ def convert_v1(
     v1_answered = list(dict.fromkeys(reader.string_list("answered")))
 
     if profile is None:
-        # Without a known task type there is no role block yet; the engine asks it.
-        state["task_type"] = ""
-        state["approved_plan_path"] = ""
-        v1_answered = [s for s in v1_answered if s not in (TASK_TYPE, APPROVED_PLAN)]
+        v1_answered = _without_task_type(state, v1_answered)
         confirmed = False
         order: list[tuple[str, str]] = []
         choices = RoleChoices()
@@ -312,9 +317,7 @@ def convert_earlier_v2(
     identity = task_identity(state)
     answered_ids = list(dict.fromkeys(reader.string_list("answered")))
     if profile is None:
-        state["task_type"] = ""
-        state["approved_plan_path"] = ""
-        answered_ids = [s for s in answered_ids if s not in (TASK_TYPE, APPROVED_PLAN)]
+        answered_ids = _without_task_type(state, answered_ids)
         confirmed = False
         if counts or models:
             out_notes.append(

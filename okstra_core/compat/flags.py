@@ -200,28 +200,24 @@ def _deprecated(old: str, new: str) -> str:
     return f"okstra prepare: {old} is deprecated: use {new}"
 
 
+# Older flags that are today's under another name: (old, its dest, new, its dest).
+_RENAMED_FLAGS = (
+    ("--lead-runtime", "legacy_lead_runtime", "--host", "host"),
+    ("--task-brief", "legacy_task_brief", "--brief", "brief"),
+)
+
+
 def _simple_flags(ns: argparse.Namespace, notes: list[str]) -> None:
     """`--lead-runtime`, `--task-brief`, `--render-only` and the flags that do nothing."""
-    runtime = getattr(ns, "legacy_lead_runtime", None)
-    if runtime is not None and runtime.strip():
-        host = flag_value(ns, "host")
-        if host and host != runtime.strip():
-            raise UsageError(
-                f"--lead-runtime {runtime.strip()!r} and --host {host!r} disagree: give --host",
-                field="--lead-runtime",
-            )
-        ns.host = runtime.strip()
-        notes.append(_deprecated("--lead-runtime", f"--host {runtime.strip()}"))
-    brief = getattr(ns, "legacy_task_brief", None)
-    if brief is not None and brief.strip():
-        given = flag_value(ns, "brief")
-        if given and given != brief.strip():
-            raise UsageError(
-                f"--task-brief {brief.strip()!r} and --brief {given!r} disagree: give --brief",
-                field="--task-brief",
-            )
-        ns.brief = brief.strip()
-        notes.append(_deprecated("--task-brief", f"--brief {brief.strip()}"))
+    for old, old_dest, new, new_dest in _RENAMED_FLAGS:
+        value = flag_value(ns, old_dest)
+        if not value:
+            continue
+        given = flag_value(ns, new_dest)
+        if given and given != value:
+            raise UsageError(f"{old} {value!r} and {new} {given!r} disagree: give {new}", field=old)
+        setattr(ns, new_dest, value)
+        notes.append(_deprecated(old, f"{new} {value}"))
     for flag, dest in (
         ("--project-id", "legacy_project_id"),
         ("--workspace-root", "legacy_workspace_root"),
