@@ -55,9 +55,11 @@ class BindingRecord(Document):
 class Participant(Document):
     """One agent session of the run (`participant-001` is always the leader)."""
 
-    __pydantic_config__ = _CONFIG
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
-        {
+    # The launch facts are written once launched (absent before).
+    __pydantic_config__ = config(
+        camel_case=True,
+        by_name=True,
+        omit_none=(
             "launch_backend",
             "launched_at",
             "pane_ref",
@@ -73,7 +75,7 @@ class Participant(Document):
             "exit_signal",
             "exited_at",
             "end_detail",
-        }
+        ),
     )
 
     participant_ref: StrictStr
@@ -88,7 +90,7 @@ class Participant(Document):
     session_ref: StrictStr | None = None
     window_ref: StrictStr | None = None
     status: StrictStr = "prepared"
-    # Written once launched (absent before, see `OMIT_NONE`): how the lead was started,
+    # Written once launched (absent before, see `omit_none`): how the lead was started,
     # where it runs, and how it ended (`okstra_core.life.lead`).
     launch_backend: StrictStr | None = None
     launched_at: StrictStr | None = None
