@@ -280,8 +280,8 @@ def config(
         views: properties (or methods taking no argument) written after the fields,
             each a value computed from them (`PlannedFile.sha256`).
         first: names (fields or views) written before the others, in this order.
-        spread: a mapping field whose items are written at the top level, before the
-            record's own keys (the keys okstra keeps, unread, in a shared file).
+        spread: a field whose keys are written in its place, as the record's own (a
+            mapping, or a record): the keys okstra keeps, unread, in a shared file.
     """
     names = dict(aliases or {})
     out: dict[str, Any] = {"extra": extra}
@@ -416,14 +416,13 @@ def json_schema(cls: type[Any], *, mode: Literal["validation", "serialization"])
 
 # ---------------------------------------------------------------------------- to_data
 
-# A record's plan: (Python name, name in data, omitted while None, omitted while empty,
-# a view) per key in the order written, and the field spread at the top level (or None).
-_Key = tuple[str, str, bool, bool, bool]
-_Plan = tuple[tuple[_Key, ...], str | None]
-_PLANS: dict[type[Any], _Plan] = {}
+# A record's plan, one entry per key in the order written: (Python name, name in data
+# — None for a spread field —, omitted while None, omitted while empty, a view).
+_Key = tuple[str, str | None, bool, bool, bool]
+_PLANS: dict[type[Any], tuple[_Key, ...]] = {}
 
 
-def _plan(cls: type[Any]) -> _Plan:
+def _plan(cls: type[Any]) -> tuple[_Key, ...]:
     """What `to_data` writes for a record class, from its `config` (built once)."""
     found = _PLANS.get(cls)
     if found is not None:
@@ -435,8 +434,6 @@ def _plan(cls: type[Any]) -> _Plan:
     names = aliases_of(cls)
     camel_views = isinstance(cfg, dict) and bool(cfg.get("okstra_camel"))
     fields = [f.name for f in dataclasses.fields(cls) if f.name not in form.skip]
-    if form.spread is not None:
-        fields.remove(form.spread)
     order = [*form.first, *(n for n in [*fields, *form.views] if n not in form.first)]
     keys: list[_Key] = []
     for name in order:
@@ -444,8 +441,16 @@ def _plan(cls: type[Any]) -> _Plan:
         omit_none = form.omit_none is True or (
             not isinstance(form.omit_none, bool) and name in form.omit_none
         )
-        keys.append((name, key, omit_none, name in form.omit_empty, name in form.views))
-    plan: _Plan = (tuple(keys), form.spread)
+        keys.append(
+            (
+                name,
+                None if name == form.spread else key,
+                omit_none,
+                name in form.omit_empty,
+                name in form.views,
+            )
+        )
+    plan = tuple(keys)
     _PLANS[cls] = plan
     return plan
 
@@ -463,26 +468,28 @@ def to_data(value: Any) -> Any:
     if plan is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
         plan = _plan(cls)
     if plan is not None:
-        keys, spread = plan
         out: dict[str, Any] = {}
-        if spread is not None:
-            out.update(to_data(getattr(value, spread)))
-        for name, key, omit_none, omit_empty, view in keys:
+        for name, key, omit_none, omit_empty, view in plan:
             item = getattr(value, name)
             if view and callable(item):
                 item = item()  # a view that is a method
             if item is None:
-                if omit_none:
+                if omit_none or key is None:
                     continue
             elif omit_empty and isinstance(item, (str, list, tuple, dict)) and not item:
                 continue
-            out[key] = to_data(item)
+            if key is None:
+                out.update(to_data(item))  # a spread field: its keys in its place
+            else:
+                out[key] = to_data(item)
         return out
     if cls is str or cls is int or cls is bool or value is None or cls is float:
         return value
-    if isinstance(value, dict):
+    if cls is list or cls is tuple:
+        return [to_data(v) for v in value]
+    if isinstance(value, Mapping):
         return {k: to_data(v) for k, v in value.items()}
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
         return {name: to_data(item) for name, item in zip(value._fields, value, strict=True)}
     if isinstance(value, (list, tuple)):
         return [to_data(v) for v in value]

@@ -133,10 +133,9 @@ def _open_schema(schema: dict[str, Any]) -> None:
     schema["additionalProperties"] = True
 
 
-# `extra` (the keys okstra does not own) is written first, then okstra's own keys.
-OPEN_CONFIG = config(
-    camel_case=True, by_name=True, json_schema_extra=_open_schema, spread="extra"
-)
+# `extra` (the keys okstra does not own; the first field) is written first, then
+# okstra's own keys.
+OPEN_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=_open_schema, spread="extra")
 
 
 def _new_dict() -> dict[str, Any]:

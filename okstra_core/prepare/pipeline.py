@@ -53,7 +53,7 @@ from ..launch.plan import LaunchPlan, plan_launch
 from ..launch.sheet import ResumeEntry, find_okstra, render_resume_sheet, write_resume_sheet
 from ..paths import user_dirs
 from ..pool import ModelPool
-from ..records import dataclass, field
+from ..records import config, dataclass
 from ..request import RunRequest
 from ..resolver import check_entry_mode, resolve_assignments
 from ..store import (
@@ -117,87 +117,103 @@ class Resolved:
 
 
 @dataclass(frozen=True)
+class TeamMember:
+    """One role execution as the prepare reply lists it (`team`)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    role_execution_ref: str
+    participant_ref: str
+    role: str
+    ordinal: int
+    model_ref: str | None
+    runner: str
+    execution_label: str
+
+
+def team_of(manifest: ExecutionManifest) -> tuple[TeamMember, ...]:
+    """The reply's `team`: every role execution, in the manifest's order."""
+    return tuple(
+        TeamMember(
+            role_execution_ref=r.role_execution_ref,
+            participant_ref=r.participant_ref,
+            role=r.role,
+            ordinal=r.ordinal,
+            model_ref=r.model_ref,
+            runner=r.binding.runner,
+            execution_label=r.execution_label,
+        )
+        for r in manifest.role_executions
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class PrepareResult:
     """What a prepare did (or, for a dry run, would do).
+
+    Its protocol data (`records.to_data`) begins with `ok` and ends with the launch's
+    `error` when the launch failed; the manifest and the exec environment are for
+    Python only.
 
     Attributes:
         dry_run: nothing was written.
         run_id: `<task-type>-<seq>` (a dry run shows the next free number).
         run_dir: the run directory.
+        entry_mode: `spawn-process` or `current-session`.
         files: every file written (or that would be), with its digest.
         lead_argv: the exact argv of the lead CLI (None in current-session mode).
         lead_env: the extra environment the lead CLI gets.
+        lead_session_id: the lead's session id, when known.
         tmux_commands: the tmux argv(s) a tmux launch runs.
         preflight: per CLI-spawning role instance.
         backend: the launch backend chosen ("none" when nothing launches).
-        launch: the launch result (None when nothing was launched).
-        exec_argv: for the exec backend, what the caller execs after it exits.
-        exec_env: the full environment for that exec.
-        manifest: the execution manifest.
         lead_prompt_path: where the lead prompt is (the host reads it in
             current-session mode).
         resume_argv: how to resume the lead session, once its id is known.
+        team: every role execution (`TeamMember`).
+        launch: the launch result (None when nothing was launched).
+        exec_argv: for the exec backend, what the caller execs after it exits.
+        notes: problems a dry run found (each a sentence to act on).
+        manifest: the execution manifest.
+        exec_env: the full environment for that exec.
     """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        skip=("manifest", "exec_env"),
+        views=("ok", "error"),
+        first=("ok",),
+        omit_none=("error",),
+    )
 
     dry_run: bool
     run_id: str
     run_dir: Path
+    entry_mode: str
     files: tuple[PlannedFile, ...]
     lead_argv: tuple[str, ...] | None
     lead_env: Mapping[str, str]
+    lead_session_id: str | None = None
     tmux_commands: tuple[tuple[str, ...], ...]
     preflight: tuple[PreflightResult, ...]
     backend: str
-    manifest: ExecutionManifest
     lead_prompt_path: Path
-    entry_mode: str
-    lead_session_id: str | None = None
     resume_argv: tuple[str, ...] | None = None
+    team: tuple[TeamMember, ...]
     launch: LaunchResult | None = None
     exec_argv: tuple[str, ...] | None = None
+    notes: tuple[str, ...] = ()
+    manifest: ExecutionManifest
     exec_env: Mapping[str, str] | None = None
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def ok(self) -> bool:
         return self.launch is None or self.launch.error is None
 
-    def to_json(self) -> dict[str, Any]:
-        """The protocol document (camelCase)."""
-        data: dict[str, Any] = {
-            "ok": self.ok,
-            "dryRun": self.dry_run,
-            "runId": self.run_id,
-            "runDir": str(self.run_dir),
-            "entryMode": self.entry_mode,
-            "files": [f.to_json() for f in self.files],
-            "leadArgv": list(self.lead_argv) if self.lead_argv is not None else None,
-            "leadEnv": dict(self.lead_env),
-            "leadSessionId": self.lead_session_id,
-            "tmuxCommands": [list(c) for c in self.tmux_commands],
-            "preflight": [p.to_json() for p in self.preflight],
-            "backend": self.backend,
-            "leadPromptPath": str(self.lead_prompt_path),
-            "resumeArgv": list(self.resume_argv) if self.resume_argv else None,
-            "team": [
-                {
-                    "roleExecutionRef": r.role_execution_ref,
-                    "participantRef": r.participant_ref,
-                    "role": r.role,
-                    "ordinal": r.ordinal,
-                    "modelRef": r.model_ref,
-                    "runner": r.binding.runner,
-                    "executionLabel": r.execution_label,
-                }
-                for r in self.manifest.role_executions
-            ],
-            "launch": self.launch.to_json() if self.launch is not None else None,
-            "execArgv": list(self.exec_argv) if self.exec_argv is not None else None,
-            "notes": list(self.notes),
-        }
-        if self.launch is not None and self.launch.error is not None:
-            data["error"] = self.launch.error.render()
-        return data
+    @property
+    def error(self) -> str | None:
+        """Why the launch failed, or None."""
+        return self.launch.error_text if self.launch is not None else None
 
 
 # --------------------------------------------------------------------------- steps 1–4
@@ -775,7 +791,8 @@ def _planned_result(
         lead_prompt_path=rp.lead_prompt_path,
         entry_mode=resolved.entry_mode,
         lead_session_id=lp.session_id if lp else None,
-        resume_argv=lp.resume_argv() if lp else None,
+        resume_argv=(lp.resume_argv() or None) if lp else None,
+        team=team_of(resolved.manifest),
         notes=tuple(notes),
     )
 

@@ -40,7 +40,7 @@ from ..documents import (
 )
 from ..documents.task import NextPhaseStatus
 from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
-from ..records import dataclass
+from ..records import config, dataclass
 from ..store import (
     PRIVATE_DIR_MODE,
     FileLock,
@@ -78,6 +78,11 @@ class PlannedFile:
         mode: the file mode (0o600 for prompts and state; 0o700 for scripts).
     """
 
+    # Its data names the file and its digest, not its bytes.
+    __pydantic_config__ = config(
+        skip=("content", "mode"), views=("sha256",), first=("path", "sha256")
+    )
+
     path: Path
     content: bytes
     action: Action = "write"
@@ -86,9 +91,6 @@ class PlannedFile:
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.content).hexdigest()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": str(self.path), "sha256": self.sha256, "action": self.action}
 
 
 def run_name(task_type: str, seq: int) -> str:

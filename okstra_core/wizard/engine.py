@@ -24,7 +24,7 @@ from ..catalog import detect_host, load_project_config
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
-from ..records import dataclass
+from ..records import config, dataclass
 from ..resolver import Blocker, check_counts, check_entry_mode
 from ..setup_runs import runs_file
 from ..store import (
@@ -50,7 +50,15 @@ from .ids import (
     parse_role_step,
     step_kind,
 )
-from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, StepResult
+from .prompt import (
+    AnswerEntry,
+    HistoryEntry,
+    Option,
+    Progress,
+    Prompt,
+    PromptMeta,
+    StepResult,
+)
 from .roles import out_of_order, team_blocker
 from .state import (
     CHOSEN,
@@ -1106,31 +1114,20 @@ class WizardSummary:
         legacy: opened from a v1 file.
         status: `in-progress`, `confirmed` or `aborted`.
         problem: why it cannot be opened, or None.
-        project_root: the project the setup is for ("" when unknown: a broken file).
+        project_root: the project the setup is for (None when unknown: a broken file).
     """
+
+    __pydantic_config__ = config(camel_case=True)
 
     path: Path
     task: str
     task_type: str
-    progress: tuple[int, int]
+    progress: Progress
     updated_at: datetime | None
     legacy: bool
     status: str
     problem: str | None = None
-    project_root: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "task": self.task,
-            "taskType": self.task_type,
-            "progress": {"answered": self.progress[0], "total": self.progress[1]},
-            "updatedAt": self.updated_at.isoformat() if self.updated_at else None,
-            "legacy": self.legacy,
-            "status": self.status,
-            "problem": self.problem,
-            "projectRoot": self.project_root or None,
-        }
+    project_root: str | None = None
 
 
 # A last-save time outside these years is tampered with (or a broken clock): unknown.
@@ -1182,7 +1179,9 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
             # One bad entry (a FIFO, a dangling link, tampered numbers) is listed as
             # broken with why; the others are still listed.
             out.append(
-                WizardSummary(path, "", "", (0, 0), _file_time(path), False, "broken", exc.render())
+                WizardSummary(
+                    path, "", "", Progress(0, 0), _file_time(path), False, "broken", exc.render()
+                )
             )
             continue
         state = wizard._state
@@ -1201,11 +1200,11 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
                 path=path,
                 task=state.task_key,
                 task_type=state.task_type,
-                progress=progress,
+                progress=Progress(*progress),
                 updated_at=_parse_time(state.updated_at),
                 legacy=wizard.legacy,
                 status=status,
-                project_root=str(state.project_root or ""),
+                project_root=str(state.project_root) if state.project_root else None,
             )
         )
 
