@@ -257,7 +257,7 @@ def config(
     camel_case: bool = False,
     extra: Literal["forbid", "ignore"] = "forbid",
     by_name: bool = False,
-    json_schema_extra: Callable[[dict[str, Any]], None] | None = None,
+    json_schema_extra: Callable[..., None] | None = None,
     omit_none: bool | Iterable[str] = (),
     omit_empty: Iterable[str] = (),
     skip: Iterable[str] = (),
@@ -273,7 +273,8 @@ def config(
         camel_case: every other name in files is its camelCase (`camel`).
         extra: what to do with unknown keys.
         by_name: also accept a field under its Python name when it has an alias.
-        json_schema_extra: a function that edits the record's JSON Schema.
+        json_schema_extra: a function that edits the record's JSON Schema (given the
+            schema, and the record class when it takes a second argument).
         omit_none: the fields (and views) left out while they are None; True for all.
         omit_empty: the fields (and views) left out while they are empty (`""`, `()`, `{}`).
         skip: fields `to_data` does not write (values the record holds for Python only).
