@@ -28,6 +28,7 @@ __all__ = [
     "Document",
     "OpenDocument",
     "field_path",
+    "merged",
     "validation_error",
 ]
 
@@ -125,6 +126,17 @@ class Document:
     @classmethod
     def describe(cls) -> str:
         return cls.WHAT
+
+
+def merged(data: Mapping[str, Any] | None, record: type[Any], **values: Any) -> dict[str, Any]:
+    """A shared file's object (`data`, as read) with `values` — `record`'s fields, by
+    their Python names — set under their names in files (`records.to_data` writes
+    them); every other key is kept as it is."""
+    names = aliases_of(record)
+    out = dict(data or {})
+    for name, value in values.items():
+        out[names.get(name, name)] = to_data(value)
+    return out
 
 
 def _open_schema(schema: dict[str, Any]) -> None:
