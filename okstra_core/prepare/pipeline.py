@@ -87,8 +87,8 @@ def _preflight_error(failed: Sequence[PreflightResult]) -> PrepareError:
 
 def _planned_result(
     resolved: Resolved,
-    rp: RunFiles,
-    lp: LaunchPlan | None,
+    run: RunFiles,
+    plan: LaunchPlan | None,
     checks: Sequence[PreflightResult],
     backend: str,
     window: str,
@@ -99,22 +99,22 @@ def _planned_result(
 ) -> PrepareResult:
     """The result of a planned run, before any launch: the same for a dry and a real run."""
     root = resolved.request.project_root
-    tmux = tuple(tuple(c) for c in launcher.tmux_commands(lp, window, root, env)) if lp else ()
+    tmux = tuple(tuple(c) for c in launcher.tmux_commands(plan, window, root, env)) if plan else ()
     return PrepareResult(
         dry_run=dry_run,
-        run_id=rp.run_id,
-        run_dir=rp.run_dir,
-        files=rp.files,
-        lead_argv=tuple(lp.argv) if lp else None,
-        lead_env=dict(lp.env) if lp else {},
+        run_id=run.run_id,
+        run_dir=run.run_dir,
+        files=run.files,
+        lead_argv=tuple(plan.argv) if plan else None,
+        lead_env=dict(plan.env) if plan else {},
         tmux_commands=tmux,
         preflight=tuple(checks),
         backend=backend,
         manifest=resolved.manifest,
-        lead_prompt_path=rp.lead_prompt_path,
+        lead_prompt_path=run.lead_prompt_path,
         entry_mode=resolved.entry_mode,
-        lead_session_id=lp.session_id if lp else None,
-        resume_argv=(lp.resume_argv() or None) if lp else None,
+        lead_session_id=plan.session_id if plan else None,
+        resume_argv=(plan.resume_argv() or None) if plan else None,
         team=team_of(resolved.manifest),
         notes=tuple(notes),
     )
@@ -158,54 +158,73 @@ def prepare(
     failed = [p for p in checks if not p.ok]
     backend = launcher.choose_backend(launch, env) if resolved.spawns_leader else "none"
     window = f"{request.task_group}/{request.task_id}"
-    root = request.project_root
-
     if dry_run:
         step("planning the run (dry run)")
-        seq = runfiles.peek_next_sequence(resolved.task_root, request.task_type)
-        notes = [p.message() for p in failed]
-        prompt_file = run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT
-        try:
-            lp = _plan_launch(resolved, prompt_file, env)
-        except OkstraError as exc:
-            # A dry run reports what is wrong instead of stopping at it.
-            lp = None
-            notes.append(exc.render())
-        rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
-        return _planned_result(
-            resolved, rp, lp, checks, backend, window, env, dry_run=True, notes=notes
-        )
+        return _dry_run(resolved, checks, backend, window, env)
     if failed:
         raise _preflight_error(failed)
+    resolved, run, plan = _write_run(resolved, env, step)
+    result = _planned_result(resolved, run, plan, checks, backend, window, env, dry_run=False)
+    if plan is None or backend == "none":
+        return result
+    step("launching the lead")
+    outcome = launcher.start(plan, backend, window, request.project_root, env)
+    return _after_launch(result, run, plan, outcome, env)
 
+
+def _dry_run(
+    resolved: Resolved,
+    checks: Sequence[PreflightResult],
+    backend: str,
+    window: str,
+    env: Environment,
+) -> PrepareResult:
+    """Every file the next run would have, written nowhere; problems become notes."""
+    seq = runfiles.peek_next_sequence(resolved.task_root, resolved.request.task_type)
+    notes = [p.message() for p in checks if not p.ok]
+    prompt_file = run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT
+    try:
+        plan = _plan_launch(resolved, prompt_file, env)
+    except OkstraError as exc:
+        # A dry run reports what is wrong instead of stopping at it.
+        plan = None
+        notes.append(exc.render())
+    run = plan_run(resolved, seq=seq, environment=env, launch_plan=plan)
+    return _planned_result(
+        resolved, run, plan, checks, backend, window, env, dry_run=True, notes=notes
+    )
+
+
+def _write_run(
+    resolved: Resolved, env: Environment, step: StepCallback
+) -> tuple[Resolved, RunFiles, LaunchPlan | None]:
+    """Steps 5–6: reserve the run's number and write its files (under the locks).
+
+    Returns the request resolved again with the shared files as they were under the
+    locks, the run's files, and the lead's launch plan.
+    """
     step("allocating the run sequence")
-    troot = resolved.task_root
+    root, troot = resolved.request.project_root, resolved.task_root
     # Again, right before the first write: a symlink may have appeared since step 1.
     check_write_targets(root, troot)
     make_private_dirs(troot, inside=root)
     with runfiles.task_lock(troot):
-        seq, reserved = runfiles.allocate_run_dir(troot, request.task_type)
+        seq, reserved = runfiles.allocate_run_dir(troot, resolved.request.task_type)
         with runfiles.reservation(reserved):
             # Re-read under the lock: another prepare may have extended the task since
             # the validation read (its index entries must be kept).
             resolved = replace(resolved, task_manifest=runfiles.read_task_manifest(troot))
             step("writing the run files")
-            lp = _plan_launch(resolved, reserved / runfiles.LEAD_PROMPT, env)
+            plan = _plan_launch(resolved, reserved / runfiles.LEAD_PROMPT, env)
             with project_lock(root):
                 # project.json is shared by every task of the project: re-read it under
                 # the project lock so a concurrent prepare of another task keeps its entry.
                 resolved = replace(resolved, project_json=_read_project_json(root))
-                rp = plan_run(resolved, seq=seq, environment=env, launch_plan=lp)
-                runfiles.apply_run(rp.files, run_id=rp.run_id, run_dir=rp.run_dir)
+                run = plan_run(resolved, seq=seq, environment=env, launch_plan=plan)
+                runfiles.apply_run(run.files, run_id=run.run_id, run_dir=run.run_dir)
     # After the locks: a marker names bytes, whoever writes the file next.
-    _remember_shared(rp.files, root, troot, env)
-    result = _planned_result(resolved, rp, lp, checks, backend, window, env, dry_run=False)
-    if lp is None or backend == "none":
-        return result
-    step("launching the lead")
-    outcome = launcher.start(lp, backend, window, root, env)
-    result = _after_launch(result, rp, lp, outcome, env)
-    return result
+    _remember_shared(run.files, root, troot, env)
+    return resolved, run, plan
 
 
 def _read_project_json(project_root: Path) -> runfiles.Existing | None:
@@ -227,32 +246,32 @@ def _remember_shared(
 
 def _after_launch(
     result: PrepareResult,
-    rp: RunFiles,
+    run: RunFiles,
     plan: LaunchPlan,
     outcome: LaunchResult,
     env: Environment,
 ) -> PrepareResult:
     """Record a launch: leader status, timeline event, resume sheet once the id is known."""
     now = env.now().isoformat(timespec="seconds")
-    troot = rp.run_dir.parent.parent
+    troot = run.run_dir.parent.parent
     if outcome.error is not None:
         failed = LeadLaunchFailed(
-            at=now, run_id=rp.run_id, backend=outcome.backend, error=outcome.error.render()
+            at=now, run_id=run.run_id, backend=outcome.backend, error=outcome.error.render()
         )
         append_line(troot / runfiles.TIMELINE, failed.dump())
         # The run stays, its lead never ran: listed as `launch failed`, with why.
         runfiles.update_participant(
-            rp.run_manifest_path,
+            run.run_manifest_path,
             "participant-001",
-            {
-                "status": "launch-failed",
-                "launchBackend": outcome.backend,
-                "endDetail": outcome.error.render(),
-            },
+            runfiles.participant_changes(
+                status="launch-failed",
+                launch_backend=outcome.backend,
+                end_detail=outcome.error.render(),
+            ),
         )
         return replace(result, launch=outcome)
     runfiles.mark_leader_launched(
-        rp.run_manifest_path,
+        run.run_manifest_path,
         session_ref=outcome.session_id,
         window_ref=outcome.window_ref,
         backend=outcome.backend,
@@ -264,7 +283,7 @@ def _after_launch(
     )
     launched = LeadLaunched(
         at=now,
-        run_id=rp.run_id,
+        run_id=run.run_id,
         backend=outcome.backend,
         session_id=outcome.session_id,
         window_ref=outcome.window_ref,
@@ -276,7 +295,7 @@ def _after_launch(
         entry = ResumeEntry.from_plan(
             plan, "participant-001", LEADER, session_id=outcome.session_id, cwd=plan.project_root
         )
-        write_resume_sheet(rp.run_dir, [entry], okstra=find_okstra(env))
+        write_resume_sheet(run.run_dir, [entry], okstra=find_okstra(env))
     return replace(
         result,
         launch=outcome,

@@ -377,6 +377,12 @@ def build_project_json(
     )
 
 
+def participant_changes(**values: Any) -> dict[str, Any]:
+    """Changes of a participant for `update_participant`: its fields by their Python
+    names (`launch_backend=…`), under their names in the run manifest."""
+    return merged(None, Participant, **values)
+
+
 def update_participant(
     run_manifest_path: Path,
     participant_ref: str,
@@ -449,11 +455,13 @@ def mark_leader_launched(
         run_manifest_path,
         "participant-001",
         {
-            "status": "launched",
-            "sessionRef": session_ref,
-            "windowRef": window_ref,
-            "launchBackend": backend,
-            "launchedAt": launched_at or now,
+            **participant_changes(
+                status="launched",
+                session_ref=session_ref,
+                window_ref=window_ref,
+                launch_backend=backend,
+                launched_at=launched_at or now,
+            ),
             **(extra or {}),
         },
         lead_session_id=session_ref,
@@ -467,6 +475,6 @@ def record_session_ref(
     return update_participant(
         run_manifest_path,
         participant_ref,
-        {"sessionRef": session_ref},
+        participant_changes(session_ref=session_ref),
         lead_session_id=session_ref if leader else None,
     )
