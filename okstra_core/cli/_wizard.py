@@ -50,6 +50,13 @@ def register(sub: Any) -> None:
     )
     commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
     wizard.set_defaults(handler=_missing_subcommand)
+    _register_init_and_step(commands)
+    _register_readers(commands)
+
+
+def _register_init_and_step(commands: Any) -> None:
+    """`wizard init` and `wizard step`: the commands that write the state file."""
+    import argparse
 
     init = commands.add_parser(
         "init",
@@ -90,6 +97,11 @@ def register(sub: Any) -> None:
     action.add_argument("--back", action="store_true", help="rewind the last answered step")
     step.add_argument("--step", dest="step_id", help="refuse unless the wizard asks this step")
     step.set_defaults(handler=_step)
+
+
+def _register_readers(commands: Any) -> None:
+    """`show`, `outcome`, `answers`, `list`, `schema`: the read-only commands."""
+    import argparse
 
     for name, handler, text, example in (
         ("show", _show, "current prompt, confirmation block, history (read-only)", ""),

@@ -65,6 +65,15 @@ class Document:
     # at every level) and `from_own`.
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {}
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "OMIT_NONE" in vars(cls):
+            # The earlier spelling: it would be ignored, and its fields written as null.
+            raise TypeError(
+                f"{cls.__name__}: name the fields left out while None in "
+                "`__pydantic_config__ = config(..., omit_none=(...))`, not in OMIT_NONE"
+            )
+
     def __repr__(self) -> str:
         record: Any = self  # a dataclass: each concrete document is one
         shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(record))
