@@ -417,9 +417,10 @@ def json_schema(cls: type[Any], *, mode: Literal["validation", "serialization"])
 
 # ---------------------------------------------------------------------------- to_data
 
-# A record's plan, one entry per key in the order written: (Python name, name in data
-# — None for a spread field —, omitted while None, omitted while empty, a view).
-_Key = tuple[str, str | None, bool, bool, bool]
+# A record's plan, one entry per key in the order written: (Python name, name in data,
+# how: 0 for a field written as it is, else the sum of these flags).
+_VIEW, _OMIT_NONE, _OMIT_EMPTY, _SPREAD = 1, 2, 4, 8
+_Key = tuple[str, str, int]
 _PLANS: dict[type[Any], tuple[_Key, ...]] = {}
 
 
@@ -442,18 +443,20 @@ def _plan(cls: type[Any]) -> tuple[_Key, ...]:
         omit_none = form.omit_none is True or (
             not isinstance(form.omit_none, bool) and name in form.omit_none
         )
-        keys.append(
-            (
-                name,
-                None if name == form.spread else key,
-                omit_none,
-                name in form.omit_empty,
-                name in form.views,
-            )
+        how = (
+            (_VIEW if name in form.views else 0)
+            | (_OMIT_NONE if omit_none else 0)
+            | (_OMIT_EMPTY if name in form.omit_empty else 0)
+            | (_SPREAD if name == form.spread else 0)
         )
+        keys.append((name, key, how))
     plan = tuple(keys)
     _PLANS[cls] = plan
     return plan
+
+
+# Values written as they are (checked by exact type: the common case is fast).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def to_data(value: Any) -> Any:
@@ -465,31 +468,44 @@ def to_data(value: Any) -> Any:
     its fields), paths strings, datetimes ISO 8601 text.
     """
     cls = type(value)
-    plan = _PLANS.get(cls)
-    if plan is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
-        plan = _plan(cls)
-    if plan is not None:
-        out: dict[str, Any] = {}
-        for name, key, omit_none, omit_empty, view in plan:
-            item = getattr(value, name)
-            if view and callable(item):
-                item = item()  # a view that is a method
-            if item is None:
-                if omit_none or key is None:
-                    continue
-            elif omit_empty and isinstance(item, (str, list, tuple, dict)) and not item:
-                continue
-            if key is None:
-                out.update(to_data(item))  # a spread field: its keys in its place
-            else:
-                out[key] = to_data(item)
-        return out
-    if cls is str or cls is int or cls is bool or value is None or cls is float:
+    if cls in _PLAIN:
         return value
+    if cls is dict:
+        return {k: v if type(v) in _PLAIN else to_data(v) for k, v in value.items()}
+    plan = _PLANS.get(cls)
+    if plan is None:
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return _other(value, cls)
+        plan = _plan(cls)
+    out: dict[str, Any] = {}
+    for name, key, how in plan:
+        item = getattr(value, name)
+        if not how:  # the common case: a field written as it is
+            out[key] = item if type(item) in _PLAIN else to_data(item)
+            continue
+        if how & _VIEW and callable(item):
+            item = item()  # a view that is a method
+        if item is None:
+            if not how & (_OMIT_NONE | _SPREAD):
+                out[key] = None
+        elif how & _OMIT_EMPTY and type(item) in _SIZED and not item:
+            continue
+        elif how & _SPREAD:
+            out.update(to_data(item))  # a spread field: its keys in its place
+        else:
+            out[key] = item if type(item) in _PLAIN else to_data(item)
+    return out
+
+
+_SIZED = frozenset({str, list, tuple, dict})
+
+
+def _other(value: Any, cls: type[Any]) -> Any:
+    """`to_data` of a value that is not a record."""
     if cls is list or cls is tuple:
-        return [to_data(v) for v in value]
+        return [v if type(v) in _PLAIN else to_data(v) for v in value]
     if isinstance(value, Mapping):
-        return {k: to_data(v) for k, v in value.items()}
+        return {k: v if type(v) in _PLAIN else to_data(v) for k, v in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
         return {name: to_data(item) for name, item in zip(value._fields, value, strict=True)}
     if isinstance(value, (list, tuple)):
