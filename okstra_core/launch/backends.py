@@ -36,6 +36,8 @@ from okstra_core.launch.session import discover_session
 from okstra_core.life.process import process_start
 from okstra_core.life.tmux import minimal_env
 
+from ..documents import Participant
+from ..documents.base import merged
 from ..records import config, dataclass, field
 
 # How long a fresh tmux window is watched for an immediate exit.
@@ -114,12 +116,14 @@ class LaunchResult:
         """The leader participant's keys that say where the lead runs (tmux), to record."""
         if self.pane_ref is None:
             return {}
-        return {
-            "paneRef": self.pane_ref,
-            "tmuxSocket": self.tmux_socket,
-            "paneProcessId": self.pane_pid,
-            "paneStart": self.pane_start,
-        }
+        return merged(
+            None,
+            Participant,
+            pane_ref=self.pane_ref,
+            tmux_socket=self.tmux_socket,
+            pane_process_id=self.pane_pid,
+            pane_start=self.pane_start,
+        )
 
     def raise_for_error(self) -> LaunchResult:
         """Raise the launch error, if any; else return self."""
