@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 
 class OkstraError(Exception):
@@ -21,6 +23,9 @@ class OkstraError(Exception):
     """
 
     exit_code: int = 2
+    # The facts a subclass adds to its JSON after `error`, `file` and `field`: the key
+    # written → the attribute holding it (paths are written as text).
+    FACTS: ClassVar[Mapping[str, str]] = {}
 
     def __init__(
         self,
@@ -44,12 +49,30 @@ class OkstraError(Exception):
         return f"{prefix}: {self.message}" if prefix else self.message
 
     def to_json(self) -> dict[str, object]:
+        """The error as the protocol reports it: `{"ok": false, "error", "file"?,
+        "field"?}` and the subclass's `FACTS`.
+
+        Written by hand, not by `records.to_data`: the errors sit below the records
+        (the records read and write through the store, which raises these errors), so
+        this module cannot import them. Every error's JSON is made here, once.
+        """
         data: dict[str, object] = {"ok": False, "error": self.render()}
         if self.path:
             data["file"] = self.path
         if self.field:
             data["field"] = self.field
+        for key, name in self.FACTS.items():
+            data[key] = _plain(getattr(self, name))
         return data
+
+
+def _plain(value: object) -> object:
+    """A fact as JSON-ready data: paths as text, sequences as lists."""
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 class DataFileError(OkstraError):
@@ -86,6 +109,7 @@ class AssignmentResolutionError(OkstraError):
     """No complete team exists. Carries every failing candidate and constraint at once."""
 
     exit_code = 1
+    FACTS: ClassVar[Mapping[str, str]] = {"candidates": "candidates", "constraints": "constraints"}
 
     def __init__(self, candidates: list[str], constraints: list[str]) -> None:
         self.candidates = list(candidates)
@@ -94,12 +118,6 @@ class AssignmentResolutionError(OkstraError):
         lines += [f"  {c}" for c in self.candidates]
         lines += [f"  {c}" for c in self.constraints]
         super().__init__("\n".join(lines))
-
-    def to_json(self) -> dict[str, object]:
-        data = super().to_json()
-        data["candidates"] = self.candidates
-        data["constraints"] = self.constraints
-        return data
 
 
 class PrepareError(OkstraError):
@@ -147,7 +165,17 @@ class IncompleteRunError(OkstraError):
         not_written: the failed file and every one planned after it.
         complete: every file of the run directory is on disk (only task- or user-level
             records — manifest, timeline, project.json, the runs index — are missing).
+        run_state: `complete-unindexed` (complete) or `incomplete`.
     """
+
+    FACTS: ClassVar[Mapping[str, str]] = {
+        "runId": "run_id",
+        "runDir": "run_dir",
+        "runState": "run_state",
+        "written": "written",
+        "failed": "failed",
+        "notWritten": "not_written",
+    }
 
     def __init__(
         self,
@@ -175,14 +203,6 @@ class IncompleteRunError(OkstraError):
         )
         super().__init__(f"{cause.render()} — run {run_id} was left at {run_dir}: {state}")
 
-    def to_json(self) -> dict[str, object]:
-        data = super().to_json()
-        data.update(
-            runId=self.run_id,
-            runDir=str(self.run_dir),
-            runState="complete-unindexed" if self.complete else "incomplete",
-            written=[str(p) for p in self.written],
-            failed=str(self.failed),
-            notWritten=[str(p) for p in self.not_written],
-        )
-        return data
+    @property
+    def run_state(self) -> str:
+        return "complete-unindexed" if self.complete else "incomplete"

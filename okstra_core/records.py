@@ -17,7 +17,11 @@ first builds a validator (`PYDANTIC_NAMES`). Class-wide settings go in
 name in files may differ from its Python name (`aliases`). Rules across fields live in
 `__post_init__` (a `ValueError` there is reported like any other rule).
 
-`to_data` turns a record back into JSON-ready data, with the same aliases.
+`to_data` turns a record back into JSON-ready data: the one serializer of every
+document and protocol reply. What it writes is declared once per record, in `config`:
+the names in files (`aliases`, `camel_case`), the fields left out while None or empty,
+the values it holds for Python only (`skip`), and the values computed from the fields
+(`views`).
 
 `dataclass` is `dataclasses.dataclass` with its generated methods' code kept between
 processes; every dataclass of okstra is made with it (see `dataclass`).
@@ -32,8 +36,9 @@ import dataclasses
 import hashlib
 import marshal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, field
+from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any, Literal, TypeVar, dataclass_transform, overload
 
@@ -252,16 +257,32 @@ def config(
     camel_case: bool = False,
     extra: Literal["forbid", "ignore"] = "forbid",
     by_name: bool = False,
-    json_schema_extra: Callable[[dict[str, Any]], None] | None = None,
+    json_schema_extra: Callable[..., None] | None = None,
+    omit_none: bool | Iterable[str] = (),
+    omit_empty: Iterable[str] = (),
+    skip: Iterable[str] = (),
+    views: Iterable[str] = (),
+    first: Iterable[str] = (),
+    spread: str | None = None,
 ) -> dict[str, Any]:
-    """A record's `__pydantic_config__` (a plain dict: pydantic's `ConfigDict` keys).
+    """A record's `__pydantic_config__`: how it is read (pydantic's `ConfigDict` keys)
+    and how `to_data` writes it (okstra's keys), declared once for both.
 
     Args:
-        aliases: Python field name -> the name in files (and in `to_data`).
-        camel_case: every other field's name in files is its camelCase (`camel`).
+        aliases: Python name -> the name in files and protocol data (fields and views).
+        camel_case: every other name in files is its camelCase (`camel`).
         extra: what to do with unknown keys.
         by_name: also accept a field under its Python name when it has an alias.
-        json_schema_extra: a function that edits the record's JSON Schema.
+        json_schema_extra: a function that edits the record's JSON Schema (given the
+            schema, and the record class when it takes a second argument).
+        omit_none: the fields (and views) left out while they are None; True for all.
+        omit_empty: the fields (and views) left out while they are empty (`""`, `()`, `{}`).
+        skip: fields `to_data` does not write (values the record holds for Python only).
+        views: properties (or methods taking no argument) written after the fields,
+            each a value computed from them (`PlannedFile.sha256`).
+        first: names (fields or views) written before the others, in this order.
+        spread: a field whose keys are written in its place, as the record's own (a
+            mapping, or a record): the keys okstra keeps, unread, in a shared file.
     """
     names = dict(aliases or {})
     out: dict[str, Any] = {"extra": extra}
@@ -275,7 +296,27 @@ def config(
             out["validate_by_alias"] = True
     if json_schema_extra is not None:
         out["json_schema_extra"] = json_schema_extra
+    out["okstra_data"] = _DataForm(
+        omit_none=omit_none if isinstance(omit_none, bool) else frozenset(omit_none),
+        omit_empty=frozenset(omit_empty),
+        skip=frozenset(skip),
+        views=tuple(views),
+        first=tuple(first),
+        spread=spread,
+    )
     return out
+
+
+@dataclass(frozen=True)
+class _DataForm:
+    """How `to_data` writes a record (made by `config`, read by `_plan`)."""
+
+    omit_none: bool | frozenset[str] = frozenset()
+    omit_empty: frozenset[str] = frozenset()
+    skip: frozenset[str] = frozenset()
+    views: tuple[str, ...] = ()
+    first: tuple[str, ...] = ()
+    spread: str | None = None
 
 
 _ALIASES: dict[type[Any], Mapping[str, str]] = {}
@@ -374,25 +415,103 @@ def json_schema(cls: type[Any], *, mode: Literal["validation", "serialization"])
     return schema
 
 
-def to_data(value: Any, *, drop_none: bool = False) -> Any:
-    """A record (and what it holds) as JSON-ready data: dicts with the files' names.
+# ---------------------------------------------------------------------------- to_data
 
-    Tuples become lists, paths strings; a `drop_none` record omits fields whose value
-    is None.
+# A record's plan, one entry per key in the order written: (Python name, name in data,
+# how: 0 for a field written as it is, else the sum of these flags).
+_VIEW, _OMIT_NONE, _OMIT_EMPTY, _SPREAD = 1, 2, 4, 8
+_Key = tuple[str, str, int]
+_PLANS: dict[type[Any], tuple[_Key, ...]] = {}
+
+
+def _plan(cls: type[Any]) -> tuple[_Key, ...]:
+    """What `to_data` writes for a record class, from its `config` (built once)."""
+    found = _PLANS.get(cls)
+    if found is not None:
+        return found
+    cfg = getattr(cls, "__pydantic_config__", None)
+    form = cfg.get("okstra_data") if isinstance(cfg, dict) else None
+    if not isinstance(form, _DataForm):
+        form = _DataForm()
+    names = aliases_of(cls)
+    camel_views = isinstance(cfg, dict) and bool(cfg.get("okstra_camel"))
+    fields = [f.name for f in dataclasses.fields(cls) if f.name not in form.skip]
+    order = [*form.first, *(n for n in [*fields, *form.views] if n not in form.first)]
+    keys: list[_Key] = []
+    for name in order:
+        key = names.get(name) or (camel(name) if camel_views else name)
+        omit_none = form.omit_none is True or (
+            not isinstance(form.omit_none, bool) and name in form.omit_none
+        )
+        how = (
+            (_VIEW if name in form.views else 0)
+            | (_OMIT_NONE if omit_none else 0)
+            | (_OMIT_EMPTY if name in form.omit_empty else 0)
+            | (_SPREAD if name == form.spread else 0)
+        )
+        keys.append((name, key, how))
+    plan = tuple(keys)
+    _PLANS[cls] = plan
+    return plan
+
+
+# Values written as they are (checked by exact type: the common case is fast).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def to_data(value: Any) -> Any:
+    """A record (and what it holds) as JSON-ready data, as its `config` declares it.
+
+    The one serializer of okstra's documents and protocol replies: each field (then
+    each view) under its name in files, those declared so left out while None or
+    empty, the skipped ones not at all. Tuples become lists (a named tuple an object of
+    its fields), paths strings, datetimes ISO 8601 text.
     """
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        names = aliases_of(type(value))
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            if drop_none and item is None:
-                continue
-            out[names.get(f.name, f.name)] = to_data(item, drop_none=drop_none)
-        return out
-    if isinstance(value, dict):
-        return {k: to_data(v, drop_none=drop_none) for k, v in value.items()}
+    cls = type(value)
+    if cls in _PLAIN:
+        return value
+    if cls is dict:
+        return {k: v if type(v) in _PLAIN else to_data(v) for k, v in value.items()}
+    plan = _PLANS.get(cls)
+    if plan is None:
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return _other(value, cls)
+        plan = _plan(cls)
+    out: dict[str, Any] = {}
+    for name, key, how in plan:
+        item = getattr(value, name)
+        if not how:  # the common case: a field written as it is
+            out[key] = item if type(item) in _PLAIN else to_data(item)
+            continue
+        if how & _VIEW and callable(item):
+            item = item()  # a view that is a method
+        if item is None:
+            if not how & (_OMIT_NONE | _SPREAD):
+                out[key] = None
+        elif how & _OMIT_EMPTY and type(item) in _SIZED and not item:
+            continue
+        elif how & _SPREAD:
+            out.update(to_data(item))  # a spread field: its keys in its place
+        else:
+            out[key] = item if type(item) in _PLAIN else to_data(item)
+    return out
+
+
+_SIZED = frozenset({str, list, tuple, dict})
+
+
+def _other(value: Any, cls: type[Any]) -> Any:
+    """`to_data` of a value that is not a record."""
+    if cls is list or cls is tuple:
+        return [v if type(v) in _PLAIN else to_data(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: v if type(v) in _PLAIN else to_data(v) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
+        return {name: to_data(item) for name, item in zip(value._fields, value, strict=True)}
     if isinstance(value, (list, tuple)):
-        return [to_data(v, drop_none=drop_none) for v in value]
+        return [to_data(v) for v in value]
     if isinstance(value, PurePath):
         return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
     return value

@@ -10,26 +10,31 @@ outcome, or `okstra_core.roleargs.request_from_argv`); feasibility by the resolv
 <render_argv()…>` parses back to an equal request. Every value is rendered as
 `--flag=value`, so a value that begins with `-` never reads as a flag.
 
-The request and its parts are plain records (`okstra_core.records`): building one in
-Python runs its rules (`__post_init__`) without pydantic; a request read from outside
-(a `run-inputs.json`, a host session context given as JSON) is checked by
-`records.validate`, which adds the types. Either way a broken rule is a `RecordError`
-naming the field (its name in files) and what was expected.
+The request and its parts are plain records (`okstra_core.records`). Each shape rule
+is written once, as a `Rule` in its field's metadata: building a request in Python
+checks the rules (`check_rules`, from `__post_init__`) without pydantic; a request read
+from outside (a `run-inputs.json`, a host session context given as JSON) is checked by
+`records.validate`, which adds the types and runs the same `__post_init__`; and the
+published JSON Schema (`okstra schema run-request`) is given the same rules
+(`publish_rules`). Either way a broken rule is a `RecordError` naming the field (its
+name in files) and what was expected.
 
 This module sits below the wizard, so both the wizard and prepare can use it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import orjson
 
 from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV
 from .errors import OkstraError, UsageError
-from .records import RecordError, camel, config, dataclass, field, problem, to_data
+from .records import RecordError, aliases_of, config, dataclass, field, problem, to_data
 from .tasks import check_segment
 
 if TYPE_CHECKING:
@@ -42,89 +47,205 @@ __all__ = [
     "UNREPORTED_MODEL",
     "CurrentModel",
     "HostSessionContext",
+    "Rule",
     "RunRequest",
+    "check_rules",
+    "publish_rules",
     "usage_error",
 ]
 
 EntryMode = Literal["spawn-process", "current-session"]
-ENTRY_MODES: tuple[str, ...] = ("spawn-process", "current-session")
+ENTRY_MODES: tuple[str, ...] = get_args(EntryMode)
 # How a current-session leader whose model the host did not report is shown.
 UNREPORTED_MODEL = "this session (model not reported)"
 # No profile asks for more instances of one role than this; a larger count is refused
 # before anything is allocated for it.
 MAX_ROLE_COUNT = 64
-_TASK_TYPE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_ROLE = re.compile(r"^[a-z][a-z0-9_-]*$")
-_MODEL_REF = re.compile(r"^[^/\s]+/\S+$")
-_TASK_KEY = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$")
 
 
-# The length rules of the text fields (characters, inclusive), one table for the
-# checks (`__post_init__`) and for the published JSON Schema (`_schema_rules`).
-_LENGTHS: dict[str, tuple[int, int]] = {
-    "model_ref": (1, 200),
-    "effort": (1, 64),
-    "host_id": (1, 64),
-    "task_group": (0, 200),
-    "task_id": (0, 200),
-    "task_type": (0, 64),
-    "brief": (1, 4096),
-    "approved_plan": (0, 4096),
-    "directive": (0, 65536),
-}
-_ROLE_MAX = 64
-_MODEL_REF_MAX = 200
+# ------------------------------------------------------------------------- rules
 
 
-def _check_text(record: type[Any], name: str, value: str | None) -> None:
-    low, high = _LENGTHS[name]
-    if value is not None and not low <= len(value) <= high:
-        raise problem(
-            record,
-            (name,),
-            f"expected {low} to {high} characters, got {len(value)}"
-            if low
-            else f"expected at most {high} characters, got {len(value)}",
-            value,
+@dataclass(frozen=True, kw_only=True)
+class Rule:
+    """One shape rule of a request field, written once: `check_rules` checks it
+    whenever a request is built (in Python, or validated) and `publish_rules` writes it
+    into the request's JSON Schema.
+
+    Attributes:
+        length: (low, high) characters of a text, inclusive (its own message).
+        max_length: the most characters of a text (broken: `expected`).
+        pattern: what a whole text must match (broken: `expected`).
+        choices: the values a text may take (broken: `expected`).
+        range: (low, high) of an integer, inclusive (broken: `expected`).
+        max_items: the most items of a list (broken: `expected`).
+        items, names, values: the rule of each item of a list, of each key of a
+            mapping, of each value of a mapping (a key's or a value's problem is placed
+            at the key).
+        custom: a rule the schema cannot say: the problem of a value, or None.
+        expected: what a broken rule says (`{value}` and `{key}` are filled in).
+    """
+
+    length: tuple[int, int] | None = None
+    max_length: int | None = None
+    pattern: re.Pattern[str] | None = None
+    choices: tuple[str, ...] = ()
+    range: tuple[int, int] | None = None
+    max_items: int | None = None
+    items: Rule | None = None
+    names: Rule | None = None
+    values: Rule | None = None
+    custom: Callable[[Any], str | None] | None = None
+    expected: str = ""
+
+    def problem(self, value: Any, key: str = "") -> str | None:
+        """What is wrong with `value` itself (not with its items), or None."""
+        if value is None:
+            return None
+        if self.length is not None:
+            low, high = self.length
+            if not low <= len(value) <= high:
+                if low:
+                    return f"expected {low} to {high} characters, got {len(value)}"
+                return f"expected at most {high} characters, got {len(value)}"
+        broken = (
+            (self.max_length is not None and len(value) > self.max_length)
+            or (self.pattern is not None and not self.pattern.fullmatch(value))
+            or (bool(self.choices) and value not in self.choices)
+            or (self.range is not None and not self.range[0] <= value <= self.range[1])
+            or (self.max_items is not None and len(value) > self.max_items)
         )
+        if broken:
+            return self.expected.format(value=value, key=key)
+        return self.custom(value) if self.custom is not None else None
+
+    def publish(self, target: dict[str, Any]) -> None:
+        """Write the rule into `target`, the JSON Schema of the value."""
+        text = self.length is not None or self.max_length is not None
+        if text:
+            # An optional text (`str | None`) carries the rule on its string branch.
+            branches = target.get("anyOf", ())
+            target = next((b for b in branches if b.get("type") == "string"), target)
+        if self.length is not None and self.length[0]:
+            target["minLength"] = self.length[0]
+        if text:
+            target["maxLength"] = self.length[1] if self.length else self.max_length
+        if self.pattern is not None:
+            target["pattern"] = self.pattern.pattern
+        if self.choices:
+            target["enum"] = list(self.choices)
+        if self.range is not None:
+            target["minimum"], target["maximum"] = self.range
+        if self.max_items is not None:
+            target["maxItems"] = self.max_items
+        for part, key in (
+            (self.items, "items"),
+            (self.names, "propertyNames"),
+            (self.values, "additionalProperties"),
+        ):
+            if part is not None:
+                part.publish(target.setdefault(key, {}))
 
 
-def _schema_rules(schema: dict[str, Any]) -> None:
-    """Publish the rules `__post_init__` checks in a record's JSON Schema."""
+_RULE = "okstra_rule"
+
+
+def rule(**given: Any) -> dict[str, Rule]:
+    """A field's metadata holding its rule: `field(metadata=rule(length=(1, 64)))`."""
+    return {_RULE: Rule(**given)}
+
+
+def check_rules(record: Any) -> None:
+    """Check every field rule of `record`, in field order.
+
+    Raises:
+        RecordError: at the first broken rule, placed at the field (and at the key
+            inside it, for a mapping's key or value).
+    """
+    for f in dataclasses.fields(record):
+        found: Rule | None = f.metadata.get(_RULE)
+        if found is not None:
+            _check(type(record), (f.name,), found, getattr(record, f.name))
+
+
+def _check(cls: type[Any], loc: tuple[str, ...], rule: Rule, value: Any, key: str = "") -> None:
+    message = rule.problem(value, key)
+    if message is not None:
+        raise problem(cls, loc, message, value)
+    if value is None:
+        return
+    if rule.items is not None:
+        for item in value:
+            _check(cls, loc, rule.items, item, key)
+    if rule.names is not None or rule.values is not None:
+        for name, item in value.items():
+            if rule.names is not None:
+                _check(cls, (*loc, name), rule.names, name, name)
+            if rule.values is not None:
+                _check(cls, (*loc, name), rule.values, item, name)
+
+
+def publish_rules(schema: dict[str, Any], cls: type[Any]) -> None:
+    """A request record's `json_schema_extra`: each field's rule, in its property."""
     props = schema.get("properties", {})
-    for name, (low, high) in _LENGTHS.items():
-        prop = props.get(camel(name))
-        if prop is None:
-            continue
-        # An optional text (`str | None`) carries the rule on its string branch.
-        target = next((b for b in prop.get("anyOf", ()) if b.get("type") == "string"), prop)
-        if low:
-            target["minLength"] = low
-        target["maxLength"] = high
-    if "taskType" in props:
-        props["taskType"]["pattern"] = _TASK_TYPE.pattern
-    if "relatedTasks" in props:
-        props["relatedTasks"]["items"]["pattern"] = _TASK_KEY.pattern
-    names = {"pattern": _ROLE.pattern, "maxLength": _ROLE_MAX}
-    if "roleCounts" in props:
-        props["roleCounts"]["propertyNames"] = names
-        props["roleCounts"]["additionalProperties"] = {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": MAX_ROLE_COUNT,
-        }
-    if "roleModels" in props:
-        props["roleModels"]["propertyNames"] = names
-        props["roleModels"]["additionalProperties"] = {
-            "type": "array",
-            "maxItems": MAX_ROLE_COUNT,
-            "items": {"type": "string", "pattern": _MODEL_REF.pattern, "maxLength": _MODEL_REF_MAX},
-        }
+    names = aliases_of(cls)
+    for f in dataclasses.fields(cls):
+        found: Rule | None = f.metadata.get(_RULE)
+        prop = props.get(names.get(f.name, f.name))
+        if found is not None and prop is not None:
+            found.publish(prop)
 
 
-def _value_data(value: Any) -> dict[str, Any]:
-    data: dict[str, Any] = to_data(value)
-    return data
+def _absolute(path: Path) -> str | None:
+    return None if path.is_absolute() else "expected an absolute path"
+
+
+def _slug(what: str) -> Callable[[str], str | None]:
+    """A task path segment's rule: already the slug `tasks.check_segment` makes of it."""
+
+    def check(value: str) -> str | None:
+        try:
+            slug = check_segment(value, what)
+        except OkstraError as exc:
+            return exc.message
+        return None if slug == value else f"{what} must be a slug (try {slug!r})"
+
+    return check
+
+
+_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=publish_rules)
+_TASK_TYPE = Rule(
+    length=(0, 64),
+    pattern=re.compile(r"^[a-z0-9][a-z0-9-]*$"),
+    expected="expected a lower-case slug (a-z, 0-9, -)",
+)
+_TASK_KEY = Rule(
+    pattern=re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$"),
+    expected="expected task keys like 'group/id', got {value!r}",
+)
+_ROLE_NAME = Rule(
+    pattern=re.compile(r"^[a-z][a-z0-9_-]*$"),
+    max_length=64,
+    expected="expected a role name (lower-case letters, digits, '-' or '_', "
+    "starting with a letter)",
+)
+_COUNT = Rule(
+    range=(0, MAX_ROLE_COUNT),
+    expected=f"expected a count from 0 to {MAX_ROLE_COUNT}, got {{value}}",
+)
+_MODEL_REFS = Rule(
+    max_items=MAX_ROLE_COUNT,
+    expected=f"{{key}}: at most {MAX_ROLE_COUNT} models",
+    items=Rule(
+        pattern=re.compile(r"^[^/\s]+/\S+$"),
+        max_length=200,
+        expected="expected a model ref 'provider/model', got {value!r}",
+    ),
+)
+_ENTRY_MODE = Rule(
+    choices=ENTRY_MODES,
+    expected=f"expected one of {', '.join(ENTRY_MODES)}, got {{value!r}}",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,19 +258,19 @@ class CurrentModel:
         effort: the reasoning effort the host reports, if any.
     """
 
-    __pydantic_config__ = config(camel_case=True, by_name=True, json_schema_extra=_schema_rules)
+    __pydantic_config__ = _CONFIG
 
     provider: StrictStr | None = None
-    model_ref: StrictStr | None = None
-    effort: StrictStr | None = None
+    model_ref: StrictStr | None = field(default=None, metadata=rule(length=(1, 200)))
+    effort: StrictStr | None = field(default=None, metadata=rule(length=(1, 64)))
 
     def __post_init__(self) -> None:
-        _check_text(CurrentModel, "model_ref", self.model_ref)
-        _check_text(CurrentModel, "effort", self.effort)
+        check_rules(self)
 
     def dump(self) -> dict[str, Any]:
         """The JSON form (camelCase keys)."""
-        return _value_data(self)
+        data: dict[str, Any] = to_data(self)
+        return data
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,23 +286,16 @@ class HostSessionContext:
         current_model: the host session's model (a current-session lead's model).
     """
 
-    __pydantic_config__ = config(camel_case=True, by_name=True, json_schema_extra=_schema_rules)
+    __pydantic_config__ = _CONFIG
 
-    host_id: StrictStr | None = None
-    entry_mode: EntryMode = "spawn-process"
+    host_id: StrictStr | None = field(default=None, metadata=rule(length=(1, 64)))
+    entry_mode: EntryMode = field(default="spawn-process", metadata={_RULE: _ENTRY_MODE})
     available_functions: tuple[StrictStr, ...] = ()
     interaction_surface: StrictStr = "cli"
     current_model: CurrentModel = field(default_factory=CurrentModel)
 
     def __post_init__(self) -> None:
-        _check_text(HostSessionContext, "host_id", self.host_id)
-        if self.entry_mode not in ENTRY_MODES:
-            raise problem(
-                HostSessionContext,
-                ("entry_mode",),
-                f"expected one of {', '.join(ENTRY_MODES)}, got {self.entry_mode!r}",
-                self.entry_mode,
-            )
+        check_rules(self)
 
     @staticmethod
     def older_spellings(data: Any) -> Any:
@@ -201,7 +315,8 @@ class HostSessionContext:
 
     def dump(self) -> dict[str, Any]:
         """The JSON form (camelCase keys)."""
-        return _value_data(self)
+        data: dict[str, Any] = to_data(self)
+        return data
 
     def to_json_text(self) -> str:
         """The `--host-session-context-json` value (canonical: sorted keys)."""
@@ -227,76 +342,33 @@ class RunRequest:
             `converted:v1`), keyed like the confirmation lines plus `count:<role>`.
     """
 
-    __pydantic_config__ = config(camel_case=True, by_name=True, json_schema_extra=_schema_rules)
+    __pydantic_config__ = _CONFIG
 
-    project_root: Path
-    task_group: StrictStr
-    task_id: StrictStr
-    task_type: StrictStr
-    brief: StrictStr
-    approved_plan: StrictStr = ""
-    directive: StrictStr = ""
-    related_tasks: tuple[StrictStr, ...] = ()
+    project_root: Path = field(metadata=rule(custom=_absolute))
+    task_group: StrictStr = field(metadata=rule(length=(0, 200), custom=_slug("task group")))
+    task_id: StrictStr = field(metadata=rule(length=(0, 200), custom=_slug("task id")))
+    task_type: StrictStr = field(metadata={_RULE: _TASK_TYPE})
+    brief: StrictStr = field(metadata=rule(length=(1, 4096)))
+    approved_plan: StrictStr = field(default="", metadata=rule(length=(0, 4096)))
+    directive: StrictStr = field(default="", metadata=rule(length=(0, 65536)))
+    related_tasks: tuple[StrictStr, ...] = field(default=(), metadata=rule(items=_TASK_KEY))
     host: HostSessionContext = field(default_factory=HostSessionContext)
-    role_counts: dict[StrictStr, StrictInt] = field(default_factory=dict)
-    role_models: dict[StrictStr, list[StrictStr]] = field(default_factory=dict)
+    role_counts: dict[StrictStr, StrictInt] = field(
+        default_factory=dict, metadata=rule(names=_ROLE_NAME, values=_COUNT)
+    )
+    role_models: dict[StrictStr, list[StrictStr]] = field(
+        default_factory=dict, metadata=rule(names=_ROLE_NAME, values=_MODEL_REFS)
+    )
     provenance: dict[StrictStr, StrictStr] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        """The request's rules, run whenever one is built (in Python or validated)."""
-        me = RunRequest
-        if not self.project_root.is_absolute():
-            raise problem(me, ("project_root",), "expected an absolute path", self.project_root)
-        for name in ("task_group", "task_id"):
-            value = getattr(self, name)
-            _check_text(me, name, value)
-            what = name.replace("_", " ")
-            try:
-                slug = check_segment(value, what)
-            except OkstraError as exc:
-                raise problem(me, (name,), exc.message, value) from None
-            if slug != value:
-                raise problem(me, (name,), f"{what} must be a slug (try {slug!r})", value)
-        _check_text(me, "task_type", self.task_type)
-        if not _TASK_TYPE.match(self.task_type):
-            raise problem(
-                me, ("task_type",), "expected a lower-case slug (a-z, 0-9, -)", self.task_type
-            )
-        _check_text(me, "brief", self.brief)
-        _check_text(me, "approved_plan", self.approved_plan)
-        _check_text(me, "directive", self.directive)
-        for key in self.related_tasks:
-            if not _TASK_KEY.fullmatch(key):
-                raise problem(
-                    me, ("related_tasks",), f"expected task keys like 'group/id', got {key!r}", key
-                )
-        for role, count in self.role_counts.items():
-            _check_role(role, "role_counts")
-            if not 0 <= count <= MAX_ROLE_COUNT:
-                raise problem(
-                    me,
-                    ("role_counts", role),
-                    f"expected a count from 0 to {MAX_ROLE_COUNT}, got {count}",
-                    count,
-                )
-        for role, refs in self.role_models.items():
-            _check_role(role, "role_models")
-            if len(refs) > MAX_ROLE_COUNT:
-                raise problem(
-                    me, ("role_models",), f"{role}: at most {MAX_ROLE_COUNT} models", role
-                )
-            for ref in refs:
-                if len(ref) > _MODEL_REF_MAX or not _MODEL_REF.match(ref):
-                    raise problem(
-                        me,
-                        ("role_models", role),
-                        f"expected a model ref 'provider/model', got {ref!r}",
-                        ref,
-                    )
+        """The request's rules (its fields' `Rule`s), whenever one is built."""
+        check_rules(self)
 
     def dump(self) -> dict[str, Any]:
         """The JSON form (camelCase keys)."""
-        return _value_data(self)
+        data: dict[str, Any] = to_data(self)
+        return data
 
     @property
     def task_key(self) -> str:
@@ -348,16 +420,6 @@ class RunRequest:
                 if item:
                     argv.append(f"--{key}={item}")
         return tuple(argv)
-
-
-def _check_role(role: str, where: str) -> None:
-    if len(role) > _ROLE_MAX or not _ROLE.match(role):
-        raise problem(
-            RunRequest,
-            (where, role),
-            "expected a role name (lower-case letters, digits, '-' or '_', starting with a letter)",
-            role,
-        )
 
 
 _FLAGS = {

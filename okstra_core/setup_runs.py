@@ -9,8 +9,9 @@ wizard state itself stays as the wizard wrote it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import UsageError
 from .store import append_line, read_lines
@@ -38,8 +39,14 @@ def record_setup_run(state_path: Path, *, run_id: str, run_dir: Path, at: str) -
 class RelaunchRefused(UsageError):
     """The setup already prepared a run; another one needs `--again`."""
 
+    FACTS: ClassVar[Mapping[str, str]] = {"existingRun": "existing_run", "again": "again"}
+    # The flag that asks for another run.
+    again = "--again"
+
     def __init__(self, state_path: Path, last: dict[str, Any]) -> None:
         self.existing = last
+        # The run it prepared, as its line in the setup's runs file names it.
+        self.existing_run = {key: last.get(key) for key in ("runId", "runDir")}
         run_dir = str(last.get("runDir"))
         super().__init__(
             f"this setup already launched run {last.get('runId')} ({run_dir}); "
@@ -47,15 +54,6 @@ class RelaunchRefused(UsageError):
             f"okstra status {run_dir} / okstra attach {run_dir} / okstra resume {run_dir} --exec",
             path=state_path,
         )
-
-    def to_json(self) -> dict[str, object]:
-        data = super().to_json()
-        data["existingRun"] = {
-            "runId": self.existing.get("runId"),
-            "runDir": self.existing.get("runDir"),
-        }
-        data["again"] = "--again"
-        return data
 
 
 def check_relaunch(state_path: Path, *, again: bool) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -259,11 +259,14 @@ class OkstraApp(App[LaunchRequest | None]):
         if prompt.kind == "done":
             self.finish()
             return
-        extra: dict[str, Any] = {"project_root": Path(self.wizard.state.project_root)}
         confirm = prompt.step_kind == "confirm"
-        if confirm:
-            extra["confirmation"] = view.confirmation
-        screen = screen_for_prompt(prompt, view.history, view.progress, **extra)
+        screen = screen_for_prompt(
+            prompt,
+            view.history,
+            view.progress,
+            project_root=Path(self.wizard.state.project_root),
+            confirmation=view.confirmation if confirm else None,
+        )
         self._show(screen)
         if confirm:
             self.check_preflight(screen)
@@ -429,7 +432,7 @@ class OkstraApp(App[LaunchRequest | None]):
 
     # -- messages from the screens ----------------------------------------------------
 
-    def _apply(self, action: Any) -> None:
+    def _apply(self, action: Callable[[], Prompt]) -> None:
         """Run one engine call; a refusal shows inline and leaves the screen as it was."""
         try:
             prompt = action()

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from okstra_core.records import dataclass, field
+
+if TYPE_CHECKING:
+    from okstra_core.launch import PreflightResult
+    from okstra_core.prepare import PrepareResult
 
 
 @dataclass(frozen=True)
@@ -94,9 +98,9 @@ class PrepareStep(Message):
 
 
 class PrepareFinished(Message):
-    """Prepare (and launch, unless `none`) finished; `result` is a PrepareResult."""
+    """Prepare (and launch, unless `none`) finished; `result` is what it did."""
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: PrepareResult) -> None:
         super().__init__()
         self.result = result
 
@@ -121,10 +125,10 @@ class PreflightChecked(Message):
 
     def __init__(
         self,
-        results: tuple[Any, ...] = (),
+        results: tuple[PreflightResult, ...] = (),
         notes: tuple[str, ...] = (),
         error: str | None = None,
-        plan: Any | None = None,
+        plan: PrepareResult | None = None,
     ) -> None:
         super().__init__()
         self.results = results

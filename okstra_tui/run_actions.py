@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
+
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.life.attach import plan_attach, switch_client
@@ -33,7 +35,7 @@ class Outcome:
     request: LaunchRequest | None = None
 
 
-def act(app: Any, outcome: Outcome, say: Callable[[str], None]) -> None:
+def act(app: App[LaunchRequest | None], outcome: Outcome, say: Callable[[str], None]) -> None:
     """Carry out an action's outcome on a screen: hand the terminal over, or say it."""
     if outcome.request is not None:
         app.exit(outcome.request)

@@ -9,10 +9,12 @@ else for any role the model supports — and the reason a person can act on.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import UsageError
+from ..records import config, dataclass, to_data
 from ._human import add_json_flag, render_models, render_team
 
 if TYPE_CHECKING:
@@ -147,7 +149,7 @@ def _models(ns: argparse.Namespace) -> Payload:
             known.update(r.role for r in profile.roles)
         if role not in known:
             raise UsageError(f"--role {role!r}: unknown role (known: {', '.join(sorted(known))})")
-    rows: list[dict[str, Any]] = []
+    rows: list[ModelRow] = []
     for model in pool.models():
         if role is not None:
             verdict = pool.availability(model.ref, role, host, entry_mode)
@@ -170,29 +172,26 @@ def _models(ns: argparse.Namespace) -> Payload:
             else:
                 reason = f"model {model.ref} supports no role"
         rows.append(
-            {
-                "modelRef": model.ref,
-                "provider": model.provider_id,
-                "display": model.display,
-                "execution": model.execution,
-                "aliases": list(model.aliases),
-                "roles": list(model.roles),
-                "availableFor": usable_for,
-                "available": available,
-                "reason": reason,
-            }
+            ModelRow(
+                model_ref=model.ref,
+                provider=model.provider_id,
+                display=model.display,
+                execution=model.execution,
+                aliases=tuple(model.aliases),
+                roles=tuple(model.roles),
+                available_for=tuple(usable_for),
+                available=available,
+                reason=reason,
+            )
         )
-    return (
-        {
-            "ok": True,
-            "host": host.id,
-            "entryMode": entry_mode,
-            "role": role,
-            "availabilityFor": f"role {role}" if role else "any role the model supports",
-            "models": rows,
-        },
-        0,
+    reply = ModelsReply(
+        host=host.id,
+        entry_mode=entry_mode,
+        role=role,
+        availability_for=f"role {role}" if role else "any role the model supports",
+        models=tuple(rows),
     )
+    return to_data(reply), 0
 
 
 def _team(ns: argparse.Namespace) -> Payload:
@@ -228,41 +227,126 @@ def _team(ns: argparse.Namespace) -> Payload:
             current_session_model=session.model_ref,
         )
     except AssignmentResolutionError as exc:
-        payload = exc.to_json()
-        payload["host"] = host.id
-        payload["entryMode"] = entry_mode
-        return payload, exc.exit_code
+        refused = TeamRefused(error=exc.to_json(), host=host.id, entry_mode=entry_mode)
+        return to_data(refused), exc.exit_code
     # A current-session leader whose model the host did not report: unknown, not invented.
     unknown = entry_mode == "current-session" and session.model_ref is None
-    team = [
-        {
-            "role": a.role,
-            "ordinal": a.ordinal,
-            "duty": a.duty,
-            "provider": a.provider_id,
-            "modelRef": None if unknown and a.binding.runner == "current-session" else a.model_ref,
-            "modelId": None if unknown and a.binding.runner == "current-session" else a.model_id,
-            "display": UNREPORTED_MODEL
-            if unknown and a.binding.runner == "current-session"
-            else a.display_name,
-            "execution": a.execution,
-            "runner": a.binding.runner,
-            "hostModelValue": a.binding.host_model_value,
-            "provenance": a.provenance,
-        }
-        for a in plan.assignments
-    ]
-    dynamic = [
-        {"role": r.role, "duty": r.duty, "description": r.description} for r in plan.dynamic_roles
-    ]
-    return (
-        {
-            "ok": True,
-            "taskType": profile.task_type,
-            "host": host.id,
-            "entryMode": entry_mode,
-            "team": team,
-            "dynamicRoles": dynamic,
-        },
-        0,
+    team = []
+    for a in plan.assignments:
+        unreported = unknown and a.binding.runner == "current-session"
+        team.append(
+            TeamRow(
+                role=a.role,
+                ordinal=a.ordinal,
+                duty=a.duty,
+                provider=a.provider_id,
+                model_ref=None if unreported else a.model_ref,
+                model_id=None if unreported else a.model_id,
+                display=UNREPORTED_MODEL if unreported else a.display_name,
+                execution=a.execution,
+                runner=a.binding.runner,
+                host_model_value=a.binding.host_model_value,
+                provenance=a.provenance,
+            )
+        )
+    dynamic = tuple(
+        DynamicRow(role=r.role, duty=r.duty, description=r.description) for r in plan.dynamic_roles
     )
+    reply = TeamReply(
+        task_type=profile.task_type,
+        host=host.id,
+        entry_mode=entry_mode,
+        team=tuple(team),
+        dynamic_roles=dynamic,
+    )
+    return to_data(reply), 0
+
+
+# ------------------------------------------------------------------------- replies
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelRow:
+    """One model of `okstra models`: what it is, and whether it can run (and why not)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    model_ref: str
+    provider: str
+    display: str
+    execution: str
+    aliases: tuple[str, ...]
+    roles: tuple[str, ...]
+    available_for: tuple[str, ...]
+    available: bool
+    reason: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelsReply:
+    """`okstra models`: the pool, for one role or for any role."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: Literal[True] = True
+    host: str
+    entry_mode: str
+    role: str | None
+    availability_for: str
+    models: tuple[ModelRow, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamRow:
+    """One role instance of `okstra team`, bound to its model."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    role: str
+    ordinal: int
+    duty: str
+    provider: str
+    model_ref: str | None
+    model_id: str | None
+    display: str
+    execution: str
+    runner: str
+    host_model_value: str | None
+    provenance: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DynamicRow:
+    """A role the lead spawns at run time."""
+
+    __pydantic_config__ = config()
+
+    role: str
+    duty: str
+    description: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamReply:
+    """`okstra team`: the resolved team."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: Literal[True] = True
+    task_type: str
+    host: str
+    entry_mode: str
+    team: tuple[TeamRow, ...]
+    dynamic_roles: tuple[DynamicRow, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamRefused:
+    """`okstra team` when no team exists: the error (every failing candidate and
+    constraint), then the host and entry mode it was resolved for."""
+
+    __pydantic_config__ = config(camel_case=True, spread="error")
+
+    error: Mapping[str, object]
+    host: str
+    entry_mode: str

@@ -21,6 +21,7 @@ from typing import Any
 from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 from ..environment import Environment
 from ..errors import UsageError
+from ..records import to_data
 from ..roleargs import (
     REQUEST_DESTS,
     add_request_arguments,
@@ -202,7 +203,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             environment=environment,
             on_step=_emit_progress,
         )
-    payload = result.to_json()
+    payload: dict[str, Any] = to_data(result)
     if result.ok and result.exec_argv:
         _run_lead(payload, result, environment)
     return payload, 0 if result.ok else 1

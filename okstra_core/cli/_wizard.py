@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, UsageError
+from ..records import to_data
+from ._replies import AnswersReply, Moved, OutcomeReply, Refused, Shown, WizardsReply
 
 if TYPE_CHECKING:
     import argparse
@@ -48,6 +50,13 @@ def register(sub: Any) -> None:
     )
     commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
     wizard.set_defaults(handler=_missing_subcommand)
+    _register_init_and_step(commands)
+    _register_readers(commands)
+
+
+def _register_init_and_step(commands: Any) -> None:
+    """`wizard init` and `wizard step`: the commands that write the state file."""
+    import argparse
 
     init = commands.add_parser(
         "init",
@@ -88,6 +97,11 @@ def register(sub: Any) -> None:
     action.add_argument("--back", action="store_true", help="rewind the last answered step")
     step.add_argument("--step", dest="step_id", help="refuse unless the wizard asks this step")
     step.set_defaults(handler=_step)
+
+
+def _register_readers(commands: Any) -> None:
+    """`show`, `outcome`, `answers`, `list`, `schema`: the read-only commands."""
+    import argparse
 
     for name, handler, text, example in (
         ("show", _show, "current prompt, confirmation block, history (read-only)", ""),
@@ -264,26 +278,21 @@ def _init(ns: argparse.Namespace) -> Payload:
         task_type=ns.task_type,
         environment=env,
     )
-    base: dict[str, Any] = {"state": str(wizard.path)}
+    state = str(wizard.path)
     if entries is None:
-        return {"ok": True, **base, "echo": "", "next": wizard.prompt().to_json()}, 0
+        return to_data(Moved(state=state, echo="", next=wizard.prompt())), 0
     result = wizard.replay(entries)
-    base["applied"] = result.applied
     if result.error is not None:
-        return {
-            "ok": False,
-            **base,
-            "error": f"answers[{result.index}] ({entries[result.index or 0].step}): {result.error}",
-            "current": result.next.to_json(),
-        }, 0
-    return {"ok": True, **base, "echo": result.echo, "next": result.next.to_json()}, 0
-
-
-def _with_notes(payload: dict[str, Any], wizard: Any) -> dict[str, Any]:
-    """Add `notes` (what converting an earlier okstra's file changed) when there are any."""
-    if wizard.notes:
-        payload["notes"] = list(wizard.notes)
-    return payload
+        where = f"answers[{result.index}] ({entries[result.index or 0].step})"
+        refused = Refused(
+            state=state,
+            applied=result.applied,
+            error=f"{where}: {result.error}",
+            current=result.next,
+        )
+        return to_data(refused), 0
+    moved = Moved(state=state, applied=result.applied, echo=result.echo, next=result.next)
+    return to_data(moved), 0
 
 
 def _step(ns: argparse.Namespace) -> Payload:
@@ -292,47 +301,43 @@ def _step(ns: argparse.Namespace) -> Payload:
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
     try:
-        if ns.no_submit:
-            nxt = wizard.refresh().to_json()
-            return _with_notes({"ok": True, "echo": None, "next": nxt}, wizard), 0
-        if ns.back:
-            nxt = wizard.back().to_json()
-            return _with_notes({"ok": True, "echo": None, "next": nxt}, wizard), 0
-        if ns.rewind is not None:
-            nxt = wizard.rewind(ns.rewind).to_json()
-            return _with_notes({"ok": True, "echo": None, "next": nxt}, wizard), 0
+        if ns.no_submit or ns.back or ns.rewind is not None:
+            if ns.no_submit:
+                prompt = wizard.refresh()
+            elif ns.back:
+                prompt = wizard.back()
+            else:
+                prompt = wizard.rewind(ns.rewind)
+            return to_data(Moved(echo=None, next=prompt, notes=tuple(wizard.notes))), 0
         result = wizard.submit(ns.answer, step=ns.step_id)
     except AnswerRefused as exc:
         # The file is unchanged; re-read it so `current` is what is really on disk.
         current = Wizard.open(wizard.source, environment=env).prompt()
-        refused = {"ok": False, "error": exc.message, "current": current.to_json()}
-        return _with_notes(refused, wizard), 0
-    return _with_notes(result.to_json(), wizard), 0
+        refused = Refused(error=exc.message, current=current, notes=tuple(wizard.notes))
+        return to_data(refused), 0
+    return to_data(Moved(echo=result.echo, next=result.next, notes=tuple(wizard.notes))), 0
 
 
 def _show(ns: argparse.Namespace) -> Payload:
     from ..wizard import Wizard
+    from ..wizard.prompt import Progress
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
     view = wizard.view()
-    answered, total = view.progress
-    state = wizard.state
-    return _with_notes(
-        {
-            "ok": True,
-            "state": str(wizard.path),
-            "source": str(wizard.source),
-            "legacy": wizard.legacy,
-            "revision": state.revision,
-            "updatedAt": state.updated_at,
-            "prompt": view.prompt.to_json(),
-            "confirmation": view.confirmation.to_json(),
-            "history": [h.to_json() for h in view.history],
-            "progress": {"answered": answered, "total": total},
-        },
-        wizard,
-    ), 0
+    shown = Shown(
+        state=str(wizard.path),
+        source=str(wizard.source),
+        legacy=wizard.legacy,
+        revision=wizard.state.revision,
+        updated_at=wizard.state.updated_at,
+        prompt=view.prompt,
+        confirmation=view.confirmation,
+        history=tuple(view.history),
+        progress=Progress(*view.progress),
+        notes=tuple(wizard.notes),
+    )
+    return to_data(shown), 0
 
 
 def _outcome(ns: argparse.Namespace) -> Payload:
@@ -340,7 +345,7 @@ def _outcome(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    return _with_notes({"ok": True, **wizard.outcome().to_json()}, wizard), 0
+    return to_data(OutcomeReply(outcome=wizard.outcome(), notes=tuple(wizard.notes))), 0
 
 
 def _answers(ns: argparse.Namespace) -> Payload:
@@ -348,13 +353,13 @@ def _answers(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    return {"ok": True, "answers": [a.to_json() for a in wizard.answers()]}, 0
+    return to_data(AnswersReply(answers=tuple(wizard.answers()))), 0
 
 
 def _list(_ns: argparse.Namespace) -> Payload:
     from ..wizard import list_wizards
 
-    return {"ok": True, "wizards": [s.to_json() for s in list_wizards(_env())]}, 0
+    return to_data(WizardsReply(wizards=tuple(list_wizards(_env())))), 0
 
 
 def _schema(_ns: argparse.Namespace) -> Payload:

@@ -28,6 +28,7 @@ __all__ = [
     "Document",
     "OpenDocument",
     "field_path",
+    "merged",
     "validation_error",
 ]
 
@@ -55,15 +56,23 @@ class Document:
     """A file okstra writes: frozen, camelCase, strict about unknown keys.
 
     Every concrete document is a `records.dataclass(frozen=True, kw_only=True)` with
-    `__pydantic_config__ = records.config(camel_case=True, by_name=True)`.
+    `__pydantic_config__ = records.config(camel_case=True, by_name=True)`; a field
+    written only once it is known is named in that config's `omit_none`.
     """
 
     WHAT: ClassVar[str] = "document"  # what the file is, for messages
-    # Fields left out of the file while they are None (written once they are known).
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset()
     # Fields holding documents, and how (see `Shape`): for `OpenDocument` (keys kept
     # at every level) and `from_own`.
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "OMIT_NONE" in vars(cls):
+            # The earlier spelling: it would be ignored, and its fields written as null.
+            raise TypeError(
+                f"{cls.__name__}: name the fields left out while None in "
+                "`__pydantic_config__ = config(..., omit_none=(...))`, not in OMIT_NONE"
+            )
 
     def __repr__(self) -> str:
         record: Any = self  # a dataclass: each concrete document is one
@@ -71,8 +80,8 @@ class Document:
         return f"{type(self).__qualname__}({shown})"
 
     def dump(self) -> dict[str, Any]:
-        """The JSON object written (camelCase keys)."""
-        data: dict[str, Any] = _data(self)
+        """The JSON object written (camelCase keys; see `records.to_data`)."""
+        data: dict[str, Any] = to_data(self)
         return data
 
     def to_bytes(self) -> bytes:
@@ -128,13 +137,26 @@ class Document:
         return cls.WHAT
 
 
+def merged(data: Mapping[str, Any] | None, record: type[Any], **values: Any) -> dict[str, Any]:
+    """A shared file's object (`data`, as read) with `values` — `record`'s fields, by
+    their Python names — set under their names in files (`records.to_data` writes
+    them); every other key is kept as it is."""
+    names = aliases_of(record)
+    out = dict(data or {})
+    for name, value in values.items():
+        out[names.get(name, name)] = to_data(value)
+    return out
+
+
 def _open_schema(schema: dict[str, Any]) -> None:
     # The schema of a shared file: its own keys, and any other key.
     schema.get("properties", {}).pop("extra", None)
     schema["additionalProperties"] = True
 
 
-OPEN_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=_open_schema)
+# `extra` (the keys okstra does not own; the first field) is written first, then
+# okstra's own keys.
+OPEN_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=_open_schema, spread="extra")
 
 
 def _new_dict() -> dict[str, Any]:
@@ -245,27 +267,3 @@ def _build(cls: type[Any], data: Mapping[str, Any]) -> Any:
     if issubclass(cls, OpenDocument):
         values["extra"] = extra
     return cls(**values)
-
-
-def _data(value: Any) -> Any:
-    """A document (and what it holds) as JSON-ready data, as `Document.dump` writes it."""
-    if isinstance(value, Document):
-        cls = type(value)
-        names = aliases_of(cls)
-        out: dict[str, Any] = {}
-        if isinstance(value, OpenDocument):
-            out.update(to_data(value.extra))
-        record: Any = value
-        for f in dataclasses.fields(record):
-            if f.name == "extra" and isinstance(value, OpenDocument):
-                continue
-            item = getattr(value, f.name)
-            if item is None and f.name in cls.OMIT_NONE:
-                continue
-            out[names.get(f.name, f.name)] = _data(item)
-        return out
-    if isinstance(value, dict):
-        return {k: _data(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_data(v) for v in value]
-    return to_data(value)

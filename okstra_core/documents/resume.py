@@ -40,9 +40,11 @@ class ResumeDiscover(Document):
 class ResumeParticipant(Document):
     """How to resume one participant's session: its CLI, model, directory and argv."""
 
-    __pydantic_config__ = _CONFIG
-    # Only while the id is pending discovery (absent from the file otherwise).
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"resume_argv_template", "discover"})
+    # The template and `discover` only while the id is pending discovery (absent
+    # from the file otherwise).
+    __pydantic_config__ = config(
+        camel_case=True, by_name=True, omit_none=("resume_argv_template", "discover")
+    )
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "discover": ("one", ResumeDiscover)
     }
@@ -75,9 +77,8 @@ class ResumeParticipant(Document):
 class ResumeDocument(Document):
     """`resume.json` (schema 1)."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=("okstra",))
     WHAT: ClassVar[str] = "resume sheet"
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"okstra"})
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "participants": ("each", ResumeParticipant)
     }

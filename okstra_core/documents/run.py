@@ -58,9 +58,11 @@ class BindingRecord(Document):
 class Participant(Document):
     """One agent session of the run (`participant-001` is always the leader)."""
 
-    __pydantic_config__ = _CONFIG
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
-        {
+    # The launch facts are written once launched (absent before).
+    __pydantic_config__ = config(
+        camel_case=True,
+        by_name=True,
+        omit_none=(
             "launch_backend",
             "launched_at",
             "pane_ref",
@@ -77,7 +79,7 @@ class Participant(Document):
             "exited_at",
             "end_detail",
             "worker_write_capability",
-        }
+        ),
     )
 
     participant_ref: StrictStr
@@ -94,7 +96,7 @@ class Participant(Document):
     status: StrictStr = "prepared"
     # Recorded at prepare (absent in a manifest written before it was).
     worker_write_capability: WriteCapability | None = None
-    # Written once launched (absent before, see `OMIT_NONE`): how the lead was started,
+    # Written once launched (absent before, see `omit_none`): how the lead was started,
     # where it runs, and how it ended (`okstra_core.life.lead`).
     launch_backend: StrictStr | None = None
     launched_at: StrictStr | None = None
@@ -121,11 +123,16 @@ class RoleExecution(Document):
     `model_id` and `model_spec_digest` null.
     """
 
-    __pydantic_config__ = _DUTY
+    # A role execution bound at prepare has no source (the field is absent).
+    __pydantic_config__ = config(
+        camel_case=True,
+        by_name=True,
+        aliases={"duty": "dutyId"},
+        omit_none=("source_role_execution_ref",),
+    )
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "binding": ("one", BindingRecord)
     }
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"source_role_execution_ref"})
 
     role_execution_ref: StrictStr
     participant_ref: StrictStr
@@ -152,8 +159,12 @@ class RoleExecution(Document):
 class DynamicRole(Document):
     """A role the lead spawns at run time (never bound at prepare)."""
 
-    __pydantic_config__ = _DUTY
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"worker_write_capability"})
+    __pydantic_config__ = config(
+        camel_case=True,
+        by_name=True,
+        aliases={"duty": "dutyId"},
+        omit_none=("worker_write_capability",),
+    )
 
     role: StrictStr
     duty: StrictStr

@@ -195,8 +195,7 @@ class LeadLaunched(_Event):
 class LeadExited(_Event):
     """The lead CLI ended (recorded once, by whoever saw it first)."""
 
-    __pydantic_config__ = _CONFIG
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"detail"})
+    __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=("detail",))
 
     event: Literal["lead-exited"] = "lead-exited"
     participant_ref: StrictStr

@@ -24,7 +24,7 @@ Public API (the contract `okstra_core.prepare` codes against)::
         problem: str | None             # what is wrong (None when ok)
         remedy: str | None              # what to do about it
         def message() -> str            # "leader#1: claude: <problem> — <remedy>"
-        def to_json() -> dict           # camelCase
+        # its JSON: records.to_data (camelCase, with `message`)
 
     def preflight(instances: Iterable[RoleInstance], environment: Environment,
                   *, timeout: float = 10.0) -> list[PreflightResult]
@@ -45,7 +45,7 @@ Public API (the contract `okstra_core.prepare` codes against)::
         def resume_argv(session_id: str | None = None) -> tuple[str, ...] | None
             # launch.resume templated with the (given or planned) id and the model;
             # None while the id is unknown.
-        def to_json() -> dict
+        # its JSON: records.to_data (camelCase, with `resumeArgv`)
 
     def plan_launch(provider: ProviderSpec, *, model: str, prompt_file: Path,
                     kickoff: str, project_root: Path, environment: Environment,
@@ -74,7 +74,7 @@ Public API (the contract `okstra_core.prepare` codes against)::
         notes: tuple[str, ...]          # non-fatal remarks (discovery gave up, …)
         ok -> bool
         def raise_for_error() -> LaunchResult
-        def to_json() -> dict
+        # its JSON: records.to_data (camelCase; `error` as text, no exec_env)
 
     def start(plan: LaunchPlan, backend: Backend, window_name: str, cwd: Path,
               environment: Environment, *, discover: bool = True,
@@ -109,7 +109,6 @@ Public API (the contract `okstra_core.prepare` codes against)::
         env: Mapping[str, str]          # the provider's extra env, exported on resume too
         pending_discovery -> bool; command() -> str | None   # one shell line for people
         @classmethod from_plan(plan, participant, role, *, session_id=None, cwd=None)
-        def to_json() -> dict
 
     def write_resume_sheet(run_dir: Path, entries: Sequence[ResumeEntry]) -> tuple[Path, Path]
         # resume.json (0600) and resume-lead.sh (0700), atomically; may be called again

@@ -36,7 +36,9 @@ from okstra_core.launch.session import discover_session
 from okstra_core.life.process import process_start
 from okstra_core.life.tmux import minimal_env
 
-from ..records import dataclass, field
+from ..documents import Participant
+from ..documents.base import merged
+from ..records import config, dataclass, field
 
 # How long a fresh tmux window is watched for an immediate exit.
 SETTLE_SECONDS = 0.5
@@ -66,6 +68,25 @@ class LaunchResult:
         notes: non-fatal remarks (e.g. discovery gave up).
     """
 
+    # Its protocol data: the exec environment is not written; the error as its text.
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"error_text": "error", "pane_pid": "paneProcessId"},
+        skip=("exec_env", "error"),
+        views=("error_text",),
+        first=(
+            "backend",
+            "session_id",
+            "window_ref",
+            "pane_ref",
+            "tmux_socket",
+            "pane_pid",
+            "pane_start",
+        ),
+        omit_none=("error_text",),
+        omit_empty=("notes",),
+    )
+
     backend: Backend
     session_id: str | None
     window_ref: str | None
@@ -86,43 +107,29 @@ class LaunchResult:
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def error_text(self) -> str | None:
+        """The error as a person reads it, or None."""
+        return self.error.render() if self.error is not None else None
+
     def where(self) -> dict[str, Any]:
         """The leader participant's keys that say where the lead runs (tmux), to record."""
         if self.pane_ref is None:
             return {}
-        return {
-            "paneRef": self.pane_ref,
-            "tmuxSocket": self.tmux_socket,
-            "paneProcessId": self.pane_pid,
-            "paneStart": self.pane_start,
-        }
+        return merged(
+            None,
+            Participant,
+            pane_ref=self.pane_ref,
+            tmux_socket=self.tmux_socket,
+            pane_process_id=self.pane_pid,
+            pane_start=self.pane_start,
+        )
 
     def raise_for_error(self) -> LaunchResult:
         """Raise the launch error, if any; else return self."""
         if self.error is not None:
             raise self.error
         return self
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "backend": self.backend,
-            "sessionId": self.session_id,
-            "windowRef": self.window_ref,
-            "paneRef": self.pane_ref,
-            "tmuxSocket": self.tmux_socket,
-            "paneProcessId": self.pane_pid,
-            "paneStart": self.pane_start,
-            "pendingDiscovery": self.pending_discovery,
-            "execArgv": list(self.exec_argv) if self.exec_argv is not None else None,
-            "cwd": str(self.cwd),
-            "launchedAt": self.launched_at.isoformat(),
-            "command": list(self.command),
-        }
-        if self.notes:
-            data["notes"] = list(self.notes)
-        if self.error is not None:
-            data["error"] = self.error.render()
-        return data
 
 
 def _run(

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from okstra_core.catalog.models import DiscoverSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
@@ -16,7 +15,7 @@ from okstra_core.launch.argv import placeholders_in, render_argv, render_env
 from okstra_core.launch.session import discover_glob, mint_session_id
 from okstra_core.store import decode_utf8, read_bytes
 
-from ..records import dataclass, field
+from ..records import config, dataclass, field
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Linux caps one argv element at 32 pages (MAX_ARG_STRLEN = 128 KiB, NUL included).
@@ -50,6 +49,21 @@ class LaunchPlan:
         discover: the discovery rule of a `discover` provider.
         source: the provider file (for messages).
     """
+
+    # Its protocol data: what a consumer needs to run and resume the CLI.
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"provider_id": "provider"},
+        skip=(
+            "discover",
+            "source",
+            "resume_template",
+            "values",
+            "resume_env",
+            "discover_fixed",
+        ),
+        views=("resume_argv",),
+    )
 
     provider_id: str
     cli: str
@@ -116,25 +130,6 @@ class LaunchPlan:
             source=self.source,
             field="launch.resume",
         )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "provider": self.provider_id,
-            "cli": self.cli,
-            "cliPath": self.cli_path,
-            "model": self.model,
-            "argv": list(self.argv),
-            "env": dict(self.env),
-            "sessionId": self.session_id,
-            "sessionIdKind": self.session_id_kind,
-            "projectRoot": str(self.project_root),
-            "promptFile": str(self.prompt_file),
-            "resumeArgv": _list_or_none(self.resume_argv()),
-        }
-
-
-def _list_or_none(argv: tuple[str, ...] | None) -> list[str] | None:
-    return list(argv) if argv is not None else None
 
 
 def _check_argv(argv: tuple[str, ...], env: Mapping[str, str], source: str) -> None:

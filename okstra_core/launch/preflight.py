@@ -30,7 +30,7 @@ from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.launch.argv import render_argv
 
-from ..records import dataclass
+from ..records import config, dataclass
 
 DEFAULT_TIMEOUT = 10.0
 # At most this many probes run at once (a team names a handful of providers).
@@ -69,7 +69,11 @@ class RoleInstance:
 
 @dataclass(frozen=True)
 class PreflightResult:
-    """The verdict for one role instance."""
+    """The verdict for one role instance (its data ends with the `message`)."""
+
+    __pydantic_config__ = config(
+        camel_case=True, aliases={"provider_id": "provider"}, views=("message",)
+    )
 
     instance: str
     role: str
@@ -87,21 +91,6 @@ class PreflightResult:
         if self.ok:
             return f"{self.instance}: {self.cli}: ok ({self.version or 'version unknown'})"
         return f"{self.instance}: {self.cli}: {self.problem} — {self.remedy}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "instance": self.instance,
-            "role": self.role,
-            "ordinal": self.ordinal,
-            "provider": self.provider_id,
-            "cli": self.cli,
-            "ok": self.ok,
-            "cliPath": self.cli_path,
-            "version": self.version,
-            "problem": self.problem,
-            "remedy": self.remedy,
-            "message": self.message(),
-        }
 
 
 @dataclass(frozen=True)

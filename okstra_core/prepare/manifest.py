@@ -19,7 +19,7 @@ import orjson
 from ..catalog.models import LEADER, Runner
 from ..documents import BindingRecord, DynamicRole, Participant, RoleExecution
 from ..documents.run import WriteCapability
-from ..records import dataclass
+from ..records import config, dataclass, to_data
 from ..request import UNREPORTED_MODEL
 
 
@@ -111,23 +111,44 @@ def binding_record(binding: BindingLike, execution: str) -> BindingRecord:
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class ModelSpecOf:
+    """What a role execution's model spec digest covers: the model, and its binding."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    model_ref: str
+    provider: str
+    model_id: str
+    display: str
+    execution: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class _DigestedSpec:
+    __pydantic_config__ = config()
+
+    model: ModelSpecOf
+    binding: BindingRecord
+
+
 def model_spec_digest(assignment: AssignmentLike) -> str:
     """sha256 of the canonical JSON of the model spec and its binding.
 
     Two runs that bound the same model the same way share a digest; any change to
     the model's execution value, provider or binding changes it.
     """
-    spec = {
-        "model": {
-            "modelRef": assignment.model_ref,
-            "provider": assignment.provider_id,
-            "modelId": assignment.model_id,
-            "display": assignment.display_name,
-            "execution": assignment.execution,
-        },
-        "binding": binding_record(assignment.binding, assignment.execution).dump(),
-    }
-    canonical = orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)
+    spec = _DigestedSpec(
+        model=ModelSpecOf(
+            model_ref=assignment.model_ref,
+            provider=assignment.provider_id,
+            model_id=assignment.model_id,
+            display=assignment.display_name,
+            execution=assignment.execution,
+        ),
+        binding=binding_record(assignment.binding, assignment.execution),
+    )
+    canonical = orjson.dumps(to_data(spec), option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(canonical).hexdigest()
 
 

@@ -34,13 +34,20 @@ import orjson
 from ..documents import (
     EXECUTION_IDENTITY_VERSION,
     SCHEMA_VERSION,
+    LatestRun,
     NextPhase,
     Participant,
+    ProjectDocument,
+    RoleExecutionIndexEntry,
     RunManifest,
+    TaskIdentity,
+    TaskManifest,
+    Workflow,
 )
-from ..documents.task import NextPhaseStatus
+from ..documents.base import merged
+from ..documents.task import LastPreparedRun, NextPhaseStatus, ProjectTask
 from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
-from ..records import dataclass
+from ..records import config, dataclass, to_data
 from ..store import (
     PRIVATE_DIR_MODE,
     FileLock,
@@ -78,6 +85,11 @@ class PlannedFile:
         mode: the file mode (0o600 for prompts and state; 0o700 for scripts).
     """
 
+    # Its data names the file and its digest, not its bytes.
+    __pydantic_config__ = config(
+        skip=("content", "mode"), views=("sha256",), first=("path", "sha256")
+    )
+
     path: Path
     content: bytes
     action: Action = "write"
@@ -86,9 +98,6 @@ class PlannedFile:
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.content).hexdigest()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": str(self.path), "sha256": self.sha256, "action": self.action}
 
 
 def run_name(task_type: str, seq: int) -> str:
@@ -273,17 +282,20 @@ def read_task_manifest(task_root: Path) -> Existing | None:
 def build_task_manifest(
     existing: Mapping[str, Any] | None,
     *,
-    identity: Mapping[str, Any],
+    identity: TaskIdentity | Mapping[str, Any],
     task_type: str,
-    run: Mapping[str, Any],
-    index_entries: Sequence[Mapping[str, Any]],
+    run: LatestRun | Mapping[str, Any],
+    index_entries: Sequence[RoleExecutionIndexEntry | Mapping[str, Any]],
     now: str,
 ) -> dict[str, Any]:
     """The next task manifest: workflow moved to `task_type` (prepared), index appended.
 
+    Every key okstra does not own is kept, at the top and in `workflow`; okstra's own
+    keys are set through the records (`documents.merged`).
+
     Args:
         existing: the current manifest (None for a new task). Unknown keys are kept.
-        identity: `task` block: projectId, taskGroup, taskId, taskKey, briefPath.
+        identity: the `task` block.
         task_type: the phase this run prepares.
         run: the latest-run pointer block.
         index_entries: this run's role executions, appended to `roleExecutionIndex`.
@@ -299,39 +311,37 @@ def build_task_manifest(
     )
     last_completed = workflow.get("lastCompletedPhase")
     awaiting = workflow.get("awaitingApproval")
-    workflow.update(
-        {
-            "currentPhase": task_type,
-            "currentPhaseState": "prepared",
-            "phaseStates": phase_states,
-            "lastCompletedPhase": last_completed if isinstance(last_completed, str) else "",
-            "nextRecommendedPhase": NextPhase(
+    latest_by_type = old.get("latestRunByTaskType")
+    latest_by_type = dict(latest_by_type) if isinstance(latest_by_type, dict) else {}
+    latest_by_type[task_type] = to_data(run)["runId"]
+    return merged(
+        old,
+        TaskManifest,
+        schema_version=SCHEMA_VERSION,
+        execution_identity_version=EXECUTION_IDENTITY_VERSION,
+        task=identity,
+        created_at=old.get("createdAt") or now,
+        updated_at=now,
+        workflow=merged(
+            workflow,
+            Workflow,
+            current_phase=task_type,
+            current_phase_state="prepared",
+            phase_states=phase_states,
+            last_completed_phase=last_completed if isinstance(last_completed, str) else "",
+            next_recommended_phase=NextPhase(
                 phase=pointer.phase,
                 # One of `tasks.POINTER_STATUSES`, as `promote_pointer` makes them.
                 status=cast(NextPhaseStatus, pointer.status),
                 rationale=pointer.rationale,
-            ).dump(),
-            "awaitingApproval": awaiting if isinstance(awaiting, bool) else False,
-        }
+            ),
+            awaiting_approval=awaiting if isinstance(awaiting, bool) else False,
+        ),
+        # Appended, never rewritten: earlier runs' entries are kept verbatim.
+        role_execution_index=[*list(old.get("roleExecutionIndex") or []), *index_entries],
+        latest_run=run,
+        latest_run_by_task_type=latest_by_type,
     )
-    latest_by_type = old.get("latestRunByTaskType")
-    latest_by_type = dict(latest_by_type) if isinstance(latest_by_type, dict) else {}
-    latest_by_type[task_type] = run["runId"]
-    old.update(
-        {
-            "schemaVersion": SCHEMA_VERSION,
-            "executionIdentityVersion": EXECUTION_IDENTITY_VERSION,
-            "task": dict(identity),
-            "createdAt": old.get("createdAt") or now,
-            "updatedAt": now,
-            "workflow": workflow,
-            # Appended, never rewritten: earlier runs' entries are kept verbatim.
-            "roleExecutionIndex": [*list(old.get("roleExecutionIndex") or []), *index_entries],
-            "latestRun": dict(run),
-            "latestRunByTaskType": latest_by_type,
-        }
-    )
-    return old
 
 
 def build_project_json(
@@ -346,18 +356,31 @@ def build_project_json(
 ) -> dict[str, Any]:
     """Upsert `.okstra/project.json`: every key okstra does not own is kept as is."""
     data = dict(existing or {})
-    data.setdefault("projectId", project_id)
-    data["projectRoot"] = str(project_root)
     tasks = data.get("tasks")
     tasks = dict(tasks) if isinstance(tasks, dict) else {}
     entry = tasks.get(task_key)
-    entry = dict(entry) if isinstance(entry, dict) else {}
-    entry.update({"lastRunId": run_id, "lastTaskType": task_type, "updatedAt": now})
-    tasks[task_key] = entry
-    data["tasks"] = tasks
-    data["lastPreparedRun"] = {"taskKey": task_key, "runId": run_id, "at": now}
-    data["updatedAt"] = now
-    return data
+    tasks[task_key] = merged(
+        entry if isinstance(entry, dict) else None,
+        ProjectTask,
+        last_run_id=run_id,
+        last_task_type=task_type,
+        updated_at=now,
+    )
+    return merged(
+        data,
+        ProjectDocument,
+        project_id=data.get("projectId", project_id),
+        project_root=project_root,
+        tasks=tasks,
+        last_prepared_run=LastPreparedRun(task_key=task_key, run_id=run_id, at=now),
+        updated_at=now,
+    )
+
+
+def participant_changes(**values: Any) -> dict[str, Any]:
+    """Changes of a participant for `update_participant`: its fields by their Python
+    names (`launch_backend=…`), under their names in the run manifest."""
+    return merged(None, Participant, **values)
 
 
 def update_participant(
@@ -432,11 +455,13 @@ def mark_leader_launched(
         run_manifest_path,
         "participant-001",
         {
-            "status": "launched",
-            "sessionRef": session_ref,
-            "windowRef": window_ref,
-            "launchBackend": backend,
-            "launchedAt": launched_at or now,
+            **participant_changes(
+                status="launched",
+                session_ref=session_ref,
+                window_ref=window_ref,
+                launch_backend=backend,
+                launched_at=launched_at or now,
+            ),
             **(extra or {}),
         },
         lead_session_id=session_ref,
@@ -450,6 +475,6 @@ def record_session_ref(
     return update_participant(
         run_manifest_path,
         participant_ref,
-        {"sessionRef": session_ref},
+        participant_changes(session_ref=session_ref),
         lead_session_id=session_ref if leader else None,
     )

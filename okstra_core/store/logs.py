@@ -107,9 +107,6 @@ class DamagedLine:
     def render(self) -> str:
         return f"{self.path}:{self.line}: {self.reason}"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"file": str(self.path), "line": self.line, "error": self.reason}
-
 
 @dataclass(frozen=True)
 class LogRead:

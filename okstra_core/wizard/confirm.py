@@ -56,14 +56,6 @@ class ConfirmationLine:
     value: str | None = None
     provenance: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "text": self.text,
-            "value": self.value,
-            "provenance": self.provenance,
-        }
-
 
 @dataclass(frozen=True)
 class Confirmation:
@@ -73,9 +65,6 @@ class Confirmation:
 
     lines: tuple[ConfirmationLine, ...]
     text: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"lines": [line.to_json() for line in self.lines], "text": self.text}
 
 
 def provenance_of(state: WizardState, *steps: str) -> str | None:

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from ..compat.shapes import is_earlier_v2
 from ..environment import Environment
 from ..errors import OkstraError, StateFileError, UsageError
 from ..paths import user_dirs
-from ..records import dataclass
+from ..records import config, dataclass
 from ..store import FileLock
+from .prompt import Progress
 from .session import Wizard
 from .state import classify_version, parse_v2
 from .statefile import read_state_bytes, remove_state_file
@@ -93,31 +94,20 @@ class WizardSummary:
         legacy: opened from a v1 file.
         status: `in-progress`, `confirmed`, `aborted` or `broken` (`SETUP_STATUSES`).
         problem: why it cannot be opened, or None.
-        project_root: the project the setup is for ("" when unknown: a broken file).
+        project_root: the project the setup is for (None when unknown: a broken file).
     """
+
+    __pydantic_config__ = config(camel_case=True)
 
     path: Path
     task: str
     task_type: str
-    progress: tuple[int, int]
+    progress: Progress
     updated_at: datetime | None
     legacy: bool
     status: SetupStatus
     problem: str | None = None
-    project_root: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "task": self.task,
-            "taskType": self.task_type,
-            "progress": {"answered": self.progress[0], "total": self.progress[1]},
-            "updatedAt": self.updated_at.isoformat() if self.updated_at else None,
-            "legacy": self.legacy,
-            "status": self.status,
-            "problem": self.problem,
-            "projectRoot": self.project_root or None,
-        }
+    project_root: str | None = None
 
 
 # A last-save time outside these years is tampered with (or a broken clock): unknown.
@@ -169,7 +159,9 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
             # One bad entry (a FIFO, a dangling link, tampered numbers) is listed as
             # broken with why; the others are still listed.
             out.append(
-                WizardSummary(path, "", "", (0, 0), _file_time(path), False, BROKEN, exc.render())
+                WizardSummary(
+                    path, "", "", Progress(0, 0), _file_time(path), False, BROKEN, exc.render()
+                )
             )
             continue
         state = wizard.state
@@ -188,11 +180,11 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
                 path=path,
                 task=state.task_key,
                 task_type=state.task_type,
-                progress=progress,
+                progress=Progress(*progress),
                 updated_at=_parse_time(state.updated_at),
                 legacy=wizard.legacy,
                 status=status,
-                project_root=str(state.project_root or ""),
+                project_root=str(state.project_root) if state.project_root else None,
             )
         )
 

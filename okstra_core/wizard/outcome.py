@@ -22,7 +22,7 @@ from typing import Any, Literal
 from ..catalog.models import RoleKind
 from ..errors import OkstraError
 from ..plans import plan_stage_numbers
-from ..records import RecordError, config, dataclass, field, to_data
+from ..records import RecordError, config, dataclass, field
 from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..setup_runs import runs_file
 from .confirm import Confirmation, ConfirmationLine, confirmation
@@ -105,7 +105,7 @@ def persist_actions(state_path: Path) -> tuple[PersistAction, ...]:
 
 
 def _outcome_schema(schema: dict[str, Any]) -> None:
-    # The views a consumer reads beside the request (`Outcome.to_json`).
+    # The views a consumer reads beside the request (`Outcome`'s `views`).
     props = schema.setdefault("properties", {})
     props["renderArgs"] = {
         "title": "Renderargs",
@@ -136,7 +136,14 @@ class Outcome:
         render_args, render_argv, provenance: views of the request.
     """
 
-    __pydantic_config__ = config(camel_case=True, json_schema_extra=_outcome_schema)
+    # The protocol document: `request`, `confirmationText`, `orchestration`,
+    # `persistActions`, then the views `renderArgs`, `renderArgv`, `provenance`
+    # (`okstra wizard schema` describes it).
+    __pydantic_config__ = config(
+        camel_case=True,
+        json_schema_extra=_outcome_schema,
+        views=("render_args", "render_argv", "provenance"),
+    )
 
     request: RunRequest
     confirmation_text: str
@@ -154,16 +161,6 @@ class Outcome:
     @property
     def provenance(self) -> dict[str, str]:
         return dict(self.request.provenance)
-
-    def to_json(self) -> dict[str, Any]:
-        """The protocol document: `request`, `confirmationText`, `orchestration`,
-        `persistActions`, `renderArgs`, `renderArgv`, `provenance` (`okstra wizard
-        schema` describes it)."""
-        data: dict[str, Any] = to_data(self)
-        data["renderArgs"] = self.render_args
-        data["renderArgv"] = list(self.render_argv)
-        data["provenance"] = self.provenance
-        return data
 
 
 def host_session_context(ctx: StepContext, state: WizardState) -> HostSessionContext:

@@ -2,17 +2,17 @@
 
 These are the values both front ends render (the TUI and the JSON protocol). They are
 frozen records (`okstra_core.records`), so the protocol's JSON Schema comes from the
-same definitions (`okstra wizard schema`). Python attributes are snake_case; `to_json()`
-is camelCase.
+same definitions (`okstra wizard schema`). Python attributes are snake_case; their
+protocol data (`records.to_data`) is camelCase.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from typing_extensions import TypedDict
 
-from ..records import config, dataclass, field, to_data
+from ..records import config, dataclass, field
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictStr
@@ -38,12 +38,20 @@ __all__ = [
     "BlockedMeta",
     "HistoryEntry",
     "Option",
+    "Progress",
     "Prompt",
     "PromptKind",
     "PromptMeta",
     "StaleMeta",
     "StepResult",
 ]
+
+
+class Progress(NamedTuple):
+    """How far a setup is: answered steps of about `total` (written as an object)."""
+
+    answered: int
+    total: int
 
 
 class BlockedMeta(TypedDict):
@@ -113,7 +121,12 @@ class Option:
             `provenance` when the option is a configured default).
     """
 
-    __pydantic_config__ = config(aliases={"disabled_reason": "disabledReason"}, by_name=True)
+    __pydantic_config__ = config(
+        aliases={"disabled_reason": "disabledReason"},
+        by_name=True,
+        omit_none=("disabled_reason",),
+        omit_empty=("meta",),
+    )
 
     value: str
     label: str
@@ -136,14 +149,6 @@ class Option:
         option = object.__new__(cls)
         option.__dict__.update(value=value, label=label, disabled_reason=disabled_reason, meta=meta)
         return option
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"value": self.value, "label": self.label}
-        if self.disabled_reason is not None:
-            data["disabledReason"] = self.disabled_reason
-        if self.meta:
-            data["meta"] = dict(self.meta)
-        return data
 
 
 def _step_property(schema: dict[str, Any]) -> None:
@@ -171,10 +176,13 @@ class Prompt:
         meta: typed facts (`PromptMeta`); always `stepKind` (see `STEP_KINDS`).
     """
 
+    # `step`: the earlier protocol's name of `id`; its consumers read it.
     __pydantic_config__ = config(
         aliases={"echo_template": "echoTemplate"},
         by_name=True,
         json_schema_extra=_step_property,
+        views=("step",),
+        first=("id", "step"),
     )
 
     id: str
@@ -185,6 +193,11 @@ class Prompt:
     echo_template: str = ""
     help: str = ""
     meta: PromptMeta = field(default_factory=_no_meta)
+
+    @property
+    def step(self) -> str:
+        """The same as `id` (the earlier protocol's name for it)."""
+        return self.id
 
     @property
     def step_kind(self) -> StepKind:
@@ -201,19 +214,6 @@ class Prompt:
                 return option
         return None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "step": self.id,  # the earlier protocol's name of `id`; its consumers read it
-            "kind": self.kind,
-            "label": self.label,
-            "options": [option.to_json() for option in self.options],
-            "default": self.default,
-            "echoTemplate": self.echo_template,
-            "help": self.help,
-            "meta": dict(self.meta),
-        }
-
 
 @dataclass(frozen=True)
 class StepResult:
@@ -223,9 +223,6 @@ class StepResult:
 
     echo: str
     next: Prompt
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": True, "echo": self.echo, "next": self.next.to_json()}
 
 
 @dataclass(frozen=True)
@@ -240,10 +237,6 @@ class HistoryEntry:
     label: str
     provenance: str
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = to_data(self)
-        return data
-
 
 @dataclass(frozen=True)
 class AnswerEntry:
@@ -253,6 +246,3 @@ class AnswerEntry:
 
     step: Annotated[StrictStr, Field(min_length=1)]
     answer: StrictStr
-
-    def to_json(self) -> dict[str, Any]:
-        return {"step": self.step, "answer": self.answer}

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
 
 from okstra_core.wizard import HistoryEntry, Prompt
+from okstra_core.wizard.confirm import Confirmation
 
 from .base import PromptScreen
 from .confirm import ConfirmScreen
@@ -27,14 +28,21 @@ _BY_STEP_KIND: dict[str, type[PromptScreen]] = {
 
 
 def screen_for_prompt(
-    prompt: Prompt, history: Sequence[HistoryEntry], progress: tuple[int, int], **extra: Any
+    prompt: Prompt,
+    history: Sequence[HistoryEntry],
+    progress: tuple[int, int],
+    *,
+    project_root: Path | None = None,
+    confirmation: Confirmation | None = None,
 ) -> PromptScreen:
     """The screen that renders `prompt` (confirm gets the confirmation block too)."""
     kind = prompt.step_kind
-    if kind == "confirm":
-        return ConfirmScreen(prompt, history, progress, **extra)
+    if kind == "confirm" and confirmation is not None:
+        return ConfirmScreen(
+            prompt, history, progress, confirmation=confirmation, project_root=project_root
+        )
     if kind not in _BY_STEP_KIND and prompt.kind == "text":
-        return TextScreen(prompt, history, progress, project_root=extra.get("project_root"))
+        return TextScreen(prompt, history, progress, project_root=project_root)
     cls = _BY_STEP_KIND.get(kind) or PickScreen
     return cls(prompt, history, progress)
 

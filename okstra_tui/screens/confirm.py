@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,6 +24,11 @@ from ..widgets import ConfirmationView, PreflightView
 from ..widgets.preview import preview_text, preview_title
 from .base import PromptScreen
 from .guard import GuardedScreen
+
+if TYPE_CHECKING:
+    from okstra_core.prepare import PrepareResult
+    from okstra_core.wizard import HistoryEntry, Prompt
+    from okstra_core.wizard.confirm import Confirmation
 
 # The confirm prompt's option values: their button text key and variant.
 _BUTTONS: dict[str, tuple[str, ButtonVariant]] = {
@@ -54,17 +59,17 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
 
     def __init__(
         self,
-        prompt: Any,
-        history: Sequence[Any],
+        prompt: Prompt,
+        history: Sequence[HistoryEntry],
         progress: tuple[int, int],
         *,
-        confirmation: Any,
+        confirmation: Confirmation,
         project_root: Path | None = None,
     ) -> None:
         super().__init__(prompt, history, progress)
         self.confirmation = confirmation
         self.project_root = Path(project_root) if project_root is not None else Path.cwd()
-        self.plan: Any | None = None
+        self.plan: PrepareResult | None = None
 
     def compose_body(self) -> ComposeResult:
         text = ui_text(self)

@@ -6,7 +6,7 @@ in a worker thread.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -19,6 +19,9 @@ from okstra_core.errors import OkstraError
 
 from ..resources import stylesheet, ui_text
 
+if TYPE_CHECKING:
+    from okstra_core.environment import Environment
+
 
 class DoctorScreen(ModalScreen[None]):
     """`okstra doctor` inside the app."""
@@ -26,7 +29,7 @@ class DoctorScreen(ModalScreen[None]):
     CSS_PATH = stylesheet("doctor")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "close", "Close")]
 
-    def __init__(self, environment: Any) -> None:
+    def __init__(self, environment: Environment) -> None:
         super().__init__()
         self.environment = environment
 

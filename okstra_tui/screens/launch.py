@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,6 +33,10 @@ from ..messages import (
 from ..resources import stylesheet, ui_text
 from ..widgets import KeysFooter
 from .guard import GuardedScreen
+
+if TYPE_CHECKING:
+    from okstra_core.environment import Environment
+    from okstra_core.prepare import PrepareResult
 
 
 def argv_text(argv: Sequence[str], which: Callable[[str], str | None] | None = None) -> str:
@@ -57,7 +61,7 @@ def shown_path(path: Path, root: Path) -> str:
 
 
 def result_text(
-    result: Any,
+    result: PrepareResult,
     root: Path,
     which: Callable[[str], str | None] | None = None,
     *,
@@ -127,7 +131,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         root: Path,
         *,
         state_path: Path | None = None,
-        environment: Any = None,
+        environment: Environment | None = None,
         waiting: bool = False,
         earlier: str | None = None,
         earlier_run: Path | None = None,

@@ -10,7 +10,7 @@ window, `s` stops the lead, `r` resumes it in this terminal (the app exits first
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -21,6 +21,9 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from .. import run_actions
 from ..resources import stylesheet, ui_text
+
+if TYPE_CHECKING:
+    from okstra_core.environment import Environment
 
 
 class RunsScreen(Screen[None]):
@@ -42,7 +45,11 @@ class RunsScreen(Screen[None]):
     ]
 
     def __init__(
-        self, project_root: Path | None, environment: Any, *, select: Path | None = None
+        self,
+        project_root: Path | None,
+        environment: Environment,
+        *,
+        select: Path | None = None,
     ) -> None:
         super().__init__()
         self.project_root = project_root

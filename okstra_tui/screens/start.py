@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -36,6 +36,10 @@ from ..widgets import OptionTable, Row
 from .delete import DeleteWizardScreen
 from .doctor import DoctorScreen
 
+if TYPE_CHECKING:
+    from okstra_core.life.doctor import Report
+    from okstra_core.wizard import WizardSummary
+
 NEW = "new"
 
 
@@ -50,13 +54,15 @@ def ago(then: datetime | None, now: datetime, text: WizardText) -> str:
     return text.get("app.start.just_now")
 
 
-def summary_task(summary: Any, text: WizardText) -> str:
+def summary_task(summary: WizardSummary, text: WizardText) -> str:
     """The task column of a wizard: its task key, or that none was chosen yet."""
     task = summary.task or text.get("app.start.task_not_chosen")
     return text.get("app.start.legacy", task=task) if summary.legacy else task
 
 
-def summary_row(summary: Any, now: datetime, text: WizardText, *, project: bool = False) -> Row:
+def summary_row(
+    summary: WizardSummary, now: datetime, text: WizardText, *, project: bool = False
+) -> Row:
     """One resumable wizard: task, task type, "step n of ~m", last update.
 
     `project`: prefix the task with the setup's project (the all-projects view).
@@ -77,7 +83,7 @@ def summary_row(summary: Any, now: datetime, text: WizardText, *, project: bool 
     )
 
 
-def default_choice(summaries: Sequence[Any]) -> str:
+def default_choice(summaries: Sequence[WizardSummary]) -> str:
     """What Enter does first: resume the newest unfinished wizard, else a new setup.
 
     `summaries` is newest first. Only a wizard still in progress counts: a confirmed
@@ -93,7 +99,7 @@ def _project_name(root: str | None) -> str:
     return Path(root).name if root else "?"
 
 
-def in_project(summary: Any, roots: set[Path]) -> bool:
+def in_project(summary: WizardSummary, roots: set[Path]) -> bool:
     """Whether a setup belongs to the current project (a broken one always shows)."""
     root = getattr(summary, "project_root", "")
     if not root:
@@ -122,7 +128,7 @@ def run_row(row: dict[str, Any], text: WizardText, *, project: bool = False) -> 
     )
 
 
-def doctor_line(report: Any, text: WizardText) -> str:
+def doctor_line(report: Report, text: WizardText) -> str:
     """`3 of 5 agent CLIs ready · tmux ok — c: details` (one line)."""
     ready, total = report.ready_count()
     tmux = report.tmux
@@ -162,7 +168,7 @@ class StartScreen(Screen[None]):
 
     def __init__(
         self,
-        summaries: Sequence[Any],
+        summaries: Sequence[WizardSummary],
         now: datetime,
         error: str = "",
         *,
@@ -194,7 +200,7 @@ class StartScreen(Screen[None]):
         return {p.resolve() for p in roots}
 
     @property
-    def summaries(self) -> tuple[Any, ...]:
+    def summaries(self) -> tuple[WizardSummary, ...]:
         """The setups in view: this project's, or every project's."""
         if self.show_all:
             return self.all_summaries
@@ -308,7 +314,7 @@ class StartScreen(Screen[None]):
 
     # -- the highlighted entries ----------------------------------------------------------
 
-    def _highlighted(self) -> Any | None:
+    def _highlighted(self) -> WizardSummary | None:
         """The summary of the highlighted wizard (None on "New setup" or before compose)."""
         table = next(self.query("#wizards").results(OptionTable), None)
         if table is None or not table.has_focus:

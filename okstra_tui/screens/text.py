@@ -16,7 +16,7 @@ import shlex
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
@@ -28,6 +28,9 @@ from ..resources import stylesheet, ui_text
 from ..widgets import AnswerInput
 from ..widgets.path_suggester import ProjectPathSuggester
 from .base import PromptScreen
+
+if TYPE_CHECKING:
+    from okstra_core.wizard import HistoryEntry, Prompt
 
 # Step kinds whose answer is a file of the project (completed as a path).
 PATH_STEPS = frozenset({"brief", "approved_plan"})
@@ -58,8 +61,8 @@ class TextScreen(PromptScreen):
 
     def __init__(
         self,
-        prompt: Any,
-        history: Sequence[Any],
+        prompt: Prompt,
+        history: Sequence[HistoryEntry],
         progress: tuple[int, int],
         *,
         project_root: Path | None = None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
@@ -12,8 +12,12 @@ from okstra_core.wizard.text import WizardText
 
 from .provenance import provenance_words
 
+if TYPE_CHECKING:
+    from okstra_core.launch import PreflightResult
+    from okstra_core.wizard.confirm import Confirmation
 
-def confirmation_text(confirmation: Any, catalog: WizardText | None = None) -> Text:
+
+def confirmation_text(confirmation: Confirmation, catalog: WizardText | None = None) -> Text:
     """The engine's confirmation lines, each value followed by why it is there."""
     text = Text()
     for i, line in enumerate(confirmation.lines):
@@ -27,7 +31,7 @@ def confirmation_text(confirmation: Any, catalog: WizardText | None = None) -> T
 
 
 def preflight_text(
-    results: Sequence[Any] | None,
+    results: Sequence[PreflightResult] | None,
     notes: Sequence[str] = (),
     error: str | None = None,
     *,
@@ -64,7 +68,7 @@ class ConfirmationView(Static):
         text: the text catalog.
     """
 
-    def __init__(self, confirmation: Any, *, text: WizardText) -> None:
+    def __init__(self, confirmation: Confirmation, *, text: WizardText) -> None:
         super().__init__(confirmation_text(confirmation, text), id="confirmation")
         self.confirmation = confirmation
         self.catalog = text
@@ -82,7 +86,10 @@ class PreflightView(Static):
         self.catalog = text
 
     def set_preflight(
-        self, results: Sequence[Any], notes: Sequence[str] = (), error: str | None = None
+        self,
+        results: Sequence[PreflightResult],
+        notes: Sequence[str] = (),
+        error: str | None = None,
     ) -> None:
         """Show the preflight results (or why the dry run refused the setup)."""
         self.update(preflight_text(results, notes, error, catalog=self.catalog))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -15,8 +15,11 @@ from okstra_core.wizard.text import WizardText
 
 from ..messages import RewindRequested
 
+if TYPE_CHECKING:
+    from okstra_core.wizard import HistoryEntry
 
-def entry_text(entry: Any) -> Text:
+
+def entry_text(entry: HistoryEntry) -> Text:
     """One history line: the echo of the answer (falls back to label: answer)."""
     echo = getattr(entry, "echo", "") or f"{entry.label}: {entry.answer}"
     return Text(echo, overflow="fold")
@@ -42,7 +45,11 @@ class HistoryPanel(OptionList):
         """The person left the panel (Escape): the screen gives the focus back."""
 
     def __init__(
-        self, entries: Sequence[Any] = (), *, text: WizardText, id: str | None = "history"
+        self,
+        entries: Sequence[HistoryEntry] = (),
+        *,
+        text: WizardText,
+        id: str | None = "history",
     ) -> None:
         super().__init__(id=id)
         self.border_title = text.get("app.history.title")

@@ -10,11 +10,14 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from okstra_core.wizard.text import WizardText
+
+if TYPE_CHECKING:
+    from okstra_core.prepare import PrepareResult
 
 
 def shown_path(path: Path, root: Path) -> str:
@@ -34,7 +37,7 @@ def _flag(command: Sequence[str], flag: str) -> str | None:
     return None
 
 
-def tmux_target(plan: Any) -> tuple[str | None, str | None]:
+def tmux_target(plan: PrepareResult) -> tuple[str | None, str | None]:
     """(new session name or None for the current session, window name) of a tmux launch."""
     if not plan.tmux_commands:
         return None, None
@@ -43,7 +46,7 @@ def tmux_target(plan: Any) -> tuple[str | None, str | None]:
     return session, _flag(command, "-n")
 
 
-def preview_title(plan: Any | None, catalog: WizardText) -> str:
+def preview_title(plan: PrepareResult | None, catalog: WizardText) -> str:
     """The one line shown while the panel is collapsed: backend, window and file count."""
     if plan is None:
         return catalog.get("app.preview.title_pending")
@@ -52,7 +55,7 @@ def preview_title(plan: Any | None, catalog: WizardText) -> str:
     )
 
 
-def short_backend(plan: Any, catalog: WizardText) -> str:
+def short_backend(plan: PrepareResult, catalog: WizardText) -> str:
     """The backend in a few words, for the collapsed panel's title."""
     if plan.entry_mode == "current-session" or plan.lead_argv is None:
         return catalog.get("app.preview.short_current_session")
@@ -61,7 +64,7 @@ def short_backend(plan: Any, catalog: WizardText) -> str:
     return catalog.get(f"app.preview.short_{plan.backend}")
 
 
-def backend_words(plan: Any, catalog: WizardText) -> str:
+def backend_words(plan: PrepareResult, catalog: WizardText) -> str:
     """How the lead starts, in words (tmux window, this terminal, or not at all)."""
     if plan.entry_mode == "current-session" or plan.lead_argv is None:
         return catalog.get("app.preview.backend_current_session")
@@ -76,7 +79,7 @@ def backend_words(plan: Any, catalog: WizardText) -> str:
 
 
 def preview_text(
-    plan: Any | None,
+    plan: PrepareResult | None,
     root: Path,
     catalog: WizardText,
     error: str | None = None,

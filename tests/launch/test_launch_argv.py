@@ -11,6 +11,7 @@ from okstra_core import records
 from okstra_core.catalog.models import LaunchSpec, ModelSpec, ProviderSpec
 from okstra_core.errors import DataFileError, LaunchError, OkstraError
 from okstra_core.launch import plan_launch, render_argv
+from okstra_core.records import to_data
 
 SID = "11111111-2222-4333-8444-555555555555"
 
@@ -83,7 +84,7 @@ def test_plan_claude_from_bundled_file(fake_bin, tmp_path: Path) -> None:
     assert plan.session_id == SID and plan.session_id_kind == "uuid4"
     # The model is passed on resume too: claude does not remember it.
     assert plan.resume_argv() == (cli, "--resume", SID, "--model", "claude-opus-4-6")
-    assert plan.to_json()["resumeArgv"] == list(plan.resume_argv() or ())
+    assert to_data(plan)["resumeArgv"] == list(plan.resume_argv() or ())
 
 
 def test_plan_mints_a_fresh_id_per_launch(fake_bin, tmp_path: Path) -> None:

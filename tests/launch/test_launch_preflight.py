@@ -9,6 +9,7 @@ from pathlib import Path
 from launch_helpers import bundled, fake_env, read_log
 
 from okstra_core.launch import RoleInstance, preflight
+from okstra_core.records import to_data
 
 
 def _team() -> list[RoleInstance]:
@@ -35,7 +36,7 @@ def test_all_good_and_each_cli_asked_once(fake_bin, tmp_path: Path) -> None:
         ("claude", ["--version"]),
         ("codex", ["--version"]),
     ]
-    assert results[0].to_json()["ok"] is True
+    assert to_data(results[0])["ok"] is True
 
 
 def test_missing_cli_and_missing_flags_name_instance_cli_and_remedy(fake_bin) -> None:

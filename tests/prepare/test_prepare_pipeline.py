@@ -14,6 +14,7 @@ from okstra_core.documents import RunInputs
 from okstra_core.environment import Environment
 from okstra_core.errors import AssignmentResolutionError, OkstraError, PrepareError, UsageError
 from okstra_core.prepare import prepare
+from okstra_core.records import to_data
 from okstra_core.request import RunRequest
 from okstra_core.roleargs import request_from_argv
 from okstra_core.store import read_lines
@@ -136,7 +137,7 @@ def test_dry_run_writes_nothing(project: Path, env: Environment, okstra_home: Pa
     before = snapshot(project, okstra_home)
     result = prepare(inputs(project), launch="tmux", dry_run=True, environment=env)
     assert snapshot(project, okstra_home) == before
-    doc = result.to_json()
+    doc = to_data(result)
     assert doc["dryRun"] is True and doc["runId"] == "requirements-discovery-001"
     paths = {Path(f["path"]).name for f in doc["files"]}
     assert {"run-inputs.json", "run-manifest.json", "lead-prompt.md", "task-manifest.json"} <= paths

@@ -181,7 +181,10 @@ def _schema_refuses(schema: dict[str, Any], value: Any) -> bool:
     if isinstance(value, str):
         if len(value) < schema.get("minLength", 0) or len(value) > schema.get("maxLength", 1e9):
             return True
-        return "pattern" in schema and re.search(schema["pattern"], value) is None
+        # JSON Schema patterns are ECMA-262: `$` is the end of the text, not a final
+        # newline's place (Python's `$`), so it is read as `\Z`.
+        pattern = re.sub(r"\$$", r"\\Z", schema.get("pattern", ""))
+        return "pattern" in schema and re.search(pattern, value) is None
     if isinstance(value, bool):
         return False
     if isinstance(value, int):
@@ -222,3 +225,49 @@ def test_the_published_schema_never_refuses_a_request_okstra_accepts(
     for key in ("taskGroup", "brief", "directive"):
         assert "maxLength" in schema["properties"][key]
     assert schema["properties"]["taskType"]["pattern"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"task_type": "requirements-discovery\n"},
+        {"related_tasks": ("a/b\n",)},
+        {"role_counts": {"analyser\n": 1}},
+        {"role_models": {"analyser": ["claude/opus-4.6\n"]}},
+    ],
+)
+def test_a_value_ending_in_a_newline_is_refused_as_the_schema_refuses_it(
+    change: dict[str, Any],
+) -> None:
+    from okstra_core.records import json_schema
+
+    with pytest.raises(RecordError):
+        RunRequest(**{**GOOD, **change})
+    data = {camel(k): (str(v) if isinstance(v, Path) else v) for k, v in {**GOOD, **change}.items()}
+    data["relatedTasks"] = list(data.get("relatedTasks", ()))
+    assert _schema_refuses(json_schema(RunRequest, mode="serialization"), data)
+
+
+def test_each_field_rule_is_the_one_the_schema_publishes() -> None:
+    """The rules live in the fields' metadata, once: the schema is written from them."""
+    import dataclasses
+
+    from okstra_core.records import json_schema
+    from okstra_core.request import Rule
+
+    schema = json_schema(RunRequest, mode="serialization")["properties"]
+    ruled = {
+        camel(f.name): f.metadata["okstra_rule"]
+        for f in dataclasses.fields(RunRequest)
+        if "okstra_rule" in f.metadata
+    }
+    assert set(ruled) >= {"taskGroup", "taskType", "brief", "relatedTasks", "roleModels"}
+    for key, rule in ruled.items():
+        assert isinstance(rule, Rule)
+        prop = schema[key]
+        if rule.length is not None:
+            assert prop["maxLength"] == rule.length[1], key
+        if rule.pattern is not None:
+            assert prop["pattern"] == rule.pattern.pattern, key
+    assert schema["roleCounts"]["additionalProperties"]["maximum"] == MAX_ROLE_COUNT
+    assert schema["roleModels"]["propertyNames"]["maxLength"] == 64

@@ -36,6 +36,7 @@ import orjson
 import pytest
 
 from okstra_core.paths import user_dirs
+from okstra_core.records import to_data
 from okstra_core.wizard import list_wizards
 from tests.reliability.reliability_support import (
     LEGACY_FIXTURES,
@@ -171,7 +172,7 @@ def test_sigkill_of_okstra_wizard_step(tmp_path: Path, source_kind: str) -> None
         old_id = _file_id(target)
         old = load_state(world, source)
         old_rev = old.state.revision if target else 0
-        prompt = old.prompt().to_json()
+        prompt = to_data(old.prompt())
         if prompt["kind"] == "done":
             args = ["--rewind", "task_type"]
         elif prompt["id"] == "confirm" and rng.random() < 0.5:

@@ -1,0 +1,215 @@
+"""Steps 1–4 of prepare: validate the request, resolve the team, build the manifest.
+
+They only read: a problem raises before anything is written. `Resolved` is what they
+decide, everything the run's documents are built from (`run_documents`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import launch as launcher  # its process-running parts load on first use
+from ..catalog.loaders import detect_host, load_catalog, load_project_config
+from ..catalog.models import EntryMode, HostSpec, Profile, ProviderSpec
+from ..defaults import load_scopes
+from ..environment import Environment
+from ..errors import FileSystemError, PrepareError, UsageError
+from ..pool import ModelPool
+from ..records import dataclass
+from ..request import RunRequest
+from ..resolver import check_entry_mode, resolve_assignments
+from ..store import MAX_FILE_BYTES, FileLock, check_no_links, decode_utf8, lock_path_for, read_bytes
+from ..tasks import OKSTRA_DIR, TASK_MANIFEST, slugify, task_root
+from . import runfiles
+from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
+from .plan_check import ApprovedPlan, check_approved_plan, check_brief
+
+if TYPE_CHECKING:
+    from ..catalog.loaders import Catalog
+    from ..launch import PreflightResult
+
+PROJECT_JSON = "project.json"
+StepCallback = Callable[[str], None]
+
+
+def _noop(_: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The outcome of steps 1–4: everything needed to plan the run's files."""
+
+    request: RunRequest
+    catalog: Catalog
+    profile: Profile
+    host: HostSpec
+    entry_mode: str
+    assignments: tuple[AssignmentLike, ...]
+    manifest: ExecutionManifest
+    brief_path: Path
+    brief_text: str
+    approved_plan: ApprovedPlan | None
+    task_root: Path
+    project_id: str
+    # As read (decoded, and the exact bytes: see `okstra_core.documents.trust`); None
+    # when the file is absent (or, for project.json, empty).
+    project_json: runfiles.Existing | None
+    task_manifest: runfiles.Existing | None
+
+    @property
+    def leader_provider(self) -> ProviderSpec:
+        return self.catalog.provider(self.manifest.leader.provider)
+
+    @property
+    def spawns_leader(self) -> bool:
+        return self.entry_mode != "current-session"
+
+
+def project_json_path(project_root: Path) -> Path:
+    """`<project>/.okstra/project.json`."""
+    return project_root / OKSTRA_DIR / PROJECT_JSON
+
+
+def project_lock(project_root: Path) -> FileLock:
+    """The project-wide lock under which `.okstra/project.json` is re-read and upserted.
+
+    Prepares of different tasks hold different task locks, so project.json needs its
+    own; it is always taken after a task lock, never before, so the two cannot deadlock.
+    """
+    return FileLock(project_json_path(project_root), timeout=runfiles.SEQUENCE_LOCK_TIMEOUT)
+
+
+def check_write_targets(project_root: Path, troot: Path) -> None:
+    """Refuse a task whose files would be written through a link or into a special file.
+
+    `.okstra` is okstra's own: nothing below the project root on the way to what
+    prepare writes may be a symbolic link (wherever it points), a directory's place
+    may not hold a file, and a file's place may not hold a FIFO, device or socket.
+    Checked for the task's `runs` directory (and so `.okstra`, `.okstra/tasks`, the
+    group and the task directory above it) and every file prepare writes: lock
+    sidecars, the task manifest, the timeline, project.json.
+
+    Raises:
+        PrepareError: naming the offending path and what it is (nothing was written).
+    """
+    runs = troot / "runs"
+    timeline = troot / runfiles.TIMELINE
+    project_json = project_json_path(project_root)
+    targets = (
+        runs,
+        lock_path_for(runs),
+        troot / TASK_MANIFEST,
+        troot / runfiles.TASK_INDEX,
+        timeline,
+        lock_path_for(timeline),
+        project_json,
+        lock_path_for(project_json),
+    )
+    for target in targets:
+        try:
+            check_no_links(project_root, target)
+        except FileSystemError as exc:
+            raise PrepareError(exc.message, path=exc.path) from None
+
+
+def _read_brief(path: Path) -> str:
+    """The brief's text: a regular UTF-8 file (never a FIFO or device), size-capped."""
+    data = read_bytes(path, what="the brief", error=PrepareError, limit=MAX_FILE_BYTES)
+    return decode_utf8(data, path, error=PrepareError)
+
+
+def resolve_request(
+    request: RunRequest, environment: Environment, on_step: StepCallback = _noop
+) -> Resolved:
+    """Steps 1–4: validate, resolve the team, build the manifest.
+
+    The request's shape and the profile's ranges were checked where it was built;
+    here the project's files are checked and the resolver decides feasibility.
+    Reads only. Raises an `OkstraError` (PrepareError, UsageError, DataFileError,
+    AssignmentResolutionError) at the first problem.
+    """
+    on_step("validating inputs")
+    root = request.project_root
+    if not root.is_dir():
+        raise PrepareError(f"project root is not a directory: {root}", field="--project-root")
+    troot = task_root(root, request.task_group, request.task_id)
+    # Before anything under .okstra is read: a symlinked .okstra must not even be read.
+    check_write_targets(root, troot)
+    brief_path = check_brief(root, request.brief)
+    brief_text = _read_brief(brief_path)
+    catalog = load_catalog(environment)
+    profile = catalog.profile(request.task_type)
+    approved: ApprovedPlan | None = None
+    if profile.needs_approved_plan:
+        on_step("checking the approved plan")
+        approved = check_approved_plan(request.approved_plan, project_root=root, task_root=troot)
+    elif request.approved_plan:
+        needing = sorted(t for t, p in catalog.profiles.items() if p.needs_approved_plan)
+        raise UsageError(
+            f"--approved-plan applies only to {', '.join(needing) or 'no task type'}",
+            field="--approved-plan",
+        )
+    context = request.host
+    host = catalog.host(context.host_id) if context.host_id else detect_host(environment, catalog)
+    entry_mode: EntryMode = context.entry_mode
+    check_entry_mode(host, entry_mode)
+    project_config = load_project_config(root)
+    task_manifest = runfiles.read_task_manifest(troot)
+
+    on_step("resolving the team")
+    pool = ModelPool.from_catalog(catalog, environment)
+    scopes = load_scopes(root, catalog)
+    plan = resolve_assignments(
+        profile,
+        request.role_counts,
+        request.role_models,
+        scopes,
+        pool,
+        host,
+        entry_mode,
+        current_session_model=context.model_ref,
+    )
+
+    on_step("building the execution manifest")
+    manifest = build_execution_manifest(
+        plan.assignments,
+        plan.dynamic_roles,
+        leader_model_reported=context.model_ref is not None,
+        writing_roles={r.role for r in profile.roles if r.writes},
+    )
+    project_id = project_config.project_id or slugify(root.name) or "project"
+    return Resolved(
+        request=request,
+        catalog=catalog,
+        profile=profile,
+        host=host,
+        entry_mode=entry_mode,
+        assignments=tuple(plan.assignments),
+        manifest=manifest,
+        brief_path=brief_path,
+        brief_text=brief_text,
+        approved_plan=approved,
+        task_root=troot,
+        project_id=project_id,
+        project_json=runfiles.Existing(dict(project_config.raw), project_config.data)
+        if project_config.raw and project_config.data is not None
+        else None,
+        task_manifest=task_manifest,
+    )
+
+
+def run_preflight(resolved: Resolved, environment: Environment) -> list[PreflightResult]:
+    """Preflight every CLI-spawning role instance."""
+    instances = [
+        launcher.RoleInstance(
+            role=r.role,
+            ordinal=r.ordinal,
+            provider=resolved.catalog.provider(r.provider),
+            runner=r.binding.runner,
+        )
+        for r in resolved.manifest.role_executions
+    ]
+    return launcher.preflight(instances, environment)

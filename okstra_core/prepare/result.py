@@ -1,0 +1,116 @@
+"""What a prepare did: `PrepareResult`, the protocol's reply to `okstra prepare`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..records import config, dataclass
+from .manifest import ExecutionManifest
+from .runfiles import PlannedFile
+
+if TYPE_CHECKING:
+    from ..launch import LaunchResult, PreflightResult
+
+__all__ = ["PrepareResult", "TeamMember", "team_of"]
+
+
+@dataclass(frozen=True)
+class TeamMember:
+    """One role execution as the prepare reply lists it (`team`)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    role_execution_ref: str
+    participant_ref: str
+    role: str
+    ordinal: int
+    model_ref: str | None
+    runner: str
+    execution_label: str
+
+
+def team_of(manifest: ExecutionManifest) -> tuple[TeamMember, ...]:
+    """The reply's `team`: every role execution, in the manifest's order."""
+    return tuple(
+        TeamMember(
+            role_execution_ref=r.role_execution_ref,
+            participant_ref=r.participant_ref,
+            role=r.role,
+            ordinal=r.ordinal,
+            model_ref=r.model_ref,
+            runner=r.binding.runner,
+            execution_label=r.execution_label,
+        )
+        for r in manifest.role_executions
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrepareResult:
+    """What a prepare did (or, for a dry run, would do).
+
+    Its protocol data (`records.to_data`) begins with `ok` and ends with the launch's
+    `error` when the launch failed; the manifest and the exec environment are for
+    Python only.
+
+    Attributes:
+        dry_run: nothing was written.
+        run_id: `<task-type>-<seq>` (a dry run shows the next free number).
+        run_dir: the run directory.
+        entry_mode: `spawn-process` or `current-session`.
+        files: every file written (or that would be), with its digest.
+        lead_argv: the exact argv of the lead CLI (None in current-session mode).
+        lead_env: the extra environment the lead CLI gets.
+        lead_session_id: the lead's session id, when known.
+        tmux_commands: the tmux argv(s) a tmux launch runs.
+        preflight: per CLI-spawning role instance.
+        backend: the launch backend chosen ("none" when nothing launches).
+        lead_prompt_path: where the lead prompt is (the host reads it in
+            current-session mode).
+        resume_argv: how to resume the lead session, once its id is known.
+        team: every role execution (`TeamMember`).
+        launch: the launch result (None when nothing was launched).
+        exec_argv: for the exec backend, what the caller execs after it exits.
+        notes: problems a dry run found (each a sentence to act on).
+        manifest: the execution manifest.
+        exec_env: the full environment for that exec.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        skip=("manifest", "exec_env"),
+        views=("ok", "error"),
+        first=("ok",),
+        omit_none=("error",),
+    )
+
+    dry_run: bool
+    run_id: str
+    run_dir: Path
+    entry_mode: str
+    files: tuple[PlannedFile, ...]
+    lead_argv: tuple[str, ...] | None
+    lead_env: Mapping[str, str]
+    lead_session_id: str | None = None
+    tmux_commands: tuple[tuple[str, ...], ...]
+    preflight: tuple[PreflightResult, ...]
+    backend: str
+    lead_prompt_path: Path
+    resume_argv: tuple[str, ...] | None = None
+    team: tuple[TeamMember, ...]
+    launch: LaunchResult | None = None
+    exec_argv: tuple[str, ...] | None = None
+    notes: tuple[str, ...] = ()
+    manifest: ExecutionManifest
+    exec_env: Mapping[str, str] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.launch is None or self.launch.error is None
+
+    @property
+    def error(self) -> str | None:
+        """Why the launch failed, or None."""
+        return self.launch.error_text if self.launch is not None else None

@@ -1,0 +1,403 @@
+"""One builder per document of a run, each returning the document's record; and
+`plan_run`, which plans the run's files (exact bytes) from those records.
+
+The documents of run `<task-type>-<seq>` (see `runfiles` for the layout): the run
+request as prepared (`RunInputs`), the run manifest (`RunManifest`), the lead prompt
+and its meta (`lead_prompt`), the resume sheet, the task manifest (`TaskManifest`),
+the task index (markdown, rendered from the task manifest), the timeline's
+`run-prepared` event (`RunPrepared`), the project's `project.json`
+(`ProjectDocument`) and the central runs index's row (`RunsIndexRow`). Each builder
+reads the resolved request (`Resolved`) and the run's `RunLayout`: where its files go,
+and the facts every document of the run shares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .. import __version__
+from ..catalog.models import LEADER
+from ..documents import (
+    LatestRun,
+    ProjectDocument,
+    RoleExecutionIndexEntry,
+    RunInputs,
+    RunManifest,
+    RunPrepared,
+    RunsIndexRow,
+    TaskIdentity,
+    TaskManifest,
+    trust,
+)
+from ..documents.run import ApprovedPlanRef, FileRef
+from ..environment import Environment
+from ..launch.plan import LaunchPlan
+from ..launch.sheet import ResumeEntry, find_okstra, render_resume_sheet
+from ..paths import user_dirs
+from ..records import dataclass, to_data
+from ..tasks import TASK_MANIFEST
+from . import runfiles
+from .lead_prompt import lead_prompt, lead_prompt_meta
+from .render import render_template
+from .resolve import Resolved, project_json_path
+from .runfiles import PlannedFile
+
+__all__ = [
+    "RunFiles",
+    "RunLayout",
+    "plan_run",
+    "project_document",
+    "relative",
+    "run_dir_for",
+    "run_inputs",
+    "run_layout",
+    "run_manifest",
+    "run_prepared",
+    "runs_index_row",
+    "task_index",
+    "task_manifest",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunLayout:
+    """Where one run's files go, and the facts every document of the run shares.
+
+    Attributes:
+        run_id: `<task-type>-<seq>`; seq: the run's number.
+        run_dir: the run's directory.
+        project_root: the project's directory (paths in documents are relative to it).
+        now: when the run was prepared (ISO 8601, to the second).
+        session_id: the lead's session id when it is known before launch.
+        paths: each file of the run (`runInputs`, `runManifest`, `leadPrompt`,
+            `leadPromptMeta`, `resume`, `resumeScript`, `taskManifest`, `taskIndex`,
+            `timeline`) → where it goes; rel: the same, relative to the project.
+        brief: the brief, relative to the project.
+    """
+
+    run_id: str
+    seq: int
+    run_dir: Path
+    project_root: Path
+    now: str
+    session_id: str | None
+    paths: dict[str, Path]
+    rel: dict[str, str]
+    brief: str
+
+    def relative(self, path: Path) -> str:
+        """`path` as the run's documents write it (see `relative`)."""
+        return relative(path, self.project_root)
+
+
+def relative(path: Path, root: Path) -> str:
+    """`path` relative to the project `root` (POSIX spelling), else absolute."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """Every file of one run (exact bytes) and the lead's launch plan, before writing."""
+
+    run_id: str
+    run_dir: Path
+    files: tuple[PlannedFile, ...]
+    launch_plan: LaunchPlan | None
+    lead_prompt_path: Path
+    run_manifest_path: Path
+
+
+def run_dir_for(resolved: Resolved, seq: int) -> Path:
+    return resolved.task_root / "runs" / runfiles.run_name(resolved.request.task_type, seq)
+
+
+def run_layout(
+    resolved: Resolved, *, seq: int, now: str, launch_plan: LaunchPlan | None
+) -> RunLayout:
+    """The layout of run `seq` of the resolved request."""
+    run_dir = run_dir_for(resolved, seq)
+    troot = resolved.task_root
+    paths = {
+        "runInputs": run_dir / runfiles.RUN_INPUTS,
+        "runManifest": run_dir / runfiles.RUN_MANIFEST,
+        "leadPrompt": run_dir / runfiles.LEAD_PROMPT,
+        "leadPromptMeta": run_dir / runfiles.LEAD_PROMPT_META,
+        "resume": run_dir / "resume.json",
+        "resumeScript": run_dir / "resume-lead.sh",
+        "taskManifest": troot / TASK_MANIFEST,
+        "taskIndex": troot / runfiles.TASK_INDEX,
+        "timeline": troot / runfiles.TIMELINE,
+    }
+    root = resolved.request.project_root
+    return RunLayout(
+        run_id=runfiles.run_name(resolved.request.task_type, seq),
+        seq=seq,
+        run_dir=run_dir,
+        project_root=root,
+        now=now,
+        session_id=launch_plan.session_id if launch_plan is not None else None,
+        paths=paths,
+        rel={name: relative(path, root) for name, path in paths.items()},
+        brief=relative(resolved.brief_path, root),
+    )
+
+
+# ------------------------------------------------------------------- the run's own
+
+
+def run_inputs(resolved: Resolved, layout: RunLayout) -> RunInputs:
+    """`run-inputs.json`: the request as prepared, and the argv that replays it."""
+    return RunInputs.of(resolved.request, layout.run_id)
+
+
+def run_manifest(
+    resolved: Resolved, layout: RunLayout, launch_plan: LaunchPlan | None
+) -> RunManifest:
+    """`run-manifest.json`: who runs which role instance, on which model."""
+    request, approved = resolved.request, resolved.approved_plan
+    brief_sha = hashlib.sha256(resolved.brief_text.encode("utf-8")).hexdigest()
+    return RunManifest(
+        okstra_version=__version__,
+        created_at=layout.now,
+        run_id=layout.run_id,
+        seq=layout.seq,
+        task_type=request.task_type,
+        project_id=resolved.project_id,
+        project_root=str(layout.project_root),
+        task_key=request.task_key,
+        task_group=request.task_group,
+        task_id=request.task_id,
+        host_runtime=resolved.host.id,
+        entry_mode=resolved.entry_mode,
+        lead_session_id=layout.session_id,
+        lead_session_id_kind=launch_plan.session_id_kind if launch_plan else None,
+        brief=FileRef(path=layout.brief, sha256=brief_sha),
+        approved_plan=(
+            ApprovedPlanRef(
+                path=layout.relative(approved.path),
+                sha256=approved.sha256,
+                stages=tuple(s.stage for s in approved.stages),
+            )
+            if approved
+            else None
+        ),
+        paths=layout.rel,
+        participants=resolved.manifest.participants,
+        role_executions=resolved.manifest.role_executions,
+        dynamic_roles=resolved.manifest.dynamic_roles,
+    )
+
+
+def resume_sheet(
+    layout: RunLayout, launch_plan: LaunchPlan | None, environment: Environment
+) -> tuple[bytes, str] | None:
+    """`resume.json` and `resume-lead.sh` of a launched lead (None when none is)."""
+    if launch_plan is None:
+        return None
+    entry = ResumeEntry.from_plan(launch_plan, "participant-001", LEADER, cwd=layout.project_root)
+    # While the id is pending, the script calls this okstra back to find it.
+    return render_resume_sheet([entry], run_dir=layout.run_dir, okstra=find_okstra(environment))
+
+
+# ------------------------------------------------------------------- the task's
+
+
+@dataclass(frozen=True)
+class IndexRun:
+    """One run as the task index lists it: its id, phase and team's labels."""
+
+    id: str
+    task_type: str
+    team: list[str]
+
+
+def task_manifest(resolved: Resolved, layout: RunLayout, cache: Path) -> TaskManifest:
+    """`task-manifest.json`, extended with this run (keys okstra does not own kept).
+
+    Checked by its record when it extends a file (a manifest okstra could not read
+    back is never left behind), unless that file is exactly what okstra wrote; a new
+    task's is made of okstra's own values.
+    """
+    request, existing = resolved.request, resolved.task_manifest
+    data = runfiles.build_task_manifest(
+        existing.data if existing is not None else None,
+        identity=TaskIdentity(
+            project_id=resolved.project_id,
+            task_group=request.task_group,
+            task_id=request.task_id,
+            task_key=request.task_key,
+            brief_path=layout.brief,
+        ),
+        task_type=request.task_type,
+        run=LatestRun(
+            run_id=layout.run_id,
+            task_type=request.task_type,
+            seq=layout.seq,
+            created_at=layout.now,
+            run_dir=layout.relative(layout.run_dir),
+            run_manifest_path=layout.rel["runManifest"],
+            run_inputs_path=layout.rel["runInputs"],
+            lead_prompt_path=layout.rel["leadPrompt"],
+            lead_session_id=layout.session_id,
+        ),
+        index_entries=[
+            RoleExecutionIndexEntry(
+                run_id=layout.run_id,
+                task_type=request.task_type,
+                role_execution_ref=r.role_execution_ref,
+                participant_ref=r.participant_ref,
+                role=r.role,
+                ordinal=r.ordinal,
+                model_ref=r.model_ref,
+                execution_label=r.execution_label,
+                model_spec_digest=r.model_spec_digest,
+                run_manifest_path=layout.rel["runManifest"],
+            )
+            for r in resolved.manifest.role_executions
+        ],
+        now=layout.now,
+    )
+    path = layout.paths["taskManifest"]
+    if _to_check(existing, path, cache):
+        return TaskManifest.parse(data, path=path)
+    return TaskManifest.from_own(data)
+
+
+def task_index(
+    resolved: Resolved, layout: RunLayout, manifest: TaskManifest, environment: Environment
+) -> str:
+    """`task-index.md`: the task manifest, for people."""
+    workflow = manifest.workflow
+    runs: dict[str, IndexRun] = {}
+    for entry in manifest.role_execution_index:
+        row = runs.setdefault(entry.run_id, IndexRun(entry.run_id, entry.task_type, []))
+        row.team.append(entry.execution_label)
+    context = {
+        "task": {
+            "key": resolved.request.task_key,
+            "project_id": resolved.project_id,
+            "brief_path": layout.brief,
+        },
+        "workflow": {
+            "current_phase": workflow.current_phase,
+            "current_phase_state": workflow.current_phase_state,
+            "phase_states": workflow.phase_states,
+            "last_completed_phase": workflow.last_completed_phase or "--",
+            "next": workflow.next_recommended_phase,
+            "awaiting_approval": workflow.awaiting_approval,
+        },
+        "latest": to_data(manifest.latest_run),
+        "runs": list(runs.values()),
+        "updated_at": layout.now,
+    }
+    return render_template("task-index.md.j2", context, environment.env)
+
+
+def run_prepared(resolved: Resolved, layout: RunLayout) -> RunPrepared:
+    """The timeline's `run-prepared` event."""
+    return RunPrepared(
+        at=layout.now,
+        run_id=layout.run_id,
+        task_type=resolved.request.task_type,
+        run_manifest_path=layout.rel["runManifest"],
+        lead_session_id=layout.session_id,
+        role_execution_refs=tuple(r.role_execution_ref for r in resolved.manifest.role_executions),
+    )
+
+
+# ------------------------------------------------------------- the project's, the user's
+
+
+def project_document(resolved: Resolved, layout: RunLayout, cache: Path) -> ProjectDocument:
+    """`.okstra/project.json`, upserted (checked like the task manifest)."""
+    request, existing = resolved.request, resolved.project_json
+    data = runfiles.build_project_json(
+        existing.data if existing is not None else None,
+        project_id=resolved.project_id,
+        project_root=layout.project_root,
+        task_key=request.task_key,
+        run_id=layout.run_id,
+        task_type=request.task_type,
+        now=layout.now,
+    )
+    path = project_json_path(layout.project_root)
+    if _to_check(existing, path, cache):
+        return ProjectDocument.parse(data, path=path)
+    return ProjectDocument.from_own(data)
+
+
+def runs_index_row(resolved: Resolved, layout: RunLayout) -> RunsIndexRow:
+    """The central `runs.jsonl` row of this run."""
+    request = resolved.request
+    return RunsIndexRow(
+        at=layout.now,
+        project_id=resolved.project_id,
+        project_root=str(layout.project_root),
+        task_key=request.task_key,
+        task_type=request.task_type,
+        run_id=layout.run_id,
+        run_dir=str(layout.run_dir),
+        run_manifest_path=str(layout.paths["runManifest"]),
+        lead_session_id=layout.session_id,
+        okstra_version=__version__,
+    )
+
+
+def _to_check(existing: runfiles.Existing | None, path: Path, cache: Path) -> bool:
+    """Whether the shared document prepare extends must be checked before it is written:
+    it was read from `path` and its bytes are not exactly ones okstra wrote there."""
+    return existing is not None and not trust.recognised(path, existing.raw, cache)
+
+
+# ------------------------------------------------------------------- the files
+
+
+def plan_run(
+    resolved: Resolved,
+    *,
+    seq: int,
+    environment: Environment,
+    launch_plan: LaunchPlan | None,
+) -> RunFiles:
+    """Every file of run `seq` (exact bytes, in the order written), from its documents."""
+    now = environment.now().isoformat(timespec="seconds")
+    layout = run_layout(resolved, seq=seq, now=now, launch_plan=launch_plan)
+    paths = layout.paths
+    cache = user_dirs(environment.env).cache
+    prompt = lead_prompt(resolved, layout, environment).encode("utf-8")
+    files = [
+        PlannedFile(paths["runInputs"], run_inputs(resolved, layout).to_bytes(), "immutable"),
+        PlannedFile(paths["runManifest"], run_manifest(resolved, layout, launch_plan).to_bytes()),
+        PlannedFile(paths["leadPrompt"], prompt),
+        PlannedFile(paths["leadPromptMeta"], lead_prompt_meta(resolved, layout, prompt).to_bytes()),
+    ]
+    sheet = resume_sheet(layout, launch_plan, environment)
+    if sheet is not None:
+        files.append(PlannedFile(paths["resume"], sheet[0]))
+        files.append(PlannedFile(paths["resumeScript"], sheet[1].encode("utf-8"), mode=0o700))
+    manifest = task_manifest(resolved, layout, cache)
+    index = task_index(resolved, layout, manifest, environment)
+    project = project_document(resolved, layout, cache)
+    files += [
+        PlannedFile(paths["taskManifest"], manifest.to_bytes()),
+        PlannedFile(paths["taskIndex"], index.encode("utf-8")),
+        PlannedFile(paths["timeline"], run_prepared(resolved, layout).jsonl(), "append"),
+        PlannedFile(project_json_path(layout.project_root), project.to_bytes(), "upsert"),
+        PlannedFile(
+            user_dirs(environment.env).runs_index,
+            runs_index_row(resolved, layout).jsonl(),
+            "append",
+        ),
+    ]
+    return RunFiles(
+        run_id=layout.run_id,
+        run_dir=layout.run_dir,
+        files=tuple(files),
+        launch_plan=launch_plan,
+        lead_prompt_path=paths["leadPrompt"],
+        run_manifest_path=paths["runManifest"],
+    )
