@@ -8,7 +8,7 @@ Top to bottom; a module may import only from its own layer or below:
     wizard
     resolver, pool, defaults, binding, roleargs, config
     catalog, tasks, request, documents, setup_runs
-    store, paths, errors, environment, records
+    store, paths, errors, environment, records, lazy, display, derived
 
 Every import counts: module level and inside functions (an import deferred into a
 function still couples the two modules), except those under `if TYPE_CHECKING:`.
@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.records",
         "okstra_core.lazy",
         "okstra_core.display",
+        "okstra_core.derived",
     ),
     (
         "okstra_core.catalog",
