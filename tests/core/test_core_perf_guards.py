@@ -621,9 +621,13 @@ def _outside_names(tree: ast.Module) -> set[str]:
             for alias in node.names:
                 if not alias.name.startswith("okstra"):
                     names.add((alias.asname or alias.name).split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if not node.module.startswith("okstra"):
-                names.update(alias.asname or alias.name for alias in node.names)
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and not node.module.startswith("okstra")
+        ):
+            names.update(alias.asname or alias.name for alias in node.names)
     return names
 
 

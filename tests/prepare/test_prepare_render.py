@@ -1,11 +1,11 @@
 """Templates render from compiled code kept between processes, and stay sandboxed.
 
 The compiled code of a template is derived data under `<cache>/templates/`
-(`okstra_core.prepare.template_env`, `okstra_core.derived`). These tests render real template files from a real
-workspace, look at the entries on disk and plant entries of their own: an entry okstra
-did not write (another owner, writable by others, a link, a broken checksum) is never
-run; an edited template is compiled again; the sandbox and the error messages are the
-same with and without cached code.
+(`okstra_core.prepare.template_env`, `okstra_core.derived`). These tests render real
+template files from a real workspace, look at the entries on disk and plant entries of
+their own: an entry okstra did not write (another owner, writable by others, a link, a
+broken checksum) is never run; an edited template is compiled again; the sandbox and the
+error messages are the same with and without cached code.
 """
 
 from __future__ import annotations
