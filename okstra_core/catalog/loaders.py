@@ -30,7 +30,6 @@ from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..records import dataclass, field, place
 from ..store import decode_utf8, parse_json_object, read_bytes
-from .frontmatter import split_front_matter
 from .models import (
     DISCOVER_PLACEHOLDERS,
     ID_PATTERN,
@@ -323,6 +322,8 @@ def load_profile(path: Path) -> Profile:
 
 
 def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
+    from .frontmatter import split_front_matter  # a catalog from the cache parses nothing
+
     split = split_front_matter(
         _decode(data, path),
         path,

@@ -35,7 +35,6 @@ from ..store import (
     parse_json_object,
     read_bytes,
 )
-from . import legacy
 from .base import Step, echo_template, refuse, render_echo, with_notes
 from .confirm import Confirmation, confirmation
 from .context import StepContext
@@ -406,6 +405,8 @@ def _load(
         version = classify_version(raw)
     except StateFileError as exc:
         raise StateFileError(exc.message, path=source, field=exc.field) from None
+    from . import legacy  # only for bytes no okstra process checked (a step never needs it)
+
     # The earlier okstra's v2 shape is converted like a v1 file (never written).
     if version == 2 and not legacy.is_earlier_v2(raw):
         state = parse_v2(raw, str(source))
@@ -1074,6 +1075,8 @@ def delete_wizard(path: Path | str, environment: Environment | None = None) -> N
             version = classify_version(raw)
         except StateFileError as exc:
             raise StateFileError(exc.message, path=path, field=exc.field) from None
+        from . import legacy
+
         if version != 2 or legacy.is_earlier_v2(raw):
             raise UsageError(
                 "a wizard state file of the earlier okstra (v1, or its v2 shape) is never "
