@@ -17,11 +17,11 @@ from ..paths import user_dirs
 from .text import WizardText, choose_language, load_text
 
 if TYPE_CHECKING:
-    from ..tasks import TaskEntry
     from ..catalog import Catalog
     from ..catalog.models import HostSpec, Profile
     from ..defaults import DefaultScopes
     from ..pool import ModelPool
+    from ..tasks import TaskEntry
 
 
 class StepContext:
