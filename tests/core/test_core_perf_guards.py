@@ -326,9 +326,16 @@ NOT_IMPORTED_BY_A_STEP = (
     # bytes): a step reads them back as plain records, without pydantic.
     "pydantic",
     "pydantic_core",
-    # The catalog and the wizard's text tables come from their caches: no TOML parsed.
+    # The catalog and the wizard's text tables come from their caches: no TOML parsed,
+    # no profile's front matter read.
     "tomllib",
+    "okstra_core.catalog.frontmatter",
+    # The reader of the earlier okstra's files: a state file okstra checked needs none.
+    "okstra_core.wizard.legacy",
+    "okstra_core.legacyargs",
 )
+# Only the steps about the task read the project's tasks or an approved plan.
+NOT_IMPORTED_BY_A_ROLE_STEP = ("okstra_core.tasks", "okstra_core.plans")
 
 
 def _imports_of(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[dict[str, Any], set[str]]:
@@ -398,6 +405,7 @@ def test_wizard_step_imports_only_what_a_step_needs(
         assert loaded == [], (prompt["id"], loaded)
         if prompt["meta"].get("stepKind") == "role_model":
             assert "okstra_core.resolver" in modules
+            assert _loaded(modules, NOT_IMPORTED_BY_A_ROLE_STEP) == []
             # The catalog came from the cache: no catalog model validated.
             _, report = _run_reporting(
                 ["wizard", "step", "--state", state, "--no-submit"], tmp_path, env

@@ -23,10 +23,16 @@ def _imports(tree: ast.AST, names: set[str]) -> set[str]:
     return out & names
 
 
-# The one module loaded on first use: the outcome holds the typed run request (pydantic
+# The modules loaded on first use: the outcome holds the typed run request (pydantic
 # models), which asking the next question never needs (a headless step stays free of
-# pydantic). Only these functions may import it, and nothing else at call time.
-LAZY = {("__init__", "__getattr__"): {"outcome"}, ("engine", "_outcomes"): {"outcome"}}
+# pydantic); the reader of the earlier okstra's files, which a state file okstra already
+# checked never needs. Only these functions may import them, nothing else at call time.
+LAZY = {
+    ("__init__", "__getattr__"): {"outcome"},
+    ("engine", "_outcomes"): {"outcome"},
+    ("engine", "_load"): {"legacy"},
+    ("engine", "delete_wizard"): {"legacy"},
+}
 
 
 def test_no_import_cycle_and_no_call_time_imports_inside_the_wizard() -> None:
