@@ -42,9 +42,8 @@ import importlib.util
 import os
 import pickle
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from .. import __version__
 from . import _entries
@@ -55,9 +54,9 @@ FORMAT = b"okstra-derived 1"
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
-@dataclass(frozen=True)
-class Kind:
-    """One kind of derived data.
+class Kind(NamedTuple):
+    """One kind of derived data (a named tuple: every command defines a few, and a
+    tuple class is cheaper to make at import than a dataclass).
 
     Attributes:
         name: its directory under the user cache directory.
@@ -71,7 +70,7 @@ class Kind:
     name: str
     keep: int = 8
     code: tuple[str, ...] = ()
-    libraries: tuple[tuple[str, str], ...] = field(default=())
+    libraries: tuple[tuple[str, str], ...] = ()
 
 
 _STAMPS: dict[Kind, bytes] = {}
