@@ -2,7 +2,7 @@
 
 The confirm screen checks every CLI the team will spawn: each CLI's version
 command, and the leader's help command for its required flags. The subject is
-`okstra_core.launch.preflight` on a team whose leader and one critic run Claude Code
+`okstra_core.launch.checks` on a team whose leader and one critic run Claude Code
 and two analysers run Codex (three probes: `claude --version`, `claude --help`,
 `codex --version`). The baseline, timed in the same round, is the slowest of those
 three probes run alone (the same subprocess call preflight makes): run concurrently,

@@ -12,6 +12,10 @@ A third subject is the common case after the first setup: another run of the sam
 project.json the first one wrote (each sample adds one more run), against the replay
 of one such run.
 
+Another row times the same one-process setup against copier doing the same job
+(`_copier`: a template with the same answers rendering the same files): the copier
+anchor, whose bar is at most 0.5×.
+
 A last row is an anchor, not a subject: a process that only imports the libraries every
 prepare must load (orjson for every document, jinja2's sandbox for every prompt), timed
 against the one-process floor. It is the part of the ratio no change to okstra can
@@ -32,6 +36,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from . import _copier
 from ._drive import walk_protocol
 from ._fixtures import Machine, make_machine
 from ._harness import Figure, NotAvailable, interleaved, okstra_argv, run, time_process
@@ -159,6 +164,8 @@ def measure(work: Path, repeat: int) -> list[Figure]:
         note = f"{count} answers; {files} files, {fsyncs} fsyncs"
         figures.append(Figure(name, subject, baseline, baseline_name, note=note))
         if index == 0:
+            okstra_once = _timed(machine, [[*okstra, *args] for args in commands])
+            figures.append(_copier.measure(here, machine, okstra_once, events[0], answers, repeat))
             figures.append(_again(here, machine, state, commands[0], baseline_name, repeat))
             figures.append(_anchor(anchor_name, machine, replays, baseline_name, repeat))
     return figures

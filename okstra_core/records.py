@@ -3,7 +3,7 @@
 okstra's values — the catalog's profiles and providers, the wizard's state, its prompts
 — are standard-library dataclasses. A headless command that reads only data okstra
 already checked (a catalog or a state file whose digest matches what an earlier
-process validated, see `okstra_core.catalog.cache` and `okstra_core.wizard.state`)
+process validated, kept as derived data: see `okstra_core.derived`)
 never imports pydantic: building pydantic's model classes costs more than the rest of
 a `wizard step`.
 
@@ -23,27 +23,19 @@ the names in files (`aliases`, `camel_case`), the fields left out while None or 
 the values it holds for Python only (`skip`), and the values computed from the fields
 (`views`).
 
-`dataclass` is `dataclasses.dataclass` with its generated methods' code kept between
-processes; every dataclass of okstra is made with it (see `dataclass`).
+`dataclass` and `field` are the standard library's, named here so that a record's
+module imports what it needs from one place.
 """
 
 from __future__ import annotations
 
-import _thread
-import atexit
-import contextlib
 import dataclasses
-import hashlib
-import marshal
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import MISSING, field
+from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path, PurePath
-from typing import Any, Literal, TypeVar, dataclass_transform, overload
-
-from .paths import user_dirs
-from .store import read_cache_entry, write_cache_entry
+from pathlib import PurePath
+from typing import Any, Literal, TypeVar
 
 _T = TypeVar("_T")
 
@@ -62,134 +54,6 @@ __all__ = [
     "to_data",
     "validate",
 ]
-
-
-# ---------------------------------------------------------------------------- dataclass
-
-# `dataclasses.dataclass` writes each class's `__init__`, `__repr__`, `__eq__`, … as
-# Python source and compiles it, on every import: for the ~60 dataclasses a headless
-# step imports, half of the process's time. The source depends only on the class's
-# fields and options, so `dataclass` below keeps the compiled code of that source
-# between processes (`<cache>/code/dataclasses-<python>.marshal`, keyed by the exact
-# source text and the Python build) and compiles only what it has not seen. The
-# functions made from it are the ones `dataclasses` makes: same source, same code.
-#
-# The rules that make this safe:
-#
-# * Only on the Python versions whose `dataclasses._create_fn` builds the source as
-#   `_create_fn_cached` does (3.11 and 3.12, checked by a test against the original);
-#   elsewhere `dataclass` is `dataclasses.dataclass` unchanged.
-# * The entry is a store cache entry (`store.read_cache_entry`): used only if it is a
-#   regular file of this user that nobody else may write, not a link, whose checksum
-#   matches; anything else is a miss (compile as usual).
-# * It is written (atomically, no fsync) when the process exits, and only if it
-#   compiled something new.
-_CODE_FORMAT = b"okstra-dataclass-code 1\n"
-_PATCHABLE = sys.version_info[:2] in ((3, 11), (3, 12)) and hasattr(dataclasses, "_create_fn")
-_LOCK = _thread.allocate_lock()
-_CODES: dict[str, Any] | None = None
-_NEW = 0
-
-
-def _code_file() -> Path:
-    tag = f"{sys.version}\0{sys.implementation.cache_tag}"
-    name = hashlib.sha256(tag.encode()).hexdigest()[:16]
-    return user_dirs().cache / "code" / f"dataclasses-{name}.marshal"
-
-
-def _load_codes() -> dict[str, Any]:
-    payload = read_cache_entry(_code_file(), _CODE_FORMAT)
-    if payload is None:
-        return {}
-    try:
-        codes = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
-        return {}
-    return codes if isinstance(codes, dict) else {}
-
-
-def _save_codes() -> None:
-    """Write the code cache if this process compiled something (at exit; best effort)."""
-    if not _NEW or _CODES is None:
-        return
-    with contextlib.suppress(Exception):  # a cache that cannot be written is only slower
-        write_cache_entry(_code_file(), _CODE_FORMAT, marshal.dumps(_CODES))
-
-
-def _create_fn_cached(
-    name: str,
-    args: list[str],
-    body: list[str],
-    *,
-    globals: dict[str, Any] | None = None,  # the original's parameter names
-    locals: dict[str, Any] | None = None,
-    return_type: Any = MISSING,
-) -> Any:
-    """`dataclasses._create_fn` (3.11, 3.12) with the compiled source kept (`_CODES`)."""
-    global _NEW
-    if locals is None:
-        locals = {}
-    return_annotation = ""
-    if return_type is not MISSING:
-        locals["_return_type"] = return_type
-        return_annotation = "->_return_type"
-    joined = ",".join(args)
-    lines = "\n".join(f"  {b}" for b in body)
-    txt = f" def {name}({joined}){return_annotation}:\n{lines}"
-    local_vars = ", ".join(locals.keys())
-    txt = f"def __create_fn__({local_vars}):\n{txt}\n return {name}"
-    assert _CODES is not None
-    code = _CODES.get(txt)
-    if code is None:
-        code = compile(txt, "<string>", "exec")
-        _CODES[txt] = code
-        _NEW += 1
-    ns: dict[str, Any] = {}
-    exec(code, globals, ns)
-    return ns["__create_fn__"](**locals)
-
-
-def _make(cls: type[_T], options: dict[str, Any]) -> type[_T]:
-    global _CODES
-    if not _PATCHABLE:
-        return dataclasses.dataclass(cls, **options)
-    with _LOCK:
-        if _CODES is None:
-            _CODES = _load_codes()
-            atexit.register(_save_codes)
-        original = dataclasses._create_fn  # type: ignore[attr-defined]
-        dataclasses._create_fn = _create_fn_cached  # type: ignore[attr-defined]
-        try:
-            return dataclasses.dataclass(cls, **options)
-        finally:
-            dataclasses._create_fn = original  # type: ignore[attr-defined]
-
-
-@overload
-def dataclass(cls: type[_T], /) -> type[_T]: ...
-
-
-@overload
-def dataclass(
-    *,
-    init: bool = True,
-    repr: bool = True,
-    eq: bool = True,
-    order: bool = False,
-    unsafe_hash: bool = False,
-    frozen: bool = False,
-    match_args: bool = True,
-    kw_only: bool = False,
-    slots: bool = False,
-) -> Callable[[type[_T]], type[_T]]: ...
-
-
-@dataclass_transform(field_specifiers=(field, dataclasses.Field))
-def dataclass(cls: type[_T] | None = None, /, **options: Any) -> Any:
-    """`dataclasses.dataclass`, with the generated methods' code cached (see above)."""
-    if cls is None:
-        return lambda c: _make(c, options)
-    return _make(cls, options)
 
 
 # Names the records' annotations may use; given to their modules from pydantic when a

@@ -4,72 +4,93 @@ Textual parses its whole stylesheet again each time a source is added to it: a s
 class with a stylesheet of its own shown for the first time, or a widget class with a
 `DEFAULT_CSS` mounted for the first time. Walked lazily, a setup added one source at
 almost every new screen and parsed the whole stylesheet fifteen times. The app instead
-lists the screens' stylesheets in its own `CSS_PATH` and adds the default CSS of the
-widget classes its screens mount before the first parse (`preload`); when a widget
-registers later, Textual finds its source already there and parses nothing.
+lists the screens' stylesheets in its own `CSS_PATH` (every `screens/*.tcss`, found by
+`resources.stylesheets`) and adds the default CSS of the widget classes its screens
+mount before the first parse (`preload`); when a widget registers later, Textual finds
+its source already there and parses nothing.
 
-The classes below are the ones the setup's screens mount (the parts Textual composes
-inside a header, footer, collapsible or progress bar come from the pinned Textual's
-modules). `tests/tui/test_tui_perf_guards.py` walks a whole setup and fails if the
-stylesheet is parsed after the first screen, so a widget added to a screen without
-being listed here is caught.
+Nothing is registered by hand: the classes are found (`preloaded`) by walking the
+modules of `okstra_tui.screens` and `okstra_tui.widgets` — every screen and widget
+class they define or import from Textual — plus the parts Textual composes inside its
+own widgets (`PARTS`, which changes only with the pinned Textual). A new screen, or a
+screen mounting another Textual widget, needs no registration. A screen off the setup
+path whose Textual widgets carry heavy CSS can be left to load its CSS when it opens
+(`LATE`).
+`tests/tui/test_tui_perf_guards.py` walks a whole setup and fails if the stylesheet is
+parsed after the first screen, naming the class whose CSS came late (a Textual widget
+whose own parts are missing from `PARTS`).
 """
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import importlib
+import pkgutil
+from functools import cache
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.app import App
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.widget import Widget
-from textual.widgets import (
-    Button,
-    Collapsible,
-    Footer,
-    Header,
-    Input,
-    Label,
-    OptionList,
-    ProgressBar,
-    Static,
-    TextArea,
-)
+from textual.widgets import Collapsible, Footer, Header, ProgressBar
 from textual.widgets._collapsible import CollapsibleTitle
 from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 from textual.widgets._header import HeaderClock, HeaderClockSpace, HeaderIcon, HeaderTitle
 from textual.widgets._progress_bar import Bar, ETAStatus, PercentageStatus
 
-# Textual's widgets the setup's screens mount (okstra's own widgets subclass these and
-# add no CSS of their own; their screens' rules are in the stylesheets).
-WIDGETS: tuple[type[Widget], ...] = (
-    Header,
-    HeaderIcon,
-    HeaderTitle,
-    HeaderClockSpace,
-    HeaderClock,
-    Footer,
-    FooterKey,
-    FooterLabel,
-    KeyGroup,
-    Horizontal,
-    Vertical,
-    VerticalScroll,
-    Static,
-    Label,
-    OptionList,
-    Input,
-    TextArea,
-    Button,
-    Collapsible,
-    CollapsibleTitle,
-    Collapsible.Contents,
-    ProgressBar,
-    Bar,
-    PercentageStatus,
-    ETAStatus,
-)
+# The parts Textual composes inside its own widgets: mounted with them, named nowhere
+# in okstra's modules.
+PARTS: dict[type[Widget], tuple[type[Widget], ...]] = {
+    Header: (HeaderIcon, HeaderTitle, HeaderClockSpace, HeaderClock),
+    Footer: (FooterKey, FooterLabel, KeyGroup),
+    Collapsible: (CollapsibleTitle, Collapsible.Contents),
+    ProgressBar: (Bar, PercentageStatus, ETAStatus),
+}
+
+# Screens off the setup path whose Textual widgets are not preloaded: their CSS is read
+# (and the stylesheet parsed again) when such a screen first opens, not before every
+# setup's first screen. The runs screen's `DataTable` alone would make the first parse
+# about half as long again.
+LATE: frozenset[str] = frozenset({"okstra_tui.screens.runs"})
+
+
+def _widget_classes(module: ModuleType) -> list[type[Widget]]:
+    """The widget and screen classes a module defines or imports (defines only, for a
+    module in `LATE`)."""
+    late = module.__name__ in LATE
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, Widget)
+        and not issubclass(value, App)
+        and (not late or value.__module__ == module.__name__)
+    ]
+
+
+@cache
+def preloaded() -> tuple[type[DOMNode], ...]:
+    """Every class whose default CSS the app reads before its first screen.
+
+    Textual's classes come first, then okstra's, each group in a fixed order.
+    """
+    from . import screens, widgets
+
+    found: set[type[Widget]] = set()
+    for package in (screens, widgets):
+        for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+            found.update(_widget_classes(importlib.import_module(info.name)))
+    for cls in list(found):
+        for widget, parts in PARTS.items():
+            if issubclass(cls, widget):
+                found.update(parts)
+    ordered = sorted(found, key=lambda c: (c.__module__.startswith("okstra_tui"), _name(c)))
+    return tuple(ordered)
+
+
+def _name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def default_css(cls: type[DOMNode]) -> list[tuple[Any, str, int, str]]:
@@ -79,8 +100,11 @@ def default_css(cls: type[DOMNode]) -> list[tuple[Any, str, int, str]]:
     return DOMNode._get_default_css(node)
 
 
-def preload(stylesheet: Stylesheet, classes: tuple[type[DOMNode], ...] = WIDGETS) -> None:
-    """Add the default CSS of `classes` to `stylesheet` (parsed with the rest, once)."""
+def preload(stylesheet: Stylesheet, classes: tuple[type[DOMNode], ...] | None = None) -> None:
+    """Add the default CSS of `classes` (default: `preloaded()`) to `stylesheet`, to be
+    parsed with the rest, once."""
+    if classes is None:
+        classes = preloaded()
     for cls in classes:
         for read_from, css, tie_breaker, scope in default_css(cls):
             stylesheet.add_source(

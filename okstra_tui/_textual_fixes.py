@@ -1,7 +1,16 @@
-"""Fixes for what the pinned Textual gets wrong, applied once when the app is imported.
+"""Fixes for what the pinned Textual gets wrong: a quarantine, applied by `make_app`.
 
-Each was found by the random key-burst test (`tests/security/test_security_keys.py`)
-and is kept until the pinned Textual no longer needs it.
+Each fix replaces one method of a Textual class that crashes the app in a situation
+the random key-burst test (`tests/security/test_security_keys.py`) reached. Each is
+written up as an upstream bug report in `docs/textual-fixes.md` (what breaks, a minimal
+reproduction, the fix); `tests/tui/test_tui_textual_fixes.py` runs every reproduction
+there against the pinned Textual, without the fixes (it must still fail, else the fix
+is no longer needed) and with them (it must pass).
+
+Nothing is changed when this module is imported: `apply()` installs the fixes, once,
+and only on the Textual version they were written for (`PINNED`); any other version is
+refused loudly, so that an upgrade of Textual re-checks every fix instead of patching
+code the fixes were not written against.
 
 * `OptionList._move_page` (PageUp/PageDown, also in the command palette) indexes its
   line map before any line is laid out: in a region of zero height or width the map is
@@ -26,14 +35,22 @@ and is kept until the pinned Textual no longer needs it.
 from __future__ import annotations
 
 from contextlib import suppress
+from pathlib import Path
 from typing import Any
 
+import textual
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
 from textual.dom import NoScreen
 from textual.events import Mount
 from textual.widgets import Header, OptionList
 from textual.widgets._header import HeaderTitle
+
+from okstra_core.errors import OkstraError
+
+# The Textual release these fixes were written for and checked against (pyproject.toml
+# pins the same).
+PINNED = "8.2.8"
 
 _move_page = OptionList._move_page
 _content_height = OptionList.get_content_height
@@ -81,13 +98,41 @@ def _safe_header_on_mount(self: Header, _: Mount) -> None:
     self.watch(self.screen, "sub_title", set_title)
 
 
+def installed_version() -> str:
+    """The installed Textual's version, from its `dist-info` directory when there is one
+    (`importlib.metadata` costs the app's start more than everything else here)."""
+    here = Path(textual.__file__).resolve().parent.parent
+    found = list(here.glob("textual-*.dist-info"))
+    if len(found) == 1:
+        return found[0].name.removeprefix("textual-").removesuffix(".dist-info")
+    from importlib.metadata import version
+
+    return version("textual")
+
+
+_applied = False
+
+
 def apply() -> None:
-    """Install the fixes (idempotent)."""
+    """Install the fixes, once per process.
+
+    Raises:
+        OkstraError: the installed Textual is not the version the fixes were written for.
+    """
+    global _applied
+    if _applied:
+        return
+    found = installed_version()
+    if found != PINNED:
+        raise OkstraError(
+            f"okstra's fixes for Textual were written for textual {PINNED}, but textual "
+            f"{found} is installed: install textual=={PINNED}, or check each fix in "
+            "docs/textual-fixes.md against this version and update PINNED in "
+            "okstra_tui/_textual_fixes.py"
+        )
     OptionList._move_page = _safe_move_page  # type: ignore[method-assign]
     OptionList.get_content_height = _safe_content_height  # type: ignore[method-assign]
     CommandPalette._watch__list_visible = _safe_watch_list_visible  # type: ignore[method-assign]
     CommandPalette._watch__show_busy = _safe_watch_show_busy  # type: ignore[method-assign]
     Header._on_mount = _safe_header_on_mount  # type: ignore[method-assign]
-
-
-apply()
+    _applied = True

@@ -18,7 +18,6 @@ from typing import Any, ClassVar, Literal
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
@@ -37,8 +36,8 @@ from okstra_core.wizard import (
 )
 from okstra_core.wizard.text import WizardText, text_for
 
-from . import _textual_fixes  # noqa: F401  (patches the pinned Textual)
-from ._preload_css import WIDGETS, preload
+from . import _textual_fixes
+from ._preload_css import preload
 from .messages import (
     Answered,
     BackRequested,
@@ -58,12 +57,6 @@ from .messages import (
 from .ready import ReadyFile
 from .resources import stylesheets
 from .screens import (
-    EditScreen,
-    PickScreen,
-    RoleAddScreen,
-    RoleCountScreen,
-    RoleModelScreen,
-    TextScreen,
     screen_for_prompt,
 )
 from .screens.base import PromptScreen
@@ -76,33 +69,7 @@ from .screens.relaunch import RelaunchScreen
 from .screens.runs import RunsScreen
 from .screens.start import StartScreen
 from .widgets import (
-    AnswerInput,
-    ConfirmationView,
     HistoryPanel,
-    KeysFooter,
-    OptionTable,
-    PreflightView,
-)
-
-# What the setup mounts, read into the stylesheet before the first screen (see
-# _preload_css.py): the stylesheet is parsed once, not again at each new screen.
-_PRELOADED: tuple[type[DOMNode], ...] = (
-    *WIDGETS,
-    StartScreen,
-    PickScreen,
-    TextScreen,
-    RoleCountScreen,
-    RoleAddScreen,
-    RoleModelScreen,
-    EditScreen,
-    ConfirmScreen,
-    LaunchScreen,
-    KeysFooter,
-    HistoryPanel,
-    OptionTable,
-    AnswerInput,
-    ConfirmationView,
-    PreflightView,
 )
 
 
@@ -137,7 +104,8 @@ class OkstraApp(App[LaunchRequest | None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
-        preload(self.stylesheet, _PRELOADED)
+        # Every screen's and widget's default CSS, parsed with the rest (_preload_css.py).
+        preload(self.stylesheet)
         self.project_root = Path(project_root).resolve()
         self.state_path = state
         self.host = host
@@ -734,7 +702,14 @@ def make_app(
         launch: prepare's launch backend: auto, tmux, exec or none.
         environment: the machine seam (clock, PATH, env); tests pass a fixed one.
         cursor_blink: False freezes the text cursor (stable snapshots).
+
+    Raises:
+        OkstraError: the installed Textual is not the one okstra's fixes were written
+            for (see `okstra_tui/_textual_fixes.py`).
     """
+    # The quarantined fixes for the pinned Textual (docs/textual-fixes.md); refused on
+    # another Textual version.
+    _textual_fixes.apply()
     environment = environment or Environment.real()
     return OkstraApp(
         project_root=Path(project_root) if project_root is not None else Path.cwd(),

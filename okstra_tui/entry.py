@@ -20,7 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from okstra_core.cli._app import app_parser
+# Importing what a command needs allocates many objects and frees almost none: the
+# cyclic garbage collector is off meanwhile, as it is for a headless command (`_run`).
+_collecting = gc.isenabled()
+gc.disable()
+from okstra_core.cli._app import app_parser  # noqa: E402
+
+if _collecting:
+    gc.enable()
 
 NO_TERMINAL = (
     "okstra: the terminal app needs a terminal (stdin and stdout must be a TTY).\n"

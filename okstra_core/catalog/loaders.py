@@ -19,18 +19,17 @@ from __future__ import annotations
 import _thread
 import os
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .. import derived
 from ..environment import Environment
 from ..errors import DataFileError, UsageError
 from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..records import dataclass, field
 from ..store import parse_json_object, read_bytes
 from ..vocabulary import CURRENT_SESSION
-from . import cache as catalog_cache
-from .frontmatter import split_front_matter
 from .models import (
     DISCOVER_PLACEHOLDERS,
     TEMPLATE_PLACEHOLDERS,
@@ -163,9 +162,9 @@ def load_catalog(environment: Environment) -> Catalog:
     """Load profiles, providers, hosts and the global config for `environment`.
 
     Every file is read on every call. A catalog built from the very same bytes is
-    reused: from this process's memory, else from the user cache directory (see
-    `okstra_core.catalog.cache`); otherwise the files are parsed and validated, and
-    the result is cached for the next call.
+    reused: from this process's memory, else from the user cache directory (derived
+    data, `okstra_core.derived`: `CATALOG`); otherwise the files are parsed and
+    validated, and the result is kept for the next call.
 
     Args:
         environment: whose `OKSTRA_WORKSPACE` / `OKSTRA_HOME` select the data.
@@ -178,16 +177,16 @@ def load_catalog(environment: Environment) -> Catalog:
     """
     env = environment.env
     inputs = _catalog_inputs(env)
-    key = catalog_cache.digest(inputs)
+    key = derived.key(CATALOG, *_key_parts(inputs))
     with _CACHE_LOCK:
         known = _CATALOGS.get(key)
     if known is not None:
         return known
-    directory = user_dirs(env).cache / "catalog"
-    catalog = catalog_cache.load(directory, key, Catalog)
+    cache = user_dirs(env).cache
+    catalog = derived.recall_value(cache, CATALOG, key, Catalog)
     if catalog is None:
         catalog = _build_catalog(inputs)
-        catalog_cache.store(directory, key, catalog)
+        derived.keep_value(cache, CATALOG, key, catalog)
     with _CACHE_LOCK:
         if len(_CATALOGS) >= _CATALOG_LIMIT:
             _CATALOGS.clear()
@@ -197,6 +196,30 @@ def load_catalog(environment: Environment) -> Catalog:
 
 # One input of a catalog: (kind, path, bundled, bytes — None for an absent config file).
 _Input = tuple[str, Path, bool, bytes | None]
+
+# A validated catalog, derived from the bytes of every file it is built from (an absent
+# config file counts as absent). Its value depends on the records' rules here and in
+# `models` and on the validating library's version; a catalog read back needs none of
+# them (no pydantic import).
+CATALOG = derived.Kind(
+    "catalog",
+    keep=8,
+    code=(
+        "catalog/models.py",
+        "catalog/rules.py",
+        "catalog/loaders.py",
+        "catalog/validate.py",
+        "records.py",
+    ),
+    libraries=(("pydantic", "version.py"), ("pydantic_core", "__init__.py")),
+)
+
+
+def _key_parts(inputs: Iterable[_Input]) -> list[bytes | str | None]:
+    parts: list[bytes | str | None] = []
+    for kind, path, bundled, data in inputs:
+        parts += [kind, str(path), "bundled" if bundled else "user", data]
+    return parts
 
 
 def _catalog_inputs(env: Mapping[str, str]) -> list[_Input]:
@@ -311,6 +334,8 @@ def load_profile(path: Path) -> Profile:
 
 
 def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
+    from .frontmatter import split_front_matter  # a catalog from the cache parses nothing
+
     split = split_front_matter(
         decode(data, path),
         path,

@@ -136,15 +136,14 @@ Public API (the contract `okstra_core.prepare` codes against)::
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..lazy import lazy_names
 
 if TYPE_CHECKING:
     from .argv import PLACEHOLDERS, render_argv
     from .backends import LaunchResult, exec_now, start
+    from .checks import PreflightResult, RoleInstance, preflight
     from .commands import (
         BACKEND_CHOICES,
         TMUX_SOCKET_VAR,
@@ -154,7 +153,6 @@ if TYPE_CHECKING:
         tmux_commands,
     )
     from .plan import LaunchPlan, plan_launch
-    from .preflight import PreflightResult, RoleInstance, preflight
     from .session import (
         discover_session,
         discover_sessions,
@@ -179,9 +177,10 @@ if TYPE_CHECKING:
     from .worker_argv import worker_argv
 
 # The package's names load on first use, each from its module: planning a launch, its
-# tmux commands and its resume sheet (`plan`, `commands`, `resume`) never import what
-# starts the lead (`backends`, `foreground`; `preflight` probes on plain threads, never
-# logging), so a prepare that launches nothing (`--launch none`) never loads them.
+# tmux commands and its resume sheet (`plan`, `commands`, `sheet`) never import what
+# starts the lead (`backends`, `foreground`; preflight, in `checks`, probes on plain
+# threads, never logging), so a prepare that launches nothing (`--launch none`) never
+# loads them.
 _LAZY = {
     "PLACEHOLDERS": ".argv",
     "render_argv": ".argv",
@@ -196,9 +195,9 @@ _LAZY = {
     "tmux_commands": ".commands",
     "LaunchPlan": ".plan",
     "plan_launch": ".plan",
-    "PreflightResult": ".preflight",
-    "RoleInstance": ".preflight",
-    "preflight": ".preflight",
+    "PreflightResult": ".checks",
+    "RoleInstance": ".checks",
+    "preflight": ".checks",
     "PENDING": ".sheet",
     "RESUME_JSON": ".sheet",
     "RESUME_SCRIPT": ".sheet",
@@ -221,24 +220,6 @@ _LAZY = {
 
 
 __getattr__ = lazy_names(__name__, _LAZY)
-
-
-class _Package(types.ModuleType):
-    """This package, keeping its function `preflight` when the module of that name loads.
-
-    The import system sets a module, when it first loads, as the attribute of its
-    package with the same name: loaded by name (`okstra_core.launch.preflight`), the
-    module would hide the package's function `preflight`. A package name stays the one
-    `_LAZY` gives.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and name in _LAZY:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [

@@ -27,7 +27,7 @@ from typing import Any
 from ..catalog.loaders import load_catalog
 from ..catalog.models import LEADER, LOGIN_FILE_PLACEHOLDER, LoginSpec, ProviderSpec
 from ..environment import Environment
-from ..launch.preflight import RoleInstance, install_hint, preflight, run_probe
+from ..launch.checks import RoleInstance, install_hint, preflight, run_probe
 from ..records import dataclass
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"

@@ -41,7 +41,7 @@ def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str
     source = decode_utf8(
         read_bytes(path, what="template", error=DataFileError), path, error=DataFileError
     )
-    environment = template_env.environment(name, path, source, user_dirs(env).cache / "templates")
+    environment = template_env.environment(name, path, source, user_dirs(env).cache)
     try:
         template = environment.get_template(name)
         return template.render(**context)

@@ -7,12 +7,12 @@ Imported by `okstra_core.prepare.render` only when something is rendered. Every 
 Compiling a template to Python code costs more than rendering it, so the compiled
 code is kept between processes, through jinja2's own bytecode cache (`CodeCache`):
 
-* An entry is a store cache entry (`store.read_cache_entry`) under
-  `<cache>/templates/`: used only if it is a regular file of this user that nobody else
-  may write, read without following a link, whose checksum matches; anything else is a
-  miss (the template is compiled as usual). The directory is under the user
-  directories, never the project: a repository cannot plant an entry.
-* The entry's name is derived from jinja2's bucket key (the template's name and file)
+* The code is derived data (`okstra_core.derived`, kind `TEMPLATES`): an entry is used
+  only under the derived-data rules (private directories, a regular file of this user
+  that nobody else may write, never through a link, its key and checksum inside);
+  anything else is a miss (the template is compiled as usual). The directory is under
+  the user directories, never the project: a repository cannot plant an entry.
+* The entry's key is derived from jinja2's bucket key (the template's name and file)
   together with jinja2's version, the Python build, the environment's class and its
   options (`STAMP`): code compiled by another jinja2 or with other options is never
   found. Inside, jinja2 stores the checksum of the source it compiled and drops the
@@ -26,7 +26,6 @@ code is kept between processes, through jinja2's own bytecode cache (`CodeCache`
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -37,11 +36,9 @@ import jinja2.bccache
 import jinja2.exceptions
 import jinja2.sandbox
 
-from ..errors import OkstraError
-from ..store import read_cache_entry, write_cache_entry
+from .. import derived
 
-FORMAT = b"okstra-template-code 1\n"
-_SUFFIX = ".code"
+TEMPLATES = derived.Kind("templates", keep=8, code=("prepare/template_env.py",))
 # How every template renders; part of the cache key (`STAMP`).
 OPTIONS: dict[str, Any] = {
     "undefined": jinja2.StrictUndefined,
@@ -54,7 +51,6 @@ ENVIRONMENT = jinja2.sandbox.SandboxedEnvironment
 # What decides the code jinja2 compiles from a source, besides the source itself.
 STAMP = "\0".join(
     [
-        FORMAT.decode(),
         f"jinja2 {jinja2.__version__}",
         sys.version,
         sys.implementation.cache_tag or "",
@@ -82,18 +78,16 @@ class OneTemplate(jinja2.BaseLoader):
 
 
 class CodeCache(jinja2.BytecodeCache):
-    """jinja2's bytecode cache, kept in okstra's checked cache entries (see the module)."""
+    """jinja2's bytecode cache, kept as derived data (see the module)."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self, cache: Path) -> None:
+        self.cache = cache
 
-    def _path(self, bucket: jinja2.bccache.Bucket) -> Path:
-        h = hashlib.sha256(STAMP)
-        h.update(b"\0" + bucket.key.encode())
-        return self.directory / f"{h.hexdigest()[:32]}{_SUFFIX}"
+    def _key(self, bucket: jinja2.bccache.Bucket) -> str:
+        return derived.key(TEMPLATES, STAMP, bucket.key)
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        payload = read_cache_entry(self._path(bucket), FORMAT)
+        payload = derived.recall(self.cache, TEMPLATES, self._key(bucket))
         if payload is None:
             return
         try:
@@ -103,16 +97,13 @@ class CodeCache(jinja2.BytecodeCache):
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            write_cache_entry(self._path(bucket), FORMAT, bucket.bytecode_to_string())
-        except (OkstraError, OSError):  # a cache that cannot be written is only slower
-            return
+        derived.keep(self.cache, TEMPLATES, self._key(bucket), bucket.bytecode_to_string())
 
 
 def environment(name: str, path: Path, source: str, cache: Path) -> jinja2.Environment:
     """An environment that renders `source` (the text of `path`) as template `name`.
 
-    Its compiled code is looked up in, and kept under, `cache`.
+    Its compiled code is looked up in, and kept under, the user cache directory `cache`.
     """
     return ENVIRONMENT(
         loader=OneTemplate(name, path, source), bytecode_cache=CodeCache(cache), **OPTIONS

@@ -34,7 +34,6 @@ from the package.
 """
 
 from .atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, dumps_json
-from .cache_entries import read_cache_entry, write_cache_entry
 from .files import (
     MAX_FILE_BYTES,
     MAX_LOG_BYTES,
@@ -79,10 +78,8 @@ __all__ = [
     "parse_json",
     "parse_json_object",
     "read_bytes",
-    "read_cache_entry",
     "read_json",
     "read_lines",
     "read_log",
     "sweep_leftovers",
-    "write_cache_entry",
 ]

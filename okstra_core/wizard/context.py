@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from ..environment import Environment
 from ..paths import user_dirs
-from ..tasks import TaskEntry, list_tasks
 from .text import WizardText, choose_language, load_text
 
 if TYPE_CHECKING:
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from ..catalog.models import HostSpec, Profile
     from ..defaults import DefaultScopes
     from ..pool import ModelPool
+    from ..tasks import TaskEntry
 
 
 class StepContext:
@@ -58,6 +58,8 @@ class StepContext:
 
     @cached_property
     def tasks(self) -> list[TaskEntry]:
+        from ..tasks import list_tasks  # on first use: a role step lists no tasks
+
         return list_tasks(self.project_root) if self.project_root is not None else []
 
     def profile(self, task_type: str) -> Profile:

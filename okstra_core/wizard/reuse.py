@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from ..catalog.models import LEADER, RoleKind
 from ..errors import AnswerRefused, OkstraError
 from ..resolver import blocker
-from ..tasks import TaskEntry, find_task
 from ..vocabulary import CURRENT_SESSION
 from .base import make_prompt, refuse
 from .context import StepContext
@@ -38,6 +37,7 @@ from .state import EXISTING_TASK, AnsweredStep, WizardState
 
 if TYPE_CHECKING:
     from ..documents.inputs import RunInputs
+    from ..tasks import TaskEntry
 
 __all__ = [
     "current_task",
@@ -53,6 +53,8 @@ def current_task(ctx: StepContext, state: WizardState) -> TaskEntry | None:
     """The existing task the setup is for (None for a new task or none chosen)."""
     if state.task_mode != EXISTING_TASK or not state.task_key:
         return None
+    from ..tasks import find_task  # a role step needs no task lookup
+
     return next((t for t in ctx.tasks if t.key == state.task_key), None) or find_task(
         Path(state.project_root), state.task_key
     )

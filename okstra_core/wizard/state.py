@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import hashlib
 import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from .. import __version__
-from ..catalog import cache as entries
+from .. import derived
 from ..records import RecordError, config, dataclass, field, place, to_data, validate
 
 if TYPE_CHECKING:
@@ -317,38 +315,20 @@ def _as_json(value: Any) -> str:
 # ---------------------------------------------------------------------------- trusted
 
 
-# The state a process wrote (or validated) is kept in the user cache directory, keyed
-# by a digest of the file's exact bytes: the next process that reads the very same
+# The state a process wrote (or validated) is derived data (`okstra_core.derived`),
+# keyed by the file's path and exact bytes: the next process that reads the very same
 # bytes takes that record instead of validating them again (and so never imports
 # pydantic). A file edited by hand, written by another okstra, or torn, has other
-# bytes: it is validated like any file from outside. Entries are written like the
-# catalog cache's (`okstra_core.catalog.cache`: atomic, checksummed, private, pruned);
-# any problem with one is a miss.
-_TRUSTED_FORMAT = b"okstra-wizard-state 1\0"
-_TRUSTED_STAMP: bytes | None = None
-
-
-def _trusted_key(path: Path, data: bytes) -> str:
-    global _TRUSTED_STAMP
-    if _TRUSTED_STAMP is None:
-        try:
-            st = os.stat(__file__)
-            _TRUSTED_STAMP = f"{__version__}:{st.st_size}:{st.st_mtime_ns}".encode()
-        except OSError:
-            _TRUSTED_STAMP = b"?"
-    name = os.fsencode(os.path.abspath(path))
-    h = hashlib.sha256(_TRUSTED_FORMAT)
-    h.update(b"%s\0%d\0%s\0" % (_TRUSTED_STAMP, len(name), name))
-    h.update(data)
-    return h.hexdigest()
+# bytes: it is validated like any file from outside.
+STATES = derived.Kind("states", keep=8, code=("wizard/state.py", "records.py"))
 
 
 def recall_state(path: Path, data: bytes, cache_dir: Path) -> WizardState | None:
     """The record of a state file whose bytes `data` an okstra process checked, or None."""
-    found = entries.load(cache_dir / "states", _trusted_key(path, data), WizardState)
-    return found if isinstance(found, WizardState) else None
+    key = derived.key(STATES, os.path.abspath(path), data)
+    return derived.recall_value(cache_dir, STATES, key, WizardState)
 
 
 def remember_state(path: Path, data: bytes, state: WizardState, cache_dir: Path) -> None:
     """Keep `state` as the checked record of the file bytes `data` (best effort)."""
-    entries.store(cache_dir / "states", _trusted_key(path, data), state)
+    derived.keep_value(cache_dir, STATES, derived.key(STATES, os.path.abspath(path), data), state)

@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AnswerRefused, OkstraError
-from ..plans import check_plan_approval
-from ..tasks import TaskEntry, check_segment, find_task
 from .base import Step, make_prompt, refuse
 from .confirm import confirmation, needs_approved_plan
 from .context import StepContext
@@ -52,7 +50,9 @@ from .roles import check_complete_team, profile_blockers
 from .state import EXISTING_TASK, NEW_TASK, AnsweredStep, WizardState
 
 if TYPE_CHECKING:
-    pass
+    from ..tasks import TaskEntry
+
+# `tasks` and `plans` are imported by the steps that use them: a role step needs neither.
 
 
 _STATE_FIELDS = {f.name: f for f in dataclass_fields(WizardState)}
@@ -226,6 +226,8 @@ def _task_group_build(ctx: StepContext, state: WizardState) -> Prompt:
 
 
 def _task_group_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    from ..tasks import check_segment
+
     try:
         state.task_group = check_segment(answer, ctx.text.get("task_group.what"))
     except OkstraError as exc:
@@ -240,6 +242,8 @@ def _task_id_build(ctx: StepContext, state: WizardState) -> Prompt:
 
 
 def _task_id_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    from ..tasks import check_segment, find_task
+
     try:
         task_id = check_segment(answer, ctx.text.get("task_id.what"))
     except OkstraError as exc:
@@ -344,6 +348,8 @@ def _approved_plan_build(ctx: StepContext, state: WizardState) -> Prompt:
 
 def _approved_plan_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
     path = _project_file(ctx, state, answer, ctx.text.get("approved_plan.what"))
+    from ..plans import check_plan_approval
+
     try:  # an unapproved plan is refused here, not first by prepare
         check_plan_approval(path, project_root=_project(state))
     except OkstraError as exc:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..catalog import cache as catalog_cache
+from .. import derived
 from ..environment import Environment
 from ..errors import DataFileError
 from ..paths import resource, user_dirs
@@ -42,11 +42,9 @@ def _flatten(prefix: str, table: Mapping[str, Any], out: dict[str, str], path: P
 # Parsed catalogs by (path, mtime, size): every wizard step reads the catalog, and an
 # edited file is picked up because its stamp changes.
 _TABLES: dict[tuple[str, int, int], dict[str, str]] = {}
-# Across processes, a parsed and checked table is kept in the user cache directory,
-# keyed by the digest of the file's bytes (`okstra_core.catalog.cache`: a changed file
-# is never served from the cache, a torn entry is ignored). The kind names the table's
-# format: change it when `_parse_table` changes what it returns.
-_CACHE_KIND = "wizard-text-1"
+# Across processes, a parsed and checked table is derived data (`okstra_core.derived`)
+# keyed by the file's path and bytes: a changed file is never served from the cache.
+TEXT = derived.Kind("text", keep=8, code=("wizard/text.py",))
 
 
 def _load_table(path: Path, cache: Path | None = None) -> dict[str, str]:
@@ -63,13 +61,12 @@ def _load_table(path: Path, cache: Path | None = None) -> dict[str, str]:
 def _cached_table(path: Path, cache: Path) -> dict[str, str]:
     """The table of `path` from the cache directory, else parsed (and then cached)."""
     data = read_bytes(path, what="wizard text catalog")
-    directory = cache / "text"
-    key = catalog_cache.digest([(_CACHE_KIND, path, False, data)])
-    table = catalog_cache.load(directory, key, dict)
+    key = derived.key(TEXT, str(path), data)
+    table = derived.recall_value(cache, TEXT, key, dict)
     if table is not None and all(type(k) is str and type(v) is str for k, v in table.items()):
-        return table  # type: ignore[no-any-return]
+        return table
     table = _parse_bytes(data, path)
-    catalog_cache.store(directory, key, table)
+    derived.keep_value(cache, TEXT, key, table)
     return table
 
 

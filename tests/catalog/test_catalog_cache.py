@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from okstra_core import derived
 from okstra_core.catalog import loaders
 from okstra_core.catalog.loaders import load_catalog
 from okstra_core.environment import Environment
@@ -73,7 +74,7 @@ def test_a_new_process_reuses_the_validated_catalog(
     first = load_catalog(env)
     assert built == [1]
     (entry,) = _entries(okstra_home)
-    assert entry.suffix == ".pickle"
+    assert entry.suffix == ".entry"
     assert entry.stat().st_mode & 0o777 == 0o600
     assert (okstra_home / "cache" / "catalog").stat().st_mode & 0o777 == 0o700
     assert load_catalog(env) is first  # same process: the same object
@@ -175,14 +176,15 @@ def test_concurrent_writers_leave_one_whole_entry(env: Environment, okstra_home:
     assert [p.returncode for p in procs] == [0] * 6
     assert outputs == ["First\n"] * 6
     entries = _entries(okstra_home)
-    assert [p.suffix for p in entries] == [".pickle"]  # no temporary file left behind
-    assert loaders.catalog_cache.load(entries[0].parent, entries[0].stem, loaders.Catalog)
+    assert [p.suffix for p in entries] == [".entry"]  # no temporary file left behind
+    cache = okstra_home / "cache"
+    assert derived.recall_value(cache, loaders.CATALOG, entries[0].stem, loaders.Catalog)
 
 
 # A process that loads the catalog and says whether it needed pydantic to do it.
 PYDANTIC_FREE = """
 import json, sys
-import okstra_core.catalog.cache, okstra_core.catalog.loaders, okstra_core.catalog.models
+import okstra_core.derived, okstra_core.catalog.loaders, okstra_core.catalog.models
 from okstra_core.catalog.loaders import load_catalog
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError

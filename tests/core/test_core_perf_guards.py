@@ -9,6 +9,7 @@ CLI up on PATH, and which modules a headless `okstra wizard step` (and a scripte
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -325,9 +326,16 @@ NOT_IMPORTED_BY_A_STEP = (
     # bytes): a step reads them back as plain records, without pydantic.
     "pydantic",
     "pydantic_core",
-    # The catalog and the wizard's text tables come from their caches: no TOML parsed.
+    # The catalog and the wizard's text tables come from their caches: no TOML parsed,
+    # no profile's front matter read.
     "tomllib",
+    "okstra_core.catalog.frontmatter",
+    # The reader of the earlier okstra's files: a state file okstra checked needs none.
+    "okstra_core.wizard.legacy",
+    "okstra_core.legacyargs",
 )
+# Only the steps about the task read the project's tasks or an approved plan.
+NOT_IMPORTED_BY_A_ROLE_STEP = ("okstra_core.tasks", "okstra_core.plans")
 
 
 def _imports_of(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[dict[str, Any], set[str]]:
@@ -397,6 +405,7 @@ def test_wizard_step_imports_only_what_a_step_needs(
         assert loaded == [], (prompt["id"], loaded)
         if prompt["meta"].get("stepKind") == "role_model":
             assert "okstra_core.resolver" in modules
+            assert _loaded(modules, NOT_IMPORTED_BY_A_ROLE_STEP) == []
             # The catalog came from the cache: no catalog model validated.
             _, report = _run_reporting(
                 ["wizard", "step", "--state", state, "--no-submit"], tmp_path, env
@@ -458,7 +467,7 @@ def test_wizard_text_is_parsed_once_across_processes(
         return text_module.load_text(env, cache=cache)
 
     first = fresh_process()
-    assert len(parsed) == 1 and len(list((cache / "text").glob("*.pickle"))) == 1
+    assert len(parsed) == 1 and len(list((cache / "text").glob("*.entry"))) == 1
     again = fresh_process()
     assert len(parsed) == 1 and again.entries == first.entries  # served from the cache
     # An edited catalog (here: a workspace copy with one label changed) is parsed again.
@@ -473,7 +482,7 @@ def test_wizard_text_is_parsed_once_across_processes(
     edited = fresh_process()
     assert len(parsed) == 2 and edited.get("task_pick.label") == "Which task, then?"
     # A torn entry is a miss, never an error.
-    for entry in (cache / "text").glob("*.pickle"):
+    for entry in (cache / "text").glob("*.entry"):
         entry.write_bytes(entry.read_bytes()[:-7])
     assert fresh_process().entries == edited.entries and len(parsed) == 3
 
@@ -577,7 +586,7 @@ def test_prepare_answers_writes_a_new_run_without_pydantic_or_a_launcher(
     # seen loaded: the list of modules is the real one).
     assert payload["backend"] == "none" and payload["launch"] is None
     assert payload["preflight"] and all(p["ok"] for p in payload["preflight"])
-    assert {"okstra_core.launch.preflight", "subprocess", "threading"} <= modules
+    assert {"okstra_core.launch.checks", "subprocess", "threading"} <= modules
     assert Path(payload["runDir"]).is_dir() and payload["leadArgv"]
     assert _loaded(modules, NOT_IMPORTED_BY_PREPARE_LAUNCH_NONE) == []
     assert "okstra_core.launch.sheet" in modules  # the resume sheet was written
@@ -603,3 +612,59 @@ def test_prepare_answers_writes_a_new_run_without_pydantic_or_a_launcher(
     assert payload["ok"] is True and payload["runId"].endswith("-003"), payload
     assert "pydantic" in modules
     assert json.loads(project_json.read_text(encoding="utf-8"))["note"] == "mine"
+
+
+# ------------------------------------------------------------------ no patching for speed
+
+# The one module allowed to replace attributes of a library: the app's quarantine of
+# fixes for the pinned Textual (see docs/textual-fixes.md), applied by `make_app`.
+PATCH_QUARANTINE = {"okstra_tui/_textual_fixes.py"}
+
+
+def _outside_names(tree: ast.Module) -> set[str]:
+    """Names a module binds to what it imported from outside okstra."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if not alias.name.startswith("okstra"):
+                    names.add((alias.asname or alias.name).split(".")[0])
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and not node.module.startswith("okstra")
+        ):
+            names.update(alias.asname or alias.name for alias in node.names)
+    return names
+
+
+def _root(node: ast.expr) -> ast.expr:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def test_nothing_of_the_standard_library_or_of_textual_is_patched() -> None:
+    """No okstra module assigns an attribute of a module or class it imported from
+    outside (`dataclasses._create_fn = …`, `sys.modules[…].__class__ = …`,
+    `OptionList._move_page = …`), except the Textual quarantine."""
+    repo = Path(__file__).resolve().parents[2]
+    found = []
+    for package in ("okstra_core", "okstra_tui"):
+        for path in sorted((repo / package).rglob("*.py")):
+            relative = path.relative_to(repo).as_posix()
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            outside = _outside_names(tree)
+            for node in ast.walk(tree):
+                targets = []
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [node.target]
+                for target in targets:
+                    root = _root(target) if isinstance(target, ast.Attribute) else None
+                    if isinstance(root, ast.Name) and root.id in outside:
+                        found.append(f"{relative}:{node.lineno}")
+    assert sorted({f for f in found if f.split(":")[0] not in PATCH_QUARANTINE}) == []
+    assert any(f.split(":")[0] in PATCH_QUARANTINE for f in found)  # the check sees patches

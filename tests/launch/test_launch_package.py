@@ -41,8 +41,8 @@ print(json.dumps({"bad": bad, "names": len(launch.__all__), "lazy": sorted(launc
 @pytest.mark.parametrize(
     "first",
     [
-        "import okstra_core.launch.preflight",
-        "from okstra_core.launch.preflight import RoleInstance",
+        "import okstra_core.launch.checks",
+        "from okstra_core.launch.checks import RoleInstance",
         "import okstra_core.life.doctor",
         "from okstra_core.launch import RoleInstance",
         "pass",
@@ -55,10 +55,17 @@ import json, sys
 import okstra_core.launch as launch
 from okstra_core.launch import preflight
 print(json.dumps([callable(launch.preflight), launch.preflight is preflight,
-                  type(preflight).__name__,
-                  type(sys.modules["okstra_core.launch.preflight"]).__name__]))
+                  type(preflight).__name__, type(launch) is type(sys),
+                  type(sys.modules["okstra_core.launch.checks"]).__name__]))
 """
-    assert _run(code, tmp_path) == [True, True, "function", "module"]
+    assert _run(code, tmp_path) == [True, True, "function", True, "module"]
+
+
+def test_no_public_name_is_also_a_module_of_the_package() -> None:
+    # A module named like a package attribute would replace it when it loads (the
+    # import system sets a loaded submodule as its package's attribute).
+    modules = {p.stem for p in Path(okstra_core.launch.__file__).parent.glob("*.py")}
+    assert modules & set(okstra_core.launch.__all__) == set()
 
 
 def test_planning_a_launch_loads_nothing_that_runs_processes(tmp_path: Path) -> None:
@@ -66,6 +73,6 @@ def test_planning_a_launch_loads_nothing_that_runs_processes(tmp_path: Path) -> 
 import json, sys
 from okstra_core.launch import ResumeEntry, choose_backend, plan_launch, tmux_commands
 print(json.dumps(sorted(m for m in ("subprocess", "concurrent.futures", "logging",
-      "okstra_core.launch.preflight", "okstra_core.launch.backends") if m in sys.modules)))
+      "okstra_core.launch.checks", "okstra_core.launch.backends") if m in sys.modules)))
 """
     assert _run(code, tmp_path) == []

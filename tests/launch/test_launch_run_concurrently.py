@@ -1,4 +1,4 @@
-"""`launch.preflight.run_concurrently`: results in order, at most `limit` at once, errors kept."""
+"""`launch.checks.run_concurrently`: results in order, at most `limit` at once, errors kept."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okstra_core.launch.preflight import run_concurrently
+from okstra_core.launch.checks import run_concurrently
 
 
 @settings(max_examples=50, deadline=None)

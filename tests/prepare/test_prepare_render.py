@@ -1,11 +1,11 @@
 """Templates render from compiled code kept between processes, and stay sandboxed.
 
-The compiled code of a template is a store cache entry under `<cache>/templates/`
-(`okstra_core.prepare.template_env`). These tests render real template files from a real
-workspace, look at the entries on disk and plant entries of their own: an entry okstra
-did not write (another owner, writable by others, a link, a broken checksum) is never
-run; an edited template is compiled again; the sandbox and the error messages are the
-same with and without cached code.
+The compiled code of a template is derived data under `<cache>/templates/`
+(`okstra_core.prepare.template_env`, `okstra_core.derived`). These tests render real
+template files from a real workspace, look at the entries on disk and plant entries of
+their own: an entry okstra did not write (another owner, writable by others, a link, a
+broken checksum) is never run; an edited template is compiled again; the sandbox and the
+error messages are the same with and without cached code.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import jinja2
 import jinja2.bccache
 import pytest
 
+from okstra_core import derived
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError
 from okstra_core.paths import resource
 from okstra_core.prepare import prepare, template_env
 from okstra_core.prepare.render import render_template
-from okstra_core.store import write_cache_entry
 from tests.prepare.prepare_support import request_of
 
 TEMPLATE = "lead.md.j2"
@@ -191,7 +191,7 @@ def test_an_entry_okstra_would_not_write_is_never_run(
     (entry,) = entries(okstra_home)
     payload = _planted(env, TEXT, "PWNED {{ run.id }}\n")
     # Control: a trusted entry holding that code is run (so the refusals below are real).
-    write_cache_entry(entry, template_env.FORMAT, payload)
+    derived.keep(okstra_home / "cache", template_env.TEMPLATES, entry.stem, payload)
     assert render_template(TEMPLATE, CONTEXT, env) == "PWNED run-7\n"
 
     _make_foreign(entry, how, payload)

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from okstra_core import derived
 from okstra_core.documents import ProjectDocument, TaskManifest, trust
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError
@@ -90,6 +91,29 @@ def test_a_bad_edit_is_refused_naming_the_field_and_nothing_is_written(
     assert snapshot(project, okstra_home) == before
 
 
+@pytest.mark.parametrize("move", [Path.rename, shutil.copyfile])
+def test_a_marker_under_another_name_recognises_nothing(
+    project: Path, env: Environment, okstra_home: Path, checked: list[str], move: object
+) -> None:
+    """A marker renamed (or copied) to the name of other bytes' marker: those bytes are
+    still checked, and a bad edit is refused."""
+    prepare(request_of(project), launch="none", environment=env)
+    path = _task(project)
+    good = path.read_bytes()
+    data = orjson.loads(good)
+    data["roleExecutionIndex"][0]["modelRef"] = 7
+    bad = orjson.dumps(data)
+    path.write_bytes(bad)
+    markers = okstra_home / "cache" / "documents"
+    marker = markers / f"{trust._key(path, good)}.entry"
+    assert marker.is_file()
+    move(marker, markers / f"{trust._key(path, bad)}.entry")  # type: ignore[operator]
+    with pytest.raises(DataFileError) as caught:
+        prepare(request_of(project), launch="none", environment=env)
+    assert "roleExecutionIndex[0].modelRef" in caught.value.render()
+    assert checked == ["TaskManifest"]
+
+
 def test_without_the_cache_every_file_is_checked(
     project: Path, env: Environment, okstra_home: Path, checked: list[str]
 ) -> None:
@@ -111,8 +135,9 @@ def test_recognised_only_for_the_same_path_bytes_and_rules(
     assert not trust.recognised(path, data + b" ", cache)  # one byte more
     assert not trust.recognised(path, data.replace(b"p", b"q"), cache)  # one byte other
     assert not trust.recognised(tmp_path / "other.json", data, cache)
-    # Bytes another okstra (other rules) wrote are not recognised.
-    monkeypatch.setattr(trust, "_STAMP", b"okstra 0.0.0")
+    # Bytes another okstra (another version) wrote are not recognised.
+    monkeypatch.setattr(derived, "_STAMPS", {})
+    monkeypatch.setattr(derived, "__version__", "0.0.0")
     assert not trust.recognised(path, data, cache)
 
 

@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import gc
+import importlib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,15 +39,30 @@ def count_calls(monkeypatch: pytest.MonkeyPatch, cls: type, name: str) -> list[i
     return calls
 
 
+def added_sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Where each source added to a stylesheet came from (`file: Class.DEFAULT_CSS`)."""
+    added: list[str] = []
+    original = Stylesheet.add_source
+
+    def recorded(self: Stylesheet, css: str, read_from: Any = None, **kwargs: Any) -> None:
+        if read_from is not None and not self.has_source(*read_from):
+            added.append(f"{read_from[0]}: {read_from[1]}")
+        original(self, css, read_from, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "add_source", recorded)
+    return added
+
+
 async def test_stylesheet_parsed_once_through_a_whole_setup(
     app_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parses = count_calls(monkeypatch, Stylesheet, "parse")
+    added = added_sources(monkeypatch)
     app = app_factory(launch="none")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         assert type(app.screen).__name__ == "StartScreen"
-        at_start = parses[0]
+        at_start, late = parses[0], len(added)
         assert at_start >= 1
         await drive_to(pilot, app, "confirm")
         await answer_current(pilot, app)  # Launch
@@ -53,7 +70,32 @@ async def test_stylesheet_parsed_once_through_a_whole_setup(
             pilot, app, lambda: isinstance(app.screen, LaunchScreen), "the launch screen"
         )
         await settle(pilot, app)
-        assert parses[0] == at_start, "a screen or widget added CSS after the start"
+        assert parses[0] == at_start, (
+            "Textual parsed the stylesheet again after the first screen, because CSS was "
+            f"added late: {added[late:]}. okstra_tui/_preload_css.py preloads the classes "
+            "of okstra_tui.screens and okstra_tui.widgets by itself; a part Textual "
+            "composes inside one of its widgets must be added to PARTS there."
+        )
+
+
+def test_every_screen_and_widget_is_preloaded() -> None:
+    """Found by walking the packages: nothing to register by hand."""
+    import inspect
+
+    from textual.widget import Widget
+
+    import okstra_tui.screens
+    import okstra_tui.widgets
+    from okstra_tui._preload_css import preloaded
+
+    classes = set(preloaded())
+    for package in (okstra_tui.screens, okstra_tui.widgets):
+        for path in Path(package.__file__).parent.glob("*.py"):
+            module = importlib.import_module(f"{package.__name__}.{path.stem}")
+            for _, cls in inspect.getmembers(module, inspect.isclass):
+                if issubclass(cls, Widget) and cls.__module__ == module.__name__:
+                    assert cls in classes, cls
+    assert not any(c.__name__ == "DataTable" for c in classes)  # the runs screen's: late
 
 
 async def test_footer_rebuilt_only_when_its_keys_change(

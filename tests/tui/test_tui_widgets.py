@@ -104,7 +104,9 @@ async def test_a_title_change_while_the_header_loses_its_title_does_not_end_the_
     This is what happens when a title changes while a screen is switched away; the
     pinned Textual raised `NoMatches` there, which ended the app.
     """
-    import okstra_tui._textual_fixes  # noqa: F401  (the app imports it; so does this test)
+    from okstra_tui._textual_fixes import apply
+
+    apply()  # as `make_app` does
 
     app = HeaderApp()
     async with app.run_test() as pilot:

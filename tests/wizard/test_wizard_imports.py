@@ -23,7 +23,7 @@ def _imports(tree: ast.AST, names: set[str]) -> set[str]:
     return out & names
 
 
-# The one module loaded on first use: the outcome holds the typed run request (pydantic
+# The modules loaded on first use: the outcome holds the typed run request (pydantic
 # models), which asking the next question never needs (a headless step stays free of
 # pydantic). Only these functions may import it, and nothing else at call time.
 LAZY = {("session", "_outcomes"): {"outcome"}}
