@@ -27,6 +27,7 @@ from ...launch import RESUME_JSON
 from ...prepare.runfiles import RUN_MANIFEST, TIMELINE
 from ...store import FileLock, append_line, atomic_write_bytes
 from ...tasks import resolve_inside
+from .. import index
 
 # A worker's status once ended: by itself (`exited`), on request (`stopped`), or
 # without anyone seeing how (`lost`: its processes are gone and it left no exit record).
@@ -85,21 +86,11 @@ class _Draft:
         if self.execution(str(execution.get("roleExecutionRef"))) is None:
             self.executions.append(dict(execution))
 
-    def write(self) -> RunManifest:
+    def write(self, now: str | None = None) -> RunManifest:
         checked = RunManifest.parse(self.data, path=self.path)
         atomic_write_bytes(self.path, checked.to_bytes())
+        index.note(self.path.parent, self.data, now=now)
         return checked
-
-
-def add_execution(run_dir: Path, added: Mapping[str, Any], *, check: Any = None) -> None:
-    """Add a participant and role execution (under the lock), after `check(manifest)`."""
-    with run_lock(run_dir):
-        path, manifest = read_manifest(run_dir)
-        if check is not None:
-            check(manifest)
-        draft = _Draft(path, manifest)
-        draft.add(added)
-        draft.write()
 
 
 def record_started(
@@ -137,7 +128,7 @@ def record_started(
         if participant.get("status") not in ENDED:
             participant["status"] = RUNNING
             execution["status"] = RUNNING
-        draft.write()
+        draft.write(now)
         if first:
             event = WorkerStarted(
                 at=now,
@@ -168,7 +159,7 @@ def record_stop_requested(run_dir: Path, participant_ref: str, *, now: str) -> N
         if participant.get("status") in ENDED:
             return
         participant["stopRequestedAt"] = now
-        draft.write()
+        draft.write(now)
 
 
 def record_end(
@@ -207,7 +198,7 @@ def record_end(
         if detail:
             participant["endDetail"] = detail
         execution["status"] = state
-        draft.write()
+        draft.write(now)
         event = WorkerExited(
             at=now,
             run_id=manifest.run_id,

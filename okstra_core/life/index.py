@@ -1,0 +1,220 @@
+"""The runs index of a project: `.okstra/runs-index.jsonl`, so `okstra runs` reads one
+file instead of every run manifest.
+
+Each change of a run's life appends one line — the run's row as it is now: prepared,
+the lead launched or ended, a worker started or ended. Reading keeps the last line of
+each run, so a torn or stale line costs nothing but that line. The index is derived
+data: the manifests stay the truth. A run the index does not know (written by an
+older okstra, or by a writer that died before its line) is found by listing the run
+directories — a directory listing, no manifest read — and its row is added from its
+manifest; a row whose run directory is gone is dropped. When the file holds more than
+twice as many lines as runs, it is rewritten (atomically, under its lock) with one
+line per run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import OkstraError
+from ..prepare.runfiles import RUN_MANIFEST
+from ..records import config, dataclass, to_data
+from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
+from ..tasks import OKSTRA_DIR
+
+INDEX_NAME = "runs-index.jsonl"
+# Each row is small; a file this large is not an index okstra wrote.
+MAX_INDEX_BYTES = 256 * 1024 * 1024
+_RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
+_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_ENDED_LEAD = ("exited", "stopped", "gone")
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexRow:
+    """One run in the index (`run` is `<group>/<task>/runs/<run-id>` under `.okstra/tasks`)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    run: str
+    run_id: str
+    task_key: str
+    task_type: str
+    created_at: str | None
+    team_size: int
+    lead_status: str
+    lead_backend: str | None
+    workers: dict[str, str]
+    updated_at: str | None = None
+
+    @property
+    def settled(self) -> bool:
+        """Nothing of the run can be running: the lead never launched or ended, and no
+        worker is running (a look at the run would find nothing new)."""
+        lead = self.lead_status in ("prepared", "launch-failed", *_ENDED_LEAD)
+        return lead and "running" not in self.workers.values()
+
+
+def tasks_dir(project_root: Path) -> Path:
+    return project_root / OKSTRA_DIR / "tasks"
+
+
+def index_path(project_root: Path) -> Path:
+    return project_root / OKSTRA_DIR / INDEX_NAME
+
+
+def project_of(run_dir: Path) -> Path:
+    """The project root of `<root>/.okstra/tasks/<group>/<task>/runs/<run-id>`."""
+    return run_dir.parents[5]
+
+
+def _relative(run_dir: Path) -> str:
+    parts = run_dir.parts[-4:]
+    return "/".join(parts)
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def row_of(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) -> IndexRow:
+    """The run's row from its manifest (as JSON data)."""
+    participants = [p for p in manifest.get("participants") or () if isinstance(p, Mapping)]
+    executions = [e for e in manifest.get("roleExecutions") or () if isinstance(e, Mapping)]
+    status_of = {
+        p.get("participantRef"): _str(p.get("status")) or "prepared" for p in participants
+    }
+    lead = participants[0] if participants else {}
+    workers = {
+        f"{e.get('role')}#{e.get('ordinal')}": status_of.get(e.get("participantRef"), "prepared")
+        for e in executions
+        if e.get("role") != "leader"
+    }
+    return IndexRow(
+        run=_relative(run_dir),
+        run_id=_str(manifest.get("runId")) or run_dir.name,
+        task_key=_str(manifest.get("taskKey")) or "",
+        task_type=_str(manifest.get("taskType")) or "",
+        created_at=_str(manifest.get("createdAt")),
+        team_size=len(executions),
+        lead_status=_str(lead.get("status")) or "prepared",
+        lead_backend=_str(lead.get("launchBackend")),
+        workers=workers,
+        updated_at=now,
+    )
+
+
+def note(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) -> None:
+    """Append the run's row as `manifest` has it now (best effort: the index is derived)."""
+    with contextlib.suppress(OkstraError, OSError, IndexError):
+        append_line(index_path(project_of(run_dir)), to_data(row_of(run_dir, manifest, now=now)))
+
+
+def _row(data: object) -> IndexRow | None:
+    if not isinstance(data, dict):
+        return None
+    run, workers = data.get("run"), data.get("workers")
+    if not isinstance(run, str) or not isinstance(workers, dict):
+        return None
+    parts = run.split("/")
+    if len(parts) != 4 or parts[2] != "runs" or not all(_SEGMENT.fullmatch(p) for p in parts):
+        return None
+    try:
+        return IndexRow(
+            run=run,
+            run_id=str(data["runId"]),
+            task_key=str(data["taskKey"]),
+            task_type=str(data["taskType"]),
+            created_at=_str(data.get("createdAt")),
+            team_size=int(data["teamSize"]),
+            lead_status=str(data["leadStatus"]),
+            lead_backend=_str(data.get("leadBackend")),
+            workers={str(k): str(v) for k, v in workers.items()},
+            updated_at=_str(data.get("updatedAt")),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _read(path: Path) -> tuple[dict[str, IndexRow], int]:
+    """(rows by run, number of lines) of the index file (absent: empty)."""
+    if not os.path.lexists(path):
+        return {}, 0
+    data = read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES)
+    rows: dict[str, IndexRow] = {}
+    lines = 0
+    for raw in data.split(b"\n"):
+        if not raw:
+            continue
+        lines += 1
+        try:
+            row = _row(orjson.loads(raw))
+        except orjson.JSONDecodeError:
+            continue
+        if row is not None:
+            rows[row.run] = row
+    return rows, lines
+
+
+def run_dirs(project_root: Path) -> Iterator[str]:
+    """`<group>/<task>/runs/<run-id>` of every run directory holding a manifest."""
+    tasks = tasks_dir(project_root)
+    for group in _scan(tasks):
+        for task in _scan(tasks / group):
+            runs = tasks / group / task / "runs"
+            for name in _scan(runs):
+                if _RUN.fullmatch(name) and os.path.isfile(runs / name / RUN_MANIFEST):
+                    yield f"{group}/{task}/runs/{name}"
+
+
+def _scan(directory: Path) -> list[str]:
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(
+                e.name for e in entries if e.is_dir(follow_symlinks=False) and _SEGMENT.fullmatch(e.name)
+            )
+    except OSError:
+        return []
+
+
+def rows(project_root: Path) -> list[IndexRow]:
+    """Every run of the project, from the index (completed from the run directories)."""
+    path = index_path(project_root)
+    indexed, lines = _read(path)
+    present = list(run_dirs(project_root))
+    tasks = tasks_dir(project_root)
+    found: dict[str, IndexRow] = {}
+    for run in present:
+        row = indexed.get(run)
+        if row is None:
+            with contextlib.suppress(OkstraError, OSError):
+                manifest = read_json(tasks / run / RUN_MANIFEST, what="run manifest", follow=False)
+                if isinstance(manifest, dict):
+                    row = row_of(tasks / run, manifest)
+                    note(tasks / run, manifest)
+                    lines += 1
+        if row is not None:
+            found[run] = row
+    if lines > 2 * len(found) + 64:
+        _compact(path, set(found))
+    return list(found.values())
+
+
+def _compact(path: Path, present: set[str]) -> None:
+    """Rewrite the index with one line per present run (under the lock appends take,
+    from the file as it is then: no line appended meanwhile is lost)."""
+    with contextlib.suppress(OkstraError, OSError), FileLock(path, timeout=2.0):
+        latest, _ = _read(path)
+        body = b"".join(
+            orjson.dumps(to_data(row), option=orjson.OPT_SORT_KEYS) + b"\n"
+            for run, row in latest.items()
+            if run in present
+        )
+        atomic_write_bytes(path, body)
