@@ -22,6 +22,7 @@ from .loaders import (
 from .models import (
     LEADER,
     TASK_TYPES,
+    AccessSpec,
     DiscoverSpec,
     EntryMode,
     GlobalConfig,
@@ -41,6 +42,7 @@ __all__ = [
     "LEADER",
     "TASK_TYPES",
     "TEMPLATE_PLACEHOLDERS",
+    "AccessSpec",
     "Catalog",
     "DiscoverSpec",
     "EntryMode",

@@ -11,13 +11,25 @@ annotations; unknown keys are refused); the rules across fields run in
 from __future__ import annotations
 
 import re
-import string
 from dataclasses import fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .. import records
 from ..records import dataclass, field
+from .rules import DISCOVER_PLACEHOLDERS as DISCOVER_PLACEHOLDERS
+from .rules import (
+    ENV_NAME,
+    check_discover_glob,
+    check_id,
+    check_template,
+    check_worker_launch,
+)
+from .rules import ID_PATTERN as ID_PATTERN
+from .rules import TEMPLATE_PLACEHOLDERS as TEMPLATE_PLACEHOLDERS
+from .rules import WORKER_PLACEHOLDERS as WORKER_PLACEHOLDERS
+from .rules import DataProblem as DataProblem
+from .rules import template_fields as template_fields
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr
@@ -66,15 +78,6 @@ TASK_TYPES: tuple[str, ...] = (
 )
 
 
-class DataProblem(ValueError):
-    """A rule of a data file broken: the field (dotted path) and what was expected."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-
 # The most instances of one role a profile may allow (and a state file may hold): each
 # is a CLI process and a prompt option, so the bound keeps both sane.
 MAX_ROLE_COUNT = 16
@@ -101,6 +104,9 @@ class RoleRequirement(_Record):
     distinct: Distinct = "model"
     exclude_models_of: tuple[StrictStr, ...] = ()
     dynamic: StrictBool = False
+    # Whether the role changes the project: its workers run with the provider's
+    # `[launch.access] write` arguments, every other role's with `read_only`.
+    writes: StrictBool = False
     description: StrictStr = ""
 
     @property
@@ -172,6 +178,17 @@ class DiscoverSpec(_Record):
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
+class AccessSpec(_Record):
+    """`[launch.access]`: the extra arguments of a worker that may not / may change the
+    project (inserted at the worker template's `{access}` element)."""
+
+    __pydantic_config__ = _CONFIG
+
+    read_only: tuple[StrictStr, ...] = ()
+    write: tuple[StrictStr, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
 class LaunchSpec(_Record):
     """argv templates of a provider CLI; never run through a shell."""
 
@@ -186,6 +203,11 @@ class LaunchSpec(_Record):
     # Flags the leader launch relies on; preflight checks the CLI's --help mentions them.
     required_flags: tuple[StrictStr, ...] = ()
     help: tuple[StrictStr, ...] = ()
+    # A one-shot, non-interactive run of a worker: its prompt on standard input (and
+    # in `{prompt_file}`), its final message on stdout or in `{result_file}`. None:
+    # the provider cannot run workers.
+    worker: tuple[StrictStr, ...] | None = None
+    access: AccessSpec = field(default_factory=AccessSpec)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -250,6 +272,12 @@ class ProviderSpec(_Record):
     def __post_init__(self) -> None:
         _check_provider(self)
 
+    def worker_refusal(self) -> str | None:
+        """Why this provider cannot run workers (None when it can)."""
+        if self.launch.worker is None:
+            return f"provider {self.id!r} declares no [launch] worker: it cannot run workers"
+        return None
+
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class HostSpec(_Record):
@@ -292,18 +320,6 @@ class GlobalConfig(_Record):
 
 # --------------------------------------------------------------------------- rules
 
-# Placeholders a launch template (argv element or env value) may use.
-TEMPLATE_PLACEHOLDERS: frozenset[str] = frozenset(
-    {"cli", "session_id", "model", "prompt", "prompt_file", "kickoff", "project_root"}
-)
-# A discover glob may only read environment variables: `{env.CODEX_HOME}`.
-DISCOVER_PLACEHOLDERS = re.compile(r"env\.[A-Za-z_][A-Za-z0-9_]*")
-
-# Role, duty, provider and model ids end up in step ids (`role-model:<role>:<n>`),
-# argv (`--role-model role=provider/model`) and file names: keep them plain.
-ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]*")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
 
 def _check_profile(profile: Profile) -> None:
     seen: dict[str, int] = {}
@@ -314,8 +330,8 @@ def _check_profile(profile: Profile) -> None:
                 f"{where}.role",
                 "the leader role is implicit (every run has exactly one); do not declare it",
             )
-        _check_id(req.role, f"{where}.role")
-        _check_id(req.duty, f"{where}.duty")
+        check_id(req.role, f"{where}.role")
+        check_id(req.duty, f"{where}.duty")
         if req.role in seen:
             raise DataProblem(
                 f"{where}.role",
@@ -368,7 +384,7 @@ LOGIN_FILE_PLACEHOLDER = re.compile(r"\{env\.([A-Za-z_][A-Za-z0-9_]*)(?::-([^{}]
 
 def _check_login(login: LoginSpec) -> None:
     for i, name in enumerate(login.env):
-        if not _ENV_NAME.fullmatch(name):
+        if not ENV_NAME.fullmatch(name):
             raise DataProblem(
                 f"login.env[{i}]", f"expected an environment variable name, got {name!r}"
             )
@@ -394,12 +410,12 @@ def _check_login(login: LoginSpec) -> None:
 
 
 def _check_provider(spec: ProviderSpec) -> None:
-    _check_id(spec.id, "id")
+    check_id(spec.id, "id")
     if spec.login is not None:
         _check_login(spec.login)
     roles = set()
     for i, role in enumerate(spec.roles):
-        _check_id(role, f"roles[{i}]")
+        check_id(role, f"roles[{i}]")
         if role in roles:
             raise DataProblem(f"roles[{i}]", f"duplicate role {role!r}")
         roles.add(role)
@@ -412,7 +428,7 @@ def _check_provider(spec: ProviderSpec) -> None:
     names: dict[str, str] = {}  # lower-cased id or alias -> where it was declared
     for i, model in enumerate(spec.models):
         where = f"models[{i}]"
-        _check_id(model.id, f"{where}.id")
+        check_id(model.id, f"{where}.id")
         if model.execution.startswith("-") or model.execution != model.execution.strip():
             # It is passed as the value of the CLI's model flag: never let it be a flag.
             raise DataProblem(
@@ -466,13 +482,13 @@ def check_launch(spec: ProviderSpec) -> None:
                 'expected the first element to be "{cli}" (the provider\'s cli)',
             )
         for i, element in enumerate(argv):
-            _check_template(element, f"launch.{name}[{i}]")
+            check_template(element, f"launch.{name}[{i}]")
     for key, value in launch.env.items():
-        if not _ENV_NAME.fullmatch(key):
+        if not ENV_NAME.fullmatch(key):
             raise DataProblem(
                 f"launch.env.{key}", "expected an environment variable name (letters, digits, '_')"
             )
-        _check_template(value, f"launch.env.{key}")
+        check_template(value, f"launch.env.{key}")
 
     used_new = {f for element in launch.new for f in template_fields(element)}
     used_env = {f for value in launch.env.values() for f in template_fields(value)}
@@ -496,7 +512,7 @@ def check_launch(spec: ProviderSpec) -> None:
                 'the CLI mints the id when session_id = "discover": '
                 "{session_id} cannot be passed to launch.new",
             )
-        _check_discover_glob(launch.discover.glob)
+        check_discover_glob(launch.discover.glob)
         try:
             pattern = re.compile(launch.discover.id_pattern)
         except re.error as exc:
@@ -521,64 +537,14 @@ def check_launch(spec: ProviderSpec) -> None:
                 "CLI must be given it, or the resume sheet would name a session that "
                 "does not exist",
             )
+    check_worker_launch(
+        launch.worker,
+        launch.access.read_only,
+        launch.access.write,
+        discovers_session=launch.session_id == "discover",
+    )
     for i, flag in enumerate(launch.required_flags):
         if not flag.startswith("-"):
             raise DataProblem(
                 f"launch.required_flags[{i}]", f"expected a flag such as '--model', got {flag!r}"
             )
-
-
-def template_fields(template: str) -> list[str]:
-    """The `{placeholder}` names used by one template string (`{{`/`}}` escape a brace).
-
-    Raises:
-        ValueError: unbalanced braces.
-    """
-    return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
-
-
-def _check_template(template: str, where: str) -> None:
-    try:
-        parsed = list(string.Formatter().parse(template))
-    except ValueError as exc:
-        raise DataProblem(
-            where,
-            f"unbalanced braces in {template!r} ({exc}); write {{{{ or }}}} for a literal brace",
-        ) from None
-    allowed = ", ".join("{" + p + "}" for p in sorted(TEMPLATE_PLACEHOLDERS))
-    for _, name, spec, conversion in parsed:
-        if name is None:
-            continue
-        if name not in TEMPLATE_PLACEHOLDERS or spec or conversion:
-            shown = (
-                "{"
-                + name
-                + (f"!{conversion}" if conversion else "")
-                + (f":{spec}" if spec else "")
-                + "}"
-            )
-            raise DataProblem(where, f"unknown placeholder {shown}: expected one of {allowed}")
-
-
-def _check_discover_glob(glob: str) -> None:
-    where = "launch.discover.glob"
-    try:
-        parsed = list(string.Formatter().parse(glob))
-    except ValueError as exc:
-        raise DataProblem(where, f"unbalanced braces ({exc})") from None
-    for _, name, spec, conversion in parsed:
-        if name is None:
-            continue
-        if not DISCOVER_PLACEHOLDERS.fullmatch(name) or spec or conversion:
-            raise DataProblem(
-                where,
-                f"unknown placeholder {{{name}}}: a discover glob may only use "
-                "{env.NAME} (an environment variable)",
-            )
-
-
-def _check_id(value: str, where: str) -> None:
-    if not ID_PATTERN.fullmatch(value):
-        raise DataProblem(
-            where, f"expected an id of lower-case letters, digits, '.', '-', '_', got {value!r}"
-        )

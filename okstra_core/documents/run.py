@@ -29,9 +29,12 @@ __all__ = [
     "Participant",
     "RoleExecution",
     "RunManifest",
+    "WriteCapability",
 ]
 
 SERVED_MODEL_UNKNOWN = "unknown"
+# What a worker may do to the project: its role's `writes` (the leader always writes).
+WriteCapability = Literal["read-only", "workspace-write"]
 
 
 _CONFIG = config(camel_case=True, by_name=True)
@@ -73,6 +76,7 @@ class Participant(Document):
             "end_detail",
             "process_group",
             "output_log",
+            "worker_write_capability",
         }
     )
 
@@ -88,6 +92,8 @@ class Participant(Document):
     session_ref: StrictStr | None = None
     window_ref: StrictStr | None = None
     status: StrictStr = "prepared"
+    # Recorded at prepare (absent in a manifest written before it was).
+    worker_write_capability: WriteCapability | None = None
     # Written once launched (absent before, see `OMIT_NONE`): how the lead was started,
     # where it runs, and how it ended (`okstra_core.life.lead`).
     launch_backend: StrictStr | None = None
@@ -121,6 +127,7 @@ class RoleExecution(Document):
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "binding": ("one", BindingRecord)
     }
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"source_role_execution_ref"})
 
     role_execution_ref: StrictStr
     participant_ref: StrictStr
@@ -138,6 +145,9 @@ class RoleExecution(Document):
     provenance: StrictStr
     served_model_attestation: StrictStr = SERVED_MODEL_UNKNOWN
     status: StrictStr = "prepared"
+    # A role execution started at run time (a dynamic role, another attempt) names the
+    # role execution it came from; absent for the team bound at prepare.
+    source_role_execution_ref: StrictStr | None = None
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -145,9 +155,11 @@ class DynamicRole(Document):
     """A role the lead spawns at run time (never bound at prepare)."""
 
     __pydantic_config__ = _DUTY
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"worker_write_capability"})
 
     role: StrictStr
     duty: StrictStr
+    worker_write_capability: WriteCapability | None = None
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

@@ -126,6 +126,11 @@ Public API (the contract `okstra_core.prepare` codes against)::
     # `entry.with_session(id)` finishes it. `read_resume_sheet(run_dir) -> ResumeSheet`
     # (.entries, .okstra, .pending, .lead()) reads resume.json back strictly;
     # `find_okstra(environment)` is the okstra executable a script calls back.
+    def worker_argv(provider, *, model, writes, values, env=None) -> tuple[str, ...]
+        # launch.worker rendered (worker_argv.py): `[launch.access] write` when the
+        # role writes, else `read_only`, at the `{access}` element (else before the
+        # first `--`, else at the end). DataFileError when the provider declares no
+        # worker (`ProviderSpec.worker_refusal()` says why) or a value is missing.
     def find_sessions(spec, project_root, launched_at, environment, *, source="") -> list[str]
     def discover_sessions(…same as discover_session…) -> list[str]   # every match, newest first
 """
@@ -172,6 +177,7 @@ if TYPE_CHECKING:
         render_resume_sheet,
         write_resume_sheet,
     )
+    from .worker_argv import worker_argv
 
 # The package's names load on first use, each from its module: planning a launch, its
 # tmux commands and its resume sheet (`plan`, `commands`, `resume`) never import what
@@ -211,6 +217,7 @@ _LAZY = {
     "find_session_once": ".session",
     "find_sessions": ".session",
     "mint_session_id": ".session",
+    "worker_argv": ".worker_argv",
 }
 
 
@@ -268,5 +275,6 @@ __all__ = [
     "start",
     "tmux_base",
     "tmux_commands",
+    "worker_argv",
     "write_resume_sheet",
 ]

@@ -17,6 +17,9 @@ from okstra_core.errors import DataFileError
 PLACEHOLDERS: frozenset[str] = frozenset(
     {"cli", "session_id", "model", "prompt", "prompt_file", "kickoff", "project_root"}
 )
+# A worker template adds the file of its final message (`{access}` is expanded as a
+# whole element before rendering: see `worker_argv`).
+WORKER_PLACEHOLDERS: frozenset[str] = PLACEHOLDERS | {"result_file"}
 
 _TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
 _ENV_NAME = re.compile(r"env\.([A-Za-z_][A-Za-z0-9_]*)")
@@ -40,6 +43,7 @@ def render_element(
     source: str,
     field: str,
     env_defaults: Mapping[str, str] | None = None,
+    known: frozenset[str] = PLACEHOLDERS,
 ) -> str:
     """Replace the placeholders of one template element.
 
@@ -50,6 +54,7 @@ def render_element(
         source: the provider file (for errors).
         field: the dotted field of this element (for errors).
         env_defaults: value of `{env.NAME}` when NAME is unset.
+        known: the placeholder names this template may use.
 
     Raises:
         DataFileError: an unknown placeholder, a placeholder with no value here, an
@@ -84,10 +89,10 @@ def render_element(
                 )
             out.append(value)
             continue
-        if name not in PLACEHOLDERS:
-            known = ", ".join(sorted("{" + p + "}" for p in PLACEHOLDERS))
+        if name not in known:
+            shown = ", ".join(sorted("{" + p + "}" for p in known))
             raise DataFileError(
-                f"unknown placeholder {{{name}}}; expected one of {known} or {{env.NAME}}",
+                f"unknown placeholder {{{name}}}; expected one of {shown} or {{env.NAME}}",
                 path=source,
                 field=field,
             )
@@ -107,6 +112,7 @@ def render_argv(
     *,
     source: str,
     field: str,
+    known: frozenset[str] = PLACEHOLDERS,
 ) -> tuple[str, ...]:
     """Render every element of an argv template (one element in, one element out).
 
@@ -116,7 +122,7 @@ def render_argv(
     if not template:
         raise DataFileError("the argv template is empty", path=source, field=field)
     return tuple(
-        render_element(element, values, env, source=source, field=f"{field}[{index}]")
+        render_element(element, values, env, source=source, field=f"{field}[{index}]", known=known)
         for index, element in enumerate(template)
     )
 

@@ -11,13 +11,14 @@ this set exactly (see `okstra_core.life.report`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol
 
 import orjson
 
 from ..catalog.models import LEADER, Runner
 from ..documents import BindingRecord, DynamicRole, Participant, RoleExecution
+from ..documents.run import WriteCapability
 from ..records import dataclass
 from ..request import UNREPORTED_MODEL
 
@@ -96,6 +97,11 @@ def execution_label(role: str, ordinal: int, model_ref: str) -> str:
     return f"{role}#{ordinal} · {model_ref}"
 
 
+def write_capability(role: str, writing_roles: Collection[str]) -> WriteCapability:
+    """`workspace-write` for the leader and a role that writes, else `read-only`."""
+    return "workspace-write" if role == LEADER or role in writing_roles else "read-only"
+
+
 def binding_record(binding: BindingLike, execution: str) -> BindingRecord:
     return BindingRecord(
         runner=binding.runner,
@@ -130,6 +136,7 @@ def build_execution_manifest(
     dynamic_roles: Iterable[RequirementLike] = (),
     *,
     leader_model_reported: bool = True,
+    writing_roles: Collection[str] = (),
 ) -> ExecutionManifest:
     """Number participants and role executions, leader first.
 
@@ -139,6 +146,8 @@ def build_execution_manifest(
         leader_model_reported: False when a current-session leader's host did not
             report its model: the leader's model ref, model id and spec digest are then
             recorded as unknown (null), never invented.
+        writing_roles: the roles whose profile says `writes = true` (their workers may
+            change the project: `workerWriteCapability` "workspace-write").
     """
     ordered = sorted(assignments, key=lambda a: 0 if a.role == LEADER else 1)
     if not ordered or ordered[0].role != LEADER:
@@ -163,6 +172,7 @@ def build_execution_manifest(
                 host_runtime=a.host_runtime,
                 host_model_value=a.binding.host_model_value,
                 entry_mode=a.entry_mode,
+                worker_write_capability=write_capability(a.role, writing_roles),
             )
         )
         executions.append(
@@ -189,5 +199,12 @@ def build_execution_manifest(
         entry_mode=ordered[0].entry_mode,
         participants=tuple(participants),
         role_executions=tuple(executions),
-        dynamic_roles=tuple(DynamicRole(role=r.role, duty=r.duty) for r in dynamic_roles),
+        dynamic_roles=tuple(
+            DynamicRole(
+                role=r.role,
+                duty=r.duty,
+                worker_write_capability=write_capability(r.role, writing_roles),
+            )
+            for r in dynamic_roles
+        ),
     )

@@ -310,7 +310,10 @@ def resolve_request(
 
     on_step("building the execution manifest")
     manifest = build_execution_manifest(
-        plan.assignments, plan.dynamic_roles, leader_model_reported=context.model_ref is not None
+        plan.assignments,
+        plan.dynamic_roles,
+        leader_model_reported=context.model_ref is not None,
+        writing_roles={r.role for r in profile.roles if r.writes},
     )
     project_id = project_config.project_id or slugify(root.name) or "project"
     return Resolved(

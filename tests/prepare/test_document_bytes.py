@@ -98,6 +98,7 @@ def _participants() -> tuple[Participant, ...]:
         session_ref="0b0e7b1e-4f4c-4d43-9a53-3f1a2b6c7d8e",
         window_ref="okstra:checkout",
         status="exited",
+        worker_write_capability="workspace-write",
         launch_backend="tmux",
         launched_at=NOW,
         pane_ref="%3",
@@ -165,6 +166,7 @@ def _executions() -> tuple[RoleExecution, ...]:
             provenance="default:user",
             served_model_attestation="attested",
             status="launched",
+            source_role_execution_ref="role-execution-001",
         ),
     )
 
@@ -190,7 +192,10 @@ def _run_manifest(**changes: Any) -> RunManifest:
         "paths": {"runManifest": MANIFEST, "leadPrompt": "lead-prompt.md"},
         "participants": _participants(),
         "role_executions": _executions(),
-        "dynamic_roles": (DynamicRole(role="scout", duty="explore"),),
+        "dynamic_roles": (
+            DynamicRole(role="scout", duty="explore"),
+            DynamicRole(role="fixer", duty="fix", worker_write_capability="workspace-write"),
+        ),
     }
     values.update(changes)
     return RunManifest(**values)

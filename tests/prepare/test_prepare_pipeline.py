@@ -68,6 +68,14 @@ def test_prepare_writes_every_run_file(project: Path, env: Environment, okstra_h
         "participant-004",
     ]
     assert all(p["status"] == "prepared" for p in em["participants"])
+    # Only the leader may change the project here; nothing was started at run time.
+    assert [p["workerWriteCapability"] for p in em["participants"]] == [
+        "workspace-write",
+        "read-only",
+        "read-only",
+        "read-only",
+    ]
+    assert not any("sourceRoleExecutionRef" in r for r in em["roleExecutions"])
     refs = [r["roleExecutionRef"] for r in em["roleExecutions"]]
     assert refs == [
         "role-exec-leader-001",
@@ -218,7 +226,16 @@ def test_approved_implementation_plan(project: Path, env: Environment) -> None:
     assert manifest["approvedPlan"]["stages"] == [1]
     roles = [r["role"] for r in manifest["roleExecutions"]]
     assert roles[0] == "leader" and roles.count("implementer") == 1
-    assert manifest["dynamicRoles"][0]["role"] == "fixer"
+    assert manifest["dynamicRoles"] == [
+        {"role": "fixer", "dutyId": "fix-cycle", "workerWriteCapability": "workspace-write"}
+    ]
+    capability = {p["role"]: p["workerWriteCapability"] for p in manifest["participants"]}
+    assert capability == {
+        "leader": "workspace-write",
+        "implementer": "workspace-write",
+        "verifier": "read-only",
+        "report-writer": "read-only",
+    }
     prompt = (result.run_dir / "lead-prompt.md").read_text(encoding="utf-8")
     assert "qa/scripts/stage-1.sh" in prompt and "fixer" in prompt
 

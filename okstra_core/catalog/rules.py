@@ -1,0 +1,160 @@
+"""The rules of okstra's data files that need no record: ids and launch templates.
+
+`DataProblem` is what every rule raises (the field as a dotted path, and what was
+expected); the loaders add the file and turn it into a `DataFileError`. The records
+of `okstra_core.catalog.models` use these rules and re-export their names.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+
+class DataProblem(ValueError):
+    """A rule of a data file broken: the field (dotted path) and what was expected."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+# Placeholders a launch template (argv element or env value) may use.
+TEMPLATE_PLACEHOLDERS: frozenset[str] = frozenset(
+    {"cli", "session_id", "model", "prompt", "prompt_file", "kickoff", "project_root"}
+)
+# A worker template may also name the file its final message goes to, and where the
+# access arguments go (`{access}`, a whole element of its own).
+WORKER_PLACEHOLDERS: frozenset[str] = TEMPLATE_PLACEHOLDERS | {"result_file", "access"}
+# A discover glob may only read environment variables: `{env.CODEX_HOME}`.
+DISCOVER_PLACEHOLDERS = re.compile(r"env\.[A-Za-z_][A-Za-z0-9_]*")
+
+# Role, duty, provider and model ids end up in step ids (`role-model:<role>:<n>`),
+# argv (`--role-model role=provider/model`) and file names: keep them plain.
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_id(value: str, where: str) -> None:
+    if not ID_PATTERN.fullmatch(value):
+        raise DataProblem(
+            where, f"expected an id of lower-case letters, digits, '.', '-', '_', got {value!r}"
+        )
+
+
+def template_fields(template: str) -> list[str]:
+    """The `{placeholder}` names used by one template string (`{{`/`}}` escape a brace).
+
+    Raises:
+        ValueError: unbalanced braces.
+    """
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+
+
+def check_template(
+    template: str, where: str, allowed: frozenset[str] = TEMPLATE_PLACEHOLDERS
+) -> None:
+    """One template string uses only `allowed` placeholders, with balanced braces."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise DataProblem(
+            where,
+            f"unbalanced braces in {template!r} ({exc}); write {{{{ or }}}} for a literal brace",
+        ) from None
+    shown_allowed = ", ".join("{" + p + "}" for p in sorted(allowed))
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if name not in allowed or spec or conversion:
+            shown = (
+                "{"
+                + name
+                + (f"!{conversion}" if conversion else "")
+                + (f":{spec}" if spec else "")
+                + "}"
+            )
+            raise DataProblem(
+                where, f"unknown placeholder {shown}: expected one of {shown_allowed}"
+            )
+
+
+def check_discover_glob(glob: str) -> None:
+    where = "launch.discover.glob"
+    try:
+        parsed = list(string.Formatter().parse(glob))
+    except ValueError as exc:
+        raise DataProblem(where, f"unbalanced braces ({exc})") from None
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if not DISCOVER_PLACEHOLDERS.fullmatch(name) or spec or conversion:
+            raise DataProblem(
+                where,
+                f"unknown placeholder {{{name}}}: a discover glob may only use "
+                "{env.NAME} (an environment variable)",
+            )
+
+
+def check_worker_launch(
+    worker: tuple[str, ...] | None,
+    read_only: tuple[str, ...],
+    write: tuple[str, ...],
+    *,
+    discovers_session: bool,
+) -> None:
+    """The rules of `launch.worker` and `[launch.access]`.
+
+    A worker template starts with `{cli}`, passes `{model}`, uses `{access}` at most
+    once and only as a whole element, and cannot pass `{session_id}` when the CLI
+    mints its own id. The access arguments use the worker's placeholders but
+    `{access}`; a worker must say how to keep a read-only role from writing.
+    """
+    if worker is None:
+        if read_only or write:
+            raise DataProblem(
+                "launch.access", "only used with launch.worker (a provider that runs workers)"
+            )
+        return
+    if not worker or worker[0] != "{cli}":
+        raise DataProblem(
+            "launch.worker[0]" if worker else "launch.worker",
+            'expected a non-empty argv array whose first element is "{cli}"',
+        )
+    used: list[str] = []
+    for i, element in enumerate(worker):
+        check_template(element, f"launch.worker[{i}]", WORKER_PLACEHOLDERS)
+        names = template_fields(element)
+        if "access" in names and element != "{access}":
+            raise DataProblem(
+                f"launch.worker[{i}]",
+                "{access} stands for zero or more arguments: it must be an element of its own",
+            )
+        used.extend(names)
+    if used.count("access") > 1:
+        raise DataProblem("launch.worker", "{access} may appear only once")
+    if "model" not in used:
+        raise DataProblem("launch.worker", "expected {model}: a worker runs its bound model")
+    if discovers_session and "session_id" in used:
+        raise DataProblem(
+            "launch.worker",
+            'the CLI mints the id when session_id = "discover": '
+            "{session_id} cannot be passed to launch.worker",
+        )
+    allowed = WORKER_PLACEHOLDERS - {"access"}
+    for name, flags in (("read_only", read_only), ("write", write)):
+        for i, element in enumerate(flags):
+            check_template(element, f"launch.access.{name}[{i}]", allowed)
+            if discovers_session and "session_id" in template_fields(element):
+                raise DataProblem(
+                    f"launch.access.{name}[{i}]",
+                    'the CLI mints the id when session_id = "discover": '
+                    "{session_id} cannot be passed",
+                )
+    if not read_only:
+        raise DataProblem(
+            "launch.access.read_only",
+            "expected the arguments that keep a worker from changing the project "
+            "(a read-only role runs with them)",
+        )
