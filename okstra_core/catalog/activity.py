@@ -6,9 +6,9 @@ over, or it asks a question: a person or the lead must answer) or `idle` (it sit
 nothing to do and nothing asked). The provider file says which screens mean what:
 
     [activity]
-    waiting = ['^❯ ', 'Do you want to']   # regexes, matched against each line
-    idle = ['^\\s*$']                     # of the last `lines` lines of the pane
-    lines = 15
+    waiting = ['Do you want to', '\\(y/n\\)']  # regexes, matched against each
+    idle = ['^❯ *$']                           # of the last `lines` non-blank lines
+    lines = 15                                 # of the pane
 
 `waiting` wins over `idle`; a screen that matches neither is `running` (while the
 process lives). Patterns are Python regular expressions, checked when the provider
@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING, Annotated
 
 from ..records import config, dataclass
-from .models import DataProblem
+from .rules import DataProblem
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictInt, StrictStr

@@ -51,7 +51,7 @@ KEEP = 8
 _SUFFIX = ".pickle"
 # The modules whose code decides what a catalog holds: this package's files and the
 # records' plumbing, then the validating library's version files.
-_CODE = ("models.py", "rules.py", "loaders.py", "cache.py", "../records.py")
+_CODE = ("models.py", "rules.py", "activity.py", "loaders.py", "cache.py", "../records.py")
 _LIBRARIES = (("pydantic", "version.py"), ("pydantic_core", "__init__.py"))
 # A temporary file this old was left by a writer that died.
 _STALE_PART = 3600.0

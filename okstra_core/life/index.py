@@ -88,9 +88,7 @@ def row_of(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None
     """The run's row from its manifest (as JSON data)."""
     participants = [p for p in manifest.get("participants") or () if isinstance(p, Mapping)]
     executions = [e for e in manifest.get("roleExecutions") or () if isinstance(e, Mapping)]
-    status_of = {
-        p.get("participantRef"): _str(p.get("status")) or "prepared" for p in participants
-    }
+    status_of = {p.get("participantRef"): _str(p.get("status")) or "prepared" for p in participants}
     lead = participants[0] if participants else {}
     workers = {
         f"{e.get('role')}#{e.get('ordinal')}": status_of.get(e.get("participantRef"), "prepared")
@@ -178,7 +176,9 @@ def _scan(directory: Path) -> list[str]:
     try:
         with os.scandir(directory) as entries:
             return sorted(
-                e.name for e in entries if e.is_dir(follow_symlinks=False) and _SEGMENT.fullmatch(e.name)
+                e.name
+                for e in entries
+                if e.is_dir(follow_symlinks=False) and _SEGMENT.fullmatch(e.name)
             )
     except OSError:
         return []

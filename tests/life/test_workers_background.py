@@ -25,7 +25,7 @@ CODEX = "codex/gpt-5.6-sol"
 @pytest.fixture
 def world(tmp_path: Path) -> World:
     w = World(tmp_path)
-    # analyser#1 on claude (result on stdout), analyser#2 on codex (a result file).
+    # analyser#1 on codex (a result file), analyser#2 on gemini (its result on stdout).
     w.prepare("--role-count", "analyser=2", "--role-model", f"analyser={CODEX}")
     return w
 
@@ -40,10 +40,12 @@ def _ref(world: World, short: str) -> str:
 
 
 def test_start_wait_result_in_the_background(world: World) -> None:
-    code, doc = world.start("analyser#1", fake("Analyse the widget.", tag="a1"), "--surface", "background")
+    code, doc = world.start(
+        "analyser#2", fake("Analyse the widget.", tag="a1"), "--surface", "background"
+    )
     assert code == 0, doc
     ref = doc["roleExecutionRef"]
-    assert doc["surface"] == "background" and doc["label"].startswith("analyser#1 · ")
+    assert doc["surface"] == "background" and doc["label"].startswith("analyser#2 · ")
     seen = world.started("a1")
     # The bound model and the role's (read-only) access reach the CLI; the prompt on stdin.
     execution = world.execution(ref)
@@ -51,7 +53,7 @@ def test_start_wait_result_in_the_background(world: World) -> None:
     assert seen["prompt"].startswith("Analyse the widget.")
     assert seen["cwd"] == str(world.project)
     assert seen["pgid"] == seen["pid"]  # the CLI leads a process group of its own
-    code, waited = world.json("worker", "wait", world.run, "analyser#1", "--timeout", "60")
+    code, waited = world.json("worker", "wait", world.run, "analyser#2", "--timeout", "60")
     assert code == 0 and waited["workers"][0]["status"] == "exited 0", waited
     participant = world.participant(ref)
     assert participant["status"] == "exited" and participant["exitStatus"] == 0
@@ -59,7 +61,7 @@ def test_start_wait_result_in_the_background(world: World) -> None:
     assert participant["processId"] == seen["pid"] and participant["processStart"]
     assert participant["outputLog"] == f"workers/{ref}/output.log"
     assert world.execution(ref)["status"] == "exited"
-    proc = world.okstra("worker", "result", world.run, "analyser#1")
+    proc = world.okstra("worker", "result", world.run, "analyser#2")
     assert proc.returncode == 0 and proc.stdout == b"RESULT: Analyse the widget.\n"
     log = (world.worker_dir(ref) / "output.log").read_text(encoding="utf-8")
     assert "fake worker: working on it" in log and "a note on stderr" in log
@@ -71,7 +73,7 @@ def test_start_wait_result_in_the_background(world: World) -> None:
 
 def test_a_result_file_and_a_failure_exit(world: World) -> None:
     code, doc = world.start(
-        "analyser#2", fake("Check the codex side.", tag="a2", exit=3), "--surface", "background"
+        "analyser#1", fake("Check the codex side.", tag="a2", exit=3), "--surface", "background"
     )
     assert code == 0, doc
     ref = doc["roleExecutionRef"]
@@ -79,11 +81,11 @@ def test_a_result_file_and_a_failure_exit(world: World) -> None:
     result_file = seen["argv"][seen["argv"].index("--output-last-message") + 1]
     assert result_file == doc["resultFile"] == str(world.worker_dir(ref) / "result.md")
     assert "read-only" in seen["argv"]  # an analyser does not write
-    code, waited = world.json("worker", "wait", world.run, "analyser#2")
+    code, waited = world.json("worker", "wait", world.run, "analyser#1")
     assert code == 3 and waited["workers"][0]["status"] == "exited 3"
     assert world.exited(ref)["exitStatus"] == 3
     assert world.participant(ref)["exitStatus"] == 3
-    code, result = world.json("worker", "result", world.run, "analyser#2")
+    code, result = world.json("worker", "result", world.run, "analyser#1")
     assert code == 0 and result["source"] == "result-file"
     assert result["text"] == "RESULT: Check the codex side.\n"
 
@@ -91,7 +93,9 @@ def test_a_result_file_and_a_failure_exit(world: World) -> None:
 def test_wait_returns_the_first_non_zero_and_times_out_with_124(world: World) -> None:
     hold = world.tmp / "release"
     world.start("analyser#1", fake("one", tag="a1", exit=0), "--surface", "background")
-    world.start("analyser#2", fake("two", tag="a2", exit=5, hold=str(hold)), "--surface", "background")
+    world.start(
+        "analyser#2", fake("two", tag="a2", exit=5, hold=str(hold)), "--surface", "background"
+    )
     world.started("a2")
     started = time.monotonic()
     proc = world.okstra("worker", "wait", world.run, "analyser#1", "analyser#2", "--timeout", "0.5")
@@ -116,10 +120,14 @@ def test_refusals_change_nothing(world: World, tmp_path: Path) -> None:
         (["worker", "start", world.run, "leader#1", "--prompt", "x"], "the lead of the run"),
         (["worker", "start", world.run, "role-exec-leader-001", "--prompt", "x"], "the lead"),
         (["worker", "start", world.run, "analyser#1", "--prompt", "  "], "the prompt is empty"),
-        (["worker", "start", world.run, "--role", "fixer", "--model", CODEX, "--prompt", "x"],
-         "not a dynamic role"),
-        (["worker", "start", world.run, "analyser#1", "--prompt", "x", "--surface", "bogus"],
-         "invalid choice"),
+        (
+            ["worker", "start", world.run, "--role", "fixer", "--model", CODEX, "--prompt", "x"],
+            "not a dynamic role",
+        ),
+        (
+            ["worker", "start", world.run, "analyser#1", "--prompt", "x", "--surface", "bogus"],
+            "invalid choice",
+        ),
     ]
     for args, message in cases:
         proc = world.okstra(*args)
@@ -127,21 +135,25 @@ def test_refusals_change_nothing(world: World, tmp_path: Path) -> None:
         assert message in proc.stderr.decode(), proc.stderr
     # A missing CLI: the fake codex is gone from PATH.
     (world.bin / "codex").rename(tmp_path / "codex-away")
-    proc = world.okstra("worker", "start", world.run, "analyser#2", "--prompt", "x")
+    proc = world.okstra("worker", "start", world.run, "analyser#1", "--prompt", "x")
     assert proc.returncode == 2 and b"not on PATH" in proc.stderr, proc.stderr
     assert snapshot() == before
 
 
 def test_a_running_worker_is_refused_and_again_starts_a_new_attempt(world: World) -> None:
     hold = world.tmp / "release"
-    code, first = world.start("analyser#1", fake("first", tag="t1", hold=str(hold)), "--surface", "background")
+    code, first = world.start(
+        "analyser#1", fake("first", tag="t1", hold=str(hold)), "--surface", "background"
+    )
     assert code == 0, first
     world.started("t1")
     manifest = world.manifest()
     proc = world.okstra("worker", "start", world.run, "analyser#1", "--prompt", "again")
     assert proc.returncode == 2 and b"already running" in proc.stderr
     assert world.manifest() == manifest
-    code, again = world.start("analyser#1", fake("second", tag="t2"), "--again", "--surface", "background")
+    code, again = world.start(
+        "analyser#1", fake("second", tag="t2"), "--again", "--surface", "background"
+    )
     assert code == 0, again
     assert again["roleExecutionRef"] == "role-exec-analyser-003"  # the next ordinal
     assert again["sourceRoleExecutionRef"] == first["roleExecutionRef"]
@@ -149,9 +161,10 @@ def test_a_running_worker_is_refused_and_again_starts_a_new_attempt(world: World
     assert new["sourceRoleExecutionRef"] == first["roleExecutionRef"]
     assert new["modelRef"] == world.execution(first["roleExecutionRef"])["modelRef"]
     assert new["executionLabel"] == f"analyser#3 · {new['modelRef']}"
-    assert world.participant(again["roleExecutionRef"])["participantRef"] != world.participant(
-        first["roleExecutionRef"]
-    )["participantRef"]
+    assert (
+        world.participant(again["roleExecutionRef"])["participantRef"]
+        != world.participant(first["roleExecutionRef"])["participantRef"]
+    )
     hold.touch()
     code, _ = world.json("worker", "wait", world.run, "analyser#1", "analyser#3")
     assert code == 0
@@ -162,7 +175,10 @@ def test_a_running_worker_is_refused_and_again_starts_a_new_attempt(world: World
 
 def test_stop_terms_then_kills_the_group(world: World) -> None:
     code, doc = world.start(
-        "analyser#1", fake("stubborn", tag="s", waitSignal=True, ignoreTerm=True), "--surface", "background"
+        "analyser#1",
+        fake("stubborn", tag="s", waitSignal=True, ignoreTerm=True),
+        "--surface",
+        "background",
     )
     assert code == 0, doc
     seen = world.started("s")
@@ -170,7 +186,9 @@ def test_stop_terms_then_kills_the_group(world: World) -> None:
     code, stopped = world.json("worker", "stop", world.run, "analyser#1", "--grace", "0.5")
     assert code == 0, stopped
     assert stopped["wasRunning"] and stopped["worker"]["state"] == "stopped"
-    assert any("SIGTERM" in s for s in stopped["steps"]) and any("SIGKILL" in s for s in stopped["steps"])
+    assert any("SIGTERM" in s for s in stopped["steps"]) and any(
+        "SIGKILL" in s for s in stopped["steps"]
+    )
     signals = [e["signal"] for e in read_jsonl(world.log) if e["event"] == "signal"]
     assert signal.SIGTERM in signals
     participant = world.participant(doc["roleExecutionRef"])
@@ -182,17 +200,26 @@ def test_stop_terms_then_kills_the_group(world: World) -> None:
 
 
 def test_a_worker_whose_processes_vanished_is_recorded_lost(world: World) -> None:
-    code, doc = world.start("analyser#1", fake("doomed", tag="d", waitSignal=True), "--surface", "background")
+    code, doc = world.start(
+        "analyser#1", fake("doomed", tag="d", waitSignal=True), "--surface", "background"
+    )
     assert code == 0, doc
     ref = doc["roleExecutionRef"]
     seen = world.started("d")
-    participant = eventually(lambda: (p := world.participant(ref)).get("processId") and p, "recorded")
+    participant = eventually(
+        lambda: (p := world.participant(ref)).get("processId") and p, "recorded"
+    )
     # The machine "reboots": the supervisor and the CLI die without a word.
     os.kill(participant["parentProcessId"], signal.SIGKILL)
     os.killpg(seen["pid"], signal.SIGKILL)
-    eventually(lambda: not Path(f"/proc/{participant['parentProcessId']}").exists() or
-               Path(f"/proc/{participant['parentProcessId']}/stat").read_text().split(") ")[1][0] == "Z",
-               "supervisor gone")
+    eventually(
+        lambda: (
+            not Path(f"/proc/{participant['parentProcessId']}").exists()
+            or Path(f"/proc/{participant['parentProcessId']}/stat").read_text().split(") ")[1][0]
+            == "Z"
+        ),
+        "supervisor gone",
+    )
     code, status = world.json("worker", "status", world.run)
     assert code == 0
     row = next(w for w in status["workers"] if w["roleExecutionRef"] == ref)
@@ -210,9 +237,23 @@ def test_ten_workers_started_at_once_are_all_recorded(tmp_path: Path) -> None:
     world.prepare("--role-count", "analyser=1")
     procs = [
         subprocess.Popen(
-            [*okstra_cmd(), "worker", "start", world.run, "analyser#1", "--again",
-             "--surface", "background", "--json", "--prompt", fake(f"job {i}", tag=f"j{i}")],
-            cwd=world.project, env=world.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [
+                *okstra_cmd(),
+                "worker",
+                "start",
+                world.run,
+                "analyser#1",
+                "--again",
+                "--surface",
+                "background",
+                "--json",
+                "--prompt",
+                fake(f"job {i}", tag=f"j{i}"),
+            ],
+            cwd=world.project,
+            env=world.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         for i in range(10)
     ]
@@ -228,10 +269,17 @@ def test_ten_workers_started_at_once_are_all_recorded(tmp_path: Path) -> None:
     manifest = world.manifest()
     recorded = {e["roleExecutionRef"] for e in manifest["roleExecutions"]}
     assert refs <= recorded
-    assert len({p["participantRef"] for p in manifest["participants"]}) == len(manifest["participants"])
+    assert len({p["participantRef"] for p in manifest["participants"]}) == len(
+        manifest["participants"]
+    )
     assert all(world.participant(r)["status"] == "exited" for r in refs)
     assert len([e for e in world.events("worker-started") if e["roleExecutionRef"] in refs]) == 10
-    assert len([e for e in world.events("worker-exited") if e["roleExecutionRef"] in refs]) == 10
+    # The event follows the manifest's record (under the same lock): wait for the last.
+    eventually(
+        lambda: len([e for e in world.events("worker-exited") if e["roleExecutionRef"] in refs])
+        == 10,
+        "ten worker-exited events",
+    )
     tags = {e["tag"] for e in read_jsonl(world.log) if e["event"] == "started"}
     assert tags == {f"j{i}" for i in range(10)}
 
@@ -239,9 +287,22 @@ def test_ten_workers_started_at_once_are_all_recorded(tmp_path: Path) -> None:
 def test_sigkill_of_okstra_during_start_leaves_a_parseable_manifest(world: World) -> None:
     hold = world.tmp / "release"
     proc = subprocess.Popen(
-        [*okstra_cmd(), "worker", "start", world.run, "analyser#1", "--surface", "background",
-         "--json", "--prompt", fake("killed", tag="k", hold=str(hold))],
-        cwd=world.project, env=world.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            *okstra_cmd(),
+            "worker",
+            "start",
+            world.run,
+            "analyser#1",
+            "--surface",
+            "background",
+            "--json",
+            "--prompt",
+            fake("killed", tag="k", hold=str(hold)),
+        ],
+        cwd=world.project,
+        env=world.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     # As soon as the worker's CLI runs, okstra may be anywhere in its record: kill it.
     seen = world.started("k")

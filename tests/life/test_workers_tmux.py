@@ -67,8 +67,10 @@ def test_a_worker_runs_in_a_titled_pane_and_its_end_is_recorded(world: World) ->
     )
     # The pane is titled with the label; a person sees the worker's output in it.
     eventually(
-        lambda: tmux(world, "display-message", "-p", "-t", pane, "#{pane_title}").strip()
-        == doc["label"],
+        lambda: (
+            tmux(world, "display-message", "-p", "-t", pane, "#{pane_title}").strip()
+            == doc["label"]
+        ),
         "the pane's title",
     )
     eventually(lambda: "working on it" in tmux(world, "capture-pane", "-p", "-t", pane), "output")
@@ -87,8 +89,12 @@ def test_a_worker_runs_in_a_titled_pane_and_its_end_is_recorded(world: World) ->
 
 
 def test_workers_share_one_tiled_window_and_stop_closes_a_pane(world: World) -> None:
-    first = world.start("analyser#1", fake("one", tag="w1", waitSignal=True), "--surface", "tmux")[1]
-    second = world.start("analyser#2", fake("two", tag="w2", waitSignal=True), "--surface", "tmux")[1]
+    first = world.start("analyser#1", fake("one", tag="w1", waitSignal=True), "--surface", "tmux")[
+        1
+    ]
+    second = world.start("analyser#2", fake("two", tag="w2", waitSignal=True), "--surface", "tmux")[
+        1
+    ]
     world.started("w1")
     world.started("w2")
     assert first["windowRef"] == second["windowRef"]
@@ -117,9 +123,23 @@ def test_by_default_a_running_tmux_server_gets_the_pane(world: World) -> None:
 def test_ten_workers_at_once_in_tmux(world: World) -> None:
     procs = [
         subprocess.Popen(
-            [*okstra_cmd(), "worker", "start", world.run, "analyser#1", "--again",
-             "--surface", "tmux", "--json", "--prompt", fake(f"job {i}", tag=f"j{i}")],
-            cwd=world.project, env=world.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [
+                *okstra_cmd(),
+                "worker",
+                "start",
+                world.run,
+                "analyser#1",
+                "--again",
+                "--surface",
+                "tmux",
+                "--json",
+                "--prompt",
+                fake(f"job {i}", tag=f"j{i}"),
+            ],
+            cwd=world.project,
+            env=world.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         for i in range(10)
     ]
@@ -131,4 +151,8 @@ def test_ten_workers_at_once_in_tmux(world: World) -> None:
     assert len(refs) == 10
     for ref in refs:
         assert world.recorded_end(ref)["exitStatus"] == 0
-    assert len([e for e in world.events("worker-exited") if e["roleExecutionRef"] in refs]) == 10
+    eventually(
+        lambda: len([e for e in world.events("worker-exited") if e["roleExecutionRef"] in refs])
+        == 10,
+        "ten worker-exited events",
+    )

@@ -9,7 +9,8 @@ tmux server, one PATH) behaves as its own test wants:
 * `waitSignal`: it stays until a signal ends it; `ignoreTerm`: SIGTERM does not.
 
 It writes its result to the file after `--output-last-message` / `-o` when its argv
-has one, else to stdout; notes (started, signals) go as JSON lines to `WORKER_LOG`.
+has one, else to stdout (its progress lines go to stderr, as a real one-shot CLI's);
+notes (started, signals) go as JSON lines to `WORKER_LOG`.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
 note(event="started", cli=name, pid=os.getpid(), pgid=os.getpgrp(), argv=args,
      cwd=os.getcwd(), prompt=prompt, tag=spec.get("tag"),
      env={{k: v for k, v in os.environ.items() if k.startswith(("FAKE", "WORKER"))}})
-print("fake worker: working on it", flush=True)
+print("fake worker: working on it", file=sys.stderr, flush=True)
 print("fake worker: a note on stderr", file=sys.stderr, flush=True)
 if spec.get("hold"):
     while not os.path.exists(spec["hold"]):
@@ -80,7 +81,7 @@ if out:
         fh.write(text + "\\n")
 else:
     print(text, flush=True)
-print("fake worker: done", flush=True)
+print("fake worker: done", file=sys.stderr, flush=True)
 sys.exit(int(spec.get("exit", 0)))
 """
 
@@ -153,7 +154,7 @@ class World:
         return proc.returncode, orjson.loads(proc.stdout)
 
     def prepare(self, *extra: str, task_type: str = "requirements-discovery") -> Path:
-        code, doc = self.json(
+        proc = self.okstra(
             "prepare",
             "--project-root",
             str(self.project),
@@ -171,7 +172,8 @@ class World:
             "none",
             *extra,
         )
-        assert code == 0, doc
+        doc = orjson.loads(proc.stdout)
+        assert proc.returncode == 0, doc
         self.run_dir = Path(doc["runDir"])
         return self.run_dir
 
@@ -206,8 +208,9 @@ class World:
         """Wait until the manifest records the worker's end."""
         return dict(
             eventually(
-                lambda: (p := self.participant(ref))["status"] in ("exited", "stopped", "lost")
-                and p,
+                lambda: (
+                    (p := self.participant(ref))["status"] in ("exited", "stopped", "lost") and p
+                ),
                 f"the end of {ref} in the manifest",
             )
         )
@@ -221,7 +224,11 @@ class World:
         return dict(
             eventually(
                 lambda: next(
-                    (e for e in read_jsonl(self.log) if e["event"] == "started" and e["tag"] == tag),
+                    (
+                        e
+                        for e in read_jsonl(self.log)
+                        if e["event"] == "started" and e["tag"] == tag
+                    ),
                     None,
                 ),
                 f"worker {tag} started",

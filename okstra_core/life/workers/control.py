@@ -123,6 +123,11 @@ def wait(
         if finished or timed_out:
             break
         pause()
+    if done:
+        # Its recorder appends the event after the manifest, under the run's lock: once
+        # the lock is free, both are written.
+        with record.run_lock(run_dir):
+            pass
     clock = environment.now()
     states = [state_of(run_dir, done.get(ref) or _current(run_dir, ref), clock) for ref in order]
     if timed_out:

@@ -250,7 +250,7 @@ def _writes(member: Member, catalog: Catalog, task_type: str) -> bool:
     """The participant's recorded capability; the profile's word for an older manifest."""
     recorded = member.participant.get("workerWriteCapability")
     if recorded in (WRITE, READ_ONLY):
-        return recorded == WRITE
+        return bool(recorded == WRITE)
     return _profile_writes(catalog, task_type, member.role)
 
 

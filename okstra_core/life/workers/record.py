@@ -81,7 +81,10 @@ class _Draft:
         participant, execution = added.get("participant"), added.get("roleExecution")
         if not isinstance(participant, dict) or not isinstance(execution, dict):
             raise DataFileError("expected a participant and a role execution", path=self.path)
-        if _index(self.participants, "participantRef", str(participant.get("participantRef"))) is None:
+        if (
+            _index(self.participants, "participantRef", str(participant.get("participantRef")))
+            is None
+        ):
             self.participants.append(dict(participant))
         if self.execution(str(execution.get("roleExecutionRef"))) is None:
             self.executions.append(dict(execution))

@@ -22,7 +22,7 @@ from typing import Literal
 
 from ...environment import Environment
 from ...errors import LaunchError, UsageError
-from ...launch import tmux_name
+from ...launch.commands import tmux_name
 from .proc import Identity
 from .team import Member
 from .tmux import PANE_FORMAT, PaneRef, TmuxServer, pane_state, server_at, user_server
