@@ -276,8 +276,9 @@ def test_ten_workers_started_at_once_are_all_recorded(tmp_path: Path) -> None:
     assert len([e for e in world.events("worker-started") if e["roleExecutionRef"] in refs]) == 10
     # The event follows the manifest's record (under the same lock): wait for the last.
     eventually(
-        lambda: len([e for e in world.events("worker-exited") if e["roleExecutionRef"] in refs])
-        == 10,
+        lambda: (
+            len([e for e in world.events("worker-exited") if e["roleExecutionRef"] in refs]) == 10
+        ),
         "ten worker-exited events",
     )
     tags = {e["tag"] for e in read_jsonl(world.log) if e["event"] == "started"}

@@ -42,7 +42,11 @@ def world(tmp_path: Path) -> Iterator[World]:
 def tmux(world: World, *args: str) -> str:
     done = subprocess.run(
         ["tmux", "-L", world.env["OKSTRA_TMUX_SOCKET"], *args],
-        env={"TMUX_TMPDIR": world.env["TMUX_TMPDIR"], "PATH": "/usr/bin:/bin"},
+        env={
+            "TMUX_TMPDIR": world.env["TMUX_TMPDIR"],
+            "PATH": "/usr/bin:/bin",
+            "LC_CTYPE": "C.UTF-8",
+        },
         capture_output=True,
         text=True,
         check=True,
@@ -152,7 +156,8 @@ def test_ten_workers_at_once_in_tmux(world: World) -> None:
     for ref in refs:
         assert world.recorded_end(ref)["exitStatus"] == 0
     eventually(
-        lambda: len([e for e in world.events("worker-exited") if e["roleExecutionRef"] in refs])
-        == 10,
+        lambda: (
+            len([e for e in world.events("worker-exited") if e["roleExecutionRef"] in refs]) == 10
+        ),
         "ten worker-exited events",
     )

@@ -14,6 +14,7 @@ a `TMUX` variable nor anything else in the caller's environment picks the server
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -57,7 +58,10 @@ def trusted_socket(path: str | Path, environment: Environment) -> bool:
     if not socket.is_absolute():
         return False
     inside = (environment.get("TMUX") or "").split(",")[0]
-    if not (_private_dir(socket.parent) or (inside and str(socket) == inside)):
+    # tmux's own directory that does not exist yet: tmux makes it, private (and refuses
+    # one that is not).
+    fresh = socket.parent == socket_dir(environment) and not os.path.lexists(socket.parent)
+    if not (fresh or _private_dir(socket.parent) or (inside and str(socket) == inside)):
         return False
     try:
         st = os.lstat(socket)
@@ -68,9 +72,19 @@ def trusted_socket(path: str | Path, environment: Environment) -> bool:
     return stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid()
 
 
+def _utf8(value: str | None) -> bool:
+    return value is not None and value.upper().replace("UTF8", "UTF-8").endswith("UTF-8")
+
+
 def minimal_env(environment: Environment) -> dict[str, str]:
+    """What tmux runs with. A UTF-8 locale always: tmux shows a label's `·` as `_`
+    without one."""
     env = {key: environment.env[key] for key in _KEPT if key in environment.env}
     env["PATH"] = _SAFE_PATH
+    locale = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG")
+    if not _utf8(locale):
+        env.pop("LC_ALL", None)
+        env["LC_CTYPE"] = "C.UTF-8"
     return env
 
 
@@ -129,6 +143,12 @@ def user_server(environment: Environment, *, running: bool) -> TmuxServer | None
     server = server_at(chosen_socket(environment), environment)
     if server is None or (running and not server.answers()):
         return None
+    directory = Path(server.socket).parent
+    if not running and directory == socket_dir(environment) and not directory.exists():
+        # `tmux -S` does not make tmux's directory as `tmux -L` does: make it private.
+        with contextlib.suppress(OSError):
+            directory.mkdir(mode=0o700)
+            directory.chmod(0o700)
     return server
 
 
