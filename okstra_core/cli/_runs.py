@@ -75,11 +75,13 @@ def register(sub: Any) -> None:
 
     attach = sub.add_parser(
         "attach",
-        help="show the lead's tmux window (switch-client inside tmux, else attach)",
+        help="show the lead's tmux window, or a worker's pane (switch-client inside tmux, "
+        "else attach)",
         epilog="examples:\n  okstra attach requirements-discovery-001\n  okstra attach perf/widget",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     attach.add_argument("run", help=RUN_HELP)
+    attach.add_argument("who", nargs="?", help="a worker's pane instead (e.g. analyser#1)")
     attach.set_defaults(handler=_attach, human=_attach_human)
 
     stop = sub.add_parser(
@@ -203,6 +205,7 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     run = read_run(locate_run(ns.run, Path.cwd()))
     lead = observe(run, environment)
     event = _last_exit_event(run.timeline, run.run_id) if lead.ended else None
+    team = _team(run.run_dir, environment)
     return {
         "ok": True,
         "runId": run.run_id,
@@ -217,7 +220,15 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "leadStatus": lead.label(),
         "lastLines": list(event.get("lastLines") or []) if event else [],
         "resumeCommand": resume_command(run),
+        "workers": team,
     }, 0
+
+
+def _team(run_dir: Path, environment: Any) -> list[dict[str, Any]]:
+    """The run's workers (`okstra worker status`): a look records ends nobody saw."""
+    from ..life.workers.observe import as_data, observe_team
+
+    return [w for w in as_data(observe_team(run_dir, environment)) if not w["leader"]]
 
 
 def _status_human(payload: dict[str, Any]) -> None:
@@ -241,6 +252,12 @@ def _status_human_text(payload: dict[str, Any]) -> str:
         lines.append(f"note     {lead['detail']}")
     lines.append(f"dir      {payload['runDir']}")
     lines.append(f"resume   {payload['resumeCommand']}")
+    if payload.get("workers"):
+        from ..display import inert
+
+        for worker in payload["workers"]:
+            shown = f"{worker['short']}  {worker['status']}  {worker['modelRef'] or ''}"
+            lines.append(f"worker   {inert(shown)}")
     if payload["lastLines"]:
         lines.append("last lines of its window:")
         lines += [f"  | {line}" for line in payload["lastLines"]]
@@ -256,6 +273,8 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.runs import locate_run
 
     environment = Environment.real()
+    if ns.who:
+        return _attach_worker(ns, environment)
     run = read_run(locate_run(ns.run, Path.cwd()))
     plan = plan_attach(run, environment)
     payload = plan.to_json()
@@ -275,6 +294,27 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     return payload, 1
 
 
+def _attach_worker(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
+    from ..life.runs import locate_run
+    from ..life.workers.control import attach_target
+
+    target = attach_target(locate_run(ns.run, Path.cwd()), ns.who, environment)
+    payload: dict[str, Any] = {"ok": True, "worker": target.label, "command": list(target.argv)}
+    if target.switch:
+        done = subprocess.run(
+            list(target.argv), env=target.env, capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            payload.update(ok=False, error=f"tmux: {done.stderr.strip()}")
+            return payload, 1
+        return payload, 0
+    try:
+        os.execvpe(target.argv[0], list(target.argv), target.env)
+    except OSError as exc:
+        payload.update(ok=False, error=f"could not run tmux: {exc.strerror or exc}")
+    return payload, 1
+
+
 def _attach_human(payload: dict[str, Any]) -> None:
     _print(_attach_human_text(payload))
 
@@ -283,6 +323,10 @@ def _attach_human_text(payload: dict[str, Any]) -> str:
     if payload.get("error"):
         print(f"okstra: {payload['error']}", file=sys.stderr)
         return ""
+    if "worker" in payload:
+        from ..display import inert
+
+        return f"okstra: switched to {inert(payload['worker'])}\n"
     return f"okstra: switched to the lead of {payload['run']} ({payload['lead']['label']})\n"
 
 
