@@ -1,18 +1,21 @@
 """`[activity]` of a provider file: how its CLI's screen shows what it is doing.
 
-An interactive agent CLI (the lead, any pane a person works in) is in one of three
-states while it runs: `running` (working on a turn), `waiting for input` (its turn is
-over, or it asks a question: a person or the lead must answer) or `idle` (it sits with
-nothing to do and nothing asked). The provider file says which screens mean what:
+An interactive agent CLI (the lead, any pane a person works in) is, while it runs, in
+one of three states: `running` (working on a turn), `waiting for input` (its turn is
+over or it asks a question: a person must type or answer) or `idle` (waiting for
+input, and nothing on its screen has changed for `idle_after` seconds). The provider
+file says which screens mean what — Python regular expressions, matched against each
+of the last `lines` non-blank lines of its pane:
 
     [activity]
-    waiting = ['Do you want to', '\\(y/n\\)']  # regexes, matched against each
-    idle = ['^❯ *$']                           # of the last `lines` non-blank lines
-    lines = 15                                 # of the pane
+    running = ['esc to interrupt']          # a turn in progress (checked first)
+    waiting = ['^❯ ', 'Do you want to']     # its prompt, or a question
+    idle = []                               # screens that mean idle at once
+    lines = 15
+    idle_after = 300
 
-`waiting` wins over `idle`; a screen that matches neither is `running` (while the
-process lives). Patterns are Python regular expressions, checked when the provider
-file is loaded (each at most 300 characters).
+A screen that matches none is `running` while the process lives. Each pattern is at
+most 300 characters and is checked when the provider file is loaded.
 """
 
 from __future__ import annotations
@@ -35,12 +38,14 @@ class ActivitySpec:
 
     __pydantic_config__ = config()
 
+    running: tuple[Annotated[StrictStr, Field(min_length=1, max_length=MAX_PATTERN)], ...] = ()
     waiting: tuple[Annotated[StrictStr, Field(min_length=1, max_length=MAX_PATTERN)], ...] = ()
     idle: tuple[Annotated[StrictStr, Field(min_length=1, max_length=MAX_PATTERN)], ...] = ()
     lines: Annotated[StrictInt, Field(ge=1, le=200)] = 15
+    idle_after: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300
 
     def __post_init__(self) -> None:
-        for name in ("waiting", "idle"):
+        for name in ("running", "waiting", "idle"):
             for index, pattern in enumerate(getattr(self, name)):
                 try:
                     re.compile(pattern)
@@ -50,20 +55,31 @@ class ActivitySpec:
                     ) from None
 
     def __repr__(self) -> str:
-        return f"ActivitySpec(waiting={self.waiting!r}, idle={self.idle!r}, lines={self.lines})"
+        return (
+            f"ActivitySpec(running={self.running!r}, waiting={self.waiting!r}, "
+            f"idle={self.idle!r}, lines={self.lines}, idle_after={self.idle_after})"
+        )
+
+
+RUNNING = "running"
+WAITING = "waiting for input"
+IDLE = "idle"
+
+
+def _shows(patterns: tuple[str, ...], shown: list[str]) -> bool:
+    return any(re.search(pattern, line) for pattern in patterns for line in shown)
 
 
 def classify(lines: list[str], spec: ActivitySpec | None) -> str:
-    """`waiting for input`, `idle` or `running` for a live CLI showing `lines`."""
+    """`running`, `waiting for input` or `idle` for a live CLI showing `lines` (the
+    screen alone: a screen waiting unchanged too long is made `idle` by its caller)."""
     if spec is None:
-        return "running"
+        return RUNNING
     shown = [line for line in lines if line.strip()][-spec.lines :]
-    for pattern in spec.waiting:
-        rule = re.compile(pattern)
-        if any(rule.search(line) for line in shown):
-            return "waiting for input"
-    for pattern in spec.idle:
-        rule = re.compile(pattern)
-        if any(rule.search(line) for line in shown):
-            return "idle"
-    return "running"
+    if _shows(spec.running, shown):
+        return RUNNING
+    if _shows(spec.waiting, shown):
+        return WAITING
+    if _shows(spec.idle, shown):
+        return IDLE
+    return RUNNING

@@ -18,7 +18,7 @@ from .base import Document
 if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
 
-__all__ = ["WorkerExit", "WorkerExited", "WorkerLaunch", "WorkerStarted"]
+__all__ = ["PaneActivity", "WorkerExit", "WorkerExited", "WorkerLaunch", "WorkerStarted"]
 
 _CONFIG = config(camel_case=True, by_name=True)
 
@@ -133,3 +133,19 @@ class WorkerExited(_WorkerEvent):
     exited_at: StrictStr
     last_lines: tuple[StrictStr, ...] = ()
     detail: StrictStr | None = None
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PaneActivity(Document):
+    """`lead-activity.json`: what the lead's pane last showed, and since when.
+
+    `digest` is the sha256 of the pane's last lines; a screen that waits for input
+    with the same digest since `since` for the provider's `idle_after` is `idle`.
+    """
+
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "pane activity"
+
+    state: StrictStr
+    digest: StrictStr
+    since: StrictStr

@@ -1,39 +1,118 @@
 """What an interactive agent is doing: `running`, `waiting for input` or `idle`.
 
-A pane's last lines are read (through the user's own tmux server only) and matched
-against the provider's `[activity]` patterns (`okstra_core.catalog.activity`); a lead
-that does not run has no activity (its state says how it ended). A worker is a
-one-shot run: while its process lives it is `running`.
+The lead's pane is read through the user's own tmux server only (its last lines), and
+matched against its provider's `[activity]` patterns (`okstra_core.catalog.activity`).
+A screen that waits for input and has not changed for the provider's `idle_after`
+seconds is `idle`: each look keeps what the pane showed and since when in the run's
+`lead-activity.json`, and the look that first sees the lead waiting tells the person
+(`workers.notify`). A lead that does not run has no activity (its state says how it
+ended); a worker is a one-shot run: while its process lives it is `running`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
 from ..catalog import load_catalog
-from ..catalog.activity import classify
+from ..catalog.activity import IDLE, RUNNING, WAITING, ActivitySpec, classify
+from ..documents.worker import PaneActivity
 from ..environment import Environment
 from ..errors import OkstraError
+from ..records import dataclass
+from ..store import atomic_write_bytes
+from .workers.notify import notify
 from .workers.tmux import capture, server_at
 
-RUNNING = "running"
-WAITING = "waiting for input"
-IDLE = "idle"
+MARK = "lead-activity.json"
+__all__ = ["IDLE", "MARK", "RUNNING", "WAITING", "Activity", "lead_activity", "pane_activity"]
+
+
+@dataclass(frozen=True)
+class Activity:
+    """One look at an agent's pane: its state and its last lines."""
+
+    state: str
+    lines: tuple[str, ...]
+
+
+def _spec(provider_id: str, environment: Environment) -> ActivitySpec | None:
+    try:
+        spec: ActivitySpec | None = load_catalog(environment).provider(provider_id).activity
+    except OkstraError:
+        return None
+    return spec
 
 
 def pane_activity(
     provider_id: str, pane: str | None, socket: str | None, environment: Environment
-) -> tuple[str | None, list[str]]:
-    """(activity, the pane's last lines) of a live pane of `provider_id`'s CLI.
-
-    None when okstra cannot read the pane (not tmux, not the user's server, gone).
-    """
+) -> Activity | None:
+    """The activity of a live pane of `provider_id`'s CLI (the screen alone); None when
+    okstra cannot read the pane (not tmux, not the user's server, gone)."""
     server = server_at(socket, environment)
     if server is None or not pane or not pane.startswith("%"):
-        return None, []
+        return None
     lines = capture(server, pane)
     if not lines:
-        return None, []
+        return None
+    return Activity(classify(lines, _spec(provider_id, environment)), tuple(lines))
+
+
+def _previous(path: Path) -> PaneActivity | None:
     try:
-        provider = load_catalog(environment).provider(provider_id)
+        return PaneActivity.read(path)
     except OkstraError:
-        return RUNNING, lines
-    return classify(lines, provider.activity), lines
+        return None
+
+
+def _since(value: str, now: datetime) -> float:
+    try:
+        return (now - datetime.fromisoformat(value)).total_seconds()
+    except ValueError:
+        return 0.0
+
+
+def lead_activity(
+    run_dir: Path, leader: Mapping[str, Any], environment: Environment
+) -> Activity | None:
+    """The lead's activity, when it runs in a tmux pane okstra can read.
+
+    Keeps `lead-activity.json` (best effort) and announces the lead's first look
+    waiting for input.
+    """
+    if leader.get("launchBackend") != "tmux":
+        return None
+    provider = str(leader.get("provider") or "")
+    pane, socket = leader.get("paneRef"), leader.get("tmuxSocket")
+    seen = pane_activity(
+        provider,
+        pane if isinstance(pane, str) else None,
+        socket if isinstance(socket, str) else None,
+        environment,
+    )
+    if seen is None:
+        return None
+    now = environment.now()
+    digest = hashlib.sha256("\n".join(seen.lines).encode()).hexdigest()
+    path = run_dir / MARK
+    before = _previous(path)
+    same = before is not None and before.state == seen.state and before.digest == digest
+    since = before.since if same and before is not None else now.isoformat(timespec="seconds")
+    if not same:
+        with contextlib.suppress(OkstraError, OSError):
+            mark = PaneActivity(state=seen.state, digest=digest, since=since)
+            atomic_write_bytes(path, mark.to_bytes(), durable=False)
+        if seen.state == WAITING and (before is None or before.state != WAITING):
+            server = server_at(socket if isinstance(socket, str) else None, environment)
+            notify(
+                f"okstra: the lead of {run_dir.name} waits for input", environment, server=server
+            )
+    spec = _spec(provider, environment)
+    idle_after = spec.idle_after if spec is not None else 300
+    if seen.state == WAITING and _since(since, now) >= idle_after:
+        return Activity(IDLE, seen.lines)
+    return seen
