@@ -123,11 +123,15 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 f"{exc.message}; `okstra runs --all` lists every project's runs"
             ) from None
         rows = project_runs(root, environment)
+    listed = [row.to_json(now) for row in rows]
+    for row, shown in zip(rows, listed, strict=True):
+        alive = row.lead is not None and row.lead.alive and row.info is not None
+        shown["activity"] = _activity(row.info, row.lead, environment) if alive else None
     return {
         "ok": True,
         "all": bool(ns.all),
         "projectRoot": str(root) if root else None,
-        "runs": [row.to_json(now) for row in rows],
+        "runs": listed,
     }, 0
 
 
@@ -170,7 +174,9 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
             run["taskType"],
             str(run["teamSize"]) if run["teamSize"] is not None else "?",
             run["backend"] or "-",
-            run["leadStatus"] if run["problem"] is None else f"damaged ({run['problem']})",
+            (run["leadStatus"] + (f" ({run['activity']})" if run.get("activity") else ""))
+            if run["problem"] is None
+            else f"damaged ({run['problem']})",
             human_age(run["ageSeconds"]),
         ]
         if payload["all"]:
@@ -206,6 +212,7 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     lead = observe(run, environment)
     event = _last_exit_event(run.timeline, run.run_id) if lead.ended else None
     team = _team(run.run_dir, environment)
+    activity = _activity(run, lead, environment)
     return {
         "ok": True,
         "runId": run.run_id,
@@ -218,10 +225,19 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "createdAt": run.created_at.isoformat() if run.created_at else None,
         "lead": lead.to_json(),
         "leadStatus": lead.label(),
+        "activity": activity,
         "lastLines": list(event.get("lastLines") or []) if event else [],
         "resumeCommand": resume_command(run),
         "workers": team,
     }, 0
+
+
+def _activity(run: Any, lead: Any, environment: Any) -> str | None:
+    """`running`, `waiting for input` or `idle` of a lead that runs in tmux."""
+    from ..life.activity import lead_activity
+
+    seen = lead_activity(run.run_dir, run.leader, environment) if lead.alive else None
+    return seen.state if seen is not None else None
 
 
 def _team(run_dir: Path, environment: Any) -> list[dict[str, Any]]:
@@ -241,6 +257,7 @@ def _status_human_text(payload: dict[str, Any]) -> str:
     lines = [
         f"run      {payload['run']}  ({payload['taskType']}, team of {payload['teamSize']})",
         f"lead     {payload['leadStatus']}"
+        + (f" ({payload['activity']})" if payload.get("activity") else "")
         + (f" — {lead['backend']}" if lead["backend"] else "")
         + (f" {where}" if where else ""),
     ]

@@ -55,6 +55,12 @@ def register(sub: Any) -> None:
         help="start, watch, wait for and stop a run's workers",
         description="The run's workers: each a one-shot run of its provider's CLI, "
         "started by okstra, recorded in the run manifest and the timeline.",
+        epilog="examples:\n"
+        "  okstra worker start planning-001 analyser#1 --prompt-file task.md\n"
+        "  okstra worker status planning-001\n"
+        "  okstra worker wait planning-001 analyser#1 && "
+        "okstra worker result planning-001 analyser#1",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     wsub = worker.add_subparsers(
         dest="worker_command", metavar="COMMAND", parser_class=type(worker)
@@ -105,7 +111,12 @@ def register(sub: Any) -> None:
         "  okstra worker wait planning-001 analyser#1 critic#1 --any",
     )
     wait.add_argument("who", nargs="+", help=WHO_HELP)
-    wait.add_argument("--timeout", type=_seconds("--timeout", 7 * 86400), metavar="SECONDS")
+    wait.add_argument(
+        "--timeout",
+        type=_seconds("--timeout", 7 * 86400),
+        metavar="SECONDS",
+        help="give up after this long (exit 124); default: wait as long as it takes",
+    )
     wait.add_argument("--any", action="store_true", help="return when the first of them ends")
     wait.add_argument("--json", action="store_true", help="print one JSON document")
     wait.set_defaults(handler=_wait, human=_wait_human)
@@ -127,7 +138,13 @@ def register(sub: Any) -> None:
         "  okstra worker stop planning-001 analyser#1 --grace 5",
     )
     stop.add_argument("who", help=WHO_HELP)
-    stop.add_argument("--grace", type=_seconds("--grace", 3600), default=10.0, metavar="SECONDS")
+    stop.add_argument(
+        "--grace",
+        type=_seconds("--grace", 3600),
+        default=10.0,
+        metavar="SECONDS",
+        help="how long the worker gets to stop before it is killed (default 10)",
+    )
     stop.add_argument("--json", action="store_true", help="print one JSON document")
     stop.set_defaults(handler=_stop, human=_stop_human)
     worker.set_defaults(handler=_usage)
