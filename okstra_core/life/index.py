@@ -28,6 +28,7 @@ from ..prepare.runfiles import RUN_MANIFEST
 from ..records import config, dataclass, to_data
 from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
 from ..tasks import OKSTRA_DIR
+from .workers.team import members
 
 INDEX_NAME = "runs-index.jsonl"
 # Each row is small; a file this large is not an index okstra wrote.
@@ -86,22 +87,16 @@ def _str(value: object) -> str | None:
 
 def row_of(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) -> IndexRow:
     """The run's row from its manifest (as JSON data)."""
-    participants = [p for p in manifest.get("participants") or () if isinstance(p, Mapping)]
-    executions = [e for e in manifest.get("roleExecutions") or () if isinstance(e, Mapping)]
-    status_of = {p.get("participantRef"): _str(p.get("status")) or "prepared" for p in participants}
-    lead = participants[0] if participants else {}
-    workers = {
-        f"{e.get('role')}#{e.get('ordinal')}": status_of.get(e.get("participantRef"), "prepared")
-        for e in executions
-        if e.get("role") != "leader"
-    }
+    team = members(manifest)
+    lead = next((m.participant for m in team if m.leader), {})
+    workers = {m.short: m.status for m in team if not m.leader}
     return IndexRow(
         run=_relative(run_dir),
         run_id=_str(manifest.get("runId")) or run_dir.name,
         task_key=_str(manifest.get("taskKey")) or "",
         task_type=_str(manifest.get("taskType")) or "",
         created_at=_str(manifest.get("createdAt")),
-        team_size=len(executions),
+        team_size=len(team),
         lead_status=_str(lead.get("status")) or "prepared",
         lead_backend=_str(lead.get("launchBackend")),
         workers=workers,
