@@ -35,6 +35,9 @@ INDEX_NAME = "runs-index.jsonl"
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_RUN_PATH = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*/runs/[a-z][a-z-]*[a-z]-\d+"
+)
 _ENDED_LEAD = ("exited", "stopped", "gone")
 
 
@@ -111,105 +114,126 @@ def note(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) 
 
 
 def _row(data: object) -> IndexRow | None:
-    if not isinstance(data, dict):
+    """A line's row, when it is one (a row okstra wrote has exactly these types)."""
+    if type(data) is not dict:
         return None
     run, workers = data.get("run"), data.get("workers")
-    if not isinstance(run, str) or not isinstance(workers, dict):
+    if type(run) is not str or type(workers) is not dict or not _RUN_PATH.fullmatch(run):
         return None
-    parts = run.split("/")
-    if len(parts) != 4 or parts[2] != "runs" or not all(_SEGMENT.fullmatch(p) for p in parts):
+    run_id, task_key, task_type = data.get("runId"), data.get("taskKey"), data.get("taskType")
+    size, lead = data.get("teamSize"), data.get("leadStatus")
+    if not (type(run_id) is type(task_key) is type(task_type) is type(lead) is str):
         return None
+    if type(size) is not int or not all(type(v) is str for v in workers.values()):
+        return None
+    return IndexRow(
+        run=run,
+        run_id=run_id,
+        task_key=task_key,
+        task_type=task_type,
+        created_at=_str(data.get("createdAt")),
+        team_size=size,
+        lead_status=lead,
+        lead_backend=_str(data.get("leadBackend")),
+        workers=workers,
+        updated_at=_str(data.get("updatedAt")),
+    )
+
+
+def _records(data: bytes) -> list[object]:
+    """Every line's JSON value; a damaged line is None (the rest still count)."""
+    lines = [line for line in data.split(b"\n") if line.strip()]
     try:
-        return IndexRow(
-            run=run,
-            run_id=str(data["runId"]),
-            task_key=str(data["taskKey"]),
-            task_type=str(data["taskType"]),
-            created_at=_str(data.get("createdAt")),
-            team_size=int(data["teamSize"]),
-            lead_status=str(data["leadStatus"]),
-            lead_backend=_str(data.get("leadBackend")),
-            workers={str(k): str(v) for k, v in workers.items()},
-            updated_at=_str(data.get("updatedAt")),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
+        # One parse for the whole file: a file of whole lines is a JSON array's items.
+        found: list[object] = orjson.loads(b"[" + b",".join(lines) + b"]")
+        if len(found) == len(lines):
+            return found
+    except orjson.JSONDecodeError:
+        pass
+    out: list[object] = []
+    for line in lines:
+        try:
+            out.append(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            out.append(None)
+    return out
 
 
 def _read(path: Path) -> tuple[dict[str, IndexRow], int]:
     """(rows by run, number of lines) of the index file (absent: empty)."""
     if not os.path.lexists(path):
         return {}, 0
-    data = read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES)
+    records = _records(read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES))
     rows: dict[str, IndexRow] = {}
-    lines = 0
-    for raw in data.split(b"\n"):
-        if not raw:
-            continue
-        lines += 1
-        try:
-            row = _row(orjson.loads(raw))
-        except orjson.JSONDecodeError:
-            continue
+    for record in records:
+        row = _row(record)
         if row is not None:
             rows[row.run] = row
-    return rows, lines
+    return rows, len(records)
 
 
 def run_dirs(project_root: Path) -> Iterator[str]:
-    """`<group>/<task>/runs/<run-id>` of every run directory holding a manifest."""
-    tasks = tasks_dir(project_root)
+    """`<group>/<task>/runs/<run-id>` of every run directory (named as okstra names them)."""
+    tasks = os.fspath(tasks_dir(project_root))
     for group in _scan(tasks):
-        for task in _scan(tasks / group):
-            runs = tasks / group / task / "runs"
+        for task in _scan(os.path.join(tasks, group)):
+            runs = os.path.join(tasks, group, task, "runs")
             for name in _scan(runs):
-                if _RUN.fullmatch(name) and os.path.isfile(runs / name / RUN_MANIFEST):
+                if _RUN.fullmatch(name):
                     yield f"{group}/{task}/runs/{name}"
 
 
-def _scan(directory: Path) -> list[str]:
+def _scan(directory: str) -> list[str]:
     try:
         with os.scandir(directory) as entries:
-            return sorted(
+            return [
                 e.name
                 for e in entries
                 if e.is_dir(follow_symlinks=False) and _SEGMENT.fullmatch(e.name)
-            )
+            ]
     except OSError:
         return []
+
+
+def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
+    """The row of a run the index does not know, from its manifest (None: no manifest)."""
+    try:
+        manifest = read_json(tasks / run / RUN_MANIFEST, what="run manifest", follow=False)
+    except (OkstraError, OSError):
+        return None
+    return row_of(tasks / run, manifest) if isinstance(manifest, dict) else None
 
 
 def rows(project_root: Path) -> list[IndexRow]:
     """Every run of the project, from the index (completed from the run directories)."""
     path = index_path(project_root)
     indexed, lines = _read(path)
-    present = list(run_dirs(project_root))
     tasks = tasks_dir(project_root)
     found: dict[str, IndexRow] = {}
-    for run in present:
+    missing: dict[str, IndexRow] = {}
+    for run in run_dirs(project_root):
         row = indexed.get(run)
-        if row is None:
-            with contextlib.suppress(OkstraError, OSError):
-                manifest = read_json(tasks / run / RUN_MANIFEST, what="run manifest", follow=False)
-                if isinstance(manifest, dict):
-                    row = row_of(tasks / run, manifest)
-                    note(tasks / run, manifest)
-                    lines += 1
+        if row is None and os.path.isfile(tasks / run / RUN_MANIFEST):
+            row = _from_manifest(tasks, run)
+            if row is not None:
+                missing[run] = row
         if row is not None:
             found[run] = row
-    if lines > 2 * len(found) + 64:
-        _compact(path, set(found))
+    if missing or lines > 2 * len(found) + 64:
+        _rewrite(path, set(found), missing)
     return list(found.values())
 
 
-def _compact(path: Path, present: set[str]) -> None:
-    """Rewrite the index with one line per present run (under the lock appends take,
-    from the file as it is then: no line appended meanwhile is lost)."""
+def _rewrite(path: Path, present: set[str], missing: Mapping[str, IndexRow]) -> None:
+    """Rewrite the index with one line per present run, adding the rows it missed (under
+    the lock appends take, from the file as it is then: no line appended meanwhile is
+    lost)."""
     with contextlib.suppress(OkstraError, OSError), FileLock(path, timeout=2.0):
         latest, _ = _read(path)
+        merged = {**missing, **latest}
         body = b"".join(
             orjson.dumps(to_data(row), option=orjson.OPT_SORT_KEYS) + b"\n"
-            for run, row in latest.items()
-            if run in present
+            for run, row in merged.items()
+            if run in present and row is not None
         )
         atomic_write_bytes(path, body)

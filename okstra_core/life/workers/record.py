@@ -20,12 +20,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...documents import RunManifest
+import orjson
+
+from ...documents import RunManifest, trust
 from ...documents.worker import WorkerExited, WorkerLaunch, WorkerStarted
 from ...errors import DataFileError, UsageError
 from ...launch import RESUME_JSON
+from ...paths import user_dirs
 from ...prepare.runfiles import RUN_MANIFEST, TIMELINE
-from ...store import FileLock, append_line, atomic_write_bytes
+from ...store import FileLock, append_line, atomic_write_bytes, read_bytes
 from ...tasks import resolve_inside
 from .. import index
 
@@ -47,10 +50,29 @@ def timeline_path(run_dir: Path) -> Path:
     return resolve_inside(troot, troot / TIMELINE, what="the task timeline")
 
 
-def read_manifest(run_dir: Path) -> tuple[Path, RunManifest]:
-    """The run manifest through its record (an older layout is upgraded)."""
+def _trust_cache() -> Path:
+    return user_dirs().cache / "runs"
+
+
+def _read(run_dir: Path) -> tuple[Path, RunManifest, bool]:
+    """(path, manifest, whether its bytes are ones okstra wrote there: see below)."""
     path = run_dir / RUN_MANIFEST
-    return path, RunManifest.read(path)
+    data = read_bytes(path, what="run manifest", follow=False)
+    if trust.recognised(path, data, _trust_cache()):
+        with contextlib.suppress(TypeError, ValueError):
+            return path, RunManifest.from_own(orjson.loads(data)), True
+    return path, RunManifest.read(path), False
+
+
+def read_manifest(run_dir: Path) -> tuple[Path, RunManifest]:
+    """The run manifest through its record (an older layout is upgraded).
+
+    Bytes that okstra itself wrote there (a marker in `<cache>/runs/documents/`, see
+    `okstra_core.documents.trust`) are built without checking them again: a start of
+    a worker then imports no validating library. Any other bytes are checked.
+    """
+    path, manifest, _ = _read(run_dir)
+    return path, manifest
 
 
 def _index(items: Sequence[dict[str, Any]], key: str, value: str) -> int | None:
@@ -60,8 +82,11 @@ def _index(items: Sequence[dict[str, Any]], key: str, value: str) -> int | None:
 class _Draft:
     """The manifest as JSON data, changed in place, checked once when written."""
 
-    def __init__(self, path: Path, manifest: RunManifest) -> None:
+    def __init__(self, path: Path, manifest: RunManifest, *, trusted: bool = False) -> None:
         self.path = path
+        # Built from bytes okstra wrote, changed only with values okstra made: written
+        # without checking again (`read_manifest`).
+        self.trusted = trusted
         self.data = manifest.dump()
         self.participants: list[dict[str, Any]] = self.data["participants"]
         self.executions: list[dict[str, Any]] = self.data["roleExecutions"]
@@ -90,10 +115,20 @@ class _Draft:
             self.executions.append(dict(execution))
 
     def write(self, now: str | None = None) -> RunManifest:
-        checked = RunManifest.parse(self.data, path=self.path)
-        atomic_write_bytes(self.path, checked.to_bytes())
+        if self.trusted:
+            checked = RunManifest.from_own(self.data)
+        else:
+            checked = RunManifest.parse(self.data, path=self.path)
+        data = checked.to_bytes()
+        atomic_write_bytes(self.path, data)
+        trust.remember(self.path, data, _trust_cache())
         index.note(self.path.parent, self.data, now=now)
         return checked
+
+    @classmethod
+    def open(cls, run_dir: Path) -> _Draft:
+        path, manifest, trusted = _read(run_dir)
+        return cls(path, manifest, trusted=trusted)
 
 
 def record_started(
@@ -118,8 +153,7 @@ def record_started(
         True when this call recorded the start (and wrote the event).
     """
     with contextlib.nullcontext() if locked else run_lock(run_dir):
-        path, manifest = read_manifest(run_dir)
-        draft = _Draft(path, manifest)
+        draft = _Draft.open(run_dir)
         if launch.added is not None:
             draft.add(launch.added)
         execution = draft.execution(launch.role_execution_ref)
@@ -135,7 +169,7 @@ def record_started(
         if first:
             event = WorkerStarted(
                 at=now,
-                run_id=manifest.run_id,
+                run_id=str(draft.data["runId"]),
                 role_execution_ref=launch.role_execution_ref,
                 participant_ref=launch.participant_ref,
                 label=launch.label,
@@ -156,8 +190,7 @@ def record_started(
 def record_stop_requested(run_dir: Path, participant_ref: str, *, now: str) -> None:
     """Note that a stop was asked for: the end is then recorded `stopped`."""
     with run_lock(run_dir):
-        path, manifest = read_manifest(run_dir)
-        draft = _Draft(path, manifest)
+        draft = _Draft.open(run_dir)
         participant = draft.participant(participant_ref)
         if participant.get("status") in ENDED:
             return
@@ -186,8 +219,7 @@ def record_end(
         True when this call recorded it; False when it was recorded already.
     """
     with run_lock(run_dir):
-        path, manifest = read_manifest(run_dir)
-        draft = _Draft(path, manifest)
+        draft = _Draft.open(run_dir)
         execution = draft.execution(role_execution_ref)
         if execution is None:
             return False
@@ -204,7 +236,7 @@ def record_end(
         draft.write(now)
         event = WorkerExited(
             at=now,
-            run_id=manifest.run_id,
+            run_id=str(draft.data["runId"]),
             role_execution_ref=role_execution_ref,
             participant_ref=str(participant.get("participantRef")),
             label=str(execution.get("executionLabel")),

@@ -62,7 +62,7 @@ def _environment(directory: Path, launch: WorkerLaunch) -> dict[str, str]:
     return env
 
 
-def _pane(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+def _pane() -> tuple[str | None, str | None]:
     """(pane id, socket) of the tmux pane this supervisor runs in, from tmux's own env."""
     pane, socket = os.environ.get("TMUX_PANE"), (os.environ.get("TMUX") or "").split(",")[0]
     return (pane, socket) if pane and socket else (None, None)
@@ -188,9 +188,13 @@ def supervise(directory: Path) -> int:
     """Run the worker of `directory` to its end; returns the supervisor's exit status."""
     launch = files.read_launch(directory)
     run_dir = Path(launch.run_dir)
+    pane, socket = _pane() if launch.surface == "tmux" else (None, None)
     env = _environment(directory, launch)
+    # From here on this process sees the starting okstra's environment too (its
+    # OKSTRA_HOME, its caches), whatever the tmux server's was.
+    os.environ.clear()
+    os.environ.update(env)
     environment = Environment(env=env)
-    pane, socket = _pane(env) if launch.surface == "tmux" else (None, None)
     if pane is not None and socket is not None:
         _prepare_pane(pane, socket, launch.label, environment)
     pump = _Pump(directory, launch, echo=pane is not None)
