@@ -24,13 +24,13 @@ from typing import Any
 import orjson
 
 from ..errors import OkstraError
-from ..prepare.runfiles import RUN_MANIFEST
 from ..records import config, dataclass, to_data
 from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
 from ..tasks import OKSTRA_DIR
 from .workers.team import members
 
 INDEX_NAME = "runs-index.jsonl"
+RUN_MANIFEST = "run-manifest.json"
 # Each row is small; a file this large is not an index okstra wrote.
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")

@@ -40,6 +40,7 @@ from ..documents import (
 )
 from ..documents.task import NextPhaseStatus
 from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
+from ..life import index as runs_index
 from ..records import dataclass
 from ..store import (
     PRIVATE_DIR_MODE,
@@ -403,6 +404,7 @@ def update_participant(
         path=run_manifest_path,
     )
     atomic_write_bytes(run_manifest_path, updated.to_bytes())
+    runs_index.note(run_manifest_path.parent, updated.dump())
     return updated
 
 
