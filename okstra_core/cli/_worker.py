@@ -65,6 +65,12 @@ def register(sub: Any) -> None:
     wsub = worker.add_subparsers(
         dest="worker_command", metavar="COMMAND", parser_class=type(worker)
     )
+    _register_start(wsub)
+    _register_watch(wsub)
+    worker.set_defaults(handler=_usage)
+
+
+def _register_start(wsub: Any) -> None:
     start = _sub(
         wsub,
         "start",
@@ -94,6 +100,8 @@ def register(sub: Any) -> None:
     start.add_argument("--json", action="store_true", help="print one JSON document")
     start.set_defaults(handler=_start, human=_start_human)
 
+
+def _register_watch(wsub: Any) -> None:
     status = _sub(
         wsub,
         "status",
@@ -147,7 +155,6 @@ def register(sub: Any) -> None:
     )
     stop.add_argument("--json", action="store_true", help="print one JSON document")
     stop.set_defaults(handler=_stop, human=_stop_human)
-    worker.set_defaults(handler=_usage)
 
 
 def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
