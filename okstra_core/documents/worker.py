@@ -18,7 +18,14 @@ from .base import Document
 if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
 
-__all__ = ["PaneActivity", "WorkerExit", "WorkerExited", "WorkerLaunch", "WorkerStarted"]
+__all__ = [
+    "PaneActivity",
+    "ProjectRunsRow",
+    "WorkerExit",
+    "WorkerExited",
+    "WorkerLaunch",
+    "WorkerStarted",
+]
 
 _CONFIG = config(camel_case=True, by_name=True)
 
@@ -149,3 +156,26 @@ class PaneActivity(Document):
     state: StrictStr
     digest: StrictStr
     since: StrictStr
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ProjectRunsRow(Document):
+    """A line of `.okstra/runs-index.jsonl`: one run as it was after a change.
+
+    `run` is `<group>/<task>/runs/<run-id>` under `.okstra/tasks`; `workers` maps each
+    worker (`analyser#1`) to its participant's status.
+    """
+
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "runs index row"
+
+    run: StrictStr
+    run_id: StrictStr
+    task_key: StrictStr
+    task_type: StrictStr
+    created_at: StrictStr | None
+    team_size: StrictInt
+    lead_status: StrictStr
+    lead_backend: StrictStr | None
+    workers: dict[StrictStr, StrictStr]
+    updated_at: StrictStr | None = None

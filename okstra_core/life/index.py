@@ -23,8 +23,8 @@ from typing import Any
 
 import orjson
 
+from ..documents.worker import ProjectRunsRow
 from ..errors import OkstraError
-from ..records import config, dataclass, to_data
 from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
 from ..tasks import OKSTRA_DIR
 from .workers.team import members
@@ -41,22 +41,8 @@ _RUN_PATH = re.compile(
 _ENDED_LEAD = ("exited", "stopped", "gone")
 
 
-@dataclass(frozen=True, kw_only=True)
-class IndexRow:
-    """One run in the index (`run` is `<group>/<task>/runs/<run-id>` under `.okstra/tasks`)."""
-
-    __pydantic_config__ = config(camel_case=True)
-
-    run: str
-    run_id: str
-    task_key: str
-    task_type: str
-    created_at: str | None
-    team_size: int
-    lead_status: str
-    lead_backend: str | None
-    workers: dict[str, str]
-    updated_at: str | None = None
+class IndexRow(ProjectRunsRow):
+    """One run in the index (`documents.worker.ProjectRunsRow`), and what it says."""
 
     @property
     def settled(self) -> bool:
@@ -110,7 +96,7 @@ def row_of(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None
 def note(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) -> None:
     """Append the run's row as `manifest` has it now (best effort: the index is derived)."""
     with contextlib.suppress(OkstraError, OSError, IndexError):
-        append_line(index_path(project_of(run_dir)), to_data(row_of(run_dir, manifest, now=now)))
+        append_line(index_path(project_of(run_dir)), row_of(run_dir, manifest, now=now).dump())
 
 
 def _row(data: object) -> IndexRow | None:
@@ -232,7 +218,7 @@ def _rewrite(path: Path, present: set[str], missing: Mapping[str, IndexRow]) -> 
         latest, _ = _read(path)
         merged = {**missing, **latest}
         body = b"".join(
-            orjson.dumps(to_data(row), option=orjson.OPT_SORT_KEYS) + b"\n"
+            orjson.dumps(row.dump(), option=orjson.OPT_SORT_KEYS) + b"\n"
             for run, row in merged.items()
             if run in present and row is not None
         )
