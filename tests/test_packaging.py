@@ -121,12 +121,13 @@ def test_wheel_carries_the_data_the_spec_requires(wheel_names: set[str], pattern
     assert matches, f"the wheel has nothing matching {pattern}"
 
 
-def test_wheel_holds_only_the_two_packages(wheel_names: set[str]) -> None:
+def test_wheel_holds_only_okstras_packages(wheel_names: set[str]) -> None:
     tops = {name.split("/", 1)[0] for name in wheel_names}
     dist_info = {t for t in tops if t.endswith(".dist-info")}
     assert len(dist_info) == 1, tops
-    # A top-level `prompts` or `screens` would clash in site-packages.
-    assert tops - dist_info == {"okstra_core", "okstra_tui"}
+    # A top-level `prompts` or `screens` would clash in site-packages; `okstra` only
+    # gives `python -m okstra`.
+    assert tops - dist_info == {"okstra", "okstra_core", "okstra_tui"}
     assert not any("__pycache__" in name for name in wheel_names)
 
 
@@ -201,6 +202,10 @@ def test_installed_command_runs_away_from_the_checkout(fresh_venv: Path, tmp_pat
     version = _run([okstra, "--version"], tmp_path)
     assert version.returncode == 0, version.stderr
     assert version.stdout.strip() == f"okstra {okstra_core.__version__}"
+    # `python -m okstra` is the same command.
+    module = _run([str(fresh_venv / "bin" / "python"), "-m", "okstra", "--version"], tmp_path)
+    assert module.returncode == 0, module.stderr
+    assert module.stdout.strip() == version.stdout.strip()
 
     models = _run([okstra, "models", "--json"], tmp_path)
     assert models.returncode == 0, models.stdout + models.stderr

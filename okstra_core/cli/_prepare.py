@@ -133,11 +133,32 @@ def register(sub: Any) -> None:
     check.add_argument("run", help=_RUN_HELP)
     check.add_argument("report", help="the final report JSON (with executionRoles)")
     check.set_defaults(handler=_report_check)
+    _register_finalize(rsub)
     report.set_defaults(handler=_report_usage)
 
 
+def _register_finalize(rsub: Any) -> None:
+    finalize = rsub.add_parser(
+        "finalize",
+        help="write the run's executionRoles (with their outcomes) onto a final report",
+        description="Write executionIdentityVersion 2 and executionRoles — every role "
+        "execution of the run manifest with its recorded status — onto a final report's "
+        "JSON data file, atomically, keeping its other keys. `okstra report check` then "
+        "passes.",
+        epilog="examples:\n"
+        "  okstra report finalize RUN --data final-report.json\n"
+        "  okstra report finalize perf/widget/implementation-001 --data report.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    finalize.add_argument("run", help=_RUN_HELP)
+    finalize.add_argument(
+        "--data", metavar="FILE", required=True, help="the final report's JSON data file"
+    )
+    finalize.set_defaults(handler=_report_finalize)
+
+
 def _report_usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    raise UsageError("okstra report: a command is required: roles, check")
+    raise UsageError("okstra report: a command is required: roles, check, finalize")
 
 
 def _emit_progress(step: str) -> None:
@@ -307,4 +328,19 @@ def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "runManifest": str(path),
         "report": str(ns.report),
         "executionRoles": [r["roleExecutionRef"] for r in rows],
+    }, 0
+
+
+def _report_finalize(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.report import finalize_report, read_run_manifest
+    from ..life.runs import locate_run
+
+    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
+    rows = finalize_report(manifest, Path(ns.data))
+    return {
+        "ok": True,
+        "runManifest": str(path),
+        "report": str(ns.data),
+        "executionIdentityVersion": 2,
+        "executionRoles": rows,
     }, 0

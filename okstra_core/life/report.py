@@ -1,19 +1,26 @@
 """`okstra report`: a run's execution roles, and the check a final report must pass.
 
 The final report's `executionRoles` is exactly the run manifest's role-execution set
-: `okstra report roles <run>` prints that set as a markdown table, and
+: `okstra report roles <run>` prints that set as a markdown table,
+`okstra report finalize <run> --data <final-report.json>` writes it (with each role
+execution's recorded outcome) onto the report's data file, and
 `okstra report check <run> <final-report.json>` refuses a report whose set differs.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
+import orjson
+
 from ..documents import RunManifest
+from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..errors import DataFileError, OkstraError
-from ..store import read_json
+from ..store import atomic_write_bytes, json_kind, parse_json, read_bytes, read_json
 
 RUN_MANIFEST = "run-manifest.json"
 ROLE_FIELDS = (
@@ -164,3 +171,35 @@ def check_report(manifest: RunManifest, report_path: Path) -> list[dict[str, Any
     if missing or unexpected or duplicated:
         raise ReportMismatch(Path(report_path), missing, unexpected, duplicated)
     return expected
+
+
+def finalize_report(manifest: RunManifest, report_path: Path) -> list[dict[str, Any]]:
+    """Write `executionIdentityVersion: 2` and `executionRoles` onto a final report.
+
+    The rows are the run manifest's role executions as recorded now (each with its
+    `status`, the outcome okstra recorded). Every other key of the report is kept, in
+    its order; the two keys keep their place when present, else they are added at the
+    end. The file is replaced atomically, with its permissions; a report that is not a
+    JSON object (or a link, or not valid JSON) is refused and left as it was.
+
+    Returns:
+        The rows written.
+
+    Raises:
+        DataFileError: the report is not a JSON object (named).
+        FileSystemError: the report cannot be read or replaced.
+    """
+    path = Path(report_path)
+    data = read_bytes(path, what="final report", follow=False)
+    report = parse_json(data, path, what="final report", error=DataFileError)
+    if not isinstance(report, dict):
+        raise DataFileError(
+            f"expected a JSON object (final report), got {json_kind(report)}", path=path
+        )
+    rows = execution_roles(manifest)
+    report["executionIdentityVersion"] = EXECUTION_IDENTITY_VERSION
+    report["executionRoles"] = rows
+    mode = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+    text = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
+    atomic_write_bytes(path, text, mode=mode)
+    return rows

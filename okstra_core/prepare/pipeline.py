@@ -17,7 +17,6 @@ following links.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -68,6 +67,7 @@ from ..store import (
 )
 from ..tasks import OKSTRA_DIR, TASK_MANIFEST, slugify, task_root
 from . import runfiles
+from .dispatch import dispatch_context
 from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
 from .plan_check import ApprovedPlan, check_approved_plan, check_brief
 from .render import render_template
@@ -352,83 +352,12 @@ def run_preflight(resolved: Resolved, environment: Environment) -> list[Prefligh
 
 # --------------------------------------------------------------------------- rendering
 
-_PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[A-Za-z0-9_]+)?)\}")
-
-
-def _display_argv(provider: ProviderSpec, model: str, project_root: Path, label: str) -> list[str]:
-    """The provider's launch template filled for a human/lead to read (not executed)."""
-    values = {
-        "cli": provider.cli,
-        "model": model,
-        "session_id": "<new-session-id>",
-        "prompt_file": f"<prompt file for {label}>",
-        "prompt": f"<prompt for {label}>",
-        "kickoff": f"<task for {label}>",
-        "project_root": str(project_root),
-    }
-
-    def fill(m: re.Match[str]) -> str:
-        name = m.group(1)
-        if name.startswith("env."):
-            return "$" + name[4:]
-        return values.get(name, m.group(0))
-
-    out = []
-    for part in provider.launch.new:
-        marked = part.replace("{{", "\0").replace("}}", "\1")
-        out.append(_PLACEHOLDER.sub(fill, marked).replace("\0", "{").replace("\1", "}"))
-    return out
-
-
-def _dispatch(r: Any, resolved: Resolved) -> tuple[str, str | None]:
-    """How the lead runs one role execution: (sentence, command or None)."""
-    import shlex
-
-    runner = r.binding.runner
-    if r.role == LEADER:
-        if runner == "current-session":
-            return "you — this host session is the lead", None
-        return "you — okstra launched this session as the lead", None
-    if runner == "native-session":
-        return (
-            f"start a native sub-session of your host ({r.binding.host_runtime}) with model "
-            f"`{r.binding.host_model_value}`",
-            None,
-        )
-    provider = resolved.catalog.provider(r.provider)
-    argv = _display_argv(provider, r.execution, resolved.request.project_root, r.execution_label)
-    command = shlex.join(argv)
-    return f"run `{command}` in a new shell", command
-
 
 def _rel(path: Path, root: Path) -> str:
     try:
         return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
-
-
-def _team_context(resolved: Resolved) -> list[dict[str, Any]]:
-    rows = []
-    for r in resolved.manifest.role_executions:
-        how, command = _dispatch(r, resolved)
-        rows.append(
-            {
-                "ref": r.role_execution_ref,
-                "participant": r.participant_ref,
-                "label": r.execution_label,
-                "role": r.role,
-                "ordinal": r.ordinal,
-                "duty": r.duty,
-                "provider": r.provider,
-                "model_ref": r.model_ref,
-                "display": r.display_name,
-                "runner": r.binding.runner,
-                "dispatch": how,
-                "command": command,
-            }
-        )
-    return rows
 
 
 # --------------------------------------------------------------------------- planning
@@ -534,7 +463,13 @@ def plan_run(
     )
     files.append(PlannedFile(paths["runManifest"], run_manifest.to_bytes()))
 
-    team = _team_context(resolved)
+    dispatch = dispatch_context(
+        resolved.manifest,
+        resolved.catalog,
+        task_key=request.task_key,
+        run_id=run_id,
+        run_dir=_rel(run_dir, root),
+    )
     prompt = render_template(
         "lead.md.j2",
         {
@@ -554,10 +489,7 @@ def plan_run(
                 "body": resolved.profile.body.strip(),
             },
             "host": {"id": resolved.host.id, "entry_mode": resolved.entry_mode},
-            "team": team,
-            "dynamic_roles": [
-                {"role": r.role, "duty": r.duty} for r in resolved.manifest.dynamic_roles
-            ],
+            **dispatch,
             "brief": {"path": brief_rel, "text": resolved.brief_text.rstrip("\n")},
             "directive": request.directive,
             "related_tasks": list(request.related_tasks),

@@ -92,7 +92,9 @@ def test_prepare_writes_every_run_file(project: Path, env: Environment, okstra_h
     prompt = (run / "lead-prompt.md").read_text(encoding="utf-8")
     assert "Make the widget faster." in prompt and "Be brief." in prompt
     assert second["executionLabel"] in prompt
-    assert "in a new shell" in prompt  # terminal host: workers run through their CLIs
+    # Terminal host: okstra starts each worker with its CLI; the lead runs okstra.
+    ref = second["roleExecutionRef"]
+    assert f"okstra worker start perf/widget/requirements-discovery-001 {ref} " in prompt
     assert ".okstra/tasks/perf/widget/runs/requirements-discovery-001/run-manifest.json" in prompt
     meta = orjson.loads((run / "lead-prompt.meta.json").read_bytes())
     assert meta["promptSha256"] == hashlib.sha256(prompt.encode()).hexdigest()

@@ -1,0 +1,166 @@
+"""How the lead dispatches its team: the lead prompt's data for every role execution.
+
+A worker (runner `cli-wrapper`) is started through okstra, never by the lead itself:
+the prompt gives the exact `okstra worker start|wait|result` commands for it (the run
+named as `okstra status` takes it, `<task>/<run-id>`), and the file its task goes to,
+under the run's `workers/` directory. A role bound to a native sub-session of the host
+keeps the host's own instruction. A dynamic role is started with `--role` and a model
+ref of a provider that can run it as a worker.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from ..catalog.loaders import Catalog
+from ..catalog.models import LEADER
+from ..documents import RoleExecution
+from .manifest import ExecutionManifest
+
+WORKERS_DIR = "workers"
+# The longest a `wait` in the prompt blocks: agents' shell tools cut longer commands,
+# so the lead waits in slices and waits again on 124.
+WAIT_SLICE_SECONDS = 540
+
+
+def run_argument(task_key: str, run_id: str) -> str:
+    """The run as every `okstra worker` command names it: `<task>/<run-id>`."""
+    return f"{task_key}/{run_id}"
+
+
+def task_file(run_dir: str, name: str) -> str:
+    """Where the lead writes a worker's task (`<run dir>/workers/<name>.task.md`)."""
+    return f"{run_dir}/{WORKERS_DIR}/{name}.task.md"
+
+
+def worker_commands(run: str, ref: str, prompt_file: str) -> dict[str, str]:
+    """The copy-paste-ready commands of one worker (shell-quoted)."""
+    quoted_run, quoted_ref = shlex.quote(run), shlex.quote(ref)
+    return {
+        "start": f"okstra worker start {quoted_run} {quoted_ref} --prompt-file "
+        f"{shlex.quote(prompt_file)}",
+        "wait": f"okstra worker wait {quoted_run} {quoted_ref} --timeout {WAIT_SLICE_SECONDS}",
+        "result": f"okstra worker result {quoted_run} {quoted_ref}",
+    }
+
+
+def _dispatch(r: RoleExecution, catalog: Catalog) -> tuple[str, str | None]:
+    """(how the lead runs role execution `r`, why okstra cannot start it or None)."""
+    runner = r.binding.runner
+    if r.role == LEADER:
+        if runner == "current-session":
+            return "you — this host session is the lead", None
+        return "you — okstra launched this session as the lead", None
+    if runner == "native-session":
+        return (
+            f"start a native sub-session of your host ({r.binding.host_runtime}) with model "
+            f"`{r.binding.host_model_value}`",
+            None,
+        )
+    provider = catalog.provider(r.provider)
+    refusal = provider.worker_refusal()
+    if refusal is not None:
+        return f"okstra cannot start it ({refusal})", refusal
+    return f"an okstra worker, a one-shot `{provider.cli}` run", None
+
+
+def team_context(
+    manifest: ExecutionManifest, catalog: Catalog, *, run: str, run_dir: str
+) -> list[dict[str, Any]]:
+    """One row per role execution, leader first: who it is and how the lead runs it.
+
+    Args:
+        manifest: the run's execution manifest.
+        catalog: for the providers (whether each can run workers).
+        run: the run as `okstra worker` takes it (`run_argument`).
+        run_dir: the run directory, relative to the project root.
+    """
+    access = {p.participant_ref: p.worker_write_capability for p in manifest.participants}
+    rows = []
+    for r in manifest.role_executions:
+        how, refusal = _dispatch(r, catalog)
+        worker = None
+        if r.role != LEADER and r.binding.runner == "cli-wrapper" and refusal is None:
+            prompt_file = task_file(run_dir, r.role_execution_ref)
+            worker = {
+                "task_file": prompt_file,
+                **worker_commands(run, r.role_execution_ref, prompt_file),
+            }
+        rows.append(
+            {
+                "ref": r.role_execution_ref,
+                "participant": r.participant_ref,
+                "label": r.execution_label,
+                "role": r.role,
+                "ordinal": r.ordinal,
+                "duty": r.duty,
+                "provider": r.provider,
+                "model_ref": r.model_ref,
+                "display": r.display_name,
+                "runner": r.binding.runner,
+                "access": access.get(r.participant_ref) or "read-only",
+                "dispatch": how,
+                "worker": worker,
+                "refusal": refusal,
+            }
+        )
+    return rows
+
+
+def dynamic_context(
+    manifest: ExecutionManifest, catalog: Catalog, *, run: str, run_dir: str
+) -> list[dict[str, Any]]:
+    """One row per dynamic role: its duty, access, the model refs that can run it as
+    a worker, and the command that starts one."""
+    disabled = set(catalog.config.disabled_providers)
+    rows = []
+    for d in manifest.dynamic_roles:
+        models = [
+            f"{p.id}/{m.id}"
+            for p in catalog.providers
+            if p.id not in disabled and d.role in p.roles and p.worker_refusal() is None
+            for m in p.models
+            if not m.roles or d.role in m.roles
+        ]
+        prompt_file = task_file(run_dir, f"{d.role}-<n>")
+        start = (
+            f"okstra worker start {shlex.quote(run)} --role {shlex.quote(d.role)} "
+            f"--model <model ref> --prompt-file {prompt_file}"
+        )
+        rows.append(
+            {
+                "role": d.role,
+                "duty": d.duty,
+                "access": d.worker_write_capability or "read-only",
+                "models": models,
+                "start": start,
+            }
+        )
+    return rows
+
+
+def dispatch_context(
+    manifest: ExecutionManifest, catalog: Catalog, *, task_key: str, run_id: str, run_dir: str
+) -> Mapping[str, Any]:
+    """The lead prompt's `team`, `dynamic_roles` and `workers` values."""
+    run = run_argument(task_key, run_id)
+    team = team_context(manifest, catalog, run=run, run_dir=run_dir)
+    dynamic = dynamic_context(manifest, catalog, run=run, run_dir=run_dir)
+    quoted = shlex.quote(run)
+    return {
+        "team": team,
+        "dynamic_roles": dynamic,
+        "workers": {
+            "any": any(m["worker"] for m in team) or bool(dynamic),
+            "run": run,
+            "dir": f"{run_dir}/{WORKERS_DIR}",
+            "status": f"okstra worker status {quoted}",
+            "again": f"okstra worker start {quoted} <ref> --again --prompt-file <file>",
+            "stop": f"okstra worker stop {quoted} <ref>",
+            "finalize": f"okstra report finalize {quoted} --data <report.json>",
+            "check": f"okstra report check {quoted} <report.json>",
+            "wait_slice": WAIT_SLICE_SECONDS,
+        },
+    }
