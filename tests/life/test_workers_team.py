@@ -147,3 +147,25 @@ def test_attach_to_a_background_worker_says_where_its_output_is(tmp_path: Path) 
     proc = world.okstra("attach", world.run, "analyser#1")
     assert proc.returncode == 2 and b"runs in the background" in proc.stderr, proc.stderr
     assert b"output.log" in proc.stderr
+
+
+def test_the_lead_prompts_commands_run_as_written(tmp_path: Path) -> None:
+    import shlex
+
+    world = World(tmp_path)
+    world.prepare("--role-count", "analyser=1")
+    prompt = (world.run_dir / "lead-prompt.md").read_text(encoding="utf-8")
+    commands = [
+        line.strip()
+        for line in prompt.splitlines()
+        if line.strip().startswith("okstra worker ") and "role-exec-analyser-001" in line
+    ]
+    start, wait, result = (shlex.split(c) for c in commands[:3])
+    assert [start[2], wait[2], result[2]] == ["start", "wait", "result"]
+    task_file = world.project / start[start.index("--prompt-file") + 1]
+    task_file.parent.mkdir(parents=True, exist_ok=True)
+    task_file.write_text(fake("From the lead.", tag="lead"), encoding="utf-8")
+    assert world.okstra(*start[1:], "--surface", "background").returncode == 0
+    assert world.okstra(*wait[1:]).returncode == 0
+    done = world.okstra(*result[1:])
+    assert done.returncode == 0 and b"RESULT: From the lead." in done.stdout
