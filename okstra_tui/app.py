@@ -13,7 +13,7 @@ import gc
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from textual import events, work
 from textual.app import App, SystemCommand
@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
+from okstra_core.display import inert
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
 from okstra_core.request import RunRequest
@@ -365,13 +366,9 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_open_run_requested(self, message: OpenRunRequested) -> None:
         """The default action on a launched setup: its run, with status and actions."""
-        from okstra_core.life.runs import find_project_root
-
-        self.push_screen(
-            RunsScreen(
-                find_project_root(self.project_root), self.environment, select=message.run_dir
-            )
-        )
+        root = self._project_or_say()
+        if root is not False:
+            self.push_screen(RunsScreen(root, self.environment, select=message.run_dir))
 
     def on_prepare_requested(self, message: PrepareRequested) -> None:
         if self.wizard is not None and isinstance(self.screen, LaunchScreen):
@@ -689,9 +686,19 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def show_runs(self) -> None:
         """The runs of this project (every project's when it has no `.okstra` yet)."""
+        root = self._project_or_say()
+        if root is not False:
+            self.push_screen(RunsScreen(root, self.environment))
+
+    def _project_or_say(self) -> Path | Literal[False] | None:
+        """This directory's project (None: none); False, said, when it is refused."""
         from okstra_core.life.runs import find_project_root
 
-        self.push_screen(RunsScreen(find_project_root(self.project_root), self.environment))
+        try:
+            return find_project_root(self.project_root, self.environment.env)
+        except OkstraError as exc:
+            self.notify(inert(exc.render()), severity="error", markup=False)
+            return False
 
     def show_doctor(self) -> None:
         self.push_screen(DoctorScreen(self.environment))

@@ -9,14 +9,14 @@ okstra staying the lead's parent for a resume).
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
-from okstra_core.life.lead import observe, plan_attach, read_run, stop
+from okstra_core.life.attach import plan_attach, switch_client
+from okstra_core.life.lead import observe, read_run, stop
 from okstra_core.life.resume import exec_command, resume_run
 from okstra_core.life.runs import all_runs, human_age, project_runs
 from okstra_core.records import dataclass
@@ -64,7 +64,9 @@ def age(row: dict[str, Any]) -> str:
 
 
 def lead_label(row: dict[str, Any], text: WizardText) -> str:
-    """The lead column: `running`, `exited 1`, `pending id`, … or `damaged`."""
+    """The lead column: `running`, `exited 1`, `pending id`, … `damaged` or `incomplete`."""
+    if row.get("runState") == "incomplete":
+        return text.get("app.runs.incomplete")
     if row.get("problem") and row.get("lead") is None:
         return text.get("app.runs.damaged")
     return str(row.get("leadStatus") or "")
@@ -93,21 +95,24 @@ def attach(run_dir: Path, environment: Environment) -> Outcome:
     if plan.argv is None:
         return Outcome(plan.problem or "")
     if plan.switch:
-        try:
-            done = subprocess.run(list(plan.argv), capture_output=True, text=True, check=False)
-        except OSError as exc:
-            return Outcome(f"tmux: {exc.strerror or exc}")
-        return Outcome(f"tmux: {done.stderr.strip()}" if done.returncode else "")
+        return Outcome(switch_client(plan) or "")
     return Outcome(request=LaunchRequest(tuple(plan.argv), run.run_dir, plan.env))
 
 
 def stop_lead(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:
-    """Ask the lead to stop, then end it (blocks up to the grace time: a worker calls it)."""
+    """Ask the lead to stop, then end it (blocks up to the grace time: a worker calls it).
+
+    The same checks as `okstra stop`: a lead okstra did not start (`refused`) or a
+    damaged run is never signalled; the message says why.
+    """
     try:
         outcome = stop(read_run(run_dir), environment)
     except OkstraError as exc:
         return Outcome(exc.render())
-    return Outcome(text.get("app.runs.stopped", status=outcome.after.label()))
+    message = text.get("app.runs.stopped", status=outcome.after.label())
+    if outcome.after.state in ("refused", "damaged") and outcome.after.detail:
+        message = f"{message}: {outcome.after.detail}"
+    return Outcome(message)
 
 
 def resume(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..display import inert
 from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
 
 if TYPE_CHECKING:
@@ -109,7 +110,8 @@ def _run(args_list: list[str]) -> int:
 
     def fail(payload: dict[str, Any]) -> None:
         if as_text:
-            print(f"okstra: {payload.get('error')}", file=sys.stderr)
+            # An error names what the user typed and what a file holds: inert text.
+            print(f"okstra: {inert(payload.get('error'), keep_newlines=True)}", file=sys.stderr)
         else:
             emit(payload)
 

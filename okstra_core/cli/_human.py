@@ -109,21 +109,25 @@ def _describe(item: Any) -> str:
 
 
 def render_report_roles(payload: Mapping[str, Any]) -> None:
-    """A run's execution roles (the set a final report must list)."""
+    """A run's execution roles (the set a final report must list): data cells are inert
+    text, never markup."""
+    from rich.text import Text
+
+    from ..display import inert
+
     console = _console()
-    console.print(f"Execution roles · {payload.get('runManifest')}", style="bold", markup=False)
+    console.print(
+        f"Execution roles · {inert(payload.get('runManifest'))}", style="bold", markup=False
+    )
     table = _table("Role execution", "Role", "#", "Model", "Label", "Status")
+    keys = ("roleExecutionRef", "role", "ordinal", "modelRef", "executionLabel", "status")
     for row in payload.get("executionRoles", []):
-        table.add_row(
-            *(
-                str(row.get(k) if row.get(k) is not None else "")
-                for k in ("roleExecutionRef", "role", "ordinal", "modelRef", "executionLabel")
-            ),
-            str(row.get("status") or ""),
-        )
+        table.add_row(*(Text(inert(row.get(k) if row.get(k) is not None else "")) for k in keys))
     console.print(table)
     if payload.get("reportChecked"):
-        console.print(f"The report {payload['reportChecked']} lists exactly these.", markup=False)
+        console.print(
+            f"The report {inert(payload['reportChecked'])} lists exactly these.", markup=False
+        )
 
 
 def render_markdown(payload: Mapping[str, Any]) -> None:

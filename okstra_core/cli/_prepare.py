@@ -303,7 +303,7 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.report import check_report, execution_roles, read_run_manifest, roles_markdown
     from ..life.runs import locate_run
 
-    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
+    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
     rows = execution_roles(manifest)
     payload: dict[str, Any] = {
         "ok": True,
@@ -321,7 +321,7 @@ def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.report import check_report, read_run_manifest
     from ..life.runs import locate_run
 
-    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
+    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
     rows = check_report(manifest, Path(ns.report))
     return {
         "ok": True,

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..display import inert
 from ..errors import UsageError
 
 
@@ -75,14 +76,15 @@ def register(sub: Any) -> None:
 
 def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.lead import observe, read_run
+    from ..life.lead import read_run
     from ..life.resume import exec_command, resume_run
-    from ..life.runs import locate_run
+    from ..life.runs import locate_run, look
 
     environment = Environment.real()
-    run_dir = locate_run(ns.run, Path(ns.project_root))
-    # Looking at a run records its lead's exit, the first time it is seen.
-    lead_status = observe(read_run(run_dir), environment)
+    run_dir = locate_run(ns.run, Path(ns.project_root), environment.env)
+    # Looking at a run records its lead's exit, the first time it is seen (a note when
+    # the project is read-only).
+    lead_status, note = look(read_run(run_dir), environment)
     outcome = resume_run(
         run_dir,
         environment=environment,
@@ -92,10 +94,12 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     )
     payload = outcome.to_json()
     payload["lead"] = lead_status.to_json()
+    if note is not None:
+        payload["notes"] = [note, *payload["notes"]]
     if not outcome.ok:
         if ns.exec_lead:
             # The script of a pending sheet runs this: say it where a person looks too.
-            print(f"okstra: {payload['error']}", file=sys.stderr)
+            print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
         return payload, 1
     if ns.exec_lead:
         if lead_status.alive:
@@ -106,7 +110,7 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 f"attach to it with `okstra attach {ns.run}`, or stop it first with "
                 f"`okstra stop {ns.run}`",
             )
-            print(f"okstra: {payload['error']}", file=sys.stderr)
+            print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
             return payload, 1
         try:
             command = exec_command(outcome, environment)
@@ -144,11 +148,11 @@ def _run_resumed(
             env,
             cwd,
             environment,
-            say=lambda line: print(line, file=sys.stderr, flush=True),
+            say=lambda line: print(inert(line), file=sys.stderr, flush=True),
             resumed=True,
         )
     except OkstraError as exc:
         # The JSON is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: {exc.render()}", file=sys.stderr)
+        print(f"okstra: {inert(exc.render())}", file=sys.stderr)
         raise SystemExit(1) from None
     raise SystemExit(code)

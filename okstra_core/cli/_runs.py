@@ -16,9 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..display import inert
 from ..errors import OkstraError, UsageError
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
+
+
+# What `status` shows of a lead's last lines: at most this many, each cut to this length.
+_LAST_LINES = 20
+_MAX_LINE = 1000
 
 
 def _print(text: str) -> None:
@@ -48,10 +54,20 @@ def register(sub: Any) -> None:
         epilog="examples:\n"
         "  okstra runs               this project's runs, newest first\n"
         "  okstra runs --all         every project's runs\n"
+        "  okstra runs --prune       remove incomplete run directories (asks first)\n"
         "  okstra runs --json | jq '.runs[0]'",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     runs.add_argument("--all", action="store_true", help="every project's runs (central index)")
+    runs.add_argument(
+        "--prune",
+        action="store_true",
+        help="remove incomplete run directories (left by prepares that did not finish), "
+        "asking first",
+    )
+    runs.add_argument(
+        "--yes", action="store_true", help="with --prune: remove without asking (headless)"
+    )
     runs.add_argument(
         "--project-root",
         default=".",
@@ -108,20 +124,21 @@ def register(sub: Any) -> None:
 
 def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.runs import all_runs, project_root_or_error, project_runs
+    from ..life.runs import all_runs, project_runs
 
     environment = Environment.real()
     now = environment.now()
+    if ns.yes and not ns.prune:
+        raise UsageError("--yes applies to --prune", field="--yes")
+    if ns.prune:
+        if ns.all:
+            raise UsageError("--prune works on this project's runs, not with --all", field="--all")
+        return _prune(ns, environment)
     if ns.all:
         rows = all_runs(environment)
         root = None
     else:
-        try:
-            root = project_root_or_error(Path(ns.project_root))
-        except OkstraError as exc:
-            raise UsageError(
-                f"{exc.message}; `okstra runs --all` lists every project's runs"
-            ) from None
+        root = _project(ns.project_root, environment)
         rows = project_runs(root, environment)
     listed = [row.to_json(now) for row in rows]
     for row, shown in zip(rows, listed, strict=True):
@@ -135,21 +152,16 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     }, 0
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
+def _project(start: str, environment: Any) -> Path:
+    from ..life.project import UnsafeProjectError
+    from ..life.runs import project_root_or_error
 
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for header in headers:
-        table.add_column(header, overflow="fold")
-    for row in rows:
-        table.add_row(*row)
-    buffer = io.StringIO()
-    tty = sys.stdout.isatty()
-    width = shutil.get_terminal_size((120, 24)).columns if tty else 160
-    Console(file=buffer, width=width, no_color=not tty, highlight=False).print(table)
-    return buffer.getvalue()
+    try:
+        return project_root_or_error(Path(start), environment.env)
+    except UnsafeProjectError:
+        raise
+    except OkstraError as exc:
+        raise UsageError(f"{exc.message}; `okstra runs --all` lists every project's runs") from None
 
 
 def _runs_human(payload: dict[str, Any]) -> None:
@@ -159,24 +171,31 @@ def _runs_human(payload: dict[str, Any]) -> None:
 def _runs_human_text(payload: dict[str, Any]) -> str:
     from ..life.runs import human_age
 
+    if "removed" in payload:
+        return _prune_text(payload)
     runs = payload["runs"]
     if not runs:
-        where = "any project" if payload["all"] else f"this project ({payload['projectRoot']})"
+        where = (
+            "any project" if payload["all"] else f"this project ({inert(payload['projectRoot'])})"
+        )
         return f"no runs in {where}\n"
     headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "AGE"]
     if payload["all"]:
         headers.append("PROJECT")
     rows = []
     for run in runs:
+        lead = run["leadStatus"] + (f" ({run['activity']})" if run.get("activity") else "")
+        if run["problem"] is not None:
+            lead = f"{lead}: {run['problem']}"
+        elif run.get("note"):
+            lead = f"{lead} (note: {run['note']})"
         row = [
             run["runId"],
             run["taskKey"],
-            run["taskType"],
+            run["taskType"] or "-",
             str(run["teamSize"]) if run["teamSize"] is not None else "?",
             run["backend"] or "-",
-            (run["leadStatus"] + (f" ({run['activity']})" if run.get("activity") else ""))
-            if run["problem"] is None
-            else f"damaged ({run['problem']})",
+            lead,
             human_age(run["ageSeconds"]),
         ]
         if payload["all"]:
@@ -185,51 +204,127 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
     return _table(headers, rows)
 
 
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """A table of data cells: each made inert, never read as markup, measured by Rich.
+
+    The first column (run ids) is never folded or cut: it is as wide as its longest
+    cell; the lead column wraps; the others are cut with an ellipsis.
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    cells = [[Text(inert(value)) for value in row] for row in rows]
+    first = max([Text(headers[0]).cell_len, *(row[0].cell_len for row in cells)])
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for index, header in enumerate(headers):
+        if index == 0:
+            table.add_column(header, no_wrap=True, min_width=first)
+        elif header == "LEAD":
+            table.add_column(header, overflow="fold", min_width=12, ratio=1)
+        else:
+            table.add_column(header, no_wrap=True, overflow="ellipsis")
+    for row in cells:
+        table.add_row(*row)
+    buffer = io.StringIO()
+    tty = sys.stdout.isatty()
+    width = shutil.get_terminal_size((120, 24)).columns if tty else 160
+    Console(
+        file=buffer, width=width, no_color=not tty, highlight=False, markup=False, emoji=False
+    ).print(table)
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------- prune
+
+
+def _prune(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
+    """`runs --prune`: ask first on a terminal; headless, `--yes` is required."""
+    from ..life.prune import Leftover, PruneOutcome, leftovers, prune
+
+    root = _project(ns.project_root, environment)
+    found = leftovers(root)
+    removable = [lo for lo in found if lo.kept is None]
+    if removable and not ns.yes:
+        listed = "\n".join(f"  {inert(lo.place.path)}" for lo in removable)
+        if not (sys.stdin.isatty() and sys.stderr.isatty()) or ns.json:
+            raise UsageError(
+                f"okstra runs --prune would remove {len(removable)} incomplete run "
+                f"director{'y' if len(removable) == 1 else 'ies'}:\n{listed}\n"
+                "there is no terminal to ask: give --yes to remove them",
+                field="--yes",
+            )
+        print(
+            f"okstra: incomplete run directories (left by prepares that did not finish):\n{listed}",
+            file=sys.stderr,
+        )
+        print(f"Remove {len(removable)}? [y/N] ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("y", "yes"):
+            kept = tuple(
+                Leftover(place=lo.place, kept=lo.kept or "not removed: you did not confirm")
+                for lo in found
+            )
+            return PruneOutcome(project_root=root, kept=kept).to_json(), 0
+    outcome = prune(root)
+    payload = outcome.to_json()
+    return payload, 0 if payload["ok"] else 1
+
+
+def _prune_text(payload: dict[str, Any]) -> str:
+    lines = [f"removed  {inert(path)}" for path in payload["removed"]]
+    lines += [f"kept     {inert(k['runDir'])}: {inert(k['why'])}" for k in payload["kept"]]
+    if not lines:
+        lines = [f"no incomplete run directories in {inert(payload['projectRoot'])}"]
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------- status
 
 
-def _last_exit_event(timeline: Path, run_id: str) -> dict[str, Any] | None:
-    from ..store import read_lines
+def _last_lines(timeline: Path, run_id: str) -> tuple[list[str], str | None]:
+    """The last lines of the run's last `lead-exited` event (strings only, bounded)."""
+    from ..store import read_log
 
-    last = None
-    for record in read_lines(timeline):
+    try:
+        records = read_log(timeline, what="task timeline").records
+    except OkstraError as exc:
+        return [], f"its last lines cannot be read: {exc.render()}"
+    last: Any = None
+    for record in records:
         if (
             isinstance(record, dict)
             and record.get("runId") == run_id
             and record.get("event") == "lead-exited"
         ):
             last = record
-    return last
+    lines = last.get("lastLines") if isinstance(last, dict) else None
+    if not isinstance(lines, list):
+        return [], None
+    return [line[:_MAX_LINE] for line in lines if isinstance(line, str)][-_LAST_LINES:], None
 
 
 def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.lead import observe, read_run, resume_command
-    from ..life.runs import locate_run
+    from ..life.project import place_of
+    from ..life.runs import locate_run, run_row
 
     environment = Environment.real()
-    run = read_run(locate_run(ns.run, Path.cwd()))
-    lead = observe(run, environment)
-    event = _last_exit_event(run.timeline, run.run_id) if lead.ended else None
-    team = _team(run.run_dir, environment)
-    activity = _activity(run, lead, environment)
-    return {
-        "ok": True,
-        "runId": run.run_id,
-        "run": run.ref,
-        "runDir": str(run.run_dir),
-        "projectRoot": str(run.project_root) if run.project_root else None,
-        "taskKey": run.task_key,
-        "taskType": run.task_type,
-        "teamSize": run.team_size,
-        "createdAt": run.created_at.isoformat() if run.created_at else None,
-        "lead": lead.to_json(),
-        "leadStatus": lead.label(),
-        "activity": activity,
-        "lastLines": list(event.get("lastLines") or []) if event else [],
-        "resumeCommand": resume_command(run),
-        "workers": team,
-    }, 0
+    run_dir = locate_run(ns.run, Path.cwd(), environment.env)
+    place = place_of(run_dir)
+    if place is None:  # locate_run gives run directories of a project only
+        raise UsageError(f"not a run directory of a project: {run_dir}", field="<run>")
+    row = run_row(place, environment)
+    payload = {"ok": True, **row.to_json(environment.now()), "lastLines": []}
+    if row.lead is not None and row.lead.ended:
+        payload["lastLines"], note = _last_lines(place.task_root / "timeline.jsonl", place.name)
+        if note is not None and payload["note"] is None:
+            payload["note"] = note
+    alive = row.lead is not None and row.lead.alive and row.info is not None
+    payload["activity"] = _activity(row.info, row.lead, environment) if alive else None
+    payload["workers"] = _team(run_dir, environment) if row.problem is None else []
+    return payload, 0
 
 
 def _activity(run: Any, lead: Any, environment: Any) -> str | None:
@@ -252,32 +347,39 @@ def _status_human(payload: dict[str, Any]) -> None:
 
 
 def _status_human_text(payload: dict[str, Any]) -> str:
-    lead = payload["lead"]
-    where = lead["windowRef"] or (f"pid {lead['processId']}" if lead["processId"] else None)
-    lines = [
-        f"run      {payload['run']}  ({payload['taskType']}, team of {payload['teamSize']})",
-        f"lead     {payload['leadStatus']}"
-        + (f" ({payload['activity']})" if payload.get("activity") else "")
-        + (f" — {lead['backend']}" if lead["backend"] else "")
-        + (f" {where}" if where else ""),
-    ]
-    if lead["sessionId"]:
-        lines.append(f"session  {lead['sessionId']}")
-    if lead["exitedAt"]:
-        lines.append(f"ended    {lead['exitedAt']}")
-    if lead["detail"]:
-        lines.append(f"note     {lead['detail']}")
-    lines.append(f"dir      {payload['runDir']}")
-    lines.append(f"resume   {payload['resumeCommand']}")
-    if payload.get("workers"):
-        from ..display import inert
-
-        for worker in payload["workers"]:
-            shown = f"{worker['short']}  {worker['status']}  {worker['modelRef'] or ''}"
-            lines.append(f"worker   {inert(shown)}")
+    lead = payload["lead"] or {}
+    team = payload["teamSize"] if payload["teamSize"] is not None else "?"
+    kind = inert(payload["taskType"] or "?")
+    lines = [f"run      {inert(payload['run'])}  ({kind}, team of {team})"]
+    if payload["problem"] is not None:
+        lines.append(f"lead     {payload['leadStatus']}: {inert(payload['problem'])}")
+    else:
+        where = lead.get("windowRef") or (
+            f"pid {lead['processId']}" if lead.get("processId") else None
+        )
+        lines.append(
+            f"lead     {inert(payload['leadStatus'])}"
+            + (f" ({payload['activity']})" if payload.get("activity") else "")
+            + (f" — {inert(lead['backend'])}" if lead.get("backend") else "")
+            + (f" {inert(where)}" if where else "")
+        )
+    if lead.get("sessionId"):
+        lines.append(f"session  {inert(lead['sessionId'])}")
+    if lead.get("exitedAt"):
+        lines.append(f"ended    {inert(lead['exitedAt'])}")
+    if lead.get("detail"):
+        lines.append(f"note     {inert(lead['detail'])}")
+    if payload.get("note"):
+        lines.append(f"note     {inert(payload['note'])}")
+    lines.append(f"dir      {inert(payload['runDir'])}")
+    if payload["resumeCommand"]:
+        lines.append(f"resume   {inert(payload['resumeCommand'])}")
+    for worker in payload.get("workers") or ():
+        shown = f"{worker['short']}  {worker['status']}  {worker['modelRef'] or ''}"
+        lines.append(f"worker   {inert(shown)}")
     if payload["lastLines"]:
         lines.append("last lines of its window:")
-        lines += [f"  | {line}" for line in payload["lastLines"]]
+        lines += [f"  | {inert(line)}" for line in payload["lastLines"]]
     return "\n".join(lines) + "\n"
 
 
@@ -286,21 +388,22 @@ def _status_human_text(payload: dict[str, Any]) -> str:
 
 def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.lead import plan_attach, read_run
+    from ..life.attach import plan_attach, switch_client
+    from ..life.lead import read_run
     from ..life.runs import locate_run
 
     environment = Environment.real()
     if ns.who:
         return _attach_worker(ns, environment)
-    run = read_run(locate_run(ns.run, Path.cwd()))
+    run = read_run(locate_run(ns.run, Path.cwd(), environment.env))
     plan = plan_attach(run, environment)
     payload = plan.to_json()
     if plan.argv is None:
         return payload, 1
     if plan.switch:
-        done = subprocess.run(list(plan.argv), capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            payload.update(ok=False, error=f"tmux: {done.stderr.strip()}")
+        problem = switch_client(plan)
+        if problem is not None:
+            payload.update(ok=False, error=problem)
             return payload, 1
         return payload, 0
     # Outside tmux: this terminal becomes a tmux client of the lead's session.
@@ -315,7 +418,7 @@ def _attach_worker(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, 
     from ..life.runs import locate_run
     from ..life.workers.control import attach_target
 
-    target = attach_target(locate_run(ns.run, Path.cwd()), ns.who, environment)
+    target = attach_target(locate_run(ns.run, Path.cwd(), environment.env), ns.who, environment)
     payload: dict[str, Any] = {"ok": True, "worker": target.label, "command": list(target.argv)}
     if target.switch:
         done = subprocess.run(
@@ -338,13 +441,12 @@ def _attach_human(payload: dict[str, Any]) -> None:
 
 def _attach_human_text(payload: dict[str, Any]) -> str:
     if payload.get("error"):
-        print(f"okstra: {payload['error']}", file=sys.stderr)
+        print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
         return ""
-    if "worker" in payload:
-        from ..display import inert
-
-        return f"okstra: switched to {inert(payload['worker'])}\n"
-    return f"okstra: switched to the lead of {payload['run']} ({payload['lead']['label']})\n"
+    return (
+        f"okstra: switched to the lead of {inert(payload['run'])} "
+        f"({inert(payload['lead']['label'])})\n"
+    )
 
 
 # --------------------------------------------------------------------------- stop
@@ -356,7 +458,7 @@ def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.runs import locate_run
 
     environment = Environment.real()
-    run = read_run(locate_run(ns.run, Path.cwd()))
+    run = read_run(locate_run(ns.run, Path.cwd(), environment.env))
     outcome = stop(run, environment, grace=ns.grace)
     payload = outcome.to_json()
     return payload, 0 if payload["ok"] else 1
@@ -367,13 +469,14 @@ def _stop_human(payload: dict[str, Any]) -> None:
 
 
 def _stop_human_text(payload: dict[str, Any]) -> str:
-    lead = payload["lead"]
+    run = inert(payload["run"])
+    label = inert(payload["lead"]["label"])
     if not payload["wasRunning"]:
-        return f"okstra: the lead of {payload['run']} is not running ({lead['label']})\n"
+        return f"okstra: the lead of {run} is not running ({label})\n"
     if not payload["ok"]:
-        return f"okstra: the lead of {payload['run']} is still running ({lead['label']})\n"
-    steps = ", ".join(payload["steps"])
+        return f"okstra: the lead of {run} is still running ({label})\n"
+    steps = inert(", ".join(payload["steps"]))
     return (
-        f"okstra: stopped the lead of {payload['run']} ({lead['label']}): {steps}\n"
-        f"okstra: to resume it: {payload['resumeCommand']}\n"
+        f"okstra: stopped the lead of {run} ({label}): {steps}\n"
+        f"okstra: to resume it: {inert(payload['resumeCommand'])}\n"
     )

@@ -8,6 +8,7 @@ is a role execution ref, its label, or `<role>#<n>`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -164,7 +165,7 @@ def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 def _run_dir(value: str) -> Path:
     from ..life.runs import locate_run
 
-    return locate_run(value, Path.cwd())
+    return locate_run(value, Path.cwd(), os.environ)
 
 
 def _prompt(ns: argparse.Namespace) -> str:

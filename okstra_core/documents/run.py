@@ -69,6 +69,8 @@ class Participant(Document):
             "process_start",
             "parent_process_id",
             "parent_start",
+            "pane_process_id",
+            "pane_start",
             "stop_requested_at",
             "exit_status",
             "exit_signal",
@@ -104,6 +106,8 @@ class Participant(Document):
     process_start: StrictStr | None = None
     parent_process_id: StrictInt | None = None
     parent_start: StrictStr | None = None
+    pane_process_id: StrictInt | None = None
+    pane_start: StrictStr | None = None
     stop_requested_at: StrictStr | None = None
     exit_status: StrictInt | None = None
     exit_signal: StrictInt | None = None

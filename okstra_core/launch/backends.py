@@ -6,9 +6,15 @@ dry runs); this module runs them.
 The lead's pane outlives the lead: the window is created running a placeholder,
 `remain-on-exit` is switched on for it, and only then is the pane respawned with the
 CLI — all in one tmux command list, so even a CLI that exits at once leaves a dead pane
-whose exit status and last lines okstra reads later (`okstra_core.life.lead`). The pane id
-and the server's socket path are recorded, so okstra finds the pane again from any
-terminal, inside tmux or not.
+whose exit status and last lines okstra reads later (`okstra_core.life.lead`). The pane id,
+the server's socket path, and the pid and start time of the program in the pane are
+recorded, so okstra finds the pane again from any terminal, inside tmux or not, and
+knows it for the lead's (a run file naming another pane is refused).
+
+Only the command that opens the window carries okstra's environment to tmux: it is the
+lead's environment (its API keys included), and it goes to the user's own server. Every
+other tmux command runs with the minimal environment (`okstra_core.life.tmux`), on the
+server the window was opened on.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from okstra_core.errors import LaunchError, OkstraError
 from okstra_core.launch.commands import Backend, tmux_base, tmux_commands, tmux_name
 from okstra_core.launch.plan import LaunchPlan
 from okstra_core.launch.session import discover_session
+from okstra_core.life.process import process_start
+from okstra_core.life.tmux import minimal_env
 
 from ..records import dataclass, field
 
@@ -46,6 +54,8 @@ class LaunchResult:
         window_ref: `session:window` of the tmux window.
         pane_ref: the tmux pane id (`%12`) of the lead — unique for the server's life.
         tmux_socket: the socket path of the tmux server the window lives on.
+        pane_pid: the pid of the lead CLI in that pane.
+        pane_start: that process's start time (`/proc/<pid>/stat`), when it still ran.
         pending_discovery: a `discover` provider whose id is not known yet.
         exec_argv: for `exec`: the argv the caller hands to `os.execve`.
         exec_env: for `exec`: the full environment for that exec.
@@ -69,10 +79,23 @@ class LaunchResult:
     notes: tuple[str, ...] = field(default=())
     pane_ref: str | None = None
     tmux_socket: str | None = None
+    pane_pid: int | None = None
+    pane_start: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def where(self) -> dict[str, Any]:
+        """The leader participant's keys that say where the lead runs (tmux), to record."""
+        if self.pane_ref is None:
+            return {}
+        return {
+            "paneRef": self.pane_ref,
+            "tmuxSocket": self.tmux_socket,
+            "paneProcessId": self.pane_pid,
+            "paneStart": self.pane_start,
+        }
 
     def raise_for_error(self) -> LaunchResult:
         """Raise the launch error, if any; else return self."""
@@ -87,6 +110,8 @@ class LaunchResult:
             "windowRef": self.window_ref,
             "paneRef": self.pane_ref,
             "tmuxSocket": self.tmux_socket,
+            "paneProcessId": self.pane_pid,
+            "paneStart": self.pane_start,
             "pendingDiscovery": self.pending_discovery,
             "execArgv": list(self.exec_argv) if self.exec_argv is not None else None,
             "cwd": str(self.cwd),
@@ -100,11 +125,15 @@ class LaunchResult:
         return data
 
 
-def _run(cmd: Sequence[str], environment: Environment) -> subprocess.CompletedProcess[str]:
+def _run(
+    cmd: Sequence[str], environment: Environment, *, lead_env: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run a tmux command: with the lead's environment (`lead_env`, the command that
+    opens its window) or the minimal one."""
     try:
         return subprocess.run(
             list(cmd),
-            env=dict(environment.env),
+            env=dict(environment.env) if lead_env else minimal_env(environment.env),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -128,10 +157,14 @@ def _free_session_name(name: str, environment: Environment) -> str:
 
 
 def _watch_pane(
-    pane: str, plan: LaunchPlan, window_ref: str, environment: Environment, settle: float
+    base: Sequence[str],
+    pane: str,
+    plan: LaunchPlan,
+    window_ref: str,
+    environment: Environment,
+    settle: float,
 ) -> None:
     """Fail if the CLI died within `settle` seconds with a non-zero status."""
-    base = tmux_base(environment)
     deadline = time.monotonic() + settle
     dead_polls = 0
     while True:
@@ -198,6 +231,15 @@ class _TmuxWindow:
     pane_ref: str
     socket: str
     command: tuple[str, ...]
+    pane_pid: int | None
+    pane_start: str | None
+
+
+def _pane_pid(base: Sequence[str], pane: str, environment: Environment) -> int | None:
+    """The pid of the program in `pane` (the lead CLI, once the pane was respawned)."""
+    done = _run([*base, "display-message", "-p", "-t", pane, "#{pane_pid}"], environment)
+    text = done.stdout.strip()
+    return int(text) if done.returncode == 0 and text.isdigit() and len(text) <= 10 else None
 
 
 def _start_tmux(
@@ -212,7 +254,7 @@ def _start_tmux(
         if free != name:
             at = cmd.index("-s") + 1
             cmd[at] = free
-    done = _run(cmd, environment)
+    done = _run(cmd, environment, lead_env=True)
     if done.returncode != 0:
         raise LaunchError(
             f"`{shlex.join(cmd)}` failed (exit {done.returncode}): {done.stderr.strip()}"
@@ -221,8 +263,44 @@ def _start_tmux(
     if not pane:
         said = done.stderr.strip() or "it printed no window"
         raise LaunchError(f"`{shlex.join(cmd)}` opened no tmux window: {said}")
-    _watch_pane(pane, plan, ref, environment, settle)
-    return _TmuxWindow(window_ref=ref, pane_ref=pane, socket=socket, command=tuple(cmd))
+    # From here on: the server the window was opened on, whatever TMUX says.
+    base = [cmd[0], "-S", socket] if socket else tmux_base(environment)
+    # Recorded at once, while the lead runs: its pid and start time tell it from any
+    # other program a later pane (or a planted run file) may show.
+    pid = _pane_pid(base, pane, environment)
+    started = process_start(pid)
+    _watch_pane(base, pane, plan, ref, environment, settle)
+    return _TmuxWindow(
+        window_ref=ref,
+        pane_ref=pane,
+        socket=socket,
+        command=tuple(cmd),
+        pane_pid=pid,
+        pane_start=started,
+    )
+
+
+def _discover(
+    plan: LaunchPlan,
+    cwd: Path,
+    launched_at: datetime,
+    environment: Environment,
+    timeout: float | None,
+) -> tuple[str | None, tuple[str, ...]]:
+    """The session id a `discover` provider's CLI recorded, and notes when it did not."""
+    if plan.discover is None:
+        return plan.session_id, ()
+    try:
+        found = discover_session(
+            plan.discover, cwd, launched_at, environment, timeout=timeout, source=plan.source
+        )
+    except OkstraError as exc:
+        return plan.session_id, (f"session discovery failed: {exc.render()}",)
+    if found is None:
+        return None, (
+            "the CLI has not recorded its session yet: the resume sheet says pending discovery",
+        )
+    return found, ()
 
 
 def start(
@@ -283,24 +361,10 @@ def start(
             error=exc,
             **common,
         )
-    session_id = plan.session_id
+    session_id: str | None = plan.session_id
     notes: tuple[str, ...] = ()
-    if pending and discover and plan.discover is not None:
-        try:
-            session_id = discover_session(
-                plan.discover,
-                cwd,
-                launched_at,
-                environment,
-                timeout=discover_timeout,
-                source=plan.source,
-            )
-        except OkstraError as exc:
-            notes = (f"session discovery failed: {exc.render()}",)
-        if session_id is None and not notes:
-            notes = (
-                "the CLI has not recorded its session yet: the resume sheet says pending discovery",
-            )
+    if pending and discover:
+        session_id, notes = _discover(plan, cwd, launched_at, environment, discover_timeout)
     common["session_id"] = session_id
     return LaunchResult(
         window_ref=window.window_ref,
@@ -311,6 +375,8 @@ def start(
         notes=notes,
         pane_ref=window.pane_ref,
         tmux_socket=window.socket,
+        pane_pid=window.pane_pid,
+        pane_start=window.pane_start,
         **common,
     )
 

@@ -10,6 +10,10 @@ the CLI's exit status (128 + N for a CLI killed by signal N).
 
 Without a controlling terminal (pipes, tests) the CLI simply runs as a child in
 okstra's process group, with the same signal forwarding.
+
+Signals go only to okstra's own child, and to the process group it leads, while it is
+not yet reaped (so its pid cannot be another process's); never to a pid <= 1 or a
+negative one.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pathlib import Path
 from types import FrameType
 
 from okstra_core.errors import LaunchError
+from okstra_core.life.process import as_pid
 
 from ..records import dataclass
 
@@ -118,18 +123,18 @@ def run_child(
             os.setpgid(child.pid, child.pid)  # the same as the child did: no race
         _give_terminal(fd, pgrp)
 
+    reaped: list[bool] = []
+
     def forward(signum: int, _frame: FrameType | None) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            if pgrp is not None:
-                os.killpg(pgrp, signum)
-            else:
-                os.kill(child.pid, signum)
+        if not reaped:
+            _signal_child(child.pid, pgrp, signum)
 
     previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     try:
         if on_start is not None:
             on_start(child.pid)
         status = _wait(child.pid, fd, pgrp)
+        reaped.append(True)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -142,6 +147,17 @@ def run_child(
     if os.WIFSIGNALED(status):
         return ChildExit(pid=child.pid, exit_status=None, signal=os.WTERMSIG(status))
     return ChildExit(pid=child.pid, exit_status=os.WEXITSTATUS(status), signal=None)
+
+
+def _signal_child(pid: int, pgrp: int | None, signum: int) -> None:
+    """Signal okstra's unreaped child, or the group it leads; never a pid <= 1."""
+    if as_pid(pid) is None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        if pgrp is not None and pgrp == pid:
+            os.killpg(pgrp, signum)
+        else:
+            os.kill(pid, signum)
 
 
 def _wait(pid: int, fd: int | None, pgrp: int | None) -> int:
@@ -157,5 +173,4 @@ def _wait(pid: int, fd: int | None, pgrp: int | None) -> int:
         os.kill(os.getpid(), signal.SIGSTOP)
         # Continued (`fg`): hand the terminal back and continue the CLI.
         _give_terminal(fd, pgrp)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgrp, signal.SIGCONT)
+        _signal_child(pid, pgrp, signal.SIGCONT)

@@ -17,6 +17,7 @@ from typing import Any, TypeGuard
 
 import orjson
 
+from ..display import inert
 from ..documents import RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..errors import DataFileError, OkstraError
@@ -114,7 +115,9 @@ def execution_roles(manifest: RunManifest) -> list[dict[str, Any]]:
 
 
 def _cell(value: Any) -> str:
-    return "" if value is None else str(value).replace("|", "\\|")
+    """A markdown table cell: inert (control characters and newlines shown as escapes),
+    its `|` escaped so it stays one cell."""
+    return "" if value is None else inert(value).replace("|", "\\|")
 
 
 def roles_markdown(rows: Sequence[Mapping[str, Any]]) -> str:

@@ -8,11 +8,15 @@ when exactly one session fits, rewrites `resume.json` + `resume-lead.sh`, record
 participant's session ref in the run manifest (the one permitted mutation) and appends
 a timeline event. Several fitting sessions are never resolved by guessing: the caller
 names one of them (`choose`). Nothing is written while the id stays pending.
+
+Reading takes no lock: only recording a found id does (the sheet's lock). On a
+read-only project that write fails and the outcome carries the ids found with a note
+(`notes`), never an error.
 """
 
 from __future__ import annotations
 
-import re
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -21,7 +25,7 @@ from typing import Any
 
 from ..catalog.loaders import load_catalog
 from ..environment import Environment
-from ..errors import DataFileError, FileSystemError, OkstraError, UsageError
+from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
 from ..launch import (
     PENDING,
     RESUME_JSON,
@@ -39,71 +43,42 @@ from ..prepare.pipeline import KICKOFF
 from ..records import dataclass
 from ..store import FileLock, append_line, check_no_links, lock_path_for
 from ..tasks import OKSTRA_DIR
+from .project import RUN_ARG, RUN_ID, is_name, place_of, run_at_path, runs_named
 from .report import load_run_manifest
 
 DEFAULT_WAIT = 3.0
 # Concurrent `okstra resume` calls of one run take turns finishing its sheet.
 _LOCK_TIMEOUT = 5.0
-_RUN_ID = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
-RUN_ARG = "<run>"
 
 
 def find_run(value: str, project_root: Path) -> Path:
-    """The run directory named by `value`.
+    """The run directory named by `value` in the project at `project_root`.
 
     Args:
-        value: a run directory, its `run-manifest.json`, or a run id such as
-            `requirements-discovery-001` (looked up under
-            `<project_root>/.okstra/tasks/*/*/runs/`).
-        project_root: where a bare run id is looked up.
+        value: a run id such as `requirements-discovery-001`, `<task>/<run-id>` or
+            `<group>/<task>/<run-id>` (looked up only under
+            `<project_root>/.okstra/tasks/*/*/runs/`), or a path with a `/` that resolves
+            to a run directory of a project (or its `run-manifest.json`).
+        project_root: where a name is looked up (and a relative path starts).
 
     Raises:
         UsageError: naming `value` — no such run, or a run id found in several tasks.
+        UnsafeProjectError: the project a path leads to is refused.
     """
-    path = Path(value)
-    if path.is_dir():
-        if not (path / runfiles.RUN_MANIFEST).is_file():
+    parts = value.split("/")
+    if is_name(value) and RUN_ID.fullmatch(parts[-1]):
+        found = runs_named(project_root, parts)
+        if len(found) > 1:
+            listed = ", ".join(p.ref for p in found)
             raise UsageError(
-                f"not a run directory (no {runfiles.RUN_MANIFEST}): {value}", field=RUN_ARG
-            )
-        return path.resolve()
-    if path.is_file():
-        if path.name != runfiles.RUN_MANIFEST:
-            raise UsageError(
-                f"expected a run directory, its {runfiles.RUN_MANIFEST} or a run id: {value}",
+                f"run id {value} exists in several tasks ({listed}); give <task>/<run-id>",
                 field=RUN_ARG,
             )
-        return path.resolve().parent
-    if _RUN_ID.fullmatch(value) is None:
-        raise UsageError(
-            f"no such run: {value} (expected a run directory, its {runfiles.RUN_MANIFEST} "
-            "or a run id such as requirements-discovery-001)",
-            field=RUN_ARG,
-        )
-    tasks = project_root / OKSTRA_DIR / "tasks"
-    found = sorted(
-        p.parent
-        for p in tasks.glob(f"*/*/runs/{value}/{runfiles.RUN_MANIFEST}")
-        # `.okstra` is okstra's own: a run reached through a link is not this project's.
-        if p.is_file() and not _linked(project_root, p)
-    )
-    if not found:
-        raise UsageError(f"no run {value} under {tasks}", field=RUN_ARG)
-    if len(found) > 1:
-        listed = ", ".join(str(p) for p in found)
-        raise UsageError(
-            f"run id {value} exists in several tasks ({listed}); give the run directory",
-            field=RUN_ARG,
-        )
-    return found[0].resolve()
-
-
-def _linked(project_root: Path, path: Path) -> bool:
-    try:
-        check_no_links(project_root, path)
-    except FileSystemError:
-        return True
-    return False
+        if found:
+            return found[0].path
+    if "/" in value and os.path.lexists(project_root / value):
+        return run_at_path(value, project_root).path
+    raise UsageError(f"no run {value} under {project_root / OKSTRA_DIR / 'tasks'}", field=RUN_ARG)
 
 
 def project_of_run(run_dir: Path) -> Path:
@@ -113,20 +88,15 @@ def project_of_run(run_dir: Path) -> Path:
         UsageError: the directory is not laid out as a run of a project.
         FileSystemError: a symbolic link below the project root on the way to it.
     """
-    parents = run_dir.parents
-    if len(parents) < 6 or (parents[0].name, parents[3].name, parents[4].name) != (
-        "runs",
-        "tasks",
-        OKSTRA_DIR,
-    ):
+    place = place_of(run_dir)
+    if place is None:
         raise UsageError(
             f"not a run directory of a project (<project>/{OKSTRA_DIR}/tasks/<group>/<task>"
             f"/runs/<run>): {run_dir}",
             field=RUN_ARG,
         )
-    root = parents[5]
-    check_no_links(root, run_dir)
-    return root
+    check_no_links(place.root, run_dir)
+    return place.root
 
 
 def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeCommand:
@@ -200,6 +170,7 @@ class ResumeOutcome:
     sheet: ResumeSheet
     lookups: tuple[Lookup, ...]
     discovered: tuple[str, ...]  # participants whose id was found (and written) now
+    notes: tuple[str, ...] = ()  # what could not be done (recording on a read-only project)
 
     @property
     def pending(self) -> tuple[ResumeEntry, ...]:
@@ -226,6 +197,7 @@ class ResumeOutcome:
             "pending": [e.participant for e in self.pending],
             "discovered": list(self.discovered),
             "lookups": [lk.to_json() for lk in self.lookups],
+            "notes": list(self.notes),
         }
         message = self.message()
         if message is not None:
@@ -341,6 +313,20 @@ def _look_up(
     )
 
 
+def _check_targets(run_dir: Path, manifest_path: Path) -> None:
+    """okstra's own files: no link on the way to anything `_record` writes (the store then
+    opens each without following links). A link is refused, never a note.
+
+    Raises:
+        FileSystemError: naming the link.
+    """
+    timeline = run_dir.parent.parent / runfiles.TIMELINE
+    root = project_of_run(run_dir)
+    for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / RESUME_JSON,
+                   lock_path_for(run_dir / RESUME_JSON)):  # fmt: skip
+        check_no_links(root, target)
+
+
 def _record(
     run_dir: Path,
     run_id: str,
@@ -348,15 +334,11 @@ def _record(
     found: Mapping[str, str],
     environment: Environment,
 ) -> tuple[ResumeSheet, tuple[str, ...]]:
-    """Write the found ids (under the sheet's lock, re-read first); return the new sheet."""
-    troot = run_dir.parent.parent
-    timeline = troot / runfiles.TIMELINE
-    # okstra's own files: no link on the way to anything written here (the store then
-    # opens each without following links).
-    root = project_of_run(run_dir)
-    for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / RESUME_JSON,
-                   lock_path_for(run_dir / RESUME_JSON)):  # fmt: skip
-        check_no_links(root, target)
+    """Write the found ids (under the sheet's lock, re-read first); return the new sheet.
+
+    Call `_check_targets` first.
+    """
+    timeline = run_dir.parent.parent / runfiles.TIMELINE
     with FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT):
         sheet = read_resume_sheet(run_dir)
         written: list[str] = []
@@ -459,12 +441,50 @@ def resume_run(
         )
     found = {lk.participant: lk.chosen for lk in lookups if lk.chosen is not None}
     discovered: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
     if found:
-        sheet, discovered = _record(run_dir, run_id, manifest_path, found, environment)
+        sheet, discovered, notes = _record_or_note(
+            sheet, run_dir, run_id, manifest_path, found, environment
+        )
     return ResumeOutcome(
         run_id=run_id,
         run_dir=run_dir,
         sheet=sheet,
         lookups=lookups,
         discovered=discovered,
+        notes=notes,
     )
+
+
+def _record_or_note(
+    sheet: ResumeSheet,
+    run_dir: Path,
+    run_id: str,
+    manifest_path: Path,
+    found: Mapping[str, str],
+    environment: Environment,
+) -> tuple[ResumeSheet, tuple[str, ...], tuple[str, ...]]:
+    """Record the ids found; the sheet, who was discovered, and a note if it failed.
+
+    Recording is the one write `resume` makes. A link in the way is refused (it names a
+    hostile file); a write the file system refuses (a read-only project) or a sheet
+    another okstra holds still gives the ids found, in memory, with a note.
+    """
+    _check_targets(run_dir, manifest_path)
+    try:
+        new, discovered = _record(run_dir, run_id, manifest_path, found, environment)
+    except (FileSystemError, StateInUseError) as exc:
+        note = f"the session ids found were not recorded: {exc.render()}"
+        return _with_found(sheet, found), tuple(found), (note,)
+    return new, discovered, ()
+
+
+def _with_found(sheet: ResumeSheet, found: Mapping[str, str]) -> ResumeSheet:
+    """`sheet` with the ids found filled in, in memory only."""
+    entries = tuple(
+        e.with_session(found[e.participant])
+        if e.participant in found and e.pending_discovery
+        else e
+        for e in sheet.entries
+    )
+    return ResumeSheet(path=sheet.path, entries=entries, okstra=sheet.okstra)

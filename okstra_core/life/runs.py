@@ -1,228 +1,358 @@
-"""Finding runs the way git finds a repository, and listing them.
+"""Naming runs the way git finds a repository, and listing them — every run a row.
 
-A run is named by its directory (or its `run-manifest.json`), by its run id
-(`requirements-discovery-001`), by `<task-id>/<run-id>` or `<group>/<task-id>/<run-id>`,
-or by a task (`<group>/<task-id>`: its newest run). Names other than paths are looked
-up in the project found by walking up from the current directory to the first
-directory holding `.okstra` — so every command that takes a run works from anywhere
-inside the project.
+A run is named by its run id (`requirements-discovery-001`), `<task-id>/<run-id>`,
+`<group>/<task-id>/<run-id>`, or a task (`<group>/<task-id>`: its newest run), looked
+up only inside the project found above the current directory
+(`okstra_core.life.project`: safely, like git). An argument with a `/` that is no such
+name is a path, accepted only if it resolves to a run directory (or its
+`run-manifest.json`) of a project. So every command that takes a run works from
+anywhere inside the project, and a directory planted elsewhere is never taken for one.
 
-`okstra runs` lists this project's runs from its `.okstra/tasks`; `--all` lists every
-project's runs from the central `runs.jsonl` index, newest first.
+`okstra runs` lists this project's runs; `--all` lists every project's runs from the
+central `runs.jsonl` index (its entries are data too: an entry that is not a run
+directory of a project is ignored). Every field read from a run is checked before it
+is shown: a run whose files cannot be read, or that names itself differently from where
+it lies, is a `damaged` row with why; a run directory without its manifest (a prepare
+that did not finish) is an `incomplete` row. One run never breaks the list.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ..environment import Environment
-from ..errors import OkstraError, UsageError
+from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
 from ..paths import user_dirs
 from ..prepare.runfiles import RUN_MANIFEST
 from ..records import dataclass
-from ..store import read_lines
-from ..tasks import OKSTRA_DIR
+from ..store import read_log
 from .lead import LeadStatus, RunInfo, observe, read_run, resume_command
+from .project import (
+    EXPECTED,
+    MAX_ARG,
+    RUN_ARG,
+    RUN_ID,
+    RunPlace,
+    UnsafeProjectError,
+    check_project,
+    find_project_root,
+    is_name,
+    place_of,
+    project_root_or_error,
+    run_at_path,
+    run_places,
+    runs_named,
+    safe_directories,
+)
 
-RUN_ARG = "<run>"
-_RUN_ID = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
-_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+__all__ = [
+    "RUN_ARG",
+    "RunRow",
+    "all_runs",
+    "find_project_root",
+    "human_age",
+    "locate_run",
+    "look",
+    "project_root_or_error",
+    "project_runs",
+    "run_row",
+]
+
+_TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
+# The longest text a leader field may hold (refs, ids, times, a short explanation).
+_MAX_FIELD = 4096
+# The largest whole number a leader field may hold (exact in JSON everywhere).
+_MAX_INT = 2**53
+# Process ids: above 1 (0 is the caller's group, 1 init, negatives are groups) and at
+# most the kernel's limit (PID_MAX_LIMIT, 2^22).
+_PID_FIELDS = ("processId", "parentProcessId")
+_PID_MAX = 2**22
+# The longest reason a row shows (the JSON keeps the same, bounded, text).
+_MAX_REASON = 500
+# What reading one run may raise besides okstra's own errors: a run file is data, and a
+# field of the wrong type or size must make that run's row damaged, never end the list.
+_ROW_ERRORS = (
+    OkstraError,
+    OSError,
+    ValueError,
+    TypeError,
+    LookupError,
+    AttributeError,
+    ArithmeticError,
+    RecursionError,
+    orjson.JSONEncodeError,
+)
 
 
-def find_project_root(start: Path) -> Path | None:
-    """The nearest directory at or above `start` that holds `.okstra` (like git's `.git`)."""
-    here = start.resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / OKSTRA_DIR).is_dir():
-            return candidate
-    return None
+# --------------------------------------------------------------------------- naming
 
 
-def project_root_or_error(start: Path) -> Path:
-    """`find_project_root`, or a UsageError saying where okstra looked."""
-    root = find_project_root(start)
-    if root is None:
-        raise UsageError(
-            f"not inside an okstra project: no {OKSTRA_DIR} directory in {start.resolve()} "
-            "or any directory above it (prepare a run there first, or give a run directory)",
-            field=RUN_ARG,
-        )
-    return root
-
-
-def _runs_of(tasks: Path, group: str, task: str, run: str) -> list[Path]:
-    return sorted(
-        p.parent for p in tasks.glob(f"{group}/{task}/runs/{run}/{RUN_MANIFEST}") if p.is_file()
-    )
-
-
-def _newest(run_dirs: Iterable[Path]) -> Path | None:
-    def key(path: Path) -> tuple[str, str]:
-        try:
-            info = read_run(path)
-        except OkstraError:
-            return ("", path.name)
-        stamp = info.created_at.isoformat() if info.created_at else ""
-        return (stamp, path.name)
-
-    ordered = sorted(run_dirs, key=key)
-    return ordered[-1] if ordered else None
-
-
-def locate_run(value: str, start: Path) -> Path:
+def locate_run(value: str, start: Path, env: Mapping[str, str] | None = None) -> Path:
     """The run directory `value` names, looked up from `start` (the current directory).
 
     Raises:
-        UsageError: naming `value` — no such run, not inside a project, or a name
-            that fits several runs (they are listed).
+        UsageError: naming `value` — no such run, not inside a project, not a run
+            directory of a project, or a name that fits several runs (they are listed).
+        UnsafeProjectError: the project found (or the one a path leads to) is refused.
     """
-    path = Path(value)
-    if not value:
-        raise UsageError("expected a run", field=RUN_ARG)
-    candidate = path if path.is_absolute() else start / path
-    if candidate.is_dir() and (candidate / RUN_MANIFEST).is_file():
-        return candidate.resolve()
-    if candidate.is_file() and candidate.name == RUN_MANIFEST:
-        return candidate.resolve().parent
-    if candidate.exists():
-        raise UsageError(
-            f"not a run: {value} (expected a run directory, its {RUN_MANIFEST}, a run id "
-            "such as requirements-discovery-001, or <task>/<run-id>)",
-            field=RUN_ARG,
-        )
-    parts = value.strip("/").split("/")
-    if not all(_SEGMENT.fullmatch(p) for p in parts) or len(parts) > 3:
-        raise UsageError(
-            f"no such run: {value} (expected a run directory, its {RUN_MANIFEST}, a run id "
-            "such as requirements-discovery-001, or <task>/<run-id>)",
-            field=RUN_ARG,
-        )
-    root = project_root_or_error(start)
-    tasks = root / OKSTRA_DIR / "tasks"
-    found: list[Path] = []
-    if _RUN_ID.fullmatch(parts[-1]):
-        group, task = ["*", "*", *parts[:-1]][-2:]
-        found = _runs_of(tasks, group, task, parts[-1])
+    if not value or len(value) > MAX_ARG or "\0" in value:
+        raise UsageError(f"expected a run ({EXPECTED})", field=RUN_ARG)
+    if not is_name(value):
+        if "/" in value:
+            return run_at_path(value, start, env).path
+        raise UsageError(f"no such run: {value} ({EXPECTED})", field=RUN_ARG)
+    try:
+        root = project_root_or_error(start, env)
+    except UnsafeProjectError:
+        raise
+    except UsageError:
+        if "/" in value and os.path.lexists(start / value):
+            return run_at_path(value, start, env).path
+        raise
+    found = _by_name(root, value)
+    if found is not None:
+        return found.path
+    if "/" in value and os.path.lexists(start / value):
+        return run_at_path(value, start, env).path
+    raise UsageError(f"no run {value} in the project at {root}", field=RUN_ARG)
+
+
+def _by_name(root: Path, value: str) -> RunPlace | None:
+    parts = value.split("/")
+    found = runs_named(root, parts) if RUN_ID.fullmatch(parts[-1]) else []
     if not found and len(parts) == 2:
-        # `<group>/<task-id>`: the task's newest run.
-        newest = _newest(_runs_of(tasks, parts[0], parts[1], "*"))
-        found = [newest] if newest is not None else []
-    if not found:
-        raise UsageError(f"no run {value} in the project at {root}", field=RUN_ARG)
+        # `<group>/<task-id>`: the task's newest run (of those with a manifest).
+        found = _newest(
+            p
+            for p, real in run_places(root)
+            if real and (p.group, p.task) == (parts[0], parts[1]) and _has_manifest(p)
+        )
     if len(found) > 1:
-        listed = ", ".join(str(p.relative_to(tasks).parent.parent) + "/" + p.name for p in found)
+        listed = ", ".join(p.ref for p in found)
         raise UsageError(
             f"{value} names several runs ({listed}); give <task>/<run-id>", field=RUN_ARG
         )
-    return found[0].resolve()
+    return found[0] if found else None
 
 
-# --------------------------------------------------------------------------- listing
+def _has_manifest(place: RunPlace) -> bool:
+    return os.path.lexists(place.path / RUN_MANIFEST)
+
+
+def _newest(places: Iterable[RunPlace]) -> list[RunPlace]:
+    def key(place: RunPlace) -> tuple[str, str]:
+        try:
+            info = read_run(place.path)
+            stamp = info.created_at.astimezone(UTC).isoformat() if info.created_at else ""
+        except _ROW_ERRORS:
+            stamp = ""
+        return (stamp, place.name)
+
+    ordered = sorted(places, key=key)
+    return ordered[-1:]
+
+
+# --------------------------------------------------------------------------- rows
 
 
 @dataclass(frozen=True)
 class RunRow:
-    """One line of `okstra runs`."""
+    """One line of `okstra runs`.
 
-    info: RunInfo | None
-    lead: LeadStatus | None
-    run_id: str
-    run_dir: Path
-    task_key: str
-    task_type: str
-    project_root: Path | None
-    created_at: datetime | None
+    Attributes:
+        place: where the run lies (its id, task and project come from here).
+        state: `ok`, `damaged` (why in `problem`), `incomplete` (no run manifest: a
+            prepare that did not finish) or `missing` (indexed, no longer on disk).
+        note: something the look could not do (e.g. record the lead's end on a
+            read-only project).
+    """
+
+    place: RunPlace
+    state: str
+    info: RunInfo | None = None
+    lead: LeadStatus | None = None
+    task_type: str = ""
+    created_at: datetime | None = None
     problem: str | None = None
+    note: str | None = None
+
+    @property
+    def run_dir(self) -> Path:
+        return self.place.path
 
     def age_seconds(self, now: datetime) -> int | None:
         if self.created_at is None:
             return None
-        return max(0, int((now - self.created_at).total_seconds()))
+        try:
+            return max(0, int((now - self.created_at).total_seconds()))
+        except (OverflowError, TypeError):
+            return None
+
+    def lead_status(self) -> str:
+        if self.state == "ok" and self.lead is not None:
+            return self.lead.label()
+        return "incomplete" if self.state == "incomplete" else "damaged"
 
     def to_json(self, now: datetime) -> dict[str, Any]:
-        info = self.info
+        info, lead = self.info, self.lead
         return {
-            "runId": self.run_id,
-            "run": info.ref if info is not None else self.run_id,
-            "runDir": str(self.run_dir),
-            "projectRoot": str(self.project_root) if self.project_root else None,
-            "taskKey": self.task_key,
+            "runId": self.place.name,
+            "run": self.place.ref,
+            "runDir": str(self.place.path),
+            "projectRoot": str(self.place.root),
+            "taskKey": self.place.task_key,
             "taskType": self.task_type,
             "teamSize": info.team_size if info is not None else None,
-            "backend": self.lead.backend if self.lead is not None else None,
-            "lead": self.lead.to_json() if self.lead is not None else None,
-            "leadStatus": self.lead.label() if self.lead is not None else "damaged",
+            "backend": lead.backend if lead is not None else None,
+            "lead": lead.to_json() if lead is not None else None,
+            "leadStatus": self.lead_status(),
+            "runState": self.state,
             "createdAt": self.created_at.isoformat() if self.created_at else None,
             "ageSeconds": self.age_seconds(now),
             "resumeCommand": resume_command(info) if info is not None else None,
             "problem": self.problem,
+            "note": self.note,
         }
 
 
-def _damaged(exc: Exception) -> str:
-    return exc.render() if isinstance(exc, OkstraError) else f"{type(exc).__name__}: {exc}"
+def _reason(exc: BaseException, run_dir: Path | None = None) -> str:
+    """Why, in at most `_MAX_REASON` characters; a file of the run named from its directory."""
+    if isinstance(exc, OkstraError):
+        text = exc.render()
+        if run_dir is not None and exc.path is not None:
+            try:
+                where = Path(exc.path).relative_to(run_dir)
+            except ValueError:
+                pass
+            else:
+                text = ": ".join(str(p) for p in (where, exc.field, exc.message) if p)
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
 
 
-def _row(run_dir: Path, environment: Environment, *, fallback: dict[str, Any]) -> RunRow:
-    """One run's row; a damaged run is a row with its `problem`, never an error."""
+def look(run: RunInfo, environment: Environment) -> tuple[LeadStatus, str | None]:
+    """The lead's status, and a note when its end could not be recorded.
+
+    Looking records the lead's end the first time it is seen; that is the one write a
+    look makes. On a read-only project (or while another okstra holds the run's lock)
+    the status is still given, with a note saying it was not recorded.
+
+    Raises:
+        OkstraError: the run's files are damaged (a `DataFileError` names the manifest).
+    """
     try:
-        info = read_run(run_dir)
-    except (OkstraError, OSError, ValueError) as exc:
+        try:
+            return observe(run, environment), None
+        except (FileSystemError, StateInUseError) as exc:
+            status = observe(run, environment, record=False)
+            return status, f"the lead's end was not recorded: {_reason(exc)}"
+    except OkstraError:
+        raise
+    except _ROW_ERRORS as exc:
+        # A leader field of the wrong type or size: the run file is damaged, named.
+        raise DataFileError(
+            f"its leader cannot be looked at: {_reason(exc)}", path=run.manifest_path
+        ) from None
+
+
+def _file_time(path: Path) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(os.lstat(path).st_mtime, UTC)
+    except (OSError, OverflowError, ValueError):
+        return None
+
+
+def _mismatch(info: RunInfo, place: RunPlace) -> str | None:
+    """Why the manifest's own names disagree with where the run lies (None if they agree)."""
+    if info.run_id != place.name:
+        return f"its manifest names the run {_short(info.run_id)!r}, not its directory's name"
+    if info.task_key != place.task_key:
+        return f"its manifest names the task {_short(info.task_key)!r}, not {place.task_key}"
+    if not _TASK_TYPE.fullmatch(info.task_type):
+        return f"its manifest's task type {_short(info.task_type)!r} is not a task type"
+    for key, value in info.leader.items():
+        if isinstance(value, str) and len(value) > _MAX_FIELD:
+            return (
+                f"its leader's {_short(key)} is too long ({len(value)} characters; "
+                f"the limit is {_MAX_FIELD})"
+            )
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_INT:
+            bits = value.bit_length()
+            return f"its leader's {_short(key)} is out of range (a {bits}-bit number)"
+    for key in _PID_FIELDS:
+        pid = info.leader.get(key)
+        if pid is not None and (
+            not isinstance(pid, int) or isinstance(pid, bool) or not 1 < pid <= _PID_MAX
+        ):
+            return f"its leader's {key} {_short(repr(pid))} is not a process id"
+    return None
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= 60 else value[:59] + "…"
+
+
+def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> RunRow:
+    """One run's row; a damaged or incomplete run is a row saying so, never an error."""
+    manifest = place.path / RUN_MANIFEST
+    if not real:
         return RunRow(
-            info=None,
-            lead=None,
-            run_id=str(fallback.get("runId") or run_dir.name),
-            run_dir=run_dir,
-            task_key=str(fallback.get("taskKey") or ""),
-            task_type=str(fallback.get("taskType") or ""),
-            project_root=Path(fallback["projectRoot"]) if fallback.get("projectRoot") else None,
-            created_at=_parse(fallback.get("at")),
-            problem=_damaged(exc),
+            place=place,
+            state="damaged",
+            created_at=_file_time(place.path),
+            problem="the run directory is a symbolic link: okstra does not read runs through links",
+        )
+    if not os.path.lexists(manifest):
+        return RunRow(
+            place=place,
+            state="incomplete",
+            created_at=_file_time(place.path),
+            problem=f"no {RUN_MANIFEST}: a prepare that did not finish left this directory "
+            "(`okstra runs --prune` removes it)",
         )
     try:
-        lead = observe(info, environment)
-    except (OkstraError, OSError, ValueError) as exc:
+        info = read_run(place.path)
+    except _ROW_ERRORS as exc:
         return RunRow(
-            info=info,
-            lead=None,
-            run_id=info.run_id,
-            run_dir=info.run_dir,
-            task_key=info.task_key,
-            task_type=info.task_type,
-            project_root=info.project_root,
-            created_at=info.created_at,
-            problem=_damaged(exc),
+            place=place,
+            state="damaged",
+            created_at=_file_time(manifest),
+            problem=_reason(exc, place.path),
         )
-    return RunRow(
-        info=info,
-        lead=lead,
-        run_id=info.run_id,
-        run_dir=info.run_dir,
-        task_key=info.task_key,
-        task_type=info.task_type,
-        project_root=info.project_root,
-        created_at=info.created_at,
-    )
-
-
-def _parse(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
+    damaged = _mismatch(info, place)
+    if damaged is not None:
+        return RunRow(
+            place=place, state="damaged", created_at=_file_time(manifest), problem=damaged
+        )
+    common: dict[str, Any] = {
+        "place": place,
+        "info": info,
+        "task_type": info.task_type,
+        "created_at": info.created_at,
+    }
     try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
+        lead, note = look(info, environment)
+        # The row's JSON must be exact JSON: a number past 64 bits is no process, status
+        # or signal, and is shown as the damage it is.
+        orjson.dumps(lead.to_json())
+    except _ROW_ERRORS as exc:
+        return RunRow(state="damaged", problem=_reason(exc, place.path), **common)
+    return RunRow(state="ok", lead=lead, note=note, **common)
 
 
 def _written_ns(run_dir: Path) -> int:
     """When the run's inputs were written (ns), 0 if unknown: `run-inputs.json` is
     written once, when the run is prepared, and never again."""
     try:
-        return (run_dir / "run-inputs.json").stat().st_mtime_ns
+        return os.lstat(run_dir / "run-inputs.json").st_mtime_ns
     except OSError:
         return 0
 
@@ -232,60 +362,80 @@ def _sorted(rows: list[RunRow]) -> list[RunRow]:
     second are told apart by when their inputs were written."""
 
     def key(row: RunRow) -> tuple[float, int, str]:
-        stamp = row.created_at.timestamp() if row.created_at else 0.0
+        try:
+            stamp = row.created_at.timestamp() if row.created_at else 0.0
+        except (OverflowError, ValueError, OSError):
+            stamp = 0.0
         return (stamp, _written_ns(row.run_dir), str(row.run_dir))
 
     return sorted(rows, key=key, reverse=True)
 
 
 def project_runs(project_root: Path, environment: Environment) -> list[RunRow]:
-    """Every run under `<project>/.okstra/tasks`, newest first (each lead looked at)."""
-    tasks = project_root / OKSTRA_DIR / "tasks"
-    dirs = sorted(p.parent for p in tasks.glob(f"*/*/runs/*/{RUN_MANIFEST}") if p.is_file())
-    return _sorted([_row(d, environment, fallback=_fallback(d, tasks, project_root)) for d in dirs])
+    """Every run of the project (incomplete ones too), newest first (each lead looked at)."""
+    return _sorted(
+        [run_row(place, environment, real=real) for place, real in run_places(project_root)]
+    )
 
 
-def _fallback(run_dir: Path, tasks: Path, project_root: Path) -> dict[str, Any]:
-    """What a damaged run's row still shows: where it is (task key, project, file time)."""
+def _index_place(record: object) -> RunPlace | None:
+    """The run directory an index record names, if it is one of a project (else None)."""
+    if not isinstance(record, dict):
+        return None
+    raw = record.get("runDir")
+    if not isinstance(raw, str) or not os.path.isabs(raw) or len(raw) > MAX_ARG or "\0" in raw:
+        return None
+    lexical = Path(os.path.normpath(raw))
+    if os.path.lexists(lexical):
+        lexical = Path(os.path.realpath(lexical))
+    return place_of(lexical)
+
+
+def _index_time(record: Mapping[str, Any]) -> datetime | None:
+    value = record.get("at")
+    if not isinstance(value, str) or len(value) > 64:
+        return None
     try:
-        at = datetime.fromtimestamp((run_dir / RUN_MANIFEST).stat().st_mtime).astimezone()
-    except (OSError, OverflowError, ValueError):
-        at = None
-    return {
-        "taskKey": run_dir.parent.parent.relative_to(tasks).as_posix(),
-        "projectRoot": str(project_root),
-        "at": at.isoformat() if at else None,
-    }
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def all_runs(environment: Environment) -> list[RunRow]:
-    """Every run in the central `runs.jsonl` index, newest first (missing ones flagged)."""
+    """Every run in the central `runs.jsonl` index, newest first (missing ones flagged).
+
+    An entry is used only if its `runDir` is a run directory of a project
+    (`.okstra/tasks/<group>/<task>/runs/<run>`); a run of a project that fails the owner
+    check is a damaged row, its files unread.
+    """
     index = user_dirs(environment.env).runs_index
-    seen: dict[str, dict[str, Any]] = {}
-    for record in read_lines(index):
-        if isinstance(record, dict) and isinstance(record.get("runDir"), str):
-            seen[record["runDir"]] = record
+    seen: dict[Path, tuple[RunPlace, dict[str, Any]]] = {}
+    for record in read_log(index, what="runs index").records:
+        place = _index_place(record)
+        if place is not None:
+            seen[place.path] = (place, record)
+    safe = safe_directories(environment.env)
     rows: list[RunRow] = []
-    for run_dir, record in seen.items():
-        path = Path(run_dir)
-        if not (path / RUN_MANIFEST).is_file():
+    for place, record in seen.values():
+        try:
+            check_project(place.root, safe)
+        except UnsafeProjectError as exc:
+            if os.path.lexists(place.root):
+                rows.append(RunRow(place=place, state="damaged", problem=_reason(exc)))
+                continue
+        if not os.path.lexists(place.path):
             rows.append(
                 RunRow(
-                    info=None,
-                    lead=None,
-                    run_id=str(record.get("runId") or path.name),
-                    run_dir=path,
-                    task_key=str(record.get("taskKey") or ""),
-                    task_type=str(record.get("taskType") or ""),
-                    project_root=Path(record["projectRoot"])
-                    if isinstance(record.get("projectRoot"), str)
-                    else None,
-                    created_at=_parse(record.get("at")),
+                    place=place,
+                    state="missing",
+                    created_at=_index_time(record),
                     problem="the run directory no longer exists",
                 )
             )
             continue
-        rows.append(_row(path, environment, fallback=record))
+        real = os.path.isdir(place.path) and not os.path.islink(place.path)
+        rows.append(run_row(place, environment, real=real))
     return _sorted(rows)
 
 

@@ -861,9 +861,7 @@ def _after_launch(
         # Exact, not rounded to the second: a later session lookup starts here.
         launched_at=outcome.launched_at.isoformat(),
         # Where okstra looks for the lead later (its exit status, attach, stop).
-        extra={"paneRef": outcome.pane_ref, "tmuxSocket": outcome.tmux_socket}
-        if outcome.pane_ref
-        else None,
+        extra=outcome.where() or None,
     )
     launched = LeadLaunched(
         at=now,

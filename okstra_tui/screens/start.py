@@ -22,6 +22,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 
+from okstra_core.display import inert_markup
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.life.doctor import quick_report
@@ -174,7 +175,12 @@ class StartScreen(Screen[None]):
         self.error = error
         self.environment = environment or Environment.real()
         self.cwd = project_root
-        self.project_root = find_project_root(project_root) if project_root is not None else None
+        self.project_root: Path | None = None
+        if project_root is not None:
+            try:
+                self.project_root = find_project_root(project_root, self.environment.env)
+            except OkstraError as exc:  # a refused `.okstra` above: said, never used
+                self.error = self.error or inert_markup(exc.render())
         self.show_all = project_root is None
         self.runs: list[dict[str, Any]] = []
         self.runs_loaded = False

@@ -185,6 +185,11 @@ def test_sigterm_to_okstra_stops_the_lead_and_its_status_is_returned(
     assert orjson.loads(proc2.stdout)["leadStatus"] == "exited 43"
 
 
+def _start_of(pid: int) -> str:
+    raw = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    return raw.rpartition(")")[2].split()[19]
+
+
 def test_okstra_stop_from_another_terminal_stops_a_foreground_lead(
     world: dict[str, Any],
 ) -> None:
@@ -201,6 +206,12 @@ def test_okstra_stop_from_another_terminal_stops_a_foreground_lead(
         lead = started(world)
         (run_dir,) = world["project"].glob(".okstra/tasks/*/*/runs/*")
         eventually(lambda: leader(run_dir).get("processId") == lead["pid"], "the pid recorded")
+        # Recorded with what tells it from any other process: its start time, its parent
+        # (this okstra) and the parent's start time.
+        recorded = leader(run_dir)
+        assert recorded["processStart"] == _start_of(lead["pid"])
+        assert recorded["parentProcessId"] == proc.pid
+        assert recorded["parentStart"] == _start_of(proc.pid)
         running = okstra(["status", run_dir.name, "--json"], cwd=world["project"], env=world["env"])
         assert orjson.loads(running.stdout)["leadStatus"] == "running"
         stopped = okstra(

@@ -29,6 +29,11 @@ n = 0
 while True:
     n += 1
     atomic_write_json(target, {"revision": n, "payload": "x" * 200_000, "tail": n})
+    if n == 1:
+        # The first write is whole: from here on every kill lands among writes, however
+        # slowly this process started on a loaded machine.
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
 """
 
 
@@ -39,10 +44,15 @@ def test_sigkill_during_atomic_writes_never_tears_the_file(tmp_path: Path) -> No
     rng = random.Random(1234)
     seen_revisions: list[int] = []
     for _ in range(RUNS):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(target)])
-        time.sleep(rng.uniform(0.05, 0.25))
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(target)], stdout=subprocess.PIPE, text=True
+        )
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"
+        time.sleep(rng.uniform(0.0, 0.2))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        proc.stdout.close()
         doc = json.loads(target.read_bytes())  # must always parse: old or new content
         assert doc["revision"] == doc["tail"]
         seen_revisions.append(doc["revision"])

@@ -1,0 +1,124 @@
+"""`okstra attach` and the app's `t`: show the lead's tmux window here.
+
+Only the lead's own pane on the user's own tmux server is shown (`tmux`): a run whose
+lead is `refused` or `damaged`, or whose pane is no longer the lead's, gets a message
+and the command that resumes it. tmux runs with the minimal environment.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from typing import Any
+
+from ..environment import Environment
+from ..errors import OkstraError
+from ..records import dataclass
+from . import tmux
+from .lead import observe, pane_of
+from .runinfo import RunInfo, resume_command
+from .status import LeadStatus
+
+
+@dataclass(frozen=True)
+class AttachPlan:
+    """How to show the lead's window here: a tmux argv to run (or exec), or why not.
+
+    `env` is the environment to run it with (minimal: no secrets reach tmux).
+    """
+
+    run: RunInfo
+    status: LeadStatus
+    argv: tuple[str, ...] | None
+    switch: bool  # inside tmux on the same server: switch-client (returns at once)
+    env: Mapping[str, str] | None = None
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "ok": self.problem is None,
+            "runId": self.run.run_id,
+            "run": self.run.ref,
+            "lead": self.status.to_json(),
+            "command": list(self.argv) if self.argv is not None else None,
+            "resumeCommand": resume_command(self.run),
+        }
+        if self.problem is not None:
+            data["error"] = self.problem
+        return data
+
+
+def _no_window(run: RunInfo, status: LeadStatus, problem: str) -> AttachPlan:
+    return AttachPlan(run=run, status=status, argv=None, switch=False, problem=problem)
+
+
+def plan_attach(run: RunInfo, environment: Environment) -> AttachPlan:
+    """`switch-client` inside tmux (same server), `attach-session` outside; or a message."""
+    status = observe(run, environment)
+    resume = resume_command(run)
+    if status.state in ("refused", "damaged"):
+        return _no_window(
+            run, status, f"okstra will not attach: {status.detail}; to resume it: {resume}"
+        )
+    if status.backend != "tmux" or not status.pane_ref:
+        why = {
+            "prepared": "its lead was never launched",
+            "host-session": "its lead is the host session it was prepared in",
+        }.get(status.state, f"its lead was launched in the foreground ({status.backend})")
+        return _no_window(
+            run, status, f"there is no tmux window to attach to: {why}; to resume it: {resume}"
+        )
+    server = tmux.server_for(run.lead.tmux_socket, environment)
+    pane = pane_of(run.lead)
+    probe = tmux.probe_pane(server, pane, environment)
+    if probe.refused is not None:
+        return _no_window(run, status, f"okstra will not attach: {probe.refused}")
+    if probe.found is not True:
+        where = status.window_ref or status.pane_ref
+        return _no_window(
+            run,
+            status,
+            f"the lead's tmux window {where} is gone ({status.label()}); "
+            f"to resume the lead: {resume}",
+        )
+    if tmux.inside_socket(environment.env) == server.socket:
+        return AttachPlan(
+            run=run,
+            status=status,
+            argv=(*server.base, "switch-client", "-t", pane.ref),
+            switch=True,
+            env=tmux.minimal_env(environment.env, keep=("TMUX", "TMUX_PANE")),
+        )
+    return AttachPlan(
+        run=run,
+        status=status,
+        argv=(*server.base, "attach-session", "-t", pane.ref),
+        switch=False,
+        env=tmux.minimal_env(environment.env),
+    )
+
+
+def switch_client(plan: AttachPlan) -> str | None:
+    """Run a `switch=True` plan (inside tmux); the problem, or None when it worked."""
+    if plan.argv is None:
+        return plan.problem or "cannot attach"
+    try:
+        done = subprocess.run(
+            list(plan.argv),
+            env=dict(plan.env or {}),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=tmux.TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return "tmux: did not answer"
+    except OSError as exc:
+        return f"tmux: {exc.strerror or exc}"
+    return f"tmux: {done.stderr.strip()[:300]}" if done.returncode else None
+
+
+def attach_error(plan: AttachPlan) -> OkstraError:
+    return OkstraError(plan.problem or "cannot attach")

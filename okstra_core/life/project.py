@@ -1,0 +1,356 @@
+"""Finding the project safely, and naming its runs.
+
+The project is the nearest directory at or above the start that holds `.okstra` (as
+git finds `.git`), with git's `safe.directory` caution: a cloned repository can carry
+any `.okstra`, and so can a shared parent directory such as `/tmp`. The upward search:
+
+* stops at the first `.okstra` it meets. It is used only if it is a real directory (not
+  a link) and both it and the directory holding it belong to this user and are not
+  writable by others, nor by a group other than the user's own private group. Anything
+  else is refused with a message naming the directory and how to allow it: the search
+  never goes on to a farther `.okstra` past a refused one;
+* never goes above the user's home directory (a `.okstra` in the home itself counts
+  only when the search starts there) and never crosses into another file system;
+* `OKSTRA_SAFE_DIRECTORIES` (absolute paths separated by `:`) names project directories
+  whose owner and mode are not checked, as `git config safe.directory` does.
+
+Runs live at `<project>/.okstra/tasks/<group>/<task>/runs/<run>`. A name (`<run>`,
+`<task>/<run>`, `<group>/<task>/<run>`) is looked up only there; a path is a run only
+if, resolved, it is such a directory (or its `run-manifest.json`) reached through no
+link below the project and in a project that passes the same check. Nothing else is
+ever read as a run, so nothing is written outside `.okstra`.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+import re
+import stat
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from ..errors import FileSystemError, OkstraError, UsageError
+from ..prepare.runfiles import RUN_MANIFEST
+from ..records import dataclass
+from ..store import check_no_links, file_kind
+from ..tasks import OKSTRA_DIR, TASKS_DIR
+
+SAFE_ENV = "OKSTRA_SAFE_DIRECTORIES"
+RUN_ARG = "<run>"
+RUNS_DIR = "runs"
+# A segment of a run name: a group, a task id or a run directory's name.
+SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+RUN_ID = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
+# Longest run name or path accepted (a path longer than the system's limit is no run).
+MAX_ARG = 4096
+EXPECTED = (
+    f"expected a run id such as requirements-discovery-001, <task>/<run-id>, "
+    f"<group>/<task>/<run-id>, or a path to a run directory (or its {RUN_MANIFEST}) "
+    f"under <project>/{OKSTRA_DIR}/{TASKS_DIR}/<group>/<task>/{RUNS_DIR}/"
+)
+
+
+class UnsafeProjectError(OkstraError):
+    """The `.okstra` the search met (or the directory holding it) is not safe to use."""
+
+
+# --------------------------------------------------------------------------- the project
+
+
+def find_project_root(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
+    """The project at or above `start` (None when there is none), found safely.
+
+    Args:
+        start: where the search starts (the current directory, `--project-root`).
+        env: HOME and `OKSTRA_SAFE_DIRECTORIES` (default: the process environment).
+
+    Raises:
+        UnsafeProjectError: the first `.okstra` met is refused (the message names it
+            and says how to allow it).
+        UsageError: `start` is not a directory okstra can look at.
+    """
+    env = os.environ if env is None else env
+    here = Path(os.path.realpath(start))
+    try:
+        device = os.stat(here).st_dev
+    except OSError as exc:
+        raise UsageError(
+            f"cannot look for an okstra project from {start}: {exc.strerror or exc}"
+        ) from None
+    home = _home(env)
+    safe = safe_directories(env)
+    for holder in (here, *here.parents):
+        if holder != here:
+            if holder == home:
+                return None  # never above the home directory
+            try:
+                if os.stat(holder).st_dev != device:
+                    return None  # another file system
+            except OSError:
+                return None
+        try:
+            found = os.lstat(holder / OKSTRA_DIR)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise UnsafeProjectError(
+                f"cannot inspect {OKSTRA_DIR}: {exc.strerror or exc}", path=holder / OKSTRA_DIR
+            ) from None
+        check_project(holder, safe, okstra=found)
+        return holder
+    return None
+
+
+def project_root_or_error(start: Path, env: Mapping[str, str] | None = None) -> Path:
+    """`find_project_root`, or a UsageError saying where okstra looked."""
+    root = find_project_root(start, env)
+    if root is None:
+        raise UsageError(
+            f"not inside an okstra project: no {OKSTRA_DIR} directory in "
+            f"{Path(os.path.realpath(start))} or any directory above it up to your home "
+            "directory or the file system's top (prepare a run there first, or give a run "
+            "directory)",
+            field=RUN_ARG,
+        )
+    return root
+
+
+def safe_directories(env: Mapping[str, str] | None = None) -> frozenset[Path]:
+    """The directories `OKSTRA_SAFE_DIRECTORIES` allows (absolute entries only, resolved)."""
+    env = os.environ if env is None else env
+    value = env.get(SAFE_ENV) or ""
+    return frozenset(
+        Path(os.path.realpath(entry))
+        for entry in value.split(os.pathsep)
+        if entry and os.path.isabs(entry)
+    )
+
+
+def check_project(
+    holder: Path, safe: frozenset[Path], *, okstra: os.stat_result | None = None
+) -> None:
+    """Refuse a project whose `.okstra` (or `holder` itself) is not safe to use.
+
+    Raises:
+        UnsafeProjectError: naming the directory, why, and how to allow it.
+    """
+    path = holder / OKSTRA_DIR
+    try:
+        found = okstra if okstra is not None else os.lstat(path)
+        held = os.stat(holder)
+    except OSError as exc:
+        raise UnsafeProjectError(
+            f"cannot inspect {OKSTRA_DIR}: {exc.strerror or exc}", path=path
+        ) from None
+    if not stat.S_ISDIR(found.st_mode):
+        raise UnsafeProjectError(
+            f"refusing this okstra project: {path} is {file_kind(found.st_mode)}, not a "
+            "directory; okstra stops here and does not look further up",
+            path=holder,
+        )
+    if Path(os.path.realpath(holder)) in safe:
+        return
+    for where, st in ((path, found), (holder, held)):
+        why = _unsafe_owner(st)
+        if why is not None:
+            raise UnsafeProjectError(
+                f"refusing the okstra project here: {where} {why}. A directory another user "
+                "can write can plant runs and files that okstra would act on; okstra stops "
+                f"here and does not look further up. If it is yours and safe, allow it: "
+                f"{SAFE_ENV}={holder} (several directories separated by '{os.pathsep}')",
+                path=holder,
+            )
+
+
+def _unsafe_owner(st: os.stat_result) -> str | None:
+    me = os.geteuid()
+    if st.st_uid != me:
+        return f"belongs to {_user(st.st_uid)}, not to you ({_user(me)})"
+    if st.st_mode & stat.S_IWOTH:
+        return "is writable by every user"
+    if st.st_mode & stat.S_IWGRP and not _private_group(st.st_gid, me):
+        return f"is writable by the group {_group(st.st_gid)}"
+    return None
+
+
+def _private_group(gid: int, uid: int) -> bool:
+    """The user's own group (user private groups: same name, no other member)."""
+    try:
+        user = pwd.getpwuid(uid)
+        group = grp.getgrgid(gid)
+    except KeyError:
+        return False
+    return (
+        gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
+    )
+
+
+def _user(uid: int) -> str:
+    try:
+        return f"{pwd.getpwuid(uid).pw_name}, uid {uid}"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _group(gid: int) -> str:
+    try:
+        return f"{grp.getgrgid(gid).gr_name} (gid {gid})"
+    except KeyError:
+        return f"gid {gid}"
+
+
+def _home(env: Mapping[str, str]) -> Path | None:
+    home = env.get("HOME")
+    if not home:
+        try:
+            home = pwd.getpwuid(os.geteuid()).pw_dir
+        except KeyError:
+            return None
+    return Path(os.path.realpath(home)) if os.path.isabs(home) else None
+
+
+# --------------------------------------------------------------------------- run places
+
+
+@dataclass(frozen=True)
+class RunPlace:
+    """Where a run directory is: `<root>/.okstra/tasks/<group>/<task>/runs/<name>`."""
+
+    root: Path
+    group: str
+    task: str
+    name: str
+
+    @property
+    def path(self) -> Path:
+        return self.task_root / RUNS_DIR / self.name
+
+    @property
+    def task_root(self) -> Path:
+        return self.root / OKSTRA_DIR / TASKS_DIR / self.group / self.task
+
+    @property
+    def task_key(self) -> str:
+        return f"{self.group}/{self.task}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.group}/{self.task}/{self.name}"
+
+
+def place_of(path: Path) -> RunPlace | None:
+    """The place of `path` if it is laid out as a run directory (nothing is checked)."""
+    parents = path.parents
+    if len(parents) < 6 or (parents[0].name, parents[3].name, parents[4].name) != (
+        RUNS_DIR,
+        TASKS_DIR,
+        OKSTRA_DIR,
+    ):
+        return None
+    return RunPlace(root=parents[5], group=parents[2].name, task=parents[1].name, name=path.name)
+
+
+def _real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _subdirs(path: Path) -> list[str]:
+    """Names of the real directories (never links) in `path`, sorted; none if unreadable."""
+    try:
+        with os.scandir(path) as entries:
+            return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+
+
+def run_places(root: Path) -> Iterator[tuple[RunPlace, bool]]:
+    """Every entry of the project's `runs/` directories, and whether it is a real directory.
+
+    Only real directories lead there: a group, task or `runs` reached through a link is
+    not this project's and is not entered; a run entry that is a link is given (False),
+    to be shown as damaged, never read.
+    """
+    tasks = root / OKSTRA_DIR / TASKS_DIR
+    if not (_real_dir(root / OKSTRA_DIR) and _real_dir(tasks)):
+        return
+    for group in _subdirs(tasks):
+        for task in _subdirs(tasks / group):
+            runs = tasks / group / task / RUNS_DIR
+            if not _real_dir(runs):
+                continue
+            try:
+                with os.scandir(runs) as entries:
+                    found = sorted(
+                        (e.name, e.is_dir(follow_symlinks=False))
+                        for e in entries
+                        if e.is_dir(follow_symlinks=False) or e.is_symlink()
+                    )
+            except OSError:
+                continue
+            for name, real in found:
+                yield RunPlace(root=root, group=group, task=task, name=name), real
+
+
+def runs_named(root: Path, parts: list[str]) -> list[RunPlace]:
+    """The runs of the project a name (`run`, `task/run`, `group/task/run`) fits.
+
+    Only real run directories holding a `run-manifest.json` entry, or none at all (an
+    incomplete run), count; the name is matched segment by segment, never as a pattern.
+    """
+    group, task, run = ([None, None, *parts])[-3:]
+    return [
+        place
+        for place, real in run_places(root)
+        if real
+        and place.name == run
+        and (task is None or place.task == task)
+        and (group is None or place.group == group)
+    ]
+
+
+def is_name(value: str) -> bool:
+    """`run`, `task/run` or `group/task/run` (or `group/task`), each segment a plain name."""
+    parts = value.split("/")
+    return 1 <= len(parts) <= 3 and all(SEGMENT.fullmatch(p) for p in parts)
+
+
+def run_at_path(value: str, start: Path, env: Mapping[str, str] | None = None) -> RunPlace:
+    """The run a path names: resolved, it must be a run directory (or its manifest).
+
+    The path may be relative to `start`. It is resolved (links followed) and must then
+    be laid out as `<project>/.okstra/tasks/<group>/<task>/runs/<run>`; the path as
+    typed must go through no link below that `.okstra`; the project must pass the
+    owner check.
+
+    Raises:
+        UsageError: not a run directory of a project (named).
+        UnsafeProjectError: the project is refused.
+    """
+    given = Path(value) if os.path.isabs(value) else start / value
+    real = Path(os.path.realpath(given))
+    try:
+        real_is_file = stat.S_ISREG(os.lstat(real).st_mode)
+    except OSError:
+        raise UsageError(f"no such run: {value} ({EXPECTED})", field=RUN_ARG) from None
+    if real_is_file and real.name == RUN_MANIFEST:
+        real = real.parent
+    place = place_of(real)
+    if place is None or not _real_dir(real):
+        raise UsageError(f"not a run: {value} ({EXPECTED})", field=RUN_ARG)
+    typed = Path(os.path.abspath(given))
+    if OKSTRA_DIR in typed.parts:
+        index = len(typed.parts) - 1 - typed.parts[::-1].index(OKSTRA_DIR)
+        try:
+            check_no_links(Path(*typed.parts[:index]), typed, what="the run")
+        except FileSystemError as exc:
+            raise UsageError(
+                f"not a run of this project: {value} goes through a link ({exc.render()})",
+                field=RUN_ARG,
+            ) from None
+    check_project(place.root, safe_directories(env))
+    return place

@@ -1,0 +1,148 @@
+"""`okstra runs --prune`: remove the run directories killed prepares left behind.
+
+A prepare reserves its run number by creating the run directory, then writes the run's
+files, the run manifest among them, all under the task's sequence lock. A prepare
+killed half-way leaves a directory without its `run-manifest.json` (maybe only temp
+files `.okstra-tmp-*`): `okstra runs` lists it as `incomplete`. Pruning removes such a
+directory only when all of this holds:
+
+* it lies at `<project>/.okstra/tasks/<group>/<task>/runs/<run>`, reached through no
+  link, and is a real directory (a link is never followed nor removed);
+* it has no `run-manifest.json` entry of any kind;
+* nothing in it (nor itself) changed in the last minute;
+* the task's sequence lock is free — taken without waiting, and held while the
+  directory is checked again and removed, so a prepare running now is never touched;
+* everything in it lies on the same file system (no mount point is entered).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import OkstraError
+from ..prepare.runfiles import RUN_MANIFEST, task_lock
+from ..records import dataclass, field
+from ..store import SWEEP_GRACE_SECONDS
+from .project import RunPlace, run_places
+
+# The most entries a leftover directory may hold to be removed (a killed prepare
+# leaves a handful of files).
+MAX_ENTRIES = 1000
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """An incomplete run directory, and why it is kept (None: it can be removed)."""
+
+    place: RunPlace
+    kept: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"runDir": str(self.place.path), "run": self.place.ref, "kept": self.kept}
+
+
+@dataclass(frozen=True)
+class PruneOutcome:
+    """What `okstra runs --prune` removed and what it kept (with why)."""
+
+    project_root: Path
+    removed: tuple[RunPlace, ...] = ()
+    kept: tuple[Leftover, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": not self.kept,
+            "projectRoot": str(self.project_root),
+            "removed": [str(p.path) for p in self.removed],
+            "kept": [{"runDir": str(k.place.path), "why": k.kept} for k in self.kept],
+        }
+
+
+def _age_problem(path: Path, now: float) -> str | None:
+    """Why `path` cannot be removed yet (too recent, too big, a mount inside), or None."""
+    try:
+        top = os.lstat(path)
+    except OSError as exc:
+        return f"cannot inspect it: {exc.strerror or exc}"
+    if not stat.S_ISDIR(top.st_mode):
+        return "it is not a directory"
+    newest = top.st_mtime
+    count = 0
+    for folder, dirs, files in os.walk(path, followlinks=False):
+        for name in (*dirs, *files):
+            count += 1
+            if count > MAX_ENTRIES:
+                return f"it holds more than {MAX_ENTRIES} entries: not a prepare's leftover"
+            try:
+                st = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            if st.st_dev != top.st_dev:
+                return "another file system is mounted inside it"
+            newest = max(newest, st.st_mtime)
+    if now - newest < SWEEP_GRACE_SECONDS:
+        return "it changed less than a minute ago (a prepare may be writing it)"
+    return None
+
+
+def leftovers(project_root: Path, *, now: float | None = None) -> list[Leftover]:
+    """The project's incomplete run directories, each with why it would be kept (or None)."""
+    moment = time.time() if now is None else now
+    found = []
+    for place, real in run_places(project_root):
+        if not real or os.path.lexists(place.path / RUN_MANIFEST):
+            continue
+        found.append(Leftover(place=place, kept=_age_problem(place.path, moment)))
+    return found
+
+
+def prune(
+    project_root: Path,
+    *,
+    now: Callable[[], float] = time.time,
+) -> PruneOutcome:
+    """Remove every incomplete run directory that may be removed; say why others stay."""
+    removed: list[RunPlace] = []
+    kept: list[Leftover] = []
+    for leftover in leftovers(project_root, now=now()):
+        if leftover.kept is not None:
+            kept.append(leftover)
+            continue
+        why = _remove(leftover.place, now)
+        if why is None:
+            removed.append(leftover.place)
+        else:
+            kept.append(Leftover(place=leftover.place, kept=why))
+    return PruneOutcome(project_root=project_root, removed=tuple(removed), kept=tuple(kept))
+
+
+def _remove(place: RunPlace, now: Callable[[], float]) -> str | None:
+    """Remove one leftover under its task's sequence lock; why not, or None when removed."""
+    lock = task_lock(place.task_root)
+    lock.timeout = 0.0  # a prepare holding it is running now: leave its directory alone
+    try:
+        lock.acquire()
+    except OkstraError as exc:
+        return f"the task's sequence lock is not free ({exc.render()})"
+    try:
+        # Again under the lock: a prepare may have written its manifest meanwhile.
+        if os.path.lexists(place.path / RUN_MANIFEST):
+            return f"it has a {RUN_MANIFEST} now"
+        why = _age_problem(place.path, now())
+        if why is not None:
+            return why
+        try:
+            # `rmtree` never follows a link (it removes the link) and refuses a link at
+            # the top; the file-descriptor walk is safe against swapped directories.
+            shutil.rmtree(place.path)
+        except OSError as exc:
+            return f"cannot remove it: {exc.strerror or exc}"
+        return None
+    finally:
+        lock.release()

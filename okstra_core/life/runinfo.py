@@ -1,0 +1,299 @@
+"""What a run manifest says about a run and its lead, bounded and typed before use.
+
+A repository can carry any run manifest. Every field okstra reads from one is checked
+here before anything uses it: pids are integers in the kernel's range, times parse,
+refs match what launch writes (`%<digits>` panes, `<session>:<window>` or `@<digits>`
+windows, session ids by the session-id rule), free text is cut at 512 characters. A
+field that fails makes the lead `damaged` (its status says which field and why); it
+never raises, and a damaged lead is never acted on.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataFileError, OkstraError
+from ..launch.sheet import check_session_id
+from ..prepare import runfiles
+from ..records import dataclass, field
+from ..store import read_json
+from . import process
+from .report import load_run_manifest, manifest_path
+
+LEADER_REF = "participant-001"
+# A leader whose status is one of these has ended; its end is recorded.
+ENDED = ("exited", "stopped", "gone")
+# A leader whose launch failed (the CLI never ran, or exited at once): recorded by prepare.
+LAUNCH_FAILED = "launch-failed"
+TEXT_MAX = 512
+_PATH_MAX = 4096
+_TOKEN = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_PANE = re.compile(r"%\d{1,9}")
+_WINDOW = re.compile(r"@\d{1,9}|[^\x00-\x1f\x7f-\x9f]{1,200}:[^\x00-\x1f\x7f-\x9f]{1,60}")
+_START = re.compile(r"\d{1,20}")
+_BACKENDS = ("tmux", "exec", "none")
+
+
+def _cut(value: str, limit: int = TEXT_MAX) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _text(value: object, limit: int = TEXT_MAX) -> str | None:
+    return _cut(value, limit) if isinstance(value, str) and value else None
+
+
+def parse_time(value: object) -> datetime | None:
+    """An ISO time from a run file (timezone-aware, UTC when none is given), else None."""
+    if not isinstance(value, str) or not value or len(value) > 64:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+        return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        return None
+
+
+# --------------------------------------------------------------------------- the leader
+
+
+@dataclass(frozen=True)
+class Leader:
+    """The leader participant's fields okstra uses, each checked (None when absent).
+
+    `damage` names each field that was present but not what launch writes.
+    """
+
+    status: str | None = None
+    runner: str | None = None
+    backend: str | None = None
+    session_id: str | None = None
+    window_ref: str | None = None
+    pane_ref: str | None = None
+    tmux_socket: str | None = None
+    process_id: int | None = None
+    process_start: str | None = None
+    parent_process_id: int | None = None
+    parent_start: str | None = None
+    pane_process_id: int | None = None
+    pane_start: str | None = None
+    exit_status: int | None = None
+    exit_signal: int | None = None
+    exited_at: str | None = None
+    end_detail: str | None = None
+    stop_requested_at: str | None = None
+    damage: tuple[str, ...] = field(default=())
+
+    def identity(self) -> process.Identity:
+        """The foreground lead as launch recorded it (with the okstra that started it)."""
+        return process.Identity(
+            pid=self.process_id,
+            start=self.process_start,
+            parent=self.parent_process_id,
+            parent_start=self.parent_start,
+            with_parent=True,
+        )
+
+    def parent_identity(self) -> process.Identity:
+        """The foreground okstra that started the lead, as launch recorded it."""
+        return process.Identity(pid=self.parent_process_id, start=self.parent_start)
+
+
+def _pattern(rx: re.Pattern[str], what: str) -> Callable[[object], tuple[object, str | None]]:
+    def check(value: object) -> tuple[object, str | None]:
+        if isinstance(value, str) and rx.fullmatch(value):
+            return value, None
+        return None, f"expected {what}"
+
+    return check
+
+
+def _pid(value: object) -> tuple[object, str | None]:
+    pid = process.as_pid(value)
+    return (pid, None) if pid is not None else (None, f"expected a pid (2 … {process.pid_max()})")
+
+
+def _ranged(low: int, high: int) -> Callable[[object], tuple[object, str | None]]:
+    def check(value: object) -> tuple[object, str | None]:
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            return value, None
+        return None, f"expected an integer {low} … {high}"
+
+    return check
+
+
+def _time_text(value: object) -> tuple[object, str | None]:
+    return (value, None) if parse_time(value) is not None else (None, "expected an ISO time")
+
+
+def _session(value: object) -> tuple[object, str | None]:
+    if isinstance(value, str) and check_session_id(value, "discover") is None:
+        return value, None
+    return None, "expected a session id (letters, digits, '.', '_', ':' or '-')"
+
+
+def _socket(value: object) -> tuple[object, str | None]:
+    ok = isinstance(value, str) and value.startswith("/") and len(value) <= _PATH_MAX
+    if ok and isinstance(value, str) and value.isprintable():
+        return value, None
+    return None, "expected an absolute socket path"
+
+
+def _backend(value: object) -> tuple[object, str | None]:
+    return (value, None) if value in _BACKENDS else (None, f"expected one of {_BACKENDS}")
+
+
+def _free_text(value: object) -> tuple[object, str | None]:
+    return (_text(value), None) if isinstance(value, str) else (None, "expected text")
+
+
+_CHECKS: dict[str, tuple[str, Callable[[object], tuple[object, str | None]]]] = {
+    "status": ("status", _pattern(_TOKEN, "a status word")),
+    "runner": ("runner", _pattern(_TOKEN, "a runner name")),
+    "backend": ("launchBackend", _backend),
+    "session_id": ("sessionRef", _session),
+    "window_ref": ("windowRef", _pattern(_WINDOW, "<session>:<window> or @<digits>")),
+    "pane_ref": ("paneRef", _pattern(_PANE, "%<digits>")),
+    "tmux_socket": ("tmuxSocket", _socket),
+    "process_id": ("processId", _pid),
+    "process_start": ("processStart", _pattern(_START, "a start time (digits)")),
+    "parent_process_id": ("parentProcessId", _pid),
+    "parent_start": ("parentStart", _pattern(_START, "a start time (digits)")),
+    "pane_process_id": ("paneProcessId", _pid),
+    "pane_start": ("paneStart", _pattern(_START, "a start time (digits)")),
+    "exit_status": ("exitStatus", _ranged(0, 255)),
+    "exit_signal": ("exitSignal", _ranged(1, 128)),
+    "exited_at": ("exitedAt", _time_text),
+    "end_detail": ("endDetail", _free_text),
+    "stop_requested_at": ("stopRequestedAt", _time_text),
+}
+
+
+def read_leader(raw: Mapping[str, Any]) -> Leader:
+    """The leader participant's fields, checked; a bad field is left out and named."""
+    values: dict[str, Any] = {}
+    damage: list[str] = []
+    for name, (key, check) in _CHECKS.items():
+        value = raw.get(key)
+        if value is None:
+            continue
+        values[name], why = check(value)
+        if why is not None:
+            damage.append(f"{key}: {why}, got {process.shown(value)}")
+    return Leader(**values, damage=tuple(damage))
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What `okstra runs` and `status` show of one run, read from its run manifest.
+
+    `leader` is the leader participant as read (raw); `lead` its checked fields.
+    `damage` says why the manifest is not as okstra writes it (its lead is `damaged`).
+    """
+
+    run_dir: Path
+    manifest_path: Path
+    run_id: str
+    task_key: str
+    task_type: str
+    project_root: Path | None
+    created_at: datetime | None
+    team_size: int
+    entry_mode: str
+    leader: Mapping[str, Any]
+    lead: Leader = field(default_factory=Leader)
+    damage: tuple[str, ...] = field(default=())
+
+    @property
+    def ref(self) -> str:
+        """`<group>/<id>/<run-id>`: how the run is named from anywhere in its project."""
+        return f"{self.task_key}/{self.run_id}" if self.task_key else self.run_id
+
+    @property
+    def timeline(self) -> Path:
+        return self.run_dir.parent.parent / runfiles.TIMELINE
+
+
+def _listed(manifest: Mapping[str, Any], key: str) -> list[Any]:
+    top = manifest.get(key)
+    if isinstance(top, list):
+        return top
+    nested = manifest.get("executionManifest")
+    inner = nested.get(key) if isinstance(nested, Mapping) else None
+    return inner if isinstance(inner, list) else []
+
+
+def leader_of(manifest: Mapping[str, Any], *, path: Path) -> dict[str, Any]:
+    """The leader participant (`participant-001`) of a run manifest.
+
+    Raises:
+        DataFileError: the manifest has no such participant.
+    """
+    for item in _listed(manifest, "participants"):
+        if isinstance(item, dict) and item.get("participantRef") == LEADER_REF:
+            return item
+    raise DataFileError(f"no participant {LEADER_REF}", path=path, field="participants")
+
+
+def _loose(run_dir: Path, problem: DataFileError) -> tuple[Path, dict[str, Any]]:
+    """A manifest its model refuses, read as plain JSON when it still names a leader."""
+    path = manifest_path(run_dir)
+    try:
+        data = read_json(path, what="run manifest", follow=False)
+    except OkstraError:
+        raise problem from None
+    if not isinstance(data, dict) or data.get("executionIdentityVersion") != 2:
+        raise problem
+    leader_of(data, path=path)
+    return path, data
+
+
+def _project_root(value: object) -> Path | None:
+    text = _text(value, _PATH_MAX)
+    if text is None or not text.startswith("/") or "\x00" in text:
+        return None
+    return Path(text)
+
+
+def read_run(run_dir: Path) -> RunInfo:
+    """Read a run directory's manifest (checked: identity version 2, a leader).
+
+    A manifest whose fields the model refuses, but which still names its leader, is
+    read all the same: its lead is `damaged` (see `RunInfo.damage`).
+
+    Raises:
+        DataFileError: no run manifest, not JSON, not version 2, or no leader.
+    """
+    damage: tuple[str, ...] = ()
+    try:
+        path, manifest = load_run_manifest(run_dir)
+    except DataFileError as exc:
+        path, manifest = _loose(run_dir, exc)
+        damage = (_cut(exc.message if not exc.field else f"{exc.field}: {exc.message}"),)
+    leader = leader_of(manifest, path=path)
+    return RunInfo(
+        run_dir=path.parent,
+        manifest_path=path,
+        run_id=_text(manifest.get("runId"), 200) or path.parent.name,
+        task_key=_text(manifest.get("taskKey"), 200) or "",
+        task_type=_text(manifest.get("taskType"), 200) or "",
+        project_root=_project_root(manifest.get("projectRoot")),
+        created_at=parse_time(manifest.get("createdAt")),
+        team_size=len(_listed(manifest, "roleExecutions")),
+        entry_mode=_text(manifest.get("entryMode"), 64) or "",
+        leader=leader,
+        lead=read_leader(leader),
+        damage=damage,
+    )
+
+
+def resume_command(run: RunInfo) -> str:
+    """The command that resumes the lead, from any directory."""
+    return f"okstra resume {shlex.quote(str(run.run_dir))} --exec"

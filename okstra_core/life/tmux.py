@@ -1,0 +1,313 @@
+"""tmux is reached only through the user's own server, and a pane only when it is the lead's.
+
+A run file names a tmux server (`tmuxSocket`) and a pane (`paneRef`). A repository can
+carry any run file, and a tmux client hands its whole environment to the server it
+connects to, so okstra checks both before it runs tmux at all:
+
+* **the socket** is used only when it is the user's own: in the user's tmux directory
+  (`$TMUX_TMPDIR` or `/tmp`, then `tmux-<uid>/`; that directory owned by the user and
+  closed to group and others, the socket owned by the user), the socket of the tmux this
+  terminal is in (`$TMUX`), or the one the user named in `OKSTRA_TMUX_SOCKET` (owned by
+  the user, in a directory nobody else may write). The checks are `lstat` calls made
+  before any connection: a refused socket costs no waiting.
+* **a pane** is acted on (its lines read, keys sent, killed, shown) only when the
+  program in it is the one launch started: the pane's pid and that process's start
+  time are the ones launch recorded. A dead pane keeps its pid; its process is gone,
+  so only the pid is compared.
+* tmux runs with a minimal environment (`PATH`, `HOME`, `TERM`, `LANG`, `LC_*`,
+  `TMUX_TMPDIR`) — no API key travels — and a short timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+
+from ..environment import Environment
+from ..launch.commands import TMUX_SOCKET_VAR
+from ..records import dataclass
+from . import process
+
+# How long one tmux command may take before okstra stops waiting for it.
+TIMEOUT = 2.0
+# The variables a tmux client okstra runs gets (plus every LC_*).
+MINIMAL_KEYS = ("PATH", "HOME", "TERM", "LANG", "TMUX_TMPDIR")
+# A UNIX socket path is at most 107 bytes on Linux.
+_SOCKET_MAX = 107
+# tmux 3.3a can report a pane dead a moment before it knows the exit status.
+_STATUS_GRACE = 2.0
+_GONE_MARKERS = ("can't find", "no server running", "error connecting", "no such file")
+_PANE_FORMAT = "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}|#{pane_dead_time}|#{pane_pid}"
+
+
+def minimal_env(env: Mapping[str, str], *, keep: Sequence[str] = ()) -> dict[str, str]:
+    """The environment a tmux client gets: no secrets, only what tmux needs."""
+    return {
+        key: value
+        for key, value in env.items()
+        if key in MINIMAL_KEYS or key.startswith("LC_") or key in keep
+    }
+
+
+def tmux_dirs(env: Mapping[str, str]) -> set[str]:
+    """The user's tmux directory, as written and with its base resolved (tmux resolves it)."""
+    base = env.get("TMUX_TMPDIR") or "/tmp"
+    name = f"tmux-{os.getuid()}"
+    return {os.path.join(base, name), os.path.join(os.path.realpath(base), name)}
+
+
+def inside_socket(env: Mapping[str, str]) -> str | None:
+    """The socket of the tmux this terminal is in (`$TMUX`'s first field)."""
+    value = env.get("TMUX") or ""
+    first = value.split(",")[0]
+    return first or None
+
+
+def _mode(st: os.stat_result) -> str:
+    return f"{stat.S_IMODE(st.st_mode):04o}"
+
+
+def _not_own(path: str, st: os.stat_result, what: str) -> str:
+    return (
+        f"tmux socket {path} is not the user's own ({what} owner uid {st.st_uid}, "
+        f"mode {_mode(st)}; okstra runs as uid {os.getuid()})"
+    )
+
+
+@dataclass(frozen=True)
+class Server:
+    """A tmux server okstra may talk to.
+
+    Attributes:
+        base: the tmux argv prefix (`tmux -S <socket>`).
+        socket: its socket path.
+        running: its socket exists (False: no server runs there; nothing to ask).
+        refused: why okstra will not talk to it (then `base` is not to be run).
+    """
+
+    base: tuple[str, ...]
+    socket: str
+    running: bool = True
+    refused: str | None = None
+
+
+def _shape(socket: object) -> str | None:
+    if not isinstance(socket, str) or not socket:
+        return "no tmux socket was recorded at launch"
+    printable = socket.isprintable() and "\x00" not in socket
+    if not printable or not socket.startswith("/") or len(socket.encode()) > _SOCKET_MAX:
+        return f"tmux socket {process.shown(socket)} is not a socket path"
+    if os.path.normpath(socket) != socket:
+        return f"tmux socket {process.shown(socket)} is not a plain path"
+    return None
+
+
+def _check_dir(directory: str, *, private: bool) -> str | None:
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        return None  # no directory, so no server: nothing will be connected to
+    except OSError as exc:
+        return f"tmux directory {directory} cannot be read ({exc.strerror})"
+    closed = stat.S_IMODE(st.st_mode) & (0o077 if private else 0o022) == 0
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or not closed:
+        return _not_own(directory, st, "directory")
+    return None
+
+
+def socket_refusal(socket: object, env: Mapping[str, str]) -> str | None:
+    """Why okstra will not connect to `socket` (None: it is the user's own server).
+
+    Only `lstat` is used: nothing is connected to, so a refusal costs no waiting.
+    """
+    shape = _shape(socket)
+    if shape is not None or not isinstance(socket, str):
+        return shape
+    if socket == inside_socket(env):
+        return None
+    configured = env.get(TMUX_SOCKET_VAR) or ""
+    directory = os.path.dirname(socket)
+    if "/" in configured and os.path.normpath(configured) == socket:
+        problem = _check_dir(directory, private=False)
+    elif directory in tmux_dirs(env):
+        problem = _check_dir(directory, private=True)
+    else:
+        where = " or ".join(sorted(tmux_dirs(env)))
+        return (
+            f"tmux socket {socket} is not the user's own: it is not in the user's tmux "
+            f"directory ({where}) nor the socket of the tmux this terminal is in"
+        )
+    if problem is not None:
+        return problem
+    try:
+        st = os.lstat(socket)
+    except OSError:
+        return None
+    if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
+        return _not_own(socket, st, "socket")
+    return None
+
+
+def server_for(socket: object, environment: Environment) -> Server:
+    """The server at a recorded socket, checked (see `socket_refusal`)."""
+    tmux = environment.which("tmux") or "tmux"
+    why = socket_refusal(socket, environment.env)
+    if why is not None or not isinstance(socket, str):
+        return Server(base=(), socket=str(socket), running=False, refused=why)
+    return Server(base=(tmux, "-S", socket), socket=socket, running=os.path.exists(socket))
+
+
+def run(
+    server: Server,
+    args: Sequence[str],
+    environment: Environment,
+    *,
+    keep: Sequence[str] = (),
+    timeout: float = TIMEOUT,
+) -> subprocess.CompletedProcess[str] | None:
+    """Run one tmux command on `server` with the minimal environment; None if it failed
+    to run or did not answer within `timeout` (a refused server is never run)."""
+    if server.refused is not None or not server.base:
+        return None
+    try:
+        return subprocess.run(
+            [*server.base, *args],
+            env=minimal_env(environment.env, keep=keep),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+# --------------------------------------------------------------------------- panes
+
+
+@dataclass(frozen=True)
+class Pane:
+    """The lead's pane as launch recorded it (values from a run file, checked)."""
+
+    ref: str
+    pid: int | None
+    start: str | None
+
+
+@dataclass(frozen=True)
+class PaneProbe:
+    """One look at a tmux pane.
+
+    Attributes:
+        found: the pane exists; None = okstra cannot tell (no tmux, tmux failed).
+        refused: why the pane (or its server) is not the lead's: nothing is done to it.
+    """
+
+    found: bool | None
+    dead: bool = False
+    exit_status: int | None = None
+    signal: int | None = None
+    dead_at: str | None = None
+    pid: int | None = None
+    problem: str | None = None
+    refused: str | None = None
+
+
+def _to_int(value: str) -> int | None:
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 10 else None
+
+
+def _identity(pane: Pane, pid: int | None, dead: bool) -> str | None:
+    """Why the pane's program is not the one launch started (None when it is)."""
+    if pane.pid is None:
+        return f"tmux pane {pane.ref} is not one okstra started: no pane pid was recorded at launch"
+    if pid != pane.pid:
+        return (
+            f"tmux pane {pane.ref} is not the one okstra started: its pid is {pid}, "
+            f"launch recorded {pane.pid}"
+        )
+    if dead:
+        return None
+    verdict = process.check(process.Identity(pid=pane.pid, start=pane.start))
+    if verdict.state == "refused":
+        return f"tmux pane {pane.ref}: {verdict.why}"
+    return None
+
+
+def _dead_probe(status: str, sig: str, when: str, pid: int | None) -> PaneProbe:
+    at = None
+    if _to_int(when) is not None:
+        try:
+            at = datetime.fromtimestamp(int(when), UTC).isoformat(timespec="seconds")
+        except (OverflowError, OSError, ValueError):
+            at = None
+    return PaneProbe(
+        found=True, dead=True, exit_status=_to_int(status), signal=_to_int(sig), dead_at=at, pid=pid
+    )
+
+
+def probe_pane(
+    server: Server,
+    pane: Pane,
+    environment: Environment,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> PaneProbe:
+    """Whether the pane exists and is the lead's, and — when its program ended — how."""
+    if server.refused is not None:
+        return PaneProbe(found=None, refused=server.refused)
+    if environment.which("tmux") is None:
+        return PaneProbe(found=None, problem="tmux is not installed")
+    if not server.running:
+        return PaneProbe(found=False, problem=f"the tmux server ({server.socket}) is not running")
+    deadline = time.monotonic() + _STATUS_GRACE
+    polls = 0
+    while True:
+        done = run(server, ["display-message", "-p", "-t", pane.ref, _PANE_FORMAT], environment)
+        if done is None:
+            return PaneProbe(found=None, problem="tmux did not answer")
+        if done.returncode != 0:
+            err = done.stderr.strip()[:300]
+            if any(marker in err.lower() for marker in _GONE_MARKERS):
+                return PaneProbe(found=False, problem=err)
+            return PaneProbe(found=None, problem=err or f"tmux exit {done.returncode}")
+        dead, status, sig, when, pid_text = [*done.stdout.strip().split("|"), "", "", "", ""][:5]
+        pid = _to_int(pid_text)
+        refused = _identity(pane, pid, dead == "1")
+        if refused is not None:
+            return PaneProbe(found=None, pid=pid, refused=refused)
+        if dead != "1":
+            return PaneProbe(found=True, pid=pid)
+        if status or sig or time.monotonic() >= deadline:
+            return _dead_probe(status, sig, when, pid)
+        polls += 1
+        if polls % 4 == 0:
+            # tmux 3.3a can miss the SIGCHLD of a fast-exiting child until it reaps
+            # another one: make it fork and reap a child.
+            run(server, ["run-shell", "true"], environment)
+        sleep(0.05)
+
+
+def pane_lines(server: Server, pane: Pane, environment: Environment, count: int) -> list[str]:
+    """The last `count` lines of a pane `probe_pane` found to be the lead's (scrollback
+    included), without tmux's dead-pane line."""
+    done = run(server, ["capture-pane", "-p", "-J", "-S", "-500", "-t", pane.ref], environment)
+    if done is None or done.returncode != 0:
+        return []
+    lines = [line.rstrip()[:1000] for line in done.stdout.splitlines()]
+    lines = [line for line in lines if not line.startswith("Pane is dead")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines[-count:]
+
+
+def pane_identity(pane: Pane) -> process.Identity:
+    """The pane's program as a process identity (its parent, the tmux server, is not
+    recorded)."""
+    return process.Identity(pid=pane.pid, start=pane.start)
