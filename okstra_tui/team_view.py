@@ -32,7 +32,7 @@ def team_lines(run_dir: Path, environment: Environment, text: WizardText) -> lis
         team = observe_team(run_dir, environment)
     except OkstraError as exc:
         return [inert(exc.render())]
-    activity = lead_activity(run_dir, run.leader, environment) if lead.alive else None
+    activity = lead_activity(run, environment) if lead.alive else None
     lines = [text.get("app.runs.team_title", count=len(team))]
     preview: list[str] = []
     for member in team:

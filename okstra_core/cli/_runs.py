@@ -331,15 +331,21 @@ def _activity(run: Any, lead: Any, environment: Any) -> str | None:
     """`running`, `waiting for input` or `idle` of a lead that runs in tmux."""
     from ..life.activity import lead_activity
 
-    seen = lead_activity(run.run_dir, run.leader, environment) if lead.alive else None
+    seen = lead_activity(run, environment) if lead.alive else None
     return seen.state if seen is not None else None
 
 
 def _team(run_dir: Path, environment: Any) -> list[dict[str, Any]]:
-    """The run's workers (`okstra worker status`): a look records ends nobody saw."""
+    """The run's workers (`okstra worker status`): a look records ends nobody saw
+    (on a read-only project, or while the run is locked, it only looks)."""
+    from ..errors import FileSystemError, StateInUseError
     from ..life.workers.observe import as_data, observe_team
 
-    return [w for w in as_data(observe_team(run_dir, environment)) if not w["leader"]]
+    try:
+        team = observe_team(run_dir, environment)
+    except (FileSystemError, StateInUseError):
+        team = observe_team(run_dir, environment, record_ends=False)
+    return [w for w in as_data(team) if not w["leader"]]
 
 
 def _status_human(payload: dict[str, Any]) -> None:

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from ..catalog import load_catalog
 from ..catalog.activity import IDLE, RUNNING, WAITING, ActivitySpec, classify
@@ -25,11 +23,14 @@ from ..environment import Environment
 from ..errors import OkstraError
 from ..records import dataclass
 from ..store import atomic_write_bytes
+from . import tmux
+from .lead import pane_of
+from .runinfo import RunInfo
 from .workers.notify import notify
-from .workers.tmux import capture, server_at
+from .workers.tmux import server_at
 
 MARK = "lead-activity.json"
-__all__ = ["IDLE", "MARK", "RUNNING", "WAITING", "Activity", "lead_activity", "pane_activity"]
+__all__ = ["IDLE", "MARK", "RUNNING", "WAITING", "Activity", "lead_activity"]
 
 
 @dataclass(frozen=True)
@@ -48,20 +49,6 @@ def _spec(provider_id: str, environment: Environment) -> ActivitySpec | None:
     return spec
 
 
-def pane_activity(
-    provider_id: str, pane: str | None, socket: str | None, environment: Environment
-) -> Activity | None:
-    """The activity of a live pane of `provider_id`'s CLI (the screen alone); None when
-    okstra cannot read the pane (not tmux, not the user's server, gone)."""
-    server = server_at(socket, environment)
-    if server is None or not pane or not pane.startswith("%"):
-        return None
-    lines = capture(server, pane)
-    if not lines:
-        return None
-    return Activity(classify(lines, _spec(provider_id, environment)), tuple(lines))
-
-
 def _previous(path: Path) -> PaneActivity | None:
     try:
         return PaneActivity.read(path)
@@ -76,26 +63,36 @@ def _since(value: str, now: datetime) -> float:
         return 0.0
 
 
-def lead_activity(
-    run_dir: Path, leader: Mapping[str, Any], environment: Environment
-) -> Activity | None:
+def _lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
+    """The lead's pane, read only when it is the pane launch recorded (its program's
+    pid and start time), on the user's own server."""
+    lead = run.lead
+    if lead.backend != "tmux" or not lead.pane_ref:
+        return None
+    server = tmux.server_for(lead.tmux_socket, environment)
+    pane = pane_of(lead)
+    probe = tmux.probe_pane(server, pane, environment)
+    if probe.found is not True or probe.dead or probe.refused is not None:
+        return None
+    lines = tmux.pane_lines(server, pane, environment, 40)
+    if not lines:
+        return None
+    provider = str(run.leader.get("provider") or "")
+    return Activity(classify(lines, _spec(provider, environment)), tuple(lines))
+
+
+def lead_activity(run: RunInfo, environment: Environment) -> Activity | None:
     """The lead's activity, when it runs in a tmux pane okstra can read.
 
     Keeps `lead-activity.json` (best effort) and announces the lead's first look
     waiting for input.
     """
-    if leader.get("launchBackend") != "tmux":
-        return None
-    provider = str(leader.get("provider") or "")
-    pane, socket = leader.get("paneRef"), leader.get("tmuxSocket")
-    seen = pane_activity(
-        provider,
-        pane if isinstance(pane, str) else None,
-        socket if isinstance(socket, str) else None,
-        environment,
-    )
+    seen = _lead_screen(run, environment)
     if seen is None:
         return None
+    run_dir = run.run_dir
+    provider = str(run.leader.get("provider") or "")
+    socket = run.lead.tmux_socket
     now = environment.now()
     digest = hashlib.sha256("\n".join(seen.lines).encode()).hexdigest()
     path = run_dir / MARK
