@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _next_prompt, _preflight, _scale, _scripted_setup, _tui, _wizard_step
+from . import _next_prompt, _preflight, _scale, _scripted_setup, _tui, _wizard_step, _workers
 from ._harness import Figure, render_table
 
 MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
@@ -27,13 +27,14 @@ MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
     "d": ("terminal app", _tui.measure),
     "e": ("scale: 10,000 models over 50 providers", _scale.measure),
     "f": ("preflight, concurrent probes", _preflight.measure),
+    "g": ("the team at run time: workers, status, the runs index", _workers.measure),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--repeat", type=int, default=15, help="runs per figure (median)")
-    parser.add_argument("--only", default="abcdef", help="which measurements, e.g. 'ab'")
+    parser.add_argument("--only", default="abcdefg", help="which measurements, e.g. 'ab'")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 

@@ -207,6 +207,7 @@ CATALOG = derived.Kind(
     code=(
         "catalog/models.py",
         "catalog/rules.py",
+        "catalog/activity.py",
         "catalog/loaders.py",
         "catalog/validate.py",
         "records.py",

@@ -19,6 +19,7 @@ from .. import records
 from ..records import dataclass, field
 from ..vocabulary import EntryMode as EntryMode
 from ..vocabulary import Runner as Runner
+from .activity import ActivitySpec
 from .rules import DISCOVER_PLACEHOLDERS as DISCOVER_PLACEHOLDERS
 from .rules import (
     ENV_NAME,
@@ -266,6 +267,8 @@ class ProviderSpec(_Record):
     launch: LaunchSpec
     models: tuple[ModelSpec, ...]
     login: LoginSpec | None = None
+    # What its CLI's screen shows when it waits for input or sits idle (`activity.py`).
+    activity: ActivitySpec | None = None
     source: StrictStr = ""
     bundled: StrictBool = True
 

@@ -44,11 +44,22 @@ COMMANDS = (
     "attach",
     "stop",
     "doctor",
+    "worker",
     "completion",
 )
 # Commands that print for people unless given --json (errors then go to stderr as text);
 # of `report`, only `report roles`.
-TABLE_COMMANDS = ("models", "team", "report", "runs", "status", "attach", "stop", "doctor")
+TABLE_COMMANDS = (
+    "models",
+    "team",
+    "report",
+    "runs",
+    "status",
+    "attach",
+    "stop",
+    "doctor",
+    "worker",
+)
 
 
 def emit(payload: dict[str, Any]) -> None:

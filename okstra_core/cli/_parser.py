@@ -26,6 +26,7 @@ _REGISTRARS = {
     "attach": "_runs",
     "stop": "_runs",
     "doctor": "_doctor",
+    "worker": "_worker",
     "completion": "_completion",
 }
 # Every command's module, in the order their commands are listed in the help.
@@ -36,6 +37,7 @@ _MODULES = (
     "_resume",
     "_runs",
     "_doctor",
+    "_worker",
     "_completion",
     "_schema",
 )

@@ -11,6 +11,7 @@ import argparse
 import io
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,11 +91,13 @@ def register(sub: Any) -> None:
 
     attach = sub.add_parser(
         "attach",
-        help="show the lead's tmux window (switch-client inside tmux, else attach)",
+        help="show the lead's tmux window, or a worker's pane (switch-client inside tmux, "
+        "else attach)",
         epilog="examples:\n  okstra attach requirements-discovery-001\n  okstra attach perf/widget",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     attach.add_argument("run", help=RUN_HELP)
+    attach.add_argument("who", nargs="?", help="a worker's pane instead (e.g. analyser#1)")
     attach.set_defaults(handler=_attach, human=_attach_human)
 
     stop = sub.add_parser(
@@ -137,11 +140,15 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     else:
         root = _project(ns.project_root, environment)
         rows = project_runs(root, environment)
+    listed = [row.to_json(now) for row in rows]
+    for row, shown in zip(rows, listed, strict=True):
+        alive = row.lead is not None and row.lead.alive and row.info is not None
+        shown["activity"] = _activity(row.info, row.lead, environment) if alive else None
     return {
         "ok": True,
         "all": bool(ns.all),
         "projectRoot": str(root) if root else None,
-        "runs": [row.to_json(now) for row in rows],
+        "runs": listed,
     }, 0
 
 
@@ -177,7 +184,7 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
         headers.append("PROJECT")
     rows = []
     for run in runs:
-        lead = run["leadStatus"]
+        lead = run["leadStatus"] + (f" ({run['activity']})" if run.get("activity") else "")
         if run["problem"] is not None:
             lead = f"{lead}: {run['problem']}"
         elif run.get("note"):
@@ -314,7 +321,31 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         payload["lastLines"], note = _last_lines(place.task_root / "timeline.jsonl", place.name)
         if note is not None and payload["note"] is None:
             payload["note"] = note
+    alive = row.lead is not None and row.lead.alive and row.info is not None
+    payload["activity"] = _activity(row.info, row.lead, environment) if alive else None
+    payload["workers"] = _team(run_dir, environment) if row.problem is None else []
     return payload, 0
+
+
+def _activity(run: Any, lead: Any, environment: Any) -> str | None:
+    """`running`, `waiting for input` or `idle` of a lead that runs in tmux."""
+    from ..life.activity import lead_activity
+
+    seen = lead_activity(run, environment) if lead.alive else None
+    return seen.state if seen is not None else None
+
+
+def _team(run_dir: Path, environment: Any) -> list[dict[str, Any]]:
+    """The run's workers (`okstra worker status`): a look records ends nobody saw
+    (on a read-only project, or while the run is locked, it only looks)."""
+    from ..errors import FileSystemError, StateInUseError
+    from ..life.workers.observe import as_data, observe_team
+
+    try:
+        team = observe_team(run_dir, environment)
+    except (FileSystemError, StateInUseError):
+        team = observe_team(run_dir, environment, record_ends=False)
+    return [w for w in as_data(team) if not w["leader"]]
 
 
 def _status_human(payload: dict[str, Any]) -> None:
@@ -334,6 +365,7 @@ def _status_human_text(payload: dict[str, Any]) -> str:
         )
         lines.append(
             f"lead     {inert(payload['leadStatus'])}"
+            + (f" ({payload['activity']})" if payload.get("activity") else "")
             + (f" — {inert(lead['backend'])}" if lead.get("backend") else "")
             + (f" {inert(where)}" if where else "")
         )
@@ -348,6 +380,9 @@ def _status_human_text(payload: dict[str, Any]) -> str:
     lines.append(f"dir      {inert(payload['runDir'])}")
     if payload["resumeCommand"]:
         lines.append(f"resume   {inert(payload['resumeCommand'])}")
+    for worker in payload.get("workers") or ():
+        shown = f"{worker['short']}  {worker['status']}  {worker['modelRef'] or ''}"
+        lines.append(f"worker   {inert(shown)}")
     if payload["lastLines"]:
         lines.append("last lines of its window:")
         lines += [f"  | {inert(line)}" for line in payload["lastLines"]]
@@ -364,6 +399,8 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.runs import locate_run
 
     environment = Environment.real()
+    if ns.who:
+        return _attach_worker(ns, environment)
     run = read_run(locate_run(ns.run, Path.cwd(), environment.env))
     plan = plan_attach(run, environment)
     payload = plan.to_json()
@@ -378,6 +415,27 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     # Outside tmux: this terminal becomes a tmux client of the lead's session.
     try:
         os.execvpe(plan.argv[0], list(plan.argv), dict(plan.env or os.environ))
+    except OSError as exc:
+        payload.update(ok=False, error=f"could not run tmux: {exc.strerror or exc}")
+    return payload, 1
+
+
+def _attach_worker(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
+    from ..life.runs import locate_run
+    from ..life.workers.control import attach_target
+
+    target = attach_target(locate_run(ns.run, Path.cwd(), environment.env), ns.who, environment)
+    payload: dict[str, Any] = {"ok": True, "worker": target.label, "command": list(target.argv)}
+    if target.switch:
+        done = subprocess.run(
+            list(target.argv), env=target.env, capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            payload.update(ok=False, error=f"tmux: {done.stderr.strip()}")
+            return payload, 1
+        return payload, 0
+    try:
+        os.execvpe(target.argv[0], list(target.argv), target.env)
     except OSError as exc:
         payload.update(ok=False, error=f"could not run tmux: {exc.strerror or exc}")
     return payload, 1

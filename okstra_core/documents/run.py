@@ -78,6 +78,8 @@ class Participant(Document):
             "exit_signal",
             "exited_at",
             "end_detail",
+            "process_group",
+            "output_log",
             "worker_write_capability",
         ),
     )
@@ -113,6 +115,10 @@ class Participant(Document):
     exit_signal: StrictInt | None = None
     exited_at: StrictStr | None = None
     end_detail: StrictStr | None = None
+    # A worker (`okstra_core.life.workers`): the process group of its CLI and, on the
+    # background surface, its log (relative to the run directory).
+    process_group: StrictInt | None = None
+    output_log: StrictStr | None = None
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

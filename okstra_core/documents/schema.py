@@ -17,6 +17,7 @@ from .inputs import RunInputs
 from .resume import ResumeDocument
 from .run import LeadPromptMeta, RunManifest
 from .task import ProjectDocument, RunsIndexRow, TaskManifest, TimelineEvent
+from .worker import PaneActivity, ProjectRunsRow, WorkerExit, WorkerLaunch
 
 __all__ = ["SCHEMAS", "json_schema"]
 
@@ -44,6 +45,10 @@ SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "timeline-event": _timeline_event,
     "project": _model(ProjectDocument),
     "runs-index": _model(RunsIndexRow),
+    "project-runs": _model(ProjectRunsRow),
+    "worker-launch": _model(WorkerLaunch),
+    "worker-exit": _model(WorkerExit),
+    "lead-activity": _model(PaneActivity),
 }
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
 
 from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
+from .worker import WorkerExited, WorkerStarted
 
 
 # Default factories are Python functions, not the `dict` builtin: pydantic reads
@@ -251,15 +252,19 @@ TimelineEvent = (
     | SessionDiscovered
     | LeadExited
     | LeadStopRequested
+    | WorkerStarted
+    | WorkerExited
 )
 # Each event's `event` value → its document (the union is discriminated by `event`).
-TIMELINE_EVENTS: dict[str, type[_Event]] = {
+TIMELINE_EVENTS: dict[str, type[Document]] = {
     "run-prepared": RunPrepared,
     "lead-launched": LeadLaunched,
     "lead-launch-failed": LeadLaunchFailed,
     "session-discovered": SessionDiscovered,
     "lead-exited": LeadExited,
     "lead-stop-requested": LeadStopRequested,
+    "worker-started": WorkerStarted,
+    "worker-exited": WorkerExited,
 }
 
 

@@ -47,6 +47,7 @@ from ..documents import (
 from ..documents.base import merged
 from ..documents.task import LastPreparedRun, NextPhaseStatus, ProjectTask
 from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
+from ..life import index as runs_index
 from ..records import config, dataclass, to_data
 from ..store import (
     PRIVATE_DIR_MODE,
@@ -426,6 +427,7 @@ def update_participant(
         path=run_manifest_path,
     )
     atomic_write_bytes(run_manifest_path, updated.to_bytes())
+    runs_index.note(run_manifest_path.parent, updated.dump())
     return updated
 
 

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from .. import run_actions
 from ..resources import stylesheet, ui_text
+from ..team_view import team_of
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
@@ -66,6 +67,7 @@ class RunsScreen(Screen[None]):
             table: DataTable[str] = DataTable(id="table", cursor_type="row", zebra_stripes=True)
             yield table
             yield Static("", id="detail", markup=False)
+            yield Static("", id="team", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -133,6 +135,13 @@ class RunsScreen(Screen[None]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
+        self.load_team()
+
+    @work(thread=True, exclusive=True, group="team")
+    def load_team(self) -> None:
+        row = self._selected()
+        lines = team_of(row, self.environment, ui_text(self)) if row is not None else []
+        self.app.call_from_thread(self.query_one("#team", Static).update, "\n".join(lines))
 
     def action_close(self) -> None:
         self.app.pop_screen()

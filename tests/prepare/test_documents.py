@@ -32,6 +32,7 @@ from okstra_core.documents import (
     TaskManifest,
     parse_event,
 )
+from okstra_core.documents.worker import ProjectRunsRow
 from okstra_core.records import validate
 from okstra_core.wizard.state import WizardState
 from tests.conftest import okstra_cmd
@@ -64,6 +65,7 @@ DOCUMENTS: dict[str, tuple[str, Reader]] = {
     "project.json": ("project", _through(ProjectDocument)),
     "timeline.jsonl": ("timeline-event", _event),
     "runs.jsonl": ("runs-index", _through(RunsIndexRow)),
+    "runs-index.jsonl": ("project-runs", _through(ProjectRunsRow)),
 }
 
 

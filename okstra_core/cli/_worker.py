@@ -1,0 +1,342 @@
+"""`okstra worker start|status|wait|result|stop`: the run's workers at run time.
+
+Each prints for people by default and one JSON document with `--json`; `result`
+prints what the worker produced. `<run>` is named as `okstra status` takes it; `<who>`
+is a role execution ref, its label, or `<role>#<n>`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
+WHO_HELP = "a role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
+MAX_PROMPT_BYTES = 4 * 1024 * 1024
+
+
+def _print(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _seconds(field: str, upper: float) -> Any:
+    def parse(value: str) -> float:
+        try:
+            seconds = float(value)
+        except ValueError:
+            raise UsageError(f"expected a number of seconds, got {value!r}", field=field) from None
+        if not 0 <= seconds <= upper:
+            raise UsageError(f"expected seconds in [0, {upper:g}], got {value!r}", field=field)
+        return seconds
+
+    return parse
+
+
+def _sub(sub: Any, name: str, help_: str, examples: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help_,
+        epilog="examples:\n" + examples,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("run", help=RUN_HELP)
+    return parser
+
+
+def register(sub: Any) -> None:
+    """Add `worker` and its commands to the top-level parser."""
+    worker = sub.add_parser(
+        "worker",
+        help="start, watch, wait for and stop a run's workers",
+        description="The run's workers: each a one-shot run of its provider's CLI, "
+        "started by okstra, recorded in the run manifest and the timeline.",
+        epilog="examples:\n"
+        "  okstra worker start planning-001 analyser#1 --prompt-file task.md\n"
+        "  okstra worker status planning-001\n"
+        "  okstra worker wait planning-001 analyser#1 && "
+        "okstra worker result planning-001 analyser#1",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    wsub = worker.add_subparsers(
+        dest="worker_command", metavar="COMMAND", parser_class=type(worker)
+    )
+    _register_start(wsub)
+    _register_watch(wsub)
+    worker.set_defaults(handler=_usage)
+
+
+def _register_start(wsub: Any) -> None:
+    start = _sub(
+        wsub,
+        "start",
+        "start a worker with a prompt; returns at once",
+        "  okstra worker start planning-001 analyser#1 --prompt-file task-analyser-1.md\n"
+        "  okstra worker start planning-001 analyser#1 --again --prompt 'Check again.'\n"
+        "  okstra worker start planning-001 --role fixer --model codex/gpt-5.6-sol "
+        "--prompt-file fix.md",
+    )
+    start.add_argument("who", nargs="?", help=WHO_HELP)
+    given = start.add_mutually_exclusive_group(required=True)
+    given.add_argument("--prompt", help="the prompt (the worker reads it on standard input)")
+    given.add_argument("--prompt-file", metavar="FILE", help="a file holding the prompt")
+    start.add_argument(
+        "--surface",
+        choices=("tmux", "background"),
+        help="default: tmux when tmux is running for you, else background",
+    )
+    start.add_argument("--again", action="store_true", help="start a new attempt of <who>")
+    start.add_argument("--role", help="start a dynamic role of the run (with --model)")
+    start.add_argument("--model", help="the model ref of a dynamic role")
+    start.add_argument(
+        "--source",
+        metavar="WHO",
+        help="the role execution a dynamic role comes from (default: the lead's)",
+    )
+    start.add_argument("--json", action="store_true", help="print one JSON document")
+    start.set_defaults(handler=_start, human=_start_human)
+
+
+def _register_watch(wsub: Any) -> None:
+    status = _sub(
+        wsub,
+        "status",
+        "every role execution of the run and its state",
+        "  okstra worker status planning-001\n  okstra worker status planning-001 --json",
+    )
+    status.add_argument("--json", action="store_true", help="print one JSON document")
+    status.set_defaults(handler=_status, human=_status_human)
+
+    wait = _sub(
+        wsub,
+        "wait",
+        "wait until workers end; exit with their status (124: timeout)",
+        "  okstra worker wait planning-001 analyser#1 analyser#2 --timeout 1800\n"
+        "  okstra worker wait planning-001 analyser#1 critic#1 --any",
+    )
+    wait.add_argument("who", nargs="+", help=WHO_HELP)
+    wait.add_argument(
+        "--timeout",
+        type=_seconds("--timeout", 7 * 86400),
+        metavar="SECONDS",
+        help="give up after this long (exit 124); default: wait as long as it takes",
+    )
+    wait.add_argument("--any", action="store_true", help="return when the first of them ends")
+    wait.add_argument("--json", action="store_true", help="print one JSON document")
+    wait.set_defaults(handler=_wait, human=_wait_human)
+
+    result = _sub(
+        wsub,
+        "result",
+        "print what a worker produced",
+        "  okstra worker result planning-001 analyser#1 > analysis-1.md",
+    )
+    result.add_argument("who", help=WHO_HELP)
+    result.add_argument("--json", action="store_true", help="print one JSON document")
+    result.set_defaults(handler=_result, human=_result_human)
+
+    stop = _sub(
+        wsub,
+        "stop",
+        "stop a worker (SIGTERM, then SIGKILL after --grace)",
+        "  okstra worker stop planning-001 analyser#1 --grace 5",
+    )
+    stop.add_argument("who", help=WHO_HELP)
+    stop.add_argument(
+        "--grace",
+        type=_seconds("--grace", 3600),
+        default=10.0,
+        metavar="SECONDS",
+        help="how long the worker gets to stop before it is killed (default 10)",
+    )
+    stop.add_argument("--json", action="store_true", help="print one JSON document")
+    stop.set_defaults(handler=_stop, human=_stop_human)
+
+
+def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    raise UsageError("okstra worker: a command is required: start, status, wait, result, stop")
+
+
+def _run_dir(value: str) -> Path:
+    from ..life.runs import locate_run
+
+    return locate_run(value, Path.cwd(), os.environ)
+
+
+def _prompt(ns: argparse.Namespace) -> str:
+    if ns.prompt is not None:
+        text: str = ns.prompt
+    else:
+        from ..store import read_bytes
+
+        data = read_bytes(Path(ns.prompt_file), what="prompt file", limit=MAX_PROMPT_BYTES)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError("the prompt file is not UTF-8 text", field="--prompt-file") from None
+    if not text.strip():
+        raise UsageError(
+            "the prompt is empty", field="--prompt-file" if ns.prompt is None else "--prompt"
+        )
+    return text
+
+
+# --------------------------------------------------------------------------- start
+
+
+def _start(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..life.workers.plan import StartRequest
+    from ..life.workers.start import start_worker
+    from ..records import to_data
+
+    run_dir = _run_dir(ns.run)
+    prompt = _prompt(ns)
+    request = StartRequest(
+        who=ns.who, again=ns.again, role=ns.role, model=ns.model, source=ns.source
+    )
+    started = start_worker(run_dir, request, prompt, Environment.real(), surface=ns.surface)
+    return to_data(started), 0
+
+
+def _start_human(payload: dict[str, Any]) -> None:
+    from ..display import inert
+
+    where = (
+        f"tmux pane {payload['paneRef']} ({payload['windowRef']})"
+        if payload["surface"] == "tmux"
+        else f"background, output in {payload['outputLog']}"
+    )
+    lines = [
+        f"okstra: started {payload['label']} — {where}",
+        f"okstra: wait for it:  {payload['waitCommand']}",
+        f"okstra: its result:   {payload['resultCommand']}",
+    ]
+    _print("".join(inert(line) + "\n" for line in lines))
+
+
+# --------------------------------------------------------------------------- status
+
+
+def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..life.workers.observe import as_data, observe_team
+
+    run_dir = _run_dir(ns.run)
+    states = observe_team(run_dir, Environment.real())
+    return {"ok": True, "runDir": str(run_dir), "workers": as_data(states)}, 0
+
+
+def _elapsed(seconds: int | None) -> str:
+    if seconds is None:
+        return "-"
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def status_text(workers: list[dict[str, Any]]) -> str:
+    """The team as a plain table (every cell made inert)."""
+    from ..display import inert
+
+    headers = ["WHO", "MODEL", "SURFACE", "STATE", "STARTED", "ELAPSED", "LAST LINE"]
+    rows = [
+        [
+            w["short"],
+            w["modelRef"] or "-",
+            w["surface"] or "-",
+            w["status"],
+            (w["startedAt"] or "-")[11:19] or "-",
+            _elapsed(w["elapsedSeconds"]),
+            (w["lastLine"] or "")[:60],
+        ]
+        for w in workers
+    ]
+    cells = [[inert(c) for c in row] for row in [headers, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers) - 1)]
+    out = []
+    for row in cells:
+        out.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(row[:-1])) + "  " + row[-1])
+    return "\n".join(line.rstrip() for line in out) + "\n"
+
+
+def _status_human(payload: dict[str, Any]) -> None:
+    _print(status_text(payload["workers"]))
+
+
+# --------------------------------------------------------------------------- wait
+
+
+def _wait(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..life.workers.control import wait
+    from ..records import to_data
+
+    run_dir = _run_dir(ns.run)
+    waited = wait(run_dir, ns.who, Environment.real(), timeout=ns.timeout, any_one=ns.any)
+    return to_data(waited), waited.exit_code
+
+
+def _wait_human(payload: dict[str, Any]) -> None:
+    if payload["timedOut"]:
+        print(
+            "okstra: timed out; still running: "
+            + ", ".join(w["short"] for w in payload["workers"] if w["state"] == "running"),
+            file=sys.stderr,
+        )
+    _print(status_text(payload["workers"]))
+
+
+# --------------------------------------------------------------------------- result
+
+
+def _result(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..life.workers.control import result
+    from ..records import to_data
+
+    found, data = result(_run_dir(ns.run), ns.who, Environment.real())
+    payload: dict[str, Any] = to_data(found)
+    if not ns.json:
+        payload["_bytes"] = data  # printed as is, not as JSON
+    return payload, 0
+
+
+def _result_human(payload: dict[str, Any]) -> None:
+    from ..display import inert
+
+    data: bytes = payload["_bytes"]
+    if sys.stdout.isatty():
+        _print(inert(data.decode("utf-8", errors="replace"), keep_newlines=True))
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
+# --------------------------------------------------------------------------- stop
+
+
+def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..life.workers.control import stop
+    from ..records import to_data
+
+    stopped = stop(_run_dir(ns.run), ns.who, Environment.real(), grace=ns.grace)
+    return to_data(stopped), 0 if stopped.ok else 1
+
+
+def _stop_human(payload: dict[str, Any]) -> None:
+    from ..display import inert
+
+    worker = payload["worker"]
+    if not payload["wasRunning"]:
+        text = f"okstra: {worker['short']} is not running ({worker['status']})"
+    else:
+        steps = ", ".join(payload["steps"]) or "nothing to signal"
+        text = f"okstra: {worker['short']}: {steps}; now {worker['status']}"
+    _print(inert(text) + "\n")

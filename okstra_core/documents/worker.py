@@ -1,0 +1,181 @@
+"""The documents of a worker run: `workers/<ref>/launch.json`, `exit.json`, its events.
+
+`launch.json` is written by `okstra worker start` before the worker's supervisor
+starts: everything the supervisor needs to run the CLI and to record it (and, for a
+new role execution, the participant and execution to add should the starting okstra
+die before it recorded them). `exit.json` is written by the supervisor, atomically,
+when the CLI ends: how `wait` and `status` learn the exit status even when no okstra
+was running. `worker-started` / `worker-exited` are the run's timeline events.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from ..records import config, dataclass
+from .base import Document
+
+if TYPE_CHECKING:
+    from pydantic import StrictBool, StrictInt, StrictStr
+
+__all__ = [
+    "PaneActivity",
+    "ProjectRunsRow",
+    "WorkerExit",
+    "WorkerExited",
+    "WorkerLaunch",
+    "WorkerStarted",
+]
+
+_CONFIG = config(camel_case=True, by_name=True)
+
+# The worker surfaces: a tmux pane, or a detached process group logging to a file.
+Surface = Literal["tmux", "background"]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class WorkerLaunch(Document):
+    """`launch.json`: what one worker start runs, and how it is recorded.
+
+    Attributes:
+        run_dir: the run directory (absolute).
+        role_execution_ref / participant_ref / label / role / provider / model_ref:
+            who runs.
+        argv: the exact argv of the CLI (its path resolved at start).
+        env: the provider's extra environment for the CLI.
+        cwd: the project root, where the CLI runs.
+        surface: `tmux` or `background`.
+        prompt_file / result_file / output_log / stdout_log: file names in the worker
+            directory (`result_file` only when the argv template names one).
+        session_id: the minted session id, when the template takes one.
+        started_at: when the start was asked for (ISO).
+        added: the participant and role execution this start adds (a new attempt or
+            a dynamic role), as the run manifest holds them; None for a prepared one.
+    """
+
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "worker launch"
+
+    run_dir: StrictStr
+    role_execution_ref: StrictStr
+    participant_ref: StrictStr
+    label: StrictStr
+    role: StrictStr
+    provider: StrictStr
+    model_ref: StrictStr | None
+    argv: tuple[StrictStr, ...]
+    env: dict[StrictStr, StrictStr]
+    cwd: StrictStr
+    surface: Surface
+    prompt_file: StrictStr = "prompt.md"
+    result_file: StrictStr | None = None
+    output_log: StrictStr = "output.log"
+    stdout_log: StrictStr = "stdout.log"
+    session_id: StrictStr | None = None
+    started_at: StrictStr
+    added: dict[StrictStr, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class WorkerExit(Document):
+    """`exit.json`: how the worker CLI ended, written once by its supervisor."""
+
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "worker exit record"
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"detail"})
+
+    exit_status: StrictInt | None
+    signal: StrictInt | None
+    started_at: StrictStr
+    exited_at: StrictStr
+    process_id: StrictInt | None
+    stop_requested: StrictBool = False
+    detail: StrictStr | None = None
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class _WorkerEvent(Document):
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "timeline event"
+
+    at: StrictStr
+    run_id: StrictStr
+    role_execution_ref: StrictStr
+    participant_ref: StrictStr
+    label: StrictStr
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class WorkerStarted(_WorkerEvent):
+    """A worker was started: on which surface, with which process and session."""
+
+    __pydantic_config__ = _CONFIG
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"pane_ref", "window_ref", "output_log", "source_role_execution_ref"}
+    )
+
+    event: Literal["worker-started"] = "worker-started"
+    role: StrictStr
+    model_ref: StrictStr | None
+    surface: StrictStr
+    session_id: StrictStr | None = None
+    supervisor_pid: StrictInt | None = None
+    pane_ref: StrictStr | None = None
+    window_ref: StrictStr | None = None
+    output_log: StrictStr | None = None
+    source_role_execution_ref: StrictStr | None = None
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class WorkerExited(_WorkerEvent):
+    """A worker ended (recorded once, by whoever saw it first)."""
+
+    __pydantic_config__ = _CONFIG
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"detail"})
+
+    event: Literal["worker-exited"] = "worker-exited"
+    status: StrictStr
+    exit_status: StrictInt | None = None
+    signal: StrictInt | None = None
+    exited_at: StrictStr
+    last_lines: tuple[StrictStr, ...] = ()
+    detail: StrictStr | None = None
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PaneActivity(Document):
+    """`lead-activity.json`: what the lead's pane last showed, and since when.
+
+    `digest` is the sha256 of the pane's last lines; a screen that waits for input
+    with the same digest since `since` for the provider's `idle_after` is `idle`.
+    """
+
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "pane activity"
+
+    state: StrictStr
+    digest: StrictStr
+    since: StrictStr
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ProjectRunsRow(Document):
+    """A line of `.okstra/runs-index.jsonl`: one run as it was after a change.
+
+    `run` is `<group>/<task>/runs/<run-id>` under `.okstra/tasks`; `workers` maps each
+    worker (`analyser#1`) to its participant's status.
+    """
+
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "runs index row"
+
+    run: StrictStr
+    run_id: StrictStr
+    task_key: StrictStr
+    task_type: StrictStr
+    created_at: StrictStr | None
+    team_size: StrictInt
+    lead_status: StrictStr
+    lead_backend: StrictStr | None
+    workers: dict[StrictStr, StrictStr]
+    updated_at: StrictStr | None = None

@@ -1,0 +1,115 @@
+"""What an interactive agent is doing: `running`, `waiting for input` or `idle`.
+
+The lead's pane is read through the user's own tmux server only (its last lines), and
+matched against its provider's `[activity]` patterns (`okstra_core.catalog.activity`).
+A screen that waits for input and has not changed for the provider's `idle_after`
+seconds is `idle`: each look keeps what the pane showed and since when in the run's
+`lead-activity.json`, and the look that first sees the lead waiting tells the person
+(`workers.notify`). A lead that does not run has no activity (its state says how it
+ended); a worker is a one-shot run: while its process lives it is `running`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from datetime import datetime
+from pathlib import Path
+
+from ..catalog import load_catalog
+from ..catalog.activity import IDLE, RUNNING, WAITING, ActivitySpec, classify
+from ..documents.worker import PaneActivity
+from ..environment import Environment
+from ..errors import OkstraError
+from ..records import dataclass
+from ..store import atomic_write_bytes
+from . import tmux
+from .lead import pane_of
+from .runinfo import RunInfo
+from .workers.notify import notify
+from .workers.tmux import server_at
+
+MARK = "lead-activity.json"
+__all__ = ["IDLE", "MARK", "RUNNING", "WAITING", "Activity", "lead_activity"]
+
+
+@dataclass(frozen=True)
+class Activity:
+    """One look at an agent's pane: its state and its last lines."""
+
+    state: str
+    lines: tuple[str, ...]
+
+
+def _spec(provider_id: str, environment: Environment) -> ActivitySpec | None:
+    try:
+        spec: ActivitySpec | None = load_catalog(environment).provider(provider_id).activity
+    except OkstraError:
+        return None
+    return spec
+
+
+def _previous(path: Path) -> PaneActivity | None:
+    try:
+        return PaneActivity.read(path)
+    except OkstraError:
+        return None
+
+
+def _since(value: str, now: datetime) -> float:
+    try:
+        return (now - datetime.fromisoformat(value)).total_seconds()
+    except ValueError:
+        return 0.0
+
+
+def _lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
+    """The lead's pane, read only when it is the pane launch recorded (its program's
+    pid and start time), on the user's own server."""
+    lead = run.lead
+    if lead.backend != "tmux" or not lead.pane_ref:
+        return None
+    server = tmux.server_for(lead.tmux_socket, environment)
+    pane = pane_of(lead)
+    probe = tmux.probe_pane(server, pane, environment)
+    if probe.found is not True or probe.dead or probe.refused is not None:
+        return None
+    lines = tmux.pane_lines(server, pane, environment, 40)
+    if not lines:
+        return None
+    provider = str(run.leader.get("provider") or "")
+    return Activity(classify(lines, _spec(provider, environment)), tuple(lines))
+
+
+def lead_activity(run: RunInfo, environment: Environment) -> Activity | None:
+    """The lead's activity, when it runs in a tmux pane okstra can read.
+
+    Keeps `lead-activity.json` (best effort) and announces the lead's first look
+    waiting for input.
+    """
+    seen = _lead_screen(run, environment)
+    if seen is None:
+        return None
+    run_dir = run.run_dir
+    provider = str(run.leader.get("provider") or "")
+    socket = run.lead.tmux_socket
+    now = environment.now()
+    digest = hashlib.sha256("\n".join(seen.lines).encode()).hexdigest()
+    path = run_dir / MARK
+    before = _previous(path)
+    same = before is not None and before.state == seen.state and before.digest == digest
+    since = before.since if same and before is not None else now.isoformat(timespec="seconds")
+    if not same:
+        with contextlib.suppress(OkstraError, OSError):
+            mark = PaneActivity(state=seen.state, digest=digest, since=since)
+            atomic_write_bytes(path, mark.to_bytes(), durable=False)
+        if seen.state == WAITING and (before is None or before.state != WAITING):
+            server = server_at(socket if isinstance(socket, str) else None, environment)
+            notify(
+                f"okstra: the lead of {run_dir.name} waits for input", environment, server=server
+            )
+    spec = _spec(provider, environment)
+    idle_after = spec.idle_after if spec is not None else 300
+    if seen.state == WAITING and _since(since, now) >= idle_after:
+        return Activity(IDLE, seen.lines)
+    return seen

@@ -1,0 +1,314 @@
+"""`okstra worker wait|result|stop` and attaching to a worker's pane.
+
+`wait` blocks until the named workers end, looking at each one's `exit.json` and
+processes with a growing pause (20 ms up to half a second): no busy loop, and no
+okstra needs to run while the workers do. Its exit status is the workers' (the first
+non-zero, in the order named; 128+N for a worker killed by signal N; 1 for a `lost`
+one), 124 on timeout.
+
+`stop` signals only what okstra started: the worker CLI's process group, while its
+pid still has the start time recorded (SIGTERM, then SIGKILL after the grace time);
+a tmux pane is closed only while its pid is the recorded supervisor's.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ...environment import Environment
+from ...errors import OkstraError, UsageError
+from ...records import config, dataclass
+from . import files, record
+from .observe import WorkerState, _alive, _end_seen, read_team, state_of
+from .proc import Identity
+from .team import WHO_ARG, Member, find
+from .tmux import pane_state, server_at
+
+EXIT_TIMEOUT = 124
+EXIT_LOST = 1
+_PAUSE_FIRST = 0.02
+_PAUSE_MAX = 0.5
+
+
+def _pauses(sleep: Callable[[float], None]) -> Callable[[], None]:
+    pause = [_PAUSE_FIRST]
+
+    def wait() -> None:
+        sleep(pause[0])
+        pause[0] = min(_PAUSE_MAX, pause[0] * 1.5)
+
+    return wait
+
+
+def exit_code(state: WorkerState) -> int:
+    """A worker's exit status as a process exit status."""
+    if state.signal is not None:
+        return 128 + state.signal
+    if state.exit_status is not None:
+        return state.exit_status if 0 <= state.exit_status < 256 else 1
+    return EXIT_LOST if state.state == "lost" else 1
+
+
+def _named(run_dir: Path, whos: Sequence[str]) -> list[Member]:
+    team = read_team(run_dir)
+    named: list[Member] = []
+    for who in whos:
+        member = find(team, who)
+        if member.status == "prepared":
+            raise UsageError(
+                f"{member.short} was never started (start it with `okstra worker start`)",
+                field=WHO_ARG,
+            )
+        if member.ref not in (m.ref for m in named):
+            named.append(member)
+    return named
+
+
+def _current(run_dir: Path, ref: str) -> Member:
+    return next(m for m in read_team(run_dir) if m.ref == ref)
+
+
+def _check(run_dir: Path, member: Member, environment: Environment) -> Member:
+    """The member after one look: its end recorded if it ended (cheap while it runs)."""
+    if member.status != record.RUNNING:
+        return member
+    directory = files.worker_dir(run_dir, member.ref)
+    if not os.path.lexists(directory / files.EXIT) and _alive(member):
+        return member
+    _end_seen(run_dir, member, environment)
+    return _current(run_dir, member.ref)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Waited:
+    """What `wait` saw (its JSON document)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool
+    timed_out: bool
+    exit_code: int
+    workers: tuple[WorkerState, ...]
+
+
+def wait(
+    run_dir: Path,
+    whos: Sequence[str],
+    environment: Environment,
+    *,
+    timeout: float | None = None,
+    any_one: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Waited:
+    """Block until the named workers end (or the first of them, with `any_one`)."""
+    pending = _named(run_dir, whos)
+    order = [m.ref for m in pending]
+    done: dict[str, Member] = {}
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pause = _pauses(sleep)
+    while True:
+        for member in list(pending):
+            now = _check(run_dir, member, environment)
+            if now.status in record.ENDED:
+                done[now.ref] = now
+                pending.remove(member)
+            else:
+                pending[pending.index(member)] = now
+        finished = (any_one and done) or not pending
+        timed_out = not finished and deadline is not None and time.monotonic() >= deadline
+        if finished or timed_out:
+            break
+        pause()
+    if done:
+        # Its recorder appends the event after the manifest, under the run's lock: once
+        # the lock is free, both are written.
+        with record.run_lock(run_dir):
+            pass
+    clock = environment.now()
+    states = [state_of(run_dir, done.get(ref) or _current(run_dir, ref), clock) for ref in order]
+    if timed_out:
+        code = EXIT_TIMEOUT
+    else:
+        codes = [exit_code(s) for s in states if s.ended]
+        code = next((c for c in codes if c != 0), 0)
+    return Waited(ok=code == 0, timed_out=timed_out, exit_code=code, workers=tuple(states))
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass(frozen=True, kw_only=True)
+class Result:
+    """What a worker produced: its result file, else its standard output."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool = True
+    role_execution_ref: str
+    label: str
+    status: str
+    source: str
+    path: str
+    text: str
+
+
+def result(run_dir: Path, who: str, environment: Environment) -> tuple[Result, bytes]:
+    """The worker's product (the file okstra named `{result_file}`, else its stdout).
+
+    Raises:
+        UsageError: never started, or still running.
+    """
+    (member,) = _named(run_dir, [who])
+    member = _check(run_dir, member, environment)
+    if member.status == record.RUNNING:
+        raise UsageError(
+            f"{member.short} is still running; `okstra worker wait` for it first",
+            field=WHO_ARG,
+        )
+    directory = files.worker_dir(run_dir, member.ref)
+    launch = files.read_launch(directory)
+    source, path = "stdout", directory / launch.stdout_log
+    if launch.result_file is not None and os.path.lexists(directory / launch.result_file):
+        source, path = "result-file", directory / launch.result_file
+    data = files.read_result(path) if os.path.lexists(path) else b""
+    state = state_of(run_dir, member, environment.now())
+    return (
+        Result(
+            role_execution_ref=member.ref,
+            label=member.label,
+            status=state.status,
+            source=source,
+            path=str(path),
+            text=data.decode("utf-8", errors="replace"),
+        ),
+        data,
+    )
+
+
+# --------------------------------------------------------------------------- stop
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stopped:
+    """What `stop` did (its JSON document)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool
+    was_running: bool
+    steps: tuple[str, ...]
+    worker: WorkerState
+
+
+def _until(check: Callable[[], bool], seconds: float, sleep: Callable[[float], None]) -> bool:
+    deadline = time.monotonic() + seconds
+    pause = _pauses(sleep)
+    while not check():
+        if time.monotonic() >= deadline:
+            return False
+        pause()
+    return True
+
+
+def _ended(run_dir: Path, ref: str) -> bool:
+    return os.path.lexists(files.worker_dir(run_dir, ref) / files.EXIT)
+
+
+def _cli(run_dir: Path, ref: str) -> Identity | None:
+    member = _current(run_dir, ref)
+    return Identity.of(member.get_int("processId"), member.get_str("processStart"))
+
+
+def stop(
+    run_dir: Path,
+    who: str,
+    environment: Environment,
+    *,
+    grace: float = 10.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Stopped:
+    """SIGTERM to the worker CLI's group, SIGKILL after `grace`; close its tmux pane."""
+    (member,) = _named(run_dir, [who])
+    member = _check(run_dir, member, environment)
+    if member.status != record.RUNNING:
+        state = state_of(run_dir, member, environment.now())
+        return Stopped(ok=True, was_running=False, steps=(), worker=state)
+    now = environment.now().isoformat(timespec="seconds")
+    record.record_stop_requested(run_dir, member.participant_ref, now=now)
+    steps: list[str] = []
+    # A supervisor that has just started records its CLI in a moment.
+    _until(lambda: _cli(run_dir, member.ref) is not None or _ended(run_dir, member.ref), 5.0, sleep)
+    cli = _cli(run_dir, member.ref)
+    if cli is not None and cli.signal_group(signal.SIGTERM):
+        steps.append(f"sent SIGTERM to process group {cli.pid}")
+        if not _until(lambda: _ended(run_dir, member.ref), grace, sleep) and cli.signal_group(
+            signal.SIGKILL
+        ):
+            steps.append(f"sent SIGKILL to process group {cli.pid}")
+    _until(
+        lambda: _ended(run_dir, member.ref) or not _alive(_current(run_dir, member.ref)), 5.0, sleep
+    )
+    member = _check(run_dir, _current(run_dir, member.ref), environment)
+    steps += _close_pane(member, environment)
+    state = state_of(run_dir, _current(run_dir, member.ref), environment.now())
+    return Stopped(ok=state.ended, was_running=True, steps=tuple(steps), worker=state)
+
+
+def _close_pane(member: Member, environment: Environment) -> list[str]:
+    pane = member.get_str("paneRef")
+    server = server_at(member.get_str("tmuxSocket"), environment)
+    owner = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
+    if pane is None or server is None or pane_state(server, pane, owner) is None:
+        return []
+    done = server.run(["kill-pane", "-t", pane])
+    return ["closed its pane"] if done is not None and done.returncode == 0 else []
+
+
+# --------------------------------------------------------------------------- attach
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttachTarget:
+    """How to show a worker's pane: a tmux argv (switch inside tmux, attach outside)."""
+
+    argv: tuple[str, ...]
+    switch: bool
+    env: dict[str, str]
+    label: str
+
+
+def attach_target(run_dir: Path, who: str, environment: Environment) -> AttachTarget:
+    """The tmux command that shows `who`'s pane, after checking it is the one okstra started.
+
+    Raises:
+        OkstraError: not on tmux, or its pane is gone.
+    """
+    (member,) = _named(run_dir, [who])
+    pane = member.get_str("paneRef")
+    server = server_at(member.get_str("tmuxSocket"), environment)
+    owner = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
+    if pane is None or member.get_str("launchBackend") != "tmux":
+        log = files.worker_dir(run_dir, member.ref) / files.OUTPUT
+        raise OkstraError(f"{member.short} runs in the background, not in tmux; its output: {log}")
+    if server is None or pane_state(server, pane, owner) is None:
+        raise OkstraError(f"the tmux pane of {member.short} ({pane}) is gone")
+    select = ["select-window", "-t", pane, ";", "select-pane", "-t", pane, ";"]
+    inside = (environment.get("TMUX") or "").split(",")[0]
+    if inside == server.socket:
+        return AttachTarget(
+            argv=tuple(server.argv([*select, "switch-client", "-t", pane])),
+            switch=True,
+            env=dict(server.env),
+            label=member.label,
+        )
+    env = {k: v for k, v in environment.env.items() if k not in ("TMUX", "TMUX_PANE")}
+    return AttachTarget(
+        argv=tuple(server.argv([*select, "attach-session", "-t", pane])),
+        switch=False,
+        env=env,
+        label=member.label,
+    )

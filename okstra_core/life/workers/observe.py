@@ -1,0 +1,222 @@
+"""What each member of a run's team is doing now, and recording ends nobody saw.
+
+okstra runs no daemon. A worker's supervisor records its end; if the supervisor could
+not (killed, the machine rebooted), the next look — `okstra worker status`, `wait`,
+`okstra status`, the app — sees it: an `exit.json` whose end is not recorded is
+recorded from it; a worker recorded `running` whose supervisor and CLI are both gone
+(neither pid still has its recorded start time) and which left no `exit.json` is
+recorded `lost`. Nothing stays `running` forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ...environment import Environment
+from ...prepare.runfiles import RUN_MANIFEST
+from ...records import config, dataclass, to_data
+from ...store import read_json
+from . import files, record
+from .proc import Identity
+from .team import Member, members
+
+LOST_DETAIL = (
+    "its supervisor and CLI are gone and it left no exit record "
+    "(okstra or the machine was stopped while it ran)"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerState:
+    """One member of the team as okstra sees it now (a row of `worker status`).
+
+    `state` is `prepared`, `running`, `exited`, `stopped` or `lost` (the lead: its own
+    states, see `okstra status`); `status` is what people read (`exited 3`).
+    """
+
+    __pydantic_config__ = config(camel_case=True)
+
+    role_execution_ref: str
+    participant_ref: str
+    label: str
+    short: str
+    role: str
+    model_ref: str | None
+    leader: bool
+    surface: str | None
+    state: str
+    status: str
+    exit_status: int | None = None
+    signal: int | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    elapsed_seconds: int | None = None
+    last_line: str | None = None
+    session_id: str | None = None
+    pane_ref: str | None = None
+    window_ref: str | None = None
+    process_id: int | None = None
+    output_log: str | None = None
+    source_role_execution_ref: str | None = None
+    activity: str | None = None
+    detail: str | None = None
+    recorded_now: bool = False
+
+    @property
+    def ended(self) -> bool:
+        return self.state in record.ENDED
+
+    @property
+    def running(self) -> bool:
+        return self.state == record.RUNNING
+
+
+def status_label(state: str, exit_status: int | None, signal: int | None) -> str:
+    if state in ("exited", "stopped"):
+        if signal is not None:
+            return f"{state} (signal {signal})"
+        if exit_status is not None:
+            return f"{state} {exit_status}"
+    return state
+
+
+def _time(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _elapsed(started: str | None, ended: str | None, now: datetime) -> int | None:
+    begin = _time(started)
+    if begin is None:
+        return None
+    end = _time(ended) or now
+    return max(0, int((end - begin).total_seconds()))
+
+
+def state_of(
+    run_dir: Path, member: Member, now: datetime, *, recorded: bool = False
+) -> WorkerState:
+    """The member's state as recorded in the manifest (no process looked at)."""
+    state = member.status
+    exit_status, sig = member.get_int("exitStatus"), member.get_int("exitSignal")
+    started, ended = member.get_str("launchedAt"), member.get_str("exitedAt")
+    last = None
+    if not member.leader and state != "prepared":
+        directory = files.worker_dir(run_dir, member.ref)
+        lines = files.tail_lines(directory / files.OUTPUT, 1)
+        last = lines[-1] if lines else None
+    source = member.execution.get("sourceRoleExecutionRef")
+    return WorkerState(
+        role_execution_ref=member.ref,
+        participant_ref=member.participant_ref,
+        label=member.label,
+        short=member.short,
+        role=member.role,
+        model_ref=member.model_ref,
+        leader=member.leader,
+        surface=member.get_str("launchBackend"),
+        state=state,
+        status=status_label(state, exit_status, sig),
+        exit_status=exit_status,
+        signal=sig,
+        started_at=started,
+        ended_at=ended,
+        elapsed_seconds=_elapsed(started, ended, now) if started else None,
+        last_line=last,
+        session_id=member.get_str("sessionRef"),
+        pane_ref=member.get_str("paneRef"),
+        window_ref=member.get_str("windowRef"),
+        process_id=member.get_int("processId"),
+        output_log=member.get_str("outputLog"),
+        source_role_execution_ref=source if isinstance(source, str) else None,
+        detail=member.get_str("endDetail"),
+        recorded_now=recorded,
+    )
+
+
+def _alive(member: Member) -> bool:
+    supervisor = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
+    cli = Identity.of(member.get_int("processId"), member.get_str("processStart"))
+    return any(p is not None and p.alive() for p in (supervisor, cli))
+
+
+def _end_seen(run_dir: Path, member: Member, environment: Environment) -> bool | None:
+    """Record an end nobody recorded: from `exit.json`, else `lost` when nothing runs.
+
+    Returns True when this look recorded it, False when someone else did, None when
+    the worker still runs.
+    """
+    directory = files.worker_dir(run_dir, member.ref)
+    now = environment.now().isoformat(timespec="seconds")
+    ended = files.read_exit(directory)
+    if ended is None and _alive(member):
+        return None
+    if ended is None:
+        ended = files.read_exit(directory)  # written as its supervisor ended, just now
+    lines = files.tail_lines(directory / files.OUTPUT, 20)
+    if ended is not None:
+        return record.record_end(
+            run_dir,
+            member.ref,
+            how="exited",
+            exit_status=ended.exit_status,
+            signal=ended.signal,
+            exited_at=ended.exited_at,
+            now=now,
+            lines=lines,
+            detail=ended.detail,
+        )
+    return record.record_end(
+        run_dir,
+        member.ref,
+        how="lost",
+        exit_status=None,
+        signal=None,
+        exited_at=now,
+        now=now,
+        lines=lines,
+        detail=LOST_DETAIL,
+    )
+
+
+def read_team(run_dir: Path) -> list[Member]:
+    """The run's team from its manifest as JSON (read, not checked: nothing here acts
+    on it but through `Identity` and `tmux` checks)."""
+    manifest = read_json(run_dir / RUN_MANIFEST, what="run manifest", follow=False)
+    return members(manifest if isinstance(manifest, Mapping) else {})
+
+
+def observe_team(
+    run_dir: Path, environment: Environment, *, record_ends: bool = True
+) -> list[WorkerState]:
+    """Every member of the run's team, looked at now (the lead as its participant says).
+
+    A worker recorded `running` is checked: its end is recorded when seen (unless
+    `record_ends` is False).
+    """
+    team = read_team(run_dir)
+    now = environment.now()
+    changed = False
+    seen: dict[str, bool] = {}
+    for member in team:
+        if member.leader or member.status != record.RUNNING or not record_ends:
+            continue
+        done = _end_seen(run_dir, member, environment)
+        if done is not None:
+            changed = True
+            seen[member.ref] = done
+    if changed:
+        team = read_team(run_dir)
+    return [state_of(run_dir, m, now, recorded=seen.get(m.ref, False)) for m in team]
+
+
+def as_data(states: list[WorkerState]) -> list[dict[str, Any]]:
+    return [to_data(s) for s in states]

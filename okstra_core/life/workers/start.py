@@ -1,0 +1,244 @@
+"""`okstra worker start`: start one worker of a run, record it, return at once.
+
+Order (what a crash at any point leaves behind):
+
+1. plan (`plan.plan_start`) and pick the surface — a refusal changes nothing;
+2. under the run's lock: plan again (another start may have won), write the worker's
+   directory (prompt, `launch.json`), start the supervisor on its surface, record the
+   worker `running` in the run manifest and `worker-started` in the timeline.
+
+okstra killed between the supervisor's start and the record leaves a supervisor that
+records the start itself (`launch.json` carries a new role execution to add), so a
+started worker is never missing from the manifest; one killed before it leaves the
+worker `prepared`, its directory written, nothing running.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from ...catalog import load_catalog
+from ...documents import RunManifest
+from ...documents.worker import WorkerLaunch
+from ...environment import Environment
+from ...errors import UsageError
+from ...launch import mint_session_id, worker_argv
+from ...launch.argv import placeholders_in
+from ...records import config, dataclass
+from ...store import atomic_write_bytes, dumps_json
+from . import files
+from .plan import StartPlan, StartRequest, plan_start
+from .proc import Identity
+from .record import read_manifest, record_started, run_lock
+from .surfaces import Surface, choose_surface, start_background, start_tmux
+from .team import Member, members
+
+# Given to `{kickoff}` in a worker template: the task itself comes on standard input.
+KICKOFF = "Do the task given on standard input."
+_STALE = (files.EXIT, files.OUTPUT, files.STDOUT, files.RESULT, files.ENV, "supervisor.log")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Started:
+    """What `okstra worker start` did (its JSON document)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool = True
+    run_id: str
+    run_dir: str
+    role_execution_ref: str
+    participant_ref: str
+    label: str
+    role: str
+    model_ref: str | None
+    surface: str
+    argv: tuple[str, ...]
+    session_id: str | None
+    supervisor_pid: int
+    pane_ref: str | None = None
+    window_ref: str | None = None
+    tmux_socket: str | None = None
+    worker_dir: str
+    output_log: str
+    result_file: str | None
+    source_role_execution_ref: str | None = None
+    wait_command: str
+    result_command: str
+
+
+def _leader(team: list[Member]) -> Member:
+    return next(m for m in team if m.leader)
+
+
+def _argv(
+    plan: StartPlan, directory: Path, root: Path, prompt: str, environment: Environment
+) -> tuple[tuple[str, ...], str | None, bool]:
+    """(argv, session id, whether the template names a result file)."""
+    launch = plan.provider.launch
+    template = launch.worker or ()
+    used = placeholders_in(template) | placeholders_in(
+        (*launch.access.read_only, *launch.access.write)
+    )
+    session_id = None
+    if "session_id" in used and launch.session_id != "discover":
+        session_id = mint_session_id(launch.session_id, environment)
+    values: dict[str, str] = {
+        "cli": plan.cli,
+        "prompt_file": str(directory / files.PROMPT),
+        "result_file": str(directory / files.RESULT),
+        "project_root": str(root),
+        "kickoff": KICKOFF,
+    }
+    if session_id is not None:
+        values["session_id"] = session_id
+    if "prompt" in used:
+        values["prompt"] = prompt
+    argv = worker_argv(
+        plan.provider,
+        model=plan.model_value,
+        writes=plan.writes,
+        values=values,
+        env=environment.env,
+    )
+    return argv, session_id, "result_file" in used
+
+
+def _project_root(manifest: RunManifest) -> Path:
+    root = Path(manifest.project_root)
+    if not root.is_absolute() or not root.is_dir():
+        raise UsageError(f"the run's project root {manifest.project_root!r} is not a directory")
+    return root
+
+
+def _write_files(
+    directory: Path, launch: WorkerLaunch, prompt: str, env: dict[str, str] | None
+) -> None:
+    for name in _STALE:
+        (directory / name).unlink(missing_ok=True)
+    atomic_write_bytes(directory / files.PROMPT, prompt.encode("utf-8"))
+    if env is not None:
+        atomic_write_bytes(directory / files.ENV, dumps_json(env))
+    atomic_write_bytes(directory / files.LAUNCH, launch.to_bytes())
+
+
+def _launch(
+    run_dir: Path,
+    manifest: RunManifest,
+    plan: StartPlan,
+    prompt: str,
+    surface: Surface,
+    server: Any,
+    environment: Environment,
+) -> Started:
+    member = plan.member
+    root = _project_root(manifest)
+    directory = files.make_worker_dir(run_dir, member.ref)
+    argv, session_id, names_result = _argv(plan, directory, root, prompt, environment)
+    now = environment.now().isoformat(timespec="seconds")
+    launch = WorkerLaunch(
+        run_dir=str(run_dir),
+        role_execution_ref=member.ref,
+        participant_ref=member.participant_ref,
+        label=member.label,
+        role=member.role,
+        provider=member.provider,
+        model_ref=member.model_ref,
+        argv=argv,
+        env={},
+        cwd=str(root),
+        surface=surface,
+        result_file=files.RESULT if names_result else None,
+        session_id=session_id,
+        started_at=now,
+        added=dict(plan.added) if plan.added is not None else None,
+    )
+    _write_files(directory, launch, prompt, dict(environment.env) if surface == "tmux" else None)
+    log = f"{files.WORKERS_DIR}/{member.ref}/{files.OUTPUT}"
+    changes: dict[str, Any] = {
+        "launchBackend": surface,
+        "launchedAt": now,
+        "sessionRef": session_id,
+        "outputLog": log,
+    }
+    pane = None
+    if surface == "tmux":
+        team = members(manifest.dump())
+        pane = start_tmux(
+            server,
+            team,
+            _leader(team),
+            directory=directory,
+            cwd=root,
+            window_name=f"{manifest.task_id}-{manifest.run_id}",
+            environment=environment,
+        )
+        supervisor = Identity.now(pane.pid) or Identity(pane.pid, "0")
+        changes.update(paneRef=pane.pane_id, windowRef=pane.window_ref, tmuxSocket=pane.socket)
+    else:
+        supervisor = start_background(directory, root, environment.env)
+    changes.update(parentProcessId=supervisor.pid, parentStart=supervisor.start)
+    record_started(run_dir, launch, changes, now=now, source_ref=plan.source_ref, locked=True)
+    return _started(run_dir, manifest, plan, launch, supervisor, pane, log)
+
+
+def _started(
+    run_dir: Path,
+    manifest: RunManifest,
+    plan: StartPlan,
+    launch: WorkerLaunch,
+    supervisor: Identity,
+    pane: Any,
+    log: str,
+) -> Started:
+    member = plan.member
+    directory = files.worker_dir(run_dir, member.ref)
+    quoted = shlex.quote(str(run_dir))
+    return Started(
+        run_id=manifest.run_id,
+        run_dir=str(run_dir),
+        role_execution_ref=member.ref,
+        participant_ref=member.participant_ref,
+        label=member.label,
+        role=member.role,
+        model_ref=member.model_ref,
+        surface=launch.surface,
+        argv=launch.argv,
+        session_id=launch.session_id,
+        supervisor_pid=supervisor.pid,
+        pane_ref=pane.pane_id if pane is not None else None,
+        window_ref=pane.window_ref if pane is not None else None,
+        tmux_socket=pane.socket if pane is not None else None,
+        worker_dir=str(directory),
+        output_log=str(run_dir / log),
+        result_file=str(directory / launch.result_file) if launch.result_file else None,
+        source_role_execution_ref=plan.source_ref,
+        wait_command=f"okstra worker wait {quoted} {member.short}",
+        result_command=f"okstra worker result {quoted} {member.short}",
+    )
+
+
+def start_worker(
+    run_dir: Path,
+    request: StartRequest,
+    prompt: str,
+    environment: Environment,
+    *,
+    surface: str | None = None,
+) -> Started:
+    """Start the worker `request` names with `prompt`; return at once.
+
+    Raises:
+        UsageError: refused (see `plan_start`, `choose_surface`); nothing changed.
+        LaunchError: the surface could not be opened (the worker stays `prepared`).
+    """
+    catalog = load_catalog(environment)
+    _, manifest = read_manifest(run_dir)
+    plan = plan_start(manifest, request, catalog, environment)
+    chosen, server = choose_surface(surface, _leader(members(manifest.dump())), environment)
+    with run_lock(run_dir):
+        _, manifest = read_manifest(run_dir)
+        plan = plan_start(manifest, request, catalog, environment)
+        return _launch(run_dir, manifest, plan, prompt, chosen, server, environment)

@@ -1,0 +1,300 @@
+"""`python -m okstra_core.life.workers.supervise <worker dir>`: run one worker CLI.
+
+The supervisor is what `okstra worker start` starts on the worker's surface (a tmux
+pane, or a detached session of its own). It runs the CLI of `launch.json` in the
+project root with the prompt on standard input, as the leader of a process group of
+its own (what `worker stop` signals), and
+
+* copies everything the CLI writes to `output.log` (and its standard output alone to
+  `stdout.log`), and, in a pane, to the pane, so a person can watch;
+* records the CLI's process (pid, start time, group) in the run manifest;
+* when the CLI ends, writes `exit.json` atomically, then records the end in the run
+  manifest and the timeline, and tells the person (`notify`).
+
+It forwards SIGINT, SIGTERM and SIGHUP (a person's Ctrl-C in the pane, a closed pane)
+to the CLI's group and keeps waiting, so the end is recorded however the CLI ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+from ...documents.worker import WorkerExit, WorkerLaunch
+from ...environment import Environment
+from ...errors import OkstraError
+from ...store import atomic_write_bytes, read_json
+from . import files, record
+from .notify import notify
+from .proc import process_start
+from .tmux import server_at, user_server
+
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_CHUNK = 65536
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _environment(directory: Path, launch: WorkerLaunch) -> dict[str, str]:
+    """The environment of the okstra that started the worker (see `files`)."""
+    env = dict(os.environ)
+    path = directory / files.ENV
+    if launch.surface == "tmux" and os.path.lexists(path):
+        try:
+            saved = read_json(path, what="worker environment", follow=False)
+        finally:
+            path.unlink(missing_ok=True)
+        if isinstance(saved, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in saved.items()
+        ):
+            env = dict(saved)
+    return env
+
+
+def _pane() -> tuple[str | None, str | None]:
+    """(pane id, socket) of the tmux pane this supervisor runs in, from tmux's own env."""
+    pane, socket = os.environ.get("TMUX_PANE"), (os.environ.get("TMUX") or "").split(",")[0]
+    return (pane, socket) if pane and socket else (None, None)
+
+
+def _prepare_pane(pane: str, socket: str, label: str, environment: Environment) -> None:
+    """Keep the pane after the CLI ends (its last lines stay readable) and title it."""
+    server = server_at(socket, environment)
+    if server is not None:
+        server.run(
+            [
+                "set-option",
+                "-p",
+                "-t",
+                pane,
+                "remain-on-exit",
+                "on",
+                ";",
+                "select-pane",
+                "-t",
+                pane,
+                "-T",
+                label.replace("#", "##"),
+            ]
+        )
+
+
+class _Pump:
+    """Copies the CLI's two pipes to the logs (and the pane) as the bytes come."""
+
+    def __init__(self, directory: Path, launch: WorkerLaunch, echo: bool) -> None:
+        self.lock = threading.Lock()
+        self.output = os.open(
+            directory / launch.output_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
+        self.stdout = os.open(
+            directory / launch.stdout_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
+        self.echo = echo
+
+    def copy(self, pipe: IO[bytes], *, is_stdout: bool) -> None:
+        fd = pipe.fileno()
+        while chunk := os.read(fd, _CHUNK):
+            with self.lock:
+                os.write(self.output, chunk)
+                if is_stdout:
+                    os.write(self.stdout, chunk)
+                if self.echo:
+                    try:
+                        os.write(1, chunk)
+                    except OSError:
+                        self.echo = False  # the pane went away; keep logging
+
+    def start(self, proc: subprocess.Popen[bytes]) -> list[threading.Thread]:
+        threads = [
+            threading.Thread(target=self.copy, args=(proc.stdout,), kwargs={"is_stdout": True}),
+            threading.Thread(target=self.copy, args=(proc.stderr,), kwargs={"is_stdout": False}),
+        ]
+        for thread in threads:
+            thread.start()
+        return threads
+
+    def close(self) -> None:
+        os.close(self.output)
+        os.close(self.stdout)
+
+
+def _say(text: str, echo: bool) -> None:
+    if echo:
+        with contextlib.suppress(OSError):
+            os.write(1, text.encode("utf-8", "replace"))
+
+
+def _write_exit(directory: Path, ended: WorkerExit) -> None:
+    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
+
+
+def _started(
+    launch: WorkerLaunch, cli_pid: int, pane: str | None, socket: str | None
+) -> dict[str, Any]:
+    me = os.getpid()
+    changes: dict[str, Any] = {
+        "launchBackend": launch.surface,
+        "launchedAt": launch.started_at,
+        "sessionRef": launch.session_id,
+        "processId": cli_pid,
+        "processStart": process_start(cli_pid),
+        "processGroup": cli_pid,
+        "parentProcessId": me,
+        "parentStart": process_start(me),
+    }
+    if pane is not None:
+        changes.update(paneRef=pane, tmuxSocket=socket)
+    else:
+        changes["outputLog"] = (
+            f"{files.WORKERS_DIR}/{launch.role_execution_ref}/{launch.output_log}"
+        )
+    return changes
+
+
+def _spawn(
+    launch: WorkerLaunch, directory: Path, env: Mapping[str, str], pump: _Pump
+) -> subprocess.Popen[bytes] | str:
+    """Start the CLI (its own process group, the prompt on stdin); or why it could not."""
+    try:
+        with open(directory / launch.prompt_file, "rb") as prompt:
+            return subprocess.Popen(
+                list(launch.argv),
+                cwd=launch.cwd,
+                env={**env, **launch.env},
+                stdin=prompt,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                process_group=0,
+            )
+    except OSError as exc:
+        message = f"could not start {launch.argv[0]}: {exc.strerror or exc}\n"
+        os.write(pump.output, message.encode())
+        return message.strip()
+
+
+def supervise(directory: Path) -> int:
+    """Run the worker of `directory` to its end; returns the supervisor's exit status."""
+    launch = files.read_launch(directory)
+    run_dir = Path(launch.run_dir)
+    pane, socket = _pane() if launch.surface == "tmux" else (None, None)
+    env = _environment(directory, launch)
+    # From here on this process sees the starting okstra's environment too (its
+    # OKSTRA_HOME, its caches), whatever the tmux server's was.
+    os.environ.clear()
+    os.environ.update(env)
+    environment = Environment(env=env)
+    if pane is not None and socket is not None:
+        _prepare_pane(pane, socket, launch.label, environment)
+    pump = _Pump(directory, launch, echo=pane is not None)
+    _say(f"okstra: {launch.label} — {' '.join(launch.argv[:1])}\n", pump.echo)
+    proc = _spawn(launch, directory, env, pump)
+    if isinstance(proc, str):
+        ended = WorkerExit(
+            exit_status=127,
+            signal=None,
+            started_at=launch.started_at,
+            exited_at=_now(),
+            process_id=None,
+            detail=proc,
+        )
+        _write_exit(directory, ended)
+        _finish(run_dir, launch, ended, environment, pane, socket)
+        return 0
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signum)
+
+    for signum in _FORWARDED:
+        signal.signal(signum, forward)
+    threads = pump.start(proc)
+    try:
+        record.record_started(run_dir, launch, _started(launch, proc.pid, pane, socket), now=_now())
+    except OkstraError as exc:
+        print(f"okstra: could not record the start: {exc.render()}", file=sys.stderr)
+    code = proc.wait()
+    for thread in threads:
+        thread.join()
+    pump.close()
+    ended = WorkerExit(
+        exit_status=code if code >= 0 else None,
+        signal=-code if code < 0 else None,
+        started_at=launch.started_at,
+        exited_at=_now(),
+        process_id=proc.pid,
+    )
+    _write_exit(directory, ended)
+    _finish(run_dir, launch, ended, environment, pane, socket)
+    how = f"signal {ended.signal}" if ended.signal is not None else f"status {ended.exit_status}"
+    _say(f"\nokstra: {launch.label} ended ({how})\n", pump.echo)
+    return 0
+
+
+def _finish(
+    run_dir: Path,
+    launch: WorkerLaunch,
+    ended: WorkerExit,
+    environment: Environment,
+    pane: str | None,
+    socket: str | None,
+) -> None:
+    """Record the end (unless someone did) and tell the person."""
+    directory = files.worker_dir(run_dir, launch.role_execution_ref)
+    try:
+        recorded = record.record_end(
+            run_dir,
+            launch.role_execution_ref,
+            how="exited",
+            exit_status=ended.exit_status,
+            signal=ended.signal,
+            exited_at=ended.exited_at,
+            now=_now(),
+            lines=files.tail_lines(directory / launch.output_log, 20),
+            detail=ended.detail,
+        )
+    except OkstraError as exc:
+        print(f"okstra: could not record the end: {exc.render()}", file=sys.stderr)
+        recorded = False
+    if recorded:
+        how = (
+            f"was killed by signal {ended.signal}"
+            if ended.signal is not None
+            else f"exited {ended.exit_status}"
+        )
+        server = (
+            server_at(socket, environment) if socket else user_server(environment, running=True)
+        )
+        notify(
+            f"okstra: {launch.label} {how}",
+            environment,
+            server=server,
+            bell_fd=1 if pane is not None else None,
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m okstra_core.life.workers.supervise <worker dir>", file=sys.stderr)
+        return 2
+    try:
+        return supervise(Path(args[0]))
+    except OkstraError as exc:
+        print(f"okstra: {exc.render()}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

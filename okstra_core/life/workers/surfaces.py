@@ -1,0 +1,195 @@
+"""Where a worker runs: a pane in the run's tmux window, or a detached process group.
+
+tmux: the worker's supervisor runs in a new pane of the run's window — the lead's
+window when the lead runs in tmux, else the window of the run's earlier worker panes,
+else a new window (in the session the caller is inside) or a new detached session.
+The window is tiled and shows each pane's title (the worker's label).
+
+background: the supervisor is started in a session of its own (`start_new_session`),
+detached from the caller's terminal, with nothing of the caller's standard streams.
+
+Both return at once, with the supervisor's identity (pid and start time).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+from ...environment import Environment
+from ...errors import LaunchError, UsageError
+from ...launch.commands import tmux_name
+from .proc import Identity
+from .team import Member
+from .tmux import PANE_FORMAT, PaneRef, TmuxServer, pane_state, server_at, user_server
+
+Surface = Literal["tmux", "background"]
+SURFACES = ("tmux", "background")
+SUPERVISOR_MODULE = "okstra_core.life.workers.supervise"
+
+
+def supervisor_argv(directory: Path) -> list[str]:
+    """The supervisor's argv: this interpreter, so it runs the same okstra."""
+    return [sys.executable, "-m", SUPERVISOR_MODULE, str(directory)]
+
+
+def _lead_server(leader: Member, environment: Environment) -> TmuxServer | None:
+    if leader.get_str("launchBackend") != "tmux":
+        return None
+    return server_at(leader.get_str("tmuxSocket"), environment)
+
+
+def choose_surface(
+    requested: str | None, leader: Member, environment: Environment
+) -> tuple[Surface, TmuxServer | None]:
+    """The surface (and tmux server) of a start: as asked, else tmux when the user has
+    tmux running (the lead's server, the one they are inside, their default), else
+    background.
+
+    Raises:
+        UsageError: an unknown surface, or `tmux` asked for without tmux installed.
+    """
+    if requested not in (None, *SURFACES):
+        raise UsageError(
+            f"unknown surface {requested!r}; expected one of {', '.join(SURFACES)}",
+            field="--surface",
+        )
+    if requested == "background":
+        return "background", None
+    lead = _lead_server(leader, environment)
+    if lead is not None and lead.answers():
+        return "tmux", lead
+    running = user_server(environment, running=True)
+    if running is not None:
+        return "tmux", running
+    if requested == "tmux":
+        server = user_server(environment, running=False)
+        if server is None:
+            raise UsageError(
+                "tmux is not installed, or its socket directory is not private to you "
+                "(use --surface background)",
+                field="--surface",
+            )
+        return "tmux", server
+    return "background", None
+
+
+def start_background(directory: Path, cwd: Path, env: Mapping[str, str]) -> Identity:
+    """Start the supervisor detached (its own session); its stderr goes to a file."""
+    log = os.open(directory / "supervisor.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        proc = subprocess.Popen(
+            supervisor_argv(directory),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise LaunchError(
+            f"could not start the worker's supervisor: {exc.strerror or exc}"
+        ) from None
+    finally:
+        os.close(log)
+    identity = Identity.now(proc.pid)
+    # A supervisor that is already gone (and reaped by nobody) still has a start time
+    # until reaped; `Identity.now` of a reaped one is None: record the pid alone then.
+    return identity or Identity(proc.pid, "0")
+
+
+def _tmux_literal(value: str) -> str:
+    # tmux ends a command at an argument ending in ";"; `-c` is format-expanded.
+    value = value.replace("#", "##")
+    return value[:-1] + "\\;" if value.endswith(";") else value
+
+
+def _target(server: TmuxServer, team: Sequence[Member], leader: Member) -> str | None:
+    """A pane of the run's window to split: the lead's, else a worker's (same server)."""
+    if leader.get_str("tmuxSocket") == server.socket:
+        pane = leader.get_str("paneRef")
+        if pane and pane.startswith("%"):
+            done = server.run(["display-message", "-p", "-t", pane, "#{pane_id}"])
+            if done is not None and done.returncode == 0 and done.stdout.strip() == pane:
+                return pane
+    for member in reversed(team):
+        if member.leader or member.get_str("tmuxSocket") != server.socket:
+            continue
+        pane = member.get_str("paneRef")
+        owner = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
+        if pane and pane_state(server, pane, owner) is not None:
+            return pane
+    return None
+
+
+def _window_command(server: TmuxServer, name: str, environment: Environment) -> list[str]:
+    inside = (environment.get("TMUX") or "").split(",")[0]
+    if inside == server.socket:
+        return ["new-window", "-d", "-n", name]
+    done = server.run(["has-session", "-t", f"={name}"])
+    if done is not None and done.returncode == 0:
+        return ["new-window", "-d", "-t", f"={name}:", "-n", name]
+    return ["new-session", "-d", "-s", name, "-n", name, "-x", "200", "-y", "50"]
+
+
+def start_tmux(
+    server: TmuxServer,
+    team: Sequence[Member],
+    leader: Member,
+    *,
+    directory: Path,
+    cwd: Path,
+    window_name: str,
+    environment: Environment,
+) -> PaneRef:
+    """Open the worker's pane running its supervisor; tile the window.
+
+    Raises:
+        LaunchError: tmux failed (the message has its command and answer).
+    """
+    target = _target(server, team, leader)
+    name = tmux_name(window_name)
+    tail = [
+        "-P",
+        "-F",
+        PANE_FORMAT,
+        "-c",
+        _tmux_literal(str(cwd)),
+        "--",
+        *(_tmux_literal(a) for a in supervisor_argv(directory)),
+    ]
+    heads = [_window_command(server, name, environment)]
+    if target is not None:
+        # A window full of panes has no room for one more: then a window of its own.
+        heads.insert(0, ["split-window", "-d", "-t", target])
+    said = "no answer"
+    for head in heads:
+        done = server.run([*head, *tail])
+        pane = PaneRef.parse(done.stdout) if done is not None and done.returncode == 0 else None
+        if pane is not None:
+            break
+        if done is not None:
+            said = done.stderr.strip() or done.stdout.strip()
+    else:
+        raise LaunchError(f"tmux could not open the worker's pane: {said}")
+    server.run(
+        [
+            "select-layout",
+            "-t",
+            pane.window_id,
+            "tiled",
+            ";",
+            "set-option",
+            "-w",
+            "-t",
+            pane.window_id,
+            "pane-border-status",
+            "top",
+        ]
+    )
+    return pane
