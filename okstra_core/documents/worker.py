@@ -80,9 +80,8 @@ class WorkerLaunch(Document):
 class WorkerExit(Document):
     """`exit.json`: how the worker CLI ended, written once by its supervisor."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=("detail",))
     WHAT: ClassVar[str] = "worker exit record"
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"detail"})
 
     exit_status: StrictInt | None
     signal: StrictInt | None
@@ -109,9 +108,10 @@ class _WorkerEvent(Document):
 class WorkerStarted(_WorkerEvent):
     """A worker was started: on which surface, with which process and session."""
 
-    __pydantic_config__ = _CONFIG
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
-        {"pane_ref", "window_ref", "output_log", "source_role_execution_ref"}
+    __pydantic_config__ = config(
+        camel_case=True,
+        by_name=True,
+        omit_none=("pane_ref", "window_ref", "output_log", "source_role_execution_ref"),
     )
 
     event: Literal["worker-started"] = "worker-started"
@@ -130,8 +130,7 @@ class WorkerStarted(_WorkerEvent):
 class WorkerExited(_WorkerEvent):
     """A worker ended (recorded once, by whoever saw it first)."""
 
-    __pydantic_config__ = _CONFIG
-    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"detail"})
+    __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=("detail",))
 
     event: Literal["worker-exited"] = "worker-exited"
     status: StrictStr
