@@ -19,6 +19,7 @@ from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
@@ -80,7 +81,10 @@ from .widgets import (
     HistoryPanel,
     KeysFooter,
     OptionTable,
+    Plain,
     PreflightView,
+    block,
+    line,
 )
 
 # What the setup mounts, read into the stylesheet before the first screen (see
@@ -102,6 +106,7 @@ _PRELOADED: tuple[type[DOMNode], ...] = (
     AnswerInput,
     ConfirmationView,
     PreflightView,
+    Plain,
 )
 
 
@@ -160,11 +165,27 @@ class OkstraApp(App[LaunchRequest | None]):
         # Set on exit when a setup in progress was left: the project to resume it in
         # (entry.py says so after the terminal is restored).
         self.saved_setup: Path | None = None
-        self.sub_title = self.project_root.name
+        # Shown in the header: a directory name is data (inert, never markup).
+        self.sub_title = line(self.project_root.name)
         # OKSTRA_READY_FILE: a line each time the app is ready for keys (see ready.py).
         self._ready_file = ReadyFile.from_env(self.environment.env)
         self._ready_screens: weakref.WeakSet[Screen[Any]] = weakref.WeakSet()
         self._ready_last: tuple[object, ...] | None = None  # the last plain line written
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification, never read as markup: what okstra says quotes data (an error
+        names a file, a value of a state file) and is shown inert."""
+        super().notify(
+            block(message), title=line(title), severity=severity, timeout=timeout, markup=False
+        )
 
     # -- keys ------------------------------------------------------------------------
 
@@ -317,7 +338,7 @@ class OkstraApp(App[LaunchRequest | None]):
         self.wizard = wizard
         self._created = wizard if create else None
         self._confirmed_here = False
-        self.sub_title = Path(wizard.state.project_root).name
+        self.sub_title = line(Path(wizard.state.project_root).name)
         self.show_prompt()
 
     def _release(self) -> None:

@@ -14,14 +14,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Header
 
 from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.text import WizardText
 
 from ..messages import Answered, BackRequested, EditRequested, RewindRequested
 from ..resources import help_text, ui_text
-from ..widgets import HistoryPanel, KeysFooter, OptionTable, Row
+from ..widgets import HistoryPanel, KeysFooter, OptionTable, Plain, Row
 from .discard import DiscardScreen
 
 
@@ -70,11 +70,11 @@ class PromptScreen(Screen[None]):
         with Horizontal(id="main"):
             yield HistoryPanel(self.history, text=ui_text(self))
             with Vertical(id="prompt"):
-                yield Static(self.prompt.label, id="label", markup=False)
+                yield Plain(self.prompt.label, id="label")
                 if self.prompt.help:
-                    yield Static(self.prompt.help, id="help", markup=False)
+                    yield Plain(self.prompt.help, id="help")
                 yield from self.compose_body()
-                yield Static("", id="error", markup=False)
+                yield Plain("", id="error")
         yield KeysFooter()
 
     @property
@@ -111,7 +111,7 @@ class PromptScreen(Screen[None]):
 
     def show_error(self, message: str) -> None:
         """Show a refused answer inline; the screen stays usable."""
-        error = self.query_one("#error", Static)
+        error = self.query_one("#error", Plain)
         error.update(message)
         error.set_class(bool(message), "-visible")
 

@@ -11,16 +11,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Collapsible, Static
+from textual.widgets import Button, Collapsible
 from textual.widgets.button import ButtonVariant
+
+from okstra_core.display import inert_markup
 
 from ..messages import Answered, PreflightChecked
 from ..resources import stylesheet, ui_text
-from ..widgets import ConfirmationView, PreflightView
+from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.preview import preview_text, preview_title
 from .base import PromptScreen
 from .guard import GuardedScreen
@@ -72,24 +75,26 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
             yield ConfirmationView(self.confirmation, text=text)
         yield PreflightView(text=text)
         with (
-            Collapsible(title=preview_title(None, text), collapsed=True, id="preview"),
+            Collapsible(
+                title=inert_markup(preview_title(None, text)), collapsed=True, id="preview"
+            ),
             VerticalScroll(id="preview-body"),
         ):
-            yield Static(preview_text(None, self.project_root, text), id="preview-text")
+            yield Plain(preview_text(None, self.project_root, text), id="preview-text")
         with Horizontal(id="actions"):
             for option in self.prompt.options:
                 key, variant = _BUTTONS.get(option.value, ("", "default"))
                 yield Button(
-                    text.get(key) if key else option.label,
+                    Text(text.get(key) if key else line(option.label)),
                     id=f"do-{option.value}",
                     variant=variant,
                     compact=True,
                     # Enabled once the screen is armed (and only selectable options).
                     disabled=True,
-                    tooltip=option.disabled_reason,
+                    tooltip=Text(block(option.disabled_reason)) if option.disabled_reason else None,
                 )
             # Shown once armed: Enter does not launch here, so say which key does.
-            yield Static("", id="armed-hint", markup=False)
+            yield Plain("", id="armed-hint")
 
     def on_mount(self) -> None:
         # No button has the focus: Enter must never launch from where the screen opens.
@@ -103,7 +108,7 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
             button = self.query_one(f"#do-{option.value}", Button)
             button.disabled = not armed or option.disabled_reason is not None
         hint = ui_text(self).get("app.confirm.armed") if armed else ""
-        self.query_one("#armed-hint", Static).update(hint)
+        self.query_one("#armed-hint", Plain).update(hint)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Launch and Abort show dimmed until the screen is armed.
@@ -116,10 +121,12 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         self.query_one(PreflightView).set_preflight(message.results, message.notes, message.error)
         text = ui_text(self)
         self.plan = message.plan
-        self.query_one("#preview", Collapsible).title = preview_title(message.plan, text)
+        # The title names the tmux window (from the task key): a markup string, escaped.
+        title = inert_markup(preview_title(message.plan, text))
+        self.query_one("#preview", Collapsible).title = title
         environment = getattr(self.app, "environment", None)
         which = environment.which if environment is not None else None
-        self.query_one("#preview-text", Static).update(
+        self.query_one("#preview-text", Plain).update(
             preview_text(message.plan, self.project_root, text, message.error, which)
         )
 

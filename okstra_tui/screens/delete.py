@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer
 
 from ..resources import stylesheet, ui_text
+from ..widgets import Plain
 
 
 class DeleteWizardScreen(ModalScreen[bool]):
@@ -37,10 +38,8 @@ class DeleteWizardScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         text = ui_text(self)
         with Vertical(id="dialog"):
-            yield Static(
-                text.get("app.delete.question", task=self.task_name), id="question", markup=False
-            )
-            yield Static(text.get("app.delete.detail", path=self.path), id="detail", markup=False)
+            yield Plain(text.get("app.delete.question", task=self.task_name), id="question")
+            yield Plain(text.get("app.delete.detail", path=self.path), id="detail")
             with Horizontal(id="buttons"):
                 yield Button(text.get("app.delete.yes"), id="delete", variant="error", compact=True)
                 yield Button(text.get("app.delete.no"), id="keep", compact=True)

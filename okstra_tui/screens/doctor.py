@@ -13,11 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from okstra_core.errors import OkstraError
 
 from ..resources import stylesheet, ui_text
+from ..widgets import Plain
 
 
 class DoctorScreen(ModalScreen[None]):
@@ -32,9 +33,9 @@ class DoctorScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(ui_text(self).get("app.doctor.checking"), id="summary", markup=False)
+            yield Plain(ui_text(self).get("app.doctor.checking"), id="summary")
             with VerticalScroll(id="body"):
-                yield Static("", id="report", markup=False)
+                yield Plain("", id="report")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -52,8 +53,8 @@ class DoctorScreen(ModalScreen[None]):
         self.app.call_from_thread(self._show, summary, body)
 
     def _show(self, summary: str, body: str) -> None:
-        self.query_one("#summary", Static).update(summary)
-        self.query_one("#report", Static).update(body)
+        self.query_one("#summary", Plain).update(summary)
+        self.query_one("#report", Plain).update(body)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Header, ProgressBar, Static
+from textual.widgets import Header, ProgressBar
 
 from okstra_core.wizard.text import WizardText
 
@@ -31,7 +31,7 @@ from ..messages import (
     PrepareStep,
 )
 from ..resources import stylesheet, ui_text
-from ..widgets import KeysFooter
+from ..widgets import KeysFooter, Plain
 from .guard import GuardedScreen
 
 
@@ -178,7 +178,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         self.waiting = False
         self.query_one("#busy").display = True
         title = ui_text(self).get("app.launch.preparing", title=self.title_text)
-        self.query_one("#title", Static).update(title)
+        self.query_one("#title", Plain).update(title)
         self.refresh_bindings()
 
     def action_open_run(self) -> None:
@@ -197,7 +197,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         """Back to waiting for a key (another run of a launched setup was declined)."""
         self.waiting = True
         self.query_one("#busy").display = False
-        self.query_one("#title", Static).update(self._waiting_title())
+        self.query_one("#title", Plain).update(self._waiting_title())
         self.refresh_bindings()
 
     def compose(self) -> ComposeResult:
@@ -207,16 +207,16 @@ class LaunchScreen(GuardedScreen, Screen[None]):
                 title = self._waiting_title()
             else:
                 title = ui_text(self).get("app.launch.preparing", title=self.title_text)
-            yield Static(title, id="title", markup=False)
+            yield Plain(title, id="title")
             busy = ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
             busy.display = not self.waiting
             yield busy
             with VerticalScroll(id="log"):
                 if self.earlier:
-                    yield Static(self.earlier, id="earlier", markup=False)
-                yield Static("", id="steps")
-                yield Static("", id="result")
-                yield Static("", id="error", markup=False)
+                    yield Plain(self.earlier, id="earlier")
+                yield Plain("", id="steps")
+                yield Plain("", id="result")
+                yield Plain("", id="error")
         yield KeysFooter()
 
     def _render_steps(self) -> None:
@@ -233,7 +233,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
             else:
                 text.append("✓ ", style="bold green")
             text.append(step)
-        self.query_one("#steps", Static).update(text)
+        self.query_one("#steps", Plain).update(text)
 
     def _done(self) -> None:
         self.finished = True
@@ -248,7 +248,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def on_prepare_finished(self, message: PrepareFinished) -> None:
         # Not stopped: the app decides whether to exit and exec the lead CLI.
         self._done()
-        result = self.query_one("#result", Static)
+        result = self.query_one("#result", Plain)
         which = self.environment.which if self.environment is not None else None
         result.update(result_text(message.result, self.root, which, catalog=ui_text(self)))
         result.add_class("-visible")
@@ -257,7 +257,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         # Not stopped: the app signals the outcome (ready file) once this is shown.
         self.failed = True
         self._done()
-        error = self.query_one("#error", Static)
+        error = self.query_one("#error", Plain)
         text = ui_text(self)
         again = (
             text.get("app.launch.again_state", state=shlex.quote(str(self.state_path)))

@@ -14,9 +14,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer
 
 from ..resources import stylesheet, ui_text
+from ..widgets import Plain
 
 
 class RelaunchScreen(ModalScreen[bool]):
@@ -43,14 +44,11 @@ class RelaunchScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         text = ui_text(self)
         with Vertical(id="dialog"):
-            yield Static(
+            yield Plain(
                 text.get("app.relaunch.question", task=self.task_name, run_id=self.run_id),
                 id="question",
-                markup=False,
             )
-            yield Static(
-                text.get("app.relaunch.detail", run_dir=self.run_dir), id="detail", markup=False
-            )
+            yield Plain(text.get("app.relaunch.detail", run_dir=self.run_dir), id="detail")
             with Horizontal(id="buttons"):
                 yield Button(
                     text.get("app.relaunch.yes"), id="again", variant="warning", compact=True

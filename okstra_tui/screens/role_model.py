@@ -12,14 +12,13 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from okstra_core.wizard import Option
 from okstra_core.wizard.text import WizardText
 
 from ..messages import DefaultsRequested
 from ..resources import stylesheet, ui_text
-from ..widgets import Row
+from ..widgets import Plain, Row
 from ..widgets.provenance import provenance_words
 from .base import ChoiceScreen
 
@@ -52,7 +51,7 @@ class RoleModelScreen(ChoiceScreen):
     def compose_body(self) -> ComposeResult:
         description = self.prompt.meta.get("description")
         if description:
-            yield Static(str(description), id="role", markup=False)
+            yield Plain(str(description), id="role")
         yield from super().compose_body()
 
     def on_mount(self) -> None:

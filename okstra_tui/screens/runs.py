@@ -12,15 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header
 
 from .. import run_actions
 from ..resources import stylesheet, ui_text
+from ..widgets import Plain, line
 
 
 class RunsScreen(Screen[None]):
@@ -55,10 +57,10 @@ class RunsScreen(Screen[None]):
         text = ui_text(self)
         yield Header()
         with Vertical(id="runs"):
-            yield Static(text.get("app.runs.loading"), id="title", markup=False)
+            yield Plain(text.get("app.runs.loading"), id="title")
             table: DataTable[str] = DataTable(id="table", cursor_type="row", zebra_stripes=True)
             yield table
-            yield Static("", id="detail", markup=False)
+            yield Plain("", id="detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -79,7 +81,7 @@ class RunsScreen(Screen[None]):
         table = self.query_one("#table", DataTable)
         table.clear()
         for row in rows:
-            table.add_row(
+            cells = (
                 row["runId"],
                 row["taskKey"],
                 row["taskType"],
@@ -87,8 +89,9 @@ class RunsScreen(Screen[None]):
                 row["backend"] or "-",
                 run_actions.lead_label(row, text),
                 run_actions.age(row),
-                key=row["runDir"],
             )
+            # A str cell would be read as markup: each is a Text of the inert value.
+            table.add_row(*(Text(line(cell)) for cell in cells), key=row["runDir"])
         if self.select is not None:
             wanted = str(self.select)
             for index, row in enumerate(rows):
@@ -97,7 +100,7 @@ class RunsScreen(Screen[None]):
                     break
         where = text.get("app.runs.all") if self.show_all else str(self.project_root)
         title = text.get("app.runs.title", where=where, count=len(rows))
-        self.query_one("#title", Static).update(error or title)
+        self.query_one("#title", Plain).update(error or title)
         self._show_detail()
 
     def _selected(self) -> dict[str, Any] | None:
@@ -110,7 +113,7 @@ class RunsScreen(Screen[None]):
         row = self._selected()
         text = ui_text(self)
         if row is None:
-            self.query_one("#detail", Static).update(message or text.get("app.runs.empty"))
+            self.query_one("#detail", Plain).update(message or text.get("app.runs.empty"))
             return
         lead = row["lead"] or {}
         lines = [
@@ -122,7 +125,7 @@ class RunsScreen(Screen[None]):
             lines.append(str(lead.get("detail") or row.get("problem")))
         if message:
             lines.append(message)
-        self.query_one("#detail", Static).update("\n".join(lines))
+        self.query_one("#detail", Plain).update("\n".join(lines))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()

@@ -31,7 +31,7 @@ from okstra_core.wizard.text import WizardText
 from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
-from ..widgets import OptionTable, Row
+from ..widgets import OptionTable, Plain, Row
 from .delete import DeleteWizardScreen
 from .doctor import DoctorScreen
 
@@ -217,8 +217,8 @@ class StartScreen(Screen[None]):
         yield Header()
         with Vertical(id="start"):
             yield Static(text.get("app.start.intro"), id="intro")
-            yield Static(text.get("app.start.doctor.checking"), id="doctor", markup=False)
-            yield Static(self._setups_title(), id="setups-title", markup=False)
+            yield Plain(text.get("app.start.doctor.checking"), id="doctor")
+            yield Plain(self._setups_title(), id="setups-title")
             header = tuple(
                 text.get(f"app.start.column.{c}") for c in ("task", "type", "progress", "updated")
             )
@@ -228,23 +228,23 @@ class StartScreen(Screen[None]):
                 header=header,
                 id="wizards",
             )
-            yield Static(table.header_text(), id="columns")
+            yield Plain(table.header_text(), id="columns")
             yield table
             yield Static(
                 text.get("app.start.empty"),
                 id="empty",
                 classes="" if self.summaries else "-visible",
             )
-            yield Static(text.get("app.runs.loading"), id="runs-title", markup=False)
+            yield Plain(text.get("app.runs.loading"), id="runs-title")
             run_header = tuple(
                 text.get(f"app.start.run_column.{c}") for c in ("run", "task", "lead", "age")
             )
             runs = OptionTable((), header=run_header, id="runs")
-            yield Static(runs.header_text(), id="run-columns")
+            yield Plain(runs.header_text(), id="run-columns")
             yield runs
             yield Static(text.get("app.runs.empty"), id="runs-empty")
-            yield Static("", id="run-detail", markup=False)
-            yield Static(self.error, id="error", classes="-visible" if self.error else "")
+            yield Plain("", id="run-detail")
+            yield Plain(self.error, id="error", classes="-visible" if self.error else "")
         yield Footer()
 
     def _setups_title(self) -> str:
@@ -258,10 +258,10 @@ class StartScreen(Screen[None]):
 
     def on_option_table_layout_changed(self, message: OptionTable.LayoutChanged) -> None:
         target = "#columns" if message.table.id == "wizards" else "#run-columns"
-        self.query_one(target, Static).update(message.table.header_text())
+        self.query_one(target, Plain).update(message.table.header_text())
 
     def show_error(self, message: str) -> None:
-        error = self.query_one("#error", Static)
+        error = self.query_one("#error", Plain)
         error.update(message)
         error.set_class(bool(message), "-visible")
 
@@ -280,9 +280,9 @@ class StartScreen(Screen[None]):
         keep = table.highlighted_value
         table.set_rows(self._run_rows(), selected=keep)
         table.on_resize()
-        self.query_one("#run-columns", Static).update(table.header_text())
+        self.query_one("#run-columns", Plain).update(table.header_text())
         title = text.get("app.start.runs", count=len(rows), where=self._where())
-        self.query_one("#runs-title", Static).update(error or title)
+        self.query_one("#runs-title", Plain).update(error or title)
         # No run: a line saying so instead of an empty list.
         self.query_one("#start").set_class(not rows, "-no-runs")
         self._show_run_detail()
@@ -298,7 +298,7 @@ class StartScreen(Screen[None]):
 
     def _show_doctor(self, line: str) -> None:
         self.doctor_text = line
-        self.query_one("#doctor", Static).update(line)
+        self.query_one("#doctor", Plain).update(line)
 
     # -- the highlighted entries ----------------------------------------------------------
 
@@ -329,7 +329,7 @@ class StartScreen(Screen[None]):
             message = self._note[1]
         if message:
             lines.append(message)
-        self.query_one("#run-detail", Static).update("\n".join(lines))
+        self.query_one("#run-detail", Plain).update("\n".join(lines))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Actions show in the footer only where they apply: Delete on a setup, the run
@@ -372,10 +372,10 @@ class StartScreen(Screen[None]):
         table = self.query_one("#wizards", OptionTable)
         table.set_rows(self._setup_rows(), selected=table.highlighted_value)
         table.on_resize()
-        self.query_one("#columns", Static).update(table.header_text())
-        self.query_one("#setups-title", Static).update(self._setups_title())
+        self.query_one("#columns", Plain).update(table.header_text())
+        self.query_one("#setups-title", Plain).update(self._setups_title())
         self.query_one("#empty", Static).set_class(not self.summaries, "-visible")
-        self.query_one("#runs-title", Static).update(ui_text(self).get("app.runs.loading"))
+        self.query_one("#runs-title", Plain).update(ui_text(self).get("app.runs.loading"))
         self.load_runs()
 
     def action_doctor(self) -> None:

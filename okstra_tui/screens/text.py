@@ -25,7 +25,7 @@ from textual.widgets import Input, TextArea
 
 from ..messages import Answered
 from ..resources import stylesheet, ui_text
-from ..widgets import AnswerInput
+from ..widgets import AnswerInput, block, line
 from ..widgets.path_suggester import ProjectPathSuggester
 from .base import PromptScreen
 
@@ -68,13 +68,20 @@ class TextScreen(PromptScreen):
         self.project_root = Path(project_root) if project_root is not None else Path.cwd()
 
     @property
+    def default_text(self) -> str:
+        """The answer the box starts with (a state file's, so data: shown inert — what
+        is shown is what Enter submits)."""
+        default = self.prompt.default or ""
+        return block(default) if self.multiline else line(default)
+
+    @property
     def multiline(self) -> bool:
         return self.step_kind in MULTILINE_STEPS
 
     def compose_body(self) -> ComposeResult:
         if self.multiline:
             area = TextArea(
-                self.prompt.default or "",
+                self.default_text,
                 id="answer",
                 soft_wrap=True,
                 show_line_numbers=False,
@@ -87,8 +94,8 @@ class TextScreen(PromptScreen):
             ProjectPathSuggester(self.project_root) if self.step_kind in PATH_STEPS else None
         )
         yield AnswerInput(
-            value=self.prompt.default or "",
-            placeholder=str(self.prompt.meta.get("placeholder", "")),
+            value=self.default_text,
+            placeholder=line(self.prompt.meta.get("placeholder", "")),
             id="answer",
             select_on_focus=False,
             suggester=suggester,
@@ -122,7 +129,7 @@ class TextScreen(PromptScreen):
 
     def unsaved_text(self) -> str:
         value = self.answer_text()
-        return value if value.strip() and value != (self.prompt.default or "") else ""
+        return value if value.strip() and value != self.default_text else ""
 
     def show_error(self, message: str) -> None:
         super().show_error(message)
