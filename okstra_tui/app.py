@@ -715,7 +715,7 @@ class OkstraApp(App[LaunchRequest | None]):
         self.push_screen(RunsScreen(find_project_root(self.project_root), self.environment))
 
     def show_doctor(self) -> None:
-        self.push_screen(DoctorScreen(self.environment))
+        self.push_screen(DoctorScreen(self.environment, cwd=self.project_root))
 
 
 def _widget_name(widget: Widget) -> str:

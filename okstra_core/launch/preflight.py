@@ -29,6 +29,7 @@ from okstra_core.catalog.models import LEADER, ProviderSpec, Runner
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.launch.argv import render_argv
+from okstra_core.launch.cli_origin import locate_cli, warning_line
 
 from ..records import dataclass
 
@@ -81,12 +82,16 @@ class PreflightResult:
     version: str | None = None
     problem: str | None = None
     remedy: str | None = None
+    # The CLI was found through a PATH entry the current project can fill (see
+    # `cli_origin`): run all the same, and said.
+    warning: str | None = None
 
     def message(self) -> str:
         """One line for a person: `leader#1: claude: <problem> — <remedy>`."""
+        said = f"; warning: {self.warning}" if self.warning else ""
         if self.ok:
-            return f"{self.instance}: {self.cli}: ok ({self.version or 'version unknown'})"
-        return f"{self.instance}: {self.cli}: {self.problem} — {self.remedy}"
+            return f"{self.instance}: {self.cli}: ok ({self.version or 'version unknown'}){said}"
+        return f"{self.instance}: {self.cli}: {self.problem} — {self.remedy}{said}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -100,6 +105,7 @@ class PreflightResult:
             "version": self.version,
             "problem": self.problem,
             "remedy": self.remedy,
+            "warning": self.warning,
             "message": self.message(),
         }
 
@@ -349,7 +355,8 @@ def preflight(
         providers.setdefault(inst.provider.id, inst.provider)
         if inst.role == LEADER:
             leaders.add(inst.provider.id)
-    paths = {pid: environment.which(p.cli) for pid, p in providers.items()}
+    origins = {pid: locate_cli(p.cli, environment) for pid, p in providers.items()}
+    paths = {pid: origin.path if origin else None for pid, origin in origins.items()}
 
     version_ids = list(providers)
     help_ids = sorted(leaders)
@@ -385,6 +392,7 @@ def preflight(
                 version=probe.version,
                 problem=probe.problem,
                 remedy=probe.remedy,
+                warning=warning_line(origins[inst.provider.id]),
             )
         )
     return results

@@ -1,4 +1,5 @@
-"""The doctor dialog: each agent CLI (found, version, launch flags) and tmux, with fixes.
+"""The doctor dialog: each agent CLI (where PATH found it, version, launch flags) and
+tmux, with warnings and fixes.
 
 Opened from the command palette; the checks run the CLIs' version and help commands,
 in a worker thread.
@@ -6,6 +7,7 @@ in a worker thread.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import work
@@ -27,9 +29,12 @@ class DoctorScreen(ModalScreen[None]):
     CSS_PATH = stylesheet("doctor")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "close", "Close")]
 
-    def __init__(self, environment: Any) -> None:
+    def __init__(self, environment: Any, *, cwd: Path | None = None) -> None:
         super().__init__()
         self.environment = environment
+        # Where the app runs: a CLI found inside it (or through a relative PATH entry)
+        # is flagged.
+        self.cwd = cwd
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -46,7 +51,7 @@ class DoctorScreen(ModalScreen[None]):
         from okstra_core.life.doctor import diagnose, render
 
         try:
-            report = diagnose(self.environment)
+            report = diagnose(self.environment, cwd=self.cwd)
             summary, body = report.summary(), render(report.to_json())
         except OkstraError as exc:
             summary, body = exc.render(), ""

@@ -131,6 +131,10 @@ def doctor_line(report: Any, text: WizardText) -> str:
     ]
     if logged_out:
         parts.append(text.get("app.start.doctor.logged_out", names=", ".join(logged_out)))
+    # A CLI PATH found where the project can put one: said here, detailed behind `c`.
+    unsafe = [c.name for c in report.checks if c.origin is not None and c.origin.risk]
+    if unsafe:
+        parts.append(text.get("app.start.doctor.unsafe_path", names=", ".join(unsafe)))
     parts.append(
         text.get("app.start.doctor.tmux_ok" if tmux and tmux.ok else "app.start.doctor.no_tmux")
     )
@@ -291,7 +295,7 @@ class StartScreen(Screen[None]):
     def check_clis(self) -> None:
         text = ui_text(self)
         try:
-            line = doctor_line(quick_report(self.environment), text)
+            line = doctor_line(quick_report(self.environment, cwd=self.cwd), text)
         except OkstraError as exc:
             line = exc.render()
         self.app.call_from_thread(self._show_doctor, line)
@@ -379,7 +383,7 @@ class StartScreen(Screen[None]):
         self.load_runs()
 
     def action_doctor(self) -> None:
-        self.app.push_screen(DoctorScreen(self.environment))
+        self.app.push_screen(DoctorScreen(self.environment, cwd=self.cwd))
 
     def action_attach(self) -> None:
         row = self._run()
