@@ -21,6 +21,12 @@ and is kept until the pinned Textual no longer needs it.
   the header's screen is being switched away, the child is already gone and the watcher
   raised `NoMatches` (it only expected `NoScreen`), which ends the app. A header without
   its title has nothing to update: the watcher then does nothing.
+* `CommandPalette` closes itself with `Screen.dismiss`, which pops whatever screen is on
+  top *now*. A second Escape or Enter typed before the palette was gone reaches it
+  after it was popped, and closed the screen under it — then the one under that, until
+  `pop_screen` raised `ScreenStackError`. A palette that is no longer the active screen
+  has nothing to close: its `dismiss` then does nothing. (The app's own dialogs close
+  through `screens.modal.close`, which checks the same.)
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import Any
 
+from textual.await_complete import AwaitComplete
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
 from textual.dom import NoScreen
@@ -39,6 +46,7 @@ _move_page = OptionList._move_page
 _content_height = OptionList.get_content_height
 _watch_list_visible = CommandPalette._watch__list_visible
 _watch_show_busy = CommandPalette._watch__show_busy
+_palette_dismiss = CommandPalette.dismiss
 
 
 def _safe_move_page(self: OptionList, direction: Any) -> None:
@@ -70,6 +78,13 @@ async def _safe_watch_show_busy(self: CommandPalette) -> None:
         await _watch_show_busy(self)
 
 
+def _safe_palette_dismiss(self: CommandPalette, result: None = None) -> AwaitComplete:
+    if not self.is_active:
+        done: AwaitComplete = AwaitComplete.nothing()  # type: ignore[no-untyped-call]
+        return done
+    return _palette_dismiss(self, result)
+
+
 def _safe_header_on_mount(self: Header, _: Mount) -> None:
     async def set_title() -> None:
         with suppress(NoScreen, NoMatches):
@@ -88,6 +103,7 @@ def apply() -> None:
     CommandPalette._watch__list_visible = _safe_watch_list_visible  # type: ignore[method-assign]
     CommandPalette._watch__show_busy = _safe_watch_show_busy  # type: ignore[method-assign]
     Header._on_mount = _safe_header_on_mount  # type: ignore[method-assign]
+    CommandPalette.dismiss = _safe_palette_dismiss  # type: ignore[method-assign,assignment]
 
 
 apply()

@@ -74,6 +74,7 @@ from .screens.guard import Armed, GuardedScreen
 from .screens.launch import LaunchScreen
 from .screens.relaunch import RelaunchScreen
 from .screens.runs import RunsScreen
+from .screens.stale import part
 from .screens.start import StartScreen
 from .widgets import (
     AnswerInput,
@@ -510,8 +511,9 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_edit_requested(self, message: EditRequested) -> None:
         # Outside the confirm screen, editing = picking an answer in the history panel.
-        with contextlib.suppress(Exception):
-            self.screen.query_one(HistoryPanel).enter()
+        panel = part(self.screen, "#history", HistoryPanel)
+        if panel is not None:
+            panel.enter()
 
     def on_delete_requested(self, message: DeleteRequested) -> None:
         # Confirmed on the start screen; the engine decides what may be deleted.

@@ -27,6 +27,7 @@ from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.preview import preview_text, preview_title
 from .base import PromptScreen
 from .guard import GuardedScreen
+from .stale import gone, part
 
 # The confirm prompt's option values: their button text key and variant.
 _BUTTONS: dict[str, tuple[str, ButtonVariant]] = {
@@ -101,9 +102,13 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         self.focus_answer()
 
     def focus_answer(self) -> None:
-        self.query_one("#summary").focus()
+        summary = part(self, "#summary", VerticalScroll)
+        if summary is not None:
+            summary.focus()
 
     def on_armed_changed(self, armed: bool) -> None:
+        if gone(self):
+            return  # armed by its timer after the screen was replaced
         for option in self.prompt.options:
             button = self.query_one(f"#do-{option.value}", Button)
             button.disabled = not armed or option.disabled_reason is not None
@@ -118,6 +123,8 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
 
     def on_preflight_checked(self, message: PreflightChecked) -> None:
         message.stop()
+        if gone(self):
+            return  # the dry run finished after the screen was replaced
         self.query_one(PreflightView).set_preflight(message.results, message.notes, message.error)
         text = ui_text(self)
         self.plan = message.plan
@@ -131,8 +138,9 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         )
 
     def action_toggle_preview(self) -> None:
-        preview = self.query_one("#preview", Collapsible)
-        preview.collapsed = not preview.collapsed
+        preview = part(self, "#preview", Collapsible)
+        if preview is not None:
+            preview.collapsed = not preview.collapsed
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -14,6 +14,7 @@ from textual.widgets import Button, Footer
 
 from ..resources import stylesheet, ui_text
 from ..widgets import Plain
+from .stale import close, part
 
 
 class DeleteWizardScreen(ModalScreen[bool]):
@@ -47,12 +48,14 @@ class DeleteWizardScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         # A stray Enter keeps the setup: deleting needs a deliberate choice.
-        self.query_one("#keep", Button).focus()
+        button = part(self, "#keep", Button)
+        if button is not None:
+            button.focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "delete")
+        close(self, event.button.id == "delete")
 
     def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+        close(self, yes)

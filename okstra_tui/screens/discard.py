@@ -13,6 +13,7 @@ from textual.widgets import Button, Footer
 
 from ..resources import stylesheet, ui_text
 from ..widgets import Plain
+from .stale import close, part
 
 # How much of the typed text the dialog quotes.
 _QUOTE = 60
@@ -52,12 +53,14 @@ class DiscardScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         # A stray Enter keeps the text: dropping it needs a deliberate choice.
-        self.query_one("#keep", Button).focus()
+        button = part(self, "#keep", Button)
+        if button is not None:
+            button.focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "discard")
+        close(self, event.button.id == "discard")
 
     def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+        close(self, yes)

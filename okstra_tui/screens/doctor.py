@@ -21,6 +21,7 @@ from okstra_core.errors import OkstraError
 
 from ..resources import stylesheet, ui_text
 from ..widgets import Plain
+from .stale import close, gone
 
 
 class DoctorScreen(ModalScreen[None]):
@@ -58,8 +59,10 @@ class DoctorScreen(ModalScreen[None]):
         self.app.call_from_thread(self._show, summary, body)
 
     def _show(self, summary: str, body: str) -> None:
+        if gone(self):
+            return  # closed before the checks finished
         self.query_one("#summary", Plain).update(summary)
         self.query_one("#report", Plain).update(body)
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        close(self, None)

@@ -33,6 +33,7 @@ from ..messages import (
 from ..resources import stylesheet, ui_text
 from ..widgets import KeysFooter, Plain
 from .guard import GuardedScreen
+from .stale import gone, part
 
 
 def argv_text(argv: Sequence[str], which: Callable[[str], str | None] | None = None) -> str:
@@ -176,6 +177,8 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def set_preparing(self) -> None:
         """Prepare has started: the progress bar, and no more Enter or Escape."""
         self.waiting = False
+        if gone(self):
+            return
         self.query_one("#busy").display = True
         title = ui_text(self).get("app.launch.preparing", title=self.title_text)
         self.query_one("#title", Plain).update(title)
@@ -196,6 +199,8 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def set_waiting(self) -> None:
         """Back to waiting for a key (another run of a launched setup was declined)."""
         self.waiting = True
+        if gone(self):
+            return
         self.query_one("#busy").display = False
         self.query_one("#title", Plain).update(self._waiting_title())
         self.refresh_bindings()
@@ -221,6 +226,8 @@ class LaunchScreen(GuardedScreen, Screen[None]):
 
     def _render_steps(self) -> None:
         # on_step fires as a step starts: every earlier step is done.
+        if gone(self):
+            return  # prepare's messages still arrive after the screen was replaced
         text = Text()
         for i, step in enumerate(self.steps):
             running = i == len(self.steps) - 1 and not self.finished
@@ -237,7 +244,8 @@ class LaunchScreen(GuardedScreen, Screen[None]):
 
     def _done(self) -> None:
         self.finished = True
-        self.query_one("#busy").display = False
+        if not gone(self):
+            self.query_one("#busy").display = False
         self._render_steps()
 
     def on_prepare_step(self, message: PrepareStep) -> None:
@@ -248,7 +256,9 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def on_prepare_finished(self, message: PrepareFinished) -> None:
         # Not stopped: the app decides whether to exit and exec the lead CLI.
         self._done()
-        result = self.query_one("#result", Plain)
+        result = part(self, "#result", Plain)
+        if result is None:
+            return
         which = self.environment.which if self.environment is not None else None
         result.update(result_text(message.result, self.root, which, catalog=ui_text(self)))
         result.add_class("-visible")
@@ -257,7 +267,9 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         # Not stopped: the app signals the outcome (ready file) once this is shown.
         self.failed = True
         self._done()
-        error = self.query_one("#error", Plain)
+        error = part(self, "#error", Plain)
+        if error is None:
+            return
         text = ui_text(self)
         again = (
             text.get("app.launch.again_state", state=shlex.quote(str(self.state_path)))

@@ -18,6 +18,7 @@ from textual.widgets import Button, Footer
 
 from ..resources import stylesheet, ui_text
 from ..widgets import Plain
+from .stale import close, part
 
 
 class RelaunchScreen(ModalScreen[bool]):
@@ -57,12 +58,14 @@ class RelaunchScreen(ModalScreen[bool]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#not-now", Button).focus()
+        button = part(self, "#not-now", Button)
+        if button is not None:
+            button.focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "again")
+        close(self, event.button.id == "again")
 
     def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+        close(self, yes)

@@ -18,9 +18,10 @@ from okstra_core.wizard.text import WizardText
 
 from ..messages import DefaultsRequested
 from ..resources import stylesheet, ui_text
-from ..widgets import Plain, Row
+from ..widgets import OptionTable, Plain, Row
 from ..widgets.provenance import provenance_words
 from .base import ChoiceScreen
+from .stale import part
 
 
 def model_row(option: Option, text: WizardText | None = None) -> Row:
@@ -56,7 +57,9 @@ class RoleModelScreen(ChoiceScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#options").border_title = ui_text(self).get("app.role_model.columns")
+        options = part(self, "#options", OptionTable)
+        if options is not None:
+            options.border_title = ui_text(self).get("app.role_model.columns")
 
     def rows(self) -> list[Row]:
         text = ui_text(self)

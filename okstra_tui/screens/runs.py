@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Header
 from .. import run_actions
 from ..resources import stylesheet, ui_text
 from ..widgets import Plain, line
+from .stale import gone, part, pop
 
 
 class RunsScreen(Screen[None]):
@@ -76,6 +77,8 @@ class RunsScreen(Screen[None]):
         self.app.call_from_thread(self._show_rows, rows, error)
 
     def _show_rows(self, rows: list[dict[str, Any]], error: str) -> None:
+        if gone(self):
+            return  # closed before the runs were read
         text = ui_text(self)
         self.rows = rows
         table = self.query_one("#table", DataTable)
@@ -104,12 +107,14 @@ class RunsScreen(Screen[None]):
         self._show_detail()
 
     def _selected(self) -> dict[str, Any] | None:
-        table = self.query_one("#table", DataTable)
-        if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
+        table = part(self, "#table", DataTable)
+        if table is None or table.cursor_row is None or table.cursor_row >= len(self.rows):
             return None
         return self.rows[table.cursor_row]
 
     def _show_detail(self, message: str = "") -> None:
+        if gone(self):
+            return  # a stop's outcome after the screen was closed
         row = self._selected()
         text = ui_text(self)
         if row is None:
@@ -131,7 +136,7 @@ class RunsScreen(Screen[None]):
         self._show_detail()
 
     def action_close(self) -> None:
-        self.app.pop_screen()
+        pop(self)
 
     def action_toggle_all(self) -> None:
         if self.project_root is None:

@@ -34,6 +34,7 @@ from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Plain, Row
 from .delete import DeleteWizardScreen
 from .doctor import DoctorScreen
+from .stale import gone, part
 
 NEW = "new"
 
@@ -255,19 +256,23 @@ class StartScreen(Screen[None]):
         return ui_text(self).get("app.start.setups", where=self._where())
 
     def on_mount(self) -> None:
-        self.query_one("#wizards", OptionTable).focus()
+        wizards = part(self, "#wizards", OptionTable)
+        if wizards is not None:
+            wizards.focus()
         # After the first paint: nothing here may delay it.
         self.call_after_refresh(self.load_runs)
         self.call_after_refresh(self.check_clis)
 
     def on_option_table_layout_changed(self, message: OptionTable.LayoutChanged) -> None:
-        target = "#columns" if message.table.id == "wizards" else "#run-columns"
-        self.query_one(target, Plain).update(message.table.header_text())
+        target = part(self, "#columns" if message.table.id == "wizards" else "#run-columns", Plain)
+        if target is not None:
+            target.update(message.table.header_text())
 
     def show_error(self, message: str) -> None:
-        error = self.query_one("#error", Plain)
-        error.update(message)
-        error.set_class(bool(message), "-visible")
+        error = part(self, "#error", Plain)
+        if error is not None:
+            error.update(message)
+            error.set_class(bool(message), "-visible")
 
     # -- workers --------------------------------------------------------------------------
 
@@ -277,6 +282,8 @@ class StartScreen(Screen[None]):
         self.app.call_from_thread(self._show_runs, rows, error)
 
     def _show_runs(self, rows: list[dict[str, Any]], error: str) -> None:
+        if gone(self):
+            return  # a setup was opened before the runs were read
         text = ui_text(self)
         self.runs = rows
         self.runs_loaded = True
@@ -302,7 +309,9 @@ class StartScreen(Screen[None]):
 
     def _show_doctor(self, line: str) -> None:
         self.doctor_text = line
-        self.query_one("#doctor", Plain).update(line)
+        doctor = part(self, "#doctor", Plain)
+        if doctor is not None:
+            doctor.update(line)
 
     # -- the highlighted entries ----------------------------------------------------------
 
@@ -323,6 +332,8 @@ class StartScreen(Screen[None]):
         return next((r for r in self.runs if r["runDir"] == value), None)
 
     def _show_run_detail(self, message: str = "") -> None:
+        if gone(self):
+            return
         row = self._run()
         lines = run_actions.status_lines(row, ui_text(self)) if row is not None else []
         here = row["runDir"] if row is not None else None
@@ -370,7 +381,7 @@ class StartScreen(Screen[None]):
         )
 
     def action_toggle_all(self) -> None:
-        if self.cwd is None:
+        if self.cwd is None or gone(self):
             return
         self.show_all = not self.show_all
         table = self.query_one("#wizards", OptionTable)

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from ..messages import Answered
@@ -28,6 +29,7 @@ from ..resources import stylesheet, ui_text
 from ..widgets import AnswerInput, block, line
 from ..widgets.path_suggester import ProjectPathSuggester
 from .base import PromptScreen
+from .stale import part
 
 # Step kinds whose answer is a file of the project (completed as a path).
 PATH_STEPS = frozenset({"brief", "approved_plan"})
@@ -101,17 +103,24 @@ class TextScreen(PromptScreen):
             suggester=suggester,
         )
 
+    def _answer(self) -> Input | TextArea | None:
+        """The answer box (None once the screen is going)."""
+        answer = part(self, "#answer", Widget)
+        return answer if isinstance(answer, Input | TextArea) else None
+
     def on_mount(self) -> None:
-        answer = self.query_one("#answer")
-        if isinstance(answer, Input):
-            answer.cursor_blink = getattr(self.app, "cursor_blink", True)
-        elif isinstance(answer, TextArea):
-            answer.cursor_blink = getattr(self.app, "cursor_blink", True)
+        answer = self._answer()
+        if answer is None:
+            return
+        answer.cursor_blink = getattr(self.app, "cursor_blink", True)
+        if isinstance(answer, TextArea):
             answer.move_cursor(answer.document.end)
         answer.focus()
 
     def focus_answer(self) -> None:
-        self.query_one("#answer").focus()
+        answer = self._answer()
+        if answer is not None:
+            answer.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letters go into the box: "e" cannot be Edit here (the History key is).
@@ -124,8 +133,10 @@ class TextScreen(PromptScreen):
         return super().check_action(action, parameters)
 
     def answer_text(self) -> str:
-        answer = self.query_one("#answer")
-        return answer.text if isinstance(answer, TextArea) else answer.value  # type: ignore[attr-defined]
+        answer = self._answer()
+        if answer is None:
+            return ""
+        return answer.text if isinstance(answer, TextArea) else answer.value
 
     def unsaved_text(self) -> str:
         value = self.answer_text()
@@ -133,7 +144,9 @@ class TextScreen(PromptScreen):
 
     def show_error(self, message: str) -> None:
         super().show_error(message)
-        self.query_one("#answer").set_class(bool(message), "-invalid")
+        answer = self._answer()
+        if answer is not None:
+            answer.set_class(bool(message), "-invalid")
 
     @on(Input.Changed, "#answer")
     @on(TextArea.Changed, "#answer")
@@ -151,7 +164,9 @@ class TextScreen(PromptScreen):
     def action_open_editor(self) -> None:
         """Create or edit the brief in the person's editor, then put its path here."""
         text = ui_text(self)
-        box = self.query_one("#answer", Input)
+        box = part(self, "#answer", Input)
+        if box is None or not self.is_active:
+            return
         typed = box.value.strip() or DEFAULT_BRIEF
         path = Path(os.path.expanduser(typed))
         path = path if path.is_absolute() else self.project_root / path
