@@ -188,16 +188,24 @@ class OkstraApp(App[LaunchRequest | None]):
             block(message), title=line(title), severity=severity, timeout=timeout, markup=False
         )
 
+    @property
+    def shown(self) -> Screen[Any] | None:
+        """The screen on top — None while the app closes (its screens are gone, and
+        `App.screen` raises): a key or message that arrives then has nothing to act on."""
+        stack = self.screen_stack
+        return stack[-1] if stack else None
+
     # -- keys ------------------------------------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:
         # A guarded screen (confirm, launch) acts only on keys read after it was shown
         # and armed: anything typed ahead is dropped here, before any binding sees it.
+        screen = self.shown if isinstance(event, events.Key) else None
         if (
             isinstance(event, events.Key)
             and not event.is_forwarded
-            and isinstance(self.screen, GuardedScreen)
-            and not self.screen.accepts_key(event)
+            and isinstance(screen, GuardedScreen)
+            and not screen.accepts_key(event)
         ):
             event.stop()
             return
@@ -396,8 +404,9 @@ class OkstraApp(App[LaunchRequest | None]):
         )
 
     def on_prepare_requested(self, message: PrepareRequested) -> None:
-        if self.wizard is not None and isinstance(self.screen, LaunchScreen):
-            self.start_prepare(self.screen)
+        screen = self.shown
+        if self.wizard is not None and isinstance(screen, LaunchScreen):
+            self.start_prepare(screen)
 
     def _earlier_run(self) -> tuple[str, Path] | None:
         """The run this setup launched before: what to say about it and its directory.
@@ -467,7 +476,9 @@ class OkstraApp(App[LaunchRequest | None]):
         self.show_prompt(prompt)
 
     def _screen_error(self, message: str) -> None:
-        screen = self.screen
+        screen = self.shown
+        if screen is None:
+            return
         if isinstance(screen, PromptScreen | StartScreen):
             screen.show_error(message)
         else:
@@ -476,25 +487,25 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_answered(self, message: Answered) -> None:
         assert self.wizard is not None
-        shown = getattr(self.screen, "prompt", None)
+        shown = getattr(self.shown, "prompt", None)
         if message.step is not None and (shown is None or shown.id != message.step):
             # Sent by a screen that has been replaced meanwhile (a key typed twice):
             # it answers a prompt that is no longer asked.
             return
         wizard = self.wizard
-        self._confirmed_here = isinstance(self.screen, ConfirmScreen)
+        self._confirmed_here = isinstance(self.shown, ConfirmScreen)
         self._apply(lambda: wizard.submit(message.answer).next)
 
     def on_armed(self, message: Armed) -> None:
         # A guarded screen waiting for a key takes keys from now on: it is ready now.
-        screen = self.screen
+        screen = self.shown
         if isinstance(screen, GuardedScreen) and screen.awaits_key:
             self._ready_after_refresh(screen)
 
     def on_defaults_requested(self, message: DefaultsRequested) -> None:
         assert self.wizard is not None
         wizard = self.wizard
-        shown = getattr(self.screen, "prompt", None)
+        shown = getattr(self.shown, "prompt", None)
         if shown is None or shown.id != message.step:
             return  # typed ahead of a screen that has been replaced
 
@@ -511,7 +522,8 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_edit_requested(self, message: EditRequested) -> None:
         # Outside the confirm screen, editing = picking an answer in the history panel.
-        panel = part(self.screen, "#history", HistoryPanel)
+        screen = self.shown
+        panel = part(screen, "#history", HistoryPanel) if screen is not None else None
         if panel is not None:
             panel.enter()
 
@@ -559,17 +571,22 @@ class OkstraApp(App[LaunchRequest | None]):
             return
         error = event.worker.error
         text = self.text.get("app.internal_error", kind=type(error).__name__, error=error)
+        screen = self.shown
+        if screen is None:
+            return
         if event.worker.group == "prepare":
-            self.screen.post_message(PrepareFailed(text))
+            screen.post_message(PrepareFailed(text))
         else:
-            self.screen.post_message(PreflightChecked(error=text))
+            screen.post_message(PreflightChecked(error=text))
 
     def on_prepare_failed(self, message: PrepareFailed) -> None:
         # The launch screen has shown the error (the message bubbles up from it).
-        self._ready_after_refresh(self.screen, outcome="failed")
+        if self.shown is not None:
+            self._ready_after_refresh(self.shown, outcome="failed")
 
     def on_prepare_finished(self, message: PrepareFinished) -> None:
-        self._ready_after_refresh(self.screen, outcome="prepared")
+        if self.shown is not None:
+            self._ready_after_refresh(self.shown, outcome="prepared")
         result = message.result
         if result.exec_argv:
             cwd = result.launch.cwd if result.launch is not None else self.project_root

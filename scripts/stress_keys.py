@@ -8,8 +8,8 @@ down to 12×3, never waiting for the app to be ready. The bursts are split over 
 worker processes (seeds `first-seed …`), each with its own OKSTRA_HOME and fake agent
 CLIs (nothing touches the real user directories, no real CLI runs). The output is one
 line per crash (its seed replays it: `--first-seed SEED --bursts 1 --jobs 1`), then the
-crashes counted by kind, then `N bursts, C crashes`; the exit status is 1 when any
-burst crashed.
+crashes counted by kind, then `N bursts, C crashes`; the tracebacks are kept in `--logs`.
+The exit status is 1 when any burst crashed.
 """
 
 from __future__ import annotations
@@ -89,20 +89,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bursts", type=int, default=1000)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--logs", type=Path, default=None, help="where each worker's tracebacks go (a temp dir)"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         return _worker(args.first_seed, args.bursts)
     started = time.monotonic()
-    workers = [
-        subprocess.Popen(
-            [sys.executable, __file__, "--worker", "--first-seed", str(a), "--bursts", str(n)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for a, n in _split(args.first_seed, args.bursts, max(1, args.jobs))
-    ]
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="okstra-keys-logs-"))
+    logs.mkdir(parents=True, exist_ok=True)
+    workers = []
+    for a, n in _split(args.first_seed, args.bursts, max(1, args.jobs)):
+        # A crashed app prints its traceback on stderr: kept per worker, not shown.
+        with open(logs / f"seeds-{a}-{a + n - 1}.log", "wb") as log:
+            workers.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--worker",
+                        "--first-seed",
+                        str(a),
+                        "--bursts",
+                        str(n),
+                    ],
+                    cwd=ROOT,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                )
+            )
     done, crashes = 0, []
     for worker in workers:
         assert worker.stdout is not None
@@ -119,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind, n in kinds.most_common():
         print(f"{n:5d}  {kind}")
     minutes = (time.monotonic() - started) / 60
-    print(f"{done} bursts, {len(crashes)} crashes ({minutes:.1f} min)")
+    print(f"{done} bursts, {len(crashes)} crashes ({minutes:.1f} min); tracebacks in {logs}")
     failed_workers = [w.returncode for w in workers if w.returncode]
     if failed_workers or done != args.bursts:
         print(f"workers failed: {failed_workers}; bursts run: {done}", file=sys.stderr)
