@@ -201,6 +201,11 @@ class OkstraApp(App[LaunchRequest | None]):
         # A guarded screen (confirm, launch) acts only on keys read after it was shown
         # and armed: anything typed ahead is dropped here, before any binding sees it.
         screen = self.shown if isinstance(event, events.Key) else None
+        if isinstance(event, events.Key) and screen is None:
+            # Typed while the app closes: no screen is left to take it (Textual's
+            # binding check would raise ScreenStackError).
+            event.stop()
+            return
         if (
             isinstance(event, events.Key)
             and not event.is_forwarded
