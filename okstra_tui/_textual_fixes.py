@@ -11,7 +11,8 @@ and is kept until the pinned Textual no longer needs it.
   children; the palette's search worker can still set those flags while the palette is
   being dismissed, after its children are gone, and the worker failed with `NoMatches`
   (which ends the app). A closing palette has no list to show or hide: the watchers
-  then do nothing.
+  then do nothing. The search worker itself (`_gather_commands`) starts by looking up
+  the list: a search started as the palette (or the app) closes finds none and ends.
 * `OptionList.get_content_height` wraps each option to the list's width minus the
   option padding; when the layout gives the list exactly that width (a terminal resized
   down to a few cells, then the app closing), the text is wrapped at width 0 and rich
@@ -31,9 +32,11 @@ and is kept until the pinned Textual no longer needs it.
 
 from __future__ import annotations
 
+import inspect
 from contextlib import suppress
 from typing import Any
 
+from textual import work
 from textual.await_complete import AwaitComplete
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
@@ -47,6 +50,7 @@ _content_height = OptionList.get_content_height
 _watch_list_visible = CommandPalette._watch__list_visible
 _watch_show_busy = CommandPalette._watch__show_busy
 _palette_dismiss = CommandPalette.dismiss
+_gather_commands = inspect.unwrap(CommandPalette._gather_commands)  # the method under @work
 
 
 def _safe_move_page(self: OptionList, direction: Any) -> None:
@@ -78,6 +82,12 @@ async def _safe_watch_show_busy(self: CommandPalette) -> None:
         await _watch_show_busy(self)
 
 
+@work(exclusive=True, group=CommandPalette._GATHER_COMMANDS_GROUP)
+async def _safe_gather_commands(self: CommandPalette, search_value: str) -> None:
+    if _palette_open(self):
+        await _gather_commands(self, search_value)
+
+
 def _safe_palette_dismiss(self: CommandPalette, result: None = None) -> AwaitComplete:
     if not self.is_active:
         done: AwaitComplete = AwaitComplete.nothing()  # type: ignore[no-untyped-call]
@@ -104,6 +114,7 @@ def apply() -> None:
     CommandPalette._watch__show_busy = _safe_watch_show_busy  # type: ignore[method-assign]
     Header._on_mount = _safe_header_on_mount  # type: ignore[method-assign]
     CommandPalette.dismiss = _safe_palette_dismiss  # type: ignore[method-assign,assignment]
+    CommandPalette._gather_commands = _safe_gather_commands  # type: ignore[method-assign]
 
 
 apply()

@@ -306,3 +306,27 @@ async def test_the_start_screen_shows_tampered_wizards_as_broken_and_goes_on(
         await wait_for(pilot, app, lambda: step_kind(app) == "role_count", "the rewound count")
         assert app.is_running
         assert "no longer holds" in (app.screen.prompt.help or ""), app.screen.prompt.help
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        # Textual's binding check asked for the screen on top: ScreenStackError.
+        ("enter", "escape", "e", "down"),
+        # A palette opened as the app closes: its search found no list (NoMatches).
+        ("ctrl+p", "x"),
+    ],
+)
+async def test_keys_typed_while_the_app_closes_are_dropped(
+    burst_project: Path, keys: tuple[str, ...]
+) -> None:
+    """Keys that arrive while the app closes (keys right after `q`)."""
+    from tests.security.key_bursts import key_event
+
+    app = _app(burst_project, None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        app.exit()
+        for key in keys * 20:
+            app.post_message(key_event(key))
+    assert app.return_code == 0
