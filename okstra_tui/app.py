@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import weakref
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,7 +20,6 @@ from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from okstra_core.environment import Environment
@@ -56,6 +54,7 @@ from .messages import (
     WizardChosen,
 )
 from .ready import ReadyFile
+from .ready_lines import ReadyLines
 from .resources import stylesheets
 from .screens import (
     EditScreen,
@@ -68,7 +67,6 @@ from .screens import (
 )
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
-from .screens.delete import DeleteWizardScreen
 from .screens.doctor import DoctorScreen
 from .screens.guard import Armed, GuardedScreen
 from .screens.launch import LaunchScreen
@@ -169,9 +167,7 @@ class OkstraApp(App[LaunchRequest | None]):
         # Shown in the header: a directory name is data (inert, never markup).
         self.sub_title = line(self.project_root.name)
         # OKSTRA_READY_FILE: a line each time the app is ready for keys (see ready.py).
-        self._ready_file = ReadyFile.from_env(self.environment.env)
-        self._ready_screens: weakref.WeakSet[Screen[Any]] = weakref.WeakSet()
-        self._ready_last: tuple[object, ...] | None = None  # the last plain line written
+        self.ready_lines = ReadyLines(self, ReadyFile.from_env(self.environment.env))
 
     def notify(
         self,
@@ -223,7 +219,7 @@ class OkstraApp(App[LaunchRequest | None]):
         # the app: keep it out of the collector's full passes, which otherwise walk it
         # again and again while screens are built and dropped (see on_unmount).
         gc.freeze()
-        if self._ready_file is not None:
+        if self.ready_lines.file is not None:
             self.screen_change_signal.subscribe(self, self._ready_after_refresh, immediate=True)
         self._load_theme()
         if self.state_path is not None:
@@ -236,8 +232,8 @@ class OkstraApp(App[LaunchRequest | None]):
         # Quit (q, ctrl+q) or the lead taking over: close the wizard like any other way.
         self.saved_setup = self._resumable_project()
         self._release()
-        if self._ready_file is not None:
-            self._ready_file.write_exit()
+        if self.ready_lines.file is not None:
+            self.ready_lines.file.write_exit()
 
     def _resumable_project(self) -> Path | None:
         """The project of the open wizard if it is saved and unfinished, else None."""
@@ -601,76 +597,9 @@ class OkstraApp(App[LaunchRequest | None]):
                 )
             )
 
-    # -- ready file (OKSTRA_READY_FILE) --------------------------------------------------
-
     def _ready_after_refresh(self, screen: Screen[Any], **extra: str) -> None:
-        """Write a ready line for `screen` once it is ready for keys — if it is still the
-        current screen then. No ready file: nothing.
-
-        Three hops through first-in-first-out queues: the screen's (its mount and resume
-        handlers run first; a `focus()` they call is queued on the app), the app's (that
-        focus is set: keys now go to it), then the screen's next refresh (painted).
-        """
-        if self._ready_file is None:
-            return
-
-        def painted() -> None:
-            screen.call_after_refresh(self._write_ready, screen, extra)
-
-        def focused() -> None:
-            self.call_later(painted)
-
-        screen.call_later(focused)
-
-    def _write_ready(self, screen: Screen[Any], extra: dict[str, str]) -> None:
-        ready = self._ready_file
-        if ready is None or not screen.is_current:
-            return
-        if isinstance(screen, GuardedScreen) and screen.awaits_key and not screen.armed:
-            return  # keys would be dropped as typed ahead: its line comes when armed
-        if screen not in self._ready_screens:
-            # From now on a focus change on this screen is a new ready line too.
-            self._ready_screens.add(screen)
-            self.watch(screen, "focused", lambda _: self._ready_after_refresh(screen), init=False)
-        step = screen.prompt.id if isinstance(screen, PromptScreen) else None
-        focused = screen.focused
-        line = (
-            self._ready_kind(screen),
-            step,
-            self._ready_revision(screen),
-            _widget_name(focused) if focused is not None else None,
-        )
-        if not extra and line == self._ready_last:
-            return  # nothing changed for a key sender (e.g. the focus set again)
-        self._ready_last = line
-        if not ready.write(
-            self._ready_kind(screen),
-            step=step,
-            revision=self._ready_revision(screen),
-            focus=_widget_name(focused) if focused is not None else None,
-            **extra,
-        ):
-            self._ready_file = None
-            failed = self.text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
-            self.notify(failed, severity="warning")
-
-    @staticmethod
-    def _ready_kind(screen: Screen[Any]) -> str:
-        if isinstance(screen, PromptScreen):
-            return screen.step_kind
-        kinds = {
-            StartScreen: "start",
-            LaunchScreen: "launch",
-            DeleteWizardScreen: "delete",
-            RelaunchScreen: "relaunch",
-        }
-        return kinds.get(type(screen), type(screen).__name__)
-
-    def _ready_revision(self, screen: Screen[Any] | None) -> int | None:
-        """The revision of the wizard `screen` shows (None: no wizard screen)."""
-        if self.wizard is None or not isinstance(screen, PromptScreen | LaunchScreen):
-            return None
-        return self.wizard.state.revision
+        """A ready line for `screen` once it is ready for keys (see `ready_lines`)."""
+        self.ready_lines.after_refresh(screen, **extra)
 
     # -- theme ------------------------------------------------------------------------
 
@@ -740,11 +669,6 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def show_doctor(self) -> None:
         self.push_screen(DoctorScreen(self.environment, cwd=self.project_root))
-
-
-def _widget_name(widget: Widget) -> str:
-    """A widget's id, or its class name when it has none."""
-    return widget.id or type(widget).__name__
 
 
 def make_app(
