@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from ..environment import Environment, locate
 from ..records import dataclass
@@ -46,14 +45,6 @@ class CliOrigin:
     entry: str | None
     resolved: str
     risk: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "pathEntry": self.entry,
-            "resolvedPath": self.resolved,
-            "warning": self.risk,
-        }
 
 
 def _local_roots(cwd: Path) -> list[Path]:

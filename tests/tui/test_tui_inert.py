@@ -18,11 +18,9 @@ from rich.text import Text
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
-from tui_support import fixed_environment, settle, wait_for
+from tui_support import fixed_environment, prepared_run, settle, wait_for
 
 from okstra_core.paths import user_dirs
-from okstra_core.prepare import prepare
-from okstra_core.roleargs import request_from_argv
 from okstra_core.wizard import Wizard
 from okstra_tui.screens.runs import RunsScreen
 from okstra_tui.screens.start import StartScreen
@@ -33,15 +31,6 @@ OSC52 = "\x1b]52;c;aGk=\x07"
 HOSTILE = ("[/bold]", "[red]x", OSC52)
 # How each shows: the brackets as typed, every control character as its escape.
 SHOWN = {"[/bold]": "[/bold]", "[red]x": "[red]x", OSC52: "\\x1b]52;c;aGk=\\x07"}
-
-
-def prepared_run(project: Path, task_id: str) -> Path:
-    argv = [
-        "--project-root", str(project), "--task-group", "perf", "--task-id", task_id,
-        "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
-    ]  # fmt: skip
-    env = fixed_environment()
-    return Path(prepare(request_from_argv(argv, env), launch="none", environment=env).run_dir)
 
 
 def plant_run(project: Path, index: int, value: str) -> Path:
@@ -140,4 +129,43 @@ async def test_the_runs_screen_shows_planted_markup_and_escapes_literally(
             assert_inert(shown_text(screen.query_one("#detail", Static)))
             await pilot.press("down")
             await settle(pilot, app)
+        assert app.is_running
+
+
+def test_inert_text_escapes_control_characters_and_keeps_styles() -> None:
+    from okstra_tui.widgets.plain import inert_text
+
+    text = Text("run ")
+    text.append("\x1b]0;x\u202e", style="bold")
+    shown = inert_text(text)
+    assert shown.plain == "run \\x1b]0;x\\u202e"
+    assert all(span.style == "bold" for span in shown.spans if span.start >= 4)
+    plain = Text("nothing to escape")
+    assert inert_text(plain) is plain
+
+
+async def test_a_notification_quoting_data_is_shown_literally(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.notify(f"cannot open [/bold] [red]x {OSC52}", title="[/i]")
+        await pilot.pause()
+        (note,) = list(app._notifications)  # what the toast shows
+        assert note.message == "cannot open [/bold] [red]x \\x1b]52;c;aGk=\\x07"
+        assert note.title == "[/i]" and note.markup is False
+        assert app.is_running
+
+
+async def test_a_project_directory_named_like_markup_is_shown_literally(
+    app_factory, tmp_path: Path
+) -> None:
+    from tui_support import make_project
+
+    odd = make_project(tmp_path / f"[red]x{OSC52}")
+    app = app_factory(project_root=odd)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.sub_title == "[red]x\\x1b]52;c;aGk=\\x07"
+        title = str(app.screen.query_one("HeaderTitle").render())
+        assert_inert(title)
         assert app.is_running
