@@ -14,13 +14,13 @@ from textual.widgets.option_list import Option
 from okstra_core.wizard.text import WizardText
 
 from ..messages import RewindRequested
-from .plain import line
+from .plain import block
 
 
 def entry_text(entry: Any) -> Text:
     """One history line: the echo of the answer (falls back to label: answer)."""
     echo = getattr(entry, "echo", "") or f"{entry.label}: {entry.answer}"
-    return Text(line(echo), overflow="fold")
+    return Text(block(echo), overflow="fold")
 
 
 class HistoryPanel(OptionList):
