@@ -7,7 +7,10 @@ be stopped from outside (and the app renders on a worker thread, so no signal ei
 so every bound is checked inside the sandbox, by the code the template runs:
 
 * **Time** (`SECONDS`): every call, attribute or item access, operator, filter and
-  every 256th loop iteration looks at the deadline.
+  every 256th loop iteration looks at the deadline. Time is the rendering thread's
+  processor time (`time.thread_time`): a template spends it all (it cannot sleep or
+  wait for anything), and a machine too busy to give the thread a processor does not
+  make a slow render of a good template a refused one.
 * **Loop iterations** (`ITERATIONS`, all loops of a render together): each `for` loop
   iterates through `BoundedEnvironment.bounded_iter` (`BoundedCodeGenerator` wraps the
   loop's iterable in it), and `range()` gives at most `RANGE` numbers.
@@ -93,12 +96,12 @@ class Budget:
     Args:
         context: what the template is given; the size limit is `OUTPUT` beyond the
             text it holds (counted only when something comes near `OUTPUT`).
-        seconds: the render time allowed, from now.
+        seconds: the render time allowed from now, in this thread's processor time.
     """
 
     def __init__(self, context: Mapping[str, Any] | None = None, seconds: float = SECONDS) -> None:
         self.seconds = seconds
-        self.deadline = time.monotonic() + seconds
+        self.deadline = time.thread_time() + seconds
         self.iterations = 0
         self._context = context
         self._size: int | None = None
@@ -114,7 +117,7 @@ class Budget:
         return size <= OUTPUT or size <= self.size
 
     def tick(self) -> None:
-        if time.monotonic() > self.deadline:
+        if time.thread_time() > self.deadline:
             raise BoundExceeded(f"rendering took over {self.seconds:g} s (the limit)")
 
     def check_size(self, size: int, what: str, unit: str = "characters") -> None:
