@@ -27,7 +27,11 @@ and is kept until the pinned Textual no longer needs it.
   after it was popped, and closed the screen under it — then the one under that, until
   `pop_screen` raised `ScreenStackError`. A palette that is no longer the active screen
   has nothing to close: its `dismiss` then does nothing. (The app's own dialogs close
-  through `screens.modal.close`, which checks the same.)
+  through `screens.stale.close`, which checks the same.)
+* `App.action_command_palette` opens a palette with the fixed id `--command-palette`
+  unless the screen on top is one; a palette closed a moment ago is still registered
+  under that id while it is removed, so Ctrl+P, Escape, Ctrl+P in quick succession
+  raised `DuplicateIds`. While the closed one is still there, the key does nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from contextlib import suppress
 from typing import Any
 
 from textual import work
+from textual.app import App
 from textual.await_complete import AwaitComplete
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
@@ -50,6 +55,7 @@ _content_height = OptionList.get_content_height
 _watch_list_visible = CommandPalette._watch__list_visible
 _watch_show_busy = CommandPalette._watch__show_busy
 _palette_dismiss = CommandPalette.dismiss
+_open_palette = App.action_command_palette
 _gather_commands = inspect.unwrap(CommandPalette._gather_commands)  # the method under @work
 
 
@@ -88,6 +94,13 @@ async def _safe_gather_commands(self: CommandPalette, search_value: str) -> None
         await _gather_commands(self, search_value)
 
 
+def _safe_open_palette(self: App[Any]) -> None:
+    # The app's own children are its screens, registered by id (`App.get_child_by_id`
+    # looks in the current screen instead).
+    if self._nodes._get_by_id("--command-palette") is None:
+        _open_palette(self)
+
+
 def _safe_palette_dismiss(self: CommandPalette, result: None = None) -> AwaitComplete:
     if not self.is_active:
         done: AwaitComplete = AwaitComplete.nothing()  # type: ignore[no-untyped-call]
@@ -115,6 +128,7 @@ def apply() -> None:
     Header._on_mount = _safe_header_on_mount  # type: ignore[method-assign]
     CommandPalette.dismiss = _safe_palette_dismiss  # type: ignore[method-assign,assignment]
     CommandPalette._gather_commands = _safe_gather_commands  # type: ignore[method-assign]
+    App.action_command_palette = _safe_open_palette  # type: ignore[method-assign]
 
 
 apply()

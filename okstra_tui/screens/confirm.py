@@ -69,6 +69,7 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         self.confirmation = confirmation
         self.project_root = Path(project_root) if project_root is not None else Path.cwd()
         self.plan: Any | None = None
+        self._checked: PreflightChecked | None = None  # the dry run's outcome, once known
 
     def compose_body(self) -> ComposeResult:
         text = ui_text(self)
@@ -123,19 +124,30 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
 
     def on_preflight_checked(self, message: PreflightChecked) -> None:
         message.stop()
-        if gone(self):
-            return  # the dry run finished after the screen was replaced
-        self.query_one(PreflightView).set_preflight(message.results, message.notes, message.error)
-        text = ui_text(self)
         self.plan = message.plan
+        self._checked = message
+        self._show_preflight()
+
+    def _show_preflight(self, tries: int = 20) -> None:
+        """Show the dry run's outcome — once the widgets that show it are mounted: it can
+        arrive before (a request refused at once) or after the screen was replaced."""
+        message = self._checked
+        if message is None or gone(self):
+            return
+        view = part(self, "#preflight", PreflightView)
+        preview = part(self, "#preview", Collapsible)
+        body = part(self, "#preview-text", Plain)
+        if view is None or preview is None or body is None:
+            if tries:
+                self.call_after_refresh(self._show_preflight, tries - 1)
+            return
+        view.set_preflight(message.results, message.notes, message.error)
+        text = ui_text(self)
         # The title names the tmux window (from the task key): a markup string, escaped.
-        title = inert_markup(preview_title(message.plan, text))
-        self.query_one("#preview", Collapsible).title = title
+        preview.title = inert_markup(preview_title(message.plan, text))
         environment = getattr(self.app, "environment", None)
         which = environment.which if environment is not None else None
-        self.query_one("#preview-text", Plain).update(
-            preview_text(message.plan, self.project_root, text, message.error, which)
-        )
+        body.update(preview_text(message.plan, self.project_root, text, message.error, which))
 
     def action_toggle_preview(self) -> None:
         preview = part(self, "#preview", Collapsible)

@@ -203,6 +203,40 @@ async def test_a_palette_closed_twice_closes_once(burst_project: Path) -> None:
         assert app.is_running and isinstance(app.screen, StartScreen)
 
 
+async def test_a_palette_opened_again_while_the_last_one_closes(burst_project: Path) -> None:
+    """Ctrl+P, Escape, Ctrl+P: the closed palette was still registered under its id while
+    it was removed, and the new one raised DuplicateIds."""
+    app = _app(burst_project, None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+p")
+        palette = await _opened(pilot, app, CommandPalette)
+        palette._action_escape()
+        app.action_command_palette()  # Ctrl+P again, before the closed one is gone
+        await settle(pilot, app)
+        assert app.is_running
+
+
+async def test_a_dry_run_answering_before_the_confirm_screen_is_built(
+    burst_project: Path,
+) -> None:
+    """A refused request answers at once: its message reached the confirm screen before
+    `#preview-text` existed (NoMatches); it is shown once the screen is built."""
+    from okstra_tui.messages import PreflightChecked
+
+    state = prefill(burst_project, "confirm")
+    app = _app(burst_project, state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        app.show_start()
+        await settle(pilot, app)
+        app.open_wizard(state, create=False)
+        screen = app.screen  # pushed; not composed yet
+        screen.on_preflight_checked(PreflightChecked(error="refused at once"))
+        await settle(pilot, app)
+        assert app.is_running
+
+
 # (step, action) pairs: a key's action reaching a prompt screen whose widgets do not
 # exist yet, or no longer: NoMatches on '#answer', '#options', '#prompt', '#error', ….
 LATE_ACTIONS = [

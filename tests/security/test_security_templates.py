@@ -33,6 +33,7 @@ def cpu_of_children() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
+
 PAYLOADS = {
     # No output and no call inside: only the loop guard sees it.
     "nested-loop": (
