@@ -5,11 +5,11 @@ wizard path, and a prepare refused before it renders, never pay for it. A worksp
 may replace any template, so every template (bundled ones too) renders in jinja2's
 `SandboxedEnvironment`: no attribute access to internals (`__class__`, `__globals__`,
 …), so a template cannot reach the interpreter or run commands. It renders within
-bounds (`template_bounds`): 5 s of processor time, 1 MiB of output and of any value it builds beyond the
-text it is given, 100,000 numbers per `range()`, 1,000,000 loop iterations. Whatever
-goes wrong inside a template — a sandbox violation, a bound, an undefined name, an
-error it raises, a recursion too deep, memory — is a `DataFileError` naming the
-template (exit 2), and nothing is written. The compiled code of a template is kept
+bounds (`template_bounds`): 5 s of processor time, 1 MiB of output and of any value
+it builds beyond the text it is given, 100,000 numbers per `range()`, 1,000,000 loop
+iterations. Whatever goes wrong inside a template — a sandbox violation, a bound, an
+undefined name, an error it raises, a recursion too deep, memory — is a
+`DataFileError` naming the template (exit 2), and nothing is written. The compiled code of a template is kept
 between processes (see `okstra_core.prepare.template_env`).
 """
 
