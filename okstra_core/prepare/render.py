@@ -9,8 +9,8 @@ bounds (`template_bounds`): 5 s of processor time, 1 MiB of output and of any va
 it builds beyond the text it is given, 100,000 numbers per `range()`, 1,000,000 loop
 iterations. Whatever goes wrong inside a template — a sandbox violation, a bound, an
 undefined name, an error it raises, a recursion too deep, memory — is a
-`DataFileError` naming the template (exit 2), and nothing is written. The compiled code of a template is kept
-between processes (see `okstra_core.prepare.template_env`).
+`DataFileError` naming the template (exit 2), and nothing is written. The compiled
+code of a template is kept between processes (see `okstra_core.prepare.template_env`).
 """
 
 from __future__ import annotations
