@@ -18,11 +18,13 @@ from __future__ import annotations
 import re
 
 # C0 controls (but tab and newline, which callers choose to keep), DEL, C1 controls,
-# and the Unicode bidi embeddings, overrides and isolates (and the Arabic letter mark).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_LINE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
-)
+# the Unicode bidi embeddings, overrides and isolates (and the Arabic letter mark), and
+# lone surrogates (a file name that was not UTF-8, or a JSON "\\ud800": written to a
+# UTF-8 terminal they raise instead of printing).
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
+# One line: newline and tab too, and the Unicode line and paragraph separators.
+_UNSAFE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -60,8 +60,15 @@ def which(command: str, path: str) -> str | None:
     `path` in order (an empty entry is the current directory). A match is an existing
     file that is not a directory and that this user may execute.
     """
+    found = locate(command, path)
+    return found[0] if found is not None else None
+
+
+def locate(command: str, path: str) -> tuple[str, str | None] | None:
+    """`which`, and the PATH entry it found `command` through (None: no PATH look-up,
+    the command had a directory part; "" is the empty entry, the current directory)."""
     if os.path.dirname(command):
-        return command if _runnable(command) else None
+        return (command, None) if _runnable(command) else None
     if not path:
         return None
     seen: set[str] = set()
@@ -71,7 +78,7 @@ def which(command: str, path: str) -> str | None:
         seen.add(directory)
         name = os.path.join(directory, command)
         if _runnable(name):
-            return name
+            return name, directory
     return None
 
 

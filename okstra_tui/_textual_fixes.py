@@ -20,7 +20,8 @@ code the fixes were not written against.
   children; the palette's search worker can still set those flags while the palette is
   being dismissed, after its children are gone, and the worker failed with `NoMatches`
   (which ends the app). A closing palette has no list to show or hide: the watchers
-  then do nothing.
+  then do nothing. The search worker itself (`_gather_commands`) starts by looking up
+  the list: a search started as the palette (or the app) closes finds none and ends.
 * `OptionList.get_content_height` wraps each option to the list's width minus the
   option padding; when the layout gives the list exactly that width (a terminal resized
   down to a few cells, then the app closing), the text is wrapped at width 0 and rich
@@ -30,15 +31,29 @@ code the fixes were not written against.
   the header's screen is being switched away, the child is already gone and the watcher
   raised `NoMatches` (it only expected `NoScreen`), which ends the app. A header without
   its title has nothing to update: the watcher then does nothing.
+* `CommandPalette` closes itself with `Screen.dismiss`, which pops whatever screen is on
+  top *now*. A second Escape or Enter typed before the palette was gone reaches it
+  after it was popped, and closed the screen under it — then the one under that, until
+  `pop_screen` raised `ScreenStackError`. A palette that is no longer the active screen
+  has nothing to close: its `dismiss` then does nothing. (The app's own dialogs close
+  through `screens.stale.close`, which checks the same.)
+* `App.action_command_palette` opens a palette with the fixed id `--command-palette`
+  unless the screen on top is one; a palette closed a moment ago is still registered
+  under that id while it is removed, so Ctrl+P, Escape, Ctrl+P in quick succession
+  raised `DuplicateIds`. While the closed one is still there, the key does nothing.
 """
 
 from __future__ import annotations
 
+import inspect
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 import textual
+from textual import work
+from textual.app import App
+from textual.await_complete import AwaitComplete
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
 from textual.dom import NoScreen
@@ -56,6 +71,9 @@ _move_page = OptionList._move_page
 _content_height = OptionList.get_content_height
 _watch_list_visible = CommandPalette._watch__list_visible
 _watch_show_busy = CommandPalette._watch__show_busy
+_palette_dismiss = CommandPalette.dismiss
+_open_palette = App.action_command_palette
+_gather_commands = inspect.unwrap(CommandPalette._gather_commands)  # the method under @work
 
 
 def _safe_move_page(self: OptionList, direction: Any) -> None:
@@ -85,6 +103,26 @@ def _safe_watch_list_visible(self: CommandPalette) -> None:
 async def _safe_watch_show_busy(self: CommandPalette) -> None:
     if _palette_open(self):
         await _watch_show_busy(self)
+
+
+@work(exclusive=True, group=CommandPalette._GATHER_COMMANDS_GROUP)
+async def _safe_gather_commands(self: CommandPalette, search_value: str) -> None:
+    if _palette_open(self):
+        await _gather_commands(self, search_value)
+
+
+def _safe_open_palette(self: App[Any]) -> None:
+    # The app's own children are its screens, registered by id (`App.get_child_by_id`
+    # looks in the current screen instead).
+    if self._nodes._get_by_id("--command-palette") is None:
+        _open_palette(self)
+
+
+def _safe_palette_dismiss(self: CommandPalette, result: None = None) -> AwaitComplete:
+    if not self.is_active:
+        done: AwaitComplete = AwaitComplete.nothing()  # type: ignore[no-untyped-call]
+        return done
+    return _palette_dismiss(self, result)
 
 
 def _safe_header_on_mount(self: Header, _: Mount) -> None:
@@ -135,4 +173,7 @@ def apply() -> None:
     CommandPalette._watch__list_visible = _safe_watch_list_visible  # type: ignore[method-assign]
     CommandPalette._watch__show_busy = _safe_watch_show_busy  # type: ignore[method-assign]
     Header._on_mount = _safe_header_on_mount  # type: ignore[method-assign]
+    CommandPalette.dismiss = _safe_palette_dismiss  # type: ignore[method-assign,assignment]
+    CommandPalette._gather_commands = _safe_gather_commands  # type: ignore[method-assign]
+    App.action_command_palette = _safe_open_palette  # type: ignore[method-assign]
     _applied = True

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -18,8 +17,8 @@ from typing import Any, ClassVar, Literal
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from okstra_core.display import inert
@@ -55,21 +54,24 @@ from .messages import (
     WizardChosen,
 )
 from .ready import ReadyFile
+from .ready_lines import ReadyLines
 from .resources import stylesheets
 from .screens import (
     screen_for_prompt,
 )
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
-from .screens.delete import DeleteWizardScreen
 from .screens.doctor import DoctorScreen
 from .screens.guard import Armed, GuardedScreen
 from .screens.launch import LaunchScreen
 from .screens.relaunch import RelaunchScreen
 from .screens.runs import RunsScreen
+from .screens.stale import part
 from .screens.start import StartScreen
 from .widgets import (
     HistoryPanel,
+    block,
+    line,
 )
 
 
@@ -129,22 +131,49 @@ class OkstraApp(App[LaunchRequest | None]):
         # Set on exit when a setup in progress was left: the project to resume it in
         # (entry.py says so after the terminal is restored).
         self.saved_setup: Path | None = None
-        self.sub_title = self.project_root.name
+        # Shown in the header: a directory name is data (inert, never markup).
+        self.sub_title = line(self.project_root.name)
         # OKSTRA_READY_FILE: a line each time the app is ready for keys (see ready.py).
-        self._ready_file = ReadyFile.from_env(self.environment.env)
-        self._ready_screens: weakref.WeakSet[Screen[Any]] = weakref.WeakSet()
-        self._ready_last: tuple[object, ...] | None = None  # the last plain line written
+        self.ready_lines = ReadyLines(self, ReadyFile.from_env(self.environment.env))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification, never read as markup: what okstra says quotes data (an error
+        names a file, a value of a state file) and is shown inert."""
+        super().notify(
+            block(message), title=line(title), severity=severity, timeout=timeout, markup=False
+        )
+
+    @property
+    def shown(self) -> Screen[Any] | None:
+        """The screen on top — None while the app closes (its screens are gone, and
+        `App.screen` raises): a key or message that arrives then has nothing to act on."""
+        stack = self.screen_stack
+        return stack[-1] if stack else None
 
     # -- keys ------------------------------------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:
         # A guarded screen (confirm, launch) acts only on keys read after it was shown
         # and armed: anything typed ahead is dropped here, before any binding sees it.
+        screen = self.shown if isinstance(event, events.Key) else None
+        if isinstance(event, events.Key) and screen is None:
+            # Typed while the app closes: no screen is left to take it (Textual's
+            # binding check would raise ScreenStackError).
+            event.stop()
+            return
         if (
             isinstance(event, events.Key)
             and not event.is_forwarded
-            and isinstance(self.screen, GuardedScreen)
-            and not self.screen.accepts_key(event)
+            and isinstance(screen, GuardedScreen)
+            and not screen.accepts_key(event)
         ):
             event.stop()
             return
@@ -157,7 +186,7 @@ class OkstraApp(App[LaunchRequest | None]):
         # the app: keep it out of the collector's full passes, which otherwise walk it
         # again and again while screens are built and dropped (see on_unmount).
         gc.freeze()
-        if self._ready_file is not None:
+        if self.ready_lines.file is not None:
             self.screen_change_signal.subscribe(self, self._ready_after_refresh, immediate=True)
         self._load_theme()
         if self.state_path is not None:
@@ -170,8 +199,8 @@ class OkstraApp(App[LaunchRequest | None]):
         # Quit (q, ctrl+q) or the lead taking over: close the wizard like any other way.
         self.saved_setup = self._resumable_project()
         self._release()
-        if self._ready_file is not None:
-            self._ready_file.write_exit()
+        if self.ready_lines.file is not None:
+            self.ready_lines.file.write_exit()
 
     def _resumable_project(self) -> Path | None:
         """The project of the open wizard if it is saved and unfinished, else None."""
@@ -289,7 +318,7 @@ class OkstraApp(App[LaunchRequest | None]):
         self.wizard = wizard
         self._created = wizard if create else None
         self._confirmed_here = False
-        self.sub_title = Path(wizard.state.project_root).name
+        self.sub_title = line(Path(wizard.state.project_root).name)
         self.show_prompt()
 
     def _release(self) -> None:
@@ -342,8 +371,9 @@ class OkstraApp(App[LaunchRequest | None]):
             self.push_screen(RunsScreen(root, self.environment, select=message.run_dir))
 
     def on_prepare_requested(self, message: PrepareRequested) -> None:
-        if self.wizard is not None and isinstance(self.screen, LaunchScreen):
-            self.start_prepare(self.screen)
+        screen = self.shown
+        if self.wizard is not None and isinstance(screen, LaunchScreen):
+            self.start_prepare(screen)
 
     def _earlier_run(self) -> tuple[str, Path] | None:
         """The run this setup launched before: what to say about it and its directory.
@@ -413,7 +443,9 @@ class OkstraApp(App[LaunchRequest | None]):
         self.show_prompt(prompt)
 
     def _screen_error(self, message: str) -> None:
-        screen = self.screen
+        screen = self.shown
+        if screen is None:
+            return
         if isinstance(screen, PromptScreen | StartScreen):
             screen.show_error(message)
         else:
@@ -422,25 +454,25 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_answered(self, message: Answered) -> None:
         assert self.wizard is not None
-        shown = getattr(self.screen, "prompt", None)
+        shown = getattr(self.shown, "prompt", None)
         if message.step is not None and (shown is None or shown.id != message.step):
             # Sent by a screen that has been replaced meanwhile (a key typed twice):
             # it answers a prompt that is no longer asked.
             return
         wizard = self.wizard
-        self._confirmed_here = isinstance(self.screen, ConfirmScreen)
+        self._confirmed_here = isinstance(self.shown, ConfirmScreen)
         self._apply(lambda: wizard.submit(message.answer).next)
 
     def on_armed(self, message: Armed) -> None:
         # A guarded screen waiting for a key takes keys from now on: it is ready now.
-        screen = self.screen
+        screen = self.shown
         if isinstance(screen, GuardedScreen) and screen.awaits_key:
             self._ready_after_refresh(screen)
 
     def on_defaults_requested(self, message: DefaultsRequested) -> None:
         assert self.wizard is not None
         wizard = self.wizard
-        shown = getattr(self.screen, "prompt", None)
+        shown = getattr(self.shown, "prompt", None)
         if shown is None or shown.id != message.step:
             return  # typed ahead of a screen that has been replaced
 
@@ -457,8 +489,10 @@ class OkstraApp(App[LaunchRequest | None]):
 
     def on_edit_requested(self, message: EditRequested) -> None:
         # Outside the confirm screen, editing = picking an answer in the history panel.
-        with contextlib.suppress(Exception):
-            self.screen.query_one(HistoryPanel).enter()
+        screen = self.shown
+        panel = part(screen, "#history", HistoryPanel) if screen is not None else None
+        if panel is not None:
+            panel.enter()
 
     def on_delete_requested(self, message: DeleteRequested) -> None:
         # Confirmed on the start screen; the engine decides what may be deleted.
@@ -504,17 +538,22 @@ class OkstraApp(App[LaunchRequest | None]):
             return
         error = event.worker.error
         text = self.text.get("app.internal_error", kind=type(error).__name__, error=error)
+        screen = self.shown
+        if screen is None:
+            return
         if event.worker.group == "prepare":
-            self.screen.post_message(PrepareFailed(text))
+            screen.post_message(PrepareFailed(text))
         else:
-            self.screen.post_message(PreflightChecked(error=text))
+            screen.post_message(PreflightChecked(error=text))
 
     def on_prepare_failed(self, message: PrepareFailed) -> None:
         # The launch screen has shown the error (the message bubbles up from it).
-        self._ready_after_refresh(self.screen, outcome="failed")
+        if self.shown is not None:
+            self._ready_after_refresh(self.shown, outcome="failed")
 
     def on_prepare_finished(self, message: PrepareFinished) -> None:
-        self._ready_after_refresh(self.screen, outcome="prepared")
+        if self.shown is not None:
+            self._ready_after_refresh(self.shown, outcome="prepared")
         result = message.result
         if result.exec_argv:
             cwd = result.launch.cwd if result.launch is not None else self.project_root
@@ -524,76 +563,9 @@ class OkstraApp(App[LaunchRequest | None]):
                 )
             )
 
-    # -- ready file (OKSTRA_READY_FILE) --------------------------------------------------
-
     def _ready_after_refresh(self, screen: Screen[Any], **extra: str) -> None:
-        """Write a ready line for `screen` once it is ready for keys — if it is still the
-        current screen then. No ready file: nothing.
-
-        Three hops through first-in-first-out queues: the screen's (its mount and resume
-        handlers run first; a `focus()` they call is queued on the app), the app's (that
-        focus is set: keys now go to it), then the screen's next refresh (painted).
-        """
-        if self._ready_file is None:
-            return
-
-        def painted() -> None:
-            screen.call_after_refresh(self._write_ready, screen, extra)
-
-        def focused() -> None:
-            self.call_later(painted)
-
-        screen.call_later(focused)
-
-    def _write_ready(self, screen: Screen[Any], extra: dict[str, str]) -> None:
-        ready = self._ready_file
-        if ready is None or not screen.is_current:
-            return
-        if isinstance(screen, GuardedScreen) and screen.awaits_key and not screen.armed:
-            return  # keys would be dropped as typed ahead: its line comes when armed
-        if screen not in self._ready_screens:
-            # From now on a focus change on this screen is a new ready line too.
-            self._ready_screens.add(screen)
-            self.watch(screen, "focused", lambda _: self._ready_after_refresh(screen), init=False)
-        step = screen.prompt.id if isinstance(screen, PromptScreen) else None
-        focused = screen.focused
-        line = (
-            self._ready_kind(screen),
-            step,
-            self._ready_revision(screen),
-            _widget_name(focused) if focused is not None else None,
-        )
-        if not extra and line == self._ready_last:
-            return  # nothing changed for a key sender (e.g. the focus set again)
-        self._ready_last = line
-        if not ready.write(
-            self._ready_kind(screen),
-            step=step,
-            revision=self._ready_revision(screen),
-            focus=_widget_name(focused) if focused is not None else None,
-            **extra,
-        ):
-            self._ready_file = None
-            failed = self.text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
-            self.notify(failed, severity="warning")
-
-    @staticmethod
-    def _ready_kind(screen: Screen[Any]) -> str:
-        if isinstance(screen, PromptScreen):
-            return screen.step_kind
-        kinds = {
-            StartScreen: "start",
-            LaunchScreen: "launch",
-            DeleteWizardScreen: "delete",
-            RelaunchScreen: "relaunch",
-        }
-        return kinds.get(type(screen), type(screen).__name__)
-
-    def _ready_revision(self, screen: Screen[Any] | None) -> int | None:
-        """The revision of the wizard `screen` shows (None: no wizard screen)."""
-        if self.wizard is None or not isinstance(screen, PromptScreen | LaunchScreen):
-            return None
-        return self.wizard.state.revision
+        """A ready line for `screen` once it is ready for keys (see `ready_lines`)."""
+        self.ready_lines.after_refresh(screen, **extra)
 
     # -- theme ------------------------------------------------------------------------
 
@@ -672,12 +644,7 @@ class OkstraApp(App[LaunchRequest | None]):
             return False
 
     def show_doctor(self) -> None:
-        self.push_screen(DoctorScreen(self.environment))
-
-
-def _widget_name(widget: Widget) -> str:
-    """A widget's id, or its class name when it has none."""
-    return widget.id or type(widget).__name__
+        self.push_screen(DoctorScreen(self.environment, cwd=self.project_root))
 
 
 def make_app(

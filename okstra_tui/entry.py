@@ -25,6 +25,7 @@ from typing import NoReturn
 _collecting = gc.isenabled()
 gc.disable()
 from okstra_core.cli._app import app_parser  # noqa: E402
+from okstra_core.display import inert  # noqa: E402
 
 if _collecting:
     gc.enable()
@@ -65,7 +66,7 @@ def run_app(argv: Sequence[str]) -> int:
     root = ns.project_root if ns.project_root is not None else Path.cwd()
     if not root.is_dir():
         what = "no such directory" if not root.exists() else "not a directory"
-        print(f"okstra: --project-root {root}: {what}", file=sys.stderr)
+        print(f"okstra: --project-root {inert(root)}: {what}", file=sys.stderr)
         return 2
     if not _has_terminal():
         print(NO_TERMINAL, file=sys.stderr)
@@ -85,14 +86,14 @@ def run_app(argv: Sequence[str]) -> int:
         )
     except OkstraError as exc:
         # E.g. a broken text catalog: named, not a traceback, before the screen is taken.
-        print(f"okstra: {exc.render()}", file=sys.stderr)
+        print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
         return 1
     request = app.run()
     if app.return_code:
         return app.return_code
     if request is None:
         if app.saved_setup is not None:
-            print(app.text.get("app.quit.saved", project=app.saved_setup))
+            print(app.text.get("app.quit.saved", project=inert(app.saved_setup)))
         return 0
     # The app has exited and Textual restored the terminal: hand it to the lead CLI,
     # which runs as okstra's foreground child; okstra records its exit.
@@ -108,17 +109,19 @@ def run_app(argv: Sequence[str]) -> int:
                 env,
                 request.cwd,
                 Environment.real(),
-                say=lambda line: print(line, file=sys.stderr, flush=True),
+                say=lambda line: print(
+                    inert(line, keep_newlines=True), file=sys.stderr, flush=True
+                ),
                 resumed=request.resumed,
             )
         except OkstraError as exc:
-            print(f"okstra: {exc.render()}", file=sys.stderr)
+            print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
             return 1
     os.chdir(request.cwd)
     try:
         os.execvpe(request.argv[0], list(request.argv), env)
     except OSError as exc:
-        print(f"okstra: could not start {request.argv[0]}: {exc.strerror}", file=sys.stderr)
+        print(f"okstra: could not start {inert(request.argv[0])}: {exc.strerror}", file=sys.stderr)
         return 1
     return 0  # not reached: execvpe replaced the process
 

@@ -31,6 +31,7 @@ from okstra_core.errors import OkstraError
 from okstra_core.launch.argv import render_argv
 
 from ..records import config, dataclass
+from .cli_origin import locate_cli, warning_line
 
 DEFAULT_TIMEOUT = 10.0
 # At most this many probes run at once (a team names a handful of providers).
@@ -85,12 +86,16 @@ class PreflightResult:
     version: str | None = None
     problem: str | None = None
     remedy: str | None = None
+    # The CLI was found through a PATH entry the current project can fill (see
+    # `cli_origin`): run all the same, and said.
+    warning: str | None = None
 
     def message(self) -> str:
         """One line for a person: `leader#1: claude: <problem> — <remedy>`."""
+        said = f"; warning: {self.warning}" if self.warning else ""
         if self.ok:
-            return f"{self.instance}: {self.cli}: ok ({self.version or 'version unknown'})"
-        return f"{self.instance}: {self.cli}: {self.problem} — {self.remedy}"
+            return f"{self.instance}: {self.cli}: ok ({self.version or 'version unknown'}){said}"
+        return f"{self.instance}: {self.cli}: {self.problem} — {self.remedy}{said}"
 
 
 @dataclass(frozen=True)
@@ -338,7 +343,8 @@ def preflight(
         providers.setdefault(inst.provider.id, inst.provider)
         if inst.role == LEADER:
             leaders.add(inst.provider.id)
-    paths = {pid: environment.which(p.cli) for pid, p in providers.items()}
+    origins = {pid: locate_cli(p.cli, environment) for pid, p in providers.items()}
+    paths = {pid: origin.path if origin else None for pid, origin in origins.items()}
 
     version_ids = list(providers)
     help_ids = sorted(leaders)
@@ -374,6 +380,7 @@ def preflight(
                 version=probe.version,
                 problem=probe.problem,
                 remedy=probe.remedy,
+                warning=warning_line(origins[inst.provider.id]),
             )
         )
     return results

@@ -12,6 +12,11 @@ file that exists, the CLI's own status command). Only the names of variables and
 paths of files are reported — never a value, never the status command's output. A CLI
 that is found but not logged in is not ready.
 
+Each CLI found is named with where it came from: the file (links resolved) and the
+PATH entry it was found through. A CLI found through a relative PATH entry
+(`node_modules/.bin`, `.`, an empty entry) or an entry inside the current project is
+flagged with a warning (`launch.cli_origin`): the project there chooses what runs.
+
 The providers are checked side by side (each check runs the CLI a few times).
 """
 
@@ -26,8 +31,10 @@ from typing import Any
 
 from ..catalog.loaders import load_catalog
 from ..catalog.models import LEADER, LOGIN_FILE_PLACEHOLDER, LoginSpec, ProviderSpec
+from ..display import inert
 from ..environment import Environment
 from ..launch.checks import RoleInstance, install_hint, preflight, run_probe
+from ..launch.cli_origin import CliOrigin, locate_cli
 from ..records import dataclass
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"
@@ -54,6 +61,7 @@ class Check:
     logged_in: bool | None = None  # None: cannot tell offline (or the CLI is missing)
     login: str | None = None  # what told (names and paths only), or what was looked at
     login_fix: str | None = None  # how to log in, when not
+    origin: CliOrigin | None = None  # where PATH found it (file, entry, warning)
 
     @property
     def ready(self) -> bool:
@@ -67,6 +75,9 @@ class Check:
             "ok": self.ok,
             "cli": self.cli,
             "path": self.path,
+            "resolvedPath": self.origin.resolved if self.origin else None,
+            "pathEntry": self.origin.entry if self.origin else None,
+            "warning": self.origin.risk if self.origin else None,
             "version": self.version,
             "canLead": self.can_lead,
             "launchFlagsOk": self.flags_ok,
@@ -123,7 +134,12 @@ class Report:
 
 
 def _provider_check(
-    provider: ProviderSpec, environment: Environment, *, disabled: bool, timeout: float
+    provider: ProviderSpec,
+    environment: Environment,
+    *,
+    disabled: bool,
+    timeout: float,
+    cwd: Path | None = None,
 ) -> Check:
     can_lead = LEADER in provider.roles
     role = LEADER if can_lead else provider.roles[0]
@@ -160,6 +176,7 @@ def _provider_check(
         logged_in=logged_in,
         login=login_text,
         login_fix=login_fix,
+        origin=locate_cli(provider.cli, environment, cwd) if result.cli_path else None,
     )
 
 
@@ -226,8 +243,9 @@ def logged_in_offline(
     return False, f"none of {', '.join(looked)}"
 
 
-def _tmux_check(environment: Environment, timeout: float) -> Check:
-    path = environment.which("tmux")
+def _tmux_check(environment: Environment, timeout: float, cwd: Path | None = None) -> Check:
+    origin = locate_cli("tmux", environment, cwd)
+    path = origin.path if origin is not None else None
     if path is None:
         return Check(
             name="tmux",
@@ -257,15 +275,23 @@ def _tmux_check(environment: Environment, timeout: float) -> Check:
             path=path,
             problem=f"`tmux -V` failed: {exc}",
             fix=f"reinstall it: {TMUX_INSTALL}",
+            origin=origin,
         )
     version = done.stdout.strip() or done.stderr.strip() or None
+    ok = done.returncode == 0
     return Check(
-        name="tmux", kind="tool", ok=done.returncode == 0, cli="tmux", path=path, version=version
+        name="tmux", kind="tool", ok=ok, cli="tmux", path=path, version=version, origin=origin
     )
 
 
-def diagnose(environment: Environment, *, timeout: float = 10.0) -> Report:
+def diagnose(environment: Environment, *, timeout: float = 10.0, cwd: Path | None = None) -> Report:
     """Check every provider's CLI and tmux.
+
+    Args:
+        environment: PATH and env the CLIs run with.
+        timeout: seconds each command may take.
+        cwd: the current directory (default: the process's): a CLI found inside it, or
+            through a relative PATH entry, is flagged.
 
     Raises:
         DataFileError: a provider or config file is malformed (named).
@@ -275,16 +301,23 @@ def diagnose(environment: Environment, *, timeout: float = 10.0) -> Report:
     providers = catalog.providers
     with ThreadPoolExecutor(max_workers=max(1, len(providers) + 1)) as pool:
         futures = [
-            pool.submit(_provider_check, p, environment, disabled=p.id in disabled, timeout=timeout)
+            pool.submit(
+                _provider_check,
+                p,
+                environment,
+                disabled=p.id in disabled,
+                timeout=timeout,
+                cwd=cwd,
+            )
             for p in providers
         ]
-        tmux = pool.submit(_tmux_check, environment, timeout)
+        tmux = pool.submit(_tmux_check, environment, timeout, cwd)
         checks = [f.result() for f in futures]
         checks.append(tmux.result())
     return Report(checks=tuple(checks))
 
 
-def quick_report(environment: Environment) -> Report:
+def quick_report(environment: Environment, *, cwd: Path | None = None) -> Report:
     """A report that runs nothing: CLIs looked up on PATH, logins told by env and files.
 
     For the app's start screen (cheap enough for every start); `diagnose` runs the
@@ -297,7 +330,8 @@ def quick_report(environment: Environment) -> Report:
     disabled = set(catalog.config.disabled_providers)
     checks: list[Check] = []
     for provider in catalog.providers:
-        path = environment.which(provider.cli)
+        origin = locate_cli(provider.cli, environment, cwd)
+        path = origin.path if origin is not None else None
         logged_in: bool | None = None
         login_text: str | None = None
         if path is not None and provider.login is not None:
@@ -318,26 +352,51 @@ def quick_report(environment: Environment) -> Report:
                 disabled=provider.id in disabled,
                 logged_in=logged_in,
                 login=login_text,
+                origin=origin,
             )
         )
-    tmux = environment.which("tmux")
-    checks.append(Check(name="tmux", kind="tool", ok=tmux is not None, cli="tmux", path=tmux))
+    tmux = locate_cli("tmux", environment, cwd)
+    checks.append(
+        Check(
+            name="tmux",
+            kind="tool",
+            ok=tmux is not None,
+            cli="tmux",
+            path=tmux.path if tmux else None,
+            origin=tmux,
+        )
+    )
     return Report(checks=tuple(checks))
 
 
+def _where(check: dict[str, Any]) -> str:
+    """Where a CLI came from: `/usr/bin/x (PATH entry /usr/bin)`, with `→ target` when
+    the name is a link, or "" when it was not found."""
+    path, resolved, entry = check["path"], check.get("resolvedPath"), check.get("pathEntry")
+    if not path:
+        return ""
+    shown = path if resolved in (None, path) else f"{path} → {resolved}"
+    if entry is None:
+        return shown
+    return f"{shown} (PATH entry {entry!r})" if entry == "" else f"{shown} (PATH entry {entry})"
+
+
 def render(payload: dict[str, Any]) -> str:
-    """The report (`Report.to_json()`) for people: one line per check, fixes below."""
+    """The report (`Report.to_json()`) for people: one line per check, where each CLI
+    came from, warnings and fixes below. Every value is shown inert."""
     lines = []
     for check in payload["checks"]:
         mark = "ok " if check["ok"] else ("-- " if check["disabled"] else "!! ")
         what = check["version"] or ""
-        if check["ok"] and check["path"]:
-            what = f"{what}  ({check['path']})".strip()
         if check["disabled"]:
             what = "disabled in config" + (f"; {what}" if what else "")
         if check["ok"] and check.get("loggedIn") is False:
             mark = "-- " if check["disabled"] else "!! "
         lines.append(f"{mark}{check['name']:<12} {what}".rstrip())
+        if _where(check):
+            lines.append(f"     {_where(check)}")
+        if check.get("warning"):
+            lines.append(f"     warning: {check['warning']}")
         if not check["ok"]:
             lines.append(f"     {check['problem']}")
             if check["fix"]:
@@ -351,9 +410,15 @@ def render(payload: dict[str, Any]) -> str:
                 lines.append(f"     fix: {check['loginFix']}")
     lines.append("")
     lines.append(payload["summary"])
+    warned = [c["name"] for c in payload["checks"] if c.get("warning")]
+    if warned:
+        lines.append(
+            f"warning: {', '.join(warned)} found through a PATH entry the current project "
+            "can fill: check that each is the program you mean to run"
+        )
     if not payload["ok"]:
         lines.append(
             "no agent CLI that can lead a run is ready yet: install one of the above "
             "(and log in to it)"
         )
-    return "\n".join(lines) + "\n"
+    return inert("\n".join(lines), keep_newlines=True) + "\n"

@@ -2,7 +2,8 @@
 
 Imported by `okstra_core.prepare.render` only when something is rendered. Every template
 (bundled ones too: a workspace may replace any) renders in jinja2's
-`SandboxedEnvironment`, with StrictUndefined and no autoescaping.
+`SandboxedEnvironment`, with StrictUndefined and no autoescaping, and within bounds of
+time, output, size and loop iterations (`template_bounds.BoundedEnvironment`).
 
 Compiling a template to Python code costs more than rendering it, so the compiled
 code is kept between processes, through jinja2's own bytecode cache (`CodeCache`):
@@ -34,11 +35,14 @@ from typing import Any
 import jinja2
 import jinja2.bccache
 import jinja2.exceptions
-import jinja2.sandbox
 
 from .. import derived
+from .template_bounds import BoundedEnvironment
 
-TEMPLATES = derived.Kind("templates", keep=8, code=("prepare/template_env.py",))
+# The compiled code depends on this module and on the bounds the code calls.
+TEMPLATES = derived.Kind(
+    "templates", keep=8, code=("prepare/template_env.py", "prepare/template_bounds.py")
+)
 # How every template renders; part of the cache key (`STAMP`).
 OPTIONS: dict[str, Any] = {
     "undefined": jinja2.StrictUndefined,
@@ -47,7 +51,9 @@ OPTIONS: dict[str, Any] = {
     "trim_blocks": True,
     "lstrip_blocks": True,
 }
-ENVIRONMENT = jinja2.sandbox.SandboxedEnvironment
+# The code a template compiles to calls the bounds (`bounded_iter`, `bounded_concat`):
+# the class is part of the cache key, so code compiled without them is never run.
+ENVIRONMENT = BoundedEnvironment
 # What decides the code jinja2 compiles from a source, besides the source itself.
 STAMP = "\0".join(
     [
@@ -100,7 +106,7 @@ class CodeCache(jinja2.BytecodeCache):
         derived.keep(self.cache, TEMPLATES, self._key(bucket), bucket.bytecode_to_string())
 
 
-def environment(name: str, path: Path, source: str, cache: Path) -> jinja2.Environment:
+def environment(name: str, path: Path, source: str, cache: Path) -> BoundedEnvironment:
     """An environment that renders `source` (the text of `path`) as template `name`.
 
     Its compiled code is looked up in, and kept under, the user cache directory `cache`.

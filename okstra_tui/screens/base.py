@@ -14,15 +14,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Header
 
 from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.text import WizardText
 
 from ..messages import Answered, BackRequested, EditRequested, RewindRequested
 from ..resources import help_text, ui_text
-from ..widgets import HistoryPanel, KeysFooter, OptionTable, Row
+from ..widgets import HistoryPanel, KeysFooter, OptionTable, Plain, Row
 from .discard import DiscardScreen
+from .stale import part
 
 
 def progress_text(progress: tuple[int, int], text: WizardText) -> str:
@@ -70,11 +71,11 @@ class PromptScreen(Screen[None]):
         with Horizontal(id="main"):
             yield HistoryPanel(self.history, text=ui_text(self))
             with Vertical(id="prompt"):
-                yield Static(self.prompt.label, id="label", markup=False)
+                yield Plain(self.prompt.label, id="label")
                 if self.prompt.help:
-                    yield Static(self.prompt.help, id="help", markup=False)
+                    yield Plain(self.prompt.help, id="help")
                 yield from self.compose_body()
-                yield Static("", id="error", markup=False)
+                yield Plain("", id="error")
         yield KeysFooter()
 
     @property
@@ -90,16 +91,19 @@ class PromptScreen(Screen[None]):
 
     def action_toggle_help(self) -> None:
         """Show or hide the help panel under the prompt."""
-        panels = self.query("#screen-help")
-        if panels:
-            panels.first().toggle_class("-hidden")
+        shown = part(self, "#screen-help", VerticalScroll)
+        if shown is not None:
+            shown.toggle_class("-hidden")
             return
+        prompt = part(self, "#prompt", Vertical)
+        if prompt is None or not self.is_active:
+            return  # a "?" that reached a screen already replaced
         # Deferred: the Markdown widget pulls in markdown-it, needed only here.
         from textual.widgets import Markdown
 
         panel = VerticalScroll(Markdown(self.help_markdown), id="screen-help")
         panel.border_title = ui_text(self).get("app.help_title")
-        self.query_one("#prompt").mount(panel)
+        prompt.mount(panel)
 
     def on_screen_resume(self) -> None:
         # The header shows where we are: "<project> · Step n of ~m".
@@ -111,9 +115,10 @@ class PromptScreen(Screen[None]):
 
     def show_error(self, message: str) -> None:
         """Show a refused answer inline; the screen stays usable."""
-        error = self.query_one("#error", Static)
-        error.update(message)
-        error.set_class(bool(message), "-visible")
+        error = part(self, "#error", Plain)
+        if error is not None:
+            error.update(message)
+            error.set_class(bool(message), "-visible")
 
     def clear_error(self) -> None:
         self.show_error("")
@@ -124,7 +129,9 @@ class PromptScreen(Screen[None]):
 
     def action_history(self) -> None:
         """Move the focus to the history panel (Escape there comes back)."""
-        self.query_one(HistoryPanel).enter()
+        panel = part(self, "#history", HistoryPanel)
+        if panel is not None:
+            panel.enter()
 
     def _after_discard_check(self, message: RewindRequested | BackRequested) -> None:
         """Post `message` to the app — after asking, when typed text would be lost."""
@@ -185,7 +192,9 @@ class ChoiceScreen(PromptScreen):
         self.focus_answer()
 
     def focus_answer(self) -> None:
-        self.query_one("#options", OptionTable).focus()
+        options = part(self, "#options", OptionTable)
+        if options is not None:
+            options.focus()
 
     def on_option_list_option_selected(self, event: OptionTable.OptionSelected) -> None:
         if event.option_list.id != "options" or event.option.id is None:

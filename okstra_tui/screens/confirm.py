@@ -11,19 +11,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Collapsible, Static
+from textual.widgets import Button, Collapsible
 from textual.widgets.button import ButtonVariant
+
+from okstra_core.display import inert_markup
 
 from ..messages import Answered, PreflightChecked
 from ..resources import stylesheet, ui_text
-from ..widgets import ConfirmationView, PreflightView
+from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.preview import preview_text, preview_title
 from .base import PromptScreen
 from .guard import GuardedScreen
+from .stale import gone, part
 
 if TYPE_CHECKING:
     from okstra_core.prepare import PrepareResult
@@ -70,6 +74,7 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         self.confirmation = confirmation
         self.project_root = Path(project_root) if project_root is not None else Path.cwd()
         self.plan: PrepareResult | None = None
+        self._checked: PreflightChecked | None = None  # the dry run's outcome, once known
 
     def compose_body(self) -> ComposeResult:
         text = ui_text(self)
@@ -77,38 +82,44 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
             yield ConfirmationView(self.confirmation, text=text)
         yield PreflightView(text=text)
         with (
-            Collapsible(title=preview_title(None, text), collapsed=True, id="preview"),
+            Collapsible(
+                title=inert_markup(preview_title(None, text)), collapsed=True, id="preview"
+            ),
             VerticalScroll(id="preview-body"),
         ):
-            yield Static(preview_text(None, self.project_root, text), id="preview-text")
+            yield Plain(preview_text(None, self.project_root, text), id="preview-text")
         with Horizontal(id="actions"):
             for option in self.prompt.options:
                 key, variant = _BUTTONS.get(option.value, ("", "default"))
                 yield Button(
-                    text.get(key) if key else option.label,
+                    Text(text.get(key) if key else line(option.label)),
                     id=f"do-{option.value}",
                     variant=variant,
                     compact=True,
                     # Enabled once the screen is armed (and only selectable options).
                     disabled=True,
-                    tooltip=option.disabled_reason,
+                    tooltip=Text(block(option.disabled_reason)) if option.disabled_reason else None,
                 )
             # Shown once armed: Enter does not launch here, so say which key does.
-            yield Static("", id="armed-hint", markup=False)
+            yield Plain("", id="armed-hint")
 
     def on_mount(self) -> None:
         # No button has the focus: Enter must never launch from where the screen opens.
         self.focus_answer()
 
     def focus_answer(self) -> None:
-        self.query_one("#summary").focus()
+        summary = part(self, "#summary", VerticalScroll)
+        if summary is not None:
+            summary.focus()
 
     def on_armed_changed(self, armed: bool) -> None:
+        if gone(self):
+            return  # armed by its timer after the screen was replaced
         for option in self.prompt.options:
             button = self.query_one(f"#do-{option.value}", Button)
             button.disabled = not armed or option.disabled_reason is not None
         hint = ui_text(self).get("app.confirm.armed") if armed else ""
-        self.query_one("#armed-hint", Static).update(hint)
+        self.query_one("#armed-hint", Plain).update(hint)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Launch and Abort show dimmed until the screen is armed.
@@ -118,19 +129,35 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
 
     def on_preflight_checked(self, message: PreflightChecked) -> None:
         message.stop()
-        self.query_one(PreflightView).set_preflight(message.results, message.notes, message.error)
-        text = ui_text(self)
         self.plan = message.plan
-        self.query_one("#preview", Collapsible).title = preview_title(message.plan, text)
+        self._checked = message
+        self._show_preflight()
+
+    def _show_preflight(self, tries: int = 20) -> None:
+        """Show the dry run's outcome — once the widgets that show it are mounted: it can
+        arrive before (a request refused at once) or after the screen was replaced."""
+        message = self._checked
+        if message is None or gone(self):
+            return
+        view = part(self, "#preflight", PreflightView)
+        preview = part(self, "#preview", Collapsible)
+        body = part(self, "#preview-text", Plain)
+        if view is None or preview is None or body is None:
+            if tries:
+                self.call_after_refresh(self._show_preflight, tries - 1)
+            return
+        view.set_preflight(message.results, message.notes, message.error)
+        text = ui_text(self)
+        # The title names the tmux window (from the task key): a markup string, escaped.
+        preview.title = inert_markup(preview_title(message.plan, text))
         environment = getattr(self.app, "environment", None)
         which = environment.which if environment is not None else None
-        self.query_one("#preview-text", Static).update(
-            preview_text(message.plan, self.project_root, text, message.error, which)
-        )
+        body.update(preview_text(message.plan, self.project_root, text, message.error, which))
 
     def action_toggle_preview(self) -> None:
-        preview = self.query_one("#preview", Collapsible)
-        preview.collapsed = not preview.collapsed
+        preview = part(self, "#preview", Collapsible)
+        if preview is not None:
+            preview.collapsed = not preview.collapsed
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

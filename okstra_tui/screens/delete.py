@@ -10,9 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer
 
 from ..resources import stylesheet, ui_text
+from ..widgets import Plain
+from .stale import close, part
 
 
 class DeleteWizardScreen(ModalScreen[bool]):
@@ -37,10 +39,8 @@ class DeleteWizardScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         text = ui_text(self)
         with Vertical(id="dialog"):
-            yield Static(
-                text.get("app.delete.question", task=self.task_name), id="question", markup=False
-            )
-            yield Static(text.get("app.delete.detail", path=self.path), id="detail", markup=False)
+            yield Plain(text.get("app.delete.question", task=self.task_name), id="question")
+            yield Plain(text.get("app.delete.detail", path=self.path), id="detail")
             with Horizontal(id="buttons"):
                 yield Button(text.get("app.delete.yes"), id="delete", variant="error", compact=True)
                 yield Button(text.get("app.delete.no"), id="keep", compact=True)
@@ -48,12 +48,14 @@ class DeleteWizardScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         # A stray Enter keeps the setup: deleting needs a deliberate choice.
-        self.query_one("#keep", Button).focus()
+        button = part(self, "#keep", Button)
+        if button is not None:
+            button.focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "delete")
+        close(self, event.button.id == "delete")
 
     def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+        close(self, yes)

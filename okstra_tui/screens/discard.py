@@ -9,9 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer
 
 from ..resources import stylesheet, ui_text
+from ..widgets import Plain
+from .stale import close, part
 
 # How much of the typed text the dialog quotes.
 _QUOTE = 60
@@ -40,8 +42,8 @@ class DiscardScreen(ModalScreen[bool]):
         if len(quoted) > _QUOTE:
             quoted = quoted[: _QUOTE - 1] + "…"
         with Vertical(id="dialog"):
-            yield Static(text.get("app.discard.question"), id="question", markup=False)
-            yield Static(text.get("app.discard.detail", text=quoted), id="detail", markup=False)
+            yield Plain(text.get("app.discard.question"), id="question")
+            yield Plain(text.get("app.discard.detail", text=quoted), id="detail")
             with Horizontal(id="buttons"):
                 yield Button(
                     text.get("app.discard.yes"), id="discard", variant="error", compact=True
@@ -51,12 +53,14 @@ class DiscardScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         # A stray Enter keeps the text: dropping it needs a deliberate choice.
-        self.query_one("#keep", Button).focus()
+        button = part(self, "#keep", Button)
+        if button is not None:
+            button.focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "discard")
+        close(self, event.button.id == "discard")
 
     def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+        close(self, yes)

@@ -1,4 +1,5 @@
-"""The doctor dialog: each agent CLI (found, version, launch flags) and tmux, with fixes.
+"""The doctor dialog: each agent CLI (where PATH found it, version, launch flags) and
+tmux, with warnings and fixes.
 
 Opened from the command palette; the checks run the CLIs' version and help commands,
 in a worker thread.
@@ -6,6 +7,7 @@ in a worker thread.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
@@ -13,11 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from okstra_core.errors import OkstraError
 
 from ..resources import stylesheet, ui_text
+from ..widgets import Plain
+from .stale import close, gone
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
@@ -29,15 +33,18 @@ class DoctorScreen(ModalScreen[None]):
     CSS_PATH = stylesheet("doctor")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "close", "Close")]
 
-    def __init__(self, environment: Environment) -> None:
+    def __init__(self, environment: Environment, *, cwd: Path | None = None) -> None:
         super().__init__()
         self.environment = environment
+        # Where the app runs: a CLI found inside it (or through a relative PATH entry)
+        # is flagged.
+        self.cwd = cwd
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(ui_text(self).get("app.doctor.checking"), id="summary", markup=False)
+            yield Plain(ui_text(self).get("app.doctor.checking"), id="summary")
             with VerticalScroll(id="body"):
-                yield Static("", id="report", markup=False)
+                yield Plain("", id="report")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -48,15 +55,17 @@ class DoctorScreen(ModalScreen[None]):
         from okstra_core.life.doctor import diagnose, render
 
         try:
-            report = diagnose(self.environment)
+            report = diagnose(self.environment, cwd=self.cwd)
             summary, body = report.summary(), render(report.to_json())
         except OkstraError as exc:
             summary, body = exc.render(), ""
         self.app.call_from_thread(self._show, summary, body)
 
     def _show(self, summary: str, body: str) -> None:
-        self.query_one("#summary", Static).update(summary)
-        self.query_one("#report", Static).update(body)
+        if gone(self):
+            return  # closed before the checks finished
+        self.query_one("#summary", Plain).update(summary)
+        self.query_one("#report", Plain).update(body)
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        close(self, None)

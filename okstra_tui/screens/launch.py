@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Header, ProgressBar, Static
+from textual.widgets import Header, ProgressBar
 
 from okstra_core.wizard.text import WizardText
 
@@ -31,8 +31,9 @@ from ..messages import (
     PrepareStep,
 )
 from ..resources import stylesheet, ui_text
-from ..widgets import KeysFooter
+from ..widgets import KeysFooter, Plain
 from .guard import GuardedScreen
+from .stale import gone, part
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
@@ -180,9 +181,11 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def set_preparing(self) -> None:
         """Prepare has started: the progress bar, and no more Enter or Escape."""
         self.waiting = False
+        if gone(self):
+            return
         self.query_one("#busy").display = True
         title = ui_text(self).get("app.launch.preparing", title=self.title_text)
-        self.query_one("#title", Static).update(title)
+        self.query_one("#title", Plain).update(title)
         self.refresh_bindings()
 
     def action_open_run(self) -> None:
@@ -200,8 +203,10 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def set_waiting(self) -> None:
         """Back to waiting for a key (another run of a launched setup was declined)."""
         self.waiting = True
+        if gone(self):
+            return
         self.query_one("#busy").display = False
-        self.query_one("#title", Static).update(self._waiting_title())
+        self.query_one("#title", Plain).update(self._waiting_title())
         self.refresh_bindings()
 
     def compose(self) -> ComposeResult:
@@ -211,20 +216,22 @@ class LaunchScreen(GuardedScreen, Screen[None]):
                 title = self._waiting_title()
             else:
                 title = ui_text(self).get("app.launch.preparing", title=self.title_text)
-            yield Static(title, id="title", markup=False)
+            yield Plain(title, id="title")
             busy = ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
             busy.display = not self.waiting
             yield busy
             with VerticalScroll(id="log"):
                 if self.earlier:
-                    yield Static(self.earlier, id="earlier", markup=False)
-                yield Static("", id="steps")
-                yield Static("", id="result")
-                yield Static("", id="error", markup=False)
+                    yield Plain(self.earlier, id="earlier")
+                yield Plain("", id="steps")
+                yield Plain("", id="result")
+                yield Plain("", id="error")
         yield KeysFooter()
 
     def _render_steps(self) -> None:
         # on_step fires as a step starts: every earlier step is done.
+        if gone(self):
+            return  # prepare's messages still arrive after the screen was replaced
         text = Text()
         for i, step in enumerate(self.steps):
             running = i == len(self.steps) - 1 and not self.finished
@@ -237,11 +244,12 @@ class LaunchScreen(GuardedScreen, Screen[None]):
             else:
                 text.append("✓ ", style="bold green")
             text.append(step)
-        self.query_one("#steps", Static).update(text)
+        self.query_one("#steps", Plain).update(text)
 
     def _done(self) -> None:
         self.finished = True
-        self.query_one("#busy").display = False
+        if not gone(self):
+            self.query_one("#busy").display = False
         self._render_steps()
 
     def on_prepare_step(self, message: PrepareStep) -> None:
@@ -252,7 +260,9 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def on_prepare_finished(self, message: PrepareFinished) -> None:
         # Not stopped: the app decides whether to exit and exec the lead CLI.
         self._done()
-        result = self.query_one("#result", Static)
+        result = part(self, "#result", Plain)
+        if result is None:
+            return
         which = self.environment.which if self.environment is not None else None
         result.update(result_text(message.result, self.root, which, catalog=ui_text(self)))
         result.add_class("-visible")
@@ -261,7 +271,9 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         # Not stopped: the app signals the outcome (ready file) once this is shown.
         self.failed = True
         self._done()
-        error = self.query_one("#error", Static)
+        error = part(self, "#error", Plain)
+        if error is None:
+            return
         text = ui_text(self)
         again = (
             text.get("app.launch.again_state", state=shlex.quote(str(self.state_path)))

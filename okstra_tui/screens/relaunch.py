@@ -14,9 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer
 
 from ..resources import stylesheet, ui_text
+from ..widgets import Plain
+from .stale import close, part
 
 
 class RelaunchScreen(ModalScreen[bool]):
@@ -43,14 +45,11 @@ class RelaunchScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         text = ui_text(self)
         with Vertical(id="dialog"):
-            yield Static(
+            yield Plain(
                 text.get("app.relaunch.question", task=self.task_name, run_id=self.run_id),
                 id="question",
-                markup=False,
             )
-            yield Static(
-                text.get("app.relaunch.detail", run_dir=self.run_dir), id="detail", markup=False
-            )
+            yield Plain(text.get("app.relaunch.detail", run_dir=self.run_dir), id="detail")
             with Horizontal(id="buttons"):
                 yield Button(
                     text.get("app.relaunch.yes"), id="again", variant="warning", compact=True
@@ -59,12 +58,14 @@ class RelaunchScreen(ModalScreen[bool]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#not-now", Button).focus()
+        button = part(self, "#not-now", Button)
+        if button is not None:
+            button.focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "again")
+        close(self, event.button.id == "again")
 
     def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+        close(self, yes)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from ..resources import stylesheet
+from ..widgets import Plain
 from .base import ChoiceScreen
 from .role_count import role_facts
 
@@ -17,5 +17,5 @@ class RoleAddScreen(ChoiceScreen):
     HELP = "role_add"
 
     def compose_body(self) -> ComposeResult:
-        yield Static(role_facts(self.prompt.meta), id="role", markup=False)
+        yield Plain(role_facts(self.prompt.meta), id="role")
         yield from super().compose_body()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from okstra_core.wizard.prompt import PromptMeta
 
 from ..resources import stylesheet
+from ..widgets import Plain
 from .base import ChoiceScreen
 
 
@@ -31,5 +31,5 @@ class RoleCountScreen(ChoiceScreen):
     HELP = "role_count"
 
     def compose_body(self) -> ComposeResult:
-        yield Static(role_facts(self.prompt.meta), id="role", markup=False)
+        yield Plain(role_facts(self.prompt.meta), id="role")
         yield from super().compose_body()

@@ -12,16 +12,16 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from okstra_core.wizard import Option
 from okstra_core.wizard.text import WizardText
 
 from ..messages import DefaultsRequested
 from ..resources import stylesheet, ui_text
-from ..widgets import Row
+from ..widgets import OptionTable, Plain, Row
 from ..widgets.provenance import provenance_words
 from .base import ChoiceScreen
+from .stale import part
 
 
 def model_row(option: Option, text: WizardText | None = None) -> Row:
@@ -52,12 +52,14 @@ class RoleModelScreen(ChoiceScreen):
     def compose_body(self) -> ComposeResult:
         description = self.prompt.meta.get("description")
         if description:
-            yield Static(str(description), id="role", markup=False)
+            yield Plain(str(description), id="role")
         yield from super().compose_body()
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#options").border_title = ui_text(self).get("app.role_model.columns")
+        options = part(self, "#options", OptionTable)
+        if options is not None:
+            options.border_title = ui_text(self).get("app.role_model.columns")
 
     def rows(self) -> list[Row]:
         text = ui_text(self)

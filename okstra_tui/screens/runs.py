@@ -12,16 +12,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header
 
 from .. import run_actions
 from ..resources import stylesheet, ui_text
 from ..team_view import team_of
+from ..widgets import Plain, line
+from .stale import gone, part, pop
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
@@ -63,11 +66,11 @@ class RunsScreen(Screen[None]):
         text = ui_text(self)
         yield Header()
         with Vertical(id="runs"):
-            yield Static(text.get("app.runs.loading"), id="title", markup=False)
+            yield Plain(text.get("app.runs.loading"), id="title")
             table: DataTable[str] = DataTable(id="table", cursor_type="row", zebra_stripes=True)
             yield table
-            yield Static("", id="detail", markup=False)
-            yield Static("", id="team", markup=False)
+            yield Plain("", id="detail")
+            yield Plain("", id="team")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -83,12 +86,14 @@ class RunsScreen(Screen[None]):
         self.app.call_from_thread(self._show_rows, rows, error)
 
     def _show_rows(self, rows: list[dict[str, Any]], error: str) -> None:
+        if gone(self):
+            return  # closed before the runs were read
         text = ui_text(self)
         self.rows = rows
         table = self.query_one("#table", DataTable)
         table.clear()
         for row in rows:
-            table.add_row(
+            cells = (
                 row["runId"],
                 row["taskKey"],
                 row["taskType"],
@@ -96,8 +101,9 @@ class RunsScreen(Screen[None]):
                 row["backend"] or "-",
                 run_actions.lead_label(row, text),
                 run_actions.age(row),
-                key=row["runDir"],
             )
+            # A str cell would be read as markup: each is a Text of the inert value.
+            table.add_row(*(Text(line(cell)) for cell in cells), key=row["runDir"])
         if self.select is not None:
             wanted = str(self.select)
             for index, row in enumerate(rows):
@@ -106,20 +112,22 @@ class RunsScreen(Screen[None]):
                     break
         where = text.get("app.runs.all") if self.show_all else str(self.project_root)
         title = text.get("app.runs.title", where=where, count=len(rows))
-        self.query_one("#title", Static).update(error or title)
+        self.query_one("#title", Plain).update(error or title)
         self._show_detail()
 
     def _selected(self) -> dict[str, Any] | None:
-        table = self.query_one("#table", DataTable)
-        if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
+        table = part(self, "#table", DataTable)
+        if table is None or table.cursor_row is None or table.cursor_row >= len(self.rows):
             return None
         return self.rows[table.cursor_row]
 
     def _show_detail(self, message: str = "") -> None:
+        if gone(self):
+            return  # a stop's outcome after the screen was closed
         row = self._selected()
         text = ui_text(self)
         if row is None:
-            self.query_one("#detail", Static).update(message or text.get("app.runs.empty"))
+            self.query_one("#detail", Plain).update(message or text.get("app.runs.empty"))
             return
         lead = row["lead"] or {}
         lines = [
@@ -131,7 +139,7 @@ class RunsScreen(Screen[None]):
             lines.append(str(lead.get("detail") or row.get("problem")))
         if message:
             lines.append(message)
-        self.query_one("#detail", Static).update("\n".join(lines))
+        self.query_one("#detail", Plain).update("\n".join(lines))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
@@ -141,10 +149,10 @@ class RunsScreen(Screen[None]):
     def load_team(self) -> None:
         row = self._selected()
         lines = team_of(row, self.environment, ui_text(self)) if row is not None else []
-        self.app.call_from_thread(self.query_one("#team", Static).update, "\n".join(lines))
+        self.app.call_from_thread(self.query_one("#team", Plain).update, "\n".join(lines))
 
     def action_close(self) -> None:
-        self.app.pop_screen()
+        pop(self)
 
     def action_toggle_all(self) -> None:
         if self.project_root is None:

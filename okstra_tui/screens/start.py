@@ -32,9 +32,10 @@ from okstra_core.wizard.text import WizardText
 from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
-from ..widgets import OptionTable, Row
+from ..widgets import OptionTable, Plain, Row
 from .delete import DeleteWizardScreen
 from .doctor import DoctorScreen
+from .stale import gone, part
 
 if TYPE_CHECKING:
     from okstra_core.life.doctor import Report
@@ -138,6 +139,10 @@ def doctor_line(report: Report, text: WizardText) -> str:
     ]
     if logged_out:
         parts.append(text.get("app.start.doctor.logged_out", names=", ".join(logged_out)))
+    # A CLI PATH found where the project can put one: said here, detailed behind `c`.
+    unsafe = [c.name for c in report.checks if c.origin is not None and c.origin.risk]
+    if unsafe:
+        parts.append(text.get("app.start.doctor.unsafe_path", names=", ".join(unsafe)))
     parts.append(
         text.get("app.start.doctor.tmux_ok" if tmux and tmux.ok else "app.start.doctor.no_tmux")
     )
@@ -229,8 +234,8 @@ class StartScreen(Screen[None]):
         yield Header()
         with Vertical(id="start"):
             yield Static(text.get("app.start.intro"), id="intro")
-            yield Static(text.get("app.start.doctor.checking"), id="doctor", markup=False)
-            yield Static(self._setups_title(), id="setups-title", markup=False)
+            yield Plain(text.get("app.start.doctor.checking"), id="doctor")
+            yield Plain(self._setups_title(), id="setups-title")
             header = tuple(
                 text.get(f"app.start.column.{c}") for c in ("task", "type", "progress", "updated")
             )
@@ -240,42 +245,46 @@ class StartScreen(Screen[None]):
                 header=header,
                 id="wizards",
             )
-            yield Static(table.header_text(), id="columns")
+            yield Plain(table.header_text(), id="columns")
             yield table
             yield Static(
                 text.get("app.start.empty"),
                 id="empty",
                 classes="" if self.summaries else "-visible",
             )
-            yield Static(text.get("app.runs.loading"), id="runs-title", markup=False)
+            yield Plain(text.get("app.runs.loading"), id="runs-title")
             run_header = tuple(
                 text.get(f"app.start.run_column.{c}") for c in ("run", "task", "lead", "age")
             )
             runs = OptionTable((), header=run_header, id="runs")
-            yield Static(runs.header_text(), id="run-columns")
+            yield Plain(runs.header_text(), id="run-columns")
             yield runs
             yield Static(text.get("app.runs.empty"), id="runs-empty")
-            yield Static("", id="run-detail", markup=False)
-            yield Static(self.error, id="error", classes="-visible" if self.error else "")
+            yield Plain("", id="run-detail")
+            yield Plain(self.error, id="error", classes="-visible" if self.error else "")
         yield Footer()
 
     def _setups_title(self) -> str:
         return ui_text(self).get("app.start.setups", where=self._where())
 
     def on_mount(self) -> None:
-        self.query_one("#wizards", OptionTable).focus()
+        wizards = part(self, "#wizards", OptionTable)
+        if wizards is not None:
+            wizards.focus()
         # After the first paint: nothing here may delay it.
         self.call_after_refresh(self.load_runs)
         self.call_after_refresh(self.check_clis)
 
     def on_option_table_layout_changed(self, message: OptionTable.LayoutChanged) -> None:
-        target = "#columns" if message.table.id == "wizards" else "#run-columns"
-        self.query_one(target, Static).update(message.table.header_text())
+        target = part(self, "#columns" if message.table.id == "wizards" else "#run-columns", Plain)
+        if target is not None:
+            target.update(message.table.header_text())
 
     def show_error(self, message: str) -> None:
-        error = self.query_one("#error", Static)
-        error.update(message)
-        error.set_class(bool(message), "-visible")
+        error = part(self, "#error", Plain)
+        if error is not None:
+            error.update(message)
+            error.set_class(bool(message), "-visible")
 
     # -- workers --------------------------------------------------------------------------
 
@@ -285,6 +294,8 @@ class StartScreen(Screen[None]):
         self.app.call_from_thread(self._show_runs, rows, error)
 
     def _show_runs(self, rows: list[dict[str, Any]], error: str) -> None:
+        if gone(self):
+            return  # a setup was opened before the runs were read
         text = ui_text(self)
         self.runs = rows
         self.runs_loaded = True
@@ -292,9 +303,9 @@ class StartScreen(Screen[None]):
         keep = table.highlighted_value
         table.set_rows(self._run_rows(), selected=keep)
         table.on_resize()
-        self.query_one("#run-columns", Static).update(table.header_text())
+        self.query_one("#run-columns", Plain).update(table.header_text())
         title = text.get("app.start.runs", count=len(rows), where=self._where())
-        self.query_one("#runs-title", Static).update(error or title)
+        self.query_one("#runs-title", Plain).update(error or title)
         # No run: a line saying so instead of an empty list.
         self.query_one("#start").set_class(not rows, "-no-runs")
         self._show_run_detail()
@@ -303,14 +314,16 @@ class StartScreen(Screen[None]):
     def check_clis(self) -> None:
         text = ui_text(self)
         try:
-            line = doctor_line(quick_report(self.environment), text)
+            line = doctor_line(quick_report(self.environment, cwd=self.cwd), text)
         except OkstraError as exc:
             line = exc.render()
         self.app.call_from_thread(self._show_doctor, line)
 
     def _show_doctor(self, line: str) -> None:
         self.doctor_text = line
-        self.query_one("#doctor", Static).update(line)
+        doctor = part(self, "#doctor", Plain)
+        if doctor is not None:
+            doctor.update(line)
 
     # -- the highlighted entries ----------------------------------------------------------
 
@@ -331,6 +344,8 @@ class StartScreen(Screen[None]):
         return next((r for r in self.runs if r["runDir"] == value), None)
 
     def _show_run_detail(self, message: str = "") -> None:
+        if gone(self):
+            return
         row = self._run()
         lines = run_actions.status_lines(row, ui_text(self)) if row is not None else []
         here = row["runDir"] if row is not None else None
@@ -341,7 +356,7 @@ class StartScreen(Screen[None]):
             message = self._note[1]
         if message:
             lines.append(message)
-        self.query_one("#run-detail", Static).update("\n".join(lines))
+        self.query_one("#run-detail", Plain).update("\n".join(lines))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Actions show in the footer only where they apply: Delete on a setup, the run
@@ -378,20 +393,20 @@ class StartScreen(Screen[None]):
         )
 
     def action_toggle_all(self) -> None:
-        if self.cwd is None:
+        if self.cwd is None or gone(self):
             return
         self.show_all = not self.show_all
         table = self.query_one("#wizards", OptionTable)
         table.set_rows(self._setup_rows(), selected=table.highlighted_value)
         table.on_resize()
-        self.query_one("#columns", Static).update(table.header_text())
-        self.query_one("#setups-title", Static).update(self._setups_title())
+        self.query_one("#columns", Plain).update(table.header_text())
+        self.query_one("#setups-title", Plain).update(self._setups_title())
         self.query_one("#empty", Static).set_class(not self.summaries, "-visible")
-        self.query_one("#runs-title", Static).update(ui_text(self).get("app.runs.loading"))
+        self.query_one("#runs-title", Plain).update(ui_text(self).get("app.runs.loading"))
         self.load_runs()
 
     def action_doctor(self) -> None:
-        self.app.push_screen(DoctorScreen(self.environment))
+        self.app.push_screen(DoctorScreen(self.environment, cwd=self.cwd))
 
     def action_attach(self) -> None:
         row = self._run()

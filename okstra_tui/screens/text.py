@@ -21,13 +21,15 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from ..messages import Answered
 from ..resources import stylesheet, ui_text
-from ..widgets import AnswerInput
+from ..widgets import AnswerInput, block, line
 from ..widgets.path_suggester import ProjectPathSuggester
 from .base import PromptScreen
+from .stale import part
 
 if TYPE_CHECKING:
     from okstra_core.wizard import HistoryEntry, Prompt
@@ -71,13 +73,20 @@ class TextScreen(PromptScreen):
         self.project_root = Path(project_root) if project_root is not None else Path.cwd()
 
     @property
+    def default_text(self) -> str:
+        """The answer the box starts with (a state file's, so data: shown inert — what
+        is shown is what Enter submits)."""
+        default = self.prompt.default or ""
+        return block(default) if self.multiline else line(default)
+
+    @property
     def multiline(self) -> bool:
         return self.step_kind in MULTILINE_STEPS
 
     def compose_body(self) -> ComposeResult:
         if self.multiline:
             area = TextArea(
-                self.prompt.default or "",
+                self.default_text,
                 id="answer",
                 soft_wrap=True,
                 show_line_numbers=False,
@@ -90,24 +99,31 @@ class TextScreen(PromptScreen):
             ProjectPathSuggester(self.project_root) if self.step_kind in PATH_STEPS else None
         )
         yield AnswerInput(
-            value=self.prompt.default or "",
-            placeholder=str(self.prompt.meta.get("placeholder", "")),
+            value=self.default_text,
+            placeholder=line(self.prompt.meta.get("placeholder", "")),
             id="answer",
             select_on_focus=False,
             suggester=suggester,
         )
 
+    def _answer(self) -> Input | TextArea | None:
+        """The answer box (None once the screen is going)."""
+        answer = part(self, "#answer", Widget)
+        return answer if isinstance(answer, Input | TextArea) else None
+
     def on_mount(self) -> None:
-        answer = self.query_one("#answer")
-        if isinstance(answer, Input):
-            answer.cursor_blink = getattr(self.app, "cursor_blink", True)
-        elif isinstance(answer, TextArea):
-            answer.cursor_blink = getattr(self.app, "cursor_blink", True)
+        answer = self._answer()
+        if answer is None:
+            return
+        answer.cursor_blink = getattr(self.app, "cursor_blink", True)
+        if isinstance(answer, TextArea):
             answer.move_cursor(answer.document.end)
         answer.focus()
 
     def focus_answer(self) -> None:
-        self.query_one("#answer").focus()
+        answer = self._answer()
+        if answer is not None:
+            answer.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letters go into the box: "e" cannot be Edit here (the History key is).
@@ -120,16 +136,20 @@ class TextScreen(PromptScreen):
         return super().check_action(action, parameters)
 
     def answer_text(self) -> str:
-        answer = self.query_one("#answer")
-        return answer.text if isinstance(answer, TextArea) else answer.value  # type: ignore[attr-defined]
+        answer = self._answer()
+        if answer is None:
+            return ""
+        return answer.text if isinstance(answer, TextArea) else answer.value
 
     def unsaved_text(self) -> str:
         value = self.answer_text()
-        return value if value.strip() and value != (self.prompt.default or "") else ""
+        return value if value.strip() and value != self.default_text else ""
 
     def show_error(self, message: str) -> None:
         super().show_error(message)
-        self.query_one("#answer").set_class(bool(message), "-invalid")
+        answer = self._answer()
+        if answer is not None:
+            answer.set_class(bool(message), "-invalid")
 
     @on(Input.Changed, "#answer")
     @on(TextArea.Changed, "#answer")
@@ -147,7 +167,9 @@ class TextScreen(PromptScreen):
     def action_open_editor(self) -> None:
         """Create or edit the brief in the person's editor, then put its path here."""
         text = ui_text(self)
-        box = self.query_one("#answer", Input)
+        box = part(self, "#answer", Input)
+        if box is None or not self.is_active:
+            return
         typed = box.value.strip() or DEFAULT_BRIEF
         path = Path(os.path.expanduser(typed))
         path = path if path.is_absolute() else self.project_root / path

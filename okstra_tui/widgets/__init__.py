@@ -1,10 +1,12 @@
-"""Reusable widgets: the history panel, the option table, the confirmation view."""
+"""Reusable widgets: the history panel, the option table, the confirmation view, and
+`Plain`, the one way data is shown (never markup, never a control sequence)."""
 
 from .answer_input import AnswerInput
 from .confirmation import ConfirmationView, PreflightView
 from .footer import KeysFooter
 from .history import HistoryPanel
 from .option_table import OptionTable, Row
+from .plain import Plain, block, line
 
 __all__ = [
     "AnswerInput",
@@ -12,6 +14,9 @@ __all__ = [
     "HistoryPanel",
     "KeysFooter",
     "OptionTable",
+    "Plain",
     "PreflightView",
     "Row",
+    "block",
+    "line",
 ]

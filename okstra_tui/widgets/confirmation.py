@@ -1,4 +1,8 @@
-"""The confirmation block (every value with its provenance) and the preflight results."""
+"""The confirmation block (every value with its provenance) and the preflight results.
+
+Both quote data (a brief path, a directive, model names, a CLI's version line): they
+are `Plain` widgets, which show every character of it inert.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.widgets import Static
 
 from okstra_core.wizard.text import WizardText
 
+from .plain import Plain
 from .provenance import provenance_words
 
 if TYPE_CHECKING:
@@ -60,7 +64,7 @@ def preflight_text(
     return text
 
 
-class ConfirmationView(Static):
+class ConfirmationView(Plain):
     """Read-only view of the confirmation block (every value with its provenance).
 
     Args:
@@ -74,7 +78,7 @@ class ConfirmationView(Static):
         self.catalog = text
 
 
-class PreflightView(Static):
+class PreflightView(Plain):
     """The preflight results of the confirm screen's dry run (kept in view at 80×24).
 
     Args:

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 from okstra_core.wizard.text import WizardText
 
 from ..messages import RewindRequested
+from .plain import block
 
 if TYPE_CHECKING:
     from okstra_core.wizard import HistoryEntry
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 def entry_text(entry: HistoryEntry) -> Text:
     """One history line: the echo of the answer (falls back to label: answer)."""
     echo = getattr(entry, "echo", "") or f"{entry.label}: {entry.answer}"
-    return Text(echo, overflow="fold")
+    return Text(block(echo), overflow="fold")
 
 
 class HistoryPanel(OptionList):

@@ -18,6 +18,8 @@ from textual.widgets.option_list import Option
 
 from okstra_core.records import dataclass
 
+from .plain import block, line
+
 
 @dataclass(frozen=True)
 class Row:
@@ -36,6 +38,21 @@ class Row:
     disabled_reason: str | None = None
     note: str | None = None
     detail: str | None = None
+
+
+def inert_row(row: Row) -> Row:
+    """`row` as it is shown: every cell, note, detail and reason inert (its value as is).
+
+    Cells come from data (task keys, model names, a damaged run's reason): a control
+    character shows as its escape, and a cell stays one line.
+    """
+    return Row(
+        value=row.value,
+        cells=tuple(line(cell) for cell in row.cells),
+        disabled_reason=None if row.disabled_reason is None else block(row.disabled_reason),
+        note=None if row.note is None else line(row.note),
+        detail=None if row.detail is None else block(row.detail),
+    )
 
 
 def _widths(rows: Sequence[Row]) -> list[int]:
@@ -115,7 +132,7 @@ class OptionTable(OptionList):
         self._initial = selected
         self._stacked = False
         # Column headings: aligned with the cells (see `header_text`), shown by the screen.
-        self.header = tuple(header)
+        self.header = tuple(line(h) for h in header)
         self.set_rows(rows, selected=selected)
 
     def _column_widths(self) -> list[int]:
@@ -136,7 +153,7 @@ class OptionTable(OptionList):
 
     def set_rows(self, rows: Sequence[Row], *, selected: str | None = None) -> None:
         """Replace the rows and highlight `selected` (else the first enabled row)."""
-        self._rows = list(rows)
+        self._rows = [inert_row(row) for row in rows]
         widths = self._column_widths()
         self.clear_options()
         self.add_options(

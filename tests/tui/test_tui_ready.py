@@ -144,7 +144,7 @@ async def test_unset_writes_nothing(app_factory: Any, tmp_path: Path) -> None:
         await settle(pilot, app)
         await pilot.press("enter")
         await settle(pilot, app)
-        assert app._ready_file is None
+        assert app.ready_lines.file is None
     assert not list(tmp_path.rglob("*.jsonl"))
 
 
@@ -158,7 +158,7 @@ async def test_an_unwritable_ready_file_turns_the_signal_off_not_the_app(
     notes: list[tuple[str, dict[str, Any]]] = []
     monkeypatch.setattr(app, "notify", lambda message, **kw: notes.append((message, kw)))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app, lambda: app._ready_file is None, "the signal to turn off")
+        await wait_for(pilot, app, lambda: app.ready_lines.file is None, "the signal to turn off")
         await pilot.press("enter")
         await wait_for(
             pilot, app, lambda: getattr(app.screen, "prompt", None) is not None, "a prompt"

@@ -30,8 +30,9 @@ async def test_runs_screen_lists_the_project_runs(app_factory, project) -> None:
         await wait_for(pilot, app, lambda: bool(screen.rows), "the runs read")
         table = screen.query_one("#table", DataTable)
         assert table.row_count == 1
-        assert table.get_row_at(0)[:2] == [first.run_id, "perf/widget"]
-        assert table.get_row_at(0)[5] == "prepared"
+        cells = [str(cell) for cell in table.get_row_at(0)]  # each a Text
+        assert cells[:2] == [first.run_id, "perf/widget"]
+        assert cells[5] == "prepared"
         detail = str(screen.query_one("#detail", Static).render())
         assert "okstra resume" in detail and str(first.run_dir) in detail
         # No tmux window to show: said inline, the app stays.

@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_support import drive_to, fixed_environment, make_project, prefill, settle, wait_for
+from tui_support import (
+    drive_to,
+    fixed_environment,
+    make_project,
+    prefill,
+    prepared_run,
+    settle,
+    wait_for,
+)
 
 from okstra_tui.app import make_app
 
@@ -98,18 +106,6 @@ def resumable_setup(project: Path) -> None:
     wizard = Wizard.init(None, project, host="terminal", environment=fixed_environment())
     for answer in ("new", "grp", "one", "brief.md"):
         wizard.submit(answer)
-
-
-def prepared_run(project: Path, task_id: str) -> Path:
-    from okstra_core.prepare import prepare
-    from okstra_core.roleargs import request_from_argv
-
-    argv = [
-        "--project-root", str(project), "--task-group", "perf", "--task-id", task_id,
-        "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
-    ]  # fmt: skip
-    env = fixed_environment()
-    return prepare(request_from_argv(argv, env), launch="none", environment=env).run_dir
 
 
 @pytest.mark.parametrize("size", SIZES)

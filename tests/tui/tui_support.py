@@ -229,6 +229,19 @@ def prefill(project: Path, target: str, **init: Any) -> Path:
     raise AssertionError(f"never reached {target}; at {wizard.prompt().id}")
 
 
+def prepared_run(project: Path, task_id: str) -> Path:
+    """A run of task `perf/<task_id>` prepared by the engine (nothing launched)."""
+    from okstra_core.prepare import prepare
+    from okstra_core.roleargs import request_from_argv
+
+    argv = [
+        "--project-root", str(project), "--task-group", "perf", "--task-id", task_id,
+        "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
+    ]  # fmt: skip
+    env = fixed_environment()
+    return Path(prepare(request_from_argv(argv, env), launch="none", environment=env).run_dir)
+
+
 def okstra_cmd() -> list[str]:
     """The installed `okstra` command of the interpreter running the tests."""
     import sys

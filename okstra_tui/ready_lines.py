@@ -1,0 +1,109 @@
+"""When the app writes a line to the ready file (`ready.py` says what a line holds).
+
+A line is written once a screen is ready for keys — shown, focused, painted, and armed
+if it is guarded — and again when its focus moves, an answer is refused on it, or
+prepare ends on it. `ReadyLines` is the app's part of that: it waits for those moments
+and writes, and it turns the signal off (saying so once) when the file cannot be written.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from textual.screen import Screen
+from textual.widget import Widget
+
+from .ready import ReadyFile
+from .screens.base import PromptScreen
+from .screens.delete import DeleteWizardScreen
+from .screens.guard import GuardedScreen
+from .screens.launch import LaunchScreen
+from .screens.relaunch import RelaunchScreen
+from .screens.start import StartScreen
+
+if TYPE_CHECKING:
+    from .app import OkstraApp
+
+
+def _widget_name(widget: Widget) -> str:
+    """A widget's id, or its class name when it has none."""
+    return widget.id or type(widget).__name__
+
+
+def screen_kind(screen: Screen[Any]) -> str:
+    """What a line calls a screen: a prompt's step kind, `start`, `launch`, …"""
+    if isinstance(screen, PromptScreen):
+        return screen.step_kind
+    kinds = {
+        StartScreen: "start",
+        LaunchScreen: "launch",
+        DeleteWizardScreen: "delete",
+        RelaunchScreen: "relaunch",
+    }
+    return kinds.get(type(screen), type(screen).__name__)
+
+
+class ReadyLines:
+    """The ready lines of one app (nothing at all without a ready file).
+
+    Args:
+        app: the app (its wizard gives a line's revision; its text the warning).
+        file: the ready file, or None.
+    """
+
+    def __init__(self, app: OkstraApp, file: ReadyFile | None) -> None:
+        self.app = app
+        self.file = file
+        self._screens: weakref.WeakSet[Screen[Any]] = weakref.WeakSet()
+        self._last: tuple[object, ...] | None = None  # the last plain line written
+
+    def revision(self, screen: Screen[Any] | None) -> int | None:
+        """The revision of the wizard `screen` shows (None: no wizard screen)."""
+        wizard = self.app.wizard
+        if wizard is None or not isinstance(screen, PromptScreen | LaunchScreen):
+            return None
+        return wizard.state.revision
+
+    def after_refresh(self, screen: Screen[Any], **extra: str) -> None:
+        """Write a line for `screen` once it is ready for keys — if it is still the
+        current screen then. No ready file: nothing.
+
+        Three hops through first-in-first-out queues: the screen's (its mount and resume
+        handlers run first; a `focus()` they call is queued on the app), the app's (that
+        focus is set: keys now go to it), then the screen's next refresh (painted).
+        """
+        if self.file is None:
+            return
+
+        def painted() -> None:
+            screen.call_after_refresh(self._write, screen, extra)
+
+        def focused() -> None:
+            self.app.call_later(painted)
+
+        screen.call_later(focused)
+
+    def _write(self, screen: Screen[Any], extra: dict[str, str]) -> None:
+        ready = self.file
+        if ready is None or not screen.is_current:
+            return
+        if isinstance(screen, GuardedScreen) and screen.awaits_key and not screen.armed:
+            return  # keys would be dropped as typed ahead: its line comes when armed
+        if screen not in self._screens:
+            # From now on a focus change on this screen is a new ready line too.
+            self._screens.add(screen)
+            self.app.watch(screen, "focused", lambda _: self.after_refresh(screen), init=False)
+        step = screen.prompt.id if isinstance(screen, PromptScreen) else None
+        focused = screen.focused
+        focus = _widget_name(focused) if focused is not None else None
+        line = (screen_kind(screen), step, self.revision(screen), focus)
+        if not extra and line == self._last:
+            return  # nothing changed for a key sender (e.g. the focus set again)
+        self._last = line
+        if not ready.write(
+            screen_kind(screen), step=step, revision=self.revision(screen), focus=focus, **extra
+        ):
+            self.file = None
+            failed = self.app.text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
+            self.app.notify(failed, severity="warning")
