@@ -14,17 +14,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from textual import events, work
-from textual.app import App, SystemCommand
+from textual import events
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
 from okstra_core.display import inert
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
-from okstra_core.request import RunRequest
 from okstra_core.wizard import (
     Prompt,
     Wizard,
@@ -45,14 +43,10 @@ from .messages import (
     EditRequested,
     LaunchRequest,
     OpenRunRequested,
-    PreflightChecked,
-    PrepareFailed,
-    PrepareFinished,
-    PrepareRequested,
-    PrepareStep,
     RewindRequested,
     WizardChosen,
 )
+from .preparing import PreparingApp
 from .ready import ReadyFile
 from .ready_lines import ReadyLines
 from .resources import stylesheets
@@ -64,7 +58,6 @@ from .screens.confirm import ConfirmScreen
 from .screens.doctor import DoctorScreen
 from .screens.guard import Armed, GuardedScreen
 from .screens.launch import LaunchScreen
-from .screens.relaunch import RelaunchScreen
 from .screens.runs import RunsScreen
 from .screens.stale import part
 from .screens.start import StartScreen
@@ -74,6 +67,9 @@ from .widgets import (
     line,
 )
 
+# LaunchRequest: what the app returns on exit (defined with the messages).
+__all__ = ["LaunchRequest", "OkstraApp", "breakpoint_classes", "make_app"]
+
 
 def breakpoint_classes(points: Iterable[tuple[int, str]] | None, size: int) -> list[str]:
     """The class Textual's breakpoints give a dimension: the highest threshold <= size."""
@@ -81,7 +77,7 @@ def breakpoint_classes(points: Iterable[tuple[int, str]] | None, size: int) -> l
     return [max(fitting)[1]] if fitting else []
 
 
-class OkstraApp(App[LaunchRequest | None]):
+class OkstraApp(PreparingApp):
     """Guided setup of a team of agents: start → prompts → confirm → launch."""
 
     TITLE = "okstra"
@@ -150,13 +146,6 @@ class OkstraApp(App[LaunchRequest | None]):
         super().notify(
             block(message), title=line(title), severity=severity, timeout=timeout, markup=False
         )
-
-    @property
-    def shown(self) -> Screen[Any] | None:
-        """The screen on top — None while the app closes (its screens are gone, and
-        `App.screen` raises): a key or message that arrives then has nothing to act on."""
-        stack = self.screen_stack
-        return stack[-1] if stack else None
 
     # -- keys ------------------------------------------------------------------------
 
@@ -268,30 +257,6 @@ class OkstraApp(App[LaunchRequest | None]):
         if confirm:
             self.check_preflight(screen)
 
-    def check_preflight(self, screen: Screen[Any]) -> None:
-        """Start the confirm screen's dry-run prepare (preflight) in a worker."""
-        assert self.wizard is not None
-        try:
-            request = self.wizard.preview_outcome().request
-        except OkstraError as exc:
-            screen.post_message(PreflightChecked(error=exc.render()))
-            return
-        self.run_dry_prepare(screen, request)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="preflight")
-    def run_dry_prepare(self, screen: Screen[Any], request: RunRequest) -> None:
-        """Dry-run prepare: validates the request and runs preflight, writes nothing."""
-        from okstra_core.prepare import prepare
-
-        try:
-            result = prepare(
-                request, launch=self.launch, dry_run=True, environment=self.environment
-            )
-        except OkstraError as exc:
-            screen.post_message(PreflightChecked(error=exc.render()))
-            return
-        screen.post_message(PreflightChecked(result.preflight, tuple(result.notes), plan=result))
-
     # -- wizard lifecycle -------------------------------------------------------------
 
     def open_wizard(self, path: Path, *, create: bool) -> None:
@@ -369,64 +334,6 @@ class OkstraApp(App[LaunchRequest | None]):
         root = self._project_or_say()
         if root is not False:
             self.push_screen(RunsScreen(root, self.environment, select=message.run_dir))
-
-    def on_prepare_requested(self, message: PrepareRequested) -> None:
-        screen = self.shown
-        if self.wizard is not None and isinstance(screen, LaunchScreen):
-            self.start_prepare(screen)
-
-    def _earlier_run(self) -> tuple[str, Path] | None:
-        """The run this setup launched before: what to say about it and its directory.
-
-        Looking at its lead records the lead's exit, if it has exited.
-        """
-        from okstra_core.life.lead import observe, read_run
-        from okstra_core.setup_runs import setup_runs
-
-        assert self.wizard is not None
-        earlier = setup_runs(self.wizard.path)
-        if not earlier:
-            return None
-        run_dir = Path(str(earlier[-1].get("runDir")))
-        try:
-            run = read_run(run_dir)
-            status = observe(run, self.environment).label()
-        except OkstraError as exc:
-            said = self.text.get("app.relaunch.unreadable", run_dir=run_dir, error=exc.render())
-            return said, run_dir
-        said = self.text.get(
-            "app.relaunch.earlier", run_id=run.run_id, status=status, run=str(run.run_dir)
-        )
-        return said, run.run_dir
-
-    def start_prepare(self, screen: LaunchScreen) -> None:
-        """Prepare the open setup; one that already launched a run asks first."""
-        from okstra_core.setup_runs import setup_runs
-
-        assert self.wizard is not None
-        path = self.wizard.path
-        earlier = setup_runs(path)
-        if not earlier:
-            self.run_prepare(screen, path)
-            return
-        last = earlier[-1]
-        state = self.wizard.state
-
-        def answered(again: bool | None) -> None:
-            if again:
-                screen.set_preparing()
-                self.run_prepare(screen, path, again=True)
-            else:
-                screen.set_waiting()
-
-        self.push_screen(
-            RelaunchScreen(
-                f"{state.task_key} · {state.task_type}",
-                str(last.get("runId")),
-                Path(str(last.get("runDir"))),
-            ),
-            answered,
-        )
 
     # -- messages from the screens ----------------------------------------------------
 
@@ -508,64 +415,6 @@ class OkstraApp(App[LaunchRequest | None]):
             self.open_wizard(new_state_path(self.environment), create=True)
         else:
             self.open_wizard(message.path, create=False)
-
-    # -- prepare & launch -------------------------------------------------------------
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="prepare")
-    def run_prepare(self, screen: LaunchScreen, state_path: Path, *, again: bool = False) -> None:
-        """Prepare (and launch) in a thread; each step comes back as a message."""
-        from okstra_core.frontend import prepare_setup
-
-        def on_step(step: str) -> None:
-            screen.post_message(PrepareStep(step))
-
-        try:
-            result = prepare_setup(
-                state_path,
-                launch=self.launch,
-                environment=self.environment,
-                on_step=on_step,
-                again=again,
-            )
-        except OkstraError as exc:
-            screen.post_message(PrepareFailed(exc.render()))
-            return
-        screen.post_message(PrepareFinished(result))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # exit_on_error=False keeps the app alive; show what broke instead of crashing.
-        if event.state != WorkerState.ERROR:
-            return
-        error = event.worker.error
-        text = self.text.get("app.internal_error", kind=type(error).__name__, error=error)
-        screen = self.shown
-        if screen is None:
-            return
-        if event.worker.group == "prepare":
-            screen.post_message(PrepareFailed(text))
-        else:
-            screen.post_message(PreflightChecked(error=text))
-
-    def on_prepare_failed(self, message: PrepareFailed) -> None:
-        # The launch screen has shown the error (the message bubbles up from it).
-        if self.shown is not None:
-            self._ready_after_refresh(self.shown, outcome="failed")
-
-    def on_prepare_finished(self, message: PrepareFinished) -> None:
-        if self.shown is not None:
-            self._ready_after_refresh(self.shown, outcome="prepared")
-        result = message.result
-        if result.exec_argv:
-            cwd = result.launch.cwd if result.launch is not None else self.project_root
-            self.exit(
-                LaunchRequest(
-                    tuple(result.exec_argv), Path(cwd), result.exec_env, run_dir=result.run_dir
-                )
-            )
-
-    def _ready_after_refresh(self, screen: Screen[Any], **extra: str) -> None:
-        """A ready line for `screen` once it is ready for keys (see `ready_lines`)."""
-        self.ready_lines.after_refresh(screen, **extra)
 
     # -- theme ------------------------------------------------------------------------
 

@@ -416,63 +416,117 @@ def _check_provider(spec: ProviderSpec) -> None:
     check_id(spec.id, "id")
     if spec.login is not None:
         _check_login(spec.login)
-    roles = set()
-    for i, role in enumerate(spec.roles):
-        check_id(role, f"roles[{i}]")
-        if role in roles:
-            raise DataProblem(f"roles[{i}]", f"duplicate role {role!r}")
-        roles.add(role)
-    if not spec.roles:
-        raise DataProblem("roles", "expected at least one role")
+    roles = _check_roles(spec.roles)
     if not spec.models:
         raise DataProblem("models", "expected at least one [[models]] entry")
-
     ids: dict[str, int] = {}
     names: dict[str, str] = {}  # lower-cased id or alias -> where it was declared
     for i, model in enumerate(spec.models):
         where = f"models[{i}]"
-        check_id(model.id, f"{where}.id")
-        if model.execution.startswith("-") or model.execution != model.execution.strip():
-            # It is passed as the value of the CLI's model flag: never let it be a flag.
+        _check_model_id(model, where, i, ids)
+        _check_model_names(model, where, names)
+        _check_model_roles(model, where, spec.roles, roles)
+
+
+def _check_roles(declared: tuple[str, ...]) -> set[str]:
+    """The provider's roles: ids, no duplicates, at least one; returned as a set."""
+    roles: set[str] = set()
+    for i, role in enumerate(declared):
+        check_id(role, f"roles[{i}]")
+        if role in roles:
+            raise DataProblem(f"roles[{i}]", f"duplicate role {role!r}")
+        roles.add(role)
+    if not declared:
+        raise DataProblem("roles", "expected at least one role")
+    return roles
+
+
+def _check_model_id(model: ModelSpec, where: str, i: int, ids: dict[str, int]) -> None:
+    """A model's id and execution; records the id in `ids` (id -> index)."""
+    check_id(model.id, f"{where}.id")
+    if model.execution.startswith("-") or model.execution != model.execution.strip():
+        # It is passed as the value of the CLI's model flag: never let it be a flag.
+        raise DataProblem(
+            f"{where}.execution", f"expected a model name for the CLI, got {model.execution!r}"
+        )
+    if model.id in ids:
+        raise DataProblem(
+            f"{where}.id", f"duplicate model id {model.id!r} (already models[{ids[model.id]}])"
+        )
+    ids[model.id] = i
+
+
+def _check_model_names(model: ModelSpec, where: str, names: dict[str, str]) -> None:
+    """A model's id and aliases collide with no other model's (case-insensitively)."""
+    for j, value in enumerate((model.id, *model.aliases)):
+        field_name = f"{where}.id" if j == 0 else f"{where}.aliases[{j - 1}]"
+        if j and not value.strip():
+            raise DataProblem(field_name, "expected a non-empty alias")
+        key = value.lower()
+        if key in names and names[key] != where:
             raise DataProblem(
-                f"{where}.execution", f"expected a model name for the CLI, got {model.execution!r}"
+                field_name,
+                f"{value!r} collides with a model id or alias of {names[key]} "
+                "(aliases are case-insensitive)",
             )
-        if model.id in ids:
+        names[key] = where
+
+
+def _check_model_roles(
+    model: ModelSpec, where: str, declared: tuple[str, ...], roles: set[str]
+) -> None:
+    """A model's roles and default_for name roles of the provider (and of the model)."""
+    for k, role in enumerate(model.roles):
+        if role not in roles:
             raise DataProblem(
-                f"{where}.id", f"duplicate model id {model.id!r} (already models[{ids[model.id]}])"
+                f"{where}.roles[{k}]",
+                f"role {role!r} is not one of the provider's roles ({', '.join(declared)})",
             )
-        ids[model.id] = i
-        for j, value in enumerate((model.id, *model.aliases)):
-            field_name = f"{where}.id" if j == 0 else f"{where}.aliases[{j - 1}]"
-            if j and not value.strip():
-                raise DataProblem(field_name, "expected a non-empty alias")
-            key = value.lower()
-            if key in names and names[key] != where:
-                raise DataProblem(
-                    field_name,
-                    f"{value!r} collides with a model id or alias of {names[key]} "
-                    "(aliases are case-insensitive)",
-                )
-            names[key] = where
-        for k, role in enumerate(model.roles):
-            if role not in roles:
-                raise DataProblem(
-                    f"{where}.roles[{k}]",
-                    f"role {role!r} is not one of the provider's roles ({', '.join(spec.roles)})",
-                )
-        effective = set(model.roles) or roles
-        for k, role in enumerate(model.default_for):
-            if role not in effective:
-                raise DataProblem(
-                    f"{where}.default_for[{k}]",
-                    f"role {role!r} is not a role of this model "
-                    f"({', '.join(r for r in spec.roles if r in effective)})",
-                )
+    effective = set(model.roles) or roles
+    for k, role in enumerate(model.default_for):
+        if role not in effective:
+            raise DataProblem(
+                f"{where}.default_for[{k}]",
+                f"role {role!r} is not a role of this model "
+                f"({', '.join(r for r in declared if r in effective)})",
+            )
 
 
 def check_launch(spec: ProviderSpec) -> None:
     """The launch templates' rules (checked when a provider file is loaded)."""
     launch = spec.launch
+    _check_launch_argvs(launch)
+    _check_launch_env(launch)
+    used_new = {f for element in launch.new for f in template_fields(element)}
+    used_env = {f for value in launch.env.values() for f in template_fields(value)}
+    if not ({"prompt", "prompt_file"} & (used_new | used_env)):
+        raise DataProblem(
+            "launch.new",
+            "the lead prompt is never passed: expected {prompt} or {prompt_file} in "
+            "launch.new or launch.env",
+        )
+    used_resume = {f for element in launch.resume for f in template_fields(element)}
+    if "session_id" not in used_resume:
+        raise DataProblem("launch.resume", "expected {session_id} (resume must name the session)")
+    if launch.session_id == "discover":
+        _check_discovered_session(launch, used_new)
+    else:
+        _check_minted_session(launch, used_new)
+    check_worker_launch(
+        launch.worker,
+        launch.access.read_only,
+        launch.access.write,
+        discovers_session=launch.session_id == "discover",
+    )
+    for i, flag in enumerate(launch.required_flags):
+        if not flag.startswith("-"):
+            raise DataProblem(
+                f"launch.required_flags[{i}]", f"expected a flag such as '--model', got {flag!r}"
+            )
+
+
+def _check_launch_argvs(launch: LaunchSpec) -> None:
+    """version, new and resume are non-empty argvs (help may be empty) starting "{cli}"."""
     for name in ("version", "new", "resume", "help"):
         argv: tuple[str, ...] = getattr(launch, name)
         if not argv:
@@ -486,6 +540,10 @@ def check_launch(spec: ProviderSpec) -> None:
             )
         for i, element in enumerate(argv):
             check_template(element, f"launch.{name}[{i}]")
+
+
+def _check_launch_env(launch: LaunchSpec) -> None:
+    """launch.env: variable names, template values."""
     for key, value in launch.env.items():
         if not ENV_NAME.fullmatch(key):
             raise DataProblem(
@@ -493,61 +551,44 @@ def check_launch(spec: ProviderSpec) -> None:
             )
         check_template(value, f"launch.env.{key}")
 
-    used_new = {f for element in launch.new for f in template_fields(element)}
-    used_env = {f for value in launch.env.values() for f in template_fields(value)}
-    if not ({"prompt", "prompt_file"} & (used_new | used_env)):
+
+def _check_discovered_session(launch: LaunchSpec, used_new: set[str]) -> None:
+    """session_id = "discover": a [launch.discover] table, no {session_id} at launch."""
+    if launch.discover is None:
+        raise DataProblem(
+            "launch.discover", 'expected a [launch.discover] table when session_id = "discover"'
+        )
+    if "session_id" in used_new:
         raise DataProblem(
             "launch.new",
-            "the lead prompt is never passed: expected {prompt} or {prompt_file} in "
-            "launch.new or launch.env",
+            'the CLI mints the id when session_id = "discover": '
+            "{session_id} cannot be passed to launch.new",
         )
-    used_resume = {f for element in launch.resume for f in template_fields(element)}
-    if "session_id" not in used_resume:
-        raise DataProblem("launch.resume", "expected {session_id} (resume must name the session)")
-    if launch.session_id == "discover":
-        if launch.discover is None:
-            raise DataProblem(
-                "launch.discover", 'expected a [launch.discover] table when session_id = "discover"'
-            )
-        if "session_id" in used_new:
-            raise DataProblem(
-                "launch.new",
-                'the CLI mints the id when session_id = "discover": '
-                "{session_id} cannot be passed to launch.new",
-            )
-        check_discover_glob(launch.discover.glob)
-        try:
-            pattern = re.compile(launch.discover.id_pattern)
-        except re.error as exc:
-            raise DataProblem(
-                "launch.discover.id_pattern", f"invalid regular expression ({exc})"
-            ) from None
-        if pattern.groups < 1:
-            raise DataProblem(
-                "launch.discover.id_pattern",
-                "expected a group capturing the session id, e.g. '-([0-9a-f-]+)\\.jsonl$'",
-            )
-    else:
-        if launch.discover is not None:
-            raise DataProblem(
-                "launch.discover",
-                f'only used when session_id = "discover" (it is {launch.session_id!r})',
-            )
-        if "session_id" not in used_new:
-            raise DataProblem(
-                "launch.new",
-                f"expected {{session_id}}: okstra mints a {launch.session_id} id and the "
-                "CLI must be given it, or the resume sheet would name a session that "
-                "does not exist",
-            )
-    check_worker_launch(
-        launch.worker,
-        launch.access.read_only,
-        launch.access.write,
-        discovers_session=launch.session_id == "discover",
-    )
-    for i, flag in enumerate(launch.required_flags):
-        if not flag.startswith("-"):
-            raise DataProblem(
-                f"launch.required_flags[{i}]", f"expected a flag such as '--model', got {flag!r}"
-            )
+    check_discover_glob(launch.discover.glob)
+    try:
+        pattern = re.compile(launch.discover.id_pattern)
+    except re.error as exc:
+        raise DataProblem(
+            "launch.discover.id_pattern", f"invalid regular expression ({exc})"
+        ) from None
+    if pattern.groups < 1:
+        raise DataProblem(
+            "launch.discover.id_pattern",
+            "expected a group capturing the session id, e.g. '-([0-9a-f-]+)\\.jsonl$'",
+        )
+
+
+def _check_minted_session(launch: LaunchSpec, used_new: set[str]) -> None:
+    """An id okstra mints: no [launch.discover] table, {session_id} passed at launch."""
+    if launch.discover is not None:
+        raise DataProblem(
+            "launch.discover",
+            f'only used when session_id = "discover" (it is {launch.session_id!r})',
+        )
+    if "session_id" not in used_new:
+        raise DataProblem(
+            "launch.new",
+            f"expected {{session_id}}: okstra mints a {launch.session_id} id and the "
+            "CLI must be given it, or the resume sheet would name a session that "
+            "does not exist",
+        )

@@ -82,6 +82,19 @@ def validate_record(record: type[_T], raw: dict[str, Any], path: Path) -> _T:
         raise DataFileError(message, path=path, field=where or None) from None
 
 
+# What a plain type error expected, by the validator's error type.
+_EXPECTED = {
+    **dict.fromkeys(("string_type", "string_sub_type"), "expected a string"),
+    **dict.fromkeys(("bool_type", "bool_parsing"), "expected a boolean (true or false)"),
+    **dict.fromkeys(("float_type", "float_parsing"), "expected a number"),
+    **dict.fromkeys(("tuple_type", "list_type", "iterable_type"), "expected an array"),
+    **dict.fromkeys(
+        ("dict_type", "model_type", "model_attributes_type", "mapping_type"), "expected a table"
+    ),
+    "finite_number": "expected a finite number",
+}
+
+
 def _explain(error: Any, record: type[Any]) -> str:
     kind: str = error["type"]
     value = error.get("input")
@@ -99,24 +112,14 @@ def _explain(error: Any, record: type[Any]) -> str:
             + (" (booleans are not integers)" if isinstance(value, bool) else "")
             + got
         )
-    if kind in ("string_type", "string_sub_type"):
-        return "expected a string" + got
-    if kind in ("bool_type", "bool_parsing"):
-        return "expected a boolean (true or false)" + got
-    if kind in ("float_type", "float_parsing"):
-        return "expected a number" + got
-    if kind in ("tuple_type", "list_type", "iterable_type"):
-        return "expected an array" + got
-    if kind in ("dict_type", "model_type", "model_attributes_type", "mapping_type"):
-        return "expected a table" + got
+    if kind in _EXPECTED:
+        return _EXPECTED[kind] + got
     if kind == "literal_error":
         return f"expected {ctx.get('expected', 'one of the allowed values')}" + got
     if kind == "greater_than_equal":
         return f"expected a number >= {ctx.get('ge')}" + got
     if kind == "greater_than":
         return f"expected a number > {ctx.get('gt')}" + got
-    if kind == "finite_number":
-        return "expected a finite number" + got
     if kind in ("string_too_short", "too_short"):
         return "must not be empty"
     msg: str = error.get("msg", "invalid value")

@@ -98,6 +98,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
+def _dispatch(command: str | None, args_list: list[str]) -> int:
+    """Parse the arguments, run the command's handler, print its result; its exit code."""
+    # The wizard's per-step commands in their plain spellings skip argparse (its
+    # import and the parser's construction are a tenth of a step); anything else,
+    # help included, goes through the parser.
+    ns: Any = None
+    if command == "wizard":
+        from ._wizard import parse_plain
+
+        ns = parse_plain(args_list)
+    if ns is None:
+        parser = build_parser(command)
+        if any(a in ("-h", "--help") for a in args_list) or any(
+            a == "--version" for a in args_list[:1]
+        ):
+            try:
+                parser.parse_args(args_list)
+            except SystemExit as exc:
+                return int(exc.code or 0)
+        ns = parser.parse_args(args_list)
+    handler: Handler | None = getattr(ns, "handler", None)
+    if handler is None:
+        raise UsageError("a command is required: " + ", ".join(COMMANDS))
+    payload, code = handler(ns)
+    human: Callable[[dict[str, Any]], None] | None = getattr(ns, "human", None)
+    if human is not None and not getattr(ns, "json", False):
+        human(payload)
+    else:
+        emit(payload)
+    return code
+
+
 def _run(args_list: list[str]) -> int:
     debug = os.environ.get("OKSTRA_DEBUG") == "1"
     words = [a for a in args_list if not a.startswith("-")]
@@ -116,34 +148,7 @@ def _run(args_list: list[str]) -> int:
             emit(payload)
 
     try:
-        # The wizard's per-step commands in their plain spellings skip argparse (its
-        # import and the parser's construction are a tenth of a step); anything else,
-        # help included, goes through the parser.
-        ns: Any = None
-        if command == "wizard":
-            from ._wizard import parse_plain
-
-            ns = parse_plain(args_list)
-        if ns is None:
-            parser = build_parser(command)
-            if any(a in ("-h", "--help") for a in args_list) or any(
-                a == "--version" for a in args_list[:1]
-            ):
-                try:
-                    parser.parse_args(args_list)
-                except SystemExit as exc:
-                    return int(exc.code or 0)
-            ns = parser.parse_args(args_list)
-        handler: Handler | None = getattr(ns, "handler", None)
-        if handler is None:
-            raise UsageError("a command is required: " + ", ".join(COMMANDS))
-        payload, code = handler(ns)
-        human: Callable[[dict[str, Any]], None] | None = getattr(ns, "human", None)
-        if human is not None and not getattr(ns, "json", False):
-            human(payload)
-        else:
-            emit(payload)
-        return code
+        return _dispatch(command, args_list)
     except OkstraError as exc:
         if debug:
             _print_traceback()

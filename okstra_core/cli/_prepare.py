@@ -50,6 +50,11 @@ _RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directo
 
 def register(sub: Any) -> None:
     """Add `prepare` and `report` to the top-level parser."""
+    _register_prepare(sub)
+    _register_report(sub)
+
+
+def _register_prepare(sub: Any) -> None:
     prep = sub.add_parser(
         "prepare",
         help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
@@ -87,6 +92,8 @@ def register(sub: Any) -> None:
     add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
 
+
+def _register_report(sub: Any) -> None:
     report = sub.add_parser(
         "report",
         help="execution roles of a prepared run",
@@ -100,6 +107,13 @@ def register(sub: Any) -> None:
     rsub = report.add_subparsers(
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
+    _register_roles(rsub)
+    _register_check(rsub)
+    _register_finalize(rsub)
+    report.set_defaults(handler=_report_usage)
+
+
+def _register_roles(rsub: Any) -> None:
     roles = rsub.add_parser(
         "roles",
         help="the run's execution roles (a table; --markdown, --json)",
@@ -123,6 +137,9 @@ def register(sub: Any) -> None:
     )
     add_json_flag(roles, render_report_roles)
     roles.set_defaults(handler=_report_roles)
+
+
+def _register_check(rsub: Any) -> None:
     check = rsub.add_parser(
         "check",
         help="refuse a final report whose executionRoles differ",
@@ -134,8 +151,6 @@ def register(sub: Any) -> None:
     check.add_argument("run", help=_RUN_HELP)
     check.add_argument("report", help="the final report JSON (with executionRoles)")
     check.set_defaults(handler=_report_check)
-    _register_finalize(rsub)
-    report.set_defaults(handler=_report_usage)
 
 
 def _register_finalize(rsub: Any) -> None:

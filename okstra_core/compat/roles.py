@@ -10,7 +10,8 @@ asking order (`selection_order`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..catalog.models import LEADER, Profile, RoleKind, RoleRequirement
 from ..errors import StateFileError, UsageError
@@ -277,39 +278,51 @@ def earlier_role_fields(
 ) -> tuple[dict[str, int], dict[str, list[str]], list[str]]:
     """`roleCounts`, `roleModels`, `roleSelectionOrder` of an earlier v2 file, type-checked."""
     raw, source = reader.raw, reader.source
-
-    def fail(name: str, expected: str) -> StateFileError:
-        return StateFileError(
-            f"expected {expected} in an earlier okstra's v2 wizard state", path=source, field=name
-        )
-
-    counts = raw.get("roleCounts")
-    if counts is None:
-        counts = {}
-    if not isinstance(counts, dict):
-        raise fail("roleCounts", "an object mapping roles to counts")
-    for role, n in counts.items():
-        if type(n) is not int or n < 0:
-            raise fail(f"roleCounts.{role}", "a count ≥ 0 (a boolean is not a count)")
-    models = raw.get("roleModels")
-    if models is None:
-        models = {}
-    if not isinstance(models, dict):
-        raise fail("roleModels", "an object mapping roles to arrays of model refs")
-    for role, refs in models.items():
-        if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-            raise fail(f"roleModels.{role}", "an array of model refs")
+    counts = _earlier_counts(raw.get("roleCounts"), source)
+    models = _earlier_models(raw.get("roleModels"), source)
     order = raw.get("roleSelectionOrder")
     if order is None:
         order = []
     if not isinstance(order, list) or not all(isinstance(s, str) for s in order):
-        raise fail("roleSelectionOrder", "an array of step ids")
+        raise _earlier_fail(source, "roleSelectionOrder", "an array of step ids")
     answered = raw.get("answered")
     if isinstance(answered, list):
         for index, item in enumerate(answered):
             if not isinstance(item, str):
-                raise fail(f"answered[{index}]", "a step id (a string)")
-    return dict(counts), {r: list(m) for r, m in models.items()}, list(order)
+                raise _earlier_fail(source, f"answered[{index}]", "a step id (a string)")
+    return counts, models, list(order)
+
+
+def _earlier_fail(source: Path, name: str, expected: str) -> StateFileError:
+    return StateFileError(
+        f"expected {expected} in an earlier okstra's v2 wizard state", path=source, field=name
+    )
+
+
+def _earlier_counts(counts: Any, source: Path) -> dict[str, int]:
+    """An earlier v2 file's `roleCounts` (absent: none), type-checked."""
+    if counts is None:
+        counts = {}
+    if not isinstance(counts, dict):
+        raise _earlier_fail(source, "roleCounts", "an object mapping roles to counts")
+    for role, n in counts.items():
+        if type(n) is not int or n < 0:
+            raise _earlier_fail(
+                source, f"roleCounts.{role}", "a count ≥ 0 (a boolean is not a count)"
+            )
+    return dict(counts)
+
+
+def _earlier_models(models: Any, source: Path) -> dict[str, list[str]]:
+    """An earlier v2 file's `roleModels` (absent: none), type-checked."""
+    if models is None:
+        models = {}
+    if not isinstance(models, dict):
+        raise _earlier_fail(source, "roleModels", "an object mapping roles to arrays of model refs")
+    for role, refs in models.items():
+        if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+            raise _earlier_fail(source, f"roleModels.{role}", "an array of model refs")
+    return {r: list(m) for r, m in models.items()}
 
 
 def earlier_choices(

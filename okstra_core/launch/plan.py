@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
-from okstra_core.catalog.models import DiscoverSpec, ProviderSpec, SessionIdKind
+from okstra_core.catalog.models import DiscoverSpec, LaunchSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, LaunchError, OkstraError
 from okstra_core.launch.argv import placeholders_in, render_argv, render_env
@@ -185,36 +185,22 @@ def plan_launch(
     """
     source = provider.source or f"provider {provider.id}"
     launch = provider.launch
-    cli_path = environment.which(provider.cli)
-    if cli_path is None:
-        raise LaunchError(
-            f"`{provider.cli}` (provider {provider.id}) is not on PATH; install it or put it "
-            "on PATH, then run the resume command"
-        )
+    cli_path = _cli_path(provider, environment)
     session_id = mint_session_id(launch.session_id, environment)
-    used = placeholders_in(launch.new) | placeholders_in(tuple(launch.env.values()))
-    if session_id is None and "session_id" in used:
-        raise DataFileError(
-            'a provider with session_id = "discover" cannot pass {session_id} at launch '
-            "(the CLI mints it)",
-            path=source,
-            field="launch.new",
-        )
-    values: dict[str, str] = {
-        "cli": cli_path,
-        "model": model,
-        "prompt_file": str(prompt_file),
-        "kickoff": kickoff,
-        "project_root": str(project_root),
-    }
-    if session_id is not None:
-        values["session_id"] = session_id
-    if "prompt" in used or "prompt" in placeholders_in(launch.resume):
-        if prompt is None:
-            # A regular file only (never a FIFO or device), size-capped, UTF-8.
-            data = read_bytes(prompt_file, what="cannot read the lead prompt:", error=LaunchError)
-            prompt = decode_utf8(data, prompt_file, error=LaunchError)
-        values["prompt"] = prompt
+    values = _template_values(
+        launch,
+        session_id,
+        source=source,
+        fixed={
+            "cli": cli_path,
+            "model": model,
+            "prompt_file": str(prompt_file),
+            "kickoff": kickoff,
+            "project_root": str(project_root),
+        },
+        prompt_file=prompt_file,
+        prompt=prompt,
+    )
     argv = render_argv(launch.new, values, environment.env, source=source, field="launch.new")
     env = render_env(launch.env, values, environment.env, source=source, field="launch.env")
     _check_argv(argv, env, source)
@@ -226,17 +212,6 @@ def plan_launch(
         source=source,
         field="launch.resume",
     )
-    discover_fixed: DiscoverSpec | None = None
-    if launch.discover is not None:
-        try:
-            concrete = discover_glob(launch.discover, environment, source=source)
-        except DataFileError:
-            # Unresolvable here: a later lookup says so instead of searching elsewhere.
-            concrete = None
-        if concrete is not None:
-            discover_fixed = replace(
-                launch.discover, glob=escape_template(concrete), default_home=""
-            )
     return LaunchPlan(
         provider_id=provider.id,
         cli=provider.cli,
@@ -252,12 +227,72 @@ def plan_launch(
         source=source,
         resume_template=launch.resume,
         values=MappingProxyType(values),
-        resume_env=MappingProxyType(
-            {
-                name[4:]: environment.env[name[4:]]
-                for name in placeholders_in(launch.resume)
-                if name.startswith("env.") and name[4:] in environment.env
-            }
-        ),
-        discover_fixed=discover_fixed,
+        resume_env=MappingProxyType(_resume_env(launch, environment)),
+        discover_fixed=_fixed_discover(launch, environment, source),
     )
+
+
+def _cli_path(provider: ProviderSpec, environment: Environment) -> str:
+    """The provider's CLI resolved on PATH; LaunchError when it is not there."""
+    cli_path = environment.which(provider.cli)
+    if cli_path is None:
+        raise LaunchError(
+            f"`{provider.cli}` (provider {provider.id}) is not on PATH; install it or put it "
+            "on PATH, then run the resume command"
+        )
+    return cli_path
+
+
+def _template_values(
+    launch: LaunchSpec,
+    session_id: str | None,
+    *,
+    source: str,
+    fixed: dict[str, str],
+    prompt_file: Path,
+    prompt: str | None,
+) -> dict[str, str]:
+    """The placeholder values of the launch templates: `fixed`, the session id, the prompt."""
+    used = placeholders_in(launch.new) | placeholders_in(tuple(launch.env.values()))
+    if session_id is None and "session_id" in used:
+        raise DataFileError(
+            'a provider with session_id = "discover" cannot pass {session_id} at launch '
+            "(the CLI mints it)",
+            path=source,
+            field="launch.new",
+        )
+    values = dict(fixed)
+    if session_id is not None:
+        values["session_id"] = session_id
+    if "prompt" in used or "prompt" in placeholders_in(launch.resume):
+        if prompt is None:
+            # A regular file only (never a FIFO or device), size-capped, UTF-8.
+            data = read_bytes(prompt_file, what="cannot read the lead prompt:", error=LaunchError)
+            prompt = decode_utf8(data, prompt_file, error=LaunchError)
+        values["prompt"] = prompt
+    return values
+
+
+def _resume_env(launch: LaunchSpec, environment: Environment) -> dict[str, str]:
+    """The environment variables the resume template reads, as they are now."""
+    return {
+        name[4:]: environment.env[name[4:]]
+        for name in placeholders_in(launch.resume)
+        if name.startswith("env.") and name[4:] in environment.env
+    }
+
+
+def _fixed_discover(
+    launch: LaunchSpec, environment: Environment, source: str
+) -> DiscoverSpec | None:
+    """The discover spec with its glob resolved now, or None when it cannot be."""
+    if launch.discover is None:
+        return None
+    try:
+        concrete = discover_glob(launch.discover, environment, source=source)
+    except DataFileError:
+        # Unresolvable here: a later lookup says so instead of searching elsewhere.
+        return None
+    if concrete is None:
+        return None
+    return replace(launch.discover, glob=escape_template(concrete), default_home="")

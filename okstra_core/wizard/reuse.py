@@ -8,10 +8,11 @@ The option is disabled, with why, when the reused counts lead to no complete tea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..catalog.models import LEADER, RoleKind
+from ..catalog.models import LEADER, Profile, RoleKind
 from ..errors import AnswerRefused, OkstraError
 from ..resolver import blocker
 from ..vocabulary import CURRENT_SESSION
@@ -81,16 +82,10 @@ def _pairs(ctx: StepContext, path: Path, field: str, raw: Any, *, integer: bool)
     return raw
 
 
-def prefill_from_run(
-    ctx: StepContext, state: WizardState, inputs: Any, run: str, path: Path
-) -> None:
-    """Pre-fill counts, models and directive from a previous run's `run-inputs.json`.
-
-    Each pre-filled value becomes an answered step with provenance `reused:<run>`, so it
-    is listed and editable like any answer. Values that no longer fit the profile are
-    skipped (those steps are asked); models that no longer fit are rewound, with the
-    reason, when the next prompt is computed.
-    """
+def _read_inputs(
+    ctx: StepContext, path: Path, inputs: Any
+) -> tuple[dict[str, int], dict[str, list[str]], str]:
+    """A run-inputs document's role counts, role models and directive, checked."""
     if not isinstance(inputs, dict):
         raise _bad_inputs(ctx, path, "(root)", "a JSON object")
     counts = _pairs(ctx, path, "roleCounts", inputs.get("roleCounts", {}), integer=True)
@@ -108,20 +103,16 @@ def prefill_from_run(
         directive = ""
     if not isinstance(directive, str):
         raise _bad_inputs(ctx, path, "directive", "a string")
+    return counts, models, directive
 
-    provenance = f"reused:{run}"
-    profile = ctx.profile(state.task_type)
-    entries: list[AnsweredStep] = []
 
-    def record(step: str, answer: str) -> None:
-        entries.append(AnsweredStep(step=step, answer=answer, provenance=provenance))
-        if is_role_step(step):
-            state.role_selection_order.append(step)
-
-    state.role_counts.clear()
-    state.role_models.clear()
-    if state.host_entry_mode == CURRENT_SESSION:
-        record(LEADER_SESSION, LEADER_SESSION_ANSWER)
+def _reuse_counts(
+    profile: Profile,
+    state: WizardState,
+    counts: dict[str, int],
+    record: Callable[[str, str], None],
+) -> None:
+    """The reused counts that still fit the profile (adjustable roles, then optional)."""
     for wanted in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
         for requirement in profile.static_roles:
             value = counts.get(requirement.role)
@@ -130,8 +121,18 @@ def prefill_from_run(
             if requirement.min <= value <= requirement.max:
                 state.role_counts[requirement.role] = value
                 record(count_step(requirement.role, wanted is RoleKind.OPTIONAL), str(value))
-    # Models are taken for roles whose count is settled (fixed or reused); a role
-    # whose count is still to be asked gets its models asked after it.
+
+
+def _reuse_models(
+    profile: Profile,
+    state: WizardState,
+    models: dict[str, list[str]],
+    record: Callable[[str, str], None],
+) -> None:
+    """The reused models of the roles whose count is settled (fixed or reused).
+
+    A role whose count is still to be asked gets its models asked after it.
+    """
     settled = {LEADER} | {
         r.role
         for r in profile.static_roles
@@ -145,6 +146,34 @@ def prefill_from_run(
             if ordinal <= len(refs) and len(have) == ordinal - 1:
                 state.role_models.setdefault(role, []).append(refs[ordinal - 1])
                 record(model_step(role, ordinal), refs[ordinal - 1])
+
+
+def prefill_from_run(
+    ctx: StepContext, state: WizardState, inputs: Any, run: str, path: Path
+) -> None:
+    """Pre-fill counts, models and directive from a previous run's `run-inputs.json`.
+
+    Each pre-filled value becomes an answered step with provenance `reused:<run>`, so it
+    is listed and editable like any answer. Values that no longer fit the profile are
+    skipped (those steps are asked); models that no longer fit are rewound, with the
+    reason, when the next prompt is computed.
+    """
+    counts, models, directive = _read_inputs(ctx, path, inputs)
+    provenance = f"reused:{run}"
+    profile = ctx.profile(state.task_type)
+    entries: list[AnsweredStep] = []
+
+    def record(step: str, answer: str) -> None:
+        entries.append(AnsweredStep(step=step, answer=answer, provenance=provenance))
+        if is_role_step(step):
+            state.role_selection_order.append(step)
+
+    state.role_counts.clear()
+    state.role_models.clear()
+    if state.host_entry_mode == CURRENT_SESSION:
+        record(LEADER_SESSION, LEADER_SESSION_ANSWER)
+    _reuse_counts(profile, state, counts, record)
+    _reuse_models(profile, state, models, record)
     if directive.strip():
         state.directive = directive.strip()
         record(DIRECTIVE_PICK, WRITE_ANSWER)

@@ -59,10 +59,22 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
         except OkstraError as exc:  # its profile file is gone
             return _rewound(ctx, state, TASK_TYPE, state.task_type, exc.message)
     asked = steps(ctx, state)
-    known = {s.id for s in asked}
+    note = _left_profile(ctx, state, {s.id for s in asked})
+    if note is not None:
+        return note
+    decided, note = _first_stale_step(ctx, state, asked)
+    if decided:
+        return note
+    return _stray_counts(ctx, state, asked)
+
+
+def _left_profile(ctx: StepContext, state: WizardState, known: set[str]) -> StaleNote | None:
+    """Rewind the first answered role step the profile no longer asks (None: none).
+
+    A role that left the profile is said by name, never dropped silently. (An ordinal
+    beyond a lowered count is caught at its count step.)
+    """
     for gone in state.answered:
-        # A role that left the profile: said by name, never dropped silently. (An
-        # ordinal beyond a lowered count is caught at its count step below.)
         parsed = parse_role_step(gone.step)
         if parsed is None or gone.step in known:
             continue
@@ -71,6 +83,17 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
         if parsed.kind != ROLE_MODEL:  # the role's count is no longer asked this way
             reason = ctx.text.get("stale.not_asked", step=gone.step, task_type=state.task_type)
             return _rewound(ctx, state, gone.step, gone.answer, reason)
+    return None
+
+
+def _first_stale_step(
+    ctx: StepContext, state: WizardState, asked: list[Step]
+) -> tuple[bool, StaleNote | None]:
+    """Check the task type and role answers in order against their rebuilt prompts.
+
+    (True, note): decided — the first answer that no longer holds is rewound (note), or
+    no answer can hold and the answers are kept (None). (False, None): all hold.
+    """
     for step in asked:
         if step.id != TASK_TYPE and not step.role_block:
             continue
@@ -84,20 +107,20 @@ def revalidate(ctx: StepContext, state: WizardState) -> StaleNote | None:
         try:
             prompt = step.build(ctx, before)
         except OkstraError as exc:
-            return _rewound(ctx, state, step.id, answer, exc.message)
+            return True, _rewound(ctx, state, step.id, answer, exc.message)
         option = prompt.option(answer)
         if option is None:
             reason = ctx.text.get("stale.not_an_option", answer=answer)
-            return _rewound(ctx, state, step.id, answer, reason)
+            return True, _rewound(ctx, state, step.id, answer, reason)
         if option.disabled_reason is not None:
             if team_blocker(ctx, before) is not None:
                 # No answer here can hold: keep the answers, and have the prompt say
                 # why (a confirmed wizard is confirmed no longer).
                 if state.confirmed is True:
                     rewind(ctx, state, CONFIRM)
-                return None
-            return _rewound(ctx, state, step.id, answer, option.disabled_reason)
-    return _stray_counts(ctx, state, asked)
+                return True, None
+            return True, _rewound(ctx, state, step.id, answer, option.disabled_reason)
+    return False, None
 
 
 def _held(state: WizardState, step_id: str, answer: str) -> str:

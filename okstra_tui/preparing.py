@@ -1,0 +1,191 @@
+"""The app's prepare and launch: the confirm screen's dry run, prepare in a worker thread,
+the relaunch question, and the messages each step sends back.
+
+`OkstraApp` (app.py) builds on `PreparingApp`; what this part reads of the app (the open
+wizard, the environment, the launch backend, the text catalog) is declared here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from okstra_core.environment import Environment
+from okstra_core.errors import OkstraError
+from okstra_core.request import RunRequest
+from okstra_core.wizard import Wizard
+from okstra_core.wizard.text import WizardText
+
+from .messages import (
+    LaunchRequest,
+    PreflightChecked,
+    PrepareFailed,
+    PrepareFinished,
+    PrepareRequested,
+    PrepareStep,
+)
+from .ready_lines import ReadyLines
+from .screens.launch import LaunchScreen
+from .screens.relaunch import RelaunchScreen
+
+
+class PreparingApp(App[LaunchRequest | None]):
+    """The prepare-and-launch half of the okstra app (see `OkstraApp`)."""
+
+    # Set by OkstraApp.__init__.
+    project_root: Path
+    launch: str
+    environment: Environment
+    text: WizardText
+    wizard: Wizard | None
+    ready_lines: ReadyLines
+
+    @property
+    def shown(self) -> Screen[Any] | None:
+        """The screen on top — None while the app closes (its screens are gone, and
+        `App.screen` raises): a key or message that arrives then has nothing to act on."""
+        stack = self.screen_stack
+        return stack[-1] if stack else None
+
+    def check_preflight(self, screen: Screen[Any]) -> None:
+        """Start the confirm screen's dry-run prepare (preflight) in a worker."""
+        assert self.wizard is not None
+        try:
+            request = self.wizard.preview_outcome().request
+        except OkstraError as exc:
+            screen.post_message(PreflightChecked(error=exc.render()))
+            return
+        self.run_dry_prepare(screen, request)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preflight")
+    def run_dry_prepare(self, screen: Screen[Any], request: RunRequest) -> None:
+        """Dry-run prepare: validates the request and runs preflight, writes nothing."""
+        from okstra_core.prepare import prepare
+
+        try:
+            result = prepare(
+                request, launch=self.launch, dry_run=True, environment=self.environment
+            )
+        except OkstraError as exc:
+            screen.post_message(PreflightChecked(error=exc.render()))
+            return
+        screen.post_message(PreflightChecked(result.preflight, tuple(result.notes), plan=result))
+
+    def on_prepare_requested(self, message: PrepareRequested) -> None:
+        screen = self.shown
+        if self.wizard is not None and isinstance(screen, LaunchScreen):
+            self.start_prepare(screen)
+
+    def _earlier_run(self) -> tuple[str, Path] | None:
+        """The run this setup launched before: what to say about it and its directory.
+
+        Looking at its lead records the lead's exit, if it has exited.
+        """
+        from okstra_core.life.lead import observe, read_run
+        from okstra_core.setup_runs import setup_runs
+
+        assert self.wizard is not None
+        earlier = setup_runs(self.wizard.path)
+        if not earlier:
+            return None
+        run_dir = Path(str(earlier[-1].get("runDir")))
+        try:
+            run = read_run(run_dir)
+            status = observe(run, self.environment).label()
+        except OkstraError as exc:
+            said = self.text.get("app.relaunch.unreadable", run_dir=run_dir, error=exc.render())
+            return said, run_dir
+        said = self.text.get(
+            "app.relaunch.earlier", run_id=run.run_id, status=status, run=str(run.run_dir)
+        )
+        return said, run.run_dir
+
+    def start_prepare(self, screen: LaunchScreen) -> None:
+        """Prepare the open setup; one that already launched a run asks first."""
+        from okstra_core.setup_runs import setup_runs
+
+        assert self.wizard is not None
+        path = self.wizard.path
+        earlier = setup_runs(path)
+        if not earlier:
+            self.run_prepare(screen, path)
+            return
+        last = earlier[-1]
+        state = self.wizard.state
+
+        def answered(again: bool | None) -> None:
+            if again:
+                screen.set_preparing()
+                self.run_prepare(screen, path, again=True)
+            else:
+                screen.set_waiting()
+
+        self.push_screen(
+            RelaunchScreen(
+                f"{state.task_key} · {state.task_type}",
+                str(last.get("runId")),
+                Path(str(last.get("runDir"))),
+            ),
+            answered,
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="prepare")
+    def run_prepare(self, screen: LaunchScreen, state_path: Path, *, again: bool = False) -> None:
+        """Prepare (and launch) in a thread; each step comes back as a message."""
+        from okstra_core.frontend import prepare_setup
+
+        def on_step(step: str) -> None:
+            screen.post_message(PrepareStep(step))
+
+        try:
+            result = prepare_setup(
+                state_path,
+                launch=self.launch,
+                environment=self.environment,
+                on_step=on_step,
+                again=again,
+            )
+        except OkstraError as exc:
+            screen.post_message(PrepareFailed(exc.render()))
+            return
+        screen.post_message(PrepareFinished(result))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # exit_on_error=False keeps the app alive; show what broke instead of crashing.
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        text = self.text.get("app.internal_error", kind=type(error).__name__, error=error)
+        screen = self.shown
+        if screen is None:
+            return
+        if event.worker.group == "prepare":
+            screen.post_message(PrepareFailed(text))
+        else:
+            screen.post_message(PreflightChecked(error=text))
+
+    def on_prepare_failed(self, message: PrepareFailed) -> None:
+        # The launch screen has shown the error (the message bubbles up from it).
+        if self.shown is not None:
+            self._ready_after_refresh(self.shown, outcome="failed")
+
+    def on_prepare_finished(self, message: PrepareFinished) -> None:
+        if self.shown is not None:
+            self._ready_after_refresh(self.shown, outcome="prepared")
+        result = message.result
+        if result.exec_argv:
+            cwd = result.launch.cwd if result.launch is not None else self.project_root
+            self.exit(
+                LaunchRequest(
+                    tuple(result.exec_argv), Path(cwd), result.exec_env, run_dir=result.run_dir
+                )
+            )
+
+    def _ready_after_refresh(self, screen: Screen[Any], **extra: str) -> None:
+        """A ready line for `screen` once it is ready for keys (see `ready_lines`)."""
+        self.ready_lines.after_refresh(screen, **extra)
