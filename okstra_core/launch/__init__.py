@@ -174,7 +174,7 @@ if TYPE_CHECKING:
         render_resume_sheet,
         write_resume_sheet,
     )
-    from .worker_argv import worker_argv
+    from .worker_launch import worker_argv
 
 # The package's names load on first use, each from its module: planning a launch, its
 # tmux commands and its resume sheet (`plan`, `commands`, `sheet`) never import what
@@ -215,7 +215,7 @@ _LAZY = {
     "find_session_once": ".session",
     "find_sessions": ".session",
     "mint_session_id": ".session",
-    "worker_argv": ".worker_argv",
+    "worker_argv": ".worker_launch",
 }
 
 

@@ -9,16 +9,13 @@ files are.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
 
 from ..documents import LeadPromptMeta
 from ..environment import Environment
 from .dispatch import dispatch_context
+from .layout import RunLayout
 from .render import render_template
 from .resolve import Resolved
-
-if TYPE_CHECKING:
-    from .run_documents import RunLayout
 
 __all__ = ["KICKOFF", "lead_prompt", "lead_prompt_meta"]
 
