@@ -21,7 +21,7 @@ from okstra_core.errors import OkstraError
 
 from ..resources import stylesheet, ui_text
 from ..widgets import Plain
-from .stale import close, gone
+from .stale import close, part
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
@@ -62,10 +62,12 @@ class DoctorScreen(ModalScreen[None]):
         self.app.call_from_thread(self._show, summary, body)
 
     def _show(self, summary: str, body: str) -> None:
-        if gone(self):
-            return  # closed before the checks finished
-        self.query_one("#summary", Plain).update(summary)
-        self.query_one("#report", Plain).update(body)
+        # Closed before the checks finished, or its widgets not mounted yet / going.
+        head, report = part(self, "#summary", Plain), part(self, "#report", Plain)
+        if head is None or report is None:
+            return
+        head.update(summary)
+        report.update(body)
 
     def action_close(self) -> None:
         close(self, None)
