@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog import detect_host, load_project_config
-from ..compat.opening import open_legacy
 from ..compat.shapes import earlier_companion_source, is_earlier_v2
 from ..environment import Environment
 from ..errors import StateFileError, UsageError
@@ -94,6 +93,9 @@ def load(
     context = ctx or StepContext(
         environment, Path(project_root) if isinstance(project_root, str) and project_root else None
     )
+    # The reader of the earlier okstra's files: a state file okstra wrote never needs it.
+    from ..compat.opening import open_legacy
+
     opened = open_legacy(
         source,
         profile_loader=context.catalog.profile,
