@@ -123,12 +123,22 @@ async def test_the_runs_screen_shows_planted_markup_and_escapes_literally(
                 cell.plain if isinstance(cell, Text) else str(cell)
                 for cell in table.get_row(str(run_dir))
             ]
-            assert cells[1] == cells[2] == SHOWN[value], (value, cells)
+            # A manifest naming another task than its directory is a damaged run: the
+            # row names the task by where the run lies, and says why it is damaged,
+            # quoting the planted name literally.
+            assert cells[1] == f"perf/{run_dir.parent.parent.name}", (value, cells)
+            assert "damaged" in cells, (value, cells)
             assert_inert(" ".join(cells))
+        details = []
         for _ in range(table.row_count):
-            assert_inert(shown_text(screen.query_one("#detail", Static)))
+            detail = shown_text(screen.query_one("#detail", Static))
+            assert_inert(detail)
+            details.append(detail)
             await pilot.press("down")
             await settle(pilot, app)
+        shown = "\n".join(details)
+        for value in hostile:
+            assert SHOWN[value] in shown, (value, shown)
         assert app.is_running
 
 
