@@ -20,7 +20,7 @@ if str(REPO) not in sys.path:
     sys.path.append(str(REPO))
 
 # Before any okstra module is imported, and for what runs outside a test (imports at
-# collection, exit handlers such as the dataclass code cache's): a throw-away
+# collection, exit handlers): a throw-away
 # OKSTRA_HOME for the whole session. Each test still gets its own (`okstra_home`).
 os.environ["OKSTRA_HOME"] = tempfile.mkdtemp(prefix="okstra-test-session-")
 

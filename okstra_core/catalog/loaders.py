@@ -6,8 +6,8 @@ the file and line) and checks the data against its record through
 naming the file, the field path (`roles[1].max`) and what was expected. Beyond the
 records' type checks, the catalog's cross-field rules are enforced (counts, duplicate
 roles, role references, launch placeholders, aliases). Parsed files are kept per
-process, keyed by their bytes; whole catalogs also in the user cache
-(`okstra_core.catalog.cache`).
+process, keyed by their bytes; whole catalogs also as derived data in the user cache
+(`okstra_core.derived`, kind `CATALOG`).
 
 Bundled data comes through `okstra_core.paths.resource()`: a workspace
 (`OKSTRA_WORKSPACE`) file replaces the bundled file of the same name, and whatever the

@@ -29,8 +29,8 @@ long, …) surface as `FileSystemError` naming the file and the errno.
 
 Modules: `files` (what a file must be; private directories), `atomic` (writes), `reads`
 (reads and JSON parsing), `locks` (`FileLock`), `sweep` (leftovers of dead processes),
-`logs` (JSONL logs) and `cache_entries` (checksummed entries of the user cache). Import
-from the package.
+and `logs` (JSONL logs); derived data in the user cache is `okstra_core.derived`'s.
+Import from the package.
 """
 
 from .atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, dumps_json

@@ -1,8 +1,7 @@
 """A headless command ends at once after its output (`okstra_tui.entry.cli`).
 
 The interpreter's teardown is skipped, not the command's work: the output arrives
-whole, the exit status is the command's, and exit handlers (the dataclass code
-cache) have run.
+whole, the exit status is the command's, and exit handlers have run.
 """
 
 from __future__ import annotations
@@ -31,12 +30,37 @@ def _okstra(args: list[str], home: Path, **kw: object) -> subprocess.CompletedPr
     )
 
 
-def test_output_is_whole_at_exit(tmp_path: Path) -> None:
+# The console script's path, with an exit handler registered first that leaves a mark.
+WITH_EXIT_HANDLER = """
+import atexit, sys
+mark = sys.argv.pop()
+atexit.register(lambda: open(mark, "w").write("ran"))
+from okstra_tui.entry import cli
+sys.argv = ["okstra", *sys.argv[1:]]
+cli()
+"""
+
+
+def test_output_is_whole_and_exit_handlers_ran(tmp_path: Path) -> None:
     home = tmp_path / "home"
     proc = _okstra(["wizard", "schema"], home)
     assert proc.returncode == 0, proc.stderr
     schemas = json.loads(proc.stdout)["schemas"]  # the whole document, parseable
     assert {"prompt", "answers", "outcome"} <= set(schemas)
+    mark = tmp_path / "exit-handler-ran"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["OKSTRA_HOME"] = str(home)
+    proc = subprocess.run(
+        [sys.executable, "-c", WITH_EXIT_HANDLER, "wizard", "schema", str(mark)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["schemas"]
+    assert mark.read_text(encoding="utf-8") == "ran"  # before the quick exit
 
 
 def test_the_commands_exit_status_is_kept(tmp_path: Path) -> None:
