@@ -9,6 +9,7 @@ version.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import os
 import re
@@ -55,9 +56,27 @@ def _run(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _replaced_methods() -> list[str]:
+    """`Class.method` of each method `apply()` replaces (read from the module's code)."""
+    tree = ast.parse(Path(_textual_fixes.__file__).read_text(encoding="utf-8"))
+    apply = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "apply")
+    return [
+        f"{target.value.id}.{target.attr}"
+        for node in ast.walk(apply)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+    ]
+
+
 def test_the_page_has_a_report_for_each_fix() -> None:
     # Eight methods: the palette's two watchers and its search worker share report 3.
     assert len(REPRODUCTIONS) == 6
+    replaced = _replaced_methods()
+    text = DOC.read_text(encoding="utf-8")
+    # Every replaced method is named in a report (some reports cover two methods).
+    named = [m for m in replaced if re.search(rf"(?<!\w){m.split('.')[1]}(?!\w)", text)]
+    assert named == replaced and len(replaced) == 8
 
 
 @pytest.mark.parametrize(
