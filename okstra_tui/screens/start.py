@@ -380,8 +380,8 @@ class StartScreen(Screen[None]):
 
     def action_delete(self) -> None:
         summary = self._highlighted()
-        if summary is None:
-            return
+        if summary is None or not self.is_active:
+            return  # a second `d` while the first dialog opens: one dialog
         path = Path(summary.path)
 
         def confirmed(yes: bool | None) -> None:
@@ -406,6 +406,8 @@ class StartScreen(Screen[None]):
         self.load_runs()
 
     def action_doctor(self) -> None:
+        if not self.is_active:
+            return  # a second `c` while the first dialog opens: one dialog
         self.app.push_screen(DoctorScreen(self.environment, cwd=self.cwd))
 
     def action_attach(self) -> None:

@@ -237,6 +237,26 @@ async def test_a_dry_run_answering_before_the_confirm_screen_is_built(
         assert app.is_running
 
 
+async def test_the_doctor_dialog_opened_twice_shows_its_checks_once_built(
+    burst_project: Path,
+) -> None:
+    """`c` typed twice opened two doctor dialogs, and a check's result reached one
+    before its widgets existed (the worker failed: NoMatches on '#summary')."""
+    from okstra_tui.screens.doctor import DoctorScreen
+
+    app = _app(burst_project, None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        start = app.screen
+        start.action_doctor()
+        start.action_doctor()  # the second `c`, handled by the start screen too
+        dialog = app.screen
+        dialog._show("checked early", "")  # a result before the dialog is built
+        await settle(pilot, app)
+        assert app.is_running
+        assert sum(isinstance(s, DoctorScreen) for s in app.screen_stack) == 1
+
+
 # (step, action) pairs: a key's action reaching a prompt screen whose widgets do not
 # exist yet, or no longer: NoMatches on '#answer', '#options', '#prompt', '#error', ….
 LATE_ACTIONS = [
