@@ -121,9 +121,13 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
     done, crashes = 0, []
+    # Every burst's result, as it comes: the counts survive a run that is cut short.
+    results = open(logs / "results.jsonl", "a", encoding="utf-8")  # noqa: SIM115
     for worker in workers:
         assert worker.stdout is not None
         for line in worker.stdout:
+            results.write(line)
+            results.flush()
             result = json.loads(line)
             done += 1
             if result["crash"]:
@@ -132,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             elif done % 50 == 0:
                 print(f"… {done} bursts", file=sys.stderr, flush=True)
         worker.wait()
+    results.close()
     kinds = collections.Counter(c["crash"] for c in crashes)
     for kind, n in kinds.most_common():
         print(f"{n:5d}  {kind}")
