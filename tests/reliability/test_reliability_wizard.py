@@ -65,6 +65,7 @@ while True:
         wizard.submit(answer(prompt, brief))
     except AnswerRefused:
         wizard.back()
+    print("wrote", flush=True)
 """
 )
 
@@ -123,7 +124,7 @@ def _open(state: Path) -> Wizard:
 def test_sigkill_while_stepping_leaves_an_openable_state(new_wizard: Path, project: Path) -> None:
     rng = random.Random(4321)
     revisions = []
-    for _ in range(RUNS):
+    for run in range(RUNS):
         proc = subprocess.Popen(
             [sys.executable, "-c", STEPPER, str(new_wizard), str(project / "brief.md")],
             stdout=subprocess.PIPE,
@@ -132,6 +133,10 @@ def test_sigkill_while_stepping_leaves_an_openable_state(new_wizard: Path, proje
         )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "ready"  # imports done: now it writes
+        # Killed after a few of its own writes (the first run after at least one, so the
+        # test proves something however loaded the machine is), then at a random moment.
+        for _ in range(rng.randint(0, 3) if run else 1):
+            assert proc.stdout.readline().strip() == "wrote"
         time.sleep(rng.uniform(0.0, 0.3))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
