@@ -102,6 +102,11 @@ class World:
         return user_dirs(self.env).wizards
 
 
+def make_world_at(root: Path) -> World:
+    """The world of an existing `root` (made by `make_world`, perhaps copied back)."""
+    return World(root=root, project=root / "proj", home=root / "home", bin=root / "bin")
+
+
 def make_world(tmp: Path, name: str = "w") -> World:
     """Create a world under `tmp/name`."""
     root = tmp / name

@@ -23,7 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.reliability_support import World, make_world, okstra, prepare_argv
+from tests.reliability.reliability_support import (
+    World,
+    make_world,
+    make_world_at,
+    okstra,
+    prepare_argv,
+)
 
 TASK = ".okstra/tasks/grp/tsk"
 SOURCE = {"src/app.py": b"print('the app')\n", "src/config.py": b"DEBUG = False\n"}
@@ -153,10 +159,14 @@ def _battery(world: World, run: Path, state: Path) -> list[list[str]]:
     ]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_hostile_corpus_from_outside(tmp_path: Path, case: str) -> None:
-    world = make_world(tmp_path)
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """One prepared project and a half-answered wizard, made once per test process.
+
+    Every case starts from a byte-for-byte copy of it, restored at the same path (the
+    run files hold absolute paths), so the setup's dozen `okstra` calls run once."""
+    base = tmp_path_factory.mktemp("corpus")
+    world = make_world(base)
     for rel, data in SOURCE.items():
         (world.project / rel).parent.mkdir(parents=True, exist_ok=True)
         (world.project / rel).write_bytes(data)
@@ -179,6 +189,17 @@ def test_hostile_corpus_from_outside(tmp_path: Path, case: str) -> None:
                 "x",
             )
         okstra(world, "wizard", "step", "--state", str(state), f"--answer={answer}")
+    shutil.copytree(world.root, base / "template", symlinks=True)
+    return world.root, run, state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_corpus_from_outside(prepared: tuple[Path, Path, Path], case: str) -> None:
+    root, run, state = prepared
+    shutil.rmtree(root)  # the last case's leftovers (links are removed, never followed)
+    shutil.copytree(root.parent / "template", root, symlinks=True)
+    world = make_world_at(root)
 
     CASES[case](world, run, state)
     before = _outside(world)
