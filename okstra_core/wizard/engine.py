@@ -15,6 +15,7 @@ from dataclasses import replace
 from ..errors import AnswerRefused, OkstraError
 from ..records import dataclass
 from ..resolver import Blocker
+from . import ids
 from .base import Step, echo_template, refuse, render_echo, with_notes
 from .context import StepContext
 from .flow import rewind, steps
@@ -27,9 +28,9 @@ from .steps import done_prompt
 
 __all__ = [
     "ReplayResult",
-    "accepted_default",
     "advance",
     "apply_answer",
+    "default_to_accept",
     "history",
     "progress",
     "replay_answers",
@@ -82,14 +83,19 @@ def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
     return prompt
 
 
-def accepted_default(prompt: Prompt, state: WizardState) -> str | None:
-    """The default `accept_defaults` takes on a model prompt, or None."""
+def default_to_accept(prompt: Prompt, state: WizardState) -> str | None:
+    """The answer `accept_defaults` gives `prompt`, or None where a person must answer."""
+    kind = prompt.meta.get("stepKind")
     default = prompt.default
     option = next((o for o in prompt.options if o.value == default), None)
-    if default is None or option is None or option.disabled_reason is not None:
+    if kind not in ids.DEFAULTED_KINDS or default is None or option is None:
         return None
-    if state.remembered_answers.get(prompt.id) == default:
+    if option.disabled_reason is not None:
+        return None
+    if kind != ids.ROLE_MODEL_KIND or state.remembered_answers.get(prompt.id) == default:
         return default
+    # A model is a default only when a default candidate names it, not because it is
+    # merely the first one that can run.
     return default if str(option.meta.get("provenance") or "").startswith("default:") else None
 
 

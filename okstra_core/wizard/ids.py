@@ -54,6 +54,19 @@ ROLE_COUNT_KIND: StepKind = "role_count"
 ROLE_ADD_KIND: StepKind = "role_add"
 ROLE_MODEL_KIND: StepKind = "role_model"
 
+# The steps `Wizard.accept_defaults` passes with their default (the others need a person).
+DEFAULTED_KINDS: frozenset[str] = frozenset(
+    {
+        TASK_TYPE,
+        ROLE_COUNT_KIND,
+        ROLE_ADD_KIND,
+        ROLE_MODEL_KIND,
+        LEADER_SESSION_KIND,
+        DIRECTIVE_PICK,
+        RELATED_TASKS_PICK,
+    }
+)
+
 # Option values of the `reuse_previous` step (the v1 converter writes them too).
 REUSE_ANSWER = "reuse"
 CHOOSE_AGAIN_ANSWER = "again"

@@ -30,15 +30,14 @@ from .confirm import Confirmation, confirmation
 from .context import StepContext
 from .engine import (
     ReplayResult,
-    accepted_default,
     advance,
     apply_answer,
+    default_to_accept,
     history,
     progress,
     replay_answers,
 )
 from .flow import back_target, rewind
-from .ids import ROLE_MODEL_KIND
 from .prompt import AnswerEntry, HistoryEntry, Prompt, StepResult
 from .revalidate import revalidate
 from .roles import team_blocker
@@ -257,23 +256,23 @@ class Wizard:
         return self._transaction(change)
 
     def accept_defaults(self) -> Prompt:
-        """Answer this model step and the next ones with their defaults.
+        """Answer this step and the next ones with their defaults, up to the confirmation.
 
-        A default is a default candidate (project, global or okstra's) that can be
-        chosen here, or what the person chose before a rewind — not the first model
-        that merely happens to be selectable (the person chooses that one). Stops at
-        the first model step without such a default and at the first step that is not
-        a model step; each accepted answer is saved as `submit` saves it.
+        Taken are the choice steps a person would otherwise pass with Enter: the task
+        type, the role counts and additions, the models, the lead session and the
+        directive and related-task gates. A model's default is a default candidate
+        (project, global or okstra's) that can be chosen here, or what the person chose
+        before a rewind — not the first model that merely happens to be selectable
+        (the person chooses that one). Stops at the first step without such a default
+        and at the first step of another kind (a text answer, the confirmation); each
+        accepted answer is saved as `submit` saves it.
 
         Raises:
             AnswerRefused: the current step has no default to accept (nothing saved).
         """
         ctx, work, prompt = self._current()
         accepted = 0
-        while prompt.meta.get("stepKind") == ROLE_MODEL_KIND:
-            default = accepted_default(prompt, work)
-            if default is None:
-                break
+        while (default := default_to_accept(prompt, work)) is not None:
             try:
                 prompt = self.submit(default, step=prompt.id).next
             except AnswerRefused:

@@ -17,9 +17,16 @@ from textual.screen import Screen
 from textual.widgets import Header
 
 from okstra_core.wizard import HistoryEntry, Prompt
+from okstra_core.wizard.ids import DEFAULTED_KINDS
 from okstra_core.wizard.text import WizardText
 
-from ..messages import Answered, BackRequested, EditRequested, RewindRequested
+from ..messages import (
+    Answered,
+    BackRequested,
+    DefaultsRequested,
+    EditRequested,
+    RewindRequested,
+)
 from ..resources import help_text, ui_text
 from ..widgets import HistoryPanel, KeysFooter, OptionTable, Plain, Row
 from .discard import DiscardScreen
@@ -180,7 +187,25 @@ def option_rows(prompt: Prompt) -> list[Row]:
 
 
 class ChoiceScreen(PromptScreen):
-    """A prompt answered by choosing one row of an option table (the default highlighted)."""
+    """A prompt answered by choosing one row of an option table (the default highlighted).
+
+    From the task type on, `d` answers this step and every later one a person would pass
+    with Enter by its default, up to the confirmation (`Wizard.accept_defaults`).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "accept_defaults", "All defaults"),
+    ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "accept_defaults":
+            return self.prompt.meta.get("stepKind") in DEFAULTED_KINDS
+        return super().check_action(action, parameters)
+
+    def action_accept_defaults(self) -> None:
+        """This step and the following ones: each its default, while one can be taken."""
+        self.clear_error()
+        self.post_message(DefaultsRequested(step=self.prompt.id))
 
     def rows(self) -> list[Row]:
         return option_rows(self.prompt)

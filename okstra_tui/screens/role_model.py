@@ -8,15 +8,11 @@ the answer a rewind dropped — is highlighted, so Enter keeps it.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 
 from okstra_core.wizard import Option
 from okstra_core.wizard.text import WizardText
 
-from ..messages import DefaultsRequested
 from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Plain, Row
 from ..widgets.provenance import provenance_words
@@ -45,9 +41,6 @@ class RoleModelScreen(ChoiceScreen):
 
     CSS_PATH = stylesheet("role_model")
     HELP = "role_model"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "accept_defaults", "All defaults"),
-    ]
 
     def compose_body(self) -> ComposeResult:
         description = self.prompt.meta.get("description")
@@ -64,8 +57,3 @@ class RoleModelScreen(ChoiceScreen):
     def rows(self) -> list[Row]:
         text = ui_text(self)
         return [model_row(o, text) for o in self.prompt.options]
-
-    def action_accept_defaults(self) -> None:
-        """This model and the following ones: each its default, while one can be chosen."""
-        self.clear_error()
-        self.post_message(DefaultsRequested(step=self.prompt.id))

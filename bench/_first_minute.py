@@ -1,0 +1,214 @@
+"""(h) A newcomer's first minute: `git clone` to a launched lead, driven in real tmux.
+
+What a newcomer does, with the agent CLIs already installed:
+
+1. `git clone` this repository (a local clone of the checkout being measured);
+2. README command 1 as written, split at its last `&&`: the install part (a fresh
+   virtual environment and `pip install .`, with pip's usual cache), then the
+   command that opens the app on the demo project — started in a real tmux session
+   (120×40), so the lead opens in a tmux window of its own;
+3. the setup in a handful of decisions: `⏎` on "New setup" and on "Start a new task",
+   the group `demo`, the id `top-words` and the brief `brief.md` (typed, each with
+   `⏎`), then `d` on the task type — every remaining answer its default — and `l` on
+   the confirmation;
+4. the lead is on screen: its CLI started in its own tmux window and is waiting for
+   input.
+
+The lead CLI is a stand-in `claude` (its `--help` lists every flag okstra requires;
+started, it prints a prompt and waits for input, the way the real CLI does once
+logged in): the real `claude` cannot get past its login without the network.
+
+Figures: each phase's wall time and the total, against the one-minute bar (the ratio
+is total / 60 s); the keys pressed are counted. Keys are sent as soon as the app has
+saved the previous answer (the state file's revision), so the figure is the machine's
+part — a person adds their reading and typing time. Repeated `--repeat` times with
+`--repeat` ≥ 3 (each a fresh clone; the median of each phase); a clone and install
+cost about 10–20 s each time, so the default is three rounds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ._fixtures import _required_flags
+from ._harness import Figure, NotAvailable, Stats, clean_env
+
+ROOT = Path(__file__).resolve().parents[1]
+BAR = 60.0  # seconds: the newcomer's bar
+SIZE = ("120", "40")
+TEXT_ANSWERS = ("demo", "top-words", "brief.md")
+PHASES = ("clone", "install", "first screen", "setup", "launch")
+
+
+def _readme_command() -> tuple[str, str]:
+    """README's first command, split into its install part and the app's command."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("```sh\n", 1)[1].split("```", 1)[0].strip()
+    install, _, app = block.rpartition(" && ")
+    if not install or "okstra" not in app:
+        raise NotAvailable(f"README command 1 is not `<install> && <okstra …>`: {block!r}")
+    return install, app
+
+
+def _fake_lead(bin_dir: Path, marker: Path) -> None:
+    """A `claude` that passes okstra's checks and, started, waits for input."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    flags = " ".join(sorted(_required_flags()))
+    script = bin_dir / "claude"
+    script.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in\n'
+        '  --version) echo "2.1.332 (Claude Code)"; exit 0;;\n'
+        f'  --help) echo "usage: claude {flags}"; exit 0;;\n'
+        "esac\n"
+        "printf '> '\n"
+        f"echo ready > {shlex.quote(str(marker))}\n"
+        "while read -r line; do printf '> '; done\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+
+
+class Terminal:
+    """One tmux server of this measurement (its own socket)."""
+
+    def __init__(self, socket: Path) -> None:
+        self.base = ["tmux", "-S", str(socket), "-f", "/dev/null"]
+
+    def __call__(self, *args: str) -> str:
+        proc = subprocess.run(
+            [*self.base, *args], capture_output=True, text=True, timeout=30, check=False
+        )
+        if proc.returncode != 0:
+            raise NotAvailable(f"tmux {args[0]}: {proc.stderr.strip()[:120]}")
+        return proc.stdout
+
+    def keys(self, *keys: str) -> None:
+        self("send-keys", "-t", "first", *keys)
+
+    def screen(self) -> str:
+        return self("capture-pane", "-p", "-t", "first")
+
+    def close(self) -> None:
+        subprocess.run([*self.base, "kill-server"], capture_output=True, check=False)
+
+
+def _until(check: Callable[[], object], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise NotAvailable(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def _revision(home: Path) -> int:
+    """The revision of the one wizard state file under `home` (-1 before it exists)."""
+    found = sorted((home / "state" / "wizards").glob("*.json"))
+    if not found:
+        return -1
+    try:
+        return int(json.loads(found[0].read_text(encoding="utf-8"))["revision"])
+    except (OSError, ValueError, KeyError):
+        return -1  # caught between the write and the rename: read again
+
+
+def _round(work: Path) -> tuple[dict[str, float], int]:
+    """One newcomer, from `git clone` to the lead waiting for input."""
+    install, app = _readme_command()
+    work.mkdir(parents=True)
+    checkout, home, marker = work / "okstra", work / "home", work / "lead-started"
+    _fake_lead(work / "clis", marker)
+    env = clean_env(
+        HOME=str(work / "user"),
+        OKSTRA_HOME=str(home),
+        PATH=os.pathsep.join([str(work / "clis"), os.environ.get("PATH", "/usr/bin:/bin")]),
+    )
+    (work / "user").mkdir()
+    times: dict[str, float] = {}
+    began = time.perf_counter()
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(checkout)], env=env, check=True)
+    times["clone"] = time.perf_counter() - began
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        ["bash", "-c", install], cwd=checkout, env=env, capture_output=True, text=True
+    )
+    if proc.returncode != 0:
+        raise NotAvailable(f"install failed: {proc.stderr.strip()[-160:]}")
+    times["install"] = time.perf_counter() - t0
+    term = Terminal(work / "tmux.sock")
+    keys = 0
+    try:
+        t0 = time.perf_counter()
+        env_args = [f"{k}={v}" for k, v in env.items()]
+        term("new-session", "-d", "-x", SIZE[0], "-y", SIZE[1], "-s", "first",
+             "-c", str(checkout), "env", *env_args, "bash", "-c", app)  # fmt: skip
+        _until(lambda: "New setup" in term.screen(), "the start screen")
+        times["first screen"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        term.keys("Enter")  # New setup: the state file is made
+        keys += 1
+        _until(lambda: _revision(home) >= 0, "the new setup")
+        for answer in (None, *TEXT_ANSWERS):  # None: "Start a new task" is highlighted
+            before = _revision(home)
+            if answer is not None:
+                term.keys("-l", answer)
+                keys += len(answer)
+            term.keys("Enter")
+            keys += 1
+            _until(lambda before=before: _revision(home) > before, f"the answer {answer!r}")
+        before = _revision(home)
+        term.keys("d")  # the task type and every later answer: their defaults
+        keys += 1
+        _until(lambda: "Launch this setup?" in term.screen(), "the confirmation")
+        times["setup"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        term.keys("l")
+        keys += 1
+        _until(marker.exists, "the lead CLI")
+        times["launch"] = time.perf_counter() - t0
+    finally:
+        term.close()
+    times["total"] = time.perf_counter() - began
+    return times, keys
+
+
+def measure(work: Path, repeat: int) -> list[Figure]:
+    if shutil.which("tmux") is None:
+        raise NotAvailable("tmux is not installed")
+    if shutil.which("git") is None:
+        raise NotAvailable("git is not installed")
+    rounds = max(1, min(repeat, 3))
+    results = [_round(work / f"round-{i}") for i in range(rounds)]
+    keys = results[0][1]
+    figures = []
+    for phase in (*PHASES, "total"):
+        samples = tuple(r[0][phase] for r in results)
+        figures.append(
+            Figure(
+                f"(h) first minute: {phase}",
+                subject=Stats(samples),
+                baseline=Stats((BAR,)) if phase == "total" else None,
+                baseline_name="the one-minute bar" if phase == "total" else "",
+                note=(f"{keys} keys pressed; median of {rounds} fresh clones"
+                      if phase == "total" else f"median of {rounds}"),  # fmt: skip
+            )
+        )
+    return figures
+
+
+if __name__ == "__main__":  # one round, printed: python -m bench._first_minute
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="okstra-first-") as tmp:
+        times, pressed = _round(Path(tmp) / "round")
+    print(json.dumps({**{k: round(v, 2) for k, v in times.items()}, "keys": pressed}))
+    sys.exit(0)
+
