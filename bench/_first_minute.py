@@ -14,16 +14,16 @@ What a newcomer does, with the agent CLIs already installed:
 4. the lead is on screen: its CLI started in its own tmux window and is waiting for
    input.
 
-The lead CLI is a stand-in `claude` (its `--help` lists every flag okstra requires;
-started, it prints a prompt and waits for input, the way the real CLI does once
-logged in): the real `claude` cannot get past its login without the network.
+The agent CLIs are stand-ins for `claude` and `codex` (their `--help` lists every flag
+okstra requires; started, the lead prints a prompt and waits for input, the way the
+real CLI does once logged in): the real CLIs cannot get past their login without the
+network.
 
 Figures: each phase's wall time and the total, against the one-minute bar (the ratio
 is total / 60 s); the keys pressed are counted. Keys are sent as soon as the app has
-saved the previous answer (the state file's revision), so the figure is the machine's
-part — a person adds their reading and typing time. Repeated `--repeat` times with
-`--repeat` ≥ 3 (each a fresh clone; the median of each phase); a clone and install
-cost about 10–20 s each time, so the default is three rounds.
+said it is ready for them (a line in `OKSTRA_READY_FILE` naming the screen), so the
+figure is the machine's part — a person adds their reading and typing time. Up to
+three rounds (`--repeat`), each a fresh clone; the median of each phase.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BAR = 60.0  # seconds: the newcomer's bar
 SIZE = ("120", "40")
 TEXT_ANSWERS = ("demo", "top-words", "brief.md")
+TEXT_KINDS = ("task_group", "task_id", "brief")
 PHASES = ("clone", "install", "first screen", "setup", "launch")
 
 
@@ -58,23 +59,24 @@ def _readme_command() -> tuple[str, str]:
     return install, app
 
 
-def _fake_lead(bin_dir: Path, marker: Path) -> None:
-    """A `claude` that passes okstra's checks and, started, waits for input."""
+def _fake_clis(bin_dir: Path, marker: Path) -> None:
+    """A `claude` and a `codex` that pass okstra's checks and, started, wait for input."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     flags = " ".join(sorted(_required_flags()))
-    script = bin_dir / "claude"
-    script.write_text(
-        "#!/bin/sh\n"
-        'case "$1" in\n'
-        '  --version) echo "2.1.332 (Claude Code)"; exit 0;;\n'
-        f'  --help) echo "usage: claude {flags}"; exit 0;;\n'
-        "esac\n"
-        "printf '> '\n"
-        f"echo ready > {shlex.quote(str(marker))}\n"
-        "while read -r line; do printf '> '; done\n",
-        encoding="utf-8",
-    )
-    script.chmod(0o755)
+    for name in ("claude", "codex"):
+        script = bin_dir / name
+        script.write_text(
+            "#!/bin/sh\n"
+            'case "$1" in\n'
+            f'  --version) echo "{name} 9.9.9"; exit 0;;\n'
+            f'  --help) echo "usage: {name} {flags}"; exit 0;;\n'
+            "esac\n"
+            "printf '> '\n"
+            f"echo {name} > {shlex.quote(str(marker))}\n"
+            "while read -r line; do printf '> '; done\n",
+            encoding="utf-8",
+        )
+        script.chmod(0o755)
 
 
 class Terminal:
@@ -109,15 +111,16 @@ def _until(check: Callable[[], object], what: str, timeout: float = 60.0) -> Non
         time.sleep(0.02)
 
 
-def _revision(home: Path) -> int:
-    """The revision of the one wizard state file under `home` (-1 before it exists)."""
-    found = sorted((home / "state" / "wizards").glob("*.json"))
-    if not found:
-        return -1
+def _screen(ready: Path) -> str | None:
+    """The screen of the app's last "ready for keys" line (`OKSTRA_READY_FILE`)."""
     try:
-        return int(json.loads(found[0].read_text(encoding="utf-8"))["revision"])
-    except (OSError, ValueError, KeyError):
-        return -1  # caught between the write and the rename: read again
+        lines = ready.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    try:
+        return str(json.loads(lines[-1])["screen"]) if lines else None
+    except (ValueError, KeyError):
+        return None  # a line being written: read again
 
 
 def _round(work: Path) -> tuple[dict[str, float], int]:
@@ -125,10 +128,12 @@ def _round(work: Path) -> tuple[dict[str, float], int]:
     install, app = _readme_command()
     work.mkdir(parents=True)
     checkout, home, marker = work / "okstra", work / "home", work / "lead-started"
-    _fake_lead(work / "clis", marker)
+    ready = work / "ready.jsonl"
+    _fake_clis(work / "clis", marker)
     env = clean_env(
         HOME=str(work / "user"),
         OKSTRA_HOME=str(home),
+        OKSTRA_READY_FILE=str(ready),
         PATH=os.pathsep.join([str(work / "clis"), os.environ.get("PATH", "/usr/bin:/bin")]),
     )
     (work / "user").mkdir()
@@ -150,30 +155,31 @@ def _round(work: Path) -> tuple[dict[str, float], int]:
         env_args = [f"{k}={v}" for k, v in env.items()]
         term("new-session", "-d", "-x", SIZE[0], "-y", SIZE[1], "-s", "first",
              "-c", str(checkout), "env", *env_args, "bash", "-c", app)  # fmt: skip
-        _until(lambda: "New setup" in term.screen(), "the start screen")
+        _until(lambda: _screen(ready) == "start", "the start screen")
         times["first screen"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        term.keys("Enter")  # New setup: the state file is made
-        keys += 1
-        _until(lambda: _revision(home) >= 0, "the new setup")
-        for answer in (None, *TEXT_ANSWERS):  # None: "Start a new task" is highlighted
-            before = _revision(home)
-            if answer is not None:
-                term.keys("-l", answer)
-                keys += len(answer)
+        # What each screen gets, in order: ⏎ on "New setup" and "Start a new task", the
+        # three typed answers, `d` on the task type (every later answer its default).
+        script = (("start", ""), ("task_pick", ""), *zip(TEXT_KINDS, TEXT_ANSWERS, strict=True))
+        for kind, text in script:
+            _until(lambda kind=kind: _screen(ready) == kind, f"the {kind} screen")
+            if text:
+                term.keys("-l", text)
             term.keys("Enter")
-            keys += 1
-            _until(lambda before=before: _revision(home) > before, f"the answer {answer!r}")
-        before = _revision(home)
-        term.keys("d")  # the task type and every later answer: their defaults
+            keys += len(text) + 1
+        _until(lambda: _screen(ready) == "task_type", "the task_type screen")
+        term.keys("d")
         keys += 1
-        _until(lambda: "Launch this setup?" in term.screen(), "the confirmation")
+        _until(lambda: _screen(ready) == "confirm", "the confirmation")
         times["setup"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         term.keys("l")
         keys += 1
         _until(marker.exists, "the lead CLI")
         times["launch"] = time.perf_counter() - t0
+    except NotAvailable as exc:
+        shown = term.screen()
+        raise NotAvailable(f"{exc}; last ready line {_screen(ready)!r}; screen: {shown}") from None
     finally:
         term.close()
     times["total"] = time.perf_counter() - began
@@ -197,8 +203,9 @@ def measure(work: Path, repeat: int) -> list[Figure]:
                 subject=Stats(samples),
                 baseline=Stats((BAR,)) if phase == "total" else None,
                 baseline_name="the one-minute bar" if phase == "total" else "",
-                note=(f"{keys} keys pressed; median of {rounds} fresh clones"
-                      if phase == "total" else f"median of {rounds}"),  # fmt: skip
+                note=f"{keys} keys pressed; median of {rounds} fresh clones"
+                if phase == "total"
+                else f"median of {rounds}",
             )
         )
     return figures
@@ -211,4 +218,3 @@ if __name__ == "__main__":  # one round, printed: python -m bench._first_minute
         times, pressed = _round(Path(tmp) / "round")
     print(json.dumps({**{k: round(v, 2) for k, v in times.items()}, "keys": pressed}))
     sys.exit(0)
-
