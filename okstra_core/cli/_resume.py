@@ -17,6 +17,7 @@ from typing import Any
 
 from ..display import inert
 from ..errors import UsageError
+from ..records import to_data
 
 
 def _seconds(value: str) -> float:
@@ -92,8 +93,8 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         choose=ns.session_id,
         run_arg=ns.run,
     )
-    payload = outcome.to_json()
-    payload["lead"] = lead_status.to_json()
+    payload = to_data(outcome)
+    payload["lead"] = to_data(lead_status)
     if note is not None:
         payload["notes"] = [note, *payload["notes"]]
     if not outcome.ok:

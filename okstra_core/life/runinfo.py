@@ -210,6 +210,8 @@ class RunInfo:
     leader: Mapping[str, Any]
     lead: Leader = field(default_factory=Leader)
     damage: tuple[str, ...] = field(default=())
+    # The lead's session id prepare minted (`leadSessionId`), when it is a valid one.
+    minted_session_id: str | None = None
 
     @property
     def ref(self) -> str:
@@ -291,7 +293,12 @@ def read_run(run_dir: Path) -> RunInfo:
         leader=leader,
         lead=read_leader(leader),
         damage=damage,
+        minted_session_id=_str_or_none(_session(manifest.get("leadSessionId"))[0]),
     )
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def resume_command(run: RunInfo) -> str:

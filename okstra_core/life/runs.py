@@ -18,6 +18,7 @@ that did not finish) is an `incomplete` row. One run never breaks the list.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -31,8 +32,9 @@ from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
 from ..paths import user_dirs
 from ..prepare.runfiles import RUN_MANIFEST
-from ..records import dataclass
+from ..records import config, dataclass, to_data
 from ..store import read_log
+from .hints import next_steps
 from .lead import LeadStatus, RunInfo, observe, read_run, resume_command
 from .project import (
     EXPECTED,
@@ -166,7 +168,49 @@ class RunRow:
             prepare that did not finish) or `missing` (indexed, no longer on disk).
         note: something the look could not do (e.g. record the lead's end on a
             read-only project).
+        seen_at: the moment its JSON's `ageSeconds` is measured at (set by whoever
+            shows the row: `at`).
+
+    Its JSON (`records.to_data`) is an entry of `okstra runs --json` and the body of
+    `okstra status --json`.
     """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"run_ref": "run", "state": "runState"},
+        skip=("place", "info", "seen_at"),
+        views=(
+            "run_id",
+            "run_ref",
+            "run_dir",
+            "project_root",
+            "task_key",
+            "team_size",
+            "backend",
+            "lead_status",
+            "age_seconds",
+            "resume_command",
+            "next_steps",
+        ),
+        first=(
+            "run_id",
+            "run_ref",
+            "run_dir",
+            "project_root",
+            "task_key",
+            "task_type",
+            "team_size",
+            "backend",
+            "lead",
+            "lead_status",
+            "state",
+            "created_at",
+            "age_seconds",
+            "resume_command",
+            "problem",
+            "note",
+        ),
+    )
 
     place: RunPlace
     state: str
@@ -176,12 +220,57 @@ class RunRow:
     created_at: datetime | None = None
     problem: str | None = None
     note: str | None = None
+    seen_at: datetime | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.place.name
+
+    @property
+    def run_ref(self) -> str:
+        return self.place.ref
 
     @property
     def run_dir(self) -> Path:
         return self.place.path
 
-    def age_seconds(self, now: datetime) -> int | None:
+    @property
+    def project_root(self) -> Path:
+        return self.place.root
+
+    @property
+    def task_key(self) -> str:
+        return self.place.task_key
+
+    @property
+    def team_size(self) -> int | None:
+        return self.info.team_size if self.info is not None else None
+
+    @property
+    def backend(self) -> str | None:
+        return self.lead.backend if self.lead is not None else None
+
+    @property
+    def resume_command(self) -> str | None:
+        return resume_command(self.info) if self.info is not None else None
+
+    @property
+    def next_steps(self) -> tuple[str, ...]:
+        """The commands that can work for this run now (`life.hints`)."""
+        if self.state != "ok" or self.info is None or self.lead is None:
+            return ()
+        return next_steps(self.info, self.lead)
+
+    @property
+    def age_seconds(self) -> int | None:
+        return self.age_at(self.seen_at) if self.seen_at is not None else None
+
+    def at(self, now: datetime) -> RunRow:
+        """The row with its age measured at `now` (for its JSON)."""
+        return dataclasses.replace(self, seen_at=now)
+
+    def age_at(self, now: datetime) -> int | None:
+        """The run's age at `now`, in whole seconds (None when its creation is unknown)."""
         if self.created_at is None:
             return None
         try:
@@ -193,27 +282,6 @@ class RunRow:
         if self.state == "ok" and self.lead is not None:
             return self.lead.label()
         return "incomplete" if self.state == "incomplete" else "damaged"
-
-    def to_json(self, now: datetime) -> dict[str, Any]:
-        info, lead = self.info, self.lead
-        return {
-            "runId": self.place.name,
-            "run": self.place.ref,
-            "runDir": str(self.place.path),
-            "projectRoot": str(self.place.root),
-            "taskKey": self.place.task_key,
-            "taskType": self.task_type,
-            "teamSize": info.team_size if info is not None else None,
-            "backend": lead.backend if lead is not None else None,
-            "lead": lead.to_json() if lead is not None else None,
-            "leadStatus": self.lead_status(),
-            "runState": self.state,
-            "createdAt": self.created_at.isoformat() if self.created_at else None,
-            "ageSeconds": self.age_seconds(now),
-            "resumeCommand": resume_command(info) if info is not None else None,
-            "problem": self.problem,
-            "note": self.note,
-        }
 
 
 def _reason(exc: BaseException, run_dir: Path | None = None) -> str:
@@ -329,7 +397,7 @@ def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> 
         lead, note = look(info, environment)
         # The row's JSON must be exact JSON: a number past 64 bits is no process, status
         # or signal, and is shown as the damage it is.
-        orjson.dumps(lead.to_json())
+        orjson.dumps(to_data(lead))
     except _ROW_ERRORS as exc:
         return RunRow(state="damaged", problem=_reason(exc, place.path), **common)
     if lead.state == "damaged":
