@@ -21,6 +21,7 @@ signalled. A process group is signalled only when its leader is the checked proc
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal as signals
 from collections.abc import Iterator
@@ -35,8 +36,10 @@ PID_MAX_FALLBACK = 4194304
 _NOT_OURS = "not a process okstra started"
 
 
+@functools.cache
 def pid_max() -> int:
-    """The kernel's largest pid (`/proc/sys/kernel/pid_max`), else 4194304."""
+    """The kernel's largest pid (`/proc/sys/kernel/pid_max`), else 4194304 (read once
+    per process: a listing checks two pids of every run)."""
     try:
         value = int(PID_MAX_FILE.read_text(encoding="ascii").strip())
     except (OSError, ValueError):
