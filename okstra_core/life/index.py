@@ -9,9 +9,9 @@ manifests stay the truth. The run directories are listed (a directory listing an
 `lstat` per manifest, no manifest read); a run the index does not know, or whose
 manifest's stamp is not its row's (a stale row: a writer that died before its line,
 an older okstra, an edit), gets its row from its manifest, read through its model; a
-row whose run directory is gone is dropped. A missing or damaged index is so rebuilt,
-and rewritten (atomically, under its lock) with one line per run — also when the file
-holds more than twice as many lines as runs.
+row whose run directory is gone is dropped. A few such rows are appended; a missing or
+damaged index, or many rows at once, is rebuilt: rewritten (atomically, under its lock)
+with one line per run — also when the file holds more than twice as many lines as runs.
 
 A line is data, never a command: its `run` must be a run path as okstra names them,
 and it is used only for a run directory that exists, is a real directory (no link)
@@ -43,6 +43,8 @@ INDEX_NAME = "runs-index.jsonl"
 RUN_MANIFEST = "run-manifest.json"
 # Each row is small; a file this large is not an index okstra wrote.
 MAX_INDEX_BYTES = 256 * 1024 * 1024
+# More rows than this new or stale at once: the index is rewritten, not appended to.
+_APPEND_AT_MOST = 64
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _RUN_PATH = re.compile(
@@ -225,17 +227,21 @@ def _records(data: bytes) -> list[object]:
     return out
 
 
-def _read(path: Path) -> tuple[dict[str, IndexRow], int]:
-    """(rows by run, number of lines) of the index file (absent: empty)."""
+def _read(path: Path) -> tuple[dict[str, IndexRow], int, int]:
+    """(rows by run, number of lines, lines that are no row) of the index file (absent:
+    empty)."""
     if not os.path.lexists(path):
-        return {}, 0
+        return {}, 0, 0
     records = _records(read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES))
     rows: dict[str, IndexRow] = {}
+    bad = 0
     for record in records:
         row = _row(record)
-        if row is not None:
+        if row is None:
+            bad += 1
+        else:
             rows[row.run] = row
-    return rows, len(records)
+    return rows, len(records), bad
 
 
 def run_dirs(project_root: Path) -> Iterator[str]:
@@ -285,11 +291,12 @@ def rows(project_root: Path) -> list[IndexRow]:
     """Every run of the project, from the index (completed from the run directories).
 
     A run the index does not know, or whose manifest changed since its row was made
-    (its stamp differs), gets its row from its manifest; the index is then rewritten.
-    A run whose manifest cannot be read has no row (the listing reads it itself).
+    (its stamp differs), gets its row from its manifest, appended to the index (or the
+    index rewritten). A run whose manifest cannot be read has no row (the listing reads
+    it itself).
     """
     path = index_path(project_root)
-    indexed, lines = _read(path)
+    indexed, lines, bad = _read(path)
     tasks = tasks_dir(project_root)
     under = os.fspath(tasks)
     found: dict[str, IndexRow] = {}
@@ -303,8 +310,13 @@ def rows(project_root: Path) -> list[IndexRow]:
                 fresh[run] = row
         if row is not None:
             found[run] = row
-    if fresh or lines > 2 * len(found) + 64:
+    if bad or len(fresh) > _APPEND_AT_MOST or lines > 2 * len(found) + 64:
         _rewrite(path, set(found), fresh, indexed)
+    else:
+        # A few new rows (runs prepared since): appended, not the whole file rewritten.
+        for row in fresh.values():
+            with contextlib.suppress(OkstraError, OSError):
+                append_line(path, row.dump())
     return list(found.values())
 
 
@@ -318,7 +330,7 @@ def _rewrite(
     was `seen` (under the lock appends take, from the file as it is then: a line
     appended meanwhile is newer than what was read, and is kept)."""
     with contextlib.suppress(OkstraError, OSError), FileLock(path, timeout=2.0):
-        latest, _ = _read(path)
+        latest, _, _ = _read(path)
         merged = dict(latest)
         for run, row in fresh.items():
             if latest.get(run) == seen.get(run):  # nothing newer appended meanwhile
