@@ -338,7 +338,7 @@ def to_data(value: Any) -> Any:
         return {k: v if type(v) in _PLAIN else to_data(v) for k, v in value.items()}
     plan = _PLANS.get(cls)
     if plan is None:
-        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        if cls in _NOT_RECORDS or not _is_record(value, cls):
             return _other(value, cls)
         plan = _plan(cls)
     out: dict[str, Any] = {}
@@ -362,12 +362,25 @@ def to_data(value: Any) -> Any:
 
 
 _SIZED = frozenset({str, list, tuple, dict})
+# Types seen that are no records (`to_data` writes them by `_other`).
+_NOT_RECORDS: set[type[Any]] = set()
+
+
+def _is_record(value: Any, cls: type[Any]) -> bool:
+    """A dataclass instance (a type that is none is remembered: paths, datetimes)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return True
+    if cls is not type and not dataclasses.is_dataclass(cls):
+        _NOT_RECORDS.add(cls)
+    return False
 
 
 def _other(value: Any, cls: type[Any]) -> Any:
     """`to_data` of a value that is not a record."""
     if cls is list or cls is tuple:
         return [v if type(v) in _PLAIN else to_data(v) for v in value]
+    if isinstance(value, PurePath):  # before the Mapping check: paths are common
+        return str(value)
     if isinstance(value, Mapping):
         return {k: v if type(v) in _PLAIN else to_data(v) for k, v in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple

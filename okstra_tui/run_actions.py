@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from textual.app import App
 
@@ -20,7 +19,7 @@ from okstra_core.errors import OkstraError
 from okstra_core.life.attach import plan_attach, switch_client
 from okstra_core.life.lead import observe, read_run, stop
 from okstra_core.life.resume import exec_command, resume_run
-from okstra_core.life.runs import all_runs, human_age, project_runs
+from okstra_core.life.runs import RunRow, all_runs, human_age, project_runs
 from okstra_core.records import dataclass
 from okstra_core.wizard.text import WizardText
 
@@ -45,8 +44,8 @@ def act(app: App[LaunchRequest | None], outcome: Outcome, say: Callable[[str], N
 
 def read_runs(
     project_root: Path | None, show_all: bool, environment: Environment
-) -> tuple[list[dict[str, Any]], str]:
-    """The runs as `okstra runs --json` rows (newest first), or an error to show.
+) -> tuple[list[RunRow], str]:
+    """The runs (newest first, their age measured now), or an error to show.
 
     A damaged run is a row with its `problem`; it never hides the others.
     """
@@ -58,32 +57,33 @@ def read_runs(
             rows = project_runs(project_root, environment)
     except OkstraError as exc:
         return [], exc.render()
-    return [row.to_json(now) for row in rows], ""
+    return [row.at(now) for row in rows], ""
 
 
-def age(row: dict[str, Any]) -> str:
-    return human_age(row.get("ageSeconds"))
+def age(row: RunRow) -> str:
+    return human_age(row.age_seconds)
 
 
-def lead_label(row: dict[str, Any], text: WizardText) -> str:
+def lead_label(row: RunRow, text: WizardText) -> str:
     """The lead column: `running`, `exited 1`, `pending id`, … `damaged` or `incomplete`."""
-    if row.get("runState") == "incomplete":
+    if row.state == "incomplete":
         return text.get("app.runs.incomplete")
-    if row.get("problem") and row.get("lead") is None:
+    if row.problem and row.lead is None:
         return text.get("app.runs.damaged")
-    return str(row.get("leadStatus") or "")
+    return row.lead_status()
 
 
-def status_lines(row: dict[str, Any], text: WizardText) -> list[str]:
-    """The highlighted run: its lead, directory, resume command, and why it is odd."""
-    lead = row.get("lead") or {}
-    lines = [
-        text.get("app.runs.detail", run=row["run"], status=lead_label(row, text)),
-        text.get("app.runs.resume", command=row.get("resumeCommand") or "-"),
-    ]
-    why = lead.get("detail") or row.get("problem")
+def status_lines(row: RunRow, text: WizardText) -> list[str]:
+    """The highlighted run: its lead, what can be done with it, and why it is odd.
+
+    Only the actions that can work for the run are offered (`RunRow.next_steps`):
+    attach with a window, resume with a known session id.
+    """
+    lines = [text.get("app.runs.detail", run=row.run_ref, status=lead_label(row, text))]
+    lines += [text.get("app.runs.next", command=step) for step in row.next_steps]
+    why = (row.lead.detail if row.lead is not None else None) or row.problem
     if why:
-        lines.append(str(why))
+        lines.append(why)
     return lines
 
 

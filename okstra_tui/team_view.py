@@ -10,13 +10,13 @@ thread of the screen, never on the UI thread.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from okstra_core.display import inert
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.life.activity import lead_activity
 from okstra_core.life.lead import observe, read_run
+from okstra_core.life.runs import RunRow
 from okstra_core.life.workers import files
 from okstra_core.life.workers.observe import observe_team
 from okstra_core.wizard.text import WizardText
@@ -54,8 +54,8 @@ def team_lines(run_dir: Path, environment: Environment, text: WizardText) -> lis
     return lines
 
 
-def team_of(row: dict[str, Any], environment: Environment, text: WizardText) -> list[str]:
+def team_of(row: RunRow, environment: Environment, text: WizardText) -> list[str]:
     """`team_lines` of a runs-screen row (nothing for a damaged run)."""
-    if row.get("problem") and row.get("lead") is None:
+    if row.problem and row.lead is None:
         return []
-    return team_lines(Path(row["runDir"]), environment, text)
+    return team_lines(row.run_dir, environment, text)

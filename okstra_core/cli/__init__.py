@@ -50,6 +50,7 @@ COMMANDS = (
 # Commands that print for people unless given --json (errors then go to stderr as text);
 # of `report`, only `report roles`.
 TABLE_COMMANDS = (
+    "resume",
     "models",
     "team",
     "report",

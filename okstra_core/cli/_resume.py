@@ -1,6 +1,7 @@
-"""`okstra resume <run> [--wait S] [--session-id ID] [--exec]`.
+"""`okstra resume <run> [--wait S] [--session-id ID] [--exec] [--json]`.
 
-Prints the run's resume sheet as JSON. A session id still pending discovery is looked
+Prints, for people, the run, its lead and the exact command that resumes it (`--json`:
+the run's resume sheet as one JSON document). A session id still pending discovery is looked
 up first (bounded wait); when found, the sheet, the run manifest's session ref and the
 timeline are updated. `--exec` then runs the lead CLI, resumed, as okstra's foreground
 child (okstra stays its parent, records its end and exits with its status) — only with
@@ -17,6 +18,7 @@ from typing import Any
 
 from ..display import inert
 from ..errors import UsageError
+from ..records import to_data
 
 
 def _seconds(value: str) -> float:
@@ -35,10 +37,12 @@ def register(sub: Any) -> None:
 
     parser = sub.add_parser(
         "resume",
-        help="print a run's resume sheet; find a pending session id; --exec resumes the lead",
-        description="Print a run's resume sheet as JSON (and find a pending session id).",
+        help="how to resume a run's lead; find a pending session id; --exec resumes it",
+        description="Say how to resume a run's lead (and find a pending session id); "
+        "--json prints the run's resume sheet.",
         epilog="examples:\n"
-        "  okstra resume implementation-planning-001          the sheet of this project's run\n"
+        "  okstra resume implementation-planning-001          how to resume this project's run\n"
+        "  okstra resume implementation-planning-001 --json   its resume sheet, as JSON\n"
         "  okstra resume RUN_DIR --wait 0                      look for the session id once\n"
         "  okstra resume implementation-planning-001 --exec   resume the lead in this terminal",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -71,11 +75,13 @@ def register(sub: Any) -> None:
         dest="exec_lead",
         help="then become the lead CLI, resumed (only once its session id is known)",
     )
-    parser.set_defaults(handler=_resume)
+    parser.add_argument("--json", action="store_true", help="print the resume sheet as JSON")
+    parser.set_defaults(handler=_resume, human=_resume_human)
 
 
 def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
+    from ..life.hints import next_steps
     from ..life.lead import read_run
     from ..life.resume import exec_command, resume_run
     from ..life.runs import locate_run, look
@@ -92,13 +98,16 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         choose=ns.session_id,
         run_arg=ns.run,
     )
-    payload = outcome.to_json()
-    payload["lead"] = lead_status.to_json()
+    payload = to_data(outcome)
+    payload["lead"] = to_data(lead_status)
+    # What can work for this run now (`life.hints`), as `runs` and `status` offer it.
+    payload["nextSteps"] = list(next_steps(read_run(run_dir), lead_status))
     if note is not None:
         payload["notes"] = [note, *payload["notes"]]
     if not outcome.ok:
-        if ns.exec_lead:
-            # The script of a pending sheet runs this: say it where a person looks too.
+        if ns.exec_lead and ns.json:
+            # The script of a pending sheet runs this: say it where a person looks too
+            # (printed for people, the error goes there anyway).
             print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
         return payload, 1
     if ns.exec_lead:
@@ -110,7 +119,8 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 f"attach to it with `okstra attach {ns.run}`, or stop it first with "
                 f"`okstra stop {ns.run}`",
             )
-            print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
+            if ns.json:
+                print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
             return payload, 1
         try:
             command = exec_command(outcome, environment)
@@ -119,11 +129,49 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             return payload, 1
         # The lead runs with okstra's environment plus the provider's own variables.
         env = {**environment.env, **command.env}
-        _run_resumed(payload, run_dir, list(command.argv), command.cwd, env, environment)
+        _run_resumed(ns, payload, run_dir, list(command.argv), command.cwd, env, environment)
     return payload, 0
 
 
+def _resume_human(payload: dict[str, Any]) -> None:
+    sys.stdout.write(resume_text(payload))
+    sys.stdout.flush()
+    if payload.get("error"):
+        print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
+
+
+def resume_text(payload: dict[str, Any]) -> str:
+    """`okstra resume` for people: the run, its lead, and the exact command to resume."""
+    from ..life.project import place_of
+
+    place = place_of(Path(payload["runDir"]))
+    lead = payload.get("lead") or {}
+    lines = [f"run      {inert(place.ref if place else payload['runDir'])}"]
+    for entry in payload["participants"]:
+        if entry.get("role") != "leader":
+            continue
+        session = entry.get("sessionId") or "not known yet"
+        lines.append(
+            f"lead     {inert(entry.get('cli'))} · {inert(entry.get('model'))} · "
+            f"session {inert(session)} ({inert(entry.get('status'))})"
+        )
+    if lead.get("label"):
+        lines.append(f"status   {inert(lead['label'])}")
+    steps = payload.get("nextSteps") or []
+    resume = [s for s in steps if s.startswith("okstra resume")]
+    for step in resume:
+        lines.append(f"resume   {inert(step)}")
+    for step in steps:
+        if step not in resume:
+            lines.append(f"{step.split()[1]:<9}{inert(step)}")
+    if not steps:
+        lines.append("resume   nothing to resume now (see `okstra status`)")
+    lines += [f"note     {inert(note)}" for note in payload.get("notes") or ()]
+    return "\n".join(lines) + "\n"
+
+
 def _run_resumed(
+    ns: argparse.Namespace,
     payload: dict[str, Any],
     run_dir: Path,
     argv: list[str],
@@ -131,7 +179,8 @@ def _run_resumed(
     env: dict[str, str],
     environment: Any,
 ) -> None:
-    """Print the JSON document, then run the resumed lead CLI as okstra's foreground child.
+    """Print the summary (`--json`: the document), then run the resumed lead CLI as
+    okstra's foreground child.
 
     okstra stays its parent: the run and the resume command are said before, a summary
     after, the exit is recorded, and okstra exits with the lead's status.
@@ -140,7 +189,10 @@ def _run_resumed(
     from ..life.lead import run_foreground
     from . import emit
 
-    emit(payload)
+    if ns.json:
+        emit(payload)
+    else:
+        _resume_human(payload)
     try:
         code = run_foreground(
             run_dir,
@@ -152,7 +204,7 @@ def _run_resumed(
             resumed=True,
         )
     except OkstraError as exc:
-        # The JSON is already out; say what failed on stderr and exit like a launch error.
+        # The summary is already out; say what failed on stderr and exit like a launch error.
         print(f"okstra: {inert(exc.render())}", file=sys.stderr)
         raise SystemExit(1) from None
     raise SystemExit(code)

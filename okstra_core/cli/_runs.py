@@ -18,6 +18,7 @@ from typing import Any
 
 from ..display import inert
 from ..errors import OkstraError, UsageError
+from ..records import to_data
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 
@@ -140,7 +141,7 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     else:
         root = _project(ns.project_root, environment)
         rows = project_runs(root, environment)
-    listed = [row.to_json(now) for row in rows]
+    listed = [to_data(row.at(now)) for row in rows]
     for row, shown in zip(rows, listed, strict=True):
         alive = row.lead is not None and row.lead.alive and row.info is not None
         shown["activity"] = _activity(row.info, row.lead, environment) if alive else None
@@ -266,9 +267,9 @@ def _prune(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], in
                 Leftover(place=lo.place, kept=lo.kept or "not removed: you did not confirm")
                 for lo in found
             )
-            return PruneOutcome(project_root=root, kept=kept).to_json(), 0
+            return to_data(PruneOutcome(project_root=root, kept=kept)), 0
     outcome = prune(root)
-    payload = outcome.to_json()
+    payload = to_data(outcome)
     return payload, 0 if payload["ok"] else 1
 
 
@@ -316,7 +317,7 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     if place is None:  # locate_run gives run directories of a project only
         raise UsageError(f"not a run directory of a project: {run_dir}", field="<run>")
     row = run_row(place, environment)
-    payload = {"ok": True, **row.to_json(environment.now()), "lastLines": []}
+    payload = {"ok": True, **to_data(row.at(environment.now())), "lastLines": []}
     if row.lead is not None and row.lead.ended:
         payload["lastLines"], note = _last_lines(place.task_root / "timeline.jsonl", place.name)
         if note is not None and payload["note"] is None:
@@ -378,8 +379,9 @@ def _status_human_text(payload: dict[str, Any]) -> str:
     if payload.get("note"):
         lines.append(f"note     {inert(payload['note'])}")
     lines.append(f"dir      {inert(payload['runDir'])}")
-    if payload["resumeCommand"]:
-        lines.append(f"resume   {inert(payload['resumeCommand'])}")
+    # Only what can work for this run: `attach` with a window, `resume` with an id.
+    for step in payload["nextSteps"]:
+        lines.append(f"{step.split()[1]:<9}{inert(step)}")
     for worker in payload.get("workers") or ():
         shown = f"{worker['short']}  {worker['status']}  {worker['modelRef'] or ''}"
         lines.append(f"worker   {inert(shown)}")
@@ -403,7 +405,7 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         return _attach_worker(ns, environment)
     run = read_run(locate_run(ns.run, Path.cwd(), environment.env))
     plan = plan_attach(run, environment)
-    payload = plan.to_json()
+    payload = to_data(plan)
     if plan.argv is None:
         return payload, 1
     if plan.switch:
@@ -466,7 +468,7 @@ def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     environment = Environment.real()
     run = read_run(locate_run(ns.run, Path.cwd(), environment.env))
     outcome = stop(run, environment, grace=ns.grace)
-    payload = outcome.to_json()
+    payload = to_data(outcome)
     return payload, 0 if payload["ok"] else 1
 
 

@@ -165,7 +165,11 @@ class ProjectRunsRow(Document):
     worker (`analyser#1`) to its participant's status.
     """
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = config(
+        camel_case=True,
+        by_name=True,
+        omit_none=("leader", "entry_mode", "lead_session_id", "manifest_stamp"),
+    )
     WHAT: ClassVar[str] = "runs index row"
 
     run: StrictStr
@@ -178,3 +182,11 @@ class ProjectRunsRow(Document):
     lead_backend: StrictStr | None
     workers: dict[StrictStr, StrictStr]
     updated_at: StrictStr | None = None
+    # What `okstra runs` shows of a settled run without opening its manifest: the
+    # leader participant as recorded, the run's entry mode and minted lead session id,
+    # and the manifest's `<mtime_ns>:<size>` when the row was made (a manifest changed
+    # since makes the row stale: it is made again from the manifest).
+    leader: dict[StrictStr, Any] | None = None
+    entry_mode: StrictStr | None = None
+    lead_session_id: StrictStr | None = None
+    manifest_stamp: StrictStr | None = None

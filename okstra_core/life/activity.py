@@ -26,8 +26,8 @@ from ..store import atomic_write_bytes
 from . import tmux
 from .lead import pane_of
 from .runinfo import RunInfo
+from .tmux import server_at
 from .workers.notify import notify
-from .workers.tmux import server_at
 
 MARK = "lead-activity.json"
 __all__ = ["IDLE", "MARK", "RUNNING", "WAITING", "Activity", "lead_activity"]

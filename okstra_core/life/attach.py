@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping
-from typing import Any
 
 from ..environment import Environment
 from ..errors import OkstraError
-from ..records import dataclass
+from ..records import config, dataclass
 from . import tmux
+from .hints import next_steps
 from .lead import observe, pane_of
 from .runinfo import RunInfo, resume_command
 from .status import LeadStatus
@@ -24,8 +24,19 @@ from .status import LeadStatus
 class AttachPlan:
     """How to show the lead's window here: a tmux argv to run (or exec), or why not.
 
-    `env` is the environment to run it with (minimal: no secrets reach tmux).
+    `env` is the environment to run it with (minimal: no secrets reach tmux). Its JSON
+    (`records.to_data`): `ok`, the run, the lead's status, the tmux `command`, the
+    command that resumes the lead, and the `error` when there is one.
     """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"run_ref": "run", "status": "lead", "argv": "command", "problem": "error"},
+        skip=("run", "switch", "env"),
+        views=("ok", "run_id", "run_ref", "resume_command"),
+        first=("ok", "run_id", "run_ref", "status", "argv", "resume_command", "problem"),
+        omit_none=("problem",),
+    )
 
     run: RunInfo
     status: LeadStatus
@@ -34,18 +45,21 @@ class AttachPlan:
     env: Mapping[str, str] | None = None
     problem: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "ok": self.problem is None,
-            "runId": self.run.run_id,
-            "run": self.run.ref,
-            "lead": self.status.to_json(),
-            "command": list(self.argv) if self.argv is not None else None,
-            "resumeCommand": resume_command(self.run),
-        }
-        if self.problem is not None:
-            data["error"] = self.problem
-        return data
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    @property
+    def run_id(self) -> str:
+        return self.run.run_id
+
+    @property
+    def run_ref(self) -> str:
+        return self.run.ref
+
+    @property
+    def resume_command(self) -> str:
+        return resume_command(self.run)
 
 
 def _no_window(run: RunInfo, status: LeadStatus, problem: str) -> AttachPlan:
@@ -55,19 +69,17 @@ def _no_window(run: RunInfo, status: LeadStatus, problem: str) -> AttachPlan:
 def plan_attach(run: RunInfo, environment: Environment) -> AttachPlan:
     """`switch-client` inside tmux (same server), `attach-session` outside; or a message."""
     status = observe(run, environment)
-    resume = resume_command(run)
+    # How to resume it, when that can work (`life.hints`): said after why not.
+    resume = next((s for s in next_steps(run, status) if s.startswith("okstra resume")), None)
+    then = f"; to resume it: {resume}" if resume else ""
     if status.state in ("refused", "damaged"):
-        return _no_window(
-            run, status, f"okstra will not attach: {status.detail}; to resume it: {resume}"
-        )
+        return _no_window(run, status, f"okstra will not attach: {status.detail}{then}")
     if status.backend != "tmux" or not status.pane_ref:
         why = {
             "prepared": "its lead was never launched",
             "host-session": "its lead is the host session it was prepared in",
         }.get(status.state, f"its lead was launched in the foreground ({status.backend})")
-        return _no_window(
-            run, status, f"there is no tmux window to attach to: {why}; to resume it: {resume}"
-        )
+        return _no_window(run, status, f"there is no tmux window to attach to: {why}{then}")
     server = tmux.server_for(run.lead.tmux_socket, environment)
     pane = pane_of(run.lead)
     probe = tmux.probe_pane(server, pane, environment)
@@ -78,8 +90,7 @@ def plan_attach(run: RunInfo, environment: Environment) -> AttachPlan:
         return _no_window(
             run,
             status,
-            f"the lead's tmux window {where} is gone ({status.label()}); "
-            f"to resume the lead: {resume}",
+            f"the lead's tmux window {where} is gone ({status.label()}){then}",
         )
     if tmux.inside_socket(environment.env) == server.socket:
         return AttachPlan(

@@ -2,21 +2,30 @@
 file instead of every run manifest.
 
 Each change of a run's life appends one line — the run's row as it is now: prepared,
-the lead launched or ended, a worker started or ended. Reading keeps the last line of
-each run, so a torn or stale line costs nothing but that line. The index is derived
-data: the manifests stay the truth. A run the index does not know (written by an
-older okstra, or by a writer that died before its line) is found by listing the run
-directories — a directory listing, no manifest read — and its row is added from its
-manifest; a row whose run directory is gone is dropped. When the file holds more than
-twice as many lines as runs, it is rewritten (atomically, under its lock) with one
-line per run.
+the lead launched or ended, a worker started or ended — with the leader participant
+and the manifest's stamp (`<mtime_ns>:<size>`). Reading keeps the last line of each
+run, so a torn line costs nothing but that line. The index is derived data: the
+manifests stay the truth. The run directories are listed (a directory listing and one
+`lstat` per manifest, no manifest read); a run the index does not know, or whose
+manifest's stamp is not its row's (a stale row: a writer that died before its line,
+an older okstra, an edit), gets its row from its manifest, read through its model; a
+row whose run directory is gone is dropped. A few such rows are appended; a missing or
+damaged index, or many rows at once, is rebuilt: rewritten (atomically, under its lock)
+with one line per run — also when the file holds more than twice as many lines as runs.
+
+A line is data, never a command: its `run` must be a run path as okstra names them,
+and it is used only for a run directory that exists, is a real directory (no link)
+and whose manifest still has the row's stamp; every leader field is checked when the
+lead is read (`life.runinfo`), as from a manifest.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,18 +36,45 @@ from ..documents.worker import ProjectRunsRow
 from ..errors import OkstraError
 from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
 from ..tasks import OKSTRA_DIR
+from .report import load_run_manifest
 from .workers.team import members
 
 INDEX_NAME = "runs-index.jsonl"
 RUN_MANIFEST = "run-manifest.json"
 # Each row is small; a file this large is not an index okstra wrote.
 MAX_INDEX_BYTES = 256 * 1024 * 1024
+# More rows than this new or stale at once: the index is rewritten, not appended to.
+_APPEND_AT_MOST = 64
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _RUN_PATH = re.compile(
     r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*/runs/[a-z][a-z-]*[a-z]-\d+"
 )
 _ENDED_LEAD = ("exited", "stopped", "gone")
+LEADER_REF = "participant-001"
+# The leader participant's keys the lead's reader checks (`life.runinfo._CHECKS`), and
+# the longest text a listing shows of any of its fields.
+LEADER_KEYS = (
+    "status",
+    "runner",
+    "launchBackend",
+    "sessionRef",
+    "windowRef",
+    "paneRef",
+    "tmuxSocket",
+    "processId",
+    "processStart",
+    "parentProcessId",
+    "parentStart",
+    "paneProcessId",
+    "paneStart",
+    "exitStatus",
+    "exitSignal",
+    "exitedAt",
+    "endDetail",
+    "stopRequestedAt",
+)
+MAX_LEADER_TEXT = 4096
 
 
 class IndexRow(ProjectRunsRow):
@@ -47,7 +83,10 @@ class IndexRow(ProjectRunsRow):
     @property
     def settled(self) -> bool:
         """Nothing of the run can be running: the lead never launched or ended, and no
-        worker is running (a look at the run would find nothing new)."""
+        worker is running (a look at the run would find nothing new). Only a row with
+        its leader, whose status is the row's, is settled."""
+        if self.leader is None or (self.leader.get("status") or "prepared") != self.lead_status:
+            return False  # not a row okstra wrote: its manifest is read instead
         lead = self.lead_status in ("prepared", "launch-failed", *_ENDED_LEAD)
         return lead and "running" not in self.workers.values()
 
@@ -74,8 +113,15 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def row_of(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) -> IndexRow:
-    """The run's row from its manifest (as JSON data)."""
+def row_of(
+    run_dir: Path,
+    manifest: Mapping[str, Any],
+    *,
+    now: str | None = None,
+    stamp: str | None = None,
+) -> IndexRow:
+    """The run's row from its manifest (as JSON data); `stamp`: the manifest's
+    (`manifest_stamp`) when `manifest` is what the file holds."""
     team = members(manifest)
     lead = next((m.participant for m in team if m.leader), {})
     workers = {m.short: m.status for m in team if not m.leader}
@@ -90,13 +136,42 @@ def row_of(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None
         lead_backend=_str(lead.get("launchBackend")),
         workers=workers,
         updated_at=now,
+        leader=_leader(manifest),
+        entry_mode=_str(manifest.get("entryMode")),
+        lead_session_id=_str(manifest.get("leadSessionId")),
+        manifest_stamp=stamp,
     )
 
 
+def _leader(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The leader participant's fields a listing reads (`LEADER_KEYS`), as the manifest
+    has them; None (the run is then read from its manifest) when it has no leader, or
+    one with a text longer than a listing shows (it is shown as the damage it is)."""
+    participants = manifest.get("participants")
+    for item in participants if isinstance(participants, list) else ():
+        if isinstance(item, dict) and item.get("participantRef") == LEADER_REF:
+            if any(isinstance(v, str) and len(v) > MAX_LEADER_TEXT for v in item.values()):
+                return None
+            return {k: item[k] for k in LEADER_KEYS if k in item}
+    return None
+
+
+def manifest_stamp(run_dir: Path | str) -> str | None:
+    """`<mtime_ns>:<size>` of the run's manifest (None: not a regular file). Every
+    rewrite is a new file renamed in place, so a changed manifest has a new stamp."""
+    try:
+        st = os.lstat(os.path.join(run_dir, RUN_MANIFEST))
+    except OSError:
+        return None
+    return f"{st.st_mtime_ns}:{st.st_size}" if stat.S_ISREG(st.st_mode) else None
+
+
 def note(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) -> None:
-    """Append the run's row as `manifest` has it now (best effort: the index is derived)."""
+    """Append the run's row as `manifest` has it now, just written (best effort: the
+    index is derived)."""
     with contextlib.suppress(OkstraError, OSError, IndexError):
-        append_line(index_path(project_of(run_dir)), row_of(run_dir, manifest, now=now).dump())
+        row = row_of(run_dir, manifest, now=now, stamp=manifest_stamp(run_dir))
+        append_line(index_path(project_of(run_dir)), row.dump())
 
 
 def _row(data: object) -> IndexRow | None:
@@ -112,6 +187,9 @@ def _row(data: object) -> IndexRow | None:
         return None
     if type(size) is not int or not all(type(v) is str for v in workers.values()):
         return None
+    leader = data.get("leader")
+    if leader is not None and type(leader) is not dict:
+        return None
     return IndexRow(
         run=run,
         run_id=run_id,
@@ -123,6 +201,10 @@ def _row(data: object) -> IndexRow | None:
         lead_backend=_str(data.get("leadBackend")),
         workers=workers,
         updated_at=_str(data.get("updatedAt")),
+        leader=leader,
+        entry_mode=_str(data.get("entryMode")),
+        lead_session_id=_str(data.get("leadSessionId")),
+        manifest_stamp=_str(data.get("manifestStamp")),
     )
 
 
@@ -145,17 +227,21 @@ def _records(data: bytes) -> list[object]:
     return out
 
 
-def _read(path: Path) -> tuple[dict[str, IndexRow], int]:
-    """(rows by run, number of lines) of the index file (absent: empty)."""
+def _read(path: Path) -> tuple[dict[str, IndexRow], int, int]:
+    """(rows by run, number of lines, lines that are no row) of the index file (absent:
+    empty)."""
     if not os.path.lexists(path):
-        return {}, 0
+        return {}, 0, 0
     records = _records(read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES))
     rows: dict[str, IndexRow] = {}
+    bad = 0
     for record in records:
         row = _row(record)
-        if row is not None:
+        if row is None:
+            bad += 1
+        else:
             rows[row.run] = row
-    return rows, len(records)
+    return rows, len(records), bad
 
 
 def run_dirs(project_root: Path) -> Iterator[str]:
@@ -182,44 +268,76 @@ def _scan(directory: str) -> list[str]:
 
 
 def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
-    """The row of a run the index does not know, from its manifest (None: no manifest)."""
+    """The row of a run the index does not know (or knows from an older manifest), from
+    its manifest (None: no manifest, or not a JSON object). A manifest its model refuses
+    still gives its row, without the leader: such a run is never settled, and the
+    listing reads it itself and shows why."""
+    run_dir = tasks / run
+    stamp = manifest_stamp(run_dir)  # before reading: a change meanwhile is seen next time
     try:
-        manifest = read_json(tasks / run / RUN_MANIFEST, what="run manifest", follow=False)
+        _, manifest = load_run_manifest(run_dir)
     except (OkstraError, OSError):
-        return None
-    return row_of(tasks / run, manifest) if isinstance(manifest, dict) else None
+        try:
+            loose = read_json(run_dir / RUN_MANIFEST, what="run manifest", follow=False)
+        except (OkstraError, OSError):
+            return None
+        if not isinstance(loose, dict):
+            return None
+        return dataclasses.replace(row_of(run_dir, loose, stamp=stamp), leader=None)
+    return row_of(run_dir, manifest, stamp=stamp)
 
 
 def rows(project_root: Path) -> list[IndexRow]:
-    """Every run of the project, from the index (completed from the run directories)."""
+    """Every run of the project, from the index (completed from the run directories).
+
+    A run the index does not know, or whose manifest changed since its row was made
+    (its stamp differs), gets its row from its manifest, appended to the index (or the
+    index rewritten). A run whose manifest cannot be read has no row (the listing reads
+    it itself).
+    """
     path = index_path(project_root)
-    indexed, lines = _read(path)
+    indexed, lines, bad = _read(path)
     tasks = tasks_dir(project_root)
+    under = os.fspath(tasks)
     found: dict[str, IndexRow] = {}
-    missing: dict[str, IndexRow] = {}
+    fresh: dict[str, IndexRow] = {}
     for run in run_dirs(project_root):
         row = indexed.get(run)
-        if row is None and os.path.isfile(tasks / run / RUN_MANIFEST):
+        stamp = row.manifest_stamp if row is not None else None
+        if stamp is None or stamp != manifest_stamp(os.path.join(under, run)):
             row = _from_manifest(tasks, run)
             if row is not None:
-                missing[run] = row
+                fresh[run] = row
         if row is not None:
             found[run] = row
-    if missing or lines > 2 * len(found) + 64:
-        _rewrite(path, set(found), missing)
+    if bad or len(fresh) > _APPEND_AT_MOST or lines > 2 * len(found) + 64:
+        _rewrite(path, set(found), fresh, indexed)
+    else:
+        # A few new rows (runs prepared since): appended, not the whole file rewritten.
+        for row in fresh.values():
+            with contextlib.suppress(OkstraError, OSError):
+                append_line(path, row.dump())
     return list(found.values())
 
 
-def _rewrite(path: Path, present: set[str], missing: Mapping[str, IndexRow]) -> None:
-    """Rewrite the index with one line per present run, adding the rows it missed (under
-    the lock appends take, from the file as it is then: no line appended meanwhile is
-    lost)."""
+def _rewrite(
+    path: Path,
+    present: set[str],
+    fresh: Mapping[str, IndexRow],
+    seen: Mapping[str, IndexRow],
+) -> None:
+    """Rewrite the index with one line per present run, `fresh` rows in place of what
+    was `seen` (under the lock appends take, from the file as it is then: a line
+    appended meanwhile is newer than what was read, and is kept)."""
     with contextlib.suppress(OkstraError, OSError), FileLock(path, timeout=2.0):
-        latest, _ = _read(path)
-        merged = {**missing, **latest}
+        latest, _, _ = _read(path)
+        merged = dict(latest)
+        for run, row in fresh.items():
+            if latest.get(run) == seen.get(run):  # nothing newer appended meanwhile
+                merged[run] = row
         body = b"".join(
             orjson.dumps(row.dump(), option=orjson.OPT_SORT_KEYS) + b"\n"
             for run, row in merged.items()
-            if run in present and row is not None
+            if run in present
         )
         atomic_write_bytes(path, body)

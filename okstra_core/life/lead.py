@@ -38,7 +38,7 @@ from ..errors import OkstraError
 from ..launch import RESUME_JSON
 from ..launch.foreground import run_child
 from ..prepare import runfiles
-from ..records import dataclass, field
+from ..records import config, dataclass, field
 from ..store import FileLock, append_line
 from ..tasks import resolve_inside
 from . import process, tmux
@@ -299,7 +299,15 @@ def _observe_exec(
 
 @dataclass(frozen=True)
 class StopOutcome:
-    """What `stop` did."""
+    """What `stop` did (its JSON: `okstra stop --json`)."""
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"run_ref": "run", "after": "lead"},
+        skip=("run", "before"),
+        views=("ok", "run_id", "run_ref", "run_dir", "was_running", "stopped", "resume_command"),
+        first=("ok", "run_id", "run_ref", "run_dir", "was_running", "stopped", "steps", "after"),
+    )
 
     run: RunInfo
     before: LeadStatus
@@ -307,21 +315,32 @@ class StopOutcome:
     steps: tuple[str, ...] = field(default=())
 
     @property
+    def ok(self) -> bool:
+        return not self.after.alive
+
+    @property
+    def run_id(self) -> str:
+        return self.run.run_id
+
+    @property
+    def run_ref(self) -> str:
+        return self.run.ref
+
+    @property
+    def run_dir(self) -> Path:
+        return self.run.run_dir
+
+    @property
+    def was_running(self) -> bool:
+        return self.before.alive
+
+    @property
     def stopped(self) -> bool:
         return self.before.alive and not self.after.alive
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": not self.after.alive,
-            "runId": self.run.run_id,
-            "run": self.run.ref,
-            "runDir": str(self.run.run_dir),
-            "wasRunning": self.before.alive,
-            "stopped": self.stopped,
-            "steps": list(self.steps),
-            "lead": self.after.to_json(),
-            "resumeCommand": resume_command(self.run),
-        }
+    @property
+    def resume_command(self) -> str:
+        return resume_command(self.run)
 
 
 def _wait(until: Callable[[], bool], seconds: float, sleep: Callable[[float], None]) -> bool:

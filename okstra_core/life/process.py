@@ -11,7 +11,9 @@ claim, not a fact. okstra signals a process, or judges it alive when deciding wh
 * the live process still has that start time, and its parent is still the recorded
   parent with the recorded start time.
 
-A start time is the kernel's (field 22 of `/proc/<pid>/stat`, clock ticks since boot),
+The same rules hold for the workers okstra starts (`Identity.of` of a worker's recorded
+CLI or supervisor; a zombie is not alive). A start time is the kernel's (field 22 of
+`/proc/<pid>/stat`, clock ticks since boot),
 fixed when the process was forked: a run file written elsewhere or earlier cannot know
 it, and a pid reused by another process has another. Signals go through a pidfd opened
 before the check where the kernel has them, so the process checked is the process
@@ -21,6 +23,7 @@ signalled. A process group is signalled only when its leader is the checked proc
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal as signals
 from collections.abc import Iterator
@@ -35,8 +38,10 @@ PID_MAX_FALLBACK = 4194304
 _NOT_OURS = "not a process okstra started"
 
 
+@functools.cache
 def pid_max() -> int:
-    """The kernel's largest pid (`/proc/sys/kernel/pid_max`), else 4194304."""
+    """The kernel's largest pid (`/proc/sys/kernel/pid_max`), else 4194304 (read once
+    per process: a listing checks two pids of every run)."""
     try:
         value = int(PID_MAX_FILE.read_text(encoding="ascii").strip())
     except (OSError, ValueError):
@@ -72,6 +77,7 @@ class ProcStat:
     pid: int
     parent: int
     start: str
+    state: str = ""  # one letter: `R`, `S`, `Z` (a zombie: it has ended), …
 
 
 def proc_stat(pid: object) -> ProcStat | None:
@@ -88,7 +94,7 @@ def proc_stat(pid: object) -> ProcStat | None:
     rest = raw.rpartition(")")[2].split()
     if len(rest) < 20 or not rest[1].isdigit() or not rest[19].isdigit():
         return None
-    return ProcStat(pid=checked, parent=int(rest[1]), start=rest[19])
+    return ProcStat(pid=checked, parent=int(rest[1]), start=rest[19], state=rest[0])
 
 
 def process_start(pid: object) -> str | None:
@@ -114,6 +120,30 @@ class Identity:
     parent: object = None
     parent_start: object = None
     with_parent: bool = False
+
+    @classmethod
+    def of(cls, pid: object, start: object) -> Identity | None:
+        """A recorded process (a worker's CLI or supervisor), None unless its pid is a pid
+        and its start time a start time."""
+        checked = as_pid(pid)
+        return cls(checked, start) if checked is not None and _is_start(start) else None
+
+    @classmethod
+    def now(cls, pid: int) -> Identity | None:
+        """The live process `pid` as it is now (None when it is gone)."""
+        start = process_start(pid)
+        return cls(pid, start) if start is not None else None
+
+    def alive(self) -> bool:
+        """It still runs (a zombie has ended) and is the process recorded."""
+        if not check(self).matches:
+            return False
+        stat = proc_stat(self.pid)
+        return stat is not None and stat.state not in ("Z", "X")
+
+    def signal_group(self, signum: int) -> bool:
+        """`send_group`: True when the signal was sent."""
+        return send_group(self, signum).matches
 
 
 @dataclass(frozen=True)

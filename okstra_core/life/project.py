@@ -23,6 +23,7 @@ ever read as a run, so nothing is written outside `.okstra`.
 
 from __future__ import annotations
 
+import functools
 import grp
 import os
 import pwd
@@ -223,13 +224,17 @@ class RunPlace:
     task: str
     name: str
 
-    @property
+    @functools.cached_property
     def path(self) -> Path:
-        return self.task_root / RUNS_DIR / self.name
+        root, name = self.root, self.name
+        return Path(
+            os.path.join(root, OKSTRA_DIR, TASKS_DIR, self.group, self.task, RUNS_DIR, name)
+        )
 
-    @property
+    @functools.cached_property
     def task_root(self) -> Path:
-        return self.root / OKSTRA_DIR / TASKS_DIR / self.group / self.task
+        # One path made from text: a listing makes these for every run.
+        return Path(os.path.join(self.root, OKSTRA_DIR, TASKS_DIR, self.group, self.task))
 
     @property
     def task_key(self) -> str:

@@ -23,11 +23,10 @@ import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ..errors import OkstraError
 from ..prepare.runfiles import RUN_MANIFEST, task_lock
-from ..records import dataclass, field
+from ..records import config, dataclass, field
 from ..store import SWEEP_GRACE_SECONDS
 from .project import RunPlace, run_places
 
@@ -38,30 +37,53 @@ MAX_ENTRIES = 1000
 
 @dataclass(frozen=True)
 class Leftover:
-    """An incomplete run directory, and why it is kept (None: it can be removed)."""
+    """An incomplete run directory, and why it is kept (None: it can be removed).
+
+    Its JSON (`records.to_data`) is an entry of `kept`: `{"runDir", "why"}`.
+    """
+
+    __pydantic_config__ = config(
+        aliases={"run_dir": "runDir", "kept": "why"},
+        skip=("place",),
+        views=("run_dir",),
+        first=("run_dir",),
+    )
 
     place: RunPlace
     kept: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"runDir": str(self.place.path), "run": self.place.ref, "kept": self.kept}
+    @property
+    def run_dir(self) -> Path:
+        return self.place.path
 
 
 @dataclass(frozen=True)
 class PruneOutcome:
-    """What `okstra runs --prune` removed and what it kept (with why)."""
+    """What `okstra runs --prune` removed and what it kept (with why).
+
+    Its JSON (`records.to_data`): `ok` (nothing kept), the project, the removed
+    directories and the kept ones.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"removed_dirs": "removed"},
+        skip=("removed",),
+        views=("ok", "removed_dirs"),
+        first=("ok", "project_root", "removed_dirs", "kept"),
+    )
 
     project_root: Path
     removed: tuple[RunPlace, ...] = ()
     kept: tuple[Leftover, ...] = field(default=())
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": not self.kept,
-            "projectRoot": str(self.project_root),
-            "removed": [str(p.path) for p in self.removed],
-            "kept": [{"runDir": str(k.place.path), "why": k.kept} for k in self.kept],
-        }
+    @property
+    def ok(self) -> bool:
+        return not self.kept
+
+    @property
+    def removed_dirs(self) -> tuple[Path, ...]:
+        return tuple(p.path for p in self.removed)
 
 
 def _age_problem(path: Path, now: float) -> str | None:

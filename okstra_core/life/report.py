@@ -13,7 +13,7 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, ClassVar, TypeGuard
 
 import orjson
 
@@ -38,6 +38,12 @@ ROLE_FIELDS = (
 class ReportMismatch(OkstraError):
     """A final report's `executionRoles` is not the run manifest's role-execution set."""
 
+    FACTS: ClassVar[Mapping[str, str]] = {
+        "missing": "missing",
+        "unexpected": "unexpected",
+        "duplicated": "duplicated",
+    }
+
     def __init__(
         self,
         path: Path,
@@ -61,13 +67,6 @@ class ReportMismatch(OkstraError):
             path=path,
             field="executionRoles",
         )
-
-    def to_json(self) -> dict[str, object]:
-        data = super().to_json()
-        data.update(
-            {"missing": self.missing, "unexpected": self.unexpected, "duplicated": self.duplicated}
-        )
-        return data
 
 
 def manifest_path(run: Path) -> Path:

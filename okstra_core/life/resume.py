@@ -40,7 +40,7 @@ from ..launch import (
 )
 from ..prepare import runfiles
 from ..prepare.pipeline import KICKOFF
-from ..records import dataclass
+from ..records import config, dataclass
 from ..store import FileLock, append_line, check_no_links, lock_path_for
 from ..tasks import OKSTRA_DIR
 from .project import RUN_ARG, RUN_ID, is_name, place_of, run_at_path, runs_named
@@ -139,7 +139,10 @@ def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeComm
 
 @dataclass(frozen=True)
 class Lookup:
-    """What the session lookup of one pending participant found."""
+    """What the session lookup of one pending participant found (an entry of
+    `lookups` in `okstra resume --json`; `chosen` is written as `sessionId`)."""
+
+    __pydantic_config__ = config(aliases={"chosen": "sessionId"})
 
     participant: str
     cli: str
@@ -149,21 +152,34 @@ class Lookup:
     chosen: str | None
     problem: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "participant": self.participant,
-            "cli": self.cli,
-            "cwd": str(self.cwd),
-            "since": self.since.isoformat() if self.since is not None else None,
-            "candidates": list(self.candidates),
-            "sessionId": self.chosen,
-            "problem": self.problem,
-        }
-
 
 @dataclass(frozen=True)
 class ResumeOutcome:
-    """The run's resume sheet after `resume_run`, and what the lookup did."""
+    """The run's resume sheet after `resume_run`, and what the lookup did.
+
+    Its JSON (`records.to_data`) is `okstra resume --json`'s document: the sheet's
+    participants, those still pending, what the lookup did, and `error` (the
+    `message`) while one is pending.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"pending_refs": "pending", "message": "error"},
+        skip=("sheet",),
+        views=("ok", "resume_sheet", "participants", "pending_refs", "message"),
+        first=(
+            "ok",
+            "run_id",
+            "run_dir",
+            "resume_sheet",
+            "participants",
+            "pending_refs",
+            "discovered",
+            "lookups",
+            "notes",
+        ),
+        omit_none=("message",),
+    )
 
     run_id: str
     run_dir: Path
@@ -187,22 +203,17 @@ class ResumeOutcome:
         problems = [lk.problem for lk in self.lookups if lk.problem]
         return "; ".join(problems) or f"the resume sheet is {PENDING}"
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "ok": self.ok,
-            "runId": self.run_id,
-            "runDir": str(self.run_dir),
-            "resumeSheet": str(self.sheet.path),
-            "participants": [e.to_document().dump() for e in self.sheet.entries],
-            "pending": [e.participant for e in self.pending],
-            "discovered": list(self.discovered),
-            "lookups": [lk.to_json() for lk in self.lookups],
-            "notes": list(self.notes),
-        }
-        message = self.message()
-        if message is not None:
-            data["error"] = message
-        return data
+    @property
+    def resume_sheet(self) -> Path:
+        return self.sheet.path
+
+    @property
+    def participants(self) -> list[dict[str, Any]]:
+        return [e.to_document().dump() for e in self.sheet.entries]
+
+    @property
+    def pending_refs(self) -> list[str]:
+        return [e.participant for e in self.pending]
 
 
 def _parse_time(value: object, *, path: Path, field: str) -> datetime:

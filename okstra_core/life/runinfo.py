@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DataFileError, OkstraError
 from ..launch.sheet import check_session_id
@@ -24,6 +24,9 @@ from ..records import dataclass, field
 from ..store import read_json
 from . import process
 from .report import load_run_manifest, manifest_path
+
+if TYPE_CHECKING:
+    from .index import IndexRow
 
 LEADER_REF = "participant-001"
 # A leader whose status is one of these has ended; its end is recorded.
@@ -210,6 +213,8 @@ class RunInfo:
     leader: Mapping[str, Any]
     lead: Leader = field(default_factory=Leader)
     damage: tuple[str, ...] = field(default=())
+    # The lead's session id prepare minted (`leadSessionId`), when it is a valid one.
+    minted_session_id: str | None = None
 
     @property
     def ref(self) -> str:
@@ -291,6 +296,31 @@ def read_run(run_dir: Path) -> RunInfo:
         leader=leader,
         lead=read_leader(leader),
         damage=damage,
+        minted_session_id=_str_or_none(_session(manifest.get("leadSessionId"))[0]),
+    )
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def info_of_row(run_dir: Path, row: IndexRow) -> RunInfo:
+    """A run as its index row has it (`life.index`): what `read_run` gives from the
+    manifest the row was made from, each field checked the same way."""
+    leader = row.leader or {}
+    return RunInfo(
+        run_dir=run_dir,
+        manifest_path=run_dir / runfiles.RUN_MANIFEST,
+        run_id=_text(row.run_id, 200) or run_dir.name,
+        task_key=_text(row.task_key, 200) or "",
+        task_type=_text(row.task_type, 200) or "",
+        project_root=None,
+        created_at=parse_time(row.created_at),
+        team_size=row.team_size,
+        entry_mode=_text(row.entry_mode, 64) or "",
+        leader=leader,
+        lead=read_leader(leader),
+        minted_session_id=_str_or_none(_session(row.lead_session_id)[0]),
     )
 
 

@@ -18,8 +18,10 @@ that did not finish) is an `incomplete` row. One run never breaks the list.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,14 +33,17 @@ from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
 from ..paths import user_dirs
 from ..prepare.runfiles import RUN_MANIFEST
-from ..records import dataclass
+from ..records import config, dataclass
 from ..store import read_log
+from . import index
+from .hints import next_steps
 from .lead import LeadStatus, RunInfo, observe, read_run, resume_command
 from .project import (
     EXPECTED,
     MAX_ARG,
     RUN_ARG,
     RUN_ID,
+    RUNS_DIR,
     RunPlace,
     UnsafeProjectError,
     check_project,
@@ -51,6 +56,7 @@ from .project import (
     runs_named,
     safe_directories,
 )
+from .runinfo import info_of_row
 
 __all__ = [
     "RUN_ARG",
@@ -67,7 +73,7 @@ __all__ = [
 
 _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
 # The longest text a leader field may hold (refs, ids, times, a short explanation).
-_MAX_FIELD = 4096
+_MAX_FIELD = index.MAX_LEADER_TEXT
 # The longest reason a row shows (the JSON keeps the same, bounded, text).
 _MAX_REASON = 500
 # What reading one run may raise besides okstra's own errors: a run file is data, and a
@@ -166,7 +172,49 @@ class RunRow:
             prepare that did not finish) or `missing` (indexed, no longer on disk).
         note: something the look could not do (e.g. record the lead's end on a
             read-only project).
+        seen_at: the moment its JSON's `ageSeconds` is measured at (set by whoever
+            shows the row: `at`).
+
+    Its JSON (`records.to_data`) is an entry of `okstra runs --json` and the body of
+    `okstra status --json`.
     """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"run_ref": "run", "state": "runState"},
+        skip=("place", "info", "seen_at"),
+        views=(
+            "run_id",
+            "run_ref",
+            "run_dir",
+            "project_root",
+            "task_key",
+            "team_size",
+            "backend",
+            "lead_status",
+            "age_seconds",
+            "resume_command",
+            "next_steps",
+        ),
+        first=(
+            "run_id",
+            "run_ref",
+            "run_dir",
+            "project_root",
+            "task_key",
+            "task_type",
+            "team_size",
+            "backend",
+            "lead",
+            "lead_status",
+            "state",
+            "created_at",
+            "age_seconds",
+            "resume_command",
+            "problem",
+            "note",
+        ),
+    )
 
     place: RunPlace
     state: str
@@ -176,12 +224,57 @@ class RunRow:
     created_at: datetime | None = None
     problem: str | None = None
     note: str | None = None
+    seen_at: datetime | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.place.name
+
+    @property
+    def run_ref(self) -> str:
+        return self.place.ref
 
     @property
     def run_dir(self) -> Path:
         return self.place.path
 
-    def age_seconds(self, now: datetime) -> int | None:
+    @property
+    def project_root(self) -> Path:
+        return self.place.root
+
+    @property
+    def task_key(self) -> str:
+        return self.place.task_key
+
+    @property
+    def team_size(self) -> int | None:
+        return self.info.team_size if self.info is not None else None
+
+    @property
+    def backend(self) -> str | None:
+        return self.lead.backend if self.lead is not None else None
+
+    @property
+    def resume_command(self) -> str | None:
+        return resume_command(self.info) if self.info is not None else None
+
+    @property
+    def next_steps(self) -> tuple[str, ...]:
+        """The commands that can work for this run now (`life.hints`)."""
+        if self.state != "ok" or self.info is None or self.lead is None:
+            return ()
+        return next_steps(self.info, self.lead)
+
+    @property
+    def age_seconds(self) -> int | None:
+        return self.age_at(self.seen_at) if self.seen_at is not None else None
+
+    def at(self, now: datetime) -> RunRow:
+        """The row with its age measured at `now` (for its JSON)."""
+        return dataclasses.replace(self, seen_at=now)
+
+    def age_at(self, now: datetime) -> int | None:
+        """The run's age at `now`, in whole seconds (None when its creation is unknown)."""
         if self.created_at is None:
             return None
         try:
@@ -193,27 +286,6 @@ class RunRow:
         if self.state == "ok" and self.lead is not None:
             return self.lead.label()
         return "incomplete" if self.state == "incomplete" else "damaged"
-
-    def to_json(self, now: datetime) -> dict[str, Any]:
-        info, lead = self.info, self.lead
-        return {
-            "runId": self.place.name,
-            "run": self.place.ref,
-            "runDir": str(self.place.path),
-            "projectRoot": str(self.place.root),
-            "taskKey": self.place.task_key,
-            "taskType": self.task_type,
-            "teamSize": info.team_size if info is not None else None,
-            "backend": lead.backend if lead is not None else None,
-            "lead": lead.to_json() if lead is not None else None,
-            "leadStatus": self.lead_status(),
-            "runState": self.state,
-            "createdAt": self.created_at.isoformat() if self.created_at else None,
-            "ageSeconds": self.age_seconds(now),
-            "resumeCommand": resume_command(info) if info is not None else None,
-            "problem": self.problem,
-            "note": self.note,
-        }
 
 
 def _reason(exc: BaseException, run_dir: Path | None = None) -> str:
@@ -314,11 +386,15 @@ def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> 
             created_at=_file_time(manifest),
             problem=_reason(exc, place.path),
         )
+    return _row_of(place, info, environment)
+
+
+def _row_of(place: RunPlace, info: RunInfo, environment: Environment) -> RunRow:
+    """The row of a run read (from its manifest or its index row), its lead looked at."""
     damaged = _mismatch(info, place)
     if damaged is not None:
-        return RunRow(
-            place=place, state="damaged", created_at=_file_time(manifest), problem=damaged
-        )
+        created = _file_time(place.path / RUN_MANIFEST)
+        return RunRow(place=place, state="damaged", created_at=created, problem=damaged)
     common: dict[str, Any] = {
         "place": place,
         "info": info,
@@ -329,7 +405,9 @@ def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> 
         lead, note = look(info, environment)
         # The row's JSON must be exact JSON: a number past 64 bits is no process, status
         # or signal, and is shown as the damage it is.
-        orjson.dumps(lead.to_json())
+        for number in (lead.exit_status, lead.signal, lead.process_id):
+            if number is not None and not -(2**63) <= number < 2**64:
+                raise OverflowError(f"{number} does not fit in 64 bits")
     except _ROW_ERRORS as exc:
         return RunRow(state="damaged", problem=_reason(exc, place.path), **common)
     if lead.state == "damaged":
@@ -341,30 +419,49 @@ def _written_ns(run_dir: Path) -> int:
     """When the run's inputs were written (ns), 0 if unknown: `run-inputs.json` is
     written once, when the run is prepared, and never again."""
     try:
-        return os.lstat(run_dir / "run-inputs.json").st_mtime_ns
+        return os.lstat(os.path.join(run_dir, "run-inputs.json")).st_mtime_ns
     except OSError:
         return 0
 
 
 def _sorted(rows: list[RunRow]) -> list[RunRow]:
     """Newest first. `createdAt` is to the second: two runs prepared within the same
-    second are told apart by when their inputs were written."""
+    second are told apart by when their inputs were written (looked up only for them)."""
 
-    def key(row: RunRow) -> tuple[float, int, str]:
+    def stamp(row: RunRow) -> float:
         try:
-            stamp = row.created_at.timestamp() if row.created_at else 0.0
+            return row.created_at.timestamp() if row.created_at else 0.0
         except (OverflowError, ValueError, OSError):
-            stamp = 0.0
-        return (stamp, _written_ns(row.run_dir), str(row.run_dir))
+            return 0.0
 
-    return sorted(rows, key=key, reverse=True)
+    stamps = [stamp(row) for row in rows]
+    tied = {s for s, n in Counter(stamps).items() if n > 1}
+
+    def key(at: int) -> tuple[float, int, str]:
+        row = rows[at]
+        written = _written_ns(row.run_dir) if stamps[at] in tied else 0
+        return (stamps[at], written, str(row.run_dir))
+
+    return [rows[at] for at in sorted(range(len(rows)), key=key, reverse=True)]
 
 
 def project_runs(project_root: Path, environment: Environment) -> list[RunRow]:
-    """Every run of the project (incomplete ones too), newest first (each lead looked at)."""
-    return _sorted(
-        [run_row(place, environment, real=real) for place, real in run_places(project_root)]
-    )
+    """Every run of the project (incomplete ones too), newest first.
+
+    A settled run (its lead never launched or ended, no worker running: nothing to look
+    at) is shown from the project's runs index (`life.index`) without opening its
+    manifest, while the manifest still has the row's stamp; every other run is read
+    from its manifest and its lead looked at.
+    """
+    indexed = {row.run: row for row in index.rows(project_root)}
+    rows: list[RunRow] = []
+    for place, real in run_places(project_root):
+        row = indexed.get(f"{place.task_key}/{RUNS_DIR}/{place.name}") if real else None
+        if row is not None and row.settled:
+            rows.append(_row_of(place, info_of_row(place.path, row), environment))
+        else:
+            rows.append(run_row(place, environment, real=real))
+    return _sorted(rows)
 
 
 def _index_place(record: object) -> RunPlace | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import dataclass
+from ..records import config, dataclass
 from .runinfo import ENDED, LAUNCH_FAILED, RunInfo
 
 
@@ -34,7 +34,18 @@ class LeadStatus:
         detail: why the state is what it is, when not obvious.
         recorded: this look recorded the end (first look after it).
         note: what this look could not do (record the end on a read-only project).
+
+    Its JSON (`records.to_data`) is the `lead` object of `runs`, `status`, `stop`,
+    `attach` and `resume`: every field in camelCase (`recorded` as `recordedNow`), and
+    the `label` after the state.
     """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"recorded": "recordedNow"},
+        views=("label",),
+        first=("state", "label"),
+    )
 
     state: str
     backend: str | None = None
@@ -74,25 +85,6 @@ class LeadStatus:
         if self.state == LAUNCH_FAILED:
             return "launch failed"
         return self.state
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "state": self.state,
-            "label": self.label(),
-            "backend": self.backend,
-            "exitStatus": self.exit_status,
-            "signal": self.signal,
-            "exitedAt": self.exited_at,
-            "sessionId": self.session_id,
-            "pendingId": self.pending_id,
-            "windowRef": self.window_ref,
-            "paneRef": self.pane_ref,
-            "tmuxSocket": self.tmux_socket,
-            "processId": self.process_id,
-            "detail": self.detail,
-            "recordedNow": self.recorded,
-            "note": self.note,
-        }
 
 
 def base_status(run: RunInfo) -> LeadStatus:

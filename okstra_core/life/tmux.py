@@ -20,12 +20,14 @@ connects to, so okstra checks both before it runs tmux at all:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 from ..environment import Environment
 from ..launch.commands import TMUX_SOCKET_VAR
@@ -51,6 +53,11 @@ def minimal_env(env: Mapping[str, str], *, keep: Sequence[str] = ()) -> dict[str
         for key, value in env.items()
         if key in MINIMAL_KEYS or key.startswith("LC_") or key in keep
     }
+
+
+def socket_dir(environment: Environment) -> Path:
+    """tmux's directory of this user's sockets (`$TMUX_TMPDIR/tmux-<uid>`, else /tmp)."""
+    return Path(environment.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
 
 
 def tmux_dirs(env: Mapping[str, str]) -> set[str]:
@@ -150,6 +157,11 @@ def socket_refusal(socket: object, env: Mapping[str, str]) -> str | None:
     if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
         return _not_own(socket, st, "socket")
     return None
+
+
+def trusted_socket(path: str | Path, environment: Environment) -> bool:
+    """The socket is the user's own (`socket_refusal` finds nothing against it)."""
+    return socket_refusal(str(path), environment.env) is None
 
 
 def server_for(socket: object, environment: Environment) -> Server:
@@ -300,7 +312,13 @@ def pane_lines(server: Server, pane: Pane, environment: Environment, count: int)
     done = run(server, ["capture-pane", "-p", "-J", "-S", "-500", "-t", pane.ref], environment)
     if done is None or done.returncode != 0:
         return []
-    lines = [line.rstrip()[:1000] for line in done.stdout.splitlines()]
+    return _shown_lines(done.stdout, count)
+
+
+def _shown_lines(text: str, count: int) -> list[str]:
+    """A pane's captured text as lines: tmux's dead-pane line and trailing blank lines
+    dropped, each line cut to 1000 characters, the last `count` kept."""
+    lines = [line.rstrip()[:1000] for line in text.splitlines()]
     lines = [line for line in lines if not line.startswith("Pane is dead")]
     while lines and not lines[-1]:
         lines.pop()
@@ -311,3 +329,158 @@ def pane_identity(pane: Pane) -> process.Identity:
     """The pane's program as a process identity (its parent, the tmux server, is not
     recorded)."""
     return process.Identity(pid=pane.pid, start=pane.start)
+
+
+# --------------------------------------------------------------------------- workers
+#
+# The panes of workers (`okstra worker start --surface tmux`): the same servers, made
+# by okstra in the user's own tmux directory or found where the lead runs; a pane is
+# acted on only while its pid is the process okstra recorded at start, with the same
+# start time (or the pane is dead and kept its pid).
+
+# Workers' tmux commands make windows and panes: they get longer than a probe's.
+_WORKER_TIMEOUT = 10.0
+# A worker's tmux server starts the panes' programs: it gets only what tmux needs and a
+# plain PATH (the programs are named by absolute path), and a UTF-8 locale always (tmux
+# shows a label's `·` as `_` without one).
+_PANE_KEPT = ("HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", "LOGNAME")
+_SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+PANE_FORMAT = "#{pane_id}|#{pane_pid}|#{window_id}|#{session_name}:#{window_index}|#{socket_path}"
+_INFO_FORMAT = "#{pane_id}|#{pane_pid}|#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"
+
+
+def _utf8(value: str | None) -> bool:
+    return value is not None and value.upper().replace("UTF8", "UTF-8").endswith("UTF-8")
+
+
+def pane_env(environment: Environment) -> dict[str, str]:
+    """What tmux runs with for a worker's server (see `_PANE_KEPT`)."""
+    env = {key: environment.env[key] for key in _PANE_KEPT if key in environment.env}
+    env["PATH"] = _SAFE_PATH
+    locale = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG")
+    if not _utf8(locale):
+        env.pop("LC_ALL", None)
+        env["LC_CTYPE"] = "C.UTF-8"
+    return env
+
+
+@dataclass(frozen=True)
+class TmuxServer:
+    """One tmux server of the user's, by its socket path (for workers' panes)."""
+
+    tmux: str
+    socket: str
+    env: Mapping[str, str]
+
+    def argv(self, args: Sequence[str]) -> list[str]:
+        return [self.tmux, "-S", self.socket, *args]
+
+    def run(self, args: Sequence[str]) -> subprocess.CompletedProcess[str] | None:
+        """Run one tmux command (list); None when tmux could not run or hung."""
+        try:
+            return subprocess.run(
+                self.argv(args),
+                env=dict(self.env),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=_WORKER_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    def answers(self) -> bool:
+        """The server runs and answers."""
+        done = self.run(["list-sessions", "-F", "#{session_id}"])
+        return done is not None and done.returncode == 0
+
+
+def server_at(socket: str | None, environment: Environment) -> TmuxServer | None:
+    """The server at a recorded socket path, if tmux is installed and it is the user's
+    own (`socket_refusal`)."""
+    tmux = environment.which("tmux")
+    if not socket or tmux is None or not trusted_socket(socket, environment):
+        return None
+    return TmuxServer(tmux=tmux, socket=socket, env=pane_env(environment))
+
+
+def chosen_socket(environment: Environment) -> str:
+    """The socket okstra uses for a new worker window: `OKSTRA_TMUX_SOCKET` (a name in
+    tmux's directory, or a path), else the server the user is inside, else the default."""
+    named = environment.get(TMUX_SOCKET_VAR)
+    if named:
+        return named if "/" in named else str(socket_dir(environment) / named)
+    return inside_socket(environment.env) or str(socket_dir(environment) / "default")
+
+
+def user_server(environment: Environment, *, running: bool) -> TmuxServer | None:
+    """The user's tmux server for new panes; with `running`, only one that answers."""
+    server = server_at(chosen_socket(environment), environment)
+    if server is None or (running and not server.answers()):
+        return None
+    directory = Path(server.socket).parent
+    if not running and directory == socket_dir(environment) and not directory.exists():
+        # `tmux -S` does not make tmux's directory as `tmux -L` does: make it private.
+        with contextlib.suppress(OSError):
+            directory.mkdir(mode=0o700)
+            directory.chmod(0o700)
+    return server
+
+
+@dataclass(frozen=True)
+class PaneRef:
+    """A pane tmux reported when it made it."""
+
+    pane_id: str
+    pid: int
+    window_id: str
+    window_ref: str
+    socket: str
+
+    @classmethod
+    def parse(cls, text: str) -> PaneRef | None:
+        parts = text.strip().split("|", 4)
+        if len(parts) != 5 or not parts[0].startswith("%"):
+            return None
+        pid = process.as_pid(_to_int(parts[1]))
+        if pid is None:
+            return None
+        return cls(parts[0], pid, parts[2], parts[3], parts[4])
+
+
+@dataclass(frozen=True)
+class PaneState:
+    """One look at a pane that okstra recorded."""
+
+    pane_id: str
+    pid: int
+    dead: bool
+    exit_status: int | None
+    signal: int | None
+
+
+def pane_state(server: TmuxServer, pane: str, owner: process.Identity | None) -> PaneState | None:
+    """The pane, when it exists and is the one okstra started: its pid is `owner`'s pid
+    and (while it runs) `owner` is still that process. None otherwise."""
+    pid = process.as_pid(owner.pid) if owner is not None else None
+    if owner is None or pid is None or not pane.startswith("%") or not pane[1:].isdigit():
+        return None
+    done = server.run(["display-message", "-p", "-t", pane, _INFO_FORMAT])
+    if done is None or done.returncode != 0:
+        return None
+    parts = done.stdout.strip().split("|")
+    if len(parts) != 5 or parts[0] != pane or _to_int(parts[1]) != pid:
+        return None
+    dead = parts[2] == "1"
+    if not dead and not owner.alive():
+        return None
+    return PaneState(pane, pid, dead, _to_int(parts[3]), _to_int(parts[4]))
+
+
+def capture(server: TmuxServer, pane: str, lines: int = 40) -> list[str]:
+    """A worker pane's last `lines` lines (trailing blank lines dropped)."""
+    done = server.run(["capture-pane", "-p", "-J", "-S", f"-{lines}", "-t", pane])
+    if done is None or done.returncode != 0:
+        return []
+    return _shown_lines(done.stdout, lines)

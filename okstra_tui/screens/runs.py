@@ -10,7 +10,7 @@ window, `s` stops the lead, `r` resumes it in this terminal (the app exits first
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -28,6 +28,7 @@ from .stale import gone, part, pop
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
+    from okstra_core.life.runs import RunRow
 
 
 class RunsScreen(Screen[None]):
@@ -60,7 +61,7 @@ class RunsScreen(Screen[None]):
         self.environment = environment
         self.select = select
         self.show_all = project_root is None
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[RunRow] = []
 
     def compose(self) -> ComposeResult:
         text = ui_text(self)
@@ -85,7 +86,7 @@ class RunsScreen(Screen[None]):
         rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
         self.app.call_from_thread(self._show_rows, rows, error)
 
-    def _show_rows(self, rows: list[dict[str, Any]], error: str) -> None:
+    def _show_rows(self, rows: list[RunRow], error: str) -> None:
         if gone(self):
             return  # closed before the runs were read
         text = ui_text(self)
@@ -94,20 +95,20 @@ class RunsScreen(Screen[None]):
         table.clear()
         for row in rows:
             cells = (
-                row["runId"],
-                row["taskKey"],
-                row["taskType"],
-                str(row["teamSize"] or "?"),
-                row["backend"] or "-",
+                row.run_id,
+                row.task_key,
+                row.task_type,
+                str(row.team_size or "?"),
+                row.backend or "-",
                 run_actions.lead_label(row, text),
                 run_actions.age(row),
             )
             # A str cell would be read as markup: each is a Text of the inert value.
-            table.add_row(*(Text(line(cell)) for cell in cells), key=row["runDir"])
+            table.add_row(*(Text(line(cell)) for cell in cells), key=str(row.run_dir))
         if self.select is not None:
             wanted = str(self.select)
             for index, row in enumerate(rows):
-                if row["runDir"] == wanted:
+                if str(row.run_dir) == wanted:
                     table.move_cursor(row=index)
                     break
         where = text.get("app.runs.all") if self.show_all else str(self.project_root)
@@ -115,7 +116,7 @@ class RunsScreen(Screen[None]):
         self.query_one("#title", Plain).update(error or title)
         self._show_detail()
 
-    def _selected(self) -> dict[str, Any] | None:
+    def _selected(self) -> RunRow | None:
         table = part(self, "#table", DataTable)
         if table is None or table.cursor_row is None or table.cursor_row >= len(self.rows):
             return None
@@ -129,14 +130,8 @@ class RunsScreen(Screen[None]):
         if row is None:
             self.query_one("#detail", Plain).update(message or text.get("app.runs.empty"))
             return
-        lead = row["lead"] or {}
-        lines = [
-            text.get("app.runs.detail", run=row["run"], status=run_actions.lead_label(row, text)),
-            row["runDir"],
-            text.get("app.runs.resume", command=row["resumeCommand"] or "-"),
-        ]
-        if lead.get("detail") or row.get("problem"):
-            lines.append(str(lead.get("detail") or row.get("problem")))
+        lines = run_actions.status_lines(row, text)
+        lines.insert(1, str(row.run_dir))
         if message:
             lines.append(message)
         self.query_one("#detail", Plain).update("\n".join(lines))
@@ -163,7 +158,7 @@ class RunsScreen(Screen[None]):
     def action_attach(self) -> None:
         row = self._selected()
         if row is not None:
-            outcome = run_actions.attach(Path(row["runDir"]), self.environment)
+            outcome = run_actions.attach(row.run_dir, self.environment)
             run_actions.act(self.app, outcome, self._show_detail)
 
     @work(thread=True, exclusive=True, group="runs-stop")
@@ -173,12 +168,12 @@ class RunsScreen(Screen[None]):
             return
         text = ui_text(self)
         self.app.call_from_thread(self._show_detail, text.get("app.runs.stopping"))
-        outcome = run_actions.stop_lead(Path(row["runDir"]), self.environment, text)
+        outcome = run_actions.stop_lead(row.run_dir, self.environment, text)
         self.app.call_from_thread(self._show_detail, outcome.message)
         self.app.call_from_thread(self.load)
 
     def action_resume(self) -> None:
         row = self._selected()
         if row is not None:
-            outcome = run_actions.resume(Path(row["runDir"]), self.environment, ui_text(self))
+            outcome = run_actions.resume(row.run_dir, self.environment, ui_text(self))
             run_actions.act(self.app, outcome, self._show_detail)

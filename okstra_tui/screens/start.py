@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -26,7 +26,7 @@ from okstra_core.display import inert_markup
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.life.doctor import quick_report
-from okstra_core.life.runs import find_project_root
+from okstra_core.life.runs import RunRow, find_project_root
 from okstra_core.wizard.text import WizardText
 
 from .. import run_actions
@@ -112,19 +112,19 @@ def in_project(summary: WizardSummary, roots: set[Path]) -> bool:
 _WHY = 62
 
 
-def run_row(row: dict[str, Any], text: WizardText, *, project: bool = False) -> Row:
+def run_row(row: RunRow, text: WizardText, *, project: bool = False) -> Row:
     """One run: id, task, lead status, age; a damaged one is dimmed with why."""
-    task = str(row.get("taskKey") or "")
+    task = row.task_key
     if project:
-        task = f"{_project_name(row.get('projectRoot'))}: {task}"
+        task = f"{_project_name(str(row.project_root))}: {task}"
     detail = None
-    if row.get("lead") is None and row.get("problem"):
+    if row.lead is None and row.problem:
         # Damaged: why, on a second line (without the run's own directory, shown below).
-        why = str(row["problem"]).replace(f"{row['runDir']}/", "").replace("\n", " ")
+        why = row.problem.replace(f"{row.run_dir}/", "").replace("\n", " ")
         detail = f"✗ {why[:_WHY] + '…' if len(why) > _WHY + 1 else why}"
     return Row(
-        value=str(row["runDir"]),
-        cells=(str(row["runId"]), task, run_actions.lead_label(row, text), run_actions.age(row)),
+        value=str(row.run_dir),
+        cells=(row.run_id, task, run_actions.lead_label(row, text), run_actions.age(row)),
         detail=detail,
     )
 
@@ -193,7 +193,7 @@ class StartScreen(Screen[None]):
             except OkstraError as exc:  # a refused `.okstra` above: said, never used
                 self.error = self.error or inert_markup(exc.render())
         self.show_all = project_root is None
-        self.runs: list[dict[str, Any]] = []
+        self.runs: list[RunRow] = []
         self.runs_loaded = False
         self.doctor_text = ""
         self._note: tuple[str | None, str] | None = None
@@ -293,7 +293,7 @@ class StartScreen(Screen[None]):
         rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
         self.app.call_from_thread(self._show_runs, rows, error)
 
-    def _show_runs(self, rows: list[dict[str, Any]], error: str) -> None:
+    def _show_runs(self, rows: list[RunRow], error: str) -> None:
         if gone(self):
             return  # a setup was opened before the runs were read
         text = ui_text(self)
@@ -335,20 +335,20 @@ class StartScreen(Screen[None]):
         highlighted = table.highlighted_value
         return next((s for s in self.summaries if str(s.path) == highlighted), None)
 
-    def _run(self) -> dict[str, Any] | None:
+    def _run(self) -> RunRow | None:
         """The highlighted run while the runs table has the focus."""
         table = next(self.query("#runs").results(OptionTable), None)
         if table is None or not table.has_focus:
             return None
         value = table.highlighted_value
-        return next((r for r in self.runs if r["runDir"] == value), None)
+        return next((r for r in self.runs if str(r.run_dir) == value), None)
 
     def _show_run_detail(self, message: str = "") -> None:
         if gone(self):
             return
         row = self._run()
         lines = run_actions.status_lines(row, ui_text(self)) if row is not None else []
-        here = row["runDir"] if row is not None else None
+        here = str(row.run_dir) if row is not None else None
         if message:
             # What an action said stays under its run until another run is highlighted.
             self._note = (here, message)
@@ -413,7 +413,7 @@ class StartScreen(Screen[None]):
     def action_attach(self) -> None:
         row = self._run()
         if row is not None:
-            outcome = run_actions.attach(Path(row["runDir"]), self.environment)
+            outcome = run_actions.attach(row.run_dir, self.environment)
             run_actions.act(self.app, outcome, self._show_run_detail)
 
     @work(thread=True, exclusive=True, group="start-stop")
@@ -423,14 +423,14 @@ class StartScreen(Screen[None]):
             return
         text = ui_text(self)
         self.app.call_from_thread(self._show_run_detail, text.get("app.runs.stopping"))
-        outcome = run_actions.stop_lead(Path(row["runDir"]), self.environment, text)
+        outcome = run_actions.stop_lead(row.run_dir, self.environment, text)
         self.app.call_from_thread(self._show_run_detail, outcome.message)
         self.app.call_from_thread(self.load_runs)
 
     def action_resume(self) -> None:
         row = self._run()
         if row is not None:
-            outcome = run_actions.resume(Path(row["runDir"]), self.environment, ui_text(self))
+            outcome = run_actions.resume(row.run_dir, self.environment, ui_text(self))
             run_actions.act(self.app, outcome, self._show_run_detail)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

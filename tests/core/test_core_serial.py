@@ -3,7 +3,7 @@
 Every document and protocol reply is a record written by `to_data`; what it writes is
 declared once per record (`records.config`). No other hand-written serializer may
 appear: the one the errors keep (they sit below the records) is the only `to_json`
-outside the run's life, whose records move to the same declarations.
+left (at most three may be, each saying why it is written by hand).
 """
 
 from __future__ import annotations
@@ -118,25 +118,43 @@ def test_a_record_without_config_writes_every_field_by_its_name() -> None:
     assert to_data(Plain(1, (2, 3))) == {"a_b": 1, "c": [2, 3]}
 
 
-def _to_json_methods() -> set[str]:
-    found: set[str] = set()
+# At most this many hand-written `to_json` methods may remain in okstra_core, each
+# saying why it is written by hand (its docstring says "by hand").
+MAX_HAND_WRITTEN = 3
+# Files whose `to_json` methods are not counted, each with why. The doctor's report is
+# moved to `records.to_data` by the readiness work; remove this entry when it is.
+ALLOWED = {"life/doctor.py": "the doctor's report: converted with the readiness checks"}
+
+
+def _to_json_methods() -> dict[str, ast.FunctionDef]:
+    """`<file>:<class>` -> its `to_json` method, in every module of okstra_core."""
+    found: dict[str, ast.FunctionDef] = {}
     for path in sorted(ROOT.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 for item in node.body:
                     if isinstance(item, ast.FunctionDef) and item.name == "to_json":
-                        found.add(f"{path.relative_to(ROOT).as_posix()}:{node.name}")
+                        found[f"{path.relative_to(ROOT).as_posix()}:{node.name}"] = item
     return found
 
 
-def test_no_hand_written_serializer_but_the_errors() -> None:
+def test_at_most_three_hand_written_serializers_each_with_its_reason() -> None:
     found = _to_json_methods()
-    outside_life = {name for name in found if not name.startswith("life/")}
-    assert outside_life == {"errors.py:OkstraError"}, (
+    counted = {k: v for k, v in found.items() if k.split(":")[0] not in ALLOWED}
+    assert len(counted) <= MAX_HAND_WRITTEN, (
         "write a record's JSON with records.to_data and declare its shape in "
-        f"records.config, not in a to_json method: {sorted(outside_life)}"
+        f"records.config, not in a to_json method: {sorted(counted)}"
     )
+    for name, method in counted.items():
+        reason = ast.get_docstring(method) or ""
+        assert "by hand" in reason, f"{name}: say in its docstring why it is written by hand"
+
+
+def test_the_hand_written_serializer_left_is_the_errors() -> None:
+    """The errors' own (they sit below the records); the walk that counts finds it."""
+    found = _to_json_methods()
+    assert {k for k in found if k.split(":")[0] not in ALLOWED} == {"errors.py:OkstraError"}
 
 
 @pytest.mark.parametrize(

@@ -74,7 +74,7 @@ def test_a_run_is_found_from_anywhere_in_the_project(world: dict[str, Any]) -> N
         locate_run(str(world["project"] / "brief.md"), sub)
     # The commands that take a run: from the subdirectory, by <task>/<run-id>.
     name = f"perf/gadget/{other['runId']}"
-    for args in (["report", "roles", name, "--json"], ["resume", name, "--wait", "0"]):
+    for args in (["report", "roles", name, "--json"], ["resume", name, "--wait", "0", "--json"]):
         code, doc = okstra_json(args, cwd=sub, env=world["env"])
         assert code == 0, (args, doc)
     code, doc = okstra_json(["status", name, "--json"], cwd=sub, env=world["env"])

@@ -263,7 +263,7 @@ def test_resume_and_runs_record_the_exit_too(world: dict[str, Any]) -> None:
 
     def resumed() -> dict[str, Any] | None:
         code, sheet = okstra_json(
-            ["resume", doc["runId"], "--wait", "0"], cwd=world["sub"], env=world["env"]
+            ["resume", doc["runId"], "--wait", "0", "--json"], cwd=world["sub"], env=world["env"]
         )
         assert code == 0, sheet
         return sheet if sheet["lead"]["state"] == "exited" else None

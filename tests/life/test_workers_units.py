@@ -15,9 +15,9 @@ from okstra_core.catalog.activity import ActivitySpec, classify
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, UsageError
 from okstra_core.life import index
-from okstra_core.life.workers.proc import Identity, plausible_pid, process_start
+from okstra_core.life.process import Identity, as_pid, process_start
+from okstra_core.life.tmux import pane_env, socket_dir, trusted_socket
 from okstra_core.life.workers.team import find, members
-from okstra_core.life.workers.tmux import minimal_env, socket_dir, trusted_socket
 
 MANIFEST = {
     "participants": [
@@ -63,7 +63,7 @@ def test_an_identity_is_the_pid_and_its_start_time() -> None:
     assert me is not None and me.alive()
     assert not Identity(os.getpid(), str(int(me.start) + 1)).alive()  # a reused pid
     for bad in (0, 1, -5, True, 2**40, "12", None):
-        assert plausible_pid(bad) is None
+        assert as_pid(bad) is None
     assert Identity.of(os.getpid(), "not-a-number") is None
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     gone = Identity.now(child.pid)
@@ -89,7 +89,7 @@ def test_tmux_is_trusted_only_in_a_private_directory(tmp_path: Path) -> None:
     inside = Environment(env={"TMUX": f"{shared}/s,1,0", "PATH": "/usr/bin"})
     assert trusted_socket(shared / "s", inside)  # the server the user is inside
     env2 = Environment(env={"PATH": "/x", "TMUX": "/t,1,0", "SECRET": "no", "LANG": "C"})
-    tmux_env = minimal_env(env2)
+    tmux_env = pane_env(env2)
     assert "SECRET" not in tmux_env and "TMUX" not in tmux_env
     assert tmux_env["LC_CTYPE"] == "C.UTF-8" and tmux_env["PATH"].startswith("/usr")
 

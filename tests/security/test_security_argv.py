@@ -196,7 +196,7 @@ TAMPERING = ["shell", "extra-flag", "other-binary", "cwd", "env", "flag-id", "pa
 def test_resume_exec_refuses_a_sheet_it_did_not_write(tmp_path: Path, change: str) -> None:
     world, run_dir, sheet = _claude_run(tmp_path)
     field = _tamper(sheet, change)
-    run = okstra(world, "resume", str(run_dir), "--exec", timeout=30)
+    run = okstra(world, "resume", str(run_dir), "--exec", "--json", timeout=30)
     assert b"Traceback" not in run.stderr
     assert run.code == 2, (run.code, run.doc)
     assert run.doc["ok"] is False and field in run.doc["error"], run.doc
@@ -208,7 +208,7 @@ def test_resume_exec_runs_the_rebuilt_command(tmp_path: Path) -> None:
     """The untampered sheet resumes: the argv okstra rebuilt, in the project root."""
     world, run_dir, sheet = _claude_run(tmp_path)
     sid = json.loads(sheet.read_bytes())["participants"][0]["sessionId"]
-    run = okstra(world, "resume", str(run_dir), "--exec", cwd=world.root, timeout=30)
+    run = okstra(world, "resume", str(run_dir), "--exec", "--json", cwd=world.root, timeout=30)
     assert run.code == 0, (run.code, run.stdout[:2000])
     assert _resumed(world) == [["--resume", sid, "--model", "claude-opus-4-6"]]
 
@@ -235,7 +235,7 @@ def test_plain_resume_never_writes_through_links(tmp_path: Path) -> None:
     meta = {"type": "session_meta", "payload": {"id": SID, "cwd": str(world.project)}}
     (folder / f"rollout-2030-01-01T00-00-00-{SID}.jsonl").write_text(json.dumps(meta) + "\n")
     before = {p: p.read_bytes() for p in run_dir.iterdir() if p.is_file() and not p.is_symlink()}
-    run = okstra(world, "resume", str(run_dir), "--wait", "0", timeout=30)
+    run = okstra(world, "resume", str(run_dir), "--wait", "0", "--json", timeout=30)
     assert b"Traceback" not in run.stderr
     assert run.code == 2 and "symbolic link" in run.doc["error"], (run.code, run.doc)
     assert victim.read_bytes() == b"print('app')\n"

@@ -26,6 +26,7 @@ from okstra_core.environment import Environment
 from okstra_core.life import process
 from okstra_core.life.lead import observe
 from okstra_core.life.runinfo import RunInfo, read_leader
+from okstra_core.records import to_data
 from tests.conftest import okstra_cmd
 from tests.security.planted_support import World, alive, end, stat_start, victim
 
@@ -313,4 +314,4 @@ def test_no_leader_a_file_can_hold_makes_a_look_raise(raw: dict[str, Any]) -> No
     if lead.damage:
         assert status.state == "damaged" and status.detail
     assert status.state != "running" or raw.get("launchBackend") == "exec"
-    assert len(status.to_json()["detail"] or "") <= 4096
+    assert len(to_data(status)["detail"] or "") <= 4096

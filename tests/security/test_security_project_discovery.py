@@ -77,7 +77,7 @@ COMMANDS = (
     ["runs", "--json"],
     ["status", "requirements-discovery-001"],
     ["status", "perf/widget", "--json"],
-    ["resume", "requirements-discovery-001", "--wait", "0"],
+    ["resume", "requirements-discovery-001", "--wait", "0", "--json"],
     ["report", "roles", "requirements-discovery-001"],
 )
 
@@ -93,7 +93,7 @@ def assert_refused(
         assert "refusing" in text and str(refused) in text, (args, text)
         assert why in text and "does not look further up" in text, (args, text)
         assert hint == (f"OKSTRA_SAFE_DIRECTORIES={refused}" in text), (args, text)
-        if "--json" in args or args[0] == "resume":
+        if "--json" in args:
             assert orjson.loads(proc.stdout)["ok"] is False
         else:
             assert proc.stdout == b"" and b"\x1b" not in proc.stderr

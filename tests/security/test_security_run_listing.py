@@ -297,7 +297,7 @@ def test_the_app_reads_every_run_as_a_row(hostile: dict[str, Any]) -> None:
 
     rows, error = run_actions.read_runs(hostile["project"], False, Environment(env=hostile["env"]))
     assert error == "" and len(rows) == len(hostile["planted"]) + 1
-    assert {r["runState"] for r in rows} == {"ok", "damaged", "incomplete"}
+    assert {r.state for r in rows} == {"ok", "damaged", "incomplete"}
 
 
 def test_a_run_with_a_forged_name_in_a_clean_project(tmp_path: Path) -> None:

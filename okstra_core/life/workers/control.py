@@ -22,11 +22,11 @@ from pathlib import Path
 from ...environment import Environment
 from ...errors import OkstraError, UsageError
 from ...records import config, dataclass
+from ..process import Identity
+from ..tmux import pane_state, server_at
 from . import files, record
 from .observe import WorkerState, _alive, _end_seen, read_team, state_of
-from .proc import Identity
 from .team import WHO_ARG, Member, find
-from .tmux import pane_state, server_at
 
 EXIT_TIMEOUT = 124
 EXIT_LOST = 1

@@ -19,8 +19,8 @@ from ...environment import Environment
 from ...prepare.runfiles import RUN_MANIFEST
 from ...records import config, dataclass, to_data
 from ...store import read_json
+from ..process import Identity
 from . import files, record
-from .proc import Identity
 from .team import Member, members
 
 LOST_DETAIL = (

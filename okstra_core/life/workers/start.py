@@ -28,9 +28,9 @@ from ...launch import mint_session_id, worker_argv
 from ...launch.argv import placeholders_in
 from ...records import config, dataclass
 from ...store import atomic_write_bytes, dumps_json
+from ..process import Identity, as_pid
 from . import files
 from .plan import StartPlan, StartRequest, plan_start
-from .proc import Identity
 from .record import read_manifest, record_started, run_lock
 from .surfaces import Surface, choose_surface, start_background, start_tmux
 from .team import Member, members
@@ -207,7 +207,7 @@ def _started(
         surface=launch.surface,
         argv=launch.argv,
         session_id=launch.session_id,
-        supervisor_pid=supervisor.pid,
+        supervisor_pid=as_pid(supervisor.pid) or 0,
         pane_ref=pane.pane_id if pane is not None else None,
         window_ref=pane.window_ref if pane is not None else None,
         tmux_socket=pane.socket if pane is not None else None,

@@ -33,10 +33,10 @@ from ...documents.worker import WorkerExit, WorkerLaunch
 from ...environment import Environment
 from ...errors import OkstraError
 from ...store import atomic_write_bytes, read_json
+from ..process import process_start
+from ..tmux import server_at, user_server
 from . import files, record
 from .notify import notify
-from .proc import process_start
-from .tmux import server_at, user_server
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _CHUNK = 65536

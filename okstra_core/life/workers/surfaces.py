@@ -23,9 +23,9 @@ from typing import Literal
 from ...environment import Environment
 from ...errors import LaunchError, UsageError
 from ...launch.commands import tmux_name
-from .proc import Identity
+from ..process import Identity
+from ..tmux import PANE_FORMAT, PaneRef, TmuxServer, pane_state, server_at, user_server
 from .team import Member
-from .tmux import PANE_FORMAT, PaneRef, TmuxServer, pane_state, server_at, user_server
 
 Surface = Literal["tmux", "background"]
 SURFACES = ("tmux", "background")
