@@ -1,4 +1,4 @@
-"""`python -m bench [--repeat N] [--only a,b,c,d,e,f] [--keep]`: print the table of figures.
+"""`python -m bench [--repeat N] [--only a,b,c,d,e,f,g,h] [--keep]`: print the table of figures.
 
 Each measurement runs in its own temporary directory with its own OKSTRA_HOME and a
 PATH of fake provider CLIs; nothing touches the real user directories. A measurement
@@ -17,7 +17,16 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _next_prompt, _preflight, _scale, _scripted_setup, _tui, _wizard_step, _workers
+from . import (
+    _first_minute,
+    _next_prompt,
+    _preflight,
+    _scale,
+    _scripted_setup,
+    _tui,
+    _wizard_step,
+    _workers,
+)
 from ._harness import Figure, render_table
 
 MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
@@ -28,13 +37,14 @@ MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
     "e": ("scale: 10,000 models over 50 providers", _scale.measure),
     "f": ("preflight, concurrent probes", _preflight.measure),
     "g": ("the team at run time: workers, status, the runs index", _workers.measure),
+    "h": ("a newcomer's first minute: clone to a launched lead", _first_minute.measure),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--repeat", type=int, default=15, help="runs per figure (median)")
-    parser.add_argument("--only", default="abcdefg", help="which measurements, e.g. 'ab'")
+    parser.add_argument("--only", default="abcdefgh", help="which measurements, e.g. 'ab'")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 

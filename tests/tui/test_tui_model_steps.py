@@ -11,29 +11,41 @@ from okstra_tui.screens import RoleModelScreen
 from okstra_tui.widgets import ConfirmationView, OptionTable
 
 
-async def test_d_accepts_every_remaining_model_default(app_factory, project, tmp_path) -> None:
+async def test_d_accepts_every_remaining_default_up_to_the_confirmation(
+    app_factory, project, tmp_path
+) -> None:
     path = prefill(project, "role_model")
-    # What Enter on each model screen would give: the engine's defaults, one by one
-    # (on a copy of the state file).
+    # What Enter on each screen would give: the engine's defaults, one by one up to the
+    # confirmation (on a copy of the state file).
     copy = tmp_path / "copy.json"
     copy.write_bytes(path.read_bytes())
     expected = Wizard.open(copy)
-    while expected.prompt().meta.get("stepKind") == "role_model":
+    while expected.prompt().meta.get("stepKind") != "confirm":
         expected.submit(expected.prompt().default)
-    want = expected.state.role_models
     app = app_factory(state=path)
     async with app.run_test(size=(100, 30)) as pilot:
         await drive_to(pilot, app, "role_model")
         first = app.screen.prompt.id
         await pilot.press("d")
         await settle(pilot, app)
-        assert step_kind(app) == "directive_pick"
+        assert step_kind(app) == "confirm"
         saved = json.loads(path.read_text())
-        assert saved["roleModels"] == want
+        assert saved["roleModels"] == expected.state.role_models
+        assert saved["directive"] == expected.state.directive
         steps = [a["step"] for a in saved["answered"]]
         assert steps[steps.index(first) :] == [
-            s for s in steps[steps.index(first) :] if s.startswith("role-model:")
+            a.step for a in expected.state.answered[steps.index(first) :]
         ]
+
+
+async def test_d_is_offered_only_where_a_default_can_be_taken(app_factory, project) -> None:
+    app = app_factory(state=prefill(project, "task_pick"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await drive_to(pilot, app, "task_pick")
+        assert app.screen.check_action("accept_defaults", ()) is False
+        await pilot.press("d")  # not a key of this screen: nothing is answered
+        await settle(pilot, app)
+        assert step_kind(app) == "task_pick"
 
 
 async def test_provenance_is_shown_in_words(app_factory, project) -> None:

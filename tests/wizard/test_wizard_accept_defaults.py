@@ -56,3 +56,35 @@ def test_it_stops_where_no_default_can_be_chosen_and_refuses_there(
     with pytest.raises(AnswerRefused, match="No default to accept here"):
         wizard.accept_defaults()
     assert path.read_bytes() == before
+
+
+def test_from_the_task_type_every_default_is_taken_up_to_the_confirmation(
+    tmp_path: Path, project: Path, env: Environment
+) -> None:
+    path = tmp_path / "w.json"
+    wizard = Wizard.init(path, project, host="terminal", environment=env)
+    assert run_through(wizard, stop="task_type").id == "task_type"
+    # What Enter on each screen gives, on a copy: the oracle.
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(path.read_bytes())
+    oracle = Wizard.open(copy, environment=env)
+    while oracle.prompt().meta.get("stepKind") != "confirm":
+        oracle.submit(oracle.prompt().default)
+    prompt = wizard.accept_defaults()
+    assert prompt.meta.get("stepKind") == "confirm"
+    assert [a.step for a in wizard.state.answered] == [a.step for a in oracle.state.answered]
+    assert wizard.state.role_models == oracle.state.role_models
+    assert wizard.state.role_counts == oracle.state.role_counts
+    assert wizard.state.task_type == oracle.state.task_type
+
+
+def test_a_step_a_person_must_answer_has_no_default_to_accept(
+    tmp_path: Path, project: Path, env: Environment
+) -> None:
+    path = tmp_path / "w.json"
+    wizard = Wizard.init(path, project, host="terminal", environment=env)
+    wizard.submit("new")  # now the task group: typed by a person
+    before = path.read_bytes()
+    with pytest.raises(AnswerRefused, match="No default to accept here"):
+        wizard.accept_defaults()
+    assert path.read_bytes() == before
