@@ -26,6 +26,13 @@ OKSTRA_DIR = ".okstra"
 TASKS_DIR = "tasks"
 TASK_MANIFEST = "task-manifest.json"
 RUN_INPUTS = "run-inputs.json"
+# The files of a run directory and of its task (prepare writes them; the commands that
+# watch runs read them: their names live here, below both).
+RUN_MANIFEST = "run-manifest.json"
+LEAD_PROMPT = "lead-prompt.md"
+LEAD_PROMPT_META = "lead-prompt.meta.json"
+TASK_INDEX = "task-index.md"
+TIMELINE = "timeline.jsonl"
 
 # A task group or id is a directory name: the file system's limit for one name.
 MAX_SEGMENT_BYTES = 255

@@ -35,12 +35,11 @@ import orjson
 from ..documents.worker import ProjectRunsRow
 from ..errors import OkstraError
 from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
-from ..tasks import OKSTRA_DIR
+from ..tasks import OKSTRA_DIR, RUN_MANIFEST
 from .report import load_run_manifest
 from .workers.team import members
 
 INDEX_NAME = "runs-index.jsonl"
-RUN_MANIFEST = "run-manifest.json"
 # Each row is small; a file this large is not an index okstra wrote.
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 # More rows than this new or stale at once: the index is rewritten, not appended to.

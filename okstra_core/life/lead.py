@@ -36,11 +36,9 @@ from typing import Any
 from ..environment import Environment
 from ..errors import OkstraError
 from ..launch import RESUME_JSON
-from ..launch.foreground import run_child
-from ..prepare import runfiles
 from ..records import config, dataclass, field
 from ..store import FileLock, append_line
-from ..tasks import resolve_inside
+from ..tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from . import process, tmux
 from .process import process_start
 from .report import load_run_manifest
@@ -107,13 +105,15 @@ def participant_lock(run_dir: Path) -> FileLock:
 
 def _timeline_path(run_dir: Path) -> Path:
     troot = run_dir.parent.parent
-    return resolve_inside(troot, troot / runfiles.TIMELINE, what="the task timeline")
+    return resolve_inside(troot, troot / TIMELINE, what="the task timeline")
 
 
 def update_leader(run_dir: Path, changes: Mapping[str, Any]) -> None:
     """Set leader participant keys (under the participant lock)."""
+    from ..prepare.runfiles import update_participant  # a writer: loaded when it writes
+
     with participant_lock(run_dir):
-        runfiles.update_participant(run_dir / runfiles.RUN_MANIFEST, LEADER_REF, changes)
+        update_participant(run_dir / RUN_MANIFEST, LEADER_REF, changes)
 
 
 def record_end(
@@ -170,7 +170,9 @@ def record_end(
         if detail:
             event["detail"] = detail
         append_line(_timeline_path(run_dir), event)
-        runfiles.update_participant(
+        from ..prepare.runfiles import update_participant  # loaded when it writes
+
+        update_participant(
             path,
             LEADER_REF,
             {
@@ -555,6 +557,8 @@ def run_foreground(
         note = _record_start(run, pid, environment, resumed=resumed)
         if note is not None:
             notes.append(note)
+
+    from ..launch.foreground import run_child  # only the foreground lead needs it
 
     try:
         ended = run_child(argv, env, cwd, on_start=on_start)

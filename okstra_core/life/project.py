@@ -33,10 +33,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ..errors import FileSystemError, OkstraError, UsageError
-from ..prepare.runfiles import RUN_MANIFEST
 from ..records import dataclass
 from ..store import check_no_links, file_kind
-from ..tasks import OKSTRA_DIR, TASKS_DIR
+from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 
 SAFE_ENV = "OKSTRA_SAFE_DIRECTORIES"
 RUN_ARG = "<run>"

@@ -25,9 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import OkstraError
-from ..prepare.runfiles import RUN_MANIFEST, task_lock
+from ..prepare.runfiles import task_lock
 from ..records import config, dataclass, field
 from ..store import SWEEP_GRACE_SECONDS
+from ..tasks import RUN_MANIFEST
 from .project import RunPlace, run_places
 
 # The most entries a leftover directory may hold to be removed (a killed prepare

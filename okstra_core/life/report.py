@@ -22,8 +22,8 @@ from ..documents import RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..errors import DataFileError, OkstraError
 from ..store import atomic_write_bytes, json_kind, parse_json, read_bytes, read_json
+from ..tasks import RUN_MANIFEST
 
-RUN_MANIFEST = "run-manifest.json"
 ROLE_FIELDS = (
     "roleExecutionRef",
     "role",

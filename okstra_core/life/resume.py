@@ -23,7 +23,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..catalog.loaders import load_catalog
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
 from ..launch import (
@@ -38,11 +37,9 @@ from ..launch import (
     render_resume_sheet,
     write_resume_sheet,
 )
-from ..prepare import runfiles
-from ..prepare.pipeline import KICKOFF
 from ..records import config, dataclass
 from ..store import FileLock, append_line, check_no_links, lock_path_for
-from ..tasks import OKSTRA_DIR
+from ..tasks import LEAD_PROMPT, OKSTRA_DIR, TIMELINE
 from .project import RUN_ARG, RUN_ID, is_name, place_of, run_at_path, runs_named
 from .report import load_run_manifest
 
@@ -118,6 +115,10 @@ def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeComm
             "to exec",
             path=outcome.sheet.path,
         )
+    # The exec path alone needs the catalog and the kickoff text: loaded here.
+    from ..catalog.loaders import load_catalog
+    from ..prepare.lead_prompt import KICKOFF
+
     project_root = project_of_run(outcome.run_dir)
     catalog = load_catalog(environment)
     try:
@@ -130,7 +131,7 @@ def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeComm
         lead,
         provider,
         project_root=project_root,
-        prompt_file=outcome.run_dir / runfiles.LEAD_PROMPT,
+        prompt_file=outcome.run_dir / LEAD_PROMPT,
         kickoff=KICKOFF,
         environment=environment,
         path=outcome.sheet.path,
@@ -331,7 +332,7 @@ def _check_targets(run_dir: Path, manifest_path: Path) -> None:
     Raises:
         FileSystemError: naming the link.
     """
-    timeline = run_dir.parent.parent / runfiles.TIMELINE
+    timeline = run_dir.parent.parent / TIMELINE
     root = project_of_run(run_dir)
     for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / RESUME_JSON,
                    lock_path_for(run_dir / RESUME_JSON)):  # fmt: skip
@@ -349,7 +350,7 @@ def _record(
 
     Call `_check_targets` first.
     """
-    timeline = run_dir.parent.parent / runfiles.TIMELINE
+    timeline = run_dir.parent.parent / TIMELINE
     with FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT):
         sheet = read_resume_sheet(run_dir)
         written: list[str] = []
@@ -365,10 +366,12 @@ def _record(
             return sheet, ()
         # Everything that can refuse runs before the first write.
         render_resume_sheet(entries, run_dir=run_dir, okstra=sheet.okstra)
+        from ..prepare.runfiles import record_session_ref  # a writer: loaded when it writes
+
         now = environment.now().isoformat(timespec="seconds")
         for entry in entries:
             if entry.participant in written and entry.session_id is not None:
-                runfiles.record_session_ref(
+                record_session_ref(
                     manifest_path,
                     entry.participant,
                     entry.session_id,

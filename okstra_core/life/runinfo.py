@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DataFileError, OkstraError
 from ..launch.sheet import check_session_id
-from ..prepare import runfiles
 from ..records import dataclass, field
 from ..store import read_json
+from ..tasks import RUN_MANIFEST, TIMELINE
 from . import process
 from .report import load_run_manifest, manifest_path
 
@@ -223,7 +223,7 @@ class RunInfo:
 
     @property
     def timeline(self) -> Path:
-        return self.run_dir.parent.parent / runfiles.TIMELINE
+        return self.run_dir.parent.parent / TIMELINE
 
 
 def _listed(manifest: Mapping[str, Any], key: str) -> list[Any]:
@@ -310,7 +310,7 @@ def info_of_row(run_dir: Path, row: IndexRow) -> RunInfo:
     leader = row.leader or {}
     return RunInfo(
         run_dir=run_dir,
-        manifest_path=run_dir / runfiles.RUN_MANIFEST,
+        manifest_path=run_dir / RUN_MANIFEST,
         run_id=_text(row.run_id, 200) or run_dir.name,
         task_key=_text(row.task_key, 200) or "",
         task_type=_text(row.task_type, 200) or "",

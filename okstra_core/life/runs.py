@@ -32,9 +32,9 @@ import orjson
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
 from ..paths import user_dirs
-from ..prepare.runfiles import RUN_MANIFEST
 from ..records import config, dataclass
 from ..store import read_log
+from ..tasks import RUN_MANIFEST
 from . import index
 from .hints import next_steps
 from .lead import LeadStatus, RunInfo, observe, read_run, resume_command

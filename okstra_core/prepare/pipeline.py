@@ -31,7 +31,7 @@ from ..launch.sheet import ResumeEntry, find_okstra, write_resume_sheet
 from ..paths import user_dirs
 from ..request import RunRequest
 from ..store import append_line, make_private_dirs
-from ..tasks import TASK_MANIFEST
+from ..tasks import LEAD_PROMPT, TASK_MANIFEST, TIMELINE
 from . import runfiles
 from .lead_prompt import KICKOFF
 from .resolve import (
@@ -182,7 +182,7 @@ def _dry_run(
     """Every file the next run would have, written nowhere; problems become notes."""
     seq = runfiles.peek_next_sequence(resolved.task_root, resolved.request.task_type)
     notes = [p.message() for p in checks if not p.ok]
-    prompt_file = run_dir_for(resolved, seq) / runfiles.LEAD_PROMPT
+    prompt_file = run_dir_for(resolved, seq) / LEAD_PROMPT
     try:
         plan = _plan_launch(resolved, prompt_file, env)
     except OkstraError as exc:
@@ -215,7 +215,7 @@ def _write_run(
             # the validation read (its index entries must be kept).
             resolved = replace(resolved, task_manifest=runfiles.read_task_manifest(troot))
             step("writing the run files")
-            plan = _plan_launch(resolved, reserved / runfiles.LEAD_PROMPT, env)
+            plan = _plan_launch(resolved, reserved / LEAD_PROMPT, env)
             with project_lock(root):
                 # project.json is shared by every task of the project: re-read it under
                 # the project lock so a concurrent prepare of another task keeps its entry.
@@ -258,7 +258,7 @@ def _after_launch(
         failed = LeadLaunchFailed(
             at=now, run_id=run.run_id, backend=outcome.backend, error=outcome.error.render()
         )
-        append_line(troot / runfiles.TIMELINE, failed.dump())
+        append_line(troot / TIMELINE, failed.dump())
         # The run stays, its lead never ran: listed as `launch failed`, with why.
         runfiles.update_participant(
             run.run_manifest_path,
@@ -290,7 +290,7 @@ def _after_launch(
         pane_ref=outcome.pane_ref,
         pending_discovery=outcome.pending_discovery,
     )
-    append_line(troot / runfiles.TIMELINE, launched.dump())
+    append_line(troot / TIMELINE, launched.dump())
     if outcome.session_id and outcome.session_id != plan.session_id:
         entry = ResumeEntry.from_plan(
             plan, "participant-001", LEADER, session_id=outcome.session_id, cwd=plan.project_root

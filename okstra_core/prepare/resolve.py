@@ -21,7 +21,7 @@ from ..records import dataclass
 from ..request import RunRequest
 from ..resolver import check_entry_mode, resolve_assignments
 from ..store import MAX_FILE_BYTES, FileLock, check_no_links, decode_utf8, lock_path_for, read_bytes
-from ..tasks import OKSTRA_DIR, TASK_MANIFEST, slugify, task_root
+from ..tasks import OKSTRA_DIR, TASK_INDEX, TASK_MANIFEST, TIMELINE, slugify, task_root
 from . import runfiles
 from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
 from .plan_check import ApprovedPlan, check_approved_plan, check_brief
@@ -96,13 +96,13 @@ def check_write_targets(project_root: Path, troot: Path) -> None:
         PrepareError: naming the offending path and what it is (nothing was written).
     """
     runs = troot / "runs"
-    timeline = troot / runfiles.TIMELINE
+    timeline = troot / TIMELINE
     project_json = project_json_path(project_root)
     targets = (
         runs,
         lock_path_for(runs),
         troot / TASK_MANIFEST,
-        troot / runfiles.TASK_INDEX,
+        troot / TASK_INDEX,
         timeline,
         lock_path_for(timeline),
         project_json,

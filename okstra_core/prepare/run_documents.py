@@ -36,7 +36,15 @@ from ..launch.plan import LaunchPlan
 from ..launch.sheet import ResumeEntry, find_okstra, render_resume_sheet
 from ..paths import user_dirs
 from ..records import dataclass, to_data
-from ..tasks import TASK_MANIFEST
+from ..tasks import (
+    LEAD_PROMPT,
+    LEAD_PROMPT_META,
+    RUN_INPUTS,
+    RUN_MANIFEST,
+    TASK_INDEX,
+    TASK_MANIFEST,
+    TIMELINE,
+)
 from . import runfiles
 from .layout import RunLayout, relative
 from .lead_prompt import lead_prompt, lead_prompt_meta
@@ -84,15 +92,15 @@ def run_layout(
     run_dir = run_dir_for(resolved, seq)
     troot = resolved.task_root
     paths = {
-        "runInputs": run_dir / runfiles.RUN_INPUTS,
-        "runManifest": run_dir / runfiles.RUN_MANIFEST,
-        "leadPrompt": run_dir / runfiles.LEAD_PROMPT,
-        "leadPromptMeta": run_dir / runfiles.LEAD_PROMPT_META,
+        "runInputs": run_dir / RUN_INPUTS,
+        "runManifest": run_dir / RUN_MANIFEST,
+        "leadPrompt": run_dir / LEAD_PROMPT,
+        "leadPromptMeta": run_dir / LEAD_PROMPT_META,
         "resume": run_dir / "resume.json",
         "resumeScript": run_dir / "resume-lead.sh",
         "taskManifest": troot / TASK_MANIFEST,
-        "taskIndex": troot / runfiles.TASK_INDEX,
-        "timeline": troot / runfiles.TIMELINE,
+        "taskIndex": troot / TASK_INDEX,
+        "timeline": troot / TIMELINE,
     }
     root = resolved.request.project_root
     return RunLayout(

@@ -58,14 +58,12 @@ from ..store import (
     parse_json,
     read_bytes,
 )
-from ..tasks import TASK_MANIFEST, lower_unfinished, promote_pointer
+from ..tasks import (
+    TASK_MANIFEST,
+    lower_unfinished,
+    promote_pointer,
+)
 
-RUN_INPUTS = "run-inputs.json"
-RUN_MANIFEST = "run-manifest.json"
-LEAD_PROMPT = "lead-prompt.md"
-LEAD_PROMPT_META = "lead-prompt.meta.json"
-TASK_INDEX = "task-index.md"
-TIMELINE = "timeline.jsonl"
 # How long a prepare waits for another prepare of the same task to finish allocating.
 SEQUENCE_LOCK_TIMEOUT = 30.0
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ...environment import Environment
-from ...prepare.runfiles import RUN_MANIFEST
 from ...records import config, dataclass, to_data
 from ...store import read_json
+from ...tasks import RUN_MANIFEST
 from ..process import Identity
 from . import files, record
 from .team import Member, members

@@ -27,9 +27,8 @@ from ...documents.worker import WorkerExited, WorkerLaunch, WorkerStarted
 from ...errors import DataFileError, UsageError
 from ...launch import RESUME_JSON
 from ...paths import user_dirs
-from ...prepare.runfiles import RUN_MANIFEST, TIMELINE
 from ...store import FileLock, append_line, atomic_write_bytes, read_bytes
-from ...tasks import resolve_inside
+from ...tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from .. import index
 
 # A worker's status once ended: by itself (`exited`), on request (`stopped`), or
