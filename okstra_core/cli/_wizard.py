@@ -264,6 +264,11 @@ def _plain_answer(item: Any) -> bool:
     )
 
 
+def _notes(wizard: Any) -> tuple[str, ...]:
+    """The wizard's conversion notes, then what reading the model defaults noted."""
+    return (*wizard.notes, *wizard.config_notes())
+
+
 def _init(ns: argparse.Namespace) -> Payload:
     from ..wizard import Wizard
 
@@ -280,7 +285,7 @@ def _init(ns: argparse.Namespace) -> Payload:
     )
     state = str(wizard.path)
     if entries is None:
-        return to_data(Moved(state=state, echo="", next=wizard.prompt())), 0
+        return to_data(Moved(state=state, echo="", next=wizard.prompt(), notes=_notes(wizard))), 0
     result = wizard.replay(entries)
     if result.error is not None:
         where = f"answers[{result.index}] ({entries[result.index or 0].step})"
@@ -308,14 +313,14 @@ def _step(ns: argparse.Namespace) -> Payload:
                 prompt = wizard.back()
             else:
                 prompt = wizard.rewind(ns.rewind)
-            return to_data(Moved(echo=None, next=prompt, notes=tuple(wizard.notes))), 0
+            return to_data(Moved(echo=None, next=prompt, notes=_notes(wizard))), 0
         result = wizard.submit(ns.answer, step=ns.step_id)
     except AnswerRefused as exc:
         # The file is unchanged; re-read it so `current` is what is really on disk.
         current = Wizard.open(wizard.source, environment=env).prompt()
-        refused = Refused(error=exc.message, current=current, notes=tuple(wizard.notes))
+        refused = Refused(error=exc.message, current=current, notes=_notes(wizard))
         return to_data(refused), 0
-    return to_data(Moved(echo=result.echo, next=result.next, notes=tuple(wizard.notes))), 0
+    return to_data(Moved(echo=result.echo, next=result.next, notes=_notes(wizard))), 0
 
 
 def _show(ns: argparse.Namespace) -> Payload:
@@ -335,7 +340,7 @@ def _show(ns: argparse.Namespace) -> Payload:
         confirmation=view.confirmation,
         history=tuple(view.history),
         progress=Progress(*view.progress),
-        notes=tuple(wizard.notes),
+        notes=_notes(wizard),
     )
     return to_data(shown), 0
 
@@ -345,7 +350,7 @@ def _outcome(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    return to_data(OutcomeReply(outcome=wizard.outcome(), notes=tuple(wizard.notes))), 0
+    return to_data(OutcomeReply(outcome=wizard.outcome(), notes=_notes(wizard))), 0
 
 
 def _answers(ns: argparse.Namespace) -> Payload:

@@ -26,7 +26,7 @@ Public API::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import OkstraError, UsageError
 from .env_defaults import ENV_DEFAULTS, variables_given
@@ -158,8 +158,24 @@ def _decide_team(ns: argparse.Namespace, environment: Environment) -> FlagDecisi
         return None
     root = Path(flag_value(ns, "project_root") or ".").expanduser()
     pool = ModelPool.from_catalog(catalog, environment)
-    scopes = load_scopes(root if root.is_dir() else None, catalog)
-    return parse_legacy_flags(ns, environment.env, profile, pool, scopes)
+    scopes = load_scopes(root if root.is_dir() else None, catalog, environment.env)
+    return parse_legacy_flags(
+        ns, environment.env, profile, pool, scopes, _host_provider(ns, environment, catalog)
+    )
+
+
+def _host_provider(ns: argparse.Namespace, environment: Environment, catalog: Any) -> str | None:
+    """The native provider of the host `--host` names (or the detected host); None
+    when it has none, or the host is unknown (the request builder names it)."""
+    from ..catalog.loaders import detect_host
+
+    host_id = flag_value(ns, "host")
+    try:
+        host = catalog.host(host_id) if host_id else detect_host(environment, catalog)
+    except OkstraError:
+        return None
+    provider: str | None = host.native_provider
+    return provider
 
 
 def _team_notes(decided: FlagDecisions, given: list[str], variables: list[str]) -> list[str]:

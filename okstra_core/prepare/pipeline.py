@@ -116,7 +116,7 @@ def _planned_result(
         lead_session_id=plan.session_id if plan else None,
         resume_argv=(plan.resume_argv() or None) if plan else None,
         team=team_of(resolved.manifest),
-        notes=tuple(notes),
+        notes=(*resolved.config_notes, *notes),
     )
 
 

@@ -95,6 +95,7 @@ class Wizard:
         # The context this process just checked every answer of the state with
         # (`replay_new`): its outcome needs no second check.
         self._checked: StepContext | None = None
+        self._last_ctx: StepContext | None = None
 
     # -- construction -----------------------------------------------------------------
 
@@ -152,7 +153,15 @@ class Wizard:
     # -- internals --------------------------------------------------------------------
 
     def _ctx(self, state: WizardState | None = None) -> StepContext:
-        return StepContext(self.environment, Path((state or self._state).project_root))
+        ctx = StepContext(self.environment, Path((state or self._state).project_root))
+        self._last_ctx = ctx
+        return ctx
+
+    def config_notes(self) -> tuple[str, ...]:
+        """What reading the model defaults left out (unknown roles and models, each
+        naming its file and key), and the one-time note on the earlier global config."""
+        ctx = self._last_ctx or self._ctx()
+        return ctx.scopes.notes
 
     def _save(self, state: WizardState) -> None:
         state.revision += 1
