@@ -178,7 +178,7 @@ class Wizard:
         if self._lock is not None:
             yield self._state
             return
-        with FileLock(self.path):
+        with FileLock(self.path, transient=self.legacy):
             # Another process may have written since we read: start from the disk.
             if self.path.exists() or self.legacy:
                 self._reload()
@@ -481,7 +481,7 @@ class Wizard:
         if self._lock is not None:
             yield self
             return
-        lock = FileLock(self.path)
+        lock = FileLock(self.path, transient=self.legacy)
         lock.acquire()
         try:
             if self.path.exists():
