@@ -16,7 +16,7 @@ from typing import Any
 from ..catalog import detect_host, load_project_config
 from ..compat.shapes import earlier_companion_source, is_earlier_v2
 from ..environment import Environment
-from ..errors import StateFileError, UsageError
+from ..errors import AnswerRefused, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
 from ..records import dataclass
 from ..resolver import check_entry_mode
@@ -25,7 +25,8 @@ from ..store import lock_path_for, parse_json_object, read_bytes
 from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
 from .base import echo_template, render_echo
 from .context import StepContext
-from .ids import TASK_TYPE
+from .engine import accepted_default, advance, apply_answer
+from .ids import CONFIRM, CONFIRM_ANSWER, ROLE_MODEL_KIND, TASK_TYPE, parse_role_step
 from .state import (
     AnsweredStep,
     WizardState,
@@ -129,10 +130,6 @@ def _carry_confirmation(
     answered with the conversion's provenance. Otherwise the wizard resumes where it
     must ask again, with a note.
     """
-    from ..errors import AnswerRefused
-    from .engine import accepted_default, advance, apply_answer
-    from .ids import CONFIRM, CONFIRM_ANSWER, ROLE_MODEL_KIND, parse_role_step
-
     if state.aborted or state.confirmed is True:
         return state, []
     work = state.copy()
