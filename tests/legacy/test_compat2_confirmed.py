@@ -147,3 +147,23 @@ def test_no_lock_sidecar_beside_a_legacy_companion(project: Path, tmp_path: Path
     assert len(names) == 2 and names[0] == "open.json", names
     assert names[1].startswith("open.json.v2.") or names[1].startswith("open.v2."), names
     assert snapshot(source) == before
+
+
+def test_render_args_carry_the_earlier_keys(project: Path, tmp_path: Path) -> None:
+    source = tmp_path / "wizards" / "keys.json"
+    source.parent.mkdir()
+    source.write_text(json.dumps(_v1(project)))
+    outcome, code, _ = okstra("wizard", "outcome", "--state", str(source))
+    assert code == 0, outcome
+    args = outcome["renderArgs"]
+    assert args["task-brief"] == args["brief"] == str(project / "docs" / "brief.md")
+    assert args["project-id"] == "shop"
+    assert args["lead-runtime"] == args["host"] == "terminal"
+    for key in ("stage", "stages", "base-ref"):
+        assert key not in args  # no value here: no approved plan, no base ref
+    for new in ("project-root", "task-group", "task-id", "task-type", "role-model"):
+        assert new in args
+    argv = outcome["renderArgv"]
+    assert not any(a.startswith(("--task-brief", "--project-id", "--lead-runtime")) for a in argv)
+    prepared, code, _ = okstra("prepare", *argv, "--launch", "none", "--dry-run")
+    assert code == 0, prepared

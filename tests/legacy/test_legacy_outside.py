@@ -104,6 +104,11 @@ def test_a_full_earlier_implementation_file_resumes_and_prepares_its_plan(
     assert request["roleModels"]["implementer"] == ["codex/gpt-5.6"]
     assert request["roleModels"]["report-writer"] == ["claude/haiku-4.5"]
     assert outcome["orchestration"] == {"chainStages": [1, 2, 3]}
+    # The earlier renderArgs keys, beside the new ones (never in renderArgv).
+    args = outcome["renderArgs"]
+    assert (args["stage"], args["stages"]) == ("1", "1,2,3")
+    assert args["task-brief"] == args["brief"] and "base-ref" not in args
+    assert not any(a.startswith(("--stage", "--task-brief")) for a in outcome["renderArgv"])
     assert outcome["persistActions"][0]["path"] == str(
         source.with_name(source.stem + ".runs.jsonl")
     )
