@@ -15,7 +15,7 @@ earlier file is never written.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -38,6 +38,7 @@ from .engine import (
     replay_answers,
 )
 from .flow import back_target, rewind
+from .group import apply_group, group_prompt, groups_prompts, simulated_progress
 from .prompt import AnswerEntry, HistoryEntry, Prompt, StepResult
 from .revalidate import revalidate
 from .roles import team_blocker
@@ -225,7 +226,7 @@ class Wizard:
             prompt=prompt,
             confirmation=confirmation(ctx, work),
             history=history(ctx, work),
-            progress=progress(ctx, work),
+            progress=simulated_progress(ctx, work),
         )
 
     def prompt(self) -> Prompt:
@@ -438,15 +439,46 @@ class Wizard:
         work.aborted = False
         return build_outcome(ctx, work, self.source)
 
-    def progress(self) -> tuple[int, int]:
+    def progress(self, *, simulate: bool = True) -> tuple[int, int]:
         """(answered steps, total): the steps that apply, answered or still to ask.
 
-        Exact once the counts are answered; before that, role counts not yet chosen
-        count at their recommended value. The first number only goes down by what a
+        With `simulate`, the total is found by taking every default from here (stable
+        while a person takes them: `group.simulated_progress`); without, it is
+        estimated (role counts not yet chosen at their recommended value), which is
+        cheaper for listing many setups. The first number only goes down by what a
         rewind removes.
         """
         ctx, state, _prompt = self._current()
+        if simulate:
+            return simulated_progress(ctx, state)
         return progress(ctx, state)
+
+    def grouped(self, prompt: Prompt) -> Prompt:
+        """`prompt` (the current one) as the protocol offers it: the `pick_group` it
+        starts when the host declared a multi-question tool, else itself."""
+        if not groups_prompts(self._state.available_functions):
+            return prompt
+        work = self._state.copy()
+        ctx = self._ctx(work)
+        return group_prompt(ctx, work, advance(ctx, work))
+
+    def submit_group(self, answers: Mapping[str, object]) -> StepResult:
+        """Answer the current `pick_group` prompt: one answer per question, all applied
+        (each checked as a single answer is) or none saved.
+
+        Raises:
+            AnswerRefused: the current prompt is no group, or an answer is refused
+                (its step named); the state file is unchanged.
+        """
+
+        def change(ctx: StepContext, work: WizardState) -> StepResult:
+            group = group_prompt(ctx, work, advance(ctx, work))
+            if group.kind != "pick_group":
+                raise refuse(ctx, "group_not_grouped")
+            echo, nxt = apply_group(ctx, work, group, answers)
+            return StepResult(echo=echo, next=nxt)
+
+        return self._transaction(change)
 
     def discard_if_unanswered(self) -> bool:
         """Remove this wizard's state file and its `.lock` sidecar if nothing was answered.

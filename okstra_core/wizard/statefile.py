@@ -25,7 +25,7 @@ from ..store import lock_path_for, parse_json_object, read_bytes
 from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
 from .base import echo_template, render_echo
 from .context import StepContext
-from .engine import accepted_default, advance, apply_answer
+from .engine import advance, apply_answer, default_to_accept
 from .ids import CONFIRM, CONFIRM_ANSWER, ROLE_MODEL_KIND, TASK_TYPE, parse_role_step
 from .state import (
     AnsweredStep,
@@ -136,7 +136,7 @@ def _carry_confirmation(
     prompt = advance(ctx, work)
     try:
         while prompt.id != CONFIRM:
-            default = accepted_default(prompt, work)
+            default = default_to_accept(prompt, work)
             parsed = parse_role_step(prompt.id)
             role = parsed.role if parsed is not None else None
             if (
