@@ -113,3 +113,25 @@ def test_progress_total_is_stable_while_taking_defaults(project: Path, tmp_path:
     assert prompt["id"] == "confirm"
     assert len({total for _answered, total in totals}) == 1, totals
     assert totals[-1][0] + 1 == totals[-1][1]  # only the confirmation is left
+
+
+def test_a_role_rewind_keeps_the_directive_and_returns_to_confirm(
+    project: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "r.json"
+    prompt = _to_counts(project, state)
+    while prompt["id"] != "confirm":
+        if prompt["id"] == "directive_pick":
+            prompt = _step(state, "--answer", "write")["next"]
+            prompt = _step(state, "--answer", "look at the cart")["next"]
+            continue
+        prompt = _step(state, "--answer", prompt["default"])["next"]
+    rewound = _step(state, "--rewind", "role-count:analyser")
+    assert rewound["next"]["id"] == "role-count:analyser"
+    kept = {e["step"]: e["answer"] for e in json.loads(state.read_text())["answered"]}
+    assert kept["directive"] == "look at the cart" and "confirm" not in kept
+    prompt = _step(state, "--answer", "3")["next"]
+    while prompt["id"] != "confirm":
+        assert prompt["id"].startswith("role-"), prompt["id"]
+        prompt = _step(state, "--answer", prompt["default"])["next"]
+    assert json.loads(state.read_text())["directive"] == "look at the cart"
