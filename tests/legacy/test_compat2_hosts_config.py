@@ -185,3 +185,13 @@ def test_unknown_role_and_model_in_project_defaults_are_notes(project: Path) -> 
     assert code == 0, shown
     assert any("modelDefaults.lead" in n for n in shown["notes"])
     assert snapshot(config)[0] == before[0]
+
+
+def test_lead_variable_is_not_applied_with_role_count(project: Path) -> None:
+    env = {"OKSTRA_DEFAULT_LEAD_MODEL": "sonnet"}
+    payload, code, stderr = okstra(*prepare_line(project, "--role-count", "analyser=2"), env=env)
+    assert code == 0, payload
+    assert labels(payload)["leader#1"] != "claude/sonnet-4.6"
+    assert "OKSTRA_DEFAULT_LEAD_MODEL is not applied with --role-count/--role-model" in stderr
+    payload, code, _ = okstra(*prepare_line(project), env=env)
+    assert code == 0 and labels(payload)["leader#1"] == "claude/sonnet-4.6"

@@ -86,7 +86,13 @@ def test_grouped_prompts_stay_answerable_one_by_one(project: Path, tmp_path: Pat
 def test_host_context_declares_the_functions(project: Path, tmp_path: Path) -> None:
     state = tmp_path / "g.json"
     context = json.dumps(
-        {"hostId": "terminal", "availableFunctions": ["AskUserQuestion"], "extra": 1}
+        {
+            "hostId": "terminal",
+            "availableFunctions": ["AskUserQuestion"],
+            "extra": 1,
+            # Extra keys inside currentModel are ignored like those of the top level.
+            "currentModel": {"modelRef": "claude/opus-4.6", "build": "2026-11"},
+        }
     )
     group = _to_counts(project, state, "--host-session-context-json", context)
     assert group["kind"] == "pick_group"
