@@ -85,3 +85,37 @@ def test_the_wizard_refuses_the_plan_at_its_step(project: Path, tmp_path: Path) 
     moved, code, _ = okstra("wizard", "step", "--state", str(state), "--answer", "docs/plan.md")
     assert code == 0 and moved["ok"] is False
     assert "Q-2" in moved["error"] and "blocks approval" in moved["error"]
+
+
+def _real(project: Path, **env: str) -> tuple[dict[str, object], int]:
+    from legacy_support import FAKE_HELP
+
+    line = [a for a in prepare_line(project) if a != "--dry-run"]
+    payload, code, _ = okstra(*line, env={"FAKE_CLI_HELP": FAKE_HELP, **env})
+    return payload, code
+
+
+def test_run_seq_override_names_the_run(project: Path) -> None:
+    dry, code, _ = okstra(*prepare_line(project), env={"OKSTRA_RUN_SEQ_OVERRIDE": "7"})
+    assert code == 0 and dry["runId"] == "error-analysis-007", dry
+    payload, code = _real(project, OKSTRA_RUN_SEQ_OVERRIDE="7")
+    assert code == 0 and payload["runId"] == "error-analysis-007", payload
+    runs = project / ".okstra" / "tasks" / "checkout" / "chk-1" / "runs"
+    assert (runs / "error-analysis-007" / "run-manifest.json").is_file()
+    again, code = _real(project, OKSTRA_RUN_SEQ_OVERRIDE="7")
+    assert code == 2 and "error-analysis-007 already exists" in str(again["error"]), again
+    # A number reserved in advance (an empty directory) is taken.
+    (runs / "error-analysis-009").mkdir()
+    payload, code = _real(project, OKSTRA_RUN_SEQ_OVERRIDE="9")
+    assert code == 0 and payload["runId"] == "error-analysis-009", payload
+    # Without the variable the next number follows the highest.
+    payload, code = _real(project)
+    assert code == 0 and payload["runId"] == "error-analysis-010", payload
+
+
+@pytest.mark.parametrize("value", ["x", "0", "-3", "1.5"])
+def test_a_bad_run_seq_override_is_refused(project: Path, value: str) -> None:
+    payload, code = _real(project, OKSTRA_RUN_SEQ_OVERRIDE=value)
+    assert code == 2, payload
+    assert payload.get("field") == "OKSTRA_RUN_SEQ_OVERRIDE"
+    assert not (project / ".okstra" / "tasks").exists()
