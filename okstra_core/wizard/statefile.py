@@ -104,6 +104,7 @@ def load(
         pool=context.pool,
         scopes=context.scopes,
         environment=environment,
+        host_provider=lambda host: _native_provider(context, host),
     )
     state = parse_v2(opened.state, str(opened.companion))
     notes = opened.notes
@@ -116,6 +117,15 @@ def load(
         )
         notes = (*notes, *more)
     return Loaded(source, opened.companion, state, legacy=True, notes=notes)
+
+
+def _native_provider(ctx: StepContext, host: str) -> str | None:
+    """The host's own provider (None: it has none, or the host is unknown here)."""
+    try:
+        provider: str | None = ctx.catalog.host(host).native_provider
+    except UsageError:
+        return None
+    return provider
 
 
 def _carry_confirmation(

@@ -167,3 +167,16 @@ def test_render_args_carry_the_earlier_keys(project: Path, tmp_path: Path) -> No
     assert not any(a.startswith(("--task-brief", "--project-id", "--lead-runtime")) for a in argv)
     prepared, code, _ = okstra("prepare", *argv, "--launch", "none", "--dry-run")
     assert code == 0, prepared
+
+
+def test_a_v1_file_of_a_codex_host_leads_with_codex(project: Path, tmp_path: Path) -> None:
+    source = tmp_path / "wizards" / "codex.json"
+    source.parent.mkdir()
+    source.write_text(json.dumps(_v1(project, host_runtime="codex")))
+    before = snapshot(source)
+    outcome, code, _ = okstra("wizard", "outcome", "--state", str(source))
+    assert code == 0, outcome
+    models = outcome["request"]["roleModels"]
+    assert models["leader"][0].startswith("codex/"), models
+    assert models["report-writer"][0].startswith("codex/"), models
+    assert snapshot(source) == before
