@@ -1,22 +1,31 @@
 """Changes to the user's global config, `<config dir>/config.json`.
 
-The file is read by `catalog.load_global_config`; this module is its one writer. An
-update is an upsert: the keys it names are set (or removed, for None), every other
-key is kept as it was. The merged object is validated by the same parser the loader
-uses before anything is written, and written atomically under the file's lock, so a
-bad value or a broken file changes nothing and two writers never lose an update.
+The file is read by `catalog.load_global_config`; this module is its one writer. It
+also reads the earlier okstra's global config (`<OKSTRA_HOME>/config.json`, or
+`~/.okstra/config.json`), whose `modelDefaults` are a scope below the user's, and lists
+the config files in use (`okstra doctor`). An update is an upsert: the keys it names
+are set (or removed, for None), every other key is kept as it was. The merged object
+is validated by the same parser the loader uses before anything is written, and
+written atomically under the file's lock, so a bad value or a broken file changes
+nothing and two writers never lose an update.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .catalog import GlobalConfig, load_global_config, parse_global_config
+from .catalog.models import ModelDefaults
+from .catalog.validate import model_defaults
 from .environment import Environment
+from .errors import DataFileError, OkstraError
 from .paths import user_dirs
-from .store import FileLock, atomic_write_json, read_json
+from .records import dataclass
+from .store import FileLock, atomic_write_bytes, atomic_write_json, read_bytes, read_json
 
 # A config write is a short critical section: wait a little rather than fail.
 _LOCK_TIMEOUT = 5.0
@@ -67,3 +76,94 @@ def load_theme(environment: Environment | None = None) -> str | None:
     """
     env = environment or Environment.real()
     return load_global_config(user_dirs(env.env).config_file).theme
+
+
+# --------------------------------------------------------------------------- earlier config
+
+# The marker that the one-time note on the earlier global config was shown: it holds
+# the path the note was about (a different earlier file is noted again).
+_NOTICE_MARKER = "earlier-config-noted"
+# Within one process the note stays the same for every reader of the scopes.
+_NOTICES: dict[str, list[str]] = {}
+
+
+def earlier_config_file(env: Mapping[str, str] | None = None) -> Path:
+    """Where the earlier okstra kept its global config: `<OKSTRA_HOME>/config.json`,
+    with `OKSTRA_HOME` defaulting to `~/.okstra`."""
+    env = os.environ if env is None else env
+    home = env.get("OKSTRA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".okstra")
+    return Path(home).expanduser() / "config.json"
+
+
+def load_earlier_defaults(env: Mapping[str, str] | None = None) -> ModelDefaults:
+    """The `modelDefaults` of the earlier global config (empty when there is none).
+
+    Only `modelDefaults` is read; the earlier okstra's other keys are left alone.
+
+    Raises:
+        DataFileError: the file is not a JSON object, or `modelDefaults` is malformed
+            (file and field named).
+    """
+    path = earlier_config_file(env)
+    if not path.is_file():
+        return ModelDefaults()
+    raw = read_json(path, what="earlier global config")
+    if not isinstance(raw, dict):
+        raise DataFileError("expected a JSON object", path=path)
+    if "modelDefaults" not in raw:
+        return ModelDefaults()
+    found = model_defaults(raw["modelDefaults"], path)
+    return ModelDefaults(by_role=dict(found.by_role), source=str(path))
+
+
+def earlier_config_notice(env: Mapping[str, str] | None = None) -> list[str]:
+    """The one-time note that the earlier global config is read, and where the new file
+    lives; [] once it was shown (a marker in the state dir remembers it).
+
+    The same note is returned to every caller in the process that first produced it.
+    """
+    env = os.environ if env is None else env
+    earlier = earlier_config_file(env)
+    key = str(earlier)
+    if key in _NOTICES:
+        return _NOTICES[key]
+    marker = user_dirs(env).state / _NOTICE_MARKER
+    try:
+        shown = marker.is_file() and read_bytes(marker, what="marker").decode() == key
+    except (OkstraError, UnicodeDecodeError):
+        shown = False
+    notes: list[str] = []
+    if not shown:
+        new = user_dirs(env).config_file
+        notes.append(
+            f"{earlier}: modelDefaults of the earlier global config are read below {new}; "
+            f"move them to {new} (this note is shown once)"
+        )
+        # Not remembered on a failed write: the note shows again next time.
+        with contextlib.suppress(OkstraError, OSError):
+            atomic_write_bytes(marker, key.encode())
+    _NOTICES[key] = notes
+    return notes
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """One config file okstra reads, and whether it is there (`okstra doctor`)."""
+
+    scope: str
+    path: str
+    present: bool
+
+
+def config_files_in_use(
+    env: Mapping[str, str] | None = None, project_root: Path | None = None
+) -> list[ConfigFile]:
+    """The config files okstra reads, highest scope first: the project's (when a
+    project root is given), the user's and the earlier global config."""
+    env = os.environ if env is None else env
+    files: list[tuple[str, Path]] = []
+    if project_root is not None:
+        files.append(("project", project_root / ".okstra" / "project.json"))
+    files.append(("user", user_dirs(env).config_file))
+    files.append(("earlier global", earlier_config_file(env)))
+    return [ConfigFile(scope=s, path=str(p), present=p.is_file()) for s, p in files]

@@ -27,7 +27,17 @@ from .pool import ModelPool, PoolModel
 from .records import dataclass, field
 from .vocabulary import CURRENT_SESSION
 
-__all__ = ["DefaultScopes", "known_roles", "load_scopes", "validate_model_defaults"]
+__all__ = [
+    "HOST_PROVIDER_ROLES",
+    "DefaultScopes",
+    "bundled_candidates",
+    "known_roles",
+    "load_scopes",
+    "screen_model_defaults",
+]
+
+# The roles whose provider, when nobody names one, is the host's own provider.
+HOST_PROVIDER_ROLES = frozenset({LEADER, "report-writer"})
 
 
 class _CatalogLike(Protocol):
@@ -63,43 +73,79 @@ def _model_keys(providers: Iterable[ProviderSpec]) -> set[str]:
     return keys
 
 
-def validate_model_defaults(
+def screen_model_defaults(
     defaults: ModelDefaults,
     providers: Iterable[ProviderSpec],
     roles: Collection[str],
-) -> None:
-    """Check a `modelDefaults` block: known roles, non-empty arrays of known model refs.
+) -> tuple[ModelDefaults, list[str]]:
+    """Keep what a `modelDefaults` block can mean here; note the rest.
+
+    An unknown role, or a model ref no provider has, is left out with a note naming
+    the file and the key (``modelDefaults.<role>`` / ``modelDefaults.<role>[i]``): the
+    known roles and models still apply, as the earlier okstra used what it knew.
+
+    Returns:
+        The block with the known roles and models only, and the notes.
 
     Raises:
-        DataFileError: naming the file (``defaults.source``), the field
-            (``modelDefaults.<role>`` or ``modelDefaults.<role>[i]``) and what was expected.
+        DataFileError: an empty array, or a ref listed twice (file and field named).
     """
     if not defaults.by_role:
-        return  # nothing configured: skip indexing every model of the registry
+        return defaults, []  # nothing configured: skip indexing every model of the registry
     keys = _model_keys(providers)
-    path = defaults.source or None
+    path = defaults.source or "modelDefaults"
+    notes: list[str] = []
+    kept: dict[str, tuple[str, ...]] = {}
     for role, refs in defaults.by_role.items():
         where = f"modelDefaults.{role}"
-        if role not in roles:
+        if not refs:
             raise DataFileError(
-                f"unknown role {role!r} (known: {', '.join(sorted(roles))})",
-                path=path,
+                "expected a non-empty array of model refs",
+                path=defaults.source or None,
                 field=where,
             )
-        if not refs:
-            raise DataFileError("expected a non-empty array of model refs", path=path, field=where)
+        if role not in roles:
+            notes.append(
+                f"{path}: {where}: unknown role {role!r}, ignored "
+                f"(known: {', '.join(sorted(roles))})"
+            )
+            continue
         seen: set[str] = set()
+        good: list[str] = []
         for index, ref in enumerate(refs):
             item = f"{where}[{index}]"
-            if ref.casefold() not in keys:
-                raise DataFileError(
-                    f"unknown model ref {ref!r} (expected 'provider/model_id' of a known model)",
-                    path=path,
-                    field=item,
-                )
             if ref.casefold() in seen:
-                raise DataFileError(f"model ref {ref!r} is listed twice", path=path, field=item)
+                raise DataFileError(
+                    f"model ref {ref!r} is listed twice", path=defaults.source or None, field=item
+                )
             seen.add(ref.casefold())
+            if ref.casefold() not in keys:
+                notes.append(
+                    f"{path}: {item}: unknown model ref {ref!r}, ignored "
+                    "(expected 'provider/model_id' of a known model)"
+                )
+                continue
+            good.append(ref)
+        if good:
+            kept[role] = tuple(good)
+    if not notes:
+        return defaults, []
+    return ModelDefaults(by_role=kept, source=defaults.source), notes
+
+
+def bundled_candidates(
+    pool: ModelPool, role: str, host_provider: str | None = None
+) -> list[PoolModel]:
+    """okstra's own defaults of `role`; for the lead and the report writer on a host
+    with its own provider, that provider's models come first (its bundled defaults for
+    the role, else its first model serving the role)."""
+    bundled = pool.default_candidates(role)
+    if host_provider is None or role not in HOST_PROVIDER_ROLES:
+        return bundled
+    own = [m for m in bundled if m.provider_id == host_provider]
+    if not own:
+        own = [m for m in pool.list(role) if m.provider_id == host_provider][:1]
+    return own + [m for m in bundled if m not in own]
 
 
 @dataclass(frozen=True)
@@ -109,19 +155,34 @@ class DefaultScopes:
     Attributes:
         project: ``.okstra/project.json`` → ``modelDefaults``.
         global_: ``<config dir>/config.json`` → ``modelDefaults``.
+        earlier: the earlier okstra's global config (``<OKSTRA_HOME>/config.json``) →
+            ``modelDefaults``, below `global_` (its models are ``default:global`` too).
+        notes: what reading them left out (unknown roles and models), and the one-time
+            note on the earlier global config; each a sentence naming the file.
     """
 
     project: ModelDefaults = field(default_factory=ModelDefaults)
     global_: ModelDefaults = field(default_factory=ModelDefaults)
+    earlier: ModelDefaults = field(default_factory=ModelDefaults)
+    notes: tuple[str, ...] = ()
 
     def _scoped(self) -> tuple[tuple[ModelDefaults, str], ...]:
-        return ((self.project, "default:project"), (self.global_, "default:global"))
+        return (
+            (self.project, "default:project"),
+            (self.global_, "default:global"),
+            (self.earlier, "default:global"),
+        )
 
-    def candidates(self, role: str, pool: ModelPool) -> list[tuple[PoolModel, str]]:
+    def candidates(
+        self, role: str, pool: ModelPool, host_provider: str | None = None
+    ) -> list[tuple[PoolModel, str]]:
         """The default models of `role` with their provenance, highest scope first.
 
         Each model appears once, with its highest scope's provenance
-        (``default:project`` | ``default:global`` | ``default:bundled``).
+        (``default:project`` | ``default:global`` | ``default:bundled``). On a host
+        with its own provider (`host_provider`, e.g. ``codex``), the bundled defaults
+        of the lead and the report writer start with that provider's models: a lead or
+        report writer whose provider nobody named runs on the host's own provider.
 
         Raises:
             UsageError: a configured ref is unknown to the pool.
@@ -134,7 +195,7 @@ class DefaultScopes:
                 if model.ref not in seen:
                     seen.add(model.ref)
                     out.append((model, provenance))
-        for model in pool.default_candidates(role):
+        for model in bundled_candidates(pool, role, host_provider):
             if model.ref not in seen:
                 seen.add(model.ref)
                 out.append((model, "default:bundled"))
@@ -184,23 +245,39 @@ class DefaultScopes:
             raise OkstraError("; ".join(problems), path=first_path if len(problems) == 1 else None)
 
 
-def load_scopes(project_root: Path | None, catalog: _CatalogLike) -> DefaultScopes:
-    """Read the project and global model defaults and validate them against the catalog.
+def load_scopes(
+    project_root: Path | None, catalog: _CatalogLike, env: Mapping[str, str] | None = None
+) -> DefaultScopes:
+    """Read the project, global and earlier global model defaults against the catalog.
+
+    Unknown roles and model refs are left out with a note (`DefaultScopes.notes`).
 
     Args:
         project_root: the project directory (``None``: no project scope).
         catalog: a loaded `Catalog` (providers, profiles, global config).
+        env: the environment (where the earlier global config is; the process's by
+            default).
 
     Raises:
-        DataFileError: a malformed file, an unknown role or an unknown model ref.
+        DataFileError: a malformed file (named, with the field).
     """
     from .catalog import loaders  # deferred: loaders import the data layer
+    from .config import earlier_config_notice, load_earlier_defaults
 
     global_defaults = catalog.config.model_defaults
     project_defaults = ModelDefaults()
     if project_root is not None:
         project_defaults = loaders.load_project_config(project_root).model_defaults
+    earlier_defaults = load_earlier_defaults(env)
     roles = known_roles(catalog.providers, catalog.profiles.values())
-    for defaults in (project_defaults, global_defaults):
-        validate_model_defaults(defaults, catalog.providers, roles)
-    return DefaultScopes(project=project_defaults, global_=global_defaults)
+    notes: list[str] = []
+    screened: list[ModelDefaults] = []
+    for defaults in (project_defaults, global_defaults, earlier_defaults):
+        kept, found = screen_model_defaults(defaults, catalog.providers, roles)
+        screened.append(kept)
+        notes.extend(found)
+    if earlier_defaults.by_role:
+        notes.extend(earlier_config_notice(env))
+    return DefaultScopes(
+        project=screened[0], global_=screened[1], earlier=screened[2], notes=tuple(notes)
+    )

@@ -268,7 +268,64 @@ def _read_approved(plan: str, project_root: Path) -> tuple[Path, bytes, dict[str
             path=path,
             field="approved",
         )
+    _check_approval_gate(path, body)
     return path, data, front, body
+
+
+# The approval gate: the plan's "Clarification Items" table (docs/compatibility.md).
+_CLARIFICATION_HEADING = re.compile(
+    r"^#{1,6}\s*(?:§?\s*\d+[.)]?\s*)?clarification\s+items?\b", re.IGNORECASE
+)
+# Rows still open: not resolved yet (an answer still has to be accepted).
+_OPEN_STATUSES = frozenset({"open", "answered"})
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _clarification_rows(body: str) -> list[dict[str, str]]:
+    """The rows of the first table under a `Clarification Items` heading (column name,
+    lower-cased → cell); [] when there is none."""
+    lines = body.splitlines()
+    start = next((i for i, ln in enumerate(lines) if _CLARIFICATION_HEADING.match(ln)), None)
+    if start is None:
+        return []
+    table: list[str] = []
+    for line in lines[start + 1 :]:
+        if _ANY_HEADING.match(line):
+            break
+        if line.lstrip().startswith("|"):
+            table.append(line)
+        elif table:
+            break
+    if len(table) < 2:
+        return []
+    header = [c.lower() for c in _cells(table[0])]
+    rows = [_cells(line) for line in table[1:]]
+    if rows and all(re.fullmatch(r":?-{3,}:?", c) for c in rows[0] if c):
+        rows = rows[1:]  # the separator row
+    return [dict(zip(header, row, strict=False)) for row in rows]
+
+
+def _check_approval_gate(path: Path, body: str) -> None:
+    """Refuse a plan whose clarification table has an open row that blocks approval.
+
+    Raises:
+        PrepareError: naming the plan, the row (its ID, else its number) and why.
+    """
+    for number, row in enumerate(_clarification_rows(body), start=1):
+        blocks = {b.strip().lower() for b in row.get("blocks", "").split(",")}
+        status = row.get("status", "").strip().lower()
+        if "approval" in blocks and status in _OPEN_STATUSES:
+            name = row.get("id") or f"row {number}"
+            raise PrepareError(
+                f"the plan is not approved yet: clarification item {name} "
+                f"(row {number} of Clarification Items) blocks approval and is {status}: "
+                "resolve it (Status `resolved`) before the plan is used",
+                path=path,
+                field=f"Clarification Items[{number}]",
+            )
 
 
 def check_plan_approval(plan: str, *, project_root: Path) -> Path:

@@ -25,6 +25,7 @@ from .pool import ModelPool, canonical_model, reported_host_effort, reported_hos
 from .records import RecordError, aliases_of, validate
 from .request import (
     ENTRY_MODES,
+    CurrentModel,
     HostSessionContext,
     RunRequest,
     usage_error,
@@ -270,6 +271,12 @@ def host_context(
         names = [f.name for f in dataclasses.fields(HostSessionContext)]
         known = {*names, *aliases_of(HostSessionContext).values()}
         raw = {k: v for k, v in value.items() if k in known or k == "currentModelRef"}
+        model = raw.get("currentModel")
+        if isinstance(model, dict):
+            # Extra keys inside `currentModel` are ignored like those of the top level.
+            inner = [f.name for f in dataclasses.fields(CurrentModel)]
+            allowed = {*inner, *aliases_of(CurrentModel).values()}
+            raw["currentModel"] = {k: v for k, v in model.items() if k in allowed}
     if entry_mode and entry_mode not in ENTRY_MODES:
         raise UsageError(
             f"unknown entry mode {entry_mode!r}: expected one of {', '.join(ENTRY_MODES)}",

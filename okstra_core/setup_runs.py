@@ -32,8 +32,16 @@ def setup_runs(state_path: Path) -> list[dict[str, Any]]:
 
 
 def record_setup_run(state_path: Path, *, run_id: str, run_dir: Path, at: str) -> None:
-    """Remember that this setup prepared `run_id` (after its files were written)."""
-    append_line(runs_file(state_path), {"at": at, "runId": run_id, "runDir": str(run_dir)})
+    """Remember that this setup prepared `run_id` (after its files were written).
+
+    No `.lock` sidecar is left beside it: a setup may be an earlier okstra's file, in
+    a directory that okstra only adds the record to.
+    """
+    append_line(
+        runs_file(state_path),
+        {"at": at, "runId": run_id, "runDir": str(run_dir)},
+        transient_lock=True,
+    )
 
 
 class RelaunchRefused(UsageError):

@@ -20,10 +20,11 @@ def register(sub: Any) -> None:
 
 def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.doctor import diagnose
+    from ..life.doctor import config_files, diagnose
 
-    report = diagnose(Environment.real())
-    return report.to_json(), 0 if report.ok else 1
+    environment = Environment.real()
+    report = diagnose(environment)
+    return {**report.to_json(), "configFiles": config_files(environment)}, 0 if report.ok else 1
 
 
 def _human(payload: dict[str, Any]) -> None:

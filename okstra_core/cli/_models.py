@@ -9,6 +9,7 @@ else for any role the model supports — and the reason a person can act on.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -207,7 +208,9 @@ def _team(ns: argparse.Namespace) -> Payload:
     pool = ModelPool.from_catalog(catalog, environment)
     counts = parse_role_counts(ns.role_count, profile)
     role_models = parse_role_models(ns.role_model, profile, pool)
-    scopes = load_scopes(root, catalog)
+    scopes = load_scopes(root, catalog, environment.env)
+    for note in scopes.notes:
+        print(f"okstra team: {note}", file=sys.stderr, flush=True)
     session = host_context(
         environment,
         pool,

@@ -74,6 +74,16 @@ def _register_init_and_step(commands: Any) -> None:
     init.add_argument("--entry-mode", help="spawn-process (default) or current-session")
     init.add_argument("--task-type", help="answer the task type up front")
     init.add_argument("--answers", help="replay a JSON answers file through the submit path")
+    init.add_argument(
+        "--available-functions",
+        metavar="F,...",
+        help="the host's functions (e.g. AskUserQuestion: grouped prompts)",
+    )
+    init.add_argument(
+        "--host-session-context-json",
+        metavar="JSON",
+        help="the host session context (its availableFunctions are recorded)",
+    )
     init.set_defaults(handler=_init)
 
     step = commands.add_parser(
@@ -264,23 +274,52 @@ def _plain_answer(item: Any) -> bool:
     )
 
 
+def _notes(wizard: Any) -> tuple[str, ...]:
+    """The wizard's conversion notes, then what reading the model defaults noted."""
+    return (*wizard.notes, *wizard.config_notes())
+
+
+def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list[str]]:
+    """(host id, the host's functions) from `--available-functions` and the context."""
+    from ..roleargs import host_context
+
+    functions: list[str] = []
+    host = ns.host or ""
+    context_json = getattr(ns, "host_session_context_json", None) or ""
+    if context_json.strip():
+        context = host_context(
+            env, None, host=host, entry_mode=ns.entry_mode or "", context_json=context_json
+        )
+        host = context.host_id or host
+        functions.extend(context.available_functions)
+    for item in (getattr(ns, "available_functions", None) or "").split(","):
+        if item.strip():
+            functions.append(item.strip())
+    return host, list(dict.fromkeys(functions))
+
+
 def _init(ns: argparse.Namespace) -> Payload:
     from ..wizard import Wizard
 
     env = _env()
     entries = read_answers(ns.answers) if ns.answers else None  # validated before creating
     path = _state_path(ns.state, env) if ns.state else None
+    host, functions = _host_functions(ns, env)
     wizard = Wizard.init(
         path,
         ns.project_root,
-        host=ns.host,
+        host=host or None,
         entry_mode=ns.entry_mode,
         task_type=ns.task_type,
         environment=env,
+        available_functions=functions,
     )
     state = str(wizard.path)
     if entries is None:
-        return to_data(Moved(state=state, echo="", next=wizard.prompt())), 0
+        moved = Moved(
+            state=state, echo="", next=wizard.grouped(wizard.prompt()), notes=_notes(wizard)
+        )
+        return to_data(moved), 0
     result = wizard.replay(entries)
     if result.error is not None:
         where = f"answers[{result.index}] ({entries[result.index or 0].step})"
@@ -291,7 +330,9 @@ def _init(ns: argparse.Namespace) -> Payload:
             current=result.next,
         )
         return to_data(refused), 0
-    moved = Moved(state=state, applied=result.applied, echo=result.echo, next=result.next)
+    moved = Moved(
+        state=state, applied=result.applied, echo=result.echo, next=wizard.grouped(result.next)
+    )
     return to_data(moved), 0
 
 
@@ -308,14 +349,44 @@ def _step(ns: argparse.Namespace) -> Payload:
                 prompt = wizard.back()
             else:
                 prompt = wizard.rewind(ns.rewind)
-            return to_data(Moved(echo=None, next=prompt, notes=tuple(wizard.notes))), 0
-        result = wizard.submit(ns.answer, step=ns.step_id)
+            return to_data(Moved(echo=None, next=wizard.grouped(prompt), notes=_notes(wizard))), 0
+        if _grouped_answer(wizard, ns):
+            result = wizard.submit_group(_group_answer(ns.answer))
+        else:
+            result = wizard.submit(ns.answer, step=ns.step_id)
     except AnswerRefused as exc:
         # The file is unchanged; re-read it so `current` is what is really on disk.
-        current = Wizard.open(wizard.source, environment=env).prompt()
-        refused = Refused(error=exc.message, current=current, notes=tuple(wizard.notes))
+        fresh = Wizard.open(wizard.source, environment=env)
+        current = fresh.grouped(fresh.prompt())
+        refused = Refused(error=exc.message, current=current, notes=_notes(wizard))
         return to_data(refused), 0
-    return to_data(Moved(echo=result.echo, next=result.next, notes=tuple(wizard.notes))), 0
+    moved = Moved(echo=result.echo, next=wizard.grouped(result.next), notes=_notes(wizard))
+    return to_data(moved), 0
+
+
+def _grouped_answer(wizard: Any, ns: argparse.Namespace) -> bool:
+    """Whether `--answer` is one JSON object for the current `pick_group` prompt (a
+    plain value, or `--step`, answers its first question alone)."""
+    if ns.step_id is not None or not ns.answer.lstrip().startswith("{"):
+        return False
+    return bool(wizard.grouped(wizard.prompt()).kind == "pick_group")
+
+
+def _group_answer(answer: str) -> dict[str, object]:
+    """A grouped prompt's answer `{step: answer}`.
+
+    Raises:
+        AnswerRefused: it is not a JSON object.
+    """
+    import orjson
+
+    try:
+        value = orjson.loads(answer)
+    except orjson.JSONDecodeError as exc:
+        raise AnswerRefused(f"expected a JSON object {{step: answer}}: {exc}") from None
+    if not isinstance(value, dict):
+        raise AnswerRefused("expected a JSON object {step: answer}")
+    return value
 
 
 def _show(ns: argparse.Namespace) -> Payload:
@@ -331,11 +402,11 @@ def _show(ns: argparse.Namespace) -> Payload:
         legacy=wizard.legacy,
         revision=wizard.state.revision,
         updated_at=wizard.state.updated_at,
-        prompt=view.prompt,
+        prompt=wizard.grouped(view.prompt),
         confirmation=view.confirmation,
         history=tuple(view.history),
         progress=Progress(*view.progress),
-        notes=tuple(wizard.notes),
+        notes=_notes(wizard),
     )
     return to_data(shown), 0
 
@@ -345,7 +416,7 @@ def _outcome(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    return to_data(OutcomeReply(outcome=wizard.outcome(), notes=tuple(wizard.notes))), 0
+    return to_data(OutcomeReply(outcome=wizard.outcome(), notes=_notes(wizard))), 0
 
 
 def _answers(ns: argparse.Namespace) -> Payload:

@@ -41,6 +41,7 @@ from ..wizard.ids import (
 from ..wizard.state import EXISTING_TASK, NEW_TASK, TASK_MODES
 from .companions import source_record
 from .identity import TaskIdentity, task_identity
+from .lookup import EARLIER_DEFAULT_PROVIDER
 from .reader import SourceReader, check_types
 from .roles import (
     RoleChoices,
@@ -215,6 +216,7 @@ def convert_v1(
     entry_mode: str,
     source: Path,
     sha256: str,
+    home_provider: str | None = None,
 ) -> dict[str, Any]:
     """Convert a parsed v1 state into a v2 state dict, in memory.
 
@@ -228,6 +230,8 @@ def convert_v1(
         entry_mode: `spawn-process` or `current-session`.
         source: the v1 file (for `legacySource` and error messages).
         sha256: the digest of the v1 bytes.
+        home_provider: the host's own provider (None: `claude`), the provider of a
+            lead or report writer the file leaves empty.
 
     Returns:
         A v2 state dict in the v2 file shape (`okstra_core.wizard.state`).
@@ -257,7 +261,14 @@ def convert_v1(
         choices = RoleChoices()
     else:
         choices = convert_v1_roles(
-            reader, profile, pool, scopes, entry_mode, state["task_type"], v1_answered
+            reader,
+            profile,
+            pool,
+            scopes,
+            entry_mode,
+            state["task_type"],
+            v1_answered,
+            home_provider or EARLIER_DEFAULT_PROVIDER,
         )
         if confirmed:
             settle_confirmed(profile, choices)

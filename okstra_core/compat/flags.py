@@ -25,8 +25,9 @@ Public API::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import OkstraError, UsageError
 from .env_defaults import ENV_DEFAULTS, variables_given
@@ -120,9 +121,19 @@ def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> lis
     env = environment.env
     given = legacy_flags_given(ns)
     variables = variables_given(env)
-    if not given and not variables:
-        return []
     notes: list[str] = []
+    if variables and (getattr(ns, "role_counts", None) or getattr(ns, "role_models", None)):
+        # The canonical flags decide the team: the variables are not applied with them,
+        # as the earlier okstra's canonical path did not.
+        notes += [
+            f"okstra prepare: {variable} is not applied with --role-count/--role-model "
+            "(those flags decide the team)"
+            for variable in variables
+        ]
+        env = {k: v for k, v in env.items() if k not in variables}
+        variables = []
+    if not given and not variables:
+        return notes
     for flag, dest in UNSUPPORTED_FLAGS:
         if flag_value(ns, dest):
             raise UsageError(
@@ -133,7 +144,7 @@ def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> lis
     _simple_flags(ns, notes)
     if not flag_value(ns, "task_type"):
         return notes  # the request builder names the missing flags
-    decided = _decide_team(ns, environment)
+    decided = _decide_team(ns, environment, env)
     if decided is None:
         return notes  # the request builder names the unknown task type
     counts = [f"{role}={n}" for role, n in decided.counts.items()]
@@ -143,7 +154,9 @@ def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> lis
     return notes + _team_notes(decided, given, variables) + decided.notes
 
 
-def _decide_team(ns: argparse.Namespace, environment: Environment) -> FlagDecisions | None:
+def _decide_team(
+    ns: argparse.Namespace, environment: Environment, env: Mapping[str, str]
+) -> FlagDecisions | None:
     """What the older team flags and variables decide; None for an unknown task type."""
     # Loaded here, not at import: `okstra` registers these flags for every command, and
     # the catalog is only needed when older inputs are present.
@@ -158,8 +171,24 @@ def _decide_team(ns: argparse.Namespace, environment: Environment) -> FlagDecisi
         return None
     root = Path(flag_value(ns, "project_root") or ".").expanduser()
     pool = ModelPool.from_catalog(catalog, environment)
-    scopes = load_scopes(root if root.is_dir() else None, catalog)
-    return parse_legacy_flags(ns, environment.env, profile, pool, scopes)
+    scopes = load_scopes(root if root.is_dir() else None, catalog, environment.env)
+    return parse_legacy_flags(
+        ns, env, profile, pool, scopes, _host_provider(ns, environment, catalog)
+    )
+
+
+def _host_provider(ns: argparse.Namespace, environment: Environment, catalog: Any) -> str | None:
+    """The native provider of the host `--host` names (or the detected host); None
+    when it has none, or the host is unknown (the request builder names it)."""
+    from ..catalog.loaders import detect_host
+
+    host_id = flag_value(ns, "host")
+    try:
+        host = catalog.host(host_id) if host_id else detect_host(environment, catalog)
+    except OkstraError:
+        return None
+    provider: str | None = host.native_provider
+    return provider
 
 
 def _team_notes(decided: FlagDecisions, given: list[str], variables: list[str]) -> list[str]:

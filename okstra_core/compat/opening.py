@@ -70,6 +70,8 @@ class _Source:
     profile_loader: Callable[[str], Profile]
     pool: ModelPool
     scopes: DefaultScopes
+    # host id → its own provider (None: it has none, or it is unknown).
+    host_provider: Callable[[str], str | None] | None = None
 
     @property
     def record(self) -> dict[str, str]:
@@ -195,14 +197,17 @@ def _converted(source: _Source, raw: dict[str, Any], notes: list[str]) -> dict[s
     """The source itself converted (v1, or the earlier okstra's v2 shape)."""
     if not is_v1(raw):
         return source.convert_earlier(raw, source.profile_of(raw), notes)
+    reader = SourceReader(raw, source.path)
+    host = reader.string("host_runtime")
     return convert_v1(
         raw,
         profile=source.profile_of(raw),
         pool=source.pool,
         scopes=source.scopes,
-        entry_mode=_entry_mode(SourceReader(raw, source.path)),
+        entry_mode=_entry_mode(reader),
         source=source.path,
         sha256=source.digest,
+        home_provider=source.host_provider(host) if source.host_provider and host else None,
     )
 
 
@@ -213,6 +218,7 @@ def open_legacy(
     pool: ModelPool,
     scopes: DefaultScopes,
     environment: Environment,
+    host_provider: Callable[[str], str | None] | None = None,
 ) -> LegacyOpen:
     """Open an earlier okstra's state file: resume its companion, or convert it afresh.
 
@@ -223,6 +229,8 @@ def open_legacy(
         pool: the model pool.
         scopes: model default scopes.
         environment: the clock stamps `updated_at` when the source has none.
+        host_provider: host id → the host's own provider (a v1 lead or report writer
+            without a provider takes it).
 
     Returns:
         The companion to save to, the v2 state dict, whether it was resumed, notes.
@@ -233,7 +241,7 @@ def open_legacy(
     path = Path(source)
     data = read_bytes(path, what="wizard state file", error=StateFileError)
     raw = parse_json_object(data, path, what="wizard state JSON object", error=StateFileError)
-    opened = _Source(path, source_digest(data), profile_loader, pool, scopes)
+    opened = _Source(path, source_digest(data), profile_loader, pool, scopes, host_provider)
     notes: list[str] = []
     resumed, takeovers = _companions(opened, notes)
     if resumed is not None:

@@ -157,23 +157,24 @@ def _cross_roster(
         _cross_from_defaults(choices, cross, count, pool, scopes, model_for)
 
 
-def _singles(reader: SourceReader, entry_mode: str) -> list[tuple[str, str, str]]:
-    """(role, provider, model value) of the lead, the report writer and the executor."""
+def _singles(
+    reader: SourceReader, entry_mode: str, home_provider: str = EARLIER_DEFAULT_PROVIDER
+) -> list[tuple[str, str, str]]:
+    """(role, provider, model value) of the lead, the report writer and the executor.
+
+    An empty lead or report-writer provider is the host's own (`home_provider`).
+    """
     singles: list[tuple[str, str, str]] = []
     if entry_mode == SPAWN_PROCESS:
         lead_provider = reader.string("lead_provider", "leadProvider").lower()
         singles.append(
-            (
-                LEADER,
-                lead_provider or EARLIER_DEFAULT_PROVIDER,
-                reader.string("lead_model", "leadModel"),
-            )
+            (LEADER, lead_provider or home_provider, reader.string("lead_model", "leadModel"))
         )
     rw_provider = reader.string("report_writer_provider", "reportWriterProvider").lower()
     singles.append(
         (
             "report-writer",
-            rw_provider or EARLIER_DEFAULT_PROVIDER,
+            rw_provider or home_provider,
             reader.string("report_writer_model", "reportWriterModel"),
         )
     )
@@ -212,12 +213,14 @@ def convert_v1_roles(
     entry_mode: str,
     task_type: str,
     answered: list[str],
+    home_provider: str = EARLIER_DEFAULT_PROVIDER,
 ) -> RoleChoices:
-    """The earlier okstra's v1 → role conversion, with its defaults."""
+    """The earlier okstra's v1 → role conversion, with its defaults (`home_provider`:
+    the host's own provider, for a lead or report writer without one)."""
     choices = RoleChoices()
     static = {r.role: r for r in profile.static_roles}
     _cross_roster(choices, reader, profile, pool, scopes, task_type)
-    singles = _singles(reader, entry_mode)
+    singles = _singles(reader, entry_mode, home_provider)
     critic = _critic(choices, reader, static.get("critic"), answered)
     if critic is not None:
         singles.append(critic)

@@ -100,6 +100,9 @@ class _Inputs:
     new_counts: Mapping[str, str]  # role -> the --role-count value naming it
     new_models: Mapping[str, str]  # role -> the --role-model value naming it
     entry_mode: str
+    # The provider of a lead or report writer whose provider is not named: the host's
+    # own provider, or the earlier default on a host without one.
+    home_provider: str = EARLIER_DEFAULT_PROVIDER
 
     def given(self, dest: str) -> bool:
         return getattr(self.ns, dest, None) is not None
@@ -119,6 +122,39 @@ class _Inputs:
             )
         return model.ref
 
+    def resolve_unnamed(self, role: str, value: str, where: str, provider_flag: str) -> str:
+        """The pool model ref of a model value given without its provider: the host's
+        provider first, then the one provider that has it; refused when several have
+        it (naming them) or none does."""
+        if not value:
+            return self.resolve(self.home_provider, role, value, where)
+        model = legacy_model(self.pool, self.scopes, self.home_provider, role, value)
+        if model is not None:
+            return model.ref
+        providers = dict.fromkeys(m.provider_id for m in self.pool.models())
+        found = sorted(
+            {
+                found.ref
+                for provider in providers
+                if (found := legacy_model(self.pool, self.scopes, provider, role, value))
+                is not None
+            }
+        )
+        if len(found) > 1:
+            raise UsageError(
+                f"model {value!r} is ambiguous for the {role} role: {', '.join(found)} "
+                f"have it; name the provider with {provider_flag} or give the model ref",
+                field=where,
+            )
+        if found:
+            return found[0]
+        raise UsageError(
+            f"model {value!r} is no model for the {role} role of the host's provider "
+            f"{self.home_provider!r} or of any other: expected a model alias, id or ref that "
+            f"serves it (see `okstra models --role {role}`)",
+            field=where,
+        )
+
     def require_role(self, role: str, flag: str) -> RoleRequirement:
         requirement = self.profile.role(role)
         if requirement is None or requirement.dynamic:
@@ -132,7 +168,10 @@ class _Inputs:
         self, decided: FlagDecisions, role: str, provider: str, value: str, where: str, *givers: str
     ) -> None:
         """One model for `role`, from `where` (credited to it and to `givers`)."""
-        ref = self.resolve(provider, role, value, where)
+        self.record(decided, role, self.resolve(provider, role, value, where), where, *givers)
+
+    def record(self, decided: FlagDecisions, role: str, ref: str, where: str, *givers: str) -> None:
+        """Record `ref` as the one model of `role`, from `where`."""
         decided.models[role] = [ref]
         decided.sources[role] = where
         decided.credit(f"--role-model {role}={ref}", where, *givers)
@@ -278,15 +317,18 @@ def _variable_applies(inputs: _Inputs, role: str) -> bool:
 
 
 def _one_model_role(decided: FlagDecisions, inputs: _Inputs, spec: _OneModelRole) -> None:
-    """The lead or the report writer: its older flags, or else its variable."""
+    """The lead or the report writer: its older flags, or else its variable.
+
+    A provider left unnamed is the host's own (`_Inputs.home_provider`); a model given
+    without its provider is looked up there first, then across providers.
+    """
     ns = inputs.ns
     flag = next((f for f, dest in (spec.provider, spec.model) if inputs.given(dest)), None)
     from_variable = variable_value(inputs.env, spec.variable)
     if flag is None:
         if from_variable and _variable_applies(inputs, spec.role):
-            inputs.single(
-                decided, spec.role, EARLIER_DEFAULT_PROVIDER, from_variable, spec.variable
-            )
+            ref = inputs.resolve_unnamed(spec.role, from_variable, spec.variable, spec.provider[0])
+            inputs.record(decided, spec.role, ref, spec.variable)
         return
     if spec.role == LEADER and inputs.entry_mode == CURRENT_SESSION:
         raise UsageError(
@@ -296,14 +338,19 @@ def _one_model_role(decided: FlagDecisions, inputs: _Inputs, spec: _OneModelRole
         )
     if spec.role != LEADER:
         inputs.require_role(spec.role, flag)
-    provider = flag_value(ns, spec.provider[1]).lower() or EARLIER_DEFAULT_PROVIDER
+    named = flag_value(ns, spec.provider[1]).lower()
+    provider = named or inputs.home_provider
     model = flag_value(ns, spec.model[1])
-    from_env = not model and provider == EARLIER_DEFAULT_PROVIDER and bool(from_variable)
+    from_env = not model and provider == inputs.home_provider and bool(from_variable)
     value = model or (from_variable if from_env else "")
     givers = [f for f, dest in (spec.provider, spec.model) if inputs.given(dest)]
     if from_env:
         givers.append(spec.variable)
-    inputs.single(decided, spec.role, provider, value, flag, *givers)
+    if named:
+        inputs.single(decided, spec.role, provider, value, flag, *givers)
+    else:
+        ref = inputs.resolve_unnamed(spec.role, value, flag, spec.provider[0])
+        inputs.record(decided, spec.role, ref, flag, *givers)
 
 
 def _executor(decided: FlagDecisions, inputs: _Inputs) -> None:
@@ -364,8 +411,12 @@ def parse_legacy_flags(
     profile: Profile,
     pool: ModelPool,
     scopes: DefaultScopes,
+    host_provider: str | None = None,
 ) -> FlagDecisions:
     """Decide what the older flags and variables on `ns` / in `env` ask for (no changes).
+
+    `host_provider` is the host's own provider (None: the host has none): the provider
+    of a lead or report writer nobody named.
 
     Raises:
         UsageError: an older flag conflicting with a new one (both named), or an older
@@ -381,6 +432,7 @@ def parse_legacy_flags(
         new_counts=_roles_named(getattr(ns, "role_counts", None) or ()),
         new_models=_roles_named(getattr(ns, "role_models", None) or ()),
         entry_mode=flag_value(ns, "entry_mode") or SPAWN_PROCESS,
+        home_provider=host_provider or EARLIER_DEFAULT_PROVIDER,
     )
     decided = FlagDecisions()
     _workers(decided, inputs)

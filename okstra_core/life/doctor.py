@@ -381,6 +381,24 @@ def _where(check: dict[str, Any]) -> str:
     return f"{shown} (PATH entry {entry!r})" if entry == "" else f"{shown} (PATH entry {entry})"
 
 
+def config_files(environment: Environment, cwd: Path | None = None) -> list[dict[str, Any]]:
+    """The config files okstra reads (the project's when `cwd` is in one), as JSON."""
+    from ..config import config_files_in_use
+    from ..records import to_data
+
+    root = cwd or Path.cwd()
+    project = root if (root / ".okstra").is_dir() else None
+    return [to_data(f) for f in config_files_in_use(environment.env, project)]
+
+
+def _config_lines(files: list[dict[str, Any]]) -> list[str]:
+    lines = ["config files:"] if files else []
+    for item in files:
+        state = "in use" if item["present"] else "absent"
+        lines.append(f"     {item['scope']:<15} {item['path']} ({state})")
+    return lines
+
+
 def render(payload: dict[str, Any]) -> str:
     """The report (`Report.to_json()`) for people: one line per check, where each CLI
     came from, warnings and fixes below. Every value is shown inert."""
@@ -408,6 +426,7 @@ def render(payload: dict[str, Any]) -> str:
             lines.append(f"     {state}: {check['login']}")
             if check.get("loginFix"):
                 lines.append(f"     fix: {check['loginFix']}")
+    lines.extend(_config_lines(payload.get("configFiles") or []))
     lines.append("")
     lines.append(payload["summary"])
     warned = [c["name"] for c in payload["checks"] if c.get("warning")]

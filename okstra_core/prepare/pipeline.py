@@ -116,7 +116,7 @@ def _planned_result(
         lead_session_id=plan.session_id if plan else None,
         resume_argv=(plan.resume_argv() or None) if plan else None,
         team=team_of(resolved.manifest),
-        notes=tuple(notes),
+        notes=(*resolved.config_notes, *notes),
     )
 
 
@@ -152,6 +152,7 @@ def prepare(
             f"unknown launch backend {launch!r}: expected one of {', '.join(LAUNCH_CHOICES)}",
             field="--launch",
         )
+    override = runfiles.sequence_override(env.env)  # refused before anything is read
     resolved = resolve_request(request, env, step)
     step("preflight")
     checks = run_preflight(resolved, env)
@@ -160,10 +161,10 @@ def prepare(
     window = f"{request.task_group}/{request.task_id}"
     if dry_run:
         step("planning the run (dry run)")
-        return _dry_run(resolved, checks, backend, window, env)
+        return _dry_run(resolved, checks, backend, window, env, override)
     if failed:
         raise _preflight_error(failed)
-    resolved, run, plan = _write_run(resolved, env, step)
+    resolved, run, plan = _write_run(resolved, env, step, override)
     result = _planned_result(resolved, run, plan, checks, backend, window, env, dry_run=False)
     if plan is None or backend == "none":
         return result
@@ -178,9 +179,10 @@ def _dry_run(
     backend: str,
     window: str,
     env: Environment,
+    override: int | None = None,
 ) -> PrepareResult:
     """Every file the next run would have, written nowhere; problems become notes."""
-    seq = runfiles.peek_next_sequence(resolved.task_root, resolved.request.task_type)
+    seq = runfiles.peek_next_sequence(resolved.task_root, resolved.request.task_type, override)
     notes = [p.message() for p in checks if not p.ok]
     prompt_file = run_dir_for(resolved, seq) / LEAD_PROMPT
     try:
@@ -196,7 +198,7 @@ def _dry_run(
 
 
 def _write_run(
-    resolved: Resolved, env: Environment, step: StepCallback
+    resolved: Resolved, env: Environment, step: StepCallback, override: int | None = None
 ) -> tuple[Resolved, RunFiles, LaunchPlan | None]:
     """Steps 5–6: reserve the run's number and write its files (under the locks).
 
@@ -209,7 +211,7 @@ def _write_run(
     check_write_targets(root, troot)
     make_private_dirs(troot, inside=root)
     with runfiles.task_lock(troot):
-        seq, reserved = runfiles.allocate_run_dir(troot, resolved.request.task_type)
+        seq, reserved = runfiles.allocate_run_dir(troot, resolved.request.task_type, override)
         with runfiles.reservation(reserved):
             # Re-read under the lock: another prepare may have extended the task since
             # the validation read (its index entries must be kept).

@@ -58,6 +58,8 @@ class Resolved:
     # when the file is absent (or, for project.json, empty).
     project_json: runfiles.Existing | None
     task_manifest: runfiles.Existing | None
+    # What reading the model defaults left out, and the earlier-config note.
+    config_notes: tuple[str, ...] = ()
 
     @property
     def leader_provider(self) -> ProviderSpec:
@@ -161,7 +163,7 @@ def resolve_request(
 
     on_step("resolving the team")
     pool = ModelPool.from_catalog(catalog, environment)
-    scopes = load_scopes(root, catalog)
+    scopes = load_scopes(root, catalog, environment.env)
     plan = resolve_assignments(
         profile,
         request.role_counts,
@@ -198,6 +200,7 @@ def resolve_request(
         if project_config.raw and project_config.data is not None
         else None,
         task_manifest=task_manifest,
+        config_notes=scopes.notes,
     )
 
 

@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -46,7 +47,14 @@ from ..documents import (
 )
 from ..documents.base import merged
 from ..documents.task import LastPreparedRun, NextPhaseStatus, ProjectTask
-from ..errors import DataFileError, IncompleteRunError, OkstraError, PrepareError, os_error
+from ..errors import (
+    DataFileError,
+    IncompleteRunError,
+    OkstraError,
+    PrepareError,
+    UsageError,
+    os_error,
+)
 from ..life import index as runs_index
 from ..records import config, dataclass, to_data
 from ..store import (
@@ -115,9 +123,48 @@ def used_sequences(runs_dir: Path, task_type: str) -> list[int]:
     return taken
 
 
-def peek_next_sequence(task_root: Path, task_type: str) -> int:
+def peek_next_sequence(task_root: Path, task_type: str, override: int | None = None) -> int:
     """The number the next prepare would get (dry runs; nothing is reserved)."""
+    if override is not None:
+        return override
     return max(used_sequences(task_root / "runs", task_type), default=0) + 1
+
+
+# A rerun tool (or a test) that reserved a run's number in advance names it here.
+SEQ_OVERRIDE_VARIABLE = "OKSTRA_RUN_SEQ_OVERRIDE"
+
+
+def sequence_override(env: Mapping[str, str]) -> int | None:
+    """`OKSTRA_RUN_SEQ_OVERRIDE`: the sequence number the run must get, or None.
+
+    Raises:
+        UsageError: the value is not a positive integer (the variable named).
+    """
+    raw = env.get(SEQ_OVERRIDE_VARIABLE, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise UsageError(
+            f"expected a positive integer (the run's sequence number), got {raw!r}",
+            field=SEQ_OVERRIDE_VARIABLE,
+        )
+    return int(raw)
+
+
+def _claim_reserved(path: Path) -> None:
+    """Take a run directory reserved in advance: an empty directory okstra may use.
+
+    Raises:
+        UsageError: it holds files (a run that exists), or is not a plain directory.
+    """
+    st = path.lstat()
+    if not stat.S_ISDIR(st.st_mode) or any(path.iterdir()):
+        raise UsageError(
+            f"run {path.name} already exists: {SEQ_OVERRIDE_VARIABLE} must name a free "
+            "sequence number or an empty directory reserved for this run",
+            path=path,
+            field=SEQ_OVERRIDE_VARIABLE,
+        )
 
 
 def task_lock(task_root: Path) -> FileLock:
@@ -125,14 +172,28 @@ def task_lock(task_root: Path) -> FileLock:
     return FileLock(task_root / "runs", timeout=SEQUENCE_LOCK_TIMEOUT)
 
 
-def allocate_run_dir(task_root: Path, task_type: str) -> tuple[int, Path]:
+def allocate_run_dir(
+    task_root: Path, task_type: str, override: int | None = None
+) -> tuple[int, Path]:
     """Reserve the next run directory. Call with `task_lock(task_root)` held.
 
     The directory itself is the reservation: a number whose directory exists (even
-    from a prepare that crashed half-way) is never handed out again.
+    from a prepare that crashed half-way) is never handed out again. With `override`
+    (`OKSTRA_RUN_SEQ_OVERRIDE`) the run gets exactly that number: its directory is
+    created, or taken when it was reserved in advance (empty); a run there is refused.
     """
     runs = task_root / "runs"
     make_private_dirs(runs)
+    if override is not None:
+        path = runs / run_name(task_type, override)
+        try:
+            path.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:
+            _claim_reserved(path)
+        except OSError as exc:
+            raise os_error(exc, doing="create the run directory", path=path) from None
+        path.chmod(PRIVATE_DIR_MODE)
+        return override, path
     seq = max(used_sequences(runs, task_type), default=0) + 1
     while True:
         path = runs / run_name(task_type, seq)

@@ -120,7 +120,7 @@ class Team:
         self._components()
         pool = self.pool
         for role in self.roles.values():
-            role.defaults = query.scopes.candidates(role.name, pool)
+            role.defaults = query.scopes.candidates(role.name, pool, self.host.native_provider)
             role.domain = pool.available_refs(role.name, self.host, self.entry_mode)
         # Everything else follows from the registry, the roles and their defaults and
         # domains: built once and shared by every pool on the same provider specs (the

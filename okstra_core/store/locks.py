@@ -52,12 +52,15 @@ class FileLock:
         path: the file being protected (the sidecar is derived from it).
         timeout: 0 = fail fast with `StateInUseError`; > 0 = wait up to that many
             seconds (used for short critical sections such as run-sequence allocation).
+        transient: remove the sidecar on release even while the target exists (for
+            files beside which no `.lock` may stay, such as an earlier okstra's).
     """
 
-    def __init__(self, path: Path, *, timeout: float = 0.0) -> None:
+    def __init__(self, path: Path, *, timeout: float = 0.0, transient: bool = False) -> None:
         self.target = Path(path)
         self.path = lock_path_for(self.target)
         self.timeout = timeout
+        self.transient = transient
         self._fd: int | None = None
 
     def acquire(self) -> None:
@@ -126,7 +129,8 @@ class FileLock:
             return
         fd, self._fd = self._fd, None
         try:
-            if not os.path.lexists(self.target) and same_file(fd, self.path):
+            gone = self.transient or not os.path.lexists(self.target)
+            if gone and same_file(fd, self.path):
                 with contextlib.suppress(OSError):
                     os.unlink(self.path)
         finally:

@@ -52,8 +52,10 @@ def _repair_tail(fd: int, size: int) -> int:
     return size + 1
 
 
-def append_line(path: Path, record: Any) -> None:
+def append_line(path: Path, record: Any, *, transient_lock: bool = False) -> None:
     """Append one JSON record as a line to a JSONL log, durably, under a lock.
+
+    `transient_lock`: leave no `.lock` sidecar behind (see `FileLock`).
 
     Whole or nothing: a short write is continued; a write that cannot complete (disk
     full, file too large) is cut back to the previous size before the error is raised,
@@ -66,7 +68,7 @@ def append_line(path: Path, record: Any) -> None:
     path = Path(path)
     make_private_dirs(path.parent)
     line = orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
-    with FileLock(path, timeout=10.0):
+    with FileLock(path, timeout=10.0, transient=transient_lock):
         existed = os.path.lexists(path)
         try:
             fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, what="log")

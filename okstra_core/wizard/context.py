@@ -54,7 +54,7 @@ class StepContext:
     def scopes(self) -> DefaultScopes:
         from ..defaults import load_scopes
 
-        return load_scopes(self.project_root, self.catalog)
+        return load_scopes(self.project_root, self.catalog, self.environment.env)
 
     @cached_property
     def tasks(self) -> list[TaskEntry]:

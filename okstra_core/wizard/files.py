@@ -171,7 +171,7 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
         if wizard.source != path:
             continue  # an earlier okstra's companion: listed as its source file
         try:
-            progress = wizard.progress()
+            progress = wizard.progress(simulate=False)
         except OkstraError:
             progress = (len(state.answered), len(state.answered))
         status = ABORTED if state.aborted else CONFIRMED if state.confirmed else IN_PROGRESS

@@ -8,14 +8,16 @@ this one list.
 
 Rewinding to a step undoes it and every step after it in this order (their `reset`),
 drops their answers (remembered, and offered as defaults when asked again) and keeps
-everything before it.
+everything before it — except that rewinding a role step keeps the answers after the
+role block (directive, related tasks): the team is chosen again and the wizard returns
+to the confirmation, as the earlier okstra did.
 """
 
 from __future__ import annotations
 
 from .base import Step
 from .context import StepContext
-from .ids import NOT_REMEMBERED, ROLE_MODEL, is_role_step, parse_role_step
+from .ids import CONFIRM, EDIT_TARGET, NOT_REMEMBERED, ROLE_MODEL, is_role_step, parse_role_step
 from .roles import role_steps
 from .state import WizardState
 from .steps import EARLY_STEPS, LATE_STEPS
@@ -36,15 +38,22 @@ def index_of(asked: list[Step], step_id: str) -> int | None:
 def rewind(ctx: StepContext, state: WizardState, step_id: str) -> None:
     """Rewind to `step_id`: undo it and every later step; keep every earlier one.
 
-    A step that is answered but no longer in the list (its role left the profile, its
-    ordinal is beyond a lowered count) rewinds from the first role step.
+    A role step keeps the steps after the role block but the confirmation (directive,
+    related tasks). A step that is answered but no longer in the list (its role left
+    the profile, its ordinal is beyond a lowered count) rewinds from the first role step.
     """
     asked = steps(ctx, state)
     index = index_of(asked, step_id)
     if index is None:
         index = next((i for i, s in enumerate(asked) if s.role_block), len(EARLY_STEPS))
     kept = {s.id for s in asked[:index]}
-    for step in asked[index:]:
+    undone = asked[index:]
+    if index < len(asked) and asked[index].role_block:
+        # A role rewind keeps the directive and related tasks: back to confirm after.
+        late = {s.id for s in LATE_STEPS if s.id not in (CONFIRM, EDIT_TARGET)}
+        kept |= late
+        undone = [s for s in undone if s.id not in late]
+    for step in undone:
         step.reset(state)
     dropped = [e for e in state.answered if e.step not in kept]
     for entry in dropped:

@@ -143,16 +143,32 @@ class Outcome:
         camel_case=True,
         json_schema_extra=_outcome_schema,
         views=("render_args", "render_argv", "provenance"),
+        skip=("project_id",),
     )
 
     request: RunRequest
     confirmation_text: str
     orchestration: Orchestration = field(default_factory=Orchestration)
     persist_actions: tuple[PersistAction, ...] = ()
+    # The project's id, for the earlier `project-id` key of `renderArgs` ("": unknown).
+    project_id: str = ""
 
     @property
     def render_args(self) -> dict[str, str | list[str]]:
-        return self.request.render_args()
+        """The request's flags, and beside them the earlier okstra's keys that have a
+        value here (`task-brief`, `project-id`, `lead-runtime`, `stage`, `stages`):
+        read by consumers of the map, never part of `renderArgv`."""
+        args = self.request.render_args()
+        stages = self.orchestration.chain_stages
+        earlier: dict[str, str] = {
+            "task-brief": self.request.brief,
+            "project-id": self.project_id,
+            "lead-runtime": self.request.host.host_id or "",
+            "stage": str(stages[0]) if stages else "",
+            "stages": ",".join(str(n) for n in stages),
+        }
+        args.update({key: value for key, value in earlier.items() if value})
+        return args
 
     @property
     def render_argv(self) -> tuple[str, ...]:
@@ -249,4 +265,18 @@ def build_outcome(ctx: StepContext, state: WizardState, state_path: Path | None 
         confirmation_text=block.text,
         orchestration=Orchestration(chain_stages=chain),
         persist_actions=persist_actions(state_path) if state_path is not None else (),
+        project_id=_project_id(request.project_root),
     )
+
+
+def _project_id(root: Path) -> str:
+    """The project's id as prepare will use it: the project config's, else the
+    directory's slug ("" when the config cannot be read: prepare names the problem)."""
+    from ..catalog import load_project_config
+    from ..tasks import slugify
+
+    try:
+        configured = load_project_config(root).project_id
+    except OkstraError:
+        return ""
+    return configured or slugify(root.name) or "project"

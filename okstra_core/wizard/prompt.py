@@ -22,7 +22,9 @@ from .ids import STEP_KINDS, StepKind
 # `blocked`: no complete team can be formed from here; the prompt says why (its help
 # and `meta.blocked`) and any answer is refused until an earlier answer is changed or
 # the setup is fixed (install or enable a provider).
-PromptKind = Literal["pick", "text", "blocked", "done"]
+# `pick_group`: several independent pick prompts at once (`questions`), for a host with a
+# multi-question tool (see `okstra_core.wizard.group`).
+PromptKind = Literal["pick", "text", "blocked", "done", "pick_group"]
 
 
 # Default factories are Python functions, not the `dict` builtin: pydantic reads
@@ -174,6 +176,8 @@ class Prompt:
         echo_template: how the answer is echoed (`{answer}`, `{label}` placeholders).
         help: one or two lines of explanation (may be empty).
         meta: typed facts (`PromptMeta`); always `stepKind` (see `STEP_KINDS`).
+        questions: a `pick_group` prompt's questions, each a full prompt (the first is
+            the current step, answerable on its own).
     """
 
     # `step`: the earlier protocol's name of `id`; its consumers read it.
@@ -183,6 +187,7 @@ class Prompt:
         json_schema_extra=_step_property,
         views=("step",),
         first=("id", "step"),
+        omit_empty=("questions",),
     )
 
     id: str
@@ -193,6 +198,8 @@ class Prompt:
     echo_template: str = ""
     help: str = ""
     meta: PromptMeta = field(default_factory=_no_meta)
+    # Each a `Prompt` (typed loosely so that the prompt's JSON Schema stays flat).
+    questions: tuple[Any, ...] = ()
 
     @property
     def step(self) -> str:

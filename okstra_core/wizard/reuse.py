@@ -1,9 +1,13 @@
 """The `reuse_previous` step: a previous run's team taken over as answers.
 
 Asked for an existing task with a run of the chosen task type: reusing it pre-fills the
-role counts, the role models and the directive from the run's `run-inputs.json`, each
-an answered step with provenance `reused:<run>` (listed and editable like any answer).
-The option is disabled, with why, when the reused counts lead to no complete team.
+role counts and the role models the run ran with (its `run-manifest.json` roster:
+defaults and recommended counts included, as the run recorded them; the run's
+`run-inputs.json` where there is no manifest), its directive and its related tasks,
+each an answered step with provenance `reused:<run>` (listed and editable like any
+answer). Every reused model is checked again like any answer: one that no longer fits
+is rewound with the reason and asked. The option is disabled, with why, when the
+reused counts lead to no complete team.
 """
 
 from __future__ import annotations
@@ -20,10 +24,13 @@ from .base import make_prompt, refuse
 from .context import StepContext
 from .ids import (
     CHOOSE_AGAIN_ANSWER,
+    CHOOSE_ANSWER,
     DIRECTIVE,
     DIRECTIVE_PICK,
     LEADER_SESSION,
     LEADER_SESSION_ANSWER,
+    RELATED_TASKS,
+    RELATED_TASKS_PICK,
     REUSE_ANSWER,
     REUSE_PREVIOUS,
     SKIP_ANSWER,
@@ -38,7 +45,8 @@ from .state import EXISTING_TASK, AnsweredStep, WizardState
 
 if TYPE_CHECKING:
     from ..documents.inputs import RunInputs
-    from ..tasks import TaskEntry
+    from ..documents.run import RunManifest
+    from ..tasks import RunRef, TaskEntry
 
 __all__ = [
     "current_task",
@@ -85,7 +93,8 @@ def _pairs(ctx: StepContext, path: Path, field: str, raw: Any, *, integer: bool)
 def _read_inputs(
     ctx: StepContext, path: Path, inputs: Any
 ) -> tuple[dict[str, int], dict[str, list[str]], str]:
-    """A run-inputs document's role counts, role models and directive, checked."""
+    """A run-inputs document's role counts, role models and directive, checked
+    (its related tasks are read by `_related`)."""
     if not isinstance(inputs, dict):
         raise _bad_inputs(ctx, path, "(root)", "a JSON object")
     counts = _pairs(ctx, path, "roleCounts", inputs.get("roleCounts", {}), integer=True)
@@ -111,11 +120,18 @@ def _reuse_counts(
     state: WizardState,
     counts: dict[str, int],
     record: Callable[[str, str], None],
+    whole: bool = False,
 ) -> None:
-    """The reused counts that still fit the profile (adjustable roles, then optional)."""
+    """The reused counts that still fit the profile (adjustable roles, then optional).
+
+    `whole`: the counts are the run's whole roster, so an optional role it did not
+    have ran with none.
+    """
     for wanted in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
         for requirement in profile.static_roles:
             value = counts.get(requirement.role)
+            if value is None and whole and wanted is RoleKind.OPTIONAL:
+                value = 0
             if requirement.kind is not wanted or not isinstance(value, int):
                 continue
             if requirement.min <= value <= requirement.max:
@@ -172,7 +188,8 @@ def prefill_from_run(
     state.role_models.clear()
     if state.host_entry_mode == CURRENT_SESSION:
         record(LEADER_SESSION, LEADER_SESSION_ANSWER)
-    _reuse_counts(profile, state, counts, record)
+    whole = isinstance(inputs, dict) and inputs.get("wholeRoster") is True
+    _reuse_counts(profile, state, counts, record, whole)
     _reuse_models(profile, state, models, record)
     if directive.strip():
         state.directive = directive.strip()
@@ -181,7 +198,37 @@ def prefill_from_run(
     else:
         state.directive = ""
         record(DIRECTIVE_PICK, SKIP_ANSWER)
+    _reuse_related(ctx, state, _related(inputs), record)
     state.answered.extend(e for e in entries if not state.is_answered(e.step))
+
+
+def _related(inputs: Any) -> list[str]:
+    """The related task keys a reused run had (`relatedTasks`; [] when none or odd)."""
+    raw = inputs.get("relatedTasks") if isinstance(inputs, dict) else None
+    if not isinstance(raw, list):
+        return []
+    return [k for k in raw if isinstance(k, str) and k]
+
+
+def _reuse_related(
+    ctx: StepContext, state: WizardState, keys: list[str], record: Callable[[str, str], None]
+) -> None:
+    """The reused run's related tasks that still exist here; none: "skip".
+
+    Asked as usual when the project has no other task (the step does not apply) or
+    none of the run's related tasks is left.
+    """
+    known = {t.key for t in ctx.tasks if t.key != state.task_key and t.error is None}
+    if not known:
+        return
+    kept = [k for k in keys if k in known]
+    if kept:
+        state.related_tasks_raw = ",".join(dict.fromkeys(kept))
+        record(RELATED_TASKS_PICK, CHOOSE_ANSWER)
+        record(RELATED_TASKS, state.related_tasks_raw)
+    elif not keys:
+        state.related_tasks_raw = ""
+        record(RELATED_TASKS_PICK, SKIP_ANSWER)
 
 
 def reuse_blocker(
@@ -219,12 +266,47 @@ def _run_inputs() -> type[RunInputs]:
     return RunInputs
 
 
-def _reused(inputs: RunInputs) -> dict[str, Any]:
-    """What a reuse takes from a run's inputs: counts, models, directive."""
+def _read_manifest(run: RunRef) -> RunManifest | None:
+    """The run's manifest (its whole roster), or None when the run has none.
+
+    Raises:
+        OkstraError: the manifest is there but unreadable or invalid (named).
+    """
+    from ..documents.run import RunManifest
+
+    path = run.path / "run-manifest.json"
+    if not path.exists():
+        return None
+    return RunManifest.read(path)
+
+
+def _reused(inputs: RunInputs, manifest: RunManifest | None) -> dict[str, Any]:
+    """What a reuse takes from a run: the counts and models it ran with (the manifest's
+    role executions bound at prepare, by role and ordinal; the inputs' explicit choices
+    without a manifest), its directive and related tasks."""
+    counts: dict[str, int] = dict(inputs.role_counts)
+    models: dict[str, list[str]] = {role: list(refs) for role, refs in inputs.role_models.items()}
+    if manifest is not None:
+        roster: dict[str, list[tuple[int, str | None]]] = {}
+        for execution in manifest.role_executions:
+            if execution.source_role_execution_ref is None:
+                roster.setdefault(execution.role, []).append(
+                    (execution.ordinal, execution.model_ref)
+                )
+        counts = {role: len(rows) for role, rows in roster.items() if role != LEADER}
+        models = {}
+        for role, rows in roster.items():
+            refs = [ref for _n, ref in sorted(rows)]
+            # A prefix: a current-session lead the host did not report has no model.
+            kept = refs[: next((i for i, r in enumerate(refs) if r is None), len(refs))]
+            if kept:
+                models[role] = [r for r in kept if r is not None]
     return {
-        "roleCounts": dict(inputs.role_counts),
-        "roleModels": {role: list(refs) for role, refs in inputs.role_models.items()},
+        "roleCounts": counts,
+        "roleModels": models,
         "directive": inputs.directive,
+        "relatedTasks": list(inputs.related_tasks),
+        "wholeRoster": manifest is not None,
     }
 
 
@@ -236,10 +318,12 @@ def reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
     if run is not None:
         try:
             inputs = _run_inputs().read(run.inputs_path)
+            manifest = _read_manifest(run)
         except OkstraError as exc:
             why = exc.render()
         else:
-            why = reuse_blocker(ctx, state, _reused(inputs), run.name, run.inputs_path)
+            reused = _reused(inputs, manifest)
+            why = reuse_blocker(ctx, state, reused, run.name, run.inputs_path)
     options = tuple(
         Option(
             value=v,
@@ -272,7 +356,8 @@ def reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) 
         # Through the run-inputs model: this version's file, or the previous layout
         # (inputs nested under `inputs`, counts and models as `role=value` strings).
         inputs = _run_inputs().read(run.inputs_path)
+        manifest = _read_manifest(run)
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
-    prefill_from_run(ctx, state, _reused(inputs), run.name, run.inputs_path)
+    prefill_from_run(ctx, state, _reused(inputs, manifest), run.name, run.inputs_path)
     return run.name

@@ -15,7 +15,7 @@ earlier file is never written.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -38,6 +38,7 @@ from .engine import (
     replay_answers,
 )
 from .flow import back_target, rewind
+from .group import apply_group, group_prompt, groups_prompts, simulated_progress
 from .prompt import AnswerEntry, HistoryEntry, Prompt, StepResult
 from .revalidate import revalidate
 from .roles import team_blocker
@@ -95,6 +96,7 @@ class Wizard:
         # The context this process just checked every answer of the state with
         # (`replay_new`): its outcome needs no second check.
         self._checked: StepContext | None = None
+        self._last_ctx: StepContext | None = None
 
     # -- construction -----------------------------------------------------------------
 
@@ -152,7 +154,15 @@ class Wizard:
     # -- internals --------------------------------------------------------------------
 
     def _ctx(self, state: WizardState | None = None) -> StepContext:
-        return StepContext(self.environment, Path((state or self._state).project_root))
+        ctx = StepContext(self.environment, Path((state or self._state).project_root))
+        self._last_ctx = ctx
+        return ctx
+
+    def config_notes(self) -> tuple[str, ...]:
+        """What reading the model defaults left out (unknown roles and models, each
+        naming its file and key), and the one-time note on the earlier global config."""
+        ctx = self._last_ctx or self._ctx()
+        return ctx.scopes.notes
 
     def _save(self, state: WizardState) -> None:
         state.revision += 1
@@ -169,7 +179,7 @@ class Wizard:
         if self._lock is not None:
             yield self._state
             return
-        with FileLock(self.path):
+        with FileLock(self.path, transient=self.legacy):
             # Another process may have written since we read: start from the disk.
             if self.path.exists() or self.legacy:
                 self._reload()
@@ -216,7 +226,7 @@ class Wizard:
             prompt=prompt,
             confirmation=confirmation(ctx, work),
             history=history(ctx, work),
-            progress=progress(ctx, work),
+            progress=simulated_progress(ctx, work),
         )
 
     def prompt(self) -> Prompt:
@@ -429,15 +439,46 @@ class Wizard:
         work.aborted = False
         return build_outcome(ctx, work, self.source)
 
-    def progress(self) -> tuple[int, int]:
+    def progress(self, *, simulate: bool = True) -> tuple[int, int]:
         """(answered steps, total): the steps that apply, answered or still to ask.
 
-        Exact once the counts are answered; before that, role counts not yet chosen
-        count at their recommended value. The first number only goes down by what a
+        With `simulate`, the total is found by taking every default from here (stable
+        while a person takes them: `group.simulated_progress`); without, it is
+        estimated (role counts not yet chosen at their recommended value), which is
+        cheaper for listing many setups. The first number only goes down by what a
         rewind removes.
         """
         ctx, state, _prompt = self._current()
+        if simulate:
+            return simulated_progress(ctx, state)
         return progress(ctx, state)
+
+    def grouped(self, prompt: Prompt) -> Prompt:
+        """`prompt` (the current one) as the protocol offers it: the `pick_group` it
+        starts when the host declared a multi-question tool, else itself."""
+        if not groups_prompts(self._state.available_functions):
+            return prompt
+        work = self._state.copy()
+        ctx = self._ctx(work)
+        return group_prompt(ctx, work, advance(ctx, work))
+
+    def submit_group(self, answers: Mapping[str, object]) -> StepResult:
+        """Answer the current `pick_group` prompt: one answer per question, all applied
+        (each checked as a single answer is) or none saved.
+
+        Raises:
+            AnswerRefused: the current prompt is no group, or an answer is refused
+                (its step named); the state file is unchanged.
+        """
+
+        def change(ctx: StepContext, work: WizardState) -> StepResult:
+            group = group_prompt(ctx, work, advance(ctx, work))
+            if group.kind != "pick_group":
+                raise refuse(ctx, "group_not_grouped")
+            echo, nxt = apply_group(ctx, work, group, answers)
+            return StepResult(echo=echo, next=nxt)
+
+        return self._transaction(change)
 
     def discard_if_unanswered(self) -> bool:
         """Remove this wizard's state file and its `.lock` sidecar if nothing was answered.
@@ -472,7 +513,7 @@ class Wizard:
         if self._lock is not None:
             yield self
             return
-        lock = FileLock(self.path)
+        lock = FileLock(self.path, transient=self.legacy)
         lock.acquire()
         try:
             if self.path.exists():

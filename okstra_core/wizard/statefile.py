@@ -9,13 +9,14 @@ file. Nothing here takes a lock: the session (`okstra_core.wizard.session`) does
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..catalog import detect_host, load_project_config
 from ..compat.shapes import earlier_companion_source, is_earlier_v2
 from ..environment import Environment
-from ..errors import StateFileError, UsageError
+from ..errors import AnswerRefused, StateFileError, UsageError
 from ..paths import prompts_root, user_dirs
 from ..records import dataclass
 from ..resolver import check_entry_mode
@@ -24,7 +25,8 @@ from ..store import lock_path_for, parse_json_object, read_bytes
 from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
 from .base import echo_template, render_echo
 from .context import StepContext
-from .ids import TASK_TYPE
+from .engine import advance, apply_answer, default_to_accept
+from .ids import CONFIRM, CONFIRM_ANSWER, ROLE_MODEL_KIND, TASK_TYPE, parse_role_step
 from .state import (
     AnsweredStep,
     WizardState,
@@ -102,9 +104,73 @@ def load(
         pool=context.pool,
         scopes=context.scopes,
         environment=environment,
+        host_provider=lambda host: _native_provider(context, host),
     )
     state = parse_v2(opened.state, str(opened.companion))
-    return Loaded(source, opened.companion, state, legacy=True, notes=opened.notes)
+    notes = opened.notes
+    if raw.get("confirmed") is True and not opened.resumed:
+        # The earlier v2 shape left models to the defaults where `roleModels` has no
+        # entry; a v1 file's empty fields were already read as the defaults.
+        named = raw.get("roleModels")
+        state, more = _carry_confirmation(
+            context, state, frozenset(named) if isinstance(named, dict) else None
+        )
+        notes = (*notes, *more)
+    return Loaded(source, opened.companion, state, legacy=True, notes=notes)
+
+
+def _native_provider(ctx: StepContext, host: str) -> str | None:
+    """The host's own provider (None: it has none, or the host is unknown here)."""
+    try:
+        provider: str | None = ctx.catalog.host(host).native_provider
+    except UsageError:
+        return None
+    return provider
+
+
+def _carry_confirmation(
+    ctx: StepContext, state: WizardState, named: frozenset[str] | None
+) -> tuple[WizardState, list[str]]:
+    """A file the earlier okstra saved confirmed is confirmed here too, as it was.
+
+    Its answers are re-checked first, exactly as a prompt checks them. A model of a
+    role the file left to the defaults (one not in `named`, its roles with models; None
+    for a v1 file, which names them all) takes its default, as the earlier
+    okstra ran with it; when everything holds and only the confirmation is left, it is
+    answered with the conversion's provenance. Otherwise the wizard resumes where it
+    must ask again, with a note.
+    """
+    if state.aborted or state.confirmed is True:
+        return state, []
+    work = state.copy()
+    prompt = advance(ctx, work)
+    try:
+        while prompt.id != CONFIRM:
+            default = default_to_accept(prompt, work)
+            parsed = parse_role_step(prompt.id)
+            role = parsed.role if parsed is not None else None
+            if (
+                prompt.meta.get("stepKind") != ROLE_MODEL_KIND
+                or default is None
+                or named is None
+                or role in named
+            ):
+                return state, [
+                    f"the file was saved confirmed, but step {prompt.id!r} must be answered "
+                    "again before it can be confirmed here"
+                ]
+            prompt = apply_answer(ctx, work, default, prompt.id, asked=prompt)[1]
+        apply_answer(ctx, work, CONFIRM_ANSWER, CONFIRM, asked=prompt)
+    except AnswerRefused as exc:
+        return state, [f"the file was saved confirmed, but it cannot be confirmed: {exc.message}"]
+    provenance = next(
+        (e.provenance for e in state.answered if e.provenance.startswith("converted:")),
+        "converted:v1",
+    )
+    work.answered = [
+        replace(e, provenance=provenance) if e.step == CONFIRM else e for e in work.answered
+    ]
+    return work, []
 
 
 def resolve_state_path(value: str, environment: Environment | None = None) -> Path:

@@ -62,22 +62,21 @@ def _companions(path: Path) -> list[Path]:
 
 
 @pytest.mark.usefixtures("fake_path")
-def test_confirmed_v1_with_a_non_slug_id_resumes_at_confirm_and_prepares(project: Path) -> None:
+def test_confirmed_v1_with_a_non_slug_id_is_confirmed_and_prepares(project: Path) -> None:
     v1 = _place("v1_confirmed_rd.json", project)
     original = v1.read_bytes()
 
     shown, code = _run("wizard", "show", "--state", str(v1))
     assert code == 0 and shown["ok"], shown
     assert shown["legacy"] is True
-    assert shown["prompt"]["id"] == "confirm", shown["prompt"]
+    # Saved confirmed: confirmed here too (its answers re-checked), no confirm asked.
+    assert shown["prompt"]["kind"] == "done", shown["prompt"]
     assert any("'CHK-114'" in note and "'chk-114'" in note for note in shown["notes"])
     texts = [line["text"] for line in shown["confirmation"]["lines"]]
     assert any("checkout/chk-114" in text for text in texts), texts
     history = {h["stepId"]: h for h in shown["history"]}
     assert "CHK-114" in history["task_id"]["echo"]
 
-    done, code = _run("wizard", "step", "--state", str(v1), "--answer", "confirm")
-    assert code == 0 and done["ok"] and done["next"]["kind"] == "done", done
     outcome, code = _run("wizard", "outcome", "--state", str(v1))
     assert code == 0 and outcome["ok"], outcome
     argv = outcome["renderArgv"]
@@ -87,7 +86,7 @@ def test_confirmed_v1_with_a_non_slug_id_resumes_at_confirm_and_prepares(project
     assert code == 0 and prepared["ok"], prepared
     assert (project / ".okstra" / "tasks" / "checkout" / "chk-114").is_dir()
     assert v1.read_bytes() == original
-    assert len(_companions(v1)) == 1
+    assert _companions(v1) == []  # nothing to save: it was confirmed as it was
 
 
 @pytest.mark.usefixtures("fake_path")
@@ -124,12 +123,12 @@ def test_earlier_v2_file_resumes_to_an_outcome(project: Path) -> None:
 
 
 @pytest.mark.usefixtures("fake_path")
-def test_confirmed_earlier_v2_resumes_at_confirm(project: Path) -> None:
+def test_confirmed_earlier_v2_is_confirmed(project: Path) -> None:
     source = _place("v2_impl_confirmed_current_session.json", project)
     original = source.read_bytes()
     shown, code = _run("wizard", "show", "--state", str(source))
     assert code == 0 and shown["ok"], shown
-    assert shown["prompt"]["id"] == "confirm", shown["prompt"]
+    assert shown["prompt"]["kind"] == "done", shown["prompt"]
     assert any("selected_stages" in note for note in shown["notes"])
     assert source.read_bytes() == original
 

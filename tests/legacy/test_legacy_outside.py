@@ -93,10 +93,9 @@ def test_a_full_earlier_implementation_file_resumes_and_prepares_its_plan(
     source = _place("v1_full_impl_staged.json", project)
     before = _sha(source)
     shown, code = _okstra("wizard", "show", "--state", str(source))
-    assert code == 0 and shown["prompt"]["id"] == "confirm", shown
+    # Saved confirmed: confirmed here too once its answers are re-checked.
+    assert code == 0 and shown["prompt"]["kind"] == "done", shown
     assert any("selected_stages" in note for note in shown["notes"]), shown["notes"]
-    done, code = _okstra("wizard", "step", "--state", str(source), "--answer", "confirm")
-    assert code == 0 and done["ok"], done
     outcome, code = _okstra("wizard", "outcome", "--state", str(source))
     assert code == 0, outcome
     request = outcome["request"]
@@ -105,6 +104,11 @@ def test_a_full_earlier_implementation_file_resumes_and_prepares_its_plan(
     assert request["roleModels"]["implementer"] == ["codex/gpt-5.6"]
     assert request["roleModels"]["report-writer"] == ["claude/haiku-4.5"]
     assert outcome["orchestration"] == {"chainStages": [1, 2, 3]}
+    # The earlier renderArgs keys, beside the new ones (never in renderArgv).
+    args = outcome["renderArgs"]
+    assert (args["stage"], args["stages"]) == ("1", "1,2,3")
+    assert args["task-brief"] == args["brief"] and "base-ref" not in args
+    assert not any(a.startswith(("--stage", "--task-brief")) for a in outcome["renderArgv"])
     assert outcome["persistActions"][0]["path"] == str(
         source.with_name(source.stem + ".runs.jsonl")
     )
@@ -141,7 +145,7 @@ def test_an_earlier_companion_that_does_not_convert_is_skipped_and_kept(
 
     shown, code = _okstra("wizard", "show", "--state", str(source))
     assert code == 0 and shown["ok"], shown
-    assert shown["prompt"]["id"] == "confirm"
+    assert shown["prompt"]["kind"] == "done"
     skipped = [n for n in shown["notes"] if str(companion) in n]
     assert skipped and "roleCounts.analyser" in skipped[0] and "skipped" in skipped[0]
     assert Path(shown["state"]) != companion  # converted afresh into a free name

@@ -125,7 +125,25 @@ def test_environment_defaults_apply_where_no_flag_decides(project: Path) -> None
         OKSTRA_DEFAULT_EXECUTOR="codex",
     )
     assert ns.role_models == ["implementer=claude/opus"]
-    assert any("OKSTRA_DEFAULT_EXECUTOR is deprecated and changed nothing" in n for n in notes)
+    assert any(
+        "OKSTRA_DEFAULT_EXECUTOR is not applied with --role-count/--role-model" in n for n in notes
+    )
+
+
+def test_variables_are_not_applied_on_the_canonical_path(project: Path) -> None:
+    # --role-count alone (nothing for the leader) still keeps the lead variable out.
+    ns, notes = _apply(
+        "--task-type error-analysis --role-count analyser=2",
+        project,
+        OKSTRA_DEFAULT_LEAD_MODEL="sonnet",
+    )
+    assert ns.role_models == [] and ns.role_counts == ["analyser=2"]
+    assert notes == [
+        "okstra prepare: OKSTRA_DEFAULT_LEAD_MODEL is not applied with "
+        "--role-count/--role-model (those flags decide the team)"
+    ]
+    ns, _notes = _apply("--task-type error-analysis", project, OKSTRA_DEFAULT_LEAD_MODEL="sonnet")
+    assert ns.role_models == ["leader=claude/sonnet-4.6"]
 
 
 @pytest.mark.parametrize(

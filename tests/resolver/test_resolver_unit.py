@@ -20,7 +20,7 @@ from resolver_helpers import (
 
 from okstra_core.binding import Binding, bind, choose_runner
 from okstra_core.catalog.models import LEADER, GlobalConfig, ModelDefaults
-from okstra_core.defaults import DefaultScopes, validate_model_defaults
+from okstra_core.defaults import DefaultScopes, screen_model_defaults
 from okstra_core.errors import AssignmentResolutionError, DataFileError, OkstraError, UsageError
 from okstra_core.resolver import (
     TeamQuery,
@@ -183,21 +183,36 @@ def test_unavailable_configured_default_names_model_role_and_reason() -> None:
     scopes.validate(pool, TERMINAL, "spawn-process", ["analyser"])  # not in this team: fine
 
 
+def test_model_defaults_empty_array_is_refused() -> None:
+    with pytest.raises(DataFileError) as info:
+        screen_model_defaults(
+            ModelDefaults(by_role={"analyser": ()}, source="/x/project.json"),
+            [CLAUDE, CODEX],
+            set(ALL),
+        )
+    assert info.value.field == "modelDefaults.analyser"
+    assert info.value.path == "/x/project.json"
+
+
 @pytest.mark.parametrize(
-    ("by_role", "field"),
+    ("by_role", "field", "kept"),
     [
-        ({"nobody": ("claude/opus",)}, "modelDefaults.nobody"),
-        ({"analyser": ()}, "modelDefaults.analyser"),
-        ({"analyser": ("claude/opus", "claude/nope")}, "modelDefaults.analyser[1]"),
+        ({"nobody": ("claude/opus",)}, "modelDefaults.nobody", {}),
+        (
+            {"analyser": ("claude/opus", "claude/nope")},
+            "modelDefaults.analyser[1]",
+            {"analyser": ("claude/opus",)},
+        ),
     ],
 )
-def test_model_defaults_validation(by_role: dict[str, tuple[str, ...]], field: str) -> None:
-    with pytest.raises(DataFileError) as info:
-        validate_model_defaults(
-            ModelDefaults(by_role=by_role, source="/x/project.json"), [CLAUDE, CODEX], set(ALL)
-        )
-    assert info.value.field == field
-    assert info.value.path == "/x/project.json"
+def test_unknown_defaults_are_noted_and_left_out(
+    by_role: dict[str, tuple[str, ...]], field: str, kept: dict[str, tuple[str, ...]]
+) -> None:
+    screened, notes = screen_model_defaults(
+        ModelDefaults(by_role=by_role, source="/x/project.json"), [CLAUDE, CODEX], set(ALL)
+    )
+    assert screened.by_role == kept
+    assert len(notes) == 1 and notes[0].startswith(f"/x/project.json: {field}: unknown ")
 
 
 def test_load_scopes_reads_project_and_global(tmp_path: Path) -> None:
@@ -215,9 +230,12 @@ def test_load_scopes_reads_project_and_global(tmp_path: Path) -> None:
     assert scopes.project.by_role == {"analyser": ("codex/gpt",)}
     assert scopes.global_.by_role == {"critic": ("claude/haiku",)}
     project.write_text(json.dumps({"modelDefaults": {"analyser": ["codex/none"]}}))
-    with pytest.raises(DataFileError) as info:
-        load_scopes(tmp_path, Cat())
-    assert info.value.path == str(project) and info.value.field == "modelDefaults.analyser[0]"
+    scopes = load_scopes(tmp_path, Cat())
+    assert scopes.project.by_role == {}
+    assert scopes.notes == (
+        f"{project}: modelDefaults.analyser[0]: unknown model ref 'codex/none', ignored "
+        "(expected 'provider/model_id' of a known model)",
+    )
 
 
 # ----------------------------------------------------------------------------- counts
