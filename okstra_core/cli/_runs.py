@@ -61,6 +61,13 @@ def register(sub: Any) -> None:
     )
     runs.add_argument("--all", action="store_true", help="every project's runs (central index)")
     runs.add_argument(
+        "--limit",
+        type=_limit,
+        default=RUNS_LIMIT,
+        metavar="N",
+        help=f"the N newest runs (default {RUNS_LIMIT}; 0: every run)",
+    )
+    runs.add_argument(
         "--prune",
         action="store_true",
         help="remove incomplete run directories (left by prepares that did not finish), "
@@ -120,12 +127,25 @@ def register(sub: Any) -> None:
     stop.set_defaults(handler=_stop, human=_stop_human)
 
 
+# How many runs `okstra runs` lists unless asked (`--limit`): a screen's worth and more;
+# the listing of a project with thousands of runs costs its index and these rows.
+RUNS_LIMIT = 100
+
+
+def _limit(text: str) -> int:
+    if not text.isdigit() or len(text) > 9:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of runs (0: every run), got {text!r}"
+        )
+    return int(text)
+
+
 # --------------------------------------------------------------------------- runs
 
 
 def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.runs import all_runs, project_runs
+    from ..life.runs import all_runs, newest_runs
 
     environment = Environment.real()
     now = environment.now()
@@ -135,12 +155,15 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         if ns.all:
             raise UsageError("--prune works on this project's runs, not with --all", field="--all")
         return _prune(ns, environment)
+    limit = ns.limit or None  # 0: every run
     if ns.all:
         rows = all_runs(environment)
+        total = len(rows)
+        rows = rows[:limit] if limit else rows
         root = None
     else:
         root = _project(ns.project_root, environment)
-        rows = project_runs(root, environment)
+        rows, total = newest_runs(root, environment, limit)
     listed = [to_data(row.at(now)) for row in rows]
     for row, shown in zip(rows, listed, strict=True):
         alive = row.lead is not None and row.lead.alive and row.info is not None
@@ -150,6 +173,8 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "all": bool(ns.all),
         "projectRoot": str(root) if root else None,
         "runs": listed,
+        "total": total,
+        "more": total - len(listed),
     }, 0
 
 
@@ -202,7 +227,11 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
         if payload["all"]:
             row.append(run["projectRoot"] or "?")
         rows.append(row)
-    return _table(headers, rows)
+    more = payload.get("more") or 0
+    if not more:
+        return _table(headers, rows)
+    older = "older run" if more == 1 else "older runs"
+    return _table(headers, rows) + f"… {more:,} {older} not shown (--limit 0 lists every run)\n"
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:

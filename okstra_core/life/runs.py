@@ -66,6 +66,7 @@ __all__ = [
     "human_age",
     "locate_run",
     "look",
+    "newest_runs",
     "project_root_or_error",
     "project_runs",
     "run_row",
@@ -446,22 +447,52 @@ def _sorted(rows: list[RunRow]) -> list[RunRow]:
 
 
 def project_runs(project_root: Path, environment: Environment) -> list[RunRow]:
-    """Every run of the project (incomplete ones too), newest first.
+    """Every run of the project (incomplete ones too), newest first (see `newest_runs`)."""
+    return newest_runs(project_root, environment)[0]
+
+
+def newest_runs(
+    project_root: Path, environment: Environment, limit: int | None = None
+) -> tuple[list[RunRow], int]:
+    """The project's `limit` newest runs (every run when None), newest first, and how
+    many runs the project has.
 
     A settled run (its lead never launched or ended, no worker running: nothing to look
     at) is shown from the project's runs index (`life.index`) without opening its
     manifest, while the manifest still has the row's stamp; every other run is read
-    from its manifest and its lead looked at.
+    from its manifest and its lead looked at. With a limit, settled runs are ranked by
+    the index's creation time first and only the newest are made rows: a listing of a
+    project with ten thousand runs costs the index and `limit` rows.
     """
     indexed = {row.run: row for row in index.rows(project_root)}
     rows: list[RunRow] = []
+    settled: list[tuple[float, RunPlace, index.IndexRow]] = []
     for place, real in run_places(project_root):
         row = indexed.get(f"{place.task_key}/{RUNS_DIR}/{place.name}") if real else None
         if row is not None and row.settled:
-            rows.append(_row_of(place, info_of_row(place.path, row), environment))
+            settled.append((_index_stamp(row), place, row))
         else:
             rows.append(run_row(place, environment, real=real))
-    return _sorted(rows)
+    total = len(rows) + len(settled)
+    if limit is not None and len(settled) > limit:
+        settled.sort(key=lambda item: item[0], reverse=True)
+        # Runs created in the same second as the last one kept are all kept: the final
+        # order among them is decided below, from the files.
+        floor = settled[limit - 1][0] if limit else float("inf")
+        settled = [item for item in settled if item[0] >= floor]
+    rows.extend(
+        _row_of(place, info_of_row(place.path, row), environment) for _, place, row in settled
+    )
+    ordered = _sorted(rows)
+    return (ordered if limit is None else ordered[:limit]), total
+
+
+def _index_stamp(row: index.IndexRow) -> float:
+    """When an index row says its run was created (0 when it does not say, or badly)."""
+    try:
+        return datetime.fromisoformat(row.created_at).timestamp() if row.created_at else 0.0
+    except (ValueError, OverflowError, OSError):
+        return 0.0
 
 
 def _index_place(record: object) -> RunPlace | None:
