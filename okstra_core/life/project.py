@@ -33,6 +33,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ..errors import FileSystemError, OkstraError, UsageError
+from ..names import is_name as is_task_name
 from ..records import dataclass
 from ..store import check_no_links, file_kind
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
@@ -40,8 +41,6 @@ from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 SAFE_ENV = "OKSTRA_SAFE_DIRECTORIES"
 RUN_ARG = "<run>"
 RUNS_DIR = "runs"
-# A segment of a run name: a group, a task id or a run directory's name.
-SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 RUN_ID = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
 # Longest run name or path accepted (a path longer than the system's limit is no run).
 MAX_ARG = 4096
@@ -318,9 +317,18 @@ def runs_named(root: Path, parts: list[str]) -> list[RunPlace]:
 
 
 def is_name(value: str) -> bool:
-    """`run`, `task/run` or `group/task/run` (or `group/task`), each segment a plain name."""
+    """`run`, `task/run` or `group/task/run` (or `group/task`), each segment a name.
+
+    A group and a task id follow the one name rule (`okstra_core.names`, letters of any
+    script); a run directory's name is `<task-type>-<seq>` (`RUN_ID`).
+    """
     parts = value.split("/")
-    return 1 <= len(parts) <= 3 and all(SEGMENT.fullmatch(p) for p in parts)
+    if not 1 <= len(parts) <= 3:
+        return False
+    *tasks, last = parts
+    return all(is_task_name(p) for p in tasks) and (
+        is_task_name(last) or RUN_ID.fullmatch(last) is not None
+    )
 
 
 def run_at_path(value: str, start: Path, env: Mapping[str, str] | None = None) -> RunPlace:

@@ -1,0 +1,39 @@
+"""A task group in any script is found by every command that takes a run (one name rule)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from life_support import base_env, make_fake_clis, okstra, okstra_json, prepare_args
+
+
+def test_a_hangul_group_is_found_by_status_attach_resume_and_runs(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    (project / "brief.md").write_text("로그인 화면을 고친다.\n", encoding="utf-8")
+    env = base_env(make_fake_clis(tmp_path / "bin"), tmp_path)
+    args = prepare_args(project, "none", task_id="화면-개선")
+    args[args.index("perf")] = "로그인"
+    code, doc = okstra_json(args, cwd=project, env=env)
+    assert code == 0, doc
+    run_dir = Path(doc["runDir"])
+    assert run_dir.parent.parent.name == "화면-개선"
+    assert run_dir.parent.parent.parent.name == "로그인"
+    name = f"로그인/화면-개선/{doc['runId']}"
+    for ref in (name, "로그인/화면-개선", f"화면-개선/{doc['runId']}"):
+        code, status = okstra_json(["status", ref, "--json"], cwd=sub, env=env)
+        assert code == 0 and status["runDir"] == doc["runDir"], (ref, status)
+    resumed = okstra(["resume", name, "--wait", "0"], cwd=sub, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    code, _ = okstra_json(["report", "roles", name, "--json"], cwd=sub, env=env)
+    assert code == 0
+    attach = okstra(["attach", name], cwd=sub, env=env)
+    # Found: it says the run was never launched, not "no such run".
+    assert attach.returncode == 1 and b"never launched" in attach.stderr, attach.stderr
+    code, listed = okstra_json(["runs", "--json"], cwd=sub, env=env)
+    assert code == 0
+    assert any(r.get("runDir") == doc["runDir"] for r in listed["runs"]), listed
+    # A name that breaks the rule is refused by name, nothing is looked up outside.
+    bad = okstra(["status", "로그인\u202e/x/requirements-discovery-001"], cwd=sub, env=env)
+    assert bad.returncode == 2 and b"Traceback" not in bad.stderr
