@@ -18,12 +18,12 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from .discovery import OKSTRA_DIR as OKSTRA_DIR
 from .errors import OkstraError
 from .names import MAX_NAME_BYTES, name_char, name_problem
 from .records import dataclass, field
 from .store import read_json
 
-OKSTRA_DIR = ".okstra"
 TASKS_DIR = "tasks"
 TASK_MANIFEST = "task-manifest.json"
 RUN_INPUTS = "run-inputs.json"

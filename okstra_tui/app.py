@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from okstra_core.discovery import default_project_root
 from okstra_core.display import inert
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
@@ -510,7 +511,8 @@ def make_app(
     """Build the app. The CLI, the Pilot tests and the snapshot tests all come here.
 
     Args:
-        project_root: the project the setup is for (default: the current directory).
+        project_root: the project the setup is for (default: the nearest directory
+            holding `.okstra`, else the git top level, else the current directory).
         state: open (or create) this wizard state file directly, skipping the start.
         host: host runtime id for a new wizard (default: detected).
         entry_mode: `spawn-process` or `current-session` for a new wizard.
@@ -528,7 +530,9 @@ def make_app(
     _textual_fixes.apply()
     environment = environment or Environment.real()
     return OkstraApp(
-        project_root=Path(project_root) if project_root is not None else Path.cwd(),
+        project_root=Path(project_root)
+        if project_root is not None
+        else default_project_root(Path.cwd(), environment.env),
         # Same meaning as the protocol's --state: a bare name lives in the wizards dir.
         state=resolve_state_path(str(state), environment) if state is not None else None,
         host=host,
