@@ -42,10 +42,15 @@ def confirmation_text(confirmation: Confirmation, catalog: WizardText | None = N
     for i, line in enumerate(confirmation.lines):
         if i:
             text.append("\n")
-        text.append(hang(line.text), style="bold" if line.key in ("header", "team") else "")
+        # A value of several lines: its provenance after the first, the rest below it.
+        first, newline, rest = hang(line.text).partition("\n")
+        style = "bold" if line.key in ("header", "team") else ""
+        text.append(first, style=style)
         if line.provenance:
             words = provenance_words(line.provenance, catalog) if catalog else line.provenance
             text.append(f"  {words}", style="italic dim")
+        if newline:
+            text.append(newline + rest, style=style)
     return text
 
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
+import subprocess
 from pathlib import Path
 
 from life_support import base_env, make_fake_clis, okstra, okstra_json, prepare_args
+from rich.cells import cell_len
+
+from tests.conftest import okstra_cmd
 
 
 def test_a_hangul_group_is_found_by_status_attach_resume_and_runs(tmp_path: Path) -> None:
@@ -37,3 +42,37 @@ def test_a_hangul_group_is_found_by_status_attach_resume_and_runs(tmp_path: Path
     # A name that breaks the rule is refused by name, nothing is looked up outside.
     bad = okstra(["status", "로그인\u202e/x/requirements-discovery-001"], cwd=sub, env=env)
     assert bad.returncode == 2 and b"Traceback" not in bad.stderr
+
+
+def test_okstra_runs_never_folds_run_ids_at_120_columns(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "brief.md").write_text("brief\n", encoding="utf-8")
+    env = base_env(make_fake_clis(tmp_path / "bin"), tmp_path, COLUMNS="120", LINES="40")
+    ids = []
+    for task_id in ("로그인-화면-개선-작업-아주-긴-이름", "a-rather-long-task-identifier-x"):
+        args = prepare_args(project, "none", task_id=task_id)
+        args[args.index("--task-type") + 1] = "implementation-planning"
+        code, doc = okstra_json(args, cwd=project, env=env)
+        assert code == 0, doc
+        ids.append(doc["runId"])
+    # On a terminal 120 columns wide (script(1) gives okstra a pty).
+    proc = subprocess.run(
+        [
+            "script",
+            "-qec",
+            f"stty cols 120 rows 40; {shlex.join([*okstra_cmd(), 'runs'])}",
+            "/dev/null",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    out = proc.stdout.decode("utf-8", "replace")
+    assert proc.returncode == 0, out
+    lines = out.splitlines()
+    for run_id in ids:
+        assert any(run_id in line for line in lines), (run_id, out)
+    assert all(cell_len(line.rstrip()) <= 120 for line in lines), out

@@ -45,3 +45,34 @@ async def test_a_directory_without_okstra_shows_no_other_projects_runs(
         await pilot.press("a")
         await wait_for(pilot, app, lambda: len(runs.rows) == 1, "every project's runs")
         assert runs.rows[0].cells[1].endswith("perf/gizmo")
+
+
+async def test_each_setup_says_its_state(app_factory, project) -> None:
+    from tui_support import prefill
+
+    from okstra_core.setup_runs import record_setup_run
+    from okstra_core.wizard import Wizard
+
+    aborted = prefill(project, "confirm")
+    Wizard.open(aborted).submit("abort")
+    launched = prefill(project, "confirm")
+    Wizard.open(launched).submit("confirm")
+    run = prepared(project, "widget")
+    record_setup_run(launched, run_id=run.run_id, run_dir=run.run_dir, at="2026-01-15T09:30Z")
+    confirmed = prefill(project, "confirm")
+    Wizard.open(confirmed).submit("confirm")
+    # Past the estimated total (roles were added): the step never passes the total.
+    in_progress = prefill(project, "confirm")
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        states = {r.value: r.cells[2] for r in screen.query_one("#wizards", OptionTable).rows}
+    assert states[str(aborted)] == "aborted"
+    assert states[str(launched)] == f"launched as run {run.run_id}"
+    assert states[str(confirmed)] == "confirmed, not launched"
+    shown = states[str(in_progress)]
+    assert shown.startswith("in progress · step ")
+    current, total = (int(n) for n in shown.removeprefix("in progress · step ").split(" of ~"))
+    assert current <= total

@@ -68,7 +68,7 @@ async def test_a_hangul_task_group_keeps_the_columns_aligned(app_factory, projec
         setups = screen.query_one("#wizards", OptionTable)
         assert any("로그인" in r.cells[0] for r in setups.rows)
         cols = setups.header_text().plain
-        progress_at = cell_len(cols[: cols.index("Progress")])
+        progress_at = cell_len(cols[: cols.index("State")])
         hangul = next(i for i, r in enumerate(setups.rows) if "로그인" in r.cells[0])
         prompt = str(setups.get_option_at_index(hangul).prompt.plain).split("\n")[0]
         progress = setups.rows[hangul].cells[2]
