@@ -47,13 +47,19 @@ def key_rows(screen: Screen[Any]) -> list[tuple[str, str]]:
     """The keys that act on `screen` now: (every key of an action, what it does).
 
     Read from the screen's active bindings (its widgets', its own and the app's), in
-    the order the footer shows them; an action bound to several keys is one row.
+    the order the footer shows them; an action bound to several keys is one row, its
+    footer key first.
     """
     app = screen.app
+    active_bindings = list(screen.active_bindings.values())
+    # The footer's actions (with every key of theirs) and the command palette; the
+    # widgets' own moves (arrows, paging, focus) are not what a person looks up here.
+    listed = {a.binding.action for a in active_bindings if a.binding.show}
+    listed.add("command_palette")
     rows: dict[str, tuple[list[tuple[bool, str]], str]] = {}
-    for active in screen.active_bindings.values():
+    for active in active_bindings:
         binding = active.binding
-        if not binding.description or not active.enabled or binding.system:
+        if binding.action not in listed or not binding.description or not active.enabled:
             continue
         keys, _ = rows.setdefault(binding.action, ([], binding.description))
         spelled = _spelled(app, binding)

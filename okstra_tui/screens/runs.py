@@ -73,7 +73,8 @@ class RunsScreen(Screen[None]):
             yield table
             yield Plain("", id="detail")
             yield Plain("", id="team")
-        yield Footer()
+        # Its keys fill 80 columns: the palette (Ctrl+P, listed by `?`) gives way to Help.
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#table", DataTable)

@@ -61,7 +61,7 @@ class TextScreen(PromptScreen):
     CSS_PATH = stylesheet("text")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit"),
-        Binding("ctrl+o", "open_editor", "Edit in $EDITOR"),
+        Binding("ctrl+o", "open_editor", "$EDITOR"),
     ]
 
     def __init__(

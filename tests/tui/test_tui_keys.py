@@ -182,7 +182,7 @@ async def test_the_directive_opens_in_the_editor(app_factory, project, tmp_path,
         await pilot.press("down", "enter")
         await settle(pilot, app)
         assert step_kind(app) == "directive"
-        await wait_for(pilot, app, lambda: "Edit in $EDITOR" in footer(app), "the editor key")
+        await wait_for(pilot, app, lambda: "$EDITOR" in footer(app), "the editor key")
         await pilot.press(*"draft", "ctrl+o")
         await settle(pilot, app)
         assert (tmp_path / "editor.log").read_text(encoding="utf-8") == "draft"
