@@ -76,3 +76,31 @@ def test_okstra_runs_never_folds_run_ids_at_120_columns(tmp_path: Path) -> None:
     for run_id in ids:
         assert any(run_id in line for line in lines), (run_id, out)
     assert all(cell_len(line.rstrip()) <= 120 for line in lines), out
+
+
+def test_a_hangul_group_answered_in_the_wizard_is_found_by_status(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "brief.md").write_text("로그인\n", encoding="utf-8")
+    env = base_env(make_fake_clis(tmp_path / "bin"), tmp_path)
+    state = tmp_path / "setup.json"
+    init = ["wizard", "init", "--state", str(state), "--project-root", str(project)]
+    code, data = okstra_json([*init, "--host", "terminal"], cwd=project, env=env)
+    assert code == 0, data
+    typed = {"task_group": "로그인 개선", "task_id": "화면", "brief": "brief.md"}
+    prompt = data["next"]
+    for _ in range(60):
+        if prompt["kind"] == "done":
+            break
+        answer = typed.get(prompt["id"]) or prompt["default"] or "x"
+        step = ["wizard", "step", "--state", str(state), f"--answer={answer}"]
+        code, data = okstra_json(step, cwd=project, env=env)
+        assert code == 0, data
+        prompt = data["next"]
+    code, doc = okstra_json(
+        ["prepare", "--state", str(state), "--launch", "none"], cwd=project, env=env
+    )
+    assert code == 0, doc
+    assert Path(doc["runDir"]).parent.parent.parent.name == "로그인-개선"
+    code, status = okstra_json(["status", "로그인-개선/화면", "--json"], cwd=project, env=env)
+    assert code == 0 and status["runDir"] == doc["runDir"], status
