@@ -64,9 +64,11 @@ def _default_root() -> Path | None:
 
     try:
         return default_project_root(Path.cwd())
-    except (OkstraError, OSError) as exc:
-        print(f"okstra: {inert(str(exc))}", file=sys.stderr)
-        return None
+    except OkstraError as exc:
+        print(f"okstra: {inert(exc.render())}", file=sys.stderr)
+    except OSError as exc:  # the current directory is gone
+        print(f"okstra: the current directory: {inert(exc.strerror or exc)}", file=sys.stderr)
+    return None
 
 
 def run_app(argv: Sequence[str]) -> int:

@@ -76,3 +76,18 @@ async def test_each_setup_says_its_state(app_factory, project) -> None:
     assert shown.startswith("in progress · step ")
     current, total = (int(n) for n in shown.removeprefix("in progress · step ").split(" of ~"))
     assert current <= total
+
+
+def test_the_app_started_in_a_subdirectory_works_on_the_repository(
+    tmp_path, fake_path, monkeypatch
+) -> None:
+    from okstra_tui.app import make_app
+
+    repo = tmp_path / "repo"
+    deep = repo / "src" / "deep"
+    deep.mkdir(parents=True)
+    (repo / ".git").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(deep)
+    app = make_app(environment=fixed_environment())
+    assert app.project_root == repo.resolve()
