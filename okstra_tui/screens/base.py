@@ -84,7 +84,9 @@ class PromptScreen(Screen[None]):
                     yield Plain(self.prompt.help, id="help")
                 yield from self.compose_body()
                 yield Plain("", id="error")
-        yield KeysFooter()
+        # Every key of a prompt screen fits 80 columns only without the palette's
+        # (Ctrl+P still opens it; `?` lists it with the screen's keys).
+        yield KeysFooter(show_command_palette=False)
 
     @property
     def help_markdown(self) -> str:
