@@ -34,6 +34,7 @@ import orjson
 
 from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV
 from .errors import OkstraError, UsageError
+from .names import RULE, name_problem
 from .records import RecordError, aliases_of, config, dataclass, field, problem, to_data
 from .tasks import check_segment
 
@@ -213,6 +214,14 @@ def _slug(what: str) -> Callable[[str], str | None]:
     return check
 
 
+def _task_key(value: str) -> str | None:
+    """A related task's key: `<group>/<id>`, both under the one name rule."""
+    group, sep, task_id = value.partition("/")
+    if not sep or name_problem(group) or name_problem(task_id):
+        return f"expected task keys like 'group/id' ({RULE}), got {value!r}"
+    return None
+
+
 _CONFIG = config(camel_case=True, by_name=True, json_schema_extra=publish_rules)
 _TASK_TYPE = Rule(
     length=(0, 64),
@@ -220,8 +229,9 @@ _TASK_TYPE = Rule(
     expected="expected a lower-case slug (a-z, 0-9, -)",
 )
 _TASK_KEY = Rule(
-    pattern=re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$"),
+    pattern=re.compile(r"^[^/\s]+/[^/\s]+$"),
     expected="expected task keys like 'group/id', got {value!r}",
+    custom=_task_key,
 )
 _ROLE_NAME = Rule(
     pattern=re.compile(r"^[a-z][a-z0-9_-]*$"),

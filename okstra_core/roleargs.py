@@ -19,6 +19,7 @@ import orjson
 
 from .catalog import load_catalog
 from .catalog.models import LEADER, TASK_TYPES, Profile
+from .discovery import default_project_root
 from .environment import Environment
 from .errors import UsageError
 from .pool import ModelPool, canonical_model, reported_host_effort, reported_host_model
@@ -353,7 +354,9 @@ def request_from_namespace(
             field="--task-type",
         )
     base = cwd or Path.cwd()
-    root = Path(str(values.get("project_root") or base)).expanduser()
+    given = values.get("project_root")
+    # No --project-root: the nearest `.okstra`, else the git top level, else here.
+    root = Path(str(given)).expanduser() if given else default_project_root(base, environment.env)
     if not root.is_absolute():
         root = base / root
     catalog = load_catalog(environment)

@@ -18,11 +18,12 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from .discovery import OKSTRA_DIR as OKSTRA_DIR
 from .errors import OkstraError
+from .names import MAX_NAME_BYTES, name_char, name_problem
 from .records import dataclass, field
 from .store import read_json
 
-OKSTRA_DIR = ".okstra"
 TASKS_DIR = "tasks"
 TASK_MANIFEST = "task-manifest.json"
 RUN_INPUTS = "run-inputs.json"
@@ -35,7 +36,7 @@ TASK_INDEX = "task-index.md"
 TIMELINE = "timeline.jsonl"
 
 # A task group or id is a directory name: the file system's limit for one name.
-MAX_SEGMENT_BYTES = 255
+MAX_SEGMENT_BYTES = MAX_NAME_BYTES
 
 POINTER_STATUSES = ("ready", "pending", "blocked", "terminal")
 STATUS_READY = "ready"
@@ -119,10 +120,8 @@ def resolve_inside(
 
 
 def _slug_char(char: str) -> str:
-    """A character as it stays in a slug: letters (any script), digits, marks, `._-`."""
-    if char in "._-" or char.isalnum() or unicodedata.category(char).startswith("M"):
-        return char
-    return "-"
+    """A character as it stays in a slug: what the name rule allows (`names.name_char`)."""
+    return char if name_char(char) else "-"
 
 
 def slugify(value: str) -> str:
@@ -143,7 +142,10 @@ def slugify(value: str) -> str:
 
 
 def check_segment(raw: str, what: str) -> str:
-    """Slugify one task path segment and refuse what would escape `.okstra/tasks/`.
+    """Slugify one task path segment and refuse what the name rule refuses.
+
+    The one rule (`okstra_core.names`) is checked on the slug, so a name the wizard or
+    prepare makes is one every command that takes a run or a task finds.
 
     Args:
         raw: what the person typed.
@@ -153,8 +155,9 @@ def check_segment(raw: str, what: str) -> str:
         The slug.
 
     Raises:
-        OkstraError: a path separator, `..`, nothing left after slugification, or a
-            slug longer than a file name may be (`MAX_SEGMENT_BYTES`).
+        OkstraError: a path separator, `..`, nothing left after slugification, a slug
+            that does not start with a letter or a digit, or one longer than a file name
+            may be (`MAX_SEGMENT_BYTES`).
     """
     text = raw.strip()
     if "/" in text or "\\" in text:
@@ -162,13 +165,9 @@ def check_segment(raw: str, what: str) -> str:
     slug = slugify(text)
     if not slug:
         raise OkstraError(f"{what} is empty after slugification: {raw!r}")
-    if set(slug) <= {"."}:
-        raise OkstraError(f"{what} must not be {slug!r}: it would escape .okstra/tasks/")
-    if len(slug.encode("utf-8")) > MAX_SEGMENT_BYTES:
-        raise OkstraError(
-            f"{what} is {len(slug.encode('utf-8'))} bytes long: a directory name may be at "
-            f"most {MAX_SEGMENT_BYTES} bytes"
-        )
+    problem = name_problem(slug, what)
+    if problem is not None:
+        raise OkstraError(problem)
     return slug
 
 
@@ -337,7 +336,7 @@ def find_task(project_root: Path, key: str) -> TaskEntry | None:
     if not sep or not group or not task_id or "/" in task_id:
         return None
     # Keys come from people and answers files: never let one walk out of tasks/.
-    if slugify(group) != group or slugify(task_id) != task_id or {group, task_id} & {".", ".."}:
+    if any(slugify(p) != p or name_problem(p) for p in (group, task_id)):
         return None
     if (task_root(project_root, group, task_id) / TASK_MANIFEST).exists():
         return read_task(project_root, group, task_id)

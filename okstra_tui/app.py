@@ -16,10 +16,11 @@ from typing import Any, ClassVar, Literal
 
 from textual import events
 from textual.app import SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
+from okstra_core.discovery import default_project_root
 from okstra_core.display import inert
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
@@ -35,6 +36,7 @@ from okstra_core.wizard.text import WizardText, text_for
 
 from . import _textual_fixes
 from ._preload_css import preload
+from .keys import APP_BINDINGS
 from .messages import (
     Answered,
     BackRequested,
@@ -57,6 +59,7 @@ from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
 from .screens.doctor import DoctorScreen
 from .screens.guard import Armed, GuardedScreen
+from .screens.keys_help import KeysHelpScreen
 from .screens.launch import LaunchScreen
 from .screens.runs import RunsScreen
 from .screens.stale import part
@@ -77,14 +80,16 @@ def breakpoint_classes(points: Iterable[tuple[int, str]] | None, size: int) -> l
     return [max(fitting)[1]] if fitting else []
 
 
-class OkstraApp(PreparingApp):
+class OkstraApp(PreparingApp, inherit_bindings=False):
     """Guided setup of a team of agents: start → prompts → confirm → launch."""
 
     TITLE = "okstra"
     # Every screen's stylesheet, parsed once at start (a screen's own CSS_PATH then
     # finds its file already read).
     CSS_PATH = stylesheets()
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+    # The app's keys (`keys.APP_BINDINGS`): `q` quits where it cannot be typed, Ctrl+Q
+    # everywhere (the footer shows it where `q` is typed); `?` (F1) is help everywhere.
+    BINDINGS: ClassVar[list[BindingType]] = list(APP_BINDINGS)
     # Narrow terminals get a slimmer history panel (see screens/app.tcss).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
@@ -148,6 +153,12 @@ class OkstraApp(PreparingApp):
         )
 
     # -- keys ------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        """The keys of the screen shown now (a help screen; one at a time)."""
+        if isinstance(self.screen, KeysHelpScreen | ModalScreen):
+            return
+        self.push_screen(KeysHelpScreen(self.screen))
 
     async def on_event(self, event: events.Event) -> None:
         # A guarded screen (confirm, launch) acts only on keys read after it was shown
@@ -510,7 +521,8 @@ def make_app(
     """Build the app. The CLI, the Pilot tests and the snapshot tests all come here.
 
     Args:
-        project_root: the project the setup is for (default: the current directory).
+        project_root: the project the setup is for (default: the nearest directory
+            holding `.okstra`, else the git top level, else the current directory).
         state: open (or create) this wizard state file directly, skipping the start.
         host: host runtime id for a new wizard (default: detected).
         entry_mode: `spawn-process` or `current-session` for a new wizard.
@@ -528,7 +540,9 @@ def make_app(
     _textual_fixes.apply()
     environment = environment or Environment.real()
     return OkstraApp(
-        project_root=Path(project_root) if project_root is not None else Path.cwd(),
+        project_root=Path(project_root)
+        if project_root is not None
+        else default_project_root(Path.cwd(), environment.env),
         # Same meaning as the protocol's --state: a bare name lives in the wizards dir.
         state=resolve_state_path(str(state), environment) if state is not None else None,
         host=host,

@@ -57,13 +57,32 @@ def _has_terminal() -> bool:
         return False
 
 
+def _default_root() -> Path | None:
+    """The project without `--project-root`: nearest `.okstra`, else git top, else here."""
+    from okstra_core.discovery import default_project_root
+    from okstra_core.errors import OkstraError
+
+    try:
+        return default_project_root(Path.cwd())
+    except OkstraError as exc:
+        print(f"okstra: {inert(exc.render())}", file=sys.stderr)
+    except OSError as exc:  # the current directory is gone
+        print(f"okstra: the current directory: {inert(exc.strerror or exc)}", file=sys.stderr)
+    return None
+
+
 def run_app(argv: Sequence[str]) -> int:
     """Run the terminal app; exec the lead CLI afterwards if it asked for that."""
     gc.enable()  # the app runs for hours (see `main`)
     args = list(argv)
     wants_help = any(a in ("-h", "--help") for a in args)
     ns = app_parser(commands_help=_commands_help() if wants_help else None).parse_args(args)
-    root = ns.project_root if ns.project_root is not None else Path.cwd()
+    if ns.project_root is None:
+        root = _default_root()
+        if root is None:
+            return 2
+    else:
+        root = ns.project_root
     if not root.is_dir():
         what = "no such directory" if not root.exists() else "not a directory"
         print(f"okstra: --project-root {inert(root)}: {what}", file=sys.stderr)

@@ -47,12 +47,16 @@ def read_runs(
 ) -> tuple[list[RunRow], str]:
     """The runs (newest first, their age measured now), or an error to show.
 
-    A damaged run is a row with its `problem`; it never hides the others.
+    A damaged run is a row with its `problem`; it never hides the others. Without a
+    project (no `.okstra` here yet) there are no runs of this project: other projects'
+    runs show only when every project's are asked for (`show_all`).
     """
     now = environment.now()
     try:
-        if show_all or project_root is None:
+        if show_all:
             rows = all_runs(environment)
+        elif project_root is None:
+            rows = []
         else:
             rows = project_runs(project_root, environment)
     except OkstraError as exc:

@@ -21,6 +21,8 @@ from okstra_core.life.workers import files
 from okstra_core.life.workers.observe import observe_team
 from okstra_core.wizard.text import WizardText
 
+from .widgets.option_table import pad
+
 PREVIEW_LINES = 8
 
 
@@ -41,7 +43,7 @@ def team_lines(run_dir: Path, environment: Environment, text: WizardText) -> lis
             state = activity.state if activity is not None else lead.label()
             preview = list(activity.lines[-PREVIEW_LINES:]) if activity is not None else []
         model = member.model_ref or "-"
-        lines.append(f"  {inert(member.short):<16} {inert(state):<20} {inert(model)}")
+        lines.append(f"  {pad(inert(member.short), 16)} {pad(inert(state), 20)} {inert(model)}")
     running = [m for m in team if m.running and not m.leader]
     if not preview and running:
         newest = running[-1]

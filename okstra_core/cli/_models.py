@@ -132,7 +132,9 @@ def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, En
     host = catalog.host(session.host_id) if session.host_id else detect_host(environment, catalog)
     entry_mode: EntryMode = session.entry_mode
     check_entry_mode(host, entry_mode)
-    root = Path(ns.project_root) if ns.project_root else Path.cwd()
+    from ..discovery import default_project_root
+
+    root = Path(ns.project_root) if ns.project_root else default_project_root(Path.cwd())
     if not root.is_dir():
         raise UsageError(f"--project-root {str(root)!r}: not a directory")
     return environment, catalog, host, entry_mode, root.resolve()

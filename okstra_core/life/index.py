@@ -34,6 +34,7 @@ import orjson
 
 from ..documents.worker import ProjectRunsRow
 from ..errors import OkstraError
+from ..names import is_name
 from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST
 from .report import load_run_manifest
@@ -45,10 +46,6 @@ MAX_INDEX_BYTES = 256 * 1024 * 1024
 # More rows than this new or stale at once: the index is rewritten, not appended to.
 _APPEND_AT_MOST = 64
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
-_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_RUN_PATH = re.compile(
-    r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*/runs/[a-z][a-z-]*[a-z]-\d+"
-)
 _ENDED_LEAD = ("exited", "stopped", "gone")
 LEADER_REF = "participant-001"
 # The leader participant's keys the lead's reader checks (`life.runinfo._CHECKS`), and
@@ -88,6 +85,18 @@ class IndexRow(ProjectRunsRow):
             return False  # not a row okstra wrote: its manifest is read instead
         lead = self.lead_status in ("prepared", "launch-failed", *_ENDED_LEAD)
         return lead and "running" not in self.workers.values()
+
+
+def _run_path(run: str) -> bool:
+    """`<group>/<task>/runs/<run-id>`, the group and task under the one name rule."""
+    parts = run.split("/")
+    return (
+        len(parts) == 4
+        and is_name(parts[0])
+        and is_name(parts[1])
+        and parts[2] == "runs"
+        and _RUN.fullmatch(parts[3]) is not None
+    )
 
 
 def tasks_dir(project_root: Path) -> Path:
@@ -178,7 +187,7 @@ def _row(data: object) -> IndexRow | None:
     if type(data) is not dict:
         return None
     run, workers = data.get("run"), data.get("workers")
-    if type(run) is not str or type(workers) is not dict or not _RUN_PATH.fullmatch(run):
+    if type(run) is not str or type(workers) is not dict or not _run_path(run):
         return None
     run_id, task_key, task_type = data.get("runId"), data.get("taskKey"), data.get("taskType")
     size, lead = data.get("teamSize"), data.get("leadStatus")
@@ -257,11 +266,7 @@ def run_dirs(project_root: Path) -> Iterator[str]:
 def _scan(directory: str) -> list[str]:
     try:
         with os.scandir(directory) as entries:
-            return [
-                e.name
-                for e in entries
-                if e.is_dir(follow_symlinks=False) and _SEGMENT.fullmatch(e.name)
-            ]
+            return [e.name for e in entries if e.is_dir(follow_symlinks=False) and is_name(e.name)]
     except OSError:
         return []
 

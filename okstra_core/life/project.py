@@ -1,18 +1,9 @@
-"""Finding the project safely, and naming its runs.
+"""Naming a project's runs; the project itself is found by `okstra_core.discovery`.
 
-The project is the nearest directory at or above the start that holds `.okstra` (as
-git finds `.git`), with git's `safe.directory` caution: a cloned repository can carry
-any `.okstra`, and so can a shared parent directory such as `/tmp`. The upward search:
-
-* stops at the first `.okstra` it meets. It is used only if it is a real directory (not
-  a link) and both it and the directory holding it belong to this user and are not
-  writable by others, nor by a group other than the user's own private group. Anything
-  else is refused with a message naming the directory and how to allow it: the search
-  never goes on to a farther `.okstra` past a refused one;
-* never goes above the user's home directory (a `.okstra` in the home itself counts
-  only when the search starts there) and never crosses into another file system;
-* `OKSTRA_SAFE_DIRECTORIES` (absolute paths separated by `:`) names project directories
-  whose owner and mode are not checked, as `git config safe.directory` does.
+The project is the nearest directory at or above the start that holds `.okstra`, found
+safely (`discovery.find_project_root`: owner and mode checked, never above the home
+directory nor across a file system, `OKSTRA_SAFE_DIRECTORIES` to allow one); those
+names are re-exported here for the commands that take a run.
 
 Runs live at `<project>/.okstra/tasks/<group>/<task>/runs/<run>`. A name (`<run>`,
 `<task>/<run>`, `<group>/<task>/<run>`) is looked up only there; a path is a run only
@@ -24,24 +15,39 @@ ever read as a run, so nothing is written outside `.okstra`.
 from __future__ import annotations
 
 import functools
-import grp
 import os
-import pwd
 import re
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from ..errors import FileSystemError, OkstraError, UsageError
+from ..discovery import (
+    SAFE_ENV,
+    UnsafeProjectError,
+    check_project,
+    default_project_root,
+    find_project_root,
+    git_top,
+    safe_directories,
+)
+from ..errors import FileSystemError, UsageError
+from ..names import is_name as is_task_name
 from ..records import dataclass
-from ..store import check_no_links, file_kind
+from ..store import check_no_links
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 
-SAFE_ENV = "OKSTRA_SAFE_DIRECTORIES"
+__all__ = [
+    "SAFE_ENV",
+    "UnsafeProjectError",
+    "check_project",
+    "default_project_root",
+    "find_project_root",
+    "git_top",
+    "safe_directories",
+]
+
 RUN_ARG = "<run>"
 RUNS_DIR = "runs"
-# A segment of a run name: a group, a task id or a run directory's name.
-SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 RUN_ID = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
 # Longest run name or path accepted (a path longer than the system's limit is no run).
 MAX_ARG = 4096
@@ -50,57 +56,6 @@ EXPECTED = (
     f"<group>/<task>/<run-id>, or a path to a run directory (or its {RUN_MANIFEST}) "
     f"under <project>/{OKSTRA_DIR}/{TASKS_DIR}/<group>/<task>/{RUNS_DIR}/"
 )
-
-
-class UnsafeProjectError(OkstraError):
-    """The `.okstra` the search met (or the directory holding it) is not safe to use."""
-
-
-# --------------------------------------------------------------------------- the project
-
-
-def find_project_root(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
-    """The project at or above `start` (None when there is none), found safely.
-
-    Args:
-        start: where the search starts (the current directory, `--project-root`).
-        env: HOME and `OKSTRA_SAFE_DIRECTORIES` (default: the process environment).
-
-    Raises:
-        UnsafeProjectError: the first `.okstra` met is refused (the message names it
-            and says how to allow it).
-        UsageError: `start` is not a directory okstra can look at.
-    """
-    env = os.environ if env is None else env
-    here = Path(os.path.realpath(start))
-    try:
-        device = os.stat(here).st_dev
-    except OSError as exc:
-        raise UsageError(
-            f"cannot look for an okstra project from {start}: {exc.strerror or exc}"
-        ) from None
-    home = _home(env)
-    safe = safe_directories(env)
-    for holder in (here, *here.parents):
-        if holder != here:
-            if holder == home:
-                return None  # never above the home directory
-            try:
-                if os.stat(holder).st_dev != device:
-                    return None  # another file system
-            except OSError:
-                return None
-        try:
-            found = os.lstat(holder / OKSTRA_DIR)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            raise UnsafeProjectError(
-                f"cannot inspect {OKSTRA_DIR}: {exc.strerror or exc}", path=holder / OKSTRA_DIR
-            ) from None
-        check_project(holder, safe, okstra=found)
-        return holder
-    return None
 
 
 def project_root_or_error(start: Path, env: Mapping[str, str] | None = None) -> Path:
@@ -115,100 +70,6 @@ def project_root_or_error(start: Path, env: Mapping[str, str] | None = None) -> 
             field=RUN_ARG,
         )
     return root
-
-
-def safe_directories(env: Mapping[str, str] | None = None) -> frozenset[Path]:
-    """The directories `OKSTRA_SAFE_DIRECTORIES` allows (absolute entries only, resolved)."""
-    env = os.environ if env is None else env
-    value = env.get(SAFE_ENV) or ""
-    return frozenset(
-        Path(os.path.realpath(entry))
-        for entry in value.split(os.pathsep)
-        if entry and os.path.isabs(entry)
-    )
-
-
-def check_project(
-    holder: Path, safe: frozenset[Path], *, okstra: os.stat_result | None = None
-) -> None:
-    """Refuse a project whose `.okstra` (or `holder` itself) is not safe to use.
-
-    Raises:
-        UnsafeProjectError: naming the directory, why, and how to allow it.
-    """
-    path = holder / OKSTRA_DIR
-    try:
-        found = okstra if okstra is not None else os.lstat(path)
-        held = os.stat(holder)
-    except OSError as exc:
-        raise UnsafeProjectError(
-            f"cannot inspect {OKSTRA_DIR}: {exc.strerror or exc}", path=path
-        ) from None
-    if not stat.S_ISDIR(found.st_mode):
-        raise UnsafeProjectError(
-            f"refusing this okstra project: {path} is {file_kind(found.st_mode)}, not a "
-            "directory; okstra stops here and does not look further up",
-            path=holder,
-        )
-    if Path(os.path.realpath(holder)) in safe:
-        return
-    for where, st in ((path, found), (holder, held)):
-        why = _unsafe_owner(st)
-        if why is not None:
-            raise UnsafeProjectError(
-                f"refusing the okstra project here: {where} {why}. A directory another user "
-                "can write can plant runs and files that okstra would act on; okstra stops "
-                f"here and does not look further up. If it is yours and safe, allow it: "
-                f"{SAFE_ENV}={holder} (several directories separated by '{os.pathsep}')",
-                path=holder,
-            )
-
-
-def _unsafe_owner(st: os.stat_result) -> str | None:
-    me = os.geteuid()
-    if st.st_uid != me:
-        return f"belongs to {_user(st.st_uid)}, not to you ({_user(me)})"
-    if st.st_mode & stat.S_IWOTH:
-        return "is writable by every user"
-    if st.st_mode & stat.S_IWGRP and not _private_group(st.st_gid, me):
-        return f"is writable by the group {_group(st.st_gid)}"
-    return None
-
-
-def _private_group(gid: int, uid: int) -> bool:
-    """The user's own group (user private groups: same name, no other member)."""
-    try:
-        user = pwd.getpwuid(uid)
-        group = grp.getgrgid(gid)
-    except KeyError:
-        return False
-    return (
-        gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
-    )
-
-
-def _user(uid: int) -> str:
-    try:
-        return f"{pwd.getpwuid(uid).pw_name}, uid {uid}"
-    except KeyError:
-        return f"uid {uid}"
-
-
-def _group(gid: int) -> str:
-    try:
-        return f"{grp.getgrgid(gid).gr_name} (gid {gid})"
-    except KeyError:
-        return f"gid {gid}"
-
-
-def _home(env: Mapping[str, str]) -> Path | None:
-    home = env.get("HOME")
-    if not home:
-        try:
-            home = pwd.getpwuid(os.geteuid()).pw_dir
-        except KeyError:
-            return None
-    return Path(os.path.realpath(home)) if os.path.isabs(home) else None
 
 
 # --------------------------------------------------------------------------- run places
@@ -318,9 +179,18 @@ def runs_named(root: Path, parts: list[str]) -> list[RunPlace]:
 
 
 def is_name(value: str) -> bool:
-    """`run`, `task/run` or `group/task/run` (or `group/task`), each segment a plain name."""
+    """`run`, `task/run` or `group/task/run` (or `group/task`), each segment a name.
+
+    A group and a task id follow the one name rule (`okstra_core.names`, letters of any
+    script); a run directory's name is `<task-type>-<seq>` (`RUN_ID`).
+    """
     parts = value.split("/")
-    return 1 <= len(parts) <= 3 and all(SEGMENT.fullmatch(p) for p in parts)
+    if not 1 <= len(parts) <= 3:
+        return False
+    *tasks, last = parts
+    return all(is_task_name(p) for p in tasks) and (
+        is_task_name(last) or RUN_ID.fullmatch(last) is not None
+    )
 
 
 def run_at_path(value: str, start: Path, env: Mapping[str, str] | None = None) -> RunPlace:

@@ -123,10 +123,20 @@ class WizardText:
     def get(self, key: str, /, **values: object) -> str:
         """Format the template `key` with `values`.
 
+        A count of one takes the key's singular form when the same catalog file has
+        one (`<key>_one`: "1 run" beside "{count} runs"); a language without plurals
+        simply has no such key.
+
         Raises:
             DataFileError: the key is missing, or the template names a placeholder
                 that this key does not provide (the file and key are named).
         """
+        one = f"{key}_one"
+        # The singular of the same file only: English's "1 run" never stands in for a
+        # translation's own (plural-less) template.
+        same_file = one in self.entries and self.sources.get(one) == self.sources.get(key)
+        if values.get("count") == 1 and same_file:
+            key = one
         template = self.raw(key)
         try:
             return template.format_map(values)

@@ -20,6 +20,7 @@ from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.ids import DEFAULTED_KINDS
 from okstra_core.wizard.text import WizardText
 
+from ..keys import HELP_PANEL_BINDINGS, keys_markdown
 from ..messages import (
     Answered,
     BackRequested,
@@ -56,9 +57,9 @@ class PromptScreen(Screen[None]):
         # The history panel is reached by this key only, never by Tab: Enter there
         # rewinds, and a Tab followed by Enter must not drop answers unasked.
         Binding("ctrl+r", "history", "History"),
-        Binding("question_mark,f1", "toggle_help", "Help", key_display="?"),
+        *HELP_PANEL_BINDINGS,
     ]
-    # The screen's help file, `screens/<HELP>.help.md`; "?" shows it (no file: no key).
+    # The screen's help file, `screens/<HELP>.help.md`; "?" shows it above the keys.
     HELP: ClassVar[str | None] = None
 
     def __init__(
@@ -83,7 +84,9 @@ class PromptScreen(Screen[None]):
                     yield Plain(self.prompt.help, id="help")
                 yield from self.compose_body()
                 yield Plain("", id="error")
-        yield KeysFooter()
+        # Every key of a prompt screen fits 80 columns only without the palette's
+        # (Ctrl+P still opens it; `?` lists it with the screen's keys).
+        yield KeysFooter(show_command_palette=False)
 
     @property
     def help_markdown(self) -> str:
@@ -91,13 +94,11 @@ class PromptScreen(Screen[None]):
         return help_text(self.HELP) if self.HELP else ""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # "? Help" is in the footer only on screens that have a help file.
-        if action == "toggle_help":
-            return bool(self.help_markdown)
         return True
 
     def action_toggle_help(self) -> None:
-        """Show or hide the help panel under the prompt."""
+        """Show or hide the help panel under the prompt: the screen's help text (if it
+        has a file) and its keys, read from its bindings."""
         shown = part(self, "#screen-help", VerticalScroll)
         if shown is not None:
             shown.toggle_class("-hidden")
@@ -108,7 +109,9 @@ class PromptScreen(Screen[None]):
         # Deferred: the Markdown widget pulls in markdown-it, needed only here.
         from textual.widgets import Markdown
 
-        panel = VerticalScroll(Markdown(self.help_markdown), id="screen-help")
+        keys = keys_markdown(self, ui_text(self).get("app.ask.title_help"))
+        body = f"{self.help_markdown}\n\n{keys}" if self.help_markdown else keys
+        panel = VerticalScroll(Markdown(body), id="screen-help")
         panel.border_title = ui_text(self).get("app.help_title")
         prompt.mount(panel)
 

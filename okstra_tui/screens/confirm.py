@@ -25,6 +25,7 @@ from ..messages import Answered, PreflightChecked
 from ..resources import stylesheet, ui_text
 from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.preview import preview_text, preview_title
+from .ask import abort_question
 from .base import PromptScreen
 from .guard import GuardedScreen
 from .stale import gone, part
@@ -168,6 +169,23 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
     def action_answer(self, value: str) -> None:
         if not self.armed:
             return
+        if value == "abort":
+            self._ask_abort()
+            return
+        self._answer(value)
+
+    def _ask_abort(self) -> None:
+        """Abort closes the setup for good: asked first, No by default."""
+        if not self.is_active:
+            return  # a second `a` while the question opens: one question
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._answer("abort")
+
+        self.app.push_screen(abort_question(ui_text(self)), answered)
+
+    def _answer(self, value: str) -> None:
         if any(o.value == value and o.disabled_reason is None for o in self.prompt.options):
             self.clear_error()
             self.post_message(Answered(value, step=self.prompt.id))

@@ -8,6 +8,9 @@ the answer a rewind dropped — is highlighted, so Enter keeps it.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 
 from okstra_core.wizard import Option
@@ -36,6 +39,27 @@ def model_row(option: Option, text: WizardText | None = None) -> Row:
     )
 
 
+def model_rows(options: Sequence[Option], text: WizardText | None = None) -> list[Row]:
+    """The model table's rows; one model only is marked as the default.
+
+    The engine ranks every model a defaults scope names (okstra's list may name five,
+    in order of preference); the one Enter takes — the first that can be chosen — is
+    *the* default, and only it says so. The others keep their place in the ranking.
+    """
+    rows: list[Row] = []
+    marked = False
+    for option in options:
+        row = model_row(option, text)
+        provenance = str(option.meta.get("provenance") or "")
+        if provenance.startswith("default:"):
+            if marked or option.disabled_reason is not None:
+                row = dataclasses.replace(row, note=None)
+            else:
+                marked = True
+        rows.append(row)
+    return rows
+
+
 class RoleModelScreen(ChoiceScreen):
     """Pick the model of one role instance from the pool."""
 
@@ -55,5 +79,4 @@ class RoleModelScreen(ChoiceScreen):
             options.border_title = ui_text(self).get("app.role_model.columns")
 
     def rows(self) -> list[Row]:
-        text = ui_text(self)
-        return [model_row(o, text) for o in self.prompt.options]
+        return model_rows(self.prompt.options, ui_text(self))

@@ -24,6 +24,7 @@ from .. import run_actions
 from ..resources import stylesheet, ui_text
 from ..team_view import team_of
 from ..widgets import Plain, line
+from .ask import stop_question
 from .stale import gone, part, pop
 
 if TYPE_CHECKING:
@@ -72,7 +73,8 @@ class RunsScreen(Screen[None]):
             yield table
             yield Plain("", id="detail")
             yield Plain("", id="team")
-        yield Footer()
+        # Its keys fill 80 columns: the palette (Ctrl+P, listed by `?`) gives way to Help.
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#table", DataTable)
@@ -161,14 +163,24 @@ class RunsScreen(Screen[None]):
             outcome = run_actions.attach(row.run_dir, self.environment)
             run_actions.act(self.app, outcome, self._show_detail)
 
-    @work(thread=True, exclusive=True, group="runs-stop")
     def action_stop(self) -> None:
+        """Stop the selected run's lead — after asking (default No)."""
         row = self._selected()
-        if row is None:
-            return
+        if row is None or not self.is_active:
+            return  # a second `s` while the question opens: one question
+        run_dir = row.run_dir
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._stop(run_dir)
+
+        self.app.push_screen(stop_question(row, ui_text(self)), answered)
+
+    @work(thread=True, exclusive=True, group="runs-stop")
+    def _stop(self, run_dir: Path) -> None:
         text = ui_text(self)
         self.app.call_from_thread(self._show_detail, text.get("app.runs.stopping"))
-        outcome = run_actions.stop_lead(row.run_dir, self.environment, text)
+        outcome = run_actions.stop_lead(run_dir, self.environment, text)
         self.app.call_from_thread(self._show_detail, outcome.message)
         self.app.call_from_thread(self.load)
 

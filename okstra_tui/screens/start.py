@@ -27,12 +27,14 @@ from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.life.doctor import quick_report
 from okstra_core.life.runs import RunRow, find_project_root
+from okstra_core.setup_runs import setup_runs
 from okstra_core.wizard.text import WizardText
 
 from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Plain, Row
+from .ask import stop_question
 from .delete import DeleteWizardScreen
 from .doctor import DoctorScreen
 from .stale import gone, part
@@ -61,14 +63,34 @@ def summary_task(summary: WizardSummary, text: WizardText) -> str:
     return text.get("app.start.legacy", task=task) if summary.legacy else task
 
 
+def setup_state(summary: WizardSummary, text: WizardText) -> str:
+    """Where a setup is: in progress (step n of ~m), launched as run …, or aborted.
+
+    A setup that prepared a run says which (its newest, from the setup's runs file),
+    whatever its answers say; the step count of one in progress never shows a step
+    past its estimated total (the total is an estimate: it grows as roles are added).
+    """
+    if summary.status == "aborted":
+        return text.get("app.start.state.aborted")
+    if summary.status == "broken":
+        return text.get("app.start.unknown")
+    launched = setup_runs(Path(summary.path)) if summary.status == "confirmed" else []
+    if launched:
+        return text.get("app.start.state.launched", run=launched[-1].get("runId") or "?")
+    if summary.status == "confirmed":
+        return text.get("app.start.state.confirmed")
+    answered, total = summary.progress
+    current = answered + 1
+    return text.get("app.start.state.in_progress", current=current, total=max(total, current))
+
+
 def summary_row(
     summary: WizardSummary, now: datetime, text: WizardText, *, project: bool = False
 ) -> Row:
-    """One resumable wizard: task, task type, "step n of ~m", last update.
+    """One setup: task, task type, its state (`setup_state`), last update.
 
     `project`: prefix the task with the setup's project (the all-projects view).
     """
-    answered, total = summary.progress
     task = summary_task(summary, text)
     if project:
         task = f"{_project_name(getattr(summary, 'project_root', ''))}: {task}"
@@ -77,7 +99,7 @@ def summary_row(
         cells=(
             task,
             summary.task_type or text.get("app.start.unknown"),
-            text.get("app.start.step", current=answered + 1, total=total),
+            setup_state(summary, text),
             ago(summary.updated_at, now, text),
         ),
         disabled_reason=summary.problem,
@@ -416,14 +438,24 @@ class StartScreen(Screen[None]):
             outcome = run_actions.attach(row.run_dir, self.environment)
             run_actions.act(self.app, outcome, self._show_run_detail)
 
-    @work(thread=True, exclusive=True, group="start-stop")
     def action_stop(self) -> None:
+        """Stop the highlighted run's lead — after asking (default No)."""
         row = self._run()
-        if row is None:
-            return
+        if row is None or not self.is_active:
+            return  # a second `s` while the question opens: one question
+        run_dir = row.run_dir
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._stop(run_dir)
+
+        self.app.push_screen(stop_question(row, ui_text(self)), answered)
+
+    @work(thread=True, exclusive=True, group="start-stop")
+    def _stop(self, run_dir: Path) -> None:
         text = ui_text(self)
         self.app.call_from_thread(self._show_run_detail, text.get("app.runs.stopping"))
-        outcome = run_actions.stop_lead(row.run_dir, self.environment, text)
+        outcome = run_actions.stop_lead(run_dir, self.environment, text)
         self.app.call_from_thread(self._show_run_detail, outcome.message)
         self.app.call_from_thread(self.load_runs)
 

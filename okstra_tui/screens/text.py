@@ -6,7 +6,9 @@ and focus so the person corrects it in place.
 - The brief and the approved plan complete file paths relative to the project (Tab,
   Right or End accepts the grey completion); the brief can be created or edited in
   `$VISUAL`/`$EDITOR` (the app steps aside while the editor runs, as posting does).
-- The directive is multi-line: Enter starts a new line and Ctrl+S submits.
+- The directive is multi-line: Enter starts a new line and Ctrl+S submits; Ctrl+O
+  opens what is typed in the same editor (a private temporary file), and what the
+  editor saved comes back into the box.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -38,8 +41,8 @@ if TYPE_CHECKING:
 PATH_STEPS = frozenset({"brief", "approved_plan"})
 # Step kinds answered with several lines of text.
 MULTILINE_STEPS = frozenset({"directive"})
-# The brief can be written in the editor from its screen.
-EDITABLE_STEPS = frozenset({"brief"})
+# The brief (a file) and the directive (the box's text) can be written in the editor.
+EDITABLE_STEPS = frozenset({"brief", "directive"})
 DEFAULT_BRIEF = "brief.md"
 
 
@@ -58,7 +61,7 @@ class TextScreen(PromptScreen):
     CSS_PATH = stylesheet("text")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit"),
-        Binding("ctrl+o", "open_editor", "Edit in $EDITOR"),
+        Binding("ctrl+o", "open_editor", "$EDITOR"),
     ]
 
     def __init__(
@@ -164,8 +167,16 @@ class TextScreen(PromptScreen):
     def action_submit(self) -> None:
         self.post_message(Answered(self.answer_text(), step=self.prompt.id))
 
+    def _editor(self) -> list[str]:
+        env = getattr(getattr(self.app, "environment", None), "env", os.environ)
+        return editor_command(env)
+
     def action_open_editor(self) -> None:
-        """Create or edit the brief in the person's editor, then put its path here."""
+        """Create or edit the brief in the person's editor, then put its path here; the
+        directive is edited as text and comes back into its box."""
+        if self.multiline:
+            self._edit_text()
+            return
         text = ui_text(self)
         box = part(self, "#answer", Input)
         if box is None or not self.is_active:
@@ -179,8 +190,7 @@ class TextScreen(PromptScreen):
         except ValueError:
             self.show_error(text.get("app.text.editor_outside", path=typed, root=root))
             return
-        env = getattr(getattr(self.app, "environment", None), "env", os.environ)
-        command = [*editor_command(env), str(path)]
+        command = [*self._editor(), str(path)]
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             result = self._run_editor(command)
@@ -196,6 +206,34 @@ class TextScreen(PromptScreen):
         box.focus()
         if not path.exists():
             self.show_error(text.get("app.text.editor_not_saved", path=typed))
+
+    def _edit_text(self) -> None:
+        """The directive in the editor: a private temporary file holds the box's text."""
+        text = ui_text(self)
+        area = part(self, "#answer", TextArea)
+        if area is None or not self.is_active:
+            return
+        fd, name = tempfile.mkstemp(prefix="okstra-directive-", suffix=".md")
+        path = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(area.text)
+            command = [*self._editor(), str(path)]
+            try:
+                result = self._run_editor(command)
+                edited = path.read_text(encoding="utf-8") if result == 0 else None
+            except (OSError, UnicodeDecodeError) as exc:
+                self.show_error(text.get("app.text.editor_failed", command=command[0], error=exc))
+                return
+        finally:
+            path.unlink(missing_ok=True)
+        if edited is None:
+            self.show_error(text.get("app.text.editor_exit_text", command=command[0], code=result))
+            return
+        area.load_text(edited.rstrip("\n"))
+        area.move_cursor(area.document.end)
+        self.clear_error()
+        area.focus()
 
     def _run_editor(self, command: list[str]) -> int:
         """Run the editor with the terminal handed to it; its exit code."""

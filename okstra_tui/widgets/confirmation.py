@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from okstra_core.wizard.text import WizardText
@@ -21,16 +22,35 @@ if TYPE_CHECKING:
     from okstra_core.wizard.confirm import Confirmation
 
 
+def hang(value: str) -> str:
+    """A multi-line value's later lines indented under its first (after `label : `).
+
+    A directive of several lines stays inside the block's value column instead of
+    starting at the left edge; the width is counted in terminal cells.
+    """
+    first, newline, rest = value.partition("\n")
+    if not newline:
+        return value
+    colon = first.find(": ")
+    indent = " " * (cell_len(first[: colon + 2]) if colon >= 0 else 4)
+    return first + "".join(f"\n{indent}{part}" for part in rest.split("\n"))
+
+
 def confirmation_text(confirmation: Confirmation, catalog: WizardText | None = None) -> Text:
     """The engine's confirmation lines, each value followed by why it is there."""
     text = Text()
     for i, line in enumerate(confirmation.lines):
         if i:
             text.append("\n")
-        text.append(line.text, style="bold" if line.key in ("header", "team") else "")
+        # A value of several lines: its provenance after the first, the rest below it.
+        first, newline, rest = hang(line.text).partition("\n")
+        style = "bold" if line.key in ("header", "team") else ""
+        text.append(first, style=style)
         if line.provenance:
             words = provenance_words(line.provenance, catalog) if catalog else line.provenance
             text.append(f"  {words}", style="italic dim")
+        if newline:
+            text.append(newline + rest, style=style)
     return text
 
 

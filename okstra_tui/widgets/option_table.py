@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -56,19 +57,25 @@ def inert_row(row: Row) -> Row:
 
 
 def _widths(rows: Sequence[Row]) -> list[int]:
+    """Each column's width in terminal cells (a Hangul or CJK letter takes two)."""
     count = max((len(r.cells) for r in rows), default=0)
     widths = [0] * count
     for row in rows:
         for i, cell in enumerate(row.cells):
-            widths[i] = max(widths[i], len(cell))
+            widths[i] = max(widths[i], cell_len(cell))
     return widths
 
 
+def pad(cell: str, width: int) -> str:
+    """`cell` followed by spaces up to `width` terminal cells (`str.ljust` counts characters)."""
+    return cell + " " * max(0, width - cell_len(cell))
+
+
 def line_width(row: Row, widths: Sequence[int]) -> int:
-    """How wide the one-line form of `row` is (padded cells, gaps and note)."""
-    cells = sum(widths[: len(row.cells) - 1]) + len(row.cells[-1]) if row.cells else 0
+    """How wide, in terminal cells, the one-line form of `row` is (cells, gaps, note)."""
+    cells = sum(widths[: len(row.cells) - 1]) + cell_len(row.cells[-1]) if row.cells else 0
     gaps = 2 * max(0, len(row.cells) - 1)
-    note = len(row.note) + 4 if row.note else 0
+    note = cell_len(row.note) + 4 if row.note else 0
     return cells + gaps + note
 
 
@@ -92,7 +99,7 @@ def render_row(row: Row, widths: Sequence[int], *, stacked: bool = False) -> Tex
         for i, cell in enumerate(row.cells):
             # The last column is not padded, so a narrow terminal wraps less.
             text.append(
-                cell if i == last else cell.ljust(widths[i]), style=first_style if i == 0 else ""
+                cell if i == last else pad(cell, widths[i]), style=first_style if i == 0 else ""
             )
             if i != last:
                 text.append("  ")

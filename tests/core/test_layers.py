@@ -10,7 +10,8 @@ Top to bottom; a module may import only from its own layer or below:
     wizard: the step loop, the steps and the state
     resolver, pool, defaults, binding, roleargs, plans, config
     catalog, tasks, request, documents, setup_runs
-    store, paths, errors, environment, records, lazy, display, vocabulary, derived
+    store, paths, errors, environment, records, lazy, display, vocabulary, derived, names,
+    discovery
 
 A module belongs to the layer of its most specific entry (`okstra_core.wizard.state`
 before `okstra_core.wizard`). Every import counts: module level, inside functions (an
@@ -43,6 +44,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.display",
         "okstra_core.vocabulary",
         "okstra_core.derived",
+        "okstra_core.names",
+        "okstra_core.discovery",
     ),
     (
         "okstra_core.catalog",

@@ -58,6 +58,6 @@ async def test_the_start_screen_has_column_headings_aligned_with_the_rows(
         table = screen.query_one("#wizards")
         row = str(table.get_option_at_index(1).prompt)
         for title, cell in zip(
-            ("Task", "Task type", "Progress", "Last update"), table.rows[1].cells, strict=True
+            ("Task", "Task type", "State", "Last update"), table.rows[1].cells, strict=True
         ):
             assert heading.index(title) == row.index(cell), (title, cell, heading, row)

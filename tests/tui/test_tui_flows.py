@@ -196,7 +196,11 @@ async def test_quit_then_resume_from_start_and_from_state(app_factory) -> None:
         await settle(pilot, start)
         table = start.screen.query_one("#wizards", OptionTable)
         assert table.rows[1].value == str(path)
-        assert table.rows[1].cells[:3] == ("grp/one", "requirements-discovery", "step 6 of ~14")
+        assert table.rows[1].cells[:3] == (
+            "grp/one",
+            "requirements-discovery",
+            "in progress · step 6 of ~14",
+        )
         # The setup just quit is highlighted: Enter resumes it.
         assert table.highlighted_value == str(path)
         await pilot.press("enter")
@@ -307,7 +311,9 @@ async def test_abort_returns_to_the_start_screen(app_factory, project) -> None:
     app = app_factory(state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
-        await pilot.press("a")
+        await pilot.press("a")  # asks first; y aborts
+        await settle(pilot, app)
+        await pilot.press("y")
         await settle(pilot, app)
         assert isinstance(app.screen, StartScreen)
         assert "abort" in error_text(app).lower()

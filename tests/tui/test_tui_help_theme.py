@@ -60,15 +60,16 @@ async def test_question_mark_toggles_the_help_panel(app_factory, project) -> Non
         assert panel.display
 
 
-async def test_screens_without_a_help_file_offer_no_help_key(app_factory, project) -> None:
+async def test_screens_without_a_help_file_still_list_their_keys(app_factory, project) -> None:
     app = app_factory(state=prefill(project, "task_type"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         assert isinstance(app.screen, PickScreen)
-        assert "toggle_help" not in footer_keys(app)
+        assert "toggle_help" in footer_keys(app)
         await pilot.press("question_mark")
         await settle(pilot, app)
-        assert not app.screen.query("#screen-help")
+        panel = app.screen.query_one("#screen-help")
+        assert "Keys of this screen" in str(panel.query_one(Markdown).source)
 
 
 async def test_the_chosen_theme_is_saved_and_loaded_next_time(app_factory) -> None:

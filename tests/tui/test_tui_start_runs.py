@@ -127,7 +127,7 @@ async def test_actions_on_a_run(app_factory, project) -> None:
         await pilot.press("t")
         await settle(pilot, app)
         assert "never launched" in text_of(app, "#run-detail")
-        await pilot.press("s")
+        await pilot.press("s", "y")  # asked first; y stops
         await settle(pilot, app)
         assert "the lead is now: prepared" in text_of(app, "#run-detail")
         # Resume hands the terminal over: okstra stays the resumed lead's parent.

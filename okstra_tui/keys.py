@@ -1,0 +1,86 @@
+"""The app's keys, as a person expects them on every screen.
+
+* `q` quits wherever it cannot be typed; Ctrl+Q quits everywhere. Where the focus is
+  a text box, Textual leaves out the bindings of the keys the box takes (`q`, `?`), so
+  the footer shows the next key of the same action: Ctrl+Q, F1.
+* `?` (and F1) opens help on every screen. The help lists the screen's keys, read
+  from its bindings, so it never disagrees with the footer.
+
+These replace Textual's own app bindings (`OkstraApp` does not inherit them): its
+Ctrl+Q is hidden from the footer, and a person who cannot type `q` must see how to
+quit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.binding import Binding
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+APP_BINDINGS = (
+    Binding("q", "quit", "Quit"),
+    Binding("ctrl+q", "quit", "Quit", key_display="Ctrl+Q", priority=True),
+    Binding("question_mark", "help", "Help", key_display="?"),
+    Binding("f1", "help", "Help", key_display="F1"),
+    # Textual's: Ctrl+C says how to quit (and copies where text is selected).
+    Binding("ctrl+c", "help_quit", show=False, system=True),
+)
+# A prompt screen's help panel, on the same two keys.
+HELP_PANEL_BINDINGS = (
+    Binding("question_mark", "toggle_help", "Help", key_display="?"),
+    Binding("f1", "toggle_help", "Help", key_display="F1"),
+)
+
+
+def _spelled(app: App[Any], binding: Binding) -> str:
+    shown = App.get_key_display(app, binding)
+    if shown.startswith("^") and len(shown) > 1:
+        return f"Ctrl+{shown[1:].upper()}"
+    return shown
+
+
+def key_rows(screen: Screen[Any]) -> list[tuple[str, str]]:
+    """The keys that act on `screen` now: (every key of an action, what it does).
+
+    Read from the screen's active bindings (its widgets', its own and the app's), in
+    the order the footer shows them; an action bound to several keys is one row, its
+    footer key first.
+    """
+    app = screen.app
+    active_bindings = list(screen.active_bindings.values())
+    # The footer's actions (with every key of theirs) and the command palette; the
+    # widgets' own moves (arrows, paging, focus) are not what a person looks up here.
+    listed = {a.binding.action for a in active_bindings if a.binding.show}
+    listed.add("command_palette")
+    rows: dict[str, tuple[list[tuple[bool, str]], str]] = {}
+    for active in active_bindings:
+        binding = active.binding
+        if binding.action not in listed or not binding.description or not active.enabled:
+            continue
+        keys, _ = rows.setdefault(binding.action, ([], binding.description))
+        spelled = _spelled(app, binding)
+        if all(spelled != shown for _, shown in keys):
+            keys.append((not binding.show, spelled))
+    # The footer's key first (`q`, `?`), the others after it (Ctrl+Q, F1).
+    return [
+        (" / ".join(k for _, k in sorted(keys, key=lambda k: k[0])), description)
+        for keys, description in rows.values()
+    ]
+
+
+def keys_markdown(screen: Screen[Any], title: str) -> str:
+    """`key_rows` as a Markdown section (the help panel of a prompt screen)."""
+    lines = [f"## {title}", "", "| Key | |", "|---|---|"]
+    for keys, description in key_rows(screen):
+        lines.append(f"| {_cell(keys)} | {_cell(description)} |")
+    return "\n".join(lines)
+
+
+def _cell(value: str) -> str:
+    """A Markdown table cell: its `|`, markup and newlines made literal."""
+    escaped = "".join(f"\\{c}" if c in "\\|*_`[]<>#" else c for c in value)
+    return escaped.replace("\n", " ")
