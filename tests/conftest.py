@@ -58,6 +58,12 @@ def okstra_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.delenv("OKSTRA_WORKSPACE", raising=False)
     monkeypatch.delenv("OKSTRA_LANG", raising=False)
     # Never let the host detection see the session this test suite runs in.
+    # The fake agent CLIs count as logged in where okstra tells by a file alone (the
+    # Gemini CLI's cached login): a test about logins sets its own home.
+    gemini_home = home / "gemini-login"
+    (gemini_home / ".gemini").mkdir(parents=True)
+    (gemini_home / ".gemini" / "oauth_creds.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini_home))
     for var in (
         "CLAUDECODE",
         "CLAUDE_CODE_ENTRYPOINT",
