@@ -110,8 +110,7 @@ class Readiness:
         if lead and self.flags_problem is not None:
             return self.flags_problem, self.flags_remedy or ""
         if self.logged_in is False:
-            told = f" ({self.login})" if self.login else ""
-            return f"`{self.cli}` is not logged in{told}", self.login_fix or ""
+            return f"`{self.cli}` is not logged in", self.login_fix or ""
         return None
 
     @property

@@ -314,7 +314,7 @@ def test_tui_snapshot_relaunch_question(snap_compare, stable_project, size) -> N
 @pytest.mark.parametrize("size", SIZES)
 def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
     """The doctor dialog, in an environment of its own: fake CLIs (with `--version` and
-    `--help` answers) and a fake tmux at fixed paths, an empty home (no logins)."""
+    `--help` answers), a fake tmux and node at fixed paths, an empty home (no logins)."""
     from tui_support import FAKE_HELP, fixed_environment
 
     from okstra_core.environment import Environment
@@ -328,6 +328,9 @@ def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
     tmux = bin_dir / "tmux"
     tmux.write_text("#!/bin/sh\necho 'tmux 3.4'\n", encoding="utf-8")
     tmux.chmod(0o755)
+    node = bin_dir / "node"  # the doctor's Node.js line, the same on every machine
+    node.write_text("#!/bin/sh\necho 'v22.11.0'\n", encoding="utf-8")
+    node.chmod(0o755)
     (base / "home").mkdir()
     env = {
         "PATH": f"{bin_dir}:/usr/bin:/bin",
