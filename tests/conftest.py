@@ -26,7 +26,8 @@ os.environ["OKSTRA_HOME"] = tempfile.mkdtemp(prefix="okstra-test-session-")
 
 # A fake provider CLI: records argv, cwd and selected environment as one JSON line per
 # call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT (after
-# $FAKE_CLI_LINGER seconds, default 0, unless asked for --version or --help).
+# printing $FAKE_CLI_SAY and waiting $FAKE_CLI_LINGER seconds, default 0, unless asked
+# for --version or --help).
 FAKE_CLI = """#!{python}
 import json, os, sys, time
 name = os.path.basename(sys.argv[0])
@@ -42,7 +43,10 @@ if "--version" in sys.argv[1:]:
 if "--help" in sys.argv[1:]:
     print(os.environ.get("FAKE_CLI_HELP", "usage: " + name + " [options] -- [prompt]"))
     sys.exit(0)
-# Like a real lead CLI, stay up a while (FAKE_CLI_LINGER seconds) so its window is seen.
+# Like a real lead CLI, show its screen ($FAKE_CLI_SAY) and stay up a while
+# (FAKE_CLI_LINGER seconds) so its window is seen.
+if os.environ.get("FAKE_CLI_SAY"):
+    print(os.environ["FAKE_CLI_SAY"], flush=True)
 time.sleep(float(os.environ.get("FAKE_CLI_LINGER", "0")))
 sys.exit(int(os.environ.get("FAKE_CLI_EXIT", "0")))
 """
@@ -60,10 +64,12 @@ def okstra_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     # Never let the host detection see the session this test suite runs in.
     # The fake agent CLIs count as logged in where okstra tells by a file alone (the
     # Gemini CLI's cached login): a test about logins sets its own home.
-    gemini_home = home / "gemini-login"
-    (gemini_home / ".gemini").mkdir(parents=True)
+    gemini_home = tmp_path_factory.mktemp("gemini-login")
+    (gemini_home / ".gemini").mkdir()
     (gemini_home / ".gemini" / "oauth_creds.json").write_text("{}", encoding="utf-8")
     monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini_home))
+    # A lead started in tmux is watched this long at most (a test about that sets more).
+    monkeypatch.setenv("OKSTRA_LAUNCH_WATCH", "0.5")
     for var in (
         "CLAUDECODE",
         "CLAUDE_CODE_ENTRYPOINT",

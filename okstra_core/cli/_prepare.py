@@ -183,6 +183,10 @@ def _emit_progress(step: str) -> None:
         print(f"okstra: {step}", file=sys.stderr, flush=True)
 
 
+# The lead started, then exited while okstra watched its start (its end is recorded).
+LEAD_EXITED = 3
+
+
 def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..prepare import prepare
 
@@ -221,6 +225,9 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     payload: dict[str, Any] = to_data(result)
     if result.ok and result.exec_argv:
         _run_lead(payload, result, environment)
+    if result.lead_exited:
+        print(f"okstra: {result.error}", file=sys.stderr, flush=True)
+        return payload, LEAD_EXITED
     return payload, 0 if result.ok else 1
 
 
