@@ -111,7 +111,9 @@ def run_app(argv: Sequence[str]) -> int:
     if app.return_code:
         return app.return_code
     if request is None:
-        if app.saved_setup is not None:
+        if app.launched_run is not None:
+            print(inert(app.launched_run, keep_newlines=True))
+        elif app.saved_setup is not None:
             print(app.text.get("app.quit.saved", project=inert(app.saved_setup)))
         return 0
     # The app has exited and Textual restored the terminal: hand it to the lead CLI,
