@@ -31,7 +31,16 @@ from ..readiness.origin import CliOrigin, locate_cli
 from ..readiness.probes import run_concurrently
 from ..records import config, dataclass, to_data
 
-__all__ = ["NODE_MINIMUM", "Check", "Report", "diagnose", "logged_in_offline", "render"]
+__all__ = [
+    "NODE_MINIMUM",
+    "Check",
+    "GuideEntry",
+    "Report",
+    "diagnose",
+    "logged_in_offline",
+    "render",
+    "setup_guide",
+]
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"
 # The agent CLIs installed with npm need this Node.js major version or newer (on Node 20
@@ -305,6 +314,58 @@ def diagnose(
         for p, v in zip(providers, verdicts, strict=True)
     ]
     return Report(checks=(*checks, *tools))
+
+
+@dataclass(frozen=True)
+class GuideEntry:
+    """One agent CLI that is not ready, for a first screen: what is wrong, what to do.
+
+    Attributes:
+        cli: the command (`claude`).
+        providers: the providers that run it.
+        state: `missing`, `logged out` or `not working`.
+        can_lead: one of its providers can lead a run.
+        install: the install command (from the provider file), when known.
+        todo: the one thing to do: install, log in, or the fix of what is wrong.
+    """
+
+    cli: str
+    providers: tuple[str, ...]
+    state: str
+    can_lead: bool
+    install: str | None
+    todo: str
+
+
+def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
+    """What stands between this machine and a run, one entry per CLI (each reason once);
+    empty when a run can be launched (`report.ok`). Lead-capable CLIs first."""
+    if report.ok:
+        return ()
+    by_cli: dict[str, list[Check]] = {}
+    for check in report.providers:
+        if not check.disabled and not check.ready:
+            by_cli.setdefault(check.cli or check.name, []).append(check)
+    entries = []
+    for cli, checks in by_cli.items():
+        first = checks[0]
+        if first.path is None:
+            state, todo = "missing", first.install or first.fix or ""
+        elif not first.ok:
+            state, todo = "not working", first.fix or first.problem or ""
+        else:
+            state, todo = "logged out", first.login_fix or f"log in with `{cli}`"
+        entries.append(
+            GuideEntry(
+                cli=cli,
+                providers=tuple(c.name for c in checks),
+                state=state,
+                can_lead=any(c.can_lead for c in checks),
+                install=first.install,
+                todo=todo,
+            )
+        )
+    return tuple(sorted(entries, key=lambda e: not e.can_lead))
 
 
 def _where(check: dict[str, Any]) -> str:

@@ -30,13 +30,8 @@ SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40"
 
 
 def build(project: Path, **kwargs: Any):
-    return make_app(
-        project_root=project,
-        host="terminal",
-        environment=fixed_environment(),
-        cursor_blink=False,
-        **kwargs,
-    )
+    kwargs.setdefault("environment", fixed_environment())
+    return make_app(project_root=project, host="terminal", cursor_blink=False, **kwargs)
 
 
 def at(project: Path, target: str, **kwargs: Any):
@@ -356,3 +351,25 @@ def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
         await settle(pilot, app)
 
     assert snap_compare(app, run_before=open_doctor, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_guide_without_agent_clis(snap_compare, stable_project, size) -> None:
+    """The first setup screen when no agent CLI is installed: the guide."""
+    from okstra_core.environment import Environment
+    from okstra_tui.screens.guide import GuideScreen
+
+    empty = stable_project.parent / "no-clis"
+    empty.mkdir()
+    clock = fixed_environment()
+    env = {**os.environ, "PATH": f"{empty}:/usr/bin:/bin"}
+    environment = Environment(env=env, now=clock.now, new_uuid=clock.new_uuid)
+    app = build(stable_project, environment=environment)
+
+    async def open_guide(pilot) -> None:
+        await start_loaded(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, pilot.app, lambda: isinstance(pilot.app.screen, GuideScreen), "guide")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(app, run_before=open_guide, terminal_size=size)
