@@ -16,6 +16,7 @@ import atexit
 import gc
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -121,15 +122,18 @@ def run_app(argv: Sequence[str]) -> int:
     env = dict(os.environ if request.env is None else request.env)
     if request.run_dir is not None:
         from okstra_core.environment import Environment
+        from okstra_core.launch.watch import early_exit_line, watch_bound
         from okstra_core.life.lead import run_foreground
 
+        environment = Environment.real()
+        started = time.monotonic()
         try:
-            return run_foreground(
+            code = run_foreground(
                 request.run_dir,
                 list(request.argv),
                 env,
                 request.cwd,
-                Environment.real(),
+                environment,
                 say=lambda line: print(
                     inert(line, keep_newlines=True), file=sys.stderr, flush=True
                 ),
@@ -138,6 +142,11 @@ def run_app(argv: Sequence[str]) -> int:
         except OkstraError as exc:
             print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
             return 1
+        seconds = time.monotonic() - started
+        said = early_exit_line(code, seconds, str(request.run_dir), watch_bound(environment))
+        if said is not None:
+            print(inert(said), file=sys.stderr, flush=True)
+        return code
     os.chdir(request.cwd)
     try:
         os.execvpe(request.argv[0], list(request.argv), env)

@@ -137,3 +137,16 @@ def watch_pane(
         if dead != "1" and now >= deadline:
             return Watched("running", now - started)
         time.sleep(_POLL)
+
+
+def early_exit_line(code: int, seconds: float, run: str, bound: float) -> str | None:
+    """For a lead run in the foreground (okstra its parent): a line about a lead that
+    ended within `bound` seconds of its start — its last lines are on the terminal
+    above — or None when it ran longer."""
+    if seconds > bound:
+        return None
+    lead_exit = LeadExit(exit_status=code, signal=None, after_seconds=round(seconds, 1))
+    return (
+        f"okstra: {lead_exit.headline()}; check its CLI with `okstra doctor` (installed? "
+        f"logged in?), then resume it with `okstra resume {run} --exec`"
+    )

@@ -126,3 +126,36 @@ def test_a_lead_waiting_for_input_is_launched_without_waiting_out_the_bound(
     assert "leadExit" not in launch
     manifest = json.loads((Path(doc["runDir"]) / "run-manifest.json").read_text("utf-8"))
     assert manifest["participants"][0]["status"] == "launched"
+
+
+def _prepare_exec(world: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [
+            *okstra_cmd(),
+            *("prepare", "--project-root", str(world["project"]), "--task-group", "perf"),
+            *("--task-id", "widget", "--task-type", "requirements-discovery", "--brief"),
+            *("brief.md", "--host", "terminal", "--role-model", "leader=claude/opus-4.6"),
+            *("--launch", "exec"),
+        ],
+        cwd=world["project"],
+        env=world["env"],
+        capture_output=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def test_a_foreground_lead_that_exits_at_once_gets_the_hint(world: dict[str, Any]) -> None:
+    # okstra is the lead's parent: it sees the exit, and how soon after the start.
+    world["env"].update(FAKE_CLI_EXIT="4", FAKE_CLI_SAY="Error: Not logged in")
+    proc = _prepare_exec(world)
+    stderr = proc.stderr.decode()
+    assert proc.returncode == 4, stderr
+    assert "okstra: the lead exited 4 after " in stderr, stderr
+    assert "okstra doctor" in stderr and "okstra resume " in stderr
+    # A lead that ran past the watch's bound ends without the hint.
+    world["env"].update(OKSTRA_LAUNCH_WATCH="0", FAKE_CLI_EXIT="0", FAKE_CLI_LINGER="0.3")
+    proc = _prepare_exec(world)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "the lead exited" not in proc.stderr.decode()
