@@ -24,6 +24,20 @@ if str(REPO) not in sys.path:
 # OKSTRA_HOME for the whole session. Each test still gets its own (`okstra_home`).
 os.environ["OKSTRA_HOME"] = tempfile.mkdtemp(prefix="okstra-test-session-")
 
+
+def _gemini_login(home: Path) -> Path:
+    """A Gemini CLI home with its cached login (a file alone tells okstra it is logged
+    in): the fake agent CLIs of the tests count as logged in."""
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "oauth_creds.json").write_text("{}", encoding="utf-8")
+    return home
+
+
+# For what runs outside a test's own fixtures too (module-scoped fixtures).
+os.environ["GEMINI_CLI_HOME"] = str(
+    _gemini_login(Path(tempfile.mkdtemp(prefix="okstra-test-gemini-")))
+)
+
 # A fake provider CLI: records argv, cwd and selected environment as one JSON line per
 # call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT (after
 # printing $FAKE_CLI_SAY and waiting $FAKE_CLI_LINGER seconds, default 0, unless asked
@@ -64,10 +78,7 @@ def okstra_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     # Never let the host detection see the session this test suite runs in.
     # The fake agent CLIs count as logged in where okstra tells by a file alone (the
     # Gemini CLI's cached login): a test about logins sets its own home.
-    gemini_home = tmp_path_factory.mktemp("gemini-login")
-    (gemini_home / ".gemini").mkdir()
-    (gemini_home / ".gemini" / "oauth_creds.json").write_text("{}", encoding="utf-8")
-    monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini_home))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(_gemini_login(tmp_path_factory.mktemp("gemini"))))
     # A lead started in tmux is watched this long at most (a test about that sets more).
     monkeypatch.setenv("OKSTRA_LAUNCH_WATCH", "0.5")
     for var in (

@@ -223,6 +223,9 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             environment=environment,
             on_step=_emit_progress,
         )
+        from ..frontend import record_lead_exit
+
+        record_lead_exit(result, environment)
     payload: dict[str, Any] = to_data(result)
     if result.ok and result.exec_argv:
         _run_lead(payload, result, environment)

@@ -315,8 +315,8 @@ def start(
             command=plan.argv,
             **common,
         )
+    bound = watch_bound(environment) if settle is None else settle
     try:
-        bound = watch_bound(environment) if settle is None else settle
         window = _start_tmux(plan, window_name, cwd, environment, bound, activity)
     except LaunchError as exc:
         return LaunchResult(
@@ -327,11 +327,28 @@ def start(
             error=exc,
             **common,
         )
+    return _tmux_result(plan, window, cwd, environment, common, discover, discover_timeout)
+
+
+def _tmux_result(
+    plan: LaunchPlan,
+    window: _TmuxWindow,
+    cwd: Path,
+    environment: Environment,
+    common: dict[str, Any],
+    discover: bool,
+    discover_timeout: float | None,
+) -> LaunchResult:
+    """The result of a lead started in tmux: its window, what watching its start saw,
+    and (a `discover` provider whose lead did not exit) its session id."""
+    pending = plan.session_id_kind == "discover"
     session_id: str | None = plan.session_id
     notes: tuple[str, ...] = ()
     lead_exit = window.watched.lead_exit
     if pending and discover and lead_exit is None:
-        session_id, notes = _discover(plan, cwd, launched_at, environment, discover_timeout)
+        session_id, notes = _discover(
+            plan, cwd, common["launched_at"], environment, discover_timeout
+        )
     common["session_id"] = session_id
     return LaunchResult(
         window_ref=window.window_ref,

@@ -264,10 +264,11 @@ def cli_readiness(
     if provider.login is not None:
         told, text = told_by_evidence(provider.login, environment)
     key = recorded.key_for(provider, origin.resolved, environment)
-    verdict = recorded.recall(key, environment) if mode != "probe" else None
+    kept = recorded.recall(key, environment)
+    verdict = kept if mode != "probe" else None
     if verdict is None and mode != "recorded":
         verdict = _probe(provider, origin.path, environment, timeout, told, text)
-        recorded.keep(key, verdict, environment)
+        recorded.keep_if_new(key, verdict, kept, environment)
     found = _with(base, path=origin.path, origin=origin)
     if verdict is None:
         # Nothing ran: PATH and a login a variable or file tells.

@@ -80,3 +80,12 @@ def keep(key: str, verdict: Verdict, environment: Environment) -> None:
     derived.keep_value(
         user_dirs(environment.env).cache, KIND, key, verdict._replace(at=time.time())
     )
+
+
+def keep_if_new(key: str, verdict: Verdict, kept: Verdict | None, environment: Environment) -> None:
+    """Record `verdict` unless the same one is kept already and not half its age: a
+    check that confirms what is kept writes nothing."""
+    same = kept is not None and kept._replace(at=0.0) == verdict._replace(at=0.0)
+    if same and kept is not None and time.time() - kept.at < MAX_AGE / 2:
+        return
+    keep(key, verdict, environment)
