@@ -39,7 +39,9 @@ os.environ["GEMINI_CLI_HOME"] = str(
 )
 
 # A fake provider CLI: records argv, cwd and selected environment as one JSON line per
-# call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT (after
+# call in $FAKE_CLI_LOG (if set), answers --version and --help (every launch flag of the
+# bundled providers unless $FAKE_CLI_HELP says otherwise: a check's verdict is kept for
+# the model lists), and exits with $FAKE_CLI_EXIT (after
 # printing $FAKE_CLI_SAY and waiting $FAKE_CLI_LINGER seconds, default 0, unless asked
 # for --version or --help).
 FAKE_CLI = """#!{python}
@@ -55,7 +57,9 @@ if "--version" in sys.argv[1:]:
     print(name + " 9.9.9 (fake)")
     sys.exit(0)
 if "--help" in sys.argv[1:]:
-    print(os.environ.get("FAKE_CLI_HELP", "usage: " + name + " [options] -- [prompt]"))
+    print(os.environ.get("FAKE_CLI_HELP", "usage: " + name + " [options] -- [prompt] "
+        "--session-id --session --model --no-daemon --config --prompt-interactive "
+        "  --system-prompt-file --agent-file"))
     sys.exit(0)
 # Like a real lead CLI, show its screen ($FAKE_CLI_SAY) and stay up a while
 # (FAKE_CLI_LINGER seconds) so its window is seen.
