@@ -100,6 +100,7 @@ def _prepare_and_record(
     result = prepare(
         request, launch=launch, dry_run=dry_run, environment=environment, on_step=on_step
     )
+    record_lead_exit(result, environment)
     if not result.dry_run:
         record_setup_run(
             state_path,
@@ -108,3 +109,21 @@ def _prepare_and_record(
             at=environment.now().isoformat(timespec="seconds"),
         )
     return result
+
+
+def record_lead_exit(result: PrepareResult, environment: Environment) -> None:
+    """A lead that exited while its start was watched: its end, recorded as any lead's
+    (`life.lead.record_end`, under the participant lock: the leader's status and a
+    `lead-exited` event with its last lines). Nothing for any other result."""
+    lead_exit = result.launch.lead_exit if result.launch is not None else None
+    if lead_exit is None:
+        return
+    from .life.lead import record_end
+
+    record_end(
+        result.run_dir,
+        environment=environment,
+        exit_status=lead_exit.exit_status,
+        signal_number=lead_exit.signal,
+        lines=lead_exit.last_lines,
+    )

@@ -12,7 +12,7 @@ import builtins
 import itertools
 import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .binding import bind, choose_runner
 from .catalog.models import LEADER, EntryMode, GlobalConfig, HostSpec, ProviderSpec
@@ -20,6 +20,9 @@ from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV, Environment
 from .errors import OkstraError, UsageError
 from .records import dataclass, field
 from .vocabulary import CLI_WRAPPER, CURRENT_SESSION_RUNNER
+
+if TYPE_CHECKING:
+    from .readiness import Readiness
 
 __all__ = ["Availability", "ModelPool", "PoolModel"]
 
@@ -231,6 +234,7 @@ class ModelPool:
         self._by_ref = registry.by_ref
         self._by_provider = registry.by_provider
         self._which: dict[str, str | None] = {}
+        self._readiness: dict[str, Readiness] = {}
         self._availability: dict[tuple[str, str, str, str], Availability] = {}
         self._provider_verdicts: dict[tuple[str, str, str, str], Availability] = {}
         self._memo: dict[Hashable, Any] = {}
@@ -473,9 +477,27 @@ class ModelPool:
                 f"in current-session mode the leader is the {host.id!r} host session; "
                 "no model is chosen for it",
             )
-        if runner == CLI_WRAPPER and self.which(provider.cli) is None:
-            return Availability(False, f"cli {provider.cli!r} not found on PATH")
+        if runner == CLI_WRAPPER:
+            verdict = self.readiness(provider)
+            if verdict.path is None:
+                return Availability(False, f"cli {provider.cli!r} not found on PATH")
+            wrong = verdict.why_not(lead=role == LEADER)
+            if wrong is not None:
+                problem, fix = wrong
+                return Availability(False, f"{problem} — {fix}" if fix else problem)
         return Availability(True, None)
+
+    def readiness(self, provider: ProviderSpec) -> Readiness:
+        """The verdict on `provider`'s CLI as recorded by its last check (run nothing:
+        never checked, PATH alone decides) — cached for the life of the pool."""
+        found = self._readiness.get(provider.id)
+        if found is None:
+            from .readiness import cli_readiness
+
+            found = self._readiness[provider.id] = cli_readiness(
+                provider, self._environment, mode="recorded"
+            )
+        return found
 
     def _unknown_message(self, shown: str, provider_id: str) -> str:
         models = self._by_provider.get(provider_id)

@@ -267,6 +267,30 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self._show(screen)
         if confirm:
             self.check_preflight(screen)
+        elif prompt.kind == "blocked" and not view.history:
+            self._guide_if_no_cli()
+
+    def _guide_if_no_cli(self) -> None:
+        """Over a blocked first step: the guide, when no agent CLI that can lead is
+        ready (the verdicts kept by the last check; nothing is run here)."""
+        from okstra_core.life.doctor import diagnose, setup_guide
+
+        from .screens.guide import GuideScreen
+
+        try:
+            entries = setup_guide(
+                diagnose(self.environment, cwd=self.project_root, mode="recorded")
+            )
+        except OkstraError:
+            return  # the blocked screen says what it can
+        if entries:
+            guide = GuideScreen(entries, self.environment, cwd=self.project_root)
+
+            def done(ready: bool | None) -> None:
+                if ready and self.wizard is not None:
+                    self.show_prompt()  # a CLI became ready: the first step again
+
+            self.push_screen(guide, callback=done)
 
     # -- wizard lifecycle -------------------------------------------------------------
 

@@ -16,9 +16,10 @@ import atexit
 import gc
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 # Importing what a command needs allocates many objects and frees almost none: the
 # cyclic garbage collector is off meanwhile, as it is for a headless command (`_run`).
@@ -111,31 +112,16 @@ def run_app(argv: Sequence[str]) -> int:
     if app.return_code:
         return app.return_code
     if request is None:
-        if app.saved_setup is not None:
+        if app.launched_run is not None:
+            print(inert(app.launched_run, keep_newlines=True))
+        elif app.saved_setup is not None:
             print(app.text.get("app.quit.saved", project=inert(app.saved_setup)))
         return 0
     # The app has exited and Textual restored the terminal: hand it to the lead CLI,
     # which runs as okstra's foreground child; okstra records its exit.
     env = dict(os.environ if request.env is None else request.env)
     if request.run_dir is not None:
-        from okstra_core.environment import Environment
-        from okstra_core.life.lead import run_foreground
-
-        try:
-            return run_foreground(
-                request.run_dir,
-                list(request.argv),
-                env,
-                request.cwd,
-                Environment.real(),
-                say=lambda line: print(
-                    inert(line, keep_newlines=True), file=sys.stderr, flush=True
-                ),
-                resumed=request.resumed,
-            )
-        except OkstraError as exc:
-            print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
-            return 1
+        return _lead_in_foreground(request, env)
     os.chdir(request.cwd)
     try:
         os.execvpe(request.argv[0], list(request.argv), env)
@@ -143,6 +129,37 @@ def run_app(argv: Sequence[str]) -> int:
         print(f"okstra: could not start {inert(request.argv[0])}: {exc.strerror}", file=sys.stderr)
         return 1
     return 0  # not reached: execvpe replaced the process
+
+
+def _lead_in_foreground(request: Any, env: dict[str, str]) -> int:
+    """Run the lead as okstra's foreground child; record its exit; a lead that ended
+    within the launch watch's bound gets the doctor and resume hint (on stderr)."""
+    from okstra_core.environment import Environment
+    from okstra_core.errors import OkstraError
+    from okstra_core.launch.watch import early_exit_line, watch_bound
+    from okstra_core.life.lead import run_foreground
+
+    environment = Environment.real()
+    started = time.monotonic()
+    try:
+        code = run_foreground(
+            request.run_dir,
+            list(request.argv),
+            env,
+            request.cwd,
+            environment,
+            say=lambda line: print(inert(line, keep_newlines=True), file=sys.stderr, flush=True),
+            resumed=request.resumed,
+        )
+    except OkstraError as exc:
+        print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
+        return 1
+    said = early_exit_line(
+        code, time.monotonic() - started, str(request.run_dir), watch_bound(environment)
+    )
+    if said is not None:
+        print(inert(said), file=sys.stderr, flush=True)
+    return code
 
 
 def wants_version(args: Sequence[str]) -> bool:

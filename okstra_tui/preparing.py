@@ -44,6 +44,8 @@ class PreparingApp(App[LaunchRequest | None]):
     text: WizardText
     wizard: Wizard | None
     ready_lines: ReadyLines
+    # After a launch in tmux: what to print when the app exits (attach, resume).
+    launched_run: str | None = None
 
     @property
     def shown(self) -> Screen[Any] | None:
@@ -178,6 +180,15 @@ class PreparingApp(App[LaunchRequest | None]):
         if self.shown is not None:
             self._ready_after_refresh(self.shown, outcome="prepared")
         result = message.result
+        launch = result.launch
+        if result.ok and launch is not None and launch.window_ref and not result.exec_argv:
+            # Said on stdout once the app has exited (entry.py): how to see and resume it.
+            self.launched_run = self.text.get(
+                "app.quit.launched",
+                run_id=result.run_id,
+                window=launch.window_ref,
+                run=str(result.run_dir),
+            )
         if result.exec_argv:
             cwd = result.launch.cwd if result.launch is not None else self.project_root
             self.exit(

@@ -24,9 +24,26 @@ if str(REPO) not in sys.path:
 # OKSTRA_HOME for the whole session. Each test still gets its own (`okstra_home`).
 os.environ["OKSTRA_HOME"] = tempfile.mkdtemp(prefix="okstra-test-session-")
 
+
+def _gemini_login(home: Path) -> Path:
+    """A Gemini CLI home with its cached login (a file alone tells okstra it is logged
+    in): the fake agent CLIs of the tests count as logged in."""
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "oauth_creds.json").write_text("{}", encoding="utf-8")
+    return home
+
+
+# For what runs outside a test's own fixtures too (module-scoped fixtures).
+os.environ["GEMINI_CLI_HOME"] = str(
+    _gemini_login(Path(tempfile.mkdtemp(prefix="okstra-test-gemini-")))
+)
+
 # A fake provider CLI: records argv, cwd and selected environment as one JSON line per
-# call in $FAKE_CLI_LOG (if set), answers --version, and exits with $FAKE_CLI_EXIT (after
-# $FAKE_CLI_LINGER seconds, default 0, unless asked for --version or --help).
+# call in $FAKE_CLI_LOG (if set), answers --version and --help (every launch flag of the
+# bundled providers unless $FAKE_CLI_HELP says otherwise: a check's verdict is kept for
+# the model lists), and exits with $FAKE_CLI_EXIT (after
+# printing $FAKE_CLI_SAY and waiting $FAKE_CLI_LINGER seconds, default 0, unless asked
+# for --version or --help).
 FAKE_CLI = """#!{python}
 import json, os, sys, time
 name = os.path.basename(sys.argv[0])
@@ -40,9 +57,14 @@ if "--version" in sys.argv[1:]:
     print(name + " 9.9.9 (fake)")
     sys.exit(0)
 if "--help" in sys.argv[1:]:
-    print(os.environ.get("FAKE_CLI_HELP", "usage: " + name + " [options] -- [prompt]"))
+    print(os.environ.get("FAKE_CLI_HELP", "usage: " + name + " [options] -- [prompt] "
+        "--session-id --session --model --no-daemon --config --prompt-interactive "
+        "  --system-prompt-file --agent-file"))
     sys.exit(0)
-# Like a real lead CLI, stay up a while (FAKE_CLI_LINGER seconds) so its window is seen.
+# Like a real lead CLI, show its screen ($FAKE_CLI_SAY) and stay up a while
+# (FAKE_CLI_LINGER seconds) so its window is seen.
+if os.environ.get("FAKE_CLI_SAY"):
+    print(os.environ["FAKE_CLI_SAY"], flush=True)
 time.sleep(float(os.environ.get("FAKE_CLI_LINGER", "0")))
 sys.exit(int(os.environ.get("FAKE_CLI_EXIT", "0")))
 """
@@ -58,6 +80,11 @@ def okstra_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.delenv("OKSTRA_WORKSPACE", raising=False)
     monkeypatch.delenv("OKSTRA_LANG", raising=False)
     # Never let the host detection see the session this test suite runs in.
+    # The fake agent CLIs count as logged in where okstra tells by a file alone (the
+    # Gemini CLI's cached login): a test about logins sets its own home.
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(_gemini_login(tmp_path_factory.mktemp("gemini"))))
+    # A lead started in tmux is watched this long at most (a test about that sets more).
+    monkeypatch.setenv("OKSTRA_LAUNCH_WATCH", "0.5")
     for var in (
         "CLAUDECODE",
         "CLAUDE_CODE_ENTRYPOINT",

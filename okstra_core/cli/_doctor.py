@@ -24,7 +24,7 @@ def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
     environment = Environment.real()
     report = diagnose(environment)
-    return {**report.to_json(), "configFiles": config_files(environment)}, 0 if report.ok else 1
+    return {**report.to_data(), "configFiles": config_files(environment)}, 0 if report.ok else 1
 
 
 def _human(payload: dict[str, Any]) -> None:

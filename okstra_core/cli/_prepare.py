@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +184,10 @@ def _emit_progress(step: str) -> None:
         print(f"okstra: {step}", file=sys.stderr, flush=True)
 
 
+# The lead started, then exited while okstra watched its start (its end is recorded).
+LEAD_EXITED = 3
+
+
 def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..prepare import prepare
 
@@ -218,9 +223,15 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             environment=environment,
             on_step=_emit_progress,
         )
+        from ..frontend import record_lead_exit
+
+        record_lead_exit(result, environment)
     payload: dict[str, Any] = to_data(result)
     if result.ok and result.exec_argv:
         _run_lead(payload, result, environment)
+    if result.lead_exited:
+        print(f"okstra: {result.error}", file=sys.stderr, flush=True)
+        return payload, LEAD_EXITED
     return payload, 0 if result.ok else 1
 
 
@@ -299,6 +310,9 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
     emit(payload)
     cwd = result.launch.cwd if result.launch is not None else Path.cwd()
     env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
+    from ..launch.watch import early_exit_line, watch_bound
+
+    started = time.monotonic()
     try:
         code = run_foreground(
             result.run_dir,
@@ -312,6 +326,11 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
         # The JSON is already out; say what failed on stderr and exit like a launch error.
         print(f"okstra: {exc.render()}", file=sys.stderr)
         raise SystemExit(1) from None
+    said = early_exit_line(
+        code, time.monotonic() - started, str(result.run_dir), watch_bound(environment)
+    )
+    if said is not None:
+        print(said, file=sys.stderr, flush=True)
     raise SystemExit(code)
 
 

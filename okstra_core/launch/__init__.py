@@ -78,11 +78,14 @@ Public API (the contract `okstra_core.prepare` codes against)::
 
     def start(plan: LaunchPlan, backend: Backend, window_name: str, cwd: Path,
               environment: Environment, *, discover: bool = True,
-              discover_timeout: float | None = None, settle: float = 0.5) -> LaunchResult
+              discover_timeout: float | None = None, settle: float | None = None,
+              activity: ActivitySpec | None = None) -> LaunchResult
         # exec: returns exec_argv/exec_env, runs nothing. tmux: opens the window
-        # (new-window inside tmux, else a detached new-session), checks it did not die
-        # within ~0.5 s (remain-on-exit + pane_dead), then for "discover" providers
-        # waits (bounded by discover.timeout_seconds) for the session id. none: nothing.
+        # (new-window inside tmux, else a detached new-session), watches the lead's
+        # start (watch.py: until its screen waits for input by `activity`, it exits —
+        # `.lead_exit`, the pane kept — or `settle` seconds, default
+        # $OKSTRA_LAUNCH_WATCH or 5), then for "discover" providers waits (bounded by
+        # discover.timeout_seconds) for the session id. none: nothing.
         # Failures come back in `.error` naming the failed command.
 
     def exec_now(result: LaunchResult) -> NoReturn     # os.execvpe for the CLI path

@@ -1,142 +1,22 @@
-"""Provider argv templates → argv lists. No shell is ever involved.
-
-A template is a tuple of strings; each element becomes exactly one argv element, with
-its placeholders replaced (a placeholder may sit inside an element, e.g.
-`--prompt-interactive={kickoff}`). Values are inserted verbatim: quotes, `$(…)`, `;`
-and newlines reach the CLI as they are.
-"""
+"""Provider argv templates → argv lists: the rendering lives with the provider files'
+records (`okstra_core.catalog.argv`, which readiness uses too); launch names it here."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-
-from okstra_core.errors import DataFileError
-
-# Placeholders a launch template may use (besides `{env.NAME}`).
-PLACEHOLDERS: frozenset[str] = frozenset(
-    {"cli", "session_id", "model", "prompt", "prompt_file", "kickoff", "project_root"}
+from ..catalog.argv import (
+    PLACEHOLDERS,
+    WORKER_PLACEHOLDERS,
+    placeholders_in,
+    render_argv,
+    render_element,
+    render_env,
 )
-# A worker template adds the file of its final message (`{access}` is expanded as a
-# whole element before rendering: see `worker_argv`).
-WORKER_PLACEHOLDERS: frozenset[str] = PLACEHOLDERS | {"result_file"}
 
-_TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
-_ENV_NAME = re.compile(r"env\.([A-Za-z_][A-Za-z0-9_]*)")
-
-
-def placeholders_in(template: Sequence[str]) -> set[str]:
-    """The placeholder names a template uses (`env.X` included as such)."""
-    found: set[str] = set()
-    for element in template:
-        for match in _TOKEN.finditer(element):
-            if match.group(1) is not None:
-                found.add(match.group(1))
-    return found
-
-
-def render_element(
-    element: str,
-    values: Mapping[str, str],
-    env: Mapping[str, str],
-    *,
-    source: str,
-    field: str,
-    env_defaults: Mapping[str, str] | None = None,
-    known: frozenset[str] = PLACEHOLDERS,
-) -> str:
-    """Replace the placeholders of one template element.
-
-    Args:
-        element: the template text.
-        values: placeholder name → value.
-        env: environment for `{env.NAME}`.
-        source: the provider file (for errors).
-        field: the dotted field of this element (for errors).
-        env_defaults: value of `{env.NAME}` when NAME is unset.
-        known: the placeholder names this template may use.
-
-    Raises:
-        DataFileError: an unknown placeholder, a placeholder with no value here, an
-            unset `{env.NAME}` without default, or a lone brace.
-    """
-    out: list[str] = []
-    pos = 0
-    for match in _TOKEN.finditer(element):
-        out.append(element[pos : match.start()])
-        pos = match.end()
-        token = match.group(0)
-        if token == "{{":
-            out.append("{")
-            continue
-        if token == "}}":
-            out.append("}")
-            continue
-        name = match.group(1)
-        if name is None:
-            raise DataFileError(
-                f"lone {token!r} in {element!r}; write {token * 2!r} for a literal brace",
-                path=source,
-                field=field,
-            )
-        env_match = _ENV_NAME.fullmatch(name)
-        if env_match is not None:
-            var = env_match.group(1)
-            value = env.get(var) or (env_defaults or {}).get(var)
-            if value is None:
-                raise DataFileError(
-                    f"{{env.{var}}} is used but {var} is not set", path=source, field=field
-                )
-            out.append(value)
-            continue
-        if name not in known:
-            shown = ", ".join(sorted("{" + p + "}" for p in known))
-            raise DataFileError(
-                f"unknown placeholder {{{name}}}; expected one of {shown} or {{env.NAME}}",
-                path=source,
-                field=field,
-            )
-        if name not in values:
-            raise DataFileError(
-                f"placeholder {{{name}}} has no value here", path=source, field=field
-            )
-        out.append(values[name])
-    out.append(element[pos:])
-    return "".join(out)
-
-
-def render_argv(
-    template: Sequence[str],
-    values: Mapping[str, str],
-    env: Mapping[str, str],
-    *,
-    source: str,
-    field: str,
-    known: frozenset[str] = PLACEHOLDERS,
-) -> tuple[str, ...]:
-    """Render every element of an argv template (one element in, one element out).
-
-    Raises:
-        DataFileError: see `render_element`; also for an empty template.
-    """
-    if not template:
-        raise DataFileError("the argv template is empty", path=source, field=field)
-    return tuple(
-        render_element(element, values, env, source=source, field=f"{field}[{index}]", known=known)
-        for index, element in enumerate(template)
-    )
-
-
-def render_env(
-    template: Mapping[str, str],
-    values: Mapping[str, str],
-    env: Mapping[str, str],
-    *,
-    source: str,
-    field: str,
-) -> dict[str, str]:
-    """Render `launch.env` values (names are taken literally)."""
-    return {
-        name: render_element(value, values, env, source=source, field=f"{field}.{name}")
-        for name, value in template.items()
-    }
+__all__ = [
+    "PLACEHOLDERS",
+    "WORKER_PLACEHOLDERS",
+    "placeholders_in",
+    "render_argv",
+    "render_element",
+    "render_env",
+]

@@ -33,17 +33,16 @@ from okstra_core.errors import LaunchError, OkstraError
 from okstra_core.launch.commands import Backend, tmux_base, tmux_commands, tmux_name
 from okstra_core.launch.plan import LaunchPlan
 from okstra_core.launch.session import discover_session
+from okstra_core.launch.watch import LeadExit, Watched, watch_bound, watch_pane
 from okstra_core.life.process import process_start
 from okstra_core.life.tmux import minimal_env
 
+from ..catalog.activity import ActivitySpec
 from ..documents import Participant
 from ..documents.base import merged
 from ..records import config, dataclass, field
 
-# How long a fresh tmux window is watched for an immediate exit.
-SETTLE_SECONDS = 0.5
 _TMUX_TIMEOUT = 10.0
-_STATUS_GRACE = 2.0
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ class LaunchResult:
             "pane_pid",
             "pane_start",
         ),
-        omit_none=("error_text",),
+        omit_none=("error_text", "watched", "watched_seconds", "lead_exit"),
         omit_empty=("notes",),
     )
 
@@ -102,6 +101,11 @@ class LaunchResult:
     tmux_socket: str | None = None
     pane_pid: int | None = None
     pane_start: str | None = None
+    # What watching the start saw (tmux): `waiting for input`, `running` or `exited`,
+    # after how many seconds; `lead_exit` when it exited.
+    watched: str | None = None
+    watched_seconds: float | None = None
+    lead_exit: LeadExit | None = None
 
     @property
     def ok(self) -> bool:
@@ -163,75 +167,6 @@ def _free_session_name(name: str, environment: Environment) -> str:
     raise LaunchError(f"tmux sessions {name} … {name}-99 all exist; close some and retry")
 
 
-def _watch_pane(
-    base: Sequence[str],
-    pane: str,
-    plan: LaunchPlan,
-    window_ref: str,
-    environment: Environment,
-    settle: float,
-) -> None:
-    """Fail if the CLI died within `settle` seconds with a non-zero status."""
-    deadline = time.monotonic() + settle
-    dead_polls = 0
-    while True:
-        probe = _run(
-            [
-                *base,
-                "display-message",
-                "-p",
-                "-t",
-                pane,
-                "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}",
-            ],
-            environment,
-        )
-        if probe.returncode != 0:
-            raise LaunchError(
-                f"`{shlex.join(plan.argv)}` exited at once: its tmux window {window_ref} is gone"
-            )
-        dead, status, signal = [*probe.stdout.strip().split(":"), "", ""][:3]
-        # tmux sees the pty close before it reaps the child: a dead pane's exit status
-        # can lag behind by a moment, so wait for it (briefly) before judging.
-        if dead == "1" and (status or signal or time.monotonic() >= deadline + _STATUS_GRACE):
-            break
-        if dead == "1":
-            dead_polls += 1
-            if dead_polls % 4 == 0:
-                # tmux 3.3a can miss the SIGCHLD of a fast-exiting child and leave it a
-                # zombie until the server reaps another child: make it fork and reap one.
-                _run([*base, "run-shell", "true"], environment)
-        if dead != "1" and time.monotonic() >= deadline:
-            # Alive after the settle time. The window keeps remain-on-exit: when the
-            # lead exits later, its pane stays for okstra to read the exit status.
-            return
-        time.sleep(0.05)
-    if status == "0" and not signal:
-        # A clean exit is not a failed launch: the dead pane stays, and okstra records
-        # the exit when it next looks at the run.
-        return
-    shown = _run([*base, "capture-pane", "-p", "-J", "-S", "-200", "-t", pane], environment).stdout
-    _run([*base, "kill-pane", "-t", pane], environment)
-    if signal:
-        how = f"was killed by signal {signal}"
-    elif status:
-        how = f"exited with status {status}"
-    else:
-        # Still no status after the grace time (and the reap nudges above): the lead
-        # CLI is interactive, so gone within the settle time is a failed launch.
-        how = "exited (tmux reported no exit status)"
-    said = [
-        line.strip()
-        for line in shown.splitlines()
-        if line.strip() and not line.startswith("Pane is dead")
-    ]
-    tail = " | ".join(said[-5:])
-    raise LaunchError(
-        f"`{shlex.join(plan.argv)}` {how} right after starting in tmux "
-        f"window {window_ref}" + (f": {tail}" if tail else "")
-    )
-
-
 @dataclass(frozen=True)
 class _TmuxWindow:
     window_ref: str
@@ -240,6 +175,7 @@ class _TmuxWindow:
     command: tuple[str, ...]
     pane_pid: int | None
     pane_start: str | None
+    watched: Watched
 
 
 def _pane_pid(base: Sequence[str], pane: str, environment: Environment) -> int | None:
@@ -250,7 +186,12 @@ def _pane_pid(base: Sequence[str], pane: str, environment: Environment) -> int |
 
 
 def _start_tmux(
-    plan: LaunchPlan, window_name: str, cwd: Path, environment: Environment, settle: float
+    plan: LaunchPlan,
+    window_name: str,
+    cwd: Path,
+    environment: Environment,
+    settle: float,
+    activity: ActivitySpec | None,
 ) -> _TmuxWindow:
     if environment.which("tmux") is None:
         raise LaunchError("tmux is not installed (needed by the tmux launch backend)")
@@ -261,6 +202,7 @@ def _start_tmux(
         if free != name:
             at = cmd.index("-s") + 1
             cmd[at] = free
+    opened = time.monotonic()
     done = _run(cmd, environment, lead_env=True)
     if done.returncode != 0:
         raise LaunchError(
@@ -276,7 +218,19 @@ def _start_tmux(
     # other program a later pane (or a planted run file) may show.
     pid = _pane_pid(base, pane, environment)
     started = process_start(pid)
-    _watch_pane(base, pane, plan, ref, environment, settle)
+    try:
+        watched = watch_pane(
+            lambda argv: _run(argv, environment),
+            base,
+            pane,
+            activity=activity,
+            bound=settle,
+            started=opened,
+        )
+    except LookupError:
+        raise LaunchError(
+            f"`{shlex.join(plan.argv)}` exited at once: its tmux window {ref} is gone"
+        ) from None
     return _TmuxWindow(
         window_ref=ref,
         pane_ref=pane,
@@ -284,6 +238,7 @@ def _start_tmux(
         command=tuple(cmd),
         pane_pid=pid,
         pane_start=started,
+        watched=watched,
     )
 
 
@@ -319,7 +274,8 @@ def start(
     *,
     discover: bool = True,
     discover_timeout: float | None = None,
-    settle: float = SETTLE_SECONDS,
+    settle: float | None = None,
+    activity: ActivitySpec | None = None,
 ) -> LaunchResult:
     """Start the lead CLI with the chosen backend. Launch failures come back in `.error`.
 
@@ -331,7 +287,9 @@ def start(
         environment: PATH, env and clock.
         discover: for a `discover` provider started in tmux, wait for its session id.
         discover_timeout: overrides the provider's `timeout_seconds`.
-        settle: how long a new tmux window is watched for an immediate exit.
+        settle: how long at most a new lead is watched (`watch.watch_bound` when None):
+            until it waits for input (`activity`'s patterns), exits, or this passes.
+        activity: the provider's screen patterns (`[activity]`).
 
     Returns:
         A `LaunchResult`; on failure its `error` names the command that failed.
@@ -357,8 +315,9 @@ def start(
             command=plan.argv,
             **common,
         )
+    bound = watch_bound(environment) if settle is None else settle
     try:
-        window = _start_tmux(plan, window_name, cwd, environment, settle)
+        window = _start_tmux(plan, window_name, cwd, environment, bound, activity)
     except LaunchError as exc:
         return LaunchResult(
             window_ref=None,
@@ -368,10 +327,28 @@ def start(
             error=exc,
             **common,
         )
+    return _tmux_result(plan, window, cwd, environment, common, discover, discover_timeout)
+
+
+def _tmux_result(
+    plan: LaunchPlan,
+    window: _TmuxWindow,
+    cwd: Path,
+    environment: Environment,
+    common: dict[str, Any],
+    discover: bool,
+    discover_timeout: float | None,
+) -> LaunchResult:
+    """The result of a lead started in tmux: its window, what watching its start saw,
+    and (a `discover` provider whose lead did not exit) its session id."""
+    pending = plan.session_id_kind == "discover"
     session_id: str | None = plan.session_id
     notes: tuple[str, ...] = ()
-    if pending and discover:
-        session_id, notes = _discover(plan, cwd, launched_at, environment, discover_timeout)
+    lead_exit = window.watched.lead_exit
+    if pending and discover and lead_exit is None:
+        session_id, notes = _discover(
+            plan, cwd, common["launched_at"], environment, discover_timeout
+        )
     common["session_id"] = session_id
     return LaunchResult(
         window_ref=window.window_ref,
@@ -384,6 +361,9 @@ def start(
         tmux_socket=window.socket,
         pane_pid=window.pane_pid,
         pane_start=window.pane_start,
+        watched=window.watched.state,
+        watched_seconds=round(window.watched.seconds, 1),
+        lead_exit=lead_exit,
         **common,
     )
 

@@ -1,50 +1,88 @@
 """`okstra doctor`: can this machine run a team? Checked before the first setup, not at step 9.
 
-For each provider: its CLI is on PATH, answers its version command, and — for a
-provider that can lead — lists the launch flags okstra relies on (the same checks as
-prepare's preflight). tmux is looked for too (the tmux launch backend needs it). Every
-failure comes with the command that fixes it; install commands are data in the
-provider files (`install = "npm install -g …"`).
-
-Whether a CLI is logged in is told offline where the CLI allows it, by the rules of
-the provider file's `[login]` table (an API-key variable that is set, a credentials
-file that exists, the CLI's own status command). Only the names of variables and the
-paths of files are reported — never a value, never the status command's output. A CLI
-that is found but not logged in is not ready.
+For each provider, the verdict of `okstra_core.readiness.cli_readiness` — the same one
+the app's start line, the model lists and prepare's preflight read: its CLI is on
+PATH, answers its version command, lists the launch flags okstra relies on (a provider
+that can lead) and is not known to be logged out (told offline by the provider file's
+`[login]` rules; only names of variables and paths of files are reported). tmux is
+looked for (the tmux launch backend needs it), and Node.js (the agent CLIs installed
+with npm need version `NODE_MINIMUM` or newer). Every failure comes with the command
+that fixes it; install and login commands are data in the provider files.
 
 Each CLI found is named with where it came from: the file (links resolved) and the
 PATH entry it was found through. A CLI found through a relative PATH entry
 (`node_modules/.bin`, `.`, an empty entry) or an entry inside the current project is
-flagged with a warning (`launch.cli_origin`): the project there chooses what runs.
-
-The providers are checked side by side (each check runs the CLI a few times).
+flagged with a warning (`readiness.origin`): the project there chooses what runs.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ..catalog.loaders import load_catalog
-from ..catalog.models import LEADER, LOGIN_FILE_PLACEHOLDER, LoginSpec, ProviderSpec
 from ..display import inert
 from ..environment import Environment
-from ..launch.checks import RoleInstance, install_hint, preflight, run_probe
-from ..launch.cli_origin import CliOrigin, locate_cli
-from ..records import dataclass
+from ..readiness import Mode, Readiness, check_clis
+from ..readiness.login import logged_in_offline
+from ..readiness.origin import CliOrigin, locate_cli
+from ..readiness.probes import run_concurrently
+from ..records import config, dataclass, to_data
+
+__all__ = [
+    "NODE_MINIMUM",
+    "Check",
+    "GuideEntry",
+    "Report",
+    "diagnose",
+    "logged_in_offline",
+    "render",
+    "setup_guide",
+]
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"
-# A login status command answers at once, offline; one that does not is not waited on.
-_STATUS_TIMEOUT = 5.0
+# The agent CLIs installed with npm need this Node.js major version or newer (on Node 20
+# npm silently installs an old `claude` release).
+NODE_MINIMUM = 22
+NODE_INSTALL = (
+    f"install Node.js {NODE_MINIMUM} or newer (https://nodejs.org, or `nvm install {NODE_MINIMUM}`)"
+)
+_ORDER = (
+    "name",
+    "kind",
+    "ok",
+    "cli",
+    "path",
+    "resolved_path",
+    "path_entry",
+    "warning",
+    "version",
+    "can_lead",
+    "flags_ok",
+    "ready",
+    "logged_in",
+    "login",
+    "login_fix",
+    "problem",
+    "fix",
+    "install",
+    "disabled",
+)
 
 
 @dataclass(frozen=True)
 class Check:
-    """One line of the doctor's report."""
+    """One line of the doctor's report (its JSON: `records.to_data`)."""
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        aliases={"flags_ok": "launchFlagsOk"},
+        skip=("origin",),
+        views=("resolved_path", "path_entry", "warning", "ready"),
+        first=_ORDER,
+    )
 
     name: str
     kind: str  # "provider" | "tool"
@@ -68,32 +106,25 @@ class Check:
         """Usable for a run: working, and not known to be logged out."""
         return self.ok and self.logged_in is not False
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "ok": self.ok,
-            "cli": self.cli,
-            "path": self.path,
-            "resolvedPath": self.origin.resolved if self.origin else None,
-            "pathEntry": self.origin.entry if self.origin else None,
-            "warning": self.origin.risk if self.origin else None,
-            "version": self.version,
-            "canLead": self.can_lead,
-            "launchFlagsOk": self.flags_ok,
-            "ready": self.ready,
-            "loggedIn": self.logged_in,
-            "login": self.login,
-            "loginFix": self.login_fix,
-            "problem": self.problem,
-            "fix": self.fix,
-            "install": self.install,
-            "disabled": self.disabled,
-        }
+    @property
+    def resolved_path(self) -> str | None:
+        return self.origin.resolved if self.origin else None
+
+    @property
+    def path_entry(self) -> str | None:
+        return self.origin.entry if self.origin else None
+
+    @property
+    def warning(self) -> str | None:
+        return self.origin.risk if self.origin else None
 
 
 @dataclass(frozen=True)
 class Report:
+    """The doctor's report (its JSON: `records.to_data`: `ok`, `summary`, `checks`)."""
+
+    __pydantic_config__ = config(views=("ok", "summary"), first=("ok", "summary"))
+
     checks: tuple[Check, ...]
 
     @property
@@ -118,135 +149,74 @@ class Report:
         """One line: `3 of 5 agent CLIs ready (claude, codex, …); tmux 3.3a`."""
         ready = [c.name for c in self.providers if c.ready and not c.disabled]
         total = sum(1 for c in self.providers if not c.disabled)
-        tmux = next((c for c in self.checks if c.name == "tmux"), None)
+        tmux = self.tmux
         tmux_text = (
             "" if tmux is None else f"; {tmux.version or 'tmux'}" if tmux.ok else "; no tmux"
         )
         names = f" ({', '.join(ready)})" if ready else ""
         return f"{len(ready)} of {total} agent CLIs ready{names}{tmux_text}"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "summary": self.summary(),
-            "checks": [c.to_json() for c in self.checks],
-        }
+    def to_data(self) -> dict[str, Any]:
+        """Its protocol document."""
+        data: dict[str, Any] = to_data(self)
+        return data
 
 
-def _provider_check(
-    provider: ProviderSpec,
-    environment: Environment,
-    *,
-    disabled: bool,
-    timeout: float,
-    cwd: Path | None = None,
-) -> Check:
-    can_lead = LEADER in provider.roles
-    role = LEADER if can_lead else provider.roles[0]
-    (result,) = preflight(
-        [RoleInstance(role=role, ordinal=1, provider=provider, runner="cli-wrapper")],
-        environment,
-        timeout=timeout,
-    )
-    fix = result.remedy
-    if result.cli_path is None:
-        fix = install_hint(provider)
-    logged_in: bool | None = None
-    login_text: str | None = None
-    login_fix: str | None = None
-    if result.cli_path is not None and provider.login is not None:
-        logged_in, login_text = logged_in_offline(
-            provider.login, result.cli_path, environment, timeout=timeout
-        )
-        if logged_in is False:
-            login_fix = provider.login.how or f"log in with `{provider.cli}`"
+def provider_check(verdict: Readiness, *, install: str | None, disabled: bool) -> Check:
+    """The doctor's line for one provider's readiness verdict."""
+    lead_ok = verdict.works and verdict.flags_problem is None
+    problem, fix = verdict.problem, verdict.remedy
+    if verdict.works and verdict.flags_problem is not None:
+        problem, fix = verdict.flags_problem, verdict.flags_remedy
     return Check(
-        name=provider.id,
+        name=verdict.provider_id,
         kind="provider",
-        ok=result.ok,
-        cli=provider.cli,
-        path=result.cli_path,
-        version=result.version,
-        can_lead=can_lead,
-        flags_ok=(result.ok if can_lead and result.version is not None else None),
-        problem=result.problem,
+        ok=lead_ok if verdict.can_lead else verdict.works,
+        cli=verdict.cli,
+        path=verdict.path,
+        version=verdict.version,
+        can_lead=verdict.can_lead,
+        flags_ok=lead_ok if verdict.can_lead and verdict.version is not None else None,
+        problem=problem,
         fix=fix,
-        install=provider.install,
+        install=install,
         disabled=disabled,
-        logged_in=logged_in,
-        login=login_text,
-        login_fix=login_fix,
-        origin=locate_cli(provider.cli, environment, cwd) if result.cli_path else None,
+        logged_in=verdict.logged_in,
+        login=verdict.login,
+        login_fix=verdict.login_fix,
+        origin=verdict.origin,
     )
 
 
-def _expand_path(template: str, environment: Environment) -> Path:
-    """A `[login]` file path: `{env.NAME:-default}` from the environment, `~` = HOME."""
-
-    def value(match: re.Match[str]) -> str:
-        return environment.get(match.group(1)) or match.group(2) or ""
-
-    text = LOGIN_FILE_PLACEHOLDER.sub(value, template)
-    home = environment.get("HOME") or os.path.expanduser("~")
-    if text == "~" or text.startswith("~/"):
-        text = home + text[1:]
-    return Path(text)
-
-
-def _nonempty_file(path: Path) -> bool:
+def _tool(
+    name: str, environment: Environment, timeout: float, cwd: Path | None
+) -> tuple[CliOrigin | None, str | None, str | None]:
+    """(origin, first line of `name --version`/`-V`, why it could not be read)."""
+    origin = locate_cli(name, environment, cwd)
+    if origin is None:
+        return None, None, None
+    flag = "-V" if name == "tmux" else "--version"
     try:
-        return path.is_file() and path.stat().st_size > 0
-    except OSError:
-        return False
-
-
-def logged_in_offline(
-    login: LoginSpec,
-    cli_path: str,
-    environment: Environment,
-    *,
-    timeout: float,
-    run_status: bool = True,
-) -> tuple[bool | None, str]:
-    """Whether the CLI has credentials, told offline by the provider's `[login]` rules.
-
-    Returns:
-        (True / False / None = cannot tell, what told or what was looked at). The text
-        names variables and paths only — never a value, never the command's output.
-    """
-    for name in login.env:
-        if environment.get(name):
-            return True, f"{name} is set"
-    files = [_expand_path(f, environment) for f in login.files]
-    for path in files:
-        if _nonempty_file(path):
-            return True, f"credentials in {path}"
-    looked = [*login.env, *(str(p) for p in files)]
-    if login.status and not run_status:
-        return None, f"`{Path(cli_path).name} {' '.join(login.status[1:])}` would tell"
-    if login.status:
-        argv = (cli_path, *login.status[1:])
-        shown = " ".join((Path(cli_path).name, *login.status[1:]))
-        try:
-            code, out, err = run_probe(argv, environment, min(timeout, _STATUS_TIMEOUT))
-        except (OSError, subprocess.TimeoutExpired):
-            return None, f"`{shown}` did not answer"
-        pattern = login.status_pattern
-        answered = not pattern or re.search(pattern, out + err, re.IGNORECASE) is not None
-        if answered and code == 0:
-            return True, f"`{shown}` says so"
-        if answered and code == 1:
-            return False, f"`{shown}` says not logged in" + (
-                f"; none of {', '.join(looked)}" if looked else ""
-            )
-        return None, f"`{shown}` gave no answer okstra understands (exit {code})"
-    return False, f"none of {', '.join(looked)}"
+        done = subprocess.run(
+            [origin.path, flag],
+            env=dict(environment.env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return origin, None, f"`{name} {flag}` failed: {exc}"
+    version = done.stdout.strip() or done.stderr.strip() or None
+    if done.returncode != 0:
+        return origin, None, f"`{name} {flag}` exited with status {done.returncode}"
+    return origin, version, None
 
 
 def _tmux_check(environment: Environment, timeout: float, cwd: Path | None = None) -> Check:
-    origin = locate_cli("tmux", environment, cwd)
-    path = origin.path if origin is not None else None
-    if path is None:
+    origin, version, failed = _tool("tmux", environment, timeout, cwd)
+    if origin is None:
         return Check(
             name="tmux",
             kind="tool",
@@ -256,42 +226,70 @@ def _tmux_check(environment: Environment, timeout: float, cwd: Path | None = Non
             fix=f"install it: {TMUX_INSTALL}",
             install=TMUX_INSTALL,
         )
-    try:
-        done = subprocess.run(
-            [path, "-V"],
-            env=dict(environment.env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return Check(
-            name="tmux",
-            kind="tool",
-            ok=False,
-            cli="tmux",
-            path=path,
-            problem=f"`tmux -V` failed: {exc}",
-            fix=f"reinstall it: {TMUX_INSTALL}",
-            origin=origin,
-        )
-    version = done.stdout.strip() or done.stderr.strip() or None
-    ok = done.returncode == 0
     return Check(
-        name="tmux", kind="tool", ok=ok, cli="tmux", path=path, version=version, origin=origin
+        name="tmux",
+        kind="tool",
+        ok=failed is None,
+        cli="tmux",
+        path=origin.path,
+        version=version,
+        problem=failed,
+        fix=f"reinstall it: {TMUX_INSTALL}" if failed else None,
+        origin=origin,
     )
 
 
-def diagnose(environment: Environment, *, timeout: float = 10.0, cwd: Path | None = None) -> Report:
-    """Check every provider's CLI and tmux.
+def _node_check(environment: Environment, timeout: float, cwd: Path | None = None) -> Check:
+    """Node.js, which the npm-installed agent CLIs run on: present, `NODE_MINIMUM`+."""
+    origin, version, failed = _tool("node", environment, timeout, cwd)
+    need = f"the agent CLIs installed with npm need Node.js {NODE_MINIMUM} or newer"
+    if origin is None:
+        return Check(
+            name="node",
+            kind="tool",
+            ok=False,
+            cli="node",
+            problem=f"node is not on PATH ({need})",
+            fix=NODE_INSTALL,
+            install=NODE_INSTALL,
+        )
+    major = re.match(r"v?(\d+)\.", version or "")
+    if failed is None and major is None:
+        failed = f"`node --version` said {version!r}, not a version okstra can read"
+    elif major is not None and int(major.group(1)) < NODE_MINIMUM:
+        failed = (
+            f"Node.js {version} is older than {NODE_MINIMUM} ({need}; on older ones npm "
+            "silently installs old releases)"
+        )
+    return Check(
+        name="node",
+        kind="tool",
+        ok=failed is None,
+        cli="node",
+        path=origin.path,
+        version=version,
+        problem=failed,
+        fix=f"{NODE_INSTALL}, then reinstall the agent CLIs" if failed else None,
+        origin=origin,
+    )
+
+
+def diagnose(
+    environment: Environment,
+    *,
+    timeout: float = 10.0,
+    cwd: Path | None = None,
+    mode: Mode = "probe",
+) -> Report:
+    """Check every provider's CLI (`readiness.cli_readiness`), tmux and Node.js.
 
     Args:
         environment: PATH and env the CLIs run with.
         timeout: seconds each command may take.
         cwd: the current directory (default: the process's): a CLI found inside it, or
             through a relative PATH entry, is flagged.
+        mode: `probe` runs every CLI (the doctor); `recorded-or-probe` reads the
+            verdicts recorded by an earlier check of the same CLI files (the start line).
 
     Raises:
         DataFileError: a provider or config file is malformed (named).
@@ -299,74 +297,75 @@ def diagnose(environment: Environment, *, timeout: float = 10.0, cwd: Path | Non
     catalog = load_catalog(environment)
     disabled = set(catalog.config.disabled_providers)
     providers = catalog.providers
-    with ThreadPoolExecutor(max_workers=max(1, len(providers) + 1)) as pool:
-        futures = [
-            pool.submit(
-                _provider_check,
-                p,
-                environment,
-                disabled=p.id in disabled,
-                timeout=timeout,
-                cwd=cwd,
-            )
-            for p in providers
-        ]
-        tmux = pool.submit(_tmux_check, environment, timeout, cwd)
-        checks = [f.result() for f in futures]
-        checks.append(tmux.result())
-    return Report(checks=tuple(checks))
+    tools: list[Check] = []
+    verdicts: list[Readiness] = []
+
+    def clis() -> None:
+        verdicts.extend(check_clis(providers, environment, mode=mode, timeout=timeout, cwd=cwd))
+
+    def tool_checks() -> None:
+        tools.extend(
+            (_tmux_check(environment, timeout, cwd), _node_check(environment, timeout, cwd))
+        )
+
+    run_concurrently([clis, tool_checks], 2)
+    checks = [
+        provider_check(v, install=p.install, disabled=p.id in disabled)
+        for p, v in zip(providers, verdicts, strict=True)
+    ]
+    return Report(checks=(*checks, *tools))
 
 
-def quick_report(environment: Environment, *, cwd: Path | None = None) -> Report:
-    """A report that runs nothing: CLIs looked up on PATH, logins told by env and files.
+@dataclass(frozen=True)
+class GuideEntry:
+    """One agent CLI that is not ready, for a first screen: what is wrong, what to do.
 
-    For the app's start screen (cheap enough for every start); `diagnose` runs the
-    CLIs. A CLI found here counts as working; a status command is not run (unknown).
-
-    Raises:
-        DataFileError: a provider or config file is malformed (named).
+    Attributes:
+        cli: the command (`claude`).
+        providers: the providers that run it.
+        state: `missing`, `logged out` or `not working`.
+        can_lead: one of its providers can lead a run.
+        install: the install command (from the provider file), when known.
+        todo: the one thing to do: install, log in, or the fix of what is wrong.
     """
-    catalog = load_catalog(environment)
-    disabled = set(catalog.config.disabled_providers)
-    checks: list[Check] = []
-    for provider in catalog.providers:
-        origin = locate_cli(provider.cli, environment, cwd)
-        path = origin.path if origin is not None else None
-        logged_in: bool | None = None
-        login_text: str | None = None
-        if path is not None and provider.login is not None:
-            logged_in, login_text = logged_in_offline(
-                provider.login, path, environment, timeout=0, run_status=False
-            )
-        checks.append(
-            Check(
-                name=provider.id,
-                kind="provider",
-                ok=path is not None,
-                cli=provider.cli,
-                path=path,
-                can_lead=LEADER in provider.roles,
-                problem=None if path else f"`{provider.cli}` is not on PATH",
-                fix=None if path else install_hint(provider),
-                install=provider.install,
-                disabled=provider.id in disabled,
-                logged_in=logged_in,
-                login=login_text,
-                origin=origin,
+
+    cli: str
+    providers: tuple[str, ...]
+    state: str
+    can_lead: bool
+    install: str | None
+    todo: str
+
+
+def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
+    """What stands between this machine and a run, one entry per CLI (each reason once);
+    empty when a run can be launched (`report.ok`). Lead-capable CLIs first."""
+    if report.ok:
+        return ()
+    by_cli: dict[str, list[Check]] = {}
+    for check in report.providers:
+        if not check.disabled and not check.ready:
+            by_cli.setdefault(check.cli or check.name, []).append(check)
+    entries = []
+    for cli, checks in by_cli.items():
+        first = checks[0]
+        if first.path is None:
+            state, todo = "missing", first.install or first.fix or ""
+        elif not first.ok:
+            state, todo = "not working", first.fix or first.problem or ""
+        else:
+            state, todo = "logged out", first.login_fix or f"log in with `{cli}`"
+        entries.append(
+            GuideEntry(
+                cli=cli,
+                providers=tuple(c.name for c in checks),
+                state=state,
+                can_lead=any(c.can_lead for c in checks),
+                install=first.install,
+                todo=todo,
             )
         )
-    tmux = locate_cli("tmux", environment, cwd)
-    checks.append(
-        Check(
-            name="tmux",
-            kind="tool",
-            ok=tmux is not None,
-            cli="tmux",
-            path=tmux.path if tmux else None,
-            origin=tmux,
-        )
-    )
-    return Report(checks=tuple(checks))
+    return tuple(sorted(entries, key=lambda e: not e.can_lead))
 
 
 def _where(check: dict[str, Any]) -> str:
@@ -400,7 +399,7 @@ def _config_lines(files: list[dict[str, Any]]) -> list[str]:
 
 
 def render(payload: dict[str, Any]) -> str:
-    """The report (`Report.to_json()`) for people: one line per check, where each CLI
+    """The report (`Report.to_data()`) for people: one line per check, where each CLI
     came from, warnings and fixes below. Every value is shown inert."""
     lines = []
     for check in payload["checks"]:

@@ -169,7 +169,8 @@ def prepare(
     if plan is None or backend == "none":
         return result
     step("launching the lead")
-    outcome = launcher.start(plan, backend, window, request.project_root, env)
+    activity = resolved.catalog.provider(plan.provider_id).activity
+    outcome = launcher.start(plan, backend, window, request.project_root, env, activity=activity)
     return _after_launch(result, run, plan, outcome, env)
 
 

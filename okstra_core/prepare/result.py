@@ -12,6 +12,7 @@ from .runfiles import PlannedFile
 
 if TYPE_CHECKING:
     from ..launch import LaunchResult, PreflightResult
+    from ..launch.watch import LeadExit
 
 __all__ = ["PrepareResult", "TeamMember", "team_of"]
 
@@ -108,9 +109,30 @@ class PrepareResult:
 
     @property
     def ok(self) -> bool:
-        return self.launch is None or self.launch.error is None
+        """Launched (or nothing to launch), and the lead did not exit while watched."""
+        return self.launch is None or (self.launch.error is None and not self.lead_exited)
+
+    @property
+    def lead_exited(self) -> bool:
+        """The lead started, then exited while okstra watched its start."""
+        return self.launch is not None and self.launch.lead_exit is not None
 
     @property
     def error(self) -> str | None:
-        """Why the launch failed, or None."""
-        return self.launch.error_text if self.launch is not None else None
+        """Why the launch failed, or that the lead exited at once (with its last lines
+        and what to do), or None."""
+        if self.launch is None:
+            return None
+        if self.launch.lead_exit is not None:
+            return lead_exit_text(self.launch.lead_exit, self.run_id)
+        return self.launch.error_text
+
+
+def lead_exit_text(lead_exit: LeadExit, run_id: str) -> str:
+    """`the lead exited 1 after 1.6 s: <last lines>; …` with what to do next."""
+    said = [line.strip() for line in lead_exit.last_lines if line.strip()][-5:]
+    tail = f": {' | '.join(said)}" if said else ""
+    return (
+        f"{lead_exit.headline()}{tail}; check its CLI with `okstra doctor` (installed, logged "
+        f"in?), then resume it with `okstra resume {run_id} --exec` or prepare again"
+    )

@@ -83,6 +83,15 @@ def result_text(
     elif result.exec_argv:
         text.append(line("handing_over"))
         text.append(f"  {argv_text(result.exec_argv[:1])} …\n")
+    elif launch is not None and launch.lead_exit is not None:
+        lead_exit = launch.lead_exit
+        text.append(
+            line("lead_exited", headline=lead_exit.headline(), window=launch.window_ref or "?"),
+            style="bold red",
+        )
+        for said in lead_exit.last_lines[-8:]:
+            text.append(f"  │ {said}\n")
+        text.append(line("lead_exited_hint", run_id=result.run_id))
     elif launch is not None and launch.error is None and launch.window_ref:
         text.append(line("tmux_window", window=launch.window_ref))
     elif result.lead_argv:
@@ -148,6 +157,8 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         self.steps: list[str] = []
         self.finished = False
         self.failed = False
+        # The run whose lead exited while its start was watched: Enter opens it.
+        self.exited_run: Path | None = None
 
     @property
     def awaits_key(self) -> bool:
@@ -156,6 +167,8 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Enter and Escape only mean something before prepare has started, and only
         # once the screen is armed (keys typed ahead are dropped by the app anyway).
+        if action == "open_run" and self.exited_run is not None:
+            return True
         if action in ("start", "back", "open_run", "launch_another"):
             if not self.waiting:
                 return False
@@ -189,6 +202,9 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         self.refresh_bindings()
 
     def action_open_run(self) -> None:
+        if self.exited_run is not None:
+            self.post_message(OpenRunRequested(self.exited_run))
+            return
         if not (self.waiting and self.armed) or self.earlier_run is None:
             return
         self.post_message(OpenRunRequested(self.earlier_run))
@@ -266,6 +282,10 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         which = self.environment.which if self.environment is not None else None
         result.update(result_text(message.result, self.root, which, catalog=ui_text(self)))
         result.add_class("-visible")
+        if message.result.lead_exited:
+            # The lead is gone: this screen is the outcome, with the run one key away.
+            self.exited_run = message.result.run_dir
+            self.refresh_bindings()
 
     def on_prepare_failed(self, message: PrepareFailed) -> None:
         # Not stopped: the app signals the outcome (ready file) once this is shown.

@@ -25,7 +25,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from okstra_core.display import inert_markup
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
-from okstra_core.life.doctor import quick_report
+from okstra_core.life.doctor import diagnose
 from okstra_core.life.runs import RunRow, find_project_root
 from okstra_core.setup_runs import setup_runs
 from okstra_core.wizard.text import WizardText
@@ -336,7 +336,8 @@ class StartScreen(Screen[None]):
     def check_clis(self) -> None:
         text = ui_text(self)
         try:
-            line = doctor_line(quick_report(self.environment, cwd=self.cwd), text)
+            report = diagnose(self.environment, cwd=self.cwd, mode="recorded-or-probe")
+            line = doctor_line(report, text)
         except OkstraError as exc:
             line = exc.render()
         self.app.call_from_thread(self._show_doctor, line)

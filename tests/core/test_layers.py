@@ -49,6 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     (
         "okstra_core.catalog",
+        "okstra_core.readiness",
         "okstra_core.tasks",
         "okstra_core.request",
         "okstra_core.documents",

@@ -31,11 +31,17 @@ def test_all_good_and_each_cli_asked_once(fake_bin, tmp_path: Path) -> None:
     assert all(r.ok for r in results), [r.message() for r in results]
     assert results[0].version == "claude 9.9.9 (fake)"
     calls = [(c["cli"], c["argv"]) for c in read_log(log)]
+    # Once each: its version, its launch flags (both can lead), its login status (the
+    # fakes do not answer it as the real CLIs do: "cannot tell", not logged out).
     assert sorted(calls) == [
         ("claude", ["--help"]),
         ("claude", ["--version"]),
+        ("claude", ["auth", "status"]),
+        ("codex", ["--help"]),
         ("codex", ["--version"]),
+        ("codex", ["login", "status"]),
     ]
+    assert results[0].logged_in is None
     assert to_data(results[0])["ok"] is True
 
 
@@ -105,10 +111,14 @@ def test_probes_run_at_the_same_time(tmp_path: Path) -> None:
     assert [r.instance for r in results] == ["leader#1", "analyser#1", "analyser#2"]
     assert all(r.ok for r in results), [r.message() for r in results]
     assert [r.version for r in results][1:] == ["codex 2.0", "codex 2.0"]
+    # Every probe ran (each CLI's version, launch flags and login status).
     assert sorted(p.name for p in marks.iterdir()) == [
         "claude---help",
         "claude---version",
+        "claude-auth",
+        "codex---help",
         "codex---version",
+        "codex-login",
     ]
 
 
@@ -141,7 +151,7 @@ def test_a_timeout_kills_the_probe_and_what_it_started(tmp_path: Path) -> None:
     assert "did not answer within 3 s" in (results[0].problem or "")
     assert results[1].ok and results[1].version == "codex 2.0"
     children = [int(line) for line in pids.read_text().split()]
-    assert len(children) == 2  # the version and the help probe
+    assert len(children) == 3  # the version, the help and the login status probe
     assert all(_gone(pid) for pid in children)
 
 

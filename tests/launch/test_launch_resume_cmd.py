@@ -99,8 +99,9 @@ def calls(world: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def lead_calls(world: dict[str, Any]) -> list[dict[str, Any]]:
-    # Preflight probes (--version / --help) are not the lead.
-    return [c for c in calls(world) if c["argv"][:1] not in (["--version"], ["--help"])]
+    # Preflight probes (--version / --help / the login status) are not the lead.
+    probes = (["--version"], ["--help"], ["login", "status"], ["auth", "status"])
+    return [c for c in calls(world) if c["argv"] not in probes]
 
 
 def rollout(

@@ -145,27 +145,27 @@ def test_inside_tmux_opens_a_window_in_the_current_session(
     assert names[1] == "task-7"
 
 
-def test_immediate_failure_names_the_command(socket: str, fake_bin, tmp_path: Path) -> None:
-    env = fake_env(fake_bin("claude"), OKSTRA_TMUX_SOCKET=socket, FAKE_CLI_EXIT="3")
+def test_an_immediate_exit_is_a_lead_exit_and_its_pane_stays(
+    socket: str, fake_bin, tmp_path: Path
+) -> None:
+    env = fake_env(
+        fake_bin("claude"), OKSTRA_TMUX_SOCKET=socket, FAKE_CLI_EXIT="3", FAKE_CLI_SAY="boom"
+    )
     plan = _plan(env, tmp_path)
-    # A generous settle time: the check returns as soon as the pane is dead, and a loaded
-    # machine may take longer than the default 0.5 s just to start the fake.
+    # A generous bound: the watch returns as soon as the pane is dead.
     result = start(plan, "tmux", "t", tmp_path, env, settle=15)
-    assert result.error is not None and result.window_ref is None
-    message = result.error.render()
+    assert result.error is None and result.window_ref == "t:0"
+    assert result.watched == "exited" and result.lead_exit is not None
     # tmux 3.3a sometimes marks the pane dead without reporting the status (a race in
-    # tmux itself); either way the launch is refused and names the command.
-    assert (
-        "exited with status 3 right after starting in tmux window t:0" in message
-        or "exited (tmux reported no exit status) right after starting in tmux window t:0"
-        in message
+    # tmux itself): then the status is unknown, never a wrong one.
+    assert result.lead_exit.exit_status in (3, None)
+    assert result.lead_exit.headline().startswith(
+        ("the lead exited 3 after", "the lead exited after")
     )
-    assert str(fake_bin("claude") / "claude") in message
-    # The dead window was cleaned away.
-    gone = subprocess.run(
-        ["tmux", "-L", socket, "has-session", "-t", "=t"], capture_output=True, check=False
-    )
-    assert gone.returncode != 0
+    assert "boom" in result.lead_exit.last_lines
+    # The dead pane stays (remain-on-exit): `okstra status` reads the same end later.
+    dead = _tmux(socket, "display-message", "-p", "-t", result.pane_ref or "", "#{pane_dead}")
+    assert dead.strip() == "1"
 
 
 def test_single_element_argv_is_not_run_by_a_shell(socket: str, fake_bin, tmp_path: Path) -> None:

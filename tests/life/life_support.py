@@ -39,6 +39,8 @@ if "--version" in args:
 if "--help" in args:
     print({help!r})
     sys.exit(0)
+if args[:2] in (["auth", "status"], ["login", "status"]):
+    sys.exit(2)  # a login status okstra does not understand: "cannot tell"
 spec = {{}}
 if os.environ.get("LEAD_SPEC"):
     with open(os.environ["LEAD_SPEC"], encoding="utf-8") as fh:

@@ -123,6 +123,7 @@ def test_relaunching_a_setup_needs_again(world: dict[str, Any]) -> None:
 
 def test_doctor_names_a_missing_cli_with_its_install_command(world: dict[str, Any]) -> None:
     (world["bin"] / "codex").unlink()
+    world["env"].pop("GEMINI_CLI_HOME", None)  # no Gemini login
     code, doc = okstra_json(["doctor", "--json"], cwd=world["tmp"], env=world["env"])
     assert code == 0, doc  # claude can lead: a run can be launched
     checks = {c["name"]: c for c in doc["checks"]}

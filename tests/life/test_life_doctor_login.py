@@ -50,7 +50,9 @@ def world(tmp_path: Path) -> dict[str, Any]:
     codex.chmod(codex.stat().st_mode | stat.S_IXUSR)
     home = tmp_path / "home"
     home.mkdir()
-    return {"bin": bin_dir, "home": home, "env": base_env(bin_dir, tmp_path, HOME=str(home))}
+    env = base_env(bin_dir, tmp_path, HOME=str(home))
+    env.pop("GEMINI_CLI_HOME", None)  # no login but what each test puts in its HOME
+    return {"bin": bin_dir, "home": home, "env": env}
 
 
 def doctor(world: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], str]:

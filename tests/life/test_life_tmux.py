@@ -109,25 +109,28 @@ def test_exit_status_is_recorded_once_and_the_pane_is_kept(world: dict[str, Any]
 
 
 def test_a_lead_exiting_at_once_keeps_its_pane_and_status(world: dict[str, Any]) -> None:
-    # remain-on-exit is on before the CLI starts: even a 0.1 s lead leaves its pane.
-    doc = launch(world, delay=0.1, exit=0)
+    # remain-on-exit is on before the CLI starts: even a 0.1 s lead leaves its pane, and
+    # the launch, watching the start, says the lead exited (exit 3) and records it.
+    set_lead(world["spec"], delay=0.1, exit=0)
+    code, doc = okstra_json(
+        prepare_args(world["project"], "tmux"), cwd=world["project"], env=world["env"]
+    )
+    assert code == 3 and doc["error"].startswith("the lead exited 0 after"), doc
     run_dir = Path(doc["runDir"])
     pane = leader(run_dir)["paneRef"]
     assert tmux(world, "display-message", "-p", "-t", pane, "#{pane_dead}").strip() == "1"
     seen = status(world, f"perf/widget/{doc['runId']}")
     assert seen["leadStatus"] == "exited 0"
-    # A non-zero exit within the launch check is a failed launch, with its exit status.
+    # A non-zero exit: its status and last lines, the same end `status` reads.
     set_lead(world["spec"], delay=0.1, exit=5)
     code, failed = okstra_json(
         prepare_args(world["project"], "tmux"), cwd=world["project"], env=world["env"]
     )
-    assert code == 1 and "exited with status 5" in failed["error"], failed
+    assert code == 3 and failed["error"].startswith("the lead exited 5 after"), failed
     assert "fake lead: bye" in failed["error"]
-    # The run stays, listed as a failed launch with why (not as a run never started).
     listed = status(world, f"perf/widget/{failed['runId']}")
-    assert listed["leadStatus"] == "launch failed", listed
-    assert "exited with status 5" in listed["lead"]["detail"]
-    assert leader(Path(failed["runDir"]))["status"] == "launch-failed"
+    assert listed["leadStatus"] == "exited 5", listed
+    assert leader(Path(failed["runDir"]))["status"] == "exited"
 
 
 def test_runs_lists_the_project_from_a_subdirectory(world: dict[str, Any]) -> None:

@@ -42,6 +42,8 @@ if "--version" in args:
 if "--help" in args:
     print({help!r})
     sys.exit(0)
+if args[:2] in (["auth", "status"], ["login", "status"]):
+    sys.exit(2)  # a login status okstra does not understand: "cannot tell"
 prompt = sys.stdin.read()
 spec = {{}}
 for line in prompt.splitlines():

@@ -157,6 +157,7 @@ def test_every_file_written_is_a_document(
         code, second = okstra(
             "prepare", *outcome["renderArgv"], "--launch=tmux", cwd=project,
             OKSTRA_TMUX_SOCKET=socket, FAKE_CLI_LOG=str(log),
+            FAKE_CLI_SAY="❯ Try something", FAKE_CLI_LINGER="60",
         )  # fmt: skip
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)

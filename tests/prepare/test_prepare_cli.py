@@ -56,11 +56,11 @@ def test_launch_none_end_to_end(project: Path, fake_path: Path, tmp_path: Path) 
     assert doc["backend"] == "none" and doc["launch"] is None
     run_dir = Path(doc["runDir"])
     assert (run_dir / "run-manifest.json").is_file()
-    # Only preflight probes ran (--version/--help); the lead itself was not started.
+    # Only preflight probes ran (--version/--help/the login status); no lead started.
     calls = [orjson.loads(line) for line in log.read_text().splitlines()]
-    assert calls and all(c["argv"] and c["argv"][0] in ("--version", "--help") for c in calls), (
-        calls
-    )
+    assert calls and all(
+        c["argv"][:1] in (["--version"], ["--help"], ["auth"], ["login"]) for c in calls
+    ), calls
 
     code, roles = run(["report", "roles", str(run_dir)], project)
     assert code == 0 and roles["markdown"].count("role-exec-") == 4

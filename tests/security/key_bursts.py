@@ -39,7 +39,10 @@ STARTS = (None, None, "task_group", "task_type", "brief", "role_count", "role_mo
 # A person's speed: the pause before each key, in seconds.
 PAUSE = (0.0, 0.08)
 RESIZE_CHANCE = 0.15
-FAKE_HELP = "usage: cli [--session-id ID] [--model M] [--no-daemon] [--config K=V] [prompt]"
+FAKE_HELP = (
+    "usage: cli [--session-id ID] [--model M] [--no-daemon] [--config K=V]"
+    " [--prompt-interactive P] [prompt]"
+)
 
 
 def prepare_wizards_folder(base: Path) -> None:

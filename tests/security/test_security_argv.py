@@ -93,6 +93,8 @@ def test_tmux_backend_hands_each_value_as_one_argv_element(tmp_path: Path) -> No
     log = world.root / "cli.log"
     socket = f"okstra-sec-{uuid.uuid4().hex[:8]}"
     world.extra_env.update({"FAKE_CLI_LOG": str(log), "OKSTRA_TMUX_SOCKET": socket})
+    # A lead that stays up at its input line (a lead that exits at once fails the launch).
+    world.extra_env.update({"FAKE_CLI_SAY": "❯ Try something", "FAKE_CLI_LINGER": "60"})
     try:
         run = okstra(world, *_argv(world), "--launch", "tmux", timeout=120)
         assert b"Traceback" not in run.stderr

@@ -30,13 +30,8 @@ SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40"
 
 
 def build(project: Path, **kwargs: Any):
-    return make_app(
-        project_root=project,
-        host="terminal",
-        environment=fixed_environment(),
-        cursor_blink=False,
-        **kwargs,
-    )
+    kwargs.setdefault("environment", fixed_environment())
+    return make_app(project_root=project, host="terminal", cursor_blink=False, **kwargs)
 
 
 def at(project: Path, target: str, **kwargs: Any):
@@ -314,7 +309,7 @@ def test_tui_snapshot_relaunch_question(snap_compare, stable_project, size) -> N
 @pytest.mark.parametrize("size", SIZES)
 def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
     """The doctor dialog, in an environment of its own: fake CLIs (with `--version` and
-    `--help` answers) and a fake tmux at fixed paths, an empty home (no logins)."""
+    `--help` answers), a fake tmux and node at fixed paths, an empty home (no logins)."""
     from tui_support import FAKE_HELP, fixed_environment
 
     from okstra_core.environment import Environment
@@ -328,6 +323,9 @@ def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
     tmux = bin_dir / "tmux"
     tmux.write_text("#!/bin/sh\necho 'tmux 3.4'\n", encoding="utf-8")
     tmux.chmod(0o755)
+    node = bin_dir / "node"  # the doctor's Node.js line, the same on every machine
+    node.write_text("#!/bin/sh\necho 'v22.11.0'\n", encoding="utf-8")
+    node.chmod(0o755)
     (base / "home").mkdir()
     env = {
         "PATH": f"{bin_dir}:/usr/bin:/bin",
@@ -353,3 +351,25 @@ def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
         await settle(pilot, app)
 
     assert snap_compare(app, run_before=open_doctor, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_guide_without_agent_clis(snap_compare, stable_project, size) -> None:
+    """The first setup screen when no agent CLI is installed: the guide."""
+    from okstra_core.environment import Environment
+    from okstra_tui.screens.guide import GuideScreen
+
+    empty = stable_project.parent / "no-clis"
+    empty.mkdir()
+    clock = fixed_environment()
+    env = {**os.environ, "PATH": f"{empty}:/usr/bin:/bin"}
+    environment = Environment(env=env, now=clock.now, new_uuid=clock.new_uuid)
+    app = build(stable_project, environment=environment)
+
+    async def open_guide(pilot) -> None:
+        await start_loaded(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, pilot.app, lambda: isinstance(pilot.app.screen, GuideScreen), "guide")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(app, run_before=open_guide, terminal_size=size)

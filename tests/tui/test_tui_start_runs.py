@@ -139,7 +139,8 @@ async def test_actions_on_a_run(app_factory, project) -> None:
     assert Path(request.argv[0]).name == "claude" and "--resume" in request.argv
 
 
-async def test_the_doctor_line_opens_the_detail(app_factory) -> None:
+async def test_the_doctor_line_opens_the_detail(app_factory, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "no-gemini-login"))
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)

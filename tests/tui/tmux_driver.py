@@ -50,6 +50,8 @@ def terminal_env(home: Path, path: str, **extra: str) -> dict[str, str]:
         "OKSTRA_HOME": os.environ["OKSTRA_HOME"],
         "FAKE_CLI_HELP": FAKE_HELP,
         "FAKE_CLI_LOG": str(home / "fake-cli.log"),
+        # The fake Gemini CLI's cached login (tests/conftest.py): every fake is ready.
+        "GEMINI_CLI_HOME": os.environ["GEMINI_CLI_HOME"],
         "TERM": "xterm-256color",
         "LANG": "C.UTF-8",
         **extra,

@@ -87,7 +87,10 @@ def app_factory(project: Path) -> Callable[..., OkstraApp]:
 
 
 # Every flag okstra's preflight asks the bundled leader CLIs for (see prompts/providers).
-FAKE_HELP = "usage: cli [--session-id ID] [--model M] [--no-daemon] [--config K=V] [prompt]"
+FAKE_HELP = (
+    "usage: cli [--session-id ID] [--model M] [--no-daemon] [--config K=V]"
+    " [--prompt-interactive P] [prompt]"
+)
 
 ANSWERS = {"task_group": "grp", "task_id": "one", "brief": "brief.md"}
 
@@ -107,13 +110,14 @@ LOGIN_ENV = (
 
 @pytest.fixture(autouse=True)
 def _fake_cli_help(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Fake CLIs that pass preflight, and a log of every call they get; no CLI logins."""
+    """Fake CLIs that pass preflight, and a log of every call they get; no CLI logins
+    but the Gemini CLI's cached one (tests/conftest.py): a CLI known to be logged out
+    is not ready, and its models not available."""
     monkeypatch.setenv("FAKE_CLI_HELP", FAKE_HELP)
     monkeypatch.setenv("FAKE_CLI_LOG", str(tmp_path / "fake-cli.log"))
     for name in LOGIN_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude-login"))
-    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "no-gemini-login"))
 
 
 async def settle(pilot: Any, app: Any) -> None:

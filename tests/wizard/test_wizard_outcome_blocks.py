@@ -96,7 +96,10 @@ def test_without_a_plan_nothing_is_chained_and_prepare_writes_the_named_file(
     assert outcome["orchestration"] == {"chainStages": []}
     [action] = outcome["persistActions"]
     target = Path(action["path"])
-    code, dry = okstra(env, "prepare", "--state", state, "--dry-run", "--launch", "none")
+    # The same fake CLIs both times: a check's verdict is kept for the model lists.
+    code, dry = okstra(
+        env, "prepare", "--state", state, "--dry-run", "--launch", "none", FAKE_CLI_HELP=FAKE_HELP
+    )
     assert code == 0, dry
     assert not target.exists()  # a dry run writes no run, so records none
     code, done = okstra(

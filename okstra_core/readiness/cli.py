@@ -1,0 +1,309 @@
+"""Is an agent CLI ready? The one verdict every screen and command reads.
+
+`cli_readiness` decides, for one provider's CLI:
+
+1. **found** — on PATH (the look-up that also names where it came from, `origin`);
+2. **runs** — its version command answers within the timeout;
+3. **launch flags** — for a provider that can lead, every `launch.required_flags`
+   entry appears (as a whole word) in its help command's output;
+4. **logged in** — told offline by the provider's `[login]` rules (`login.py`).
+
+A CLI is *ready* when it is found, runs, accepts the launch flags (if it can lead) and
+is not known to be logged out. The start line, `okstra doctor`, the wizard's model
+lists and prepare's preflight (the confirm screen's ticks) all read this verdict.
+
+Running a CLI costs about a second of CPU for one on Node, so a verdict is recorded
+(`recorded.py`) for the exact CLI file (its path, size, modification time, inode) and
+the login evidence (which key variables are set, the credentials files' state): how
+`mode` uses it —
+
+* `"probe"`: run the CLI now, record the verdict (doctor, preflight);
+* `"recorded-or-probe"`: the recorded verdict when there is one, else probe (the
+  app's start line);
+* `"recorded"`: run nothing — the recorded verdict when there is one, else PATH alone
+  (the model lists, computed at every wizard step).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+from ..catalog.argv import render_argv
+from ..catalog.models import LEADER, ProviderSpec
+from ..environment import Environment
+from ..errors import OkstraError
+from ..records import config, dataclass
+from . import recorded
+from .login import login_fix, told_by_evidence, told_by_status
+from .origin import CliOrigin, locate_cli, warning_line
+from .probes import MAX_PARALLEL_PROBES, first_line, run_concurrently, run_probe
+
+DEFAULT_TIMEOUT = 10.0
+Mode = Literal["probe", "recorded-or-probe", "recorded"]
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """The verdict on one provider's CLI (see the module).
+
+    Attributes:
+        provider_id: the provider.
+        cli: the command looked up.
+        can_lead: the provider has the leader role (its launch flags are checked).
+        path: where PATH found it (None: not found).
+        version: the first line its version command printed.
+        problem, remedy: why it does not run, and what to do (missing, version failed).
+        flags_problem, flags_remedy: (can lead) its help lacks a launch flag, or failed.
+        logged_in: True / False / None (cannot tell, or not checked).
+        login: what told (variable names and paths only), or what was looked at.
+        login_fix: how to log in, when it is known to be logged out.
+        checked: the CLI was run (now or for the recorded verdict); False: PATH alone.
+        origin: where PATH found it (file, entry, a warning about the entry).
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True, aliases={"provider_id": "provider"}, skip=("origin",), views=("ready",)
+    )
+
+    provider_id: str
+    cli: str
+    can_lead: bool
+    path: str | None = None
+    version: str | None = None
+    problem: str | None = None
+    remedy: str | None = None
+    flags_problem: str | None = None
+    flags_remedy: str | None = None
+    logged_in: bool | None = None
+    login: str | None = None
+    login_fix: str | None = None
+    checked: bool = True
+    origin: CliOrigin | None = None
+
+    @property
+    def works(self) -> bool:
+        """Found and answering (whatever its flags and login)."""
+        return self.path is not None and self.problem is None
+
+    def usable(self, *, lead: bool) -> bool:
+        """Ready to run a role instance: as the lead (`lead`), its flags count too."""
+        if not self.works or self.logged_in is False:
+            return False
+        return not lead or self.flags_problem is None
+
+    @property
+    def ready(self) -> bool:
+        """Ready for every role of its provider (the leader's flags included)."""
+        return self.usable(lead=self.can_lead)
+
+    def why_not(self, *, lead: bool) -> tuple[str, str] | None:
+        """(what is wrong, what to do) for an instance (`lead`), or None when usable."""
+        if self.path is None or self.problem is not None:
+            return (self.problem or f"`{self.cli}` is not on PATH", self.remedy or "")
+        if lead and self.flags_problem is not None:
+            return self.flags_problem, self.flags_remedy or ""
+        if self.logged_in is False:
+            return f"`{self.cli}` is not logged in", self.login_fix or ""
+        return None
+
+    @property
+    def warning(self) -> str | None:
+        """A line about a PATH entry the current project can fill (None if not)."""
+        return warning_line(self.origin)
+
+
+def install_hint(provider: ProviderSpec) -> str:
+    """What to do about a CLI that is not on PATH: its install command when known."""
+    if provider.install:
+        return f"install it with `{provider.install}` (or put `{provider.cli}` on PATH)"
+    return f"install the {provider.display_label} CLI (`{provider.cli}`) or put it on PATH"
+
+
+def _command(
+    provider: ProviderSpec, template: tuple[str, ...], cli_path: str, field: str
+) -> tuple[str, ...]:
+    source = provider.source or f"provider {provider.id}"
+    return render_argv(template, {"cli": cli_path}, {}, source=source, field=field)
+
+
+def _answer(
+    provider: ProviderSpec,
+    template: tuple[str, ...],
+    field: str,
+    cli_path: str,
+    environment: Environment,
+    timeout: float,
+) -> tuple[str, tuple[int, str, str] | None, str | None, str | None]:
+    """Run one of the CLI's commands: (shown, (code, out, err) or None, problem, remedy)."""
+    try:
+        argv = _command(provider, template, cli_path, field)
+    except OkstraError as exc:
+        return "", None, f"bad {field} command: {exc.render()}", "fix the provider file"
+    shown = shlex.join([provider.cli, *argv[1:]])
+    try:
+        return shown, run_probe(argv, environment, timeout), None, None
+    except subprocess.TimeoutExpired:
+        return (
+            shown,
+            None,
+            f"`{shown}` did not answer within {timeout:g} s",
+            f"check that `{cli_path}` runs in a terminal, then retry",
+        )
+    except OSError as exc:
+        return (
+            shown,
+            None,
+            f"`{shown}` could not run: {exc.strerror or exc}",
+            f"reinstall `{provider.cli}` or fix its permissions",
+        )
+
+
+def _version(
+    provider: ProviderSpec, cli_path: str, environment: Environment, timeout: float
+) -> tuple[str | None, str | None, str | None]:
+    """(version, problem, remedy) from the version command."""
+    shown, done, problem, remedy = _answer(
+        provider, provider.launch.version, "launch.version", cli_path, environment, timeout
+    )
+    if done is None:
+        return None, problem, remedy
+    code, out, err = done
+    if code != 0:
+        said = first_line(err, out)
+        return (
+            None,
+            f"`{shown}` exited with status {code}" + (f": {said}" if said else ""),
+            f"check that `{cli_path}` runs in a terminal, then retry",
+        )
+    return first_line(out, err) or None, None, None
+
+
+def _flags(
+    provider: ProviderSpec, cli_path: str, environment: Environment, timeout: float
+) -> tuple[str, tuple[str, ...], str | None, str | None]:
+    """(the help command shown, the launch flags its output lacks, problem, remedy)."""
+    flags = provider.launch.required_flags
+    if not flags or LEADER not in provider.roles:
+        return "", (), None, None
+    template = provider.launch.help or ("{cli}", "--help")
+    shown, done, problem, remedy = _answer(
+        provider, template, "launch.help", cli_path, environment, timeout
+    )
+    if done is None:
+        return shown, (), problem, remedy
+    text = done[1] + "\n" + done[2]
+    # A flag counts only as a whole word: `--model` is not found in `--model-provider`.
+    missing = [f for f in flags if re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text) is None]
+    return shown, tuple(missing), None, None
+
+
+def _probe(
+    provider: ProviderSpec,
+    path: str,
+    environment: Environment,
+    timeout: float,
+    told: bool | None,
+    looked: str,
+) -> recorded.Verdict:
+    """Run the CLI: version, launch flags and (when nothing else told) login status."""
+    jobs: list[Callable[[], Any]] = [
+        partial(_version, provider, path, environment, timeout),
+        partial(_flags, provider, path, environment, timeout),
+    ]
+    login = provider.login
+    if login is not None and told is None:
+        jobs.append(partial(told_by_status, login, path, environment, looked, timeout=timeout))
+    done = run_concurrently(jobs, MAX_PARALLEL_PROBES)
+    (version, problem, remedy), (shown, missing, flags_problem, flags_remedy) = done[0], done[1]
+    if missing:
+        flags_problem = (
+            f"this version ({version or 'unknown'}) does not list {', '.join(missing)} in `{shown}`"
+        )
+        flags_remedy = (
+            f"upgrade `{provider.cli}` to a version that supports them, or choose a leader "
+            "model of another provider"
+        )
+    status: tuple[bool | None, str | None] = done[2] if len(done) > 2 else (None, None)
+    if problem is not None:
+        flags_problem = flags_remedy = None  # it does not run: its help says nothing
+    return recorded.Verdict(
+        version, problem, remedy, flags_problem, flags_remedy, status[0], status[1]
+    )
+
+
+def cli_readiness(
+    provider: ProviderSpec,
+    environment: Environment,
+    *,
+    mode: Mode = "probe",
+    timeout: float = DEFAULT_TIMEOUT,
+    cwd: Path | None = None,
+) -> Readiness:
+    """Whether `provider`'s CLI is ready (see the module for what is checked and `mode`).
+
+    Never raises for what the CLI does: every failure is a `problem` with a remedy.
+    """
+    can_lead = LEADER in provider.roles
+    origin = locate_cli(provider.cli, environment, cwd)
+    base = Readiness(provider_id=provider.id, cli=provider.cli, can_lead=can_lead)
+    if origin is None:
+        return _with(
+            base,
+            problem=f"`{provider.cli}` is not on PATH",
+            remedy=install_hint(provider),
+        )
+    told: bool | None = None
+    text = ""
+    if provider.login is not None:
+        told, text = told_by_evidence(provider.login, environment)
+    key = recorded.key_for(provider, origin.resolved, environment)
+    kept = recorded.recall(key, environment)
+    verdict = kept if mode != "probe" else None
+    if verdict is None and mode != "recorded":
+        verdict = _probe(provider, origin.path, environment, timeout, told, text)
+        recorded.keep_if_new(key, verdict, kept, environment)
+    found = _with(base, path=origin.path, origin=origin)
+    if verdict is None:
+        # Nothing ran: PATH and a login a variable or file tells.
+        return _with(found, checked=False, logged_in=told or None, login=text if told else None)
+    logged_in, login_text = (told, text) if told else (verdict.logged_in, verdict.login)
+    return _with(
+        found,
+        version=verdict.version,
+        problem=verdict.problem,
+        remedy=verdict.remedy,
+        flags_problem=verdict.flags_problem,
+        flags_remedy=verdict.flags_remedy,
+        logged_in=logged_in,
+        login=login_text,
+        login_fix=login_fix(provider.login, provider.cli)
+        if provider.login is not None and logged_in is False
+        else None,
+    )
+
+
+def _with(base: Readiness, **changes: Any) -> Readiness:
+    return replace(base, **changes)
+
+
+def check_clis(
+    providers: Iterable[ProviderSpec],
+    environment: Environment,
+    *,
+    mode: Mode = "probe",
+    timeout: float = DEFAULT_TIMEOUT,
+    cwd: Path | None = None,
+) -> list[Readiness]:
+    """`cli_readiness` of each provider, side by side; in the order given."""
+    wanted: Sequence[ProviderSpec] = list(providers)
+    jobs = [
+        partial(cli_readiness, p, environment, mode=mode, timeout=timeout, cwd=cwd) for p in wanted
+    ]
+    return run_concurrently(jobs, max(1, len(jobs)))
