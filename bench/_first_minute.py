@@ -11,8 +11,9 @@ What a newcomer does, with the agent CLIs already installed:
    the group `demo`, the id `top-words` and the brief `brief.md` (typed, each with
    `⏎`), then `d` on the task type — every remaining answer its default — and `l` on
    the confirmation;
-4. the lead is on screen: its CLI started in its own tmux window and is waiting for
-   input.
+4. the lead is on screen: its CLI started in its own tmux window, and okstra, which
+   watches a new lead until it waits for input, has said so (the app's launch screen
+   shows the outcome).
 
 The agent CLIs are stand-ins for `claude` and `codex` (their `--help` lists every flag
 okstra requires; started, the lead prints a prompt and waits for input, the way the
@@ -70,10 +71,13 @@ def _fake_clis(bin_dir: Path, marker: Path) -> None:
             'case "$1" in\n'
             f'  --version) echo "{name} 9.9.9"; exit 0;;\n'
             f'  --help) echo "usage: {name} {flags}"; exit 0;;\n'
+            # Logged in, as `claude auth status` and `codex login status` say it.
+            "  auth) echo '{\"loggedIn\": true}'; exit 0;;\n"
+            '  login) echo "Logged in using an API key"; exit 0;;\n'
             "esac\n"
-            "printf '> '\n"
+            "echo '❯ Try a task'\n"  # the prompt line the waiting pattern knows
             f"echo {name} > {shlex.quote(str(marker))}\n"
-            "while read -r line; do printf '> '; done\n",
+            "while read -r line; do echo '❯ Try a task'; done\n",
             encoding="utf-8",
         )
         script.chmod(0o755)
@@ -121,6 +125,22 @@ def _screen(ready: Path) -> str | None:
         return str(json.loads(lines[-1])["screen"]) if lines else None
     except (ValueError, KeyError):
         return None  # a line being written: read again
+
+
+def _outcome(ready: Path) -> str | None:
+    """The launch screen's outcome from the app's ready lines (None before it)."""
+    try:
+        lines = ready.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        try:
+            outcome = json.loads(line).get("outcome")
+        except ValueError:
+            continue
+        if outcome:
+            return str(outcome)
+    return None
 
 
 def _round(work: Path) -> tuple[dict[str, float], int]:
@@ -176,6 +196,8 @@ def _round(work: Path) -> tuple[dict[str, float], int]:
         term.keys("l")
         keys += 1
         _until(marker.exists, "the lead CLI")
+        # okstra watched the lead until it waited for input: the launch screen's outcome.
+        _until(lambda: _outcome(ready) is not None, "the launch outcome")
         times["launch"] = time.perf_counter() - t0
     except NotAvailable as exc:
         shown = term.screen()
