@@ -11,7 +11,7 @@
 #
 # Environment:
 #   OKSTRA_VENV            the virtual environment to create/reuse (default: .venv)
-#   OKSTRA_PYTEST_TIMEOUT  seconds before a hung pytest run is stopped (default: 660)
+#   OKSTRA_PYTEST_TIMEOUT  seconds before a hung pytest run is stopped (default: 1500: at least twice the suite's time on a 2-CPU machine)
 #   OKSTRA_SKIP_INSTALL=1  reuse the venv as it is (no pip, apt or npm; local loops)
 #   OKSTRA_TEST_WORKERS    pytest-xdist workers (default: auto, one per CPU; 0 = serial)
 #
@@ -180,7 +180,7 @@ set +e
 # The tests are independent (each has its own OKSTRA_HOME, tmp dirs and tmux socket),
 # so they run on every CPU; `--dist loadgroup` keeps tests marked
 # `xdist_group` on one worker (none need it today: shared paths take a lock).
-timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-660}" "$VENV/bin/pytest" \
+timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-1500}" "$VENV/bin/pytest" \
     -p no:cacheprovider -q -o faulthandler_timeout=180 --durations=5 \
     -n "${OKSTRA_TEST_WORKERS:-auto}" --dist loadgroup \
     "${color[@]}" "$@" </dev/null 2>&1 | tee "$LOG"
@@ -194,7 +194,7 @@ case "$rc" in
         after+=("pytest collected no tests: treated as success")
         rc=0
         ;;
-    124 | 137) after+=("pytest was stopped after ${OKSTRA_PYTEST_TIMEOUT:-660}s (hung?)") ;;
+    124 | 137) after+=("pytest was stopped after ${OKSTRA_PYTEST_TIMEOUT:-1500}s (hung?)") ;;
     *) ;;
 esac
 if [ "${#FAILED[@]}" -gt 0 ]; then
