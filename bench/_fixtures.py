@@ -117,6 +117,9 @@ def write_fake_clis(bin_dir: Path, names: Iterable[str]) -> Path:
             'case "$1" in\n'
             f'  --version) echo "{name} 9.9.9 (fake)";;\n'
             f'  --help) echo "usage: {name} {help_text}";;\n'
+            # Logged in, as `claude auth status` and `codex login status` say it.
+            "  auth) echo '{\"loggedIn\": true}';;\n"
+            '  login) echo "Logged in using an API key";;\n'
             "esac\n"
             "exit 0\n",
             encoding="utf-8",
@@ -152,6 +155,8 @@ def make_machine(root: Path, *, clis: Iterable[str] | None = None, **extra: str)
     brief.write_text("# Brief\n\nMake the thing faster.\n", encoding="utf-8")
     env = clean_env(
         OKSTRA_HOME=str(root / "home"),
+        # The gemini CLI is logged in by a key (its provider has no status command).
+        GEMINI_API_KEY="bench",
         PATH=os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"]),
         **extra,
     )
