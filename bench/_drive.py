@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from okstra_core.records import to_data
+
 from ._fixtures import BENCH_TASK_TYPE, Machine
 from ._harness import NotAvailable, okstra_argv, run
 
@@ -117,14 +119,14 @@ def walk_in_process(
     on_step: Callable[[Prompt, str], None] | None = None,
 ) -> int:
     """Answer every prompt of an engine `Wizard`; `on_step(prompt, answer)` before each."""
-    prompt = wizard.prompt().to_json()
+    prompt = to_data(wizard.prompt())
     steps = 0
     while step_kind(prompt) != "done" and prompt.get("kind") != "done":
         answer = answer_for(prompt, machine, largest_counts=largest_counts)
         if on_step is not None:
             on_step(prompt, answer)
         result = wizard.submit(answer)
-        prompt = result.next.to_json()
+        prompt = to_data(result.next)
         steps += 1
         if steps > 500:
             raise NotAvailable("the wizard did not finish in 500 steps")

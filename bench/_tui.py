@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from okstra_core.records import to_data
+
 from ._drive import answer_for, step_kind
 from ._fixtures import Machine, make_machine
 from ._harness import Figure, NotAvailable, Stats
@@ -84,7 +86,7 @@ class Shape:
     @classmethod
     def of(cls, screen: Any) -> Shape:
         prompt = screen.prompt
-        confirm = step_kind(prompt.to_json()) == "confirm"
+        confirm = step_kind(to_data(prompt)) == "confirm"
         return cls(
             options=len(prompt.options),
             history=len(screen.history),
@@ -121,8 +123,8 @@ async def _walk_okstra(machine: Machine, run_id: int) -> tuple[Span, list[Span],
             raise NotAvailable(f"first screen is {type(screen).__name__}, not a prompt")
         first = _since(start)
         shapes = [Shape.of(screen)]
-        while isinstance(screen, prompt_screen) and step_kind(screen.prompt.to_json()) != "confirm":
-            prompt = screen.prompt.to_json()
+        while isinstance(screen, prompt_screen) and step_kind(to_data(screen.prompt)) != "confirm":
+            prompt = to_data(screen.prompt)
             answer = answer_for(prompt, machine, largest_counts=False)
             if prompt.get("kind") == "text":
                 screen.query_one(Input).value = answer
