@@ -6,16 +6,18 @@ things as they are), `y` answers yes, `n` and Escape answer no.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer
 
-from ..resources import stylesheet
+from ..resources import stylesheet, ui_text
 from ..widgets import Plain
 from .stale import close, part
 
@@ -79,6 +81,22 @@ def stop_question(row: RunRow, text: WizardText) -> AskScreen:
         yes=text.get("app.ask.stop_yes"),
         no=text.get("app.ask.stop_no"),
     )
+
+
+def ask_to_stop(screen: Screen[Any], row: RunRow, stop: Callable[[Path], object]) -> None:
+    """Ask "Stop the lead of <run>?" over `screen` (default No); on yes, `stop(run_dir)`.
+
+    A second `s` while the question opens asks nothing more (`screen` is no longer the
+    active one)."""
+    if not screen.is_active:
+        return
+    run_dir = row.run_dir
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            stop(run_dir)
+
+    screen.app.push_screen(stop_question(row, ui_text(screen)), answered)
 
 
 def abort_question(text: WizardText) -> AskScreen:

@@ -24,7 +24,7 @@ from .. import run_actions
 from ..resources import stylesheet, ui_text
 from ..team_view import team_of
 from ..widgets import Plain, line
-from .ask import stop_question
+from .ask import ask_to_stop
 from .stale import gone, part, pop
 
 if TYPE_CHECKING:
@@ -166,15 +166,8 @@ class RunsScreen(Screen[None]):
     def action_stop(self) -> None:
         """Stop the selected run's lead — after asking (default No)."""
         row = self._selected()
-        if row is None or not self.is_active:
-            return  # a second `s` while the question opens: one question
-        run_dir = row.run_dir
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._stop(run_dir)
-
-        self.app.push_screen(stop_question(row, ui_text(self)), answered)
+        if row is not None:
+            ask_to_stop(self, row, self._stop)
 
     @work(thread=True, exclusive=True, group="runs-stop")
     def _stop(self, run_dir: Path) -> None:

@@ -34,7 +34,7 @@ from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Plain, Row
-from .ask import stop_question
+from .ask import ask_to_stop
 from .delete import DeleteWizardScreen
 from .doctor import DoctorScreen
 from .stale import gone, part
@@ -442,15 +442,8 @@ class StartScreen(Screen[None]):
     def action_stop(self) -> None:
         """Stop the highlighted run's lead — after asking (default No)."""
         row = self._run()
-        if row is None or not self.is_active:
-            return  # a second `s` while the question opens: one question
-        run_dir = row.run_dir
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._stop(run_dir)
-
-        self.app.push_screen(stop_question(row, ui_text(self)), answered)
+        if row is not None:
+            ask_to_stop(self, row, self._stop)
 
     @work(thread=True, exclusive=True, group="start-stop")
     def _stop(self, run_dir: Path) -> None:
