@@ -134,3 +134,19 @@ def okstra_cmd() -> list[str]:
     """The installed `okstra` command of the interpreter running the tests."""
     exe = Path(sys.executable).parent / "okstra"
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "okstra_tui"]
+
+
+def dying_lead(help_text: str) -> str:
+    """A `claude` that answers its version, help and login, then, started as the lead,
+    prints an error and exits 1 after a second and a half (the way a logged-out one
+    does): the honest-launch tests' lead."""
+    return f"""#!/bin/sh
+case "$1" in
+  --version) echo "claude 9.9.9 (fake)"; exit 0 ;;
+  --help) echo "{help_text}"; exit 0 ;;
+  auth) exit 0 ;;
+esac
+echo "Error: Not logged in · Please run /login"
+sleep 1.5
+exit 1
+"""

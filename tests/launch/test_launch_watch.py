@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import okstra_cmd
+from tests.conftest import dying_lead, okstra_cmd
 
 pytestmark = [
     pytest.mark.tmux,
@@ -28,16 +28,7 @@ pytestmark = [
 FAKE_HELP = "usage: cli --session-id --model --no-daemon --config --prompt-interactive"
 # `claude` as a logged-out one behaves: it answers its version and help, then, started
 # as the lead, prints an error and exits 1 after a second and a half.
-DYING_LEAD = f"""#!/bin/sh
-case "$1" in
-  --version) echo "claude 9.9.9 (fake)"; exit 0 ;;
-  --help) echo "{FAKE_HELP}"; exit 0 ;;
-  auth) exit 0 ;;
-esac
-echo "Error: Not logged in · Please run /login"
-sleep 1.5
-exit 1
-"""
+DYING_LEAD = dying_lead(FAKE_HELP)
 
 
 @pytest.fixture

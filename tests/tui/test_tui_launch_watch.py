@@ -22,22 +22,14 @@ from tui_support import FAKE_HELP, drive_to, prefill, settle, wait_for
 from okstra_tui.screens.launch import LaunchScreen
 from okstra_tui.screens.runs import RunsScreen
 from okstra_tui.widgets import PreflightView
+from tests.conftest import dying_lead
 
 pytestmark = [
     pytest.mark.tmux,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
 SIZE = (110, 40)
-DYING_LEAD = f"""#!/bin/sh
-case "$1" in
-  --version) echo "claude 9.9.9 (fake)"; exit 0 ;;
-  --help) echo "{FAKE_HELP}"; exit 0 ;;
-  auth) exit 0 ;;
-esac
-echo "Error: Not logged in · Please run /login"
-sleep 1.5
-exit 1
-"""
+DYING_LEAD = dying_lead(FAKE_HELP)
 
 
 @pytest.fixture
