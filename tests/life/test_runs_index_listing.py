@@ -134,3 +134,21 @@ def test_a_run_directory_behind_a_link_is_never_taken_from_the_index(project: di
 
 def test_the_index_keeps_the_leader_keys_the_reader_checks() -> None:
     assert set(index.LEADER_KEYS) == {key for key, _ in _CHECKS.values()}
+
+
+def test_the_limit_lists_the_newest_runs_and_counts_the_rest(world: dict[str, Any]) -> None:
+    every = ["runs", "--json", "--limit", "0"]
+    code, whole = okstra_json(every, cwd=world["project"], env=world["env"])
+    assert code == 0 and whole["total"] == 2 and whole["more"] == 0, whole
+    code, newest = okstra_json([*every[:2], "--limit", "1"], cwd=world["project"], env=world["env"])
+    assert code == 0, newest
+    assert [r["runDir"] for r in newest["runs"]] == [whole["runs"][0]["runDir"]]
+    assert (newest["total"], newest["more"]) == (2, 1)
+    shown = okstra(["runs", "--limit", "1"], cwd=world["project"], env=world["env"])
+    assert "1 older run not shown" in shown.stdout.decode()
+
+
+def test_a_bad_limit_is_a_usage_error(world: dict[str, Any]) -> None:
+    proc = okstra(["runs", "--limit", "-3"], cwd=world["project"], env=world["env"])
+    assert proc.returncode == 2
+    assert "--limit" in proc.stderr.decode() and "whole number" in proc.stderr.decode()
