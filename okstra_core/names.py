@@ -21,6 +21,7 @@ names okstra creates from what a person types are folded to lower case first
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # A task group or id is a directory name: the file system's limit for one name.
@@ -76,9 +77,15 @@ def name_problem(value: str, what: str = "name") -> str | None:
     return None
 
 
+# The common case, decided without looking at each character: ASCII letters and digits
+# with `._-`, starting with a letter or a digit (such a name is NFC, and as many bytes
+# as characters).
+_ASCII_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_NAME_BYTES - 1}}}")
+
+
 def is_name(value: str) -> bool:
     """`value` is a task group or id under the name rule (`name_problem` finds nothing)."""
-    return name_problem(value) is None
+    return _ASCII_NAME.fullmatch(value) is not None or name_problem(value) is None
 
 
 def _describe(char: str) -> str:

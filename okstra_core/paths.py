@@ -10,8 +10,9 @@ import os
 import posixpath
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from .records import dataclass
 
 APP_NAME = "okstra"
 

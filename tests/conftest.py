@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import sys
@@ -46,7 +47,7 @@ os.environ["GEMINI_CLI_HOME"] = str(
 # for --version or --help).
 FAKE_CLI = """#!{python}
 import json, os, sys, time
-name = os.path.basename(sys.argv[0])
+name = os.environ.pop("FAKE_CLI_NAME", None) or os.path.basename(sys.argv[0])
 log = os.environ.get("FAKE_CLI_LOG")
 if log:
     with open(log, "a", encoding="utf-8") as fh:
@@ -99,9 +100,70 @@ def okstra_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
 
 
 def write_fake_cli(bin_dir: Path, name: str) -> Path:
+    return write_fake(bin_dir, name, FAKE_CLI.format(python=sys.executable), help_env=True)
+
+
+# The shell front of every fake CLI. okstra checks a CLI (`--version`, `--help`, its
+# login status) before each prepare and launch: a shell answers those in a
+# millisecond, where a Python fake costs a few hundredths of a second of CPU each
+# time — a tenth of the suite's time. Everything else (and every call while
+# $FAKE_CLI_LOG asks for a log of them) runs the fake's Python body, a file beside it,
+# told its name in $FAKE_CLI_NAME (exec: the same process, pid and start time).
+FRONT = """#!/bin/sh
+if [ -z "$FAKE_CLI_LOG" ]; then
+  case " $* " in
+    *" --version "*) echo "${{0##*/}} 9.9.9 (fake)"; exit 0 ;;
+    *" --help "*) {help}; exit 0 ;;
+  esac
+  {status}
+fi
+FAKE_CLI_NAME="${{0##*/}}" exec "{python}" "${{0%/*}}/{body}" "$@"
+"""
+HELP_FROM_ENV = (
+    'if [ -n "${{FAKE_CLI_HELP+x}}" ]; then printf "%s\\n" "$FAKE_CLI_HELP"; '
+    "else echo {default}; fi"
+)
+DEFAULT_HELP = (
+    "usage: {name} [options] -- [prompt] --session-id --session --model --no-daemon "
+    "--config --prompt-interactive   --system-prompt-file --agent-file"
+)
+
+
+def _sh_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def write_fake(
+    bin_dir: Path,
+    name: str,
+    body: str,
+    *,
+    help_text: str | None = None,
+    help_env: bool = False,
+    status_exit: int | None = None,
+) -> Path:
+    """A fake CLI `name` in `bin_dir`: the shell front answers `--version` and `--help`
+    (`help_text`, or $FAKE_CLI_HELP with the default when `help_env`) and, with
+    `status_exit`, `auth status` / `login status`; the Python `body` does the rest."""
     bin_dir.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(body.encode()).hexdigest()[:12]
+    source = bin_dir / f".fake-{digest}.py"
+    if not source.exists():
+        source.write_text(body, encoding="utf-8")
+    if help_env:
+        shown = HELP_FROM_ENV.format(default=_sh_quote(DEFAULT_HELP.format(name=name)))
+    else:
+        shown = f"printf '%s\\n' {_sh_quote(help_text or '')}"
+    status = (
+        f'case "$1 $2" in "auth status"|"login status") exit {status_exit} ;; esac'
+        if status_exit is not None
+        else ":"
+    )
     path = bin_dir / name
-    path.write_text(FAKE_CLI.format(python=sys.executable), encoding="utf-8")
+    path.write_text(
+        FRONT.format(help=shown, status=status, python=sys.executable, body=source.name),
+        encoding="utf-8",
+    )
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 MAX_PATTERN = 300
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class ActivitySpec:
     """The screen patterns of a provider's CLI (see the module)."""
 

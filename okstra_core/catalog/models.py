@@ -11,7 +11,6 @@ annotations; unknown keys are refused); the rules across fields run in
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -49,18 +48,6 @@ def _new_dict() -> dict[Any, Any]:
 _CONFIG = records.config()
 
 
-class _Record:
-    """The `repr` of every catalog record, written once: a generated `__repr__` per
-    class costs more to build at import than the rest of the class (`repr=False`)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        record: Any = self  # a dataclass: each subclass is one
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(record))
-        return f"{type(self).__qualname__}({shown})"
-
-
 Distinct = Literal["model", "provider"]
 SessionIdKind = Literal["uuid4", "token", "discover"]
 # One line of text shown to a person (an install command, how to log in).
@@ -91,8 +78,8 @@ class RoleKind(StrEnum):
     DYNAMIC = "dynamic"
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class RoleRequirement(_Record):
+@dataclass(frozen=True, kw_only=True)
+class RoleRequirement:
     """One `[[roles]]` entry of a profile's front matter."""
 
     __pydantic_config__ = _CONFIG
@@ -128,8 +115,8 @@ class RoleRequirement(_Record):
         return self.max if self.kind is RoleKind.OPTIONAL else self.min
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class Profile(_Record):
+@dataclass(frozen=True, kw_only=True)
+class Profile:
     """A phase's role profile: `prompts/profiles/<task-type>.md`."""
 
     __pydantic_config__ = _CONFIG
@@ -164,8 +151,8 @@ class Profile(_Record):
         return tuple(r for r in self.roles if r.dynamic)
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class DiscoverSpec(_Record):
+@dataclass(frozen=True, kw_only=True)
+class DiscoverSpec:
     """How to find a session id that the CLI minted itself (codex)."""
 
     __pydantic_config__ = _CONFIG
@@ -178,8 +165,8 @@ class DiscoverSpec(_Record):
     default_home: StrictStr = ""  # used for {env.X} when X is unset, e.g. "~/.codex"
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class AccessSpec(_Record):
+@dataclass(frozen=True, kw_only=True)
+class AccessSpec:
     """`[launch.access]`: the extra arguments of a worker that may not / may change the
     project (inserted at the worker template's `{access}` element)."""
 
@@ -189,8 +176,8 @@ class AccessSpec(_Record):
     write: tuple[StrictStr, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class LaunchSpec(_Record):
+@dataclass(frozen=True, kw_only=True)
+class LaunchSpec:
     """argv templates of a provider CLI; never run through a shell."""
 
     __pydantic_config__ = _CONFIG
@@ -211,8 +198,8 @@ class LaunchSpec(_Record):
     access: AccessSpec = field(default_factory=AccessSpec)
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class LoginSpec(_Record):
+@dataclass(frozen=True, kw_only=True)
+class LoginSpec:
     """`[login]`: how `okstra doctor` tells, offline, whether the CLI has credentials.
 
     Checked in order: an `env` variable that is set, or a `files` entry that exists
@@ -234,8 +221,8 @@ class LoginSpec(_Record):
     how: Annotated[StrictStr, Field(min_length=1, max_length=300, pattern=_ONE_LINE)] | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class ModelSpec(_Record):
+@dataclass(frozen=True, kw_only=True)
+class ModelSpec:
     """One `[[models]]` entry of a provider file."""
 
     __pydantic_config__ = _CONFIG
@@ -249,8 +236,8 @@ class ModelSpec(_Record):
     roles: tuple[StrictStr, ...] = ()  # empty = every role of the provider
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class ProviderSpec(_Record):
+@dataclass(frozen=True, kw_only=True)
+class ProviderSpec:
     """A provider: `prompts/providers/<id>.toml` or `<config>/providers/<id>.toml`."""
 
     __pydantic_config__ = _CONFIG
@@ -282,8 +269,8 @@ class ProviderSpec(_Record):
         return None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class HostSpec(_Record):
+@dataclass(frozen=True, kw_only=True)
+class HostSpec:
     """A host runtime: `prompts/hosts/<id>.toml`."""
 
     __pydantic_config__ = _CONFIG
@@ -298,8 +285,8 @@ class HostSpec(_Record):
     source: StrictStr = ""
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class ModelDefaults(_Record):
+@dataclass(frozen=True, kw_only=True)
+class ModelDefaults:
     """`modelDefaults`: role -> non-empty list of model refs."""
 
     __pydantic_config__ = _CONFIG
@@ -308,8 +295,8 @@ class ModelDefaults(_Record):
     source: StrictStr = ""
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class GlobalConfig(_Record):
+@dataclass(frozen=True, kw_only=True)
+class GlobalConfig:
     """`<config dir>/config.json`."""
 
     __pydantic_config__ = _CONFIG

@@ -74,11 +74,6 @@ class Document:
                 "`__pydantic_config__ = config(..., omit_none=(...))`, not in OMIT_NONE"
             )
 
-    def __repr__(self) -> str:
-        record: Any = self  # a dataclass: each concrete document is one
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(record))
-        return f"{type(self).__qualname__}({shown})"
-
     def dump(self) -> dict[str, Any]:
         """The JSON object written (camelCase keys; see `records.to_data`)."""
         data: dict[str, Any] = to_data(self)
@@ -163,7 +158,7 @@ def _new_dict() -> dict[str, Any]:
     return {}
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class OpenDocument(Document):
     """A document shared with people: keys okstra does not own are kept as they are.
 

@@ -24,7 +24,7 @@ __all__ = ["ResumeDiscover", "ResumeDocument", "ResumeParticipant"]
 _CONFIG = config(camel_case=True, by_name=True)
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class ResumeDiscover(Document):
     """Where a CLI that mints its own ids records them (while the id is pending)."""
 
@@ -36,7 +36,7 @@ class ResumeDiscover(Document):
     timeout_seconds: StrictFloat | StrictInt
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class ResumeParticipant(Document):
     """How to resume one participant's session: its CLI, model, directory and argv."""
 
@@ -73,7 +73,7 @@ class ResumeParticipant(Document):
             )
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class ResumeDocument(Document):
     """`resume.json` (schema 1)."""
 

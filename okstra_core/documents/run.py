@@ -42,7 +42,7 @@ _CONFIG = config(camel_case=True, by_name=True)
 _DUTY = config(camel_case=True, by_name=True, aliases={"duty": "dutyId"})
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class BindingRecord(Document):
     """How a role execution runs: runner, host runtime, host model value."""
 
@@ -54,7 +54,7 @@ class BindingRecord(Document):
     execution_value: StrictStr = ""
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class Participant(Document):
     """One agent session of the run (`participant-001` is always the leader)."""
 
@@ -121,7 +121,7 @@ class Participant(Document):
     output_log: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class RoleExecution(Document):
     """One role instance of the run, bound to its participant.
 
@@ -161,7 +161,7 @@ class RoleExecution(Document):
     source_role_execution_ref: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class DynamicRole(Document):
     """A role the lead spawns at run time (never bound at prepare)."""
 
@@ -177,7 +177,7 @@ class DynamicRole(Document):
     worker_write_capability: WriteCapability | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class FileRef(Document):
     """A file the run depends on, with the SHA-256 of its bytes when the run was prepared."""
 
@@ -186,7 +186,7 @@ class FileRef(Document):
     sha256: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class ApprovedPlanRef(Document):
     """The approved plan a run implements: its file, digest and the stages it covers."""
 
@@ -196,7 +196,7 @@ class ApprovedPlanRef(Document):
     stages: tuple[StrictInt, ...]
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class RunManifest(Document):
     """`run-manifest.json`: who runs which role instance, on which model."""
 
@@ -254,7 +254,7 @@ class RunManifest(Document):
         return next((p for p in self.participants if p.participant_ref == ref), None)
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class LeadPromptMeta(Document):
     """`lead-prompt.meta.json`: the invocation identity of the rendered lead prompt."""
 

@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class TaskIdentity(OpenDocument):
     """Which task this is: its project, group, id, key and brief."""
 
@@ -67,7 +67,7 @@ class TaskIdentity(OpenDocument):
     brief_path: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class NextPhase(Document):
     """Where the task should go next, and whether it may go there now."""
 
@@ -78,7 +78,7 @@ class NextPhase(Document):
     rationale: StrictStr = ""
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class Workflow(OpenDocument):
     """Where the task stands: the current phase, every phase's state, what comes next."""
 
@@ -95,7 +95,7 @@ class Workflow(OpenDocument):
     awaiting_approval: StrictBool
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class RoleExecutionIndexEntry(OpenDocument):
     """One role instance of one run of the task: its role, ordinal, model and run manifest."""
 
@@ -113,7 +113,7 @@ class RoleExecutionIndexEntry(OpenDocument):
     run_manifest_path: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class LatestRun(Document):
     """The task's most recent run: its id, phase, sequence number and files."""
 
@@ -130,7 +130,7 @@ class LatestRun(Document):
     lead_session_id: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class TaskManifest(OpenDocument):
     """`task-manifest.json`: task identity, workflow, and every run's role executions."""
 
@@ -154,7 +154,7 @@ class TaskManifest(OpenDocument):
     latest_run_by_task_type: dict[StrictStr, StrictStr]
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class _Event(Document):
     """What every `timeline.jsonl` line has: when, and which run."""
 
@@ -165,7 +165,7 @@ class _Event(Document):
     run_id: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class RunPrepared(_Event):
     """A run's files were written: its manifest, lead session and role executions."""
 
@@ -178,7 +178,7 @@ class RunPrepared(_Event):
     role_execution_refs: tuple[StrictStr, ...]
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class LeadLaunched(_Event):
     """The lead CLI was started, by which backend and where (window, pane)."""
 
@@ -192,7 +192,7 @@ class LeadLaunched(_Event):
     pending_discovery: StrictBool = False
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class LeadExited(_Event):
     """The lead CLI ended (recorded once, by whoever saw it first)."""
 
@@ -211,7 +211,7 @@ class LeadExited(_Event):
     detail: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class LeadStopRequested(_Event):
     """Someone asked okstra to stop the lead."""
 
@@ -221,7 +221,7 @@ class LeadStopRequested(_Event):
     backend: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class LeadLaunchFailed(_Event):
     """Starting the lead CLI failed, with the error."""
 
@@ -232,7 +232,7 @@ class LeadLaunchFailed(_Event):
     error: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class SessionDiscovered(_Event):
     """The session id of a CLI that picks its own was found after launch."""
 
@@ -281,7 +281,7 @@ def parse_event(data: Any, *, path: Path | None = None) -> TimelineEvent:
     return found
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class ProjectTask(OpenDocument):
     """A task of the project as `project.json` lists it: its last run and phase."""
 
@@ -292,7 +292,7 @@ class ProjectTask(OpenDocument):
     updated_at: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class LastPreparedRun(Document):
     """The run prepared most recently anywhere in the project."""
 
@@ -303,7 +303,7 @@ class LastPreparedRun(Document):
     at: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class ProjectDocument(OpenDocument):
     """`.okstra/project.json` (okstra's keys; `modelDefaults` is read by the catalog)."""
 
@@ -321,7 +321,7 @@ class ProjectDocument(OpenDocument):
     updated_at: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class RunsIndexRow(Document):
     """One line of the central `runs.jsonl`: a run prepared anywhere on this machine."""
 

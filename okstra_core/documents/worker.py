@@ -33,7 +33,7 @@ _CONFIG = config(camel_case=True, by_name=True)
 Surface = Literal["tmux", "background"]
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class WorkerLaunch(Document):
     """`launch.json`: what one worker start runs, and how it is recorded.
 
@@ -76,7 +76,7 @@ class WorkerLaunch(Document):
     added: dict[StrictStr, Any] | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class WorkerExit(Document):
     """`exit.json`: how the worker CLI ended, written once by its supervisor."""
 
@@ -92,7 +92,7 @@ class WorkerExit(Document):
     detail: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class _WorkerEvent(Document):
     __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "timeline event"
@@ -104,7 +104,7 @@ class _WorkerEvent(Document):
     label: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class WorkerStarted(_WorkerEvent):
     """A worker was started: on which surface, with which process and session."""
 
@@ -126,7 +126,7 @@ class WorkerStarted(_WorkerEvent):
     source_role_execution_ref: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class WorkerExited(_WorkerEvent):
     """A worker ended (recorded once, by whoever saw it first)."""
 
@@ -141,7 +141,7 @@ class WorkerExited(_WorkerEvent):
     detail: StrictStr | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class PaneActivity(Document):
     """`lead-activity.json`: what the lead's pane last showed, and since when.
 
@@ -157,7 +157,7 @@ class PaneActivity(Document):
     since: StrictStr
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@dataclass(frozen=True, kw_only=True)
 class ProjectRunsRow(Document):
     """A line of `.okstra/runs-index.jsonl`: one run as it was after a change.
 

@@ -19,6 +19,7 @@ that did not finish) is an `incomplete` row. One run never breaks the list.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import os
 import re
 from collections import Counter
@@ -429,13 +430,7 @@ def _sorted(rows: list[RunRow]) -> list[RunRow]:
     """Newest first. `createdAt` is to the second: two runs prepared within the same
     second are told apart by when their inputs were written (looked up only for them)."""
 
-    def stamp(row: RunRow) -> float:
-        try:
-            return row.created_at.timestamp() if row.created_at else 0.0
-        except (OverflowError, ValueError, OSError):
-            return 0.0
-
-    stamps = [stamp(row) for row in rows]
+    stamps = [_row_stamp(row) for row in rows]
     tied = {s for s, n in Counter(stamps).items() if n > 1}
 
     def key(at: int) -> tuple[float, int, str]:
@@ -475,16 +470,37 @@ def newest_runs(
             rows.append(run_row(place, environment, real=real))
     total = len(rows) + len(settled)
     if limit is not None and len(settled) > limit:
-        settled.sort(key=lambda item: item[0], reverse=True)
-        # Runs created in the same second as the last one kept are all kept: the final
-        # order among them is decided below, from the files.
-        floor = settled[limit - 1][0] if limit else float("inf")
-        settled = [item for item in settled if item[0] >= floor]
+        settled = _newest_settled(settled, rows, limit)
     rows.extend(
         _row_of(place, info_of_row(place.path, row), environment) for _, place, row in settled
     )
     ordered = _sorted(rows)
     return (ordered if limit is None else ordered[:limit]), total
+
+
+def _newest_settled(
+    settled: list[tuple[float, RunPlace, index.IndexRow]], rows: list[RunRow], limit: int
+) -> list[tuple[float, RunPlace, index.IndexRow]]:
+    """The `limit` newest settled runs, by the order `_sorted` gives the rows (creation
+    time, then — among runs created in the same second — when their inputs were
+    written, then the path): only these are made rows. Ties are counted over every
+    run, so the keys are the ones `_sorted` computes for the rows kept."""
+    counts = Counter(item[0] for item in settled)
+    counts.update(_row_stamp(row) for row in rows)
+
+    def key(item: tuple[float, RunPlace, index.IndexRow]) -> tuple[float, int, str]:
+        at, place, _ = item
+        written = _written_ns(place.path) if counts[at] > 1 else 0
+        return (at, written, str(place.path))
+
+    return heapq.nlargest(limit, settled, key=key)
+
+
+def _row_stamp(row: RunRow) -> float:
+    try:
+        return row.created_at.timestamp() if row.created_at else 0.0
+    except (OverflowError, ValueError, OSError):
+        return 0.0
 
 
 def _index_stamp(row: index.IndexRow) -> float:

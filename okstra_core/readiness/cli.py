@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
@@ -149,7 +148,7 @@ def _answer(
     shown = shlex.join([provider.cli, *argv[1:]])
     try:
         return shown, run_probe(argv, environment, timeout), None, None
-    except subprocess.TimeoutExpired:
+    except TimeoutError:
         return (
             shown,
             None,

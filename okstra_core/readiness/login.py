@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
 from ..catalog.models import LOGIN_FILE_PLACEHOLDER, LoginSpec
@@ -65,7 +64,7 @@ def told_by_status(
     shown = " ".join((Path(cli_path).name, *login.status[1:]))
     try:
         code, out, err = run_probe(argv, environment, min(timeout, STATUS_TIMEOUT))
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError:  # a TimeoutError too: it did not answer in time
         return None, f"`{shown}` did not answer"
     pattern = login.status_pattern
     answered = not pattern or re.search(pattern, out + err, re.IGNORECASE) is not None

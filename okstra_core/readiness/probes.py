@@ -4,16 +4,21 @@ Each probe runs without stdin in its own process group and is bounded by a timeo
 when it expires the whole group is killed, so a CLI that leaves a child holding its
 output open cannot stall a check. `run_concurrently` runs several probes at once (a
 CLI on Node takes a few tenths of a second just to start), on plain threads.
+
+`subprocess` is imported when a probe runs: a command that only recalls recorded
+verdicts (a wizard step) never starts one.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import subprocess
 
 from ..environment import Environment
 
@@ -34,9 +39,11 @@ def run_probe(
         (exit status, stdout, stderr).
 
     Raises:
+        TimeoutError: it ran longer than `timeout` (it was killed).
         OSError: it could not start.
-        subprocess.TimeoutExpired: it ran longer than `timeout` (it was killed).
     """
+    import subprocess
+
     proc = subprocess.Popen(
         list(argv),
         env=dict(environment.env),
@@ -49,6 +56,9 @@ def run_probe(
     )
     try:
         out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        _kill_group(proc)
+        raise TimeoutError(f"{argv[0]} ran longer than {timeout:g} s") from exc
     except BaseException:
         _kill_group(proc)
         raise
@@ -57,6 +67,8 @@ def run_probe(
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
     """Kill the probe and everything it started; reap it without waiting on its pipes."""
+    import subprocess
+
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:  # already gone (or its group is): kill the process itself

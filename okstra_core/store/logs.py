@@ -9,13 +9,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..errors import FileSystemError, os_error
+from ..records import dataclass
 from .atomic import write_all
 from .files import MAX_LOG_BYTES, make_private_dirs, open_regular
 from .locks import FileLock

@@ -6,7 +6,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okstra_core.errors import OkstraError
@@ -89,3 +89,16 @@ def test_related_task_keys_follow_the_name_rule() -> None:
         with pytest.raises(RecordError) as caught:
             RunRequest(**base, related_tasks=(bad,))  # type: ignore[arg-type]
         assert "group/id" in str(caught.value.errors()[0]["msg"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.text(),
+        st.text(alphabet="abcXYZ019._-/ é\u0301", max_size=12),
+        st.text(alphabet="a.", min_size=250, max_size=260),
+    )
+)
+def test_the_quick_ascii_answer_is_the_rule_s_answer(value: str) -> None:
+    # `is_name` decides plain ASCII names without the character-by-character rule.
+    assert is_name(value) == (name_problem(value) is None)

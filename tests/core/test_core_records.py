@@ -16,9 +16,24 @@ from okstra_core.environment import which
 
 
 def test_records_dataclass_is_the_standard_one() -> None:
-    # No code cache, no patched `dataclasses`: a record is a plain dataclass.
-    assert records.dataclass is dataclasses.dataclass
+    # No code cache, no patched `dataclasses`: a record is a plain dataclass, made by the
+    # standard decorator (with its methods shared: `test_records_dataclass.py`).
+    import inspect
+
+    for name, value in vars(dataclasses).items():
+        if inspect.isfunction(value):
+            assert value.__module__ == "dataclasses", name
     assert records.field is dataclasses.field
+
+    @records.dataclass(frozen=True, kw_only=True)
+    class Point:
+        x: int
+        y: int = 0
+
+    assert dataclasses.is_dataclass(Point)
+    assert [f.name for f in dataclasses.fields(Point)] == ["x", "y"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Point(x=1).x = 2  # type: ignore[misc]
 
 
 # ---------------------------------------------------------------------------- which

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from tests.conftest import okstra_cmd
+from tests.conftest import okstra_cmd, write_fake
 
 CLIS = ("claude", "gemini", "codex", "grok", "kimi")
 HELP = (
@@ -31,7 +30,7 @@ HELP = (
 
 FAKE_LEAD = """#!{python}
 import json, os, signal, sys, time
-name = os.path.basename(sys.argv[0])
+name = os.environ.pop("FAKE_CLI_NAME", None) or os.path.basename(sys.argv[0])
 args = sys.argv[1:]
 if "--version" in args:
     print(name + " 9.9.9 (fake)")
@@ -77,9 +76,8 @@ sys.exit(int(spec.get("exit", 0)))
 def make_fake_clis(bin_dir: Path) -> Path:
     bin_dir.mkdir(parents=True, exist_ok=True)
     for name in CLIS:
-        path = bin_dir / name
-        path.write_text(FAKE_LEAD.format(python=sys.executable, help=HELP), encoding="utf-8")
-        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+        body = FAKE_LEAD.format(python=sys.executable, help=HELP)
+        write_fake(bin_dir, name, body, help_text=HELP, status_exit=2)
     return bin_dir
 
 
