@@ -117,6 +117,14 @@ install_agent_clis() {
     fi
 }
 
+# The background installs (tmux, agent CLIs): wait for them, then show what they said.
+# They only warn on failure (their tests are skipped), so their status is not checked.
+wait_side_installs() {
+    wait "$SIDE_PID" || warn "installing tmux or the agent CLIs failed"
+    cat "$SIDE_LOG"
+    rm -f "$SIDE_LOG"
+}
+
 # Run one check; record a failure instead of stopping, so one CI run reports every
 # broken gate (the exit status is still non-zero at the end).
 check() {
@@ -132,6 +140,17 @@ check() {
 if [ "${OKSTRA_SKIP_INSTALL:-}" = 1 ] && venv_ok; then
     phase "reusing $VENV as it is (OKSTRA_SKIP_INSTALL=1)"
 else
+    # tmux (apt) and the agent CLIs (npm) do not need the venv: they install while pip
+    # does, and their output is shown after it (`wait_side_installs`).
+    SIDE_LOG="$(mktemp)"
+    (
+        phase "tmux"
+        install_tmux
+        phase "agent CLIs"
+        install_agent_clis
+    ) >"$SIDE_LOG" 2>&1 &
+    SIDE_PID=$!
+
     phase "virtual environment (${VENV#"$REPO"/})"
     if venv_ok; then
         echo "reusing $VENV ($("$PY" --version))"
@@ -152,11 +171,7 @@ else
     fi
     echo "okstra_core: $(cd / && "$PY" -c 'import okstra_core; print(okstra_core.__file__)')"
 
-    phase "tmux"
-    install_tmux
-
-    phase "agent CLIs"
-    install_agent_clis
+    wait_side_installs
 fi
 
 check "ruff check" "$VENV/bin/ruff" check .

@@ -243,7 +243,7 @@ async def test_the_open_wizard_is_locked_but_readable(app_factory, project) -> N
 async def test_unavailable_models_are_dimmed_with_reason_and_not_selectable(
     app_factory, project, fake_bin, monkeypatch
 ) -> None:
-    directory = fake_bin("claude", "codex", directory=Path(os.environ["FAKE_CLI_LOG"]).parent / "b")
+    directory = fake_bin("claude", "codex", directory=project.parent / "b")
     monkeypatch.setenv("PATH", os.pathsep.join([str(directory), "/usr/bin", "/bin"]))
     app = app_factory(state=prefill(project, "role_model"))
     async with app.run_test(size=SIZE) as pilot:
@@ -259,7 +259,11 @@ async def test_unavailable_models_are_dimmed_with_reason_and_not_selectable(
             assert table.highlighted_value not in {r.value for r in disabled}
 
 
-async def test_launch_none_shows_steps_and_the_start_command(app_factory, project) -> None:
+async def test_launch_none_shows_steps_and_the_start_command(
+    app_factory, project, monkeypatch
+) -> None:
+    log = project.parent / "fake-cli.log"
+    monkeypatch.setenv("FAKE_CLI_LOG", str(log))
     app = app_factory(launch="none", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:
         await drive_to(pilot, app, "confirm")
@@ -272,7 +276,6 @@ async def test_launch_none_shows_steps_and_the_start_command(app_factory, projec
         result = str(screen.query_one("#result", Static).render())
         assert "Nothing launched" in result and "requirements-discovery-" in result
         assert any((project / ".okstra" / "tasks" / "grp" / "one" / "runs").iterdir())
-    log = Path(os.environ["FAKE_CLI_LOG"])
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     probes = (["--version"], ["--help"], ["auth", "status"], ["login", "status"])
     assert all(c["argv"] in probes for c in calls)  # preflight's probes only

@@ -11,13 +11,23 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual import events
 from textual.widgets import Button, Input
-from tui_support import drive_to, prefill, settle, step_kind, wait_armed, wait_for
+from tui_support import (
+    REAL_ARM_DELAY,
+    drive_to,
+    prefill,
+    settle,
+    step_kind,
+    wait_armed,
+    wait_for,
+)
 
 from okstra_core.paths import user_dirs
 from okstra_tui.screens import ConfirmScreen, TextScreen
 from okstra_tui.screens.discard import DiscardScreen
+from okstra_tui.screens.guard import GuardedScreen
 from okstra_tui.screens.launch import LaunchScreen
 from okstra_tui.widgets import HistoryPanel
 
@@ -40,6 +50,14 @@ def footer_keys(screen) -> dict[str, str]:
         for key, active in screen.active_bindings.items()
         if active.binding.show
     }
+
+
+
+@pytest.fixture(autouse=True)
+def _real_arming(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the arming delay: the product's own (0.4 s), not the
+    quick one the other app tests use."""
+    monkeypatch.setattr(GuardedScreen, "ARM_DELAY", REAL_ARM_DELAY)
 
 
 async def test_keys_typed_ahead_of_confirm_never_launch(app_factory, project) -> None:

@@ -110,14 +110,37 @@ LOGIN_ENV = (
 
 @pytest.fixture(autouse=True)
 def _fake_cli_help(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Fake CLIs that pass preflight, and a log of every call they get; no CLI logins
-    but the Gemini CLI's cached one (tests/conftest.py): a CLI known to be logged out
-    is not ready, and its models not available."""
+    """Fake CLIs that pass preflight; no CLI logins but the Gemini CLI's cached one
+    (tests/conftest.py): a CLI known to be logged out is not ready, and its models not
+    available. A test that reads the fakes' call log sets `FAKE_CLI_LOG` itself (with
+    it, every check runs the fake's Python body instead of its shell front)."""
     monkeypatch.setenv("FAKE_CLI_HELP", FAKE_HELP)
-    monkeypatch.setenv("FAKE_CLI_LOG", str(tmp_path / "fake-cli.log"))
+    monkeypatch.delenv("FAKE_CLI_LOG", raising=False)
     for name in LOGIN_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude-login"))
+
+
+@pytest.fixture(autouse=True)
+def _quick_arming(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guarded screens arm 20 ms after their first paint instead of 0.4 s: the tests
+    wait for `armed` (the screen's own signal), so only the wait is shorter. The delay
+    itself is tested in test_tui_safety.py, and the key bursts and the tmux tests run
+    the app with its real delay."""
+    from okstra_tui.screens.guard import GuardedScreen
+
+    monkeypatch.setattr(GuardedScreen, "ARM_DELAY", QUICK_ARM_DELAY)
+
+
+QUICK_ARM_DELAY = 0.02
+
+def _product_arm_delay() -> float:
+    from okstra_tui.screens.guard import GuardedScreen
+
+    return GuardedScreen.ARM_DELAY
+
+
+REAL_ARM_DELAY = _product_arm_delay()  # read before any test patches it
 
 
 async def settle(pilot: Any, app: Any) -> None:
