@@ -52,7 +52,6 @@ def footer_keys(screen) -> dict[str, str]:
     }
 
 
-
 @pytest.fixture(autouse=True)
 def _real_arming(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests are about the arming delay: the product's own (0.4 s), not the

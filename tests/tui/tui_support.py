@@ -134,6 +134,7 @@ def _quick_arming(monkeypatch: pytest.MonkeyPatch) -> None:
 
 QUICK_ARM_DELAY = 0.02
 
+
 def _product_arm_delay() -> float:
     from okstra_tui.screens.guard import GuardedScreen
 
