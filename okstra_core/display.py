@@ -15,6 +15,7 @@ is for the few places that must build a markup string around data.
 
 from __future__ import annotations
 
+import functools
 import re
 
 # C0 controls (but tab and newline, which callers choose to keep), DEL, C1 controls,
@@ -22,9 +23,15 @@ import re
 # lone surrogates (a file name that was not UTF-8, or a JSON "\\ud800": written to a
 # UTF-8 terminal they raise instead of printing).
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
+_UNSAFE = f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]"
 # One line: newline and tab too, and the Unicode line and paragraph separators.
-_UNSAFE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
+_UNSAFE_LINE = f"[\x00-\x1f\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]"
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    """Compiled on first use: every command imports this module, few print data."""
+    return re.compile(source)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -41,7 +48,7 @@ def inert(text: object, *, keep_newlines: bool = False) -> str:
             lines); otherwise they are escaped too (a one-line field stays one line).
     """
     value = str(text)
-    pattern = _UNSAFE if keep_newlines else _UNSAFE_LINE
+    pattern = _pattern(_UNSAFE if keep_newlines else _UNSAFE_LINE)
     if keep_newlines:
         value = value.replace("\r\n", "\n")
     return pattern.sub(_escape, value)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, UsageError
 from ..records import to_data
-from ._replies import AnswersReply, Moved, OutcomeReply, Refused, Shown, WizardsReply
+from ._replies import Moved, Refused
 
 if TYPE_CHECKING:
     import argparse
@@ -396,6 +396,8 @@ def _show(ns: argparse.Namespace) -> Payload:
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
     view = wizard.view()
+    from ._read_replies import Shown
+
     shown = Shown(
         state=str(wizard.path),
         source=str(wizard.source),
@@ -416,6 +418,8 @@ def _outcome(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
+    from ._read_replies import OutcomeReply
+
     return to_data(OutcomeReply(outcome=wizard.outcome(), notes=_notes(wizard))), 0
 
 
@@ -424,11 +428,14 @@ def _answers(ns: argparse.Namespace) -> Payload:
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
+    from ._read_replies import AnswersReply
+
     return to_data(AnswersReply(answers=tuple(wizard.answers()))), 0
 
 
 def _list(_ns: argparse.Namespace) -> Payload:
     from ..wizard import list_wizards
+    from ._read_replies import WizardsReply
 
     return to_data(WizardsReply(wizards=tuple(list_wizards(_env())))), 0
 

@@ -29,10 +29,14 @@ long, …) surface as `FileSystemError` naming the file and the errno.
 
 Modules: `files` (what a file must be; private directories), `atomic` (writes), `reads`
 (reads and JSON parsing), `locks` (`FileLock`), `sweep` (leftovers of dead processes),
-and `logs` (JSONL logs); derived data in the user cache is `okstra_core.derived`'s.
-Import from the package.
+and `logs` (JSONL logs, loaded on first use: a command that writes no log never builds
+its records); derived data in the user cache is `okstra_core.derived`'s. Import from
+the package.
 """
 
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_names
 from .atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, dumps_json
 from .files import (
     MAX_FILE_BYTES,
@@ -46,9 +50,16 @@ from .files import (
     open_regular,
 )
 from .locks import LOCK_MARK, MAX_LOCK_BYTES, FileLock, lock_path_for, lock_target
-from .logs import DamagedLine, LogRead, append_line, read_lines, read_log
 from .reads import decode_utf8, json_kind, parse_json, parse_json_object, read_bytes, read_json
 from .sweep import SWEEP_GRACE_SECONDS, sweep_leftovers
+
+if TYPE_CHECKING:
+    from .logs import DamagedLine, LogRead, append_line, read_lines, read_log
+
+__getattr__ = lazy_names(
+    __name__,
+    {name: ".logs" for name in ("DamagedLine", "LogRead", "append_line", "read_lines", "read_log")},
+)
 
 __all__ = [
     "LOCK_MARK",
