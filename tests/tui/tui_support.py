@@ -53,14 +53,16 @@ def project(tmp_path: Path, fake_path: Path) -> Path:
 def stable_project(fake_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
     """A project at a fixed path, so paths shown on screen are the same every run.
 
-    The path is shared by every checkout on the machine: a lock beside it makes two
-    test runs at once (two worktrees, two CI jobs) take turns instead of removing each
-    other's project.
+    The path (one per test function) is shared by every checkout on the machine and
+    by the test's sizes: a lock beside it makes two users at once (two worktrees, two
+    CI jobs, the 80x24 and 120x40 cases on two workers) take turns instead of removing
+    each other's project. Other tests' projects have their own locks, so the workers
+    of one run do not wait for each other.
     """
     base = Path("/tmp/okstra-tui-snapshots")
     root = base / request.node.name.split("[")[0][:40] / "proj"
     base.mkdir(exist_ok=True)
-    fd = os.open(f"{base}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+    fd = os.open(f"{root.parent}.lock", os.O_RDWR | os.O_CREAT, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         shutil.rmtree(root.parent, ignore_errors=True)
