@@ -212,3 +212,14 @@ echo "Error: Not logged in · Please run /login"
 sleep 1.5
 exit 1
 """
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first (real tmux, marked slow): the workers of a parallel run then
+    end together instead of one finishing a long test alone while the others wait.
+    A stable sort: every worker collects the same order, as pytest-xdist requires."""
+    items.sort(
+        key=lambda item: (
+            0 if item.get_closest_marker("tmux") or item.get_closest_marker("slow") else 1
+        )
+    )

@@ -499,6 +499,7 @@ sys.exit(code)
 """
 
 
+@pytest.mark.slow
 def test_a_state_file_is_trusted_only_by_the_bytes_okstra_checked(
     tmp_path: Path, okstra_home: Path
 ) -> None:

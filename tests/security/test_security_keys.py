@@ -106,6 +106,7 @@ def _seeds() -> list[int]:
     return list(range(FIRST_SEED, FIRST_SEED + BURSTS)) if BURSTS else list(CI_SEEDS)
 
 
+@pytest.mark.slow
 async def test_random_key_bursts_with_resizes(burst_project: Path) -> None:
     failures: list[str] = []
     for seed in _seeds():

@@ -88,6 +88,7 @@ def test_every_planted_run_is_a_row_and_the_output_is_inert(hostile: dict[str, A
     assert outside(hostile) == before
 
 
+@pytest.mark.slow
 def test_status_of_each_planted_run_is_inert_and_never_70(hostile: dict[str, Any]) -> None:
     project, env, planted = hostile["project"], hostile["env"], hostile["planted"]
     before = outside(hostile)
@@ -116,6 +117,7 @@ def test_status_of_each_planted_run_is_inert_and_never_70(hostile: dict[str, Any
     assert outside(hostile) == before
 
 
+@pytest.mark.slow
 def test_names_are_names_and_paths_are_paths(hostile: dict[str, Any]) -> None:
     project, env = hostile["project"], hostile["env"]
     before = outside(hostile)

@@ -77,6 +77,7 @@ PAYLOADS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
 def test_a_template_past_a_bound_is_exit_2_and_writes_no_prompt(
     tmp_path: Path, payload: str

@@ -70,6 +70,7 @@ async def test_new_setup_creates_a_state_file_named_by_the_clock(app_factory) ->
         assert app.wizard is not None and app.wizard.path == path
 
 
+@pytest.mark.slow
 async def test_whole_setup_to_confirm_shows_provenance_and_preflight(app_factory) -> None:
     app = app_factory(launch="none")
     async with app.run_test(size=SIZE) as pilot:
@@ -130,6 +131,7 @@ async def test_backspace_is_back_on_a_pick_screen(app_factory, project) -> None:
         assert step_kind(app) == "brief"
 
 
+@pytest.mark.slow
 async def test_rewind_from_the_history_panel_then_enter_through(app_factory, project) -> None:
     app = app_factory(launch="none", state=prefill(project, "confirm"))
     async with app.run_test(size=SIZE) as pilot:

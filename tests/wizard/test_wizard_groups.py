@@ -121,6 +121,7 @@ def test_progress_total_is_stable_while_taking_defaults(project: Path, tmp_path:
     assert totals[-1][0] + 1 == totals[-1][1]  # only the confirmation is left
 
 
+@pytest.mark.slow
 def test_a_role_rewind_keeps_the_directive_and_returns_to_confirm(
     project: Path, tmp_path: Path
 ) -> None:
