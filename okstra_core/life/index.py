@@ -26,7 +26,7 @@ import dataclasses
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,8 @@ from ..documents.worker import ProjectRunsRow
 from ..errors import OkstraError
 from ..names import is_name
 from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
-from ..tasks import OKSTRA_DIR, RUN_MANIFEST
+from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
+from .project import RUNS_DIR, run_entries
 from .report import load_run_manifest
 from .workers.team import members
 
@@ -46,7 +47,7 @@ MAX_INDEX_BYTES = 256 * 1024 * 1024
 # More rows than this new or stale at once: the index is rewritten, not appended to.
 _APPEND_AT_MOST = 64
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
-_ENDED_LEAD = ("exited", "stopped", "gone")
+_SETTLED_LEAD = frozenset(("prepared", "launch-failed", "exited", "stopped", "gone"))
 LEADER_REF = "participant-001"
 # The leader participant's keys the lead's reader checks (`life.runinfo._CHECKS`), and
 # the longest text a listing shows of any of its fields.
@@ -71,6 +72,10 @@ LEADER_KEYS = (
     "stopRequestedAt",
 )
 MAX_LEADER_TEXT = 4096
+# An entry of the project's `runs/` directories: (group, task, run, a real directory).
+Entry = tuple[str, str, str, bool]
+# An entry and the checked line of its run's row (None: no row to trust).
+Listed = tuple[str, str, str, bool, dict[str, Any] | None]
 
 
 class IndexRow(ProjectRunsRow):
@@ -78,13 +83,22 @@ class IndexRow(ProjectRunsRow):
 
     @property
     def settled(self) -> bool:
-        """Nothing of the run can be running: the lead never launched or ended, and no
-        worker is running (a look at the run would find nothing new). Only a row with
-        its leader, whose status is the row's, is settled."""
-        if self.leader is None or (self.leader.get("status") or "prepared") != self.lead_status:
-            return False  # not a row okstra wrote: its manifest is read instead
-        lead = self.lead_status in ("prepared", "launch-failed", *_ENDED_LEAD)
-        return lead and "running" not in self.workers.values()
+        """Nothing of the run can be running (see `settled`)."""
+        return _settled(self.leader, self.lead_status, self.workers)
+
+
+def settled(record: Mapping[str, Any]) -> bool:
+    """Nothing of the run a checked line (`listing`) is the row of can be running: the
+    lead never launched or ended, and no worker is running (a look at the run would
+    find nothing new). Only a row with its leader, whose status is the row's, is
+    settled."""
+    return _settled(record.get("leader"), record["leadStatus"], record["workers"])
+
+
+def _settled(leader: Mapping[str, Any] | None, lead: str, workers: Mapping[str, str]) -> bool:
+    if leader is None or (leader.get("status") or "prepared") != lead:
+        return False  # not a row okstra wrote: its manifest is read instead
+    return lead in _SETTLED_LEAD and "running" not in workers.values()
 
 
 def _run_path(run: str) -> bool:
@@ -167,8 +181,12 @@ def _leader(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
 def manifest_stamp(run_dir: Path | str) -> str | None:
     """`<mtime_ns>:<size>` of the run's manifest (None: not a regular file). Every
     rewrite is a new file renamed in place, so a changed manifest has a new stamp."""
+    return _stamp(os.path.join(run_dir, RUN_MANIFEST))
+
+
+def _stamp(manifest: str) -> str | None:
     try:
-        st = os.lstat(os.path.join(run_dir, RUN_MANIFEST))
+        st = os.lstat(manifest)
     except OSError:
         return None
     return f"{st.st_mtime_ns}:{st.st_size}" if stat.S_ISREG(st.st_mode) else None
@@ -182,93 +200,106 @@ def note(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) 
         append_line(index_path(project_of(run_dir)), row.dump())
 
 
-def _row(data: object) -> IndexRow | None:
-    """A line's row, when it is one (a row okstra wrote has exactly these types)."""
+def _checked(data: object, runs: Container[str]) -> dict[str, Any] | None:
+    """A line's JSON value when it is a row (a row okstra wrote has exactly these types),
+    checked without making an object; `runs`: run paths already known to be well named
+    (the project's run directories), any other is checked."""
     if type(data) is not dict:
         return None
     run, workers = data.get("run"), data.get("workers")
-    if type(run) is not str or type(workers) is not dict or not _run_path(run):
+    if type(run) is not str or type(workers) is not dict:
         return None
-    run_id, task_key, task_type = data.get("runId"), data.get("taskKey"), data.get("taskType")
-    size, lead = data.get("teamSize"), data.get("leadStatus")
-    if not (type(run_id) is type(task_key) is type(task_type) is type(lead) is str):
+    if run not in runs and not _run_path(run):
         return None
-    if type(size) is not int or not all(type(v) is str for v in workers.values()):
+    lead, size, leader = data.get("leadStatus"), data.get("teamSize"), data.get("leader")
+    if type(lead) is not str or type(size) is not int:
         return None
-    leader = data.get("leader")
-    if leader is not None and type(leader) is not dict:
+    if not (type(data.get("runId")) is type(data.get("taskKey")) is type(data.get("taskType"))):
         return None
+    if type(data.get("runId")) is not str or (leader is not None and type(leader) is not dict):
+        return None
+    for value in workers.values():
+        if type(value) is not str:
+            return None
+    return data
+
+
+def as_row(record: Mapping[str, Any]) -> IndexRow:
+    """The row of a checked line (`listing`)."""
     return IndexRow(
-        run=run,
-        run_id=run_id,
-        task_key=task_key,
-        task_type=task_type,
-        created_at=_str(data.get("createdAt")),
-        team_size=size,
-        lead_status=lead,
-        lead_backend=_str(data.get("leadBackend")),
-        workers=workers,
-        updated_at=_str(data.get("updatedAt")),
-        leader=leader,
-        entry_mode=_str(data.get("entryMode")),
-        lead_session_id=_str(data.get("leadSessionId")),
-        manifest_stamp=_str(data.get("manifestStamp")),
+        run=record["run"],
+        run_id=record["runId"],
+        task_key=record["taskKey"],
+        task_type=record["taskType"],
+        created_at=_str(record.get("createdAt")),
+        team_size=record["teamSize"],
+        lead_status=record["leadStatus"],
+        lead_backend=_str(record.get("leadBackend")),
+        workers=record["workers"],
+        updated_at=_str(record.get("updatedAt")),
+        leader=record.get("leader"),
+        entry_mode=_str(record.get("entryMode")),
+        lead_session_id=_str(record.get("leadSessionId")),
+        manifest_stamp=_str(record.get("manifestStamp")),
     )
 
 
 def _records(data: bytes) -> list[object]:
     """Every line's JSON value; a damaged line is None (the rest still count)."""
-    lines = [line for line in data.split(b"\n") if line.strip()]
-    try:
+    count = data.count(b"\n") + (not data.endswith(b"\n"))
+    if data and not data.startswith(b"\n") and b"\n\n" not in data:
         # One parse for the whole file: a file of whole lines is a JSON array's items.
-        found: list[object] = orjson.loads(b"[" + b",".join(lines) + b"]")
-        if len(found) == len(lines):
-            return found
-    except orjson.JSONDecodeError:
-        pass
+        body = (data[:-1] if data.endswith(b"\n") else data).replace(b"\n", b",")
+        with contextlib.suppress(orjson.JSONDecodeError):
+            found: list[object] = orjson.loads(b"[" + body + b"]")
+            if len(found) == count:
+                return found
     out: list[object] = []
-    for line in lines:
-        try:
-            out.append(orjson.loads(line))
-        except orjson.JSONDecodeError:
-            out.append(None)
+    for line in data.split(b"\n"):
+        if line.strip():
+            try:
+                out.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                out.append(None)
     return out
 
 
-def _read(path: Path) -> tuple[dict[str, IndexRow], int, int]:
-    """(rows by run, number of lines, lines that are no row) of the index file (absent:
-    empty)."""
+def _read(path: Path, runs: Container[str]) -> tuple[dict[str, dict[str, Any]], int, int]:
+    """(checked lines by run — the last of each, number of lines, lines that are no row)
+    of the index file (absent: empty); `runs` as `_checked`."""
     if not os.path.lexists(path):
         return {}, 0, 0
     records = _records(read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES))
-    rows: dict[str, IndexRow] = {}
+    found: dict[str, dict[str, Any]] = {}
     bad = 0
     for record in records:
-        row = _row(record)
+        row = _checked(record, runs)
         if row is None:
             bad += 1
         else:
-            rows[row.run] = row
-    return rows, len(records), bad
+            found[row["run"]] = row
+    return found, len(records), bad
 
 
-def run_dirs(project_root: Path) -> Iterator[str]:
-    """`<group>/<task>/runs/<run-id>` of every run directory (named as okstra names them)."""
-    tasks = os.fspath(tasks_dir(project_root))
-    for group in _scan(tasks):
-        for task in _scan(os.path.join(tasks, group)):
-            runs = os.path.join(tasks, group, task, "runs")
-            for name in _scan(runs):
-                if _RUN.fullmatch(name):
-                    yield f"{group}/{task}/runs/{name}"
-
-
-def _scan(directory: str) -> list[str]:
-    try:
-        with os.scandir(directory) as entries:
-            return [e.name for e in entries if e.is_dir(follow_symlinks=False) and is_name(e.name)]
-    except OSError:
-        return []
+def _indexed_runs(entries: list[Entry]) -> dict[str, Entry]:
+    """The entries that are run directories the index can name, by their run path (a
+    real directory, the group and task under the one name rule, named as okstra names
+    runs)."""
+    names: dict[str, bool] = {}
+    out: dict[str, Entry] = {}
+    for entry in entries:
+        group, task, name, real = entry
+        if not real or _RUN.fullmatch(name) is None:
+            continue
+        ok = names.get(group)
+        if ok is None:
+            ok = names[group] = is_name(group)
+        good = names.get(task)
+        if good is None:
+            good = names[task] = is_name(task)
+        if ok and good:
+            out[f"{group}/{task}/{RUNS_DIR}/{name}"] = entry
+    return out
 
 
 def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
@@ -292,50 +323,63 @@ def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
 
 
 def rows(project_root: Path) -> list[IndexRow]:
-    """Every run of the project, from the index (completed from the run directories).
+    """Every run of the project the index has a row of (see `listing`)."""
+    return [as_row(record) for *_, record in listing(project_root) if record is not None]
 
-    A run the index does not know, or whose manifest changed since its row was made
-    (its stamp differs), gets its row from its manifest, appended to the index (or the
-    index rewritten). A run whose manifest cannot be read has no row (the listing reads
-    it itself).
+
+def listing(project_root: Path) -> list[Listed]:
+    """Every entry of the project's `runs/` directories (`project.run_entries`, listed
+    once), each with its run's row when one can be trusted (else None: the listing reads
+    the run itself) — as a checked line (`as_row` makes it a row).
+
+    A row is the index's line for a real run directory whose manifest still has the
+    line's stamp. A run the index does not know, or whose manifest changed since its
+    row was made (its stamp differs), gets its row from its manifest, appended to the
+    index (or the index rewritten). A run whose manifest cannot be read has no row.
     """
     path = index_path(project_root)
-    indexed, lines, bad = _read(path)
-    tasks = tasks_dir(project_root)
-    under = os.fspath(tasks)
-    found: dict[str, IndexRow] = {}
+    entries = list(run_entries(project_root))
+    runs = _indexed_runs(entries)
+    indexed, lines, bad = _read(path, runs)
+    tasks = os.path.join(project_root, OKSTRA_DIR, TASKS_DIR)
+    found: dict[str, dict[str, Any]] = {}
     fresh: dict[str, IndexRow] = {}
-    for run in run_dirs(project_root):
-        row = indexed.get(run)
-        stamp = row.manifest_stamp if row is not None else None
-        if stamp is None or stamp != manifest_stamp(os.path.join(under, run)):
-            row = _from_manifest(tasks, run)
-            if row is not None:
-                fresh[run] = row
-        if row is not None:
-            found[run] = row
+    for run in runs:
+        record = indexed.get(run)
+        stamp = _str(record.get("manifestStamp")) if record is not None else None
+        if record is None or stamp is None or stamp != _stamp(f"{tasks}/{run}/{RUN_MANIFEST}"):
+            row = _from_manifest(Path(tasks), run)
+            if row is None:
+                continue
+            fresh[run] = row
+            record = row.dump()
+        found[run] = record
     if bad or len(fresh) > _APPEND_AT_MOST or lines > 2 * len(found) + 64:
-        _rewrite(path, set(found), fresh, indexed)
+        _rewrite(path, found, fresh, indexed)
     else:
         # A few new rows (runs prepared since): appended, not the whole file rewritten.
         for row in fresh.values():
             with contextlib.suppress(OkstraError, OSError):
                 append_line(path, row.dump())
-    return list(found.values())
+    return [
+        (group, task, name, real, found.get(f"{group}/{task}/{RUNS_DIR}/{name}") if real else None)
+        for group, task, name, real in entries
+    ]
 
 
 def _rewrite(
     path: Path,
-    present: set[str],
+    present: Container[str],
     fresh: Mapping[str, IndexRow],
-    seen: Mapping[str, IndexRow],
+    seen: Mapping[str, Mapping[str, Any]],
 ) -> None:
     """Rewrite the index with one line per present run, `fresh` rows in place of what
     was `seen` (under the lock appends take, from the file as it is then: a line
-    appended meanwhile is newer than what was read, and is kept)."""
+    appended meanwhile is newer than what was read, and is kept). Each line is written
+    as its row (keys okstra does not write are left out)."""
     with contextlib.suppress(OkstraError, OSError), FileLock(path, timeout=2.0):
-        latest, _, _ = _read(path)
-        merged = dict(latest)
+        latest, _, _ = _read(path, present)
+        merged = {run: as_row(record) for run, record in latest.items() if run in present}
         for run, row in fresh.items():
             if latest.get(run) == seen.get(run):  # nothing newer appended meanwhile
                 merged[run] = row

@@ -117,14 +117,14 @@ def place_of(path: Path) -> RunPlace | None:
     return RunPlace(root=parents[5], group=parents[2].name, task=parents[1].name, name=path.name)
 
 
-def _real_dir(path: Path) -> bool:
+def _real_dir(path: Path | str) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
 
 
-def _subdirs(path: Path) -> list[str]:
+def _subdirs(path: str) -> list[str]:
     """Names of the real directories (never links) in `path`, sorted; none if unreadable."""
     try:
         with os.scandir(path) as entries:
@@ -140,12 +140,20 @@ def run_places(root: Path) -> Iterator[tuple[RunPlace, bool]]:
     not this project's and is not entered; a run entry that is a link is given (False),
     to be shown as damaged, never read.
     """
-    tasks = root / OKSTRA_DIR / TASKS_DIR
-    if not (_real_dir(root / OKSTRA_DIR) and _real_dir(tasks)):
+    for group, task, name, real in run_entries(root):
+        yield RunPlace(root=root, group=group, task=task, name=name), real
+
+
+def run_entries(root: Path) -> Iterator[tuple[str, str, str, bool]]:
+    """`run_places` as names: (group, task, run, whether a real directory) of every entry
+    of the project's `runs/` directories, each directory listed once (a listing of
+    thousands of runs makes no object per run)."""
+    tasks = os.path.join(root, OKSTRA_DIR, TASKS_DIR)
+    if not (_real_dir(os.path.join(root, OKSTRA_DIR)) and _real_dir(tasks)):
         return
     for group in _subdirs(tasks):
-        for task in _subdirs(tasks / group):
-            runs = tasks / group / task / RUNS_DIR
+        for task in _subdirs(os.path.join(tasks, group)):
+            runs = os.path.join(tasks, group, task, RUNS_DIR)
             if not _real_dir(runs):
                 continue
             try:
@@ -158,7 +166,7 @@ def run_places(root: Path) -> Iterator[tuple[RunPlace, bool]]:
             except OSError:
                 continue
             for name, real in found:
-                yield RunPlace(root=root, group=group, task=task, name=name), real
+                yield group, task, name, real
 
 
 def runs_named(root: Path, parts: list[str]) -> list[RunPlace]:

@@ -35,7 +35,7 @@ from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseErro
 from ..paths import user_dirs
 from ..records import config, dataclass
 from ..store import read_log
-from ..tasks import RUN_MANIFEST
+from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 from . import index
 from .hints import next_steps
 from .lead import LeadStatus, RunInfo, observe, read_run, resume_command
@@ -417,7 +417,7 @@ def _row_of(place: RunPlace, info: RunInfo, environment: Environment) -> RunRow:
     return RunRow(state="ok", lead=lead, note=note, **common)
 
 
-def _written_ns(run_dir: Path) -> int:
+def _written_ns(run_dir: Path | str) -> int:
     """When the run's inputs were written (ns), 0 if unknown: `run-inputs.json` is
     written once, when the run is prepared, and never again."""
     try:
@@ -457,30 +457,45 @@ def newest_runs(
     manifest, while the manifest still has the row's stamp; every other run is read
     from its manifest and its lead looked at. With a limit, settled runs are ranked by
     the index's creation time first and only the newest are made rows: a listing of a
-    project with ten thousand runs costs the index and `limit` rows.
+    project with ten thousand runs costs the index, a look at each run's directory and
+    `limit` rows.
     """
-    indexed = {row.run: row for row in index.rows(project_root)}
+    tasks = os.path.join(project_root, OKSTRA_DIR, TASKS_DIR)
     rows: list[RunRow] = []
-    settled: list[tuple[float, RunPlace, index.IndexRow]] = []
-    for place, real in run_places(project_root):
-        row = indexed.get(f"{place.task_key}/{RUNS_DIR}/{place.name}") if real else None
-        if row is not None and row.settled:
-            settled.append((_index_stamp(row), place, row))
+    settled: list[_Settled] = []
+    stamps: dict[str | None, float] = {}
+    for group, task, name, real, record in index.listing(project_root):
+        if record is not None and index.settled(record):
+            created = record.get("createdAt")
+            key = created if isinstance(created, str) else None
+            at = stamps.get(key)
+            if at is None:
+                at = stamps[key] = _index_stamp(key)
+            settled.append((at, f"{tasks}/{group}/{task}/{RUNS_DIR}/{name}", record))
         else:
+            place = RunPlace(root=project_root, group=group, task=task, name=name)
             rows.append(run_row(place, environment, real=real))
     total = len(rows) + len(settled)
     if limit is not None and len(settled) > limit:
         settled = _newest_settled(settled, rows, limit)
-    rows.extend(
-        _row_of(place, info_of_row(place.path, row), environment) for _, place, row in settled
-    )
+    rows.extend(_settled_row(project_root, record, environment) for *_, record in settled)
     ordered = _sorted(rows)
     return (ordered if limit is None else ordered[:limit]), total
 
 
-def _newest_settled(
-    settled: list[tuple[float, RunPlace, index.IndexRow]], rows: list[RunRow], limit: int
-) -> list[tuple[float, RunPlace, index.IndexRow]]:
+# A settled run: when its index row says it was created, its directory, its row.
+_Settled = tuple[float, str, Mapping[str, Any]]
+
+
+def _settled_row(project_root: Path, record: Mapping[str, Any], environment: Environment) -> RunRow:
+    """The row of a settled run, from its index row (a checked line of `index.listing`)."""
+    row = index.as_row(record)
+    group, task, _, name = row.run.split("/")
+    place = RunPlace(root=project_root, group=group, task=task, name=name)
+    return _row_of(place, info_of_row(place.path, row), environment)
+
+
+def _newest_settled(settled: list[_Settled], rows: list[RunRow], limit: int) -> list[_Settled]:
     """The `limit` newest settled runs, by the order `_sorted` gives the rows (creation
     time, then — among runs created in the same second — when their inputs were
     written, then the path): only these are made rows. Ties are counted over every
@@ -488,10 +503,9 @@ def _newest_settled(
     counts = Counter(item[0] for item in settled)
     counts.update(_row_stamp(row) for row in rows)
 
-    def key(item: tuple[float, RunPlace, index.IndexRow]) -> tuple[float, int, str]:
-        at, place, _ = item
-        written = _written_ns(place.path) if counts[at] > 1 else 0
-        return (at, written, str(place.path))
+    def key(item: _Settled) -> tuple[float, int, str]:
+        at, run_dir, _ = item
+        return (at, _written_ns(run_dir) if counts[at] > 1 else 0, run_dir)
 
     return heapq.nlargest(limit, settled, key=key)
 
@@ -503,10 +517,10 @@ def _row_stamp(row: RunRow) -> float:
         return 0.0
 
 
-def _index_stamp(row: index.IndexRow) -> float:
+def _index_stamp(created_at: str | None) -> float:
     """When an index row says its run was created (0 when it does not say, or badly)."""
     try:
-        return datetime.fromisoformat(row.created_at).timestamp() if row.created_at else 0.0
+        return datetime.fromisoformat(created_at).timestamp() if created_at else 0.0
     except (ValueError, OverflowError, OSError):
         return 0.0
 
