@@ -47,6 +47,7 @@ MAX_INDEX_BYTES = 256 * 1024 * 1024
 # More rows than this new or stale at once: the index is rewritten, not appended to.
 _APPEND_AT_MOST = 64
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
+_COMMAS = bytes.maketrans(b"\n", b",")
 _SETTLED_LEAD = frozenset(("prepared", "launch-failed", "exited", "stopped", "gone"))
 LEADER_REF = "participant-001"
 # The leader participant's keys the lead's reader checks (`life.runinfo._CHECKS`), and
@@ -72,8 +73,6 @@ LEADER_KEYS = (
     "stopRequestedAt",
 )
 MAX_LEADER_TEXT = 4096
-# An entry of the project's `runs/` directories: (group, task, run, a real directory).
-Entry = tuple[str, str, str, bool]
 # An entry and the checked line of its run's row (None: no row to trust).
 Listed = tuple[str, str, str, bool, dict[str, Any] | None]
 
@@ -200,23 +199,21 @@ def note(run_dir: Path, manifest: Mapping[str, Any], *, now: str | None = None) 
         append_line(index_path(project_of(run_dir)), row.dump())
 
 
-def _checked(data: object, runs: Container[str]) -> dict[str, Any] | None:
+def _checked(data: object) -> dict[str, Any] | None:
     """A line's JSON value when it is a row (a row okstra wrote has exactly these types),
-    checked without making an object; `runs`: run paths already known to be well named
-    (the project's run directories), any other is checked."""
+    checked without making an object. Its `run` is checked where it is used: a line is
+    used only for the run directory it names (`listing`), any other is checked then."""
     if type(data) is not dict:
         return None
-    run, workers = data.get("run"), data.get("workers")
+    get = data.get
+    run, workers, leader = get("run"), get("workers"), get("leader")
     if type(run) is not str or type(workers) is not dict:
         return None
-    if run not in runs and not _run_path(run):
+    if not (type(get("runId")) is type(get("taskKey")) is type(get("taskType")) is str):
         return None
-    lead, size, leader = data.get("leadStatus"), data.get("teamSize"), data.get("leader")
-    if type(lead) is not str or type(size) is not int:
+    if type(get("leadStatus")) is not str or type(get("teamSize")) is not int:
         return None
-    if not (type(data.get("runId")) is type(data.get("taskKey")) is type(data.get("taskType"))):
-        return None
-    if type(data.get("runId")) is not str or (leader is not None and type(leader) is not dict):
+    if leader is not None and type(leader) is not dict:
         return None
     for value in workers.values():
         if type(value) is not str:
@@ -247,11 +244,17 @@ def as_row(record: Mapping[str, Any]) -> IndexRow:
 def _records(data: bytes) -> list[object]:
     """Every line's JSON value; a damaged line is None (the rest still count)."""
     count = data.count(b"\n") + (not data.endswith(b"\n"))
-    if data and not data.startswith(b"\n") and b"\n\n" not in data:
-        # One parse for the whole file: a file of whole lines is a JSON array's items.
-        body = (data[:-1] if data.endswith(b"\n") else data).replace(b"\n", b",")
+    if data:
+        # One parse for the whole file: a file of whole lines is a JSON array's items
+        # (each line break a comma; a blank or damaged line fails it, and every line is
+        # then parsed alone).
+        array = (bytearray(b"[") + data).translate(_COMMAS)
+        if data.endswith(b"\n"):
+            array[-1] = ord("]")
+        else:
+            array += b"]"
         with contextlib.suppress(orjson.JSONDecodeError):
-            found: list[object] = orjson.loads(b"[" + body + b"]")
+            found: list[object] = orjson.loads(array)
             if len(found) == count:
                 return found
     out: list[object] = []
@@ -264,42 +267,21 @@ def _records(data: bytes) -> list[object]:
     return out
 
 
-def _read(path: Path, runs: Container[str]) -> tuple[dict[str, dict[str, Any]], int, int]:
+def _read(path: Path) -> tuple[dict[str, dict[str, Any]], int, int]:
     """(checked lines by run — the last of each, number of lines, lines that are no row)
-    of the index file (absent: empty); `runs` as `_checked`."""
+    of the index file (absent: empty). A line's `run` is not checked yet (`_checked`)."""
     if not os.path.lexists(path):
         return {}, 0, 0
     records = _records(read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES))
     found: dict[str, dict[str, Any]] = {}
     bad = 0
     for record in records:
-        row = _checked(record, runs)
+        row = _checked(record)
         if row is None:
             bad += 1
         else:
             found[row["run"]] = row
     return found, len(records), bad
-
-
-def _indexed_runs(entries: list[Entry]) -> dict[str, Entry]:
-    """The entries that are run directories the index can name, by their run path (a
-    real directory, the group and task under the one name rule, named as okstra names
-    runs)."""
-    names: dict[str, bool] = {}
-    out: dict[str, Entry] = {}
-    for entry in entries:
-        group, task, name, real = entry
-        if not real or _RUN.fullmatch(name) is None:
-            continue
-        ok = names.get(group)
-        if ok is None:
-            ok = names[group] = is_name(group)
-        good = names.get(task)
-        if good is None:
-            good = names[task] = is_name(task)
-        if ok and good:
-            out[f"{group}/{task}/{RUNS_DIR}/{name}"] = entry
-    return out
 
 
 def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
@@ -332,28 +314,28 @@ def listing(project_root: Path) -> list[Listed]:
     once), each with its run's row when one can be trusted (else None: the listing reads
     the run itself) — as a checked line (`as_row` makes it a row).
 
-    A row is the index's line for a real run directory whose manifest still has the
-    line's stamp. A run the index does not know, or whose manifest changed since its
-    row was made (its stamp differs), gets its row from its manifest, appended to the
-    index (or the index rewritten). A run whose manifest cannot be read has no row.
+    A row is the index's line for a real run directory (named as okstra names them)
+    whose manifest still has the line's stamp. A run the index does not know, or whose
+    manifest changed since its row was made (its stamp differs), gets its row from its
+    manifest, appended to the index (or the index rewritten). A run whose manifest
+    cannot be read has no row.
     """
     path = index_path(project_root)
-    entries = list(run_entries(project_root))
-    runs = _indexed_runs(entries)
-    indexed, lines, bad = _read(path, runs)
+    indexed, lines, bad = _read(path)
     tasks = os.path.join(project_root, OKSTRA_DIR, TASKS_DIR)
+    names: dict[str, bool] = {}
     found: dict[str, dict[str, Any]] = {}
     fresh: dict[str, IndexRow] = {}
-    for run in runs:
-        record = indexed.get(run)
-        stamp = _str(record.get("manifestStamp")) if record is not None else None
-        if record is None or stamp is None or stamp != _stamp(f"{tasks}/{run}/{RUN_MANIFEST}"):
-            row = _from_manifest(Path(tasks), run)
-            if row is None:
-                continue
-            fresh[run] = row
-            record = row.dump()
-        found[run] = record
+    out: list[Listed] = []
+    for group, task, name, real in run_entries(project_root):
+        run = _indexable(group, task, name, names) if real else None
+        record = None if run is None else _trusted(tasks, run, indexed, fresh)
+        if run is not None and record is not None:
+            found[run] = record
+        out.append((group, task, name, real, record))
+    # A line naming no run directory of the project: a run removed since (kept until
+    # the index is compacted), or a line that is no row at all (the index is rebuilt).
+    bad += any(not _run_path(run) for run in indexed.keys() - found.keys())
     if bad or len(fresh) > _APPEND_AT_MOST or lines > 2 * len(found) + 64:
         _rewrite(path, found, fresh, indexed)
     else:
@@ -361,10 +343,38 @@ def listing(project_root: Path) -> list[Listed]:
         for row in fresh.values():
             with contextlib.suppress(OkstraError, OSError):
                 append_line(path, row.dump())
-    return [
-        (group, task, name, real, found.get(f"{group}/{task}/{RUNS_DIR}/{name}") if real else None)
-        for group, task, name, real in entries
-    ]
+    return out
+
+
+def _indexable(group: str, task: str, name: str, names: dict[str, bool]) -> str | None:
+    """The run path of a real run directory when the index can name it (the group and
+    task under the one name rule, the run named as okstra names runs); `names` keeps
+    what is known of each group and task name."""
+    if _RUN.fullmatch(name) is None:
+        return None
+    for part in (group, task):
+        ok = names.get(part)
+        if ok is None:
+            ok = names[part] = is_name(part)
+        if not ok:
+            return None
+    return f"{group}/{task}/{RUNS_DIR}/{name}"
+
+
+def _trusted(
+    tasks: str, run: str, indexed: Mapping[str, dict[str, Any]], fresh: dict[str, IndexRow]
+) -> dict[str, Any] | None:
+    """The run's line when its manifest still has the line's stamp; else its row made
+    from its manifest (added to `fresh`), as a line; None when there is none."""
+    record = indexed.get(run)
+    stamp = record.get("manifestStamp") if record is not None else None
+    if type(stamp) is str and stamp and stamp == _stamp(f"{tasks}/{run}/{RUN_MANIFEST}"):
+        return record
+    row = _from_manifest(Path(tasks), run)
+    if row is None:
+        return None
+    fresh[run] = row
+    return row.dump()
 
 
 def _rewrite(
@@ -378,7 +388,7 @@ def _rewrite(
     appended meanwhile is newer than what was read, and is kept). Each line is written
     as its row (keys okstra does not write are left out)."""
     with contextlib.suppress(OkstraError, OSError), FileLock(path, timeout=2.0):
-        latest, _, _ = _read(path, present)
+        latest, _, _ = _read(path)
         merged = {run: as_row(record) for run, record in latest.items() if run in present}
         for run, row in fresh.items():
             if latest.get(run) == seen.get(run):  # nothing newer appended meanwhile

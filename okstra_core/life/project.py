@@ -158,15 +158,17 @@ def run_entries(root: Path) -> Iterator[tuple[str, str, str, bool]]:
                 continue
             try:
                 with os.scandir(runs) as entries:
-                    found = sorted(
-                        (e.name, e.is_dir(follow_symlinks=False))
-                        for e in entries
-                        if e.is_dir(follow_symlinks=False) or e.is_symlink()
-                    )
+                    found = [(e.name, e.is_dir(follow_symlinks=False), e) for e in entries]
             except OSError:
                 continue
-            for name, real in found:
-                yield group, task, name, real
+            found.sort(key=_first)
+            for name, real, entry in found:
+                if real or entry.is_symlink():
+                    yield group, task, name, real
+
+
+def _first(item: tuple[str, bool, os.DirEntry[str]]) -> str:
+    return item[0]
 
 
 def runs_named(root: Path, parts: list[str]) -> list[RunPlace]:

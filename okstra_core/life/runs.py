@@ -421,7 +421,7 @@ def _written_ns(run_dir: Path | str) -> int:
     """When the run's inputs were written (ns), 0 if unknown: `run-inputs.json` is
     written once, when the run is prepared, and never again."""
     try:
-        return os.lstat(os.path.join(run_dir, "run-inputs.json")).st_mtime_ns
+        return os.lstat(f"{run_dir}/run-inputs.json").st_mtime_ns
     except OSError:
         return 0
 

@@ -1,0 +1,148 @@
+"""`okstra runs` over many runs: the newest `--limit` are exactly the first rows of the
+whole listing (runs created in the same second told apart by when their inputs were
+written, then by path), and the index's lines are read as data — one parse of the
+whole file when it is whole, line by line when it is not."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from life_support import base_env, make_fake_clis, okstra_json, prepare_args
+
+from okstra_core.life import index
+
+RUNS = 36
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A project of one prepared run and `RUNS` copies of it: most created in the same
+    second, a few a second later; inputs written at chosen times, some equal."""
+    tmp = tmp_path_factory.mktemp("many")
+    project = tmp / "proj"
+    project.mkdir()
+    (project / "brief.md").write_text("Speed up the widget.\n", encoding="utf-8")
+    env = base_env(make_fake_clis(tmp / "bin"), tmp, OKSTRA_HOME=str(tmp / "home"))
+    code, doc = okstra_json(prepare_args(project, "none", task_id="origin"), cwd=project, env=env)
+    assert code == 0, doc
+    source = json.loads((Path(doc["runDir"]) / "run-manifest.json").read_bytes())
+    tasks = project / ".okstra" / "tasks"
+    for n in range(RUNS):
+        run_dir = tasks / "perf" / f"t{n % 4}" / "runs" / f"requirements-discovery-{n + 1:03d}"
+        run_dir.mkdir(parents=True)
+        manifest = {**source, "runId": run_dir.name, "taskKey": f"perf/t{n % 4}"}
+        manifest["createdAt"] = f"2026-11-30T12:00:0{1 if n % 9 == 0 else 0}+00:00"
+        (run_dir / "run-manifest.json").write_bytes(json.dumps(manifest).encode())
+        inputs = run_dir / "run-inputs.json"
+        inputs.write_bytes(b"{}")
+        written = 1_800_000_000_000_000_000 + (n % 5) * 1_000_000
+        os.utime(inputs, ns=(written, written))
+    return {"project": project, "env": env, "tasks": tasks}
+
+
+def listed(world: dict[str, Any], *limit: str) -> dict[str, Any]:
+    args = ["runs", "--json", *(("--limit", *limit) if limit else ())]
+    code, doc = okstra_json(args, cwd=world["project"], env=world["env"])
+    assert code == 0, doc
+    return doc
+
+
+def expected_order(world: dict[str, Any]) -> list[str]:
+    """Newest first: creation time, then when the inputs were written, then the path."""
+
+    def key(run_dir: Path) -> tuple[float, int, str]:
+        manifest = json.loads((run_dir / "run-manifest.json").read_bytes())
+        created = datetime.fromisoformat(manifest["createdAt"]).timestamp()
+        return (created, os.lstat(run_dir / "run-inputs.json").st_mtime_ns, str(run_dir))
+
+    run_dirs = [p.parent for p in world["tasks"].glob("*/*/runs/*/run-manifest.json")]
+    return [str(p) for p in sorted(run_dirs, key=key, reverse=True)]
+
+
+def test_the_newest_runs_are_the_first_rows_of_the_whole_listing(many: dict[str, Any]) -> None:
+    whole = listed(many, "0")
+    order = [row["runDir"] for row in whole["runs"]]
+    assert whole["total"] == RUNS + 1 and whole["more"] == 0
+    assert order == expected_order(many)
+    assert all(row["runState"] == "ok" for row in whole["runs"])
+    # The index is built now: every settled run below is shown from it.
+    for limit in (1, 4, 7, RUNS, RUNS + 1):
+        doc = listed(many, str(limit))
+        assert [row["runDir"] for row in doc["runs"]] == order[:limit], limit
+        assert (doc["total"], doc["more"]) == (RUNS + 1, RUNS + 1 - limit)
+        assert without_age(doc) == without_age(whole)[:limit]
+
+
+@pytest.fixture
+def copy(many: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    project = tmp_path / "proj"
+    shutil.copytree(many["project"], project, symlinks=True)
+    listed({**many, "project": project})  # the index built
+    return {**many, "project": project, "tasks": project / ".okstra" / "tasks"}
+
+
+def without_age(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{**row, "ageSeconds": None} for row in doc["runs"]]
+
+
+def test_a_line_for_a_removed_run_is_kept_until_the_index_is_compacted(copy: dict) -> None:
+    path = index.index_path(copy["project"])
+    first = without_age(listed(copy, "0"))
+    lines = path.read_bytes().splitlines()
+    ghost = {**orjson.loads(lines[0]), "run": "perf/gone/runs/requirements-discovery-001"}
+    path.write_bytes(path.read_bytes() + orjson.dumps(ghost) + b"\n")
+    assert without_age(listed(copy, "0")) == first
+    # A well-formed line of a run that is not there is not damage: the file is kept.
+    assert path.read_bytes().splitlines() == [*lines, orjson.dumps(ghost)]
+
+
+@pytest.mark.parametrize(
+    "run",
+    ["../../../etc/runs/requirements-discovery-001", "perf/t0/runs/../../t1", "perf/t0/runs"],
+)
+def test_a_line_naming_no_run_path_has_the_index_rebuilt(copy: dict, run: str) -> None:
+    path = index.index_path(copy["project"])
+    first = without_age(listed(copy, "0"))
+    line = {**orjson.loads(path.read_bytes().splitlines()[0]), "run": run}
+    path.write_bytes(path.read_bytes() + orjson.dumps(line) + b"\n")
+    assert without_age(listed(copy, "0")) == first
+    kept = [orjson.loads(x) for x in path.read_bytes().splitlines()]
+    assert len(kept) == RUNS + 1 and run not in {r["run"] for r in kept}
+
+
+def test_runs_behind_a_linked_runs_directory_are_not_listed(copy: dict) -> None:
+    """A task's `runs` that is a link is not this project's: its runs are not listed,
+    and the index's lines for them are not used."""
+    runs = copy["tasks"] / "perf" / "t2" / "runs"
+    moved = copy["project"].parent / "elsewhere"
+    runs.rename(moved)
+    runs.symlink_to(moved, target_is_directory=True)
+    doc = listed(copy, "0")
+    assert doc["total"] == RUNS + 1 - RUNS // 4
+    assert not [row for row in doc["runs"] if "/perf/t2/" in row["runDir"]]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"", []),
+        (b'{"a":1}\n{"b":2}\n', [{"a": 1}, {"b": 2}]),
+        (b'{"a":1}\n{"b":2}', [{"a": 1}, {"b": 2}]),
+        (b'{"a":1}\n\n  \n{"b":2}\n', [{"a": 1}, {"b": 2}]),
+        (b'\n{"a":1}\n', [{"a": 1}]),
+        (b'1,2\n{"a":1}\n', [None, {"a": 1}]),
+        (b'{"a":1}\n{"b": "torn\n', [{"a": 1}, None]),
+        (b'{"a":1}\n  ', [{"a": 1}]),
+        (b'[]\r\n{"a":1}\r\n', [[], {"a": 1}]),
+        (b'{"a":1}\n\x00\xff\n', [{"a": 1}, None]),
+    ],
+)
+def test_the_index_is_read_line_by_line_when_it_is_not_whole(data: bytes, expected: list) -> None:
+    assert index._records(data) == expected
