@@ -85,7 +85,9 @@ class IndexRow(ProjectRunsRow):
     @property
     def settled(self) -> bool:
         """Nothing of the run can be running (see `settled`)."""
-        return _settled(self.leader, self.lead_status, self.workers)
+        return settled(
+            {"leader": self.leader, "leadStatus": self.lead_status, "workers": self.workers}
+        )
 
 
 def settled(record: Mapping[str, Any]) -> bool:
@@ -93,13 +95,10 @@ def settled(record: Mapping[str, Any]) -> bool:
     lead never launched or ended, and no worker is running (a look at the run would
     find nothing new). Only a row with its leader, whose status is the row's, is
     settled."""
-    return _settled(record.get("leader"), record["leadStatus"], record["workers"])
-
-
-def _settled(leader: Mapping[str, Any] | None, lead: str, workers: Mapping[str, str]) -> bool:
+    leader, lead = record.get("leader"), record["leadStatus"]
     if leader is None or (leader.get("status") or "prepared") != lead:
         return False  # not a row okstra wrote: its manifest is read instead
-    return lead in _SETTLED_LEAD and "running" not in workers.values()
+    return lead in _SETTLED_LEAD and "running" not in record["workers"].values()
 
 
 def _run_path(run: str) -> bool:

@@ -502,12 +502,11 @@ def _newest_settled(settled: list[_Settled], rows: list[RunRow], limit: int) -> 
     run, so the keys are the ones `_sorted` computes for the rows kept."""
     counts = Counter(item[0] for item in settled)
     counts.update(_row_stamp(row) for row in rows)
-
-    def key(item: _Settled) -> tuple[float, int, str]:
-        at, run_dir, _ = item
-        return (at, _written_ns(run_dir) if counts[at] > 1 else 0, run_dir)
-
-    return heapq.nlargest(limit, settled, key=key)
+    keys = [
+        (at, _written_ns(run_dir) if counts[at] > 1 else 0, run_dir, n)
+        for n, (at, run_dir, _) in enumerate(settled)
+    ]
+    return [settled[key[3]] for key in heapq.nlargest(limit, keys)]
 
 
 def _row_stamp(row: RunRow) -> float:
