@@ -384,10 +384,10 @@ def _rewrite(
     fresh: Mapping[str, IndexRow],
     seen: Mapping[str, Mapping[str, Any]],
 ) -> None:
-    """Rewrite the index with one line per present run, `fresh` rows in place of what
-    was `seen` (under the lock appends take, from the file as it is then: a line
-    appended meanwhile is newer than what was read, and is kept). Each line is written
-    as its row (keys okstra does not write are left out)."""
+    """Rewrite the index with one line per present run, `fresh` rows (of present runs)
+    in place of what was `seen` (under the lock appends take, from the file as it is
+    then: a line appended meanwhile is newer than what was read, and is kept). Each
+    line is written as its row (keys okstra does not write are left out)."""
     with contextlib.suppress(OkstraError, OSError), FileLock(path, timeout=2.0):
         latest, _, _ = _read(path)
         merged = {run: as_row(record) for run, record in latest.items() if run in present}
@@ -395,8 +395,6 @@ def _rewrite(
             if latest.get(run) == seen.get(run):  # nothing newer appended meanwhile
                 merged[run] = row
         body = b"".join(
-            orjson.dumps(row.dump(), option=orjson.OPT_SORT_KEYS) + b"\n"
-            for run, row in merged.items()
-            if run in present
+            orjson.dumps(row.dump(), option=orjson.OPT_SORT_KEYS) + b"\n" for row in merged.values()
         )
         atomic_write_bytes(path, body)
