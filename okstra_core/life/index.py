@@ -50,6 +50,8 @@ MAX_INDEX_BYTES = 256 * 1024 * 1024
 _APPEND_AT_MOST = 64
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
 _COMMAS = bytes.maketrans(b"\n", b",")
+# How each line okstra writes ends (keys sorted): its workers, then the line's end.
+_WORKERS = b',"workers":{'
 _SETTLED_LEAD = frozenset(("prepared", "launch-failed", "exited", "stopped", "gone"))
 LEADER_REF = "participant-001"
 # The leader participant's keys the lead's reader checks (`life.runinfo._CHECKS`), and
@@ -242,8 +244,13 @@ def as_row(record: Mapping[str, Any]) -> IndexRow:
     )
 
 
-def _records(data: bytes) -> list[object]:
-    """Every line's JSON value; a damaged line is None (the rest still count)."""
+def _records(data: bytes, *, workers: bool = True) -> list[object]:
+    """Every line's JSON value; a damaged line is None (the rest still count). Without
+    `workers`, each line's workers are read only as far as a listing needs (`_heads`)."""
+    if not workers:
+        heads = _heads(data)
+        if heads is not None:
+            return heads
     count = data.count(b"\n") + (not data.endswith(b"\n"))
     if data:
         # One parse for the whole file: a file of whole lines is a JSON array's items
@@ -268,12 +275,51 @@ def _records(data: bytes) -> list[object]:
     return out
 
 
-def _read(path: Path) -> tuple[dict[str, dict[str, Any]], int, int]:
+def _heads(data: bytes) -> list[object] | None:
+    """Each line's JSON value, its `workers` read only as far as a listing needs —
+    whether one is running — when every line ends as okstra writes it (keys sorted:
+    `,"workers":{…}}` last); else None (every line is then parsed whole).
+
+    A line with no `"running"` among its workers has `workers` `{}`: its workers are
+    neither parsed nor checked (a team's workers are most of a line, and a listing only
+    asks whether one runs); any other line is parsed whole."""
+    lines = data.split(b"\n")
+    if lines.pop() or not lines:
+        return None  # a last line without its line break: torn
+    heads: list[bytes] = []
+    whole: list[int] = []
+    for n, line in enumerate(lines):
+        at = line.rfind(_WORKERS)
+        if at < 0 or not line.endswith(b"}}"):
+            return None
+        if line.find(b'"running"', at) >= 0:
+            whole.append(n)
+        heads.append(line[:at])
+    try:
+        found: list[object] = orjson.loads(b"[" + b"},".join(heads) + b"}]")
+    except orjson.JSONDecodeError:
+        return None
+    if len(found) != len(lines):
+        return None
+    for item in found:
+        if type(item) is dict:
+            item["workers"] = {}
+    for n in whole:
+        try:
+            found[n] = orjson.loads(lines[n])
+        except orjson.JSONDecodeError:
+            found[n] = None
+    return found
+
+
+def _read(path: Path, *, workers: bool = True) -> tuple[dict[str, dict[str, Any]], int, int]:
     """(checked lines by run — the last of each, number of lines, lines that are no row)
-    of the index file (absent: empty). A line's `run` is not checked yet (`_checked`)."""
+    of the index file (absent: empty); `workers` as `_records`. A line's `run` is not
+    checked yet (`_checked`)."""
     if not os.path.lexists(path):
         return {}, 0, 0
-    records = _records(read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES))
+    data = read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES)
+    records = _records(data, workers=workers)
     found: dict[str, dict[str, Any]] = {}
     bad = 0
     for record in records:
@@ -306,14 +352,17 @@ def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
 
 
 def rows(project_root: Path) -> list[IndexRow]:
-    """Every run of the project the index has a row of (see `listing`)."""
-    return [as_row(record) for *_, record in listing(project_root) if record is not None]
+    """Every run of the project the index has a row of (see `listing`), its workers as
+    the line has them."""
+    entries = listing(project_root, workers=True)
+    return [as_row(record) for *_, record in entries if record is not None]
 
 
-def listing(project_root: Path) -> list[Listed]:
+def listing(project_root: Path, *, workers: bool = False) -> list[Listed]:
     """Every entry of the project's `runs/` directories (`project.run_entries`, listed
     once), each with its run's row when one can be trusted (else None: the listing reads
-    the run itself) — as a checked line (`as_row` makes it a row).
+    the run itself) — as a checked line (`as_row` makes it a row). Unless `workers`, a
+    line's workers are read only as far as telling whether one runs (`_heads`).
 
     A row is the index's line for a real run directory (named as okstra names them)
     whose manifest still has the line's stamp. A run the index does not know, or whose
@@ -322,7 +371,7 @@ def listing(project_root: Path) -> list[Listed]:
     cannot be read has no row.
     """
     path = index_path(project_root)
-    indexed, lines, bad = _read(path)
+    indexed, lines, bad = _read(path, workers=workers)
     tasks = os.path.join(project_root, OKSTRA_DIR, TASKS_DIR)
     names: dict[str, bool] = {}
     found: dict[str, dict[str, Any]] = {}
@@ -392,9 +441,17 @@ def _rewrite(
         latest, _, _ = _read(path)
         merged = {run: as_row(record) for run, record in latest.items() if run in present}
         for run, row in fresh.items():
-            if latest.get(run) == seen.get(run):  # nothing newer appended meanwhile
+            if _same(latest.get(run), seen.get(run)):  # nothing newer appended meanwhile
                 merged[run] = row
         body = b"".join(
             orjson.dumps(row.dump(), option=orjson.OPT_SORT_KEYS) + b"\n" for row in merged.values()
         )
         atomic_write_bytes(path, body)
+
+
+def _same(line: Mapping[str, Any] | None, seen: Mapping[str, Any] | None) -> bool:
+    """The same line as was seen, its workers aside (they may have been read only as
+    far as a listing needs; every line okstra appends has a new manifest stamp)."""
+    if line is None or seen is None:
+        return line is seen
+    return {**line, "workers": None} == {**seen, "workers": None}

@@ -146,3 +146,64 @@ def test_runs_behind_a_linked_runs_directory_are_not_listed(copy: dict) -> None:
 )
 def test_the_index_is_read_line_by_line_when_it_is_not_whole(data: bytes, expected: list) -> None:
     assert index._records(data) == expected
+
+
+def test_a_listing_reads_workers_only_as_far_as_telling_one_runs() -> None:
+    """Lines as okstra writes them: a listing's read equals the whole read, with the
+    workers of a line where none runs left out; a line where one runs is read whole."""
+    rows = [
+        index.IndexRow(
+            run=f"perf/t0/runs/requirements-discovery-00{n}",
+            run_id=f"requirements-discovery-00{n}",
+            task_key="perf/t0",
+            task_type="requirements-discovery",
+            created_at=None,
+            team_size=3,
+            lead_status="exited",
+            lead_backend="tmux",
+            workers={"analyser#1": "exited", "analyser#2": status},
+            leader={"status": "exited", "endDetail": 'a "quoted", \\ text'},
+            manifest_stamp="1:2",
+        )
+        for n, status in enumerate(["exited", "running", "prepared"], start=1)
+    ]
+    data = b"".join(row.jsonl() for row in rows)
+    whole = index._records(data)
+    assert index._records(data, workers=False) == [
+        line if "running" in line["workers"].values() else {**line, "workers": {}} for line in whole
+    ]
+    assert [index.settled(line) for line in whole] == [True, False, True]
+    # Not as okstra writes it (no line break at the end, a blank line, a line that is
+    # no object): every line is read whole.
+    for odd in (data[:-1], data + b"\n" + data, data + b"[1]\n"):
+        assert index._records(odd, workers=False) == index._records(odd)
+
+
+def test_a_line_saying_a_worker_runs_has_its_manifest_read(copy: dict) -> None:
+    path = index.index_path(copy["project"])
+    lines = [orjson.loads(x) for x in path.read_bytes().splitlines()]
+    target = lines[0]
+    target["workers"] = {**target["workers"], "analyser#1": "running"}
+    path.write_bytes(b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in lines))
+    manifest = copy["tasks"] / target["run"] / "run-manifest.json"
+    before = os.lstat(manifest)
+    manifest.write_bytes(b"x" * before.st_size)  # damaged, its stamp kept
+    os.utime(manifest, ns=(before.st_atime_ns, before.st_mtime_ns))
+    rows = {row["runDir"]: row for row in listed(copy, "0")["runs"]}
+    row = rows[str(manifest.parent)]
+    assert row["runState"] == "damaged" and "invalid JSON" in row["problem"]
+    assert sum(r["runState"] == "ok" for r in rows.values()) == RUNS
+
+
+def test_a_rebuilt_index_has_each_run_s_row_from_its_manifest(copy: dict) -> None:
+    """Stale lines (a stamp no manifest has) and a damaged one: the index is rewritten
+    with the rows made from the manifests, each worker's status included."""
+    path = index.index_path(copy["project"])
+    lines = [orjson.loads(x) for x in path.read_bytes().splitlines()]
+    stale = [{**line, "manifestStamp": "1:1"} for line in lines]
+    body = b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in stale)
+    path.write_bytes(body + b'{"run":5,"workers":{}}\n')  # a line that is no row
+    listed(copy, "0")
+    kept = {r["run"]: r for r in map(orjson.loads, path.read_bytes().splitlines())}
+    assert kept == {line["run"]: line for line in lines}
+    assert all(line["workers"] for line in kept.values())
