@@ -1,19 +1,20 @@
 """The runs index of a project: `.okstra/runs-index.jsonl`, so `okstra runs` reads one
 file instead of every run manifest.
 
-Each change of a run's life appends one line — the run's row as it is now: prepared,
-the lead launched or ended, a worker started or ended — with the leader participant
-and the manifest's stamp (`<mtime_ns>:<size>`). Reading keeps the last line of each
-run, so a torn line costs nothing but that line. The index is derived data: the
-manifests stay the truth. The run directories are listed once (`project.run_entries`:
-a directory listing and one `lstat` per manifest, no manifest read), and each line's
-shape is checked without making an object (`listing`; a row object is made only for a
-run shown). A run the index does not know, or whose manifest's stamp is not its row's
-(a stale row: a writer that died before its line, an older okstra, an edit), gets its
-row from its manifest, read through its model; a row whose run directory is gone is
-dropped. A few such rows are appended; a missing or damaged index, or many rows at
-once, is rebuilt: rewritten (atomically, under its lock) with one line per run — also
-when the file holds more than twice as many lines as runs.
+Each change of a run's life appends one line — the run's row as it is now: prepared, the
+lead launched or ended, a worker started or ended — with the leader participant and the
+manifest's stamp (`<mtime_ns>:<size>`). Reading keeps the last line of each run, so a
+torn line costs nothing but that line. The index is derived data: the manifests stay the
+truth. The run directories are listed once (`project.run_entries`: a directory listing
+and one `lstat` per manifest, no manifest read), and each line's shape is checked
+without making an object (`listing`; a row object is made only for a run shown; a line's
+workers are read only as far as telling whether one runs). A run the index does not
+know, or whose manifest's stamp is not its row's (a stale row: a writer that died before
+its line, an older okstra, an edit), gets its row from its manifest, read through its
+model; a row whose run directory is gone is dropped. A few such rows are appended; a
+missing or damaged index, or many rows at once, is rebuilt: rewritten (atomically, under
+its lock) with one line per run — also when the file holds more than twice as many lines
+as runs.
 
 A line is data, never a command: its `run` must be a run path as okstra names them,
 and it is used only for a run directory that exists, is a real directory (no link)
