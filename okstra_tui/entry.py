@@ -16,7 +16,6 @@ import atexit
 import gc
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -136,27 +135,21 @@ def _lead_in_foreground(request: Any, env: dict[str, str]) -> int:
     within the launch watch's bound gets the doctor and resume hint (on stderr)."""
     from okstra_core.environment import Environment
     from okstra_core.errors import OkstraError
-    from okstra_core.launch.watch import early_exit_line, watch_bound
-    from okstra_core.life.lead import run_foreground
+    from okstra_core.life.foreground import run_watched_foreground
 
-    environment = Environment.real()
-    started = time.monotonic()
     try:
-        code = run_foreground(
+        code, said = run_watched_foreground(
             request.run_dir,
             list(request.argv),
             env,
             request.cwd,
-            environment,
+            Environment.real(),
             say=lambda line: print(inert(line, keep_newlines=True), file=sys.stderr, flush=True),
             resumed=request.resumed,
         )
     except OkstraError as exc:
         print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
         return 1
-    said = early_exit_line(
-        code, time.monotonic() - started, str(request.run_dir), watch_bound(environment)
-    )
     if said is not None:
         print(inert(said), file=sys.stderr, flush=True)
     return code

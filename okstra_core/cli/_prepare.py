@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -304,17 +303,14 @@ def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
 def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
     """Print the JSON document, then run the lead CLI in the foreground (exec backend)."""
     from ..errors import OkstraError
-    from ..life.lead import run_foreground
+    from ..life.foreground import run_watched_foreground
     from . import emit
 
     emit(payload)
     cwd = result.launch.cwd if result.launch is not None else Path.cwd()
     env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
-    from ..launch.watch import early_exit_line, watch_bound
-
-    started = time.monotonic()
     try:
-        code = run_foreground(
+        code, said = run_watched_foreground(
             result.run_dir,
             list(result.exec_argv),
             env,
@@ -326,9 +322,6 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
         # The JSON is already out; say what failed on stderr and exit like a launch error.
         print(f"okstra: {exc.render()}", file=sys.stderr)
         raise SystemExit(1) from None
-    said = early_exit_line(
-        code, time.monotonic() - started, str(result.run_dir), watch_bound(environment)
-    )
     if said is not None:
         print(said, file=sys.stderr, flush=True)
     raise SystemExit(code)

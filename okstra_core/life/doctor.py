@@ -214,28 +214,45 @@ def _tool(
     return origin, version, None
 
 
-def _tmux_check(environment: Environment, timeout: float, cwd: Path | None = None) -> Check:
-    origin, version, failed = _tool("tmux", environment, timeout, cwd)
+def _tool_check(
+    name: str,
+    found: tuple[CliOrigin | None, str | None, str | None],
+    *,
+    missing: str,
+    install: str,
+    missing_fix: str,
+    fix: str,
+) -> Check:
+    """The doctor's line of a tool (`_tool`'s finding): `missing` (with `missing_fix`
+    and its `install` command) when it is not on PATH, else its path, version and
+    `failed` problem with `fix`."""
+    origin, version, failed = found
     if origin is None:
         return Check(
-            name="tmux",
-            kind="tool",
-            ok=False,
-            cli="tmux",
-            problem="tmux is not on PATH (the tmux launch backend needs it; exec works without)",
-            fix=f"install it: {TMUX_INSTALL}",
-            install=TMUX_INSTALL,
-        )
+            name=name, kind="tool", ok=False, cli=name, problem=missing, fix=missing_fix,
+            install=install,
+        )  # fmt: skip
     return Check(
-        name="tmux",
+        name=name,
         kind="tool",
         ok=failed is None,
-        cli="tmux",
+        cli=name,
         path=origin.path,
         version=version,
         problem=failed,
-        fix=f"reinstall it: {TMUX_INSTALL}" if failed else None,
+        fix=fix if failed else None,
         origin=origin,
+    )
+
+
+def _tmux_check(environment: Environment, timeout: float, cwd: Path | None = None) -> Check:
+    return _tool_check(
+        "tmux",
+        _tool("tmux", environment, timeout, cwd),
+        missing="tmux is not on PATH (the tmux launch backend needs it; exec works without)",
+        install=TMUX_INSTALL,
+        missing_fix=f"install it: {TMUX_INSTALL}",
+        fix=f"reinstall it: {TMUX_INSTALL}",
     )
 
 
@@ -243,34 +260,21 @@ def _node_check(environment: Environment, timeout: float, cwd: Path | None = Non
     """Node.js, which the npm-installed agent CLIs run on: present, `NODE_MINIMUM`+."""
     origin, version, failed = _tool("node", environment, timeout, cwd)
     need = f"the agent CLIs installed with npm need Node.js {NODE_MINIMUM} or newer"
-    if origin is None:
-        return Check(
-            name="node",
-            kind="tool",
-            ok=False,
-            cli="node",
-            problem=f"node is not on PATH ({need})",
-            fix=NODE_INSTALL,
-            install=NODE_INSTALL,
-        )
     major = re.match(r"v?(\d+)\.", version or "")
-    if failed is None and major is None:
+    if origin is not None and failed is None and major is None:
         failed = f"`node --version` said {version!r}, not a version okstra can read"
     elif major is not None and int(major.group(1)) < NODE_MINIMUM:
         failed = (
             f"Node.js {version} is older than {NODE_MINIMUM} ({need}; on older ones npm "
             "silently installs old releases)"
         )
-    return Check(
-        name="node",
-        kind="tool",
-        ok=failed is None,
-        cli="node",
-        path=origin.path,
-        version=version,
-        problem=failed,
-        fix=f"{NODE_INSTALL}, then reinstall the agent CLIs" if failed else None,
-        origin=origin,
+    return _tool_check(
+        "node",
+        (origin, version, failed),
+        missing=f"node is not on PATH ({need})",
+        install=NODE_INSTALL,
+        missing_fix=NODE_INSTALL,
+        fix=f"{NODE_INSTALL}, then reinstall the agent CLIs",
     )
 
 

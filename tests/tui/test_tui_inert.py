@@ -18,12 +18,11 @@ from rich.text import Text
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
-from tui_support import fixed_environment, prepared_run, settle, wait_for
+from tui_support import fixed_environment, prepared_run, settle, start_loaded, wait_for
 
 from okstra_core.paths import user_dirs
 from okstra_core.wizard import Wizard
 from okstra_tui.screens.runs import RunsScreen
-from okstra_tui.screens.start import StartScreen
 from okstra_tui.widgets import OptionTable
 
 SIZE = (160, 40)
@@ -82,11 +81,7 @@ async def test_the_start_screen_shows_planted_markup_and_escapes_literally(
 ) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        screen = app.screen
-        assert isinstance(screen, StartScreen)
-        await wait_for(pilot, app, lambda: screen.runs_loaded, "the runs read")
-        await settle(pilot, app)
+        screen = await start_loaded(pilot, app)
         runs = screen.query_one("#runs", OptionTable)
         for value, run_dir in hostile.items():
             line = str(runs.get_option(str(run_dir)).prompt)

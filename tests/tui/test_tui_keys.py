@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.widgets import Input, TextArea
 from textual.widgets._footer import FooterKey
-from tui_support import drive_to, prefill, prepared_run, settle, step_kind, wait_for
+from tui_support import drive_to, prefill, prepared_run, settle, start_loaded, step_kind, wait_for
 
 from okstra_core.environment import Environment
 from okstra_core.wizard import Wizard
@@ -32,15 +32,6 @@ def footer(app: Any) -> dict[str, str]:
     return {k.description: k.key_display for k in app.screen.query(FooterKey)}
 
 
-async def loaded_start(pilot: Any, app: Any) -> StartScreen:
-    await settle(pilot, app)
-    screen = app.screen
-    assert isinstance(screen, StartScreen)
-    await wait_for(pilot, app, lambda: screen.runs_loaded, "the runs read")
-    await settle(pilot, app)
-    return screen
-
-
 async def test_s_asks_before_stopping_a_lead_and_no_is_the_default(
     app_factory, project, monkeypatch
 ) -> None:
@@ -57,7 +48,7 @@ async def test_s_asks_before_stopping_a_lead_and_no_is_the_default(
     run_dir = prepared_run(project, "widget")
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await loaded_start(pilot, app)
+        await start_loaded(pilot, app)
         await pilot.press("tab")
         await settle(pilot, app)
         await pilot.press("s")
@@ -125,7 +116,7 @@ async def test_q_is_typed_in_a_text_box_and_the_footer_shows_ctrl_q(app_factory,
 async def test_q_quits_where_it_cannot_be_typed(app_factory, project) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await loaded_start(pilot, app)
+        await start_loaded(pilot, app)
         await pilot.press("q")
         await settle(pilot, app)
     assert not app.is_running
@@ -135,7 +126,7 @@ async def test_question_mark_lists_the_keys_of_every_screen(app_factory, project
     prepared_run(project, "widget")
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        start = await loaded_start(pilot, app)
+        start = await start_loaded(pilot, app)
         await pilot.press("question_mark")
         await settle(pilot, app)
         assert isinstance(app.screen, KeysHelpScreen)

@@ -3,26 +3,12 @@ each setup's state: in progress, launched as run …, aborted."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from tui_support import fixed_environment, make_project, prepared, settle, start_loaded, wait_for
 
-from tui_support import fixed_environment, make_project, settle, wait_for
-
-from okstra_core.prepare import prepare
-from okstra_core.roleargs import request_from_argv
 from okstra_tui.screens.start import StartScreen
 from okstra_tui.widgets import OptionTable
 
 SIZE = (120, 40)
-
-
-def prepared(project: Path, task_id: str) -> Any:
-    argv = [
-        "--project-root", str(project), "--task-group", "perf", "--task-id", task_id,
-        "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
-    ]  # fmt: skip
-    env = fixed_environment()
-    return prepare(request_from_argv(argv, env), launch="none", environment=env)
 
 
 async def test_a_directory_without_okstra_shows_no_other_projects_runs(
@@ -33,10 +19,7 @@ async def test_a_directory_without_okstra_shows_no_other_projects_runs(
     assert not (project / ".okstra").exists()
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        screen = app.screen
-        assert isinstance(screen, StartScreen)
-        await wait_for(pilot, app, lambda: screen.runs_loaded, "the runs read")
+        screen = await start_loaded(pilot, app)
         runs = screen.query_one("#runs", OptionTable)
         assert runs.rows == ()
         assert project.name in str(screen.query_one("#runs-title").render())

@@ -23,6 +23,9 @@ from tui_support import (
     settle,
     wait_for,
 )
+from tui_support import (
+    start_loaded as start_screen_loaded,
+)
 
 from okstra_tui.app import make_app
 
@@ -88,11 +91,7 @@ def test_tui_snapshot_edit(snap_compare, stable_project, size) -> None:
 
 async def start_loaded(pilot) -> None:
     """The start screen once its runs and doctor line (workers) have arrived."""
-    app = pilot.app
-    await settle(pilot, app)
-    await wait_for(pilot, app, lambda: app.screen.runs_loaded, "the runs read")
-    await wait_for(pilot, app, lambda: bool(app.screen.doctor_text), "the doctor line")
-    await settle(pilot, app)
+    await start_screen_loaded(pilot, pilot.app)
 
 
 def resumable_setup(project: Path) -> None:

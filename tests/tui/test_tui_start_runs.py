@@ -12,10 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Static
-from tui_support import fixed_environment, make_project, settle, wait_for
+from tui_support import fixed_environment, make_project, prepared, settle, start_loaded, wait_for
 
-from okstra_core.prepare import prepare
-from okstra_core.roleargs import request_from_argv
 from okstra_core.wizard import Wizard
 from okstra_tui import run_actions
 from okstra_tui.messages import LaunchRequest
@@ -24,15 +22,6 @@ from okstra_tui.screens.start import StartScreen
 from okstra_tui.widgets import OptionTable
 
 SIZE = (100, 30)
-
-
-def prepared(project: Path, task_id: str) -> Any:
-    argv = [
-        "--project-root", str(project), "--task-group", "perf", "--task-id", task_id,
-        "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
-    ]  # fmt: skip
-    env = fixed_environment()
-    return prepare(request_from_argv(argv, env), launch="none", environment=env)
 
 
 def setup(project: Path, *answers: str) -> Path:
@@ -50,16 +39,6 @@ def runs_table(app: Any) -> OptionTable:
     return app.screen.query_one("#runs", OptionTable)
 
 
-async def loaded(pilot: Any, app: Any) -> StartScreen:
-    await settle(pilot, app)
-    screen = app.screen
-    assert isinstance(screen, StartScreen)
-    await wait_for(pilot, app, lambda: screen.runs_loaded, "the runs read")
-    await wait_for(pilot, app, lambda: bool(screen.doctor_text), "the doctor line")
-    await settle(pilot, app)
-    return screen
-
-
 async def test_this_projects_setups_and_runs_others_behind_a(app_factory, project) -> None:
     other = make_project(project.parent / "other")
     here_run = prepared(project, "widget")
@@ -68,7 +47,7 @@ async def test_this_projects_setups_and_runs_others_behind_a(app_factory, projec
     there_setup = setup(other, "new", "far")
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded(pilot, app)
+        screen = await start_loaded(pilot, app)
         setups = [r.value for r in screen.query_one("#wizards", OptionTable).rows]
         assert setups == ["new", str(here_setup)]
         (row,) = runs_table(app).rows
@@ -93,7 +72,7 @@ async def test_a_damaged_run_is_listed_with_why(app_factory, project) -> None:
     (bad.run_dir / "run-manifest.json").write_text("{broken", encoding="utf-8")
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await start_loaded(pilot, app)
         rows = {r.cells[1]: r for r in runs_table(app).rows}
         assert (
             rows["perf/widget"].cells[2] == "prepared" and good.run_id in rows["perf/widget"].cells
@@ -113,7 +92,7 @@ async def test_actions_on_a_run(app_factory, project) -> None:
     run = prepared(project, "widget")
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded(pilot, app)
+        screen = await start_loaded(pilot, app)
         shown = {b.binding.action for b in screen.active_bindings.values() if b.enabled}
         assert "attach" not in shown  # only while a run is highlighted
         await pilot.press("tab")
@@ -143,7 +122,7 @@ async def test_the_doctor_line_opens_the_detail(app_factory, monkeypatch, tmp_pa
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "no-gemini-login"))
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await start_loaded(pilot, app)
         line = text_of(app, "#doctor")
         # The fake gemini has no login (its [login] rules find nothing): not ready.
         assert "4 of 5 agent CLIs ready" in line and "not logged in: antigravity" in line

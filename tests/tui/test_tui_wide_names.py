@@ -6,12 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.cells import cell_len
-from tui_support import fixed_environment, settle, wait_for
+from tui_support import fixed_environment, start_loaded
 
 from okstra_core.prepare import prepare
 from okstra_core.roleargs import request_from_argv
 from okstra_core.wizard import Wizard
-from okstra_tui.screens.start import StartScreen
 from okstra_tui.widgets import OptionTable
 from okstra_tui.widgets.option_table import Row, render_row
 
@@ -52,11 +51,7 @@ async def test_a_hangul_task_group_keeps_the_columns_aligned(app_factory, projec
         wizard.submit(answer)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        screen = app.screen
-        assert isinstance(screen, StartScreen)
-        await wait_for(pilot, app, lambda: screen.runs_loaded, "the runs read")
-        await settle(pilot, app)
+        screen = await start_loaded(pilot, app)
         runs = screen.query_one("#runs", OptionTable)
         assert {r.cells[1] for r in runs.rows} == {"perf/widget", "로그인/화면"}
         # The lead column starts at the same cell in both rows (and in the header).

@@ -159,6 +159,19 @@ async def settle(pilot: Any, app: Any) -> None:
         await pilot.pause()
 
 
+async def start_loaded(pilot: Any, app: Any) -> Any:
+    """The start screen once its runs and its doctor line (read by workers) are shown."""
+    from okstra_tui.screens.start import StartScreen
+
+    await settle(pilot, app)
+    screen = app.screen
+    assert isinstance(screen, StartScreen)
+    await wait_for(pilot, app, lambda: screen.runs_loaded, "the runs read")
+    await wait_for(pilot, app, lambda: bool(screen.doctor_text), "the doctor line")
+    await settle(pilot, app)
+    return screen
+
+
 async def wait_for(
     pilot: Any, app: Any, predicate: Callable[[], bool], what: str, timeout: float = 15.0
 ) -> None:
@@ -259,8 +272,9 @@ def prefill(project: Path, target: str, **init: Any) -> Path:
     raise AssertionError(f"never reached {target}; at {wizard.prompt().id}")
 
 
-def prepared_run(project: Path, task_id: str) -> Path:
-    """A run of task `perf/<task_id>` prepared by the engine (nothing launched)."""
+def prepared(project: Path, task_id: str) -> Any:
+    """The result of preparing a run of task `perf/<task_id>` through the engine
+    (nothing launched): its `run_id`, `run_dir`, …"""
     from okstra_core.prepare import prepare
     from okstra_core.roleargs import request_from_argv
 
@@ -269,7 +283,12 @@ def prepared_run(project: Path, task_id: str) -> Path:
         "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
     ]  # fmt: skip
     env = fixed_environment()
-    return Path(prepare(request_from_argv(argv, env), launch="none", environment=env).run_dir)
+    return prepare(request_from_argv(argv, env), launch="none", environment=env)
+
+
+def prepared_run(project: Path, task_id: str) -> Path:
+    """The directory of a run of task `perf/<task_id>` prepared by the engine."""
+    return Path(prepared(project, task_id).run_dir)
 
 
 def okstra_cmd() -> list[str]:
