@@ -200,11 +200,12 @@ set +e
 # `timeout` stops a hung run before CI's own limit does, so the log still ends with
 # our message; faulthandler dumps every thread's stack of a test stuck for 3 minutes.
 # The tests are independent (each has its own OKSTRA_HOME, tmp dirs and tmux socket),
-# so they run on every CPU; `--dist loadgroup` keeps tests marked
-# `xdist_group` on one worker (none need it today: shared paths take a lock).
+# so they run on every CPU; `--dist worksteal` lets a worker that runs out of tests take
+# some of another's queue, so the run's tail is short (none need to share a worker:
+# shared paths take a lock).
 timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-1500}" "$VENV/bin/pytest" \
     -p no:cacheprovider -q -o faulthandler_timeout=180 --durations=5 \
-    -n "${OKSTRA_TEST_WORKERS:-$WORKERS}" --dist loadgroup \
+    -n "${OKSTRA_TEST_WORKERS:-$WORKERS}" --dist worksteal \
     "${color[@]}" "$@" </dev/null 2>&1 | tee "$LOG"
 rc=${PIPESTATUS[0]}
 set -e
