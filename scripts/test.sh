@@ -51,30 +51,22 @@ venv_ok() {
     [ -x "$PY" ] && "$PY" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null
 }
 
-make_venv() {
-    if python3 -m venv "$VENV"; then
+# The venv and okstra with the test extra, as README command 1 installs okstra
+# (scripts/setup.sh), with one retry: a transient index error should not fail the gate.
+install_okstra() {
+    if OKSTRA_VENV="$VENV" bash scripts/setup.sh "$@"; then
         return 0
     fi
-    # Debian splits venv/ensurepip into python3-venv; install it when we may.
-    if is_root && command -v apt-get >/dev/null; then
-        warn "python3 -m venv failed; installing python3-venv from apt"
-        rm -rf "$VENV"
+    # Debian splits ensurepip into python3-venv; install it when we may.
+    if is_root && command -v apt-get >/dev/null && ! python3 -c 'import ensurepip' 2>/dev/null
+    then
+        warn "python3 has no ensurepip; installing python3-venv from apt"
         apt-get update -qq || warn "apt-get update failed"
         apt-get install -y -qq python3-venv
-        python3 -m venv "$VENV"
-        return 0
     fi
-    echo "ERROR: cannot create a virtual environment (python3 -m venv failed)" >&2
-    return 1
-}
-
-# pip with one retry: a transient index error should not fail the whole gate.
-pip_install() {
-    if ! "$PY" -m pip install -q "$@"; then
-        warn "pip install $* failed; retrying once"
-        sleep 5
-        "$PY" -m pip install -q "$@"
-    fi
+    warn "installing okstra failed; retrying once"
+    sleep 5
+    OKSTRA_VENV="$VENV" bash scripts/setup.sh "$@"
 }
 
 # tmux for the end-to-end tests; zsh and fish so that the completion scripts are
@@ -151,23 +143,15 @@ else
     ) >"$SIDE_LOG" 2>&1 &
     SIDE_PID=$!
 
-    phase "virtual environment (${VENV#"$REPO"/})"
-    if venv_ok; then
-        echo "reusing $VENV ($("$PY" --version))"
-    else
-        rm -rf "$VENV"
-        make_venv
-        echo "created $VENV ($("$PY" --version))"
-    fi
-
-    phase "install okstra (non-editable) with the test extra"
-    pip_install '.[test]'
+    phase "virtual environment (${VENV#"$REPO"/}) and okstra (non-editable) with the test extra"
+    install_okstra '.[test]'
+    echo "$VENV: $("$PY" --version)"
     # What we test must be the installed copy, never the checkout: a previous editable
     # install of the same version is replaced here if pip left it in place.
     where="$(cd / && "$PY" -c 'import okstra_core; print(okstra_core.__file__)')"
     if [ "$where" = "$REPO/okstra_core/__init__.py" ]; then
         warn "okstra is still imported from the checkout; reinstalling it"
-        pip_install --force-reinstall --no-deps .
+        "$PY" -m pip install -q --force-reinstall --no-deps .
     fi
     echo "okstra_core: $(cd / && "$PY" -c 'import okstra_core; print(okstra_core.__file__)')"
 
@@ -179,7 +163,7 @@ check "ruff format --check" "$VENV/bin/ruff" format --check .
 # mypy runs beside the tests (ten seconds of one CPU, which the tests leave idle now
 # and then); its report comes after theirs.
 MYPY_LOG="$(mktemp)"
-"$VENV/bin/mypy" okstra_core okstra_tui >"$MYPY_LOG" 2>&1 &
+"$VENV/bin/mypy" okstra_core okstra_tui build_backend/okstra_build.py >"$MYPY_LOG" 2>&1 &
 MYPY_PID=$!
 
 phase "pytest"
@@ -210,9 +194,9 @@ timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-1500}" "$VENV/bin/pytest" \
 rc=${PIPESTATUS[0]}
 set -e
 
-phase "mypy okstra_core okstra_tui (ran beside the tests)"
+phase "mypy okstra_core okstra_tui build_backend (ran beside the tests)"
 if ! wait "$MYPY_PID"; then
-    FAILED+=("mypy okstra_core okstra_tui")
+    FAILED+=("mypy")
 fi
 cat "$MYPY_LOG"
 rm -f "$MYPY_LOG"
