@@ -74,6 +74,7 @@ fi
 if [ "$#" -eq 0 ]; then
     set -- .
 fi
+echo "okstra setup: installing $* into $VENV (pip, quietly; 15 s or so with a warm cache)"
 # The venv's own pip when it has one, else the system's, pointed at the venv.
 if "$VENV/bin/python" -c 'import pip' 2>/dev/null; then
     "$VENV/bin/python" -m pip install -q "$@"
