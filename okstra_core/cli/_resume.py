@@ -186,7 +186,7 @@ def _run_resumed(
     after, the exit is recorded, and okstra exits with the lead's status.
     """
     from ..errors import OkstraError
-    from ..life.lead import run_foreground
+    from ..life.foreground import run_foreground
     from . import emit
 
     if ns.json:

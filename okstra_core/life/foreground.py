@@ -1,17 +1,25 @@
-"""The lead run in the foreground (okstra its parent), watched as a tmux launch is:
-what the CLI's `prepare --launch exec` and the app's hand-over both do."""
+"""The lead run in the foreground (okstra its parent): its start and end recorded, and
+watched as a tmux launch is — what the CLI's `prepare --launch exec`, `resume --exec`
+and the app's hand-over do."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..environment import Environment
+from ..errors import OkstraError
 from ..launch.watch import early_exit_line, watch_bound
-from .lead import run_foreground
+from ..store import append_line
+from . import process
+from .lead import failure_text, record_end, timeline_path, update_leader
+from .resume import resume_run
+from .runinfo import LEADER_REF, RunInfo, read_run, resume_command
 
-__all__ = ["run_watched_foreground"]
+__all__ = ["run_foreground", "run_watched_foreground"]
 
 
 def run_watched_foreground(
@@ -36,3 +44,135 @@ def run_watched_foreground(
     code = run_foreground(run_dir, argv, env, cwd, environment, say=say, resumed=resumed)
     said = early_exit_line(code, time.monotonic() - started, str(run_dir), watch_bound(environment))
     return code, said
+
+
+# What a resumed lead no longer has: the earlier end and where it ran before.
+_RESUMED_CLEARS: dict[str, Any] = {
+    "exitStatus": None,
+    "exitSignal": None,
+    "exitedAt": None,
+    "endDetail": None,
+    "stopRequestedAt": None,
+    "paneRef": None,
+    "windowRef": None,
+    "tmuxSocket": None,
+    "paneProcessId": None,
+    "paneStart": None,
+}
+
+
+def _launch_record(pid: int) -> dict[str, Any]:
+    """The foreground lead as launch records it: its pid and start time, and okstra's."""
+    me = process.recorded(pid, with_parent=True)
+    return {
+        "processId": pid,
+        "processStart": me.start,
+        "parentProcessId": me.parent,
+        "parentStart": me.parent_start,
+    }
+
+
+def _record_start(run: RunInfo, pid: int, environment: Environment, *, resumed: bool) -> str | None:
+    """Record the started lead (and a resume); why not, on a project okstra cannot write."""
+    changes = _launch_record(pid)
+    try:
+        if not resumed:
+            update_leader(run.run_dir, changes)
+            return None
+        now = environment.now().isoformat(timespec="seconds")
+        changes.update(_RESUMED_CLEARS, status="launched", launchBackend="exec", launchedAt=now)
+        update_leader(run.run_dir, changes)
+        append_line(
+            timeline_path(run.run_dir),
+            {
+                "at": now,
+                "event": "lead-resumed",
+                "runId": run.run_id,
+                "participantRef": LEADER_REF,
+                "backend": "exec",
+                "processId": pid,
+            },
+        )
+    except (OkstraError, OSError) as exc:
+        return f"okstra: the lead's start was not recorded: {failure_text(exc)}"
+    return None
+
+
+def run_foreground(
+    run_dir: Path,
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    environment: Environment,
+    *,
+    say: Callable[[str], None],
+    resumed: bool = False,
+) -> int:
+    """Run the lead CLI of an `exec` launch as okstra's foreground child; record its end.
+
+    Says the run id and the exact resume command before handing the terminal over,
+    and a one-line summary after the lead exits. A pending session id (a CLI that
+    mints its own) is looked up once, so the resume sheet is finished when possible.
+    What cannot be recorded (a read-only project) is said, and the lead runs anyway.
+
+    `resumed` (`okstra resume --exec`): the lead of an earlier launch runs again here.
+    Once it runs, the leader is `launched` on the `exec` backend again (its earlier
+    end and tmux refs cleared) and a `lead-resumed` event is recorded, so `runs` and
+    `status` see it running and its next end is recorded like the first.
+
+    Returns:
+        The lead's exit status (128 + N when killed by signal N).
+
+    Raises:
+        LaunchError: the CLI could not be started (recorded in the timeline).
+    """
+    run = read_run(run_dir)
+    verb = "resumes" if resumed else "starts"
+    say(f"okstra: run {run.ref} — the lead ({Path(argv[0]).name}) {verb} here.")
+    say(f"okstra: to resume it later: {resume_command(run)}")
+    started = time.monotonic()
+    notes: list[str] = []
+
+    def on_start(pid: int) -> None:
+        note = _record_start(run, pid, environment, resumed=resumed)
+        if note is not None:
+            notes.append(note)
+
+    from ..launch.foreground import run_child  # only a foreground lead needs it
+
+    try:
+        ended = run_child(argv, env, cwd, on_start=on_start)
+    except OkstraError as exc:
+        with contextlib.suppress(OkstraError, OSError):
+            append_line(
+                timeline_path(run_dir),
+                {
+                    "at": environment.now().isoformat(timespec="seconds"),
+                    "event": "lead-launch-failed",
+                    "runId": run.run_id,
+                    "backend": "exec",
+                    "error": exc.render(),
+                },
+            )
+        raise
+    try:
+        record_end(
+            run_dir,
+            environment=environment,
+            exit_status=ended.exit_status,
+            signal_number=ended.signal,
+        )
+    except (OkstraError, OSError) as exc:
+        notes.append(f"okstra: the lead's end was not recorded: {failure_text(exc)}")
+    with contextlib.suppress(OkstraError, OSError):
+        resume_run(run_dir, environment=environment, wait=0)
+    for note in notes:
+        say(note)
+    seconds = int(time.monotonic() - started)
+    how = (
+        f"was killed by signal {ended.signal}"
+        if ended.signal is not None
+        else f"exited with status {ended.exit_status}"
+    )
+    say(f"okstra: the lead of {run.ref} {how} after {seconds}s; resume: {resume_command(run)}")
+    return ended.code

@@ -26,7 +26,6 @@ looked at: the status says the end was not recorded.
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -42,7 +41,6 @@ from ..tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from . import process, tmux
 from .process import process_start
 from .report import load_run_manifest
-from .resume import resume_run
 from .runinfo import (
     ENDED,
     LAUNCH_FAILED,
@@ -65,6 +63,7 @@ __all__ = [
     "PaneProbe",
     "RunInfo",
     "StopOutcome",
+    "failure_text",
     "leader_of",
     "observe",
     "pane_lines",
@@ -76,8 +75,8 @@ __all__ = [
     "read_run",
     "record_end",
     "resume_command",
-    "run_foreground",
     "stop",
+    "timeline_path",
     "update_leader",
 ]
 
@@ -103,7 +102,7 @@ def participant_lock(run_dir: Path) -> FileLock:
     return FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT)
 
 
-def _timeline_path(run_dir: Path) -> Path:
+def timeline_path(run_dir: Path) -> Path:
     troot = run_dir.parent.parent
     return resolve_inside(troot, troot / TIMELINE, what="the task timeline")
 
@@ -169,7 +168,7 @@ def record_end(
         }
         if detail:
             event["detail"] = detail
-        append_line(_timeline_path(run_dir), event)
+        append_line(timeline_path(run_dir), event)
         from ..prepare.runfiles import update_participant  # loaded when it writes
 
         update_participant(
@@ -186,7 +185,7 @@ def record_end(
         return True
 
 
-def _failure(exc: Exception) -> str:
+def failure_text(exc: Exception) -> str:
     if isinstance(exc, OkstraError):
         return exc.render()
     return getattr(exc, "strerror", None) or str(exc)
@@ -202,7 +201,7 @@ def _record(
         done = record_end(run.run_dir, environment=environment, **end)
         again = base_status(read_run(run.run_dir))
     except (OkstraError, OSError) as exc:
-        return with_changes(seen, note=f"the end was not recorded: {_failure(exc)}")
+        return with_changes(seen, note=f"the end was not recorded: {failure_text(exc)}")
     # Read back what was recorded (by this look or another).
     return with_changes(again, recorded=done) if again.ended else seen
 
@@ -368,11 +367,11 @@ def _note_stop_request(run: RunInfo, backend: str | None, environment: Environme
     try:
         update_leader(run.run_dir, {"stopRequestedAt": now})
         append_line(
-            _timeline_path(run.run_dir),
+            timeline_path(run.run_dir),
             {"at": now, "event": "lead-stop-requested", "runId": run.run_id, "backend": backend},
         )
     except (OkstraError, OSError) as exc:
-        return [f"the stop request was not recorded: {_failure(exc)}"]
+        return [f"the stop request was not recorded: {failure_text(exc)}"]
     return []
 
 
@@ -462,137 +461,3 @@ def _stop_process(
     if not _wait(lambda: not process_alive(identity), grace, sleep):
         steps += _signalled(process.send(identity, signal.SIGKILL), signal.SIGKILL, identity.pid)
     return steps
-
-
-# --------------------------------------------------------------------------- foreground
-
-# What a resumed lead no longer has: the earlier end and where it ran before.
-_RESUMED_CLEARS: dict[str, Any] = {
-    "exitStatus": None,
-    "exitSignal": None,
-    "exitedAt": None,
-    "endDetail": None,
-    "stopRequestedAt": None,
-    "paneRef": None,
-    "windowRef": None,
-    "tmuxSocket": None,
-    "paneProcessId": None,
-    "paneStart": None,
-}
-
-
-def _launch_record(pid: int) -> dict[str, Any]:
-    """The foreground lead as launch records it: its pid and start time, and okstra's."""
-    me = process.recorded(pid, with_parent=True)
-    return {
-        "processId": pid,
-        "processStart": me.start,
-        "parentProcessId": me.parent,
-        "parentStart": me.parent_start,
-    }
-
-
-def _record_start(run: RunInfo, pid: int, environment: Environment, *, resumed: bool) -> str | None:
-    """Record the started lead (and a resume); why not, on a project okstra cannot write."""
-    changes = _launch_record(pid)
-    try:
-        if not resumed:
-            update_leader(run.run_dir, changes)
-            return None
-        now = environment.now().isoformat(timespec="seconds")
-        changes.update(_RESUMED_CLEARS, status="launched", launchBackend="exec", launchedAt=now)
-        update_leader(run.run_dir, changes)
-        append_line(
-            _timeline_path(run.run_dir),
-            {
-                "at": now,
-                "event": "lead-resumed",
-                "runId": run.run_id,
-                "participantRef": LEADER_REF,
-                "backend": "exec",
-                "processId": pid,
-            },
-        )
-    except (OkstraError, OSError) as exc:
-        return f"okstra: the lead's start was not recorded: {_failure(exc)}"
-    return None
-
-
-def run_foreground(
-    run_dir: Path,
-    argv: Sequence[str],
-    env: Mapping[str, str],
-    cwd: Path,
-    environment: Environment,
-    *,
-    say: Callable[[str], None],
-    resumed: bool = False,
-) -> int:
-    """Run the lead CLI of an `exec` launch as okstra's foreground child; record its end.
-
-    Says the run id and the exact resume command before handing the terminal over,
-    and a one-line summary after the lead exits. A pending session id (a CLI that
-    mints its own) is looked up once, so the resume sheet is finished when possible.
-    What cannot be recorded (a read-only project) is said, and the lead runs anyway.
-
-    `resumed` (`okstra resume --exec`): the lead of an earlier launch runs again here.
-    Once it runs, the leader is `launched` on the `exec` backend again (its earlier
-    end and tmux refs cleared) and a `lead-resumed` event is recorded, so `runs` and
-    `status` see it running and its next end is recorded like the first.
-
-    Returns:
-        The lead's exit status (128 + N when killed by signal N).
-
-    Raises:
-        LaunchError: the CLI could not be started (recorded in the timeline).
-    """
-    run = read_run(run_dir)
-    verb = "resumes" if resumed else "starts"
-    say(f"okstra: run {run.ref} — the lead ({Path(argv[0]).name}) {verb} here.")
-    say(f"okstra: to resume it later: {resume_command(run)}")
-    started = time.monotonic()
-    notes: list[str] = []
-
-    def on_start(pid: int) -> None:
-        note = _record_start(run, pid, environment, resumed=resumed)
-        if note is not None:
-            notes.append(note)
-
-    from ..launch.foreground import run_child  # only the foreground lead needs it
-
-    try:
-        ended = run_child(argv, env, cwd, on_start=on_start)
-    except OkstraError as exc:
-        with contextlib.suppress(OkstraError, OSError):
-            append_line(
-                _timeline_path(run_dir),
-                {
-                    "at": environment.now().isoformat(timespec="seconds"),
-                    "event": "lead-launch-failed",
-                    "runId": run.run_id,
-                    "backend": "exec",
-                    "error": exc.render(),
-                },
-            )
-        raise
-    try:
-        record_end(
-            run_dir,
-            environment=environment,
-            exit_status=ended.exit_status,
-            signal_number=ended.signal,
-        )
-    except (OkstraError, OSError) as exc:
-        notes.append(f"okstra: the lead's end was not recorded: {_failure(exc)}")
-    with contextlib.suppress(OkstraError, OSError):
-        resume_run(run_dir, environment=environment, wait=0)
-    for note in notes:
-        say(note)
-    seconds = int(time.monotonic() - started)
-    how = (
-        f"was killed by signal {ended.signal}"
-        if ended.signal is not None
-        else f"exited with status {ended.exit_status}"
-    )
-    say(f"okstra: the lead of {run.ref} {how} after {seconds}s; resume: {resume_command(run)}")
-    return ended.code
