@@ -328,8 +328,8 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.locate import locate_run
     from ..life.report import check_report, execution_roles, read_run_manifest, roles_markdown
-    from ..life.runs import locate_run
 
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
     rows = execution_roles(manifest)
@@ -346,8 +346,8 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.locate import locate_run
     from ..life.report import check_report, read_run_manifest
-    from ..life.runs import locate_run
 
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
     rows = check_report(manifest, Path(ns.report))
@@ -360,8 +360,8 @@ def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _report_finalize(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.locate import locate_run
     from ..life.report import finalize_report, read_run_manifest
-    from ..life.runs import locate_run
 
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
     rows = finalize_report(manifest, Path(ns.data))

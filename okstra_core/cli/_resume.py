@@ -83,8 +83,9 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
     from ..life.hints import next_steps
     from ..life.lead import read_run
+    from ..life.locate import locate_run
     from ..life.resume import exec_command, resume_run
-    from ..life.runs import locate_run, look
+    from ..life.runs import look
 
     environment = Environment.real()
     run_dir = locate_run(ns.run, Path(ns.project_root), environment.env)

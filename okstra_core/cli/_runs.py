@@ -337,8 +337,9 @@ def _last_lines(timeline: Path, run_id: str) -> tuple[list[str], str | None]:
 
 def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
+    from ..life.locate import locate_run
     from ..life.project import place_of
-    from ..life.runs import locate_run, run_row
+    from ..life.runs import run_row
 
     environment = Environment.real()
     run_dir = locate_run(ns.run, Path.cwd(), environment.env)
@@ -427,7 +428,7 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
     from ..life.attach import plan_attach, switch_client
     from ..life.lead import read_run
-    from ..life.runs import locate_run
+    from ..life.locate import locate_run
 
     environment = Environment.real()
     if ns.who:
@@ -452,7 +453,7 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _attach_worker(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
-    from ..life.runs import locate_run
+    from ..life.locate import locate_run
     from ..life.workers.control import attach_target
 
     target = attach_target(locate_run(ns.run, Path.cwd(), environment.env), ns.who, environment)
@@ -492,7 +493,7 @@ def _attach_human_text(payload: dict[str, Any]) -> str:
 def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
     from ..life.lead import read_run, stop
-    from ..life.runs import locate_run
+    from ..life.locate import locate_run
 
     environment = Environment.real()
     run = read_run(locate_run(ns.run, Path.cwd(), environment.env))

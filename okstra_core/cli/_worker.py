@@ -163,7 +163,7 @@ def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _run_dir(value: str) -> Path:
-    from ..life.runs import locate_run
+    from ..life.locate import locate_run
 
     return locate_run(value, Path.cwd(), os.environ)
 

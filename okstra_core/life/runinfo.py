@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from ..errors import DataFileError, OkstraError
 from ..launch.sheet import check_session_id
 from ..records import dataclass, field
@@ -40,6 +42,19 @@ _PANE = re.compile(r"%\d{1,9}")
 _WINDOW = re.compile(r"@\d{1,9}|[^\x00-\x1f\x7f-\x9f]{1,200}:[^\x00-\x1f\x7f-\x9f]{1,60}")
 _START = re.compile(r"\d{1,20}")
 _BACKENDS = ("tmux", "exec", "none")
+# What reading one run may raise besides okstra's own errors: a run file is data, and a
+# field of the wrong type or size must make that run's row damaged, never end the list.
+READ_ERRORS = (
+    OkstraError,
+    OSError,
+    ValueError,
+    TypeError,
+    LookupError,
+    AttributeError,
+    ArithmeticError,
+    RecursionError,
+    orjson.JSONEncodeError,
+)
 
 
 def _cut(value: str, limit: int = TEXT_MAX) -> str:

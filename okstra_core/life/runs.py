@@ -1,12 +1,4 @@
-"""Naming runs the way git finds a repository, and listing them — every run a row.
-
-A run is named by its run id (`requirements-discovery-001`), `<task-id>/<run-id>`,
-`<group>/<task-id>/<run-id>`, or a task (`<group>/<task-id>`: its newest run), looked
-up only inside the project found above the current directory
-(`okstra_core.life.project`: safely, like git). An argument with a `/` that is no such
-name is a path, accepted only if it resolves to a run directory (or its
-`run-manifest.json`) of a project. So every command that takes a run works from
-anywhere inside the project, and a directory planted elsewhere is never taken for one.
+"""Listing runs — every run a row. (Naming one run: `locate`.)
 
 `okstra runs` lists this project's runs; `--all` lists every project's runs from the
 central `runs.jsonl` index (its entries are data too: an entry that is not a run
@@ -23,15 +15,13 @@ import heapq
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ..environment import Environment
-from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
+from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError
 from ..paths import user_dirs
 from ..records import config, dataclass
 from ..store import read_log
@@ -40,24 +30,18 @@ from . import index
 from .hints import next_steps
 from .lead import LeadStatus, RunInfo, observe, read_run, resume_command
 from .project import (
-    EXPECTED,
     MAX_ARG,
     RUN_ARG,
-    RUN_ID,
     RUNS_DIR,
     RunPlace,
     UnsafeProjectError,
     check_project,
     find_project_root,
-    is_name,
     place_of,
     project_root_or_error,
-    run_at_path,
-    run_places,
-    runs_named,
     safe_directories,
 )
-from .runinfo import info_of_row
+from .runinfo import READ_ERRORS, info_of_row
 
 __all__ = [
     "RUN_ARG",
@@ -65,7 +49,6 @@ __all__ = [
     "all_runs",
     "find_project_root",
     "human_age",
-    "locate_run",
     "look",
     "newest_runs",
     "project_root_or_error",
@@ -78,87 +61,6 @@ _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
 _MAX_FIELD = index.MAX_LEADER_TEXT
 # The longest reason a row shows (the JSON keeps the same, bounded, text).
 _MAX_REASON = 500
-# What reading one run may raise besides okstra's own errors: a run file is data, and a
-# field of the wrong type or size must make that run's row damaged, never end the list.
-_ROW_ERRORS = (
-    OkstraError,
-    OSError,
-    ValueError,
-    TypeError,
-    LookupError,
-    AttributeError,
-    ArithmeticError,
-    RecursionError,
-    orjson.JSONEncodeError,
-)
-
-
-# --------------------------------------------------------------------------- naming
-
-
-def locate_run(value: str, start: Path, env: Mapping[str, str] | None = None) -> Path:
-    """The run directory `value` names, looked up from `start` (the current directory).
-
-    Raises:
-        UsageError: naming `value` — no such run, not inside a project, not a run
-            directory of a project, or a name that fits several runs (they are listed).
-        UnsafeProjectError: the project found (or the one a path leads to) is refused.
-    """
-    if not value or len(value) > MAX_ARG or "\0" in value:
-        raise UsageError(f"expected a run ({EXPECTED})", field=RUN_ARG)
-    if not is_name(value):
-        if "/" in value:
-            return run_at_path(value, start, env).path
-        raise UsageError(f"no such run: {value} ({EXPECTED})", field=RUN_ARG)
-    try:
-        root = project_root_or_error(start, env)
-    except UnsafeProjectError:
-        raise
-    except UsageError:
-        if "/" in value and os.path.lexists(start / value):
-            return run_at_path(value, start, env).path
-        raise
-    found = _by_name(root, value)
-    if found is not None:
-        return found.path
-    if "/" in value and os.path.lexists(start / value):
-        return run_at_path(value, start, env).path
-    raise UsageError(f"no run {value} in the project at {root}", field=RUN_ARG)
-
-
-def _by_name(root: Path, value: str) -> RunPlace | None:
-    parts = value.split("/")
-    found = runs_named(root, parts) if RUN_ID.fullmatch(parts[-1]) else []
-    if not found and len(parts) == 2:
-        # `<group>/<task-id>`: the task's newest run (of those with a manifest).
-        found = _newest(
-            p
-            for p, real in run_places(root)
-            if real and (p.group, p.task) == (parts[0], parts[1]) and _has_manifest(p)
-        )
-    if len(found) > 1:
-        listed = ", ".join(p.ref for p in found)
-        raise UsageError(
-            f"{value} names several runs ({listed}); give <task>/<run-id>", field=RUN_ARG
-        )
-    return found[0] if found else None
-
-
-def _has_manifest(place: RunPlace) -> bool:
-    return os.path.lexists(place.path / RUN_MANIFEST)
-
-
-def _newest(places: Iterable[RunPlace]) -> list[RunPlace]:
-    def key(place: RunPlace) -> tuple[str, str]:
-        try:
-            info = read_run(place.path)
-            stamp = info.created_at.astimezone(UTC).isoformat() if info.created_at else ""
-        except _ROW_ERRORS:
-            stamp = ""
-        return (stamp, place.name)
-
-    ordered = sorted(places, key=key)
-    return ordered[-1:]
 
 
 # --------------------------------------------------------------------------- rows
@@ -324,7 +226,7 @@ def look(run: RunInfo, environment: Environment) -> tuple[LeadStatus, str | None
             return status, f"the lead's end was not recorded: {_reason(exc)}"
     except OkstraError:
         raise
-    except _ROW_ERRORS as exc:
+    except READ_ERRORS as exc:
         # A leader field of the wrong type or size: the run file is damaged, named.
         raise DataFileError(
             f"its leader cannot be looked at: {_reason(exc)}", path=run.manifest_path
@@ -381,7 +283,7 @@ def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> 
         )
     try:
         info = read_run(place.path)
-    except _ROW_ERRORS as exc:
+    except READ_ERRORS as exc:
         return RunRow(
             place=place,
             state="damaged",
@@ -410,7 +312,7 @@ def _row_of(place: RunPlace, info: RunInfo, environment: Environment) -> RunRow:
         for number in (lead.exit_status, lead.signal, lead.process_id):
             if number is not None and not -(2**63) <= number < 2**64:
                 raise OverflowError(f"{number} does not fit in 64 bits")
-    except _ROW_ERRORS as exc:
+    except READ_ERRORS as exc:
         return RunRow(state="damaged", problem=_reason(exc, place.path), **common)
     if lead.state == "damaged":
         return RunRow(state="damaged", lead=lead, note=note, problem=lead.detail, **common)

@@ -18,7 +18,8 @@ from life_support import (
 
 from okstra_core.catalog.loaders import load_provider
 from okstra_core.errors import DataFileError, UsageError
-from okstra_core.life.runs import find_project_root, locate_run
+from okstra_core.life.locate import locate_run
+from okstra_core.life.runs import find_project_root
 
 
 @pytest.fixture

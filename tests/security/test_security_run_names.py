@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from okstra_core.errors import OkstraError
-from okstra_core.life.runs import locate_run
+from okstra_core.life.locate import locate_run
 from tests.security.hostile_runs import RUN, okstra, prepared_project
 
 NOBODY = 65534
