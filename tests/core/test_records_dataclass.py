@@ -1,14 +1,17 @@
 """`records.dataclass` behaves as `dataclasses.dataclass` does.
 
-It shares one `__repr__`, `__eq__` and `__hash__` among all records instead of
-compiling them per class; the standard decorator is the oracle: every combination of
-`frozen`, `eq`, `repr` and `unsafe_hash`, with a class that defines none of the three
-methods or one of them itself, must give the same repr, comparisons, hashability and
-hash equality — or the same refusal.
+It shares one `__repr__`, `__eq__` and `__hash__` among all records, and for frozen
+records one `__setattr__` and `__delattr__`, instead of compiling them per class; the
+standard decorator is the oracle: every combination of `frozen`, `eq`, `repr` and
+`unsafe_hash`, with a class that defines none of the three methods or one of them
+itself, must give the same repr, comparisons, hashability and hash equality, the same
+answers to assigning and deleting attributes (on the class and on a plain subclass),
+copies and replacements — or the same refusal.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import re
@@ -56,6 +59,28 @@ def _behaviour(cls: Any) -> list[object]:
         seen.append(hash(x) == hash(w))
     except TypeError as exc:
         seen.append(f"unhashable: {exc}")
+    seen += _mutations(cls(1, "x", [1]))
+    seen += _mutations(type("Sub", (cls,), {})(1, "x", [1]))
+    seen.append(repr(copy.deepcopy(x)) == repr(x) and copy.copy(x) == x)
+    seen.append(dataclasses.replace(x, a=9).a)
+    return seen
+
+
+def _mutations(value: Any) -> list[object]:
+    """What assigning and deleting a field, and setting a new attribute, do."""
+    seen: list[object] = []
+    for act in (
+        lambda: setattr(value, "a", 5),
+        lambda: setattr(value, "extra", 1),
+        lambda: setattr(value, "extra", 2),
+        lambda: delattr(value, "b"),
+        lambda: delattr(value, "extra"),
+    ):
+        try:
+            act()
+            seen.append(("ok", value.a, getattr(value, "extra", None)))
+        except (dataclasses.FrozenInstanceError, AttributeError) as exc:
+            seen.append((type(exc).__name__, str(exc)))
     return seen
 
 
@@ -74,6 +99,36 @@ def test_the_same_behaviour_as_the_standard_decorator(
             continue
         outcomes.append(_behaviour(cls))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize(
+    ("base_frozen", "child_frozen"), list(itertools.product([False, True], repeat=2))
+)
+def test_frozen_and_not_frozen_mix_as_the_standard_decorator_allows(
+    base_frozen: bool, child_frozen: bool
+) -> None:
+    outcomes: list[object] = []
+    for decorator in (dataclasses.dataclass, record):
+        base = decorator(frozen=base_frozen)(type("Base", (), {"__annotations__": {"a": "int"}}))
+        try:
+            child = decorator(frozen=child_frozen)(
+                type("Child", (base,), {"__annotations__": {"b": "int"}})
+            )
+        except TypeError as exc:
+            outcomes.append(("refused", str(exc)))
+            continue
+        outcomes.append(_mutations(child(1, 2)))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_a_frozen_class_may_not_bring_its_own_setattr() -> None:
+    namespace = {"__annotations__": {"a": "int"}, "__setattr__": lambda self, n, v: None}
+    refusals = []
+    for decorator in (dataclasses.dataclass, record):
+        with pytest.raises(TypeError) as err:
+            decorator(frozen=True)(type("C", (), dict(namespace)))
+        refusals.append(str(err.value))
+    assert refusals[0] == refusals[1]
 
 
 def test_a_subclass_compares_and_hashes_its_own_fields() -> None:
