@@ -36,15 +36,16 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
         "(set PYTHON=… to pick one)"
 fi
 
-# The system pip, when it can install into another interpreter (`--python`, pip 22.3).
-system_pip_ok() {
-    "$PYTHON" -c '
+# Whether the system pip can install into another interpreter (`--python`, pip 22.3).
+SYSTEM_PIP=0
+if "$PYTHON" -c '
 import sys
 from importlib.metadata import version
 major, minor = (int(p) for p in version("pip").split(".")[:2])
 sys.exit((major, minor) < (22, 3))
-' 2>/dev/null
-}
+' 2>/dev/null; then
+    SYSTEM_PIP=1
+fi
 
 venv_ok() {
     [ -x "$VENV/bin/python" ] &&
@@ -63,7 +64,7 @@ make_venv() {
 
 if venv_ok; then
     echo "okstra setup: reusing $VENV ($("$VENV/bin/python" --version))"
-elif system_pip_ok; then
+elif [ "$SYSTEM_PIP" = 1 ]; then
     rm -rf "$VENV"
     make_venv without-pip
 else
@@ -78,10 +79,10 @@ echo "okstra setup: installing $* into $VENV (pip, quietly; 15 s or so with a wa
 # The venv's own pip when it has one, else the system's, pointed at the venv.
 if "$VENV/bin/python" -c 'import pip' 2>/dev/null; then
     "$VENV/bin/python" -m pip install -q "$@"
-elif system_pip_ok; then
+elif [ "$SYSTEM_PIP" = 1 ]; then
     "$PYTHON" -m pip --python "$VENV/bin/python" install -q "$@"
 else
-    "$VENV/bin/python" -m ensurepip -q ||
+    "$VENV/bin/python" -m ensurepip >/dev/null ||
         fail "$VENV has no pip and ensurepip failed: remove $VENV and run this again"
     "$VENV/bin/python" -m pip install -q "$@"
 fi

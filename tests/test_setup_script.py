@@ -1,8 +1,10 @@
-"""scripts/setup.sh (README command 1's install part): what it says when it cannot work.
+"""scripts/setup.sh (README command 1's install part): its two ways of installing, and
+what it says when it cannot work.
 
-The install itself (a venv and `pip install .`, with the index) is measured end to end
-by `python -m bench --only h`; here are the refusals, which must name the problem and
-exit 2 before anything is created.
+The install from the index (a venv and `pip install .`) is measured end to end by
+`python -m bench --only h`. Here setup.sh installs a wheel of okstra built from this
+checkout, with `--no-index` (its arguments go to pip), so no index is asked; the
+refusals must name the problem and exit 2 before anything is created.
 """
 
 from __future__ import annotations
@@ -10,15 +12,19 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import venv
 from pathlib import Path
 
 import pytest
+
+from tests.test_build_backend import backend
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scripts" / "setup.sh"
 
 
-def _setup(tmp_path: Path, python: str) -> subprocess.CompletedProcess[str]:
+def _setup(tmp_path: Path, python: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "PYTHON": python,
@@ -26,13 +32,13 @@ def _setup(tmp_path: Path, python: str) -> subprocess.CompletedProcess[str]:
         "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin",
     }
     return subprocess.run(
-        ["bash", str(SCRIPT)],
+        ["bash", str(SCRIPT), *args],
         env=env,
         cwd=tmp_path,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         check=False,
     )
 
@@ -73,3 +79,42 @@ def test_an_old_python_is_refused_before_anything_is_made(tmp_path: Path) -> Non
     assert "Python 3.9.0 is too old: okstra needs Python 3.11 or newer" in proc.stderr
     assert "unexpected" not in proc.stderr
     assert not (tmp_path / "venv").exists()
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        return out / backend.build_wheel(str(out))
+
+
+def _has(venv_dir: Path, module: str) -> bool:
+    python = venv_dir / "bin" / "python"
+    found = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True)
+    return found.returncode == 0
+
+
+@pytest.mark.slow
+def test_with_a_pip_of_its_own_python_installs_into_a_venv_made_without_pip(
+    tmp_path: Path, wheel: Path
+) -> None:
+    # This venv's Python has pip (the test extra brings it), so setup.sh takes the fast way.
+    proc = _setup(tmp_path, sys.executable, "--no-index", "--no-deps", str(wheel))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    made = tmp_path / "venv"
+    assert _has(made, "okstra_core.records")
+    assert not _has(made, "pip"), "the fast way makes the venv without ensurepip"
+
+
+@pytest.mark.slow
+def test_a_reused_venv_without_pip_and_a_python_without_pip_get_pip_first(
+    tmp_path: Path, wheel: Path
+) -> None:
+    bare = tmp_path / "bare"
+    venv.EnvBuilder(with_pip=False).create(bare)
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "venv")
+    proc = _setup(tmp_path, str(bare / "bin" / "python"), "--no-index", "--no-deps", str(wheel))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "reusing" in proc.stdout
+    assert _has(tmp_path / "venv", "pip") and _has(tmp_path / "venv", "okstra_core.records")
