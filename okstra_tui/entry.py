@@ -135,10 +135,10 @@ def _lead_in_foreground(request: Any, env: dict[str, str]) -> int:
     within the launch watch's bound gets the doctor and resume hint (on stderr)."""
     from okstra_core.environment import Environment
     from okstra_core.errors import OkstraError
-    from okstra_core.life.foreground import run_watched_foreground
+    from okstra_core.life.foreground import run_foreground
 
     try:
-        code, said = run_watched_foreground(
+        code, said = run_foreground(
             request.run_dir,
             list(request.argv),
             env,

@@ -303,14 +303,14 @@ def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
 def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
     """Print the JSON document, then run the lead CLI in the foreground (exec backend)."""
     from ..errors import OkstraError
-    from ..life.foreground import run_watched_foreground
+    from ..life.foreground import run_foreground
     from . import emit
 
     emit(payload)
     cwd = result.launch.cwd if result.launch is not None else Path.cwd()
     env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
     try:
-        code, said = run_watched_foreground(
+        code, said = run_foreground(
             result.run_dir,
             list(result.exec_argv),
             env,

@@ -195,7 +195,7 @@ def _run_resumed(
     else:
         _resume_human(payload)
     try:
-        code = run_foreground(
+        code, _ = run_foreground(
             run_dir,
             argv,
             env,

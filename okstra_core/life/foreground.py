@@ -1,6 +1,6 @@
 """The lead run in the foreground (okstra its parent): its start and end recorded, and
 watched as a tmux launch is — what the CLI's `prepare --launch exec`, `resume --exec`
-and the app's hand-over do."""
+and the app's hand-over all do."""
 
 from __future__ import annotations
 
@@ -19,31 +19,7 @@ from .lead import failure_text, record_end, timeline_path, update_leader
 from .resume import resume_run
 from .runinfo import LEADER_REF, RunInfo, read_run, resume_command
 
-__all__ = ["run_foreground", "run_watched_foreground"]
-
-
-def run_watched_foreground(
-    run_dir: Path,
-    argv: Sequence[str],
-    env: Mapping[str, str],
-    cwd: Path,
-    environment: Environment,
-    *,
-    say: Callable[[str], None],
-    resumed: bool = False,
-) -> tuple[int, str | None]:
-    """Run the lead in the foreground (`run_foreground`, which records its
-    end) and watch it as a tmux launch is watched: (its exit status, the
-    `early_exit_line` when it ended within the watch's bound, else None). The CLI's
-    `prepare --launch exec` and the app's hand-over both run the lead this way.
-
-    Raises:
-        OkstraError: the lead could not be started or its start recorded.
-    """
-    started = time.monotonic()
-    code = run_foreground(run_dir, argv, env, cwd, environment, say=say, resumed=resumed)
-    said = early_exit_line(code, time.monotonic() - started, str(run_dir), watch_bound(environment))
-    return code, said
+__all__ = ["run_foreground"]
 
 
 # What a resumed lead no longer has: the earlier end and where it ran before.
@@ -107,7 +83,7 @@ def run_foreground(
     *,
     say: Callable[[str], None],
     resumed: bool = False,
-) -> int:
+) -> tuple[int, str | None]:
     """Run the lead CLI of an `exec` launch as okstra's foreground child; record its end.
 
     Says the run id and the exact resume command before handing the terminal over,
@@ -120,8 +96,12 @@ def run_foreground(
     end and tmux refs cleared) and a `lead-resumed` event is recorded, so `runs` and
     `status` see it running and its next end is recorded like the first.
 
+    The lead is watched as a tmux launch is: when it ends within the launch watch's
+    bound, the second value is `early_exit_line` (the doctor and resume hint).
+
     Returns:
-        The lead's exit status (128 + N when killed by signal N).
+        The lead's exit status (128 + N when killed by signal N), and the early-exit
+        line or None.
 
     Raises:
         LaunchError: the CLI could not be started (recorded in the timeline).
@@ -168,11 +148,11 @@ def run_foreground(
         resume_run(run_dir, environment=environment, wait=0)
     for note in notes:
         say(note)
-    seconds = int(time.monotonic() - started)
+    elapsed = time.monotonic() - started
     how = (
         f"was killed by signal {ended.signal}"
         if ended.signal is not None
         else f"exited with status {ended.exit_status}"
     )
-    say(f"okstra: the lead of {run.ref} {how} after {seconds}s; resume: {resume_command(run)}")
-    return ended.code
+    say(f"okstra: the lead of {run.ref} {how} after {int(elapsed)}s; resume: {resume_command(run)}")
+    return ended.code, early_exit_line(ended.code, elapsed, str(run_dir), watch_bound(environment))
