@@ -149,13 +149,18 @@ class Project:
         for package in self.packages:
             source = self.root / package
             if not (source / "__init__.py").is_file():
-                raise BuildError(f"pyproject.toml [tool.okstra.build] packages: {package!r}")
+                raise BuildError(
+                    f"pyproject.toml [tool.okstra.build] packages: {package!r} is not a"
+                    " package (expected a directory with __init__.py)"
+                )
             for path in _tree(source):
                 yield f"{package}/{path.relative_to(source).as_posix()}", path
         for source_dir, target in self.data.items():
             source = self.root / source_dir
             if not source.is_dir():
-                raise BuildError(f"pyproject.toml [tool.okstra.build] data: {source_dir!r}")
+                raise BuildError(
+                    f"pyproject.toml [tool.okstra.build] data: {source_dir!r} is not a directory"
+                )
             for path in _tree(source):
                 yield f"{target}/{path.relative_to(source).as_posix()}", path
 
@@ -169,7 +174,7 @@ class Project:
                 for file in _tree(path):
                     yield file.relative_to(self.root).as_posix(), file
             else:
-                raise BuildError(f"pyproject.toml [tool.okstra.build] sdist: no {name!r}")
+                raise BuildError(f"pyproject.toml [tool.okstra.build] sdist: no {name!r} here")
 
 
 def _required(meta: dict[str, Any], key: str) -> str:
@@ -200,34 +205,45 @@ def _tree(root: Path) -> Iterator[Path]:
 
 
 def _epoch() -> int:
-    return max(int(os.environ.get("SOURCE_DATE_EPOCH", ZIP_EPOCH)), ZIP_EPOCH)
+    raw = os.environ.get("SOURCE_DATE_EPOCH", str(ZIP_EPOCH))
+    if not raw.isdigit():
+        raise BuildError(f"SOURCE_DATE_EPOCH: expected whole seconds since 1970, got {raw!r}")
+    return max(int(raw), ZIP_EPOCH)
 
 
 class _Wheel:
     """A wheel being written: entries in order, RECORD last."""
 
-    def __init__(self, path: Path, dist_info: str) -> None:
+    def __init__(self, path: Path, dist_info: str, epoch: int) -> None:
         self.zf = zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED)
         self.dist_info = dist_info
         self.records: list[str] = []
-        self.date = time.gmtime(_epoch())[:6]
+        stamp = time.gmtime(epoch)
+        self.date = (
+            stamp.tm_year,
+            stamp.tm_mon,
+            stamp.tm_mday,
+            stamp.tm_hour,
+            stamp.tm_min,
+            stamp.tm_sec,
+        )
 
-    def add(self, name: str, data: bytes, executable: bool = False) -> None:
+    def _write(self, name: str, data: bytes, mode: int) -> None:
         info = zipfile.ZipInfo(name, date_time=self.date)
         info.compress_type = zipfile.ZIP_DEFLATED
-        mode = 0o755 if executable else 0o644
         info.external_attr = (stat.S_IFREG | mode) << 16
         self.zf.writestr(info, data)
+
+    def add(self, name: str, data: bytes, executable: bool = False) -> None:
+        self._write(name, data, 0o755 if executable else 0o644)
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
         self.records.append(f"{name},sha256={digest.decode()},{len(data)}")
 
-    def close(self) -> None:
+    def finish(self) -> None:
+        """Write RECORD (which lists itself without a hash) and close the archive."""
         record = f"{self.dist_info}/RECORD"
         self.records.append(f"{record},,")
-        info = zipfile.ZipInfo(record, date_time=self.date)
-        info.compress_type = zipfile.ZIP_DEFLATED
-        info.external_attr = (stat.S_IFREG | 0o644) << 16
-        self.zf.writestr(info, "\n".join(self.records) + "\n")
+        self._write(record, ("\n".join(self.records) + "\n").encode(), 0o644)
         self.zf.close()
 
 
@@ -248,7 +264,8 @@ def _write_wheel(
     basename = f"{project.dist_name}-{project.version}-{TAG}.whl"
     final = Path(directory) / basename
     partial = final.with_name(f".{basename}.partial")
-    wheel = _Wheel(partial, project.dist_info)
+    epoch = _epoch()  # a bad SOURCE_DATE_EPOCH stops the build before any file is made
+    wheel = _Wheel(partial, project.dist_info, epoch)
     try:
         for name, content in files:
             if isinstance(content, Path):
@@ -258,20 +275,20 @@ def _write_wheel(
                 wheel.add(name, content)
         for name, data in _dist_info_files(project):
             wheel.add(name, data)
-        wheel.close()
+        wheel.finish()
         os.replace(partial, final)
     finally:
+        wheel.zf.close()  # closing twice is a no-op; a failed build leaves no open file
         partial.unlink(missing_ok=True)
     return basename
 
 
 def _write_dist_info(directory: str, project: Project) -> str:
-    target = Path(directory) / project.dist_info
     for name, data in _dist_info_files(project):
         path = Path(directory) / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    return target.name
+    return project.dist_info
 
 
 def _editable_files(project: Project) -> Iterator[tuple[str, bytes | Path]]:
@@ -311,7 +328,7 @@ def build_wheel(
     metadata_directory: str | None = None,
 ) -> str:
     project = Project()
-    return _write_wheel(wheel_directory, project, iter(project.wheel_files()))
+    return _write_wheel(wheel_directory, project, project.wheel_files())
 
 
 def build_editable(

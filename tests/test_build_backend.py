@@ -230,3 +230,38 @@ def test_a_missing_package_is_refused(tmp_path: Path) -> None:
         mp.chdir(root)
         with pytest.raises(backend.BuildError, match="packages: 'pkg'"):
             backend.build_wheel(str(tmp_path))
+
+
+def test_a_missing_data_directory_is_refused(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    with (root / "pyproject.toml").open("a") as fh:
+        fh.write('\n[tool.okstra.build.data]\n"nope" = "pkg/_data"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        with pytest.raises(backend.BuildError, match="data: 'nope' is not a directory"):
+            backend.build_wheel(str(tmp_path))
+    assert not list(tmp_path.glob("*.whl"))
+
+
+def test_a_bad_source_date_epoch_is_named(tmp_path: Path) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        mp.setenv("SOURCE_DATE_EPOCH", "yesterday")
+        with pytest.raises(backend.BuildError, match="SOURCE_DATE_EPOCH: expected whole seconds"):
+            backend.build_wheel(str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("python", "platform", "expected"),
+    [("3.11", "linux", True), ("3.10", "linux", False), ("3.11", "win32", False)],
+)
+def test_an_extras_requirement_keeps_its_own_marker(
+    python: str, platform: str, expected: bool
+) -> None:
+    text = backend._with_extra('x>=1; python_version >= "3.11" and sys_platform == "linux"', "dev")
+    marker = Requirement(text).marker
+    assert marker is not None
+    env = {"python_version": python, "sys_platform": platform}
+    assert marker.evaluate({**env, "extra": "dev"}) is expected
+    assert marker.evaluate({**env, "extra": "other"}) is False

@@ -160,3 +160,25 @@ def test_a_recursive_value_is_shown_once() -> None:
     node = Node([])
     node.items.append(node)
     assert repr(node).endswith("Node(items=[...])")
+
+
+def test_a_frozen_record_with_slots_is_the_standard_decorators() -> None:
+    outcomes = []
+    for decorator in (dataclasses.dataclass, record):
+        cls = decorator(frozen=True, slots=True)(
+            type("S", (), {"__annotations__": {"a": "int"}, "__module__": __name__})
+        )
+        value = cls(1)
+        outcomes.append([_mutations_of_a(value), copy.deepcopy(value) == value, hash(value)])
+    assert outcomes[0] == outcomes[1]
+
+
+def _mutations_of_a(value: Any) -> list[object]:
+    seen: list[object] = []
+    for act in (lambda: setattr(value, "a", 5), lambda: delattr(value, "a")):
+        try:
+            act()
+            seen.append("ok")
+        except (dataclasses.FrozenInstanceError, AttributeError, TypeError) as exc:
+            seen.append(type(exc).__name__)
+    return seen
