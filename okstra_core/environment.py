@@ -7,6 +7,7 @@ instead of monkeypatching internals.
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -51,6 +52,24 @@ class Environment:
 
     def get(self, key: str, default: str | None = None) -> str | None:
         return self.env.get(key, default)
+
+    def okstra_command(self, argv0: str | None = None) -> str:
+        """How to start this okstra from another directory, as a person can type it.
+
+        `okstra` when one is on PATH; the running script's absolute path when it is not
+        (the README's `.venv/bin/okstra`: a relative path stops working after `cd`);
+        `python -m okstra` for a module run. `argv0` defaults to this process's.
+        """
+        script = sys.argv[0] if argv0 is None else argv0
+        name = os.path.basename(script)
+        if self.which("okstra") is not None:
+            return "okstra"
+        if name == "okstra":
+            return os.path.abspath(script)
+        parent = os.path.basename(os.path.dirname(script))
+        if name == "__main__.py" and parent in ("okstra", "okstra_tui"):
+            return "python -m okstra"
+        return "okstra"
 
 
 def which(command: str, path: str) -> str | None:

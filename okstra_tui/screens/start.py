@@ -10,9 +10,7 @@ with why. `c` opens the doctor's detail.
 
 from __future__ import annotations
 
-import shutil
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -57,22 +55,6 @@ def ago(then: datetime | None, now: datetime, text: WizardText) -> str:
         if seconds >= size:
             return text.get(f"app.start.{unit}_ago", count=seconds // size)
     return text.get("app.start.just_now")
-
-
-def okstra_command(env: Mapping[str, str], argv0: str | None = None) -> str:
-    """How to start this okstra from another directory, in words a person can type.
-
-    `okstra` when one is on PATH; the script's absolute path when this one is not on
-    PATH (the README's `.venv/bin/okstra`); `python -m okstra` for a module run.
-    """
-    script = Path(sys.argv[0] if argv0 is None else argv0)
-    if shutil.which("okstra", path=env.get("PATH")) is not None:
-        return "okstra"
-    if script.name == "okstra":
-        return str(script.absolute())
-    if script.name == "__main__.py" and script.parent.name in ("okstra", "okstra_tui"):
-        return "python -m okstra"
-    return "okstra"
 
 
 def summary_task(summary: WizardSummary, text: WizardText) -> str:
@@ -275,7 +257,7 @@ class StartScreen(Screen[None]):
         with Vertical(id="start"):
             yield Static(text.get("app.start.intro"), id="intro")
             yield Plain(
-                text.get("app.start.elsewhere", command=okstra_command(self.environment.env)),
+                text.get("app.start.elsewhere", command=self.environment.okstra_command()),
                 id="elsewhere",
             )
             yield Plain(text.get("app.start.doctor.checking"), id="doctor")

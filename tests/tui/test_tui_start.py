@@ -170,24 +170,3 @@ async def test_start_screen_speaks_the_chosen_language(app_factory, monkeypatch)
         assert intro == "작업 하나를 맡을 에이전트 팀을 구성합니다."
         assert table(app).rows[0].cells[0] == "새 구성"
         assert str(app.screen.query_one("#empty", Static).render()) == "이어서 할 구성이 없습니다."
-
-
-def test_the_start_screen_says_how_to_run_okstra_on_another_project(tmp_path: Path) -> None:
-    from okstra_tui.screens.start import okstra_command
-
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    venv_script = tmp_path / "checkout" / ".venv" / "bin" / "okstra"
-    # Not on PATH (the README's `.venv/bin/okstra`): the script's absolute path.
-    assert okstra_command({"PATH": str(bin_dir)}, ".venv/bin/okstra") == str(
-        Path(".venv/bin/okstra").absolute()
-    )
-    assert okstra_command({"PATH": str(bin_dir)}, str(venv_script)) == str(venv_script)
-    # `python -m okstra` started it, and no okstra on PATH: say so.
-    module = tmp_path / "site" / "okstra" / "__main__.py"
-    assert okstra_command({"PATH": str(bin_dir)}, str(module)) == "python -m okstra"
-    # One on PATH: its name is enough.
-    (bin_dir / "okstra").write_text("#!/bin/sh\n")
-    (bin_dir / "okstra").chmod(0o755)
-    assert okstra_command({"PATH": str(bin_dir)}, str(venv_script)) == "okstra"
-    assert okstra_command({"PATH": str(bin_dir)}, str(module)) == "okstra"
