@@ -74,6 +74,21 @@ def _record_start(run: RunInfo, pid: int, environment: Environment, *, resumed: 
     return None
 
 
+def _record_launch_failure(run: RunInfo, environment: Environment, exc: OkstraError) -> None:
+    """A `lead-launch-failed` event in the timeline, when it can be written."""
+    with contextlib.suppress(OkstraError, OSError):
+        append_line(
+            timeline_path(run.run_dir),
+            {
+                "at": environment.now().isoformat(timespec="seconds"),
+                "event": "lead-launch-failed",
+                "runId": run.run_id,
+                "backend": "exec",
+                "error": exc.render(),
+            },
+        )
+
+
 def run_foreground(
     run_dir: Path,
     argv: Sequence[str],
@@ -123,17 +138,7 @@ def run_foreground(
     try:
         ended = run_child(argv, env, cwd, on_start=on_start)
     except OkstraError as exc:
-        with contextlib.suppress(OkstraError, OSError):
-            append_line(
-                timeline_path(run_dir),
-                {
-                    "at": environment.now().isoformat(timespec="seconds"),
-                    "event": "lead-launch-failed",
-                    "runId": run.run_id,
-                    "backend": "exec",
-                    "error": exc.render(),
-                },
-            )
+        _record_launch_failure(run, environment, exc)
         raise
     try:
         record_end(

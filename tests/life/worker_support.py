@@ -43,6 +43,10 @@ if "--help" in args:
     sys.exit(0)
 if args[:2] in (["auth", "status"], ["login", "status"]):
     sys.exit(2)  # a login status okstra does not understand: "cannot tell"
+def say(line, fd=1):
+    # One write per line: with PYTHONUNBUFFERED, print() writes the text and its
+    # newline apart, and okstra's log could take the other stream's line in between.
+    os.write(fd, (line + "\\n").encode())
 prompt = sys.stdin.read()
 spec = {{}}
 for line in prompt.splitlines():
@@ -57,15 +61,15 @@ def on_signal(signum, frame):
     note(event="signal", signal=signum, pid=os.getpid())
     if signum == signal.SIGTERM and spec.get("ignoreTerm"):
         return
-    print("fake worker: got signal %d" % signum, flush=True)
+    say("fake worker: got signal %d" % signum)
     sys.exit(int(spec.get("signalExit", 143)))
 for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
     signal.signal(sig, on_signal)
 note(event="started", cli=name, pid=os.getpid(), pgid=os.getpgrp(), argv=args,
      cwd=os.getcwd(), prompt=prompt, tag=spec.get("tag"),
      env={{k: v for k, v in os.environ.items() if k.startswith(("FAKE", "WORKER"))}})
-print("fake worker: working on it", file=sys.stderr, flush=True)
-print("fake worker: a note on stderr", file=sys.stderr, flush=True)
+say("fake worker: working on it", 2)
+say("fake worker: a note on stderr", 2)
 if spec.get("hold"):
     while not os.path.exists(spec["hold"]):
         time.sleep(0.02)
@@ -81,8 +85,8 @@ if out:
     with open(out, "w", encoding="utf-8") as fh:
         fh.write(text + "\\n")
 else:
-    print(text, flush=True)
-print("fake worker: done", file=sys.stderr, flush=True)
+    say(text)
+say("fake worker: done", 2)
 sys.exit(int(spec.get("exit", 0)))
 """
 
