@@ -360,15 +360,9 @@ def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _report_finalize(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.actions import report_finalize
     from ..life.locate import locate_run
-    from ..life.report import finalize_report, read_run_manifest
 
-    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd()))
-    rows = finalize_report(manifest, Path(ns.data))
-    return {
-        "ok": True,
-        "runManifest": str(path),
-        "report": str(ns.data),
-        "executionIdentityVersion": 2,
-        "executionRoles": rows,
-    }, 0
+    finalized = report_finalize(locate_run(ns.run, Path.cwd()), Path(ns.data))
+    payload: dict[str, Any] = to_data(finalized)
+    return payload, 0

@@ -369,14 +369,10 @@ def _activity(run: Any, lead: Any, environment: Any) -> str | None:
 def _team(run_dir: Path, environment: Any) -> list[dict[str, Any]]:
     """The run's workers (`okstra worker status`): a look records ends nobody saw
     (on a read-only project, or while the run is locked, it only looks)."""
-    from ..errors import FileSystemError, StateInUseError
-    from ..life.workers.observe import as_data, observe_team
+    from ..life.actions import team_status
 
-    try:
-        team = observe_team(run_dir, environment)
-    except (FileSystemError, StateInUseError):
-        team = observe_team(run_dir, environment, record_ends=False)
-    return [w for w in as_data(team) if not w["leader"]]
+    workers = to_data(team_status(run_dir, environment))["workers"]
+    return [w for w in workers if not w["leader"]]
 
 
 def _status_human(payload: dict[str, Any]) -> None:

@@ -14,10 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..life.limits import (
+    DEFAULT_GRACE_SECONDS,
+    MAX_GRACE_SECONDS,
+    MAX_PROMPT_BYTES,
+    MAX_WAIT_SECONDS,
+    RESULT_SHOWN_BYTES,
+)
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 WHO_HELP = "a role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
-MAX_PROMPT_BYTES = 4 * 1024 * 1024
+RESULT_SHOWN_MIB = RESULT_SHOWN_BYTES // (1024 * 1024)
 
 
 def _print(text: str) -> None:
@@ -122,7 +129,7 @@ def _register_watch(wsub: Any) -> None:
     wait.add_argument("who", nargs="+", help=WHO_HELP)
     wait.add_argument(
         "--timeout",
-        type=_seconds("--timeout", 7 * 86400),
+        type=_seconds("--timeout", MAX_WAIT_SECONDS),
         metavar="SECONDS",
         help="give up after this long (exit 124); default: wait as long as it takes",
     )
@@ -137,6 +144,11 @@ def _register_watch(wsub: Any) -> None:
         "  okstra worker result planning-001 analyser#1 > analysis-1.md",
     )
     result.add_argument("who", help=WHO_HELP)
+    result.add_argument(
+        "--full",
+        action="store_true",
+        help=f"all of it (by default at most {RESULT_SHOWN_MIB} MiB, and where the rest is)",
+    )
     result.add_argument("--json", action="store_true", help="print one JSON document")
     result.set_defaults(handler=_result, human=_result_human)
 
@@ -149,8 +161,8 @@ def _register_watch(wsub: Any) -> None:
     stop.add_argument("who", help=WHO_HELP)
     stop.add_argument(
         "--grace",
-        type=_seconds("--grace", 3600),
-        default=10.0,
+        type=_seconds("--grace", MAX_GRACE_SECONDS),
+        default=DEFAULT_GRACE_SECONDS,
         metavar="SECONDS",
         help="how long the worker gets to stop before it is killed (default 10)",
     )
@@ -191,16 +203,21 @@ def _prompt(ns: argparse.Namespace) -> str:
 
 def _start(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.workers.plan import StartRequest
-    from ..life.workers.start import start_worker
+    from ..life.actions import worker_start
     from ..records import to_data
 
     run_dir = _run_dir(ns.run)
-    prompt = _prompt(ns)
-    request = StartRequest(
-        who=ns.who, again=ns.again, role=ns.role, model=ns.model, source=ns.source
+    started = worker_start(
+        run_dir,
+        Environment.real(),
+        prompt=_prompt(ns),
+        who=ns.who,
+        again=ns.again,
+        role=ns.role,
+        model=ns.model,
+        source=ns.source,
+        surface=ns.surface,
     )
-    started = start_worker(run_dir, request, prompt, Environment.real(), surface=ns.surface)
     return to_data(started), 0
 
 
@@ -225,11 +242,11 @@ def _start_human(payload: dict[str, Any]) -> None:
 
 def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.workers.observe import as_data, observe_team
+    from ..life.actions import team_status
+    from ..records import to_data
 
-    run_dir = _run_dir(ns.run)
-    states = observe_team(run_dir, Environment.real())
-    return {"ok": True, "runDir": str(run_dir), "workers": as_data(states)}, 0
+    payload: dict[str, Any] = to_data(team_status(_run_dir(ns.run), Environment.real()))
+    return payload, 0
 
 
 def _elapsed(seconds: int | None) -> str:
@@ -274,11 +291,11 @@ def _status_human(payload: dict[str, Any]) -> None:
 
 def _wait(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.workers.control import wait
+    from ..life.actions import worker_wait
     from ..records import to_data
 
     run_dir = _run_dir(ns.run)
-    waited = wait(run_dir, ns.who, Environment.real(), timeout=ns.timeout, any_one=ns.any)
+    waited = worker_wait(run_dir, Environment.real(), ns.who, timeout=ns.timeout, any_one=ns.any)
     return to_data(waited), waited.exit_code
 
 
@@ -297,13 +314,13 @@ def _wait_human(payload: dict[str, Any]) -> None:
 
 def _result(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.workers.control import result
+    from ..life.actions import worker_result
     from ..records import to_data
 
-    found, data = result(_run_dir(ns.run), ns.who, Environment.real())
+    found = worker_result(_run_dir(ns.run), Environment.real(), ns.who, full=ns.full)
     payload: dict[str, Any] = to_data(found)
     if not ns.json:
-        payload["_bytes"] = data  # printed as is, not as JSON
+        payload["_bytes"] = found.data  # printed as is, not as JSON
     return payload, 0
 
 
@@ -316,6 +333,12 @@ def _result_human(payload: dict[str, Any]) -> None:
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
+    if payload["truncated"]:
+        print(
+            f"okstra: showed {len(data):,} of {payload['size']:,} bytes; all of it: "
+            f"{inert(payload['path'])} (or --full)",
+            file=sys.stderr,
+        )
 
 
 # --------------------------------------------------------------------------- stop
@@ -323,10 +346,10 @@ def _result_human(payload: dict[str, Any]) -> None:
 
 def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.workers.control import stop
+    from ..life.actions import worker_stop
     from ..records import to_data
 
-    stopped = stop(_run_dir(ns.run), ns.who, Environment.real(), grace=ns.grace)
+    stopped = worker_stop(_run_dir(ns.run), Environment.real(), ns.who, grace=ns.grace)
     return to_data(stopped), 0 if stopped.ok else 1
 
 

@@ -1,0 +1,234 @@
+"""The team's actions: one typed function per action, for every front end.
+
+`okstra worker …`, `okstra report finalize` and the MCP server's tools are thin
+adapters over these functions: arguments in, a frozen record out (written as JSON by
+`records.to_data`), and refusals raised as `OkstraError`s carrying the message and the
+field the CLI prints. A refusal changes nothing on disk. Each takes the run directory
+already located (`life.locate.locate_run` for the CLI; the MCP server serves the one
+run it was started for) and the `Environment` it acts in.
+
+The bounds the front ends check before calling (a wait's timeout, a stop's grace) are
+named once, in `life.limits`, so the CLI's parser and the MCP tools' input schemas say
+the same.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..environment import Environment
+from ..errors import FileSystemError, StateInUseError, UsageError
+from ..records import config, dataclass
+from .limits import (
+    DEFAULT_GRACE_SECONDS,
+    MAX_GRACE_SECONDS,
+    MAX_PROMPT_BYTES,
+    MAX_WAIT_SECONDS,
+    RESULT_SHOWN_BYTES,
+)
+from .report import finalize_report, read_run_manifest
+from .workers import control
+from .workers.control import Stopped, Waited
+from .workers.observe import WorkerState, observe_team
+from .workers.plan import StartRequest
+from .workers.start import Started, start_worker
+
+__all__ = [
+    "Finalized",
+    "Started",
+    "Stopped",
+    "TeamStatus",
+    "Waited",
+    "WorkerResult",
+    "report_finalize",
+    "team_status",
+    "worker_result",
+    "worker_start",
+    "worker_stop",
+    "worker_wait",
+]
+
+# --------------------------------------------------------------------------- status
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamStatus:
+    """Every member of the run's team as okstra sees it now (lead first, manifest order)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool = True
+    run_id: str
+    run_dir: str
+    workers: tuple[WorkerState, ...]
+
+
+def team_status(run_dir: Path, environment: Environment) -> TeamStatus:
+    """Look at the team now, recording ends nobody saw.
+
+    On a read-only project, or while another command holds the run's lock, it only
+    looks (the ends are recorded by the next look that can write).
+    """
+    try:
+        team = observe_team(run_dir, environment)
+    except (FileSystemError, StateInUseError):
+        team = observe_team(run_dir, environment, record_ends=False)
+    return TeamStatus(run_id=run_dir.name, run_dir=str(run_dir), workers=tuple(team))
+
+
+# --------------------------------------------------------------------------- start
+
+
+def worker_start(
+    run_dir: Path,
+    environment: Environment,
+    *,
+    prompt: str,
+    who: str | None = None,
+    again: bool = False,
+    role: str | None = None,
+    model: str | None = None,
+    source: str | None = None,
+    surface: str | None = None,
+) -> Started:
+    """Start the worker `who` (or a new one of the dynamic `role` on `model`) with
+    `prompt` on its standard input; return at once.
+
+    Raises:
+        UsageError: an empty or oversized prompt, or a start `plan_start` /
+            `choose_surface` refuses; nothing changed.
+        LaunchError: the surface could not be opened (the worker stays `prepared`).
+    """
+    if not prompt.strip():
+        raise UsageError("the prompt is empty", field="prompt")
+    if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
+        raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
+    request = StartRequest(who=who, again=again, role=role, model=model, source=source)
+    return start_worker(run_dir, request, prompt, environment, surface=surface)
+
+
+# --------------------------------------------------------------------------- wait
+
+
+def _seconds(value: float | None, upper: float, field: str) -> None:
+    if value is not None and not 0 <= value <= upper:
+        raise UsageError(f"expected seconds in [0, {upper:g}], got {value:g}", field=field)
+
+
+def worker_wait(
+    run_dir: Path,
+    environment: Environment,
+    whos: Sequence[str],
+    *,
+    timeout: float | None = None,
+    any_one: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Waited:
+    """Block until the named workers end (the first of them with `any_one`), or until
+    `timeout` seconds pass (`timed_out`, exit code 124, the members still running).
+
+    Raises:
+        UsageError: no worker named, an unknown or never-started one, a bad timeout.
+    """
+    if not whos:
+        raise UsageError("name at least one worker to wait for", field="<who>")
+    _seconds(timeout, MAX_WAIT_SECONDS, "timeout")
+    return control.wait(run_dir, whos, environment, timeout=timeout, any_one=any_one, sleep=sleep)
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerResult:
+    """What a worker produced: its result file, else its standard output.
+
+    `text` is at most `RESULT_SHOWN_BYTES` of it unless asked for `full`; `truncated`
+    then says so, and `path` is where the whole of it is.
+    """
+
+    __pydantic_config__ = config(camel_case=True, skip=("data",))
+
+    ok: bool = True
+    role_execution_ref: str
+    label: str
+    status: str
+    source: str
+    path: str
+    size: int
+    truncated: bool
+    text: str
+    data: bytes = b""
+
+
+def worker_result(
+    run_dir: Path, environment: Environment, who: str, *, full: bool = False
+) -> WorkerResult:
+    """The worker's product: the file okstra named `{result_file}`, else its stdout.
+
+    Raises:
+        UsageError: never started, or still running.
+    """
+    found, data = control.result(run_dir, who, environment)
+    shown = data if full or len(data) <= RESULT_SHOWN_BYTES else data[:RESULT_SHOWN_BYTES]
+    return WorkerResult(
+        role_execution_ref=found.role_execution_ref,
+        label=found.label,
+        status=found.status,
+        source=found.source,
+        path=found.path,
+        size=len(data),
+        truncated=len(shown) < len(data),
+        text=shown.decode("utf-8", errors="replace"),
+        data=shown,
+    )
+
+
+# --------------------------------------------------------------------------- stop
+
+
+def worker_stop(
+    run_dir: Path,
+    environment: Environment,
+    who: str,
+    *,
+    grace: float = DEFAULT_GRACE_SECONDS,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Stopped:
+    """SIGTERM to what okstra started for `who`, SIGKILL after `grace`; its pane closed.
+
+    Raises:
+        UsageError: an unknown or never-started worker, a bad grace.
+    """
+    _seconds(grace, MAX_GRACE_SECONDS, "grace")
+    return control.stop(run_dir, who, environment, grace=grace, sleep=sleep)
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finalized:
+    """What `report finalize` wrote onto a final report's data file."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool = True
+    run_manifest: str
+    report: str
+    execution_identity_version: int = 2
+    execution_roles: tuple[dict[str, object], ...]
+
+
+def report_finalize(run_dir: Path, report: Path) -> Finalized:
+    """Write the run's `executionRoles` (each with its recorded outcome) onto `report`.
+
+    Raises:
+        DataFileError: the run manifest or the report is malformed (named).
+        FileSystemError: the report cannot be read or replaced.
+    """
+    path, manifest = read_run_manifest(run_dir)
+    rows = finalize_report(manifest, report)
+    return Finalized(run_manifest=str(path), report=str(report), execution_roles=tuple(rows))

@@ -1,0 +1,17 @@
+"""The bounds of the team's actions, named once for every front end.
+
+The CLI's parser and the MCP tools' input schemas check these before calling
+`life.actions`, which checks them again; this module imports nothing, so a parser
+can name them without loading the actions.
+"""
+
+from __future__ import annotations
+
+# The longest one wait may block (a week), and the longest grace a stop gives.
+MAX_WAIT_SECONDS = 7 * 86400.0
+MAX_GRACE_SECONDS = 3600.0
+DEFAULT_GRACE_SECONDS = 10.0
+# The largest prompt (in UTF-8), given as text or as a file.
+MAX_PROMPT_BYTES = 4 * 1024 * 1024
+# What `worker result` shows unless asked for all of it (`full`).
+RESULT_SHOWN_BYTES = 1024 * 1024
