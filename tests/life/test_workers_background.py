@@ -318,3 +318,31 @@ def test_sigkill_of_okstra_during_start_leaves_a_parseable_manifest(world: World
     assert next(w for w in status["workers"] if w["roleExecutionRef"] == ref)["state"] == "running"
     hold.touch()
     assert world.recorded_end(ref)["exitStatus"] == 0
+
+
+def test_result_shows_one_mib_unless_full(world: World, tmp_path: Path) -> None:
+    big = "x" * (1024 * 1024 + 4096)
+    task = tmp_path / "task.md"
+    task.write_text(fake("Produce a lot.", result=big), encoding="utf-8")
+    proc = world.okstra(
+        "worker",
+        "start",
+        world.run,
+        "analyser#1",
+        "--prompt-file",
+        str(task),
+        "--surface",
+        "background",
+    )
+    assert proc.returncode == 0, proc.stderr
+    code, _ = world.json("worker", "wait", world.run, "analyser#1", "--timeout", "60")
+    assert code == 0
+    shown = world.okstra("worker", "result", world.run, "analyser#1")
+    assert shown.returncode == 0 and shown.stdout == big.encode()[: 1024 * 1024]
+    assert b"showed 1,048,576 of 1,052,673 bytes" in shown.stderr
+    assert b"result.md (or --full)" in shown.stderr
+    whole = world.okstra("worker", "result", world.run, "analyser#1", "--full")
+    assert whole.stdout == (big + "\n").encode() and whole.stderr == b""
+    code, doc = world.json("worker", "result", world.run, "analyser#1")
+    assert doc["truncated"] is True and doc["size"] == len(big) + 1
+    assert len(doc["text"]) == 1024 * 1024
