@@ -47,8 +47,7 @@ def team_lines(run_dir: Path, environment: Environment, text: WizardText) -> lis
     running = [m for m in team if m.running and not m.leader]
     if not preview and running:
         newest = running[-1]
-        log = files.worker_dir(run_dir, newest.role_execution_ref) / files.OUTPUT
-        preview = files.tail_lines(log, PREVIEW_LINES)
+        preview = files.tail_lines(run_dir, newest.role_execution_ref, PREVIEW_LINES)
         lines.append(text.get("app.runs.preview_worker", who=inert(newest.short)))
     elif preview:
         lines.append(text.get("app.runs.preview_lead"))

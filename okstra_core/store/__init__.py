@@ -50,7 +50,16 @@ from .files import (
     open_regular,
 )
 from .locks import LOCK_MARK, MAX_LOCK_BYTES, FileLock, lock_path_for, lock_target
-from .reads import decode_utf8, json_kind, parse_json, parse_json_object, read_bytes, read_json
+from .reads import (
+    OpenDirectory,
+    decode_utf8,
+    json_kind,
+    open_directory,
+    parse_json,
+    parse_json_object,
+    read_bytes,
+    read_json,
+)
 from .sweep import SWEEP_GRACE_SECONDS, sweep_leftovers
 
 if TYPE_CHECKING:
@@ -73,6 +82,7 @@ __all__ = [
     "DamagedLine",
     "FileLock",
     "LogRead",
+    "OpenDirectory",
     "append_line",
     "atomic_write_bytes",
     "atomic_write_json",
@@ -85,6 +95,7 @@ __all__ = [
     "lock_path_for",
     "lock_target",
     "make_private_dirs",
+    "open_directory",
     "open_regular",
     "parse_json",
     "parse_json_object",

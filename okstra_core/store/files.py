@@ -68,9 +68,9 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
-def link_target(path: Path) -> str:
+def link_target(path: Path, dir_fd: int | None = None) -> str:
     try:
-        return os.readlink(path)
+        return os.readlink(path, dir_fd=dir_fd)
     except OSError:
         return "?"
 
@@ -83,8 +83,11 @@ def open_regular(
     follow: bool = False,
     what: str = "file",
     error: type[OkstraError] = FileSystemError,
+    dir_fd: int | None = None,
 ) -> int:
     """Open `path` only if it is a regular file; return the descriptor (close-on-exec).
+
+    With `dir_fd`, `path` is relative to that open directory (`store.reads.open_dir`).
 
     The open never blocks (`O_NONBLOCK`: a FIFO opens at once and is then refused) and,
     unless `follow`, never goes through a symbolic link in the last component
@@ -99,21 +102,22 @@ def open_regular(
     if not follow:
         how |= os.O_NOFOLLOW
     try:
-        fd = os.open(path, how, mode)
+        fd = os.open(path, how, mode, dir_fd=dir_fd)
     except OSError as exc:
         try:
-            st = os.lstat(path)
+            st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
         except OSError:
             raise exc from None
         if stat.S_ISLNK(st.st_mode) and follow and exc.errno == errno.ENOENT:
             raise error(
-                f"{what} is a symbolic link to {link_target(Path(path))}, which does not exist",
+                f"{what} is a symbolic link to {link_target(Path(path), dir_fd)}, "
+                "which does not exist",
                 path=path,
             ) from None
         if stat.S_ISLNK(st.st_mode) and not follow:
             raise error(
-                f"{what} is a symbolic link (to {link_target(Path(path))}): okstra does not "
-                "read or write its files through links",
+                f"{what} is a symbolic link (to {link_target(Path(path), dir_fd)}): okstra "
+                "does not read or write its files through links",
                 path=path,
             ) from None
         if not stat.S_ISREG(st.st_mode) and exc.errno in (errno.ENXIO, errno.EISDIR, errno.ELOOP):

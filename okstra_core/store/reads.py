@@ -3,22 +3,34 @@
 `read_bytes` reads a regular file (opened `O_NONBLOCK`, so a FIFO cannot hang the
 read), no larger than a limit named in the error; `decode_utf8` and `parse_json` say
 which line is wrong.
+
+`open_directory` is how a file of a run is read when the run's data must not choose
+what okstra opens: the directory is reached from a root okstra found itself, one name
+at a time, never through a link (`O_DIRECTORY|O_NOFOLLOW`), and each file is then
+opened relative to that directory's descriptor by a fixed name — a regular file only,
+never blocking, never through a link, size-capped (`OpenDirectory.read`, `.tail`).
+Every reader of such files calls it, so the rule lives here once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import orjson
 
 from ..errors import OkstraError, describe_os_error
-from .files import MAX_FILE_BYTES, mib, open_regular
+from .files import MAX_FILE_BYTES, file_kind, link_target, mib, open_regular
 
 __all__ = [
+    "OpenDirectory",
     "decode_utf8",
     "json_kind",
+    "open_directory",
     "parse_json",
     "parse_json_object",
     "read_bytes",
@@ -33,6 +45,8 @@ def read_bytes(
     error: type[OkstraError] = OkstraError,
     follow: bool = True,
     limit: int = MAX_FILE_BYTES,
+    dir_fd: int | None = None,
+    shown: Path | None = None,
 ) -> bytes:
     """Read a whole regular file; every failure is an `error` naming the file.
 
@@ -45,20 +59,29 @@ def read_bytes(
         follow: go through a symbolic link in the last component; False for okstra's
             own files (under `.okstra`), which are never links.
         limit: the largest size accepted (named in the error).
+        dir_fd: `path` is relative to this open directory.
+        shown: the path named in errors (default `path`).
     """
     path = Path(path)
+    named = shown or path
     try:
-        fd = open_regular(path, os.O_RDONLY, follow=follow, what=what, error=error)
+        fd = open_regular(path, os.O_RDONLY, follow=follow, what=what, error=error, dir_fd=dir_fd)
+    except OkstraError as exc:
+        if shown is None:
+            raise
+        raise error(exc.message, path=named) from None
     except FileNotFoundError:
-        raise error(f"{what} not found", path=path) from None
+        raise error(f"{what} not found", path=named) from None
     except PermissionError:
-        raise error(f"{what} is not readable (permission denied)", path=path) from None
+        raise error(f"{what} is not readable (permission denied)", path=named) from None
     except OSError as exc:
-        raise error(f"{what} cannot be read: {describe_os_error(exc)}", path=path) from None
+        raise error(f"{what} cannot be read: {describe_os_error(exc)}", path=named) from None
     try:
         size = os.fstat(fd).st_size
         if size > limit:
-            raise error(f"{what} is too large ({size} bytes; the limit is {mib(limit)})", path=path)
+            raise error(
+                f"{what} is too large ({size} bytes; the limit is {mib(limit)})", path=named
+            )
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -68,12 +91,146 @@ def read_bytes(
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise error(f"{what} is too large (the limit is {mib(limit)})", path=path)
+                raise error(f"{what} is too large (the limit is {mib(limit)})", path=named)
     except OSError as exc:
-        raise error(f"{what} cannot be read: {describe_os_error(exc)}", path=path) from None
+        raise error(f"{what} cannot be read: {describe_os_error(exc)}", path=named) from None
     finally:
         os.close(fd)
     return b"".join(chunks)
+
+
+def _check_name(name: str, root: Path, error: type[OkstraError]) -> None:
+    if not name or name in (".", "..") or "/" in name or "\0" in name:
+        raise error(f"not a file name: {name!r}", path=root)
+
+
+class OpenDirectory:
+    """A directory opened by `open_directory`; its files are read by fixed names only."""
+
+    def __init__(self, fd: int, path: Path, error: type[OkstraError]) -> None:
+        self.fd = fd
+        self.path = path
+        self.error = error
+
+    def __enter__(self) -> OpenDirectory:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def exists(self, name: str) -> bool:
+        """Whether an entry `name` is there (whatever it is: a link is not followed)."""
+        _check_name(name, self.path, self.error)
+        try:
+            os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        except OSError:
+            return False
+        return True
+
+    def read(
+        self,
+        name: str,
+        *,
+        what: str = "file",
+        limit: int = MAX_FILE_BYTES,
+        missing_ok: bool = False,
+        error: type[OkstraError] | None = None,
+    ) -> bytes | None:
+        """The whole regular file `name` (no link, no FIFO, device or socket, ≤ `limit`).
+
+        Returns None for a missing file when `missing_ok`; every other failure is an
+        error naming the file.
+        """
+        _check_name(name, self.path, self.error)
+        if missing_ok and not self.exists(name):
+            return None
+        return read_bytes(
+            Path(name),
+            what=what,
+            error=error or self.error,
+            follow=False,
+            limit=limit,
+            dir_fd=self.fd,
+            shown=self.path / name,
+        )
+
+    def tail(self, name: str, size: int) -> tuple[bytes, int] | None:
+        """The last `size` bytes of the regular file `name` and where they start.
+
+        None when it is missing or is not a regular file (a link, a FIFO): a look at a
+        log's end never fails and never waits.
+        """
+        _check_name(name, self.path, self.error)
+        try:
+            fd = open_regular(Path(name), os.O_RDONLY, dir_fd=self.fd, error=self.error)
+        except (OSError, OkstraError):
+            return None
+        try:
+            end = os.fstat(fd).st_size
+            start = max(0, end - size)
+            return os.pread(fd, end - start, start), start
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+
+def open_directory(
+    root: Path, *names: str, what: str = "directory", error: type[OkstraError] = OkstraError
+) -> OpenDirectory:
+    """Open `root/names…` as a directory, never through a link below `root`.
+
+    `root` is a directory okstra found itself (a run directory it located); each of
+    `names` is one file name, opened relative to the one before it with
+    `O_DIRECTORY|O_NOFOLLOW`. Close the result (it is a context manager).
+
+    Raises:
+        error: a name is a link or not a directory, or is missing, naming it.
+    """
+    path = Path(root)
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise error(f"{what} cannot be opened: {describe_os_error(exc)}", path=path) from None
+    try:
+        for name in names:
+            _check_name(name, path, error)
+            path = path / name
+            try:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if stat.S_ISLNK(st.st_mode):
+                    raise error(
+                        f"{what} is a symbolic link (to {link_target(Path(name), fd)}): okstra "
+                        "does not read a run's files through links",
+                        path=path,
+                    )
+                if not stat.S_ISDIR(st.st_mode):
+                    raise error(f"is {file_kind(st.st_mode)}: expected a directory", path=path)
+                child = os.open(name, flags | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                raise error(f"{what} not found", path=path) from None
+            except OSError as exc:
+                raise error(
+                    f"{what} cannot be opened: {describe_os_error(exc)}", path=path
+                ) from None
+            os.close(fd)
+            fd = child
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise
+    return OpenDirectory(fd, path, error)
 
 
 def decode_utf8(data: bytes, path: Path, *, error: type[OkstraError] = OkstraError) -> str:

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from life_support import HELP
 
 from tests.conftest import okstra_cmd, write_fake
+from tests.life.life_support import HELP
 
 CLIS = ("claude", "gemini", "codex", "grok", "kimi")
 

@@ -13,7 +13,6 @@ a tmux pane is closed only while its pid is the recorded supervisor's.
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -76,8 +75,7 @@ def _check(run_dir: Path, member: Member, environment: Environment) -> Member:
     """The member after one look: its end recorded if it ended (cheap while it runs)."""
     if member.status != record.RUNNING:
         return member
-    directory = files.worker_dir(run_dir, member.ref)
-    if not os.path.lexists(directory / files.EXIT) and _alive(member):
+    if not files.has_exit(run_dir, member.ref) and _alive(member):
         return member
     _end_seen(run_dir, member, environment)
     return _current(run_dir, member.ref)
@@ -169,12 +167,10 @@ def result(run_dir: Path, who: str, environment: Environment) -> tuple[Result, b
             f"{member.short} is still running; `okstra worker wait` for it first",
             field=WHO_ARG,
         )
-    directory = files.worker_dir(run_dir, member.ref)
-    launch = files.read_launch(directory)
-    source, path = "stdout", directory / launch.stdout_log
-    if launch.result_file is not None and os.path.lexists(directory / launch.result_file):
-        source, path = "result-file", directory / launch.result_file
-    data = files.read_result(path) if os.path.lexists(path) else b""
+    launch = files.read_launch(run_dir, member.ref)
+    source, path, data = files.read_result(
+        run_dir, member.ref, result_file=launch.result_file is not None
+    )
     state = state_of(run_dir, member, environment.now())
     return (
         Result(
@@ -215,7 +211,7 @@ def _until(check: Callable[[], bool], seconds: float, sleep: Callable[[float], N
 
 
 def _ended(run_dir: Path, ref: str) -> bool:
-    return os.path.lexists(files.worker_dir(run_dir, ref) / files.EXIT)
+    return files.has_exit(run_dir, ref)
 
 
 def _cli(run_dir: Path, ref: str) -> Identity | None:

@@ -8,17 +8,20 @@ output.log    everything the CLI wrote (stdout and stderr, as it came)
 stdout.log    its standard output alone (the result, when it names no file)
 result.md     the `{result_file}` of a template that names one
 exit.json     how it ended (`WorkerExit`), written once by the supervisor
+
+These names are fixed: okstra reads and writes a worker's files only by them, in
+that directory, opened without following links (`open_worker_dir`); the names a
+`launch.json` holds are ignored.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from ...documents.worker import WorkerExit, WorkerLaunch
-from ...errors import OkstraError
-from ...store import make_private_dirs, read_bytes
+from ...errors import DataFileError, OkstraError
+from ...store import OpenDirectory, make_private_dirs, open_directory, parse_json
 
 WORKERS_DIR = "workers"
 LAUNCH = "launch.json"
@@ -48,35 +51,57 @@ def make_worker_dir(run_dir: Path, ref: str) -> Path:
     return directory
 
 
-def read_launch(directory: Path) -> WorkerLaunch:
-    return WorkerLaunch.read(directory / LAUNCH)
+def open_worker_dir(run_dir: Path, ref: str) -> OpenDirectory:
+    """The worker's directory, opened from the run directory without following a link.
+
+    Every file of a worker okstra reads is read through it by its fixed name (the
+    names above): a name a run file gives (`launch.json`'s `resultFile`, `outputLog`,
+    `stdoutLog`) never chooses what is opened.
+    """
+    worker_dir(run_dir, ref)  # a ref okstra made
+    return open_directory(run_dir, WORKERS_DIR, ref, what="worker directory")
 
 
-def read_exit(directory: Path) -> WorkerExit | None:
-    """The exit record, None while there is none (or it is not one okstra wrote)."""
-    path = directory / EXIT
-    if not os.path.lexists(path):
-        return None
+def read_launch(run_dir: Path, ref: str) -> WorkerLaunch:
+    with open_worker_dir(run_dir, ref) as directory:
+        path = directory.path / LAUNCH
+        data = directory.read(LAUNCH, what=WorkerLaunch.describe(), error=DataFileError)
+    assert data is not None
+    return WorkerLaunch.parse(parse_json(data, path, error=DataFileError), path=path)
+
+
+def has_exit(run_dir: Path, ref: str) -> bool:
+    """Whether the worker left an exit record (of whatever kind: read it to know more)."""
     try:
-        return WorkerExit.read(path)
+        with open_worker_dir(run_dir, ref) as directory:
+            return directory.exists(EXIT)
+    except OkstraError:
+        return False
+
+
+def read_exit(run_dir: Path, ref: str) -> WorkerExit | None:
+    """The exit record, None while there is none (or it is not one okstra wrote)."""
+    try:
+        with open_worker_dir(run_dir, ref) as directory:
+            data = directory.read(EXIT, what=WorkerExit.describe(), missing_ok=True)
+        if data is None:
+            return None
+        return WorkerExit.parse(parse_json(data, Path(EXIT)))
     except OkstraError:
         return None
 
 
-def tail_lines(path: Path, count: int) -> list[str]:
-    """The last `count` non-empty lines of a log (read from its end, never a link)."""
+def tail_lines(run_dir: Path, ref: str, count: int) -> list[str]:
+    """The last `count` non-empty lines of the worker's `output.log` (read from its end;
+    nothing for a link, a FIFO or anything but a regular file)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+        with open_worker_dir(run_dir, ref) as directory:
+            tail = directory.tail(OUTPUT, TAIL_BYTES)
+    except OkstraError:
         return []
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - TAIL_BYTES)
-        data = os.pread(fd, size - start, start)
-    except OSError:
+    if tail is None:
         return []
-    finally:
-        os.close(fd)
+    data, start = tail
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     lines = [line.rstrip() for line in text.split("\n")]
     if start > 0 and lines:
@@ -84,5 +109,16 @@ def tail_lines(path: Path, count: int) -> list[str]:
     return [line for line in lines if line.strip()][-count:]
 
 
-def read_result(path: Path) -> bytes:
-    return read_bytes(path, what="worker result", follow=False, limit=MAX_RESULT_BYTES)
+def read_result(run_dir: Path, ref: str, *, result_file: bool) -> tuple[str, Path, bytes]:
+    """(source, path, bytes) of what the worker produced: `result.md` when its template
+    names a result file and the file is there, else its `stdout.log` (empty when none).
+
+    Raises:
+        OkstraError: the file is a link, a FIFO, a device, or too large (named).
+    """
+    with open_worker_dir(run_dir, ref) as directory:
+        source, name = "stdout", STDOUT
+        if result_file and directory.exists(RESULT):
+            source, name = "result-file", RESULT
+        data = directory.read(name, what="worker result", limit=MAX_RESULT_BYTES, missing_ok=True)
+        return source, directory.path / name, data or b""

@@ -110,8 +110,7 @@ def state_of(
     started, ended = member.get_str("launchedAt"), member.get_str("exitedAt")
     last = None
     if not member.leader and state != "prepared":
-        directory = files.worker_dir(run_dir, member.ref)
-        lines = files.tail_lines(directory / files.OUTPUT, 1)
+        lines = files.tail_lines(run_dir, member.ref, 1)
         last = lines[-1] if lines else None
     source = member.execution.get("sourceRoleExecutionRef")
     return WorkerState(
@@ -154,14 +153,13 @@ def _end_seen(run_dir: Path, member: Member, environment: Environment) -> bool |
     Returns True when this look recorded it, False when someone else did, None when
     the worker still runs.
     """
-    directory = files.worker_dir(run_dir, member.ref)
     now = environment.now().isoformat(timespec="seconds")
-    ended = files.read_exit(directory)
+    ended = files.read_exit(run_dir, member.ref)
     if ended is None and _alive(member):
         return None
     if ended is None:
-        ended = files.read_exit(directory)  # written as its supervisor ended, just now
-    lines = files.tail_lines(directory / files.OUTPUT, 20)
+        ended = files.read_exit(run_dir, member.ref)  # written as its supervisor ended, just now
+    lines = files.tail_lines(run_dir, member.ref, 20)
     if ended is not None:
         return record.record_end(
             run_dir,

@@ -40,6 +40,8 @@ from .notify import notify
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _CHUNK = 65536
+# The logs are only appended to, never through a link (their names are fixed: files.py).
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _now() -> str:
@@ -95,12 +97,8 @@ class _Pump:
 
     def __init__(self, directory: Path, launch: WorkerLaunch, echo: bool) -> None:
         self.lock = threading.Lock()
-        self.output = os.open(
-            directory / launch.output_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
-        )
-        self.stdout = os.open(
-            directory / launch.stdout_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
-        )
+        self.output = os.open(directory / files.OUTPUT, _APPEND, 0o600)
+        self.stdout = os.open(directory / files.STDOUT, _APPEND, 0o600)
         self.echo = echo
 
     def copy(self, pipe: IO[bytes], *, is_stdout: bool) -> None:
@@ -157,9 +155,7 @@ def _started(
     if pane is not None:
         changes.update(paneRef=pane, tmuxSocket=socket)
     else:
-        changes["outputLog"] = (
-            f"{files.WORKERS_DIR}/{launch.role_execution_ref}/{launch.output_log}"
-        )
+        changes["outputLog"] = f"{files.WORKERS_DIR}/{launch.role_execution_ref}/{files.OUTPUT}"
     return changes
 
 
@@ -168,7 +164,7 @@ def _spawn(
 ) -> subprocess.Popen[bytes] | str:
     """Start the CLI (its own process group, the prompt on stdin); or why it could not."""
     try:
-        with open(directory / launch.prompt_file, "rb") as prompt:
+        with open(directory / files.PROMPT, "rb") as prompt:
             return subprocess.Popen(
                 list(launch.argv),
                 cwd=launch.cwd,
@@ -186,8 +182,8 @@ def _spawn(
 
 def supervise(directory: Path) -> int:
     """Run the worker of `directory` to its end; returns the supervisor's exit status."""
-    launch = files.read_launch(directory)
-    run_dir = Path(launch.run_dir)
+    launch = files.read_launch(directory.parent.parent, directory.name)
+    run_dir = directory.parent.parent  # where okstra started it, whatever launch.json says
     pane, socket = _pane() if launch.surface == "tmux" else (None, None)
     env = _environment(directory, launch)
     # From here on this process sees the starting okstra's environment too (its
@@ -251,7 +247,6 @@ def _finish(
     socket: str | None,
 ) -> None:
     """Record the end (unless someone did) and tell the person."""
-    directory = files.worker_dir(run_dir, launch.role_execution_ref)
     try:
         recorded = record.record_end(
             run_dir,
@@ -261,7 +256,7 @@ def _finish(
             signal=ended.signal,
             exited_at=ended.exited_at,
             now=_now(),
-            lines=files.tail_lines(directory / launch.output_log, 20),
+            lines=files.tail_lines(run_dir, launch.role_execution_ref, 20),
             detail=ended.detail,
         )
     except OkstraError as exc:

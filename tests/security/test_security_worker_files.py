@@ -1,0 +1,142 @@
+"""A run's files never choose what okstra opens, and never make it wait.
+
+Repros of the trust audit (second round): a worker's `launch.json` naming another
+file as its result (`/proc/self/environ`, `../…`, a name under a linked directory)
+made `okstra worker result` print it — okstra's environment included; a FIFO as a
+worker's `output.log` hung `status`, `worker status`, `worker wait` (its own
+`--timeout` too) and `worker result`. Each command runs as the installed `okstra`
+in a subprocess with a timeout, so a hang is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from okstra_core.environment import Environment
+from okstra_core.life.workers import control
+from tests.life.worker_support import World, fake
+
+SECRET = "sk-test-do-not-print-0xC0FFEE"
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    w = World(tmp_path, OKSTRA_TEST_SECRET=SECRET)
+    w.prepare("--role-count", "analyser=2")
+    return w
+
+
+def _finished(world: World, who: str, tag: str, **spec: Any) -> str:
+    code, doc = world.start(
+        who, fake(f"Result of {tag}.", tag=tag, **spec), "--surface", "background"
+    )
+    assert code == 0, doc
+    ref = str(doc["roleExecutionRef"])
+    world.recorded_end(ref)
+    return ref
+
+
+def _plant_launch(world: World, ref: str, **fields: str) -> None:
+    path = world.worker_dir(ref) / "launch.json"
+    data = orjson.loads(path.read_bytes())
+    data.update(fields)
+    path.write_bytes(orjson.dumps(data))
+
+
+def _no_secret(proc: Any) -> None:
+    assert SECRET.encode() not in proc.stdout + proc.stderr
+    assert b"OKSTRA_HOME=" not in proc.stdout + proc.stderr
+
+
+PLANTS = (
+    {"resultFile": "/proc/self/environ"},
+    {"stdoutLog": "/proc/self/environ"},
+    {"resultFile": "../../run-manifest.json"},
+    {"stdoutLog": "../../../../../../../../../../../proc/self/environ"},
+    {"resultFile": "linked/environ"},
+    {"stdoutLog": "linked/environ", "resultFile": "linked/environ", "outputLog": "linked/x"},
+)
+
+
+def test_result_prints_only_the_worker_s_own_output(world: World) -> None:
+    ref = _finished(world, "analyser#2", "own")
+    (world.worker_dir(ref) / "linked").symlink_to("/proc/self")
+    launch = (world.worker_dir(ref) / "launch.json").read_bytes()
+    # The repro through the installed command, human and JSON.
+    _plant_launch(world, ref, resultFile="/proc/self/environ")
+    for extra in ((), ("--json",)):
+        proc = world.okstra("worker", "result", world.run, "analyser#2", *extra, timeout=30)
+        _no_secret(proc)
+        assert proc.returncode == 0, proc.stderr
+        text = orjson.loads(proc.stdout)["text"] if extra else proc.stdout.decode()
+        assert text == "RESULT: Result of own.\n"
+    # Every other plant through the same core function, in this process.
+    environment = Environment(env={**os.environ, "OKSTRA_TEST_SECRET": SECRET})
+    for fields in PLANTS:
+        (world.worker_dir(ref) / "launch.json").write_bytes(launch)
+        _plant_launch(world, ref, **fields)
+        done, data = control.result(world.run_dir, "analyser#2", environment)
+        assert SECRET.encode() not in data and b"runId" not in data, fields
+        assert done.text == "RESULT: Result of own.\n" and done.source == "stdout", fields
+        assert done.path == str(world.worker_dir(ref) / "stdout.log")
+
+
+def test_links_are_never_followed(world: World, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET, encoding="utf-8")
+    ref = _finished(world, "analyser#2", "link")
+    directory = world.worker_dir(ref)
+    _plant_launch(world, ref, resultFile="result.md")
+    for name in ("stdout.log", "result.md"):
+        (directory / name).unlink(missing_ok=True)
+        (directory / name).symlink_to(secret)
+        proc = world.okstra("worker", "result", world.run, "analyser#2", timeout=30)
+        _no_secret(proc)
+        assert proc.returncode == 2 and b"symbolic link" in proc.stderr, proc.stderr
+    # The worker's directory itself as a link to a directory holding a "result".
+    elsewhere = tmp_path / "elsewhere"
+    directory.rename(elsewhere)
+    for name in ("stdout.log", "result.md"):
+        (elsewhere / name).unlink()
+        (elsewhere / name).write_text(SECRET, encoding="utf-8")
+    directory.symlink_to(elsewhere)
+    proc = world.okstra("worker", "result", world.run, "analyser#2", timeout=30)
+    _no_secret(proc)
+    assert proc.returncode == 2 and b"symbolic link" in proc.stderr, proc.stderr
+
+
+def _fifo_instead(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
+def test_a_fifo_as_output_log_hangs_nothing(world: World, tmp_path: Path) -> None:
+    hold = tmp_path / "release"
+    code, doc = world.start(
+        "analyser#1", fake("Held.", tag="held", hold=str(hold)), "--surface", "background"
+    )
+    assert code == 0, doc
+    held = str(doc["roleExecutionRef"])
+    world.started("held")
+    done = _finished(world, "analyser#2", "done")
+    for ref in (held, done):
+        _fifo_instead(world.worker_dir(ref) / "output.log")
+    _fifo_instead(world.worker_dir(done) / "stdout.log")
+    for args in (("status", world.run), ("worker", "status", world.run)):
+        proc = world.okstra(*args, timeout=20)
+        assert proc.returncode == 0, (args, proc.stderr)
+    begun = time.monotonic()
+    proc = world.okstra("worker", "wait", world.run, "analyser#1", "--timeout", "2", timeout=20)
+    assert proc.returncode == 124, proc.stderr
+    assert time.monotonic() - begun < 10
+    proc = world.okstra("worker", "result", world.run, "analyser#2", timeout=20)
+    assert proc.returncode == 2 and b"FIFO" in proc.stderr, proc.stderr
+    hold.touch()
+    proc = world.okstra("worker", "wait", world.run, "analyser#1", "--timeout", "60", timeout=70)
+    assert proc.returncode == 0, proc.stderr
