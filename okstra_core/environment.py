@@ -53,23 +53,60 @@ class Environment:
     def get(self, key: str, default: str | None = None) -> str | None:
         return self.env.get(key, default)
 
-    def okstra_command(self, argv0: str | None = None) -> str:
-        """How to start this okstra from another directory, as a person can type it.
+    def okstra_command(self, argv0: str | None = None, executable: str | None = None) -> str:
+        """How to run this okstra from any directory, as a shell command (quoted).
 
-        `okstra` when one is on PATH; the running script's absolute path when it is not
-        (the README's `.venv/bin/okstra`: a relative path stops working after `cd`);
-        `python -m okstra` for a module run. `argv0` defaults to this process's.
+        `okstra` when the `okstra` on this environment's PATH is this okstra's own
+        command; else that command's absolute path (the README's `.venv/bin/okstra`,
+        not on PATH: a relative path stops working after `cd`); else, for an okstra
+        with no command of its own (a module run), the interpreter's `-m okstra`.
+        `argv0` and `executable` default to this process's.
         """
-        script = sys.argv[0] if argv0 is None else argv0
-        name = os.path.basename(script)
-        if self.which("okstra") is not None:
+        own = self.okstra_script(argv0, executable)
+        found = self.which("okstra")
+        if found is not None and own is not None and _same_file(found, own):
             return "okstra"
-        if name == "okstra":
+        if own is not None:
+            return quote(own)
+        return f"{quote(executable or sys.executable)} -m okstra"
+
+    def okstra_script(self, argv0: str | None = None, executable: str | None = None) -> str | None:
+        """The absolute path of this okstra's own command: the script this process was
+        started as, else the one installed beside its interpreter; None without one."""
+        script = sys.argv[0] if argv0 is None else argv0
+        if os.path.basename(script) == "okstra":
             return os.path.abspath(script)
-        parent = os.path.basename(os.path.dirname(script))
-        if name == "__main__.py" and parent in ("okstra", "okstra_tui"):
-            return "python -m okstra"
-        return "okstra"
+        beside = os.path.join(os.path.dirname(executable or sys.executable), "okstra")
+        return os.path.abspath(beside) if _runnable(beside) else None
+
+    def okstra_first_env(
+        self, env: Mapping[str, str] | None = None, argv0: str | None = None
+    ) -> dict[str, str]:
+        """`env` (default: this environment's) with okstra's own command directory first
+        on PATH: what the lead and every worker run with, so a bare `okstra` there is
+        this one."""
+        env = dict(self.env if env is None else env)
+        script = self.okstra_script(argv0)
+        if script is None:
+            return env
+        directory = os.path.dirname(script)
+        rest = [d for d in env.get("PATH", "").split(os.pathsep) if d and d != directory]
+        env["PATH"] = os.pathsep.join([directory, *rest])
+        return env
+
+
+def quote(text: str) -> str:
+    """`shlex.quote` (without importing shlex): one word for a POSIX shell."""
+    if text and all((c.isascii() and c.isalnum()) or c in "@%+=:,./-_" for c in text):
+        return text
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return os.path.realpath(one) == os.path.realpath(other)
 
 
 def which(command: str, path: str) -> str | None:

@@ -24,6 +24,7 @@ import shlex
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -311,13 +312,15 @@ def start(
             window_ref=None,
             pending_discovery=pending,
             exec_argv=plan.argv,
-            exec_env={**environment.env, **plan.env},
+            exec_env={**environment.okstra_first_env(), **plan.env},
             command=plan.argv,
             **common,
         )
     bound = watch_bound(environment) if settle is None else settle
     try:
-        window = _start_tmux(plan, window_name, cwd, environment, bound, activity)
+        # The lead runs with okstra's own command directory first on its PATH.
+        lead = replace(environment, env=environment.okstra_first_env())
+        window = _start_tmux(plan, window_name, cwd, lead, bound, activity)
     except LaunchError as exc:
         return LaunchResult(
             window_ref=None,

@@ -136,7 +136,7 @@ def run_foreground(
     from ..launch.foreground import run_child  # only a foreground lead needs it
 
     try:
-        ended = run_child(argv, env, cwd, on_start=on_start)
+        ended = run_child(argv, environment.okstra_first_env(env), cwd, on_start=on_start)
     except OkstraError as exc:
         _record_launch_failure(run, environment, exc)
         raise

@@ -35,14 +35,15 @@ def task_file(run_dir: str, name: str) -> str:
     return f"{run_dir}/{WORKERS_DIR}/{name}.task.md"
 
 
-def worker_commands(run: str, ref: str, prompt_file: str) -> dict[str, str]:
-    """The copy-paste-ready commands of one worker (shell-quoted)."""
+def worker_commands(run: str, ref: str, prompt_file: str, okstra: str = "okstra") -> dict[str, str]:
+    """The copy-paste-ready commands of one worker (shell-quoted); `okstra` is how the
+    lead's shell runs this okstra (`Environment.okstra_command`)."""
     quoted_run, quoted_ref = shlex.quote(run), shlex.quote(ref)
     return {
-        "start": f"okstra worker start {quoted_run} {quoted_ref} --prompt-file "
+        "start": f"{okstra} worker start {quoted_run} {quoted_ref} --prompt-file "
         f"{shlex.quote(prompt_file)}",
-        "wait": f"okstra worker wait {quoted_run} {quoted_ref} --timeout {WAIT_SLICE_SECONDS}",
-        "result": f"okstra worker result {quoted_run} {quoted_ref}",
+        "wait": f"{okstra} worker wait {quoted_run} {quoted_ref} --timeout {WAIT_SLICE_SECONDS}",
+        "result": f"{okstra} worker result {quoted_run} {quoted_ref}",
     }
 
 
@@ -67,7 +68,12 @@ def _dispatch(r: RoleExecution, catalog: Catalog) -> tuple[str, str | None]:
 
 
 def team_context(
-    manifest: ExecutionManifest, catalog: Catalog, *, run: str, run_dir: str
+    manifest: ExecutionManifest,
+    catalog: Catalog,
+    *,
+    run: str,
+    run_dir: str,
+    okstra: str = "okstra",
 ) -> list[dict[str, Any]]:
     """One row per role execution, leader first: who it is and how the lead runs it.
 
@@ -76,6 +82,7 @@ def team_context(
         catalog: for the providers (whether each can run workers).
         run: the run as `okstra worker` takes it (`run_argument`).
         run_dir: the run directory, relative to the project root.
+        okstra: how the lead's shell runs this okstra.
     """
     access = {p.participant_ref: p.worker_write_capability for p in manifest.participants}
     rows = []
@@ -86,7 +93,7 @@ def team_context(
             prompt_file = task_file(run_dir, r.role_execution_ref)
             worker = {
                 "task_file": prompt_file,
-                **worker_commands(run, r.role_execution_ref, prompt_file),
+                **worker_commands(run, r.role_execution_ref, prompt_file, okstra),
             }
         rows.append(
             {
@@ -110,7 +117,12 @@ def team_context(
 
 
 def dynamic_context(
-    manifest: ExecutionManifest, catalog: Catalog, *, run: str, run_dir: str
+    manifest: ExecutionManifest,
+    catalog: Catalog,
+    *,
+    run: str,
+    run_dir: str,
+    okstra: str = "okstra",
 ) -> list[dict[str, Any]]:
     """One row per dynamic role: its duty, access, the model refs that can run it as
     a worker, and the command that starts one."""
@@ -126,7 +138,7 @@ def dynamic_context(
         ]
         prompt_file = task_file(run_dir, f"{d.role}-<n>")
         start = (
-            f"okstra worker start {shlex.quote(run)} --role {shlex.quote(d.role)} "
+            f"{okstra} worker start {shlex.quote(run)} --role {shlex.quote(d.role)} "
             f"--model <model ref> --prompt-file {prompt_file}"
         )
         rows.append(
@@ -142,12 +154,19 @@ def dynamic_context(
 
 
 def dispatch_context(
-    manifest: ExecutionManifest, catalog: Catalog, *, task_key: str, run_id: str, run_dir: str
+    manifest: ExecutionManifest,
+    catalog: Catalog,
+    *,
+    task_key: str,
+    run_id: str,
+    run_dir: str,
+    okstra: str = "okstra",
 ) -> Mapping[str, Any]:
-    """The lead prompt's `team`, `dynamic_roles` and `workers` values."""
+    """The lead prompt's `team`, `dynamic_roles` and `workers` values; every command
+    runs okstra as `okstra` (`Environment.okstra_command`)."""
     run = run_argument(task_key, run_id)
-    team = team_context(manifest, catalog, run=run, run_dir=run_dir)
-    dynamic = dynamic_context(manifest, catalog, run=run, run_dir=run_dir)
+    team = team_context(manifest, catalog, run=run, run_dir=run_dir, okstra=okstra)
+    dynamic = dynamic_context(manifest, catalog, run=run, run_dir=run_dir, okstra=okstra)
     quoted = shlex.quote(run)
     return {
         "team": team,
@@ -156,11 +175,12 @@ def dispatch_context(
             "any": any(m["worker"] for m in team) or bool(dynamic),
             "run": run,
             "dir": f"{run_dir}/{WORKERS_DIR}",
-            "status": f"okstra worker status {quoted}",
-            "again": f"okstra worker start {quoted} <ref> --again --prompt-file <file>",
-            "stop": f"okstra worker stop {quoted} <ref>",
-            "finalize": f"okstra report finalize {quoted} --data <report.json>",
-            "check": f"okstra report check {quoted} <report.json>",
+            "status": f"{okstra} worker status {quoted}",
+            "again": f"{okstra} worker start {quoted} <ref> --again --prompt-file <file>",
+            "stop": f"{okstra} worker stop {quoted} <ref>",
+            "finalize": f"{okstra} report finalize {quoted} --data <report.json>",
+            "check": f"{okstra} report check {quoted} <report.json>",
             "wait_slice": WAIT_SLICE_SECONDS,
+            "okstra": okstra,
         },
     }

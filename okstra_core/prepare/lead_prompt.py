@@ -56,6 +56,7 @@ def lead_prompt(resolved: Resolved, layout: RunLayout, environment: Environment)
             task_key=request.task_key,
             run_id=layout.run_id,
             run_dir=layout.relative(layout.run_dir),
+            okstra=environment.okstra_command(),
         ),
         "brief": {"path": layout.brief, "text": resolved.brief_text.rstrip("\n")},
         "directive": request.directive,

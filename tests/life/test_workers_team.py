@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
 from worker_support import World, fake, read_jsonl
+
+from tests.conftest import okstra_cmd
 
 PLAN = (
     "---\napproved: true\n---\n## Stage 1\nConformance tests: stage-1 — "
@@ -48,6 +52,8 @@ def test_a_dynamic_role_becomes_a_new_role_execution(implementation: World) -> N
     assert participant["workerWriteCapability"] == "workspace-write"
     seen = world.started("f1")
     assert "workspace-write" in seen["argv"] and "gpt-5.5-codex" in seen["argv"]
+    # okstra's own command directory comes first on the worker's PATH.
+    assert seen["path"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
     code, _ = world.json("worker", "wait", world.run, "fixer#1")
     assert code == 0
     # A second fixer is fixer#2; a model that cannot be a fixer is refused.
@@ -158,9 +164,11 @@ def test_the_lead_prompts_commands_run_as_written(tmp_path: Path) -> None:
     commands = [
         line.strip()
         for line in prompt.splitlines()
-        if line.strip().startswith("okstra worker ") and "role-exec-analyser-001" in line
+        if " worker " in line and "role-exec-analyser-001" in line and "`" not in line
     ]
     start, wait, result = (shlex.split(c) for c in commands[:3])
+    # okstra is not on the world's PATH: the prompt names the one that prepared the run.
+    assert {start[0], wait[0], result[0]} == {okstra_cmd()[0]}
     assert [start[2], wait[2], result[2]] == ["start", "wait", "result"]
     task_file = world.project / start[start.index("--prompt-file") + 1]
     task_file.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ the form `FAKE {"exit": 3, ...}` tell it what to do, so every worker of one run 
 tmux server, one PATH) behaves as its own test wants:
 
 * `exit`: its exit status (default 0); `result`: the text it produces;
+* `write`: {path: text} files it writes (relative to where it runs) before anything else;
 * `hold`: a path — it stays until that file exists (the test releases it);
 * `waitSignal`: it stays until a signal ends it; `ignoreTerm`: SIGTERM does not.
 
@@ -66,10 +67,14 @@ def on_signal(signum, frame):
 for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
     signal.signal(sig, on_signal)
 note(event="started", cli=name, pid=os.getpid(), pgid=os.getpgrp(), argv=args,
-     cwd=os.getcwd(), prompt=prompt, tag=spec.get("tag"),
+     cwd=os.getcwd(), prompt=prompt, tag=spec.get("tag"), path=os.environ.get("PATH"),
      env={{k: v for k, v in os.environ.items() if k.startswith(("FAKE", "WORKER"))}})
 say("fake worker: working on it", 2)
 say("fake worker: a note on stderr", 2)
+for rel, content in (spec.get("write") or {{}}).items():
+    os.makedirs(os.path.dirname(os.path.abspath(rel)), exist_ok=True)
+    with open(rel, "w", encoding="utf-8") as fh:
+        fh.write(content)
 if spec.get("hold"):
     while not os.path.exists(spec["hold"]):
         time.sleep(0.02)

@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,8 +44,10 @@ CASES = {
 
 
 def _prompt(project: Path, env: Environment, case: str) -> str:
+    """The prompt with this okstra's command directory on PATH: its commands say `okstra`."""
     (project / "plan.md").write_text(PLAN, encoding="utf-8")
-    fixed = dataclasses.replace(env, now=lambda: FIXED)
+    path = os.pathsep.join([str(Path(sys.executable).parent), env.env.get("PATH", "")])
+    fixed = dataclasses.replace(env, env={**env.env, "PATH": path}, now=lambda: FIXED)
     result = prepare(request_of(project, **CASES[case]), launch="none", environment=fixed)
     return result.lead_prompt_path.read_text(encoding="utf-8").replace(str(project), "/project")
 
@@ -122,3 +125,33 @@ def test_a_worker_okstra_cannot_start_is_said_so(project: Path, env: Environment
         not in prompt
     )
     assert "record in the timeline that it did not run" in prompt
+
+
+def test_a_lead_without_okstra_on_path_reaches_this_okstra(project: Path, env: Environment) -> None:
+    """Installed as `.venv/bin/okstra`, off PATH: the prompt's commands name it in full,
+    and they run in a shell whose PATH has no okstra."""
+    (project / "plan.md").write_text(PLAN, encoding="utf-8")
+    assert env.which("okstra") is None
+    request = request_of(project, **CASES["workers"])
+    result = prepare(request, launch="none", environment=env)
+    prompt = result.lead_prompt_path.read_text(encoding="utf-8")
+    command = env.okstra_command()
+    assert command != "okstra"
+    assert f"Run okstra as `{command}`" in prompt
+    (status,) = re.findall(r"`([^`]* worker status [^`]*)`", prompt)
+    assert status.startswith(f"{command} worker status ")
+    start = next(c for c in _commands(prompt) if " worker start " in c)
+    assert start.startswith(f"{command} worker start ")
+    shell_env = {"PATH": env.env["PATH"], "HOME": env.env.get("HOME", "/"), "LANG": "C.UTF-8"}
+    shell_env.update({k: v for k, v in env.env.items() if k.startswith("OKSTRA_")})
+    done = subprocess.run(
+        ["sh", "-c", status],
+        cwd=project,
+        env=shell_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "report-writer#1" in done.stdout

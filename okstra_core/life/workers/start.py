@@ -155,7 +155,9 @@ def _launch(
         started_at=now,
         added=dict(plan.added) if plan.added is not None else None,
     )
-    _write_files(directory, launch, prompt, dict(environment.env) if surface == "tmux" else None)
+    # The worker runs with okstra's own command directory first on its PATH.
+    env = environment.okstra_first_env()
+    _write_files(directory, launch, prompt, env if surface == "tmux" else None)
     log = f"{files.WORKERS_DIR}/{member.ref}/{files.OUTPUT}"
     changes: dict[str, Any] = {
         "launchBackend": surface,
@@ -178,10 +180,11 @@ def _launch(
         supervisor = Identity.now(pane.pid) or Identity(pane.pid, "0")
         changes.update(paneRef=pane.pane_id, windowRef=pane.window_ref, tmuxSocket=pane.socket)
     else:
-        supervisor = start_background(directory, root, environment.env)
+        supervisor = start_background(directory, root, env)
     changes.update(parentProcessId=supervisor.pid, parentStart=supervisor.start)
     record_started(run_dir, launch, changes, now=now, source_ref=plan.source_ref, locked=True)
-    return _started(run_dir, manifest, plan, launch, supervisor, pane, log)
+    okstra = environment.okstra_command()
+    return _started(run_dir, manifest, plan, launch, supervisor, pane, log, okstra)
 
 
 def _started(
@@ -192,6 +195,7 @@ def _started(
     supervisor: Identity,
     pane: Any,
     log: str,
+    okstra: str,
 ) -> Started:
     member = plan.member
     directory = files.worker_dir(run_dir, member.ref)
@@ -215,8 +219,8 @@ def _started(
         output_log=str(run_dir / log),
         result_file=str(directory / launch.result_file) if launch.result_file else None,
         source_role_execution_ref=plan.source_ref,
-        wait_command=f"okstra worker wait {quoted} {member.short}",
-        result_command=f"okstra worker result {quoted} {member.short}",
+        wait_command=f"{okstra} worker wait {quoted} {member.short}",
+        result_command=f"{okstra} worker result {quoted} {member.short}",
     )
 
 
