@@ -6,6 +6,20 @@ directories have a `conftest.py`, so `from conftest import …` depends on impor
 
 from __future__ import annotations
 
-from tui_support import _fake_cli_help, _quick_arming, app_factory, project, stable_project
+from tui_support import (
+    _fake_cli_help,
+    _okstra_on_path,
+    _quick_arming,
+    app_factory,
+    project,
+    stable_project,
+)
 
-__all__ = ["_fake_cli_help", "_quick_arming", "app_factory", "project", "stable_project"]
+__all__ = [
+    "_fake_cli_help",
+    "_okstra_on_path",
+    "_quick_arming",
+    "app_factory",
+    "project",
+    "stable_project",
+]

@@ -137,6 +137,16 @@ def _quick_arming(monkeypatch: pytest.MonkeyPatch) -> None:
 QUICK_ARM_DELAY = 0.02
 
 
+@pytest.fixture(autouse=True)
+def _okstra_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app runs as `pytest` here, not as an okstra command: the start screen's line
+    of how to run okstra elsewhere says `okstra`, as it does for an okstra on PATH, on
+    every machine. How that command is chosen is tested in tests/core."""
+    from okstra_core.environment import Environment
+
+    monkeypatch.setattr(Environment, "okstra_command", lambda *_a, **_k: "okstra")
+
+
 def _product_arm_delay() -> float:
     from okstra_tui.screens.guard import GuardedScreen
 
