@@ -151,15 +151,17 @@ def test_bundled_providers_declare_their_workers() -> None:
         "--permission-mode",
         "plan",
     )
-    assert worker_argv(claude, model="m", writes=True, values=values)[-2:] == (
+    assert worker_argv(claude, model="m", writes=True, values=values)[-4:] == (
         "--permission-mode",
         "acceptEdits",
+        "--allowedTools",
+        "Bash",
     )
     codex = worker_argv(bundled("codex"), model="m", writes=False, values=values)
     assert codex[1:3] == ("--no-daemon", "exec") and codex[-3:] == ("--sandbox", "read-only", "-")
     assert "--output-last-message" in codex and "/r" in codex
     gemini = worker_argv(bundled("antigravity"), model="m", writes=True, values=values)
-    assert gemini[6:8] == ("--approval-mode", "auto_edit") and "-m" in gemini
+    assert gemini[6:8] == ("--approval-mode", "yolo") and "-m" in gemini
     for name in ("grok", "kimi"):
         assert bundled(name).worker_refusal() == (
             f"provider {name!r} declares no [launch] worker: it cannot run workers"

@@ -87,7 +87,8 @@ def test_claude_accepts_the_worker_argv(
     tmp_path: Path, writes: bool, mode: str, _capability: str
 ) -> None:
     argv, env, project, config, session = _claude(tmp_path, writes)
-    assert argv[1] == "-p" and argv[-2:] == ["--permission-mode", mode]
+    access = ["--permission-mode", mode, *(["--allowedTools", "Bash"] if writes else [])]
+    assert argv[1] == "-p" and argv[-len(access) :] == access
     done = _run_claude(argv, env, project)
     assert not done.stderr.startswith("error:"), done.stderr
     assert done.returncode == 1 and "Not logged in" in done.stdout, (done.stdout, done.stderr)
@@ -224,7 +225,7 @@ def _gemini(tmp_path: Path, writes: bool, *extra: str) -> tuple[list[str], Any]:
     return argv, done
 
 
-@pytest.mark.parametrize(("writes", "mode"), [(False, "plan"), (True, "auto_edit")])
+@pytest.mark.parametrize(("writes", "mode"), [(False, "plan"), (True, "yolo")])
 def test_gemini_accepts_the_worker_argv(tmp_path: Path, writes: bool, mode: str) -> None:
     """gemini 0.61: accepted but not authenticated exits 41; rejected exits 1."""
     argv, done = _gemini(tmp_path, writes)
