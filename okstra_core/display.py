@@ -60,3 +60,42 @@ def inert_markup(text: object, *, keep_newlines: bool = False) -> str:
     # Rich's own rule (rich.markup.escape), without importing Rich: a backslash before
     # an opening bracket that starts a tag makes the bracket literal.
     return re.sub(r"(\\*)(\[[a-zA-Z#/@].*?\])", r"\1\1\\\2", value)
+
+
+# --------------------------------------------------------------------------- screens
+#
+# Lines read from an agent CLI's screen (a tmux pane) or log. A CLI draws spaces that
+# are not spaces: claude's empty input line is `❯`, a no-break space (U+00A0), then a
+# space. Every line read from a screen is made plain once, here, so a pattern such as
+# `^\s*❯ ` sees what a person sees.
+
+_NO_BREAK = "\u00a0\u2007\u202f"
+_TRAILING = re.compile(r"\s+\Z")
+# Banner art: block elements, Braille patterns, and the box-drawing characters that
+# draw logos (not rules, which are one repeated character and say nothing either).
+_ART = re.compile(r"[\u2580-\u259f\u2800-\u28ff\u2500-\u257f]")
+
+
+def screen_line(line: str) -> str:
+    """One line of a CLI's screen as compared and shown: no-break spaces read as
+    spaces, trailing whitespace kept as one space (an input line `❯ ` stays itself)."""
+    for char in _NO_BREAK:
+        line = line.replace(char, " ")
+    return _TRAILING.sub(" ", line)
+
+
+def is_art(line: str) -> bool:
+    """Whether a screen line is drawing, not words: mostly block, Braille or
+    box-drawing characters (a CLI's banner logo, a rule)."""
+    shown = [char for char in line if not char.isspace()]
+    if not shown:
+        return False
+    drawn = sum(1 for char in shown if _ART.match(char))
+    return drawn * 2 > len(shown)
+
+
+def words_of(lines: list[str], count: int) -> list[str]:
+    """The last `count` lines of a screen that say something: banner art and blank
+    lines skipped, each right-stripped."""
+    kept = [line.rstrip() for line in lines if line.strip() and not is_art(line)]
+    return kept[-count:] if count > 0 else []

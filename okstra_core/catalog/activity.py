@@ -1,11 +1,12 @@
 """`[activity]` of a provider file: how its CLI's screen shows what it is doing.
 
-An interactive agent CLI (the lead, any pane a person works in) is, while it runs, in
-one of three states: `running` (working on a turn), `waiting for input` (its turn is
-over or it asks a question: a person must type or answer) or `idle` (waiting for
-input, and nothing on its screen has changed for `idle_after` seconds). The provider
-file says which screens mean what — Python regular expressions, matched against each
-of the last `lines` non-blank lines of its pane:
+An agent CLI (the lead, a worker) is, while it runs, in one of four states: `running`
+(working on a turn), `waiting for input` (its turn is over or it asks a question: a
+person must type or answer), `idle` (waiting for input, and nothing on its screen has
+changed for `idle_after` seconds) or `stalled` (not waiting, and nothing new shown or
+written for `stall_after` seconds). The provider file says which screens mean what —
+Python regular expressions, matched against each of the last `lines` non-blank lines
+of its pane (or a worker's output), no-break spaces read as spaces:
 
     [activity]
     running = ['esc to interrupt']          # a turn in progress (checked first)
@@ -13,6 +14,7 @@ of the last `lines` non-blank lines of its pane:
     idle = []                               # screens that mean idle at once
     lines = 15
     idle_after = 300
+    stall_after = 120
 
 A screen that matches none is `running` while the process lives. Each pattern is at
 most 300 characters and is checked when the provider file is loaded.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated
 
+from ..display import screen_line
 from ..records import config, dataclass
 from .rules import DataProblem
 
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
     from pydantic import Field, StrictInt, StrictStr
 
 MAX_PATTERN = 300
+DEFAULT_IDLE_AFTER = 300
+DEFAULT_STALL_AFTER = 120
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,7 +47,8 @@ class ActivitySpec:
     waiting: tuple[Annotated[StrictStr, Field(min_length=1, max_length=MAX_PATTERN)], ...] = ()
     idle: tuple[Annotated[StrictStr, Field(min_length=1, max_length=MAX_PATTERN)], ...] = ()
     lines: Annotated[StrictInt, Field(ge=1, le=200)] = 15
-    idle_after: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300
+    idle_after: Annotated[StrictInt, Field(ge=1, le=86_400)] = DEFAULT_IDLE_AFTER
+    stall_after: Annotated[StrictInt, Field(ge=1, le=86_400)] = DEFAULT_STALL_AFTER
 
     def __post_init__(self) -> None:
         for name in ("running", "waiting", "idle"):
@@ -57,13 +63,17 @@ class ActivitySpec:
     def __repr__(self) -> str:
         return (
             f"ActivitySpec(running={self.running!r}, waiting={self.waiting!r}, "
-            f"idle={self.idle!r}, lines={self.lines}, idle_after={self.idle_after})"
+            f"idle={self.idle!r}, lines={self.lines}, idle_after={self.idle_after}, "
+            f"stall_after={self.stall_after})"
         )
 
 
 RUNNING = "running"
 WAITING = "waiting for input"
 IDLE = "idle"
+STALLED = "stalled"
+# Every activity a live member can show, in the order `worker wait --until` names them.
+ACTIVITIES = (RUNNING, WAITING, IDLE, STALLED)
 
 
 def _shows(patterns: tuple[str, ...], shown: list[str]) -> bool:
@@ -72,10 +82,11 @@ def _shows(patterns: tuple[str, ...], shown: list[str]) -> bool:
 
 def classify(lines: list[str], spec: ActivitySpec | None) -> str:
     """`running`, `waiting for input` or `idle` for a live CLI showing `lines` (the
-    screen alone: a screen waiting unchanged too long is made `idle` by its caller)."""
+    screen alone: a screen unchanged too long is made `idle` or `stalled` by its
+    caller, `settled`)."""
     if spec is None:
         return RUNNING
-    shown = [line for line in lines if line.strip()][-spec.lines :]
+    shown = [screen_line(line) for line in lines if line.strip()][-spec.lines :]
     if _shows(spec.running, shown):
         return RUNNING
     if _shows(spec.waiting, shown):
@@ -83,3 +94,26 @@ def classify(lines: list[str], spec: ActivitySpec | None) -> str:
     if _shows(spec.idle, shown):
         return IDLE
     return RUNNING
+
+
+def stall_after(spec: ActivitySpec | None) -> int:
+    return spec.stall_after if spec is not None else DEFAULT_STALL_AFTER
+
+
+def idle_after(spec: ActivitySpec | None) -> int:
+    return spec.idle_after if spec is not None else DEFAULT_IDLE_AFTER
+
+
+def settled(state: str, quiet: float, spec: ActivitySpec | None) -> str:
+    """A screen's state once it has shown nothing new for `quiet` seconds: waiting that
+    long is `idle`, running that long is `stalled`."""
+    if state == WAITING and quiet >= idle_after(spec):
+        return IDLE
+    if state == RUNNING and quiet >= stall_after(spec):
+        return STALLED
+    return state
+
+
+def reached(activity: str | None, until: str) -> bool:
+    """Whether a member showing `activity` has reached `until` (waiting counts idle)."""
+    return activity == until or (until == WAITING and activity == IDLE)

@@ -47,6 +47,18 @@ def _seconds(value: str) -> float:
     return seconds
 
 
+def _wait_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise UsageError(
+            f"expected a number of seconds, got {value!r}", field="--timeout"
+        ) from None
+    if not 0 <= seconds <= 7 * 86400:
+        raise UsageError(f"expected seconds in [0, 604800], got {value!r}", field="--timeout")
+    return seconds
+
+
 def register(sub: Any) -> None:
     """Add `runs`, `status`, `attach` and `stop` to the top-level parser."""
     runs = sub.add_parser(
@@ -90,10 +102,22 @@ def register(sub: Any) -> None:
         epilog="examples:\n"
         "  okstra status requirements-discovery-001\n"
         "  okstra status perf/widget          the task's newest run\n"
-        "  okstra status perf/widget --json",
+        "  okstra status perf/widget --json\n"
+        "  okstra status perf/widget --wait waiting --timeout 600",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     status.add_argument("run", help=RUN_HELP)
+    status.add_argument(
+        "--wait",
+        choices=("waiting", "idle"),
+        help="first wait until the lead waits for input (or is idle), or stops running",
+    )
+    status.add_argument(
+        "--timeout",
+        type=_wait_seconds,
+        metavar="SECONDS",
+        help="with --wait: give up after this long (exit 124)",
+    )
     _json_flag(status)
     status.set_defaults(handler=_status, human=_status_human)
 
@@ -146,6 +170,7 @@ def _limit(text: str) -> int:
 def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
     from ..life.runs import all_runs, newest_runs
+    from ..life.workers.summary import team_states
 
     environment = Environment.real()
     now = environment.now()
@@ -168,6 +193,7 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     for row, shown in zip(rows, listed, strict=True):
         alive = row.lead is not None and row.lead.alive and row.info is not None
         shown["activity"] = _activity(row.info, row.lead, environment) if alive else None
+        shown["workers"] = team_states(row.run_dir, environment) if row.state == "ok" else {}
     return {
         "ok": True,
         "all": bool(ns.all),
@@ -205,7 +231,9 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
             "any project" if payload["all"] else f"this project ({inert(payload['projectRoot'])})"
         )
         return f"no runs in {where}\n"
-    headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "AGE"]
+    from ..life.workers.summary import summary
+
+    headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "WORKERS", "AGE"]
     if payload["all"]:
         headers.append("PROJECT")
     rows = []
@@ -222,6 +250,7 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
             str(run["teamSize"]) if run["teamSize"] is not None else "?",
             run["backend"] or "-",
             lead,
+            summary(run.get("workers") or {}),
             human_age(run["ageSeconds"]),
         ]
         if payload["all"]:
@@ -346,6 +375,7 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     place = place_of(run_dir)
     if place is None:  # locate_run gives run directories of a project only
         raise UsageError(f"not a run directory of a project: {run_dir}", field="<run>")
+    code = _wait_for_lead(ns, run_dir, environment)
     row = run_row(place, environment)
     payload = {"ok": True, **to_data(row.at(environment.now())), "lastLines": []}
     if row.lead is not None and row.lead.ended:
@@ -355,7 +385,21 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     alive = row.lead is not None and row.lead.alive and row.info is not None
     payload["activity"] = _activity(row.info, row.lead, environment) if alive else None
     payload["workers"] = _team(run_dir, environment) if row.problem is None else []
-    return payload, 0
+    return payload, code
+
+
+def _wait_for_lead(ns: argparse.Namespace, run_dir: Path, environment: Any) -> int:
+    """`--wait`: 0 once the lead shows it, 1 when it stopped running (or cannot be
+    seen) first, 124 on timeout; 0 without `--wait`."""
+    from ..life.activity import IDLE, WAITING, wait_lead
+
+    if ns.wait is None:
+        if ns.timeout is not None:
+            raise UsageError("--timeout goes with --wait", field="--timeout")
+        return 0
+    until = WAITING if ns.wait == "waiting" else IDLE
+    seen = wait_lead(run_dir, until, environment, timeout=ns.timeout)
+    return 0 if seen.reached else 124 if seen.timed_out else 1
 
 
 def _activity(run: Any, lead: Any, environment: Any) -> str | None:
@@ -409,7 +453,10 @@ def _status_human_text(payload: dict[str, Any]) -> str:
     for step in payload["nextSteps"]:
         lines.append(f"{step.split()[1]:<9}{inert(step)}")
     for worker in payload.get("workers") or ():
-        shown = f"{worker['short']}  {worker['status']}  {worker['modelRef'] or ''}"
+        state = worker["activity"] if worker["state"] == "running" else None
+        shown = f"{worker['short']}  {state or worker['status']}  {worker['modelRef'] or ''}"
+        if worker.get("activityDetail"):
+            shown += f"  ({worker['activityDetail']})"
         lines.append(f"worker   {inert(shown)}")
     if payload["lastLines"]:
         lines.append("last lines of its window:")

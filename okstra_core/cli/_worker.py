@@ -25,6 +25,8 @@ from ..life.limits import (
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 WHO_HELP = "a role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
 RESULT_SHOWN_MIB = RESULT_SHOWN_BYTES // (1024 * 1024)
+# `--until` / `--wait`: the activity a member is waited into, as typed.
+UNTIL = {"waiting": "waiting for input", "idle": "idle", "stalled": "stalled"}
 
 
 def _print(text: str) -> None:
@@ -134,6 +136,11 @@ def _register_watch(wsub: Any) -> None:
         help="give up after this long (exit 124); default: wait as long as it takes",
     )
     wait.add_argument("--any", action="store_true", help="return when the first of them ends")
+    wait.add_argument(
+        "--until",
+        choices=tuple(UNTIL),
+        help="return also when they reach this activity (waiting: waiting for input or idle)",
+    )
     wait.add_argument("--json", action="store_true", help="print one JSON document")
     wait.set_defaults(handler=_wait, human=_wait_human)
 
@@ -257,6 +264,13 @@ def _elapsed(seconds: int | None) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
+def shown_state(worker: dict[str, Any]) -> str:
+    """A worker's state as people read it: a running one's activity (`stalled`)."""
+    if worker["state"] == "running" and worker.get("activity"):
+        return str(worker["activity"])
+    return str(worker["status"])
+
+
 def status_text(workers: list[dict[str, Any]]) -> str:
     """The team as a plain table (every cell made inert)."""
     from ..display import inert
@@ -267,10 +281,10 @@ def status_text(workers: list[dict[str, Any]]) -> str:
             w["short"],
             w["modelRef"] or "-",
             w["surface"] or "-",
-            w["status"],
+            shown_state(w),
             (w["startedAt"] or "-")[11:19] or "-",
             _elapsed(w["elapsedSeconds"]),
-            (w["lastLine"] or "")[:60],
+            (w.get("activityDetail") or w["lastLine"] or "")[:60],
         ]
         for w in workers
     ]
@@ -295,7 +309,10 @@ def _wait(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..records import to_data
 
     run_dir = _run_dir(ns.run)
-    waited = worker_wait(run_dir, Environment.real(), ns.who, timeout=ns.timeout, any_one=ns.any)
+    until = UNTIL[ns.until] if ns.until else None
+    waited = worker_wait(
+        run_dir, Environment.real(), ns.who, timeout=ns.timeout, any_one=ns.any, until=until
+    )
     return to_data(waited), waited.exit_code
 
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from ..catalog.activity import WAITING, ActivitySpec, classify
+from ..display import screen_line
 from ..environment import Environment
 from ..records import config, dataclass
 
@@ -80,9 +81,9 @@ def _int(text: str) -> int | None:
 
 def _lines(tmux: Tmux, base: Sequence[str], pane: str) -> list[str]:
     done = tmux([*base, "capture-pane", "-p", "-J", "-S", "-200", "-t", pane])
-    lines = [line.rstrip()[:1000] for line in done.stdout.splitlines()]
+    lines = [screen_line(line)[:1000] for line in done.stdout.splitlines()]
     lines = [line for line in lines if not line.startswith("Pane is dead")]
-    while lines and not lines[-1]:
+    while lines and not lines[-1].strip():
         lines.pop()
     return lines
 

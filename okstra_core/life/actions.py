@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..catalog.activity import ACTIVITIES
 from ..environment import Environment
 from ..errors import FileSystemError, StateInUseError, UsageError
 from ..records import config, dataclass
@@ -124,10 +125,12 @@ def worker_wait(
     *,
     timeout: float | None = None,
     any_one: bool = False,
+    until: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Waited:
-    """Block until the named workers end (the first of them with `any_one`), or until
-    `timeout` seconds pass (`timed_out`, exit code 124, the members still running).
+    """Block until the named workers end (the first of them with `any_one`) or reach
+    the activity `until` (`waiting for input`, `idle`, `stalled`), or until `timeout`
+    seconds pass (`timed_out`, exit code 124, the members still running).
 
     Raises:
         UsageError: no worker named, an unknown or never-started one, a bad timeout.
@@ -135,7 +138,13 @@ def worker_wait(
     if not whos:
         raise UsageError("name at least one worker to wait for", field="<who>")
     _seconds(timeout, MAX_WAIT_SECONDS, "timeout")
-    return control.wait(run_dir, whos, environment, timeout=timeout, any_one=any_one, sleep=sleep)
+    if until is not None and until not in ACTIVITIES:
+        raise UsageError(
+            f"expected an activity ({', '.join(ACTIVITIES)}), got {until!r}", field="until"
+        )
+    return control.wait(
+        run_dir, whos, environment, timeout=timeout, any_one=any_one, until=until, sleep=sleep
+    )
 
 
 # --------------------------------------------------------------------------- result

@@ -1,23 +1,25 @@
-"""What an interactive agent is doing: `running`, `waiting for input` or `idle`.
+"""What an interactive agent is doing: `running`, `waiting for input`, `idle` or `stalled`.
 
 The lead's pane is read through the user's own tmux server only (its last lines), and
 matched against its provider's `[activity]` patterns (`okstra_core.catalog.activity`).
 A screen that waits for input and has not changed for the provider's `idle_after`
-seconds is `idle`: each look keeps what the pane showed and since when in the run's
+seconds is `idle`; one that does not wait and has not changed for `stall_after`
+seconds is `stalled`: each look keeps what the pane showed and since when in the run's
 `lead-activity.json`, and the look that first sees the lead waiting tells the person
 (`workers.notify`). A lead that does not run has no activity (its state says how it
-ended); a worker is a one-shot run: while its process lives it is `running`.
+ended); a worker's activity comes from its output (`workers.liveness`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ..catalog import load_catalog
-from ..catalog.activity import IDLE, RUNNING, WAITING, ActivitySpec, classify
+from ..catalog.activity import IDLE, RUNNING, STALLED, WAITING, classify, reached, settled
 from ..documents.worker import PaneActivity
 from ..environment import Environment
 from ..errors import OkstraError
@@ -25,12 +27,13 @@ from ..records import dataclass
 from ..store import atomic_write_bytes
 from . import tmux
 from .lead import pane_of
-from .runinfo import RunInfo
+from .runinfo import RunInfo, read_run
 from .tmux import server_at
+from .workers.liveness import provider_activity
 from .workers.notify import notify
 
 MARK = "lead-activity.json"
-__all__ = ["IDLE", "MARK", "RUNNING", "WAITING", "Activity", "lead_activity"]
+__all__ = ["IDLE", "MARK", "RUNNING", "STALLED", "WAITING", "Activity", "lead_activity"]
 
 
 @dataclass(frozen=True)
@@ -39,14 +42,6 @@ class Activity:
 
     state: str
     lines: tuple[str, ...]
-
-
-def _spec(provider_id: str, environment: Environment) -> ActivitySpec | None:
-    try:
-        spec: ActivitySpec | None = load_catalog(environment).provider(provider_id).activity
-    except OkstraError:
-        return None
-    return spec
 
 
 def _previous(path: Path) -> PaneActivity | None:
@@ -78,7 +73,7 @@ def _lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
     if not lines:
         return None
     provider = str(run.leader.get("provider") or "")
-    return Activity(classify(lines, _spec(provider, environment)), tuple(lines))
+    return Activity(classify(lines, provider_activity(provider, environment)), tuple(lines))
 
 
 def lead_activity(run: RunInfo, environment: Environment) -> Activity | None:
@@ -108,8 +103,37 @@ def lead_activity(run: RunInfo, environment: Environment) -> Activity | None:
             notify(
                 f"okstra: the lead of {run_dir.name} waits for input", environment, server=server
             )
-    spec = _spec(provider, environment)
-    idle_after = spec.idle_after if spec is not None else 300
-    if seen.state == WAITING and _since(since, now) >= idle_after:
-        return Activity(IDLE, seen.lines)
-    return seen
+    state = settled(seen.state, _since(since, now), provider_activity(provider, environment))
+    return Activity(state, seen.lines) if state != seen.state else seen
+
+
+@dataclass(frozen=True)
+class LeadWait:
+    """What `okstra status --wait` saw: the activity reached, or why it stopped looking."""
+
+    reached: bool
+    timed_out: bool
+    activity: str | None
+
+
+def wait_lead(
+    run_dir: Path,
+    until: str,
+    environment: Environment,
+    *,
+    timeout: float | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> LeadWait:
+    """Look at the lead (20 ms, growing to half a second between looks) until it shows
+    `until`, stops running (or its pane cannot be read), or `timeout` passes."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pause = 0.02
+    while True:
+        seen = lead_activity(read_run(run_dir), environment)
+        if seen is None or reached(seen.state, until):
+            state = seen.state if seen is not None else None
+            return LeadWait(reached=seen is not None, timed_out=False, activity=state)
+        if deadline is not None and time.monotonic() >= deadline:
+            return LeadWait(reached=False, timed_out=True, activity=seen.state)
+        sleep(pause)
+        pause = min(0.5, pause * 1.5)

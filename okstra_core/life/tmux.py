@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..display import screen_line
 from ..environment import Environment
 from ..launch.commands import TMUX_SOCKET_VAR
 from ..records import dataclass
@@ -318,9 +319,9 @@ def pane_lines(server: Server, pane: Pane, environment: Environment, count: int)
 def _shown_lines(text: str, count: int) -> list[str]:
     """A pane's captured text as lines: tmux's dead-pane line and trailing blank lines
     dropped, each line cut to 1000 characters, the last `count` kept."""
-    lines = [line.rstrip()[:1000] for line in text.splitlines()]
+    lines = [screen_line(line)[:1000] for line in text.splitlines()]
     lines = [line for line in lines if not line.startswith("Pane is dead")]
-    while lines and not lines[-1]:
+    while lines and not lines[-1].strip():
         lines.pop()
     return lines[-count:]
 

@@ -67,6 +67,8 @@ except OSError:
     foreground = None
 note(event="started", pid=os.getpid(), argv=args, foreground=foreground)
 print("fake lead: working on it", flush=True)
+for line in spec.get("show", ()):
+    print(line, flush=True)
 time.sleep(float(spec.get("delay", 0)))
 print("fake lead: bye", flush=True)
 sys.exit(int(spec.get("exit", 0)))

@@ -7,7 +7,8 @@ tmux server, one PATH) behaves as its own test wants:
 * `exit`: its exit status (default 0); `result`: the text it produces;
 * `write`: {path: text} files it writes (relative to where it runs) before anything else;
 * `hold`: a path — it stays until that file exists (the test releases it);
-* `waitSignal`: it stays until a signal ends it; `ignoreTerm`: SIGTERM does not.
+* `waitSignal`: it stays until a signal ends it; `ignoreTerm`: SIGTERM does not;
+* `say`: lines it prints on stdout before it holds (a question, say).
 
 It writes its result to the file after `--output-last-message` / `-o` when its argv
 has one, else to stdout (its progress lines go to stderr, as a real one-shot CLI's);
@@ -75,6 +76,8 @@ for rel, content in (spec.get("write") or {{}}).items():
     os.makedirs(os.path.dirname(os.path.abspath(rel)), exist_ok=True)
     with open(rel, "w", encoding="utf-8") as fh:
         fh.write(content)
+for line in spec.get("say", ()):
+    say(line)
 if spec.get("hold"):
     while not os.path.exists(spec["hold"]):
         time.sleep(0.02)

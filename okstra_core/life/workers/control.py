@@ -4,7 +4,9 @@
 processes with a growing pause (20 ms up to half a second): no busy loop, and no
 okstra needs to run while the workers do. Its exit status is the workers' (the first
 non-zero, in the order named; 128+N for a worker killed by signal N; 1 for a `lost`
-one), 124 on timeout.
+one), 124 on timeout. With `until` (an activity: `waiting for input`, `idle`,
+`stalled`) a worker that reaches it counts as done too, with status 0; `waiting for
+input` is reached by an `idle` worker as well.
 
 `stop` signals only what okstra started: the worker CLI's process group, while its
 pid still has the start time recorded (SIGTERM, then SIGKILL after the grace time);
@@ -18,13 +20,14 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ...catalog.activity import reached
 from ...environment import Environment
 from ...errors import OkstraError, UsageError
 from ...records import config, dataclass
 from ..process import Identity
 from ..tmux import pane_state, server_at
 from . import files, record
-from .observe import WorkerState, _alive, _end_seen, read_team, state_of
+from .observe import WorkerState, _alive, _end_seen, read_team, state_of, with_activity
 from .team import WHO_ARG, Member, find
 
 EXIT_TIMEOUT = 124
@@ -91,6 +94,13 @@ class Waited:
     timed_out: bool
     exit_code: int
     workers: tuple[WorkerState, ...]
+    until: str | None = None
+    reached: tuple[str, ...] = ()
+
+
+def _reached(run_dir: Path, member: Member, until: str, environment: Environment) -> bool:
+    (state,) = with_activity(run_dir, [state_of(run_dir, member, environment.now())], environment)
+    return reached(state.activity, until)
 
 
 def wait(
@@ -100,20 +110,27 @@ def wait(
     *,
     timeout: float | None = None,
     any_one: bool = False,
+    until: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Waited:
-    """Block until the named workers end (or the first of them, with `any_one`)."""
+    """Block until the named workers end (or the first of them, with `any_one`), or
+    reach the activity `until`."""
     pending = _named(run_dir, whos)
     order = [m.ref for m in pending]
     done: dict[str, Member] = {}
+    arrived: list[str] = []
     deadline = None if timeout is None else time.monotonic() + timeout
     pause = _pauses(sleep)
     while True:
         for member in list(pending):
             now = _check(run_dir, member, environment)
-            if now.status in record.ENDED:
+            if now.status in record.ENDED or (
+                until is not None and _reached(run_dir, now, until, environment)
+            ):
                 done[now.ref] = now
                 pending.remove(member)
+                if now.status not in record.ENDED:
+                    arrived.append(now.ref)
             else:
                 pending[pending.index(member)] = now
         finished = (any_one and done) or not pending
@@ -127,13 +144,22 @@ def wait(
         with record.run_lock(run_dir):
             pass
     clock = environment.now()
-    states = [state_of(run_dir, done.get(ref) or _current(run_dir, ref), clock) for ref in order]
+    states = [state_of(run_dir, _current(run_dir, ref), clock) for ref in order]
+    states = with_activity(run_dir, states, environment)
     if timed_out:
         code = EXIT_TIMEOUT
     else:
-        codes = [exit_code(s) for s in states if s.ended]
+        ended = [s for s in states if s.ended and s.role_execution_ref not in arrived]
+        codes = [exit_code(s) for s in ended if s.role_execution_ref in done]
         code = next((c for c in codes if c != 0), 0)
-    return Waited(ok=code == 0, timed_out=timed_out, exit_code=code, workers=tuple(states))
+    return Waited(
+        ok=code == 0,
+        timed_out=timed_out,
+        exit_code=code,
+        workers=tuple(states),
+        until=until,
+        reached=tuple(arrived),
+    )
 
 
 # --------------------------------------------------------------------------- result

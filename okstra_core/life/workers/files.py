@@ -16,7 +16,10 @@ that directory, opened without following links (`open_worker_dir`); the names a
 
 from __future__ import annotations
 
+import os
 import re
+import stat
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ...documents.worker import WorkerExit, WorkerLaunch
@@ -107,6 +110,19 @@ def tail_lines(run_dir: Path, ref: str, count: int) -> list[str]:
     if start > 0 and lines:
         lines = lines[1:]  # the first one was cut
     return [line for line in lines if line.strip()][-count:]
+
+
+def last_written(run_dir: Path, ref: str) -> datetime | None:
+    """When the worker's `output.log` was last written (None without one, or when it
+    is not a regular file)."""
+    try:
+        with open_worker_dir(run_dir, ref) as directory:
+            seen = os.stat(OUTPUT, dir_fd=directory.fd, follow_symlinks=False)
+    except (OSError, OkstraError):
+        return None
+    if not stat.S_ISREG(seen.st_mode):
+        return None
+    return datetime.fromtimestamp(seen.st_mtime, UTC)
 
 
 def read_result(run_dir: Path, ref: str, *, result_file: bool) -> tuple[str, Path, bytes]:

@@ -10,17 +10,21 @@ recorded `lost`. Nothing stays `running` forever.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ...catalog.activity import ActivitySpec
+from ...display import words_of
 from ...environment import Environment
 from ...records import config, dataclass, to_data
 from ...store import read_json
 from ...tasks import RUN_MANIFEST
 from ..process import Identity
 from . import files, record
+from .liveness import provider_activity, worker_activity
 from .team import Member, members
 
 LOST_DETAIL = (
@@ -44,6 +48,7 @@ class WorkerState:
     label: str
     short: str
     role: str
+    provider: str
     model_ref: str | None
     leader: bool
     surface: str | None
@@ -62,6 +67,7 @@ class WorkerState:
     output_log: str | None = None
     source_role_execution_ref: str | None = None
     activity: str | None = None
+    activity_detail: str | None = None
     detail: str | None = None
     recorded_now: bool = False
 
@@ -75,7 +81,9 @@ class WorkerState:
 
 
 def status_label(state: str, exit_status: int | None, signal: int | None) -> str:
-    if state in ("exited", "stopped"):
+    """What people read: `exited 3`, `exited (signal 9)`, `stopped` (how a stopped
+    worker's CLI ended is in the JSON only)."""
+    if state == "exited":
         if signal is not None:
             return f"{state} (signal {signal})"
         if exit_status is not None:
@@ -110,7 +118,7 @@ def state_of(
     started, ended = member.get_str("launchedAt"), member.get_str("exitedAt")
     last = None
     if not member.leader and state != "prepared":
-        lines = files.tail_lines(run_dir, member.ref, 1)
+        lines = words_of(files.tail_lines(run_dir, member.ref, 40), 1)
         last = lines[-1] if lines else None
     source = member.execution.get("sourceRoleExecutionRef")
     return WorkerState(
@@ -119,6 +127,7 @@ def state_of(
         label=member.label,
         short=member.short,
         role=member.role,
+        provider=member.provider,
         model_ref=member.model_ref,
         leader=member.leader,
         surface=member.get_str("launchBackend"),
@@ -213,7 +222,33 @@ def observe_team(
             seen[member.ref] = done
     if changed:
         team = read_team(run_dir)
-    return [state_of(run_dir, m, now, recorded=seen.get(m.ref, False)) for m in team]
+    states = [state_of(run_dir, m, now, recorded=seen.get(m.ref, False)) for m in team]
+    return with_activity(run_dir, states, environment)
+
+
+def with_activity(
+    run_dir: Path, states: list[WorkerState], environment: Environment
+) -> list[WorkerState]:
+    """The states with each running worker's activity (`liveness`)."""
+    specs: dict[str, ActivitySpec | None] = {}
+    now = environment.now()
+    shown: list[WorkerState] = []
+    for state in states:
+        if state.leader or not state.running:
+            shown.append(state)
+            continue
+        provider = state.provider
+        if provider not in specs:
+            specs[provider] = provider_activity(provider, environment)
+        seen = worker_activity(
+            run_dir,
+            state.role_execution_ref,
+            specs[provider],
+            started_at=state.started_at,
+            now=now,
+        )
+        shown.append(dataclasses.replace(state, activity=seen.state, activity_detail=seen.detail))
+    return shown
 
 
 def as_data(states: list[WorkerState]) -> list[dict[str, Any]]:
