@@ -96,30 +96,7 @@ def register(sub: Any) -> None:
     _json_flag(runs)
     runs.set_defaults(handler=_runs, human=_runs_human)
 
-    status = sub.add_parser(
-        "status",
-        help="a run and its lead: running, exited N, …",
-        epilog="examples:\n"
-        "  okstra status requirements-discovery-001\n"
-        "  okstra status perf/widget          the task's newest run\n"
-        "  okstra status perf/widget --json\n"
-        "  okstra status perf/widget --wait waiting --timeout 600",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    status.add_argument("run", help=RUN_HELP)
-    status.add_argument(
-        "--wait",
-        choices=("waiting", "idle"),
-        help="first wait until the lead waits for input (or is idle), or stops running",
-    )
-    status.add_argument(
-        "--timeout",
-        type=_wait_seconds,
-        metavar="SECONDS",
-        help="with --wait: give up after this long (exit 124)",
-    )
-    _json_flag(status)
-    status.set_defaults(handler=_status, human=_status_human)
+    _register_status(sub)
 
     attach = sub.add_parser(
         "attach",
@@ -149,6 +126,33 @@ def register(sub: Any) -> None:
     )
     _json_flag(stop)
     stop.set_defaults(handler=_stop, human=_stop_human)
+
+
+def _register_status(sub: Any) -> None:
+    status = sub.add_parser(
+        "status",
+        help="a run and its lead: running, exited N, …",
+        epilog="examples:\n"
+        "  okstra status requirements-discovery-001\n"
+        "  okstra status perf/widget          the task's newest run\n"
+        "  okstra status perf/widget --json\n"
+        "  okstra status perf/widget --wait waiting --timeout 600",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    status.add_argument("run", help=RUN_HELP)
+    status.add_argument(
+        "--wait",
+        choices=("waiting", "idle"),
+        help="first wait until the lead waits for input (or is idle), or stops running",
+    )
+    status.add_argument(
+        "--timeout",
+        type=_wait_seconds,
+        metavar="SECONDS",
+        help="with --wait: give up after this long (exit 124)",
+    )
+    _json_flag(status)
+    status.set_defaults(handler=_status, human=_status_human)
 
 
 # How many runs `okstra runs` lists unless asked (`--limit`): a screen's worth and more;
