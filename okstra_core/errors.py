@@ -130,6 +130,25 @@ class LaunchError(OkstraError):
     exit_code = 1
 
 
+class GitError(OkstraError):
+    """A git command okstra ran on a writer's worktree or branch failed (its answer is
+    in the message); what git left is as git left it."""
+
+    exit_code = 1
+
+
+class MergeConflictError(OkstraError):
+    """A writer's branch conflicts with the project's branch: nothing was merged, both
+    sides are as they were. `files` names the conflicting paths."""
+
+    exit_code = 1
+    FACTS: ClassVar[Mapping[str, str]] = {"files": "files"}
+
+    def __init__(self, message: str, files: tuple[str, ...]) -> None:
+        self.files = files
+        super().__init__(message)
+
+
 class FileSystemError(OkstraError):
     """A file okstra reads or writes is unsafe (a link, a FIFO, a device, too large) or
     the file system refused the operation (disk full, read-only, permission denied…).

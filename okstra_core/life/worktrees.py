@@ -1,0 +1,421 @@
+"""A git worktree per writing worker: made, committed at the end, diffed, merged, removed.
+
+A worker whose role writes runs in a worktree of its own, on its own branch
+(`okstra/<task-group>/<task-id>/<run-id>/<role>-<n>`), made from the commit the project
+is on when it starts (or the run's base). The worktrees live outside the project (under
+okstra's per-user data directory, or the `worktrees.dir` setting of `config.json`), so
+nothing that scans the project sees copies of it.
+
+Nothing a writer did is lost: what it left uncommitted is committed on its branch when
+it ends (as okstra, whatever git identity the person has, or none); a merge that would
+conflict is refused before anything is touched, naming the files; a refused merge
+changes nothing. Every step is a real `git` run with okstra's own environment for git
+(no inherited `GIT_DIR` and the like, no hooks, no signing prompts).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import GitError, MergeConflictError, UsageError
+from ..paths import user_dirs
+from ..records import dataclass
+
+__all__ = [
+    "OKSTRA_IDENTITY",
+    "Checkout",
+    "Merged",
+    "Tree",
+    "branch_name",
+    "changed_files",
+    "commit_leftovers",
+    "diff",
+    "discard",
+    "make",
+    "merge",
+    "okstra_worktrees",
+    "project_tree",
+    "worktree_path",
+    "worktrees_root",
+]
+
+# git reads these from the environment; a worker's or a person's must not steer okstra's.
+_GIT_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+)
+# okstra's commits: its own identity, never signed (no prompt), no hooks.
+OKSTRA_IDENTITY = (
+    "-c",
+    "user.name=okstra",
+    "-c",
+    "user.email=okstra@localhost",
+    "-c",
+    "commit.gpgsign=false",
+)
+BRANCH_PREFIX = "okstra/"
+_TIMEOUT = 120.0
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _env(env: Mapping[str, str] | None) -> dict[str, str]:
+    base = dict(os.environ if env is None else env)
+    for name in _GIT_ENV:
+        base.pop(name, None)
+    base.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    return base
+
+
+def _git(
+    cwd: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    check: bool = True,
+    extra_env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `git -C cwd args…`; GitError (with git's answer) on a failure when `check`."""
+    full = _env(env)
+    if extra_env:
+        full.update(extra_env)
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(cwd), *args],
+            env=full,
+            capture_output=True,
+            text=True,
+            timeout=_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitError(f"git {args[0]} could not run: {exc}") from None
+    if check and done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        raise GitError(f"git {' '.join(args[:2])} failed: {' / '.join(said[-3:]) or 'no answer'}")
+    return done
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The git checkout a project lives in.
+
+    Attributes:
+        top: its top directory (`git rev-parse --show-toplevel`).
+        sub: the project's directory relative to `top` ("" when it is the top).
+        head: the commit it is on (None: a repository without a commit yet).
+        branch: the branch checked out (None: a detached HEAD).
+    """
+
+    top: Path
+    sub: str
+    head: str | None
+    branch: str | None
+
+
+def project_tree(project_root: Path, env: Mapping[str, str] | None = None) -> Tree | None:
+    """The git checkout of `project_root`, or None when it is not in one (or git is absent)."""
+    try:
+        done = _git(
+            project_root,
+            "rev-parse",
+            "--show-toplevel",
+            "--show-prefix",
+            "--verify",
+            "-q",
+            "HEAD^{commit}",
+            env=env,
+            check=False,
+        )
+    except GitError:
+        return None
+    lines = done.stdout.splitlines()
+    if len(lines) < 2 or not lines[0]:
+        return None
+    head = lines[2] if len(lines) > 2 and done.returncode == 0 else None
+    branch = _git(project_root, "symbolic-ref", "-q", "--short", "HEAD", env=env, check=False)
+    return Tree(
+        top=Path(lines[0]),
+        sub=lines[1].rstrip("/"),
+        head=head,
+        branch=branch.stdout.strip() or None,
+    )
+
+
+def resolve_commit(tree: Tree, ref: str, env: Mapping[str, str] | None = None) -> str:
+    """The commit `ref` names in `tree`; UsageError when it names none."""
+    done = _git(tree.top, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", env=env, check=False)
+    if done.returncode != 0 or not done.stdout.strip():
+        raise UsageError(f"{ref!r} names no commit of {tree.top}", field="--base-ref")
+    return done.stdout.strip()
+
+
+def _part(text: str) -> str:
+    return _UNSAFE.sub("-", text).strip(".-") or "x"
+
+
+def branch_name(task_group: str, task_id: str, run_id: str, role: str, ordinal: int) -> str:
+    """`okstra/<task-group>/<task-id>/<run-id>/<role>-<n>`."""
+    parts = (task_group, task_id, run_id, f"{role}-{ordinal}")
+    return BRANCH_PREFIX + "/".join(_part(p) for p in parts)
+
+
+def worktrees_root(configured: str | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """Where worktrees live: the `worktrees.dir` setting, else `<data dir>/worktrees`."""
+    if configured:
+        return Path(configured).expanduser()
+    return user_dirs(env).data / "worktrees"
+
+
+def worktree_path(root: Path, project_id: str, branch: str) -> Path:
+    """`<root>/<project id>/<task-group>/<task-id>/<run-id>/<role>-<n>`."""
+    return root / _part(project_id) / branch.removeprefix(BRANCH_PREFIX)
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A writer's worktree, made: where it is, its branch, the commit it starts from,
+    and where the worker runs in it (the project's directory inside the worktree)."""
+
+    path: Path
+    branch: str
+    base: str
+    cwd: Path
+
+
+def make(
+    tree: Tree, path: Path, branch: str, base: str, env: Mapping[str, str] | None = None
+) -> Checkout:
+    """`git worktree add -b <branch> <path> <base>`.
+
+    Raises:
+        UsageError: the branch or the directory exists already.
+        GitError: git failed.
+    """
+    if os.path.lexists(path):
+        raise UsageError(f"the worktree directory {path} exists already", field="<who>")
+    if _tip(tree.top, branch, env) is not None:
+        raise UsageError(f"the branch {branch} exists already", field="<who>")
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _git(tree.top, "worktree", "add", "-q", "-b", branch, str(path), base, env=env)
+    cwd = path / tree.sub if tree.sub else path
+    return Checkout(path=path, branch=branch, base=base, cwd=cwd)
+
+
+def commit_leftovers(path: Path, label: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Commit whatever is uncommitted in the worktree at `path` on its branch, as okstra:
+    `okstra: <label> (uncommitted at exit)`. Returns the commit, or None when nothing was
+    left (or the worktree is gone)."""
+    if not path.is_dir():
+        return None
+    _git(path, "add", "-A", env=env)
+    staged = _git(path, "diff", "--cached", "--quiet", env=env, check=False)
+    if staged.returncode == 0:
+        return None
+    message = f"okstra: {label} (uncommitted at exit)"
+    _git(path, *OKSTRA_IDENTITY, "commit", "-q", "--no-verify", "-m", message, env=env)
+    return _git(path, "rev-parse", "HEAD", env=env).stdout.strip()
+
+
+def _tip(tree_top: Path, branch: str, env: Mapping[str, str] | None) -> str | None:
+    done = _git(
+        tree_top, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", env=env, check=False
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def diff(
+    tree_top: Path,
+    path: Path,
+    branch: str,
+    base: str,
+    *,
+    stat: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """The writer's changes against `base`: its commits and, while its worktree exists,
+    what it has not committed (new files included). Nothing in the worktree changes:
+    uncommitted files are staged in a copy of its index.
+
+    Raises:
+        UsageError: neither the worktree nor the branch exists any more.
+    """
+    how = ["--stat"] if stat else ["--patch"]
+    if path.is_dir():
+        index = _git(path, "rev-parse", "--git-path", "index", env=env).stdout.strip()
+        source = Path(index) if os.path.isabs(index) else path / index
+        with tempfile.TemporaryDirectory(prefix="okstra-diff-") as scratch:
+            copy = Path(scratch) / "index"
+            if source.exists():
+                copy.write_bytes(source.read_bytes())
+            private = {"GIT_INDEX_FILE": str(copy)}
+            _git(path, "add", "-A", env=env, extra_env=private)
+            done = _git(path, "diff", "--cached", *how, base, env=env, extra_env=private)
+        return done.stdout
+    if _tip(tree_top, branch, env) is None:
+        raise UsageError(f"neither the worktree {path} nor the branch {branch} exists any more")
+    return _git(tree_top, "diff", *how, base, branch, env=env).stdout
+
+
+def changed_files(
+    tree_top: Path, base: str, branch: str, env: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
+    """The files the branch changed since `base` (paths from the top of the checkout)."""
+    done = _git(tree_top, "diff", "--name-only", "-z", base, branch, env=env)
+    return tuple(p for p in done.stdout.split("\0") if p)
+
+
+def _dirty(tree_top: Path, env: Mapping[str, str] | None) -> set[str]:
+    """The paths with uncommitted changes in the project's checkout (untracked included)."""
+    done = _git(tree_top, "status", "--porcelain=v1", "-z", "--untracked-files=all", env=env)
+    dirty: set[str] = set()
+    entries = done.stdout.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        if len(entry) > 3:
+            dirty.add(entry[3:])
+            if entry[0] in "RC":  # a rename's source follows
+                i += 1
+                if i < len(entries) and entries[i]:
+                    dirty.add(entries[i])
+        i += 1
+    return dirty
+
+
+def _conflicts(tree_top: Path, branch: str, env: Mapping[str, str] | None) -> tuple[str, ...]:
+    """The files a merge of `branch` into HEAD would conflict on (nothing is touched)."""
+    done = _git(
+        tree_top, "merge-tree", "--write-tree", "--name-only", "-z", "HEAD", branch,
+        env=env, check=False,
+    )  # fmt: skip
+    if done.returncode == 0:
+        return ()
+    if done.returncode != 1:
+        said = done.stderr.strip() or done.stdout.strip()
+        raise GitError(f"git merge-tree failed: {said or 'no answer'}")
+    # The tree, then the conflicted files, then an empty entry, then the messages.
+    parts = done.stdout.split("\0")
+    files: list[str] = []
+    for name in parts[1:]:
+        if not name:
+            break
+        if name not in files:
+            files.append(name)
+    return tuple(files) or ("(unknown)",)
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A merge done: the commit the project's branch is on now, and how."""
+
+    commit: str
+    into: str
+    squash: bool
+    files: tuple[str, ...]
+    fast_forward: bool = False
+
+
+def _identity_env(tree_top: Path, env: Mapping[str, str] | None) -> tuple[str, ...]:
+    """The person's identity when they set one; okstra's otherwise (a merge must commit,
+    and git refuses an identity it only guessed)."""
+    full = _env(env)
+    if full.get("GIT_COMMITTER_EMAIL") or full.get("EMAIL"):
+        return ()
+    known = _git(tree_top, "config", "user.email", env=env, check=False)
+    return () if known.stdout.strip() else OKSTRA_IDENTITY
+
+
+def merge(
+    tree: Tree,
+    branch: str,
+    base: str,
+    label: str,
+    *,
+    squash: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Merged:
+    """Merge `branch` into the branch checked out in the project.
+
+    Refused, changing nothing: a detached HEAD; uncommitted changes in the project to
+    files the branch changed; a merge that would conflict (MergeConflictError naming the
+    files, found by `git merge-tree` before anything is touched).
+    """
+    if tree.branch is None:
+        raise UsageError(
+            f"the project at {tree.top} is on no branch (a detached HEAD): check out the "
+            "branch to merge into first"
+        )
+    files = changed_files(tree.top, base, branch, env)
+    overlap = sorted(_dirty(tree.top, env) & set(files))
+    if overlap:
+        raise UsageError(
+            f"the project has uncommitted changes to files {label} changed: "
+            f"{', '.join(overlap)}; commit or stash them first (nothing was merged)"
+        )
+    conflicts = _conflicts(tree.top, branch, env)
+    if conflicts:
+        raise MergeConflictError(
+            f"{label} conflicts with {tree.branch} in {', '.join(conflicts)}: nothing was "
+            f"merged, both sides are as they were (branch {branch})",
+            conflicts,
+        )
+    who = _identity_env(tree.top, env)
+    if squash:
+        _git(tree.top, *who, "merge", "--squash", "-q", branch, env=env)
+        message = f"okstra: {label} (squashed from {branch})"
+        staged = _git(tree.top, "diff", "--cached", "--quiet", env=env, check=False)
+        if staged.returncode != 0:
+            _git(tree.top, *who, "commit", "-q", "--no-verify", "-m", message, env=env)
+    else:
+        message = f"okstra: merge {label} ({branch})"
+        done = _git(
+            tree.top, *who, "merge", "--no-ff", "--no-verify", "-q", "-m", message, branch,
+            env=env, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            _git(tree.top, "merge", "--abort", env=env, check=False)
+            raise GitError(f"git merge failed and was aborted: {done.stderr.strip()}")
+    head = _git(tree.top, "rev-parse", "HEAD", env=env).stdout.strip()
+    return Merged(commit=head, into=tree.branch, squash=squash, files=files)
+
+
+def discard(
+    tree_top: Path, path: Path, branch: str, env: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
+    """Remove the worktree and delete the branch; returns what was done."""
+    steps: list[str] = []
+    if path.is_dir():
+        _git(tree_top, "worktree", "remove", "--force", str(path), env=env)
+        steps.append(f"removed the worktree {path}")
+    _git(tree_top, "worktree", "prune", env=env, check=False)
+    if _tip(tree_top, branch, env) is not None:
+        _git(tree_top, "branch", "-D", "-q", branch, env=env)
+        steps.append(f"deleted the branch {branch}")
+    return tuple(steps)
+
+
+def okstra_worktrees(
+    tree_top: Path, env: Mapping[str, str] | None = None
+) -> list[tuple[Path, str]]:
+    """(path, branch) of every worktree of the checkout on an `okstra/` branch."""
+    done = _git(tree_top, "worktree", "list", "--porcelain", "-z", env=env, check=False)
+    found: list[tuple[Path, str]] = []
+    path: Path | None = None
+    for field in done.stdout.split("\0"):
+        if field.startswith("worktree "):
+            path = Path(field[len("worktree ") :])
+        elif field.startswith("branch refs/heads/" + BRANCH_PREFIX) and path is not None:
+            found.append((path, field[len("branch refs/heads/") :]))
+    return found
