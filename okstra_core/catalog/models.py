@@ -305,6 +305,9 @@ class GlobalConfig:
     disabled_providers: tuple[StrictStr, ...] = ()
     language: StrictStr | None = None
     theme: StrictStr | None = None
+    # `"worktrees": {"dir": "..."}`: where writers' worktrees live (default: okstra's
+    # per-user data directory).
+    worktrees_dir: StrictStr | None = None
     source: StrictStr = ""
 
 

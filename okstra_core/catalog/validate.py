@@ -174,7 +174,31 @@ def describe(value: Any, *, json: bool = False) -> str:
     return "a table" if kind == "an object" and not json else kind
 
 
-_GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme")
+_GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme", "worktrees")
+
+
+def _worktrees_dir(raw: dict[str, Any], path: Path) -> str | None:
+    """`"worktrees": {"dir": "<absolute or ~ path>"}`, or None when not set."""
+    value = raw.get("worktrees")
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - {"dir"}:
+        raise DataFileError(
+            f'expected {{"dir": "<directory>"}}, got {describe(value, json=True)}',
+            path=path,
+            field="worktrees",
+        )
+    directory = value.get("dir")
+    if directory is None:
+        return None
+    if not isinstance(directory, str) or not directory.startswith(("/", "~")):
+        raise DataFileError(
+            "expected an absolute directory (or one under ~), got "
+            f"{describe(directory, json=True)}",
+            path=path,
+            field="worktrees.dir",
+        )
+    return directory
 
 
 def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
@@ -221,6 +245,7 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
         disabled_providers=tuple(disabled),
         language=optional["language"],
         theme=optional["theme"],
+        worktrees_dir=_worktrees_dir(raw, path),
         source=str(path),
     )
 

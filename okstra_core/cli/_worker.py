@@ -21,6 +21,7 @@ from ..life.limits import (
     MAX_WAIT_SECONDS,
     RESULT_SHOWN_BYTES,
 )
+from . import _worker_review as review
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 WHO_HELP = "a role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
@@ -77,6 +78,7 @@ def register(sub: Any) -> None:
     )
     _register_start(wsub)
     _register_watch(wsub)
+    review.register(wsub, _sub)
     worker.set_defaults(handler=_usage)
 
 
@@ -106,6 +108,11 @@ def _register_start(wsub: Any) -> None:
         "--source",
         metavar="WHO",
         help="the role execution a dynamic role comes from (default: the lead's)",
+    )
+    start.add_argument(
+        "--shared-tree",
+        action="store_true",
+        help="a writer runs in the project's own tree, not a git worktree of its own",
     )
     start.add_argument("--json", action="store_true", help="print one JSON document")
     start.set_defaults(handler=_start, human=_start_human)
@@ -178,7 +185,10 @@ def _register_watch(wsub: Any) -> None:
 
 
 def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    raise UsageError("okstra worker: a command is required: start, status, wait, result, stop")
+    raise UsageError(
+        "okstra worker: a command is required: start, status, wait, result, stop, diff, "
+        "merge, discard"
+    )
 
 
 def _run_dir(value: str) -> Path:
@@ -224,6 +234,7 @@ def _start(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         model=ns.model,
         source=ns.source,
         surface=ns.surface,
+        shared_tree=ns.shared_tree,
     )
     return to_data(started), 0
 
@@ -236,8 +247,12 @@ def _start_human(payload: dict[str, Any]) -> None:
         if payload["surface"] == "tmux"
         else f"background, output in {payload['outputLog']}"
     )
-    lines = [
-        f"okstra: started {payload['label']} — {where}",
+    lines = [f"okstra: started {payload['label']} — {where}"]
+    if payload.get("worktreePath"):
+        lines.append(f"okstra: it works in {payload['worktreePath']} on branch {payload['branch']}")
+    if payload.get("treeNote"):
+        lines.append(f"okstra: it {payload['treeNote']}")
+    lines += [
         f"okstra: wait for it:  {payload['waitCommand']}",
         f"okstra: its result:   {payload['resultCommand']}",
     ]

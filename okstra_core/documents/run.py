@@ -134,7 +134,17 @@ class RoleExecution(Document):
         camel_case=True,
         by_name=True,
         aliases={"duty": "dutyId"},
-        omit_none=("source_role_execution_ref",),
+        omit_none=(
+            "source_role_execution_ref",
+            "worktree_path",
+            "branch",
+            "base_commit",
+            "tree_note",
+            "merged_at",
+            "merge_commit",
+            "merged_into",
+            "discarded_at",
+        ),
     )
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "binding": ("one", BindingRecord)
@@ -159,6 +169,17 @@ class RoleExecution(Document):
     # A role execution started at run time (a dynamic role, another attempt) names the
     # role execution it came from; absent for the team bound at prepare.
     source_role_execution_ref: StrictStr | None = None
+    # A writer in a worktree of its own (`okstra_core.life.worktrees`): where, on which
+    # branch, from which commit; or why it ran in the project's own tree (`tree_note`).
+    worktree_path: StrictStr | None = None
+    branch: StrictStr | None = None
+    base_commit: StrictStr | None = None
+    tree_note: StrictStr | None = None
+    # Its branch merged into the project's (`okstra worker merge`), or thrown away.
+    merged_at: StrictStr | None = None
+    merge_commit: StrictStr | None = None
+    merged_into: StrictStr | None = None
+    discarded_at: StrictStr | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

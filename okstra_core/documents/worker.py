@@ -21,9 +21,11 @@ if TYPE_CHECKING:
 __all__ = [
     "PaneActivity",
     "ProjectRunsRow",
+    "WorkerDiscarded",
     "WorkerExit",
     "WorkerExited",
     "WorkerLaunch",
+    "WorkerMerged",
     "WorkerStarted",
 ]
 
@@ -51,6 +53,9 @@ class WorkerLaunch(Document):
         started_at: when the start was asked for (ISO).
         added: the participant and role execution this start adds (a new attempt or
             a dynamic role), as the run manifest holds them; None for a prepared one.
+        worktree / branch / base_commit: a writer's own worktree (where `cwd` is),
+            its branch and the commit it was made from; None for a worker in the
+            project's tree, whose `tree_note` says why when it writes.
     """
 
     __pydantic_config__ = _CONFIG
@@ -74,6 +79,20 @@ class WorkerLaunch(Document):
     session_id: StrictStr | None = None
     started_at: StrictStr
     added: dict[StrictStr, Any] | None = None
+    worktree: StrictStr | None = None
+    branch: StrictStr | None = None
+    base_commit: StrictStr | None = None
+    tree_note: StrictStr | None = None
+
+    def tree_changes(self) -> dict[str, str]:
+        """The role execution's worktree keys, as the run manifest records them."""
+        values = {
+            "worktreePath": self.worktree,
+            "branch": self.branch,
+            "baseCommit": self.base_commit,
+            "treeNote": self.tree_note,
+        }
+        return {k: v for k, v in values.items() if v is not None}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,6 +158,27 @@ class WorkerExited(_WorkerEvent):
     exited_at: StrictStr
     last_lines: tuple[StrictStr, ...] = ()
     detail: StrictStr | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerMerged(_WorkerEvent):
+    """A writer's branch was merged into the project's branch (`okstra worker merge`)."""
+
+    event: Literal["worker-merged"] = "worker-merged"
+    branch: StrictStr
+    into: StrictStr
+    commit: StrictStr
+    squash: StrictBool = False
+    files: tuple[StrictStr, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerDiscarded(_WorkerEvent):
+    """A writer's worktree and branch were removed (`okstra worker discard`)."""
+
+    event: Literal["worker-discarded"] = "worker-discarded"
+    branch: StrictStr
+    worktree_path: StrictStr
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,10 +30,11 @@ from .limits import (
     RESULT_SHOWN_BYTES,
 )
 from .report import finalize_report, read_run_manifest
-from .workers import control
+from .workers import control, review
 from .workers.control import Stopped, Waited
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
+from .workers.review import WorkerDiff, WorkerDiscard, WorkerMerge
 from .workers.start import Started, start_worker
 
 __all__ = [
@@ -42,9 +43,15 @@ __all__ = [
     "Stopped",
     "TeamStatus",
     "Waited",
+    "WorkerDiff",
+    "WorkerDiscard",
+    "WorkerMerge",
     "WorkerResult",
     "report_finalize",
     "team_status",
+    "worker_diff",
+    "worker_discard",
+    "worker_merge",
     "worker_result",
     "worker_start",
     "worker_stop",
@@ -93,6 +100,7 @@ def worker_start(
     model: str | None = None,
     source: str | None = None,
     surface: str | None = None,
+    shared_tree: bool = False,
 ) -> Started:
     """Start the worker `who` (or a new one of the dynamic `role` on `model`) with
     `prompt` on its standard input; return at once.
@@ -106,7 +114,9 @@ def worker_start(
         raise UsageError("the prompt is empty", field="prompt")
     if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
         raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
-    request = StartRequest(who=who, again=again, role=role, model=model, source=source)
+    request = StartRequest(
+        who=who, again=again, role=role, model=model, source=source, shared_tree=shared_tree
+    )
     return start_worker(run_dir, request, prompt, environment, surface=surface)
 
 
@@ -241,3 +251,27 @@ def report_finalize(run_dir: Path, report: Path) -> Finalized:
     path, manifest = read_run_manifest(run_dir)
     rows = finalize_report(manifest, report)
     return Finalized(run_manifest=str(path), report=str(report), execution_roles=tuple(rows))
+
+
+# --------------------------------------------------------------------------- review
+
+
+def worker_diff(
+    run_dir: Path, environment: Environment, who: str, *, stat: bool = False
+) -> WorkerDiff:
+    """A writer's committed and uncommitted changes against its base (`review.diff`)."""
+    return review.diff(run_dir, who, environment, stat=stat)
+
+
+def worker_merge(
+    run_dir: Path, environment: Environment, who: str, *, squash: bool = False
+) -> WorkerMerge:
+    """Merge an ended writer's branch into the project's branch (`review.merge`): refused,
+    changing nothing, over uncommitted changes to the same files or on a conflict."""
+    return review.merge(run_dir, who, environment, squash=squash)
+
+
+def worker_discard(run_dir: Path, environment: Environment, who: str) -> WorkerDiscard:
+    """Remove an ended writer's worktree and branch (`review.discard`). The caller asks
+    the person first."""
+    return review.discard(run_dir, who, environment)

@@ -11,6 +11,7 @@ again under the lock, where the manifest may have changed (another start).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ...binding import Binding, bind
@@ -49,6 +50,17 @@ _LAUNCH_KEYS = (
     "processGroup",
     "outputLog",
 )
+# Role execution keys of one start's worktree and its fate, never copied either.
+_TREE_KEYS = (
+    "worktreePath",
+    "branch",
+    "baseCommit",
+    "treeNote",
+    "mergedAt",
+    "mergeCommit",
+    "mergedInto",
+    "discardedAt",
+)
 WRITE = "workspace-write"
 READ_ONLY = "read-only"
 
@@ -62,6 +74,7 @@ class StartRequest:
         again: start a new attempt of `who` (a new role execution of its role).
         role / model: a dynamic role to start on a model (`--role R --model M`).
         source: the role execution a dynamic role comes from (default: the lead's).
+        shared_tree: a writer runs in the project's own tree, not a worktree of its own.
     """
 
     who: str | None = None
@@ -69,6 +82,7 @@ class StartRequest:
     role: str | None = None
     model: str | None = None
     source: str | None = None
+    shared_tree: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,8 @@ class StartPlan:
         model_value: the value given to the CLI's model flag.
         writes: whether it may change the project.
         cli: the CLI's path on PATH.
+        shared_tree: a writer runs in the project's tree (`--shared-tree`).
+        worktrees_dir: the `worktrees.dir` setting (None: the default place).
     """
 
     member: Member
@@ -92,6 +108,8 @@ class StartPlan:
     model_value: str
     writes: bool
     cli: str
+    shared_tree: bool = False
+    worktrees_dir: str | None = None
 
 
 def _next_ordinal(manifest: RunManifest, role: str) -> int:
@@ -120,7 +138,7 @@ def _again(manifest: RunManifest, source: Member) -> dict[str, Any]:
     participant_ref = _next_participant(manifest)
     participant = {k: v for k, v in source.participant.items() if k not in _LAUNCH_KEYS}
     participant.update(participantRef=participant_ref, status="prepared")
-    execution = dict(source.execution)
+    execution = {k: v for k, v in source.execution.items() if k not in _TREE_KEYS}
     execution.update(
         roleExecutionRef=role_execution_ref(source.role, ordinal),
         participantRef=participant_ref,
@@ -290,7 +308,10 @@ def plan_start(
             source_ref = member.ref
             added = _again(manifest, member)
             member = _new_member(added)
-    return _checked(member, added, source_ref, manifest, catalog, environment)
+    plan = _checked(member, added, source_ref, manifest, catalog, environment)
+    return replace(
+        plan, shared_tree=request.shared_tree, worktrees_dir=catalog.config.worktrees_dir
+    )
 
 
 def _checked(

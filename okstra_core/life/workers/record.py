@@ -161,6 +161,7 @@ def record_started(
         participant = draft.participant(launch.participant_ref)
         first = participant.get("status") not in (RUNNING, *ENDED)
         participant.update({k: v for k, v in changes.items() if v is not None})
+        execution.update(launch.tree_changes())
         if participant.get("status") not in ENDED:
             participant["status"] = RUNNING
             execution["status"] = RUNNING
@@ -248,3 +249,18 @@ def record_end(
         )
         append_line(timeline_path(run_dir), event.dump())
         return True
+
+
+def record_tree(
+    run_dir: Path, role_execution_ref: str, changes: Mapping[str, Any], event: Any, *, now: str
+) -> None:
+    """Record a writer's merge or discard on its role execution (`changes`, camelCase
+    keys of `RoleExecution`) and append its timeline `event` (a worker event record)."""
+    with run_lock(run_dir):
+        draft = _Draft.open(run_dir)
+        execution = draft.execution(role_execution_ref)
+        if execution is None:
+            raise UsageError(f"the run has no role execution {role_execution_ref}")
+        execution.update({k: v for k, v in changes.items() if v is not None})
+        draft.write(now)
+        append_line(timeline_path(run_dir), event.dump())

@@ -28,6 +28,7 @@ from ...launch import mint_session_id, worker_argv
 from ...launch.argv import placeholders_in
 from ...records import config, dataclass
 from ...store import atomic_write_bytes, dumps_json
+from .. import worktrees
 from ..process import Identity, as_pid
 from . import files
 from .plan import StartPlan, StartRequest, plan_start
@@ -65,6 +66,10 @@ class Started:
     output_log: str
     result_file: str | None
     source_role_execution_ref: str | None = None
+    worktree_path: str | None = None
+    branch: str | None = None
+    base_commit: str | None = None
+    tree_note: str | None = None
     wait_command: str
     result_command: str
 
@@ -124,6 +129,28 @@ def _write_files(
     atomic_write_bytes(directory / files.LAUNCH, launch.to_bytes())
 
 
+def _writer_tree(
+    manifest: RunManifest, plan: StartPlan, root: Path, config_dir: str | None, env: Any
+) -> tuple[worktrees.Checkout | None, str | None]:
+    """A writer's own worktree (made now), or why it runs in the project's tree."""
+    if not plan.writes:
+        return None, None
+    if plan.shared_tree:
+        return None, "runs in the project's own tree (--shared-tree)"
+    tree = worktrees.project_tree(root, env)
+    if tree is None:
+        return None, "runs in the project's own tree: the project is not a git checkout"
+    if tree.head is None:
+        return None, "runs in the project's own tree: the project's repository has no commit yet"
+    member = plan.member
+    branch = worktrees.branch_name(
+        manifest.task_group, manifest.task_id, manifest.run_id, member.role, member.ordinal
+    )
+    where = worktrees.worktrees_root(config_dir, env)
+    path = worktrees.worktree_path(where, manifest.project_id, branch)
+    return worktrees.make(tree, path, branch, tree.head, env), None
+
+
 def _launch(
     run_dir: Path,
     manifest: RunManifest,
@@ -135,8 +162,10 @@ def _launch(
 ) -> Started:
     member = plan.member
     root = _project_root(manifest)
+    checkout, note = _writer_tree(manifest, plan, root, plan.worktrees_dir, environment.env)
+    cwd = checkout.cwd if checkout is not None else root
     directory = files.make_worker_dir(run_dir, member.ref)
-    argv, session_id, names_result = _argv(plan, directory, root, prompt, environment)
+    argv, session_id, names_result = _argv(plan, directory, cwd, prompt, environment)
     now = environment.now().isoformat(timespec="seconds")
     launch = WorkerLaunch(
         run_dir=str(run_dir),
@@ -148,39 +177,63 @@ def _launch(
         model_ref=member.model_ref,
         argv=argv,
         env={},
-        cwd=str(root),
+        cwd=str(cwd),
         surface=surface,
         result_file=files.RESULT if names_result else None,
         session_id=session_id,
         started_at=now,
         added=dict(plan.added) if plan.added is not None else None,
+        worktree=str(checkout.path) if checkout is not None else None,
+        branch=checkout.branch if checkout is not None else None,
+        base_commit=checkout.base if checkout is not None else None,
+        tree_note=note,
     )
+    try:
+        return _run(run_dir, manifest, plan, launch, prompt, server, environment)
+    except BaseException:
+        if checkout is not None:  # nothing ran in it: leave no worktree or branch behind
+            worktrees.discard(Path(manifest.project_root), checkout.path, checkout.branch)
+        raise
+
+
+def _run(
+    run_dir: Path,
+    manifest: RunManifest,
+    plan: StartPlan,
+    launch: WorkerLaunch,
+    prompt: str,
+    server: Any,
+    environment: Environment,
+) -> Started:
+    """Write the worker's files, start its supervisor on its surface, record it."""
+    member, now, cwd = plan.member, launch.started_at, Path(launch.cwd)
+    directory = files.worker_dir(run_dir, member.ref)
     # The worker runs with okstra's own command directory first on its PATH.
     env = environment.okstra_first_env()
-    _write_files(directory, launch, prompt, env if surface == "tmux" else None)
+    _write_files(directory, launch, prompt, env if launch.surface == "tmux" else None)
     log = f"{files.WORKERS_DIR}/{member.ref}/{files.OUTPUT}"
     changes: dict[str, Any] = {
-        "launchBackend": surface,
+        "launchBackend": launch.surface,
         "launchedAt": now,
-        "sessionRef": session_id,
+        "sessionRef": launch.session_id,
         "outputLog": log,
     }
     pane = None
-    if surface == "tmux":
+    if launch.surface == "tmux":
         team = members(manifest.dump())
         pane = start_tmux(
             server,
             team,
             _leader(team),
             directory=directory,
-            cwd=root,
+            cwd=cwd,
             window_name=f"{manifest.task_id}-{manifest.run_id}",
             environment=environment,
         )
         supervisor = Identity.now(pane.pid) or Identity(pane.pid, "0")
         changes.update(paneRef=pane.pane_id, windowRef=pane.window_ref, tmuxSocket=pane.socket)
     else:
-        supervisor = start_background(directory, root, env)
+        supervisor = start_background(directory, cwd, env)
     changes.update(parentProcessId=supervisor.pid, parentStart=supervisor.start)
     record_started(run_dir, launch, changes, now=now, source_ref=plan.source_ref, locked=True)
     okstra = environment.okstra_command()
@@ -219,6 +272,10 @@ def _started(
         output_log=str(run_dir / log),
         result_file=str(directory / launch.result_file) if launch.result_file else None,
         source_role_execution_ref=plan.source_ref,
+        worktree_path=launch.worktree,
+        branch=launch.branch,
+        base_commit=launch.base_commit,
+        tree_note=launch.tree_note,
         wait_command=f"{okstra} worker wait {quoted} {member.short}",
         result_command=f"{okstra} worker result {quoted} {member.short}",
     )

@@ -35,6 +35,7 @@ from ...errors import OkstraError
 from ...store import atomic_write_bytes, read_json
 from ..process import process_start
 from ..tmux import server_at, user_server
+from ..worktrees import commit_leftovers
 from . import files, record
 from .notify import notify
 
@@ -246,7 +247,13 @@ def _finish(
     pane: str | None,
     socket: str | None,
 ) -> None:
-    """Record the end (unless someone did) and tell the person."""
+    """Keep what a writer left uncommitted, record the end (unless someone did) and tell
+    the person."""
+    if launch.worktree is not None:
+        try:
+            commit_leftovers(Path(launch.worktree), launch.label, environment.env)
+        except OkstraError as exc:
+            print(f"okstra: could not commit what it left: {exc.render()}", file=sys.stderr)
     try:
         recorded = record.record_end(
             run_dir,

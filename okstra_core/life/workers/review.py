@@ -1,0 +1,221 @@
+"""`okstra worker diff|merge|discard`: review a writer's branch, merge it, or throw it away.
+
+A writer that ran in a worktree of its own (`okstra_core.life.worktrees`) has its
+`worktreePath`, `branch` and `baseCommit` on its role execution. Its diff is against
+that base, committed and uncommitted work alike. A merge or a discard waits for the
+writer to end, and is recorded on its role execution (`mergedAt`, `mergeCommit`,
+`mergedInto`; `discardedAt`) and in the timeline (`worker-merged`, `worker-discarded`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...documents.worker import WorkerDiscarded, WorkerMerged
+from ...environment import Environment
+from ...errors import UsageError
+from ...records import config, dataclass
+from .. import worktrees
+from . import record
+from .observe import observe_team, read_team
+from .record import read_manifest
+from .team import WHO_ARG, Member, find
+
+__all__ = ["WorkerDiff", "WorkerDiscard", "WorkerMerge", "diff", "discard", "merge"]
+
+
+@dataclass(frozen=True)
+class _Writer:
+    member: Member
+    path: Path
+    branch: str
+    base: str
+    root: Path
+    run_id: str
+
+
+def _str(member: Member, key: str) -> str | None:
+    value = member.execution.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _writer(run_dir: Path, who: str, environment: Environment | None = None) -> _Writer:
+    """The writer `who` names, with its worktree; UsageError for any other worker.
+
+    With `environment`, ends nobody recorded yet are recorded first (`observe_team`).
+    """
+    if environment is not None:
+        observe_team(run_dir, environment)
+    _, manifest = read_manifest(run_dir)
+    member = find(read_team(run_dir), who)
+    path, branch, base = (_str(member, k) for k in ("worktreePath", "branch", "baseCommit"))
+    if path is None or branch is None or base is None:
+        if member.status == "prepared":
+            why = "it was never started"
+        else:
+            why = _str(member, "treeNote") or "it does not write: it ran in the project's tree"
+        raise UsageError(f"{member.short} has no worktree of its own: {why}", field=WHO_ARG)
+    return _Writer(
+        member=member,
+        path=Path(path),
+        branch=branch,
+        base=base,
+        root=Path(manifest.project_root),
+        run_id=manifest.run_id,
+    )
+
+
+def _ended(writer: _Writer, what: str) -> None:
+    if writer.member.status == record.RUNNING:
+        raise UsageError(
+            f"{writer.member.short} is still running; wait for it (`okstra worker wait`) or "
+            f"stop it before you {what} its branch",
+            field=WHO_ARG,
+        )
+    if _str(writer.member, "discardedAt") is not None:
+        raise UsageError(f"{writer.member.short}'s branch was discarded", field=WHO_ARG)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerDiff:
+    """A writer's changes against its base (`--stat`: the summary only)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool = True
+    role_execution_ref: str
+    label: str
+    branch: str
+    base_commit: str
+    worktree_path: str
+    stat: bool
+    text: str
+
+
+def diff(run_dir: Path, who: str, environment: Environment, *, stat: bool = False) -> WorkerDiff:
+    """The writer's committed and uncommitted changes against its base.
+
+    Raises:
+        UsageError: not a writer with a worktree, or its worktree and branch are gone.
+    """
+    writer = _writer(run_dir, who)
+    text = worktrees.diff(
+        writer.root, writer.path, writer.branch, writer.base, stat=stat, env=environment.env
+    )
+    return WorkerDiff(
+        role_execution_ref=writer.member.ref,
+        label=writer.member.label,
+        branch=writer.branch,
+        base_commit=writer.base,
+        worktree_path=str(writer.path),
+        stat=stat,
+        text=text,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerMerge:
+    """A writer's branch merged into the project's branch."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool = True
+    role_execution_ref: str
+    label: str
+    branch: str
+    into: str
+    commit: str
+    squash: bool
+    files: tuple[str, ...]
+    kept_leftovers: str | None = None
+
+
+def merge(
+    run_dir: Path, who: str, environment: Environment, *, squash: bool = False
+) -> WorkerMerge:
+    """Merge the writer's branch (what it left uncommitted committed first) into the
+    branch checked out in the project; recorded in the manifest and the timeline.
+
+    Raises:
+        UsageError: still running, discarded, not a writer, the project not on a branch,
+            or uncommitted changes in the project to files the branch changed (nothing
+            merged).
+        MergeConflictError: it would conflict (nothing merged; the files named).
+    """
+    writer = _writer(run_dir, who, environment)
+    _ended(writer, "merge")
+    env = environment.env
+    kept = worktrees.commit_leftovers(writer.path, writer.member.label, env)
+    tree = worktrees.project_tree(writer.root, env)
+    if tree is None:
+        raise UsageError(f"the project at {writer.root} is no longer a git checkout")
+    done = worktrees.merge(
+        tree, writer.branch, writer.base, writer.member.label, squash=squash, env=env
+    )
+    now = environment.now().isoformat(timespec="seconds")
+    event = WorkerMerged(
+        at=now,
+        run_id=writer.run_id,
+        role_execution_ref=writer.member.ref,
+        participant_ref=writer.member.participant_ref,
+        label=writer.member.label,
+        branch=writer.branch,
+        into=done.into,
+        commit=done.commit,
+        squash=squash,
+        files=done.files,
+    )
+    changes = {"mergedAt": now, "mergeCommit": done.commit, "mergedInto": done.into}
+    record.record_tree(run_dir, writer.member.ref, changes, event, now=now)
+    return WorkerMerge(
+        role_execution_ref=writer.member.ref,
+        label=writer.member.label,
+        branch=writer.branch,
+        into=done.into,
+        commit=done.commit,
+        squash=squash,
+        files=done.files,
+        kept_leftovers=kept,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerDiscard:
+    """A writer's worktree and branch removed."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool = True
+    role_execution_ref: str
+    label: str
+    branch: str
+    steps: tuple[str, ...]
+
+
+def discard(run_dir: Path, who: str, environment: Environment) -> WorkerDiscard:
+    """Remove the writer's worktree and delete its branch; recorded in the manifest and
+    the timeline.
+
+    Raises:
+        UsageError: still running, discarded already, or not a writer.
+    """
+    writer = _writer(run_dir, who, environment)
+    _ended(writer, "discard")
+    steps = worktrees.discard(writer.root, writer.path, writer.branch, environment.env)
+    now = environment.now().isoformat(timespec="seconds")
+    event = WorkerDiscarded(
+        at=now,
+        run_id=writer.run_id,
+        role_execution_ref=writer.member.ref,
+        participant_ref=writer.member.participant_ref,
+        label=writer.member.label,
+        branch=writer.branch,
+        worktree_path=str(writer.path),
+    )
+    record.record_tree(run_dir, writer.member.ref, {"discardedAt": now}, event, now=now)
+    return WorkerDiscard(
+        role_execution_ref=writer.member.ref,
+        label=writer.member.label,
+        branch=writer.branch,
+        steps=steps,
+    )
