@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from .records import dataclass, field
@@ -33,12 +33,16 @@ class Environment:
         now: the clock (timezone-aware UTC).
         new_uuid: the uuid source for session ids and invocation ids.
         which_override: when set, replaces the PATH look-up (tests).
+        probe_override: when set, replaces running a CLI to ask it something (its
+            version, help or login status: argv -> (exit status, stdout, stderr);
+            tests whose PATH look-up names no real file).
     """
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     now: Callable[[], datetime] = _utcnow
     new_uuid: Callable[[], uuid.UUID] = uuid.uuid4
     which_override: Callable[[str], str | None] | None = None
+    probe_override: Callable[[Sequence[str]], tuple[int, str, str]] | None = None
 
     @classmethod
     def real(cls) -> Environment:

@@ -488,16 +488,25 @@ class ModelPool:
         return Availability(True, None)
 
     def readiness(self, provider: ProviderSpec) -> Readiness:
-        """The verdict on `provider`'s CLI as recorded by its last check (run nothing:
-        never checked, PATH alone decides) — cached for the life of the pool."""
+        """The verdict on `provider`'s CLI (`readiness.cli_readiness`, the one every
+        command reads) — kept for the life of the pool."""
         found = self._readiness.get(provider.id)
         if found is None:
             from .readiness import cli_readiness
 
-            found = self._readiness[provider.id] = cli_readiness(
-                provider, self._environment, mode="recorded"
-            )
+            found = self._readiness[provider.id] = cli_readiness(provider, self._environment)
         return found
+
+    def login_notes(self, provider_ids: Iterable[str]) -> tuple[str, ...]:
+        """The notes of the CLIs of `provider_ids` whose login okstra cannot tell (each
+        once, in order): they run all the same (`Readiness.login_note`)."""
+        notes: builtins.list[str] = []
+        for provider_id in dict.fromkeys(provider_ids):
+            provider = next((p for p in self._providers if p.id == provider_id), None)
+            note = self.readiness(provider).login_note if provider is not None else None
+            if note is not None:
+                notes.append(note)
+        return tuple(notes)
 
     def _unknown_message(self, shown: str, provider_id: str) -> str:
         models = self._by_provider.get(provider_id)

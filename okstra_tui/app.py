@@ -272,15 +272,14 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
 
     def _guide_if_no_cli(self) -> None:
         """Over a blocked first step: the guide, when no agent CLI that can lead is
-        ready (the verdicts kept by the last check; nothing is run here)."""
+        ready (the one readiness verdict: the wizard's model lists computed it just now,
+        so its record answers)."""
         from okstra_core.life.doctor import diagnose, setup_guide
 
         from .screens.guide import GuideScreen
 
         try:
-            entries = setup_guide(
-                diagnose(self.environment, cwd=self.project_root, mode="recorded")
-            )
+            entries = setup_guide(diagnose(self.environment, cwd=self.project_root, fresh=False))
         except OkstraError:
             return  # the blocked screen says what it can
         if entries:

@@ -7,7 +7,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -127,6 +127,18 @@ DEFAULT_HELP = (
     "usage: {name} [options] -- [prompt] --session-id --session --model --no-daemon "
     "--config --prompt-interactive   --system-prompt-file --agent-file"
 )
+
+
+def answering_probe(argv: Sequence[str]) -> tuple[int, str, str]:
+    """`Environment.probe_override` for a PATH look-up that names no real file
+    (`which_override`): each CLI answers its version and help like the fake CLIs, and
+    its login status command with nothing okstra understands ("cannot tell")."""
+    name = os.path.basename(argv[0])
+    if "--version" in argv[1:]:
+        return 0, f"{name} 9.9.9 (fake)\n", ""
+    if "--help" in argv[1:]:
+        return 0, DEFAULT_HELP.format(name=name) + "\n", ""
+    return 2, "", ""
 
 
 def _sh_quote(text: str) -> str:

@@ -204,6 +204,7 @@ def _team(ns: argparse.Namespace) -> Payload:
     from ..request import UNREPORTED_MODEL
     from ..resolver import resolve_assignments
     from ..roleargs import host_context, parse_role_counts, parse_role_models
+    from ..vocabulary import CLI_WRAPPER
 
     environment, catalog, host, entry_mode, root = _context(ns)
     profile = catalog.profile(ns.task_type)
@@ -263,6 +264,10 @@ def _team(ns: argparse.Namespace) -> Payload:
         entry_mode=entry_mode,
         team=tuple(team),
         dynamic_roles=dynamic,
+        # The CLIs okstra spawns whose login okstra cannot tell: chosen all the same.
+        notes=pool.login_notes(
+            a.provider_id for a in plan.assignments if a.binding.runner == CLI_WRAPPER
+        ),
     )
     return to_data(reply), 0
 
@@ -343,6 +348,7 @@ class TeamReply:
     entry_mode: str
     team: tuple[TeamRow, ...]
     dynamic_roles: tuple[DynamicRow, ...]
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -255,6 +255,7 @@ def _start_human(payload: dict[str, Any]) -> None:
     lines += [
         f"okstra: wait for it:  {payload['waitCommand']}",
         f"okstra: its result:   {payload['resultCommand']}",
+        *(f"okstra: note: {note}" for note in payload.get("notes") or ()),
     ]
     _print("".join(inert(line) + "\n" for line in lines))
 

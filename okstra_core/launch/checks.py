@@ -3,9 +3,10 @@
 For every role instance whose runner spawns a CLI, the verdict of
 `okstra_core.readiness.cli_readiness` on its provider's CLI (found on PATH, answering
 its version command, the launch flags in its help for the leader, not known to be
-logged out) — the same verdict the doctor, the app's start line and the model lists
-read. Each CLI is checked once however many instances use it, every provider at once,
-each probe bounded by the timeout. Results come back in the order of the instances.
+logged out; one whose login okstra cannot tell is ok, with a note) — the same verdict
+every command and screen reads. Each CLI is checked once however many instances use
+it, every provider at once, each probe bounded by the timeout. Results come back in
+the order of the instances.
 """
 
 from __future__ import annotations
@@ -82,10 +83,13 @@ class PreflightResult:
     warning: str | None = None
     # The CLI's login, told offline (None: cannot tell); a logged-out CLI is not ok.
     logged_in: bool | None = None
+    # okstra cannot tell whether it is logged in: ok all the same, and said.
+    note: str | None = None
 
     def message(self) -> str:
         """One line for a person: `leader#1: claude: <problem> — <remedy>`."""
         said = f"; warning: {self.warning}" if self.warning else ""
+        said += f"; note: {self.note}" if self.note and self.ok else ""
         if self.ok:
             return f"{self.instance}: {self.cli}: ok ({self.version or 'version unknown'}){said}"
         return f"{self.instance}: {self.cli}: {self.problem} — {self.remedy}{said}"
@@ -140,6 +144,7 @@ def preflight(
                 remedy=remedy,
                 warning=verdict.warning,
                 logged_in=verdict.logged_in,
+                note=verdict.login_note,
             )
         )
     return results

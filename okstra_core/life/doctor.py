@@ -25,7 +25,7 @@ from typing import Any
 from ..catalog.loaders import load_catalog
 from ..display import inert
 from ..environment import Environment
-from ..readiness import Mode, Readiness, check_clis
+from ..readiness import Readiness, check_clis
 from ..readiness.login import logged_in_offline
 from ..readiness.origin import CliOrigin, locate_cli
 from ..readiness.probes import run_concurrently
@@ -283,7 +283,7 @@ def diagnose(
     *,
     timeout: float = 10.0,
     cwd: Path | None = None,
-    mode: Mode = "probe",
+    fresh: bool = True,
 ) -> Report:
     """Check every provider's CLI (`readiness.cli_readiness`), tmux and Node.js.
 
@@ -292,8 +292,8 @@ def diagnose(
         timeout: seconds each command may take.
         cwd: the current directory (default: the process's): a CLI found inside it, or
             through a relative PATH entry, is flagged.
-        mode: `probe` runs every CLI (the doctor); `recorded-or-probe` reads the
-            verdicts recorded by an earlier check of the same CLI files (the start line).
+        fresh: run every CLI now (the doctor, the guide's re-check); False: the same
+            verdict, from its record when one is usable (the start line).
 
     Raises:
         DataFileError: a provider or config file is malformed (named).
@@ -305,7 +305,7 @@ def diagnose(
     verdicts: list[Readiness] = []
 
     def clis() -> None:
-        verdicts.extend(check_clis(providers, environment, mode=mode, timeout=timeout, cwd=cwd))
+        verdicts.extend(check_clis(providers, environment, fresh=fresh, timeout=timeout, cwd=cwd))
 
     def tool_checks() -> None:
         tools.extend(

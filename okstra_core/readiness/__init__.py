@@ -1,13 +1,13 @@
 """Whether an agent CLI is ready: found, running, accepting the launch flags, logged in.
 
-One verdict (`cli_readiness`, in `cli.py`) for the app's start line, `okstra doctor`,
-the wizard's model lists and prepare's preflight. Its parts: where PATH finds a CLI
-(`origin.py`), running it (`probes.py`), its login (`login.py`) and the verdicts
-recorded between processes (`recorded.py`).
+One verdict (`cli_readiness`, in `cli.py`) for every command and screen: the wizard,
+`okstra team` and `models`, prepare's preflight, `okstra doctor`, `worker start`, the
+app. Its parts: where PATH finds a CLI (`origin.py`), running it (`probes.py`), its
+login (`login.py`) and the verdicts recorded between processes (`recorded.py`).
 """
 
 from __future__ import annotations
 
-from .cli import DEFAULT_TIMEOUT, Mode, Readiness, check_clis, cli_readiness, install_hint
+from .cli import DEFAULT_TIMEOUT, Readiness, check_clis, cli_readiness, install_hint
 
-__all__ = ["DEFAULT_TIMEOUT", "Mode", "Readiness", "check_clis", "cli_readiness", "install_hint"]
+__all__ = ["DEFAULT_TIMEOUT", "Readiness", "check_clis", "cli_readiness", "install_hint"]

@@ -9,19 +9,19 @@
 4. **logged in** — told offline by the provider's `[login]` rules (`login.py`).
 
 A CLI is *ready* when it is found, runs, accepts the launch flags (if it can lead) and
-is not known to be logged out. The start line, `okstra doctor`, the wizard's model
-lists and prepare's preflight (the confirm screen's ticks) all read this verdict.
+is not known to be logged out; "cannot tell" (a status command that gives no answer
+okstra understands) is ready, with a note (`Readiness.login_note`). The wizard's
+options and defaults, `okstra team`, `okstra models`, prepare's preflight, `okstra
+doctor`, `okstra worker start` and the app all read this verdict, from this function.
 
 Running a CLI costs about a second of CPU for one on Node, so a verdict is recorded
-(`recorded.py`) for the exact CLI file (its path, size, modification time, inode) and
-the login evidence (which key variables are set, the credentials files' state): how
-`mode` uses it —
-
-* `"probe"`: run the CLI now, record the verdict (doctor, preflight);
-* `"recorded-or-probe"`: the recorded verdict when there is one, else probe (the
-  app's start line);
-* `"recorded"`: run nothing — the recorded verdict when there is one, else PATH alone
-  (the model lists, computed at every wizard step).
+(`recorded.py`) for the exact CLI file (its path, size, modification time, inode), the
+provider's rules and the login evidence (which key variables are set, the credentials
+files' state). The record only makes the verdict faster, never different: a recorded
+verdict is used while it is young and only when it is one that cannot have turned
+since (a CLI that runs and is not known to be logged out); otherwise the CLI is run
+again. `fresh=True` (the doctor, the guide's re-check) runs the CLI whatever is
+recorded, and records what it finds.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..catalog.argv import render_argv
 from ..catalog.models import LEADER, ProviderSpec
@@ -45,7 +45,6 @@ from .origin import CliOrigin, locate_cli, warning_line
 from .probes import MAX_PARALLEL_PROBES, first_line, run_concurrently, run_probe
 
 DEFAULT_TIMEOUT = 10.0
-Mode = Literal["probe", "recorded-or-probe", "recorded"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,6 @@ class Readiness:
         logged_in: True / False / None (cannot tell, or not checked).
         login: what told (variable names and paths only), or what was looked at.
         login_fix: how to log in, when it is known to be logged out.
-        checked: the CLI was run (now or for the recorded verdict); False: PATH alone.
         origin: where PATH found it (file, entry, a warning about the entry).
     """
 
@@ -83,7 +81,6 @@ class Readiness:
     logged_in: bool | None = None
     login: str | None = None
     login_fix: str | None = None
-    checked: bool = True
     origin: CliOrigin | None = None
 
     @property
@@ -111,6 +108,17 @@ class Readiness:
         if self.logged_in is False:
             return f"`{self.cli}` is not logged in", self.login_fix or ""
         return None
+
+    @property
+    def login_note(self) -> str | None:
+        """A line when the CLI runs but okstra cannot tell whether it is logged in
+        (its provider has `[login]` rules and none of them told): usable all the same."""
+        if not self.works or self.logged_in is not None or self.login is None:
+            return None
+        return (
+            f"okstra cannot tell whether `{self.cli}` is logged in ({self.login}); "
+            "it may ask you to log in when it starts"
+        )
 
     @property
     def warning(self) -> str | None:
@@ -237,15 +245,41 @@ def _probe(
     )
 
 
+def _reused(
+    kept: recorded.Verdict | None,
+    provider: ProviderSpec,
+    path: str,
+    environment: Environment,
+    told: bool | None,
+    looked: str,
+) -> recorded.Verdict | None:
+    """The recorded verdict as far as it cannot have turned since, or None (probe).
+
+    A CLI that did not run is run again (it may have been fixed); a logout its status
+    command told is asked again (a login leaves nothing the key sees): only that
+    command runs, the version and the flags stay as recorded.
+    """
+    if kept is None or kept.problem is not None:
+        return None
+    login = provider.login
+    if kept.logged_in is False and told is None and login is not None and login.status:
+        status = told_by_status(login, path, environment, looked, timeout=DEFAULT_TIMEOUT)
+        return kept._replace(logged_in=status[0], login=status[1])
+    return kept
+
+
 def cli_readiness(
     provider: ProviderSpec,
     environment: Environment,
     *,
-    mode: Mode = "probe",
+    fresh: bool = False,
     timeout: float = DEFAULT_TIMEOUT,
     cwd: Path | None = None,
 ) -> Readiness:
-    """Whether `provider`'s CLI is ready (see the module for what is checked and `mode`).
+    """Whether `provider`'s CLI is ready (see the module for what is checked).
+
+    Args:
+        fresh: run the CLI even when a usable verdict is recorded (the doctor).
 
     Never raises for what the CLI does: every failure is a `problem` with a remedy.
     """
@@ -264,14 +298,11 @@ def cli_readiness(
         told, text = told_by_evidence(provider.login, environment)
     key = recorded.key_for(provider, origin.resolved, environment)
     kept = recorded.recall(key, environment)
-    verdict = kept if mode != "probe" else None
-    if verdict is None and mode != "recorded":
+    verdict = None if fresh else _reused(kept, provider, origin.path, environment, told, text)
+    if verdict is None:
         verdict = _probe(provider, origin.path, environment, timeout, told, text)
         recorded.keep_if_new(key, verdict, kept, environment)
     found = _with(base, path=origin.path, origin=origin)
-    if verdict is None:
-        # Nothing ran: PATH and a login a variable or file tells.
-        return _with(found, checked=False, logged_in=told or None, login=text if told else None)
     logged_in, login_text = (told, text) if told else (verdict.logged_in, verdict.login)
     return _with(
         found,
@@ -296,13 +327,14 @@ def check_clis(
     providers: Iterable[ProviderSpec],
     environment: Environment,
     *,
-    mode: Mode = "probe",
+    fresh: bool = False,
     timeout: float = DEFAULT_TIMEOUT,
     cwd: Path | None = None,
 ) -> list[Readiness]:
     """`cli_readiness` of each provider, side by side; in the order given."""
     wanted: Sequence[ProviderSpec] = list(providers)
     jobs = [
-        partial(cli_readiness, p, environment, mode=mode, timeout=timeout, cwd=cwd) for p in wanted
+        partial(cli_readiness, p, environment, fresh=fresh, timeout=timeout, cwd=cwd)
+        for p in wanted
     ]
     return run_concurrently(jobs, max(1, len(jobs)))

@@ -42,6 +42,8 @@ def run_probe(
         TimeoutError: it ran longer than `timeout` (it was killed).
         OSError: it could not start.
     """
+    if environment.probe_override is not None:
+        return environment.probe_override(argv)
     import subprocess
 
     proc = subprocess.Popen(

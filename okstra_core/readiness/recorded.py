@@ -1,6 +1,6 @@
 """The recorded verdicts of `cli_readiness`: what running a CLI told, kept between
-processes so the model lists and the start line agree with the last check without
-running the CLI again.
+processes so that a command does not run the CLI again (derived data: it makes the
+verdict faster, never different — `cli_readiness` says when a record is used).
 
 A verdict is recorded (derived data, `okstra_core.derived`, kind `readiness`) under a
 key made of everything it follows from: the provider's version, help, launch-flag and
@@ -8,7 +8,8 @@ login rules; the CLI file PATH found (its resolved path, size, modification time
 inode — a reinstalled or upgraded CLI is another file); which of its login variables
 are set (names only, never values) and the state of its credentials files. A verdict
 older than `MAX_AGE` is not used (a login the CLI keeps elsewhere, such as a keychain,
-may have changed).
+may have changed), and using a verdict never makes it younger: only running the CLI
+again records a new one.
 """
 
 from __future__ import annotations

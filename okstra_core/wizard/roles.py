@@ -17,6 +17,7 @@ import functools
 import operator
 from typing import cast
 
+from ..binding import choose_runner
 from ..catalog.models import LEADER, Profile, RoleKind
 from ..errors import AnswerRefused, OkstraError
 from ..pool import PoolModel
@@ -31,7 +32,7 @@ from ..resolver import (
     resolve,
     unavailable_defaults,
 )
-from ..vocabulary import CURRENT_SESSION, SPAWN_PROCESS
+from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION, SPAWN_PROCESS
 from .base import Reset, Step, Submit, make_prompt, refuse, with_notes
 from .context import StepContext
 from .ids import (
@@ -343,7 +344,15 @@ def _model_prompt(
     )
     # A configured default that cannot run here is said at the step it affects.
     problem = unavailable_defaults(query, role) if ordinal == 1 else None
-    return with_notes(prompt, [problem] if problem else [])
+    notes = [problem] if problem else []
+    # The default's CLI, when okstra cannot tell whether it is logged in: said here,
+    # as every command says it (`Readiness.login_note`); it stays the default.
+    provider_id = first.partition("/")[0] if first is not None else ""
+    if first is not None and (
+        choose_runner(role, provider_id, query.host, query.entry_mode) == CLI_WRAPPER
+    ):
+        notes.extend(query.pool.login_notes([provider_id]))
+    return with_notes(prompt, notes)
 
 
 def _option_label(ctx: StepContext, model: PoolModel, provenance: str) -> str:

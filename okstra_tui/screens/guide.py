@@ -2,8 +2,8 @@
 
 Each CLI that is not ready, once (its providers grouped): missing, logged out or not
 working, and the one thing to do — its install command (from the provider file), its
-login step, or the fix. `r` checks again (the CLIs are run: `readiness` in `probe`
-mode, in a worker) and, when a CLI that can lead became ready, closes the guide so the
+login step, or the fix. `r` checks again (the CLIs are run: `readiness` with
+`fresh`, in a worker) and, when a CLI that can lead became ready, closes the guide so the
 setup goes on; Escape closes it over the blocked first step.
 """
 
@@ -95,7 +95,7 @@ class GuideScreen(ModalScreen[bool]):
         from okstra_core.life.doctor import diagnose, setup_guide
 
         try:
-            entries = setup_guide(diagnose(self.environment, cwd=self.cwd, mode="probe"))
+            entries = setup_guide(diagnose(self.environment, cwd=self.cwd, fresh=True))
             error = None
         except OkstraError as exc:
             entries, error = self.entries, exc.render()

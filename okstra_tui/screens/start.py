@@ -340,7 +340,7 @@ class StartScreen(Screen[None]):
     def check_clis(self) -> None:
         text = ui_text(self)
         try:
-            report = diagnose(self.environment, cwd=self.cwd, mode="recorded-or-probe")
+            report = diagnose(self.environment, cwd=self.cwd, fresh=False)
             line = doctor_line(report, text)
         except OkstraError as exc:
             line = exc.render()

@@ -41,6 +41,7 @@ from okstra_core.resolver import team as team_module
 from okstra_core.resolver.solver import Solver
 from okstra_core.wizard import Prompt, Wizard
 from okstra_core.wizard import roles as roles_module
+from tests.conftest import answering_probe
 
 TEXT_ANSWERS = {"task_group": "Team A", "task_id": "Speed", "brief": "brief.md"}
 
@@ -260,7 +261,11 @@ def test_option_verdicts_are_decided_per_model_class(monkeypatch: pytest.MonkeyP
         )
         for p in range(3)
     ]
-    environment = Environment(env={"PATH": "/fake"}, which_override=lambda c: f"/fake/{c}")
+    environment = Environment(
+        env={"PATH": "/fake"},
+        which_override=lambda c: f"/fake/{c}",
+        probe_override=answering_probe,
+    )
     pool = ModelPool(providers, environment, GlobalConfig())
     host = HostSpec(id="terminal", display_label="Terminal")
     analyser = RoleRequirement(role="analyser", duty="analyse", min=1, max=3, distinct="provider")
@@ -584,10 +589,11 @@ def test_prepare_answers_writes_a_new_run_without_pydantic_or_a_launcher(
     assert payload["ok"] is True and payload["dryRun"] is False, payload
     assert _loaded(modules, NOT_IMPORTED_BY_A_SCRIPTED_SETUP) == []
     # Nothing was launched, and nothing that launches was loaded; preflight ran (and is
-    # seen loaded: the list of modules is the real one).
+    # seen loaded: the list of modules is the real one) on the verdicts the dry run
+    # recorded: no CLI was run again.
     assert payload["backend"] == "none" and payload["launch"] is None
     assert payload["preflight"] and all(p["ok"] for p in payload["preflight"])
-    assert {"okstra_core.launch.checks", "subprocess", "threading"} <= modules
+    assert {"okstra_core.launch.checks", "threading"} <= modules
     assert Path(payload["runDir"]).is_dir() and payload["leadArgv"]
     assert _loaded(modules, NOT_IMPORTED_BY_PREPARE_LAUNCH_NONE) == []
     assert "okstra_core.launch.sheet" in modules  # the resume sheet was written

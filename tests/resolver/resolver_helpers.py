@@ -15,6 +15,7 @@ from okstra_core.catalog.models import (
 )
 from okstra_core.environment import Environment
 from okstra_core.pool import ModelPool
+from tests.conftest import answering_probe
 
 LAUNCH = LaunchSpec(
     version=("{cli}", "--version"),
@@ -91,7 +92,9 @@ def profile(*roles: RoleRequirement, task_type: str = "requirements-discovery") 
 def env_with(clis: Iterable[str]) -> Environment:
     present = set(clis)
     return Environment(
-        env={"PATH": "/fake"}, which_override=lambda c: f"/fake/{c}" if c in present else None
+        env={"PATH": "/fake"},
+        which_override=lambda c: f"/fake/{c}" if c in present else None,
+        probe_override=answering_probe,
     )
 
 

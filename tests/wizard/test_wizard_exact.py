@@ -47,6 +47,7 @@ from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.wizard import Prompt, Wizard
 from okstra_core.wizard.ids import parse_role_step
+from tests.conftest import answering_probe
 
 LAUNCH = LaunchSpec(
     version=("{cli}", "--version"),
@@ -78,6 +79,7 @@ class World:
         return Environment(
             env={"OKSTRA_HOME": str(home), "PATH": "/nowhere"},
             which_override=lambda c: f"/nowhere/{c}" if c in present else None,
+            probe_override=answering_probe,
         )
 
 

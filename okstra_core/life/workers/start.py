@@ -2,7 +2,10 @@
 
 Order (what a crash at any point leaves behind):
 
-1. plan (`plan.plan_start`) and pick the surface — a refusal changes nothing;
+1. plan (`plan.plan_start`), check its CLI (`readiness.cli_readiness`, the verdict every
+   command reads: one known to be logged out, or that does not run, is refused; one
+   whose login okstra cannot tell starts, with a note) and pick the surface — a
+   refusal changes nothing;
 2. under the run's lock: plan again (another start may have won), write the worker's
    directory (prompt, `launch.json`), start the supervisor on its surface, record the
    worker `running` in the run manifest and `worker-started` in the timeline.
@@ -16,6 +19,7 @@ worker `prepared`, its directory written, nothing running.
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +30,7 @@ from ...environment import Environment
 from ...errors import UsageError
 from ...launch import mint_session_id, worker_argv
 from ...launch.argv import placeholders_in
+from ...readiness import cli_readiness
 from ...records import config, dataclass
 from ...store import atomic_write_bytes, dumps_json
 from .. import worktrees
@@ -34,7 +39,7 @@ from . import files
 from .plan import StartPlan, StartRequest, plan_start
 from .record import read_manifest, record_started, run_lock
 from .surfaces import Surface, choose_surface, start_background, start_tmux
-from .team import Member, members
+from .team import WHO_ARG, Member, members
 
 # Given to `{kickoff}` in a worker template: the task itself comes on standard input.
 KICKOFF = "Do the task given on standard input."
@@ -72,6 +77,7 @@ class Started:
     tree_note: str | None = None
     wait_command: str
     result_command: str
+    notes: tuple[str, ...] = ()
 
 
 def _leader(team: list[Member]) -> Member:
@@ -298,8 +304,27 @@ def start_worker(
     catalog = load_catalog(environment)
     _, manifest = read_manifest(run_dir)
     plan = plan_start(manifest, request, catalog, environment)
+    notes = _ready(plan, environment)
     chosen, server = choose_surface(surface, _leader(members(manifest.dump())), environment)
     with run_lock(run_dir):
         _, manifest = read_manifest(run_dir)
         plan = plan_start(manifest, request, catalog, environment)
-        return _launch(run_dir, manifest, plan, prompt, chosen, server, environment)
+        started = _launch(run_dir, manifest, plan, prompt, chosen, server, environment)
+    return replace(started, notes=notes)
+
+
+def _ready(plan: StartPlan, environment: Environment) -> tuple[str, ...]:
+    """The notes of a CLI that may run the worker; refused when it cannot.
+
+    Raises:
+        UsageError: the CLI does not run, or is known to be logged out (with how to
+            log in).
+    """
+    verdict = cli_readiness(plan.provider, environment)
+    wrong = verdict.why_not(lead=False)
+    if wrong is not None:
+        problem, fix = wrong
+        raise UsageError(
+            f"{plan.member.short}: {problem}" + (f" — {fix}" if fix else ""), field=WHO_ARG
+        )
+    return tuple(n for n in (verdict.login_note, verdict.warning) if n)
