@@ -32,7 +32,7 @@ def _engine() -> tuple[Any, Any, Any, Any]:
         from okstra_core.catalog import load_catalog
         from okstra_core.environment import Environment
         from okstra_core.pool import ModelPool
-        from okstra_core.wizard import Wizard
+        from okstra_core.session import Wizard
     except ImportError as exc:
         raise NotAvailable(f"wizard engine not importable: {exc}") from None
     return Wizard, Environment, load_catalog, ModelPool

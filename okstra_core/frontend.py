@@ -15,8 +15,8 @@ from pathlib import Path
 from .environment import Environment
 from .prepare.pipeline import PrepareResult, StepCallback, prepare
 from .request import RunRequest
+from .session import Wizard
 from .setup_runs import check_relaunch, record_setup_run
-from .wizard import Wizard
 
 __all__ = ["prepare_replayed", "prepare_setup", "request_from_state"]
 

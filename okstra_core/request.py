@@ -4,7 +4,7 @@
 `dict[str, list[str]]` (model refs in ordinal order), the host session context is a
 model of its own. Shape checks (slugs, bounds, model-ref spelling) run here, once, when
 a request is built; the profile's ranges are checked by whoever builds it (the wizard's
-outcome, or `okstra_core.roleargs.request_from_argv`); feasibility by the resolver.
+outcome, or `okstra_core.cli.roleargs.request_from_argv`); feasibility by the resolver.
 
 `render_argv()` / `render_args()` are views of the request: `okstra prepare
 <render_argv()…>` parses back to an equal request. Every value is rendered as

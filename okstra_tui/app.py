@@ -24,14 +24,14 @@ from okstra_core.discovery import default_project_root
 from okstra_core.display import inert
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError
-from okstra_core.wizard import (
-    Prompt,
+from okstra_core.session import (
     Wizard,
     delete_wizard,
     list_wizards,
     new_state_path,
     resolve_state_path,
 )
+from okstra_core.wizard import Prompt
 from okstra_core.wizard.text import WizardText, text_for
 
 from . import _textual_fixes
@@ -135,7 +135,12 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         # Shown in the header: a directory name is data (inert, never markup).
         self.sub_title = line(self.project_root.name)
         # OKSTRA_READY_FILE: a line each time the app is ready for keys (see ready.py).
-        self.ready_lines = ReadyLines(self, ReadyFile.from_env(self.environment.env))
+        self.ready_lines = ReadyLines(
+            self,
+            ReadyFile.from_env(self.environment.env),
+            wizard=lambda: self.wizard,
+            text=self.text,
+        )
 
     def notify(
         self,

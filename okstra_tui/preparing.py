@@ -18,7 +18,7 @@ from textual.worker import Worker, WorkerState
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.request import RunRequest
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_core.wizard.text import WizardText
 
 from .messages import (

@@ -9,8 +9,10 @@ and writes, and it turns the signal off (saying so once) when the file cannot be
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from textual.app import App
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -23,7 +25,8 @@ from .screens.relaunch import RelaunchScreen
 from .screens.start import StartScreen
 
 if TYPE_CHECKING:
-    from .app import OkstraApp
+    from okstra_core.session import Wizard
+    from okstra_core.wizard.text import WizardText
 
 
 def _widget_name(widget: Widget) -> str:
@@ -48,19 +51,30 @@ class ReadyLines:
     """The ready lines of one app (nothing at all without a ready file).
 
     Args:
-        app: the app (its wizard gives a line's revision; its text the warning).
+        app: the app (its queue, its watchers, its notifications).
         file: the ready file, or None.
+        wizard: the app's wizard now (it gives a line's revision), if any.
+        text: the app's texts (the warning when the file cannot be written).
     """
 
-    def __init__(self, app: OkstraApp, file: ReadyFile | None) -> None:
+    def __init__(
+        self,
+        app: App[Any],
+        file: ReadyFile | None,
+        *,
+        wizard: Callable[[], Wizard | None],
+        text: WizardText,
+    ) -> None:
         self.app = app
         self.file = file
+        self._wizard = wizard
+        self._text = text
         self._screens: weakref.WeakSet[Screen[Any]] = weakref.WeakSet()
         self._last: tuple[object, ...] | None = None  # the last plain line written
 
     def revision(self, screen: Screen[Any] | None) -> int | None:
         """The revision of the wizard `screen` shows (None: no wizard screen)."""
-        wizard = self.app.wizard
+        wizard = self._wizard()
         if wizard is None or not isinstance(screen, PromptScreen | LaunchScreen):
             return None
         return wizard.state.revision
@@ -105,5 +119,5 @@ class ReadyLines:
             screen_kind(screen), step=step, revision=self.revision(screen), focus=focus, **extra
         ):
             self.file = None
-            failed = self.app.text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
+            failed = self._text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
             self.app.notify(failed, severity="warning")

@@ -113,7 +113,7 @@ def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, En
     from ..catalog import detect_host, load_catalog
     from ..environment import Environment
     from ..resolver import check_entry_mode
-    from ..roleargs import host_context
+    from .roleargs import host_context
 
     environment = Environment.real()
     catalog = load_catalog(environment)
@@ -203,8 +203,8 @@ def _team(ns: argparse.Namespace) -> Payload:
     from ..pool import ModelPool
     from ..request import UNREPORTED_MODEL
     from ..resolver import resolve_assignments
-    from ..roleargs import host_context, parse_role_counts, parse_role_models
     from ..vocabulary import CLI_WRAPPER
+    from .roleargs import host_context, parse_role_counts, parse_role_models
 
     environment, catalog, host, entry_mode, root = _context(ns)
     profile = catalog.profile(ns.task_type)

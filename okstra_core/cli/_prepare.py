@@ -22,13 +22,13 @@ from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_fla
 from ..environment import Environment
 from ..errors import UsageError
 from ..records import to_data
-from ..roleargs import (
+from ._human import add_json_flag, render_markdown, render_report_roles
+from .roleargs import (
     REQUEST_DESTS,
     add_request_arguments,
     has_request_flags,
     request_from_namespace,
 )
-from ._human import add_json_flag, render_markdown, render_report_roles
 
 PREPARE_EXAMPLES = """\
 examples:
@@ -197,7 +197,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         if has_request_flags(ns) or legacy_flags_given(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
         from ..frontend import prepare_setup  # the wizard loads only for --state
-        from ..wizard import resolve_state_path
+        from ..session import resolve_state_path
 
         result = prepare_setup(
             resolve_state_path(ns.state, environment),
@@ -246,7 +246,7 @@ def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
     the entry (exit 2) and nothing is written.
     """
     from ..frontend import prepare_replayed
-    from ..wizard import Wizard
+    from ..session import Wizard
     from ._wizard import read_answers
 
     extra = [d for d in REQUEST_DESTS if d not in _SETUP_FLAGS and getattr(ns, d, None)]
@@ -264,7 +264,7 @@ def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
     entries = read_answers(ns.answers)
     state = None
     if ns.state:
-        from ..wizard import resolve_state_path
+        from ..session import resolve_state_path
 
         state = resolve_state_path(ns.state, environment)
     wizard, replayed = Wizard.replay_new(

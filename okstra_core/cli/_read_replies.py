@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Literal
 from ..records import config, dataclass, field
 
 if TYPE_CHECKING:
-    from ..wizard import AnswerEntry, HistoryEntry, Outcome, Prompt, WizardSummary
+    from ..session import WizardSummary
+    from ..wizard import AnswerEntry, HistoryEntry, Outcome, Prompt
     from ..wizard.confirm import Confirmation
     from ..wizard.prompt import Progress
 

@@ -225,7 +225,7 @@ def _env() -> Environment:
 
 
 def _state_path(value: str, env: Environment) -> Path:
-    from ..wizard import resolve_state_path
+    from ..session import resolve_state_path
 
     return resolve_state_path(value, env)
 
@@ -281,7 +281,7 @@ def _notes(wizard: Any) -> tuple[str, ...]:
 
 def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list[str]]:
     """(host id, the host's functions) from `--available-functions` and the context."""
-    from ..roleargs import host_context
+    from .roleargs import host_context
 
     functions: list[str] = []
     host = ns.host or ""
@@ -299,7 +299,7 @@ def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list
 
 
 def _init(ns: argparse.Namespace) -> Payload:
-    from ..wizard import Wizard
+    from ..session import Wizard
 
     env = _env()
     entries = read_answers(ns.answers) if ns.answers else None  # validated before creating
@@ -337,7 +337,7 @@ def _init(ns: argparse.Namespace) -> Payload:
 
 
 def _step(ns: argparse.Namespace) -> Payload:
-    from ..wizard import Wizard
+    from ..session import Wizard
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
@@ -390,7 +390,7 @@ def _group_answer(answer: str) -> dict[str, object]:
 
 
 def _show(ns: argparse.Namespace) -> Payload:
-    from ..wizard import Wizard
+    from ..session import Wizard
     from ..wizard.prompt import Progress
 
     env = _env()
@@ -414,7 +414,7 @@ def _show(ns: argparse.Namespace) -> Payload:
 
 
 def _outcome(ns: argparse.Namespace) -> Payload:
-    from ..wizard import Wizard
+    from ..session import Wizard
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
@@ -424,7 +424,7 @@ def _outcome(ns: argparse.Namespace) -> Payload:
 
 
 def _answers(ns: argparse.Namespace) -> Payload:
-    from ..wizard import Wizard
+    from ..session import Wizard
 
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
@@ -434,7 +434,7 @@ def _answers(ns: argparse.Namespace) -> Payload:
 
 
 def _list(_ns: argparse.Namespace) -> Payload:
-    from ..wizard import list_wizards
+    from ..session import list_wizards
     from ._read_replies import WizardsReply
 
     return to_data(WizardsReply(wizards=tuple(list_wizards(_env())))), 0

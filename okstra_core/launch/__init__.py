@@ -149,7 +149,6 @@ if TYPE_CHECKING:
     from .checks import PreflightResult, RoleInstance, preflight
     from .commands import (
         BACKEND_CHOICES,
-        TMUX_SOCKET_VAR,
         Backend,
         choose_backend,
         tmux_base,
@@ -188,7 +187,6 @@ _LAZY = {
     "PLACEHOLDERS": ".argv",
     "render_argv": ".argv",
     "BACKEND_CHOICES": ".commands",
-    "TMUX_SOCKET_VAR": ".commands",
     "Backend": ".commands",
     "LaunchResult": ".backends",
     "choose_backend": ".commands",
@@ -231,7 +229,6 @@ __all__ = [
     "PLACEHOLDERS",
     "RESUME_JSON",
     "RESUME_SCRIPT",
-    "TMUX_SOCKET_VAR",
     "Backend",
     "LaunchPlan",
     "LaunchResult",

@@ -13,7 +13,7 @@ knows it for the lead's (a run file naming another pane is refused).
 
 Only the command that opens the window carries okstra's environment to tmux: it is the
 lead's environment (its API keys included), and it goes to the user's own server. Every
-other tmux command runs with the minimal environment (`okstra_core.life.tmux`), on the
+other tmux command runs with the minimal environment (`okstra_core.processes.tmux`), on the
 server the window was opened on.
 """
 
@@ -35,8 +35,8 @@ from okstra_core.launch.commands import Backend, tmux_base, tmux_commands, tmux_
 from okstra_core.launch.plan import LaunchPlan
 from okstra_core.launch.session import discover_session
 from okstra_core.launch.watch import LeadExit, Watched, watch_bound, watch_pane
-from okstra_core.life.process import process_start
-from okstra_core.life.tmux import minimal_env
+from okstra_core.processes.process import process_start
+from okstra_core.processes.tmux import minimal_env
 
 from ..catalog.activity import ActivitySpec
 from ..documents import Participant

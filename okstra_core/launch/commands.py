@@ -25,10 +25,10 @@ from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.launch.plan import LaunchPlan
 from okstra_core.launch.session import discover_env_names
+from okstra_core.processes import TMUX_SOCKET_VAR
 
 Backend = Literal["exec", "tmux", "none"]
 BACKEND_CHOICES: tuple[str, ...] = ("auto", "exec", "tmux", "none")
-TMUX_SOCKET_VAR = "OKSTRA_TMUX_SOCKET"
 # The socket path comes last: it may contain spaces.
 _REF_FORMAT = "#{session_name}:#{window_index} #{pane_id} #{socket_path}"
 # What the new window runs until the lead CLI replaces it (in the same command list).

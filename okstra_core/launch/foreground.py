@@ -29,7 +29,7 @@ from pathlib import Path
 from types import FrameType
 
 from okstra_core.errors import LaunchError
-from okstra_core.life.process import as_pid
+from okstra_core.processes.process import as_pid
 
 from ..records import dataclass
 

@@ -23,12 +23,12 @@ from ..catalog.activity import IDLE, RUNNING, STALLED, WAITING, classify, reache
 from ..documents.worker import PaneActivity
 from ..environment import Environment
 from ..errors import OkstraError
+from ..processes import tmux
+from ..processes.tmux import server_at
 from ..records import dataclass
 from ..store import atomic_write_bytes
-from . import tmux
 from .lead import pane_of
 from .runinfo import RunInfo, read_run
-from .tmux import server_at
 from .workers.liveness import provider_activity
 from .workers.notify import notify
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from ..environment import Environment
 from ..errors import OkstraError
+from ..processes import tmux
 from ..records import config, dataclass
-from . import tmux
 from .hints import next_steps
 from .lead import observe, pane_of
 from .runinfo import RunInfo, resume_command

@@ -13,8 +13,8 @@ from typing import Any
 from ..environment import Environment
 from ..errors import OkstraError
 from ..launch.watch import early_exit_line, watch_bound
+from ..processes import process
 from ..store import append_line
-from . import process
 from .lead import failure_text, record_end, timeline_path, update_leader
 from .resume import resume_run
 from .runinfo import LEADER_REF, RunInfo, read_run, resume_command

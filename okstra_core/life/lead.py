@@ -35,11 +35,12 @@ from typing import Any
 from ..environment import Environment
 from ..errors import OkstraError
 from ..launch import RESUME_JSON
+from ..processes import process, tmux
+from ..processes.process import process_start
+from ..processes.tmux import PaneProbe, pane_lines, probe_pane
 from ..records import config, dataclass, field
 from ..store import FileLock, append_line
 from ..tasks import RUN_MANIFEST, TIMELINE, resolve_inside
-from . import process, tmux
-from .process import process_start
 from .report import load_run_manifest
 from .runinfo import (
     ENDED,
@@ -52,7 +53,6 @@ from .runinfo import (
     resume_command,
 )
 from .status import LeadStatus, base_status, with_changes
-from .tmux import PaneProbe, pane_lines, probe_pane
 
 __all__ = [
     "ENDED",

@@ -21,10 +21,10 @@ import orjson
 
 from ..errors import DataFileError, OkstraError
 from ..launch.sheet import check_session_id
+from ..processes import process
 from ..records import dataclass, field
 from ..store import read_json
 from ..tasks import RUN_MANIFEST, TIMELINE
-from . import process
 from .report import load_run_manifest, manifest_path
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ Public API::
 
 `prepare(request)` is the core's one entry point: front ends build the
 `okstra_core.request.RunRequest` (the app and `okstra prepare --state` from a wizard's
-outcome, `okstra prepare <renderArgv…>` through `okstra_core.roleargs.request_from_argv`).
+outcome, `okstra prepare <renderArgv…>` through `okstra_core.cli.roleargs.request_from_argv`).
 This package never imports the wizard. `on_step(str)` is called as each step starts
 (the app's launch screen shows them). Every refused input raises an `OkstraError`
 before anything is written.

@@ -41,7 +41,7 @@ from .stale import gone, part
 
 if TYPE_CHECKING:
     from okstra_core.life.doctor import Report
-    from okstra_core.wizard import WizardSummary
+    from okstra_core.session import WizardSummary
 
 NEW = "new"
 

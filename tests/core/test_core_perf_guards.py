@@ -39,7 +39,8 @@ from okstra_core.pool import ModelPool
 from okstra_core.resolver import TeamQuery, model_option_rows
 from okstra_core.resolver import team as team_module
 from okstra_core.resolver.solver import Solver
-from okstra_core.wizard import Prompt, Wizard
+from okstra_core.session import Wizard
+from okstra_core.wizard import Prompt
 from okstra_core.wizard import roles as roles_module
 from tests.conftest import answering_probe
 
@@ -159,7 +160,7 @@ def test_show_computes_the_prompt_once(
 ) -> None:
     """`okstra wizard show` (prompt, confirmation, history, progress) from one prompt."""
     from okstra_core.cli import main
-    from okstra_core.wizard import session
+    from okstra_core.session import wizard as session
 
     wizard, _prompt = wizard_at_model_step
     monkeypatch.setattr(session, "advance", counts.wrap("advance", session.advance))

@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.derived",
         "okstra_core.names",
         "okstra_core.discovery",
+        "okstra_core.processes",
     ),
     (
         "okstra_core.catalog",
@@ -60,28 +61,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "okstra_core.pool",
         "okstra_core.defaults",
         "okstra_core.binding",
-        "okstra_core.roleargs",
         "okstra_core.plans",
         "okstra_core.config",
     ),
-    (
-        "okstra_core.wizard.engine",
-        "okstra_core.wizard.revalidate",
-        "okstra_core.wizard.flow",
-        "okstra_core.wizard.steps",
-        "okstra_core.wizard.roles",
-        "okstra_core.wizard.reuse",
-        "okstra_core.wizard.confirm",
-        "okstra_core.wizard.outcome",
-        "okstra_core.wizard.base",
-        "okstra_core.wizard.context",
-        "okstra_core.wizard.ids",
-        "okstra_core.wizard.prompt",
-        "okstra_core.wizard.state",
-        "okstra_core.wizard.text",
-    ),
-    ("okstra_core.compat",),
     ("okstra_core.wizard",),
+    ("okstra_core.compat",),
+    ("okstra_core.session",),
     (
         "okstra_core.prepare",
         "okstra_core.launch",
@@ -232,8 +217,8 @@ def test_type_only_and_deferred_imports_count() -> None:
 
 def test_a_module_takes_the_layer_of_its_most_specific_entry() -> None:
     assert layer_of("okstra_core.wizard.state") == layer_of("okstra_core.wizard.engine")
-    assert layer_of("okstra_core.wizard.session") == layer_of("okstra_core.wizard")
-    session, compat = layer_of("okstra_core.wizard.session"), layer_of("okstra_core.compat")
+    assert layer_of("okstra_core.session.wizard") == layer_of("okstra_core.session")
+    session, compat = layer_of("okstra_core.session.wizard"), layer_of("okstra_core.compat")
     state = layer_of("okstra_core.wizard.state")
     assert session is not None and compat is not None and state is not None
     assert session > compat > state
@@ -246,7 +231,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 CHECK = r"""
 import json, sys
 import okstra_core.prepare, okstra_core.prepare.pipeline, okstra_core.life.report
-import okstra_core.documents, okstra_core.request, okstra_core.roleargs
+import okstra_core.documents, okstra_core.request, okstra_core.cli.roleargs
 print(json.dumps(sorted(m for m in sys.modules if m.startswith(("okstra_core.wizard", "jinja2")))))
 """
 

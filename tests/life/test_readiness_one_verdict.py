@@ -22,7 +22,7 @@ from okstra_core import cli, derived
 from okstra_core.environment import Environment
 from okstra_core.paths import user_dirs
 from okstra_core.readiness import recorded
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from tests.wizard.wizard_helpers import run_through
 
 GEMINI = "antigravity/"

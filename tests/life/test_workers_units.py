@@ -15,9 +15,9 @@ from okstra_core.catalog.activity import ActivitySpec, classify
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, UsageError
 from okstra_core.life import index
-from okstra_core.life.process import Identity, as_pid, process_start
-from okstra_core.life.tmux import pane_env, socket_dir, trusted_socket
 from okstra_core.life.workers.team import find, members
+from okstra_core.processes.process import Identity, as_pid, process_start
+from okstra_core.processes.tmux import pane_env, socket_dir, trusted_socket
 
 MANIFEST = {
     "participants": [

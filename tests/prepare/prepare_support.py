@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from okstra_core.cli.roleargs import request_from_argv
 from okstra_core.environment import Environment
 from okstra_core.request import RunRequest
-from okstra_core.roleargs import request_from_argv
 
 _FLAG = {"role_counts": "--role-count", "role_models": "--role-model"}
 

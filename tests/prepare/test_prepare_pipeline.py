@@ -10,13 +10,13 @@ from pathlib import Path
 import orjson
 import pytest
 
+from okstra_core.cli.roleargs import request_from_argv
 from okstra_core.documents import RunInputs
 from okstra_core.environment import Environment
 from okstra_core.errors import AssignmentResolutionError, OkstraError, PrepareError, UsageError
 from okstra_core.prepare import prepare
 from okstra_core.records import to_data
 from okstra_core.request import RunRequest
-from okstra_core.roleargs import request_from_argv
 from okstra_core.store import read_lines
 from tests.prepare.prepare_support import request_of
 
@@ -256,7 +256,7 @@ def test_render_argv_replays_to_the_same_run_inputs(project: Path, env: Environm
 
 
 def confirmed_wizard(state: Path, project: Path, env: Environment) -> None:
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     wizard = Wizard.init(state, project, host="terminal", environment=env)
     answers = {

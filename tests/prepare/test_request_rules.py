@@ -159,9 +159,9 @@ print(sorted(m for m in ('pydantic', 'pydantic_core') if m in sys.modules))
     ],
 )
 def test_a_bad_host_context_names_its_flag_and_the_place_inside(context: str, words: str) -> None:
+    from okstra_core.cli.roleargs import host_context
     from okstra_core.environment import Environment
     from okstra_core.errors import UsageError
-    from okstra_core.roleargs import host_context
 
     with pytest.raises(UsageError) as caught:
         host_context(Environment(env={}), None, context_json=context)

@@ -27,8 +27,9 @@ from okstra_core import cli
 from okstra_core.environment import Environment
 from okstra_core.life.report import load_run_manifest
 from okstra_core.paths import user_dirs
+from okstra_core.session import Wizard
 from okstra_core.store import TEMP_PREFIX
-from okstra_core.wizard import Prompt, Wizard
+from okstra_core.wizard import Prompt
 from tests.conftest import ALL_CLIS, okstra_cmd, write_fake_cli
 
 REPO = Path(__file__).resolve().parents[2]

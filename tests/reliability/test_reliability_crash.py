@@ -37,7 +37,7 @@ import pytest
 
 from okstra_core.paths import user_dirs
 from okstra_core.records import to_data
-from okstra_core.wizard import list_wizards
+from okstra_core.session import list_wizards
 from tests.reliability.reliability_support import (
     LEGACY_FIXTURES,
     REPO,
@@ -223,7 +223,7 @@ import hashlib, json, os, sys
 from pathlib import Path
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 sys.path.insert(0, sys.argv[3])
 from tests.reliability.reliability_support import answer_for
 

@@ -79,7 +79,7 @@ def _park(w: World) -> None:
     }
     for name, overrides in stops.items():
         path = w.wizards / f"park-{name}.json"
-        from okstra_core.wizard import Wizard
+        from okstra_core.session import Wizard
 
         wizard = Wizard.init(path, w.project, host="terminal", environment=w.environment)
         prompt = wizard.prompt()

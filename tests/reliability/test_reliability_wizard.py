@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from okstra_core.environment import Environment
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 
 RUNS = int(os.environ.get("OKSTRA_CRASH_RUNS", "8"))
 PROCS = int(os.environ.get("OKSTRA_RACE_PROCS", "3"))
@@ -51,7 +51,7 @@ STEPPER = (
 import sys
 from pathlib import Path
 from okstra_core.errors import AnswerRefused
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 
 wizard = Wizard.open(Path(sys.argv[1]))
 brief = sys.argv[2]
@@ -77,7 +77,7 @@ RACER = (
 import json, sys, time
 from pathlib import Path
 from okstra_core.errors import AnswerRefused, StateInUseError
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 
 path, brief, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 while not go.exists():

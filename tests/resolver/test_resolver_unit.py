@@ -575,7 +575,7 @@ def test_triangle_explanation_when_no_simple_bound_fails() -> None:
 
 
 def test_parse_role_args_keep_ordinal_order_and_resolve_aliases() -> None:
-    from okstra_core.roleargs import parse_role_counts, parse_role_models
+    from okstra_core.cli.roleargs import parse_role_counts, parse_role_models
 
     pool = make_pool([CLAUDE, CODEX])
     prof = rd_profile()

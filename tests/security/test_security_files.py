@@ -184,7 +184,7 @@ def test_one_bad_entry_never_breaks_the_wizard_list(tmp_path: Path) -> None:
 
 def test_the_start_screen_lists_around_bad_entries(tmp_path: Path) -> None:
     """The app's start screen reads the same list: one bad entry is a disabled row."""
-    from okstra_core.wizard import list_wizards
+    from okstra_core.session import list_wizards
 
     world = make_world(tmp_path)
     os.mkfifo(world.wizards / "fifo.json")

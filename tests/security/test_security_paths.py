@@ -52,7 +52,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def _at(world: World, state: Path, step: str, answers: dict[str, str]) -> None:
     """Step a new wizard (in-process, for speed) to `step`."""
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     wizard = Wizard.init(state, world.project, host="terminal", environment=world.environment)
     prompt = wizard.prompt()

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from okstra_core.environment import Environment
-from okstra_core.life import process
 from okstra_core.life.lead import observe
 from okstra_core.life.runinfo import RunInfo, read_leader
+from okstra_core.processes import process
 from okstra_core.records import to_data
 from tests.conftest import okstra_cmd
 from tests.security.planted_support import World, alive, end, stat_start, victim

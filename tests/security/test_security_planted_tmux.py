@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from okstra_core.environment import Environment
-from okstra_core.life import tmux
+from okstra_core.processes import tmux
 from tests.life.life_support import eventually, okstra_json, prepare_args, read_jsonl, set_lead
 from tests.security.planted_support import (
     DROP,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Static
 from tui_support import drive_to, prefill, settle
 
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_tui.screens.start import StartScreen
 
 SIZE = (100, 30)

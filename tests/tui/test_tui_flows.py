@@ -23,7 +23,7 @@ from tui_support import (
 
 from okstra_core.errors import StateInUseError
 from okstra_core.paths import user_dirs
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_tui.app import LaunchRequest
 from okstra_tui.screens import (
     ConfirmScreen,

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Static
 from tui_support import fixed_environment, prepared_run, settle, start_loaded, wait_for
 
 from okstra_core.paths import user_dirs
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_tui.screens.runs import RunsScreen
 from okstra_tui.widgets import OptionTable
 

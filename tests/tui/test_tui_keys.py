@@ -14,7 +14,7 @@ from textual.widgets._footer import FooterKey
 from tui_support import drive_to, prefill, prepared_run, settle, start_loaded, step_kind, wait_for
 
 from okstra_core.environment import Environment
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_core.wizard.text import text_for
 from okstra_tui.screens.ask import AskScreen
 from okstra_tui.screens.confirm import ConfirmScreen

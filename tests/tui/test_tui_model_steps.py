@@ -6,7 +6,7 @@ import json
 
 from tui_support import drive_to, prefill, settle, step_kind
 
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_tui.screens import RoleModelScreen
 from okstra_tui.widgets import ConfirmationView, OptionTable
 

@@ -33,8 +33,8 @@ async def test_a_directory_without_okstra_shows_no_other_projects_runs(
 async def test_each_setup_says_its_state(app_factory, project) -> None:
     from tui_support import prefill
 
+    from okstra_core.session import Wizard
     from okstra_core.setup_runs import record_setup_run
-    from okstra_core.wizard import Wizard
 
     aborted = prefill(project, "confirm")
     Wizard.open(aborted).submit("abort")

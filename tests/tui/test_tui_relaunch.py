@@ -7,7 +7,7 @@ from tui_support import prefill, settle, wait_armed, wait_for
 
 from okstra_core.environment import Environment
 from okstra_core.frontend import prepare_setup
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_tui.screens.launch import LaunchScreen
 from okstra_tui.screens.relaunch import RelaunchScreen
 from okstra_tui.screens.runs import RunsScreen

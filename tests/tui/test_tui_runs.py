@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.widgets import DataTable, Static
 from tui_support import settle, wait_for
 
+from okstra_core.cli.roleargs import request_from_argv
 from okstra_core.environment import Environment
 from okstra_core.prepare import prepare
-from okstra_core.roleargs import request_from_argv
 from okstra_tui.screens.doctor import DoctorScreen
 from okstra_tui.screens.runs import RunsScreen
 

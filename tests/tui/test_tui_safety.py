@@ -130,7 +130,7 @@ async def test_a_key_read_before_arming_is_dropped_even_when_handled_late(
 
 
 async def test_keys_typed_ahead_of_a_waiting_launch_screen_do_nothing(app_factory, project) -> None:
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     path = prefill(project, "confirm")
     Wizard.open(path).submit("confirm")

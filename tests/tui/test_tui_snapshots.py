@@ -95,7 +95,7 @@ async def start_loaded(pilot) -> None:
 
 
 def resumable_setup(project: Path) -> None:
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     wizard = Wizard.init(None, project, host="terminal", environment=fixed_environment())
     for answer in ("new", "grp", "one", "brief.md"):
@@ -172,7 +172,7 @@ def test_tui_snapshot_help_panel(snap_compare, stable_project, size) -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_tui_snapshot_delete_dialog(snap_compare, stable_project, monkeypatch, size) -> None:
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     # The dialog shows the state file's full path: keep it the same every run.
     monkeypatch.setenv("OKSTRA_HOME", str(stable_project.parent / "home"))
@@ -264,7 +264,7 @@ def test_tui_snapshot_runs_screen(snap_compare, stable_project, size) -> None:
 def launched_setup(project: Path) -> Path:
     """A confirmed setup that has prepared one run (its lead not launched)."""
     from okstra_core.frontend import prepare_setup
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     path = prefill(project, "confirm")
     Wizard.open(path, environment=fixed_environment()).submit("confirm")

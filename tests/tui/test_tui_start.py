@@ -10,7 +10,7 @@ from textual.widgets import Static
 from tui_support import FIXED_NOW, fixed_environment, prefill, settle, step_kind, wait_for
 
 from okstra_core.paths import user_dirs
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_tui.screens import PickScreen
 from okstra_tui.screens.delete import DeleteWizardScreen
 from okstra_tui.screens.start import StartScreen

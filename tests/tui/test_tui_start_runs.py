@@ -14,7 +14,7 @@ from typing import Any
 from textual.widgets import Static
 from tui_support import fixed_environment, make_project, prepared, settle, start_loaded, wait_for
 
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_tui import run_actions
 from okstra_tui.messages import LaunchRequest
 from okstra_tui.screens.doctor import DoctorScreen

@@ -8,9 +8,9 @@ from typing import Any
 from rich.cells import cell_len
 from tui_support import fixed_environment, start_loaded
 
+from okstra_core.cli.roleargs import request_from_argv
 from okstra_core.prepare import prepare
-from okstra_core.roleargs import request_from_argv
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_tui.widgets import OptionTable
 from okstra_tui.widgets.option_table import Row, render_row
 

@@ -270,7 +270,7 @@ def prefill(project: Path, target: str, **init: Any) -> Path:
     the UI costs a screen render per step and tests nothing new (the walk through the
     UI is its own test, and the tmux end-to-end test's).
     """
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     init.setdefault("host", "terminal")
     wizard = Wizard.init(None, project, environment=fixed_environment(), **init)
@@ -285,8 +285,8 @@ def prefill(project: Path, target: str, **init: Any) -> Path:
 def prepared(project: Path, task_id: str) -> Any:
     """The result of preparing a run of task `perf/<task_id>` through the engine
     (nothing launched): its `run_id`, `run_dir`, …"""
+    from okstra_core.cli.roleargs import request_from_argv
     from okstra_core.prepare import prepare
-    from okstra_core.roleargs import request_from_argv
 
     argv = [
         "--project-root", str(project), "--task-group", "perf", "--task-id", task_id,

@@ -10,7 +10,7 @@ from wizard_helpers import run_through
 
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 
 FIRST_MODEL_STEP = "role-model:leader:1"
 

@@ -11,7 +11,7 @@ from wizard_helpers import make_task, run_through
 
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused, OkstraError, StateInUseError, UsageError
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 
 
 def _ids(wizard: Wizard) -> list[str]:
@@ -111,8 +111,8 @@ def test_current_session_leader_shows_the_model_the_host_reports(
 ) -> None:
     from dataclasses import replace
 
+    from okstra_core.cli.roleargs import request_from_argv
     from okstra_core.prepare import prepare
-    from okstra_core.roleargs import request_from_argv
 
     reported = replace(
         env, env={**env.env, "OKSTRA_HOST_MODEL": "claude/OPUS", "OKSTRA_HOST_EFFORT": "high"}
@@ -543,7 +543,7 @@ def test_v1_file_resumes_through_its_companion(
     env: Environment, project: Path, okstra_home: Path
 ) -> None:
     from okstra_core.paths import user_dirs
-    from okstra_core.wizard import list_wizards
+    from okstra_core.session import list_wizards
 
     wizards = user_dirs(env.env).wizards
     wizards.mkdir(parents=True)

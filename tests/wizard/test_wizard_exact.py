@@ -45,7 +45,8 @@ from okstra_core.catalog.models import (
 )
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
-from okstra_core.wizard import Prompt, Wizard
+from okstra_core.session import Wizard
+from okstra_core.wizard import Prompt
 from okstra_core.wizard.ids import parse_role_step
 from tests.conftest import answering_probe
 

@@ -12,7 +12,7 @@ from wizard_helpers import ANSWERS, make_task
 
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_core.wizard.ids import ROLE_MODEL, is_role_step, model_step
 
 ACTION = st.one_of(

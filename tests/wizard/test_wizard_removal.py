@@ -10,8 +10,8 @@ import pytest
 from okstra_core.environment import Environment
 from okstra_core.errors import StateFileError, StateInUseError, UsageError
 from okstra_core.paths import user_dirs
+from okstra_core.session import Wizard, delete_wizard, list_wizards
 from okstra_core.store import lock_path_for
-from okstra_core.wizard import Wizard, delete_wizard, list_wizards
 
 V1 = {
     "workspace_root": "",

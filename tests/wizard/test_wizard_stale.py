@@ -18,7 +18,7 @@ from wizard_helpers import ANSWERS, run_through
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError, StateFileError
 from okstra_core.paths import user_dirs
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 
 BUNDLED = Path(__file__).resolve().parents[2] / "prompts" / "profiles"
 

@@ -11,7 +11,7 @@ from wizard_helpers import run_through
 
 from okstra_core.environment import Environment
 from okstra_core.errors import StateFileError
-from okstra_core.wizard import Wizard
+from okstra_core.session import Wizard
 from okstra_core.wizard.state import classify_version
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from okstra_core.environment import Environment
-from okstra_core.wizard import Prompt, Wizard
+from okstra_core.session import Wizard
+from okstra_core.wizard import Prompt
 from tests.conftest import okstra_cmd
 
 ANSWERS = {

@@ -23,9 +23,9 @@ from pathlib import Path
 from ...catalog.activity import reached
 from ...environment import Environment
 from ...errors import OkstraError, UsageError
+from ...processes.process import Identity
+from ...processes.tmux import pane_state, server_at
 from ...records import config, dataclass
-from ..process import Identity
-from ..tmux import pane_state, server_at
 from . import files, record
 from .observe import WorkerState, _alive, _end_seen, read_team, state_of, with_activity
 from .team import WHO_ARG, Member, find

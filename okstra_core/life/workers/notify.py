@@ -15,7 +15,7 @@ import subprocess
 
 from ...display import inert
 from ...environment import Environment
-from ..tmux import TmuxServer
+from ...processes.tmux import TmuxServer
 
 _TIMEOUT = 5.0
 

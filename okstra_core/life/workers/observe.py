@@ -19,10 +19,10 @@ from typing import Any
 from ...catalog.activity import ActivitySpec
 from ...display import words_of
 from ...environment import Environment
+from ...processes.process import Identity
 from ...records import config, dataclass, to_data
 from ...store import read_json
 from ...tasks import RUN_MANIFEST
-from ..process import Identity
 from . import files, record
 from .liveness import provider_activity, worker_activity
 from .team import Member, members

@@ -30,11 +30,11 @@ from ...environment import Environment
 from ...errors import UsageError
 from ...launch import mint_session_id, worker_argv
 from ...launch.argv import placeholders_in
+from ...processes.process import Identity, as_pid
 from ...readiness import cli_readiness
 from ...records import config, dataclass
 from ...store import atomic_write_bytes, dumps_json
 from .. import worktrees
-from ..process import Identity, as_pid
 from . import files
 from .plan import StartPlan, StartRequest, plan_start
 from .record import read_manifest, record_started, run_lock

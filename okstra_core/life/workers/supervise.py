@@ -32,9 +32,9 @@ from typing import IO, Any
 from ...documents.worker import WorkerExit, WorkerLaunch
 from ...environment import Environment
 from ...errors import OkstraError
+from ...processes.process import process_start
+from ...processes.tmux import server_at, user_server
 from ...store import atomic_write_bytes, read_json
-from ..process import process_start
-from ..tmux import server_at, user_server
 from ..worktrees import commit_leftovers
 from . import files, record
 from .notify import notify

@@ -23,8 +23,8 @@ from typing import Literal
 from ...environment import Environment
 from ...errors import LaunchError, UsageError
 from ...launch.commands import tmux_name
-from ..process import Identity
-from ..tmux import PANE_FORMAT, PaneRef, TmuxServer, pane_state, server_at, user_server
+from ...processes.process import Identity
+from ...processes.tmux import PANE_FORMAT, PaneRef, TmuxServer, pane_state, server_at, user_server
 from .team import Member
 
 Surface = Literal["tmux", "background"]

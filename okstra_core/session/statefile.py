@@ -3,7 +3,7 @@
 A v2 file okstra wrote is validated (or recalled from the state cache by its exact
 bytes); a file of the earlier okstra (v1, or its own v2 shape) is converted in memory
 by the compatibility wing (`okstra_core.compat`), and progress goes to its companion
-file. Nothing here takes a lock: the session (`okstra_core.wizard.session`) does.
+file. Nothing here takes a lock: the session (`okstra_core.session.wizard`) does.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from ..resolver import check_entry_mode
 from ..setup_runs import runs_file
 from ..store import lock_path_for, parse_json_object, read_bytes
 from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
-from .base import echo_template, render_echo
-from .context import StepContext
-from .engine import advance, apply_answer, default_to_accept
-from .ids import CONFIRM, CONFIRM_ANSWER, ROLE_MODEL_KIND, TASK_TYPE, parse_role_step
-from .state import (
+from ..wizard.base import echo_template, render_echo
+from ..wizard.context import StepContext
+from ..wizard.engine import advance, apply_answer, default_to_accept
+from ..wizard.ids import CONFIRM, CONFIRM_ANSWER, ROLE_MODEL_KIND, TASK_TYPE, parse_role_step
+from ..wizard.state import (
     AnsweredStep,
     WizardState,
     classify_version,

@@ -17,10 +17,10 @@ from ..errors import OkstraError, StateFileError, UsageError
 from ..paths import user_dirs
 from ..records import config, dataclass
 from ..store import FileLock
-from .prompt import Progress
-from .session import Wizard
-from .state import classify_version, parse_v2
+from ..wizard.prompt import Progress
+from ..wizard.state import classify_version, parse_v2
 from .statefile import read_state_bytes, remove_state_file
+from .wizard import Wizard
 
 __all__ = ["SETUP_STATUSES", "SetupStatus", "WizardSummary", "delete_wizard", "list_wizards"]
 

@@ -17,21 +17,21 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
-from .catalog import load_catalog
-from .catalog.models import LEADER, TASK_TYPES, Profile
-from .discovery import default_project_root
-from .environment import Environment
-from .errors import UsageError
-from .pool import ModelPool, canonical_model, reported_host_effort, reported_host_model
-from .records import RecordError, aliases_of, validate
-from .request import (
+from ..catalog import load_catalog
+from ..catalog.models import LEADER, TASK_TYPES, Profile
+from ..discovery import default_project_root
+from ..environment import Environment
+from ..errors import UsageError
+from ..pool import ModelPool, canonical_model, reported_host_effort, reported_host_model
+from ..records import RecordError, aliases_of, validate
+from ..request import (
     ENTRY_MODES,
     CurrentModel,
     HostSessionContext,
     RunRequest,
     usage_error,
 )
-from .vocabulary import SPAWN_PROCESS
+from ..vocabulary import SPAWN_PROCESS
 
 __all__ = [
     "REQUEST_DESTS",

@@ -31,9 +31,8 @@ from pathlib import Path
 
 from ..display import screen_line
 from ..environment import Environment
-from ..launch.commands import TMUX_SOCKET_VAR
 from ..records import dataclass
-from . import process
+from . import TMUX_SOCKET_VAR, process
 
 # How long one tmux command may take before okstra stops waiting for it.
 TIMEOUT = 2.0

@@ -25,10 +25,10 @@ from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import user_dirs
 from ..records import dataclass
 from ..store import FileLock, atomic_write_bytes, dumps_json, read_bytes
-from .base import refuse
-from .confirm import Confirmation, confirmation
-from .context import StepContext
-from .engine import (
+from ..wizard.base import refuse
+from ..wizard.confirm import Confirmation, confirmation
+from ..wizard.context import StepContext
+from ..wizard.engine import (
     ReplayResult,
     advance,
     apply_answer,
@@ -37,16 +37,16 @@ from .engine import (
     progress,
     replay_answers,
 )
-from .flow import back_target, rewind
-from .group import apply_group, group_prompt, groups_prompts, simulated_progress
-from .prompt import AnswerEntry, HistoryEntry, Prompt, StepResult
-from .revalidate import revalidate
-from .roles import team_blocker
-from .state import WizardState, remember_state
+from ..wizard.flow import back_target, rewind
+from ..wizard.group import apply_group, group_prompt, groups_prompts, simulated_progress
+from ..wizard.prompt import AnswerEntry, HistoryEntry, Prompt, StepResult
+from ..wizard.revalidate import revalidate
+from ..wizard.roles import team_blocker
+from ..wizard.state import WizardState, remember_state
 from .statefile import Loaded, load, new_state, new_state_path, remove_state_file, unanswered
 
 if TYPE_CHECKING:
-    from .outcome import Outcome
+    from ..wizard.outcome import Outcome
 
 _T = TypeVar("_T")
 
@@ -59,7 +59,7 @@ def _outcomes() -> Callable[..., Outcome]:
     The module holds the typed run request, which a step that only asks the next
     question never needs.
     """
-    from . import outcome
+    from ..wizard import outcome
 
     return outcome.build_outcome
 
