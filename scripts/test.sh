@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install everything the tests need and run the whole gate: ruff, mypy, pytest.
+# Install everything the tests need and run the whole gate: ruff, lint-imports, mypy, pytest.
 #
 #   bash scripts/test.sh [pytest args…]
 #
@@ -160,6 +160,8 @@ fi
 
 check "ruff check" "$VENV/bin/ruff" check .
 check "ruff format --check" "$VENV/bin/ruff" format --check .
+# The layers of the core and the app (pyproject.toml, [tool.importlinter]).
+check "lint-imports" "$VENV/bin/lint-imports"
 # mypy runs beside the tests (ten seconds of one CPU, which the tests leave idle now
 # and then); its report comes after theirs.
 MYPY_LOG="$(mktemp)"

@@ -41,6 +41,7 @@ from ..processes.tmux import PaneProbe, pane_lines, probe_pane
 from ..records import config, dataclass, field
 from ..store import FileLock, append_line
 from ..tasks import RUN_MANIFEST, TIMELINE, resolve_inside
+from . import index
 from .report import load_run_manifest
 from .runinfo import (
     ENDED,
@@ -112,7 +113,8 @@ def update_leader(run_dir: Path, changes: Mapping[str, Any]) -> None:
     from ..prepare.runfiles import update_participant  # a writer: loaded when it writes
 
     with participant_lock(run_dir):
-        update_participant(run_dir / RUN_MANIFEST, LEADER_REF, changes)
+        updated = update_participant(run_dir / RUN_MANIFEST, LEADER_REF, changes)
+        index.note(run_dir, updated.dump())
 
 
 def record_end(
@@ -171,7 +173,7 @@ def record_end(
         append_line(timeline_path(run_dir), event)
         from ..prepare.runfiles import update_participant  # loaded when it writes
 
-        update_participant(
+        updated = update_participant(
             path,
             LEADER_REF,
             {
@@ -182,6 +184,7 @@ def record_end(
                 **({"endDetail": detail} if detail else {}),
             },
         )
+        index.note(run_dir, updated.dump())
         return True
 
 

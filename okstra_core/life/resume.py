@@ -40,6 +40,7 @@ from ..launch import (
 from ..records import config, dataclass
 from ..store import FileLock, append_line, check_no_links, lock_path_for
 from ..tasks import LEAD_PROMPT, OKSTRA_DIR, TIMELINE
+from . import index as runs_index
 from .project import RUN_ARG, RUN_ID, is_name, place_of, run_at_path, runs_named
 from .report import load_run_manifest
 
@@ -371,12 +372,13 @@ def _record(
         now = environment.now().isoformat(timespec="seconds")
         for entry in entries:
             if entry.participant in written and entry.session_id is not None:
-                record_session_ref(
+                updated = record_session_ref(
                     manifest_path,
                     entry.participant,
                     entry.session_id,
                     leader=entry.role == "leader",
                 )
+                runs_index.note(run_dir, updated.dump())
         write_resume_sheet(run_dir, entries, okstra=sheet.okstra)
         for entry in entries:
             if entry.participant in written:

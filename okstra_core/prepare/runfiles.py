@@ -55,7 +55,6 @@ from ..errors import (
     UsageError,
     os_error,
 )
-from ..life import index as runs_index
 from ..records import config, dataclass, to_data
 from ..store import (
     PRIVATE_DIR_MODE,
@@ -486,7 +485,6 @@ def update_participant(
         path=run_manifest_path,
     )
     atomic_write_bytes(run_manifest_path, updated.to_bytes())
-    runs_index.note(run_manifest_path.parent, updated.dump())
     return updated
 
 
