@@ -99,9 +99,6 @@ class RecordError(ValueError):
     def errors(self) -> list[dict[str, Any]]:
         return self._errors
 
-    def error_count(self) -> int:
-        return len(self._errors)
-
     def first(self) -> tuple[str, str]:
         """(place, message) of the first problem: `place(loc)`, and the message without
         pydantic's "Value error, " before a rule's own words."""

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything the tests need and run the whole gate: ruff, lint-imports, mypy, pytest.
+# Install everything the tests need and run the whole gate: ruff, lint-imports, dead
+# code (vulture), mypy, pytest.
 #
 #   bash scripts/test.sh [pytest args…]
 #
@@ -162,10 +163,12 @@ check "ruff check" "$VENV/bin/ruff" check .
 check "ruff format --check" "$VENV/bin/ruff" format --check .
 # The layers of the core and the app (pyproject.toml, [tool.importlinter]).
 check "lint-imports" "$VENV/bin/lint-imports"
+# Functions, methods, classes and properties nothing uses (scripts/dead_code.py).
+check "dead code" "$PY" scripts/dead_code.py
 # mypy runs beside the tests (ten seconds of one CPU, which the tests leave idle now
 # and then); its report comes after theirs.
 MYPY_LOG="$(mktemp)"
-"$VENV/bin/mypy" okstra_core okstra_tui build_backend/okstra_build.py >"$MYPY_LOG" 2>&1 &
+"$VENV/bin/mypy" okstra_core okstra_tui >"$MYPY_LOG" 2>&1 &
 MYPY_PID=$!
 
 phase "pytest"
@@ -196,7 +199,7 @@ timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-1500}" "$VENV/bin/pytest" \
 rc=${PIPESTATUS[0]}
 set -e
 
-phase "mypy okstra_core okstra_tui build_backend (ran beside the tests)"
+phase "mypy okstra_core okstra_tui (ran beside the tests)"
 if ! wait "$MYPY_PID"; then
     FAILED+=("mypy")
 fi

@@ -17,8 +17,7 @@ import venv
 from pathlib import Path
 
 import pytest
-
-from tests.test_build_backend import backend
+from hatchling import build as backend
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scripts" / "setup.sh"

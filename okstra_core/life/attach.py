@@ -11,7 +11,6 @@ import subprocess
 from collections.abc import Mapping
 
 from ..environment import Environment
-from ..errors import OkstraError
 from ..processes import tmux
 from ..records import config, dataclass
 from .hints import next_steps
@@ -129,7 +128,3 @@ def switch_client(plan: AttachPlan) -> str | None:
     except OSError as exc:
         return f"tmux: {exc.strerror or exc}"
     return f"tmux: {done.stderr.strip()[:300]}" if done.returncode else None
-
-
-def attach_error(plan: AttachPlan) -> OkstraError:
-    return OkstraError(plan.problem or "cannot attach")

@@ -116,10 +116,6 @@ def _run_path(run: str) -> bool:
     )
 
 
-def tasks_dir(project_root: Path) -> Path:
-    return project_root / OKSTRA_DIR / "tasks"
-
-
 def index_path(project_root: Path) -> Path:
     return project_root / OKSTRA_DIR / INDEX_NAME
 

@@ -16,7 +16,6 @@ read-only project that write fails and the outcome carries the ids found with a 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -41,42 +40,12 @@ from ..records import config, dataclass
 from ..store import FileLock, append_line, check_no_links, lock_path_for
 from ..tasks import LEAD_PROMPT, OKSTRA_DIR, TIMELINE
 from . import index as runs_index
-from .project import RUN_ARG, RUN_ID, is_name, place_of, run_at_path, runs_named
+from .project import RUN_ARG, place_of
 from .report import load_run_manifest
 
 DEFAULT_WAIT = 3.0
 # Concurrent `okstra resume` calls of one run take turns finishing its sheet.
 _LOCK_TIMEOUT = 5.0
-
-
-def find_run(value: str, project_root: Path) -> Path:
-    """The run directory named by `value` in the project at `project_root`.
-
-    Args:
-        value: a run id such as `requirements-discovery-001`, `<task>/<run-id>` or
-            `<group>/<task>/<run-id>` (looked up only under
-            `<project_root>/.okstra/tasks/*/*/runs/`), or a path with a `/` that resolves
-            to a run directory of a project (or its `run-manifest.json`).
-        project_root: where a name is looked up (and a relative path starts).
-
-    Raises:
-        UsageError: naming `value` — no such run, or a run id found in several tasks.
-        UnsafeProjectError: the project a path leads to is refused.
-    """
-    parts = value.split("/")
-    if is_name(value) and RUN_ID.fullmatch(parts[-1]):
-        found = runs_named(project_root, parts)
-        if len(found) > 1:
-            listed = ", ".join(p.ref for p in found)
-            raise UsageError(
-                f"run id {value} exists in several tasks ({listed}); give <task>/<run-id>",
-                field=RUN_ARG,
-            )
-        if found:
-            return found[0].path
-    if "/" in value and os.path.lexists(project_root / value):
-        return run_at_path(value, project_root).path
-    raise UsageError(f"no run {value} under {project_root / OKSTRA_DIR / 'tasks'}", field=RUN_ARG)
 
 
 def project_of_run(run_dir: Path) -> Path:

@@ -290,11 +290,6 @@ def apply_run(files: Sequence[PlannedFile], *, run_id: str, run_dir: Path) -> No
         written.append(f.path)
 
 
-def jsonl_line(record: Mapping[str, Any]) -> bytes:
-    """The exact bytes `store.append_line` appends for `record`."""
-    return orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
-
-
 # --------------------------------------------------------------------------- readers
 
 

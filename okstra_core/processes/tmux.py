@@ -476,11 +476,3 @@ def pane_state(server: TmuxServer, pane: str, owner: process.Identity | None) ->
     if not dead and not owner.alive():
         return None
     return PaneState(pane, pid, dead, _to_int(parts[3]), _to_int(parts[4]))
-
-
-def capture(server: TmuxServer, pane: str, lines: int = 40) -> list[str]:
-    """A worker pane's last `lines` lines (trailing blank lines dropped)."""
-    done = server.run(["capture-pane", "-p", "-J", "-S", f"-{lines}", "-t", pane])
-    if done is None or done.returncode != 0:
-        return []
-    return _shown_lines(done.stdout, lines)

@@ -72,12 +72,5 @@ class GuardedScreen:
         self.refresh_bindings()  # type: ignore[attr-defined]
         self.post_message(Armed())  # type: ignore[attr-defined]
 
-    def disarm(self) -> None:
-        """Back to disarmed (e.g. while a refused answer is shown), then re-armed."""
-        self._armed_at = None
-        self.on_armed_changed(False)
-        self.refresh_bindings()  # type: ignore[attr-defined]
-        self._shown()
-
     def on_armed_changed(self, armed: bool) -> None:
         """Enable or disable the widgets that act (override)."""

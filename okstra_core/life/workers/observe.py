@@ -14,13 +14,12 @@ import dataclasses
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from ...catalog.activity import ActivitySpec
 from ...display import words_of
 from ...environment import Environment
 from ...processes.process import Identity
-from ...records import config, dataclass, to_data
+from ...records import config, dataclass
 from ...store import read_json
 from ...tasks import RUN_MANIFEST
 from . import files, record
@@ -249,7 +248,3 @@ def with_activity(
         )
         shown.append(dataclasses.replace(state, activity=seen.state, activity_detail=seen.detail))
     return shown
-
-
-def as_data(states: list[WorkerState]) -> list[dict[str, Any]]:
-    return [to_data(s) for s in states]
