@@ -5,7 +5,6 @@ Driven through the installed `okstra` command against a run that prepare wrote.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -118,7 +117,17 @@ def test_a_report_that_is_not_an_object_is_refused_unchanged(
     assert sorted(p.name for p in project.iterdir()) == [".okstra", "brief.md", "final-report.json"]
 
 
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (lock sidecars aside) and its bytes."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+
+
 def test_refusals_name_what_is_wrong(project: Path, run_dir: Path, tmp_path: Path) -> None:
+    before = _files(project / ".okstra")
     target = tmp_path / "real.json"
     target.write_text("{}", encoding="utf-8")
     link = project / "link.json"
@@ -136,4 +145,4 @@ def test_refusals_name_what_is_wrong(project: Path, run_dir: Path, tmp_path: Pat
     )
     assert no_run.returncode == 2 and "no run" in (no_run.stdout + no_run.stderr)
     assert not (project / "x.json").exists() and not (project / "nope.json").exists()
-    assert os.listdir(run_dir)  # the run is untouched
+    assert _files(project / ".okstra") == before  # the run and its task are untouched
