@@ -26,6 +26,7 @@ from .rules import (
     check_id,
     check_template,
     check_worker_launch,
+    check_worker_resume,
 )
 from .rules import ID_PATTERN as ID_PATTERN
 from .rules import TEMPLATE_PLACEHOLDERS as TEMPLATE_PLACEHOLDERS
@@ -196,6 +197,12 @@ class LaunchSpec:
     # the provider cannot run workers.
     worker: tuple[StrictStr, ...] | None = None
     access: AccessSpec = field(default_factory=AccessSpec)
+    # A follow-up turn of an ended worker's own conversation (`okstra worker send`): a
+    # one-shot run like `worker` that names `{session_id}`. None: no follow-ups.
+    worker_resume: tuple[StrictStr, ...] | None = None
+    # For a CLI that mints its own session id: a regular expression whose one group
+    # finds it in the worker's output (codex prints `session id: <uuid>`).
+    worker_session_pattern: StrictStr | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -508,6 +515,7 @@ def check_launch(spec: ProviderSpec) -> None:
         launch.access.write,
         discovers_session=launch.session_id == "discover",
     )
+    check_worker_resume(launch.worker, launch.worker_resume, launch.worker_session_pattern)
     for i, flag in enumerate(launch.required_flags):
         if not flag.startswith("-"):
             raise DataProblem(

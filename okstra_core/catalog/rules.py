@@ -158,3 +158,47 @@ def check_worker_launch(
             "expected the arguments that keep a worker from changing the project "
             "(a read-only role runs with them)",
         )
+
+
+def check_worker_resume(
+    worker: tuple[str, ...] | None, resume: tuple[str, ...] | None, pattern: str | None
+) -> None:
+    """The rules of `launch.worker_resume` and `launch.worker_session_pattern`.
+
+    A follow-up template needs a worker (it continues one), starts with `{cli}`, names
+    `{session_id}` and `{model}`, and uses `{access}` at most once as a whole element;
+    the pattern compiles and has exactly one group (the id).
+    """
+    if resume is None:
+        return
+    if worker is None:
+        raise DataProblem("launch.worker_resume", "only used with launch.worker")
+    if not resume or resume[0] != "{cli}":
+        raise DataProblem(
+            "launch.worker_resume",
+            'expected a non-empty argv array whose first element is "{cli}"',
+        )
+    used: list[str] = []
+    for i, element in enumerate(resume):
+        check_template(element, f"launch.worker_resume[{i}]", WORKER_PLACEHOLDERS)
+        names = template_fields(element)
+        if "access" in names and element != "{access}":
+            raise DataProblem(
+                f"launch.worker_resume[{i}]",
+                "{access} stands for zero or more arguments: it must be an element of its own",
+            )
+        used.extend(names)
+    for name, why in (("session_id", "the session it continues"), ("model", "its bound model")):
+        if name not in used:
+            raise DataProblem("launch.worker_resume", f"expected {{{name}}}: {why}")
+    if used.count("access") > 1:
+        raise DataProblem("launch.worker_resume", "{access} may appear only once")
+    if pattern is not None:
+        try:
+            groups = re.compile(pattern).groups
+        except re.error as exc:
+            raise DataProblem("launch.worker_session_pattern", f"not a regex: {exc}") from None
+        if groups != 1:
+            raise DataProblem(
+                "launch.worker_session_pattern", "expected exactly one group (the session id)"
+            )

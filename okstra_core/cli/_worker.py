@@ -48,6 +48,12 @@ def _seconds(field: str, upper: float) -> Any:
     return parse
 
 
+def _turn(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise UsageError(f"expected a turn number (1, 2, …), got {value!r}", field="--turn")
+    return int(value)
+
+
 def _sub(sub: Any, name: str, help_: str, examples: str) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
         name,
@@ -77,6 +83,7 @@ def register(sub: Any) -> None:
         dest="worker_command", metavar="COMMAND", parser_class=type(worker)
     )
     _register_start(wsub)
+    _register_send(wsub)
     _register_watch(wsub)
     review.register(wsub, _sub)
     worker.set_defaults(handler=_usage)
@@ -116,6 +123,27 @@ def _register_start(wsub: Any) -> None:
     )
     start.add_argument("--json", action="store_true", help="print one JSON document")
     start.set_defaults(handler=_start, human=_start_human)
+
+
+def _register_send(wsub: Any) -> None:
+    send = _sub(
+        wsub,
+        "send",
+        "send an ended worker a follow-up in its own conversation; returns at once",
+        "  okstra worker send implementation-001 implementer#1 --prompt-file findings.md\n"
+        "  okstra worker send planning-001 analyser#1 --prompt 'Say more about item 3.'",
+    )
+    send.add_argument("who", help=WHO_HELP)
+    given = send.add_mutually_exclusive_group(required=True)
+    given.add_argument("--prompt", help="the follow-up (the worker reads it on standard input)")
+    given.add_argument("--prompt-file", metavar="FILE", help="a file holding the follow-up")
+    send.add_argument(
+        "--surface",
+        choices=("tmux", "background"),
+        help="default: tmux when tmux is running for you, else background",
+    )
+    send.add_argument("--json", action="store_true", help="print one JSON document")
+    send.set_defaults(handler=_send, human=_start_human)
 
 
 def _register_watch(wsub: Any) -> None:
@@ -163,6 +191,12 @@ def _register_watch(wsub: Any) -> None:
         action="store_true",
         help=f"all of it (by default at most {RESULT_SHOWN_MIB} MiB, and where the rest is)",
     )
+    result.add_argument(
+        "--turn",
+        type=_turn,
+        metavar="N",
+        help="an earlier turn's product (default: the latest turn's)",
+    )
     result.add_argument("--json", action="store_true", help="print one JSON document")
     result.set_defaults(handler=_result, human=_result_human)
 
@@ -186,8 +220,8 @@ def _register_watch(wsub: Any) -> None:
 
 def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     raise UsageError(
-        "okstra worker: a command is required: start, status, wait, result, stop, diff, "
-        "merge, discard"
+        "okstra worker: a command is required: start, send, status, wait, result, stop, "
+        "diff, merge, discard"
     )
 
 
@@ -247,7 +281,8 @@ def _start_human(payload: dict[str, Any]) -> None:
         if payload["surface"] == "tmux"
         else f"background, output in {payload['outputLog']}"
     )
-    lines = [f"okstra: started {payload['label']} — {where}"]
+    turn = f" (turn {payload['turn']})" if payload.get("turn", 1) > 1 else ""
+    lines = [f"okstra: started {payload['label']}{turn} — {where}"]
     if payload.get("worktreePath"):
         lines.append(f"okstra: it works in {payload['worktreePath']} on branch {payload['branch']}")
     if payload.get("treeNote"):
@@ -258,6 +293,17 @@ def _start_human(payload: dict[str, Any]) -> None:
         *(f"okstra: note: {note}" for note in payload.get("notes") or ()),
     ]
     _print("".join(inert(line) + "\n" for line in lines))
+
+
+def _send(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..life.actions import worker_send
+    from ..records import to_data
+
+    sent = worker_send(
+        _run_dir(ns.run), Environment.real(), ns.who, prompt=_prompt(ns), surface=ns.surface
+    )
+    return to_data(sent), 0
 
 
 # --------------------------------------------------------------------------- status
@@ -350,7 +396,7 @@ def _result(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.actions import worker_result
     from ..records import to_data
 
-    found = worker_result(_run_dir(ns.run), Environment.real(), ns.who, full=ns.full)
+    found = worker_result(_run_dir(ns.run), Environment.real(), ns.who, full=ns.full, turn=ns.turn)
     payload: dict[str, Any] = to_data(found)
     if not ns.json:
         payload["_bytes"] = found.data  # printed as is, not as JSON

@@ -29,6 +29,7 @@ __all__ = [
     "Participant",
     "RoleExecution",
     "RunManifest",
+    "Turn",
     "WriteCapability",
 ]
 
@@ -122,6 +123,29 @@ class Participant(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Turn(Document):
+    """One turn of a worker's conversation: its start, or a follow-up (`worker send`).
+
+    `result_file` is where what it produced is kept, relative to the run directory
+    (set when it ends; moved when the next turn starts).
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        by_name=True,
+        omit_none=("ended_at", "exit_status", "signal", "result_file"),
+    )
+
+    number: StrictInt
+    started_at: StrictStr
+    status: StrictStr = "running"
+    ended_at: StrictStr | None = None
+    exit_status: StrictInt | None = None
+    signal: StrictInt | None = None
+    result_file: StrictStr | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RoleExecution(Document):
     """One role instance of the run, bound to its participant.
 
@@ -144,10 +168,12 @@ class RoleExecution(Document):
             "merge_commit",
             "merged_into",
             "discarded_at",
+            "turns",
         ),
     )
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
-        "binding": ("one", BindingRecord)
+        "binding": ("one", BindingRecord),
+        "turns": ("each", Turn),
     }
 
     role_execution_ref: StrictStr
@@ -180,6 +206,8 @@ class RoleExecution(Document):
     merge_commit: StrictStr | None = None
     merged_into: StrictStr | None = None
     discarded_at: StrictStr | None = None
+    # A worker's turns, the first its start (`worker send` adds the next); None before.
+    turns: tuple[Turn, ...] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

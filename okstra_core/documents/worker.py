@@ -83,6 +83,10 @@ class WorkerLaunch(Document):
     branch: StrictStr | None = None
     base_commit: StrictStr | None = None
     tree_note: StrictStr | None = None
+    # The turn this launch runs (1: the start; `worker send` runs the next), and how to
+    # find a session id the CLI mints (the provider's `worker_session_pattern`).
+    turn: StrictInt = 1
+    session_pattern: StrictStr | None = None
 
     def tree_changes(self) -> dict[str, str]:
         """The role execution's worktree keys, as the run manifest records them."""

@@ -30,6 +30,7 @@ def worker_argv(
     writes: bool,
     values: Mapping[str, str],
     env: Mapping[str, str] | None = None,
+    follow_up: bool = False,
 ) -> tuple[str, ...]:
     """The worker argv of `provider` for `model` (the model's `execution` value).
 
@@ -40,6 +41,8 @@ def worker_argv(
         values: the other placeholders (`session_id`, `prompt_file`, `result_file`,
             `project_root`, …); `cli` defaults to the provider's `cli`.
         env: the environment for `{env.NAME}` (none by default).
+        follow_up: render `launch.worker_resume` (a follow-up turn, `values` holding
+            the `session_id` it continues) instead of `launch.worker`.
 
     Raises:
         DataFileError: the provider declares no worker, or a placeholder the template
@@ -49,6 +52,15 @@ def worker_argv(
     if launch.worker is None:
         refusal = provider.worker_refusal() or "no worker"
         raise DataFileError(refusal, path=provider.source, field="launch.worker")
+    name = "worker_resume" if follow_up else "worker"
+    template = launch.worker_resume if follow_up else launch.worker
+    if template is None:
+        raise DataFileError(
+            f"provider {provider.id!r} declares no [launch] worker_resume: its workers "
+            "cannot be sent a follow-up",
+            path=provider.source,
+            field="launch.worker_resume",
+        )
     filled = {"cli": provider.cli, **values, "model": model}
     environment = env or {}
     kind = "write" if writes else "read_only"
@@ -64,7 +76,6 @@ def worker_argv(
         )
         for index, element in enumerate(flags)
     )
-    template = launch.worker
     if ACCESS in template:
         at = template.index(ACCESS)
     else:
@@ -81,7 +92,7 @@ def worker_argv(
                 filled,
                 environment,
                 source=provider.source,
-                field=f"launch.worker[{index}]",
+                field=f"launch.{name}[{index}]",
                 known=WORKER_PLACEHOLDERS,
             )
         )

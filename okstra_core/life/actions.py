@@ -35,6 +35,7 @@ from .workers.control import Stopped, Waited
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
 from .workers.review import WorkerDiff, WorkerDiscard, WorkerMerge
+from .workers.send import send_worker
 from .workers.start import Started, start_worker
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "worker_discard",
     "worker_merge",
     "worker_result",
+    "worker_send",
     "worker_start",
     "worker_stop",
     "worker_wait",
@@ -183,14 +185,20 @@ class WorkerResult:
 
 
 def worker_result(
-    run_dir: Path, environment: Environment, who: str, *, full: bool = False
+    run_dir: Path,
+    environment: Environment,
+    who: str,
+    *,
+    full: bool = False,
+    turn: int | None = None,
 ) -> WorkerResult:
-    """The worker's product: the file okstra named `{result_file}`, else its stdout.
+    """The worker's product: the file okstra named `{result_file}`, else its stdout; of
+    its latest turn, or of turn `turn`.
 
     Raises:
-        UsageError: never started, or still running.
+        UsageError: never started, still running, or no such turn.
     """
-    found, data = control.result(run_dir, who, environment)
+    found, data = control.result(run_dir, who, environment, turn=turn)
     shown = data if full or len(data) <= RESULT_SHOWN_BYTES else data[:RESULT_SHOWN_BYTES]
     return WorkerResult(
         role_execution_ref=found.role_execution_ref,
@@ -275,3 +283,28 @@ def worker_discard(run_dir: Path, environment: Environment, who: str) -> WorkerD
     """Remove an ended writer's worktree and branch (`review.discard`). The caller asks
     the person first."""
     return review.discard(run_dir, who, environment)
+
+
+# --------------------------------------------------------------------------- send
+
+
+def worker_send(
+    run_dir: Path,
+    environment: Environment,
+    who: str,
+    *,
+    prompt: str,
+    surface: str | None = None,
+) -> Started:
+    """Send the ended worker `who` a follow-up in its own conversation (`send_worker`);
+    returns at once, as a start does.
+
+    Raises:
+        UsageError: an empty or oversized prompt; a worker still running or never
+            started; a provider without `worker_resume`; an unknown session id.
+    """
+    if not prompt.strip():
+        raise UsageError("the prompt is empty", field="prompt")
+    if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
+        raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
+    return send_worker(run_dir, who, prompt, environment, surface=surface)

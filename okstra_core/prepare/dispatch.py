@@ -178,6 +178,11 @@ def dispatch_context(
             "status": f"{okstra} worker status {quoted}",
             "again": f"{okstra} worker start {quoted} <ref> --again --prompt-file <file>",
             "stop": f"{okstra} worker stop {quoted} <ref>",
+            "send": f"{okstra} worker send {quoted} <ref> --prompt-file <file>",
+            "diff": f"{okstra} worker diff {quoted} <ref> --stat",
+            "merge": f"{okstra} worker merge {quoted} <ref>",
+            "writers": any(m["worker"] and m["access"] == "workspace-write" for m in team)
+            or any(d["access"] == "workspace-write" for d in dynamic),
             "finalize": f"{okstra} report finalize {quoted} --data <report.json>",
             "check": f"{okstra} report check {quoted} <report.json>",
             "wait_slice": WAIT_SLICE_SECONDS,

@@ -189,3 +189,32 @@ def test_roles_declare_whether_they_write(tmp_path: Path) -> None:
         ("implementation", "fixer"),
         ("final-verification", "fixer"),
     }
+
+
+RESUME = 'worker_resume = ["{cli}", "again", "{session_id}", "--model", "{model}", "{access}"]\n'
+
+
+def test_a_follow_up_template_renders_with_the_session(tmp_path: Path) -> None:
+    spec = acme(tmp_path, WORKER.replace("\n[launch.access]", RESUME + "\n[launch.access]", 1))
+    argv = worker_argv(spec, model="M", writes=True, values=VALUES, follow_up=True)
+    assert argv == ("acme", "again", "S", "--model", "M", "--write", "--root=/proj")
+    plain = acme(tmp_path)
+    with pytest.raises(DataFileError, match="declares no \\[launch\\] worker_resume"):
+        worker_argv(plain, model="M", writes=False, values=VALUES, follow_up=True)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('worker_resume = ["{cli}", "again", "--model", "{model}"]\n', "expected {session_id}"),
+        ('worker_resume = ["{cli}", "again", "{session_id}"]\n', "expected {model}"),
+        ('worker_resume = ["x", "{session_id}", "{model}"]\n', 'first element is "{cli}"'),
+        (RESUME + "worker_session_pattern = 'session (\\\\w+) (\\\\w+)'\n", "exactly one group"),
+        (RESUME + "worker_session_pattern = 'session ('\n", "not a regex"),
+    ],
+)
+def test_follow_up_rules(tmp_path: Path, line: str, message: str) -> None:
+    text = WORKER.replace("\n[launch.access]", line + "\n[launch.access]", 1)
+    error = provider_error(tmp_path, PROVIDER.replace(LEAD, text, 1))
+    assert error.field is not None and error.field.startswith("launch.worker_"), error.render()
+    assert message in error.message, error.render()

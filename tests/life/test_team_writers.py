@@ -126,3 +126,47 @@ def test_shared_tree_and_readers_run_in_the_project(world: World) -> None:
     assert world.started("v")["cwd"] == str(world.project)
     proc = world.okstra("worker", "diff", world.run, "verifier#1")
     assert proc.returncode == 2 and b"no worktree of its own" in proc.stderr
+
+
+def test_a_follow_up_continues_the_workers_own_session(world: World) -> None:
+    """A minted id (claude's) and one found in the CLI's output (codex's) both reach the
+    resume argv; the turns are recorded; result --turn N reads an earlier one."""
+    _start(world, "verifier#1", tag="v1", result="first answer")
+    _start(world, *FIXER, tag="f1", result="fixed once", write={"b.txt": "bee\nfix\n"})
+    assert world.json("worker", "wait", world.run, "verifier#1", "fixer#1")[0] == 0
+    minted = world.participant("role-exec-verifier-001")["sessionRef"]
+    found = world.participant("role-exec-fixer-001")["sessionRef"]
+    assert minted and found
+    for who, tag, session in (("verifier#1", "v2", minted), ("fixer#1", "f2", found)):
+        code, doc = world.json(
+            "worker", "send", world.run, who, "--prompt", fake("Again.", tag=tag, result="second"),
+            "--surface", "background",
+        )  # fmt: skip
+        assert code == 0 and doc["turn"] == 2, doc
+        seen = world.started(tag)
+        assert session in seen["argv"] and "resume" in " ".join(seen["argv"])
+    fixer = world.started("f2")
+    assert fixer["cwd"] == world.execution("role-exec-fixer-001")["worktreePath"]
+    assert world.json("worker", "wait", world.run, "verifier#1", "fixer#1")[0] == 0
+    turns = world.execution("role-exec-fixer-001")["turns"]
+    assert [(t["number"], t["status"], t["exitStatus"]) for t in turns] == [
+        (1, "exited", 0),
+        (2, "exited", 0),
+    ]
+    assert turns[0]["resultFile"].endswith("/turn-1/result.md")
+    latest = world.okstra("worker", "result", world.run, "fixer#1")
+    assert latest.stdout.strip() == b"second"
+    earlier = world.okstra("worker", "result", world.run, "fixer#1", "--turn", "1")
+    assert earlier.stdout.strip() == b"fixed once"
+    assert len(world.events("worker-started")) == 4
+
+
+def test_a_follow_up_is_refused_while_running_or_never_started(world: World) -> None:
+    never = world.okstra("worker", "send", world.run, "verifier#1", "--prompt", "x")
+    assert never.returncode == 2 and b"never started" in never.stderr
+    hold = world.tmp / "release"
+    _start(world, "verifier#1", tag="h", hold=str(hold))
+    busy = world.okstra("worker", "send", world.run, "verifier#1", "--prompt", "x")
+    assert busy.returncode == 2 and b"still running" in busy.stderr
+    hold.write_text("go")
+    assert world.json("worker", "wait", world.run, "verifier#1")[0] == 0

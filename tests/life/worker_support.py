@@ -70,6 +70,10 @@ for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
 note(event="started", cli=name, pid=os.getpid(), pgid=os.getpgrp(), argv=args,
      cwd=os.getcwd(), prompt=prompt, tag=spec.get("tag"), path=os.environ.get("PATH"),
      env={{k: v for k, v in os.environ.items() if k.startswith(("FAKE", "WORKER"))}})
+if "--session-id" not in args and "resume" not in args:
+    # Like codex: a CLI that mints its own session id prints it in its header.
+    import uuid
+    say("session id: " + str(uuid.uuid5(uuid.NAMESPACE_URL, prompt)), 2)
 say("fake worker: working on it", 2)
 say("fake worker: a note on stderr", 2)
 for rel, content in (spec.get("write") or {{}}).items():

@@ -85,6 +85,9 @@ def test_the_commands_are_ones_okstra_parses(project: Path, env: Environment) ->
         ("worker", "result"),
         ("worker", "status"),
         ("worker", "stop"),
+        ("worker", "send"),
+        ("worker", "diff"),
+        ("worker", "merge"),
         ("report", "finalize"),
         ("report", "check"),
     }, commands

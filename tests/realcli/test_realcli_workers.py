@@ -237,3 +237,85 @@ def test_gemini_accepts_the_worker_argv(tmp_path: Path, writes: bool, mode: str)
 def test_gemini_negative_control(tmp_path: Path) -> None:
     _, done = _gemini(tmp_path, False, "--bogus-worker-flag")
     assert done.returncode == 1 and "Unknown arguments: bogus-worker-flag" in done.stderr
+
+
+# --------------------------------------------------------------------------- follow-ups
+
+FOLLOW_UP = "okstra-follow-up-marker-9d2a"
+
+
+def test_claude_accepts_the_follow_up_argv(tmp_path: Path) -> None:
+    """The bundled `worker_resume`: the same session's transcript gets the follow-up,
+    read from standard input, with the write access's permission mode."""
+    argv, env, project, config, session = _claude(tmp_path, True)
+    assert _run_claude(argv, env, project).returncode == 1
+    resume = worker_argv(
+        bundled("claude"),
+        model="claude-sonnet-4-6",
+        writes=True,
+        values={"cli": argv[0], "session_id": session, "project_root": str(project)},
+        follow_up=True,
+    )
+    assert list(resume[1:4]) == ["-p", "--resume", session]
+    (project.parent / "run" / "task.md").write_text(f"Once more. {FOLLOW_UP}\n")
+    done = _run_claude(list(resume), env, project)
+    assert not done.stderr.startswith("error:"), done.stderr
+    assert done.returncode == 1 and "Not logged in" in done.stdout, (done.stdout, done.stderr)
+    slug = re.sub(r"[^A-Za-z0-9]", "-", str(project.resolve()))
+    transcript = config / "projects" / slug / f"{session}.jsonl"
+    records = [json.loads(x) for x in transcript.read_text(encoding="utf-8").splitlines()]
+    users = [r for r in records if r.get("type") == "user"]
+    assert len(users) == 2 and FOLLOW_UP in json.dumps(users[1]["message"])
+    assert users[1]["sessionId"] == session and users[1]["permissionMode"] == "acceptEdits"
+    # A parser rejection looks otherwise.
+    bad = _run_claude([*resume[:2], "--bogus-follow-up-flag", *resume[2:]], env, project)
+    assert bad.stderr.startswith("error:") and "--bogus-follow-up-flag" in bad.stderr
+
+
+def test_codex_accepts_the_follow_up_argv(tmp_path: Path) -> None:
+    """The session id comes from the worker's header (`worker_session_pattern`); the
+    bundled `worker_resume` continues that rollout with the follow-up and the access."""
+    argv, env, project, codex_home, run = _codex(tmp_path, False)
+    _, stderr, found = _run_codex(argv, env, project, codex_home, run)
+    assert found is not None, stderr
+    pattern = bundled("codex").launch.worker_session_pattern
+    assert pattern is not None
+    match = re.search(pattern, stderr)
+    assert match is not None and match.group(1) == found[0]["id"], stderr
+    session = match.group(1)
+    resume = worker_argv(
+        bundled("codex"),
+        model="gpt-5.6-sol",
+        writes=True,
+        values={
+            "cli": argv[0],
+            "session_id": session,
+            "project_root": str(project),
+            "result_file": str(run / "result.md"),
+        },
+        follow_up=True,
+    )
+    assert list(resume[-2:]) == [session, "-"] and "resume" in resume
+    (run / "task.md").write_text(f"Once more. {FOLLOW_UP}\n", encoding="utf-8")
+    (rollout,) = (codex_home / "sessions").rglob("rollout-*.jsonl")
+    stderr_path = run / "resume-stderr.log"
+    with (run / "task.md").open("rb") as stdin, stderr_path.open("wb") as err:
+        proc = subprocess.Popen(
+            list(resume), env=env, cwd=project, stdin=stdin, stdout=subprocess.DEVNULL,
+            stderr=err, start_new_session=True,
+        )  # fmt: skip
+    deadline = time.monotonic() + 90
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            if FOLLOW_UP in rollout.read_text(encoding="utf-8"):
+                break
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+    stderr = stderr_path.read_text(encoding="utf-8")
+    assert "unexpected argument" not in stderr, stderr
+    assert f"session id: {session}" in stderr and "sandbox: workspace-write" in stderr, stderr
+    text = rollout.read_text(encoding="utf-8")
+    assert FOLLOW_UP in text and '"type":"workspace-write"' in text.replace(" ", "")

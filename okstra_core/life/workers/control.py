@@ -180,23 +180,36 @@ class Result:
     text: str
 
 
-def result(run_dir: Path, who: str, environment: Environment) -> tuple[Result, bytes]:
-    """The worker's product (the file okstra named `{result_file}`, else its stdout).
+def result(
+    run_dir: Path, who: str, environment: Environment, *, turn: int | None = None
+) -> tuple[Result, bytes]:
+    """The worker's product (the file okstra named `{result_file}`, else its stdout) of
+    its latest turn, or of its earlier turn `turn` (`okstra worker send` made more).
 
     Raises:
-        UsageError: never started, or still running.
+        UsageError: never started, still running (its latest turn), or no such turn.
     """
     (member,) = _named(run_dir, [who])
     member = _check(run_dir, member, environment)
-    if member.status == record.RUNNING:
+    launch = files.read_launch(run_dir, member.ref)
+    if turn is not None and not 1 <= turn <= launch.turn:
+        raise UsageError(
+            f"{member.short} has had {launch.turn} turn(s): expected 1 to {launch.turn}",
+            field="--turn",
+        )
+    if turn is not None and turn < launch.turn:
+        source, path, data = files.read_turn_result(
+            run_dir, member.ref, turn, result_file=launch.result_file is not None
+        )
+    elif member.status == record.RUNNING:
         raise UsageError(
             f"{member.short} is still running; `okstra worker wait` for it first",
             field=WHO_ARG,
         )
-    launch = files.read_launch(run_dir, member.ref)
-    source, path, data = files.read_result(
-        run_dir, member.ref, result_file=launch.result_file is not None
-    )
+    else:
+        source, path, data = files.read_result(
+            run_dir, member.ref, result_file=launch.result_file is not None
+        )
     state = state_of(run_dir, member, environment.now())
     return (
         Result(

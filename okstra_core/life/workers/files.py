@@ -138,3 +138,59 @@ def read_result(run_dir: Path, ref: str, *, result_file: bool) -> tuple[str, Pat
             source, name = "result-file", RESULT
         data = directory.read(name, what="worker result", limit=MAX_RESULT_BYTES, missing_ok=True)
         return source, directory.path / name, data or b""
+
+
+def head_text(run_dir: Path, ref: str, limit: int = TAIL_BYTES) -> str:
+    """The first `limit` bytes of the worker's `output.log` as text ("" without one)."""
+    try:
+        with open_worker_dir(run_dir, ref) as directory:
+            data = directory.read(
+                OUTPUT, what="worker output", limit=MAX_RESULT_BYTES, missing_ok=True
+            )
+    except OkstraError:
+        return ""
+    return (data or b"")[:limit].decode("utf-8", errors="replace")
+
+
+def product_name(run_dir: Path, launch: WorkerLaunch) -> str:
+    """The file of the worker's directory holding what it produced: `result.md` when its
+    template names one and it is there, else `stdout.log`."""
+    if launch.result_file is None:
+        return STDOUT
+    try:
+        with open_worker_dir(run_dir, launch.role_execution_ref) as directory:
+            return RESULT if directory.exists(RESULT) else STDOUT
+    except OkstraError:
+        return STDOUT
+
+
+def turn_dir_name(number: int) -> str:
+    """Where an earlier turn's files are kept in the worker's directory: `turn-<n>`."""
+    return f"turn-{number}"
+
+
+def archive_turn(run_dir: Path, ref: str, number: int) -> Path:
+    """Move the files of the worker's turn `number` into `turn-<n>/` of its directory
+    (the next turn writes its own in their place); returns that directory."""
+    directory = worker_dir(run_dir, ref)
+    kept = directory / turn_dir_name(number)
+    make_private_dirs(kept, inside=run_dir)
+    for name in (PROMPT, LAUNCH, OUTPUT, STDOUT, RESULT, EXIT):
+        if os.path.lexists(directory / name):
+            os.replace(directory / name, kept / name)
+    return kept
+
+
+def read_turn_result(
+    run_dir: Path, ref: str, number: int, *, result_file: bool
+) -> tuple[str, Path, bytes]:
+    """`read_result` of an earlier turn (its files in `turn-<n>/`)."""
+    with open_directory(
+        run_dir, WORKERS_DIR, worker_dir(run_dir, ref).name, turn_dir_name(number),
+        what="worker turn directory",
+    ) as directory:  # fmt: skip
+        source, name = "stdout", STDOUT
+        if result_file and directory.exists(RESULT):
+            source, name = "result-file", RESULT
+        data = directory.read(name, what="worker result", limit=MAX_RESULT_BYTES, missing_ok=True)
+        return source, directory.path / name, data or b""

@@ -354,3 +354,43 @@ def _checked(
         writes=_writes(member, catalog, manifest.task_type),
         cli=cli,
     )
+
+
+def plan_follow_up(
+    manifest: RunManifest, who: str, catalog: Catalog, environment: Environment
+) -> tuple[StartPlan, str]:
+    """Decide a follow-up turn of the ended worker `who` (`okstra worker send`):
+    (its plan, the session id it continues).
+
+    Raises:
+        UsageError: an unknown `<who>` or the lead, a worker never started or still
+            running, a provider without `[launch] worker_resume`, a CLI missing from
+            PATH, or a session id nobody knows.
+    """
+    member = find(members(manifest.dump()), who)
+    if member.status == RUNNING:
+        raise UsageError(
+            f"{member.short} is still running; wait for it (`okstra worker wait`) and send "
+            "it the follow-up then",
+            field=WHO_ARG,
+        )
+    if member.status not in ENDED:
+        raise UsageError(
+            f"{member.short} was never started: start it (`okstra worker start`)", field=WHO_ARG
+        )
+    plan = _checked(member, None, None, manifest, catalog, environment)
+    if plan.provider.launch.worker_resume is None:
+        raise UsageError(
+            f"{member.short}: provider {plan.provider.id!r} declares no [launch] "
+            f"worker_resume: its workers cannot be sent a follow-up ({plan.provider.source}); "
+            "start another attempt with --again",
+            field=WHO_ARG,
+        )
+    session = member.get_str("sessionRef")
+    if session is None:
+        raise UsageError(
+            f"{member.short}: its session id is not known (its CLI did not say it), so its "
+            "conversation cannot be continued; start another attempt with --again",
+            field=WHO_ARG,
+        )
+    return replace(plan, worktrees_dir=catalog.config.worktrees_dir), session

@@ -30,6 +30,7 @@ from ...paths import user_dirs
 from ...store import FileLock, append_line, atomic_write_bytes, read_bytes
 from ...tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from .. import index
+from .files import WORKERS_DIR
 
 # A worker's status once ended: by itself (`exited`), on request (`stopped`), or
 # without anyone seeing how (`lost`: its processes are gone and it left no exit record).
@@ -162,6 +163,8 @@ def record_started(
         first = participant.get("status") not in (RUNNING, *ENDED)
         participant.update({k: v for k, v in changes.items() if v is not None})
         execution.update(launch.tree_changes())
+        if first:
+            _begin_turn(execution, launch)
         if participant.get("status") not in ENDED:
             participant["status"] = RUNNING
             execution["status"] = RUNNING
@@ -187,6 +190,35 @@ def record_started(
         return first
 
 
+def _begin_turn(execution: dict[str, Any], launch: WorkerLaunch) -> None:
+    """Add the launch's turn to the role execution (once)."""
+    turns = list(execution.get("turns") or [])
+    if any(t.get("number") == launch.turn for t in turns):
+        return
+    turns.append({"number": launch.turn, "startedAt": launch.started_at, "status": RUNNING})
+    execution["turns"] = turns
+
+
+def _end_turn(
+    execution: dict[str, Any],
+    state: str,
+    exit_status: int | None,
+    signal: int | None,
+    at: str,
+    product: str | None,
+) -> None:
+    """Write the end of the role execution's latest turn, and where its product is."""
+    turns = list(execution.get("turns") or [])
+    if not turns or turns[-1].get("endedAt"):
+        return
+    last = dict(turns[-1])
+    last.update(status=state, endedAt=at, exitStatus=exit_status, signal=signal)
+    if product is not None:
+        last["resultFile"] = f"{WORKERS_DIR}/{execution.get('roleExecutionRef')}/{product}"
+    turns[-1] = {k: v for k, v in last.items() if v is not None}
+    execution["turns"] = turns
+
+
 def record_stop_requested(run_dir: Path, participant_ref: str, *, now: str) -> None:
     """Note that a stop was asked for: the end is then recorded `stopped`."""
     with run_lock(run_dir):
@@ -209,11 +241,15 @@ def record_end(
     now: str,
     lines: Sequence[str] = (),
     detail: str | None = None,
+    session_id: str | None = None,
+    product: str | None = None,
 ) -> bool:
     """Record the worker's end once: its status and `worker-exited`.
 
     Args:
         how: `exited` or `lost`; a worker whose stop was requested is `stopped`.
+        session_id: the session id found in its output (a CLI that mints its own).
+        product: the name of the file in its directory holding what it produced.
 
     Returns:
         True when this call recorded it; False when it was recorded already.
@@ -232,7 +268,10 @@ def record_end(
         )
         if detail:
             participant["endDetail"] = detail
+        if session_id and not participant.get("sessionRef"):
+            participant["sessionRef"] = session_id
         execution["status"] = state
+        _end_turn(execution, state, exit_status, signal, exited_at, product)
         draft.write(now)
         event = WorkerExited(
             at=now,
@@ -264,3 +303,46 @@ def record_tree(
         execution.update({k: v for k, v in changes.items() if v is not None})
         draft.write(now)
         append_line(timeline_path(run_dir), event.dump())
+
+
+# Participant keys of one run of the CLI, cleared before a follow-up turn runs.
+_RUN_KEYS = (
+    "stopRequestedAt",
+    "exitStatus",
+    "exitSignal",
+    "exitedAt",
+    "endDetail",
+    "processId",
+    "processStart",
+    "processGroup",
+    "parentProcessId",
+    "parentStart",
+    "paneRef",
+    "windowRef",
+    "tmuxSocket",
+)
+
+
+def record_next_turn(run_dir: Path, role_execution_ref: str, kept: int, *, now: str) -> None:
+    """Before a follow-up turn: the ended turn `kept` points at its files in
+    `turn-<kept>/`, and the worker is `prepared` again (its end cleared) so that the
+    turn's start is recorded as a start. The caller holds `run_lock(run_dir)`."""
+    draft = _Draft.open(run_dir)
+    execution = draft.execution(role_execution_ref)
+    if execution is None:
+        raise UsageError(f"the run has no role execution {role_execution_ref}")
+    participant = draft.participant(str(execution.get("participantRef")))
+    here = f"{WORKERS_DIR}/{role_execution_ref}/"
+    turns = []
+    for turn in execution.get("turns") or []:
+        turn = dict(turn)
+        product = turn.get("resultFile")
+        if turn.get("number") == kept and isinstance(product, str) and product.startswith(here):
+            turn["resultFile"] = f"{here}turn-{kept}/{product[len(here) :]}"
+        turns.append(turn)
+    if turns:
+        execution["turns"] = turns
+    for key in _RUN_KEYS:
+        participant.pop(key, None)
+    participant["status"] = execution["status"] = "prepared"
+    draft.write(now)

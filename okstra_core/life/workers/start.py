@@ -75,6 +75,7 @@ class Started:
     branch: str | None = None
     base_commit: str | None = None
     tree_note: str | None = None
+    turn: int = 1
     wait_command: str
     result_command: str
     notes: tuple[str, ...] = ()
@@ -193,16 +194,17 @@ def _launch(
         branch=checkout.branch if checkout is not None else None,
         base_commit=checkout.base if checkout is not None else None,
         tree_note=note,
+        session_pattern=plan.provider.launch.worker_session_pattern,
     )
     try:
-        return _run(run_dir, manifest, plan, launch, prompt, server, environment)
+        return launch_worker(run_dir, manifest, plan, launch, prompt, server, environment)
     except BaseException:
         if checkout is not None:  # nothing ran in it: leave no worktree or branch behind
             worktrees.discard(Path(manifest.project_root), checkout.path, checkout.branch)
         raise
 
 
-def _run(
+def launch_worker(
     run_dir: Path,
     manifest: RunManifest,
     plan: StartPlan,
@@ -211,7 +213,8 @@ def _run(
     server: Any,
     environment: Environment,
 ) -> Started:
-    """Write the worker's files, start its supervisor on its surface, record it."""
+    """Write the worker's files, start its supervisor on its surface, record it (a start
+    or a follow-up turn: `launch` says which)."""
     member, now, cwd = plan.member, launch.started_at, Path(launch.cwd)
     directory = files.worker_dir(run_dir, member.ref)
     # The worker runs with okstra's own command directory first on its PATH.
@@ -282,6 +285,7 @@ def _started(
         branch=launch.branch,
         base_commit=launch.base_commit,
         tree_note=launch.tree_note,
+        turn=launch.turn,
         wait_command=f"{okstra} worker wait {quoted} {member.short}",
         result_command=f"{okstra} worker result {quoted} {member.short}",
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -239,6 +240,15 @@ def supervise(directory: Path) -> int:
     return 0
 
 
+def _session_found(run_dir: Path, launch: WorkerLaunch) -> str | None:
+    """The session id a CLI that mints its own printed (its provider's pattern)."""
+    if launch.session_id is not None or launch.session_pattern is None:
+        return launch.session_id
+    head = files.head_text(run_dir, launch.role_execution_ref)
+    found = re.search(launch.session_pattern, head)
+    return found.group(1) if found else None
+
+
 def _finish(
     run_dir: Path,
     launch: WorkerLaunch,
@@ -265,6 +275,8 @@ def _finish(
             now=_now(),
             lines=files.tail_lines(run_dir, launch.role_execution_ref, 20),
             detail=ended.detail,
+            session_id=_session_found(run_dir, launch),
+            product=files.product_name(run_dir, launch),
         )
     except OkstraError as exc:
         print(f"okstra: could not record the end: {exc.render()}", file=sys.stderr)
