@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -304,22 +305,25 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 def _prune(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
     """`runs --prune`: ask first on a terminal; headless, `--yes` is required."""
-    from ..life.prune import Leftover, PruneOutcome, leftovers, prune
+    from ..life.prune import Leftover, PruneOutcome, leftovers, prune, prune_worktrees
 
     root = _project(ns.project_root, environment)
     found = leftovers(root)
-    removable = [lo for lo in found if lo.kept is None]
+    stale = stale_worktrees(root, environment)
+    removable = [lo.place.path for lo in found if lo.kept is None] + [p for p, _ in stale]
     if removable and not ns.yes:
-        listed = "\n".join(f"  {inert(lo.place.path)}" for lo in removable)
+        listed = "\n".join(f"  {inert(path)}" for path in removable)
         if not (sys.stdin.isatty() and sys.stderr.isatty()) or ns.json:
             raise UsageError(
                 f"okstra runs --prune would remove {len(removable)} incomplete run "
-                f"director{'y' if len(removable) == 1 else 'ies'}:\n{listed}\n"
+                f"director{'y' if len(removable) == 1 else 'ies'} or worktrees of gone "
+                f"runs:\n{listed}\n"
                 "there is no terminal to ask: give --yes to remove them",
                 field="--yes",
             )
         print(
-            f"okstra: incomplete run directories (left by prepares that did not finish):\n{listed}",
+            "okstra: incomplete run directories (left by prepares that did not finish) and "
+            f"writers' worktrees of runs that are gone (their branches stay):\n{listed}",
             file=sys.stderr,
         )
         print(f"Remove {len(removable)}? [y/N] ", end="", file=sys.stderr, flush=True)
@@ -331,12 +335,25 @@ def _prune(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], in
             )
             return to_data(PruneOutcome(project_root=root, kept=kept)), 0
     outcome = prune(root)
+    outcome = replace(outcome, worktrees=prune_worktrees(root, stale, environment.env))
     payload = to_data(outcome)
     return payload, 0 if payload["ok"] else 1
 
 
+def stale_worktrees(root: Path, environment: Any) -> list[tuple[Path, str]]:
+    """The project's writers' worktrees whose runs are gone (`life.prune`)."""
+    from ..catalog import load_catalog
+    from ..life.prune import gone_worktrees
+    from ..life.worktrees import worktrees_root
+    from ..prepare.resolve import project_id_of
+
+    where = worktrees_root(load_catalog(environment).config.worktrees_dir, environment.env)
+    return gone_worktrees(root, project_id_of(root), where, environment.env)
+
+
 def _prune_text(payload: dict[str, Any]) -> str:
     lines = [f"removed  {inert(path)}" for path in payload["removed"]]
+    lines += [f"removed  {inert(path)} (worktree of a gone run)" for path in payload["worktrees"]]
     lines += [f"kept     {inert(k['runDir'])}: {inert(k['why'])}" for k in payload["kept"]]
     if not lines:
         lines = [f"no incomplete run directories in {inert(payload['projectRoot'])}"]

@@ -21,14 +21,15 @@ import os
 import shutil
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..errors import OkstraError
 from ..prepare.runfiles import task_lock
 from ..records import config, dataclass, field
 from ..store import SWEEP_GRACE_SECONDS
-from ..tasks import RUN_MANIFEST
+from ..tasks import RUN_MANIFEST, task_root
+from . import worktrees
 from .project import RunPlace, run_places
 
 # The most entries a leftover directory may hold to be removed (a killed prepare
@@ -71,12 +72,14 @@ class PruneOutcome:
         aliases={"removed_dirs": "removed"},
         skip=("removed",),
         views=("ok", "removed_dirs"),
-        first=("ok", "project_root", "removed_dirs", "kept"),
+        first=("ok", "project_root", "removed_dirs", "kept", "worktrees"),
     )
 
     project_root: Path
     removed: tuple[RunPlace, ...] = ()
     kept: tuple[Leftover, ...] = field(default=())
+    # Writers' worktrees of runs that are gone, removed (their branches stay).
+    worktrees: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -169,3 +172,39 @@ def _remove(place: RunPlace, now: Callable[[], float]) -> str | None:
         return None
     finally:
         lock.release()
+
+
+def gone_worktrees(
+    project_root: Path, project_id: str, where: Path, env: Mapping[str, str]
+) -> list[tuple[Path, str]]:
+    """The writers' worktrees of this project (under `where/<project id>/`) whose run is
+    gone: its run directory holds no run manifest any more."""
+    tree = worktrees.project_tree(project_root, env)
+    if tree is None:
+        return []
+    mine = worktrees.worktree_path(where, project_id, worktrees.BRANCH_PREFIX)
+    found = []
+    for path, branch in worktrees.okstra_worktrees(tree.top, env):
+        run = worktrees.run_of_branch(branch)
+        if run is None or not path.is_relative_to(mine):
+            continue
+        run_dir = task_root(project_root, run[0], run[1]) / "runs" / run[2]
+        if not os.path.lexists(run_dir / RUN_MANIFEST):
+            found.append((path, branch))
+    return found
+
+
+def prune_worktrees(
+    project_root: Path, stale: list[tuple[Path, str]], env: Mapping[str, str]
+) -> tuple[str, ...]:
+    """Remove the worktrees `gone_worktrees` found (their leftovers committed, their
+    branches kept), and let git forget any whose directory is gone."""
+    tree = worktrees.project_tree(project_root, env)
+    if tree is None:
+        return ()
+    removed = []
+    for path, branch in stale:
+        worktrees.remove_worktree(tree.top, path, f"{branch} (its run is gone)", env)
+        removed.append(str(path))
+    worktrees.remove_stale(tree.top, env)
+    return tuple(removed)

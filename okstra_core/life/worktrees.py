@@ -419,3 +419,25 @@ def okstra_worktrees(
         elif field.startswith("branch refs/heads/" + BRANCH_PREFIX) and path is not None:
             found.append((path, field[len("branch refs/heads/") :]))
     return found
+
+
+def run_of_branch(branch: str) -> tuple[str, str, str] | None:
+    """(task group, task id, run id) an okstra branch names, or None."""
+    parts = branch.removeprefix(BRANCH_PREFIX).split("/")
+    if not branch.startswith(BRANCH_PREFIX) or len(parts) != 4:
+        return None
+    return parts[0], parts[1], parts[2]
+
+
+def remove_worktree(tree_top: Path, path: Path, label: str, env: Mapping[str, str] | None) -> None:
+    """Remove one worktree, what it left uncommitted committed on its branch first (the
+    branch stays: nothing is lost); then forget worktrees whose directories are gone."""
+    commit_leftovers(path, label, env)
+    if path.is_dir():
+        _git(tree_top, "worktree", "remove", "--force", str(path), env=env)
+    _git(tree_top, "worktree", "prune", env=env, check=False)
+
+
+def remove_stale(tree_top: Path, env: Mapping[str, str] | None = None) -> None:
+    """`git worktree prune`: forget worktrees whose directories are gone."""
+    _git(tree_top, "worktree", "prune", env=env, check=False)

@@ -182,7 +182,7 @@ def resolve_request(
         leader_model_reported=context.model_ref is not None,
         writing_roles={r.role for r in profile.roles if r.writes},
     )
-    project_id = project_config.project_id or slugify(root.name) or "project"
+    project_id = project_id_of(root, project_config.project_id)
     return Resolved(
         request=request,
         catalog=catalog,
@@ -216,3 +216,11 @@ def run_preflight(resolved: Resolved, environment: Environment) -> list[Prefligh
         for r in resolved.manifest.role_executions
     ]
     return launcher.preflight(instances, environment)
+
+
+def project_id_of(root: Path, configured: str | None = None) -> str:
+    """The project's id: `.okstra/project.json`'s `projectId` (`configured` when read
+    already), else its directory's name as a slug."""
+    if configured is None:
+        configured = load_project_config(root).project_id
+    return configured or slugify(root.name) or "project"

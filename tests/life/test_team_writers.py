@@ -170,3 +170,18 @@ def test_a_follow_up_is_refused_while_running_or_never_started(world: World) -> 
     assert busy.returncode == 2 and b"still running" in busy.stderr
     hold.write_text("go")
     assert world.json("worker", "wait", world.run, "verifier#1")[0] == 0
+
+
+def test_prune_removes_the_worktrees_of_gone_runs_and_keeps_their_work(world: World) -> None:
+    import shutil
+
+    doc = _start(world, "implementer#1", tag="p", write={"kept.txt": "kept\n"})
+    assert world.json("worker", "wait", world.run, "implementer#1")[0] == 0
+    path, branch = Path(str(doc["worktreePath"])), str(doc["branch"])
+    (path / "late.txt").write_text("after the end\n")  # uncommitted when the run goes
+    shutil.rmtree(world.run_dir)
+    code, out = world.json("runs", "--prune", "--yes")
+    assert code == 0 and out["worktrees"] == [str(path)], out
+    assert not path.exists() and "okstra/" not in git(world.project, "worktree", "list")
+    assert git(world.project, "show", f"{branch}:kept.txt") == "kept\n"
+    assert git(world.project, "show", f"{branch}:late.txt") == "after the end\n"
