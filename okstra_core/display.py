@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import datetime
 
 # C0 controls (but tab and newline, which callers choose to keep), DEL, C1 controls,
 # the Unicode bidi embeddings, overrides and isolates (and the Arabic letter mark), and
@@ -99,3 +100,25 @@ def words_of(lines: list[str], count: int) -> list[str]:
     lines skipped, each right-stripped."""
     kept = [line.rstrip() for line in lines if line.strip() and not is_art(line)]
     return kept[-count:] if count > 0 else []
+
+
+# How long ago something happened, largest unit first.
+_AGE_UNITS = (("d", 86400), ("h", 3600), ("m", 60))
+UNKNOWN_AGE = "—"
+
+
+def age(seconds: float | None) -> str:
+    """How long ago, in the one format okstra shows everywhere (the CLI's tables and the
+    app's): `45s`, `12m`, `3h`, `2d` (whole units, rounded down); `—` when unknown."""
+    if seconds is None:
+        return UNKNOWN_AGE
+    whole = max(0, int(seconds))
+    for unit, size in _AGE_UNITS:
+        if whole >= size:
+            return f"{whole // size}{unit}"
+    return f"{whole}s"
+
+
+def age_since(then: datetime | None, now: datetime) -> str:
+    """`age` of `then` at `now` (`—` when `then` is unknown)."""
+    return age(None if then is None else (now - then).total_seconds())

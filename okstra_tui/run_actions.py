@@ -14,12 +14,13 @@ from pathlib import Path
 
 from textual.app import App
 
+from okstra_core.display import age as shown_age
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.life.attach import plan_attach, switch_client
 from okstra_core.life.lead import observe, read_run, stop
 from okstra_core.life.resume import exec_command, resume_run
-from okstra_core.life.runs import RunRow, all_runs, human_age, project_runs
+from okstra_core.life.runs import RunRow, all_runs, project_runs
 from okstra_core.records import dataclass
 from okstra_core.wizard.text import WizardText
 
@@ -65,7 +66,7 @@ def read_runs(
 
 
 def age(row: RunRow) -> str:
-    return human_age(row.age_seconds)
+    return shown_age(row.age_seconds)
 
 
 def lead_label(row: RunRow, text: WizardText) -> str:

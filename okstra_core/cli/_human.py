@@ -8,8 +8,10 @@ so the JSON commands — the wizard protocol above all — never load it.
 from __future__ import annotations
 
 import errno
+import io
+import shutil
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 Renderer = Callable[[Mapping[str, Any]], None]
@@ -38,6 +40,44 @@ def _table(*columns: str) -> Any:
     for column in columns:
         table.add_column(column, overflow="fold")
     return table
+
+
+def text_table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], *, fold: Sequence[str] = ()
+) -> str:
+    """A table of data cells for `runs`, `worker status`, …: each cell made inert and
+    never read as markup, measured by Rich.
+
+    The first column (run ids, worker labels) is never folded or cut: it is as wide as
+    its longest cell; the columns named in `fold` wrap; the others are cut with an
+    ellipsis. A terminal gets its width, a pipe 160 columns and no colour.
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..display import inert
+
+    cells = [[Text(inert(value)) for value in row] for row in rows]
+    first = max([Text(headers[0]).cell_len, *(row[0].cell_len for row in cells)])
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for index, header in enumerate(headers):
+        if index == 0:
+            table.add_column(header, no_wrap=True, min_width=first)
+        elif header in fold:
+            table.add_column(header, overflow="fold", min_width=12, ratio=1)
+        else:
+            table.add_column(header, no_wrap=True, overflow="ellipsis")
+    for row in cells:
+        table.add_row(*row)
+    buffer = io.StringIO()
+    tty = sys.stdout.isatty()
+    width = shutil.get_terminal_size((120, 24)).columns if tty else 160
+    Console(
+        file=buffer, width=width, no_color=not tty, highlight=False, markup=False, emoji=False
+    ).print(table)
+    return buffer.getvalue()
 
 
 def render_models(payload: Mapping[str, Any]) -> None:

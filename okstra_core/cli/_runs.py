@@ -8,9 +8,7 @@ project. Looking at a run records its lead's exit the first time it is seen.
 from __future__ import annotations
 
 import argparse
-import io
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -20,6 +18,7 @@ from typing import Any
 from ..display import inert
 from ..errors import OkstraError, UsageError
 from ..records import to_data
+from ._human import text_table
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 
@@ -226,7 +225,7 @@ def _runs_human(payload: dict[str, Any]) -> None:
 
 
 def _runs_human_text(payload: dict[str, Any]) -> str:
-    from ..life.runs import human_age
+    from ..display import age
 
     if "removed" in payload:
         return _prune_text(payload)
@@ -256,48 +255,19 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
             run["backend"] or "-",
             lead,
             summary(run.get("workers") or {}),
-            human_age(run["ageSeconds"]),
+            age(run["ageSeconds"]),
         ]
         if payload["all"]:
             row.append(run["projectRoot"] or "?")
         rows.append(row)
     more = payload.get("more") or 0
     if not more:
-        return _table(headers, rows)
+        return text_table(headers, rows, fold=("LEAD",))
     older = "older run" if more == 1 else "older runs"
-    return _table(headers, rows) + f"… {more:,} {older} not shown (--limit 0 lists every run)\n"
-
-
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    """A table of data cells: each made inert, never read as markup, measured by Rich.
-
-    The first column (run ids) is never folded or cut: it is as wide as its longest
-    cell; the lead column wraps; the others are cut with an ellipsis.
-    """
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    cells = [[Text(inert(value)) for value in row] for row in rows]
-    first = max([Text(headers[0]).cell_len, *(row[0].cell_len for row in cells)])
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for index, header in enumerate(headers):
-        if index == 0:
-            table.add_column(header, no_wrap=True, min_width=first)
-        elif header == "LEAD":
-            table.add_column(header, overflow="fold", min_width=12, ratio=1)
-        else:
-            table.add_column(header, no_wrap=True, overflow="ellipsis")
-    for row in cells:
-        table.add_row(*row)
-    buffer = io.StringIO()
-    tty = sys.stdout.isatty()
-    width = shutil.get_terminal_size((120, 24)).columns if tty else 160
-    Console(
-        file=buffer, width=width, no_color=not tty, highlight=False, markup=False, emoji=False
-    ).print(table)
-    return buffer.getvalue()
+    return (
+        text_table(headers, rows, fold=("LEAD",))
+        + f"… {more:,} {older} not shown (--limit 0 lists every run)\n"
+    )
 
 
 # --------------------------------------------------------------------------- prune

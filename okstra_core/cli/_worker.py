@@ -334,8 +334,8 @@ def shown_state(worker: dict[str, Any]) -> str:
 
 
 def status_text(workers: list[dict[str, Any]]) -> str:
-    """The team as a plain table (every cell made inert)."""
-    from ..display import inert
+    """The team as a table (every cell made inert; the last line folds)."""
+    from ._human import text_table
 
     headers = ["WHO", "MODEL", "SURFACE", "STATE", "STARTED", "ELAPSED", "LAST LINE"]
     rows = [
@@ -350,12 +350,7 @@ def status_text(workers: list[dict[str, Any]]) -> str:
         ]
         for w in workers
     ]
-    cells = [[inert(c) for c in row] for row in [headers, *rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers) - 1)]
-    out = []
-    for row in cells:
-        out.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(row[:-1])) + "  " + row[-1])
-    return "\n".join(line.rstrip() for line in out) + "\n"
+    return text_table(headers, rows, fold=("LAST LINE",))
 
 
 def _status_human(payload: dict[str, Any]) -> None:

@@ -48,7 +48,6 @@ __all__ = [
     "RunRow",
     "all_runs",
     "find_project_root",
-    "human_age",
     "look",
     "newest_runs",
     "project_root_or_error",
@@ -485,13 +484,3 @@ def all_runs(environment: Environment) -> list[RunRow]:
         real = os.path.isdir(place.path) and not os.path.islink(place.path)
         rows.append(run_row(place, environment, real=real))
     return _sorted(rows)
-
-
-def human_age(seconds: int | None) -> str:
-    """`45s`, `12m`, `3h`, `2d`."""
-    if seconds is None:
-        return "?"
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"

@@ -22,7 +22,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 
-from okstra_core.display import inert_markup
+from okstra_core.display import age_since, inert_markup
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.life.doctor import diagnose
@@ -44,17 +44,6 @@ if TYPE_CHECKING:
     from okstra_core.session import WizardSummary
 
 NEW = "new"
-
-
-def ago(then: datetime | None, now: datetime, text: WizardText) -> str:
-    """A short, human "last update" relative to `now` (the app's clock)."""
-    if then is None:
-        return text.get("app.start.unknown")
-    seconds = max(0, int((now - then).total_seconds()))
-    for size, unit in ((86400, "days"), (3600, "hours"), (60, "minutes")):
-        if seconds >= size:
-            return text.get(f"app.start.{unit}_ago", count=seconds // size)
-    return text.get("app.start.just_now")
 
 
 def summary_task(summary: WizardSummary, text: WizardText) -> str:
@@ -100,7 +89,7 @@ def summary_row(
             task,
             summary.task_type or text.get("app.start.unknown"),
             setup_state(summary, text),
-            ago(summary.updated_at, now, text),
+            age_since(summary.updated_at, now),
         ),
         disabled_reason=summary.problem,
     )

@@ -8,10 +8,10 @@ from textual.app import App, ComposeResult
 from textual.widgets import Header
 from textual.widgets._header import HeaderTitle
 
+from okstra_core.display import age, age_since
 from okstra_core.wizard.text import load_text
 from okstra_tui.resources import screens_dir, stylesheet
 from okstra_tui.screens.base import progress_text
-from okstra_tui.screens.start import ago
 from okstra_tui.widgets import OptionTable, Row
 from okstra_tui.widgets.option_table import render_row
 
@@ -67,12 +67,14 @@ async def test_default_is_preselected() -> None:
 def test_progress_and_ago() -> None:
     assert progress_text((0, 9), EN) == "Step 1 of ~9"
     assert progress_text((9, 9), EN) == "Step 10 of ~10"
+    # One age format in the app and the CLI (`okstra_core.display.age`).
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    assert ago(now - timedelta(seconds=5), now, EN) == "just now"
-    assert ago(now - timedelta(minutes=7), now, EN) == "7 min ago"
-    assert ago(now - timedelta(hours=3), now, EN) == "3 h ago"
-    assert ago(now - timedelta(days=2), now, EN) == "2 d ago"
-    assert ago(None, now, EN) == "—"
+    assert age_since(now - timedelta(seconds=5), now) == "5s"
+    assert age_since(now - timedelta(minutes=7, seconds=59), now) == "7m"
+    assert age_since(now - timedelta(hours=3), now) == "3h"
+    assert age_since(now - timedelta(days=2, hours=23), now) == "2d"
+    assert age_since(now + timedelta(seconds=3), now) == "0s"  # a clock a little ahead
+    assert age_since(None, now) == age(None) == "—"
 
 
 def test_every_screen_has_its_stylesheet() -> None:
