@@ -173,6 +173,11 @@ def cli() -> NoReturn:
     does not free anyway. Every file okstra writes is closed (and synced where it
     must be) before the command returns. The app exits the usual way.
     """
+    if "_ARGCOMPLETE" in os.environ:
+        # The shell asks for completions (`okstra completion SHELL`): answer, exit.
+        from okstra_core.cli._completion import complete
+
+        complete()
     code, headless = _run(sys.argv[1:])
     if headless:
         try:

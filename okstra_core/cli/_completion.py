@@ -1,198 +1,156 @@
-"""`okstra completion bash|zsh|fish`: a shell completion script, generated from the parsers.
+"""Shell completion (argcomplete): `okstra completion bash|zsh|fish` prints the script.
 
-The scripts are built from the same argparse parsers that parse the command line —
-the app's options and every headless command, subcommand, flag and choice — so they
-never drift from it. A flag that takes a value without fixed choices falls back to the
-shell's file-name completion.
+The script asks okstra itself at each Tab (argcomplete: the shell runs `okstra` with
+`_ARGCOMPLETE` set, and `complete` answers from the same argparse parsers that parse the
+command line), so commands, flags and choices never drift from the parser, and values
+come from the current project: run ids (`okstra status <Tab>`), the run's worker labels
+(`okstra worker result <run> <Tab>`), role names of the task types, and the wizard
+state names (`--state <Tab>`). A value okstra does not know falls back to file names.
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
-
-from ..records import dataclass, field
 
 SHELLS = ("bash", "zsh", "fish")
 HOSTS = ("claude-code", "codex", "terminal")
+Completer = Callable[..., Iterable[str]]
 
 
-def _value_hints() -> dict[str, tuple[str, ...]]:
-    """Values of flags the parsers take as free text but whose values are known."""
+def _project_root(parsed: argparse.Namespace) -> Path | None:
+    """The project the command line names (`--project-root`), else the one here."""
+    from ..discovery import default_project_root
+    from ..errors import OkstraError
+
+    given = getattr(parsed, "project_root", None)
+    try:
+        return Path(given) if given else default_project_root(Path.cwd())
+    except (OkstraError, OSError):  # no project here: nothing to offer
+        return None
+
+
+def run_ids(parsed_args: argparse.Namespace, **_: Any) -> list[str]:
+    """The project's runs, by run id and by `<task>/<run-id>` (`okstra runs` names)."""
+    from ..life.project import run_places
+
+    root = _project_root(parsed_args)
+    if root is None:
+        return []
+    names: set[str] = set()
+    for place, real in run_places(root):
+        if real:
+            names.update((place.name, f"{place.task}/{place.name}"))
+    return sorted(names)
+
+
+def worker_labels(parsed_args: argparse.Namespace, **_: Any) -> list[str]:
+    """The labels of the run's members (`analyser#1`, `leader#1`)."""
+    from ..life.locate import locate_run
+    from ..life.report import load_run_manifest
+    from ..life.workers.team import members
+
+    run = getattr(parsed_args, "run", None)
+    if not run:
+        return []
+    run_dir = locate_run(run, Path.cwd(), os.environ)
+    manifest = load_run_manifest(run_dir)[1]
+    return [member.short for member in members(manifest)]
+
+
+def role_names(**_: Any) -> list[str]:
+    """Every role of the task types okstra knows (bundled and the user's)."""
+    from ..catalog import load_catalog
+    from ..environment import Environment
+
+    catalog = load_catalog(Environment.real())
+    return sorted({r.role for p in catalog.profiles.values() for r in p.roles})
+
+
+def state_names(**_: Any) -> list[str]:
+    """The wizard state files (`--state NAME`), newest first."""
+    from ..environment import Environment
+    from ..session import list_wizards
+
+    return [s.path.stem for s in list_wizards(Environment.real()) if s.problem is None]
+
+
+def task_types(**_: Any) -> list[str]:
     from ..catalog.models import TASK_TYPES
 
-    return {"--task-type": tuple(TASK_TYPES), "--host": HOSTS}
+    return list(TASK_TYPES)
 
 
-@dataclass
-class Option:
-    flags: tuple[str, ...]
-    help: str
-    takes_value: bool
-    choices: tuple[str, ...] = ()
+def hosts(**_: Any) -> list[str]:
+    return list(HOSTS)
 
 
-@dataclass
-class Command:
-    """One level of the command line: its options and its subcommands."""
-
-    help: str = ""
-    options: list[Option] = field(default_factory=list)
-    commands: dict[str, Command] = field(default_factory=dict)
-
-
-def _help(text: str | None) -> str:
-    return " ".join((text or "").replace("%(default)s", "").split())
+# Each argument's values by its `dest` (a flag's or a positional's).
+COMPLETERS: dict[str, Completer] = {
+    "run": run_ids,
+    "who": worker_labels,
+    "role": role_names,
+    "state": state_names,
+    "task_type": task_types,
+    "host": hosts,
+}
 
 
-def command_tree(parser: argparse.ArgumentParser, help_text: str = "") -> Command:
-    """The options and subcommands of `parser`, recursively."""
-    node = Command(help=help_text)
-    hints = _value_hints()
+def _safe(completer: Completer) -> Completer:
+    """A completer that offers nothing rather than fail (a Tab never shows an error)."""
+
+    def complete(**kwargs: Any) -> Iterable[str]:
+        try:
+            return list(completer(**kwargs))
+        except Exception:  # a damaged run or catalog: offer nothing, never an error
+            return []
+
+    return complete
+
+
+def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    yield parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            helps = {a.dest: a.help for a in action._choices_actions}
-            for name, sub in action.choices.items():
-                node.commands[name] = command_tree(sub, _help(helps.get(name)))
-        elif action.option_strings and action.help != argparse.SUPPRESS:
-            choices = tuple(str(c) for c in action.choices or ()) or next(
-                (hints[f] for f in action.option_strings if f in hints), ()
-            )
-            node.options.append(
-                Option(
-                    flags=tuple(action.option_strings),
-                    help=_help(action.help),
-                    takes_value=action.nargs != 0,
-                    choices=choices,
-                )
-            )
-    return node
+            for sub in action.choices.values():
+                yield from _parsers(sub)
 
 
-def okstra_tree() -> Command:
-    """The whole command line: the app's options plus the headless commands."""
+def completion_parser() -> argparse.ArgumentParser:
+    """The whole command line — the headless commands plus the app's options — with a
+    completer on every argument whose values okstra knows."""
     from . import build_parser
     from ._app import app_parser
 
-    root = command_tree(build_parser())
-    app = command_tree(app_parser())
-    known = {f for o in root.options for f in o.flags}
-    root.options += [o for o in app.options if not set(o.flags) & known]
-    return root
+    parser = build_parser()
+    known = set(parser._option_string_actions)
+    for action in app_parser()._actions:
+        if action.option_strings and not known & set(action.option_strings):
+            parser._add_action(action)
+    for each in _parsers(parser):
+        for action in each._actions:
+            completer = COMPLETERS.get(action.dest)
+            if completer is not None and not action.choices:
+                action.completer = _safe(completer)  # type: ignore[attr-defined]
+    return parser
 
 
-def _walk(node: Command, path: str = "") -> list[tuple[str, Command]]:
-    out = [(path, node)]
-    for name, sub in node.commands.items():
-        out += _walk(sub, f"{path}/{name}")
-    return out
+def complete() -> None:
+    """Answer the shell's completion request (`_ARGCOMPLETE` is set) and exit."""
+    import argcomplete
 
-
-def bash_script(tree: Command) -> str:
-    """A bash completion function for `okstra` (`complete -F`)."""
-    nodes = _walk(tree)
-    steps = " | ".join(
-        shlex.quote(f"{path}/{name}") for path, node in nodes for name in node.commands
-    )
-    value_cases: list[str] = []
-    word_cases: list[str] = []
-    for path, node in nodes:
-        for option in node.options:
-            if not option.takes_value:
-                continue
-            patterns = " | ".join(shlex.quote(f"{path} {flag}") for flag in option.flags)
-            if option.choices:
-                choices = shlex.quote(" ".join(option.choices))
-                value_cases.append(
-                    f'        {patterns}) COMPREPLY=($(compgen -W {choices} -- "$cur")); return ;;'
-                )
-            else:
-                value_cases.append(f"        {patterns}) COMPREPLY=(); return ;;")
-        candidates = [f for o in node.options for f in o.flags] + list(node.commands)
-        word_cases.append(
-            f"        {shlex.quote(path)}) words={shlex.quote(' '.join(candidates))} ;;"
-        )
-    return "\n".join(
-        [
-            "# bash completion for okstra (generated by `okstra completion bash`)",
-            "_okstra_complete() {",
-            '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
-            '    local path="" words="" i',
-            "    for ((i = 1; i < COMP_CWORD; i++)); do",
-            '        case "$path/${COMP_WORDS[i]}" in',
-            f'            {steps}) path="$path/${{COMP_WORDS[i]}}" ;;',
-            "        esac",
-            "    done",
-            '    case "$path $prev" in',
-            *value_cases,
-            "    esac",
-            '    case "$path" in',
-            *word_cases,
-            "    esac",
-            '    COMPREPLY=($(compgen -W "$words" -- "$cur"))',
-            "}",
-            "complete -o bashdefault -o default -F _okstra_complete okstra",
-            "",
-        ]
-    )
-
-
-def zsh_script(tree: Command) -> str:
-    """zsh: the bash function through zsh's bashcompinit."""
-    return "\n".join(
-        [
-            "#compdef okstra",
-            "# zsh completion for okstra (generated by `okstra completion zsh`)",
-            "autoload -U +X compinit && compinit",
-            "autoload -U +X bashcompinit && bashcompinit",
-            bash_script(tree),
-        ]
-    )
-
-
-def _fish_quote(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def fish_script(tree: Command) -> str:
-    """fish: one `complete` line per subcommand and per flag."""
-    lines = [
-        "# fish completion for okstra (generated by `okstra completion fish`)",
-        "complete -c okstra -f",
-    ]
-    for path, node in _walk(tree):
-        parts = [p for p in path.split("/") if p]
-        if parts:
-            seen = f"__fish_seen_subcommand_from {parts[-1]}"
-            below = " ".join(node.commands)
-            condition = seen + (f"; and not __fish_seen_subcommand_from {below}" if below else "")
-        else:
-            condition = "__fish_use_subcommand"
-        for name, sub in node.commands.items():
-            lines.append(
-                f"complete -c okstra -n {_fish_quote(condition)} -a {name}"
-                f" -d {_fish_quote(sub.help)}"
-            )
-        for option in node.options:
-            spec = []
-            for flag in option.flags:
-                spec.append(f"-l {flag[2:]}" if flag.startswith("--") else f"-s {flag[1:]}")
-            if option.choices:
-                spec.append(f"-x -a {_fish_quote(' '.join(option.choices))}")
-            elif option.takes_value:
-                spec.append("-r -F")
-            lines.append(
-                f"complete -c okstra -n {_fish_quote(condition)} {' '.join(spec)}"
-                f" -d {_fish_quote(option.help)}"
-            )
-    return "\n".join(lines) + "\n"
+    # Flags are offered once a `-` is typed; before that, commands and values.
+    argcomplete.autocomplete(completion_parser(), always_complete_options=False)
 
 
 def script(shell: str) -> str:
     """The completion script for `shell` (one of SHELLS)."""
-    tree = okstra_tree()
-    return {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}[shell](tree)
+    from argcomplete.shell_integration import shellcode
+
+    return shellcode(["okstra"], shell=shell)
 
 
 def register(sub: Any) -> None:

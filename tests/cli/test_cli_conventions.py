@@ -143,14 +143,18 @@ def test_report_roles_table_markdown_and_json(project, fake_path, monkeypatch) -
 
 
 def test_every_command_and_flag_has_help_and_every_command_examples() -> None:
-    from okstra_core.cli import build_parser
-    from okstra_core.cli._completion import _walk, okstra_tree
+    import argparse
 
-    for path, node in _walk(okstra_tree()):
-        for option in node.options:
-            assert option.help, f"{path or 'okstra'} {option.flags[0]} has no help"
-        for name, sub in node.commands.items():
-            assert sub.help, f"{path}/{name} has no help"
+    from okstra_core.cli import build_parser
+    from okstra_core.cli._completion import _parsers, completion_parser
+
+    for each in _parsers(completion_parser()):
+        for action in each._actions:
+            if action.option_strings:
+                assert action.help, f"{each.prog} {action.option_strings[0]} has no help"
+            if isinstance(action, argparse._SubParsersAction):
+                for choice in action._choices_actions:
+                    assert choice.help, f"{each.prog} {choice.dest} has no help"
 
     def commands(parser, path=""):
         for action in parser._actions:
@@ -169,77 +173,115 @@ def test_every_command_and_flag_has_help_and_every_command_examples() -> None:
     assert "okstra models" in okstra("models", "--help").stdout
 
 
-def test_bash_completion_loads_and_completes() -> None:
-    script = okstra("completion", "bash")
-    assert script.returncode == 0
-    loaded = subprocess.run(
-        ["bash", "-c", f"source <({' '.join(okstra_cmd())} completion bash) && complete -p okstra"],
+def complete(line: str, cwd: Path, tmp_path: Path, **env: str) -> list[str]:
+    """What okstra offers for `line` (the cursor at its end), asked the way the shells'
+    scripts ask it (argcomplete's protocol: `_ARGCOMPLETE` and `COMP_LINE` set)."""
+    out = tmp_path / "offered"
+    done = subprocess.run(
+        okstra_cmd(),
+        cwd=cwd,
+        env={
+            **os.environ,
+            **env,
+            "_ARGCOMPLETE": "1",
+            "_ARGCOMPLETE_SHELL": "bash",
+            "_ARGCOMPLETE_IFS": "\n",
+            "_ARGCOMPLETE_STDOUT_FILENAME": str(out),
+            "COMP_LINE": line,
+            "COMP_POINT": str(len(line)),
+        },
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
-    assert loaded.returncode == 0, loaded.stderr
-    assert "-F _okstra_complete okstra" in loaded.stdout
+    assert done.returncode == 0, done.stderr
+    return [word.strip() for word in out.read_text(encoding="utf-8").split("\n") if word]
+
+
+def test_bash_completion_loads_and_completes(tmp_path: Path) -> None:
+    script = okstra("completion", "bash")
+    assert script.returncode == 0
+    bin_dir = Path(okstra_cmd()[0]).parent
     probe = (
-        script.stdout
-        + '\nt() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _okstra_complete;'
-        ' echo "${COMPREPLY[*]}"; }\n'
-        "t okstra pre\nt okstra prepare --la\nt okstra prepare --launch t\n"
-        "t okstra wizard s\nt okstra wizard init --task-type impl\n"
+        f'export PATH="{bin_dir}:$PATH"\n'
+        + script.stdout
+        + '\nt() { COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}; COMP_TYPE=9;'
+        " _python_argcomplete okstra; echo ${COMPREPLY[*]}; }\n"
+        "complete -p okstra\n"
+        "t 'okstra pre'\nt 'okstra prepare --la'\nt 'okstra prepare --launch t'\n"
+        "t 'okstra wizard s'\nt 'okstra wizard init --task-type impl'\n"
     )
     out = subprocess.run(
-        ["bash", "-c", probe], capture_output=True, text=True, timeout=60, check=False
+        ["bash", "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
     )
-    assert out.stdout.splitlines() == [
-        "prepare",
-        "--launch",
-        "tmux",
-        "step show schema",
-        "implementation-planning implementation",
+    lines = out.stdout.splitlines()
+    assert "-F _python_argcomplete okstra" in lines[0], out.stdout + out.stderr
+    assert [line.split() for line in lines[1:]] == [
+        ["prepare"],
+        ["--launch"],
+        ["tmux"],
+        ["step", "show", "schema"],
+        ["implementation-planning", "implementation"],
     ], out.stderr
 
 
+def test_completion_offers_the_projects_runs_workers_roles_and_setups(tmp_path: Path) -> None:
+    from tests.life.worker_support import World
+
+    world = World(tmp_path)
+    run_dir = world.prepare("--role-count", "analyser=1")
+    project, env = world.project, world.env
+    assert complete("okstra status ", project, tmp_path, **env) == sorted(
+        [run_dir.name, f"widget/{run_dir.name}"]
+    )
+    assert complete("okstra stop requirements-", project, tmp_path, **env) == [run_dir.name]
+    code, status = world.json("worker", "status", run_dir.name)
+    assert code == 0, status
+    labels = complete(f"okstra worker result {run_dir.name} ", project, tmp_path, **env)
+    assert labels == [w["short"] for w in status["workers"]]
+    assert {"leader#1", "analyser#1"} <= set(labels)
+    assert complete(f"okstra worker start {run_dir.name} an", project, tmp_path, **env) == [
+        "analyser#1"
+    ]
+    roles = complete(f"okstra worker start {run_dir.name} --role ", project, tmp_path, **env)
+    assert {"analyser", "critic", "fixer"} <= set(roles)
+    init = world.okstra("wizard", "init", "--project-root", str(project), "--state", "mine")
+    assert init.returncode == 0, init.stderr
+    assert complete("okstra wizard step --state m", project, tmp_path, **env) == ["mine"]
+    # Nothing to offer is no error: a run that is not there, no project at all.
+    assert complete("okstra worker result nope ", project, tmp_path, **env) == []
+    assert complete("okstra status ", tmp_path, tmp_path, **env) == []
+
+
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
-def test_zsh_completion_loads_and_completes() -> None:
-    # zsh runs the completion function with ksharrays set (bashcompinit's wrapper);
-    # the probe does the same, so it sees what a Tab press sees before zsh filters.
+def test_zsh_completion_loads() -> None:
+    bin_dir = Path(okstra_cmd()[0]).parent
     probe = (
-        f"source <({' '.join(okstra_cmd())} completion zsh) || exit 3\n"
+        f'export PATH="{bin_dir}:$PATH"\n'
+        "autoload -U compinit && compinit -u\n"
+        "source <(okstra completion zsh) || exit 3\n"
         'print -r -- "${_comps[okstra]}"\n'
-        "setopt ksharrays\n"
-        't() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _okstra_complete;'
-        ' print -r -- "${COMPREPLY[*]}"; }\n'
-        "t okstra prepare --launch t\nt okstra wizard s\nt okstra pre\n"
     )
     loaded = subprocess.run(
         ["zsh", "-f", "-c", probe], capture_output=True, text=True, timeout=60, check=False
     )
     assert loaded.returncode == 0, loaded.stderr
-    lines = loaded.stdout.splitlines()
-    assert "-F _okstra_complete" in lines[0], loaded.stdout
-    assert lines[1] == "auto tmux exec none"
-    wizard_words = "-h --help init step show outcome answers list schema"
-    assert lines[2].split() == wizard_words.split()
-    assert "prepare" in lines[3].split()
-
-
-def test_fish_completion_names_every_command() -> None:
-    script = okstra("completion", "fish").stdout
-    for command in ("models", "team", "wizard", "prepare", "report", "resume", "completion"):
-        assert f"-a {command} " in script
-    assert "-l launch -x -a 'auto tmux exec none'" in script
-    if shutil.which("fish"):
-        checked = subprocess.run(
-            ["fish", "--no-execute"], input=script, capture_output=True, text=True, check=False
-        )
-        assert checked.returncode == 0, checked.stderr
+    assert loaded.stdout.split() == ["_python_argcomplete"], loaded.stdout
 
 
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
-def test_fish_completion_loads_and_completes() -> None:
+def test_fish_completion_loads_and_completes(tmp_path: Path) -> None:
+    bin_dir = Path(okstra_cmd()[0]).parent
     probe = (
-        f"{' '.join(okstra_cmd())} completion fish | source\n"
+        f"set -x PATH {bin_dir} $PATH\n"
+        "okstra completion fish | source\n"
         'complete -C "okstra prep"\ncomplete -C "okstra prepare --launch t"\n'
         'complete -C "okstra wizard s"\n'
     )
@@ -247,8 +289,9 @@ def test_fish_completion_loads_and_completes() -> None:
         ["fish", "--no-config", "-c", probe],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         check=False,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     offered = [line.split("\t")[0] for line in done.stdout.splitlines()]
