@@ -302,6 +302,28 @@ class ModelDefaults:
     source: StrictStr = ""
 
 
+# What a run's watcher can tell a person (`[notify]`, `config.json`'s `notify`).
+NOTIFY_EVENTS = ("lead-waiting", "worker-ended", "team-done")
+DEFAULT_NOTIFY = ("lead-waiting", "team-done")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamSettings:
+    """`config.json`'s `team`: how a running team is shown and bounded.
+
+    Attributes:
+        panes_per_window: worker panes in one team window before another opens.
+        keep_ended_panes: keep an ended worker's pane open (its lines are in its log).
+        log_limit_mib: the most each worker log keeps (its oldest part is dropped).
+    """
+
+    __pydantic_config__ = _CONFIG
+
+    panes_per_window: StrictInt = 6
+    keep_ended_panes: StrictBool = False
+    log_limit_mib: StrictInt = 10
+
+
 @dataclass(frozen=True, kw_only=True)
 class GlobalConfig:
     """`<config dir>/config.json`."""
@@ -315,6 +337,8 @@ class GlobalConfig:
     # `"worktrees": {"dir": "..."}`: where writers' worktrees live (default: okstra's
     # per-user data directory).
     worktrees_dir: StrictStr | None = None
+    team: TeamSettings = field(default_factory=TeamSettings)
+    notify: tuple[StrictStr, ...] = DEFAULT_NOTIFY
     source: StrictStr = ""
 
 

@@ -21,7 +21,15 @@ from .. import records
 from ..errors import DataFileError
 from ..records import place
 from ..store import decode_utf8, json_kind
-from .models import ID_PATTERN, DataProblem, GlobalConfig, ModelDefaults
+from .models import (
+    DEFAULT_NOTIFY,
+    ID_PATTERN,
+    NOTIFY_EVENTS,
+    DataProblem,
+    GlobalConfig,
+    ModelDefaults,
+    TeamSettings,
+)
 
 __all__ = [
     "decode",
@@ -174,9 +182,6 @@ def describe(value: Any, *, json: bool = False) -> str:
     return "a table" if kind == "an object" and not json else kind
 
 
-_GLOBAL_CONFIG_KEYS = ("modelDefaults", "disabledProviders", "language", "theme", "worktrees")
-
-
 def _worktrees_dir(raw: dict[str, Any], path: Path) -> str | None:
     """`"worktrees": {"dir": "<absolute or ~ path>"}`, or None when not set."""
     value = raw.get("worktrees")
@@ -199,6 +204,69 @@ def _worktrees_dir(raw: dict[str, Any], path: Path) -> str | None:
             field="worktrees.dir",
         )
     return directory
+
+
+_GLOBAL_CONFIG_KEYS = (
+    "modelDefaults",
+    "disabledProviders",
+    "language",
+    "theme",
+    "worktrees",
+    "team",
+    "notify",
+)
+# `team`'s keys: (JSON name, field, type, lowest, highest).
+_TEAM_KEYS: tuple[tuple[str, str, type, int, int], ...] = (
+    ("panesPerWindow", "panes_per_window", int, 1, 50),
+    ("keepEndedPanes", "keep_ended_panes", bool, 0, 1),
+    ("logLimitMib", "log_limit_mib", int, 1, 4096),
+)
+
+
+def team_settings(value: Any, path: Path) -> TeamSettings:
+    """`team`: `{"panesPerWindow": 6, "keepEndedPanes": false, "logLimitMib": 10}`."""
+    if not isinstance(value, dict):
+        raise DataFileError(
+            f"expected an object, got {describe(value, json=True)}", path=path, field="team"
+        )
+    known = {key for key, *_ in _TEAM_KEYS}
+    for key in value:
+        if key not in known:
+            raise DataFileError(
+                f"unknown key {key!r}: expected one of {', '.join(sorted(known))}",
+                path=path,
+                field=f"team.{key}",
+            )
+    given: dict[str, Any] = {}
+    for key, name, kind, low, high in _TEAM_KEYS:
+        if key not in value:
+            continue
+        item = value[key]
+        good = isinstance(item, bool) if kind is bool else _whole(item) and low <= item <= high
+        if not good:
+            expected = "true or false" if kind is bool else f"a whole number in [{low}, {high}]"
+            raise DataFileError(
+                f"expected {expected}, got {describe(item, json=True)}",
+                path=path,
+                field=f"team.{key}",
+            )
+        given[name] = item
+    return TeamSettings(**given)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def notify_events(value: Any, path: Path) -> tuple[str, ...]:
+    """`notify`: the events a run's watcher tells (a subset of `NOTIFY_EVENTS`)."""
+    if not isinstance(value, list) or any(v not in NOTIFY_EVENTS for v in value):
+        raise DataFileError(
+            f"expected an array of {', '.join(NOTIFY_EVENTS)}, got {describe(value, json=True)}",
+            path=path,
+            field="notify",
+        )
+    return tuple(dict.fromkeys(value))
 
 
 def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
@@ -246,6 +314,8 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
         language=optional["language"],
         theme=optional["theme"],
         worktrees_dir=_worktrees_dir(raw, path),
+        team=team_settings(raw.get("team", {}), path),
+        notify=notify_events(raw["notify"], path) if "notify" in raw else DEFAULT_NOTIFY,
         source=str(path),
     )
 

@@ -395,13 +395,15 @@ def _result(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     payload: dict[str, Any] = to_data(found)
     if not ns.json:
         payload["_bytes"] = found.data  # printed as is, not as JSON
-    return payload, 0
+    return payload, 0 if found.ok else 1
 
 
 def _result_human(payload: dict[str, Any]) -> None:
     from ..display import inert
 
     data: bytes = payload["_bytes"]
+    if payload.get("why"):
+        print(f"okstra: {inert(payload['why'])}", file=sys.stderr)
     if sys.stdout.isatty():
         _print(inert(data.decode("utf-8", errors="replace"), keep_newlines=True))
     else:

@@ -56,6 +56,8 @@ class WorkerLaunch(Document):
         worktree / branch / base_commit: a writer's own worktree (where `cwd` is),
             its branch and the commit it was made from; None for a worker in the
             project's tree, whose `tree_note` says why when it writes.
+        log_limit: the most bytes each of its logs keeps.
+        keep_pane: keep its tmux pane open after the CLI ends.
     """
 
     __pydantic_config__ = _CONFIG
@@ -97,6 +99,11 @@ class WorkerLaunch(Document):
             "treeNote": self.tree_note,
         }
         return {k: v for k, v in values.items() if v is not None}
+
+    # The most each log keeps (its oldest part dropped: `workers.capped`), and whether
+    # its tmux pane stays open after the CLI ends (`config.json`'s `team`).
+    log_limit: StrictInt = 10 * 1024 * 1024
+    keep_pane: StrictBool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,7 +30,7 @@ from .limits import (
     RESULT_SHOWN_BYTES,
 )
 from .report import finalize_report, read_run_manifest
-from .workers import control, review
+from .workers import control, files, review
 from .workers.control import Stopped, Waited
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
@@ -167,7 +167,9 @@ class WorkerResult:
     """What a worker produced: its result file, else its standard output.
 
     `text` is at most `RESULT_SHOWN_BYTES` of it unless asked for `full`; `truncated`
-    then says so, and `path` is where the whole of it is.
+    then says so, and `path` is where the whole of it is. A worker that produced
+    nothing, or did not finish (stopped, killed by a signal, lost), is not `ok`, and
+    `why` says so (what it produced is still given).
     """
 
     __pydantic_config__ = config(camel_case=True, skip=("data",))
@@ -181,6 +183,7 @@ class WorkerResult:
     size: int
     truncated: bool
     text: str
+    why: str | None = None
     data: bytes = b""
 
 
@@ -200,7 +203,16 @@ def worker_result(
     """
     found, data = control.result(run_dir, who, environment, turn=turn)
     shown = data if full or len(data) <= RESULT_SHOWN_BYTES else data[:RESULT_SHOWN_BYTES]
+    why = None
+    short = found.label.split(" ")[0]
+    log = files.worker_dir(run_dir, found.role_execution_ref) / files.OUTPUT
+    if not data.strip():
+        why = f"{short} produced nothing ({found.status}); what it wrote: {log}"
+    elif not found.finished:
+        why = f"{short} did not finish ({found.status}): this may be part of an answer; {log}"
     return WorkerResult(
+        ok=why is None,
+        why=why,
         role_execution_ref=found.role_execution_ref,
         label=found.label,
         status=found.status,

@@ -54,7 +54,15 @@ def tmux(world: World, *args: str) -> str:
     return done.stdout
 
 
+def _settings(world: World, **team: object) -> None:
+    """`config.json`'s `team` of this test's OKSTRA_HOME."""
+    path = Path(world.env["OKSTRA_HOME"]) / "config" / "config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(orjson.dumps({"team": team}))
+
+
 def test_a_worker_runs_in_a_titled_pane_and_its_end_is_recorded(world: World) -> None:
+    _settings(world, keepEndedPanes=True)
     hold = world.tmp / "release"
     code, doc = world.start(
         "analyser#1", fake("Watch me.", tag="p1", hold=str(hold), exit=4), "--surface", "tmux"
@@ -87,9 +95,24 @@ def test_a_worker_runs_in_a_titled_pane_and_its_end_is_recorded(world: World) ->
     assert code == 4 and waited["workers"][0]["status"] == "exited 4"
     proc = world.okstra("worker", "result", world.run, "analyser#1")
     assert proc.stdout == b"RESULT: Watch me.\n"
-    # The pane stays, dead, with the worker's last lines.
+    # Asked to (`keepEndedPanes`), the pane stays, dead, with the worker's last lines.
     assert tmux(world, "display-message", "-p", "-t", pane, "#{pane_dead}").strip() == "1"
     assert "ended" in tmux(world, "capture-pane", "-p", "-t", pane)
+
+
+def test_an_ended_workers_pane_closes_its_lines_kept_in_its_log(world: World) -> None:
+    tmux(world, "new-session", "-d", "-s", "mine")  # the server outlives the worker's
+    code, doc = world.start("analyser#1", fake("Bye.", tag="c1"), "--surface", "tmux")
+    assert code == 0, doc
+    ref, pane = doc["roleExecutionRef"], doc["paneRef"]
+    code, waited = world.json("worker", "wait", world.run, "analyser#1", "--timeout", "60")
+    assert code == 0, waited
+    eventually(
+        lambda: pane not in tmux(world, "list-panes", "-a", "-F", "#{pane_id}").split(),
+        "the ended worker's pane to close",
+    )
+    log = (world.worker_dir(ref) / "output.log").read_text(encoding="utf-8")
+    assert "fake worker: done" in log
 
 
 def test_workers_share_one_tiled_window_and_stop_closes_a_pane(world: World) -> None:
@@ -108,7 +131,7 @@ def test_workers_share_one_tiled_window_and_stop_closes_a_pane(world: World) -> 
     eventually(lambda: world.participant(second["roleExecutionRef"]).get("processId"), "pid")
     code, stopped = world.json("worker", "stop", world.run, "analyser#2", "--grace", "5")
     assert code == 0 and stopped["worker"]["state"] == "stopped", stopped
-    assert "closed its pane" in stopped["steps"]
+    # Its pane is gone: it closed with its supervisor, or the stop closed it.
     assert second["paneRef"] not in tmux(world, "list-panes", "-a", "-F", "#{pane_id}").split()
     signals = [e for e in read_jsonl(world.log) if e["event"] == "signal"]
     assert signals and all(e["signal"] == 15 for e in signals)

@@ -8,7 +8,8 @@ tmux server, one PATH) behaves as its own test wants:
 * `write`: {path: text} files it writes (relative to where it runs) before anything else;
 * `hold`: a path — it stays until that file exists (the test releases it);
 * `waitSignal`: it stays until a signal ends it; `ignoreTerm`: SIGTERM does not;
-* `say`: lines it prints on stdout before it holds (a question, say).
+* `say`: lines it prints on stdout before it holds (a question, say);
+* `spew`: that many bytes of numbered lines it writes on stdout.
 
 It writes its result to the file after `--output-last-message` / `-o` when its argv
 has one, else to stdout (its progress lines go to stderr, as a real one-shot CLI's);
@@ -82,6 +83,12 @@ for rel, content in (spec.get("write") or {{}}).items():
         fh.write(content)
 for line in spec.get("say", ()):
     say(line)
+if spec.get("spew"):  # this many bytes of numbered lines on stdout, as fast as it can
+    block = b"".join(b"spew line %08d " % i + b"x" * 80 + b"\\n" for i in range(10000))
+    left = int(spec["spew"])
+    while left > 0:
+        os.write(1, block[:left])
+        left -= len(block)
 if spec.get("hold"):
     while not os.path.exists(spec["hold"]):
         time.sleep(0.02)

@@ -178,6 +178,7 @@ class Result:
     source: str
     path: str
     text: str
+    finished: bool = True
 
 
 def result(
@@ -219,6 +220,7 @@ def result(
             source=source,
             path=str(path),
             text=data.decode("utf-8", errors="replace"),
+            finished=state.state == "exited" and state.signal is None,
         ),
         data,
     )

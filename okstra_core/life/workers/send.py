@@ -11,10 +11,12 @@ worker's directory; the new turn writes its own in their place, so `wait`, `resu
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 from ...catalog import Catalog, load_catalog
+from ...catalog.settings import TeamSettings
 from ...documents import RunManifest
 from ...documents.worker import WorkerLaunch
 from ...environment import Environment
@@ -110,7 +112,17 @@ def send_worker(
     with run_lock(run_dir):
         _, manifest = read_manifest(run_dir)
         plan, session = plan_follow_up(manifest, who, catalog, environment)
-        return _send(run_dir, manifest, plan, session, prompt, chosen, server, environment)
+        return _send(
+            run_dir,
+            manifest,
+            plan,
+            session,
+            prompt,
+            chosen,
+            server,
+            environment,
+            catalog.config.team,
+        )
 
 
 def _send(
@@ -122,12 +134,19 @@ def _send(
     surface: Any,
     server: Any,
     environment: Environment,
+    settings: TeamSettings,
 ) -> Started:
     ref = plan.member.ref
     number = _turns(manifest, ref) + 1
-    launch = _launch(run_dir, plan, session, number, surface, environment)
+    launch = dataclasses.replace(
+        _launch(run_dir, plan, session, number, surface, environment),
+        log_limit=settings.log_limit_mib * 1024 * 1024,
+        keep_pane=settings.keep_ended_panes,
+    )
     now = launch.started_at
     files.archive_turn(run_dir, ref, number - 1)
     record_next_turn(run_dir, ref, number - 1, now=now)
     _, manifest = read_manifest(run_dir)
-    return launch_worker(run_dir, manifest, plan, launch, prompt, server, environment)
+    return launch_worker(
+        run_dir, manifest, plan, launch, prompt, server, environment, settings.panes_per_window
+    )

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...catalog import load_catalog
+from ...catalog.models import TeamSettings
 from ...documents import RunManifest
 from ...documents.worker import WorkerLaunch
 from ...environment import Environment
@@ -166,6 +167,7 @@ def _launch(
     surface: Surface,
     server: Any,
     environment: Environment,
+    settings: TeamSettings,
 ) -> Started:
     member = plan.member
     root = _project_root(manifest)
@@ -195,9 +197,13 @@ def _launch(
         base_commit=checkout.base if checkout is not None else None,
         tree_note=note,
         session_pattern=plan.provider.launch.worker_session_pattern,
+        log_limit=settings.log_limit_mib * 1024 * 1024,
+        keep_pane=settings.keep_ended_panes,
     )
     try:
-        return launch_worker(run_dir, manifest, plan, launch, prompt, server, environment)
+        return launch_worker(
+            run_dir, manifest, plan, launch, prompt, server, environment, settings.panes_per_window
+        )
     except BaseException:
         if checkout is not None:  # nothing ran in it: leave no worktree or branch behind
             worktrees.discard(Path(manifest.project_root), checkout.path, checkout.branch)
@@ -212,6 +218,7 @@ def launch_worker(
     prompt: str,
     server: Any,
     environment: Environment,
+    per_window: int,
 ) -> Started:
     """Write the worker's files, start its supervisor on its surface, record it (a start
     or a follow-up turn: `launch` says which)."""
@@ -238,6 +245,7 @@ def launch_worker(
             cwd=cwd,
             window_name=f"{manifest.task_id}-{manifest.run_id}",
             environment=environment,
+            per_window=per_window,
         )
         supervisor = Identity.now(pane.pid) or Identity(pane.pid, "0")
         changes.update(paneRef=pane.pane_id, windowRef=pane.window_ref, tmuxSocket=pane.socket)
@@ -313,7 +321,9 @@ def start_worker(
     with run_lock(run_dir):
         _, manifest = read_manifest(run_dir)
         plan = plan_start(manifest, request, catalog, environment)
-        started = _launch(run_dir, manifest, plan, prompt, chosen, server, environment)
+        started = _launch(
+            run_dir, manifest, plan, prompt, chosen, server, environment, catalog.config.team
+        )
     return replace(started, notes=notes)
 
 

@@ -38,12 +38,12 @@ from ...processes.tmux import server_at, user_server
 from ...store import atomic_write_bytes, read_json
 from ..worktrees import commit_leftovers
 from . import files, record
+from .capped import CappedLog
 from .notify import notify
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _CHUNK = 65536
 # The logs are only appended to, never through a link (their names are fixed: files.py).
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _now() -> str:
@@ -72,8 +72,9 @@ def _pane() -> tuple[str | None, str | None]:
     return (pane, socket) if pane and socket else (None, None)
 
 
-def _prepare_pane(pane: str, socket: str, label: str, environment: Environment) -> None:
-    """Keep the pane after the CLI ends (its last lines stay readable) and title it."""
+def _prepare_pane(pane: str, socket: str, label: str, keep: bool, environment: Environment) -> None:
+    """Title the pane; keep it after the supervisor ends only when asked (`keep_pane`:
+    else it closes, its lines being in the worker's log)."""
     server = server_at(socket, environment)
     if server is not None:
         server.run(
@@ -83,7 +84,7 @@ def _prepare_pane(pane: str, socket: str, label: str, environment: Environment) 
                 "-t",
                 pane,
                 "remain-on-exit",
-                "on",
+                "on" if keep else "off",
                 ";",
                 "select-pane",
                 "-t",
@@ -99,17 +100,17 @@ class _Pump:
 
     def __init__(self, directory: Path, launch: WorkerLaunch, echo: bool) -> None:
         self.lock = threading.Lock()
-        self.output = os.open(directory / files.OUTPUT, _APPEND, 0o600)
-        self.stdout = os.open(directory / files.STDOUT, _APPEND, 0o600)
+        self.output = CappedLog(directory / files.OUTPUT, launch.log_limit)
+        self.stdout = CappedLog(directory / files.STDOUT, launch.log_limit)
         self.echo = echo
 
     def copy(self, pipe: IO[bytes], *, is_stdout: bool) -> None:
         fd = pipe.fileno()
         while chunk := os.read(fd, _CHUNK):
             with self.lock:
-                os.write(self.output, chunk)
+                self.output.write(chunk)
                 if is_stdout:
-                    os.write(self.stdout, chunk)
+                    self.stdout.write(chunk)
                 if self.echo:
                     try:
                         os.write(1, chunk)
@@ -126,8 +127,8 @@ class _Pump:
         return threads
 
     def close(self) -> None:
-        os.close(self.output)
-        os.close(self.stdout)
+        self.output.close()
+        self.stdout.close()
 
 
 def _say(text: str, echo: bool) -> None:
@@ -178,7 +179,7 @@ def _spawn(
             )
     except OSError as exc:
         message = f"could not start {launch.argv[0]}: {exc.strerror or exc}\n"
-        os.write(pump.output, message.encode())
+        pump.output.write(message.encode())
         return message.strip()
 
 
@@ -194,7 +195,7 @@ def supervise(directory: Path) -> int:
     os.environ.update(env)
     environment = Environment(env=env)
     if pane is not None and socket is not None:
-        _prepare_pane(pane, socket, launch.label, environment)
+        _prepare_pane(pane, socket, launch.label, launch.keep_pane, environment)
     pump = _Pump(directory, launch, echo=pane is not None)
     _say(f"okstra: {launch.label} — {' '.join(launch.argv[:1])}\n", pump.echo)
     proc = _spawn(launch, directory, env, pump)

@@ -1,9 +1,12 @@
-"""Where a worker runs: a pane in the run's tmux window, or a detached process group.
+"""Where a worker runs: a pane in the run's team window, or a detached process group.
 
-tmux: the worker's supervisor runs in a new pane of the run's window — the lead's
-window when the lead runs in tmux, else the window of the run's earlier worker panes,
-else a new window (in the session the caller is inside) or a new detached session.
-The window is tiled and shows each pane's title (the worker's label).
+tmux: the worker's supervisor runs in a new pane of the run's team window — a window
+of the workers' own, never the lead's (whose pane keeps its size however many
+workers start). A team window holds `panes_per_window` panes (`config.json`'s
+`team.panesPerWindow`, 6 by default); when every one of the run's team windows is
+full, another opens: in the lead's session when the lead runs in tmux on the same
+server, else in the session the caller is inside, else in a detached session of the
+run's name. The window is tiled and shows each pane's title (the worker's label).
 
 background: the supervisor is started in a session of its own (`start_new_session`),
 detached from the caller's terminal, with nothing of the caller's standard streams.
@@ -109,25 +112,43 @@ def _tmux_literal(value: str) -> str:
     return value[:-1] + "\\;" if value.endswith(";") else value
 
 
-def _target(server: TmuxServer, team: Sequence[Member], leader: Member) -> str | None:
-    """A pane of the run's window to split: the lead's, else a worker's (same server)."""
-    if leader.get_str("tmuxSocket") == server.socket:
-        pane = leader.get_str("paneRef")
-        if pane and pane.startswith("%"):
-            done = server.run(["display-message", "-p", "-t", pane, "#{pane_id}"])
-            if done is not None and done.returncode == 0 and done.stdout.strip() == pane:
-                return pane
-    for member in reversed(team):
+def _team_windows(server: TmuxServer, team: Sequence[Member]) -> dict[str, int]:
+    """The run's team windows on `server` with how many panes each has: the windows of
+    the worker panes okstra started that are still theirs."""
+    windows: dict[str, int] = {}
+    for member in team:
         if member.leader or member.get_str("tmuxSocket") != server.socket:
             continue
         pane = member.get_str("paneRef")
         owner = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
-        if pane and pane_state(server, pane, owner) is not None:
-            return pane
+        if not pane or pane_state(server, pane, owner) is None:
+            continue
+        done = server.run(["display-message", "-p", "-t", pane, "#{window_id} #{window_panes}"])
+        fields = done.stdout.split() if done is not None and done.returncode == 0 else []
+        if len(fields) == 2 and fields[0].startswith("@") and fields[1].isdigit():
+            windows[fields[0]] = int(fields[1])
+    return windows
+
+
+def _lead_session(server: TmuxServer, leader: Member) -> str | None:
+    """The session of the lead's pane, when the lead runs in tmux on `server`."""
+    if leader.get_str("tmuxSocket") != server.socket:
+        return None
+    pane = leader.get_str("paneRef")
+    if not pane or not pane.startswith("%"):
+        return None
+    done = server.run(["display-message", "-p", "-t", pane, "#{pane_id} #{session_id}"])
+    fields = done.stdout.split() if done is not None and done.returncode == 0 else []
+    if len(fields) == 2 and fields[0] == pane and fields[1].startswith("$"):
+        return fields[1]
     return None
 
 
-def _window_command(server: TmuxServer, name: str, environment: Environment) -> list[str]:
+def _window_command(
+    server: TmuxServer, name: str, session: str | None, environment: Environment
+) -> list[str]:
+    if session is not None:
+        return ["new-window", "-d", "-t", f"{session}:", "-n", name]
     inside = (environment.get("TMUX") or "").split(",")[0]
     if inside == server.socket:
         return ["new-window", "-d", "-n", name]
@@ -146,14 +167,16 @@ def start_tmux(
     cwd: Path,
     window_name: str,
     environment: Environment,
+    per_window: int = 6,
 ) -> PaneRef:
-    """Open the worker's pane running its supervisor; tile the window.
+    """Open the worker's pane running its supervisor in a team window with room (or a
+    new one); tile the window.
 
     Raises:
         LaunchError: tmux failed (the message has its command and answer).
     """
-    target = _target(server, team, leader)
-    name = tmux_name(window_name)
+    roomy = [w for w, panes in _team_windows(server, team).items() if panes < per_window]
+    name = tmux_name(f"{window_name}-team")
     tail = [
         "-P",
         "-F",
@@ -163,10 +186,10 @@ def start_tmux(
         "--",
         *(_tmux_literal(a) for a in supervisor_argv(directory)),
     ]
-    heads = [_window_command(server, name, environment)]
-    if target is not None:
-        # A window full of panes has no room for one more: then a window of its own.
-        heads.insert(0, ["split-window", "-d", "-t", target])
+    heads = [_window_command(server, name, _lead_session(server, leader), environment)]
+    if roomy:
+        # A window too small for one more pane: then a window of its own.
+        heads.insert(0, ["split-window", "-d", "-t", roomy[0]])
     said = "no answer"
     for head in heads:
         done = server.run([*head, *tail])
