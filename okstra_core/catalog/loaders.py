@@ -208,6 +208,7 @@ CATALOG = derived.Kind(
         "catalog/models.py",
         "catalog/rules.py",
         "catalog/activity.py",
+        "catalog/settings.py",
         "catalog/loaders.py",
         "catalog/validate.py",
         "records.py",

@@ -33,6 +33,9 @@ from .rules import TEMPLATE_PLACEHOLDERS as TEMPLATE_PLACEHOLDERS
 from .rules import WORKER_PLACEHOLDERS as WORKER_PLACEHOLDERS
 from .rules import DataProblem as DataProblem
 from .rules import template_fields as template_fields
+from .settings import DEFAULT_NOTIFY as DEFAULT_NOTIFY
+from .settings import NOTIFY_EVENTS as NOTIFY_EVENTS
+from .settings import TeamSettings as TeamSettings
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr
@@ -300,28 +303,6 @@ class ModelDefaults:
 
     by_role: dict[StrictStr, tuple[StrictStr, ...]] = field(default_factory=_new_dict)
     source: StrictStr = ""
-
-
-# What a run's watcher can tell a person (`[notify]`, `config.json`'s `notify`).
-NOTIFY_EVENTS = ("lead-waiting", "worker-ended", "team-done")
-DEFAULT_NOTIFY = ("lead-waiting", "team-done")
-
-
-@dataclass(frozen=True, kw_only=True)
-class TeamSettings:
-    """`config.json`'s `team`: how a running team is shown and bounded.
-
-    Attributes:
-        panes_per_window: worker panes in one team window before another opens.
-        keep_ended_panes: keep an ended worker's pane open (its lines are in its log).
-        log_limit_mib: the most each worker log keeps (its oldest part is dropped).
-    """
-
-    __pydantic_config__ = _CONFIG
-
-    panes_per_window: StrictInt = 6
-    keep_ended_panes: StrictBool = False
-    log_limit_mib: StrictInt = 10
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...catalog import load_catalog
-from ...catalog.models import TeamSettings
+from ...catalog.settings import TeamSettings
 from ...documents import RunManifest
 from ...documents.worker import WorkerLaunch
 from ...environment import Environment
