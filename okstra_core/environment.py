@@ -24,6 +24,12 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def _own_dir() -> str | None:
+    """The directory of okstra's own interpreter: a virtual environment's `bin`, where
+    the commands installed with okstra are (None when it cannot tell)."""
+    return os.path.dirname(sys.executable) or None
+
+
 @dataclass(frozen=True)
 class Environment:
     """What okstra reads from the machine it runs on.
@@ -36,6 +42,10 @@ class Environment:
         probe_override: when set, replaces running a CLI to ask it something (its
             version, help or login status: argv -> (exit status, stdout, stderr);
             tests whose PATH look-up names no real file).
+        own_dir: where the commands installed with okstra are (its interpreter's
+            directory); a CLI PATH does not have is looked for there, so the demo agent
+            installed with okstra runs even when `.venv/bin` is not on PATH (as
+            `okstra_command` finds okstra itself). None: PATH only.
     """
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
@@ -43,6 +53,7 @@ class Environment:
     new_uuid: Callable[[], uuid.UUID] = uuid.uuid4
     which_override: Callable[[str], str | None] | None = None
     probe_override: Callable[[Sequence[str]], tuple[int, str, str]] | None = None
+    own_dir: str | None = field(default_factory=_own_dir)
 
     @classmethod
     def real(cls) -> Environment:
@@ -52,7 +63,17 @@ class Environment:
         """Find `cli` on this environment's PATH (not the process's)."""
         if self.which_override is not None:
             return self.which_override(cli)
-        return which(cli, self.env.get("PATH", ""))
+        found = self.locate(cli)
+        return found[0] if found is not None else None
+
+    def locate(self, cli: str) -> tuple[str, str | None] | None:
+        """`locate` on this environment's PATH, then in `own_dir` (the entry: None)."""
+        found = locate(cli, self.env.get("PATH", ""))
+        if found is None and self.own_dir and not os.path.dirname(cli):
+            own = os.path.join(self.own_dir, cli)
+            if _runnable(own):
+                return own, None
+        return found
 
     def get(self, key: str, default: str | None = None) -> str | None:
         return self.env.get(key, default)
@@ -67,7 +88,12 @@ class Environment:
         `argv0` and `executable` default to this process's.
         """
         own = self.okstra_script(argv0, executable)
-        found = self.which("okstra")
+        # PATH only (not `own_dir`): a person types what their shell finds.
+        found = (
+            self.which_override("okstra")
+            if self.which_override is not None
+            else which("okstra", self.env.get("PATH", ""))
+        )
         if found is not None and own is not None and _same_file(found, own):
             return "okstra"
         if own is not None:

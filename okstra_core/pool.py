@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import itertools
 import operator
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .binding import bind, choose_runner
@@ -379,6 +379,26 @@ class ModelPool:
             cached = self._compute(self.resolve(ref), role, host, entry_mode)
             self._availability[key] = cached
         return cached
+
+    def demo_refs(self) -> frozenset[str]:
+        """The refs of the demo providers' models (`demo = true`)."""
+        return self.shared_memo(
+            "demo-refs",
+            lambda: frozenset(m.ref for m in self._models if m.provider.demo),
+        )
+
+    def named_domain(self, domain: frozenset[str], named: Collection[str]) -> frozenset[str]:
+        """`domain` without the demo models not in `named`.
+
+        A demo model fills a team only where someone named it (a `modelDefaults` entry
+        or a person's choice), so the resolver never picks one by itself. The same
+        inputs give the same (identical) frozenset: the resolver's shared team core is
+        keyed by its identity.
+        """
+        hidden = (domain & self.demo_refs()).difference(named)
+        if not hidden:
+            return domain
+        return self.shared_memo(("named-domain", domain, hidden), lambda: domain - hidden)
 
     def available_refs(self, role: str, host: HostSpec, entry_mode: EntryMode) -> frozenset[str]:
         """The refs of the models of `list(role)` available for `role` (cached per pool).

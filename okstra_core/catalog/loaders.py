@@ -67,8 +67,9 @@ __all__ = [
     "template_fields",
 ]
 
-# The registry order of the bundled providers; others follow, sorted by id.
-BUNDLED_PROVIDER_ORDER: tuple[str, ...] = ("claude", "antigravity", "codex", "grok", "kimi")
+# The registry order of the bundled providers; others follow, sorted by id; demo
+# providers (`demo = true`) come last.
+BUNDLED_PROVIDER_ORDER: tuple[str, ...] = ("claude", "antigravity", "codex", "grok", "kimi", "demo")
 
 
 _T = TypeVar("_T")
@@ -273,6 +274,7 @@ def _build_catalog(inputs: list[_Input]) -> Catalog:
                 break
         else:
             providers.append(spec)
+    providers.sort(key=lambda p: p.demo)  # demo providers last (a stable sort)
 
     provider_ids = [p.id for p in providers]
     hosts: dict[str, HostSpec] = {}

@@ -266,6 +266,10 @@ class ProviderSpec:
     login: LoginSpec | None = None
     # What its CLI's screen shows when it waits for input or sits idle (`activity.py`).
     activity: ActivitySpec | None = None
+    # A demo provider (okstra's scripted demo agent): its models are listed last and
+    # are chosen only when named — a `modelDefaults` entry or a person's pick — never
+    # to fill a team, and it names no `default_for`.
+    demo: StrictBool = False
     source: StrictStr = ""
     bundled: StrictBool = True
 
@@ -428,6 +432,10 @@ def _check_provider(spec: ProviderSpec) -> None:
         _check_model_id(model, where, i, ids)
         _check_model_names(model, where, names)
         _check_model_roles(model, where, spec.roles, roles)
+        if spec.demo and model.default_for:
+            raise DataProblem(
+                f"{where}.default_for", "expected none in a demo provider (it is never a default)"
+            )
 
 
 def _check_roles(declared: tuple[str, ...]) -> set[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..environment import Environment, locate
+from ..environment import Environment
 from ..records import dataclass
 
 _PROJECT_MARKERS = (".okstra", ".git")
@@ -100,7 +100,7 @@ def locate_cli(command: str, environment: Environment, cwd: Path | None = None) 
         path = environment.which_override(command)
         found = None if path is None else (path, os.path.dirname(path) or None)
     else:
-        found = locate(command, environment.env.get("PATH", ""))
+        found = environment.locate(command)
     if found is None:
         return None
     path, entry = found

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 
 from ..binding import choose_runner
 from ..catalog.models import LEADER
+from ..errors import UsageError
 from ..pool import Availability, PoolModel
 from ..records import dataclass, field
 from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION
@@ -121,7 +122,9 @@ class Team:
         pool = self.pool
         for role in self.roles.values():
             role.defaults = query.scopes.candidates(role.name, pool, self.host.native_provider)
-            role.domain = pool.available_refs(role.name, self.host, self.entry_mode)
+            named = {m.ref for m, _ in role.defaults} | _chosen_refs(query, role.name)
+            available = pool.available_refs(role.name, self.host, self.entry_mode)
+            role.domain = pool.named_domain(available, named)
         # Everything else follows from the registry, the roles and their defaults and
         # domains: built once and shared by every pool on the same provider specs (the
         # domains are the registry's own frozensets, identical while availability is;
@@ -387,6 +390,17 @@ def _missing_runs(
 # stay valid for the team's life (they depend on the team, not on the choices). The
 # cache lives on the pool itself: a weak-keyed side table would be kept alive by the
 # team's own reference to its pool.
+
+
+def _chosen_refs(query: TeamQuery, role: str) -> set[str]:
+    """The refs a person chose for `role` (an unknown one is refused later, by name)."""
+    refs: set[str] = set()
+    for ref in query.models.get(role, ()):
+        try:
+            refs.add(query.pool.lookup(ref).ref)
+        except UsageError:
+            continue
+    return refs
 
 
 def team_of(query: TeamQuery) -> Team:

@@ -59,7 +59,8 @@ def test_user_providers_follow_bundled_sorted_and_replace_in_place(home: Path) -
     (providers / "notes.txt").write_text("ignored", encoding="utf-8")
     catalog = load_catalog(env_for(home))
     ids = [p.id for p in catalog.providers]
-    assert ids == [*BUNDLED_PROVIDER_ORDER, "alpha", "zeta"]
+    # The demo provider stays last, after every other provider.
+    assert ids == [*BUNDLED_PROVIDER_ORDER[:-1], "alpha", "zeta", "demo"]
     codex = catalog.provider("codex")
     assert [m.id for m in codex.models] == ["mine"] and codex.bundled is False
     assert catalog.provider("alpha").bundled is False
@@ -97,7 +98,7 @@ def test_workspace_file_overrides_and_the_rest_falls_back(home: Path, tmp_path: 
     assert catalog.profile("error-analysis").source == str(BUNDLED / "profiles/error-analysis.md")
     assert list(catalog.profiles)[-1] == "spike"
     # Workspace providers are shipped data: after the bundled order, before user ones.
-    assert [p.id for p in catalog.providers][-1] == "acme"
+    assert [p.id for p in catalog.providers][-2:] == ["acme", "demo"]
     assert catalog.provider("acme").bundled is True
     assert list(catalog.hosts) == ["claude-code", "codex", "terminal"]  # no hosts/ dir
 

@@ -11,11 +11,16 @@ import ast
 from pathlib import Path
 
 import okstra_core
+import okstra_demo
 import okstra_tui
 
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
-ROOTS = (Path(okstra_core.__file__).parent, Path(okstra_tui.__file__).parent)
+ROOTS = (
+    Path(okstra_core.__file__).parent,
+    Path(okstra_tui.__file__).parent,
+    Path(okstra_demo.__file__).parent,
+)
 
 
 def _sources() -> list[Path]:
