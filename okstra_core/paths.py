@@ -93,6 +93,11 @@ def bundled_prompts_root() -> Path:
 _BUNDLED_PROMPTS: Path | None = None
 
 
+def bundled_demo_root() -> Path:
+    """The sample project that ships with okstra (`demo/`; `okstra demo` copies it)."""
+    return _bundled(Path(__file__).resolve().parent, "demo")
+
+
 def prompts_root(env: Mapping[str, str] | None = None) -> Path:
     """The active `prompts/` root: `OKSTRA_WORKSPACE` when set, else the bundled one.
 

@@ -35,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
         description="okstra demo agent — scripted, no model: leads or works on an okstra "
         "team without any model or network, so a newcomer sees a whole team at work.",
     )
-    parser.add_argument("--version", action="version", version=f"{PROGRAM} {_version()}")
+    parser.add_argument("--version", action="version", version=f"{_version()} (okstra demo agent)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="lead|worker")
     lead = sub.add_parser("lead", help="lead a run: read the lead prompt, run the team")
     lead.add_argument("--session-id", help="the session id okstra minted")

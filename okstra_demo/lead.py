@@ -27,6 +27,8 @@ __all__ = ["run_lead"]
 
 _COMMAND_TIMEOUT = 900.0
 _REPORT_ROLE = "report-writer"
+# Where `okstra demo` asks the lead to start its workers (`--surface`).
+SURFACE_ENV = "OKSTRA_DEMO_SURFACE"
 
 
 @dataclass
@@ -109,7 +111,7 @@ def _dispatch(screen: Screen, prompt: LeadPrompt, members: list[Member], out: Ou
         _write(Path(member.task_file), task)
         screen.action(f"Write({member.task_file})", f"the task of {member.label}")
         screen.work("writing the task")
-        code, _ = _run(screen, member.command("start"))
+        code, _ = _run(screen, _start(member))
         if code == 0:
             started.append(member)
         else:
@@ -123,6 +125,16 @@ def _dispatch(screen: Screen, prompt: LeadPrompt, members: list[Member], out: Ou
     for member in started:
         code, text = _run(screen, member.command("result"), show_output=False)
         out.results[member.label] = text.strip() or "(no result)"
+
+
+def _start(member: Member) -> list[str]:
+    """The member's start command; `--surface` added when `OKSTRA_DEMO_SURFACE` says
+    where (`okstra demo --surface background` keeps every worker off tmux)."""
+    argv = member.command("start")
+    surface = os.environ.get(SURFACE_ENV, "")
+    if surface in ("tmux", "background") and "--surface" not in argv:
+        argv += ["--surface", surface]
+    return argv
 
 
 def _wait_all(members: list[Member]) -> list[str]:

@@ -125,7 +125,7 @@ def test_wheel_holds_only_okstras_packages(wheel_names: set[str]) -> None:
     assert len(dist_info) == 1, tops
     # A top-level `prompts` or `screens` would clash in site-packages; `okstra` only
     # gives `python -m okstra`.
-    assert tops - dist_info == {"okstra", "okstra_core", "okstra_tui"}
+    assert tops - dist_info == {"okstra", "okstra_core", "okstra_tui", "okstra_demo"}
     assert not any("__pycache__" in name for name in wheel_names)
 
 

@@ -46,6 +46,7 @@ COMMANDS = (
     "doctor",
     "worker",
     "completion",
+    "demo",
 )
 # Commands that print for people unless given --json (errors then go to stderr as text);
 # of `report`, only `report roles`.
@@ -60,6 +61,7 @@ TABLE_COMMANDS = (
     "stop",
     "doctor",
     "worker",
+    "demo",
 )
 
 

@@ -28,6 +28,7 @@ _REGISTRARS = {
     "doctor": "_doctor",
     "worker": "_worker",
     "completion": "_completion",
+    "demo": "_demo",
 }
 # Every command's module, in the order their commands are listed in the help.
 _MODULES = (
@@ -40,6 +41,7 @@ _MODULES = (
     "_worker",
     "_completion",
     "_schema",
+    "_demo",
 )
 
 

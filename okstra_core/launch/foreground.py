@@ -82,6 +82,7 @@ def run_child(
     cwd: Path,
     *,
     on_start: Callable[[int], None] | None = None,
+    output: Path | None = None,
 ) -> ChildExit:
     """Run `argv` as okstra's foreground child until it ends.
 
@@ -90,11 +91,13 @@ def run_child(
         env: its whole environment.
         cwd: where it runs.
         on_start: called with the child's pid once it runs (okstra records it).
+        output: run it without the terminal: standard input empty, its output appended
+            to this file (`okstra demo --surface background`).
 
     Raises:
         LaunchError: the CLI could not be started.
     """
-    fd = _terminal_fd()
+    fd = _terminal_fd() if output is None else None
     saved = None
     if fd is not None:
         with contextlib.suppress(termios.error):
@@ -109,12 +112,17 @@ def run_child(
             signal.signal(signal.SIGTTOU, signal.SIG_DFL)
 
     try:
-        child = subprocess.Popen(
-            list(argv),
-            env=dict(env),
-            cwd=cwd,
-            preexec_fn=in_child if fd is not None else None,
-        )
+        with contextlib.ExitStack() as files:
+            log = files.enter_context(open(output, "ab")) if output is not None else None
+            child = subprocess.Popen(
+                list(argv),
+                env=dict(env),
+                cwd=cwd,
+                preexec_fn=in_child if fd is not None else None,
+                stdin=subprocess.DEVNULL if log is not None else None,
+                stdout=log,
+                stderr=log,
+            )
     except OSError as exc:
         raise LaunchError(f"`{argv[0]}` could not start: {exc.strerror or exc}") from exc
     pgrp = child.pid if fd is not None else None

@@ -98,6 +98,7 @@ def run_foreground(
     *,
     say: Callable[[str], None],
     resumed: bool = False,
+    output: Path | None = None,
 ) -> tuple[int, str | None]:
     """Run the lead CLI of an `exec` launch as okstra's foreground child; record its end.
 
@@ -105,6 +106,8 @@ def run_foreground(
     and a one-line summary after the lead exits. A pending session id (a CLI that
     mints its own) is looked up once, so the resume sheet is finished when possible.
     What cannot be recorded (a read-only project) is said, and the lead runs anyway.
+
+    `output`: the lead runs without the terminal, its output appended to this file.
 
     `resumed` (`okstra resume --exec`): the lead of an earlier launch runs again here.
     Once it runs, the leader is `launched` on the `exec` backend again (its earlier
@@ -136,7 +139,9 @@ def run_foreground(
     from ..launch.foreground import run_child  # only a foreground lead needs it
 
     try:
-        ended = run_child(argv, environment.okstra_first_env(env), cwd, on_start=on_start)
+        ended = run_child(
+            argv, environment.okstra_first_env(env), cwd, on_start=on_start, output=output
+        )
     except OkstraError as exc:
         _record_launch_failure(run, environment, exc)
         raise

@@ -125,8 +125,11 @@ def dynamic_context(
     okstra: str = "okstra",
 ) -> list[dict[str, Any]]:
     """One row per dynamic role: its duty, access, the model refs that can run it as
-    a worker, and the command that starts one."""
+    a worker, and the command that starts one. A demo provider's models are offered
+    only to a team that has a demo member (they are never a choice of their own)."""
     disabled = set(catalog.config.disabled_providers)
+    in_team = {r.provider for r in manifest.role_executions}
+    disabled.update(p.id for p in catalog.providers if p.demo and p.id not in in_team)
     rows = []
     for d in manifest.dynamic_roles:
         models = [

@@ -1,0 +1,85 @@
+"""`okstra demo [DIR] [--surface tmux|background]`: the demo team at work, followed.
+
+A thin adapter over `okstra_core.demo.run_demo`: it prints the run's progress for
+people and exits 0 when the team finished and the report checks, else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """\
+Copy okstra's demo project (a small word counter with a known bug and a brief) into
+DIR — a new directory; without DIR, a fresh one whose path is printed — trust it,
+prepare a requirements-discovery run with the demo team (okstra's scripted demo agent:
+no model, no login, no network), launch its lead and follow the team to its end: each
+member's state, then the final report's path. Exit 0 when the team finished and the
+report passes `okstra report check`.
+"""
+
+
+def register(sub: Any) -> None:
+    """Add `demo` to the top-level parser."""
+    demo = sub.add_parser(
+        "demo",
+        help="see a whole team at work on a copy of the demo project (no agent CLI needed)",
+        description=DESCRIPTION,
+        epilog="examples:\n"
+        "  okstra demo                          a fresh directory, printed\n"
+        "  okstra demo ~/okstra-demo --surface tmux\n"
+        "  okstra demo /tmp/d --surface background   no terminal: the lead ends after the "
+        "report",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    demo.add_argument("dir", nargs="?", metavar="DIR", help="a new directory for the copy")
+    demo.add_argument(
+        "--surface",
+        choices=("tmux", "background"),
+        help="where the lead runs: a tmux window (workers in its panes), or in the "
+        "background without a terminal (default: tmux inside tmux, else background)",
+    )
+    demo.set_defaults(handler=_demo, human=_human)
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _demo(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..demo import Surface, run_demo
+    from ..environment import Environment
+    from ..records import to_data
+
+    environment = Environment.real()
+    surface: Surface = ns.surface or ("tmux" if environment.get("TMUX") else "background")
+    target = Path(ns.dir) if ns.dir else None
+    run = run_demo(target, surface=surface, environment=environment, say=_say)
+    payload = {
+        "ok": run.ok,
+        "project": str(run.project),
+        "runDir": str(run.run_dir),
+        "report": str(run.report),
+        "reportChecks": run.report_ok,
+        "leadStatus": run.lead_status,
+        "surface": surface,
+        "members": [to_data(m) for m in run.members],
+    }
+    return payload, 0 if run.ok else 1
+
+
+def _human(payload: dict[str, Any]) -> None:
+    run = Path(payload["runDir"]).name
+    if payload["reportChecks"]:
+        _say(f"okstra demo: the report: {payload['report']}")
+        _say(f"okstra demo:   written by the team: {Path(payload['report']).with_suffix('.md')}")
+    else:
+        _say(f"okstra demo: no report that checks at {payload['report']}")
+    if payload["surface"] == "tmux" and payload["leadStatus"] is None:
+        _say(f"okstra demo: the lead waits at its prompt — see it: okstra attach {run}")
+        _say(f"okstra demo: stop it: okstra stop {run}")
+    _say(f"okstra demo: the run: okstra status {run}   (in {payload['project']})")
+    verdict = "the team finished" if payload["ok"] else "the team did not finish"
+    print(f"okstra demo: {verdict}", file=sys.stdout if payload["ok"] else sys.stderr)

@@ -1,0 +1,241 @@
+"""`okstra demo`: a whole team at work on the shipped demo project, no agent CLI needed.
+
+It copies the shipped demo project (`demo/`, with its `.okstra/project.json`, whose
+`modelDefaults` name the demo team) into a new directory, trusts it, prepares a
+requirements-discovery run with the demo team (okstra's scripted demo agent, no model),
+launches the lead — in a tmux window, or without a terminal in the background — and
+follows the run to its end: each member's state as it changes, then the report's path.
+The run is a real one: the lead runs its workers through `okstra worker`, and the
+report passes `okstra report check`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+from .environment import Environment
+from .errors import OkstraError, UsageError
+from .life.actions import team_status
+from .life.foreground import run_foreground
+from .life.report import check_report, read_run_manifest
+from .life.workers.observe import WorkerState
+from .paths import bundled_demo_root
+from .prepare.pipeline import prepare
+from .records import dataclass
+from .request import HostSessionContext, RunRequest
+
+__all__ = ["DEMO_REPORT", "DemoRun", "copy_demo", "demo_request", "run_demo"]
+
+Surface = Literal["tmux", "background"]
+SURFACES: tuple[Surface, ...] = ("tmux", "background")
+# The demo lead writes the final report's data here, in the run's directory.
+DEMO_REPORT = "final-report.json"
+# The demo agent's own setting: where its lead starts workers (`--surface`).
+SURFACE_ENV = "OKSTRA_DEMO_SURFACE"
+# How long the whole demo may take before okstra demo gives up following it.
+FOLLOW_SECONDS = 600.0
+_POLL = 0.25
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """How a demo went.
+
+    Attributes:
+        project: the demo project's copy.
+        run_dir: the run's directory.
+        report: the final report's data file.
+        members: every member of the team, as last seen.
+        report_ok: the report exists and `okstra report check` passes on it.
+        lead_status: the lead's exit status (None: it still waits at its prompt).
+    """
+
+    project: Path
+    run_dir: Path
+    report: Path
+    members: tuple[WorkerState, ...]
+    report_ok: bool
+    lead_status: int | None
+
+    @property
+    def ok(self) -> bool:
+        """The team finished: every worker exited 0, the lead did not fail, the report
+        checks."""
+        workers = [m for m in self.members if not m.leader]
+        exited = all(m.state == "exited" and m.exit_status == 0 for m in workers)
+        return bool(workers) and exited and self.report_ok and self.lead_status in (None, 0)
+
+
+def copy_demo(target: Path | None) -> Path:
+    """Copy the shipped demo project into `target` (a new directory) or a fresh one.
+
+    Only the project's own files and its `.okstra/project.json` are copied: runs of
+    the shipped copy, if any, stay behind.
+
+    Raises:
+        UsageError: `target` exists already (nothing is written).
+    """
+    source = bundled_demo_root()
+    if target is None:
+        project = Path(tempfile.mkdtemp(prefix="okstra-demo-")) / "wordfreq"
+    else:
+        project = target.expanduser().absolute()
+        if project.exists() or project.is_symlink():
+            raise UsageError(f"{project} exists already: name a new directory", field="DIR")
+    ignore = shutil.ignore_patterns("__pycache__", ".okstra", "*.pyc")
+    shutil.copytree(source, project, ignore=ignore)
+    defaults = source / ".okstra" / "project.json"
+    (project / ".okstra").mkdir()
+    shutil.copyfile(defaults, project / ".okstra" / "project.json")
+    return project
+
+
+def demo_request(project: Path) -> RunRequest:
+    """The demo's run: the brief's task, requirements discovery, on the terminal host;
+    the team is what the wizard's defaults give on `demo/` (the project's
+    `modelDefaults`), so `okstra demo` and README command 1 start the same team."""
+    return RunRequest(
+        project_root=project,
+        task_group="demo",
+        task_id="top-words",
+        task_type="requirements-discovery",
+        brief="brief.md",
+        host=HostSessionContext(host_id="terminal"),
+    )
+
+
+def _trust(project: Path) -> None:
+    """TRUST: the demo project is one okstra itself made; trust it here with the core's
+    trust function (`okstra trust`) once it exists, before the lead or a worker starts."""
+
+
+def _shown(member: WorkerState) -> str:
+    activity = f" · {member.activity}" if member.activity and not member.ended else ""
+    return f"{member.status}{activity}"
+
+
+class _Follower:
+    """Says each member's state when it changes."""
+
+    def __init__(self, run_dir: Path, environment: Environment, say: Callable[[str], None]):
+        self.run_dir = run_dir
+        self.environment = environment
+        self.say = say
+        self.seen: dict[str, str] = {}
+        self.members: tuple[WorkerState, ...] = ()
+
+    def look(self) -> tuple[WorkerState, ...]:
+        self.members = team_status(self.run_dir, self.environment).workers
+        for member in self.members:
+            shown = _shown(member)
+            if self.seen.get(member.role_execution_ref) != shown:
+                self.seen[member.role_execution_ref] = shown
+                self.say(f"okstra demo:   {member.label}: {shown}")
+        return self.members
+
+    def until(self, done: Callable[[Sequence[WorkerState]], bool], seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        while not done(self.look()):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(_POLL)
+        return True
+
+
+def _report_ok(run_dir: Path) -> bool:
+    report = run_dir / DEMO_REPORT
+    if not report.is_file():
+        return False
+    try:
+        check_report(read_run_manifest(run_dir)[1], report)
+    except OkstraError:
+        return False
+    return True
+
+
+def _background(
+    run_dir: Path, argv: Sequence[str], env: dict[str, str], project: Path,
+    environment: Environment, follower: _Follower,
+) -> int:  # fmt: skip
+    """Run the lead without a terminal (its output in the run's `lead-output.log`),
+    following the team meanwhile; the lead's exit status."""
+    stop = threading.Event()
+    watcher = threading.Thread(target=lambda: follower.until(lambda _: stop.is_set(), 1e9))
+    watcher.start()
+    try:
+        code, _ = run_foreground(
+            run_dir, argv, env, project, environment,
+            say=follower.say, output=run_dir / "lead-output.log",
+        )  # fmt: skip
+    finally:
+        stop.set()
+        watcher.join()
+    follower.look()
+    return code
+
+
+def _settled(run_dir: Path) -> Callable[[Sequence[WorkerState]], bool]:
+    def done(members: Sequence[WorkerState]) -> bool:
+        lead = next((m for m in members if m.leader), None)
+        if lead is not None and lead.ended:
+            return True
+        workers = [m for m in members if not m.leader]
+        return all(m.ended for m in workers) and _report_ok(run_dir)
+
+    return done
+
+
+def run_demo(
+    target: Path | None,
+    *,
+    surface: Surface,
+    environment: Environment,
+    say: Callable[[str], None],
+) -> DemoRun:
+    """Copy, trust, prepare, launch and follow the demo; how it went.
+
+    Raises:
+        UsageError: `target` exists, or an unknown surface.
+        OkstraError: the run could not be prepared or its lead not launched.
+    """
+    if surface not in SURFACES:
+        raise UsageError(f"unknown surface {surface!r}: expected tmux or background")
+    project = copy_demo(target)
+    say(f"okstra demo: the demo project is {project}")
+    _trust(project)
+    env = Environment(
+        env={**environment.env, SURFACE_ENV: surface},
+        now=environment.now,
+        new_uuid=environment.new_uuid,
+        which_override=environment.which_override,
+        own_dir=environment.own_dir,
+    )
+    launch = "tmux" if surface == "tmux" else "exec"
+    result = prepare(demo_request(project), launch=launch, environment=env)
+    run_dir = Path(result.run_dir)
+    say(f"okstra demo: run {result.run_id} with the demo team (scripted, no model):")
+    follower = _Follower(run_dir, env, say)
+    lead_status: int | None = None
+    if surface == "background" and result.exec_argv:
+        exec_env = dict(result.exec_env or os.environ)
+        lead_status = _background(run_dir, list(result.exec_argv), exec_env, project, env, follower)
+    elif not follower.until(_settled(run_dir), FOLLOW_SECONDS):
+        say(f"okstra demo: the team did not finish within {FOLLOW_SECONDS:.0f} s")
+    lead = next((m for m in follower.members if m.leader), None)
+    if lead is not None and lead.ended:
+        lead_status = lead.exit_status if lead.exit_status is not None else 1
+    return DemoRun(
+        project=project,
+        run_dir=run_dir,
+        report=run_dir / DEMO_REPORT,
+        members=follower.members,
+        report_ok=_report_ok(run_dir),
+        lead_status=lead_status,
+    )

@@ -1,0 +1,98 @@
+"""`okstra demo` end to end: a fresh copy of the demo project, the demo team launched
+through the installed `okstra` command, followed to its end — in the background and in
+real tmux. No agent CLI is on PATH; the demo agent runs with no pause between steps."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import okstra_cmd
+
+_DROPPED = ("TMUX", "TMUX_PANE", "OKSTRA_TMUX_SOCKET", "TMUX_TMPDIR", "OKSTRA_DEMO_SURFACE")
+
+
+@pytest.fixture
+def env() -> dict[str, str]:
+    kept = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+    return {**kept, "PATH": "/usr/bin:/bin", "OKSTRA_DEMO_STEP_SECONDS": "0"}
+
+
+def _okstra(env: dict[str, str], *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [*okstra_cmd(), *args], env=env, cwd=cwd, capture_output=True, text=True,
+        stdin=subprocess.DEVNULL, timeout=180, check=False,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, done.stdout, done.stderr
+
+
+def _finished(env: dict[str, str], project: Path, out: str) -> Path:
+    """The run finished as `okstra demo` says: every worker exited 0, the report checks."""
+    run_dir = next((project / ".okstra" / "tasks" / "demo" / "top-words" / "runs").iterdir())
+    report = run_dir / "final-report.json"
+    assert f"okstra demo: the report: {report}" in out
+    assert out.rstrip().endswith("okstra demo: the team finished")
+    code, status, _ = _okstra(env, "worker", "status", str(run_dir), "--json")
+    members = orjson.loads(status)["workers"]
+    workers = [m for m in members if not m["leader"]]
+    assert [m["short"] for m in workers] == ["analyser#1", "analyser#2", "report-writer#1"]
+    assert {m["status"] for m in workers} == {"exited 0"}
+    code, _, err = _okstra(env, "report", "check", str(run_dir), str(report))
+    assert code == 0, err
+    assert "# Report" in (run_dir / "final-report.md").read_text("utf-8")
+    return run_dir
+
+
+def test_the_demo_in_the_background(env: dict[str, str], tmp_path: Path) -> None:
+    project = tmp_path / "demo-copy"
+    code, out, err = _okstra(env, "demo", str(project), "--surface", "background")
+    assert code == 0, out + err
+    assert out.startswith(f"okstra demo: the demo project is {project}\n")
+    run_dir = _finished(env, project, out)
+    # Without a terminal the lead ends after the report, its status recorded.
+    code, status, _ = _okstra(env, "status", str(run_dir), "--json")
+    assert orjson.loads(status)["lead"]["label"] == "exited 0"
+    assert "Done: 3 results, report finalized and checked." in (
+        run_dir / "lead-output.log"
+    ).read_text("utf-8")
+    # A second demo into the same directory is refused; nothing is changed.
+    code, _, err = _okstra(env, "demo", str(project), "--surface", "background")
+    assert code == 2 and "exists already" in err
+
+
+@pytest.fixture
+def tmux_env(env: dict[str, str]) -> Iterator[dict[str, str]]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (apt-get install tmux)")
+    tmux_dir = Path(tempfile.mkdtemp(prefix="okd-"))
+    socket = f"d{uuid.uuid4().hex[:10]}"
+    yield {**env, "TMUX_TMPDIR": str(tmux_dir), "OKSTRA_TMUX_SOCKET": socket}
+    subprocess.run(
+        ["tmux", "-L", socket, "kill-server"],
+        env={"TMUX_TMPDIR": str(tmux_dir), "PATH": "/usr/bin:/bin"},
+        capture_output=True, check=False,
+    )  # fmt: skip
+    shutil.rmtree(tmux_dir, ignore_errors=True)
+
+
+@pytest.mark.tmux
+def test_the_demo_in_tmux(tmux_env: dict[str, str], tmp_path: Path) -> None:
+    project = tmp_path / "demo-copy"
+    code, out, err = _okstra(tmux_env, "demo", str(project), "--surface", "tmux")
+    assert code == 0, out + err
+    run_dir = _finished(tmux_env, project, out)
+    # On its terminal (a tmux pane) the lead waits at its prompt.
+    assert "okstra demo: the lead waits at its prompt — see it: okstra attach" in out
+    code, status, _ = _okstra(tmux_env, "status", str(run_dir))
+    assert "waiting for input" in status, status
+    code, _, err = _okstra(tmux_env, "stop", str(run_dir), "--grace", "5")
+    assert code == 0, err
