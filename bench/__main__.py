@@ -1,4 +1,4 @@
-"""`python -m bench [--repeat N] [--only a,b,c,d,e,f,g,h] [--keep]`: print the table of figures.
+"""`python -m bench [--repeat N] [--only a,b,c,d,e,f,g,h,i] [--keep]`: print the table of figures.
 
 Each measurement runs in its own temporary directory with its own OKSTRA_HOME and a
 PATH of fake provider CLIs; nothing touches the real user directories. A measurement
@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import (
+    _demo_minute,
     _first_minute,
     _next_prompt,
     _preflight,
@@ -38,13 +39,14 @@ MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
     "f": ("preflight, concurrent probes", _preflight.measure),
     "g": ("the team at run time: workers, status, the runs index", _workers.measure),
     "h": ("a newcomer's first minute: clone to a launched lead", _first_minute.measure),
+    "i": ("the demo minute: no agent CLI, clone to the demo team's report", _demo_minute.measure),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--repeat", type=int, default=15, help="runs per figure (median)")
-    parser.add_argument("--only", default="abcdefgh", help="which measurements, e.g. 'ab'")
+    parser.add_argument("--only", default="abcdefghi", help="which measurements, e.g. 'ab'")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 

@@ -251,8 +251,9 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             )
         )
 
-    def show_prompt(self, prompt: Prompt | None = None) -> None:
-        """Show the screen for the wizard's current prompt (or the launch screen)."""
+    def show_prompt(self, prompt: Prompt | None = None, *, guide: bool = True) -> None:
+        """Show the screen for the wizard's current prompt (or the launch screen); over a
+        blocked first step, the no-CLI guide unless `guide` is False."""
         assert self.wizard is not None
         # One load of the state for the prompt, history, progress and confirmation
         # (each asked on its own would recompute the prompt again).
@@ -272,7 +273,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self._show(screen)
         if confirm:
             self.check_preflight(screen)
-        elif prompt.kind == "blocked" and not view.history:
+        elif prompt.kind == "blocked" and not view.history and guide:
             self._guide_if_no_cli()
 
     def _guide_if_no_cli(self) -> None:
@@ -291,8 +292,11 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             guide = GuideScreen(entries, self.environment, cwd=self.project_root)
 
             def done(ready: bool | None) -> None:
-                if ready and self.wizard is not None:
-                    self.show_prompt()  # a CLI became ready: the first step again
+                # After a check (`r`) the first step is shown again with what it found
+                # (its options' reasons are the check's); the guide again only when a
+                # CLI became ready and something else still blocks.
+                if ready is not None and self.wizard is not None:
+                    self.show_prompt(guide=ready)
 
             self.push_screen(guide, callback=done)
 

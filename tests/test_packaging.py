@@ -26,11 +26,13 @@ REPO = Path(__file__).resolve().parent.parent
 DATA_DIRS = {
     "prompts": "okstra_core/_data/prompts",
     "screens": "okstra_tui/_data/screens",
+    "demo": "okstra_core/_data/demo",
 }
 # What the wheel ships (prompts and screens data), as glob patterns inside the wheel.
 REQUIRED = (
     "okstra_core/_data/prompts/profiles/*.md",
     "okstra_core/_data/prompts/providers/*.toml",
+    "okstra_core/_data/demo/.okstra/project.json",
     "okstra_core/_data/prompts/hosts/*.toml",
     "okstra_core/_data/prompts/wizard.toml",
     "okstra_core/_data/prompts/templates/*.j2",
@@ -63,8 +65,9 @@ def _source_data_files() -> set[str]:
         root = REPO / source
         for path in root.rglob("*"):
             rel = path.relative_to(root)
+            shipped_dot = rel.parts[:1] == (".okstra",) and rel.parts[1:] == ("project.json",)
             if path.is_file() and not any(
-                p.startswith(".") or p == "__pycache__" for p in rel.parts
+                (p.startswith(".") and not shipped_dot) or p == "__pycache__" for p in rel.parts
             ):
                 expected.add(f"{target}/{rel.as_posix()}")
     return expected

@@ -39,7 +39,9 @@ def app_parser(*, commands_help: str | None = None) -> argparse.ArgumentParser:
         usage="okstra [app options]\n       okstra COMMAND ...  (headless, see below)",
         description="Set up and start a team of AI coding agents on one task.\n"
         "Without a command, okstra opens the terminal app with these options.\n"
-        "Run it from your project's directory (or give --project-root).",
+        "Run it anywhere inside your project (or give --project-root): the project is\n"
+        "the nearest directory holding .okstra, else the top of the git repository,\n"
+        "else the current directory.",
         # The commands' help is argparse's own text: keep its line breaks.
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=epilog,
@@ -49,7 +51,8 @@ def app_parser(*, commands_help: str | None = None) -> argparse.ArgumentParser:
         type=Path,
         default=None,
         metavar="DIR",
-        help="the project to set up (default: the current directory)",
+        help="the project to set up (default: the nearest directory holding .okstra, "
+        "else the git repository's top, else the current directory)",
     )
     parser.add_argument(
         "--state",

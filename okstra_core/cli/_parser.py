@@ -49,7 +49,10 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        # `okstra: ` is the front end's prefix: a subcommand says its own name after it
+        # (`okstra: runs: …`), the top level nothing more (not `okstra: okstra: …`).
+        prog = self.prog.removeprefix("okstra").strip()
+        raise UsageError(f"{prog}: {message}" if prog else message)
 
 
 EXAMPLES = """\

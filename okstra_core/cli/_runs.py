@@ -479,11 +479,23 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             return payload, 1
         return payload, 0
     # Outside tmux: this terminal becomes a tmux client of the lead's session.
+    _need_terminal(ns.run)
     try:
         os.execvpe(plan.argv[0], list(plan.argv), dict(plan.env or os.environ))
     except OSError as exc:
         payload.update(ok=False, error=f"could not run tmux: {exc.strerror or exc}")
     return payload, 1
+
+
+def _need_terminal(run: str) -> None:
+    """Refuse to attach outside tmux without a terminal (tmux would say only "open
+    terminal failed: not a terminal")."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "okstra attach shows the run in this terminal, and there is none here "
+            f"(standard input or output is not a terminal): run it in a terminal, or see "
+            f"the run with `okstra status {run}`"
+        )
 
 
 def _attach_worker(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
@@ -500,6 +512,7 @@ def _attach_worker(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, 
             payload.update(ok=False, error=f"tmux: {done.stderr.strip()}")
             return payload, 1
         return payload, 0
+    _need_terminal(ns.run)
     try:
         os.execvpe(target.argv[0], list(target.argv), target.env)
     except OSError as exc:

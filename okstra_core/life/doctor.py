@@ -100,6 +100,7 @@ class Check:
     login: str | None = None  # what told (names and paths only), or what was looked at
     login_fix: str | None = None  # how to log in, when not
     origin: CliOrigin | None = None  # where PATH found it (file, entry, warning)
+    demo: bool = False  # okstra's demo agent: listed, not counted among the agent CLIs
 
     @property
     def ready(self) -> bool:
@@ -132,9 +133,14 @@ class Report:
         return tuple(c for c in self.checks if c.kind == "provider")
 
     @property
+    def agents(self) -> tuple[Check, ...]:
+        """The providers that run an agent CLI (okstra's demo agent is not one)."""
+        return tuple(c for c in self.providers if not c.demo)
+
+    @property
     def ok(self) -> bool:
-        """A run can be launched: an enabled provider that can lead is ready."""
-        return any(c.ready and c.can_lead and not c.disabled for c in self.providers)
+        """A run can be launched: an enabled agent CLI that can lead is ready."""
+        return any(c.ready and c.can_lead and not c.disabled for c in self.agents)
 
     @property
     def tmux(self) -> Check | None:
@@ -142,13 +148,13 @@ class Report:
 
     def ready_count(self) -> tuple[int, int]:
         """(ready, enabled) providers."""
-        enabled = [c for c in self.providers if not c.disabled]
+        enabled = [c for c in self.agents if not c.disabled]
         return sum(1 for c in enabled if c.ready), len(enabled)
 
     def summary(self) -> str:
         """One line: `3 of 5 agent CLIs ready (claude, codex, …); tmux 3.3a`."""
-        ready = [c.name for c in self.providers if c.ready and not c.disabled]
-        total = sum(1 for c in self.providers if not c.disabled)
+        ready = [c.name for c in self.agents if c.ready and not c.disabled]
+        total = sum(1 for c in self.agents if not c.disabled)
         tmux = self.tmux
         tmux_text = (
             "" if tmux is None else f"; {tmux.version or 'tmux'}" if tmux.ok else "; no tmux"
@@ -162,7 +168,9 @@ class Report:
         return data
 
 
-def provider_check(verdict: Readiness, *, install: str | None, disabled: bool) -> Check:
+def provider_check(
+    verdict: Readiness, *, install: str | None, disabled: bool, demo: bool = False
+) -> Check:
     """The doctor's line for one provider's readiness verdict."""
     lead_ok = verdict.works and verdict.flags_problem is None
     problem, fix = verdict.problem, verdict.remedy
@@ -185,6 +193,7 @@ def provider_check(verdict: Readiness, *, install: str | None, disabled: bool) -
         login=verdict.login,
         login_fix=verdict.login_fix,
         origin=verdict.origin,
+        demo=demo,
     )
 
 
@@ -314,7 +323,7 @@ def diagnose(
 
     run_concurrently([clis, tool_checks], 2)
     checks = [
-        provider_check(v, install=p.install, disabled=p.id in disabled)
+        provider_check(v, install=p.install, disabled=p.id in disabled, demo=p.demo)
         for p, v in zip(providers, verdicts, strict=True)
     ]
     return Report(checks=(*checks, *tools))
@@ -347,14 +356,20 @@ def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
     if report.ok:
         return ()
     by_cli: dict[str, list[Check]] = {}
-    for check in report.providers:
+    for check in report.agents:
         if not check.disabled and not check.ready:
             by_cli.setdefault(check.cli or check.name, []).append(check)
+    node = next((c for c in report.checks if c.name == "node" and c.kind == "tool"), None)
+    # An npm-installed CLI on a Node.js too old (or absent) needs Node.js first, as the
+    # doctor says: the guide's install line says so too.
+    node_first = None if node is None or node.ok else f"{node.problem}: {NODE_INSTALL} first"
     entries = []
     for cli, checks in by_cli.items():
         first = checks[0]
         if first.path is None:
             state, todo = "missing", first.install or first.fix or ""
+            if node_first is not None and todo.startswith("npm "):
+                todo = f"{todo}  ({node_first})"
         elif not first.ok:
             state, todo = "not working", first.fix or first.problem or ""
         else:

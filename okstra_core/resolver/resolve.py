@@ -137,12 +137,11 @@ def _check_explicit(
 # --------------------------------------------------------------------------- advice
 
 
-def _advice(team: Team, shortfall: Shortfall) -> str:
-    """A shortfall said for a person: what is needed, what there is, what would help."""
+def _need(team: Team, shortfall: Shortfall) -> str:
+    """A shortfall said for a person: what is needed and what there is."""
     role = shortfall.role
     domain = team.roles[role].domain if role in team.roles else frozenset()
-    pool = team.pool
-    have = sorted({pool.resolve(ref).provider_id for ref in domain})
+    have = sorted({team.pool.resolve(ref).provider_id for ref in domain})
     if shortfall.providers:
         need = f"needs {shortfall.required} providers for {role} ({shortfall.rule})"
         there = (
@@ -162,24 +161,42 @@ def _advice(team: Team, shortfall: Shortfall) -> str:
         rule = "" if shortfall.rule == "available-models" else f" ({shortfall.rule})"
         need = f"needs {shortfall.required} {noun} for {role}{rule}"
         there = f"only {shortfall.available} available" if shortfall.available else "none available"
-    missing: dict[str, str] = {}
-    for model in pool.list(role):
-        if model.ref in domain or model.provider_id in missing:
-            continue
-        verdict = pool.availability(model.ref, role, team.host, team.entry_mode)
-        if not verdict.available and model.provider_id not in have:
-            missing[model.provider_id] = verdict.reason or "unavailable"
-    hint = ""
-    if missing:
-        shown = [f"{p} ({why})" for p, why in list(missing.items())[:4]]
-        hint = "; to fix, install or enable " + ", ".join(shown)
-    return f"{need}; {there}{hint}"
+    return f"{need}; {there}"
+
+
+def _missing(team: Team, shortfalls: Sequence[Shortfall], into: dict[str, str]) -> None:
+    """The providers whose models would help, each once with why it cannot and the one
+    command that fixes a missing CLI (demo providers: never a fix of their own)."""
+    pool = team.pool
+    for shortfall in shortfalls:
+        role = shortfall.role
+        domain = team.roles[role].domain if role in team.roles else frozenset()
+        have = {pool.resolve(ref).provider_id for ref in domain}
+        for model in pool.list(role):
+            provider = model.provider
+            if model.ref in domain or provider.id in into or provider.id in have:
+                continue
+            if provider.demo:
+                continue
+            verdict = pool.availability(model.ref, role, team.host, team.entry_mode)
+            if verdict.available:
+                continue
+            why = verdict.reason or "unavailable"
+            if provider.install and pool.which(provider.cli) is None:
+                why += f" — install: {provider.install}"
+            into[provider.id] = why
 
 
 def _blocker(team: Team, shortfalls: Sequence[Shortfall]) -> Blocker:
-    return Blocker(
-        tuple(s.line for s in shortfalls), "; ".join(_advice(team, s) for s in shortfalls)
-    )
+    """Why no team: each unmet need, then each provider that would help, said once."""
+    missing: dict[str, str] = {}
+    _missing(team, shortfalls, missing)
+    advice = "; ".join(_need(team, s) for s in shortfalls)
+    if missing:
+        advice += ". To fix, install or enable: " + "; ".join(
+            f"{p} ({why})" for p, why in missing.items()
+        )
+    return Blocker(tuple(s.line for s in shortfalls), advice)
 
 
 def _team_shortfalls(team: Team, valid: Sequence[Fixed]) -> list[Shortfall]:

@@ -247,12 +247,16 @@ class Wizard:
                 return prompt
         return self._transaction(lambda ctx, work: advance(ctx, work))
 
-    def submit(self, answer: str, *, step: str | None = None) -> StepResult:
+    def submit(
+        self, answer: str, *, step: str | None = None, defaulted: bool = False
+    ) -> StepResult:
         """Answer the current prompt.
 
         Args:
             answer: an option value (pick) or the text (text).
             step: optionally, the step id the answer is for (refused on mismatch).
+            defaulted: the answer is the step's default taken by `accept_defaults`
+                (recorded as a default, not as the person's choice).
 
         Raises:
             AnswerRefused: the answer was refused; the state file is unchanged.
@@ -260,7 +264,7 @@ class Wizard:
         """
 
         def change(ctx: StepContext, work: WizardState) -> StepResult:
-            echo, nxt = apply_answer(ctx, work, answer, step)
+            echo, nxt = apply_answer(ctx, work, answer, step, defaulted=defaulted)
             return StepResult(echo=echo, next=nxt)
 
         return self._transaction(change)
@@ -284,7 +288,7 @@ class Wizard:
         accepted = 0
         while (default := default_to_accept(prompt, work)) is not None:
             try:
-                prompt = self.submit(default, step=prompt.id).next
+                prompt = self.submit(default, step=prompt.id, defaulted=True).next
             except AnswerRefused:
                 if not accepted:
                     raise

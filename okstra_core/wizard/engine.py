@@ -23,7 +23,7 @@ from .ids import EDIT_TARGET, parse_role_step, step_kind
 from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta
 from .revalidate import revalidate
 from .roles import out_of_order, team_blocker
-from .state import CHOSEN, AnsweredStep, WizardState
+from .state import CHOSEN, DEFAULT_BUNDLED, AnsweredStep, WizardState
 from .steps import done_prompt
 
 __all__ = [
@@ -46,8 +46,10 @@ def _blocked(ctx: StepContext, prompt: Prompt, found: Blocker | None) -> Prompt:
         reasons = [o.disabled_reason for o in prompt.options if o.disabled_reason]
         found = Blocker(tuple(reasons[:1]), reasons[0] if reasons else "")
     advice = found.advice or ctx.text.get("blocked.nothing")
+    # The headline says why; each option only points at it (not the whole text again).
+    short = ctx.text.get("blocked.option")
     options = tuple(
-        o if not o.selectable else replace(o, disabled_reason=advice) for o in prompt.options
+        o if not o.selectable else replace(o, disabled_reason=short) for o in prompt.options
     )
     meta: PromptMeta = {**prompt.meta}
     meta["blocked"] = {"lines": list(found.lines), "advice": advice}
@@ -118,6 +120,7 @@ def apply_answer(
     step: str | None = None,
     *,
     asked: Prompt | None = None,
+    defaulted: bool = False,
 ) -> tuple[str, Prompt]:
     """Submit `answer` to the current prompt of `state` (a working copy).
 
@@ -172,6 +175,12 @@ def apply_answer(
     if answer == prompt.default and scope.startswith("default:"):
         # Taking the offered default records where that default came from.
         provenance = scope
+    elif (
+        defaulted and answer == prompt.default and state.remembered_answers.get(prompt.id) != answer
+    ):
+        # Taken by "every later answer its default" (`d`): okstra's own default (the
+        # recommended task type, count, …), unless the person had chosen it before.
+        provenance = DEFAULT_BUNDLED
     if current.role_block and prompt.id not in state.role_selection_order:
         state.role_selection_order.append(prompt.id)
     echo_label = label if prompt.kind == "pick" else stored_answer

@@ -327,6 +327,13 @@ def _model_prompt(
                 row = defaults + i
                 found[i] = _pool_option(ctx, known, rows.models[row], rows.reasons[row])
     options.extend(cast("list[Option]", found))
+    # Selectable first (the defaults among them, in order), then the unavailable ones,
+    # each provider's together: a person sees what they can pick before what they cannot.
+    unavailable = [o for o in options if o.disabled_reason is not None]
+    if unavailable:
+        rank = {p.id: i for i, p in enumerate(ctx.pool.providers)}
+        unavailable.sort(key=lambda o: rank.get(o.value.partition("/")[0], len(rank)))
+        options = [o for o in options if o.disabled_reason is None] + unavailable
     first = next((o.value for o in options if o.disabled_reason is None), None)
     count = role_count(profile, state, role)
     requirement = profile.role(role)

@@ -80,6 +80,8 @@ MIXED_VERSIONS = "mixed wizard state versions are not allowed"
 
 Provenance = str  # "chosen" | "default:<scope>" | "reused:<run>" | "converted:v1"
 CHOSEN = "chosen"
+# An answer taken as okstra's own default (the person pressed `d`, "all defaults").
+DEFAULT_BUNDLED = "default:bundled"
 CONVERTED_V1 = "converted:v1"
 
 # Bounds checked before anything is sized by a number from the file: a role count is at

@@ -55,7 +55,8 @@ def guide_text(entries: Sequence[GuideEntry], *, catalog: WizardText) -> Text:
 
 class GuideScreen(ModalScreen[bool]):
     """What to install or log in to before a team can be set up (dismissed with True
-    once a CLI that can lead is ready)."""
+    once a CLI that can lead is ready; False when closed after a check, so the first
+    step is shown again with what the check found; None when closed unchecked)."""
 
     CSS_PATH = stylesheet("guide")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -71,6 +72,7 @@ class GuideScreen(ModalScreen[bool]):
         self.environment = environment
         self.cwd = cwd
         self.checking = False
+        self.rechecked = False
 
     def compose(self) -> ComposeResult:
         text = ui_text(self)
@@ -85,6 +87,7 @@ class GuideScreen(ModalScreen[bool]):
         if self.checking:
             return
         self.checking = True
+        self.rechecked = True
         hint = part(self, "#hint", Plain)
         if hint is not None:
             hint.update(ui_text(self).get("app.guide.checking"))
@@ -115,4 +118,4 @@ class GuideScreen(ModalScreen[bool]):
         hint.update(error or text.get("app.guide.still"))
 
     def action_close(self) -> None:
-        close(self, False)
+        close(self, False if self.rechecked else None)

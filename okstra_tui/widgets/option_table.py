@@ -79,7 +79,9 @@ def line_width(row: Row, widths: Sequence[int]) -> int:
     return cells + gaps + note
 
 
-def render_row(row: Row, widths: Sequence[int], *, stacked: bool = False) -> Text:
+def render_row(
+    row: Row, widths: Sequence[int], *, stacked: bool = False, reason: bool = True
+) -> Text:
     """The visible text of one row: cells, note, detail and the disabled reason.
 
     Args:
@@ -87,6 +89,7 @@ def render_row(row: Row, widths: Sequence[int], *, stacked: bool = False) -> Tex
         widths: the column widths (aligned across rows).
         stacked: put the first cell alone on its line and the other cells and the
             note under it — for terminals too narrow for the columns side by side.
+        reason: show its disabled reason (False: the row above says the same).
     """
     text = Text(no_wrap=False, overflow="fold")
     first_style = "bold" if not row.disabled_reason else ""
@@ -107,9 +110,18 @@ def render_row(row: Row, widths: Sequence[int], *, stacked: bool = False) -> Tex
         text.append(f"  ({row.note})", style="italic")
     if row.detail:
         text.append(f"\n  {row.detail}", style="dim")
-    if row.disabled_reason:
+    if row.disabled_reason and reason:
         text.append(f"\n  ✗ {row.disabled_reason}", style="italic")
     return text
+
+
+def _said_above(rows: Sequence[Row]) -> list[bool]:
+    """For each row, whether the row above gives the same disabled reason (the rows of
+    one unavailable provider: its reason is shown once, on the first)."""
+    return [
+        i > 0 and r.disabled_reason is not None and r.disabled_reason == rows[i - 1].disabled_reason
+        for i, r in enumerate(rows)
+    ]
 
 
 class OptionTable(OptionList):
@@ -163,13 +175,14 @@ class OptionTable(OptionList):
         self._rows = [inert_row(row) for row in rows]
         widths = self._column_widths()
         self.clear_options()
+        said = _said_above(self._rows)
         self.add_options(
             Option(
-                render_row(r, widths, stacked=self._stacked),
+                render_row(r, widths, stacked=self._stacked, reason=not above),
                 id=r.value,
                 disabled=r.disabled_reason is not None,
             )
-            for r in self._rows
+            for r, above in zip(self._rows, said, strict=True)
         )
         self.select_value(selected)
 
@@ -181,8 +194,10 @@ class OptionTable(OptionList):
         stacked = any(line_width(r, widths) > width for r in self._rows)
         if stacked != self._stacked:
             self._stacked = stacked
+            said = _said_above(self._rows)
             for index, row in enumerate(self._rows):
-                self.replace_option_prompt_at_index(index, render_row(row, widths, stacked=stacked))
+                shown = render_row(row, widths, stacked=stacked, reason=not said[index])
+                self.replace_option_prompt_at_index(index, shown)
             self.post_message(self.LayoutChanged(self))
 
     def select_value(self, value: str | None) -> None:

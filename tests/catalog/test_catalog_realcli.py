@@ -14,6 +14,7 @@ import pytest
 
 from okstra_core.catalog import load_catalog
 from okstra_core.environment import Environment
+from tests.realcli.realcli_helpers import install_hint
 
 CACHE_BIN = Path(__file__).resolve().parents[2] / ".cache" / "agent-clis" / "node_modules" / ".bin"
 
@@ -38,7 +39,7 @@ def test_required_flags_are_in_the_real_help(provider_id: str, tmp_path: Path) -
     spec = load_catalog(Environment.real()).provider(provider_id)
     exe = CACHE_BIN / spec.cli
     if not exe.exists():
-        pytest.skip(f"{spec.cli} is not installed in {CACHE_BIN}")
+        pytest.skip(f"{spec.cli} is not installed in {CACHE_BIN}: {install_hint(spec.cli)}")
     version = run_isolated([str(exe), *spec.launch.version[1:]], tmp_path)
     assert version.returncode == 0 and version.stdout.strip()
     result = run_isolated([str(exe), *spec.launch.help[1:]], tmp_path)

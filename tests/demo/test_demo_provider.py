@@ -73,3 +73,45 @@ def test_a_person_may_pick_a_demo_model_and_the_rest_is_filled_without_demo(
     picked = _team(env, analyser=["demo/scout"])
     assert picked[1] == "demo/scout"
     assert [ref.split("/")[0] for ref in picked[2:]] == ["claude", "claude", "claude"]
+
+
+def test_without_agent_clis_the_first_step_says_each_provider_once(tmp_path: Path) -> None:
+    from okstra_core.wizard import Wizard
+
+    (tmp_path / "proj").mkdir()
+    env = _env(str(tmp_path))
+    wizard = Wizard.init(tmp_path / "w.json", tmp_path / "proj", host="terminal", environment=env)
+    prompt = wizard.prompt()
+    assert prompt.kind == "blocked"
+    advice = prompt.meta["blocked"]["advice"]
+    for provider, cli in (("claude", "claude"), ("antigravity", "gemini"), ("codex", "codex")):
+        assert advice.count(f"cli '{cli}' not found on PATH") == 1, advice
+        assert advice.count(f"{provider} (cli") == 1, advice
+    assert "install: npm install -g @anthropic-ai/claude-code@latest" in advice
+    assert "demo (" not in advice  # the demo agent is no fix of a real team
+    # The headline says it once; the option only points at it; the demo team is offered.
+    assert [o.disabled_reason for o in prompt.options] == ["no complete team: see above"]
+    assert prompt.help.count("cli 'claude' not found on PATH") == 1
+    assert "`okstra demo`" in prompt.help
+
+
+def test_all_defaults_on_the_demo_project_reach_the_confirmation_marked_default(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    from okstra_core.wizard import Wizard
+
+    project = tmp_path / "demo"
+    shutil.copytree(DEMO, project, ignore=shutil.ignore_patterns("__pycache__", "tasks"))
+    env = _env(str(tmp_path))
+    wizard = Wizard.init(tmp_path / "w.json", project, host="terminal", environment=env)
+    for answer in ("new", "demo", "top-words", "brief.md"):
+        wizard.submit(answer)
+    prompt = wizard.accept_defaults()
+    assert prompt.meta.get("stepKind") == "confirm", prompt.id
+    provenance = {e.step: e.provenance for e in wizard.state.answered}
+    assert provenance["task_type"] == "default:bundled"
+    assert provenance["brief"] == "chosen"
+    models = {k: v for k, v in provenance.items() if k.startswith("role-model:")}
+    assert models and set(models.values()) == {"default:project"}, models

@@ -32,6 +32,7 @@ CHECK_KEYS = [
     "fix",
     "install",
     "disabled",
+    "demo",
 ]
 
 
@@ -92,3 +93,34 @@ def test_no_node_says_which_version_to_install(tmp_path: Path, bin_dir: Path) ->
     assert "node is not on PATH" in node["problem"] and "22 or newer" in node["problem"]
     assert "nvm install 22" in node["fix"]
     assert "!! node" in human
+
+
+def test_the_guide_says_node_first_and_counts_no_demo_agent() -> None:
+    from okstra_core.life.doctor import Check, Report, setup_guide
+
+    claude = Check(
+        name="claude", kind="provider", ok=False, cli="claude", can_lead=True,
+        install="npm install -g @anthropic-ai/claude-code@latest",
+        problem="cli 'claude' not found on PATH",
+    )  # fmt: skip
+    demo = Check(
+        name="demo", kind="provider", ok=True, cli="okstra-demo-agent", path="/v/bin/x",
+        version="0.2.0", can_lead=True, demo=True,
+    )  # fmt: skip
+    old_node = Check(
+        name="node", kind="tool", ok=False, cli="node", path="/usr/bin/node",
+        problem="Node.js v20.11.1 is older than 22",
+    )  # fmt: skip
+    report = Report(checks=(claude, demo, old_node))
+    # The ready demo agent is no agent CLI: nothing can lead a real run yet.
+    assert not report.ok and report.ready_count() == (0, 1)
+    assert report.summary().startswith("0 of 1 agent CLIs ready")
+    (entry,) = setup_guide(report)
+    assert entry.cli == "claude"
+    assert entry.todo == (
+        "npm install -g @anthropic-ai/claude-code@latest  (Node.js v20.11.1 is older than "
+        "22: install Node.js 22 or newer (https://nodejs.org, or `nvm install 22`) first)"
+    )
+    current = Check(name="node", kind="tool", ok=True, cli="node", version="v22.1.0")
+    (entry,) = setup_guide(Report(checks=(claude, demo, current)))
+    assert entry.todo == "npm install -g @anthropic-ai/claude-code@latest"

@@ -250,6 +250,11 @@ def test_attach_outside_tmux_and_when_the_window_is_gone(world: dict[str, Any]) 
         eventually(shown, "the lead's window shown by `okstra attach`")
     finally:
         subprocess.run(["tmux", "-L", outer, "kill-server"], capture_output=True, check=False)
+    # Without a terminal (no tty here) attach says so in okstra's words, exit 2.
+    proc = okstra(["attach", doc["runId"]], cwd=world["sub"], env=world["env"])
+    message = proc.stderr.decode()
+    assert proc.returncode == 2 and "there is none here" in message, message
+    assert f"okstra status {doc['runId']}" in message
     # The window is closed behind okstra's back: attach says so, with the resume command.
     tmux(world, "kill-pane", "-t", leader(run_dir)["paneRef"])
     proc = okstra(["attach", doc["runId"]], cwd=world["sub"], env=world["env"])

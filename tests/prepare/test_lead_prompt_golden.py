@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from okstra_core.environment import Environment
+from okstra_core.environment import Environment, which
 from okstra_core.prepare import prepare
 from tests.conftest import okstra_cmd
 from tests.prepare.prepare_support import request_of
@@ -134,7 +134,7 @@ def test_a_lead_without_okstra_on_path_reaches_this_okstra(project: Path, env: E
     """Installed as `.venv/bin/okstra`, off PATH: the prompt's commands name it in full,
     and they run in a shell whose PATH has no okstra."""
     (project / "plan.md").write_text(PLAN, encoding="utf-8")
-    assert env.which("okstra") is None
+    assert which("okstra", env.env["PATH"]) is None  # PATH only (okstra finds its own dir)
     request = request_of(project, **CASES["workers"])
     result = prepare(request, launch="none", environment=env)
     prompt = result.lead_prompt_path.read_text(encoding="utf-8")

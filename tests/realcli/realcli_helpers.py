@@ -11,7 +11,18 @@ from okstra_core.catalog.models import ProviderSpec
 
 REPO = Path(__file__).resolve().parents[2]
 CLI_BIN = REPO / ".cache" / "agent-clis" / "node_modules" / ".bin"
-INSTALL_HINT = "run scripts/install-agent-clis.sh (CI does) to install the pinned CLIs"
+# scripts/install-agent-clis.sh installs exactly these (pinned), as CI does.
+PINNED = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+# Others, named by their npm package (the provider file's `install`).
+PACKAGES = {**PINNED, "gemini": "@google/gemini-cli"}
+
+
+def install_hint(name: str) -> str:
+    """The one command that puts `name` where these tests look for it."""
+    if name in PINNED:
+        return "install it with: bash scripts/install-agent-clis.sh (the pinned CLIs, as CI does)"
+    package = PACKAGES.get(name, name)
+    return f"install it with: npm install --prefix .cache/agent-clis {package}"
 KICKOFF = "Begin the run described in your instructions"
 # Ties a transcript to this test's lead prompt.
 MARKER = "okstra-lead-prompt-marker-7f3a"
@@ -20,7 +31,7 @@ MARKER = "okstra-lead-prompt-marker-7f3a"
 def require_cli(name: str) -> Path:
     path = CLI_BIN / name
     if not path.exists():
-        pytest.skip(f"{path} is missing: {INSTALL_HINT}")
+        pytest.skip(f"{path} is missing: {install_hint(name)}")
     return path
 
 
