@@ -23,6 +23,8 @@ def install_hint(name: str) -> str:
         return "install it with: bash scripts/install-agent-clis.sh (the pinned CLIs, as CI does)"
     package = PACKAGES.get(name, name)
     return f"install it with: npm install --prefix .cache/agent-clis {package}"
+
+
 KICKOFF = "Begin the run described in your instructions"
 # Ties a transcript to this test's lead prompt.
 MARKER = "okstra-lead-prompt-marker-7f3a"
