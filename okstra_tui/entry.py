@@ -214,8 +214,9 @@ def _run(args: list[str]) -> tuple[int, bool]:
             print(f"okstra {__version__}")
             return 0, False
         from okstra_core.cli import COMMANDS
+        from okstra_core.cli._app import command_word
 
-        first = next((a for a in args if not a.startswith("-")), None)
+        first = command_word(args)
         # `okstra --help` falls through to the app parser, whose help lists the commands.
         if first in COMMANDS:
             from okstra_core.cli import main as cli_main

@@ -25,6 +25,27 @@ The app needs a terminal. Scripts use the headless commands, e.g.
   okstra prepare --state 20260115-093000 --dry-run
 """
 
+# The app's options that take a value: `okstra --project-root demo` opens the app on
+# `demo/`; the word after one of these is its value, never a command's name.
+APP_VALUE_OPTIONS = (
+    "--project-root", "--state", "--host", "--entry-mode", "--task-type", "--launch",
+)  # fmt: skip
+
+
+def command_word(args: list[str]) -> str | None:
+    """The headless command `args` name (the first word that is no option or an app
+    option's value), or None."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in APP_VALUE_OPTIONS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
 ENTRY_MODES = ("spawn-process", "current-session")
 

@@ -96,3 +96,13 @@ def test_the_demo_in_tmux(tmux_env: dict[str, str], tmp_path: Path) -> None:
     assert "waiting for input" in status, status
     code, _, err = _okstra(tmux_env, "stop", str(run_dir), "--grace", "5")
     assert code == 0, err
+
+
+def test_the_readme_command_opens_the_app_on_demo_not_the_demo_command() -> None:
+    from okstra_core.cli._app import command_word
+
+    # README command 1: `okstra --project-root demo` — `demo` is the option's value.
+    assert command_word(["--project-root", "demo"]) is None
+    assert command_word(["--launch", "tmux", "--project-root", "demo"]) is None
+    assert command_word(["demo", "/tmp/copy", "--surface", "background"]) == "demo"
+    assert command_word(["--project-root", "demo", "runs"]) == "runs"
