@@ -362,7 +362,12 @@ def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
     node = next((c for c in report.checks if c.name == "node" and c.kind == "tool"), None)
     # An npm-installed CLI on a Node.js too old (or absent) needs Node.js first, as the
     # doctor says: the guide's install line says so too.
-    node_first = None if node is None or node.ok else f"{node.problem}: {NODE_INSTALL} first"
+    node_first = None
+    if node is not None and not node.ok:
+        here = f"this one is {node.version}" if node.version else "none is on PATH"
+        node_first = (
+            f"needs Node.js {NODE_MINIMUM} or newer, {here}: `nvm install {NODE_MINIMUM}` first"
+        )
     entries = []
     for cli, checks in by_cli.items():
         first = checks[0]

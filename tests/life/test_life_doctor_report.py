@@ -109,7 +109,7 @@ def test_the_guide_says_node_first_and_counts_no_demo_agent() -> None:
     )  # fmt: skip
     old_node = Check(
         name="node", kind="tool", ok=False, cli="node", path="/usr/bin/node",
-        problem="Node.js v20.11.1 is older than 22",
+        version="v20.11.1", problem="Node.js v20.11.1 is older than 22",
     )  # fmt: skip
     report = Report(checks=(claude, demo, old_node))
     # The ready demo agent is no agent CLI: nothing can lead a real run yet.
@@ -118,8 +118,8 @@ def test_the_guide_says_node_first_and_counts_no_demo_agent() -> None:
     (entry,) = setup_guide(report)
     assert entry.cli == "claude"
     assert entry.todo == (
-        "npm install -g @anthropic-ai/claude-code@latest  (Node.js v20.11.1 is older than "
-        "22: install Node.js 22 or newer (https://nodejs.org, or `nvm install 22`) first)"
+        "npm install -g @anthropic-ai/claude-code@latest  "
+        "(needs Node.js 22 or newer, this one is v20.11.1: `nvm install 22` first)"
     )
     current = Check(name="node", kind="tool", ok=True, cli="node", version="v22.1.0")
     (entry,) = setup_guide(Report(checks=(claude, demo, current)))

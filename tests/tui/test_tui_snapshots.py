@@ -317,7 +317,7 @@ def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
 
     base = stable_project.parent
     bin_dir = base / "bin"
-    for name in ("claude", "codex", "gemini", "grok", "kimi"):
+    for name in ("claude", "codex", "gemini", "grok", "kimi", "okstra-demo-agent"):
         write_fake_cli(bin_dir, name)
     tmux = bin_dir / "tmux"
     tmux.write_text("#!/bin/sh\necho 'tmux 3.4'\n", encoding="utf-8")
@@ -334,7 +334,8 @@ def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
         "LANG": "C.UTF-8",
     }
     clock = fixed_environment()
-    environment = Environment(env=env, now=clock.now, new_uuid=clock.new_uuid)
+    # own_dir=None: the demo agent is the fake above, not this checkout's.
+    environment = Environment(env=env, now=clock.now, new_uuid=clock.new_uuid, own_dir=None)
     app = make_app(
         project_root=stable_project, host="terminal", environment=environment, cursor_blink=False
     )
@@ -360,6 +361,9 @@ def test_tui_snapshot_guide_without_agent_clis(snap_compare, stable_project, siz
 
     empty = stable_project.parent / "no-clis"
     empty.mkdir()
+    node = empty / "node"  # a current Node.js, the same on every machine
+    node.write_text("#!/bin/sh\necho 'v22.11.0'\n", encoding="utf-8")
+    node.chmod(0o755)
     clock = fixed_environment()
     env = {**os.environ, "PATH": f"{empty}:/usr/bin:/bin"}
     environment = Environment(env=env, now=clock.now, new_uuid=clock.new_uuid)

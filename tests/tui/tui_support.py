@@ -91,7 +91,7 @@ def app_factory(project: Path) -> Callable[..., OkstraApp]:
 # Every flag okstra's preflight asks the bundled leader CLIs for (see prompts/providers).
 FAKE_HELP = (
     "usage: cli [--session-id ID] [--model M] [--no-daemon] [--config K=V]"
-    " [--prompt-interactive P] [prompt]"
+    " [--prompt-interactive P] [--prompt-file F] [prompt]"
 )
 
 ANSWERS = {"task_group": "grp", "task_id": "one", "brief": "brief.md"}

@@ -159,7 +159,10 @@ def test_infeasible_counts_are_disabled_with_the_rule_and_the_default_falls_back
         assert options[n] is not None
         assert f"needs {n} providers for analyser (distinct-provider)" in options[n]
         assert "only claude is available" in options[n]
-        assert "codex (cli 'codex' not found on PATH)" in options[n]
+        assert (
+            "codex (cli 'codex' not found on PATH — install: npm install -g @openai/codex)"
+            in (options[n])
+        )
     assert prompt["default"] == "1" and prompt["meta"]["feasibleRecommended"] == 1
     assert "The recommended 2 cannot be formed here" in prompt["help"]
     code, refused = okstra(env, "wizard", "step", "--state", str(state), "--answer=2")
