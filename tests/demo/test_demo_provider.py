@@ -76,7 +76,7 @@ def test_a_person_may_pick_a_demo_model_and_the_rest_is_filled_without_demo(
 
 
 def test_without_agent_clis_the_first_step_says_each_provider_once(tmp_path: Path) -> None:
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     (tmp_path / "proj").mkdir()
     env = _env(str(tmp_path))
@@ -100,7 +100,7 @@ def test_all_defaults_on_the_demo_project_reach_the_confirmation_marked_default(
 ) -> None:
     import shutil
 
-    from okstra_core.wizard import Wizard
+    from okstra_core.session import Wizard
 
     project = tmp_path / "demo"
     shutil.copytree(DEMO, project, ignore=shutil.ignore_patterns("__pycache__", "tasks"))
