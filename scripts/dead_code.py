@@ -20,7 +20,7 @@ from pathlib import Path
 import vulture
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("okstra", "okstra_core", "okstra_tui")
+PACKAGES = ("okstra", "okstra_core", "okstra_tui", "okstra_demo")
 USERS = ("tests", "bench")
 KINDS = frozenset({"function", "method", "class", "property"})
 # Textual calls these by name: message handlers, actions, watchers, compose.
