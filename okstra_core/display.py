@@ -122,3 +122,14 @@ def age(seconds: float | None) -> str:
 def age_since(then: datetime | None, now: datetime) -> str:
     """`age` of `then` at `now` (`—` when `then` is unknown)."""
     return age(None if then is None else (now - then).total_seconds())
+
+
+def status_label(state: str, exit_status: int | None, signal: int | None) -> str:
+    """What people read: `exited 3`, `exited (signal 9)`, `stopped` (how a stopped
+    worker's CLI ended is in the JSON only)."""
+    if state == "exited":
+        if signal is not None:
+            return f"{state} (signal {signal})"
+        if exit_status is not None:
+            return f"{state} {exit_status}"
+    return state

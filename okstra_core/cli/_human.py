@@ -154,15 +154,23 @@ def render_report_roles(payload: Mapping[str, Any]) -> None:
     from rich.text import Text
 
     from ..display import inert
+    from ..life.report import branch_cell
 
     console = _console()
     console.print(
         f"Execution roles · {inert(payload.get('runManifest'))}", style="bold", markup=False
     )
-    table = _table("Role execution", "Role", "#", "Model", "Label", "Status")
-    keys = ("roleExecutionRef", "role", "ordinal", "modelRef", "executionLabel", "status")
-    for row in payload.get("executionRoles", []):
-        table.add_row(*(Text(inert(row.get(k) if row.get(k) is not None else "")) for k in keys))
+    rows = payload.get("executionRoles", [])
+    # A writer's branch, and whether it was merged: a column only when a row has one.
+    branches = any(isinstance(row.get("branch"), str) for row in rows)
+    heads = ("Role execution", "Role", "#", "Model", "Label", "Outcome")
+    table = _table(*heads, *(("Branch",) if branches else ()))
+    keys = ("roleExecutionRef", "role", "ordinal", "modelRef", "executionLabel", "outcome")
+    for row in rows:
+        cells = [inert(row.get(k) if row.get(k) is not None else "") for k in keys]
+        if branches:
+            cells.append(inert(branch_cell(row) or ""))
+        table.add_row(*(Text(cell) for cell in cells))
     console.print(table)
     if payload.get("reportChecked"):
         console.print(

@@ -17,8 +17,8 @@ from typing import Any, ClassVar, TypeGuard
 
 import orjson
 
-from ..display import inert
-from ..documents import RunManifest
+from ..display import inert, status_label
+from ..documents import RoleExecution, RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..errors import DataFileError, OkstraError
 from ..store import atomic_write_bytes, json_kind, parse_json, read_bytes, read_json
@@ -108,9 +108,35 @@ def _ref_rows(value: object) -> TypeGuard[list[Mapping[str, Any]]]:
     )
 
 
+def _row(manifest: RunManifest, execution: RoleExecution) -> dict[str, Any]:
+    """One `executionRoles` row: the role execution, with the outcome its participant
+    recorded (the lead's recorded end included) and, for a writer, its branch."""
+    row = {k: execution.dump().get(k) for k in ROLE_FIELDS}
+    participant = manifest.participant(execution.participant_ref)
+    status = participant.status if participant is not None else execution.status
+    exit_status = participant.exit_status if participant is not None else None
+    signal = participant.exit_signal if participant is not None else None
+    row["status"] = status
+    row["outcome"] = status_label(status, exit_status, signal)
+    row["exitStatus"] = exit_status
+    if signal is not None:
+        row["exitSignal"] = signal
+    if execution.branch is not None:
+        row["branch"] = execution.branch
+        row["merged"] = execution.merged_at is not None
+        if execution.merge_commit is not None:
+            row["mergeCommit"] = execution.merge_commit
+        if execution.discarded_at is not None:
+            row["discarded"] = True
+    if execution.turns:
+        row["turns"] = len(execution.turns)
+    return row
+
+
 def execution_roles(manifest: RunManifest) -> list[dict[str, Any]]:
-    """The manifest's role executions, projected to the report's `executionRoles` rows."""
-    return [{k: r.dump().get(k) for k in ROLE_FIELDS} for r in manifest.role_executions]
+    """The manifest's role executions, projected to the report's `executionRoles` rows
+    (each with its recorded outcome)."""
+    return [_row(manifest, r) for r in manifest.role_executions]
 
 
 def _cell(value: Any) -> str:
@@ -119,11 +145,22 @@ def _cell(value: Any) -> str:
     return "" if value is None else inert(value).replace("|", "\\|")
 
 
+def branch_cell(row: Mapping[str, Any]) -> str | None:
+    """A writer's branch and what became of it: `<branch> (merged)`, `(not merged)`,
+    `(discarded)`; None for a role execution without one."""
+    branch = row.get("branch")
+    if not isinstance(branch, str):
+        return None
+    if row.get("merged"):
+        return f"{branch} (merged)"
+    return f"{branch} (discarded)" if row.get("discarded") else f"{branch} (not merged)"
+
+
 def roles_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     """A markdown table of execution roles (one row per role execution, manifest order)."""
     lines = [
-        "| Role execution | Role | # | Model | Label | Status |",
-        "|---|---|---|---|---|---|",
+        "| Role execution | Role | # | Model | Label | Outcome | Branch |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
@@ -136,10 +173,10 @@ def roles_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
                     "ordinal",
                     "modelRef",
                     "executionLabel",
-                    "status",
+                    "outcome",
                 )
             )
-            + " |"
+            + f" | {_cell(branch_cell(r))} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -3,6 +3,7 @@ outside the project, reviewed, merged or refused with nothing lost, discarded.""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -77,6 +78,17 @@ def test_two_writers_on_different_files_both_merge(world: World) -> None:
         "implementer#1",
         "fixer#1",
     ]
+    # The report keeps what happened: each outcome, each writer's branch and merge.
+    (world.project / "report.json").write_text("{}", encoding="utf-8")
+    proc = world.okstra("report", "finalize", world.run, "--data", "report.json")
+    assert proc.returncode == 0, proc.stderr
+    done = json.loads(proc.stdout)
+    rows = {r["roleExecutionRef"]: r for r in done["executionRoles"]}
+    implementer = rows["role-exec-implementer-001"]
+    assert implementer["outcome"] == "exited 0" and implementer["merged"] is True
+    assert implementer["branch"] == one["branch"]
+    assert rows["role-exec-fixer-001"]["outcome"] == "exited 0"
+    assert rows["role-exec-leader-001"]["outcome"] == "prepared"
 
 
 def test_the_second_of_two_writers_on_one_line_conflicts_and_nothing_is_lost(

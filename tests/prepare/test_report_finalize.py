@@ -31,18 +31,25 @@ def run_dir(project: Path, env: Environment) -> Path:
     return result.run_dir
 
 
-def _record_outcome(run_dir: Path, ref: str, status: str) -> None:
-    """What okstra records when a worker ends (the manifest's role execution status)."""
+def _record_outcome(run_dir: Path, ref: str, status: str, exit_status: int | None) -> None:
+    """What okstra records when a member ends: its participant's status and exit status
+    (and, for a worker, its role execution's status)."""
     path = run_dir / "run-manifest.json"
     manifest = orjson.loads(path.read_bytes())
     for r in manifest["roleExecutions"]:
         if r["roleExecutionRef"] == ref:
-            r["status"] = status
+            if r["role"] != "leader":
+                r["status"] = status
+            for p in manifest["participants"]:
+                if p["participantRef"] == r["participantRef"]:
+                    p.update(status=status, exitStatus=exit_status)
     path.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
 
 
 def test_finalize_writes_the_roles_and_check_passes(project: Path, run_dir: Path) -> None:
-    _record_outcome(run_dir, "role-exec-analyser-002", "exited")
+    _record_outcome(run_dir, "role-exec-analyser-002", "exited", 3)
+    # The lead's end is recorded on its participant only (its role execution stays).
+    _record_outcome(run_dir, "role-exec-leader-001", "stopped", None)
     report = project / "final-report.json"
     report.write_text(
         '{"title": "Widget", "zeta": [1, 2], "executionRoles": [], "alpha": {"b": null}}\n',
@@ -61,6 +68,7 @@ def test_finalize_writes_the_roles_and_check_passes(project: Path, run_dir: Path
     assert data["title"] == "Widget" and data["zeta"] == [1, 2] and data["alpha"] == {"b": None}
     assert data["executionIdentityVersion"] == 2
     manifest = orjson.loads((run_dir / "run-manifest.json").read_bytes())
+    outcomes = {"role-exec-leader-001": "stopped", "role-exec-analyser-002": "exited 3"}
     assert data["executionRoles"] == [
         {
             "roleExecutionRef": r["roleExecutionRef"],
@@ -69,14 +77,16 @@ def test_finalize_writes_the_roles_and_check_passes(project: Path, run_dir: Path
             "provider": r["provider"],
             "modelRef": r["modelRef"],
             "executionLabel": r["executionLabel"],
-            "status": r["status"],
+            "status": outcomes.get(r["roleExecutionRef"], "prepared").split(" ")[0],
+            "outcome": outcomes.get(r["roleExecutionRef"], "prepared"),
+            "exitStatus": 3 if r["roleExecutionRef"] == "role-exec-analyser-002" else None,
         }
         for r in manifest["roleExecutions"]
     ]
-    assert [r["status"] for r in data["executionRoles"]] == [
+    assert [r["outcome"] for r in data["executionRoles"]] == [
+        "stopped",
         "prepared",
-        "prepared",
-        "exited",
+        "exited 3",
         "prepared",
     ]
     assert orjson.loads(done.stdout)["executionRoles"] == data["executionRoles"]

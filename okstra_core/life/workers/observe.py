@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ...catalog.activity import ActivitySpec
-from ...display import words_of
+from ...display import status_label, words_of
 from ...environment import Environment
 from ...processes.process import Identity
 from ...records import config, dataclass
@@ -77,17 +77,6 @@ class WorkerState:
     @property
     def running(self) -> bool:
         return self.state == record.RUNNING
-
-
-def status_label(state: str, exit_status: int | None, signal: int | None) -> str:
-    """What people read: `exited 3`, `exited (signal 9)`, `stopped` (how a stopped
-    worker's CLI ended is in the JSON only)."""
-    if state == "exited":
-        if signal is not None:
-            return f"{state} (signal {signal})"
-        if exit_status is not None:
-            return f"{state} {exit_status}"
-    return state
 
 
 def _time(value: str | None) -> datetime | None:
