@@ -17,8 +17,9 @@ from textual.app import App
 from okstra_core.display import age as shown_age
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
+from okstra_core.life.actions import team_stop
 from okstra_core.life.attach import plan_attach, switch_client
-from okstra_core.life.lead import observe, read_run, stop
+from okstra_core.life.lead import observe, read_run
 from okstra_core.life.resume import exec_command, resume_run
 from okstra_core.life.runs import RunRow, all_runs, project_runs
 from okstra_core.records import dataclass
@@ -107,18 +108,20 @@ def attach(run_dir: Path, environment: Environment) -> Outcome:
 
 
 def stop_lead(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:
-    """Ask the lead to stop, then end it (blocks up to the grace time: a worker calls it).
+    """Stop the team: the lead, then every running worker (`okstra stop`; blocks up to
+    the grace time: a worker calls it).
 
     The same checks as `okstra stop`: a lead okstra did not start (`refused`) or a
     damaged run is never signalled; the message says why.
     """
     try:
-        outcome = stop(read_run(run_dir), environment)
+        outcome = team_stop(run_dir, environment)
     except OkstraError as exc:
         return Outcome(exc.render())
-    message = text.get("app.runs.stopped", status=outcome.after.label())
-    if outcome.after.state in ("refused", "damaged") and outcome.after.detail:
-        message = f"{message}: {outcome.after.detail}"
+    lead = outcome.lead.after
+    message = text.get("app.runs.stopped", status=lead.label(), workers=len(outcome.workers))
+    if lead.state in ("refused", "damaged") and lead.detail:
+        message = f"{message}: {lead.detail}"
     return Outcome(message)
 
 

@@ -111,9 +111,10 @@ def register(sub: Any) -> None:
 
     stop = sub.add_parser(
         "stop",
-        help="ask the lead to stop (Ctrl-C, SIGTERM), then kill it after --grace",
+        help="stop the lead (Ctrl-C, SIGTERM) and every running worker; kill after --grace",
         epilog="examples:\n  okstra stop requirements-discovery-001\n"
-        "  okstra stop perf/widget --grace 30",
+        "  okstra stop perf/widget --grace 30\n"
+        "  okstra stop perf/widget --lead-only     the workers run on",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     stop.add_argument("run", help=RUN_HELP)
@@ -123,6 +124,9 @@ def register(sub: Any) -> None:
         default=10.0,
         metavar="SECONDS",
         help="how long the lead gets to stop before it is killed (default 10)",
+    )
+    stop.add_argument(
+        "--lead-only", action="store_true", help="stop the lead alone (its workers run on)"
     )
     _json_flag(stop)
     stop.set_defaults(handler=_stop, human=_stop_human)
@@ -539,14 +543,16 @@ def _attach_human_text(payload: dict[str, Any]) -> str:
 
 def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.lead import read_run, stop
+    from ..life.actions import team_stop
     from ..life.locate import locate_run
 
     environment = Environment.real()
-    run = read_run(locate_run(ns.run, Path.cwd(), environment.env))
-    outcome = stop(run, environment, grace=ns.grace)
-    payload = to_data(outcome)
-    return payload, 0 if payload["ok"] else 1
+    run_dir = locate_run(ns.run, Path.cwd(), environment.env)
+    outcome = team_stop(run_dir, environment, grace=ns.grace, lead_only=ns.lead_only)
+    payload = to_data(outcome.lead)
+    payload["workers"] = [to_data(w) for w in outcome.workers]
+    payload["leadOk"], payload["ok"] = outcome.lead.ok, outcome.ok
+    return payload, 0 if outcome.ok else 1
 
 
 def _stop_human(payload: dict[str, Any]) -> None:
@@ -554,14 +560,19 @@ def _stop_human(payload: dict[str, Any]) -> None:
 
 
 def _stop_human_text(payload: dict[str, Any]) -> str:
+    workers = "".join(
+        inert(f"okstra: stopped {w['worker']['short']}: now {w['worker']['status']}") + "\n"
+        for w in payload.get("workers") or ()
+    )
     run = inert(payload["run"])
     label = inert(payload["lead"]["label"])
     if not payload["wasRunning"]:
-        return f"okstra: the lead of {run} is not running ({label})\n"
-    if not payload["ok"]:
-        return f"okstra: the lead of {run} is still running ({label})\n"
+        return f"okstra: the lead of {run} is not running ({label})\n" + workers
+    if not payload["leadOk"]:
+        return f"okstra: the lead of {run} is still running ({label})\n" + workers
     steps = inert(", ".join(payload["steps"]))
     return (
         f"okstra: stopped the lead of {run} ({label}): {steps}\n"
-        f"okstra: to resume it: {inert(payload['resumeCommand'])}\n"
+        + workers
+        + f"okstra: to resume it: {inert(payload['resumeCommand'])}\n"
     )

@@ -204,9 +204,11 @@ def _register_watch(wsub: Any) -> None:
         wsub,
         "stop",
         "stop a worker (SIGTERM, then SIGKILL after --grace)",
-        "  okstra worker stop planning-001 analyser#1 --grace 5",
+        "  okstra worker stop planning-001 analyser#1 --grace 5\n"
+        "  okstra worker stop planning-001 --all",
     )
-    stop.add_argument("who", help=WHO_HELP)
+    stop.add_argument("who", nargs="?", help=WHO_HELP)
+    stop.add_argument("--all", action="store_true", help="stop every running worker")
     stop.add_argument(
         "--grace",
         type=_seconds("--grace", MAX_GRACE_SECONDS),
@@ -422,14 +424,29 @@ def _result_human(payload: dict[str, Any]) -> None:
 
 def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.actions import worker_stop
+    from ..life.actions import worker_stop, workers_stop_all
     from ..records import to_data
 
+    if ns.all == (ns.who is not None):
+        raise UsageError("name one worker, or --all", field="<who>")
+    if ns.all:
+        every = workers_stop_all(_run_dir(ns.run), Environment.real(), grace=ns.grace)
+        return to_data(every), 0 if every.ok else 1
     stopped = worker_stop(_run_dir(ns.run), Environment.real(), ns.who, grace=ns.grace)
     return to_data(stopped), 0 if stopped.ok else 1
 
 
 def _stop_human(payload: dict[str, Any]) -> None:
+    if "workers" in payload:
+        for one in payload["workers"]:
+            _stop_human(one)
+        if not payload["workers"]:
+            _print("okstra: no worker is running\n")
+        return
+    _stop_one_human(payload)
+
+
+def _stop_one_human(payload: dict[str, Any]) -> None:
     from ..display import inert
 
     worker = payload["worker"]

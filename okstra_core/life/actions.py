@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..catalog.activity import ACTIVITIES
 from ..environment import Environment
 from ..errors import FileSystemError, StateInUseError, UsageError
 from ..records import config, dataclass
+from .lead import StopOutcome
+from .lead import stop as stop_lead
 from .limits import (
     DEFAULT_GRACE_SECONDS,
     MAX_GRACE_SECONDS,
@@ -30,6 +33,7 @@ from .limits import (
     RESULT_SHOWN_BYTES,
 )
 from .report import finalize_report, read_run_manifest
+from .runinfo import read_run
 from .workers import control, files, review
 from .workers.control import Stopped, Waited
 from .workers.observe import WorkerState, observe_team
@@ -43,13 +47,16 @@ __all__ = [
     "Started",
     "Stopped",
     "TeamStatus",
+    "TeamStopped",
     "Waited",
     "WorkerDiff",
     "WorkerDiscard",
     "WorkerMerge",
     "WorkerResult",
+    "WorkersStopped",
     "report_finalize",
     "team_status",
+    "team_stop",
     "worker_diff",
     "worker_discard",
     "worker_merge",
@@ -58,6 +65,7 @@ __all__ = [
     "worker_start",
     "worker_stop",
     "worker_wait",
+    "workers_stop_all",
 ]
 
 # --------------------------------------------------------------------------- status
@@ -243,6 +251,75 @@ def worker_stop(
     """
     _seconds(grace, MAX_GRACE_SECONDS, "grace")
     return control.stop(run_dir, who, environment, grace=grace, sleep=sleep)
+
+
+# At most this many workers are stopped at once (each waits up to its grace time).
+_STOPPING_AT_ONCE = 16
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkersStopped:
+    """What `worker stop --all` did: one `Stopped` per worker that was running."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool
+    workers: tuple[Stopped, ...]
+
+
+def workers_stop_all(
+    run_dir: Path, environment: Environment, *, grace: float = DEFAULT_GRACE_SECONDS
+) -> WorkersStopped:
+    """Stop every running worker of the run (all at once, each as `worker_stop` does).
+
+    Raises:
+        UsageError: a bad grace.
+    """
+    _seconds(grace, MAX_GRACE_SECONDS, "grace")
+    running = [
+        s.role_execution_ref
+        for s in team_status(run_dir, environment).workers
+        if not s.leader and s.running
+    ]
+    if not running:
+        return WorkersStopped(ok=True, workers=())
+    with ThreadPoolExecutor(max_workers=min(_STOPPING_AT_ONCE, len(running))) as pool:
+        done = list(
+            pool.map(lambda ref: control.stop(run_dir, ref, environment, grace=grace), running)
+        )
+    return WorkersStopped(ok=all(s.ok for s in done), workers=tuple(done))
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamStopped:
+    """What `okstra stop` did: the lead's stop, then the workers'."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool
+    lead: StopOutcome
+    workers: tuple[Stopped, ...] = ()
+
+
+def team_stop(
+    run_dir: Path,
+    environment: Environment,
+    *,
+    grace: float = DEFAULT_GRACE_SECONDS,
+    lead_only: bool = False,
+) -> TeamStopped:
+    """Stop the lead (so that it starts no one else), then every running worker —
+    or the lead alone with `lead_only`.
+
+    Raises:
+        UsageError: a bad grace.
+    """
+    _seconds(grace, MAX_GRACE_SECONDS, "grace")
+    lead = stop_lead(read_run(run_dir), environment, grace=grace)
+    if lead_only:
+        return TeamStopped(ok=lead.ok, lead=lead)
+    workers = workers_stop_all(run_dir, environment, grace=grace)
+    return TeamStopped(ok=lead.ok and workers.ok, lead=lead, workers=workers.workers)
 
 
 # --------------------------------------------------------------------------- report

@@ -79,6 +79,18 @@ def tmux(world: World, *args: str) -> str:
     return done.stdout
 
 
+def _panes(world: World) -> set[str]:
+    """Every pane of the server (none once the server ended with its last pane)."""
+    done = subprocess.run(
+        ["tmux", "-L", world.env["OKSTRA_TMUX_SOCKET"], "list-panes", "-a", "-F", "#{pane_id}"],
+        env={"TMUX_TMPDIR": world.env["TMUX_TMPDIR"], "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return set(done.stdout.split())
+
+
 def _start(world: World, who: str, prompt: str, *extra: str) -> dict[str, object]:
     args = ["worker", "start", world.run, who, *extra, "--surface", "tmux", "--json"]
     proc = subprocess.run(
@@ -139,3 +151,22 @@ def test_eight_workers_leave_the_leads_pane_as_it_was(world: World) -> None:
         "the ended workers' panes to close",
     )
     assert tmux(world, "display-message", "-p", "-t", pane, shape).split() == before
+
+
+def test_stop_ends_the_lead_and_every_worker(world: World) -> None:
+    lead_pane = world.manifest()["participants"][0]["paneRef"]
+    first = _start(world, "analyser#1", fake("a", tag="s1", waitSignal=True))
+    second = _start(world, "analyser#1", fake("b", tag="s2", waitSignal=True), "--again")
+    world.started("s1")
+    world.started("s2")
+    # --lead-only would leave them: the team's stop ends all three.
+    code, stopped = world.json("stop", world.run, "--grace", "5")
+    assert code == 0 and stopped["ok"] and stopped["stopped"], stopped
+    assert stopped["lead"]["state"] == "stopped"
+    shown = {w["worker"]["roleExecutionRef"]: w["worker"]["status"] for w in stopped["workers"]}
+    assert shown == {first["roleExecutionRef"]: "stopped", second["roleExecutionRef"]: "stopped"}
+    for doc in (first, second):
+        assert world.participant(str(doc["roleExecutionRef"]))["status"] == "stopped"
+    assert not {str(first["paneRef"]), str(second["paneRef"]), lead_pane} & _panes(world)
+    code, again = world.json("stop", world.run)
+    assert code == 0 and not again["wasRunning"] and again["workers"] == [], again

@@ -99,3 +99,18 @@ def test_capped_log_counts_what_it_dropped(tmp_path: Path) -> None:
     assert len(data) <= 64 * 1024
     body = data.split(b"\n", 1)[1]
     assert _dropped(data) + len(body) == len(written) and written.endswith(body)
+
+
+def test_worker_stop_all_stops_every_running_worker(world: World) -> None:
+    for who, tag in (("analyser#1", "x1"), ("analyser#2", "x2")):
+        code, doc = world.start(who, fake("w", tag=tag, waitSignal=True), "--surface", "background")
+        assert code == 0, doc
+        world.started(tag)
+    code, stopped = world.json("worker", "stop", world.run, "--all", "--grace", "5")
+    assert code == 0 and stopped["ok"], stopped
+    assert sorted(w["worker"]["short"] for w in stopped["workers"]) == ["analyser#1", "analyser#2"]
+    assert all(w["worker"]["status"] == "stopped" for w in stopped["workers"])
+    code, again = world.json("worker", "stop", world.run, "--all")
+    assert code == 0 and again["workers"] == [], again
+    proc = world.okstra("worker", "stop", world.run)
+    assert proc.returncode == 2 and b"name one worker, or --all" in proc.stderr
