@@ -162,6 +162,9 @@ def test_every_file_written_is_a_document(
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
     assert code == 0 and second["launch"] is not None, second
+    # The runs index is the run's life's: a listing adds the two runs prepare made.
+    code, listed = okstra("runs", "--json", cwd=project)
+    assert code == 0 and len(listed["runs"]) == 2, listed
 
     # renderArgv → prepare gives the same run inputs as the state file.
     one = orjson.loads((Path(first["runDir"]) / "run-inputs.json").read_bytes())
