@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from .. import records
 from ..records import dataclass, field
@@ -39,13 +39,6 @@ from .settings import TeamSettings as TeamSettings
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr
-
-
-# Default factories are Python functions, not the `dict` builtin: pydantic reads
-# a factory's signature when it builds a validator, and a builtin's signature is parsed
-# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
-def _new_dict() -> dict[Any, Any]:
-    return {}
 
 
 # Every record refuses unknown keys (the default of `records.config`).
@@ -191,7 +184,7 @@ class LaunchSpec:
     resume: tuple[StrictStr, ...]
     session_id: SessionIdKind = "uuid4"
     discover: DiscoverSpec | None = None
-    env: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
+    env: dict[StrictStr, StrictStr] = field(default_factory=dict)
     # Flags the leader launch relies on; preflight checks the CLI's --help mentions them.
     required_flags: tuple[StrictStr, ...] = ()
     help: tuple[StrictStr, ...] = ()
@@ -305,7 +298,7 @@ class ModelDefaults:
 
     __pydantic_config__ = _CONFIG
 
-    by_role: dict[StrictStr, tuple[StrictStr, ...]] = field(default_factory=_new_dict)
+    by_role: dict[StrictStr, tuple[StrictStr, ...]] = field(default_factory=dict)
     source: StrictStr = ""
 
 

@@ -154,10 +154,6 @@ def _open_schema(schema: dict[str, Any]) -> None:
 OPEN_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=_open_schema, spread="extra")
 
 
-def _new_dict() -> dict[str, Any]:
-    return {}
-
-
 @dataclass(frozen=True, kw_only=True)
 class OpenDocument(Document):
     """A document shared with people: keys okstra does not own are kept as they are.
@@ -168,7 +164,7 @@ class OpenDocument(Document):
 
     __pydantic_config__ = OPEN_CONFIG
 
-    extra: dict[str, Any] = field(default_factory=_new_dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def _prepared(cls, data: Any) -> Any:

@@ -22,14 +22,6 @@ if TYPE_CHECKING:
 from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
 from .worker import WorkerExited, WorkerStarted
 
-
-# Default factories are Python functions, not the `dict` builtin: pydantic reads
-# a factory's signature when it builds a validator, and a builtin's signature is parsed
-# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
-def _new_dict() -> dict[Any, Any]:
-    return {}
-
-
 _CONFIG = config(camel_case=True, by_name=True)
 NextPhaseStatus = Literal["ready", "pending", "blocked", "terminal"]
 
@@ -316,7 +308,7 @@ class ProjectDocument(OpenDocument):
 
     project_id: StrictStr
     project_root: StrictStr
-    tasks: dict[StrictStr, ProjectTask] = field(default_factory=_new_dict)
+    tasks: dict[StrictStr, ProjectTask] = field(default_factory=dict)
     last_prepared_run: LastPreparedRun | None = None
     updated_at: StrictStr | None = None
 

@@ -27,13 +27,6 @@ from .ids import STEP_KINDS, StepKind
 PromptKind = Literal["pick", "text", "blocked", "done", "pick_group"]
 
 
-# Default factories are Python functions, not the `dict` builtin: pydantic reads
-# a factory's signature when it builds a validator, and a builtin's signature is parsed
-# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
-def _new_dict() -> dict[Any, Any]:
-    return {}
-
-
 __all__ = [
     "STEP_KINDS",
     "AnswerEntry",
@@ -133,7 +126,7 @@ class Option:
     value: str
     label: str
     disabled_reason: str | None = None
-    meta: dict[str, str] = field(default_factory=_new_dict)
+    meta: dict[str, str] = field(default_factory=dict)
 
     @property
     def selectable(self) -> bool:

@@ -25,18 +25,6 @@ from ..catalog.models import MAX_ROLE_COUNT
 from ..errors import StateFileError
 from ..vocabulary import SPAWN_PROCESS, EntryMode
 
-
-# Default factories are Python functions, not the `list`/`dict` builtins: pydantic reads
-# a factory's signature when it builds a model, and a builtin's signature is parsed
-# from text (compiling the tokenizer's regular expressions, ~2 ms of a process).
-def _new_list() -> list[Any]:
-    return []
-
-
-def _new_dict() -> dict[Any, Any]:
-    return {}
-
-
 STATE_VERSION: Literal[2] = 2
 
 # How the task was chosen: not yet (""), a new task, or an existing one.
@@ -161,7 +149,7 @@ class WizardState:
     project_id: StrictStr = ""
     host_runtime: Annotated[StrictStr, Field(min_length=1)]
     host_entry_mode: EntryMode = SPAWN_PROCESS
-    available_functions: list[StrictStr] = field(default_factory=_new_list)
+    available_functions: list[StrictStr] = field(default_factory=list)
 
     task_mode: TaskMode = ""
     task_key: StrictStr = ""
@@ -173,11 +161,11 @@ class WizardState:
     directive: StrictStr = ""
     related_tasks_raw: StrictStr = ""
 
-    answered: list[AnsweredStep] = field(default_factory=_new_list)
+    answered: list[AnsweredStep] = field(default_factory=list)
     confirmed: StrictBool | None = None
     aborted: StrictBool = False
     edit_target: StrictStr = ""
-    remembered_answers: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
+    remembered_answers: dict[StrictStr, StrictStr] = field(default_factory=dict)
 
     revision: Annotated[StrictInt, Field(ge=0, le=MAX_REVISION)] = 0
     updated_at: StrictStr = ""
