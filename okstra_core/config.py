@@ -112,8 +112,8 @@ def load_earlier_defaults(env: Mapping[str, str] | None = None) -> ModelDefaults
         raise DataFileError("expected a JSON object", path=path)
     if "modelDefaults" not in raw:
         return ModelDefaults()
-    found = model_defaults(raw["modelDefaults"], path)
-    return ModelDefaults(by_role=dict(found.by_role), source=str(path))
+    found = model_defaults(raw["modelDefaults"], path, earlier=True)
+    return ModelDefaults(by_role=dict(found.by_role), source=str(path), notes=found.notes)
 
 
 def earlier_config_notice(env: Mapping[str, str] | None = None) -> list[str]:

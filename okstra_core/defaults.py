@@ -25,7 +25,7 @@ from .catalog.models import (
 from .errors import DataFileError, OkstraError, UsageError
 from .pool import ModelPool, PoolModel
 from .records import dataclass, field
-from .vocabulary import CURRENT_SESSION
+from .vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER
 
 __all__ = [
     "HOST_PROVIDER_ROLES",
@@ -36,8 +36,10 @@ __all__ = [
     "screen_model_defaults",
 ]
 
-# The roles whose provider, when nobody names one, is the host's own provider.
-HOST_PROVIDER_ROLES = frozenset({LEADER, "report-writer"})
+# The roles whose provider, when nobody names one, is the host's own provider: the
+# lead only. The report writer's is claude on every host (its bundled defaults), as
+# the earlier okstra chose it.
+HOST_PROVIDER_ROLES = frozenset({LEADER})
 
 
 class _CatalogLike(Protocol):
@@ -63,14 +65,48 @@ def known_roles(providers: Iterable[ProviderSpec], profiles: Iterable[Profile]) 
     return roles
 
 
-def _model_keys(providers: Iterable[ProviderSpec]) -> set[str]:
-    """Every accepted spelling of a model: ref, and provider/alias, case-folded."""
-    keys: set[str] = set()
+def _model_keys(providers: Iterable[ProviderSpec]) -> dict[str, str]:
+    """Every accepted spelling of a model, case-folded: ref, and provider/alias → its ref."""
+    keys: dict[str, str] = {}
     for provider in providers:
         for spec in provider.models:
-            keys.add(f"{provider.id}/{spec.id}".casefold())
-            keys.update(f"{provider.id}/{alias}".casefold() for alias in spec.aliases)
+            ref = f"{provider.id}/{spec.id}"
+            keys[ref.casefold()] = ref
+            keys.update((f"{provider.id}/{alias}".casefold(), ref) for alias in spec.aliases)
     return keys
+
+
+def _bare(ref: str, keys: Mapping[str, str]) -> str | None:
+    """The claude model a bare id or alias names (`opus` → `claude/opus-4.6`), or None:
+    the earlier okstra's defaults were claude's."""
+    return keys.get(f"{EARLIER_DEFAULT_PROVIDER}/{ref}".casefold())
+
+
+def _screen_refs(
+    refs: Sequence[str], where: str, path: str, keys: Mapping[str, str], notes: list[str]
+) -> list[str]:
+    """The refs of one role that mean a known model, each once; notes for the rest."""
+    good: list[str] = []
+    for index, ref in enumerate(refs):
+        item = f"{where}[{index}]"
+        if "/" in ref:
+            found = keys.get(ref.casefold())
+        else:
+            found = _bare(ref, keys)
+            if found is not None:
+                notes.append(f"{path}: {item}: {ref!r} read as {found!r}")
+        if found is None:
+            notes.append(
+                f"{path}: {item}: unknown model ref {ref!r}, ignored "
+                "(expected 'provider/model_id' of a known model, or a claude model's id or "
+                "alias)"
+            )
+            continue
+        if found in good:
+            notes.append(f"{path}: {item}: {ref!r} is listed already, ignored")
+            continue
+        good.append(found if "/" not in ref else ref)
+    return good
 
 
 def screen_model_defaults(
@@ -80,21 +116,24 @@ def screen_model_defaults(
 ) -> tuple[ModelDefaults, list[str]]:
     """Keep what a `modelDefaults` block can mean here; note the rest.
 
-    An unknown role, or a model ref no provider has, is left out with a note naming
-    the file and the key (``modelDefaults.<role>`` / ``modelDefaults.<role>[i]``): the
-    known roles and models still apply, as the earlier okstra used what it knew.
+    As the earlier okstra read it: an unknown role, or a model no provider has, is left
+    out with a note naming the file and the key (``modelDefaults.<role>`` /
+    ``modelDefaults.<role>[i]``); a model listed twice is kept once; a model given
+    without its provider (``"opus"``) is the claude model whose id or alias it is; a
+    block that is not an object was left out when read (`ModelDefaults.notes`). None of
+    them stops a command.
 
     Returns:
         The block with the known roles and models only, and the notes.
 
     Raises:
-        DataFileError: an empty array, or a ref listed twice (file and field named).
+        DataFileError: an empty array (file and field named).
     """
+    notes: list[str] = list(defaults.notes)
     if not defaults.by_role:
-        return defaults, []  # nothing configured: skip indexing every model of the registry
+        return defaults, notes  # nothing configured: skip indexing every model of the registry
     keys = _model_keys(providers)
     path = defaults.source or "modelDefaults"
-    notes: list[str] = []
     kept: dict[str, tuple[str, ...]] = {}
     for role, refs in defaults.by_role.items():
         where = f"modelDefaults.{role}"
@@ -110,22 +149,7 @@ def screen_model_defaults(
                 f"(known: {', '.join(sorted(roles))})"
             )
             continue
-        seen: set[str] = set()
-        good: list[str] = []
-        for index, ref in enumerate(refs):
-            item = f"{where}[{index}]"
-            if ref.casefold() in seen:
-                raise DataFileError(
-                    f"model ref {ref!r} is listed twice", path=defaults.source or None, field=item
-                )
-            seen.add(ref.casefold())
-            if ref.casefold() not in keys:
-                notes.append(
-                    f"{path}: {item}: unknown model ref {ref!r}, ignored "
-                    "(expected 'provider/model_id' of a known model)"
-                )
-                continue
-            good.append(ref)
+        good = _screen_refs(refs, where, path, keys, notes)
         if good:
             kept[role] = tuple(good)
     if not notes:
@@ -136,8 +160,8 @@ def screen_model_defaults(
 def bundled_candidates(
     pool: ModelPool, role: str, host_provider: str | None = None
 ) -> list[PoolModel]:
-    """okstra's own defaults of `role`; for the lead and the report writer on a host
-    with its own provider, that provider's models come first (its bundled defaults for
+    """okstra's own defaults of `role`; for the lead on a host with its own provider,
+    that provider's models come first (its bundled defaults for
     the role, else its first model serving the role)."""
     bundled = pool.default_candidates(role)
     if host_provider is None or role not in HOST_PROVIDER_ROLES:
@@ -181,8 +205,8 @@ class DefaultScopes:
         Each model appears once, with its highest scope's provenance
         (``default:project`` | ``default:global`` | ``default:bundled``). On a host
         with its own provider (`host_provider`, e.g. ``codex``), the bundled defaults
-        of the lead and the report writer start with that provider's models: a lead or
-        report writer whose provider nobody named runs on the host's own provider.
+        of the lead start with that provider's models: a lead whose provider nobody
+        named runs on the host's own provider (the report writer's stays claude's).
 
         Raises:
             UsageError: a configured ref is unknown to the pool.

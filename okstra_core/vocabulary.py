@@ -16,6 +16,7 @@ __all__ = [
     "CLI_WRAPPER",
     "CURRENT_SESSION",
     "CURRENT_SESSION_RUNNER",
+    "EARLIER_DEFAULT_PROVIDER",
     "ENTRY_MODES",
     "NATIVE_SESSION",
     "RUNNERS",
@@ -34,3 +35,7 @@ CURRENT_SESSION_RUNNER: Runner = "current-session"
 NATIVE_SESSION: Runner = "native-session"
 CLI_WRAPPER: Runner = "cli-wrapper"
 RUNNERS: tuple[Runner, ...] = (CURRENT_SESSION_RUNNER, NATIVE_SESSION, CLI_WRAPPER)
+
+# The earlier okstra's provider for the lead, the report writer and the executor when
+# nobody named one, and of a model its settings named without a provider (`"opus"`).
+EARLIER_DEFAULT_PROVIDER = "claude"

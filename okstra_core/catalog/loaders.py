@@ -486,7 +486,7 @@ def load_project_config(project_root: Path) -> ProjectConfig:
         )
     return ProjectConfig(
         project_id=project_id,
-        model_defaults=model_defaults(raw.get("modelDefaults", {}), path),
+        model_defaults=model_defaults(raw.get("modelDefaults", {}), path, earlier=True),
         raw=raw,
         path=path,
         data=data,

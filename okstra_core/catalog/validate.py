@@ -320,14 +320,31 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
     )
 
 
-def model_defaults(value: Any, path: Path) -> ModelDefaults:
-    if not isinstance(value, dict):
+def model_defaults(value: Any, path: Path, *, earlier: bool = False) -> ModelDefaults:
+    """A `modelDefaults` block.
+
+    `earlier`: a file the earlier okstra read too (`.okstra/project.json`, its global
+    config), read as it read them: a block that is not an object (a top-level array) is
+    left out with a note naming the file; a model given without its provider
+    (`"opus"`) is kept for `okstra_core.defaults` to match against the catalog.
+
+    Raises:
+        DataFileError: a bad role id, a role whose value is not a non-empty array, an
+            entry that is not a model ref (file and field named).
+    """
+    if not isinstance(value, dict) and not earlier:
         raise DataFileError(
             "expected an object mapping a role to an array of model refs, got "
             f"{describe(value, json=True)}",
             path=path,
             field="modelDefaults",
         )
+    if not isinstance(value, dict):
+        note = (
+            f"{path}: modelDefaults: expected an object mapping a role to an array of model "
+            f"refs, got {describe(value, json=True)}; ignored"
+        )
+        return ModelDefaults(source=str(path), notes=(note,))
     by_role: dict[str, tuple[str, ...]] = {}
     for role, refs in value.items():
         where = f"modelDefaults.{role}"
@@ -346,7 +363,8 @@ def model_defaults(value: Any, path: Path) -> ModelDefaults:
             )
         for i, ref in enumerate(refs):
             parts = ref.split("/") if isinstance(ref, str) else []
-            if len(parts) != 2 or not all(p.strip() for p in parts):
+            bare = earlier and len(parts) == 1 and bool(parts[0].strip())
+            if not bare and (len(parts) != 2 or not all(p.strip() for p in parts)):
                 raise DataFileError(
                     f"expected a model ref 'provider/model', got {describe(ref, json=True)}",
                     path=path,

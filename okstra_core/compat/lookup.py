@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..vocabulary import EARLIER_DEFAULT_PROVIDER
 
 if TYPE_CHECKING:
     from ..defaults import DefaultScopes
@@ -29,8 +30,6 @@ __all__ = [
 
 # The first of these (in profile order) is what the earlier okstra called its workers.
 CROSS_VERIFICATION_ROLES = frozenset({"analyser", "designer", "planner", "verifier"})
-# The earlier default provider for the lead, the report writer and the executor.
-EARLIER_DEFAULT_PROVIDER = "claude"
 # The earlier critic values that meant "no critic".
 CRITIC_OFF = frozenset({"off", "none", "no"})
 # The providers the earlier okstra had a `--<provider>-model` flag and variable for.

@@ -162,7 +162,8 @@ def _singles(
 ) -> list[tuple[str, str, str]]:
     """(role, provider, model value) of the lead, the report writer and the executor.
 
-    An empty lead or report-writer provider is the host's own (`home_provider`).
+    An empty lead provider is the host's own (`home_provider`); an empty report-writer
+    provider is claude on every host, as the earlier okstra converted it.
     """
     singles: list[tuple[str, str, str]] = []
     if entry_mode == SPAWN_PROCESS:
@@ -174,7 +175,7 @@ def _singles(
     singles.append(
         (
             "report-writer",
-            rw_provider or home_provider,
+            rw_provider or EARLIER_DEFAULT_PROVIDER,
             reader.string("report_writer_model", "reportWriterModel"),
         )
     )

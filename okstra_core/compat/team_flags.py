@@ -122,13 +122,15 @@ class _Inputs:
             )
         return model.ref
 
-    def resolve_unnamed(self, role: str, value: str, where: str, provider_flag: str) -> str:
-        """The pool model ref of a model value given without its provider: the host's
-        provider first, then the one provider that has it; refused when several have
-        it (naming them) or none does."""
+    def resolve_unnamed(
+        self, role: str, value: str, where: str, provider_flag: str, home: str
+    ) -> str:
+        """The pool model ref of a model value given without its provider: `home` (the
+        role's provider when nobody names one) first, then the one provider that has
+        it; refused when several have it (naming them) or none does."""
         if not value:
-            return self.resolve(self.home_provider, role, value, where)
-        model = legacy_model(self.pool, self.scopes, self.home_provider, role, value)
+            return self.resolve(home, role, value, where)
+        model = legacy_model(self.pool, self.scopes, home, role, value)
         if model is not None:
             return model.ref
         providers = dict.fromkeys(m.provider_id for m in self.pool.models())
@@ -149,8 +151,8 @@ class _Inputs:
         if found:
             return found[0]
         raise UsageError(
-            f"model {value!r} is no model for the {role} role of the host's provider "
-            f"{self.home_provider!r} or of any other: expected a model alias, id or ref that "
+            f"model {value!r} is no model for the {role} role of the provider "
+            f"{home!r} or of any other: expected a model alias, id or ref that "
             f"serves it (see `okstra models --role {role}`)",
             field=where,
         )
@@ -316,19 +318,37 @@ def _variable_applies(inputs: _Inputs, role: str) -> bool:
     return inputs.profile.role(role) is not None
 
 
+def _home(inputs: _Inputs, role: str) -> str:
+    """The provider of `role` when nobody names one: the lead's is the host's own; the
+    report writer's is claude on every host, as the earlier okstra chose it."""
+    return inputs.home_provider if role == LEADER else EARLIER_DEFAULT_PROVIDER
+
+
+def _ignored(decided: FlagDecisions, spec: _OneModelRole, provider: str) -> None:
+    """The note of a variable that does not apply: it is for a claude assignment only."""
+    decided.notes.append(
+        f"okstra prepare: {spec.variable} is ignored: as in the earlier okstra it applies "
+        f"to a claude {spec.role} only, and the {spec.role} here runs on {provider!r}"
+    )
+
+
 def _one_model_role(decided: FlagDecisions, inputs: _Inputs, spec: _OneModelRole) -> None:
     """The lead or the report writer: its older flags, or else its variable.
 
-    A provider left unnamed is the host's own (`_Inputs.home_provider`); a model given
-    without its provider is looked up there first, then across providers.
+    A provider left unnamed is `_home`'s; a model given without its provider is looked
+    up there first, then across providers. The variable applies to a claude assignment
+    only (the earlier okstra's rule); otherwise it is ignored with a note.
     """
     ns = inputs.ns
     flag = next((f for f, dest in (spec.provider, spec.model) if inputs.given(dest)), None)
     from_variable = variable_value(inputs.env, spec.variable)
+    home = _home(inputs, spec.role)
     if flag is None:
         if from_variable and _variable_applies(inputs, spec.role):
-            ref = inputs.resolve_unnamed(spec.role, from_variable, spec.variable, spec.provider[0])
-            inputs.record(decided, spec.role, ref, spec.variable)
+            if home != EARLIER_DEFAULT_PROVIDER:
+                _ignored(decided, spec, home)
+                return
+            inputs.single(decided, spec.role, home, from_variable, spec.variable)
         return
     if spec.role == LEADER and inputs.entry_mode == CURRENT_SESSION:
         raise UsageError(
@@ -339,17 +359,19 @@ def _one_model_role(decided: FlagDecisions, inputs: _Inputs, spec: _OneModelRole
     if spec.role != LEADER:
         inputs.require_role(spec.role, flag)
     named = flag_value(ns, spec.provider[1]).lower()
-    provider = named or inputs.home_provider
+    provider = named or home
     model = flag_value(ns, spec.model[1])
-    from_env = not model and provider == inputs.home_provider and bool(from_variable)
+    from_env = not model and provider == EARLIER_DEFAULT_PROVIDER and bool(from_variable)
+    if from_variable and not model and not from_env:
+        _ignored(decided, spec, provider)
     value = model or (from_variable if from_env else "")
     givers = [f for f, dest in (spec.provider, spec.model) if inputs.given(dest)]
     if from_env:
         givers.append(spec.variable)
-    if named:
+    if named or from_env:
         inputs.single(decided, spec.role, provider, value, flag, *givers)
     else:
-        ref = inputs.resolve_unnamed(spec.role, value, flag, spec.provider[0])
+        ref = inputs.resolve_unnamed(spec.role, value, flag, spec.provider[0], home)
         inputs.record(decided, spec.role, ref, flag, *givers)
 
 

@@ -159,8 +159,8 @@ def check_plan(case: Case, oracle: Oracle, plan) -> None:  # type: ignore[no-unt
 def candidate_order(case: Case, pool: ModelPool, r: str, n: int) -> list[str]:
     defaults = [m.ref for m in pool.list(r) if r in m.default_for]
     home = case.host.native_provider
-    if home is not None and r in ("leader", "report-writer"):
-        # The lead and the report writer default to the host's own provider first.
+    if home is not None and r == "leader":
+        # The lead defaults to the host's own provider first (the report writer does not).
         own = [ref for ref in defaults if ref.split("/")[0] == home]
         own = own or [m.ref for m in pool.list(r) if m.provider_id == home][:1]
         defaults = own + [ref for ref in defaults if ref not in own]
