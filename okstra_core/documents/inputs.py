@@ -10,6 +10,7 @@ so that reading it costs only this record.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..records import dataclass
@@ -86,7 +87,14 @@ class RunInputs(RunRequest, Document):
     Attributes:
         schema_version: "2.0".
         run_id: `<task-type>-<seq>`.
-        argv: the renderArgv that replays this request (`okstra prepare <argv…>`).
+        argv: the canonical argv that reruns this run (`okstra prepare <argv…>`): the
+            request with the team okstra resolved (every chosen model and count, the
+            defaults it filled included), so a rerun gets the same team whatever the
+            defaults are then.
+        lead_provider, report_writer_model, executor, task_brief_path: the earlier
+            okstra's keys, for scripts that read them: the leader's provider, the
+            report writer's model ref, the implementer's provider ("" without one) and
+            the brief as given.
     """
 
     # The request's config is inherited: camelCase, and its rules in the schema.
@@ -95,6 +103,10 @@ class RunInputs(RunRequest, Document):
     schema_version: Literal["2.0"] = SCHEMA_VERSION
     run_id: StrictStr
     argv: tuple[StrictStr, ...] = ()
+    lead_provider: StrictStr = ""
+    report_writer_model: StrictStr = ""
+    executor: StrictStr = ""
+    task_brief_path: StrictStr = ""
 
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
@@ -105,9 +117,44 @@ class RunInputs(RunRequest, Document):
         return data
 
     @classmethod
-    def of(cls, request: RunRequest, run_id: str) -> RunInputs:
+    def of(
+        cls,
+        request: RunRequest,
+        run_id: str,
+        *,
+        team: Sequence[tuple[str, str, str | None]] = (),
+        counts: Mapping[str, int] | None = None,
+    ) -> RunInputs:
+        """The document of `request` as prepared.
+
+        Args:
+            team: (role, provider, model ref or None when okstra chooses none — the host
+                session leading) of each role instance, in team order.
+            counts: the resolved counts of the roles a request may count.
+        """
         fields = {f.name: getattr(request, f.name) for f in dataclasses.fields(RunRequest)}
-        return cls(**fields, run_id=run_id, argv=request.render_argv())
+        models: dict[str, list[str]] = {}
+        for role, _, ref in team:
+            if ref is not None:
+                models.setdefault(role, []).append(ref)
+        rerun = dataclasses.replace(
+            request,
+            role_models=models or dict(request.role_models),
+            role_counts=dict(request.role_counts if counts is None else counts),
+        )
+
+        def first(role: str) -> tuple[str, str]:
+            return next(((p, ref or "") for r, p, ref in team if r == role), ("", ""))
+
+        return cls(
+            **fields,
+            run_id=run_id,
+            argv=rerun.render_argv(),
+            lead_provider=first("leader")[0],
+            report_writer_model=first("report-writer")[1],
+            executor=first("implementer")[0],
+            task_brief_path=request.brief,
+        )
 
     @property
     def request(self) -> RunRequest:

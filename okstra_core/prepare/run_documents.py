@@ -17,7 +17,7 @@ import hashlib
 from pathlib import Path
 
 from .. import __version__
-from ..catalog.models import LEADER
+from ..catalog.models import LEADER, RoleKind
 from ..documents import (
     LatestRun,
     ProjectDocument,
@@ -45,6 +45,7 @@ from ..tasks import (
     TASK_MANIFEST,
     TIMELINE,
 )
+from ..vocabulary import CURRENT_SESSION_RUNNER
 from . import runfiles
 from .layout import RunLayout, relative
 from .lead_prompt import lead_prompt, lead_prompt_meta
@@ -120,8 +121,21 @@ def run_layout(
 
 
 def run_inputs(resolved: Resolved, layout: RunLayout) -> RunInputs:
-    """`run-inputs.json`: the request as prepared, and the argv that replays it."""
-    return RunInputs.of(resolved.request, layout.run_id)
+    """`run-inputs.json`: the request as prepared, and the argv that reruns it (the
+    resolved team's models and counts)."""
+    team = [
+        (
+            a.role,
+            a.provider_id,
+            None if a.binding.runner == CURRENT_SESSION_RUNNER else a.model_ref,
+        )
+        for a in resolved.assignments
+    ]
+    counted = {
+        r.role for r in resolved.profile.roles if r.kind in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL)
+    }
+    counts = {role: sum(1 for a in resolved.assignments if a.role == role) for role in counted}
+    return RunInputs.of(resolved.request, layout.run_id, team=team, counts=counts)
 
 
 def run_manifest(
