@@ -322,14 +322,19 @@ def _init(ns: argparse.Namespace) -> Payload:
         return to_data(moved), 0
     result = wizard.replay(entries)
     if result.error is not None:
+        # The replay did not reproduce the setup: exit 2, the state kept where it stopped.
         where = f"answers[{result.index}] ({entries[result.index or 0].step})"
+        kept = (
+            f"the state {state} is kept at step {result.next.id!r}: continue it with "
+            "`okstra wizard step`"
+        )
         refused = Refused(
             state=state,
             applied=result.applied,
-            error=f"{where}: {result.error}",
+            error=f"{where}: {result.error}; {kept}",
             current=result.next,
         )
-        return to_data(refused), 0
+        return to_data(refused), 2
     moved = Moved(
         state=state, applied=result.applied, echo=result.echo, next=wizard.grouped(result.next)
     )

@@ -32,6 +32,7 @@ from ..wizard.engine import (
     ReplayResult,
     advance,
     apply_answer,
+    asking_order,
     default_to_accept,
     history,
     progress,
@@ -389,8 +390,10 @@ class Wizard:
         return history(ctx, state)
 
     def answers(self) -> list[AnswerEntry]:
-        """The answers so far, replayable with `okstra wizard init --answers`."""
-        return [AnswerEntry(step=e.step, answer=e.answer) for e in self._current()[1].answered]
+        """The answers so far in asking order, replayable with `okstra wizard init
+        --answers` (an answer given again after an edit is at its step's place)."""
+        ctx, state, _prompt = self._current()
+        return [AnswerEntry(step=e.step, answer=e.answer) for e in asking_order(ctx, state)]
 
     def confirmation(self) -> Confirmation:
         """The confirmation block for the current state (complete or not)."""

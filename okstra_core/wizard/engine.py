@@ -30,6 +30,7 @@ __all__ = [
     "ReplayResult",
     "advance",
     "apply_answer",
+    "asking_order",
     "default_to_accept",
     "history",
     "progress",
@@ -227,29 +228,58 @@ def replay_answers(
 ) -> tuple[WizardState, ReplayResult]:
     """Apply `entries` to a copy of `current` (see `Wizard.replay`); one context for all.
 
+    Each answer goes to its step when the wizard asks that step, whatever its place in
+    the file (a file in answered order replays as one in asking order). An entry for a
+    step already answered with the same answer (pre-filled) counts as applied. The
+    replay ends at the first refused answer, or when the wizard asks a step the file
+    does not answer (or is done): an answer left over then is an error naming it.
+
     One context serves the whole replay: it caches what does not change between the
     answers of one transaction (catalog, text, pool, scopes, the project's tasks), and
     its memoised teams are keyed by the answers they were built for.
     """
+    listed = list(entries)
     applied = 0
     echo = ""
     nxt: Prompt | None = None
     work = current.copy()
-    for index, entry in enumerate(entries):
+    pending: dict[str, int] = {}
+    for index, entry in enumerate(listed):
+        if entry.step in pending:
+            prompt = nxt or advance(ctx, work.copy())
+            return work, ReplayResult(applied, echo, prompt, "this step is answered twice", index)
         if work.answer_of(entry.step) == entry.answer:
             applied += 1
-            continue
+        else:
+            pending[entry.step] = index
+    while pending:
         trial = work.copy()
+        # `nxt` was worked out for `work` as it is (`trial` equals it): reuse it.
+        prompt = nxt if nxt is not None else advance(ctx, trial)
+        if prompt.id not in pending:
+            nxt = prompt
+            break
+        index = pending.pop(prompt.id)
         try:
-            # `nxt` was worked out for `work` as it is (`trial` equals it): reuse it.
-            echo, nxt = apply_answer(ctx, trial, entry.answer, entry.step, asked=nxt)
+            echo, nxt = apply_answer(ctx, trial, listed[index].answer, prompt.id, asked=prompt)
         except AnswerRefused as exc:
-            return work, ReplayResult(
-                applied, echo, nxt or advance(ctx, work.copy()), exc.message, index
-            )
+            return work, ReplayResult(applied, echo, prompt, exc.message, index)
         work = trial
         applied += 1
-    return work, ReplayResult(applied, echo, nxt or advance(ctx, work.copy()))
+    final = nxt or advance(ctx, work.copy())
+    if pending:
+        index = min(pending.values())
+        asks = "is done" if final.kind == "done" else f"asks {final.id!r}"
+        error = f"left over: the wizard {asks}, and does not ask this step now"
+        return work, ReplayResult(applied, echo, final, error, index)
+    return work, ReplayResult(applied, echo, final)
+
+
+def asking_order(ctx: StepContext, state: WizardState) -> list[AnsweredStep]:
+    """The answered steps in the order the wizard asks them (its steps' order): an
+    answer given again after an edit takes its step's place, not the end."""
+    order = {step.id: i for i, step in enumerate(steps(ctx, state))}
+    return sorted(state.answered, key=lambda e: order.get(e.step, len(order)))
 
 
 # ---------------------------------------------------------------------------- reading
