@@ -477,12 +477,14 @@ def load_project_config(project_root: Path) -> ProjectConfig:
     # okstra's own file: a symbolic link (to /dev/zero, to a secret) is refused.
     data = read_bytes(path, error=DataFileError, follow=False)
     raw = parse_json_object(data, path, error=DataFileError)
-    project_id = raw.get("projectId")
+    # `project_id` is the earlier okstra's spelling of the key.
+    key = "projectId" if "projectId" in raw or "project_id" not in raw else "project_id"
+    project_id = raw.get(key)
     if project_id is not None and (not isinstance(project_id, str) or not project_id):
         raise DataFileError(
             f"expected a non-empty string, got {describe(project_id, json=True)}",
             path=path,
-            field="projectId",
+            field=key,
         )
     return ProjectConfig(
         project_id=project_id,

@@ -63,6 +63,7 @@ LEGACY_FLAGS: tuple[tuple[str, str, str], ...] = (
     ("--lead-runtime", "legacy_lead_runtime", "--host <host>"),
     ("--task-brief", "legacy_task_brief", "--brief <file>"),
     ("--project-id", "legacy_project_id", "(nothing: the project id comes from the project)"),
+    ("--task-key", "legacy_task_key", "(nothing: --task-group and --task-id name the task)"),
     ("--workspace-root", "legacy_workspace_root", "(nothing: set OKSTRA_WORKSPACE instead)"),
 )
 # Inputs of the earlier prepare that this okstra has no equivalent for: accepted empty
@@ -80,6 +81,10 @@ UNSUPPORTED_FLAGS: tuple[tuple[str, str], ...] = (
     ("--work-category", "legacy_work_category"),
 )
 RENDER_ONLY = ("--render-only", "legacy_render_only")
+# Of those, the ones the earlier wizard's renderArgs carried for an approved plan with
+# stages (`stage`, `stages`): accepted with a value too, changing nothing (this okstra
+# prepares the whole approved plan; the lead carries out its stages in order).
+STAGE_FLAGS = frozenset({"--stage", "--stages"})
 
 
 def add_legacy_arguments(parser: argparse.ArgumentParser) -> None:
@@ -135,7 +140,13 @@ def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> lis
     if not given and not variables:
         return notes
     for flag, dest in UNSUPPORTED_FLAGS:
-        if flag_value(ns, dest):
+        if flag in STAGE_FLAGS and flag_value(ns, dest):
+            notes.append(
+                f"okstra prepare: {flag} {flag_value(ns, dest)} is deprecated and changes "
+                "nothing: this okstra prepares the whole approved plan, and the lead carries "
+                "out its stages in order (the outcome's orchestration.chainStages)"
+            )
+        elif flag_value(ns, dest):
             raise UsageError(
                 f"{flag} is not supported by this okstra (no such input: it prepares the "
                 "whole approved plan, without evidence, clarification or PR-template inputs)",
@@ -247,8 +258,17 @@ def _simple_flags(ns: argparse.Namespace, notes: list[str]) -> None:
             raise UsageError(f"{old} {value!r} and {new} {given!r} disagree: give {new}", field=old)
         setattr(ns, new_dest, value)
         notes.append(_deprecated(old, f"{new} {value}"))
+    key = flag_value(ns, "legacy_task_key")
+    named = f"{flag_value(ns, 'task_group')}/{flag_value(ns, 'task_id')}"
+    if key and key != named:
+        raise UsageError(
+            f"--task-key {key!r} and --task-group/--task-id {named!r} disagree: give "
+            "--task-group and --task-id",
+            field="--task-key",
+        )
     for flag, dest in (
         ("--project-id", "legacy_project_id"),
+        ("--task-key", "legacy_task_key"),
         ("--workspace-root", "legacy_workspace_root"),
     ):
         if flag_value(ns, dest):

@@ -131,10 +131,12 @@ def run_inputs(resolved: Resolved, layout: RunLayout) -> RunInputs:
         )
         for a in resolved.assignments
     ]
-    counted = {
-        r.role for r in resolved.profile.roles if r.kind in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL)
+    # The counts of the roles a request may count, in the profile's order.
+    counts = {
+        r.role: sum(1 for a in resolved.assignments if a.role == r.role)
+        for r in resolved.profile.roles
+        if r.kind in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL)
     }
-    counts = {role: sum(1 for a in resolved.assignments if a.role == role) for role in counted}
     return RunInputs.of(resolved.request, layout.run_id, team=team, counts=counts)
 
 

@@ -408,8 +408,12 @@ def build_project_json(
     task_type: str,
     now: str,
 ) -> dict[str, Any]:
-    """Upsert `.okstra/project.json`: every key okstra does not own is kept as is."""
+    """Upsert `.okstra/project.json`: every key okstra does not own is kept as is; the
+    earlier okstra's `project_id` becomes `projectId` (the same id)."""
     data = dict(existing or {})
+    earlier_id = data.pop("project_id", None)
+    if "projectId" not in data and isinstance(earlier_id, str) and earlier_id:
+        data["projectId"] = earlier_id
     tasks = data.get("tasks")
     tasks = dict(tasks) if isinstance(tasks, dict) else {}
     entry = tasks.get(task_key)

@@ -180,7 +180,7 @@ def test_older_and_newer_flags_deciding_the_same_thing_conflict(
         ("--claude-model gpt-9", "--claude-model"),
         ("--worker-model codex", "--worker-model"),
         ("--executor codex", "--executor"),  # error-analysis has no implementer
-        ("--stages 1,2", "--stages"),
+        ("--base-ref main", "--base-ref"),
         ("--lead-model opus --entry-mode current-session", "--lead-model"),
     ],
 )
@@ -265,9 +265,9 @@ def test_conflicting_older_and_newer_flags_exit_2(briefed: Path) -> None:
     assert code == 2 and result["ok"] is False
     assert "--workers" in result["error"] and "--role-model" in result["error"]
     unsupported, code, _ = _okstra(
-        "prepare", "--project-root", str(briefed), *shlex.split(EARLIER_ARGV), "--stages", "1,2"
+        "prepare", "--project-root", str(briefed), *shlex.split(EARLIER_ARGV), "--base-ref", "main"
     )
-    assert code == 2 and "--stages" in unsupported["error"]
+    assert code == 2 and "--base-ref" in unsupported["error"]
 
 
 def test_older_flags_with_state_are_refused(briefed: Path, tmp_path: Path) -> None:

@@ -251,7 +251,13 @@ def test_render_argv_replays_to_the_same_run_inputs(project: Path, env: Environm
     assert again == original
     result = prepare(again, launch="none", environment=env)
     doc = orjson.loads((result.run_dir / "run-inputs.json").read_bytes())
-    assert doc["argv"] == list(original.render_argv())
+    # The argv reruns the resolved team: the request's flags, and every model chosen.
+    assert set(original.render_argv()) <= set(doc["argv"])
+    manifest = orjson.loads((result.run_dir / "run-manifest.json").read_bytes())
+    for execution in manifest["roleExecutions"]:
+        flag = f"--role-model={execution['role']}={execution['modelRef']}"
+        assert flag in doc["argv"], (flag, doc["argv"])
+    assert request_from_argv(tuple(doc["argv"]), env).role_counts["analyser"] == 1
     assert RunInputs.read(result.run_dir / "run-inputs.json").request == original
 
 

@@ -243,8 +243,10 @@ def test_answers_replay_stops_at_first_refused(
         "--answers",
         str(file),
     )
-    assert code == 0 and data["ok"] is False and data["applied"] == 2
+    # A replay that does not reproduce its setup exits 2 (the state kept, and said).
+    assert code == 2 and data["ok"] is False and data["applied"] == 2
     assert data["error"].startswith("answers[2] (task_id)") and data["current"]["id"] == "task_id"
+    assert "is kept at step 'task_id'" in data["error"]
     # The answers before the refused one are saved, in one write; the refused one left
     # no trace.
     shown = okstra(env, "wizard", "show", "--state", "r")[1]
