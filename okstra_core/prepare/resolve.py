@@ -219,8 +219,9 @@ def run_preflight(resolved: Resolved, environment: Environment) -> list[Prefligh
 
 
 def project_id_of(root: Path, configured: str | None = None) -> str:
-    """The project's id: `.okstra/project.json`'s `projectId` (or the earlier `project_id`;
-    already), else its directory's name as a slug."""
+    """The project's id: `.okstra/project.json`'s `projectId` or the earlier
+    `project_id` (`configured` when read already), else its directory's name as a
+    slug."""
     if configured is None:
         configured = load_project_config(root).project_id
     return configured or slugify(root.name) or "project"

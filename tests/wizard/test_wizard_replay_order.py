@@ -13,7 +13,8 @@ from wizard_helpers import ANSWERS, okstra, run_through
 
 from okstra_core.environment import Environment
 from okstra_core.errors import AnswerRefused
-from okstra_core.wizard import Prompt, Wizard
+from okstra_core.session import Wizard
+from okstra_core.wizard import Prompt
 
 ANALYSER = "role-model:analyser:1"
 
