@@ -300,8 +300,7 @@ class ModelDefaults:
 
     by_role: dict[StrictStr, tuple[StrictStr, ...]] = field(default_factory=dict)
     source: StrictStr = ""
-    # What reading the file left out (a block that is not an object), for a note.
-    notes: tuple[StrictStr, ...] = ()
+    notes: tuple[StrictStr, ...] = ()  # what reading left out (a non-object block)
 
 
 @dataclass(frozen=True, kw_only=True)
