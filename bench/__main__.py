@@ -27,6 +27,7 @@ from . import (
     _tui,
     _wizard_step,
     _workers,
+    _writers,
 )
 from ._harness import Figure, render_table
 
@@ -40,13 +41,14 @@ MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
     "g": ("the team at run time: workers, status, the runs index", _workers.measure),
     "h": ("a newcomer's first minute: clone to a launched lead", _first_minute.measure),
     "i": ("the demo minute: no agent CLI, clone to the demo team's report", _demo_minute.measure),
+    "j": ("a writer's worktree: worker start and worker diff --stat", _writers.measure),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--repeat", type=int, default=15, help="runs per figure (median)")
-    parser.add_argument("--only", default="abcdefghi", help="which measurements, e.g. 'ab'")
+    parser.add_argument("--only", default="abcdefghij", help="which measurements, e.g. 'ab'")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 

@@ -89,6 +89,9 @@ class WorkerLaunch(Document):
     # find a session id the CLI mints (the provider's `worker_session_pattern`).
     turn: StrictInt = 1
     session_pattern: StrictStr | None = None
+    # A worktree made without its files: the supervisor writes them before the CLI runs
+    # (so `worker start` returns without waiting for the checkout).
+    checkout_pending: StrictBool = False
 
     def tree_changes(self) -> dict[str, str]:
         """The role execution's worktree keys, as the run manifest records them."""

@@ -195,9 +195,16 @@ class Checkout:
 
 
 def make(
-    tree: Tree, path: Path, branch: str, base: str, env: Mapping[str, str] | None = None
+    tree: Tree,
+    path: Path,
+    branch: str,
+    base: str,
+    env: Mapping[str, str] | None = None,
+    *,
+    checkout: bool = True,
 ) -> Checkout:
-    """`git worktree add -b <branch> <path> <base>`.
+    """`git worktree add -b <branch> <path> <base>`; with `checkout=False` its files are
+    written later by `populate` (the worker's supervisor does, before the CLI runs).
 
     Raises:
         UsageError: the branch or the directory exists already.
@@ -208,9 +215,15 @@ def make(
     if _tip(tree.top, branch, env) is not None:
         raise UsageError(f"the branch {branch} exists already", field="<who>")
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    _git(tree.top, "worktree", "add", "-q", "-b", branch, str(path), base, env=env)
+    how = () if checkout else ("--no-checkout",)
+    _git(tree.top, "worktree", "add", "-q", *how, "-b", branch, str(path), base, env=env)
     cwd = path / tree.sub if tree.sub else path
     return Checkout(path=path, branch=branch, base=base, cwd=cwd)
+
+
+def populate(path: Path, env: Mapping[str, str] | None = None) -> None:
+    """Write the files (and the index) of a worktree made without its checkout."""
+    _git(path, "reset", "-q", "--hard", "HEAD", env=env)
 
 
 def commit_leftovers(path: Path, label: str, env: Mapping[str, str] | None = None) -> str | None:

@@ -156,7 +156,7 @@ def _writer_tree(
     )
     where = worktrees.worktrees_root(config_dir, env)
     path = worktrees.worktree_path(where, manifest.project_id, branch)
-    return worktrees.make(tree, path, branch, tree.head, env), None
+    return worktrees.make(tree, path, branch, tree.head, env, checkout=False), None
 
 
 def _launch(
@@ -199,6 +199,7 @@ def _launch(
         session_pattern=plan.provider.launch.worker_session_pattern,
         log_limit=settings.log_limit_mib * 1024 * 1024,
         keep_pane=settings.keep_ended_panes,
+        checkout_pending=checkout is not None,
     )
     try:
         return launch_worker(
@@ -223,6 +224,8 @@ def launch_worker(
     """Write the worker's files, start its supervisor on its surface, record it (a start
     or a follow-up turn: `launch` says which)."""
     member, now, cwd = plan.member, launch.started_at, Path(launch.cwd)
+    if launch.checkout_pending and launch.worktree is not None:
+        cwd = Path(launch.worktree)  # its files (and subdirectories) come with the checkout
     directory = files.worker_dir(run_dir, member.ref)
     # The worker runs with okstra's own command directory first on its PATH.
     env = environment.okstra_first_env()

@@ -36,7 +36,7 @@ from ...errors import OkstraError
 from ...processes.process import process_start
 from ...processes.tmux import server_at, user_server
 from ...store import atomic_write_bytes, read_json
-from ..worktrees import commit_leftovers
+from ..worktrees import commit_leftovers, populate
 from . import files, record
 from .capped import CappedLog
 from .notify import notify
@@ -162,6 +162,20 @@ def _started(
     return changes
 
 
+def _checkout(launch: WorkerLaunch, env: Mapping[str, str], pump: _Pump) -> str | None:
+    """Write a writer's worktree files first (`worker start` made it without them);
+    why it could not, or None."""
+    if not launch.checkout_pending or launch.worktree is None:
+        return None
+    try:
+        populate(Path(launch.worktree), env)
+    except OkstraError as exc:
+        message = f"could not check out its worktree: {exc.render()}\n"
+        pump.output.write(message.encode())
+        return message.strip()
+    return None
+
+
 def _spawn(
     launch: WorkerLaunch, directory: Path, env: Mapping[str, str], pump: _Pump
 ) -> subprocess.Popen[bytes] | str:
@@ -198,7 +212,7 @@ def supervise(directory: Path) -> int:
         _prepare_pane(pane, socket, launch.label, launch.keep_pane, environment)
     pump = _Pump(directory, launch, echo=pane is not None)
     _say(f"okstra: {launch.label} — {' '.join(launch.argv[:1])}\n", pump.echo)
-    proc = _spawn(launch, directory, env, pump)
+    proc = _checkout(launch, env, pump) or _spawn(launch, directory, env, pump)
     if isinstance(proc, str):
         ended = WorkerExit(
             exit_status=127,
