@@ -153,13 +153,13 @@ class RoleExecution(Document):
     `model_id` and `model_spec_digest` null.
     """
 
-    # A role execution bound at prepare has no source (the field is absent).
+    # A role execution bound at prepare has no source (the field is null, as the
+    # earlier okstra wrote it).
     __pydantic_config__ = config(
         camel_case=True,
         by_name=True,
         aliases={"duty": "dutyId"},
         omit_none=(
-            "source_role_execution_ref",
             "worktree_path",
             "branch",
             "base_commit",
@@ -193,7 +193,7 @@ class RoleExecution(Document):
     served_model_attestation: StrictStr = SERVED_MODEL_UNKNOWN
     status: StrictStr = "prepared"
     # A role execution started at run time (a dynamic role, another attempt) names the
-    # role execution it came from; absent for the team bound at prepare.
+    # role execution it came from; null for the team bound at prepare.
     source_role_execution_ref: StrictStr | None = None
     # A writer in a worktree of its own (`okstra_core.life.worktrees`): where, on which
     # branch, from which commit; or why it ran in the project's own tree (`tree_note`).

@@ -330,3 +330,5 @@ class RunsIndexRow(Document):
     run_manifest_path: StrictStr
     lead_session_id: StrictStr | None = None
     okstra_version: StrictStr
+    # The run's role executions bound at prepare (the earlier okstra's lines had them).
+    role_execution_refs: tuple[StrictStr, ...] = ()

@@ -330,6 +330,7 @@ def runs_index_row(resolved: Resolved, layout: RunLayout) -> RunsIndexRow:
         run_manifest_path=str(layout.paths["runManifest"]),
         lead_session_id=layout.session_id,
         okstra_version=__version__,
+        role_execution_refs=tuple(e.role_execution_ref for e in resolved.manifest.role_executions),
     )
 
 

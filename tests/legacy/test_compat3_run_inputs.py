@@ -46,3 +46,19 @@ def test_run_inputs_has_the_earlier_keys_and_a_rerun_argv(project: Path) -> None
     text = orjson.dumps(schema).decode()
     for key in ("leadProvider", "reportWriterModel", "executor", "taskBriefPath"):
         assert f'"{key}"' in text, key
+
+
+def test_runs_index_lines_and_static_role_executions_say_what_the_earlier_wrote(
+    project: Path, okstra_home: Path
+) -> None:
+    payload = _prepare(project)
+    run_dir = Path(str(payload["runDir"]))
+    manifest = orjson.loads((run_dir / "run-manifest.json").read_bytes())
+    refs = [e["roleExecutionRef"] for e in manifest["roleExecutions"]]
+    assert refs and all(e["sourceRoleExecutionRef"] is None for e in manifest["roleExecutions"])
+    (index,) = okstra_home.rglob("runs.jsonl")
+    rows = [orjson.loads(line) for line in index.read_bytes().splitlines()]
+    row = next(r for r in rows if r["runDir"] == str(run_dir))
+    assert row["roleExecutionRefs"] == refs
+    schema, code, _ = okstra("schema", "runs-index")
+    assert code == 0 and "roleExecutionRefs" in orjson.dumps(schema).decode()
