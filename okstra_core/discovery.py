@@ -187,13 +187,15 @@ def _upwards(start: Path, env: Mapping[str, str]) -> Iterator[Path]:
     for holder in (here, *here.parents):
         if holder != here:
             if holder == home:
-                return  # never above the home directory
+                return  # never the home itself when started below it
             try:
                 if os.stat(holder).st_dev != device:
                     return  # another file system
             except OSError:
                 return
         yield holder
+        if holder == home:
+            return  # started in the home: never above it
 
 
 def git_top(start: Path, env: Mapping[str, str] | None = None) -> Path | None:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from .errors import UsageError
 from .records import dataclass
 
 APP_NAME = "okstra"
@@ -50,12 +51,46 @@ class UserDirs:
         return self.config / "providers"
 
 
+def directory_variable(env: Mapping[str, str], variable: str) -> Path | None:
+    """The absolute directory an okstra directory variable names, None when unset.
+
+    A relative value would be taken relative to wherever okstra runs — inside a
+    project, a directory the project ships — so it is refused.
+
+    Raises:
+        UsageError: the value is not an absolute path (after `~`), naming the variable.
+    """
+    value = env.get(variable)
+    if not value:
+        return None
+    path = Path(os.path.expanduser(value))  # `~user` of no user stays as it is
+    if not path.is_absolute():
+        raise UsageError(
+            f"{variable}={value!r} is not an absolute path: okstra's directories are "
+            "absolute (a relative one would be read from wherever okstra runs)",
+            field=variable,
+        )
+    return path
+
+
+def _okstra_home(env: Mapping[str, str]) -> Path | None:
+    """`OKSTRA_HOME`, checked: absolute, and existing or with an existing parent (okstra
+    creates the home itself, never the directories above it)."""
+    root = directory_variable(env, "OKSTRA_HOME")
+    if root is not None and not os.path.isdir(root) and not os.path.isdir(root.parent):
+        raise UsageError(
+            f"OKSTRA_HOME={str(root)!r} does not exist, nor does {root.parent}: okstra "
+            "creates the home directory itself but not the directories above it",
+            field="OKSTRA_HOME",
+        )
+    return root
+
+
 def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
-    """Return the user dirs, honouring `OKSTRA_HOME`."""
+    """Return the user dirs, honouring `OKSTRA_HOME` (absolute: `_okstra_home`)."""
     env = os.environ if env is None else env
-    home = env.get("OKSTRA_HOME")
-    if home:
-        root = Path(home).expanduser()
+    root = _okstra_home(env)
+    if root is not None:
         return UserDirs(
             config=root / "config", data=root / "data", state=root / "state", cache=root / "cache"
         )
@@ -105,9 +140,9 @@ def prompts_root(env: Mapping[str, str] | None = None) -> Path:
     back to the bundled copy for what it lacks.
     """
     env = os.environ if env is None else env
-    ws = env.get("OKSTRA_WORKSPACE")
-    if ws:
-        return Path(ws).expanduser()
+    ws = directory_variable(env, "OKSTRA_WORKSPACE")
+    if ws is not None:
+        return ws
     return bundled_prompts_root()
 
 

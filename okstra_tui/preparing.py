@@ -7,6 +7,7 @@ wizard, the environment, the launch backend, the text catalog) is declared here.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
 from okstra_core.request import RunRequest
 from okstra_core.session import Wizard
+from okstra_core.trust import trust_project, verdict
 from okstra_core.wizard.text import WizardText
 
 from .messages import (
@@ -32,6 +34,7 @@ from .messages import (
 from .ready_lines import ReadyLines
 from .screens.launch import LaunchScreen
 from .screens.relaunch import RelaunchScreen
+from .screens.trust import TrustScreen
 
 
 class PreparingApp(App[LaunchRequest | None]):
@@ -108,7 +111,34 @@ class PreparingApp(App[LaunchRequest | None]):
         return said, run.run_dir
 
     def start_prepare(self, screen: LaunchScreen) -> None:
-        """Prepare the open setup; one that already launched a run asks first."""
+        """Prepare the open setup. A launch in a project not trusted yet asks first
+        (once: a yes is recorded); then one that already launched a run asks too."""
+        assert self.wizard is not None
+        project = Path(self.wizard.state.project_root)
+        try:
+            trusted = self.launch == "none" or verdict(project, self.environment.env).trusted
+        except OkstraError as exc:
+            screen.post_message(PrepareFailed(exc.render()))
+            return
+        if trusted:
+            self._start_trusted(screen)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                said = self.text.get("app.trust.declined", project=shlex.quote(str(project)))
+                screen.post_message(PrepareFailed(said))
+                return
+            try:
+                trust_project(project, self.environment.env)
+            except OkstraError as exc:
+                screen.post_message(PrepareFailed(exc.render()))
+                return
+            self._start_trusted(screen)
+
+        self.push_screen(TrustScreen(project), answered)
+
+    def _start_trusted(self, screen: LaunchScreen) -> None:
         from okstra_core.setup_runs import setup_runs
 
         assert self.wizard is not None

@@ -86,3 +86,10 @@ else
         fail "$VENV has no pip and ensurepip failed: remove $VENV and run this again"
     "$VENV/bin/python" -m pip install -q "$@"
 fi
+
+# The sample project shipped beside this script (`demo/`) is okstra's own: trusted as
+# it is installed, so its first launch asks nothing (`okstra trust --revoke demo`).
+if [ -d demo ] && [ -x "$VENV/bin/okstra" ]; then
+    "$VENV/bin/okstra" trust demo >/dev/null ||
+        echo "okstra setup: could not record demo/ as trusted (okstra trust demo)" >&2
+fi

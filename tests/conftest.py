@@ -25,6 +25,18 @@ if str(REPO) not in sys.path:
 # OKSTRA_HOME for the whole session. Each test still gets its own (`okstra_home`).
 os.environ["OKSTRA_HOME"] = tempfile.mkdtemp(prefix="okstra-test-session-")
 
+# okstra launches a lead or starts a worker only in a project its person trusts
+# (`okstra_core.trust`). Every project a test makes is under the temporary directory:
+# trusted here, in one place, by the variable a person would use for throw-away
+# checkouts. A test about trust itself calls `untrusted(monkeypatch)`.
+TRUSTED_ROOT = os.path.realpath(tempfile.gettempdir())
+os.environ["OKSTRA_TRUSTED_DIRECTORIES"] = TRUSTED_ROOT
+
+
+def untrusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trust no project by default in this test (the record alone decides)."""
+    monkeypatch.delenv("OKSTRA_TRUSTED_DIRECTORIES", raising=False)
+
 
 def _gemini_login(home: Path) -> Path:
     """A Gemini CLI home with its cached login (a file alone tells okstra it is logged
@@ -78,6 +90,7 @@ def okstra_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     """Isolate every user directory okstra touches."""
     home = tmp_path_factory.mktemp("okstra-home")
     monkeypatch.setenv("OKSTRA_HOME", str(home))
+    monkeypatch.setenv("OKSTRA_TRUSTED_DIRECTORIES", TRUSTED_ROOT)
     monkeypatch.delenv("OKSTRA_WORKSPACE", raising=False)
     monkeypatch.delenv("OKSTRA_LANG", raising=False)
     # Never let the host detection see the session this test suite runs in.

@@ -44,6 +44,7 @@ COMMANDS = (
     "attach",
     "stop",
     "doctor",
+    "trust",
     "worker",
     "completion",
     "demo",
@@ -60,6 +61,7 @@ TABLE_COMMANDS = (
     "attach",
     "stop",
     "doctor",
+    "trust",
     "worker",
     "demo",
 )

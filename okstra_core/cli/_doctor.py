@@ -20,11 +20,16 @@ def register(sub: Any) -> None:
 
 def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.doctor import config_files, diagnose
+    from ..life.doctor import config_files, diagnose, project_trust
 
     environment = Environment.real()
     report = diagnose(environment)
-    return {**report.to_data(), "configFiles": config_files(environment)}, 0 if report.ok else 1
+    payload = {
+        **report.to_data(),
+        "projectTrust": project_trust(environment),
+        "configFiles": config_files(environment),
+    }
+    return payload, 0 if report.ok else 1
 
 
 def _human(payload: dict[str, Any]) -> None:

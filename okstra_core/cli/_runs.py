@@ -177,6 +177,7 @@ def _limit(text: str) -> int:
 
 def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
+    from ..life.index import note_of as index_note
     from ..life.runs import all_runs, newest_runs
     from ..life.workers.summary import team_states
 
@@ -197,6 +198,7 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     else:
         root = _project(ns.project_root, environment)
         rows, total = newest_runs(root, environment, limit)
+    notes = [] if root is None else [n for n in (index_note(root),) if n is not None]
     listed = [to_data(row.at(now)) for row in rows]
     for row, shown in zip(rows, listed, strict=True):
         alive = row.lead is not None and row.lead.alive and row.info is not None
@@ -209,6 +211,7 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "runs": listed,
         "total": total,
         "more": total - len(listed),
+        "notes": notes,
     }, 0
 
 
@@ -225,6 +228,8 @@ def _project(start: str, environment: Any) -> Path:
 
 
 def _runs_human(payload: dict[str, Any]) -> None:
+    for note in payload.get("notes") or ():
+        print(f"okstra: note: {inert(note)}", file=sys.stderr, flush=True)
     _print(_runs_human_text(payload))
 
 

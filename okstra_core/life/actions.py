@@ -14,6 +14,7 @@ the same.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +34,7 @@ from .limits import (
     RESULT_SHOWN_BYTES,
 )
 from .report import finalize_report, read_run_manifest
+from .report_edit import check_target
 from .runinfo import read_run
 from .workers import control, files, review
 from .workers.control import Stopped, Waited
@@ -345,6 +347,7 @@ def report_finalize(run_dir: Path, report: Path) -> Finalized:
         DataFileError: the run manifest or the report is malformed (named).
         FileSystemError: the report cannot be read or replaced.
     """
+    check_target(report, os.environ)
     path, manifest = read_run_manifest(run_dir)
     rows = finalize_report(manifest, report)
     return Finalized(run_manifest=str(path), report=str(report), execution_roles=tuple(rows))

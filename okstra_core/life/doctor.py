@@ -23,13 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog.loaders import load_catalog
+from ..discovery import default_project_root
 from ..display import inert
 from ..environment import Environment
+from ..errors import OkstraError
 from ..readiness import Readiness, check_clis
 from ..readiness.login import logged_in_offline
 from ..readiness.origin import CliOrigin, locate_cli
 from ..readiness.probes import run_concurrently
 from ..records import config, dataclass, to_data
+from ..trust import verdict
 
 __all__ = [
     "NODE_MINIMUM",
@@ -414,6 +417,23 @@ def config_files(environment: Environment, cwd: Path | None = None) -> list[dict
     return [to_data(f) for f in config_files_in_use(environment.env, project)]
 
 
+def project_trust(environment: Environment, cwd: Path | None = None) -> dict[str, Any]:
+    """The current project's trust verdict (`okstra_core.trust`), as JSON."""
+    try:
+        root = default_project_root(cwd or Path.cwd(), environment.env)
+        found: dict[str, Any] = to_data(verdict(root, environment.env))
+        return found
+    except OkstraError as exc:
+        return {"project": str(cwd or Path.cwd()), "trusted": False, "why": exc.render()}
+
+
+def _trust_lines(found: dict[str, Any] | None) -> list[str]:
+    if not found:
+        return []
+    mark = "ok " if found["trusted"] else "-- "
+    return [f"{mark}project      {found['project']}", f"     {found['why']}"]
+
+
 def _config_lines(files: list[dict[str, Any]]) -> list[str]:
     lines = ["config files:"] if files else []
     for item in files:
@@ -449,6 +469,7 @@ def render(payload: dict[str, Any]) -> str:
             lines.append(f"     {state}: {check['login']}")
             if check.get("loginFix"):
                 lines.append(f"     fix: {check['loginFix']}")
+    lines.extend(_trust_lines(payload.get("projectTrust")))
     lines.extend(_config_lines(payload.get("configFiles") or []))
     lines.append("")
     lines.append(payload["summary"])

@@ -38,7 +38,7 @@ import orjson
 from ..documents.worker import ProjectRunsRow
 from ..errors import OkstraError
 from ..names import is_name
-from ..store import FileLock, append_line, atomic_write_bytes, read_bytes, read_json
+from ..store import FileLock, append_line, atomic_write_bytes, file_kind, read_bytes, read_json
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 from .project import RUNS_DIR, run_entries
 from .report import load_run_manifest
@@ -313,7 +313,7 @@ def _read(path: Path, *, workers: bool = True) -> tuple[dict[str, dict[str, Any]
     """(checked lines by run — the last of each, number of lines, lines that are no row)
     of the index file (absent: empty); `workers` as `_records`. A line's `run` is not
     checked yet (`_checked`)."""
-    if not os.path.lexists(path):
+    if not os.path.lexists(path) or special(path) is not None:
         return {}, 0, 0
     data = read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES)
     records = _records(data, workers=workers)
@@ -326,6 +326,27 @@ def _read(path: Path, *, workers: bool = True) -> tuple[dict[str, dict[str, Any]
         else:
             found[row["run"]] = row
     return found, len(records), bad
+
+
+def special(path: Path) -> str | None:
+    """Why the index file is not used, when it is not a regular file (a FIFO, a link,
+    a directory, …): it is then ignored, never read nor written, and the runs are
+    listed from their directories. None for a regular file or none at all."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return None
+    return (
+        f"{path} is {file_kind(st.st_mode)}, not a regular file: ignored, the runs are "
+        "listed from their directories"
+    )
+
+
+def note_of(project_root: Path) -> str | None:
+    """What a listing says about the project's index (`special`), or None."""
+    return special(index_path(project_root))
 
 
 def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
@@ -383,7 +404,9 @@ def listing(project_root: Path, *, workers: bool = False) -> list[Listed]:
     # A line naming no run directory of the project: a run removed since (kept until
     # the index is compacted), or a line that is no row at all (the index is rebuilt).
     bad += any(not _run_path(run) for run in indexed.keys() - found.keys())
-    if bad or len(fresh) > _APPEND_AT_MOST or lines > 2 * len(found) + 64:
+    if special(path) is not None:
+        pass  # never written to (`special`)
+    elif bad or len(fresh) > _APPEND_AT_MOST or lines > 2 * len(found) + 64:
         _rewrite(path, found, fresh, indexed)
     else:
         # A few new rows (runs prepared since): appended, not the whole file rewritten.

@@ -21,8 +21,9 @@ from ..display import inert, status_label
 from ..documents import RoleExecution, RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..errors import DataFileError, OkstraError
-from ..store import atomic_write_bytes, json_kind, parse_json, read_bytes, read_json
+from ..store import atomic_write_bytes, decode_utf8, read_bytes, read_json
 from ..tasks import RUN_MANIFEST
+from .report_edit import set_keys
 
 ROLE_FIELDS = (
     "roleExecutionRef",
@@ -216,10 +217,11 @@ def finalize_report(manifest: RunManifest, report_path: Path) -> list[dict[str, 
     """Write `executionIdentityVersion: 2` and `executionRoles` onto a final report.
 
     The rows are the run manifest's role executions as recorded now (each with its
-    `status`, the outcome okstra recorded). Every other key of the report is kept, in
-    its order; the two keys keep their place when present, else they are added at the
-    end. The file is replaced atomically, with its permissions; a report that is not a
-    JSON object (or a link, or not valid JSON) is refused and left as it was.
+    `status`, the outcome okstra recorded). Every other byte of the report is kept
+    (`report_edit.set_keys`); the two keys keep their place when present, else they
+    are added at the end. The file is replaced atomically, with its permissions; a
+    report that is not a JSON object (or a link, or not valid JSON, or nested deeper
+    than okstra reads) is refused and left as it was.
 
     Returns:
         The rows written.
@@ -230,15 +232,13 @@ def finalize_report(manifest: RunManifest, report_path: Path) -> list[dict[str, 
     """
     path = Path(report_path)
     data = read_bytes(path, what="final report", follow=False)
-    report = parse_json(data, path, what="final report", error=DataFileError)
-    if not isinstance(report, dict):
-        raise DataFileError(
-            f"expected a JSON object (final report), got {json_kind(report)}", path=path
-        )
+    text = decode_utf8(data, path, error=DataFileError)
     rows = execution_roles(manifest)
-    report["executionIdentityVersion"] = EXECUTION_IDENTITY_VERSION
-    report["executionRoles"] = rows
+    edited = set_keys(
+        text,
+        {"executionIdentityVersion": EXECUTION_IDENTITY_VERSION, "executionRoles": rows},
+        path,
+    )
     mode = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
-    text = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
-    atomic_write_bytes(path, text, mode=mode)
+    atomic_write_bytes(path, edited.encode("utf-8"), mode=mode)
     return rows

@@ -39,6 +39,7 @@ from ..launch import (
 from ..records import config, dataclass
 from ..store import FileLock, append_line, check_no_links, lock_path_for
 from ..tasks import LEAD_PROMPT, OKSTRA_DIR, TIMELINE
+from ..trust import require_trusted
 from . import index as runs_index
 from .project import RUN_ARG, place_of
 from .report import load_run_manifest
@@ -90,6 +91,7 @@ def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeComm
     from ..prepare.lead_prompt import KICKOFF
 
     project_root = project_of_run(outcome.run_dir)
+    require_trusted(project_root, environment.env, doing="launch the lead")
     catalog = load_catalog(environment)
     try:
         provider = catalog.provider(lead.provider_id)

@@ -32,6 +32,7 @@ from ..paths import user_dirs
 from ..request import RunRequest
 from ..store import append_line, make_private_dirs
 from ..tasks import LEAD_PROMPT, TASK_MANIFEST, TIMELINE
+from ..trust import require_trusted
 from . import runfiles
 from .lead_prompt import KICKOFF
 from .resolve import (
@@ -164,6 +165,8 @@ def prepare(
         return _dry_run(resolved, checks, backend, window, env, override)
     if failed:
         raise _preflight_error(failed)
+    if resolved.spawns_leader and backend != "none":
+        require_trusted(request.project_root, env.env, doing="launch the lead")
     resolved, run, plan = _write_run(resolved, env, step, override)
     result = _planned_result(resolved, run, plan, checks, backend, window, env, dry_run=False)
     if plan is None or backend == "none":

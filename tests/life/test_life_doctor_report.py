@@ -58,7 +58,7 @@ def bin_dir(tmp_path: Path) -> Path:
 def test_the_report_keeps_its_protocol_shape(tmp_path: Path, bin_dir: Path) -> None:
     _node(bin_dir, "v22.11.0")
     code, doc, _ = _doctor(tmp_path, f"{bin_dir}:/usr/bin:/bin")
-    assert list(doc) == ["ok", "summary", "checks", "configFiles"], doc
+    assert list(doc) == ["ok", "summary", "checks", "projectTrust", "configFiles"], doc
     assert code == (0 if doc["ok"] else 1)
     for check in doc["checks"]:
         assert list(check) == CHECK_KEYS, check

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 import pytest
 
+from okstra_core.discovery import default_project_root, find_project_root, git_top
 from tests.conftest import okstra_cmd
 from tests.life.life_support import base_env, make_fake_clis, prepare_args
 
@@ -222,3 +223,23 @@ def test_the_search_never_crosses_a_mount(world: dict[str, Any]) -> None:
     assert code == 2 and "not inside an okstra project" in stderr, stderr
     assert "Traceback" not in stderr
     assert beside == 0
+
+
+def test_started_in_home_the_search_stays_there(tmp_path: Path) -> None:
+    """Started in `$HOME` itself, the search never climbs above it (to another user's
+    `.okstra`, or a `.git`, in the directory holding the homes)."""
+    homes = tmp_path / "homes"
+    home = homes / "me"
+    home.mkdir(parents=True)
+    (homes / ".okstra").mkdir()  # someone else's, above the home
+    (homes / ".git").mkdir()
+    env = {"HOME": str(home)}
+    assert find_project_root(home, env) is None
+    assert git_top(home, env) is None
+    assert default_project_root(home, env) == home.resolve()
+    # Below the home, likewise; the home's own `.okstra` counts from there.
+    (home / "w").mkdir()
+    assert find_project_root(home / "w", env) is None
+    (home / ".okstra").mkdir()
+    assert find_project_root(home, env) == home.resolve()
+    assert find_project_root(home / "w", env) is None

@@ -140,3 +140,32 @@ def test_a_fifo_as_output_log_hangs_nothing(world: World, tmp_path: Path) -> Non
     hold.touch()
     proc = world.okstra("worker", "wait", world.run, "analyser#1", "--timeout", "60", timeout=70)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_special_or_linked_runs_index_is_ignored_with_a_note(world: World) -> None:
+    """Finding 5: a FIFO, a link or a directory as `.okstra/runs-index.jsonl` made
+    `okstra runs` exit 2; the runs are now listed from their directories."""
+    index = world.project / ".okstra" / "runs-index.jsonl"
+    assert world.okstra("runs", "--json", timeout=30).returncode == 0  # the index exists
+    elsewhere = world.tmp / "elsewhere.jsonl"
+    elsewhere.write_bytes(index.read_bytes())
+    plants = (
+        ("FIFO", lambda: os.mkfifo(index)),
+        ("symbolic link", lambda: index.symlink_to(elsewhere)),
+        ("directory", lambda: index.mkdir()),
+    )
+    for kind, plant in plants:
+        if index.is_dir() and not index.is_symlink():
+            index.rmdir()
+        else:
+            index.unlink(missing_ok=True)
+        plant()
+        proc = world.okstra("runs", "--json", timeout=30)
+        assert proc.returncode == 0, (kind, proc.stderr)
+        doc = orjson.loads(proc.stdout)
+        assert [r["runId"] for r in doc["runs"]] == [world.run], kind
+        assert any("runs-index.jsonl" in n and kind in n for n in doc["notes"]), doc["notes"]
+        human = world.okstra("runs", timeout=30)
+        assert human.returncode == 0 and world.run.encode() in human.stdout
+        assert b"runs-index.jsonl" in human.stderr
+    assert elsewhere.read_bytes()  # never written through the link

@@ -35,6 +35,7 @@ from ...processes.process import Identity, as_pid
 from ...readiness import cli_readiness
 from ...records import config, dataclass
 from ...store import atomic_write_bytes, dumps_json
+from ...trust import require_trusted
 from .. import worktrees
 from . import files
 from .plan import StartPlan, StartRequest, plan_start
@@ -316,8 +317,9 @@ def start_worker(
         UsageError: refused (see `plan_start`, `choose_surface`); nothing changed.
         LaunchError: the surface could not be opened (the worker stays `prepared`).
     """
-    catalog = load_catalog(environment)
     _, manifest = read_manifest(run_dir)
+    require_trusted(_project_root(manifest), environment.env, doing="start a worker")
+    catalog = load_catalog(environment)
     plan = plan_start(manifest, request, catalog, environment)
     notes = _ready(plan, environment)
     chosen, server = choose_surface(surface, _leader(members(manifest.dump())), environment)

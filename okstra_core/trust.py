@@ -1,0 +1,254 @@
+"""Which projects their owner trusts: the per-user trust record.
+
+okstra runs no code of a project itself, but the agent CLIs it starts read the
+project's own settings (hooks and MCP servers in `.claude/settings.json`,
+`.gemini/settings.json`, …) and run them. A worker's argv also switches off a CLI's
+own workspace-trust question (`gemini --skip-trust`; `claude -p` never asks). So a
+lead is launched, and a worker started, only in a project its person has trusted,
+once, as `direnv allow` or git's `safe.directory` ask:
+
+* the record is per user, in okstra's data directory (`trusted-projects.json`): one
+  entry per project, keyed on its real path (links resolved) and the uid owning it;
+  an entry whose directory now has another owner trusts nothing;
+* `okstra trust [DIR]` adds one, `--list` shows them, `--revoke [DIR]` removes one;
+* `OKSTRA_TRUSTED_DIRECTORIES` (absolute paths separated by `:`) trusts every
+  project at or below each entry, for throw-away checkouts and CI: the person's
+  environment is theirs, as `OKSTRA_SAFE_DIRECTORIES` is;
+* a project okstra creates itself (the shipped demo) is trusted when it is created
+  (`trust_project`).
+
+`require_trusted` is the one gate every launch of a lead and start of a worker goes
+through; a refusal names the command that trusts the project.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from .documents.base import Document
+from .errors import DataFileError, OkstraError, UsageError, os_error
+from .paths import user_dirs
+from .records import config, dataclass
+from .store import FileLock, atomic_write_bytes, make_private_dirs
+
+if TYPE_CHECKING:
+    from pydantic import StrictInt, StrictStr
+
+__all__ = [
+    "TRUSTED_ENV",
+    "TrustEntry",
+    "TrustVerdict",
+    "UntrustedProjectError",
+    "record_path",
+    "require_trusted",
+    "revoke_project",
+    "trust_project",
+    "trusted_projects",
+    "verdict",
+]
+
+TRUSTED_ENV = "OKSTRA_TRUSTED_DIRECTORIES"
+RECORD_NAME = "trusted-projects.json"
+# What the app asks, and what a refusal says the trust means.
+QUESTION = "Trust this project? Its agent settings will run"
+MEANING = (
+    "its agent settings (hooks and MCP servers in .claude/, .gemini/, .codex/) run "
+    "when okstra starts an agent CLI there"
+)
+_CONFIG = config(camel_case=True, by_name=True)
+
+
+class UntrustedProjectError(OkstraError):
+    """A lead launch or a worker start in a project its person has not trusted."""
+
+    FACTS: ClassVar[Mapping[str, str]] = {"project": "project", "trustCommand": "trust_command"}
+
+    def __init__(self, project: Path, doing: str) -> None:
+        self.project = str(project)
+        self.trust_command = f"okstra trust {_quoted(project)}"
+        super().__init__(
+            f"this project is not trusted, so okstra will not {doing}: {MEANING}. "
+            f"If you trust it, run: {self.trust_command}",
+            path=project,
+        )
+
+
+def _quoted(path: Path) -> str:
+    return shlex.quote(str(path))
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrustEntry(Document):
+    """One trusted project: its real path, the uid that owned it, and when."""
+
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "trusted project"
+
+    path: StrictStr
+    owner_uid: StrictInt
+    trusted_at: StrictStr
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrustRecord(Document):
+    """`trusted-projects.json`: the projects this user trusts."""
+
+    __pydantic_config__ = _CONFIG
+    WHAT: ClassVar[str] = "trust record"
+
+    version: StrictInt = 1
+    projects: tuple[TrustEntry, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrustVerdict:
+    """Whether a project is trusted, and why (what `doctor` shows)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    project: str
+    trusted: bool
+    why: str
+
+
+def record_path(env: Mapping[str, str] | None = None) -> Path:
+    return user_dirs(env).data / RECORD_NAME
+
+
+def _key(path: Path | str) -> tuple[str, int]:
+    """(real path, owner uid) of a project directory.
+
+    Raises:
+        UsageError: not a directory okstra can look at.
+    """
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        raise UsageError(f"cannot look at the project {path}: {exc.strerror or exc}") from None
+    if not os.path.isdir(real):
+        raise UsageError(f"not a directory: {path}")
+    return real, st.st_uid
+
+
+def _read(env: Mapping[str, str] | None) -> TrustRecord:
+    path = record_path(env)
+    if not os.path.lexists(path):
+        return TrustRecord()
+    return TrustRecord.read(path)
+
+
+def trusted_projects(env: Mapping[str, str] | None = None) -> tuple[TrustEntry, ...]:
+    """Every entry of the record (a damaged record is a `DataFileError` naming it)."""
+    return _read(env).projects
+
+
+def _write(env: Mapping[str, str] | None, record: TrustRecord) -> None:
+    path = record_path(env)
+    make_private_dirs(path.parent)
+    atomic_write_bytes(path, record.to_bytes())
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def trust_project(path: Path | str, env: Mapping[str, str] | None = None) -> TrustEntry:
+    """Trust the project at `path` (its real path and current owner); idempotent.
+
+    Front ends call this for `okstra trust` and the app's question; okstra calls it
+    for a project it creates itself (the demo).
+    """
+    real, uid = _key(path)
+    lock = FileLock(record_path(env), timeout=10.0)
+    make_private_dirs(record_path(env).parent)
+    with lock:
+        record = _read(env)
+        kept = tuple(e for e in record.projects if e.path != real)
+        entry = TrustEntry(path=real, owner_uid=uid, trusted_at=_now())
+        _write(env, TrustRecord(projects=(*kept, entry)))
+    return entry
+
+
+def revoke_project(path: Path | str, env: Mapping[str, str] | None = None) -> bool:
+    """Remove the project's entry; False when it had none. The directory need not exist."""
+    real = os.path.realpath(path)
+    if not os.path.lexists(record_path(env)):
+        return False
+    with FileLock(record_path(env), timeout=10.0):
+        record = _read(env)
+        kept = tuple(e for e in record.projects if e.path != real)
+        if len(kept) == len(record.projects):
+            return False
+        _write(env, TrustRecord(projects=kept))
+    return True
+
+
+def _trusted_directories(env: Mapping[str, str]) -> tuple[str, ...]:
+    value = env.get(TRUSTED_ENV) or ""
+    return tuple(
+        os.path.realpath(entry) for entry in value.split(os.pathsep) if os.path.isabs(entry)
+    )
+
+
+def _below(real: str, directory: str) -> bool:
+    return real == directory or real.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def verdict(path: Path | str, env: Mapping[str, str] | None = None) -> TrustVerdict:
+    """Whether the project at `path` is trusted, and why.
+
+    Raises:
+        DataFileError: the record is damaged (named), so nothing is assumed.
+        UsageError: `path` is not a directory.
+    """
+    env = os.environ if env is None else env
+    real, uid = _key(path)
+    for directory in _trusted_directories(env):
+        if _below(real, directory):
+            return TrustVerdict(
+                project=real, trusted=True, why=f"trusted by {TRUSTED_ENV} ({directory})"
+            )
+    entry = next((e for e in trusted_projects(env) if e.path == real), None)
+    if entry is None:
+        return TrustVerdict(
+            project=real, trusted=False, why=f"not trusted (okstra trust {_quoted(Path(real))})"
+        )
+    if entry.owner_uid != uid:
+        return TrustVerdict(
+            project=real,
+            trusted=False,
+            why=f"not trusted: trusted when uid {entry.owner_uid} owned it, uid {uid} owns "
+            f"it now (okstra trust {_quoted(Path(real))})",
+        )
+    return TrustVerdict(project=real, trusted=True, why=f"trusted since {entry.trusted_at}")
+
+
+def require_trusted(
+    path: Path | str, env: Mapping[str, str] | None = None, *, doing: str = "start an agent CLI"
+) -> None:
+    """The gate before a lead is launched or a worker started in the project at `path`.
+
+    Raises:
+        UntrustedProjectError: not trusted (exit 2, naming `okstra trust DIR`).
+        DataFileError: the trust record is damaged.
+    """
+    found = verdict(path, env)
+    if not found.trusted:
+        raise UntrustedProjectError(Path(found.project), doing)
+
+
+def check_record(env: Mapping[str, str] | None = None) -> str | None:
+    """Why the record cannot be read, or None (for `doctor`)."""
+    try:
+        trusted_projects(env)
+    except DataFileError as exc:
+        return exc.render()
+    except OSError as exc:
+        return os_error(exc, doing="read", path=record_path(env)).render()
+    return None
