@@ -15,10 +15,12 @@ from __future__ import annotations
 import atexit
 import gc
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 # Importing what a command needs allocates many objects and frees almost none: the
 # cyclic garbage collector is off meanwhile, as it is for a headless command (`_run`).
@@ -26,9 +28,13 @@ _collecting = gc.isenabled()
 gc.disable()
 from okstra_core.cli._app import app_parser  # noqa: E402
 from okstra_core.display import inert  # noqa: E402
+from okstra_tui import interrupt  # noqa: E402
 
 if _collecting:
     gc.enable()
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 NO_TERMINAL = (
     "okstra: the terminal app needs a terminal (stdin and stdout must be a TTY).\n"
@@ -107,7 +113,17 @@ def run_app(argv: Sequence[str]) -> int:
         # E.g. a broken text catalog: named, not a traceback, before the screen is taken.
         print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
         return 1
-    request = app.run()
+    # While the app owns the terminal a SIGINT makes it exit with 130; after it, a
+    # KeyboardInterrupt is ended in `_run` with the same one line and 130.
+    watching = WhileTheAppRuns(app)
+    watching.install()
+    try:
+        request = app.run()
+    finally:
+        interrupt.as_python()
+    if watching.seen:
+        print(interrupt.LINE, file=sys.stderr, flush=True)
+        return interrupt.EXIT_INTERRUPTED
     if app.return_code:
         return app.return_code
     if request is None:
@@ -153,6 +169,38 @@ def _lead_in_foreground(request: Any, env: dict[str, str]) -> int:
     if said is not None:
         print(inert(said), file=sys.stderr, flush=True)
     return code
+
+
+class WhileTheAppRuns:
+    """The SIGINT handler while the app owns the terminal: the app exits with 130
+    (Textual gives the terminal back), and `seen` tells the entry point to say so.
+
+    Outside the app's event loop (just before it starts, just after it ended) the
+    terminal is not the app's: `interrupt.now`.
+    """
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.seen = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        # asyncio came with Textual; not imported here (every command loads this module).
+        asyncio = sys.modules.get("asyncio")
+        try:
+            loop = asyncio.get_running_loop() if asyncio is not None else None
+        except RuntimeError:
+            loop = None
+        if loop is None:
+            interrupt.now(signum, frame)
+            return
+        self.seen = True
+        loop.call_soon_threadsafe(self._exit)
+
+    def _exit(self) -> None:
+        self.app.exit(return_code=interrupt.EXIT_INTERRUPTED)
+
+    def install(self) -> None:
+        signal.signal(signal.SIGINT, self)
 
 
 def wants_version(args: Sequence[str]) -> bool:
@@ -221,8 +269,13 @@ def _run(args: list[str]) -> tuple[int, bool]:
         if first in COMMANDS:
             from okstra_core.cli import main as cli_main
 
+            interrupt.as_python()  # the headless CLI ends its own interrupts (130)
             return cli_main(args), True
-        return run_app(args), False
+        try:
+            return run_app(args), False
+        except KeyboardInterrupt:
+            print(interrupt.LINE, file=sys.stderr, flush=True)
+            return interrupt.EXIT_INTERRUPTED, False
     finally:
         if collecting:
             gc.enable()

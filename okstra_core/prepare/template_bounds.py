@@ -305,9 +305,45 @@ def _bounded_filters() -> dict[str, Callable[..., Any]]:
 # -- the environment and its code ------------------------------------------------------
 
 
+class BoundedBuffer(list[Any]):
+    """Where a block captures the text it writes (`{% set %}…{% endset %}`, a
+    `{% filter %}`, a `{% call %}` body, a macro's body): its size is counted as it
+    grows, so text built inside a block meets the size bound as output does."""
+
+    __slots__ = ("size",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0
+
+    def _grown(self, items: Iterable[Any]) -> None:
+        self.size += sum(len(item) if isinstance(item, str) else 0 for item in items)
+        budget = current()
+        budget.tick()
+        if not budget.within(self.size):
+            raise BoundExceeded(
+                f"the text a block builds is over {budget.size:,} characters "
+                "(the limit: 1 MiB beyond the text the template is given)"
+            )
+
+    def append(self, item: Any) -> None:
+        self._grown((item,))
+        super().append(item)
+
+    def extend(self, items: Iterable[Any]) -> None:
+        items = tuple(items)
+        self._grown(items)
+        super().extend(items)
+
+
 class BoundedCodeGenerator(CodeGenerator):
     """jinja2's code generator, with every loop iterating through the environment's
-    `bounded_iter` and every `~` checked by `bounded_concat`."""
+    `bounded_iter`, every `~` checked by `bounded_concat`, and every block's buffer a
+    `BoundedBuffer`."""
+
+    def buffer(self, frame: Frame) -> None:
+        frame.buffer = self.temporary_identifier()
+        self.writeline(f"{frame.buffer} = environment.bounded_buffer()")
 
     def visit_For(self, node: nodes.For, frame: Frame) -> None:
         # environment.call(context, environment.bounded_iter, <iterable>): once per loop.
@@ -371,6 +407,10 @@ class BoundedEnvironment(jinja2.sandbox.SandboxedEnvironment):
         if count > RANGE:
             raise BoundExceeded(f"range() of {count:,} numbers is over the limit ({RANGE:,})")
         return numbers
+
+    def bounded_buffer(self) -> BoundedBuffer:
+        """A block's buffer (see `BoundedCodeGenerator.buffer`)."""
+        return BoundedBuffer()
 
     def bounded_concat(self, value: str) -> str:
         """The result of `~` (its pieces are bounded: so is what joining them cost)."""

@@ -12,11 +12,21 @@ under heavy load a process waits for a processor far longer than it computes.
 from __future__ import annotations
 
 import resource
+import time
+import tracemalloc
 from pathlib import Path
 
+import jinja2
 import pytest
 
 from okstra_core.paths import bundled_prompts_root
+from okstra_core.prepare.template_bounds import (
+    BoundedEnvironment,
+    BoundExceeded,
+    Budget,
+    bounded,
+    render_bounded,
+)
 from tests.reliability.reliability_support import (
     assert_clean_failure,
     make_world,
@@ -115,3 +125,34 @@ def test_a_large_brief_is_not_an_output_past_the_bound(tmp_path: Path) -> None:
     (world.project / "brief.md").write_text("# Brief\n\n" + "word " * 600_000 + "\n")
     run = okstra(world, *prepare_argv(world.project), "--launch=none", timeout=60)
     assert run.code == 0, run.doc
+
+
+# Text built inside a block — `{% filter %}`, `{% set %}…{% endset %}`, a `{% call %}`
+# body — went into a buffer nothing measured: 13–19 s and 2–3 GB before the time limit
+# refused them (trust audit, second round, 9). Each is now stopped by the size bound,
+# within a second of processor time and 100 MB.
+BLOCK_CAPTURES = {
+    "filter": "{% filter upper %}{% for i in range(100000) %}{% for j in range(9) %}"
+    "{{ 'y' * 1000 }}{% endfor %}{% endfor %}{% endfilter %}",
+    "set-block": "{% set s %}{% for i in range(100000) %}{% for j in range(9) %}"
+    "{{ 'y' * 1000 }}{% endfor %}{% endfor %}{% endset %}{{ s | length }}",
+    "call": "{% macro m() %}{{ caller() | length }}{% endmacro %}{% call m() %}"
+    "{% for i in range(100000) %}{% for j in range(9) %}{{ 'y' * 1000 }}{% endfor %}"
+    "{% endfor %}{% endcall %}",
+}
+
+
+@pytest.mark.parametrize("form", sorted(BLOCK_CAPTURES))
+def test_block_captures_are_bounded_in_size_time_and_memory(form: str) -> None:
+    env = BoundedEnvironment(undefined=jinja2.StrictUndefined)
+    tracemalloc.start()
+    begun = time.process_time()
+    try:
+        with bounded(Budget({})), pytest.raises(BoundExceeded, match="over"):
+            render_bounded(env.from_string(BLOCK_CAPTURES[form]), {})
+        took = time.process_time() - begun
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert took < 1.0, f"{form}: {took:.2f} s of processor time"
+    assert peak < 100 * 1024 * 1024, f"{form}: {peak / 2**20:.0f} MB"

@@ -11,6 +11,7 @@ in a subprocess with a timeout, so a hang is a failure.
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import pytest
 from okstra_core.environment import Environment
 from okstra_core.life.workers import control
 from tests.life.worker_support import World, fake
+from tests.security.test_security_read_only import immutable
 
 SECRET = "sk-test-do-not-print-0xC0FFEE"
 
@@ -169,3 +171,36 @@ def test_a_special_or_linked_runs_index_is_ignored_with_a_note(world: World) -> 
         assert human.returncode == 0 and world.run.encode() in human.stdout
         assert b"runs-index.jsonl" in human.stderr
     assert elsewhere.read_bytes()  # never written through the link
+
+
+def test_the_team_s_looks_work_on_a_read_only_project(world: World) -> None:
+    """Finding 9: `worker status`, `wait` and `result` exited 2 on a read-only project
+    (`resume.json.lock: EROFS`), though reading needs no write. One worker's end is
+    recorded; the other's is only in its `exit.json` (its supervisor died before it
+    recorded it): both are read, nothing is written."""
+    done = _finished(world, "analyser#1", "ro1")
+    unseen = _finished(world, "analyser#2", "ro2", exit=3)
+    manifest = world.run_dir / "run-manifest.json"
+    data = orjson.loads(manifest.read_bytes())
+    pref = world.execution(unseen)["participantRef"]
+    for p in data["participants"]:
+        if p["participantRef"] == pref:
+            p["status"] = "running"
+            for key in ("exitStatus", "exitSignal", "exitedAt"):
+                p.pop(key, None)
+    manifest.write_bytes(orjson.dumps(data))
+    before = manifest.read_bytes()
+    run = immutable(world.project, world.env)
+    try:
+        proc = run(["worker", "status", world.run, "--json"])
+        assert proc.returncode == 0, proc.stderr
+        states = {w["roleExecutionRef"]: w for w in orjson.loads(proc.stdout)["workers"]}
+        assert states[done]["status"] == "exited 0" and states[unseen]["status"] == "exited 3"
+        proc = run(["worker", "wait", world.run, "analyser#1", "analyser#2", "--timeout", "20"])
+        assert proc.returncode == 3, proc.stderr
+        for who, text in (("analyser#1", b"ro1"), ("analyser#2", b"ro2")):
+            proc = run(["worker", "result", world.run, who])
+            assert proc.returncode == 0 and text in proc.stdout, proc.stderr
+    finally:
+        subprocess.run(["chattr", "-R", "-i", str(world.project / ".okstra")], check=False)
+    assert manifest.read_bytes() == before

@@ -15,6 +15,7 @@ a tmux pane is closed only while its pid is the recorded supervisor's.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -22,12 +23,19 @@ from pathlib import Path
 
 from ...catalog.activity import reached
 from ...environment import Environment
-from ...errors import OkstraError, UsageError
+from ...errors import FileSystemError, OkstraError, UsageError
 from ...processes.process import Identity
 from ...processes.tmux import pane_state, server_at
 from ...records import config, dataclass
 from . import files, record
-from .observe import WorkerState, _alive, _end_seen, read_team, state_of, with_activity
+from .observe import (
+    WorkerState,
+    _alive,
+    end_seen_or_looked,
+    read_team,
+    state_of,
+    with_activity,
+)
 from .team import WHO_ARG, Member, find
 
 EXIT_TIMEOUT = 124
@@ -80,8 +88,7 @@ def _check(run_dir: Path, member: Member, environment: Environment) -> Member:
         return member
     if not files.has_exit(run_dir, member.ref) and _alive(member):
         return member
-    _end_seen(run_dir, member, environment)
-    return _current(run_dir, member.ref)
+    return end_seen_or_looked(run_dir, member, environment)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,10 +148,12 @@ def wait(
     if done:
         # Its recorder appends the event after the manifest, under the run's lock: once
         # the lock is free, both are written.
-        with record.run_lock(run_dir):
+        # (On a read-only project there is no lock to take, and nothing was recorded.)
+        with contextlib.suppress(FileSystemError), record.run_lock(run_dir):
             pass
     clock = environment.now()
-    states = [state_of(run_dir, _current(run_dir, ref), clock) for ref in order]
+    over = {ref: m for ref, m in done.items() if m.status in record.ENDED}
+    states = [state_of(run_dir, over.get(ref) or _current(run_dir, ref), clock) for ref in order]
     states = with_activity(run_dir, states, environment)
     if timed_out:
         code = EXIT_TIMEOUT

@@ -14,10 +14,12 @@ import dataclasses
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ...catalog.activity import ActivitySpec
 from ...display import status_label, words_of
 from ...environment import Environment
+from ...errors import FileSystemError
 from ...processes.process import Identity
 from ...records import config, dataclass
 from ...store import read_json
@@ -144,6 +146,31 @@ def _alive(member: Member) -> bool:
     return any(p is not None and p.alive() for p in (supervisor, cli))
 
 
+def _the_end(run_dir: Path, member: Member, now: str) -> dict[str, Any] | None:
+    """How the worker ended, as its end would be recorded (participant keys and `how`),
+    from its `exit.json`, else `lost` when nothing of it runs; None while it runs."""
+    ended = files.read_exit(run_dir, member.ref)
+    if ended is None and _alive(member):
+        return None
+    if ended is None:
+        ended = files.read_exit(run_dir, member.ref)  # written as its supervisor ended, just now
+    if ended is not None:
+        return {
+            "how": "exited",
+            "exitStatus": ended.exit_status,
+            "exitSignal": ended.signal,
+            "exitedAt": ended.exited_at,
+            "endDetail": ended.detail,
+        }
+    return {
+        "how": "lost",
+        "exitStatus": None,
+        "exitSignal": None,
+        "exitedAt": now,
+        "endDetail": LOST_DETAIL,
+    }
+
+
 def _end_seen(run_dir: Path, member: Member, environment: Environment) -> bool | None:
     """Record an end nobody recorded: from `exit.json`, else `lost` when nothing runs.
 
@@ -151,35 +178,45 @@ def _end_seen(run_dir: Path, member: Member, environment: Environment) -> bool |
     the worker still runs.
     """
     now = environment.now().isoformat(timespec="seconds")
-    ended = files.read_exit(run_dir, member.ref)
-    if ended is None and _alive(member):
+    end = _the_end(run_dir, member, now)
+    if end is None:
         return None
-    if ended is None:
-        ended = files.read_exit(run_dir, member.ref)  # written as its supervisor ended, just now
-    lines = files.tail_lines(run_dir, member.ref, 20)
-    if ended is not None:
-        return record.record_end(
-            run_dir,
-            member.ref,
-            how="exited",
-            exit_status=ended.exit_status,
-            signal=ended.signal,
-            exited_at=ended.exited_at,
-            now=now,
-            lines=lines,
-            detail=ended.detail,
-        )
     return record.record_end(
         run_dir,
         member.ref,
-        how="lost",
-        exit_status=None,
-        signal=None,
-        exited_at=now,
+        how=end["how"],
+        exit_status=end["exitStatus"],
+        signal=end["exitSignal"],
+        exited_at=end["exitedAt"],
         now=now,
-        lines=lines,
-        detail=LOST_DETAIL,
+        lines=files.tail_lines(run_dir, member.ref, 20),
+        detail=end["endDetail"],
     )
+
+
+def seen_unrecorded(run_dir: Path, member: Member, environment: Environment) -> Member:
+    """The member as its end would be recorded, without recording it (a read-only
+    project: a look writes nothing, and the next look that can write records it)."""
+    if member.leader or member.status != record.RUNNING:
+        return member
+    end = _the_end(run_dir, member, environment.now().isoformat(timespec="seconds"))
+    if end is None:
+        return member
+    how = end.pop("how")
+    state = "stopped" if member.get_str("stopRequestedAt") and how != "lost" else how
+    participant = {**member.participant, **end, "status": state}
+    return dataclasses.replace(member, participant=participant)
+
+
+def end_seen_or_looked(run_dir: Path, member: Member, environment: Environment) -> Member:
+    """The member after its end is recorded when seen; where nothing can be written
+    (a read-only project), as it would be recorded (`seen_unrecorded`)."""
+    try:
+        if _end_seen(run_dir, member, environment) is None:
+            return member
+    except FileSystemError:
+        return seen_unrecorded(run_dir, member, environment)
+    return next(m for m in read_team(run_dir) if m.ref == member.ref)
 
 
 def read_team(run_dir: Path) -> list[Member]:
@@ -195,7 +232,8 @@ def observe_team(
     """Every member of the run's team, looked at now (the lead as its participant says).
 
     A worker recorded `running` is checked: its end is recorded when seen (unless
-    `record_ends` is False).
+    `record_ends` is False, or nothing can be written: then it is shown as it would
+    be recorded, `seen_unrecorded`).
     """
     team = read_team(run_dir)
     now = environment.now()
@@ -204,12 +242,18 @@ def observe_team(
     for member in team:
         if member.leader or member.status != record.RUNNING or not record_ends:
             continue
-        done = _end_seen(run_dir, member, environment)
+        try:
+            done = _end_seen(run_dir, member, environment)
+        except FileSystemError:  # nothing can be written here: looked at only
+            record_ends = False
+            break
         if done is not None:
             changed = True
             seen[member.ref] = done
     if changed:
         team = read_team(run_dir)
+    if not record_ends:
+        team = [seen_unrecorded(run_dir, m, environment) for m in team]
     states = [state_of(run_dir, m, now, recorded=seen.get(m.ref, False)) for m in team]
     return with_activity(run_dir, states, environment)
 
