@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from .documents.base import Document
-from .errors import DataFileError, OkstraError, UsageError, os_error
+from .errors import OkstraError, UsageError
 from .paths import user_dirs
 from .records import config, dataclass
 from .store import FileLock, atomic_write_bytes, make_private_dirs
@@ -241,14 +241,3 @@ def require_trusted(
     found = verdict(path, env)
     if not found.trusted:
         raise UntrustedProjectError(Path(found.project), doing)
-
-
-def check_record(env: Mapping[str, str] | None = None) -> str | None:
-    """Why the record cannot be read, or None (for `doctor`)."""
-    try:
-        trusted_projects(env)
-    except DataFileError as exc:
-        return exc.render()
-    except OSError as exc:
-        return os_error(exc, doing="read", path=record_path(env)).render()
-    return None

@@ -14,10 +14,12 @@ _.pending_refs
 _.run_state
 
 # jinja2 calls these: the bounded sandbox's generated code (`environment.bounded_iter`,
-# `bounded_concat`, prepare/template_bounds.py), a loader's `get_source` and a bytecode
-# cache's `load_bytecode` / `dump_bytecode` (prepare/template_env.py).
+# `bounded_concat`, `bounded_buffer`, prepare/template_bounds.py), a loader's
+# `get_source` and a bytecode cache's `load_bytecode` / `dump_bytecode`
+# (prepare/template_env.py).
 _.bounded_iter
 _.bounded_concat
+_.bounded_buffer
 _.get_source
 _.load_bytecode
 _.dump_bytecode
