@@ -58,8 +58,8 @@ def as_python() -> None:
 
 
 def is_the_command() -> bool:
-    """Whether this process is the `okstra` command (or `python -m okstra_tui`), not a
-    program that imports the package (a test, a tool)."""
+    """Whether this process is the `okstra` command (or `python -m okstra` / `-m
+    okstra_tui`), not a program that imports the package (a test, a tool)."""
     name = os.path.basename(sys.argv[0]) if sys.argv else ""
     orig = getattr(sys, "orig_argv", [])
-    return name == "okstra" or orig[1:3] == ["-m", "okstra_tui"]
+    return name == "okstra" or orig[1:3] in (["-m", "okstra"], ["-m", "okstra_tui"])
