@@ -15,8 +15,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeGuard
 
-import orjson
-
 from ..display import inert, status_label
 from ..documents import RoleExecution, RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
