@@ -1,7 +1,7 @@
 """The team of the run highlighted on the runs screen: who runs, waits or is done.
 
-Each member with its state (`running`, `waiting for input`, `idle`, `exited N`,
-`stopped`, `lost`, `prepared`), and a preview of a live pane's last lines — the lead's
+Each member with its state (`running`, `waiting for input`, `idle`, `stalled`,
+`exited N`, `stopped`, `lost`, `prepared`), and a preview of a live pane's last lines — the lead's
 when it runs in tmux, else the newest running worker's output. Looking records the
 end of a worker nobody saw end (as `okstra worker status` does); it runs in a worker
 thread of the screen, never on the UI thread.
@@ -19,6 +19,7 @@ from okstra_core.life.lead import observe, read_run
 from okstra_core.life.runs import RunRow
 from okstra_core.life.workers import files
 from okstra_core.life.workers.observe import observe_team
+from okstra_core.life.workers.summary import shown_state
 from okstra_core.wizard.text import WizardText
 
 from .widgets.option_table import pad
@@ -38,7 +39,7 @@ def team_lines(run_dir: Path, environment: Environment, text: WizardText) -> lis
     lines = [text.get("app.runs.team_title", count=len(team))]
     preview: list[str] = []
     for member in team:
-        state = member.status
+        state = shown_state(member)
         if member.leader:
             state = activity.state if activity is not None else lead.label()
             preview = list(activity.lines[-PREVIEW_LINES:]) if activity is not None else []

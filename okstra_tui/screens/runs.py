@@ -3,7 +3,10 @@
 Opened from the command palette, and by Enter on a setup that already launched a run
 (with that run selected). Reading the runs looks at each lead (tmux pane or
 process), which records an exit the first time it is seen — in a worker thread, so
-the screen never waits on tmux. Enter shows a run's status; `t` shows the lead's tmux
+the screen never waits on tmux. The highlighted run's team (every member, with its
+activity) is looked at again every second with no key pressed: a worker that starts,
+ends or changes activity shows within a second; the panel is redrawn only when what
+it shows changed. Enter shows a run's status; `t` shows the lead's tmux
 window, `s` stops the lead, `r` resumes it in this terminal (the app exits first).
 """
 
@@ -26,6 +29,9 @@ from ..team_view import team_of
 from ..widgets import Plain, line
 from .ask import ask_to_stop
 from .stale import gone, part, pop
+
+# How often the highlighted run's team is looked at again (in a worker thread).
+TEAM_REFRESH_SECONDS = 1.0
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
@@ -63,6 +69,7 @@ class RunsScreen(Screen[None]):
         self.select = select
         self.show_all = project_root is None
         self.rows: list[RunRow] = []
+        self.team_shown = ""
 
     def compose(self) -> ComposeResult:
         text = ui_text(self)
@@ -82,6 +89,7 @@ class RunsScreen(Screen[None]):
             table.add_column(ui_text(self).get(f"app.runs.{key}"), key=key)
         table.focus()
         self.load()
+        self.set_interval(TEAM_REFRESH_SECONDS, self.load_team)
 
     @work(thread=True, exclusive=True, group="runs")
     def load(self) -> None:
@@ -146,7 +154,13 @@ class RunsScreen(Screen[None]):
     def load_team(self) -> None:
         row = self._selected()
         lines = team_of(row, self.environment, ui_text(self)) if row is not None else []
-        self.app.call_from_thread(self.query_one("#team", Plain).update, "\n".join(lines))
+        self.app.call_from_thread(self._show_team, "\n".join(lines))
+
+    def _show_team(self, shown: str) -> None:
+        team = part(self, "#team", Plain)
+        if team is not None and shown != self.team_shown:
+            self.team_shown = shown
+            team.update(shown)
 
     def action_close(self) -> None:
         pop(self)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import DataTable, Static
 from tui_support import settle, wait_for
 
@@ -60,3 +62,44 @@ async def test_doctor_dialog_shows_the_summary(app_factory) -> None:
         await pilot.press("escape")
         await settle(pilot, app)
         assert not isinstance(app.screen, DoctorScreen)
+
+
+async def test_the_team_panel_shows_a_worker_started_after_it_opened(app_factory, project) -> None:
+    from okstra_core.life.workers.plan import StartRequest
+    from okstra_core.life.workers.start import start_worker
+
+    argv = [
+        "--project-root", str(project), "--task-group", "perf", "--task-id", "live",
+        "--task-type", "requirements-discovery", "--brief", "brief.md", "--host", "terminal",
+    ]  # fmt: skip
+    env = Environment.real()
+    run = prepare(request_from_argv(argv, env), launch="none", environment=env)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.show_runs()
+        await wait_for(pilot, app, lambda: isinstance(app.screen, RunsScreen), "runs screen")
+        screen = app.screen
+        await wait_for(pilot, app, lambda: bool(screen.rows), "the runs read")
+        team = screen.query_one("#team", Static)
+
+        def member(short: str) -> str:
+            shown = str(team.render()).splitlines()
+            return next((line for line in shown if line.strip().startswith(short)), "")
+
+        await wait_for(pilot, app, lambda: "prepared" in member("analyser#1"), "the team")
+        # Started from elsewhere (the lead would): no key is pressed here.
+        start_worker(
+            Path(run.run_dir),
+            StartRequest(who="analyser#1"),
+            "Look at the widget.\n",
+            env,
+            surface="background",
+        )
+        await wait_for(
+            pilot,
+            app,
+            lambda: "prepared" not in member("analyser#1") and member("analyser#1") != "",
+            "the started worker shown without a key pressed",
+            timeout=10,
+        )
