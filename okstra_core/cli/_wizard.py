@@ -344,6 +344,9 @@ def _init(ns: argparse.Namespace) -> Payload:
 def _step(ns: argparse.Namespace) -> Payload:
     from ..session import Wizard
 
+    if isinstance(ns.answer, list):
+        # Python 3.11's argparse drops a `--` value (`--answer=--`), leaving no words.
+        ns.answer = "--"
     env = _env()
     wizard = Wizard.open(_state_path(ns.state, env), environment=env)
     try:
