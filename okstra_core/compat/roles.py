@@ -108,12 +108,16 @@ def _cross_from_defaults(
     """Models of the first cross-verification role from its default candidates.
 
     Instance n takes default candidate n; with `model_for`, a provider's own v1
-    model value replaces that provider's candidate (as the earlier okstra did).
+    model value replaces that provider's candidate (as the earlier okstra did). A
+    candidate whose CLI is known to be logged out goes last (the one readiness verdict):
+    defaults never pick it while another can run.
     """
     refs: list[str] = []
-    for ordinal, (candidate, provenance) in enumerate(
-        default_candidates(pool, scopes, cross.role)[:count], start=1
-    ):
+    candidates = sorted(
+        default_candidates(pool, scopes, cross.role),
+        key=lambda c: pool.readiness(c[0].provider).logged_in is False,
+    )
+    for ordinal, (candidate, provenance) in enumerate(candidates[:count], start=1):
         model: PoolModel | None = candidate
         value = model_for(candidate.provider_id) if model_for is not None else ""
         if value:

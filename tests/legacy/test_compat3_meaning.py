@@ -113,3 +113,24 @@ def test_model_defaults_the_earlier_okstra_read_stop_nothing(project: Path) -> N
     assert code == 0, payload
     said = "\n".join(payload["notes"]) + stderr
     assert f"{path}: modelDefaults: expected an object" in said, said
+
+
+def test_a_confirmed_v1_file_has_the_same_outcome_whatever_ran_before(
+    project: Path, tmp_path: Path
+) -> None:
+    # Login status commands that answer nothing ("cannot tell"), no Gemini login.
+    no_login = tmp_path / "no-login"
+    no_login.mkdir()
+    env = {"GEMINI_CLI_HOME": str(no_login), "HOME": str(no_login)}
+    source = tmp_path / "wizards" / "v1.json"
+    source.parent.mkdir()
+    source.write_text(json.dumps(_v1(project)))
+    first, code, _ = okstra("wizard", "outcome", "--state", str(source), env=env)
+    assert code == 0, first
+    other = [a for a in prepare_line(project, "--host", "codex", "--lead-model", "gpt-5.6")]
+    other[other.index("chk-1")] = "chk-2"
+    prepared, code, _ = okstra(*other, env=env)
+    assert code == 0, prepared
+    again, code, _ = okstra("wizard", "outcome", "--state", str(source), env=env)
+    assert code == 0, again
+    assert again["request"]["roleModels"] == first["request"]["roleModels"]
