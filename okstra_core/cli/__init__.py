@@ -25,11 +25,14 @@ import orjson
 
 from ..display import inert
 from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
+from ..records import to_data
 
 if TYPE_CHECKING:
     import argparse
 
-Handler = Callable[["argparse.Namespace"], tuple[dict[str, Any], int]]
+# A command's handler: its result — a JSON object, or a record (`records.to_data` writes
+# it) — and its exit code. Its `human` renderer, if any, takes the same result.
+Handler = Callable[["argparse.Namespace"], tuple[Any, int]]
 
 COMMANDS = (
     "models",
@@ -126,12 +129,12 @@ def _dispatch(command: str | None, args_list: list[str]) -> int:
     handler: Handler | None = getattr(ns, "handler", None)
     if handler is None:
         raise UsageError("a command is required: " + ", ".join(COMMANDS))
-    payload, code = handler(ns)
-    human: Callable[[dict[str, Any]], None] | None = getattr(ns, "human", None)
+    result, code = handler(ns)
+    human: Callable[[Any], None] | None = getattr(ns, "human", None)
     if human is not None and not getattr(ns, "json", False):
-        human(payload)
+        human(result)
     else:
-        emit(payload)
+        emit(result if isinstance(result, dict) else to_data(result))
     return code
 
 

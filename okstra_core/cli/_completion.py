@@ -50,14 +50,14 @@ def run_ids(parsed_args: argparse.Namespace, **_: Any) -> list[str]:
 def worker_labels(parsed_args: argparse.Namespace, **_: Any) -> list[str]:
     """The labels of the run's members (`analyser#1`, `leader#1`)."""
     from ..life.locate import locate_run
-    from ..life.report import load_run_manifest
+    from ..life.report import read_run_manifest
     from ..life.workers.team import members
 
     run = getattr(parsed_args, "run", None)
     if not run:
         return []
     run_dir = locate_run(run, Path.cwd(), os.environ)
-    manifest = load_run_manifest(run_dir)[1]
+    manifest = read_run_manifest(run_dir)[1]
     return [member.short for member in members(manifest)]
 
 

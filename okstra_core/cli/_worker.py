@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..life.limits import (
@@ -22,6 +22,10 @@ from ..life.limits import (
     RESULT_SHOWN_BYTES,
 )
 from . import _worker_review as review
+
+if TYPE_CHECKING:
+    from ..life.workers.control import Waited
+    from ..life.workers.start import Started
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 WHO_HELP = "a role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
@@ -254,10 +258,9 @@ def _prompt(ns: argparse.Namespace) -> str:
 # --------------------------------------------------------------------------- start
 
 
-def _start(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _start(ns: argparse.Namespace) -> tuple[Started, int]:
     from ..environment import Environment
     from ..life.actions import worker_start
-    from ..records import to_data
 
     run_dir = _run_dir(ns.run)
     started = worker_start(
@@ -272,40 +275,39 @@ def _start(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         surface=ns.surface,
         shared_tree=ns.shared_tree,
     )
-    return to_data(started), 0
+    return started, 0
 
 
-def _start_human(payload: dict[str, Any]) -> None:
+def _start_human(started: Started) -> None:
     from ..display import inert
 
     where = (
-        f"tmux pane {payload['paneRef']} ({payload['windowRef']})"
-        if payload["surface"] == "tmux"
-        else f"background, output in {payload['outputLog']}"
+        f"tmux pane {started.pane_ref} ({started.window_ref})"
+        if started.surface == "tmux"
+        else f"background, output in {started.output_log}"
     )
-    turn = f" (turn {payload['turn']})" if payload.get("turn", 1) > 1 else ""
-    lines = [f"okstra: started {payload['label']}{turn} — {where}"]
-    if payload.get("worktreePath"):
-        lines.append(f"okstra: it works in {payload['worktreePath']} on branch {payload['branch']}")
-    if payload.get("treeNote"):
-        lines.append(f"okstra: it {payload['treeNote']}")
+    turn = f" (turn {started.turn})" if started.turn > 1 else ""
+    lines = [f"okstra: started {started.label}{turn} — {where}"]
+    if started.worktree_path:
+        lines.append(f"okstra: it works in {started.worktree_path} on branch {started.branch}")
+    if started.tree_note:
+        lines.append(f"okstra: it {started.tree_note}")
     lines += [
-        f"okstra: wait for it:  {payload['waitCommand']}",
-        f"okstra: its result:   {payload['resultCommand']}",
-        *(f"okstra: note: {note}" for note in payload.get("notes") or ()),
+        f"okstra: wait for it:  {started.wait_command}",
+        f"okstra: its result:   {started.result_command}",
+        *(f"okstra: note: {note}" for note in started.notes),
     ]
     _print("".join(inert(line) + "\n" for line in lines))
 
 
-def _send(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _send(ns: argparse.Namespace) -> tuple[Started, int]:
     from ..environment import Environment
     from ..life.actions import worker_send
-    from ..records import to_data
 
     sent = worker_send(
         _run_dir(ns.run), Environment.real(), ns.who, prompt=_prompt(ns), surface=ns.surface
     )
-    return to_data(sent), 0
+    return sent, 0
 
 
 # --------------------------------------------------------------------------- status
@@ -362,27 +364,28 @@ def _status_human(payload: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- wait
 
 
-def _wait(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _wait(ns: argparse.Namespace) -> tuple[Waited, int]:
     from ..environment import Environment
     from ..life.actions import worker_wait
-    from ..records import to_data
 
     run_dir = _run_dir(ns.run)
     until = UNTIL[ns.until] if ns.until else None
     waited = worker_wait(
         run_dir, Environment.real(), ns.who, timeout=ns.timeout, any_one=ns.any, until=until
     )
-    return to_data(waited), waited.exit_code
+    return waited, waited.exit_code
 
 
-def _wait_human(payload: dict[str, Any]) -> None:
-    if payload["timedOut"]:
+def _wait_human(waited: Waited) -> None:
+    from ..records import to_data
+
+    if waited.timed_out:
         print(
             "okstra: timed out; still running: "
-            + ", ".join(w["short"] for w in payload["workers"] if w["state"] == "running"),
+            + ", ".join(w.short for w in waited.workers if w.state == "running"),
             file=sys.stderr,
         )
-    _print(status_text(payload["workers"]))
+    _print(status_text(to_data(waited.workers)))
 
 
 # --------------------------------------------------------------------------- result

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .inputs import RunInputs
     from .resume import ResumeDiscover, ResumeDocument, ResumeParticipant
     from .run import (
+        AddedExecution,
         ApprovedPlanRef,
         BindingRecord,
         DynamicRole,
@@ -57,6 +58,7 @@ _LAZY = {
     "ResumeDiscover": ".resume",
     "ResumeDocument": ".resume",
     "ResumeParticipant": ".resume",
+    "AddedExecution": ".run",
     "ApprovedPlanRef": ".run",
     "BindingRecord": ".run",
     "DynamicRole": ".run",
@@ -93,6 +95,7 @@ __all__ = [
     "SCHEMAS",
     "SCHEMA_VERSION",
     "TIMELINE_EVENTS",
+    "AddedExecution",
     "ApprovedPlanRef",
     "BindingRecord",
     "Document",

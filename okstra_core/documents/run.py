@@ -8,6 +8,7 @@ under `executionManifest`) is upgraded when read. (`run-inputs.json`: `inputs.py
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
@@ -20,7 +21,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXECUTION_IDENTITY_VERSION",
+    "LAUNCH_FIELDS",
     "SCHEMA_VERSION",
+    "START_FIELDS",
+    "AddedExecution",
     "ApprovedPlanRef",
     "BindingRecord",
     "DynamicRole",
@@ -55,6 +59,31 @@ class BindingRecord(Document):
     execution_value: StrictStr = ""
 
 
+# A participant's facts of one launch: written once launched (absent before), never
+# carried to a new attempt (`Participant.new_attempt`).
+LAUNCH_FIELDS = (
+    "session_ref",
+    "window_ref",
+    "launch_backend",
+    "launched_at",
+    "pane_ref",
+    "tmux_socket",
+    "process_id",
+    "process_start",
+    "parent_process_id",
+    "parent_start",
+    "pane_process_id",
+    "pane_start",
+    "stop_requested_at",
+    "exit_status",
+    "exit_signal",
+    "exited_at",
+    "end_detail",
+    "process_group",
+    "output_log",
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Participant(Document):
     """One agent session of the run (`participant-001` is always the leader)."""
@@ -63,26 +92,7 @@ class Participant(Document):
     __pydantic_config__ = config(
         camel_case=True,
         by_name=True,
-        omit_none=(
-            "launch_backend",
-            "launched_at",
-            "pane_ref",
-            "tmux_socket",
-            "process_id",
-            "process_start",
-            "parent_process_id",
-            "parent_start",
-            "pane_process_id",
-            "pane_start",
-            "stop_requested_at",
-            "exit_status",
-            "exit_signal",
-            "exited_at",
-            "end_detail",
-            "process_group",
-            "output_log",
-            "worker_write_capability",
-        ),
+        omit_none=(*LAUNCH_FIELDS[2:], "worker_write_capability"),
     )
 
     participant_ref: StrictStr
@@ -120,6 +130,28 @@ class Participant(Document):
     # background surface, its log (relative to the run directory).
     process_group: StrictInt | None = None
     output_log: StrictStr | None = None
+
+    def new_attempt(self, participant_ref: str) -> Participant:
+        """The participant of another attempt of this one: the same binding, no launch."""
+        cleared: dict[str, Any] = dict.fromkeys(LAUNCH_FIELDS)
+        return dataclasses.replace(
+            self, participant_ref=participant_ref, status="prepared", **cleared
+        )
+
+
+# A role execution's facts of one start — its worktree and that worktree's fate, its
+# turns: written once known, never carried to a new attempt (`RoleExecution.new_attempt`).
+START_FIELDS = (
+    "worktree_path",
+    "branch",
+    "base_commit",
+    "tree_note",
+    "merged_at",
+    "merge_commit",
+    "merged_into",
+    "discarded_at",
+    "turns",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,17 +191,7 @@ class RoleExecution(Document):
         camel_case=True,
         by_name=True,
         aliases={"duty": "dutyId"},
-        omit_none=(
-            "worktree_path",
-            "branch",
-            "base_commit",
-            "tree_note",
-            "merged_at",
-            "merge_commit",
-            "merged_into",
-            "discarded_at",
-            "turns",
-        ),
+        omit_none=START_FIELDS,
     )
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "binding": ("one", BindingRecord),
@@ -208,6 +230,23 @@ class RoleExecution(Document):
     discarded_at: StrictStr | None = None
     # A worker's turns, the first its start (`worker send` adds the next); None before.
     turns: tuple[Turn, ...] | None = None
+
+    def new_attempt(
+        self, ref: str, participant_ref: str, *, ordinal: int, label: str
+    ) -> RoleExecution:
+        """Another attempt of this role execution: the same role, model and binding,
+        coming from this one, not started yet (no worktree, no turns)."""
+        cleared: dict[str, Any] = dict.fromkeys(START_FIELDS)
+        return dataclasses.replace(
+            self,
+            role_execution_ref=ref,
+            participant_ref=participant_ref,
+            ordinal=ordinal,
+            execution_label=label,
+            status="prepared",
+            source_role_execution_ref=self.role_execution_ref,
+            **cleared,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -301,6 +340,53 @@ class RunManifest(Document):
 
     def participant(self, ref: str) -> Participant | None:
         return next((p for p in self.participants if p.participant_ref == ref), None)
+
+    def execution(self, ref: str) -> RoleExecution | None:
+        return next((e for e in self.role_executions if e.role_execution_ref == ref), None)
+
+    def with_participant(self, changed: Participant) -> RunManifest:
+        """This manifest with the participant of `changed`'s ref replaced by it."""
+        ref = changed.participant_ref
+        return dataclasses.replace(
+            self,
+            participants=tuple(
+                changed if p.participant_ref == ref else p for p in self.participants
+            ),
+        )
+
+    def with_execution(self, changed: RoleExecution) -> RunManifest:
+        """This manifest with the role execution of `changed`'s ref replaced by it."""
+        ref = changed.role_execution_ref
+        return dataclasses.replace(
+            self,
+            role_executions=tuple(
+                changed if e.role_execution_ref == ref else e for e in self.role_executions
+            ),
+        )
+
+    def with_added(self, added: AddedExecution) -> RunManifest:
+        """This manifest with a new participant and role execution (each kept once)."""
+        participants, executions = self.participants, self.role_executions
+        if self.participant(added.participant.participant_ref) is None:
+            participants = (*participants, added.participant)
+        if self.execution(added.role_execution.role_execution_ref) is None:
+            executions = (*executions, added.role_execution)
+        return dataclasses.replace(self, participants=participants, role_executions=executions)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AddedExecution(Document):
+    """A role execution started at run time (another attempt, a dynamic role) with its
+    participant: what a worker start adds to the run manifest."""
+
+    __pydantic_config__ = _CONFIG
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "participant": ("one", Participant),
+        "role_execution": ("one", RoleExecution),
+    }
+
+    participant: Participant
+    role_execution: RoleExecution
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -204,6 +204,18 @@ class LeadExited(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class LeadResumed(_Event):
+    """The lead of an earlier launch runs again in the foreground (`resume --exec`)."""
+
+    __pydantic_config__ = _CONFIG
+
+    event: Literal["lead-resumed"] = "lead-resumed"
+    participant_ref: StrictStr
+    backend: StrictStr
+    process_id: StrictInt
+
+
+@dataclass(frozen=True, kw_only=True)
 class LeadStopRequested(_Event):
     """Someone asked okstra to stop the lead."""
 
@@ -243,6 +255,7 @@ TimelineEvent = (
     | LeadLaunchFailed
     | SessionDiscovered
     | LeadExited
+    | LeadResumed
     | LeadStopRequested
     | WorkerStarted
     | WorkerExited
@@ -254,6 +267,7 @@ TIMELINE_EVENTS: dict[str, type[Document]] = {
     "lead-launch-failed": LeadLaunchFailed,
     "session-discovered": SessionDiscovered,
     "lead-exited": LeadExited,
+    "lead-resumed": LeadResumed,
     "lead-stop-requested": LeadStopRequested,
     "worker-started": WorkerStarted,
     "worker-exited": WorkerExited,

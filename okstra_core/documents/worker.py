@@ -10,10 +10,14 @@ was running. `worker-started` / `worker-exited` are the run's timeline events.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
-from ..records import config, dataclass
-from .base import Document
+import orjson
+
+from ..records import aliases_of, config, dataclass
+from .base import Document, Shape
+from .run import AddedExecution
 
 if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
@@ -62,6 +66,9 @@ class WorkerLaunch(Document):
 
     __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "worker launch"
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "added": ("one", AddedExecution)
+    }
 
     run_dir: StrictStr
     role_execution_ref: StrictStr
@@ -80,7 +87,7 @@ class WorkerLaunch(Document):
     stdout_log: StrictStr = "stdout.log"
     session_id: StrictStr | None = None
     started_at: StrictStr
-    added: dict[StrictStr, Any] | None = None
+    added: AddedExecution | None = None
     worktree: StrictStr | None = None
     branch: StrictStr | None = None
     base_commit: StrictStr | None = None
@@ -93,13 +100,13 @@ class WorkerLaunch(Document):
     # (so `worker start` returns without waiting for the checkout).
     checkout_pending: StrictBool = False
 
-    def tree_changes(self) -> dict[str, str]:
-        """The role execution's worktree keys, as the run manifest records them."""
+    def tree_changes(self) -> dict[str, Any]:
+        """The role execution's worktree fields (by their names in `RoleExecution`)."""
         values = {
-            "worktreePath": self.worktree,
+            "worktree_path": self.worktree,
             "branch": self.branch,
-            "baseCommit": self.base_commit,
-            "treeNote": self.tree_note,
+            "base_commit": self.base_commit,
+            "tree_note": self.tree_note,
         }
         return {k: v for k, v in values.items() if v is not None}
 
@@ -215,8 +222,10 @@ class PaneActivity(Document):
 class ProjectRunsRow(Document):
     """A line of `.okstra/runs-index.jsonl`: one run as it was after a change.
 
-    `run` is `<group>/<task>/runs/<run-id>` under `.okstra/tasks`; `workers` maps each
-    worker (`analyser#1`) to its participant's status.
+    `run` is `<group>/<task>/runs/<run-id>` under `.okstra/tasks`; `worker_states`
+    counts the run's workers by their participants' status (`{"exited": 3}`): all a
+    listing asks of them is whether one runs, and a line stays short however large the
+    team (each listing parses every line).
     """
 
     __pydantic_config__ = config(
@@ -234,7 +243,7 @@ class ProjectRunsRow(Document):
     team_size: StrictInt
     lead_status: StrictStr
     lead_backend: StrictStr | None
-    workers: dict[StrictStr, StrictStr]
+    worker_states: dict[StrictStr, StrictInt]
     updated_at: StrictStr | None = None
     # What `okstra runs` shows of a settled run without opening its manifest: the
     # leader participant as recorded, the run's entry mode and minted lead session id,
@@ -244,3 +253,81 @@ class ProjectRunsRow(Document):
     entry_mode: StrictStr | None = None
     lead_session_id: StrictStr | None = None
     manifest_stamp: StrictStr | None = None
+
+    @classmethod
+    def from_line(cls, line: bytes) -> Self | None:
+        """The row one line of the index holds (parsed by orjson, each field of its
+        type), or None when the line is none: not JSON, not an object, a field a row
+        cannot do without missing or of another type.
+
+        The index is derived data, read whole by every listing: a line is checked by
+        its fields' JSON types here, without a validating library (see
+        docs/performance.md); its `run` and `leader` are checked where they are used.
+        """
+        reader = _READERS.get(cls)
+        if reader is None:
+            reader = _READERS[cls] = _row_reader(cls)
+        row: Self | None = reader(line)  # type: ignore[assignment]
+        return row
+
+
+_READERS: dict[type[ProjectRunsRow], Callable[[bytes], ProjectRunsRow | None]] = {}
+
+
+# How a line of the runs index is checked when it is read: the fields a row cannot do
+# without, each of its exact JSON type (and every count of workers a number); the others,
+# absent, empty or of another type, are left out (`leader` is checked where it is read,
+# `life.runinfo`, as from a manifest).
+_REQUIRED: dict[str, type] = {
+    "run": str,
+    "run_id": str,
+    "task_key": str,
+    "task_type": str,
+    "team_size": int,
+    "lead_status": str,
+    "worker_states": dict,
+}
+_OPTIONAL: dict[str, type] = {
+    "created_at": str,
+    "lead_backend": str,
+    "updated_at": str,
+    "leader": dict,
+    "entry_mode": str,
+    "lead_session_id": str,
+    "manifest_stamp": str,
+}
+_COUNTS = {int}
+
+
+def _row_reader(
+    cls: type[ProjectRunsRow],
+) -> Callable[[bytes], ProjectRunsRow | None]:
+    names = aliases_of(cls)
+    required_keys = tuple(names.get(n, n) for n in _REQUIRED)
+    required_types = tuple(_REQUIRED.values())
+    optional_keys = tuple(names.get(n, n) for n in _OPTIONAL)
+    optional_types = tuple(_OPTIONAL.values())
+    states_at = list(_REQUIRED).index("worker_states")
+
+    def read(line: bytes) -> ProjectRunsRow | None:
+        try:
+            data = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+        if type(data) is not dict:
+            return None
+        required = list(map(data.get, required_keys))
+        if tuple(map(type, required)) != required_types:
+            return None
+        states = required[states_at]
+        if states and set(map(type, states.values())) != _COUNTS:
+            return None
+        optional = [
+            v if type(v) is t and v != "" else None
+            for v, t in zip(map(data.get, optional_keys), optional_types, strict=True)
+        ]
+        values: dict[str, Any] = dict(zip(_REQUIRED, required, strict=True))
+        values.update(zip(_OPTIONAL, optional, strict=True))
+        return cls(**values)
+
+    return read

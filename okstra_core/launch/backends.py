@@ -39,8 +39,6 @@ from okstra_core.processes.process import process_start
 from okstra_core.processes.tmux import minimal_env
 
 from ..catalog.activity import ActivitySpec
-from ..documents import Participant
-from ..documents.base import merged
 from ..records import config, dataclass, field
 
 _TMUX_TIMEOUT = 10.0
@@ -118,17 +116,16 @@ class LaunchResult:
         return self.error.render() if self.error is not None else None
 
     def where(self) -> dict[str, Any]:
-        """The leader participant's keys that say where the lead runs (tmux), to record."""
+        """The leader participant's fields (by their names in `Participant`) that say
+        where the lead runs (tmux), to record."""
         if self.pane_ref is None:
             return {}
-        return merged(
-            None,
-            Participant,
-            pane_ref=self.pane_ref,
-            tmux_socket=self.tmux_socket,
-            pane_process_id=self.pane_pid,
-            pane_start=self.pane_start,
-        )
+        return {
+            "pane_ref": self.pane_ref,
+            "tmux_socket": self.tmux_socket,
+            "pane_process_id": self.pane_pid,
+            "pane_start": self.pane_start,
+        }
 
     def raise_for_error(self) -> LaunchResult:
         """Raise the launch error, if any; else return self."""

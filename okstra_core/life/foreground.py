@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..documents.task import LeadLaunchFailed, LeadResumed
 from ..environment import Environment
 from ..errors import OkstraError
 from ..launch.watch import early_exit_line, watch_bound
@@ -22,29 +23,30 @@ from .runinfo import LEADER_REF, RunInfo, read_run, resume_command
 __all__ = ["run_foreground"]
 
 
-# What a resumed lead no longer has: the earlier end and where it ran before.
-_RESUMED_CLEARS: dict[str, Any] = {
-    "exitStatus": None,
-    "exitSignal": None,
-    "exitedAt": None,
-    "endDetail": None,
-    "stopRequestedAt": None,
-    "paneRef": None,
-    "windowRef": None,
-    "tmuxSocket": None,
-    "paneProcessId": None,
-    "paneStart": None,
-}
+# What a resumed lead no longer has: the earlier end and where it ran before (the
+# leader's fields, by their names in `Participant`).
+_RESUMED_CLEARS = (
+    "exit_status",
+    "exit_signal",
+    "exited_at",
+    "end_detail",
+    "stop_requested_at",
+    "pane_ref",
+    "window_ref",
+    "tmux_socket",
+    "pane_process_id",
+    "pane_start",
+)
 
 
 def _launch_record(pid: int) -> dict[str, Any]:
     """The foreground lead as launch records it: its pid and start time, and okstra's."""
     me = process.recorded(pid, with_parent=True)
     return {
-        "processId": pid,
-        "processStart": me.start,
-        "parentProcessId": me.parent,
-        "parentStart": me.parent_start,
+        "process_id": pid,
+        "process_start": me.start,
+        "parent_process_id": me.parent,
+        "parent_start": me.parent_start,
     }
 
 
@@ -56,19 +58,13 @@ def _record_start(run: RunInfo, pid: int, environment: Environment, *, resumed: 
             update_leader(run.run_dir, changes)
             return None
         now = environment.now().isoformat(timespec="seconds")
-        changes.update(_RESUMED_CLEARS, status="launched", launchBackend="exec", launchedAt=now)
+        changes.update(dict.fromkeys(_RESUMED_CLEARS))
+        changes.update(status="launched", launch_backend="exec", launched_at=now)
         update_leader(run.run_dir, changes)
-        append_line(
-            timeline_path(run.run_dir),
-            {
-                "at": now,
-                "event": "lead-resumed",
-                "runId": run.run_id,
-                "participantRef": LEADER_REF,
-                "backend": "exec",
-                "processId": pid,
-            },
+        resumed_event = LeadResumed(
+            at=now, run_id=run.run_id, participant_ref=LEADER_REF, backend="exec", process_id=pid
         )
+        append_line(timeline_path(run.run_dir), resumed_event.dump())
     except (OkstraError, OSError) as exc:
         return f"okstra: the lead's start was not recorded: {failure_text(exc)}"
     return None
@@ -77,16 +73,13 @@ def _record_start(run: RunInfo, pid: int, environment: Environment, *, resumed: 
 def _record_launch_failure(run: RunInfo, environment: Environment, exc: OkstraError) -> None:
     """A `lead-launch-failed` event in the timeline, when it can be written."""
     with contextlib.suppress(OkstraError, OSError):
-        append_line(
-            timeline_path(run.run_dir),
-            {
-                "at": environment.now().isoformat(timespec="seconds"),
-                "event": "lead-launch-failed",
-                "runId": run.run_id,
-                "backend": "exec",
-                "error": exc.render(),
-            },
+        failed = LeadLaunchFailed(
+            at=environment.now().isoformat(timespec="seconds"),
+            run_id=run.run_id,
+            backend="exec",
+            error=exc.render(),
         )
+        append_line(timeline_path(run.run_dir), failed.dump())
 
 
 def run_foreground(

@@ -32,8 +32,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..documents.task import LeadExited, LeadStopRequested
 from ..environment import Environment
-from ..errors import OkstraError
+from ..errors import DataFileError, OkstraError
 from ..launch import RESUME_JSON
 from ..processes import process, tmux
 from ..processes.process import process_start
@@ -42,14 +43,13 @@ from ..records import config, dataclass, field
 from ..store import FileLock, append_line
 from ..tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from . import index
-from .report import load_run_manifest
+from .report import read_run_manifest
 from .runinfo import (
     ENDED,
     LAUNCH_FAILED,
     LEADER_REF,
     Leader,
     RunInfo,
-    leader_of,
     read_run,
     resume_command,
 )
@@ -65,7 +65,6 @@ __all__ = [
     "RunInfo",
     "StopOutcome",
     "failure_text",
-    "leader_of",
     "observe",
     "pane_lines",
     "pane_of",
@@ -109,12 +108,13 @@ def timeline_path(run_dir: Path) -> Path:
 
 
 def update_leader(run_dir: Path, changes: Mapping[str, Any]) -> None:
-    """Set leader participant keys (under the participant lock)."""
+    """Set leader participant fields, by their names in `Participant` (under the
+    participant lock)."""
     from ..prepare.runfiles import update_participant  # a writer: loaded when it writes
 
     with participant_lock(run_dir):
         updated = update_participant(run_dir / RUN_MANIFEST, LEADER_REF, changes)
-        index.note(run_dir, updated.dump())
+        index.note(run_dir, updated)
 
 
 def record_end(
@@ -149,28 +149,28 @@ def record_end(
     """
     now = environment.now().isoformat(timespec="seconds")
     with participant_lock(run_dir):
-        path, manifest = load_run_manifest(run_dir)
-        leader = leader_of(manifest, path=path)
-        if leader.get("status") in ENDED:
+        path, manifest = read_run_manifest(run_dir)
+        leader = manifest.participant(LEADER_REF)
+        if leader is None:
+            raise DataFileError(f"no participant {LEADER_REF}", path=path, field="participants")
+        if leader.status in ENDED:
             return False
-        state = "stopped" if leader.get("stopRequestedAt") else how
-        event: dict[str, Any] = {
-            "at": now,
-            "event": "lead-exited",
-            "runId": str(manifest.get("runId") or run_dir.name),
-            "participantRef": LEADER_REF,
-            "status": state,
-            "backend": leader.get("launchBackend"),
-            "exitStatus": exit_status,
-            "signal": signal_number,
-            "exitedAt": exited_at or now,
-            "windowRef": leader.get("windowRef"),
-            "paneRef": leader.get("paneRef"),
-            "lastLines": list(lines),
-        }
-        if detail:
-            event["detail"] = detail
-        append_line(timeline_path(run_dir), event)
+        state = "stopped" if leader.stop_requested_at else how
+        event = LeadExited(
+            at=now,
+            run_id=manifest.run_id,
+            participant_ref=LEADER_REF,
+            status=state,
+            backend=leader.launch_backend,
+            exit_status=exit_status,
+            signal=signal_number,
+            exited_at=exited_at or now,
+            window_ref=leader.window_ref,
+            pane_ref=leader.pane_ref,
+            last_lines=tuple(lines),
+            detail=detail or None,
+        )
+        append_line(timeline_path(run_dir), event.dump())
         from ..prepare.runfiles import update_participant  # loaded when it writes
 
         updated = update_participant(
@@ -178,13 +178,13 @@ def record_end(
             LEADER_REF,
             {
                 "status": state,
-                "exitStatus": exit_status,
-                "exitSignal": signal_number,
-                "exitedAt": exited_at or now,
-                **({"endDetail": detail} if detail else {}),
+                "exit_status": exit_status,
+                "exit_signal": signal_number,
+                "exited_at": exited_at or now,
+                "end_detail": detail or leader.end_detail,
             },
         )
-        index.note(run_dir, updated.dump())
+        index.note(run_dir, updated)
         return True
 
 
@@ -368,11 +368,9 @@ def _note_stop_request(run: RunInfo, backend: str | None, environment: Environme
     """Record that a stop was asked for; on a project okstra cannot write, say so."""
     now = environment.now().isoformat(timespec="seconds")
     try:
-        update_leader(run.run_dir, {"stopRequestedAt": now})
-        append_line(
-            timeline_path(run.run_dir),
-            {"at": now, "event": "lead-stop-requested", "runId": run.run_id, "backend": backend},
-        )
+        update_leader(run.run_dir, {"stop_requested_at": now})
+        event = LeadStopRequested(at=now, run_id=run.run_id, backend=backend)
+        append_line(timeline_path(run.run_dir), event.dump())
     except (OkstraError, OSError) as exc:
         return [f"the stop request was not recorded: {failure_text(exc)}"]
     return []

@@ -22,6 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..documents import RunManifest
+from ..documents.task import SessionDiscovered
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
 from ..launch import (
@@ -42,7 +44,7 @@ from ..tasks import LEAD_PROMPT, OKSTRA_DIR, TIMELINE
 from ..trust import require_trusted
 from . import index as runs_index
 from .project import RUN_ARG, place_of
-from .report import load_run_manifest
+from .report import read_run_manifest
 
 DEFAULT_WAIT = 3.0
 # Concurrent `okstra resume` calls of one run take turns finishing its sheet.
@@ -203,29 +205,26 @@ def _parse_time(value: object, *, path: Path, field: str) -> datetime:
     return parsed
 
 
-def launch_time(manifest: Mapping[str, Any], participant: str, *, path: Path) -> datetime:
+def launch_time(manifest: RunManifest, participant: str, *, path: Path) -> datetime:
     """When the participant's CLI was started: its `launchedAt`, else the run's `createdAt`.
 
     A run prepared with `--launch none` was never started by okstra; the CLI was
     started by hand after prepare, so the run's creation bounds it.
     """
-    participants = manifest.get("participants")
-    for index, item in enumerate(participants if isinstance(participants, list) else []):
-        if isinstance(item, Mapping) and item.get("participantRef") == participant:
-            if item.get("launchedAt") is not None:
+    for index, item in enumerate(manifest.participants):
+        if item.participant_ref == participant:
+            if item.launched_at is not None:
                 return _parse_time(
-                    item["launchedAt"],
-                    path=path,
-                    field=f"participants[{index}].launchedAt",
+                    item.launched_at, path=path, field=f"participants[{index}].launchedAt"
                 )
             break
-    return _parse_time(manifest.get("createdAt"), path=path, field="createdAt")
+    return _parse_time(manifest.created_at, path=path, field="createdAt")
 
 
 def _look_up(
     entry: ResumeEntry,
     run_arg: str,
-    manifest: Mapping[str, Any],
+    manifest: RunManifest,
     manifest_path: Path,
     environment: Environment,
     *,
@@ -349,22 +348,19 @@ def _record(
                     entry.session_id,
                     leader=entry.role == "leader",
                 )
-                runs_index.note(run_dir, updated.dump())
+                runs_index.note(run_dir, updated)
         write_resume_sheet(run_dir, entries, okstra=sheet.okstra)
         for entry in entries:
             if entry.participant in written:
-                append_line(
-                    timeline,
-                    {
-                        "at": now,
-                        "event": "session-discovered",
-                        "runId": run_id,
-                        "participantRef": entry.participant,
-                        "role": entry.role,
-                        "provider": entry.provider_id,
-                        "sessionId": entry.session_id,
-                    },
+                discovered = SessionDiscovered(
+                    at=now,
+                    run_id=run_id,
+                    participant_ref=entry.participant,
+                    role=entry.role,
+                    provider=entry.provider_id,
+                    session_id=entry.session_id or "",
                 )
+                append_line(timeline, discovered.dump())
         return read_resume_sheet(run_dir), tuple(written)
 
 
@@ -395,10 +391,10 @@ def resume_run(
     """
     if wait < 0:
         raise UsageError("expected a number of seconds ≥ 0", field="--wait")
-    manifest_path, manifest = load_run_manifest(run_dir)
-    run_id = str(manifest.get("runId") or run_dir.name)
+    manifest_path, manifest = read_run_manifest(run_dir)
+    run_id = manifest.run_id
     if not (run_dir / RESUME_JSON).exists():
-        if manifest.get("entryMode") == "current-session":
+        if manifest.entry_mode == "current-session":
             raise UsageError(
                 "this run launched no lead CLI (the host session is the lead): "
                 "there is nothing to resume",

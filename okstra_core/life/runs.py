@@ -365,32 +365,30 @@ def newest_runs(
     rows: list[RunRow] = []
     settled: list[_Settled] = []
     stamps: dict[str | None, float] = {}
-    for group, task, name, real, record in index.listing(project_root):
-        if record is not None and index.settled(record):
-            created = record.get("createdAt")
-            key = created if isinstance(created, str) else None
+    for group, task, name, real, indexed in index.listing(project_root):
+        if indexed is not None and indexed.settled:
+            key = indexed.created_at
             at = stamps.get(key)
             if at is None:
                 at = stamps[key] = _index_stamp(key)
-            settled.append((at, f"{tasks}/{group}/{task}/{RUNS_DIR}/{name}", record))
+            settled.append((at, f"{tasks}/{group}/{task}/{RUNS_DIR}/{name}", indexed))
         else:
             place = RunPlace(root=project_root, group=group, task=task, name=name)
             rows.append(run_row(place, environment, real=real))
     total = len(rows) + len(settled)
     if limit is not None and len(settled) > limit:
         settled = _newest_settled(settled, rows, limit)
-    rows.extend(_settled_row(project_root, record, environment) for *_, record in settled)
+    rows.extend(_settled_row(project_root, indexed, environment) for *_, indexed in settled)
     ordered = _sorted(rows)
     return (ordered if limit is None else ordered[:limit]), total
 
 
 # A settled run: when its index row says it was created, its directory, its row.
-_Settled = tuple[float, str, Mapping[str, Any]]
+_Settled = tuple[float, str, index.IndexRow]
 
 
-def _settled_row(project_root: Path, record: Mapping[str, Any], environment: Environment) -> RunRow:
-    """The row of a settled run, from its index row (a checked line of `index.listing`)."""
-    row = index.as_row(record)
+def _settled_row(project_root: Path, row: index.IndexRow, environment: Environment) -> RunRow:
+    """The row of a settled run, from its index row (`index.listing`)."""
     group, task, _, name = row.run.split("/")
     place = RunPlace(root=project_root, group=group, task=task, name=name)
     return _row_of(place, info_of_row(place.path, row), environment)

@@ -4,9 +4,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..records import dataclass
+from ..records import config, dataclass
 
-__all__ = ["RunLayout", "relative"]
+__all__ = ["RunLayout", "RunPaths", "relative"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunPaths:
+    """Each file of one run and where it goes (named in the run manifest's `paths` and
+    the lead prompt's by their camelCase names: `runManifest`, …)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    run_inputs: Path
+    run_manifest: Path
+    lead_prompt: Path
+    lead_prompt_meta: Path
+    resume: Path
+    resume_script: Path
+    task_manifest: Path
+    task_index: Path
+    timeline: Path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -19,9 +37,8 @@ class RunLayout:
         project_root: the project's directory (paths in documents are relative to it).
         now: when the run was prepared (ISO 8601, to the second).
         session_id: the lead's session id when it is known before launch.
-        paths: each file of the run (`runInputs`, `runManifest`, `leadPrompt`,
-            `leadPromptMeta`, `resume`, `resumeScript`, `taskManifest`, `taskIndex`,
-            `timeline`) → where it goes; rel: the same, relative to the project.
+        paths: each file of the run and where it goes; rel: the same, relative to the
+            project, under the names documents and templates write (`runManifest`, …).
         brief: the brief, relative to the project.
     """
 
@@ -31,13 +48,18 @@ class RunLayout:
     project_root: Path
     now: str
     session_id: str | None
-    paths: dict[str, Path]
+    paths: RunPaths
     rel: dict[str, str]
     brief: str
 
     def relative(self, path: Path) -> str:
         """`path` as the run's documents write it (see `relative`)."""
         return relative(path, self.project_root)
+
+    @property
+    def run_manifest(self) -> str:
+        """The run manifest, as the run's documents write it."""
+        return self.relative(self.paths.run_manifest)
 
 
 def relative(path: Path, root: Path) -> str:

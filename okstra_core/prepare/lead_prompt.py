@@ -81,5 +81,5 @@ def lead_prompt_meta(resolved: Resolved, layout: RunLayout, prompt: bytes) -> Le
         duty=leader.duty,
         attempt=1,
         prompt_sha256=hashlib.sha256(prompt).hexdigest(),
-        prompt_path=layout.rel["leadPrompt"],
+        prompt_path=layout.relative(layout.paths.lead_prompt),
     )

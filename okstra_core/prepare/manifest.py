@@ -152,6 +152,53 @@ def model_spec_digest(assignment: AssignmentLike) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
+def bound_execution(
+    a: AssignmentLike,
+    participant_ref: str,
+    *,
+    write_capability: WriteCapability,
+    unknown: bool = False,
+) -> tuple[Participant, RoleExecution]:
+    """The participant and role execution of an assignment, not launched yet.
+
+    `unknown`: a current-session leader whose host did not report its model (its model
+    ref, model id and spec digest are recorded as null, never invented).
+    """
+    model_ref = None if unknown else a.model_ref
+    model_id = None if unknown else a.model_id
+    participant = Participant(
+        participant_ref=participant_ref,
+        role=a.role,
+        provider=a.provider_id,
+        model_ref=model_ref,
+        model_id=model_id,
+        runner=a.binding.runner,
+        host_runtime=a.host_runtime,
+        host_model_value=a.binding.host_model_value,
+        entry_mode=a.entry_mode,
+        worker_write_capability=write_capability,
+    )
+    execution = RoleExecution(
+        role_execution_ref=role_execution_ref(a.role, a.ordinal),
+        participant_ref=participant_ref,
+        role=a.role,
+        duty=a.duty,
+        provider=a.provider_id,
+        model_ref=model_ref,
+        model_id=model_id,
+        display_name=UNREPORTED_MODEL if unknown else a.display_name,
+        execution=a.execution,
+        ordinal=a.ordinal,
+        execution_label=execution_label(
+            a.role, a.ordinal, UNREPORTED_MODEL if unknown else a.model_ref
+        ),
+        model_spec_digest=None if unknown else model_spec_digest(a),
+        binding=binding_record(a.binding, a.execution),
+        provenance=a.provenance,
+    )
+    return participant, execution
+
+
 def build_execution_manifest(
     assignments: Sequence[AssignmentLike],
     dynamic_roles: Iterable[RequirementLike] = (),
@@ -176,46 +223,17 @@ def build_execution_manifest(
     participants: list[Participant] = []
     executions: list[RoleExecution] = []
     for index, a in enumerate(ordered, start=1):
-        ref = f"participant-{index:03d}"
         unknown = (
             a.role == LEADER and a.binding.runner == "current-session" and not leader_model_reported
         )
-        model_ref = None if unknown else a.model_ref
-        model_id = None if unknown else a.model_id
-        participants.append(
-            Participant(
-                participant_ref=ref,
-                role=a.role,
-                provider=a.provider_id,
-                model_ref=model_ref,
-                model_id=model_id,
-                runner=a.binding.runner,
-                host_runtime=a.host_runtime,
-                host_model_value=a.binding.host_model_value,
-                entry_mode=a.entry_mode,
-                worker_write_capability=write_capability(a.role, writing_roles),
-            )
+        participant, execution = bound_execution(
+            a,
+            f"participant-{index:03d}",
+            write_capability=write_capability(a.role, writing_roles),
+            unknown=unknown,
         )
-        executions.append(
-            RoleExecution(
-                role_execution_ref=role_execution_ref(a.role, a.ordinal),
-                participant_ref=ref,
-                role=a.role,
-                duty=a.duty,
-                provider=a.provider_id,
-                model_ref=model_ref,
-                model_id=model_id,
-                display_name=UNREPORTED_MODEL if unknown else a.display_name,
-                execution=a.execution,
-                ordinal=a.ordinal,
-                execution_label=execution_label(
-                    a.role, a.ordinal, UNREPORTED_MODEL if unknown else a.model_ref
-                ),
-                model_spec_digest=None if unknown else model_spec_digest(a),
-                binding=binding_record(a.binding, a.execution),
-                provenance=a.provenance,
-            )
-        )
+        participants.append(participant)
+        executions.append(execution)
     return ExecutionManifest(
         entry_mode=ordered[0].entry_mode,
         participants=tuple(participants),

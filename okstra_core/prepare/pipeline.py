@@ -269,11 +269,11 @@ def _after_launch(
         runfiles.update_participant(
             run.run_manifest_path,
             "participant-001",
-            runfiles.participant_changes(
-                status="launch-failed",
-                launch_backend=outcome.backend,
-                end_detail=outcome.error.render(),
-            ),
+            {
+                "status": "launch-failed",
+                "launch_backend": outcome.backend,
+                "end_detail": outcome.error.render(),
+            },
         )
         return replace(result, launch=outcome)
     runfiles.mark_leader_launched(

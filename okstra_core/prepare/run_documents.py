@@ -47,7 +47,7 @@ from ..tasks import (
 )
 from ..vocabulary import CURRENT_SESSION_RUNNER
 from . import runfiles
-from .layout import RunLayout, relative
+from .layout import RunLayout, RunPaths, relative
 from .lead_prompt import lead_prompt, lead_prompt_meta
 from .render import render_template
 from .resolve import Resolved, project_json_path
@@ -92,17 +92,17 @@ def run_layout(
     """The layout of run `seq` of the resolved request."""
     run_dir = run_dir_for(resolved, seq)
     troot = resolved.task_root
-    paths = {
-        "runInputs": run_dir / RUN_INPUTS,
-        "runManifest": run_dir / RUN_MANIFEST,
-        "leadPrompt": run_dir / LEAD_PROMPT,
-        "leadPromptMeta": run_dir / LEAD_PROMPT_META,
-        "resume": run_dir / "resume.json",
-        "resumeScript": run_dir / "resume-lead.sh",
-        "taskManifest": troot / TASK_MANIFEST,
-        "taskIndex": troot / TASK_INDEX,
-        "timeline": troot / TIMELINE,
-    }
+    paths = RunPaths(
+        run_inputs=run_dir / RUN_INPUTS,
+        run_manifest=run_dir / RUN_MANIFEST,
+        lead_prompt=run_dir / LEAD_PROMPT,
+        lead_prompt_meta=run_dir / LEAD_PROMPT_META,
+        resume=run_dir / "resume.json",
+        resume_script=run_dir / "resume-lead.sh",
+        task_manifest=troot / TASK_MANIFEST,
+        task_index=troot / TASK_INDEX,
+        timeline=troot / TIMELINE,
+    )
     root = resolved.request.project_root
     return RunLayout(
         run_id=runfiles.run_name(resolved.request.task_type, seq),
@@ -112,7 +112,7 @@ def run_layout(
         now=now,
         session_id=launch_plan.session_id if launch_plan is not None else None,
         paths=paths,
-        rel={name: relative(path, root) for name, path in paths.items()},
+        rel={name: relative(Path(path), root) for name, path in to_data(paths).items()},
         brief=relative(resolved.brief_path, root),
     )
 
@@ -225,9 +225,9 @@ def task_manifest(resolved: Resolved, layout: RunLayout, cache: Path) -> TaskMan
             seq=layout.seq,
             created_at=layout.now,
             run_dir=layout.relative(layout.run_dir),
-            run_manifest_path=layout.rel["runManifest"],
-            run_inputs_path=layout.rel["runInputs"],
-            lead_prompt_path=layout.rel["leadPrompt"],
+            run_manifest_path=layout.run_manifest,
+            run_inputs_path=layout.relative(layout.paths.run_inputs),
+            lead_prompt_path=layout.relative(layout.paths.lead_prompt),
             lead_session_id=layout.session_id,
         ),
         index_entries=[
@@ -241,13 +241,13 @@ def task_manifest(resolved: Resolved, layout: RunLayout, cache: Path) -> TaskMan
                 model_ref=r.model_ref,
                 execution_label=r.execution_label,
                 model_spec_digest=r.model_spec_digest,
-                run_manifest_path=layout.rel["runManifest"],
+                run_manifest_path=layout.run_manifest,
             )
             for r in resolved.manifest.role_executions
         ],
         now=layout.now,
     )
-    path = layout.paths["taskManifest"]
+    path = layout.paths.task_manifest
     if _to_check(existing, path, cache):
         return TaskManifest.parse(data, path=path)
     return TaskManifest.from_own(data)
@@ -289,7 +289,7 @@ def run_prepared(resolved: Resolved, layout: RunLayout) -> RunPrepared:
         at=layout.now,
         run_id=layout.run_id,
         task_type=resolved.request.task_type,
-        run_manifest_path=layout.rel["runManifest"],
+        run_manifest_path=layout.run_manifest,
         lead_session_id=layout.session_id,
         role_execution_refs=tuple(r.role_execution_ref for r in resolved.manifest.role_executions),
     )
@@ -327,7 +327,7 @@ def runs_index_row(resolved: Resolved, layout: RunLayout) -> RunsIndexRow:
         task_type=request.task_type,
         run_id=layout.run_id,
         run_dir=str(layout.run_dir),
-        run_manifest_path=str(layout.paths["runManifest"]),
+        run_manifest_path=str(layout.paths.run_manifest),
         lead_session_id=layout.session_id,
         okstra_version=__version__,
         role_execution_refs=tuple(e.role_execution_ref for e in resolved.manifest.role_executions),
@@ -357,22 +357,22 @@ def plan_run(
     cache = user_dirs(environment.env).cache
     prompt = lead_prompt(resolved, layout, environment).encode("utf-8")
     files = [
-        PlannedFile(paths["runInputs"], run_inputs(resolved, layout).to_bytes(), "immutable"),
-        PlannedFile(paths["runManifest"], run_manifest(resolved, layout, launch_plan).to_bytes()),
-        PlannedFile(paths["leadPrompt"], prompt),
-        PlannedFile(paths["leadPromptMeta"], lead_prompt_meta(resolved, layout, prompt).to_bytes()),
+        PlannedFile(paths.run_inputs, run_inputs(resolved, layout).to_bytes(), "immutable"),
+        PlannedFile(paths.run_manifest, run_manifest(resolved, layout, launch_plan).to_bytes()),
+        PlannedFile(paths.lead_prompt, prompt),
+        PlannedFile(paths.lead_prompt_meta, lead_prompt_meta(resolved, layout, prompt).to_bytes()),
     ]
     sheet = resume_sheet(layout, launch_plan, environment)
     if sheet is not None:
-        files.append(PlannedFile(paths["resume"], sheet[0]))
-        files.append(PlannedFile(paths["resumeScript"], sheet[1].encode("utf-8"), mode=0o700))
+        files.append(PlannedFile(paths.resume, sheet[0]))
+        files.append(PlannedFile(paths.resume_script, sheet[1].encode("utf-8"), mode=0o700))
     manifest = task_manifest(resolved, layout, cache)
     index = task_index(resolved, layout, manifest, environment)
     project = project_document(resolved, layout, cache)
     files += [
-        PlannedFile(paths["taskManifest"], manifest.to_bytes()),
-        PlannedFile(paths["taskIndex"], index.encode("utf-8")),
-        PlannedFile(paths["timeline"], run_prepared(resolved, layout).jsonl(), "append"),
+        PlannedFile(paths.task_manifest, manifest.to_bytes()),
+        PlannedFile(paths.task_index, index.encode("utf-8")),
+        PlannedFile(paths.timeline, run_prepared(resolved, layout).jsonl(), "append"),
         PlannedFile(project_json_path(layout.project_root), project.to_bytes(), "upsert"),
         PlannedFile(
             user_dirs(environment.env).runs_index,
@@ -385,6 +385,6 @@ def plan_run(
         run_dir=layout.run_dir,
         files=tuple(files),
         launch_plan=launch_plan,
-        lead_prompt_path=paths["leadPrompt"],
-        run_manifest_path=paths["runManifest"],
+        lead_prompt_path=paths.lead_prompt,
+        run_manifest_path=paths.run_manifest,
     )

@@ -22,6 +22,7 @@ Every JSON file and JSONL record has its model in `okstra_core.documents`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import re
@@ -37,7 +38,6 @@ from ..documents import (
     SCHEMA_VERSION,
     LatestRun,
     NextPhase,
-    Participant,
     ProjectDocument,
     RoleExecutionIndexEntry,
     RunManifest,
@@ -435,12 +435,6 @@ def build_project_json(
     )
 
 
-def participant_changes(**values: Any) -> dict[str, Any]:
-    """Changes of a participant for `update_participant`: its fields by their Python
-    names (`launch_backend=…`), under their names in the run manifest."""
-    return merged(None, Participant, **values)
-
-
 def update_participant(
     run_manifest_path: Path,
     participant_ref: str,
@@ -448,17 +442,17 @@ def update_participant(
     *,
     lead_session_id: str | None = None,
 ) -> RunManifest:
-    """Update one participant's status/session/window refs in the run manifest.
+    """Change one participant of the run manifest (its launch, session, end).
 
-    This atomic rewrite of the run manifest is the one mutation a prepared run allows;
-    the manifest is read through its model (a manifest of the previous layout is
-    upgraded), changed, and checked by the model before the file is replaced.
+    This atomic rewrite of the run manifest is the one mutation a prepared run allows:
+    one read through its record (a manifest of the previous layout is upgraded), a
+    typed edit of the participant, one atomic write.
 
     Args:
         run_manifest_path: the run's `run-manifest.json`.
         participant_ref: e.g. `participant-001`.
-        changes: the participant fields to set (camelCase keys).
-        lead_session_id: also set the manifest's `leadSessionId` (the leader's id).
+        changes: the participant's fields to set, by their names in `Participant`.
+        lead_session_id: also set the manifest's lead session id (the leader's id).
 
     Raises:
         PrepareError: the manifest is missing.
@@ -467,22 +461,14 @@ def update_participant(
     if not run_manifest_path.exists():
         raise PrepareError("run manifest not found", path=run_manifest_path)
     manifest = RunManifest.read(run_manifest_path)
-    participants = list(manifest.participants)
-    index = next(
-        (i for i, p in enumerate(participants) if p.participant_ref == participant_ref), None
-    )
-    if index is None:
+    participant = manifest.participant(participant_ref)
+    if participant is None:
         raise DataFileError(
             f"no participant {participant_ref}", path=run_manifest_path, field="participants"
         )
-    participants[index] = Participant.parse(
-        {**participants[index].dump(), **changes}, path=run_manifest_path
-    )
-    updated = RunManifest.parse(
-        {**manifest.dump(), **{"participants": [p.dump() for p in participants]}}
-        | ({"leadSessionId": lead_session_id} if lead_session_id else {}),
-        path=run_manifest_path,
-    )
+    updated = manifest.with_participant(dataclasses.replace(participant, **changes))
+    if lead_session_id:
+        updated = dataclasses.replace(updated, lead_session_id=lead_session_id)
     atomic_write_bytes(run_manifest_path, updated.to_bytes())
     return updated
 
@@ -507,19 +493,17 @@ def mark_leader_launched(
         now: ISO timestamp of this record.
         launched_at: the exact launch time (a later session lookup starts there);
             default `now`.
-        extra: more keys to set (the tmux pane id and server socket).
+        extra: more fields to set (the tmux pane, its program and server socket).
     """
     return update_participant(
         run_manifest_path,
         "participant-001",
         {
-            **participant_changes(
-                status="launched",
-                session_ref=session_ref,
-                window_ref=window_ref,
-                launch_backend=backend,
-                launched_at=launched_at or now,
-            ),
+            "status": "launched",
+            "session_ref": session_ref,
+            "window_ref": window_ref,
+            "launch_backend": backend,
+            "launched_at": launched_at or now,
             **(extra or {}),
         },
         lead_session_id=session_ref,
@@ -533,6 +517,6 @@ def record_session_ref(
     return update_participant(
         run_manifest_path,
         participant_ref,
-        participant_changes(session_ref=session_ref),
+        {"session_ref": session_ref},
         lead_session_id=session_ref if leader else None,
     )

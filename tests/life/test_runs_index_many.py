@@ -129,61 +129,61 @@ def test_runs_behind_a_linked_runs_directory_are_not_listed(copy: dict) -> None:
     assert not [row for row in doc["runs"] if "/perf/t2/" in row["runDir"]]
 
 
+def _row(n: int, worker: str = "exited", lead: str = "exited") -> index.IndexRow:
+    return index.IndexRow(
+        run=f"perf/t0/runs/requirements-discovery-00{n}",
+        run_id=f"requirements-discovery-00{n}",
+        task_key="perf/t0",
+        task_type="requirements-discovery",
+        created_at=None,
+        team_size=3,
+        lead_status="exited",
+        lead_backend="tmux",
+        worker_states={"exited": 1, worker: 1} if worker != "exited" else {"exited": 2},
+        leader={"status": lead, "endDetail": 'a "quoted", \\ text'},
+        manifest_stamp="1:2",
+    )
+
+
 @pytest.mark.parametrize(
-    ("data", "expected"),
+    ("tail", "bad"),
     [
-        (b"", []),
-        (b'{"a":1}\n{"b":2}\n', [{"a": 1}, {"b": 2}]),
-        (b'{"a":1}\n{"b":2}', [{"a": 1}, {"b": 2}]),
-        (b'{"a":1}\n\n  \n{"b":2}\n', [{"a": 1}, {"b": 2}]),
-        (b'\n{"a":1}\n', [{"a": 1}]),
-        (b'1,2\n{"a":1}\n', [None, {"a": 1}]),
-        (b'{"a":1}\n{"b": "torn\n', [{"a": 1}, None]),
-        (b'{"a":1}\n  ', [{"a": 1}]),
-        (b'[]\r\n{"a":1}\r\n', [[], {"a": 1}]),
-        (b'{"a":1}\n\x00\xff\n', [{"a": 1}, None]),
+        (b"", 0),
+        (b"\n\n  \n", 0),  # blank lines are no lines
+        (b"1,2\n", 1),  # JSON, but no object
+        (b"[]\r\n", 1),
+        (b"\x00\xff\n", 1),
+        (b'{"run": "perf/t0/runs/requirements-discovery-009", "runId": "x"', 1),  # torn
+        # A row's field of another type (`teamSize` a text, a count a text), or missing
+        # (`workerStates`; a line of an older index, with its workers by name).
+        (_row(9).jsonl().replace(b'"teamSize":3', b'"teamSize":"3"'), 1),
+        (_row(9).jsonl().replace(b'"exited":2', b'"exited":"2"'), 1),
+        (_row(9).jsonl().replace(b',"workerStates":{', b',"workers":{'), 1),
     ],
 )
-def test_the_index_is_read_line_by_line_when_it_is_not_whole(data: bytes, expected: list) -> None:
-    assert index._records(data) == expected
+def test_the_index_is_read_line_by_line(tmp_path: Path, tail: bytes, bad: int) -> None:
+    """Each line is parsed on its own into its typed row; a line that is no row is
+    counted and left out, the others still count."""
+    path = tmp_path / "runs-index.jsonl"
+    path.write_bytes(_row(1).jsonl() + _row(2, "running").jsonl() + tail)
+    found, lines, damaged = index._read(path)
+    assert damaged == bad
+    assert lines == 2 + bad
+    assert list(found.values()) == [_row(1), _row(2, "running")]
 
 
-def test_a_listing_reads_workers_only_as_far_as_telling_one_runs() -> None:
-    """Lines as okstra writes them: a listing's read equals the whole read, with the
-    workers of a line where none runs left out; a line where one runs is read whole."""
-    rows = [
-        index.IndexRow(
-            run=f"perf/t0/runs/requirements-discovery-00{n}",
-            run_id=f"requirements-discovery-00{n}",
-            task_key="perf/t0",
-            task_type="requirements-discovery",
-            created_at=None,
-            team_size=3,
-            lead_status="exited",
-            lead_backend="tmux",
-            workers={"analyser#1": "exited", "analyser#2": status},
-            leader={"status": "exited", "endDetail": 'a "quoted", \\ text'},
-            manifest_stamp="1:2",
-        )
-        for n, status in enumerate(["exited", "running", "prepared"], start=1)
-    ]
-    data = b"".join(row.jsonl() for row in rows)
-    whole = index._records(data)
-    assert index._records(data, workers=False) == [
-        line if "running" in line["workers"].values() else {**line, "workers": {}} for line in whole
-    ]
-    assert [index.settled(line) for line in whole] == [True, False, True]
-    # Not as okstra writes it (no line break at the end, a blank line, a line that is
-    # no object): every line is read whole.
-    for odd in (data[:-1], data + b"\n" + data, data + b"[1]\n"):
-        assert index._records(odd, workers=False) == index._records(odd)
+def test_a_row_is_settled_when_nothing_of_its_run_can_run() -> None:
+    rows = [_row(1), _row(2, "running"), _row(3, lead="launched"), _row(4)]
+    assert [row.settled for row in rows] == [True, False, False, True]
+    # Read back from its line, a row is the row written.
+    assert index.IndexRow.from_line(rows[1].jsonl().strip()) == rows[1]
 
 
 def test_a_line_saying_a_worker_runs_has_its_manifest_read(copy: dict) -> None:
     path = index.index_path(copy["project"])
     lines = [orjson.loads(x) for x in path.read_bytes().splitlines()]
     target = lines[0]
-    target["workers"] = {**target["workers"], "analyser#1": "running"}
+    target["workerStates"] = {**target["workerStates"], "running": 1}
     path.write_bytes(b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in lines))
     manifest = copy["tasks"] / target["run"] / "run-manifest.json"
     before = os.lstat(manifest)
@@ -197,13 +197,13 @@ def test_a_line_saying_a_worker_runs_has_its_manifest_read(copy: dict) -> None:
 
 def test_a_rebuilt_index_has_each_run_s_row_from_its_manifest(copy: dict) -> None:
     """Stale lines (a stamp no manifest has) and a damaged one: the index is rewritten
-    with the rows made from the manifests, each worker's status included."""
+    with the rows made from the manifests, their workers counted by status."""
     path = index.index_path(copy["project"])
     lines = [orjson.loads(x) for x in path.read_bytes().splitlines()]
     stale = [{**line, "manifestStamp": "1:1"} for line in lines]
     body = b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in stale)
-    path.write_bytes(body + b'{"run":5,"workers":{}}\n')  # a line that is no row
+    path.write_bytes(body + b'{"run":5,"workerStates":{}}\n')  # a line that is no row
     listed(copy, "0")
     kept = {r["run"]: r for r in map(orjson.loads, path.read_bytes().splitlines())}
     assert kept == {line["run"]: line for line in lines}
-    assert all(line["workers"] for line in kept.values())
+    assert all(line["workerStates"] for line in kept.values())

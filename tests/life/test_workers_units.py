@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from okstra_core.catalog.activity import ActivitySpec, classify
+from okstra_core.documents import BindingRecord, FileRef, Participant, RoleExecution, RunManifest
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, UsageError
 from okstra_core.life import index
@@ -19,35 +20,71 @@ from okstra_core.life.workers.team import find, members
 from okstra_core.processes.process import Identity, as_pid, process_start
 from okstra_core.processes.tmux import pane_env, socket_dir, trusted_socket
 
-MANIFEST = {
-    "participants": [
-        {"participantRef": "participant-001", "status": "launched"},
-        {"participantRef": "participant-002", "status": "running"},
-    ],
-    "roleExecutions": [
-        {
-            "roleExecutionRef": "role-exec-leader-001",
-            "participantRef": "participant-001",
-            "role": "leader",
-            "ordinal": 1,
-            "executionLabel": "leader#1 · claude/opus-4.6",
-        },
-        {
-            "roleExecutionRef": "role-exec-analyser-001",
-            "participantRef": "participant-002",
-            "role": "analyser",
-            "ordinal": 1,
-            "executionLabel": "analyser#1 · codex/gpt-5.6-sol",
-            "provider": "codex",
-            "modelRef": "codex/gpt-5.6-sol",
-        },
-        {"roleExecutionRef": 7, "participantRef": "participant-009"},  # damaged: skipped
-    ],
-}
+
+def _participant(ref: str, role: str, status: str) -> Participant:
+    return Participant(
+        participant_ref=ref,
+        role=role,
+        provider="codex",
+        model_ref="codex/gpt-5.6-sol",
+        model_id="gpt-5.6-sol",
+        runner="cli-wrapper",
+        host_runtime="terminal",
+        entry_mode="spawn-process",
+        status=status,
+    )
+
+
+def _execution(role: str, participant_ref: str) -> RoleExecution:
+    return RoleExecution(
+        role_execution_ref=f"role-exec-{role}-001",
+        participant_ref=participant_ref,
+        role=role,
+        duty=role,
+        provider="codex",
+        model_ref="codex/gpt-5.6-sol",
+        model_id="gpt-5.6-sol",
+        display_name="GPT",
+        execution="gpt-5.6-sol",
+        ordinal=1,
+        execution_label=f"{role}#1 · codex/gpt-5.6-sol",
+        model_spec_digest="0" * 64,
+        binding=BindingRecord(runner="cli-wrapper", host_runtime="terminal"),
+        provenance="chosen",
+    )
+
+
+def _manifest(name: str = "requirements-discovery-001", status: str = "running") -> RunManifest:
+    return RunManifest(
+        okstra_version="0",
+        created_at="2026-01-01T00:00:00+00:00",
+        run_id=name,
+        seq=1,
+        task_type="requirements-discovery",
+        project_id="p",
+        project_root="/p",
+        task_key="perf/widget",
+        task_group="perf",
+        task_id="widget",
+        host_runtime="terminal",
+        entry_mode="spawn-process",
+        brief=FileRef(path="brief.md", sha256="0" * 64),
+        paths={},
+        participants=(
+            _participant("participant-001", "leader", "launched"),
+            _participant("participant-002", "analyser", status),
+        ),
+        role_executions=(
+            _execution("leader", "participant-001"),
+            _execution("analyser", "participant-002"),
+            # A role execution whose participant the manifest lacks: no member.
+            _execution("critic", "participant-009"),
+        ),
+    )
 
 
 def test_a_member_is_named_by_ref_label_or_role_and_ordinal() -> None:
-    team = members(MANIFEST)
+    team = members(_manifest())
     assert [m.short for m in team] == ["leader#1", "analyser#1"]
     for who in ("role-exec-analyser-001", "analyser#1 · codex/gpt-5.6-sol", "analyser#1"):
         assert find(team, who).ref == "role-exec-analyser-001"
@@ -123,16 +160,7 @@ def test_a_bad_activity_pattern_names_the_provider_file(tmp_path: Path) -> None:
 def _run(root: Path, name: str, status: str = "prepared") -> Path:
     run_dir = root / ".okstra" / "tasks" / "perf" / "widget" / "runs" / name
     run_dir.mkdir(parents=True)
-    manifest = {
-        "runId": name,
-        "taskKey": "perf/widget",
-        "taskType": "requirements-discovery",
-        "createdAt": "2026-01-01T00:00:00+00:00",
-        **MANIFEST,
-    }
-    manifest["participants"] = [dict(p) for p in MANIFEST["participants"]]
-    manifest["participants"][1]["status"] = status
-    (run_dir / "run-manifest.json").write_bytes(orjson.dumps(manifest))
+    (run_dir / "run-manifest.json").write_bytes(_manifest(name, status).to_bytes())
     return run_dir
 
 
@@ -141,15 +169,14 @@ def test_the_runs_index_follows_the_runs(tmp_path: Path) -> None:
     second = _run(tmp_path, "requirements-discovery-002")
     # Not in the index yet: found by listing the run directories, then indexed.
     rows = {r.run_id: r for r in index.rows(tmp_path)}
-    assert rows["requirements-discovery-001"].workers == {"analyser#1": "running"}
+    assert rows["requirements-discovery-001"].worker_states == {"running": 1}
     assert not rows["requirements-discovery-001"].settled
     assert rows["requirements-discovery-002"].settled is False  # the lead is launched
     assert index.index_path(tmp_path).exists()
-    manifest = orjson.loads((first / "run-manifest.json").read_bytes())
-    manifest["participants"][1]["status"] = "exited"
+    manifest = _manifest("requirements-discovery-001", "exited")
     index.note(first, manifest)
     rows = {r.run_id: r for r in index.rows(tmp_path)}
-    assert rows["requirements-discovery-001"].workers == {"analyser#1": "exited"}
+    assert rows["requirements-discovery-001"].worker_states == {"exited": 1}
     # A torn last line costs only that line; a removed run drops out.
     with index.index_path(tmp_path).open("ab") as fh:
         fh.write(b'{"run": "perf/widget/runs/requirements-discovery-00')
@@ -161,7 +188,7 @@ def test_the_runs_index_follows_the_runs(tmp_path: Path) -> None:
 
 def test_the_runs_index_is_compacted(tmp_path: Path) -> None:
     run_dir = _run(tmp_path, "requirements-discovery-001")
-    manifest = orjson.loads((run_dir / "run-manifest.json").read_bytes())
+    manifest = _manifest()
     for _ in range(100):
         index.note(run_dir, manifest)
     assert len(index.rows(tmp_path)) == 1

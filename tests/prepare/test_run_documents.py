@@ -61,17 +61,17 @@ def test_plan_run_writes_each_builders_record(project: Path, fake_path: Path) ->
         assert isinstance(record, kind)
 
     expected = [
-        (layout.paths["runInputs"], inputs.to_bytes(), "immutable"),
-        (layout.paths["runManifest"], manifest.to_bytes(), "write"),
-        (layout.paths["leadPrompt"], prompt, "write"),
-        (layout.paths["leadPromptMeta"], meta.to_bytes(), "write"),
-        (layout.paths["taskManifest"], task.to_bytes(), "write"),
+        (layout.paths.run_inputs, inputs.to_bytes(), "immutable"),
+        (layout.paths.run_manifest, manifest.to_bytes(), "write"),
+        (layout.paths.lead_prompt, prompt, "write"),
+        (layout.paths.lead_prompt_meta, meta.to_bytes(), "write"),
+        (layout.paths.task_manifest, task.to_bytes(), "write"),
         (
-            layout.paths["taskIndex"],
+            layout.paths.task_index,
             docs.task_index(resolved, layout, task, env).encode("utf-8"),
             "write",
         ),
-        (layout.paths["timeline"], event.jsonl(), "append"),
+        (layout.paths.timeline, event.jsonl(), "append"),
         (project / ".okstra/project.json", project_doc.to_bytes(), "upsert"),
         (user_dirs(env.env).runs_index, row.jsonl(), "append"),
     ]

@@ -266,7 +266,7 @@ def _ended(run_dir: Path, ref: str) -> bool:
 
 def _cli(run_dir: Path, ref: str) -> Identity | None:
     member = _current(run_dir, ref)
-    return Identity.of(member.get_int("processId"), member.get_str("processStart"))
+    return Identity.of(member.participant.process_id, member.participant.process_start)
 
 
 def stop(
@@ -305,9 +305,9 @@ def stop(
 
 
 def _close_pane(member: Member, environment: Environment) -> list[str]:
-    pane = member.get_str("paneRef")
-    server = server_at(member.get_str("tmuxSocket"), environment)
-    owner = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
+    pane = member.participant.pane_ref
+    server = server_at(member.participant.tmux_socket, environment)
+    owner = Identity.of(member.participant.parent_process_id, member.participant.parent_start)
     if pane is None or server is None or pane_state(server, pane, owner) is None:
         return []
     done = server.run(["kill-pane", "-t", pane])
@@ -334,10 +334,10 @@ def attach_target(run_dir: Path, who: str, environment: Environment) -> AttachTa
         OkstraError: not on tmux, or its pane is gone.
     """
     (member,) = _named(run_dir, [who])
-    pane = member.get_str("paneRef")
-    server = server_at(member.get_str("tmuxSocket"), environment)
-    owner = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
-    if pane is None or member.get_str("launchBackend") != "tmux":
+    pane = member.participant.pane_ref
+    server = server_at(member.participant.tmux_socket, environment)
+    owner = Identity.of(member.participant.parent_process_id, member.participant.parent_start)
+    if pane is None or member.participant.launch_backend != "tmux":
         log = files.worker_dir(run_dir, member.ref) / files.OUTPUT
         raise OkstraError(f"{member.short} runs in the background, not in tmux; its output: {log}")
     if server is None or pane_state(server, pane, owner) is None:

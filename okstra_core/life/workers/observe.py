@@ -11,7 +11,6 @@ recorded `lost`. Nothing stays `running` forever.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,6 @@ from ...environment import Environment
 from ...errors import FileSystemError
 from ...processes.process import Identity
 from ...records import config, dataclass
-from ...store import read_json
-from ...tasks import RUN_MANIFEST
 from . import files, record
 from .liveness import provider_activity, worker_activity
 from .team import Member, members
@@ -104,13 +101,12 @@ def state_of(
 ) -> WorkerState:
     """The member's state as recorded in the manifest (no process looked at)."""
     state = member.status
-    exit_status, sig = member.get_int("exitStatus"), member.get_int("exitSignal")
-    started, ended = member.get_str("launchedAt"), member.get_str("exitedAt")
+    exit_status, sig = member.participant.exit_status, member.participant.exit_signal
+    started, ended = member.participant.launched_at, member.participant.exited_at
     last = None
     if not member.leader and state != "prepared":
         lines = words_of(files.tail_lines(run_dir, member.ref, 40), 1)
         last = lines[-1] if lines else None
-    source = member.execution.get("sourceRoleExecutionRef")
     return WorkerState(
         role_execution_ref=member.ref,
         participant_ref=member.participant_ref,
@@ -120,7 +116,7 @@ def state_of(
         provider=member.provider,
         model_ref=member.model_ref,
         leader=member.leader,
-        surface=member.get_str("launchBackend"),
+        surface=member.participant.launch_backend,
         state=state,
         status=status_label(state, exit_status, sig),
         exit_status=exit_status,
@@ -129,26 +125,27 @@ def state_of(
         ended_at=ended,
         elapsed_seconds=_elapsed(started, ended, now) if started else None,
         last_line=last,
-        session_id=member.get_str("sessionRef"),
-        pane_ref=member.get_str("paneRef"),
-        window_ref=member.get_str("windowRef"),
-        process_id=member.get_int("processId"),
-        output_log=member.get_str("outputLog"),
-        source_role_execution_ref=source if isinstance(source, str) else None,
-        detail=member.get_str("endDetail"),
+        session_id=member.participant.session_ref,
+        pane_ref=member.participant.pane_ref,
+        window_ref=member.participant.window_ref,
+        process_id=member.participant.process_id,
+        output_log=member.participant.output_log,
+        source_role_execution_ref=member.execution.source_role_execution_ref,
+        detail=member.participant.end_detail,
         recorded_now=recorded,
     )
 
 
 def _alive(member: Member) -> bool:
-    supervisor = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
-    cli = Identity.of(member.get_int("processId"), member.get_str("processStart"))
+    supervisor = Identity.of(member.participant.parent_process_id, member.participant.parent_start)
+    cli = Identity.of(member.participant.process_id, member.participant.process_start)
     return any(p is not None and p.alive() for p in (supervisor, cli))
 
 
 def _the_end(run_dir: Path, member: Member, now: str) -> dict[str, Any] | None:
-    """How the worker ended, as its end would be recorded (participant keys and `how`),
-    from its `exit.json`, else `lost` when nothing of it runs; None while it runs."""
+    """How the worker ended, as its end would be recorded (`how`, and the participant's
+    fields by their names in `Participant`), from its `exit.json`, else `lost` when
+    nothing of it runs; None while it runs."""
     ended = files.read_exit(run_dir, member.ref)
     if ended is None and _alive(member):
         return None
@@ -157,17 +154,17 @@ def _the_end(run_dir: Path, member: Member, now: str) -> dict[str, Any] | None:
     if ended is not None:
         return {
             "how": "exited",
-            "exitStatus": ended.exit_status,
-            "exitSignal": ended.signal,
-            "exitedAt": ended.exited_at,
-            "endDetail": ended.detail,
+            "exit_status": ended.exit_status,
+            "exit_signal": ended.signal,
+            "exited_at": ended.exited_at,
+            "end_detail": ended.detail,
         }
     return {
         "how": "lost",
-        "exitStatus": None,
-        "exitSignal": None,
-        "exitedAt": now,
-        "endDetail": LOST_DETAIL,
+        "exit_status": None,
+        "exit_signal": None,
+        "exited_at": now,
+        "end_detail": LOST_DETAIL,
     }
 
 
@@ -185,12 +182,12 @@ def _end_seen(run_dir: Path, member: Member, environment: Environment) -> bool |
         run_dir,
         member.ref,
         how=end["how"],
-        exit_status=end["exitStatus"],
-        signal=end["exitSignal"],
-        exited_at=end["exitedAt"],
+        exit_status=end["exit_status"],
+        signal=end["exit_signal"],
+        exited_at=end["exited_at"],
         now=now,
         lines=files.tail_lines(run_dir, member.ref, 20),
-        detail=end["endDetail"],
+        detail=end["end_detail"],
     )
 
 
@@ -203,8 +200,8 @@ def seen_unrecorded(run_dir: Path, member: Member, environment: Environment) -> 
     if end is None:
         return member
     how = end.pop("how")
-    state = "stopped" if member.get_str("stopRequestedAt") and how != "lost" else how
-    participant = {**member.participant, **end, "status": state}
+    state = "stopped" if member.participant.stop_requested_at and how != "lost" else how
+    participant = dataclasses.replace(member.participant, **end, status=state)
     return dataclasses.replace(member, participant=participant)
 
 
@@ -220,10 +217,9 @@ def end_seen_or_looked(run_dir: Path, member: Member, environment: Environment) 
 
 
 def read_team(run_dir: Path) -> list[Member]:
-    """The run's team from its manifest as JSON (read, not checked: nothing here acts
-    on it but through `Identity` and `tmux` checks)."""
-    manifest = read_json(run_dir / RUN_MANIFEST, what="run manifest", follow=False)
-    return members(manifest if isinstance(manifest, Mapping) else {})
+    """The run's team from its manifest, read through its record (`record.read_manifest`)."""
+    _, manifest = record.read_manifest(run_dir)
+    return members(manifest)
 
 
 def observe_team(

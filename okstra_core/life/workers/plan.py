@@ -3,66 +3,33 @@
 `plan_start` reads the run manifest and the catalog and either returns a `StartPlan`
 — the role execution (an existing one, a new attempt of one, or a new execution of a
 dynamic role), its provider and model, whether it writes, and the argv — or refuses
-with a `UsageError` (exit 2) naming what is wrong. It is called twice: once before
-the run's lock is taken (a refusal then leaves no trace, not even a lock file), and
-again under the lock, where the manifest may have changed (another start).
+with a `UsageError` (exit 2) naming what is wrong. A start is planned once, before the
+run's lock is taken (a refusal leaves no trace, not even a lock file); again under the
+lock only when the manifest changed meanwhile (another start recorded itself). A new
+role execution is planned as the records it adds (`AddedExecution`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ...binding import Binding, bind
+from ...binding import bind
 from ...catalog import Catalog, ProviderSpec
-from ...documents import RunManifest
+from ...documents import AddedExecution, RunManifest
+from ...documents.run import WriteCapability
 from ...environment import Environment
 from ...errors import OkstraError, UsageError
 from ...pool import ModelPool
-from ...prepare.manifest import (
-    binding_record,
-    execution_label,
-    model_spec_digest,
-    role_execution_ref,
-)
+from ...prepare.manifest import bound_execution, execution_label, role_execution_ref
 from ...records import dataclass
+from ...resolver import ResolvedAssignment
 from .record import ENDED, RUNNING
 from .team import WHO_ARG, Member, find, members
 
-# Participant keys that belong to one launch, never copied to a new attempt.
-_LAUNCH_KEYS = (
-    "sessionRef",
-    "windowRef",
-    "launchBackend",
-    "launchedAt",
-    "paneRef",
-    "tmuxSocket",
-    "processId",
-    "processStart",
-    "parentProcessId",
-    "parentStart",
-    "stopRequestedAt",
-    "exitStatus",
-    "exitSignal",
-    "exitedAt",
-    "endDetail",
-    "processGroup",
-    "outputLog",
-)
-# Role execution keys of one start's worktree and its fate, never copied either.
-_TREE_KEYS = (
-    "worktreePath",
-    "branch",
-    "baseCommit",
-    "treeNote",
-    "mergedAt",
-    "mergeCommit",
-    "mergedInto",
-    "discardedAt",
-)
-WRITE = "workspace-write"
-READ_ONLY = "read-only"
+WRITE: WriteCapability = "workspace-write"
+READ_ONLY: WriteCapability = "read-only"
+DYNAMIC_PROVENANCE = "dynamic"
 
 
 @dataclass(frozen=True)
@@ -102,7 +69,7 @@ class StartPlan:
     """
 
     member: Member
-    added: Mapping[str, Any] | None
+    added: AddedExecution | None
     source_ref: str | None
     provider: ProviderSpec
     model_value: str
@@ -125,52 +92,28 @@ def _next_participant(manifest: RunManifest) -> str:
     return f"participant-{max(numbers, default=0) + 1:03d}"
 
 
-def _new_member(added: Mapping[str, Any]) -> Member:
-    (member,) = members(
-        {"participants": [added["participant"]], "roleExecutions": [added["roleExecution"]]}
-    )
-    return member
+def _new_member(added: AddedExecution) -> Member:
+    return Member(added.role_execution, added.participant)
 
 
-def _again(manifest: RunManifest, source: Member) -> dict[str, Any]:
+def _again(manifest: RunManifest, source: Member) -> AddedExecution:
     """A new attempt of `source`: the same role, model and binding, the next ordinal."""
     ordinal = _next_ordinal(manifest, source.role)
     participant_ref = _next_participant(manifest)
-    participant = {k: v for k, v in source.participant.items() if k not in _LAUNCH_KEYS}
-    participant.update(participantRef=participant_ref, status="prepared")
-    execution = {k: v for k, v in source.execution.items() if k not in _TREE_KEYS}
-    execution.update(
-        roleExecutionRef=role_execution_ref(source.role, ordinal),
-        participantRef=participant_ref,
+    execution = source.execution.new_attempt(
+        role_execution_ref(source.role, ordinal),
+        participant_ref,
         ordinal=ordinal,
-        executionLabel=execution_label(source.role, ordinal, source.model_ref or "?"),
-        status="prepared",
-        sourceRoleExecutionRef=source.ref,
+        label=execution_label(source.role, ordinal, source.model_ref or "?"),
     )
-    return {"participant": participant, "roleExecution": execution}
-
-
-@dataclass(frozen=True)
-class _Assignment:
-    """A dynamic role's binding, in the shape the manifest's digest reads."""
-
-    role: str
-    ordinal: int
-    duty: str
-    provider_id: str
-    model_ref: str
-    model_id: str
-    display_name: str
-    execution: str
-    binding: Binding
-    host_runtime: str
-    entry_mode: str
-    provenance: str = "dynamic"
+    return AddedExecution(
+        participant=source.participant.new_attempt(participant_ref), role_execution=execution
+    )
 
 
 def _dynamic(
     manifest: RunManifest, request: StartRequest, catalog: Catalog, environment: Environment
-) -> dict[str, Any]:
+) -> AddedExecution:
     role, wanted = request.role or "", request.model or ""
     declared = {d.role: d for d in manifest.dynamic_roles}
     if role not in declared:
@@ -191,10 +134,9 @@ def _dynamic(
         binding = bind(model, role, host, entry_mode)
     except OkstraError as exc:
         raise UsageError(exc.message, field="--model") from None
-    ordinal = _next_ordinal(manifest, role)
-    assignment = _Assignment(
+    assignment = ResolvedAssignment(
         role=role,
-        ordinal=ordinal,
+        ordinal=_next_ordinal(manifest, role),
         duty=declared[role].duty,
         provider_id=model.provider_id,
         model_ref=model.ref,
@@ -204,44 +146,19 @@ def _dynamic(
         binding=binding,
         host_runtime=host.id,
         entry_mode=manifest.entry_mode,
+        provenance=DYNAMIC_PROVENANCE,
     )
-    participant_ref = _next_participant(manifest)
     capability = declared[role].worker_write_capability or (
         WRITE if _profile_writes(catalog, manifest.task_type, role) else READ_ONLY
     )
+    participant, execution = bound_execution(
+        assignment, _next_participant(manifest), write_capability=capability
+    )
     source = request.source or manifest.leader.role_execution_ref
-    participant = {
-        "participantRef": participant_ref,
-        "role": role,
-        "provider": model.provider_id,
-        "modelRef": model.ref,
-        "modelId": model.model_id,
-        "runner": binding.runner,
-        "hostRuntime": host.id,
-        "hostModelValue": binding.host_model_value,
-        "entryMode": manifest.entry_mode,
-        "status": "prepared",
-        "workerWriteCapability": capability,
-    }
-    execution = {
-        "roleExecutionRef": role_execution_ref(role, ordinal),
-        "participantRef": participant_ref,
-        "role": role,
-        "dutyId": assignment.duty,
-        "provider": model.provider_id,
-        "modelRef": model.ref,
-        "modelId": model.model_id,
-        "displayName": model.display,
-        "execution": model.execution,
-        "ordinal": ordinal,
-        "executionLabel": execution_label(role, ordinal, model.ref),
-        "modelSpecDigest": model_spec_digest(assignment),
-        "binding": binding_record(binding, model.execution).dump(),
-        "provenance": assignment.provenance,
-        "status": "prepared",
-        "sourceRoleExecutionRef": source,
-    }
-    return {"participant": participant, "roleExecution": execution}
+    return AddedExecution(
+        participant=participant,
+        role_execution=replace(execution, source_role_execution_ref=source),
+    )
 
 
 def _state_refusal(member: Member, again: bool) -> str | None:
@@ -266,9 +183,9 @@ def _profile_writes(catalog: Catalog, task_type: str, role: str) -> bool:
 
 def _writes(member: Member, catalog: Catalog, task_type: str) -> bool:
     """The participant's recorded capability; the profile's word for an older manifest."""
-    recorded = member.participant.get("workerWriteCapability")
-    if recorded in (WRITE, READ_ONLY):
-        return bool(recorded == WRITE)
+    recorded = member.participant.worker_write_capability
+    if recorded is not None:
+        return recorded == WRITE
     return _profile_writes(catalog, task_type, member.role)
 
 
@@ -286,8 +203,8 @@ def plan_start(
             provider that cannot run workers, a role execution okstra does not run (a
             native sub-session of the host), or a CLI missing from PATH.
     """
-    team = members(manifest.dump())
-    added: dict[str, Any] | None = None
+    team = members(manifest)
+    added: AddedExecution | None = None
     source_ref: str | None = None
     if request.role is not None:
         if request.who is not None or request.model is None:
@@ -296,7 +213,7 @@ def plan_start(
             find(team, request.source)
         added = _dynamic(manifest, request, catalog, environment)
         member = _new_member(added)
-        source_ref = str(added["roleExecution"]["sourceRoleExecutionRef"])
+        source_ref = added.role_execution.source_role_execution_ref
     else:
         if request.who is None:
             raise UsageError("expected the worker to start (or --role and --model)", field=WHO_ARG)
@@ -316,15 +233,15 @@ def plan_start(
 
 def _checked(
     member: Member,
-    added: Mapping[str, Any] | None,
+    added: AddedExecution | None,
     source_ref: str | None,
     manifest: RunManifest,
     catalog: Catalog,
     environment: Environment,
 ) -> StartPlan:
-    binding = member.execution.get("binding")
-    runner = binding.get("runner") if isinstance(binding, Mapping) else None
-    if runner not in (None, "cli-wrapper"):
+    binding = member.execution.binding
+    runner = binding.runner
+    if runner != "cli-wrapper":
         raise UsageError(
             f"{member.short} runs as a {runner} of the host, which the lead starts itself; "
             "okstra starts only workers that run through their provider's CLI",
@@ -341,9 +258,8 @@ def _checked(
             f"{member.short}: the {provider.id} CLI {provider.cli!r} is not on PATH ({hint})",
             field=WHO_ARG,
         )
-    value = binding.get("executionValue") if isinstance(binding, Mapping) else None
-    model_value = value if isinstance(value, str) and value else member.execution.get("execution")
-    if not isinstance(model_value, str) or not model_value:
+    model_value = binding.execution_value or member.execution.execution
+    if not model_value:
         raise UsageError(f"{member.short} has no bound model to start", field=WHO_ARG)
     return StartPlan(
         member=member,
@@ -367,7 +283,7 @@ def plan_follow_up(
             running, a provider without `[launch] worker_resume`, a CLI missing from
             PATH, or a session id nobody knows.
     """
-    member = find(members(manifest.dump()), who)
+    member = find(members(manifest), who)
     if member.status == RUNNING:
         raise UsageError(
             f"{member.short} is still running; wait for it (`okstra worker wait`) and send "
@@ -386,8 +302,8 @@ def plan_follow_up(
             "start another attempt with --again",
             field=WHO_ARG,
         )
-    session = member.get_str("sessionRef")
-    if session is None:
+    session = member.participant.session_ref
+    if not session:
         raise UsageError(
             f"{member.short}: its session id is not known (its CLI did not say it), so its "
             "conversation cannot be continued; start another attempt with --again",

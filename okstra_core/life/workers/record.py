@@ -1,8 +1,9 @@
 """Recording a worker's life in the run manifest and the task timeline, once.
 
 The run manifest's participants and role executions are the one part of a prepared
-run that changes: each change here is a locked, checked, atomic rewrite (read through
-its record, changed, checked by the record, written by `store.atomic_write_bytes`).
+run that changes: each change here is a locked, atomic rewrite — one read through its
+record (`RunManifest`), typed edits of its `Participant` and `RoleExecution` records,
+one write by `store.atomic_write_bytes`.
 Every writer of a run's participants — the lead's launch and resume, `okstra worker
 start`, the worker supervisors, `status` recording an end — takes the same lock, the
 run's resume-sheet lock, so ten workers started at once lose nothing.
@@ -16,13 +17,15 @@ each is written exactly once.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ...documents import RunManifest, trust
+from ...documents import Participant, RoleExecution, RunManifest, trust
+from ...documents.run import Turn
 from ...documents.worker import WorkerExited, WorkerLaunch, WorkerStarted
 from ...errors import DataFileError, UsageError
 from ...launch import RESUME_JSON
@@ -54,16 +57,6 @@ def _trust_cache() -> Path:
     return user_dirs().cache / "runs"
 
 
-def _read(run_dir: Path) -> tuple[Path, RunManifest, bool]:
-    """(path, manifest, whether its bytes are ones okstra wrote there: see below)."""
-    path = run_dir / RUN_MANIFEST
-    data = read_bytes(path, what="run manifest", follow=False)
-    if trust.recognised(path, data, _trust_cache()):
-        with contextlib.suppress(TypeError, ValueError):
-            return path, RunManifest.from_own(orjson.loads(data)), True
-    return path, RunManifest.read(path), False
-
-
 def read_manifest(run_dir: Path) -> tuple[Path, RunManifest]:
     """The run manifest through its record (an older layout is upgraded).
 
@@ -71,64 +64,49 @@ def read_manifest(run_dir: Path) -> tuple[Path, RunManifest]:
     `okstra_core.documents.trust`) are built without checking them again: a start of
     a worker then imports no validating library. Any other bytes are checked.
     """
-    path, manifest, _ = _read(run_dir)
+    path, manifest, _ = read_manifest_bytes(run_dir)
     return path, manifest
 
 
-def _index(items: Sequence[dict[str, Any]], key: str, value: str) -> int | None:
-    return next((i for i, item in enumerate(items) if item.get(key) == value), None)
+def read_manifest_bytes(run_dir: Path) -> tuple[Path, RunManifest, bytes]:
+    """(path, manifest, the file's bytes) — see `read_manifest`."""
+    path = run_dir / RUN_MANIFEST
+    data = read_bytes(path, what="run manifest", follow=False)
+    if trust.recognised(path, data, _trust_cache()):
+        with contextlib.suppress(TypeError, ValueError):
+            return path, RunManifest.from_own(orjson.loads(data)), data
+    return path, RunManifest.read(path), data
 
 
 class _Draft:
-    """The manifest as JSON data, changed in place, checked once when written."""
+    """The manifest as read, edited through its records, written once."""
 
-    def __init__(self, path: Path, manifest: RunManifest, *, trusted: bool = False) -> None:
+    def __init__(self, path: Path, manifest: RunManifest) -> None:
         self.path = path
-        # Built from bytes okstra wrote, changed only with values okstra made: written
-        # without checking again (`read_manifest`).
-        self.trusted = trusted
-        self.data = manifest.dump()
-        self.participants: list[dict[str, Any]] = self.data["participants"]
-        self.executions: list[dict[str, Any]] = self.data["roleExecutions"]
+        self.manifest = manifest
 
-    def execution(self, ref: str) -> dict[str, Any] | None:
-        at = _index(self.executions, "roleExecutionRef", ref)
-        return self.executions[at] if at is not None else None
-
-    def participant(self, ref: str) -> dict[str, Any]:
-        at = _index(self.participants, "participantRef", ref)
-        if at is None:
+    def participant(self, ref: str) -> Participant:
+        found = self.manifest.participant(ref)
+        if found is None:
             raise DataFileError(f"no participant {ref}", path=self.path, field="participants")
-        return self.participants[at]
+        return found
 
-    def add(self, added: Mapping[str, Any]) -> None:
-        """Add a new attempt's (or dynamic role's) participant and role execution."""
-        participant, execution = added.get("participant"), added.get("roleExecution")
-        if not isinstance(participant, dict) or not isinstance(execution, dict):
-            raise DataFileError("expected a participant and a role execution", path=self.path)
-        if (
-            _index(self.participants, "participantRef", str(participant.get("participantRef")))
-            is None
-        ):
-            self.participants.append(dict(participant))
-        if self.execution(str(execution.get("roleExecutionRef"))) is None:
-            self.executions.append(dict(execution))
+    def change(self, participant: Participant, execution: RoleExecution | None = None) -> None:
+        self.manifest = self.manifest.with_participant(participant)
+        if execution is not None:
+            self.manifest = self.manifest.with_execution(execution)
 
     def write(self, now: str | None = None) -> RunManifest:
-        if self.trusted:
-            checked = RunManifest.from_own(self.data)
-        else:
-            checked = RunManifest.parse(self.data, path=self.path)
-        data = checked.to_bytes()
+        data = self.manifest.to_bytes()
         atomic_write_bytes(self.path, data)
         trust.remember(self.path, data, _trust_cache())
-        index.note(self.path.parent, self.data, now=now)
-        return checked
+        index.note(self.path.parent, self.manifest, now=now)
+        return self.manifest
 
     @classmethod
     def open(cls, run_dir: Path) -> _Draft:
-        path, manifest, trusted = _read(run_dir)
-        return cls(path, manifest, trusted=trusted)
+        path, manifest = read_manifest(run_dir)
+        return cls(path, manifest)
 
 
 def record_started(
@@ -140,11 +118,12 @@ def record_started(
     source_ref: str | None = None,
     locked: bool = False,
 ) -> bool:
-    """Record the worker `running` with `changes` (participant keys); append
-    `worker-started` if this call is the first to record the start.
+    """Record the worker `running` with `changes` (the participant's launch fields, by
+    their names in `Participant`); append `worker-started` if this call is the first
+    to record the start.
 
     A worker whose end is recorded already keeps it (its supervisor, slower than the
-    CLI, records its process after the end: only the keys it adds are kept).
+    CLI, records its process after the end: only the fields it adds are kept).
 
     Args:
         locked: the caller holds `run_lock(run_dir)` already.
@@ -155,24 +134,27 @@ def record_started(
     with contextlib.nullcontext() if locked else run_lock(run_dir):
         draft = _Draft.open(run_dir)
         if launch.added is not None:
-            draft.add(launch.added)
-        execution = draft.execution(launch.role_execution_ref)
+            draft.manifest = draft.manifest.with_added(launch.added)
+        execution = draft.manifest.execution(launch.role_execution_ref)
         if execution is None:
             raise UsageError(f"the run has no role execution {launch.role_execution_ref}")
         participant = draft.participant(launch.participant_ref)
-        first = participant.get("status") not in (RUNNING, *ENDED)
-        participant.update({k: v for k, v in changes.items() if v is not None})
-        execution.update(launch.tree_changes())
+        first = participant.status not in (RUNNING, *ENDED)
+        participant = dataclasses.replace(
+            participant, **{k: v for k, v in changes.items() if v is not None}
+        )
+        execution = dataclasses.replace(execution, **launch.tree_changes())
         if first:
-            _begin_turn(execution, launch)
-        if participant.get("status") not in ENDED:
-            participant["status"] = RUNNING
-            execution["status"] = RUNNING
+            execution = _begin_turn(execution, launch)
+        if participant.status not in ENDED:
+            participant = dataclasses.replace(participant, status=RUNNING)
+            execution = dataclasses.replace(execution, status=RUNNING)
+        draft.change(participant, execution)
         draft.write(now)
         if first:
             event = WorkerStarted(
                 at=now,
-                run_id=str(draft.data["runId"]),
+                run_id=draft.manifest.run_id,
                 role_execution_ref=launch.role_execution_ref,
                 participant_ref=launch.participant_ref,
                 label=launch.label,
@@ -180,43 +162,46 @@ def record_started(
                 model_ref=launch.model_ref,
                 surface=launch.surface,
                 session_id=launch.session_id,
-                supervisor_pid=changes.get("parentProcessId"),
-                pane_ref=changes.get("paneRef"),
-                window_ref=changes.get("windowRef"),
-                output_log=changes.get("outputLog"),
+                supervisor_pid=participant.parent_process_id,
+                pane_ref=participant.pane_ref,
+                window_ref=participant.window_ref,
+                output_log=participant.output_log,
                 source_role_execution_ref=source_ref,
             )
             append_line(timeline_path(run_dir), event.dump())
         return first
 
 
-def _begin_turn(execution: dict[str, Any], launch: WorkerLaunch) -> None:
-    """Add the launch's turn to the role execution (once)."""
-    turns = list(execution.get("turns") or [])
-    if any(t.get("number") == launch.turn for t in turns):
-        return
-    turns.append({"number": launch.turn, "startedAt": launch.started_at, "status": RUNNING})
-    execution["turns"] = turns
+def _begin_turn(execution: RoleExecution, launch: WorkerLaunch) -> RoleExecution:
+    """The role execution with the launch's turn added (once)."""
+    turns = execution.turns or ()
+    if any(t.number == launch.turn for t in turns):
+        return execution
+    turn = Turn(number=launch.turn, started_at=launch.started_at, status=RUNNING)
+    return dataclasses.replace(execution, turns=(*turns, turn))
 
 
 def _end_turn(
-    execution: dict[str, Any],
+    execution: RoleExecution,
     state: str,
     exit_status: int | None,
     signal: int | None,
     at: str,
     product: str | None,
-) -> None:
-    """Write the end of the role execution's latest turn, and where its product is."""
-    turns = list(execution.get("turns") or [])
-    if not turns or turns[-1].get("endedAt"):
-        return
-    last = dict(turns[-1])
-    last.update(status=state, endedAt=at, exitStatus=exit_status, signal=signal)
+) -> RoleExecution:
+    """The role execution with the end of its latest turn, and where its product is."""
+    turns = execution.turns or ()
+    if not turns or turns[-1].ended_at:
+        return execution
+    last = turns[-1]
     if product is not None:
-        last["resultFile"] = f"{WORKERS_DIR}/{execution.get('roleExecutionRef')}/{product}"
-    turns[-1] = {k: v for k, v in last.items() if v is not None}
-    execution["turns"] = turns
+        last = dataclasses.replace(
+            last, result_file=f"{WORKERS_DIR}/{execution.role_execution_ref}/{product}"
+        )
+    last = dataclasses.replace(
+        last, status=state, ended_at=at, exit_status=exit_status, signal=signal
+    )
+    return dataclasses.replace(execution, turns=(*turns[:-1], last))
 
 
 def record_stop_requested(run_dir: Path, participant_ref: str, *, now: str) -> None:
@@ -224,9 +209,9 @@ def record_stop_requested(run_dir: Path, participant_ref: str, *, now: str) -> N
     with run_lock(run_dir):
         draft = _Draft.open(run_dir)
         participant = draft.participant(participant_ref)
-        if participant.get("status") in ENDED:
+        if participant.status in ENDED:
             return
-        participant["stopRequestedAt"] = now
+        draft.change(dataclasses.replace(participant, stop_requested_at=now))
         draft.write(now)
 
 
@@ -256,29 +241,33 @@ def record_end(
     """
     with run_lock(run_dir):
         draft = _Draft.open(run_dir)
-        execution = draft.execution(role_execution_ref)
+        execution = draft.manifest.execution(role_execution_ref)
         if execution is None:
             return False
-        participant = draft.participant(str(execution.get("participantRef")))
-        if participant.get("status") in ENDED:
+        participant = draft.participant(execution.participant_ref)
+        if participant.status in ENDED:
             return False
-        state = "stopped" if participant.get("stopRequestedAt") and how != "lost" else how
-        participant.update(
-            status=state, exitStatus=exit_status, exitSignal=signal, exitedAt=exited_at
+        state = "stopped" if participant.stop_requested_at and how != "lost" else how
+        participant = dataclasses.replace(
+            participant,
+            status=state,
+            exit_status=exit_status,
+            exit_signal=signal,
+            exited_at=exited_at,
+            end_detail=detail or participant.end_detail,
         )
-        if detail:
-            participant["endDetail"] = detail
-        if session_id and not participant.get("sessionRef"):
-            participant["sessionRef"] = session_id
-        execution["status"] = state
-        _end_turn(execution, state, exit_status, signal, exited_at, product)
+        if session_id and not participant.session_ref:
+            participant = dataclasses.replace(participant, session_ref=session_id)
+        execution = dataclasses.replace(execution, status=state)
+        execution = _end_turn(execution, state, exit_status, signal, exited_at, product)
+        draft.change(participant, execution)
         draft.write(now)
         event = WorkerExited(
             at=now,
-            run_id=str(draft.data["runId"]),
+            run_id=draft.manifest.run_id,
             role_execution_ref=role_execution_ref,
-            participant_ref=str(participant.get("participantRef")),
-            label=str(execution.get("executionLabel")),
+            participant_ref=participant.participant_ref,
+            label=execution.execution_label,
             status=state,
             exit_status=exit_status,
             signal=signal,
@@ -293,56 +282,65 @@ def record_end(
 def record_tree(
     run_dir: Path, role_execution_ref: str, changes: Mapping[str, Any], event: Any, *, now: str
 ) -> None:
-    """Record a writer's merge or discard on its role execution (`changes`, camelCase
-    keys of `RoleExecution`) and append its timeline `event` (a worker event record)."""
+    """Record a writer's merge or discard on its role execution (`changes`: fields of
+    `RoleExecution`, by their names there) and append its timeline `event` (a worker
+    event record)."""
     with run_lock(run_dir):
         draft = _Draft.open(run_dir)
-        execution = draft.execution(role_execution_ref)
+        execution = draft.manifest.execution(role_execution_ref)
         if execution is None:
             raise UsageError(f"the run has no role execution {role_execution_ref}")
-        execution.update({k: v for k, v in changes.items() if v is not None})
+        changed = {k: v for k, v in changes.items() if v is not None}
+        draft.manifest = draft.manifest.with_execution(dataclasses.replace(execution, **changed))
         draft.write(now)
         append_line(timeline_path(run_dir), event.dump())
 
 
-# Participant keys of one run of the CLI, cleared before a follow-up turn runs.
-_RUN_KEYS = (
-    "stopRequestedAt",
-    "exitStatus",
-    "exitSignal",
-    "exitedAt",
-    "endDetail",
-    "processId",
-    "processStart",
-    "processGroup",
-    "parentProcessId",
-    "parentStart",
-    "paneRef",
-    "windowRef",
-    "tmuxSocket",
+# A participant's facts of one run of the CLI, cleared before a follow-up turn runs.
+_RUN_FIELDS = (
+    "stop_requested_at",
+    "exit_status",
+    "exit_signal",
+    "exited_at",
+    "end_detail",
+    "process_id",
+    "process_start",
+    "process_group",
+    "parent_process_id",
+    "parent_start",
+    "pane_ref",
+    "window_ref",
+    "tmux_socket",
 )
 
 
-def record_next_turn(run_dir: Path, role_execution_ref: str, kept: int, *, now: str) -> None:
+def record_next_turn(run_dir: Path, role_execution_ref: str, kept: int, *, now: str) -> RunManifest:
     """Before a follow-up turn: the ended turn `kept` points at its files in
     `turn-<kept>/`, and the worker is `prepared` again (its end cleared) so that the
-    turn's start is recorded as a start. The caller holds `run_lock(run_dir)`."""
+    turn's start is recorded as a start. The caller holds `run_lock(run_dir)`.
+
+    Returns:
+        The manifest as written.
+    """
     draft = _Draft.open(run_dir)
-    execution = draft.execution(role_execution_ref)
+    execution = draft.manifest.execution(role_execution_ref)
     if execution is None:
         raise UsageError(f"the run has no role execution {role_execution_ref}")
-    participant = draft.participant(str(execution.get("participantRef")))
+    participant = draft.participant(execution.participant_ref)
     here = f"{WORKERS_DIR}/{role_execution_ref}/"
-    turns = []
-    for turn in execution.get("turns") or []:
-        turn = dict(turn)
-        product = turn.get("resultFile")
-        if turn.get("number") == kept and isinstance(product, str) and product.startswith(here):
-            turn["resultFile"] = f"{here}turn-{kept}/{product[len(here) :]}"
-        turns.append(turn)
-    if turns:
-        execution["turns"] = turns
-    for key in _RUN_KEYS:
-        participant.pop(key, None)
-    participant["status"] = execution["status"] = "prepared"
-    draft.write(now)
+
+    def kept_apart(turn: Turn) -> Turn:
+        product = turn.result_file
+        if turn.number == kept and product is not None and product.startswith(here):
+            return dataclasses.replace(
+                turn, result_file=f"{here}turn-{kept}/{product[len(here) :]}"
+            )
+        return turn
+
+    turns = tuple(kept_apart(t) for t in execution.turns or ())
+    cleared: dict[str, Any] = dict.fromkeys(_RUN_FIELDS)
+    draft.change(
+        dataclasses.replace(participant, status="prepared", **cleared),
+        dataclasses.replace(execution, status="prepared", turns=turns or execution.turns),
+    )
+    return draft.write(now)

@@ -17,9 +17,9 @@ from ...errors import UsageError
 from ...records import config, dataclass
 from .. import worktrees
 from . import record
-from .observe import observe_team, read_team
+from .observe import observe_team
 from .record import read_manifest
-from .team import WHO_ARG, Member, find
+from .team import WHO_ARG, Member, find, members
 
 __all__ = ["WorkerDiff", "WorkerDiscard", "WorkerMerge", "diff", "discard", "merge"]
 
@@ -34,11 +34,6 @@ class _Writer:
     run_id: str
 
 
-def _str(member: Member, key: str) -> str | None:
-    value = member.execution.get(key)
-    return value if isinstance(value, str) and value else None
-
-
 def _writer(run_dir: Path, who: str, environment: Environment | None = None) -> _Writer:
     """The writer `who` names, with its worktree; UsageError for any other worker.
 
@@ -47,13 +42,14 @@ def _writer(run_dir: Path, who: str, environment: Environment | None = None) -> 
     if environment is not None:
         observe_team(run_dir, environment)
     _, manifest = read_manifest(run_dir)
-    member = find(read_team(run_dir), who)
-    path, branch, base = (_str(member, k) for k in ("worktreePath", "branch", "baseCommit"))
-    if path is None or branch is None or base is None:
+    member = find(members(manifest), who)
+    execution = member.execution
+    path, branch, base = execution.worktree_path, execution.branch, execution.base_commit
+    if not path or not branch or not base:
         if member.status == "prepared":
             why = "it was never started"
         else:
-            why = _str(member, "treeNote") or "it does not write: it ran in the project's tree"
+            why = execution.tree_note or "it does not write: it ran in the project's tree"
         raise UsageError(f"{member.short} has no worktree of its own: {why}", field=WHO_ARG)
     return _Writer(
         member=member,
@@ -72,7 +68,7 @@ def _ended(writer: _Writer, what: str) -> None:
             f"stop it before you {what} its branch",
             field=WHO_ARG,
         )
-    if _str(writer.member, "discardedAt") is not None:
+    if writer.member.execution.discarded_at:
         raise UsageError(f"{writer.member.short}'s branch was discarded", field=WHO_ARG)
 
 
@@ -165,7 +161,7 @@ def merge(
         squash=squash,
         files=done.files,
     )
-    changes = {"mergedAt": now, "mergeCommit": done.commit, "mergedInto": done.into}
+    changes = {"merged_at": now, "merge_commit": done.commit, "merged_into": done.into}
     record.record_tree(run_dir, writer.member.ref, changes, event, now=now)
     return WorkerMerge(
         role_execution_ref=writer.member.ref,
@@ -212,7 +208,7 @@ def discard(run_dir: Path, who: str, environment: Environment) -> WorkerDiscard:
         branch=writer.branch,
         worktree_path=str(writer.path),
     )
-    record.record_tree(run_dir, writer.member.ref, {"discardedAt": now}, event, now=now)
+    record.record_tree(run_dir, writer.member.ref, {"discarded_at": now}, event, now=now)
     return WorkerDiscard(
         role_execution_ref=writer.member.ref,
         label=writer.member.label,

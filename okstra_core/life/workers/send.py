@@ -24,7 +24,7 @@ from ...launch import worker_argv
 from . import files
 from .observe import observe_team
 from .plan import StartPlan, plan_follow_up
-from .record import read_manifest, record_next_turn, run_lock
+from .record import read_manifest_bytes, record_next_turn, run_lock
 from .start import KICKOFF, Started, launch_worker
 from .surfaces import choose_surface
 from .team import members
@@ -105,13 +105,15 @@ def send_worker(
     """
     observe_team(run_dir, environment)  # an end nobody recorded yet is recorded first
     catalog = catalog or load_catalog(environment)
-    _, manifest = read_manifest(run_dir)
-    plan_follow_up(manifest, who, catalog, environment)
-    leader = next(m for m in members(manifest.dump()) if m.leader)
+    _, manifest, planned_on = read_manifest_bytes(run_dir)
+    plan, session = plan_follow_up(manifest, who, catalog, environment)
+    leader = next(m for m in members(manifest) if m.leader)
     chosen, server = choose_surface(surface, leader, environment)
     with run_lock(run_dir):
-        _, manifest = read_manifest(run_dir)
-        plan, session = plan_follow_up(manifest, who, catalog, environment)
+        _, now, data = read_manifest_bytes(run_dir)
+        if data != planned_on:  # another writer changed the run meanwhile
+            manifest = now
+            plan, session = plan_follow_up(now, who, catalog, environment)
         return _send(
             run_dir,
             manifest,
@@ -145,8 +147,7 @@ def _send(
     )
     now = launch.started_at
     files.archive_turn(run_dir, ref, number - 1)
-    record_next_turn(run_dir, ref, number - 1, now=now)
-    _, manifest = read_manifest(run_dir)
+    manifest = record_next_turn(run_dir, ref, number - 1, now=now)
     return launch_worker(
         run_dir, manifest, plan, launch, prompt, server, environment, settings.panes_per_window
     )

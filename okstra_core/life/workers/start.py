@@ -2,13 +2,15 @@
 
 Order (what a crash at any point leaves behind):
 
-1. plan (`plan.plan_start`), check its CLI (`readiness.cli_readiness`, the verdict every
-   command reads: one known to be logged out, or that does not run, is refused; one
-   whose login okstra cannot tell starts, with a note) and pick the surface — a
-   refusal changes nothing;
-2. under the run's lock: plan again (another start may have won), write the worker's
-   directory (prompt, `launch.json`), start the supervisor on its surface, record the
-   worker `running` in the run manifest and `worker-started` in the timeline.
+1. read the manifest, plan (`plan.plan_start`), check its CLI
+   (`readiness.cli_readiness`, the verdict every command reads: one known to be logged
+   out, or that does not run, is refused; one whose login okstra cannot tell starts,
+   with a note) and pick the surface — a refusal changes nothing, not even a lock file;
+2. under the run's lock: the manifest read again; only when its bytes changed since
+   the plan (another start won the race) is the start planned on what is there now;
+   write the worker's directory (prompt, `launch.json`), start the supervisor on its
+   surface, record the worker `running` in the run manifest and `worker-started` in
+   the timeline.
 
 okstra killed between the supervisor's start and the record leaves a supervisor that
 records the start itself (`launch.json` carries a new role execution to add), so a
@@ -39,7 +41,7 @@ from ...trust import require_trusted
 from .. import worktrees
 from . import files
 from .plan import StartPlan, StartRequest, plan_start
-from .record import read_manifest, record_started, run_lock
+from .record import read_manifest_bytes, record_started, run_lock
 from .surfaces import Surface, choose_surface, start_background, start_tmux
 from .team import WHO_ARG, Member, members
 
@@ -192,7 +194,7 @@ def _launch(
         result_file=files.RESULT if names_result else None,
         session_id=session_id,
         started_at=now,
-        added=dict(plan.added) if plan.added is not None else None,
+        added=plan.added,
         worktree=str(checkout.path) if checkout is not None else None,
         branch=checkout.branch if checkout is not None else None,
         base_commit=checkout.base if checkout is not None else None,
@@ -233,14 +235,14 @@ def launch_worker(
     _write_files(directory, launch, prompt, env if launch.surface == "tmux" else None)
     log = f"{files.WORKERS_DIR}/{member.ref}/{files.OUTPUT}"
     changes: dict[str, Any] = {
-        "launchBackend": launch.surface,
-        "launchedAt": now,
-        "sessionRef": launch.session_id,
-        "outputLog": log,
+        "launch_backend": launch.surface,
+        "launched_at": now,
+        "session_ref": launch.session_id,
+        "output_log": log,
     }
     pane = None
     if launch.surface == "tmux":
-        team = members(manifest.dump())
+        team = members(manifest)
         pane = start_tmux(
             server,
             team,
@@ -252,10 +254,10 @@ def launch_worker(
             per_window=per_window,
         )
         supervisor = Identity.now(pane.pid) or Identity(pane.pid, "0")
-        changes.update(paneRef=pane.pane_id, windowRef=pane.window_ref, tmuxSocket=pane.socket)
+        changes.update(pane_ref=pane.pane_id, window_ref=pane.window_ref, tmux_socket=pane.socket)
     else:
         supervisor = start_background(directory, cwd, env)
-    changes.update(parentProcessId=supervisor.pid, parentStart=supervisor.start)
+    changes.update(parent_process_id=supervisor.pid, parent_start=supervisor.start)
     record_started(run_dir, launch, changes, now=now, source_ref=plan.source_ref, locked=True)
     okstra = environment.okstra_command()
     return _started(run_dir, manifest, plan, launch, supervisor, pane, log, okstra)
@@ -317,15 +319,16 @@ def start_worker(
         UsageError: refused (see `plan_start`, `choose_surface`); nothing changed.
         LaunchError: the surface could not be opened (the worker stays `prepared`).
     """
-    _, manifest = read_manifest(run_dir)
+    _, manifest, planned_on = read_manifest_bytes(run_dir)
     require_trusted(_project_root(manifest), environment.env, doing="start a worker")
     catalog = load_catalog(environment)
     plan = plan_start(manifest, request, catalog, environment)
     notes = _ready(plan, environment)
-    chosen, server = choose_surface(surface, _leader(members(manifest.dump())), environment)
+    chosen, server = choose_surface(surface, _leader(members(manifest)), environment)
     with run_lock(run_dir):
-        _, manifest = read_manifest(run_dir)
-        plan = plan_start(manifest, request, catalog, environment)
+        _, now, data = read_manifest_bytes(run_dir)
+        if data != planned_on:
+            manifest, plan = now, plan_start(now, request, catalog, environment)
         started = _launch(
             run_dir, manifest, plan, prompt, chosen, server, environment, catalog.config.team
         )

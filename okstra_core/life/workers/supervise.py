@@ -144,21 +144,22 @@ def _write_exit(directory: Path, ended: WorkerExit) -> None:
 def _started(
     launch: WorkerLaunch, cli_pid: int, pane: str | None, socket: str | None
 ) -> dict[str, Any]:
+    """The participant's launch fields (by their names in `Participant`)."""
     me = os.getpid()
     changes: dict[str, Any] = {
-        "launchBackend": launch.surface,
-        "launchedAt": launch.started_at,
-        "sessionRef": launch.session_id,
-        "processId": cli_pid,
-        "processStart": process_start(cli_pid),
-        "processGroup": cli_pid,
-        "parentProcessId": me,
-        "parentStart": process_start(me),
+        "launch_backend": launch.surface,
+        "launched_at": launch.started_at,
+        "session_ref": launch.session_id,
+        "process_id": cli_pid,
+        "process_start": process_start(cli_pid),
+        "process_group": cli_pid,
+        "parent_process_id": me,
+        "parent_start": process_start(me),
     }
     if pane is not None:
-        changes.update(paneRef=pane, tmuxSocket=socket)
+        changes.update(pane_ref=pane, tmux_socket=socket)
     else:
-        changes["outputLog"] = f"{files.WORKERS_DIR}/{launch.role_execution_ref}/{files.OUTPUT}"
+        changes["output_log"] = f"{files.WORKERS_DIR}/{launch.role_execution_ref}/{files.OUTPUT}"
     return changes
 
 

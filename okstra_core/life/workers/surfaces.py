@@ -41,9 +41,9 @@ def supervisor_argv(directory: Path) -> list[str]:
 
 
 def _lead_server(leader: Member, environment: Environment) -> TmuxServer | None:
-    if leader.get_str("launchBackend") != "tmux":
+    if leader.participant.launch_backend != "tmux":
         return None
-    return server_at(leader.get_str("tmuxSocket"), environment)
+    return server_at(leader.participant.tmux_socket, environment)
 
 
 def choose_surface(
@@ -117,10 +117,10 @@ def _team_windows(server: TmuxServer, team: Sequence[Member]) -> dict[str, int]:
     the worker panes okstra started that are still theirs."""
     windows: dict[str, int] = {}
     for member in team:
-        if member.leader or member.get_str("tmuxSocket") != server.socket:
+        if member.leader or member.participant.tmux_socket != server.socket:
             continue
-        pane = member.get_str("paneRef")
-        owner = Identity.of(member.get_int("parentProcessId"), member.get_str("parentStart"))
+        pane = member.participant.pane_ref
+        owner = Identity.of(member.participant.parent_process_id, member.participant.parent_start)
         if not pane or pane_state(server, pane, owner) is None:
             continue
         done = server.run(["display-message", "-p", "-t", pane, "#{window_id} #{window_panes}"])
@@ -132,9 +132,9 @@ def _team_windows(server: TmuxServer, team: Sequence[Member]) -> dict[str, int]:
 
 def _lead_session(server: TmuxServer, leader: Member) -> str | None:
     """The session of the lead's pane, when the lead runs in tmux on `server`."""
-    if leader.get_str("tmuxSocket") != server.socket:
+    if leader.participant.tmux_socket != server.socket:
         return None
-    pane = leader.get_str("paneRef")
+    pane = leader.participant.pane_ref
     if not pane or not pane.startswith("%"):
         return None
     done = server.run(["display-message", "-p", "-t", pane, "#{pane_id} #{session_id}"])

@@ -7,10 +7,10 @@ label (`analyser#1 · codex/gpt-5.6-sol`) or `<role>#<n>` (`analyser#1`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ...catalog import LEADER
+from ...documents import Participant, RoleExecution, RunManifest
 from ...errors import UsageError
 from ...records import dataclass
 
@@ -18,28 +18,40 @@ WHO_ARG = "<who>"
 _SHORT = re.compile(r"^(?P<role>[a-z][a-z0-9-]*)#(?P<n>\d{1,6})$")
 
 
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 @dataclass(frozen=True)
 class Member:
-    """One role execution of the run with its participant (as recorded, unchecked)."""
+    """One role execution of the run with its participant, as the manifest records them."""
 
-    ref: str
-    participant_ref: str
-    role: str
-    ordinal: int
-    label: str
-    provider: str
-    model_ref: str | None
-    model_id: str | None
-    execution: Mapping[str, Any]
-    participant: Mapping[str, Any]
+    execution: RoleExecution
+    participant: Participant
+
+    @property
+    def ref(self) -> str:
+        return self.execution.role_execution_ref
+
+    @property
+    def participant_ref(self) -> str:
+        return self.execution.participant_ref
+
+    @property
+    def role(self) -> str:
+        return self.execution.role
+
+    @property
+    def ordinal(self) -> int:
+        return self.execution.ordinal
+
+    @property
+    def label(self) -> str:
+        return self.execution.execution_label
+
+    @property
+    def provider(self) -> str:
+        return self.execution.provider
+
+    @property
+    def model_ref(self) -> str | None:
+        return self.execution.model_ref
 
     @property
     def leader(self) -> bool:
@@ -52,51 +64,18 @@ class Member:
 
     @property
     def status(self) -> str:
-        return _str(self.participant.get("status")) or "prepared"
-
-    def get_str(self, key: str) -> str | None:
-        return _str(self.participant.get(key))
-
-    def get_int(self, key: str) -> int | None:
-        return _int(self.participant.get(key))
+        return self.participant.status
 
 
-def _items(manifest: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    value = manifest.get(key)
-    if not isinstance(value, list):
-        nested = manifest.get("executionManifest")
-        value = nested.get(key) if isinstance(nested, Mapping) else None
-    return [item for item in value or () if isinstance(item, Mapping)]
-
-
-def members(manifest: Mapping[str, Any]) -> list[Member]:
-    """Every role execution that names a participant, in manifest order."""
-    by_ref = {
-        p["participantRef"]: p
-        for p in _items(manifest, "participants")
-        if isinstance(p.get("participantRef"), str)
-    }
-    found: list[Member] = []
-    for item in _items(manifest, "roleExecutions"):
-        ref, pref = _str(item.get("roleExecutionRef")), _str(item.get("participantRef"))
-        role, ordinal = _str(item.get("role")), _int(item.get("ordinal"))
-        if ref is None or pref is None or role is None or ordinal is None:
-            continue
-        found.append(
-            Member(
-                ref=ref,
-                participant_ref=pref,
-                role=role,
-                ordinal=ordinal,
-                label=_str(item.get("executionLabel")) or f"{role}#{ordinal}",
-                provider=_str(item.get("provider")) or "",
-                model_ref=_str(item.get("modelRef")),
-                model_id=_str(item.get("modelId")),
-                execution=item,
-                participant=by_ref.get(pref, {}),
-            )
-        )
-    return found
+def members(manifest: RunManifest) -> list[Member]:
+    """Every role execution with its participant, in manifest order (one whose
+    participant the manifest lacks is no member: nothing could start or stop it)."""
+    by_ref = {p.participant_ref: p for p in manifest.participants}
+    return [
+        Member(execution, by_ref[execution.participant_ref])
+        for execution in manifest.role_executions
+        if execution.participant_ref in by_ref
+    ]
 
 
 def find(team: Sequence[Member], who: str) -> Member:
