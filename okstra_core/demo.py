@@ -30,6 +30,7 @@ from .paths import bundled_demo_root
 from .prepare.pipeline import prepare
 from .records import dataclass
 from .request import HostSessionContext, RunRequest
+from .trust import trust_project
 
 __all__ = ["DEMO_REPORT", "DemoRun", "copy_demo", "demo_request", "run_demo"]
 
@@ -109,11 +110,6 @@ def demo_request(project: Path) -> RunRequest:
         brief="brief.md",
         host=HostSessionContext(host_id="terminal"),
     )
-
-
-def _trust(project: Path) -> None:
-    """TRUST: the demo project is one okstra itself made; trust it here with the core's
-    trust function (`okstra trust`) once it exists, before the lead or a worker starts."""
 
 
 def _shown(member: WorkerState) -> str:
@@ -209,7 +205,9 @@ def run_demo(
         raise UsageError(f"unknown surface {surface!r}: expected tmux or background")
     project = copy_demo(target)
     say(f"okstra demo: the demo project is {project}")
-    _trust(project)
+    # A project okstra made itself is trusted at creation (the lead and its workers
+    # start only in trusted projects).
+    trust_project(project, environment.env)
     env = Environment(
         env={**environment.env, SURFACE_ENV: surface},
         now=environment.now,

@@ -347,7 +347,7 @@ def report_finalize(run_dir: Path, report: Path) -> Finalized:
         DataFileError: the run manifest or the report is malformed (named).
         FileSystemError: the report cannot be read or replaced.
     """
-    check_target(report, os.environ)
+    check_target(report, os.environ, run_dir)
     path, manifest = read_run_manifest(run_dir)
     rows = finalize_report(manifest, report)
     return Finalized(run_manifest=str(path), report=str(report), execution_roles=tuple(rows))

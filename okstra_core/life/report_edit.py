@@ -11,7 +11,10 @@ byte of the file — other keys' values, their order, spacing, escapes — is co
 
 Where the report may be: `check_target` refuses a file inside a `.okstra` directory
 (a run's own files: its manifest, state) and inside okstra's user directories (the
-home, config, data, state, cache), whatever links lead there.
+home, config, data, state, cache), whatever links lead there. The one place inside
+`.okstra` a report may be is directly in the run's own directory, under a name of
+okstra's report kind (`*report*.json`, as `final-report.json`): the lead writes its
+report beside the run it reports on, and no document okstra keeps there has such a name.
 """
 
 from __future__ import annotations
@@ -39,17 +42,26 @@ def _string_end(text: str, at: int) -> tuple[str, int]:
     return str(value), end
 
 
-def check_target(path: Path, env: Mapping[str, str]) -> None:
+def _beside_the_run(real: Path, run_dir: Path | None) -> bool:
+    """A report file directly in the run's own directory, named as a report."""
+    if run_dir is None or real.parent != Path(os.path.realpath(run_dir)):
+        return False
+    return real.suffix == ".json" and "report" in real.name
+
+
+def check_target(path: Path, env: Mapping[str, str], run_dir: Path | None = None) -> None:
     """Refuse a report path that is one of okstra's own files (before anything is read).
 
     Raises:
-        UsageError: inside a `.okstra` directory or okstra's user directories (named).
+        UsageError: inside a `.okstra` directory (except a `*report*.json` directly in
+            `run_dir`) or okstra's user directories (named).
     """
     real = Path(os.path.realpath(path))
-    if OKSTRA_DIR in real.parts:
+    if OKSTRA_DIR in real.parts and not _beside_the_run(real, run_dir):
         raise UsageError(
             f"{path} is inside a {OKSTRA_DIR} directory: okstra's own files are not a final "
-            "report (give the report the lead wrote, outside .okstra)",
+            "report (give the report the lead wrote: outside .okstra, or a *report*.json in the "
+            "run's own directory)",
             field="--data",
         )
     dirs = user_dirs(env)

@@ -17,7 +17,11 @@ import pytest
 
 from tests.conftest import okstra_cmd
 
-_DROPPED = ("TMUX", "TMUX_PANE", "OKSTRA_TMUX_SOCKET", "TMUX_TMPDIR", "OKSTRA_DEMO_SURFACE")
+# OKSTRA_TRUSTED_DIRECTORIES too: the demo's copy must be trusted by `okstra demo` itself.
+_DROPPED = (
+    "TMUX", "TMUX_PANE", "OKSTRA_TMUX_SOCKET", "TMUX_TMPDIR", "OKSTRA_DEMO_SURFACE",
+    "OKSTRA_TRUSTED_DIRECTORIES",
+)  # fmt: skip
 
 
 @pytest.fixture
@@ -58,6 +62,9 @@ def test_the_demo_in_the_background(env: dict[str, str], tmp_path: Path) -> None
     assert code == 0, out + err
     assert out.startswith(f"okstra demo: the demo project is {project}\n")
     run_dir = _finished(env, project, out)
+    # okstra made the project, so okstra trusted it (nothing else trusts it here).
+    code, listed, _ = _okstra(env, "trust", "--list", "--json")
+    assert code == 0 and str(project.resolve()) in listed, listed
     # Without a terminal the lead ends after the report, its status recorded.
     code, status, _ = _okstra(env, "status", str(run_dir), "--json")
     assert orjson.loads(status)["lead"]["label"] == "exited 0"

@@ -39,7 +39,18 @@ def test_it_refuses_okstra_s_own_files(world: World) -> None:
     home_file.write_text("{}\n", encoding="utf-8")
     inside = world.project / ".okstra" / "elsewhere.json"
     inside.write_text("{}\n", encoding="utf-8")
-    for target in (world.run_dir / "run-manifest.json", config, home_file, inside):
+    # A report-named file is allowed in the run's own directory only: not in another
+    # directory of .okstra, not in a worker's directory below the run.
+    elsewhere_report = world.project / ".okstra" / "final-report.json"
+    elsewhere_report.write_text("{}\n", encoding="utf-8")
+    below = world.run_dir / "workers" / "final-report.json"
+    below.parent.mkdir(exist_ok=True)
+    below.write_text("{}\n", encoding="utf-8")
+    targets = (
+        world.run_dir / "run-manifest.json", world.run_dir / "run-inputs.json",
+        config, home_file, inside, elsewhere_report, below,
+    )  # fmt: skip
+    for target in targets:
         before = target.read_bytes()
         code, said = _finalize(world, target)
         assert code == 2, (target, said)
@@ -47,6 +58,15 @@ def test_it_refuses_okstra_s_own_files(world: World) -> None:
     code, said = _finalize(world, world.run_dir / "run-manifest.json")
     assert ".okstra" in said
     assert world.okstra("models", "--json").returncode == 0
+
+
+def test_a_report_beside_its_run_is_finalized(world: World) -> None:
+    # The lead may keep its report in the run's directory (the demo does).
+    report = world.run_dir / "final-report.json"
+    report.write_text('{"summary": "x"}\n', encoding="utf-8")
+    code, said = _finalize(world, report)
+    assert code == 0, said
+    assert '"executionIdentityVersion": 2' in report.read_text(encoding="utf-8")
 
 
 def test_it_keeps_every_other_value_byte_for_byte(world: World) -> None:
