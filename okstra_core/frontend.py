@@ -34,6 +34,7 @@ def prepare_setup(
     environment: Environment,
     on_step: StepCallback | None = None,
     again: bool = False,
+    mcp: bool | None = None,
 ) -> PrepareResult:
     """Prepare (and launch) the run a confirmed setup describes.
 
@@ -51,6 +52,7 @@ def prepare_setup(
         dry_run=dry_run,
         environment=environment,
         on_step=on_step,
+        mcp=mcp,
     )
 
 
@@ -61,6 +63,7 @@ def prepare_replayed(
     dry_run: bool = False,
     environment: Environment,
     on_step: StepCallback | None = None,
+    mcp: bool | None = None,
 ) -> PrepareResult:
     """Save and prepare a new setup replayed in this process (`Wizard.replay_new`).
 
@@ -85,6 +88,7 @@ def prepare_replayed(
         dry_run=dry_run,
         environment=environment,
         on_step=on_step,
+        mcp=mcp,
     )
 
 
@@ -96,9 +100,15 @@ def _prepare_and_record(
     dry_run: bool,
     environment: Environment,
     on_step: StepCallback | None,
+    mcp: bool | None = None,
 ) -> PrepareResult:
     result = prepare(
-        request, launch=launch, dry_run=dry_run, environment=environment, on_step=on_step
+        request,
+        launch=launch,
+        dry_run=dry_run,
+        environment=environment,
+        on_step=on_step,
+        mcp=mcp,
     )
     record_lead_exit(result, environment)
     if not result.dry_run:

@@ -134,9 +134,12 @@ def render_env(
     *,
     source: str,
     field: str,
+    known: frozenset[str] = PLACEHOLDERS,
 ) -> dict[str, str]:
     """Render `launch.env` values (names are taken literally)."""
     return {
-        name: render_element(value, values, env, source=source, field=f"{field}.{name}")
+        name: render_element(
+            value, values, env, source=source, field=f"{field}.{name}", known=known
+        )
         for name, value in template.items()
     }

@@ -24,6 +24,7 @@ from .rules import (
     ENV_NAME,
     check_discover_glob,
     check_id,
+    check_mcp_launch,
     check_template,
     check_worker_launch,
     check_worker_resume,
@@ -199,6 +200,11 @@ class LaunchSpec:
     # For a CLI that mints its own session id: a regular expression whose one group
     # finds it in the worker's output (codex prints `session id: <uuid>`).
     worker_session_pattern: StrictStr | None = None
+    # How the lead's CLI is given okstra's MCP server of the run: arguments inserted
+    # right after its program, and environment variables (placeholders `{mcp_config}`,
+    # `{mcp_command_toml}`, `{mcp_args_toml}`). None: the CLI is not given it.
+    mcp: tuple[StrictStr, ...] | None = None
+    mcp_env: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -318,6 +324,8 @@ class GlobalConfig:
     worktrees_dir: StrictStr | None = None
     team: TeamSettings = field(default_factory=TeamSettings)
     notify: tuple[StrictStr, ...] = DEFAULT_NOTIFY
+    # Whether a lead whose provider declares `launch.mcp` gets okstra's MCP server.
+    mcp: StrictBool = True
     source: StrictStr = ""
 
 
@@ -516,6 +524,7 @@ def check_launch(spec: ProviderSpec) -> None:
         _check_discovered_session(launch, used_new)
     else:
         _check_minted_session(launch, used_new)
+    check_mcp_launch(launch.mcp, launch.mcp_env)
     check_worker_launch(
         launch.worker,
         launch.access.read_only,

@@ -27,6 +27,8 @@ TEMPLATE_PLACEHOLDERS: frozenset[str] = frozenset(
 # A worker template may also name the file its final message goes to, and where the
 # access arguments go (`{access}`, a whole element of its own).
 WORKER_PLACEHOLDERS: frozenset[str] = TEMPLATE_PLACEHOLDERS | {"result_file", "access"}
+# `launch.mcp` and `launch.mcp_env` name okstra's MCP server of the run.
+MCP_PLACEHOLDERS: frozenset[str] = frozenset({"mcp_config", "mcp_command_toml", "mcp_args_toml"})
 # A discover glob may only read environment variables: `{env.CODEX_HOME}`.
 DISCOVER_PLACEHOLDERS = re.compile(r"env\.[A-Za-z_][A-Za-z0-9_]*")
 
@@ -95,6 +97,23 @@ def check_discover_glob(glob: str) -> None:
                 f"unknown placeholder {{{name}}}: a discover glob may only use "
                 "{env.NAME} (an environment variable)",
             )
+
+
+def check_mcp_launch(mcp: tuple[str, ...] | None, env: dict[str, str]) -> None:
+    """`launch.mcp`: a non-empty argv fragment (no program of its own) naming the
+    server only through the MCP placeholders; `launch.mcp_env` likewise."""
+    if mcp is None:
+        if env:
+            raise DataProblem("launch.mcp_env", "only used with launch.mcp")
+        return
+    if not mcp and not env:
+        raise DataProblem("launch.mcp", "expected the arguments that give the CLI an MCP server")
+    for i, element in enumerate(mcp):
+        check_template(element, f"launch.mcp[{i}]", MCP_PLACEHOLDERS)
+    for name, value in env.items():
+        if not ENV_NAME.fullmatch(name):
+            raise DataProblem(f"launch.mcp_env.{name}", "expected an environment variable name")
+        check_template(value, f"launch.mcp_env.{name}", MCP_PLACEHOLDERS)
 
 
 def check_worker_launch(

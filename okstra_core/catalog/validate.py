@@ -214,6 +214,7 @@ _GLOBAL_CONFIG_KEYS = (
     "worktrees",
     "team",
     "notify",
+    "mcp",
 )
 # `team`'s keys: (JSON name, field, type, lowest, highest).
 _TEAM_KEYS: tuple[tuple[str, str, type, int, int], ...] = (
@@ -308,6 +309,11 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
                 field=key,
             )
         optional[key] = value
+    mcp = raw.get("mcp", True)
+    if not isinstance(mcp, bool):
+        raise DataFileError(
+            f"expected true or false, got {describe(mcp, json=True)}", path=path, field="mcp"
+        )
     return GlobalConfig(
         model_defaults=model_defaults(raw.get("modelDefaults", {}), path),
         disabled_providers=tuple(disabled),
@@ -316,6 +322,7 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
         worktrees_dir=_worktrees_dir(raw, path),
         team=team_settings(raw.get("team", {}), path),
         notify=notify_events(raw["notify"], path) if "notify" in raw else DEFAULT_NOTIFY,
+        mcp=mcp,
         source=str(path),
     )
 

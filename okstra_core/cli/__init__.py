@@ -49,6 +49,7 @@ COMMANDS = (
     "doctor",
     "trust",
     "worker",
+    "mcp",
     "completion",
     "demo",
 )
@@ -67,6 +68,7 @@ TABLE_COMMANDS = (
     "trust",
     "worker",
     "demo",
+    "mcp",
 )
 
 

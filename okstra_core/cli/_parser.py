@@ -28,6 +28,7 @@ _REGISTRARS = {
     "doctor": "_doctor",
     "trust": "_trust",
     "worker": "_worker",
+    "mcp": "_mcp",
     "completion": "_completion",
     "demo": "_demo",
 }
@@ -41,6 +42,7 @@ _MODULES = (
     "_doctor",
     "_trust",
     "_worker",
+    "_mcp",
     "_completion",
     "_schema",
     "_demo",

@@ -88,6 +88,14 @@ def _register_prepare(sub: Any) -> None:
     prep.add_argument(
         "--dry-run", action="store_true", help="print every file and command; write nothing"
     )
+    prep.add_argument(
+        "--no-mcp",
+        dest="mcp",
+        action="store_false",
+        default=None,
+        help="do not give the lead okstra's MCP tools (it drives its team with shell "
+        "commands only); default: the user config's `mcp` (true)",
+    )
     add_request_arguments(prep)
     add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
@@ -206,6 +214,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             environment=environment,
             on_step=_emit_progress,
             again=ns.again,
+            mcp=ns.mcp,
         )
     else:
         if ns.again:
@@ -221,6 +230,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             dry_run=ns.dry_run,
             environment=environment,
             on_step=_emit_progress,
+            mcp=ns.mcp,
         )
         from ..frontend import record_lead_exit
 
@@ -297,6 +307,7 @@ def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
         dry_run=ns.dry_run,
         environment=environment,
         on_step=_emit_progress,
+        mcp=ns.mcp,
     )
 
 

@@ -1,7 +1,7 @@
 """Typed documents: every file okstra writes has one record that writes and reads it.
 
 Modules: `base` (the `Document` base), `inputs` (`run-inputs.json`), `run`
-(`run-manifest.json`, `lead-prompt.meta.json`), `task` (`task-manifest.json`,
+(`run-manifest.json`, `lead-prompt.meta.json`), `mcp` (`mcp.json`), `task` (`task-manifest.json`,
 timeline events and `parse_event`, `project.json`, `runs.jsonl` rows), `resume` (`resume.json`) and
 `schema` (`SCHEMAS`, `json_schema(name)` for `okstra schema`).
 
@@ -18,6 +18,7 @@ from ..lazy import lazy_names
 if TYPE_CHECKING:
     from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, OpenDocument
     from .inputs import RunInputs
+    from .mcp import McpConfig, McpServerEntry
     from .resume import ResumeDiscover, ResumeDocument, ResumeParticipant
     from .run import (
         AddedExecution,
@@ -55,6 +56,8 @@ _LAZY = {
     "EXECUTION_IDENTITY_VERSION": ".base",
     "SCHEMA_VERSION": ".base",
     "RunInputs": ".inputs",
+    "McpConfig": ".mcp",
+    "McpServerEntry": ".mcp",
     "ResumeDiscover": ".resume",
     "ResumeDocument": ".resume",
     "ResumeParticipant": ".resume",
@@ -105,6 +108,8 @@ __all__ = [
     "LeadLaunchFailed",
     "LeadLaunched",
     "LeadPromptMeta",
+    "McpConfig",
+    "McpServerEntry",
     "NextPhase",
     "OpenDocument",
     "Participant",

@@ -14,6 +14,7 @@ from pydantic import Discriminator
 from .. import records
 from ..request import RunRequest
 from .inputs import RunInputs
+from .mcp import McpConfig
 from .resume import ResumeDocument
 from .run import LeadPromptMeta, RunManifest
 from .task import ProjectDocument, RunsIndexRow, TaskManifest, TimelineEvent
@@ -49,6 +50,7 @@ SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "worker-launch": _model(WorkerLaunch),
     "worker-exit": _model(WorkerExit),
     "lead-activity": _model(PaneActivity),
+    "mcp-config": _model(McpConfig),
 }
 
 

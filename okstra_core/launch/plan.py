@@ -12,6 +12,7 @@ from okstra_core.catalog.models import DiscoverSpec, LaunchSpec, ProviderSpec, S
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, LaunchError, OkstraError
 from okstra_core.launch.argv import placeholders_in, render_argv, render_env
+from okstra_core.launch.mcp import McpServer, register_mcp
 from okstra_core.launch.session import discover_glob, mint_session_id
 from okstra_core.store import decode_utf8, read_bytes
 
@@ -48,6 +49,9 @@ class LaunchPlan:
         prompt_file: the lead prompt file.
         discover: the discovery rule of a `discover` provider.
         source: the provider file (for messages).
+        mcp_argv: `launch.mcp`, rendered (inserted in `argv` after the program);
+            empty when the lead is not given okstra's MCP server.
+        mcp_config: the file that server is read from (`{mcp_config}`), and its bytes.
     """
 
     # Its protocol data: what a consumer needs to run and resume the CLI.
@@ -61,6 +65,7 @@ class LaunchPlan:
             "values",
             "resume_env",
             "discover_fixed",
+            "mcp_config_bytes",
         ),
         views=("resume_argv",),
     )
@@ -84,6 +89,14 @@ class LaunchPlan:
     # `discover` with its glob's `{env.X}` resolved at planning time (the CLI's own
     # environment), so a later lookup searches where this CLI wrote.
     discover_fixed: DiscoverSpec | None = None
+    mcp_argv: tuple[str, ...] = ()
+    mcp_config: Path | None = None
+    mcp_config_bytes: bytes | None = None
+
+    @property
+    def gives_mcp(self) -> bool:
+        """Whether the CLI is given okstra's MCP server of the run."""
+        return bool(self.mcp_argv) or self.mcp_config is not None
 
     def resume_argv_template(self) -> tuple[str, ...]:
         """`launch.resume` with every value filled in but the session id (`{session_id}`).
@@ -163,6 +176,7 @@ def plan_launch(
     project_root: Path,
     environment: Environment,
     prompt: str | None = None,
+    mcp: McpServer | None = None,
 ) -> LaunchPlan:
     """Build the lead CLI's launch argv and environment; mint its session id.
 
@@ -175,6 +189,8 @@ def plan_launch(
         environment: PATH, env vars and the uuid source.
         prompt: the lead prompt text for `{prompt}`; read from `prompt_file` when a
             template asks for it and this is None.
+        mcp: okstra's MCP server of the run, given to the CLI when its provider
+            declares `launch.mcp` (None: not given).
 
     Raises:
         LaunchError: the CLI is not on PATH, or `{prompt}` is used and the file cannot
@@ -203,6 +219,10 @@ def plan_launch(
     )
     argv = render_argv(launch.new, values, environment.env, source=source, field="launch.new")
     env = render_env(launch.env, values, environment.env, source=source, field="launch.env")
+    registered = register_mcp(provider, mcp, environment) if mcp is not None else None
+    if registered is not None:
+        argv = (argv[0], *registered.argv, *argv[1:])
+        env = {**env, **registered.env}
     _check_argv(argv, env, source)
     # Render the resume template once now, so a broken one fails before anything runs.
     render_argv(
@@ -229,6 +249,9 @@ def plan_launch(
         values=MappingProxyType(values),
         resume_env=MappingProxyType(_resume_env(launch, environment)),
         discover_fixed=_fixed_discover(launch, environment, source),
+        mcp_argv=registered.argv if registered is not None else (),
+        mcp_config=registered.config if registered is not None else None,
+        mcp_config_bytes=registered.config_bytes if registered is not None else None,
     )
 
 

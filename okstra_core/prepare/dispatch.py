@@ -20,6 +20,9 @@ from ..documents import RoleExecution
 from .manifest import ExecutionManifest
 
 WORKERS_DIR = "workers"
+# Where a lead with okstra's MCP tools writes the final report's data file (the tool
+# `report_finalize` takes files of the run only).
+FINAL_REPORT = "final-report.json"
 # The longest a `wait` in the prompt blocks: agents' shell tools cut longer commands,
 # so the lead waits in slices and waits again on 124.
 WAIT_SLICE_SECONDS = 540
@@ -164,9 +167,11 @@ def dispatch_context(
     run_id: str,
     run_dir: str,
     okstra: str = "okstra",
+    mcp: bool = False,
 ) -> Mapping[str, Any]:
     """The lead prompt's `team`, `dynamic_roles` and `workers` values; every command
-    runs okstra as `okstra` (`Environment.okstra_command`)."""
+    runs okstra as `okstra` (`Environment.okstra_command`); `workers.mcp`: the lead's
+    host has okstra's MCP tools of the run."""
     run = run_argument(task_key, run_id)
     team = team_context(manifest, catalog, run=run, run_dir=run_dir, okstra=okstra)
     dynamic = dynamic_context(manifest, catalog, run=run, run_dir=run_dir, okstra=okstra)
@@ -190,5 +195,7 @@ def dispatch_context(
             "check": f"{okstra} report check {quoted} <report.json>",
             "wait_slice": WAIT_SLICE_SECONDS,
             "okstra": okstra,
+            "mcp": mcp,
+            "report_file": f"{run_dir}/{FINAL_REPORT}",
         },
     }

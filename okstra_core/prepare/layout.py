@@ -40,6 +40,7 @@ class RunLayout:
         paths: each file of the run and where it goes; rel: the same, relative to the
             project, under the names documents and templates write (`runManifest`, …).
         brief: the brief, relative to the project.
+        mcp_tools: whether the lead's CLI is given okstra's MCP server of the run.
     """
 
     run_id: str
@@ -51,6 +52,7 @@ class RunLayout:
     paths: RunPaths
     rel: dict[str, str]
     brief: str
+    mcp_tools: bool = False
 
     def relative(self, path: Path) -> str:
         """`path` as the run's documents write it (see `relative`)."""

@@ -57,6 +57,7 @@ def lead_prompt(resolved: Resolved, layout: RunLayout, environment: Environment)
             run_id=layout.run_id,
             run_dir=layout.relative(layout.run_dir),
             okstra=environment.okstra_command(),
+            mcp=layout.mcp_tools,
         ),
         "brief": {"path": layout.brief, "text": resolved.brief_text.rstrip("\n")},
         "directive": request.directive,

@@ -26,6 +26,7 @@ from ..catalog.models import LEADER
 from ..documents import LeadLaunched, LeadLaunchFailed, trust
 from ..environment import Environment
 from ..errors import OkstraError, PrepareError, UsageError
+from ..launch.mcp import server_for
 from ..launch.plan import LaunchPlan, plan_launch
 from ..launch.sheet import ResumeEntry, find_okstra, write_resume_sheet
 from ..paths import user_dirs
@@ -67,10 +68,13 @@ def _noop(_: str) -> None:
 
 
 def _plan_launch(
-    resolved: Resolved, prompt_file: Path, environment: Environment
+    resolved: Resolved, prompt_file: Path, environment: Environment, mcp: bool
 ) -> LaunchPlan | None:
+    """The lead's launch; with `mcp`, its CLI is given the run's MCP server (the run
+    directory is the lead prompt's)."""
     if not resolved.spawns_leader:
         return None
+    server = server_for(prompt_file.parent, find_okstra(environment)) if mcp else None
     return plan_launch(
         resolved.leader_provider,
         model=resolved.manifest.leader.execution,
@@ -78,6 +82,7 @@ def _plan_launch(
         kickoff=KICKOFF,
         project_root=resolved.request.project_root,
         environment=environment,
+        mcp=server,
     )
 
 
@@ -128,6 +133,7 @@ def prepare(
     dry_run: bool = False,
     environment: Environment | None = None,
     on_step: StepCallback | None = None,
+    mcp: bool | None = None,
 ) -> PrepareResult:
     """Prepare (and launch) the run `request` describes — the core's one entry point.
 
@@ -141,6 +147,8 @@ def prepare(
         dry_run: do steps 1–4 and preflight, plan every file, write nothing.
         environment: the environment seam (defaults to the real one).
         on_step: called with a short description as each step starts.
+        mcp: give the lead okstra's MCP server of the run (where its provider declares
+            `launch.mcp`); None: as the user's config says (`mcp`, default true).
 
     Raises:
         OkstraError: any refused input, before anything is written (steps 1–4,
@@ -155,6 +163,7 @@ def prepare(
         )
     override = runfiles.sequence_override(env.env)  # refused before anything is read
     resolved = resolve_request(request, env, step)
+    with_mcp = resolved.catalog.config.mcp if mcp is None else mcp
     step("preflight")
     checks = run_preflight(resolved, env)
     failed = [p for p in checks if not p.ok]
@@ -162,12 +171,12 @@ def prepare(
     window = f"{request.task_group}/{request.task_id}"
     if dry_run:
         step("planning the run (dry run)")
-        return _dry_run(resolved, checks, backend, window, env, override)
+        return _dry_run(resolved, checks, backend, window, env, override, with_mcp)
     if failed:
         raise _preflight_error(failed)
     if resolved.spawns_leader and backend != "none":
         require_trusted(request.project_root, env.env, doing="launch the lead")
-    resolved, run, plan = _write_run(resolved, env, step, override)
+    resolved, run, plan = _write_run(resolved, env, step, override, with_mcp)
     result = _planned_result(resolved, run, plan, checks, backend, window, env, dry_run=False)
     if plan is None or backend == "none":
         return result
@@ -184,13 +193,14 @@ def _dry_run(
     window: str,
     env: Environment,
     override: int | None = None,
+    mcp: bool = True,
 ) -> PrepareResult:
     """Every file the next run would have, written nowhere; problems become notes."""
     seq = runfiles.peek_next_sequence(resolved.task_root, resolved.request.task_type, override)
     notes = [p.message() for p in checks if not p.ok]
     prompt_file = run_dir_for(resolved, seq) / LEAD_PROMPT
     try:
-        plan = _plan_launch(resolved, prompt_file, env)
+        plan = _plan_launch(resolved, prompt_file, env, mcp)
     except OkstraError as exc:
         # A dry run reports what is wrong instead of stopping at it.
         plan = None
@@ -202,7 +212,11 @@ def _dry_run(
 
 
 def _write_run(
-    resolved: Resolved, env: Environment, step: StepCallback, override: int | None = None
+    resolved: Resolved,
+    env: Environment,
+    step: StepCallback,
+    override: int | None = None,
+    mcp: bool = True,
 ) -> tuple[Resolved, RunFiles, LaunchPlan | None]:
     """Steps 5–6: reserve the run's number and write its files (under the locks).
 
@@ -221,7 +235,7 @@ def _write_run(
             # the validation read (its index entries must be kept).
             resolved = replace(resolved, task_manifest=runfiles.read_task_manifest(troot))
             step("writing the run files")
-            plan = _plan_launch(resolved, reserved / LEAD_PROMPT, env)
+            plan = _plan_launch(resolved, reserved / LEAD_PROMPT, env, mcp)
             with project_lock(root):
                 # project.json is shared by every task of the project: re-read it under
                 # the project lock so a concurrent prepare of another task keeps its entry.

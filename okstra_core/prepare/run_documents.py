@@ -114,6 +114,7 @@ def run_layout(
         paths=paths,
         rel={name: relative(Path(path), root) for name, path in to_data(paths).items()},
         brief=relative(resolved.brief_path, root),
+        mcp_tools=launch_plan is not None and launch_plan.gives_mcp,
     )
 
 
@@ -362,6 +363,10 @@ def plan_run(
         PlannedFile(paths.lead_prompt, prompt),
         PlannedFile(paths.lead_prompt_meta, lead_prompt_meta(resolved, layout, prompt).to_bytes()),
     ]
+    if launch_plan is not None and launch_plan.mcp_config is not None:
+        # The lead's CLI reads okstra's MCP server from it (`launch.mcp`).
+        config = launch_plan.mcp_config_bytes or b""
+        files.append(PlannedFile(launch_plan.mcp_config, config))
     sheet = resume_sheet(layout, launch_plan, environment)
     if sheet is not None:
         files.append(PlannedFile(paths.resume, sheet[0]))

@@ -217,7 +217,11 @@ def test_exec_backend_then_script_heals_and_resumes(world: dict[str, Any]) -> No
     # exits 0 and okstra records that.
     run_dir = prepare(world, "codex/gpt-5.6-sol", launch="exec")
     (launch,) = lead_calls(world)
-    assert launch["argv"][:2] == ["--no-daemon", "-m"]
+    # okstra's MCP server of the run comes first (`launch.mcp`), then the template.
+    assert launch["argv"][0] == "-c" and launch["argv"][2] == "-c"
+    assert launch["argv"][1].startswith("mcp_servers.okstra.command=")
+    assert launch["argv"][3].endswith(f'"mcp", {json.dumps(str(run_dir))}]')
+    assert launch["argv"][4:6] == ["--no-daemon", "-m"]
     participant = read(run_dir / "run-manifest.json")["participants"][0]
     assert participant["status"] == "exited" and participant["exitStatus"] == 0
     assert participant["sessionRef"] is None

@@ -32,6 +32,7 @@ from okstra_core.documents import (
     TaskManifest,
     parse_event,
 )
+from okstra_core.documents.mcp import McpConfig
 from okstra_core.documents.worker import ProjectRunsRow
 from okstra_core.records import validate
 from okstra_core.wizard.state import WizardState
@@ -66,6 +67,7 @@ DOCUMENTS: dict[str, tuple[str, Reader]] = {
     "timeline.jsonl": ("timeline-event", _event),
     "runs.jsonl": ("runs-index", _through(RunsIndexRow)),
     "runs-index.jsonl": ("project-runs", _through(ProjectRunsRow)),
+    "mcp.json": ("mcp-config", _through(McpConfig)),
 }
 
 

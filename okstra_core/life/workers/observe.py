@@ -49,6 +49,7 @@ class WorkerState:
     provider: str
     model_ref: str | None
     leader: bool
+    access: str | None = None
     surface: str | None
     state: str
     status: str
@@ -116,6 +117,7 @@ def state_of(
         provider=member.provider,
         model_ref=member.model_ref,
         leader=member.leader,
+        access=member.participant.worker_write_capability,
         surface=member.participant.launch_backend,
         state=state,
         status=status_label(state, exit_status, sig),

@@ -1,0 +1,117 @@
+"""`okstra mcp <run>`: the run's MCP server on stdin/stdout, or how to add it to a host.
+
+Serving imports the MCP SDK (`okstra_core.mcp.server`) inside the handler: no other
+command pays for it. `--print-config` prints the snippet that adds this run's server
+to a host by hand (claude, codex or gemini), without the SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..launch.mcp import Host
+
+RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
+HOST_CHOICES = ("claude", "codex", "gemini")
+# One `worker_wait` call's longest wait (seconds); see okstra_core/mcp/tools.py.
+DEFAULT_SLICE = 50.0
+MAX_SLICE = 3600.0
+
+
+def _slice(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise UsageError(
+            f"expected a number of seconds, got {value!r}", field="--wait-slice"
+        ) from None
+    if not 1 <= seconds <= MAX_SLICE:
+        raise UsageError(
+            f"expected seconds in [1, {MAX_SLICE:g}], got {value!r}", field="--wait-slice"
+        )
+    return seconds
+
+
+def register(sub: Any) -> None:
+    """Add `mcp` to the top-level parser."""
+    parser = sub.add_parser(
+        "mcp",
+        help="serve a run's team as MCP tools on stdin/stdout (for the lead's host)",
+        description="An MCP server for one run: team_status, worker_start, worker_wait, "
+        "worker_result, worker_stop and report_finalize, each the same action as its "
+        "`okstra worker`/`okstra report` command, with the same refusals. It serves "
+        "until its client closes standard input. okstra registers it with the lead's "
+        "host at launch; --print-config prints what adds it to a host by hand.",
+        epilog="examples:\n"
+        "  okstra mcp perf/widget/planning-001                  serve (a host runs this)\n"
+        "  okstra mcp planning-001 --print-config               claude's .mcp.json form\n"
+        "  okstra mcp planning-001 --print-config --for codex   ~/.codex/config.toml form",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("run", help=RUN_HELP)
+    parser.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the snippet that adds this run's server to a host, and exit",
+    )
+    parser.add_argument(
+        "--for",
+        dest="host",
+        choices=HOST_CHOICES,
+        help="the host of --print-config (default claude)",
+    )
+    parser.add_argument(
+        "--wait-slice",
+        type=_slice,
+        default=DEFAULT_SLICE,
+        metavar="SECONDS",
+        help="the longest one worker_wait call waits before answering with the members "
+        f"still running (default {DEFAULT_SLICE:g}: under a host's 60 s per call)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="with --print-config: print one JSON document"
+    )
+    parser.set_defaults(handler=_mcp, human=_human)
+
+
+def _mcp(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..environment import Environment
+    from ..launch.mcp import server_for, snippet, where
+    from ..launch.sheet import find_okstra
+    from ..life.locate import locate_run
+
+    environment = Environment.real()
+    run_dir = locate_run(ns.run, Path.cwd(), environment.env)
+    if ns.print_config:
+        server = server_for(run_dir, find_okstra(environment))
+        host: Host = ns.host or "claude"
+        return {
+            "ok": True,
+            "for": host,
+            "runDir": str(run_dir),
+            "command": list(server.argv),
+            "snippet": snippet(server, host),
+            "where": where(host),
+        }, 0
+    if ns.host is not None or ns.json:
+        raise UsageError("--for and --json apply to --print-config", field="--print-config")
+    from ..mcp.server import serve  # the SDK: only when serving
+
+    serve(run_dir, environment, slice_seconds=ns.wait_slice)
+    return {"ok": True, "served": True}, 0
+
+
+def _human(payload: dict[str, Any]) -> None:
+    if payload.get("served"):
+        return  # stdout was the protocol's: nothing more goes there
+    from ..display import inert
+
+    sys.stdout.write(payload["snippet"])
+    sys.stdout.flush()
+    print(f"okstra: {inert(payload['where'])}", file=sys.stderr)

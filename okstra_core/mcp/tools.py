@@ -1,0 +1,293 @@
+"""The MCP tools of one run: each a thin adapter over one `life.actions` function.
+
+Each tool takes exactly the arguments its input schema lists (anything else is
+refused), runs its action on a worker thread (the actions block on files, processes
+and the run's lock, never on the event loop), and answers a `CallToolResult`: the
+action's record as structured content (the JSON `--json` prints) and a short text. A
+refusal (`OkstraError`) answers a tool error with the CLI's message and, as structured
+content, the CLI's JSON error (`ok: false`, `error`, `field`, …).
+
+`worker_wait` waits at most `slice` seconds per call (below every host's own timeout
+for one tool call), reporting progress every few seconds; past that it answers with
+the members still running and the lead calls it again.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import anyio
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, TextContent
+from pydantic import Field
+
+from ..environment import Environment
+from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
+from ..life import actions
+from ..life.limits import MAX_GRACE_SECONDS, MAX_PROMPT_BYTES
+from ..records import to_data
+from . import text
+
+# How long one `worker_wait` call waits unless the server is told otherwise: under
+# the 60 s a host's MCP client gives one call by default (codex, the TypeScript SDK).
+DEFAULT_SLICE_SECONDS = 50.0
+MAX_SLICE_SECONDS = 3600.0
+# How often a waiting call reports progress (and looks again).
+PROGRESS_SECONDS = 2.0
+MAX_WHO = 200
+MAX_NAMED = 100
+
+Who = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_WHO,
+        description="a worker of this run: its role execution ref, its label, or <role>#<n> "
+        "(e.g. analyser#1)",
+    ),
+]
+Prompt = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_PROMPT_BYTES,
+        description="the worker's whole task: all it knows (it reads it on standard input)",
+    ),
+]
+Surface = Annotated[
+    Literal["tmux", "background"],
+    Field(description="tmux (a pane to watch) or background; default: tmux when it runs"),
+]
+Seconds = Annotated[
+    float,
+    Field(
+        ge=0,
+        le=MAX_SLICE_SECONDS,
+        description="the longest this call waits (capped at the server's slice)",
+    ),
+]
+Again = Annotated[bool, Field(description="start a new attempt of a worker that already ran")]
+Role = Annotated[
+    str, Field(min_length=1, max_length=MAX_WHO, description="a dynamic role of the run")
+]
+Model = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_WHO,
+        description="with role: the model ref to run it on (e.g. codex/gpt-5.6-sol)",
+    ),
+]
+AnyOne = Annotated[bool, Field(description="answer when the first of them ends")]
+Full = Annotated[bool, Field(description="all of it (by default at most 1 MiB)")]
+Grace = Annotated[
+    float,
+    Field(
+        ge=0,
+        le=MAX_GRACE_SECONDS,
+        description="seconds it gets to stop before it is killed (capped at the slice)",
+    ),
+]
+
+
+class Refused(Exception):
+    """An `OkstraError` on its way out of a worker thread, as a tool error."""
+
+    def __init__(self, error: OkstraError) -> None:
+        super().__init__(error.render())
+        self.error = error
+
+
+def answer(record: Any, summary: str) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=summary)], structured_content=to_data(record)
+    )
+
+
+def refusal(error: OkstraError) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=text.refused(error))],
+        structured_content=error.to_json(),
+        is_error=True,
+    )
+
+
+class Team:
+    """The tools of the run at `run_dir` (the only run this server acts on)."""
+
+    def __init__(self, run_dir: Path, environment: Environment, *, slice_seconds: float) -> None:
+        self.run_dir = run_dir
+        self.environment = environment
+        self.slice = slice_seconds
+
+    async def _run(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`action(run_dir, environment, *args, **kwargs)` on a worker thread."""
+        call = functools.partial(action, self.run_dir, self.environment, *args, **kwargs)
+        return await anyio.to_thread.run_sync(_guarded, call)
+
+    # ------------------------------------------------------------------- tools
+
+    async def team_status(self) -> CallToolResult:
+        """Every member of this run's team now: label, model, access (read-only or
+        workspace-write), surface, state (prepared, running, exited N, stopped, lost),
+        activity, elapsed time and last line of output. Looks only; call it any time."""
+        try:
+            status = await self._run(_status)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(status, text.team(status))
+
+    async def worker_start(
+        self,
+        prompt: Prompt,
+        who: Who | None = None,
+        again: Again = False,
+        role: Role | None = None,
+        model: Model | None = None,
+        source: Who | None = None,
+        surface: Surface | None = None,
+    ) -> CallToolResult:
+        """Start a worker with `prompt` as its whole task; returns at once. Name a
+        prepared worker with `who` (`again: true` for a new attempt of one that ran),
+        or a dynamic role of the run with `role` and `model` (a model ref such as
+        codex/gpt-5.6-sol; `source`: the role execution it acts on). `surface`:
+        tmux (a pane you can watch) or background; default tmux when tmux runs."""
+        try:
+            started = await self._run(
+                actions.worker_start,
+                prompt=prompt,
+                who=who,
+                again=again,
+                role=role,
+                model=model,
+                source=source,
+                surface=surface,
+            )
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(started, text.started(started))
+
+    async def worker_wait(
+        self,
+        who: Annotated[list[Who], Field(min_length=1, max_length=MAX_NAMED)],
+        ctx: Context,
+        any: AnyOne = False,  # the name of the CLI's flag
+        timeout: Seconds | None = None,
+    ) -> CallToolResult:
+        """Wait until the named workers end (`any: true`: the first of them). One call
+        waits at most `timeout` seconds (and never longer than this server's slice,
+        50 s by default), reporting progress; if they still run it answers
+        `timedOut: true` with each one's state: call it again to keep waiting."""
+        limit = self.slice if timeout is None else min(timeout, self.slice)
+        began = time.monotonic()
+        try:
+            while True:
+                left = limit - (time.monotonic() - began)
+                step = max(0.0, min(PROGRESS_SECONDS, left))
+                waited = await self._run(_wait, who, timeout=step, any_one=any)
+                if not waited.timed_out or left <= PROGRESS_SECONDS:
+                    break
+                spent = time.monotonic() - began
+                await ctx.report_progress(spent, limit, text.progress(waited, spent))
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(waited, text.waited(waited))
+
+    async def worker_result(self, who: Who, full: Full = False) -> CallToolResult:
+        """What an ended worker produced: its final message (its result file, else its
+        standard output). At most 1 MiB unless `full: true`; `truncated` and `path`
+        say when there is more and where."""
+        try:
+            found = await self._run(actions.worker_result, who, full=full)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(found, text.result(found))
+
+    async def worker_stop(
+        self,
+        who: Who,
+        grace: Grace = 10.0,
+    ) -> CallToolResult:
+        """Stop a running worker: SIGTERM to what okstra started for it, SIGKILL after
+        `grace` seconds (default 10, at most this server's wait slice); its tmux pane
+        is closed. A worker that is not running is left as it is."""
+        grace = min(grace, self.slice)
+        try:
+            stopped = await self._run(actions.worker_stop, who, grace=grace)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(stopped, text.stopped(stopped))
+
+    async def report_finalize(
+        self,
+        data: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=4096,
+                description="the final report's JSON data file, relative to this run's "
+                "directory (e.g. final-report.json) or absolute inside it",
+            ),
+        ],
+    ) -> CallToolResult:
+        """Write this run's executionRoles — every role execution with its recorded
+        outcome — onto the final report's JSON data file (a file inside this run's
+        directory). Every other key of the report is kept."""
+        try:
+            done = await self._run(_finalize, data)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(done, text.finalized(done))
+
+    def tools(self) -> list[tuple[Callable[..., Any], type[Any], bool]]:
+        """Each tool, the record its structured content is, and whether it only reads."""
+        return [
+            (self.team_status, actions.TeamStatus, True),
+            (self.worker_start, actions.Started, False),
+            (self.worker_wait, actions.Waited, True),
+            (self.worker_result, actions.WorkerResult, True),
+            (self.worker_stop, actions.Stopped, False),
+            (self.report_finalize, actions.Finalized, False),
+        ]
+
+
+def _guarded(call: Callable[[], Any]) -> Any:
+    """Run `call`; an `OkstraError` (or the machine's `OSError`) becomes `Refused`."""
+    try:
+        return call()
+    except OkstraError as exc:
+        raise Refused(exc) from None
+    except OSError as exc:
+        error = FileSystemError(
+            f"file system error: {describe_os_error(exc)}", path=exc.filename or None
+        )
+        raise Refused(error) from None
+
+
+def _status(run_dir: Path, environment: Environment) -> actions.TeamStatus:
+    return actions.team_status(run_dir, environment)
+
+
+def _wait(
+    run_dir: Path, environment: Environment, who: list[str], *, timeout: float, any_one: bool
+) -> actions.Waited:
+    return actions.worker_wait(run_dir, environment, who, timeout=timeout, any_one=any_one)
+
+
+def _finalize(run_dir: Path, environment: Environment, data: str) -> actions.Finalized:
+    """The report must be a file of this run (a relative path is the run's); every
+    link on the way is followed before it is checked."""
+    given = Path(data)
+    real = Path(os.path.realpath(given if given.is_absolute() else run_dir / given))
+    root = Path(os.path.realpath(run_dir))
+    if root not in real.parents:
+        raise UsageError(
+            f"expected a file inside this run's directory ({run_dir}), got {data!r}",
+            field="data",
+        )
+    return actions.report_finalize(run_dir, real)
