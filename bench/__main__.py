@@ -1,4 +1,4 @@
-"""`python -m bench [--repeat N] [--only a,b,c,d,e,f,g,h,i] [--keep]`: print the table of figures.
+"""`python -m bench [--repeat N] [--only a,b,c,d,e,f,g,h,i,j,k] [--keep]`: print the table of figures.
 
 Each measurement runs in its own temporary directory with its own OKSTRA_HOME and a
 PATH of fake provider CLIs; nothing touches the real user directories. A measurement
@@ -20,6 +20,7 @@ from pathlib import Path
 from . import (
     _demo_minute,
     _first_minute,
+    _mcp,
     _next_prompt,
     _preflight,
     _scale,
@@ -42,13 +43,14 @@ MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
     "h": ("a newcomer's first minute: clone to a launched lead", _first_minute.measure),
     "i": ("the demo minute: no agent CLI, clone to the demo team's report", _demo_minute.measure),
     "j": ("a writer's worktree: worker start and worker diff --stat", _writers.measure),
+    "k": ("the team as MCP tools: server up, team_status of 50", _mcp.measure),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--repeat", type=int, default=15, help="runs per figure (median)")
-    parser.add_argument("--only", default="abcdefghij", help="which measurements, e.g. 'ab'")
+    parser.add_argument("--only", default="abcdefghijk", help="which measurements, e.g. 'ab'")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 

@@ -7,12 +7,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from okstra_core.catalog.models import DiscoverSpec, LaunchSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, LaunchError, OkstraError
 from okstra_core.launch.argv import placeholders_in, render_argv, render_env
-from okstra_core.launch.mcp import McpServer, register_mcp
+from okstra_core.launch.mcp import McpServer, Registered, register_mcp
 from okstra_core.launch.session import discover_glob, mint_session_id
 from okstra_core.store import decode_utf8, read_bytes
 
@@ -189,8 +190,7 @@ def plan_launch(
         environment: PATH, env vars and the uuid source.
         prompt: the lead prompt text for `{prompt}`; read from `prompt_file` when a
             template asks for it and this is None.
-        mcp: okstra's MCP server of the run, given to the CLI when its provider
-            declares `launch.mcp` (None: not given).
+        mcp: okstra's MCP server of the run, given where the provider has `launch.mcp`.
 
     Raises:
         LaunchError: the CLI is not on PATH, or `{prompt}` is used and the file cannot
@@ -219,12 +219,9 @@ def plan_launch(
     )
     argv = render_argv(launch.new, values, environment.env, source=source, field="launch.new")
     env = render_env(launch.env, values, environment.env, source=source, field="launch.env")
-    registered = register_mcp(provider, mcp, environment) if mcp is not None else None
-    if registered is not None:
-        argv = (argv[0], *registered.argv, *argv[1:])
-        env = {**env, **registered.env}
+    argv, env, registered = _with_mcp(argv, env, provider, mcp, environment)
     _check_argv(argv, env, source)
-    # Render the resume template once now, so a broken one fails before anything runs.
+    # Render the resume template now, so a broken one fails before anything runs.
     render_argv(
         launch.resume,
         {**values, "session_id": _PROBE_ID},
@@ -249,10 +246,33 @@ def plan_launch(
         values=MappingProxyType(values),
         resume_env=MappingProxyType(_resume_env(launch, environment)),
         discover_fixed=_fixed_discover(launch, environment, source),
-        mcp_argv=registered.argv if registered is not None else (),
-        mcp_config=registered.config if registered is not None else None,
-        mcp_config_bytes=registered.config_bytes if registered is not None else None,
+        **_mcp_fields(registered),
     )
+
+
+def _with_mcp(
+    argv: tuple[str, ...],
+    env: dict[str, str],
+    provider: ProviderSpec,
+    mcp: McpServer | None,
+    environment: Environment,
+) -> tuple[tuple[str, ...], dict[str, str], Registered | None]:
+    """The launch with okstra's MCP server registered: its arguments right after the
+    program (every bundled CLI takes them before its own), its variables added."""
+    registered = register_mcp(provider, mcp, environment) if mcp is not None else None
+    if registered is None:
+        return argv, env, None
+    return (argv[0], *registered.argv, *argv[1:]), {**env, **registered.env}, registered
+
+
+def _mcp_fields(registered: Registered | None) -> dict[str, Any]:
+    if registered is None:
+        return {}
+    return {
+        "mcp_argv": registered.argv,
+        "mcp_config": registered.config,
+        "mcp_config_bytes": registered.config_bytes,
+    }
 
 
 def _cli_path(provider: ProviderSpec, environment: Environment) -> str:

@@ -29,8 +29,9 @@ INSTRUCTIONS = (
     "okstra's team of one run. Start workers (worker_start) with their whole task as "
     "the prompt, wait for them (worker_wait: one call waits a slice and answers with "
     "the members still running; call it again), read each one's output "
-    "(worker_result), see the whole team (team_status), stop one (worker_stop), and "
-    "write the run's execution roles onto the final report (report_finalize). A "
+    "(worker_result), see the whole team (team_status), stop one (worker_stop), "
+    "review and merge a writer's worktree (worker_diff, worker_merge, worker_discard), "
+    "and write the run's execution roles onto the final report (report_finalize). A "
     "refusal is a tool error that says what to change."
 )
 
@@ -61,7 +62,7 @@ def build_server(
                 fn,
                 annotations=ToolAnnotations(
                     read_only_hint=reads,
-                    destructive_hint=not reads and fn.__name__ == "worker_stop",
+                    destructive_hint=fn.__name__ in ("worker_stop", "worker_discard"),
                     open_world_hint=False,
                 ),
             )

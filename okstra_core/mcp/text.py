@@ -11,7 +11,17 @@ from collections.abc import Iterable
 
 from ..display import inert
 from ..errors import OkstraError
-from ..life.actions import Finalized, Started, Stopped, TeamStatus, Waited, WorkerResult
+from ..life.actions import (
+    Finalized,
+    Started,
+    Stopped,
+    TeamStatus,
+    Waited,
+    WorkerDiff,
+    WorkerDiscard,
+    WorkerMerge,
+    WorkerResult,
+)
 from ..life.workers.observe import WorkerState
 
 # A last line shown in a status row is cut to this many characters.
@@ -36,6 +46,10 @@ def member_line(w: WorkerState) -> str:
         parts.append(elapsed(w.elapsed_seconds))
     if w.activity:
         parts.append(w.activity)
+    if w.access and not w.leader:
+        parts.append(w.access)
+    if w.branch:
+        parts.append(f"branch {w.branch}")
     line = "  ".join(parts)
     if w.last_line:
         line += f"  | {w.last_line[:_LAST]}"
@@ -104,6 +118,23 @@ def stopped(s: Stopped) -> str:
 def finalized(f: Finalized) -> str:
     rows = [f"{r.get('roleExecutionRef')}: {r.get('status')}" for r in f.execution_roles]
     return inert(f"wrote executionRoles onto {f.report}:\n" + "\n".join(rows), keep_newlines=True)
+
+
+def diff(d: WorkerDiff) -> str:
+    head = f"{d.label}: branch {d.branch} against {d.base_commit[:12]} ({d.worktree_path})"
+    return inert(head) + "\n\n" + inert(d.text, keep_newlines=True)
+
+
+def merged(m: WorkerMerge) -> str:
+    how = "squashed" if m.squash else "merged"
+    lines = [f"{how} {m.branch} into {m.into}: {m.commit[:12]} ({len(m.files)} files)"]
+    if m.kept_leftovers:
+        lines.append(m.kept_leftovers)
+    return inert("\n".join(lines), keep_newlines=True)
+
+
+def discarded(d: WorkerDiscard) -> str:
+    return inert(f"discarded {d.label} (branch {d.branch}): {', '.join(d.steps)}")
 
 
 def refused(exc: OkstraError) -> str:

@@ -85,6 +85,9 @@ Model = Annotated[
 ]
 AnyOne = Annotated[bool, Field(description="answer when the first of them ends")]
 Full = Annotated[bool, Field(description="all of it (by default at most 1 MiB)")]
+Stat = Annotated[bool, Field(description="the summary of files changed, not the diff")]
+Squash = Annotated[bool, Field(description="one commit on the project's branch")]
+Yes = Annotated[bool, Field(description="true once the person agreed to lose the work")]
 Grace = Annotated[
     float,
     Field(
@@ -244,6 +247,43 @@ class Team:
             return refusal(exc.error)
         return answer(done, text.finalized(done))
 
+    async def worker_diff(self, who: Who, stat: Stat = False) -> CallToolResult:
+        """A writer's changes against its base, committed and uncommitted (`stat: true`:
+        the summary of files changed). Only a worker that wrote in a worktree of its
+        own has one."""
+        try:
+            found = await self._run(actions.worker_diff, who, stat=stat)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(found, text.diff(found))
+
+    async def worker_merge(self, who: Who, squash: Squash = False) -> CallToolResult:
+        """Merge an ended writer's branch into the branch checked out in the project
+        (`squash: true`: one commit). Refused, changing nothing, while the project has
+        uncommitted changes to the same files; a conflict is aborted and named."""
+        try:
+            merged = await self._run(actions.worker_merge, who, squash=squash)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(merged, text.merged(merged))
+
+    async def worker_discard(self, who: Who, yes: Yes) -> CallToolResult:
+        """Throw an ended writer's work away: remove its worktree and delete its branch.
+        Ask the person first; `yes: true` says they agreed."""
+        try:
+            if not yes:
+                raise Refused(
+                    UsageError(
+                        "discarding throws the writer's work away: ask the person, then "
+                        "pass yes: true",
+                        field="yes",
+                    )
+                )
+            done = await self._run(actions.worker_discard, who)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(done, text.discarded(done))
+
     def tools(self) -> list[tuple[Callable[..., Any], type[Any], bool]]:
         """Each tool, the record its structured content is, and whether it only reads."""
         return [
@@ -253,6 +293,9 @@ class Team:
             (self.worker_result, actions.WorkerResult, True),
             (self.worker_stop, actions.Stopped, False),
             (self.report_finalize, actions.Finalized, False),
+            (self.worker_diff, actions.WorkerDiff, True),
+            (self.worker_merge, actions.WorkerMerge, False),
+            (self.worker_discard, actions.WorkerDiscard, False),
         ]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -131,3 +132,31 @@ def test_print_config_for_each_host(tmp_path: Path) -> None:
     assert code == 0 and doc["command"] == want and doc["for"] == "codex"
     refused = world.okstra("mcp", "no-such-run-001", "--print-config")
     assert refused.returncode == 2 and b"no run no-such-run-001" in refused.stderr
+
+
+def test_no_other_command_imports_the_sdk(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.prepare()
+    check = (
+        "import sys\n"
+        "from okstra_core.cli import main\n"
+        "main(sys.argv[1:])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')\n"
+        "                or m.startswith('okstra_core.mcp.'))\n"
+        "print(loaded, file=sys.stderr)\n"
+    )
+    python = os.path.join(os.path.dirname(okstra_cmd()[0]), "python")
+    for args in (
+        ["worker", "status", world.run, "--json"],
+        ["mcp", world.run, "--print-config"],
+        ["status", world.run, "--json"],
+    ):
+        done = subprocess.run(
+            [python, "-c", check, *args],
+            cwd=world.project,
+            env=world.env,
+            capture_output=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.decode().strip().splitlines()[-1] == "[]", (args, done.stderr)

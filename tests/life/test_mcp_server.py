@@ -33,6 +33,9 @@ TOOLS = {
     "worker_result",
     "worker_stop",
     "report_finalize",
+    "worker_diff",
+    "worker_merge",
+    "worker_discard",
 }
 
 
@@ -195,6 +198,12 @@ async def test_refusals_are_tool_errors_with_the_cli_s_message(world: World) -> 
 
         outside = await call(session, "report_finalize", data="../../../../brief.md")
         assert outside.is_error and "inside this run's directory" in text(outside)
+
+        tree = await call(session, "worker_diff", who="analyser#1")
+        assert tree.is_error and "has no worktree of its own" in text(tree)
+        unasked = await call(session, "worker_discard", who="analyser#1", yes=False)
+        assert unasked.is_error and unasked.structured_content is not None
+        assert unasked.structured_content["field"] == "yes"
 
         extra = await call(session, "team_status", run="another-run-001")
         assert extra.is_error  # no argument names another run: refused, not ignored

@@ -65,6 +65,8 @@ class WorkerState:
     process_id: int | None = None
     output_log: str | None = None
     source_role_execution_ref: str | None = None
+    worktree_path: str | None = None
+    branch: str | None = None
     activity: str | None = None
     activity_detail: str | None = None
     detail: str | None = None
@@ -133,6 +135,8 @@ def state_of(
         process_id=member.participant.process_id,
         output_log=member.participant.output_log,
         source_role_execution_ref=member.execution.source_role_execution_ref,
+        worktree_path=member.execution.worktree_path,
+        branch=member.execution.branch,
         detail=member.participant.end_detail,
         recorded_now=recorded,
     )
