@@ -83,6 +83,10 @@ Model = Annotated[
         description="with role: the model ref to run it on (e.g. codex/gpt-5.6-sol)",
     ),
 ]
+Until = Annotated[
+    Literal["waiting for input", "idle", "stalled"],
+    Field(description="also answer when one of them reaches this activity"),
+]
 AnyOne = Annotated[bool, Field(description="answer when the first of them ends")]
 Full = Annotated[bool, Field(description="all of it (by default at most 1 MiB)")]
 Stat = Annotated[bool, Field(description="the summary of files changed, not the diff")]
@@ -181,8 +185,10 @@ class Team:
         ctx: Context,
         any: AnyOne = False,  # the name of the CLI's flag
         timeout: Seconds | None = None,
+        until: Until | None = None,
     ) -> CallToolResult:
-        """Wait until the named workers end (`any: true`: the first of them). One call
+        """Wait until the named workers end (`any: true`: the first of them; `until`:
+        or reach that activity, e.g. a worker waiting for input). One call
         waits at most `timeout` seconds (and never longer than this server's slice,
         50 s by default), reporting progress; if they still run it answers
         `timedOut: true` with each one's state: call it again to keep waiting."""
@@ -192,7 +198,7 @@ class Team:
             while True:
                 left = limit - (time.monotonic() - began)
                 step = max(0.0, min(PROGRESS_SECONDS, left))
-                waited = await self._run(_wait, who, timeout=step, any_one=any)
+                waited = await self._run(_wait, who, timeout=step, any_one=any, until=until)
                 if not waited.timed_out or left <= PROGRESS_SECONDS:
                     break
                 spent = time.monotonic() - began
@@ -317,9 +323,17 @@ def _status(run_dir: Path, environment: Environment) -> actions.TeamStatus:
 
 
 def _wait(
-    run_dir: Path, environment: Environment, who: list[str], *, timeout: float, any_one: bool
+    run_dir: Path,
+    environment: Environment,
+    who: list[str],
+    *,
+    timeout: float,
+    any_one: bool,
+    until: str | None,
 ) -> actions.Waited:
-    return actions.worker_wait(run_dir, environment, who, timeout=timeout, any_one=any_one)
+    return actions.worker_wait(
+        run_dir, environment, who, timeout=timeout, any_one=any_one, until=until
+    )
 
 
 def _finalize(run_dir: Path, environment: Environment, data: str) -> actions.Finalized:
