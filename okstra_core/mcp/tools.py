@@ -89,6 +89,7 @@ Until = Annotated[
 ]
 AnyOne = Annotated[bool, Field(description="answer when the first of them ends")]
 Full = Annotated[bool, Field(description="all of it (by default at most 1 MiB)")]
+Turn = Annotated[int, Field(ge=1, le=100_000, description="an earlier turn (1: the first)")]
 Stat = Annotated[bool, Field(description="the summary of files changed, not the diff")]
 Squash = Annotated[bool, Field(description="one commit on the project's branch")]
 Yes = Annotated[bool, Field(description="true once the person agreed to lose the work")]
@@ -179,6 +180,18 @@ class Team:
             return refusal(exc.error)
         return answer(started, text.started(started))
 
+    async def worker_send(
+        self, who: Who, prompt: Prompt, surface: Surface | None = None
+    ) -> CallToolResult:
+        """Send an ended worker a follow-up in its own conversation (it remembers its
+        earlier turns); returns at once, as worker_start does. Wait for it and read its
+        answer as for a start."""
+        try:
+            sent = await self._run(actions.worker_send, who, prompt=prompt, surface=surface)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(sent, text.started(sent))
+
     async def worker_wait(
         self,
         who: Annotated[list[Who], Field(min_length=1, max_length=MAX_NAMED)],
@@ -207,12 +220,14 @@ class Team:
             return refusal(exc.error)
         return answer(waited, text.waited(waited))
 
-    async def worker_result(self, who: Who, full: Full = False) -> CallToolResult:
+    async def worker_result(
+        self, who: Who, full: Full = False, turn: Turn | None = None
+    ) -> CallToolResult:
         """What an ended worker produced: its final message (its result file, else its
-        standard output). At most 1 MiB unless `full: true`; `truncated` and `path`
-        say when there is more and where."""
+        standard output) of its latest turn, or of `turn`. At most 1 MiB unless
+        `full: true`; `truncated` and `path` say when there is more and where."""
         try:
-            found = await self._run(actions.worker_result, who, full=full)
+            found = await self._run(actions.worker_result, who, full=full, turn=turn)
         except Refused as exc:
             return refusal(exc.error)
         return answer(found, text.result(found))
@@ -295,6 +310,7 @@ class Team:
         return [
             (self.team_status, actions.TeamStatus, True),
             (self.worker_start, actions.Started, False),
+            (self.worker_send, actions.Started, False),
             (self.worker_wait, actions.Waited, True),
             (self.worker_result, actions.WorkerResult, True),
             (self.worker_stop, actions.Stopped, False),

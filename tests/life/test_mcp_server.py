@@ -33,6 +33,7 @@ TOOLS = {
     "worker_result",
     "worker_stop",
     "report_finalize",
+    "worker_send",
     "worker_diff",
     "worker_merge",
     "worker_discard",
@@ -113,6 +114,7 @@ async def test_a_whole_worker_life_through_the_tools(world: World, tmp_path: Pat
             surface="background",
         )
         assert "worker_wait" in text(two)
+        two_ref = data(two)["roleExecutionRef"]
         world.started("w1")
 
         # A short wait answers with the held one still running, and progress on the way.
@@ -145,6 +147,25 @@ async def test_a_whole_worker_life_through_the_tools(world: World, tmp_path: Pat
         assert got["text"] == "RESULT: Check the codex side.\n"
         got = data(await call(session, "worker_result", who="analyser#2"))
         assert got["text"] == "RESULT: Analyse the widget.\n"
+
+        # A follow-up in analyser#2's own conversation, waited for and read the same way.
+        sent = data(
+            await call(
+                session,
+                "worker_send",
+                who="analyser#2",
+                prompt=fake("Follow up.", tag="w2b"),
+                surface="background",
+            )
+        )
+        assert sent["roleExecutionRef"] == two_ref
+        waited = data(await call(session, "worker_wait", who=["analyser#2"]))
+        while waited["timedOut"]:
+            waited = data(await call(session, "worker_wait", who=["analyser#2"]))
+        got = data(await call(session, "worker_result", who="analyser#2"))
+        assert got["text"] == "RESULT: Follow up.\n"
+        first = data(await call(session, "worker_result", who="analyser#2", turn=1))
+        assert first["text"] == "RESULT: Analyse the widget.\n"
 
         # Another attempt that only a signal ends, stopped through the tool.
         again = data(
