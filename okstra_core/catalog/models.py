@@ -200,9 +200,7 @@ class LaunchSpec:
     # For a CLI that mints its own session id: a regular expression whose one group
     # finds it in the worker's output (codex prints `session id: <uuid>`).
     worker_session_pattern: StrictStr | None = None
-    # How the lead's CLI is given okstra's MCP server of the run: arguments inserted
-    # right after its program, and environment variables (placeholders `{mcp_config}`,
-    # `{mcp_command_toml}`, `{mcp_args_toml}`). None: the CLI is not given it.
+    # How the lead's CLI is given okstra's MCP server of the run (docs/providers.md).
     mcp: tuple[StrictStr, ...] | None = None
     mcp_env: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
 
@@ -324,8 +322,7 @@ class GlobalConfig:
     worktrees_dir: StrictStr | None = None
     team: TeamSettings = field(default_factory=TeamSettings)
     notify: tuple[StrictStr, ...] = DEFAULT_NOTIFY
-    # Whether a lead whose provider declares `launch.mcp` gets okstra's MCP server.
-    mcp: StrictBool = True
+    mcp: StrictBool = True  # a lead gets okstra's MCP server where its CLI takes one
     source: StrictStr = ""
 
 
