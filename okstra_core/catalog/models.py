@@ -189,19 +189,16 @@ class LaunchSpec:
     # Flags the leader launch relies on; preflight checks the CLI's --help mentions them.
     required_flags: tuple[StrictStr, ...] = ()
     help: tuple[StrictStr, ...] = ()
-    # A one-shot, non-interactive run of a worker: its prompt on standard input (and
-    # in `{prompt_file}`), its final message on stdout or in `{result_file}`. None:
-    # the provider cannot run workers.
+    # A worker's one-shot run: its prompt on stdin (and in `{prompt_file}`), its final
+    # message on stdout or in `{result_file}`. None: the provider cannot run workers.
     worker: tuple[StrictStr, ...] | None = None
     access: AccessSpec = field(default_factory=AccessSpec)
     # A follow-up turn of an ended worker's own conversation (`okstra worker send`): a
     # one-shot run like `worker` that names `{session_id}`. None: no follow-ups.
     worker_resume: tuple[StrictStr, ...] | None = None
-    # For a CLI that mints its own session id: a regular expression whose one group
-    # finds it in the worker's output (codex prints `session id: <uuid>`).
+    # A CLI minting its own id: a regex whose one group finds it in the worker's output.
     worker_session_pattern: StrictStr | None = None
-    # How the lead's CLI is given okstra's MCP server of the run (docs/providers.md).
-    mcp: tuple[StrictStr, ...] | None = None
+    mcp: tuple[StrictStr, ...] | None = None  # okstra's MCP server for the lead's CLI
     mcp_env: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
 
 
