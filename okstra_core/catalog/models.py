@@ -193,13 +193,12 @@ class LaunchSpec:
     # message on stdout or in `{result_file}`. None: the provider cannot run workers.
     worker: tuple[StrictStr, ...] | None = None
     access: AccessSpec = field(default_factory=AccessSpec)
-    # A follow-up turn of an ended worker's own conversation (`okstra worker send`): a
-    # one-shot run like `worker` that names `{session_id}`. None: no follow-ups.
+    # An ended worker's follow-up turn in its own conversation (`okstra worker send`).
     worker_resume: tuple[StrictStr, ...] | None = None
     # A CLI minting its own id: a regex whose one group finds it in the worker's output.
     worker_session_pattern: StrictStr | None = None
     mcp: tuple[StrictStr, ...] | None = None  # okstra's MCP server for the lead's CLI
-    mcp_env: dict[StrictStr, StrictStr] = field(default_factory=_new_dict)
+    mcp_env: dict[StrictStr, StrictStr] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
