@@ -1,4 +1,4 @@
-"""`python -m bench [--repeat N] [--only a,b,c,d,e,f,g,h,i,j,k] [--keep]`: print the table of figures.
+"""`python -m bench [--repeat N] [--only a,b,...,k] [--keep]`: print the table of figures.
 
 Each measurement runs in its own temporary directory with its own OKSTRA_HOME and a
 PATH of fake provider CLIs; nothing touches the real user directories. A measurement

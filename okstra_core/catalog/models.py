@@ -189,8 +189,7 @@ class LaunchSpec:
     # Flags the leader launch relies on; preflight checks the CLI's --help mentions them.
     required_flags: tuple[StrictStr, ...] = ()
     help: tuple[StrictStr, ...] = ()
-    # A worker's one-shot run: its prompt on stdin (and in `{prompt_file}`), its final
-    # message on stdout or in `{result_file}`. None: the provider cannot run workers.
+    # A worker's one-shot run (prompt on stdin, result on stdout or `{result_file}`).
     worker: tuple[StrictStr, ...] | None = None
     access: AccessSpec = field(default_factory=AccessSpec)
     # An ended worker's follow-up turn in its own conversation (`okstra worker send`).
