@@ -30,6 +30,7 @@ from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
 from ..life import actions
 from ..life.limits import MAX_GRACE_SECONDS, MAX_PROMPT_BYTES
+from ..life.report import read_run_manifest
 from ..records import to_data
 from . import text
 
@@ -254,14 +255,14 @@ class Team:
             Field(
                 min_length=1,
                 max_length=4096,
-                description="the final report's JSON data file, relative to this run's "
-                "directory (e.g. final-report.json) or absolute inside it",
+                description="the final report's JSON data file, relative to the project "
+                "root (e.g. final-report-<run-id>.json) or absolute inside it",
             ),
         ],
     ) -> CallToolResult:
         """Write this run's executionRoles — every role execution with its recorded
-        outcome — onto the final report's JSON data file (a file inside this run's
-        directory). Every other key of the report is kept."""
+        outcome — onto the final report's JSON data file (a file of the project, outside
+        .okstra). Every other key of the report is kept."""
         try:
             done = await self._run(_finalize, data)
         except Refused as exc:
@@ -353,14 +354,14 @@ def _wait(
 
 
 def _finalize(run_dir: Path, environment: Environment, data: str) -> actions.Finalized:
-    """The report must be a file of this run (a relative path is the run's); every
-    link on the way is followed before it is checked."""
+    """The report must be a file of the run's project (a relative path is the project's;
+    links followed before the check); the action refuses okstra's own files."""
+    _, manifest = read_run_manifest(run_dir)
+    root = Path(os.path.realpath(manifest.project_root))
     given = Path(data)
-    real = Path(os.path.realpath(given if given.is_absolute() else run_dir / given))
-    root = Path(os.path.realpath(run_dir))
+    real = Path(os.path.realpath(given if given.is_absolute() else root / given))
     if root not in real.parents:
         raise UsageError(
-            f"expected a file inside this run's directory ({run_dir}), got {data!r}",
-            field="data",
+            f"expected a file inside the run's project ({root}), got {data!r}", field="data"
         )
     return actions.report_finalize(run_dir, real)

@@ -20,9 +20,9 @@ from ..documents import RoleExecution
 from .manifest import ExecutionManifest
 
 WORKERS_DIR = "workers"
-# Where a lead with okstra's MCP tools writes the final report's data file (the tool
-# `report_finalize` takes files of the run only).
-FINAL_REPORT = "final-report.json"
+# Where a lead with okstra's MCP tools writes the final report's data file (relative
+# to the project; the tool `report_finalize` takes files of the run's project only).
+FINAL_REPORT = "final-report-{run_id}.json"
 # The longest a `wait` in the prompt blocks: agents' shell tools cut longer commands,
 # so the lead waits in slices and waits again on 124.
 WAIT_SLICE_SECONDS = 540
@@ -196,6 +196,6 @@ def dispatch_context(
             "wait_slice": WAIT_SLICE_SECONDS,
             "okstra": okstra,
             "mcp": mcp,
-            "report_file": f"{run_dir}/{FINAL_REPORT}",
+            "report_file": FINAL_REPORT.format(run_id=run_id),
         },
     }

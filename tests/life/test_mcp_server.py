@@ -182,9 +182,9 @@ async def test_a_whole_worker_life_through_the_tools(world: World, tmp_path: Pat
         stopped = data(await call(session, "worker_stop", who=again["roleExecutionRef"], grace=5))
         assert stopped["wasRunning"] is True and stopped["worker"]["state"] == "stopped"
 
-        report = world.run_dir / "final-report.json"
+        report = world.project / f"final-report-{world.run}.json"
         report.write_text(json.dumps({"summary": "done"}), encoding="utf-8")
-        done = data(await call(session, "report_finalize", data="final-report.json"))
+        done = data(await call(session, "report_finalize", data=report.name))
         refs = [r["roleExecutionRef"] for r in done["executionRoles"]]
         assert again["roleExecutionRef"] in refs and len(refs) == len(shorts) + 1
         written = orjson.loads(report.read_bytes())
@@ -217,8 +217,10 @@ async def test_refusals_are_tool_errors_with_the_cli_s_message(world: World) -> 
         lead = await call(session, "worker_stop", who="leader#1")
         assert lead.is_error and "is the lead of the run" in text(lead)
 
-        outside = await call(session, "report_finalize", data="../../../../brief.md")
-        assert outside.is_error and "inside this run's directory" in text(outside)
+        outside = await call(session, "report_finalize", data="../elsewhere.json")
+        assert outside.is_error and "inside the run's project" in text(outside)
+        own = await call(session, "report_finalize", data=".okstra/project.json")
+        assert own.is_error and "okstra's own files" in text(own)
 
         tree = await call(session, "worker_diff", who="analyser#1")
         assert tree.is_error and "has no worktree of its own" in text(tree)
