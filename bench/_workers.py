@@ -69,6 +69,8 @@ def _cpu_note(argv: list[str], env: dict[str, str], cwd: Path, repeat: int) -> s
 
 def _prepare(machine: Machine, okstra: list[str]) -> Path:
     project, env = machine.project, machine.env
+    # Workers start only in a project its person trusts (`okstra trust`).
+    run([*okstra, "trust", str(project)], env=env, cwd=project, what="okstra trust")
     done = run(
         [
             *okstra,
