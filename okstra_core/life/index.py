@@ -119,10 +119,6 @@ def _relative(run_dir: Path) -> str:
     return "/".join(parts)
 
 
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def row_of(
     run_dir: Path,
     manifest: RunManifest,
