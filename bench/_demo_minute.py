@@ -34,12 +34,15 @@ from ._harness import Figure, NotAvailable, Stats, clean_env
 
 BAR = 60.0
 PHASES = ("clone", "install", "first screen", "setup", "launch", "team at work")
-_REPORT_GLOB = "demo/.okstra/tasks/demo/top-words/runs/*/final-report.json"
+_RUNS_GLOB = "demo/.okstra/tasks/demo/top-words/runs/*"
+# The demo lead with okstra's MCP tools writes the report's data in the project (where
+# its prompt says); with okstra's commands only, in the run's directory.
+_REPORT_GLOBS = ("demo/final-report-*.json", f"{_RUNS_GLOB}/final-report.json")
 
 
 def _finished(checkout: Path) -> Path | None:
     """The finalized report once every worker in it ended with status 0 (else None)."""
-    for report in checkout.glob(_REPORT_GLOB):
+    for report in (r for pattern in _REPORT_GLOBS for r in checkout.glob(pattern)):
         try:
             roles = json.loads(report.read_text(encoding="utf-8")).get("executionRoles")
         except (OSError, ValueError):
@@ -113,8 +116,9 @@ def _round(work: Path) -> tuple[dict[str, float], int]:
     if report is None:
         raise NotAvailable("the report is gone")
     okstra = checkout / ".venv" / "bin" / "okstra"
+    run_dir = next(checkout.glob(_RUNS_GLOB))
     check = subprocess.run(
-        [str(okstra), "report", "check", str(report.parent), str(report)],
+        [str(okstra), "report", "check", str(run_dir), str(report)],
         env=env, capture_output=True, check=False,
     )  # fmt: skip
     if check.returncode != 0:

@@ -27,16 +27,18 @@ from .life.foreground import run_foreground
 from .life.report import check_report, read_run_manifest
 from .life.workers.observe import WorkerState
 from .paths import bundled_demo_root
+from .prepare.dispatch import FINAL_REPORT
 from .prepare.pipeline import prepare
 from .records import dataclass
 from .request import HostSessionContext, RunRequest
 from .trust import trust_project
 
-__all__ = ["DEMO_REPORT", "DemoRun", "copy_demo", "demo_request", "run_demo"]
+__all__ = ["DEMO_REPORT", "DemoRun", "copy_demo", "demo_request", "report_file", "run_demo"]
 
 Surface = Literal["tmux", "background"]
 SURFACES: tuple[Surface, ...] = ("tmux", "background")
-# The demo lead writes the final report's data here, in the run's directory.
+# Without okstra's MCP tools the demo lead writes the final report's data here, in the
+# run's directory; with them, where the prompt says (`FINAL_REPORT`, in the project).
 DEMO_REPORT = "final-report.json"
 # The demo agent's own setting: where its lead starts workers (`--surface`).
 SURFACE_ENV = "OKSTRA_DEMO_SURFACE"
@@ -145,8 +147,16 @@ class _Follower:
         return True
 
 
-def _report_ok(run_dir: Path) -> bool:
-    report = run_dir / DEMO_REPORT
+def report_file(project: Path, run_dir: Path) -> Path:
+    """Where the demo lead wrote the final report's data: the project's file a lead with
+    okstra's MCP tools writes (`report_finalize` takes files of the project only), else
+    the run directory's `final-report.json`."""
+    with_tools = project / FINAL_REPORT.format(run_id=run_dir.name)
+    return with_tools if with_tools.is_file() else run_dir / DEMO_REPORT
+
+
+def _report_ok(project: Path, run_dir: Path) -> bool:
+    report = report_file(project, run_dir)
     if not report.is_file():
         return False
     try:
@@ -177,13 +187,13 @@ def _background(
     return code
 
 
-def _settled(run_dir: Path) -> Callable[[Sequence[WorkerState]], bool]:
+def _settled(project: Path, run_dir: Path) -> Callable[[Sequence[WorkerState]], bool]:
     def done(members: Sequence[WorkerState]) -> bool:
         lead = next((m for m in members if m.leader), None)
         if lead is not None and lead.ended:
             return True
         workers = [m for m in members if not m.leader]
-        return all(m.ended for m in workers) and _report_ok(run_dir)
+        return all(m.ended for m in workers) and _report_ok(project, run_dir)
 
     return done
 
@@ -194,8 +204,14 @@ def run_demo(
     surface: Surface,
     environment: Environment,
     say: Callable[[str], None],
+    mcp: bool | None = None,
 ) -> DemoRun:
     """Copy, trust, prepare, launch and follow the demo; how it went.
+
+    Args:
+        mcp: give the demo lead okstra's MCP server of the run (it then drives its team
+            through the tools, else through okstra's commands); None: as the user's
+            config says (`mcp`).
 
     Raises:
         UsageError: `target` exists, or an unknown surface.
@@ -216,7 +232,7 @@ def run_demo(
         own_dir=environment.own_dir,
     )
     launch = "tmux" if surface == "tmux" else "exec"
-    result = prepare(demo_request(project), launch=launch, environment=env)
+    result = prepare(demo_request(project), launch=launch, environment=env, mcp=mcp)
     run_dir = Path(result.run_dir)
     say(f"okstra demo: run {result.run_id} with the demo team (scripted, no model):")
     follower = _Follower(run_dir, env, say)
@@ -224,7 +240,7 @@ def run_demo(
     if surface == "background" and result.exec_argv:
         exec_env = dict(result.exec_env or os.environ)
         lead_status = _background(run_dir, list(result.exec_argv), exec_env, project, env, follower)
-    elif not follower.until(_settled(run_dir), FOLLOW_SECONDS):
+    elif not follower.until(_settled(project, run_dir), FOLLOW_SECONDS):
         say(f"okstra demo: the team did not finish within {FOLLOW_SECONDS:.0f} s")
     lead = next((m for m in follower.members if m.leader), None)
     if lead is not None and lead.ended:
@@ -232,8 +248,8 @@ def run_demo(
     return DemoRun(
         project=project,
         run_dir=run_dir,
-        report=run_dir / DEMO_REPORT,
+        report=report_file(project, run_dir),
         members=follower.members,
-        report_ok=_report_ok(run_dir),
+        report_ok=_report_ok(project, run_dir),
         lead_status=lead_status,
     )

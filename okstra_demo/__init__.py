@@ -1,9 +1,11 @@
 """okstra's demo agent: a scripted agent CLI, no model, no network.
 
 It is a client of okstra like any agent on a team: as the **lead** it reads the lead
-prompt okstra wrote, writes its workers' tasks and starts, waits for and reads them
-with the `okstra worker` commands the prompt gives, writes the final report's data and
-runs `okstra report finalize`; as a **worker** it does one small, deterministic piece of
+prompt okstra wrote and starts, waits for and reads its workers — through okstra's MCP
+server of the run when it is given one (`--mcp-config`, the official SDK's client),
+else with the `okstra worker` commands the prompt gives — then writes the final
+report's data and finalizes it (`report_finalize`, or `okstra report finalize`); as a
+**worker** it does one small, deterministic piece of
 work on the project it runs in and writes its result. It never imports `okstra_core`:
 everything it knows of okstra comes from the prompt and okstra's public commands
 (`tests/core/test_demo_agent.py` checks it).

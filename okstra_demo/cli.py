@@ -1,6 +1,6 @@
 """`okstra-demo-agent`: the demo agent's command line, as okstra's demo provider runs it.
 
-okstra-demo-agent lead --session-id ID --model M --prompt-file F [-- KICKOFF]
+okstra-demo-agent [--mcp-config FILE] lead --session-id ID --model M --prompt-file F [-- KICKOFF]
 okstra-demo-agent lead --resume ID --model M
 okstra-demo-agent worker --model M --access read-only|write [--result-file F]  < task
 """
@@ -36,6 +36,13 @@ def _parser() -> argparse.ArgumentParser:
         "team without any model or network, so a newcomer sees a whole team at work.",
     )
     parser.add_argument("--version", action="version", version=f"{_version()} (okstra demo agent)")
+    parser.add_argument(
+        "--mcp-config",
+        type=Path,
+        metavar="FILE",
+        help='okstra\'s MCP server of the run ({"mcpServers": {"okstra": …}}): the lead '
+        "drives its team through the server's tools",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="lead|worker")
     lead = sub.add_parser("lead", help="lead a run: read the lead prompt, run the team")
     lead.add_argument("--session-id", help="the session id okstra minted")
@@ -95,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROGRAM}: lead: --session-id and --prompt-file are required", file=sys.stderr)
         return 2
     try:
-        return run_lead(ns.prompt_file, ns.session_id, ns.model, ns.kickoff)
+        return run_lead(ns.prompt_file, ns.session_id, ns.model, ns.kickoff, ns.mcp_config)
     except (PromptError, OSError) as exc:
         print(f"{PROGRAM}: {exc}", file=sys.stderr)
         return 2

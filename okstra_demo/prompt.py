@@ -19,6 +19,8 @@ _TASK_FILE = re.compile(r"Write its task to `(?P<path>[^`]+)`")
 _FINALIZE = re.compile(r"`(?P<cmd>[^`]+ report finalize [^`]+)`")
 _CHECK = re.compile(r"`(?P<cmd>[^`]+ report check [^`]+)`")
 _PATH_LINE = re.compile(r"^- (?P<what>[a-z ()]+): `(?P<path>[^`]+)`")
+# With okstra's MCP tools: where the final report's data goes (a file of the project).
+_REPORT_TOOL = re.compile(r'`report_finalize`[^`]*`\{"data": "(?P<path>[^"]+)"\}`')
 _BRIEF = re.compile(r"^From `(?P<path>[^`]+)`:")
 
 
@@ -68,6 +70,7 @@ class LeadPrompt:
     check: list[str]
     paths: dict[str, str]
     brief: str | None
+    report_file: str | None = None
 
     @property
     def workers(self) -> list[Member]:
@@ -134,4 +137,5 @@ def read_prompt(path: Path) -> LeadPrompt:
         check=shlex.split(check["cmd"]),
         paths=paths,
         brief=brief,
+        report_file=tool["path"] if (tool := _REPORT_TOOL.search(text)) is not None else None,
     )

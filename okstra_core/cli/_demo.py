@@ -41,6 +41,15 @@ def register(sub: Any) -> None:
         help="where the lead runs: a tmux window (workers in its panes), or in the "
         "background without a terminal (default: tmux inside tmux, else background)",
     )
+    demo.add_argument(
+        "--no-mcp",
+        dest="mcp",
+        action="store_const",
+        const=False,
+        default=None,
+        help="do not give the lead okstra's MCP server: it drives its team with okstra's "
+        "commands (default: the user config's `mcp`, true: through the server's tools)",
+    )
     demo.set_defaults(handler=_demo, human=_human)
 
 
@@ -56,7 +65,7 @@ def _demo(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     environment = Environment.real()
     surface: Surface = ns.surface or ("tmux" if environment.get("TMUX") else "background")
     target = Path(ns.dir) if ns.dir else None
-    run = run_demo(target, surface=surface, environment=environment, say=_say)
+    run = run_demo(target, surface=surface, environment=environment, say=_say, mcp=ns.mcp)
     payload = {
         "ok": run.ok,
         "project": str(run.project),

@@ -13,6 +13,7 @@ import pytest
 
 import okstra_demo
 from okstra_demo.prompt import read_prompt
+from okstra_demo.tools import ToolError, server_from
 from okstra_demo.work import propose_change, run_tests, run_work
 
 REPO = Path(__file__).resolve().parents[2]
@@ -86,6 +87,25 @@ def test_the_lead_reads_its_team_and_commands_from_the_prompt() -> None:
     assert prompt.check == ["okstra", "report", "check", run, "<report.json>"]
     assert prompt.run_dir == Path(".okstra/tasks/perf/widget/runs/implementation-001")
     assert prompt.brief == "brief.md"
+    # With okstra's MCP tools, the report's data goes to the project's file it names.
+    assert prompt.report_file == "final-report-implementation-001.json"
+
+
+def test_the_lead_reads_okstras_mcp_server_from_its_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        '{"mcpServers": {"okstra": {"command": "/opt/okstra", "args": ["mcp", "/r"]}}}'
+    )
+    monkeypatch.setenv("OKSTRA_HOME", str(tmp_path / "home"))
+    server = server_from(config)
+    assert (server.command, server.args) == ("/opt/okstra", ["mcp", "/r"])
+    # The server inherits the lead's whole environment (its okstra home, its trust).
+    assert server.env is not None and server.env["OKSTRA_HOME"] == str(tmp_path / "home")
+    config.write_text('{"mcpServers": {"other": {"command": "x"}}}')
+    with pytest.raises(ToolError, match=r"no mcpServers\.okstra server"):
+        server_from(config)
 
 
 @pytest.fixture

@@ -39,10 +39,17 @@ def _okstra(env: dict[str, str], *args: str, cwd: Path | None = None) -> tuple[i
     return done.returncode, done.stdout, done.stderr
 
 
-def _finished(env: dict[str, str], project: Path, out: str) -> Path:
-    """The run finished as `okstra demo` says: every worker exited 0, the report checks."""
+def _finished(env: dict[str, str], project: Path, out: str, *, tools: bool) -> Path:
+    """The run finished as `okstra demo` says: every worker exited 0, the report checks.
+
+    With okstra's MCP tools the lead writes the report's data where its prompt says, a
+    file of the project (`report_finalize` takes no other); else in the run's directory.
+    """
     run_dir = next((project / ".okstra" / "tasks" / "demo" / "top-words" / "runs").iterdir())
-    report = run_dir / "final-report.json"
+    assert (run_dir / "mcp.json").is_file() is tools
+    report = (
+        project / f"final-report-{run_dir.name}.json" if tools else run_dir / "final-report.json"
+    )
     assert f"okstra demo: the report: {report}" in out
     assert out.rstrip().endswith("okstra demo: the team finished")
     code, status, _ = _okstra(env, "worker", "status", str(run_dir), "--json")
@@ -61,16 +68,25 @@ def test_the_demo_in_the_background(env: dict[str, str], tmp_path: Path) -> None
     code, out, err = _okstra(env, "demo", str(project), "--surface", "background")
     assert code == 0, out + err
     assert out.startswith(f"okstra demo: the demo project is {project}\n")
-    run_dir = _finished(env, project, out)
+    run_dir = _finished(env, project, out, tools=True)
     # okstra made the project, so okstra trusted it (nothing else trusts it here).
     code, listed, _ = _okstra(env, "trust", "--list", "--json")
     assert code == 0 and str(project.resolve()) in listed, listed
     # Without a terminal the lead ends after the report, its status recorded.
     code, status, _ = _okstra(env, "status", str(run_dir), "--json")
     assert orjson.loads(status)["lead"]["label"] == "exited 0"
-    assert "Done: 3 results, report finalized and checked." in (
-        run_dir / "lead-output.log"
-    ).read_text("utf-8")
+    # The lead drove its team through okstra's MCP server, each tool call in its output.
+    shown = (run_dir / "lead-output.log").read_text("utf-8")
+    assert "Done: 3 results, report finalized and checked." in shown
+    assert "MCP server okstra connected" in shown
+    for call in (
+        'okstra - worker_start (MCP)(who: "role-exec-analyser-001"',
+        'okstra - worker_wait (MCP)(who: ["role-exec-analyser-001", "role-exec-analyser-002"])',
+        'okstra - worker_result (MCP)(who: "role-exec-report-writer-001")',
+        "okstra - report_finalize (MCP)(data: ",
+    ):
+        assert call in shown, shown
+    assert "Bash(okstra worker" not in shown and "Bash(okstra report finalize" not in shown
     # A second demo into the same directory is refused; nothing is changed.
     code, _, err = _okstra(env, "demo", str(project), "--surface", "background")
     assert code == 2 and "exists already" in err
@@ -94,9 +110,10 @@ def tmux_env(env: dict[str, str]) -> Iterator[dict[str, str]]:
 @pytest.mark.tmux
 def test_the_demo_in_tmux(tmux_env: dict[str, str], tmp_path: Path) -> None:
     project = tmp_path / "demo-copy"
-    code, out, err = _okstra(tmux_env, "demo", str(project), "--surface", "tmux")
+    # Without okstra's MCP server the lead drives its team with okstra's commands.
+    code, out, err = _okstra(tmux_env, "demo", str(project), "--surface", "tmux", "--no-mcp")
     assert code == 0, out + err
-    run_dir = _finished(tmux_env, project, out)
+    run_dir = _finished(tmux_env, project, out, tools=False)
     # On its terminal (a tmux pane) the lead waits at its prompt.
     assert "okstra demo: the lead waits at its prompt — see it: okstra attach" in out
     code, status, _ = _okstra(tmux_env, "status", str(run_dir))
