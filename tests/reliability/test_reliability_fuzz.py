@@ -224,8 +224,15 @@ def test_random_answers_files_for_init(data: st.DataObject, raw: bool, blob: byt
         "--host", "terminal", "--answers", str(answers),
     )  # fmt: skip
     assert answers.read_bytes() == content
-    if code == 2:
-        assert not state.exists(), "a refused answers file created a state file"
+    if code == 2 and state.exists():
+        # A well-formed file whose replay stopped (a refused or left-over answer): the
+        # state is kept where it stopped, and the refusal says so and names the step.
+        assert f"the state {state} is kept at step" in doc["error"], doc
+        assert doc["current"]["id"] in doc["error"], doc
+        assert main(w, "wizard", "show", "--state", str(state))[0] == 0
+    elif code == 2:
+        # A malformed answers file is refused before anything is created.
+        assert "is kept at step" not in str(doc), doc
     else:
         assert code == 0 and state.exists(), doc
 
