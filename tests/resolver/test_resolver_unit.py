@@ -234,7 +234,7 @@ def test_load_scopes_reads_project_and_global(tmp_path: Path) -> None:
     assert scopes.project.by_role == {}
     assert scopes.notes == (
         f"{project}: modelDefaults.analyser[0]: unknown model ref 'codex/none', ignored "
-        "(expected 'provider/model_id' of a known model)",
+        "(expected 'provider/model_id' of a known model, or a claude model's id or alias)",
     )
 
 
