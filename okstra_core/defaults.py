@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from .catalog.models import (
     LEADER,
@@ -29,8 +29,12 @@ from .vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER
 
 __all__ = [
     "HOST_PROVIDER_ROLES",
+    "REPORT_WRITER",
     "DefaultScopes",
+    "Pick",
     "bundled_candidates",
+    "fallback_note",
+    "fallback_notes",
     "known_roles",
     "load_scopes",
     "screen_model_defaults",
@@ -40,6 +44,7 @@ __all__ = [
 # lead only. The report writer's is claude on every host (its bundled defaults), as
 # the earlier okstra chose it.
 HOST_PROVIDER_ROLES = frozenset({LEADER})
+REPORT_WRITER = "report-writer"
 
 
 class _CatalogLike(Protocol):
@@ -305,3 +310,59 @@ def load_scopes(
     return DefaultScopes(
         project=screened[0], global_=screened[1], earlier=screened[2], notes=tuple(notes)
     )
+
+
+class Pick(NamedTuple):
+    """One role instance's model as the defaults chose it (what `fallback_note` reads;
+    a resolved assignment has the same fields)."""
+
+    role: str
+    ordinal: int
+    model_ref: str
+    provenance: str
+
+
+class _PickLike(Protocol):
+    @property
+    def role(self) -> str: ...
+    @property
+    def ordinal(self) -> int: ...
+    @property
+    def model_ref(self) -> str: ...
+    @property
+    def provenance(self) -> str: ...
+
+
+def fallback_note(
+    pick: _PickLike, pool: ModelPool, host: HostSpec, entry_mode: EntryMode
+) -> str | None:
+    """The note on a report writer okstra's own defaults could not give to claude.
+
+    The report writer runs on claude by default on every host, as the earlier okstra
+    chose it; when no claude model can run it here (its CLI missing, logged out, ...)
+    the exact rules pick the next default that can, and this says so, with the first
+    claude model's reason. None for every other pick (claude's, a configured default,
+    a chosen model, another role, or claude able to run and left out by a rule).
+    """
+    if (
+        pick.role != REPORT_WRITER
+        or pick.provenance != "default:bundled"
+        or pick.model_ref.partition("/")[0] == EARLIER_DEFAULT_PROVIDER
+    ):
+        return None
+    earlier = [m for m in pool.list(REPORT_WRITER) if m.provider_id == EARLIER_DEFAULT_PROVIDER]
+    reasons = [pool.availability(m.ref, REPORT_WRITER, host, entry_mode).reason for m in earlier]
+    if not reasons or None in reasons:
+        return None
+    return (
+        f"{pick.role}#{pick.ordinal}: {EARLIER_DEFAULT_PROVIDER} cannot run the report "
+        f"writer here ({reasons[0]}); the default rules picked {pick.model_ref}"
+    )
+
+
+def fallback_notes(
+    picks: Iterable[_PickLike], pool: ModelPool, host: HostSpec, entry_mode: EntryMode
+) -> tuple[str, ...]:
+    """`fallback_note` of each pick that has one, in order (`okstra team`, prepare)."""
+    notes = (fallback_note(pick, pool, host, entry_mode) for pick in picks)
+    return tuple(note for note in notes if note is not None)

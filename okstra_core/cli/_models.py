@@ -198,7 +198,7 @@ def _models(ns: argparse.Namespace) -> Payload:
 
 
 def _team(ns: argparse.Namespace) -> Payload:
-    from ..defaults import load_scopes
+    from ..defaults import fallback_notes, load_scopes
     from ..errors import AssignmentResolutionError
     from ..pool import ModelPool
     from ..request import UNREPORTED_MODEL
@@ -265,8 +265,12 @@ def _team(ns: argparse.Namespace) -> Payload:
         team=tuple(team),
         dynamic_roles=dynamic,
         # The CLIs okstra spawns whose login okstra cannot tell: chosen all the same.
-        notes=pool.login_notes(
-            a.provider_id for a in plan.assignments if a.binding.runner == CLI_WRAPPER
+        notes=(
+            *pool.login_notes(
+                a.provider_id for a in plan.assignments if a.binding.runner == CLI_WRAPPER
+            ),
+            # A report writer claude cannot run here: the default rules picked another.
+            *fallback_notes(plan.assignments, pool, host, entry_mode),
         ),
     )
     return to_data(reply), 0

@@ -126,10 +126,8 @@ def preflight(
     results: list[PreflightResult] = []
     for inst in spawning:
         verdict = verdicts[inst.provider.id]
-        wrong = verdict.why_not(lead=inst.role == LEADER)
+        wrong = verdict.refusal(lead=inst.role == LEADER)
         problem, remedy = wrong if wrong is not None else (None, None)
-        if verdict.path is None:
-            remedy = f"{remedy}, or choose a model of another provider for this role"
         results.append(
             PreflightResult(
                 instance=inst.label,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from .. import launch as launcher  # its process-running parts load on first use
 from ..catalog.loaders import detect_host, load_catalog, load_project_config
 from ..catalog.models import EntryMode, HostSpec, Profile, ProviderSpec
-from ..defaults import load_scopes
+from ..defaults import fallback_notes, load_scopes
 from ..environment import Environment
 from ..errors import FileSystemError, PrepareError, UsageError
 from ..pool import ModelPool
@@ -200,7 +200,10 @@ def resolve_request(
         if project_config.raw and project_config.data is not None
         else None,
         task_manifest=task_manifest,
-        config_notes=scopes.notes,
+        config_notes=(
+            *scopes.notes,
+            *fallback_notes(plan.assignments, pool, host, entry_mode),
+        ),
     )
 
 

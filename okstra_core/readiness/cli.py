@@ -109,6 +109,18 @@ class Readiness:
             return f"`{self.cli}` is not logged in", self.login_fix or ""
         return None
 
+    def refusal(self, *, lead: bool) -> tuple[str, str] | None:
+        """(what is wrong, what to do) as prepare's preflight reports it for an instance
+        (`lead`), or None when it passes: `why_not`, with another provider offered when
+        the CLI is not on PATH. The wizard's confirmation quotes the same text."""
+        wrong = self.why_not(lead=lead)
+        if wrong is None:
+            return None
+        problem, remedy = wrong
+        if self.path is None:
+            remedy = f"{remedy}, or choose a model of another provider for this role"
+        return problem, remedy
+
     @property
     def login_note(self) -> str | None:
         """A line when the CLI runs but okstra cannot tell whether it is logged in

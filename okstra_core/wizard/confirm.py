@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..binding import choose_runner
 from ..catalog.models import LEADER
 from ..errors import OkstraError
 from ..records import config, dataclass
-from ..vocabulary import CURRENT_SESSION
+from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION
 from .context import StepContext
 from .ids import (
     BRIEF,
@@ -197,6 +198,9 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
                 provenance=provenance_of(state, model_step(role, ordinal)) if model else None,
             )
         )
+        refused = _not_ready_line(ctx, state, role, ordinal, model) if model else None
+        if refused is not None:
+            out.append(refused)
     for requirement in profile.dynamic_roles:
         out.append(
             ConfirmationLine(
@@ -207,3 +211,33 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
             )
         )
     return out
+
+
+def _not_ready_line(
+    ctx: StepContext, state: WizardState, role: str, ordinal: int, ref: str
+) -> ConfirmationLine | None:
+    """A line naming a member whose CLI prepare's preflight would refuse, with the
+    reason preflight gives (`Readiness.refusal`, the one readiness verdict), or None."""
+    try:
+        host = ctx.host(state.host_runtime)
+    except OkstraError:
+        return None
+    model = ctx.pool.get(ref)
+    if model is None or (
+        choose_runner(role, model.provider_id, host, state.host_entry_mode) != CLI_WRAPPER
+    ):
+        return None
+    refusal = ctx.pool.readiness(model.provider).refusal(lead=role == LEADER)
+    if refusal is None:
+        return None
+    problem, remedy = refusal
+    return ConfirmationLine(
+        key=f"not-ready:{role}#{ordinal}",
+        text=ctx.text.get(
+            "confirmation.not_ready",
+            role=role,
+            ordinal=ordinal,
+            model=ref,
+            reason=f"{problem} — {remedy}" if remedy else problem,
+        ),
+    )

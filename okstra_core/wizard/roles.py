@@ -19,6 +19,7 @@ from typing import cast
 
 from ..binding import choose_runner
 from ..catalog.models import LEADER, Profile, RoleKind
+from ..defaults import Pick, fallback_note
 from ..errors import AnswerRefused, OkstraError
 from ..pool import PoolModel
 from ..pool import reported_host_effort as host_effort_of
@@ -359,6 +360,12 @@ def _model_prompt(
         choose_runner(role, provider_id, query.host, query.entry_mode) == CLI_WRAPPER
     ):
         notes.extend(query.pool.login_notes([provider_id]))
+    # A report writer claude cannot run here: said where the default rules picked another.
+    provenance = next((o.meta.get("provenance") for o in options if o.value == first), None)
+    if first is not None and isinstance(provenance, str):
+        pick = Pick(role, ordinal, first, provenance)
+        note = fallback_note(pick, query.pool, query.host, query.entry_mode)
+        notes.extend([note] if note else [])
     return with_notes(prompt, notes)
 
 
