@@ -183,6 +183,7 @@ def resolve_request(
         writing_roles={r.role for r in profile.roles if r.writes},
     )
     project_id = project_id_of(root, project_config.project_id)
+    notes = (*scopes.notes, *fallback_notes(plan.assignments, pool, host, entry_mode))
     return Resolved(
         request=request,
         catalog=catalog,
@@ -200,10 +201,7 @@ def resolve_request(
         if project_config.raw and project_config.data is not None
         else None,
         task_manifest=task_manifest,
-        config_notes=(
-            *scopes.notes,
-            *fallback_notes(plan.assignments, pool, host, entry_mode),
-        ),
+        config_notes=notes,
     )
 
 
