@@ -48,6 +48,8 @@ def terminal_env(home: Path, path: str, **extra: str) -> dict[str, str]:
         "PATH": path,
         "HOME": str(home),
         "OKSTRA_HOME": os.environ["OKSTRA_HOME"],
+        # The tests' projects are trusted (tests/conftest.py): launches are not refused.
+        "OKSTRA_TRUSTED_DIRECTORIES": os.environ.get("OKSTRA_TRUSTED_DIRECTORIES", ""),
         "FAKE_CLI_HELP": FAKE_HELP,
         "FAKE_CLI_LOG": str(home / "fake-cli.log"),
         # The fake Gemini CLI's cached login (tests/conftest.py): every fake is ready.
