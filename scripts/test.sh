@@ -12,7 +12,7 @@
 #
 # Environment:
 #   OKSTRA_VENV            the virtual environment to create/reuse (default: .venv)
-#   OKSTRA_PYTEST_TIMEOUT  seconds before a hung pytest run is stopped (default: 1500: at least twice the suite's time on a 2-CPU machine)
+#   OKSTRA_PYTEST_TIMEOUT  seconds before a hung pytest run is stopped (default: 3000: well above the suite's time on a loaded 2-CPU machine, inside CI's 90 minutes)
 #   OKSTRA_SKIP_INSTALL=1  reuse the venv as it is (no pip, apt or npm; local loops)
 #   OKSTRA_TEST_WORKERS    pytest-xdist workers (default: one more than the CPUs; 0 = serial)
 #
@@ -192,7 +192,7 @@ set +e
 # so they run on every CPU; `--dist worksteal` lets a worker that runs out of tests take
 # some of another's queue, so the run's tail is short (none need to share a worker:
 # shared paths take a lock).
-timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-1500}" "$VENV/bin/pytest" \
+timeout -k 30 "${OKSTRA_PYTEST_TIMEOUT:-3000}" "$VENV/bin/pytest" \
     -p no:cacheprovider -q -o faulthandler_timeout=180 --durations=5 \
     -n "${OKSTRA_TEST_WORKERS:-$WORKERS}" --dist worksteal \
     "${color[@]}" "$@" </dev/null 2>&1 | tee "$LOG"
@@ -213,7 +213,7 @@ case "$rc" in
         after+=("pytest collected no tests: treated as success")
         rc=0
         ;;
-    124 | 137) after+=("pytest was stopped after ${OKSTRA_PYTEST_TIMEOUT:-1500}s (hung?)") ;;
+    124 | 137) after+=("pytest was stopped after ${OKSTRA_PYTEST_TIMEOUT:-3000}s (hung?)") ;;
     *) ;;
 esac
 if [ "${#FAILED[@]}" -gt 0 ]; then
