@@ -377,19 +377,3 @@ def test_tui_snapshot_guide_without_agent_clis(snap_compare, stable_project, siz
 
     assert snap_compare(app, run_before=open_guide, terminal_size=size)
 
-
-@pytest.mark.parametrize("size", SIZES)
-def test_tui_snapshot_trust_question(snap_compare, stable_project, monkeypatch, size) -> None:
-    """The question before the first launch in a project its person has not trusted."""
-    from okstra_tui.screens.trust import TrustScreen
-    from tests.conftest import untrusted
-
-    untrusted(monkeypatch)
-
-    async def ask(pilot) -> None:
-        app = pilot.app
-        await pilot.click("#do-confirm")
-        await wait_for(pilot, app, lambda: isinstance(app.screen, TrustScreen), "the question")
-
-    app = at(stable_project, "confirm", launch="exec")
-    assert snap_compare(app, run_before=reach("confirm", ask), terminal_size=size)
