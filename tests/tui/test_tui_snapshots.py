@@ -376,4 +376,3 @@ def test_tui_snapshot_guide_without_agent_clis(snap_compare, stable_project, siz
         await settle(pilot, pilot.app)
 
     assert snap_compare(app, run_before=open_guide, terminal_size=size)
-
