@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -271,7 +272,9 @@ def diff(
         with tempfile.TemporaryDirectory(prefix="okstra-diff-") as scratch:
             copy = Path(scratch) / "index"
             if source.exists():
-                copy.write_bytes(source.read_bytes())
+                # A scratch copy of the index (never the worktree's own): git stages
+                # the uncommitted files there, so the diff leaves the worktree as it is.
+                shutil.copyfile(source, copy)
             private = {"GIT_INDEX_FILE": str(copy)}
             _git(path, "add", "-A", env=env, extra_env=private)
             done = _git(path, "diff", "--cached", *how, base, env=env, extra_env=private)
