@@ -112,8 +112,9 @@ class AssignmentResolutionError(OkstraError):
     FACTS: ClassVar[Mapping[str, str]] = {"candidates": "candidates", "constraints": "constraints"}
 
     def __init__(self, candidates: list[str], constraints: list[str]) -> None:
-        self.candidates = list(candidates)
-        self.constraints = list(constraints)
+        # A candidate tried twice (the pinned model, then the pool) is said once.
+        self.candidates = list(dict.fromkeys(candidates))
+        self.constraints = list(dict.fromkeys(constraints))
         lines = ["no valid team assignment exists:"]
         lines += [f"  {c}" for c in self.candidates]
         lines += [f"  {c}" for c in self.constraints]

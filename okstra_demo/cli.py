@@ -14,7 +14,6 @@ from importlib import metadata
 from pathlib import Path
 
 from . import PROGRAM
-from .lead import run_lead
 from .prompt import PromptError
 from .screen import PROMPT, Screen
 from .work import run_work
@@ -102,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROGRAM}: lead: --session-id and --prompt-file are required", file=sys.stderr)
         return 2
     try:
+        from .lead import run_lead  # the MCP client: loaded by the lead only (--version stays fast)
+
         return run_lead(ns.prompt_file, ns.session_id, ns.model, ns.kickoff, ns.mcp_config)
     except (PromptError, OSError) as exc:
         print(f"{PROGRAM}: {exc}", file=sys.stderr)

@@ -227,12 +227,13 @@ def cli() -> NoReturn:
 
         complete()
     code, headless = _run(sys.argv[1:])
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):  # the reader went away: nothing to flush
+        pass
+    interrupt.said_all()
     if headless:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (BrokenPipeError, ValueError):  # the reader went away: nothing to flush
-            pass
         atexit._run_exitfuncs()
         os._exit(code)
     sys.exit(code)

@@ -12,7 +12,9 @@ with 130 (Textual restores the terminal), and the entry point prints the same li
 After the app, Python's own handler is back (`as_python`): a `KeyboardInterrupt`
 during the lead's hand-over is the same line and 130. A headless command gets
 Python's handler back at once: it ends its own interrupts (130, its locks released).
-In the running app, Ctrl-C is a key (Textual's: it says how to quit).
+In the running app, Ctrl-C is a key (Textual's: it says how to quit). Once the
+command has said its last word (`said_all`) a SIGINT is held back: the command's own
+exit status stands.
 """
 
 from __future__ import annotations
@@ -55,6 +57,17 @@ def as_python() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     except ValueError:  # not the main thread
         pass
+
+
+def said_all() -> None:
+    """okstra has said its last word: a SIGINT from now on changes nothing (blocked).
+
+    Python's finalization puts the default SIGINT action back, under which a late
+    Ctrl-C would kill the finished process by the signal instead of letting it exit
+    with its own status. Nothing is left to interrupt, so the signal is held back
+    until the process has ended (a child started from here no longer exists).
+    """
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
 def is_the_command() -> bool:

@@ -557,6 +557,8 @@ def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     payload = to_data(outcome.lead)
     payload["workers"] = [to_data(w) for w in outcome.workers]
     payload["leadOk"], payload["ok"] = outcome.lead.ok, outcome.ok
+    if outcome.workers_not_read is not None:
+        payload["workersNotRead"] = outcome.workers_not_read
     return payload, 0 if outcome.ok else 1
 
 
@@ -569,6 +571,8 @@ def _stop_human_text(payload: dict[str, Any]) -> str:
         inert(f"okstra: stopped {w['worker']['short']}: now {w['worker']['status']}") + "\n"
         for w in payload.get("workers") or ()
     )
+    if payload.get("workersNotRead"):
+        workers += inert(f"okstra: no worker was stopped: {payload['workersNotRead']}") + "\n"
     run = inert(payload["run"])
     label = inert(payload["lead"]["label"])
     if not payload["wasRunning"]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..catalog.activity import ACTIVITIES
 from ..environment import Environment
-from ..errors import FileSystemError, StateInUseError, UsageError
+from ..errors import DataFileError, FileSystemError, StateInUseError, UsageError
 from ..records import config, dataclass
 from .lead import StopOutcome
 from .lead import stop as stop_lead
@@ -301,6 +301,10 @@ class TeamStopped:
     ok: bool
     lead: StopOutcome
     workers: tuple[Stopped, ...] = ()
+    # Why no worker was looked at: the run manifest is damaged (okstra never acts on
+    # a process it cannot identify from its record; the lead's own fields are read
+    # one by one, so the lead is still handled).
+    workers_not_read: str | None = None
 
 
 def team_stop(
@@ -320,7 +324,10 @@ def team_stop(
     lead = stop_lead(read_run(run_dir), environment, grace=grace)
     if lead_only:
         return TeamStopped(ok=lead.ok, lead=lead)
-    workers = workers_stop_all(run_dir, environment, grace=grace)
+    try:
+        workers = workers_stop_all(run_dir, environment, grace=grace)
+    except DataFileError as exc:
+        return TeamStopped(ok=lead.ok, lead=lead, workers_not_read=exc.render())
     return TeamStopped(ok=lead.ok and workers.ok, lead=lead, workers=workers.workers)
 
 

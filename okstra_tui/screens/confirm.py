@@ -156,9 +156,17 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         body.update(preview_text(message.plan, self.project_root, text, message.error, which))
 
     def action_toggle_preview(self) -> None:
+        """Open the preview with its body focused (the arrows, PgDn and End scroll a
+        long lead command on a small terminal), or close it and focus the summary."""
         preview = part(self, "#preview", Collapsible)
-        if preview is not None:
-            preview.collapsed = not preview.collapsed
+        if preview is None:
+            return
+        preview.collapsed = not preview.collapsed
+        body = None if preview.collapsed else part(self, "#preview-body", VerticalScroll)
+        if body is not None:
+            body.focus()
+        else:
+            self.focus_answer()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

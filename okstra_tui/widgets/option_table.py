@@ -217,6 +217,19 @@ class OptionTable(OptionList):
             return None
         return self._rows[self.highlighted].value
 
+    def action_last(self) -> None:
+        """End: highlight the last enabled row and show the end of the list — the
+        disabled rows below it too (the models that cannot run, with why)."""
+        super().action_last()
+        if self.highlighted is not None and self.highlighted < len(self._rows) - 1:
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+
+    def action_first(self) -> None:
+        """Home: the first enabled row, and the top of the list above it."""
+        super().action_first()
+        if self.highlighted:
+            self.call_after_refresh(self.scroll_home, animate=False, immediate=True)
+
     def on_mount(self) -> None:
         # Highlighting before mount can be reset by the first layout; apply it again.
         self.select_value(self._initial)

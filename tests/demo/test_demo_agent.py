@@ -63,6 +63,25 @@ def test_the_import_probe_sees_okstra_core() -> None:
     assert "okstra_core" in _loaded("okstra_core.life")
 
 
+def test_answering_its_version_and_help_loads_no_mcp_client() -> None:
+    # okstra asks every CLI on PATH its version and help when it checks readiness (each
+    # new home, each test): the MCP client (a second of imports) is loaded by the lead.
+    code = (
+        "import sys\n"
+        "from okstra_demo.cli import main\n"
+        "for argv in (['--version'], ['lead', '--help'], ['worker', '--help']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'anyio'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.splitlines()[-1] == "", done.stdout
+
+
 def test_the_lead_reads_its_team_and_commands_from_the_prompt() -> None:
     prompt = read_prompt(GOLDEN)
     assert [m.ref for m in prompt.members] == [

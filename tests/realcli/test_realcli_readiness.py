@@ -1,6 +1,7 @@
 """One truth about readiness, against the real `claude` and `codex`, installed but logged
-out (an isolated HOME): the app's start line, `okstra doctor`, the model list and the
-confirm screen's preflight (prepare's dry run) all say 0 ready, and why.
+out (an isolated HOME): the app's start line, `okstra doctor`, the model list and
+prepare (its dry run refuses the team, naming each member it tried) all say 0 ready,
+and why.
 """
 
 from __future__ import annotations
@@ -56,28 +57,29 @@ def _okstra(world: dict[str, str], *args: str) -> tuple[int, dict[str, Any]]:
     return done.returncode, json.loads(done.stdout)
 
 
-def _prepare_dry_run(world: dict[str, str]) -> dict[str, Any]:
-    code, doc = _okstra(
+def _prepare_dry_run(world: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    return _okstra(
         world,
         *("prepare", "--project-root", world["_project"], "--task-group", "perf"),
         *("--task-id", "widget", "--task-type", "requirements-discovery", "--brief"),
         *("brief.md", "--host", "terminal", "--role-model", "leader=claude/opus-4.6"),
         *("--dry-run", "--launch", "none"),
     )
-    assert code == 0, doc
-    return doc
 
 
-@pytest.mark.xfail(
-    strict=False, reason="known failure after the one readiness verdict; to fix first"
-)
 def test_logged_out_clis_are_ready_nowhere(world: dict[str, str]) -> None:
-    # The confirm screen's ticks: prepare's dry run, before anything recorded a verdict.
-    doc = _prepare_dry_run(world)
-    lead = next(p for p in doc["preflight"] if p["instance"] == "leader#1")
-    assert lead["ok"] is False and lead["loggedIn"] is False, lead
-    assert "not logged in" in lead["message"] and "/login" in lead["message"]
-    assert not any(p["ok"] for p in doc["preflight"] if p["cli"] in ("claude", "codex"))
+    # prepare's dry run refuses the team before anything recorded a verdict, naming
+    # every member it tried, each with why and how to log in (once each).
+    code, doc = _prepare_dry_run(world)
+    assert code == 1 and doc["ok"] is False, doc
+    tried = doc["candidates"]
+    assert len(tried) == len(set(tried)), tried
+    lead = [c for c in tried if c.startswith("leader#1 claude/opus-4.6:")]
+    assert len(lead) == 1 and "not logged in" in lead[0] and "/login" in lead[0], tried
+    for line in tried:
+        if " claude/" in line or " codex/" in line:
+            assert "is not logged in" in line, line
+    assert "leader available-models: required=1, available=0" in doc["constraints"]
 
     # The doctor: found, answering, launch flags listed — and logged out: not ready.
     code, report = _okstra(world, "doctor", "--json")

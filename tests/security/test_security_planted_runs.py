@@ -100,10 +100,6 @@ def test_a_live_process_okstra_never_started_is_never_signalled(
     assert code == 0 and listed["runs"][0]["lead"]["state"] == "refused", listed
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known failure after the typed run model: an absurd pid; to fix first",
-)
 @pytest.mark.parametrize("pid", [-1, 0, 1, 2**62, "abc", 1.5, True, 10**30])
 def test_an_absurd_pid_is_a_damaged_lead_never_an_error(
     world: World, sleeper: subprocess.Popen[bytes], pid: object
