@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -282,7 +283,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         so its record answers)."""
         from okstra_core.life.doctor import diagnose, setup_guide
 
-        from .screens.guide import GuideScreen
+        from .screens.guide import DEMO, GuideAnswer, GuideScreen
 
         try:
             entries = setup_guide(diagnose(self.environment, cwd=self.project_root, fresh=False))
@@ -291,14 +292,24 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         if entries:
             guide = GuideScreen(entries, self.environment, cwd=self.project_root)
 
-            def done(ready: bool | None) -> None:
+            def done(ready: GuideAnswer) -> None:
+                if ready == DEMO:
+                    self.watch_the_demo()
+                    return
                 # After a check (`r`) the first step is shown again with what it found
                 # (its options' reasons are the check's); the guide again only when a
                 # CLI became ready and something else still blocks.
                 if ready is not None and self.wizard is not None:
-                    self.show_prompt(guide=ready)
+                    self.show_prompt(guide=bool(ready))
 
             self.push_screen(guide, callback=done)
+
+    def watch_the_demo(self) -> None:
+        """Leave the app for `okstra demo`: the demo team at work on a fresh copy of
+        the demo project."""
+        script = self.environment.okstra_script()
+        argv = (script, "demo") if script else (sys.executable, "-m", "okstra", "demo")
+        self.exit(LaunchRequest(argv, self.project_root))
 
     # -- wizard lifecycle -------------------------------------------------------------
 

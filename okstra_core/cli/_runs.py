@@ -260,7 +260,7 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
             run["runId"],
             run["taskKey"],
             run["taskType"] or "-",
-            str(run["teamSize"]) if run["teamSize"] is not None else "?",
+            "?" if (size := run["teamSize"]) is None else str(size),
             run["backend"] or "-",
             lead,
             summary(run.get("workers") or {}),
@@ -554,11 +554,11 @@ def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     environment = Environment.real()
     run_dir = locate_run(ns.run, Path.cwd(), environment.env)
     outcome = team_stop(run_dir, environment, grace=ns.grace, lead_only=ns.lead_only)
-    payload = to_data(outcome.lead)
-    payload["workers"] = [to_data(w) for w in outcome.workers]
-    payload["leadOk"], payload["ok"] = outcome.lead.ok, outcome.ok
-    if outcome.workers_not_read is not None:
-        payload["workersNotRead"] = outcome.workers_not_read
+    # The lead's stop, then the team's: `ok`, `workers` and (when the run manifest
+    # is damaged) `workersNotRead`, as the typed outcome names them.
+    team = {k: v for k, v in to_data(outcome).items() if k != "lead" and v is not None}
+    payload = to_data(outcome.lead) | team
+    payload["leadOk"] = outcome.lead.ok
     return payload, 0 if outcome.ok else 1
 
 
@@ -571,8 +571,9 @@ def _stop_human_text(payload: dict[str, Any]) -> str:
         inert(f"okstra: stopped {w['worker']['short']}: now {w['worker']['status']}") + "\n"
         for w in payload.get("workers") or ()
     )
-    if payload.get("workersNotRead"):
-        workers += inert(f"okstra: no worker was stopped: {payload['workersNotRead']}") + "\n"
+    not_read = payload.get("workersNotRead")
+    if not_read:
+        workers += inert(f"okstra: no worker was stopped: {not_read}") + "\n"
     run = inert(payload["run"])
     label = inert(payload["lead"]["label"])
     if not payload["wasRunning"]:

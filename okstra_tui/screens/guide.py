@@ -4,7 +4,9 @@ Each CLI that is not ready, once (its providers grouped): missing, logged out or
 working, and the one thing to do — its install command (from the provider file), its
 login step, or the fix. `r` checks again (the CLIs are run: `readiness` with
 `fresh`, in a worker) and, when a CLI that can lead became ready, closes the guide so the
-setup goes on; Escape closes it over the blocked first step.
+setup goes on; `m` leaves the app for `okstra demo` (okstra's scripted demo team at
+work on a fresh copy of the demo project: no model, no login); Escape closes it over
+the blocked first step.
 """
 
 from __future__ import annotations
@@ -53,14 +55,22 @@ def guide_text(entries: Sequence[GuideEntry], *, catalog: WizardText) -> Text:
     return text
 
 
-class GuideScreen(ModalScreen[bool]):
+# The guide's answer: True (a CLI that can lead is ready), False (closed after a
+# check), DEMO (watch the demo team instead), None (closed unchecked).
+DEMO = "demo"
+GuideAnswer = bool | str | None
+
+
+class GuideScreen(ModalScreen[GuideAnswer]):
     """What to install or log in to before a team can be set up (dismissed with True
     once a CLI that can lead is ready; False when closed after a check, so the first
-    step is shown again with what the check found; None when closed unchecked)."""
+    step is shown again with what the check found; `DEMO` to watch the demo team; None
+    when closed unchecked)."""
 
     CSS_PATH = stylesheet("guide")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "recheck", "Check again"),
+        Binding("m", "demo", "Demo team"),
         Binding("escape", "close", "Close"),
     ]
 
@@ -116,6 +126,9 @@ class GuideScreen(ModalScreen[bool]):
             return
         guide.update(guide_text(entries, catalog=text))
         hint.update(error or text.get("app.guide.still"))
+
+    def action_demo(self) -> None:
+        close(self, DEMO)
 
     def action_close(self) -> None:
         close(self, False if self.rechecked else None)

@@ -98,3 +98,19 @@ async def test_a_logged_out_cli_shows_its_login_step(
         await pilot.press("escape")  # closes the guide over the blocked first step
         await settle(pilot, app)
         assert isinstance(app.screen, PickScreen) and app.screen.prompt.kind == "blocked"
+
+
+async def test_m_leaves_the_app_for_the_demo_team(tmp_path: Path) -> None:
+    # No agent CLI: the guide offers okstra's demo team; `m` exits the app with the
+    # request to run `okstra demo` (this same okstra); nothing of the project is written.
+    app = _app(make_project(tmp_path / "proj"), tmp_path / "bin")
+    async with app.run_test(size=SIZE) as pilot:
+        await _new_setup(pilot, app)
+        assert "m: watch okstra's demo team" in str(app.screen.query_one("#hint").render())
+        await pilot.press("m")
+        await wait_for(pilot, app, lambda: app.return_value is not None, "the app to exit", 30)
+    request = app.return_value
+    assert request is not None and request.run_dir is None
+    assert request.argv[-1] == "demo" and Path(request.argv[0]).name in ("okstra", "python")
+    assert request.cwd == tmp_path / "proj"
+    assert not (tmp_path / "proj" / ".okstra" / "tasks").exists()

@@ -376,3 +376,21 @@ def test_tui_snapshot_guide_without_agent_clis(snap_compare, stable_project, siz
         await settle(pilot, pilot.app)
 
     assert snap_compare(app, run_before=open_guide, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_trust_question(snap_compare, stable_project, size) -> None:
+    """The question before the first launch in a project not trusted yet, over the
+    start screen (what is behind it in the app, the launch screen's progress bar,
+    moves; the dialog is the same)."""
+    from okstra_tui.screens.trust import TrustScreen
+
+    app = build(stable_project)
+
+    async def ask(pilot) -> None:
+        await start_loaded(pilot)
+        pilot.app.push_screen(TrustScreen(stable_project))
+        await wait_for(pilot, pilot.app, lambda: isinstance(pilot.app.screen, TrustScreen), "trust")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(app, run_before=ask, terminal_size=size)
