@@ -37,6 +37,7 @@ from .errors import OkstraError, UsageError
 from .names import RULE, name_problem
 from .records import RecordError, aliases_of, config, dataclass, field, problem, to_data
 from .tasks import check_segment
+from .vocabulary import LEAD_ACCESS, LeadAccess
 
 if TYPE_CHECKING:
     from pydantic import StrictInt, StrictStr
@@ -252,6 +253,15 @@ _MODEL_REFS = Rule(
         expected="expected a model ref 'provider/model', got {value!r}",
     ),
 )
+_BASE_REF = Rule(
+    length=(0, 400),
+    pattern=re.compile(r"^(?![-\s])[^\x00-\x1f\x7f]*$"),
+    expected="expected a git revision (a branch, tag or commit) or run:<run-id>, got {value!r}",
+)
+_LEAD_ACCESS = Rule(
+    choices=LEAD_ACCESS,
+    expected=f"expected one of {', '.join(LEAD_ACCESS)}, got {{value!r}}",
+)
 _ENTRY_MODE = Rule(
     choices=ENTRY_MODES,
     expected=f"expected one of {', '.join(ENTRY_MODES)}, got {{value!r}}",
@@ -348,11 +358,23 @@ class RunRequest:
         host: the host session context (host, entry mode, current-session model).
         role_counts: chosen instance counts of adjustable/optional roles.
         role_models: chosen model refs per role, in ordinal order.
+        base_ref: the run's base for its writers (a git revision, or `run:<run-id>`:
+            an earlier run's merged result); "" = none (its writers branch from the
+            commit the project is on when each starts).
+        lead_access: what the lead's CLI may do without asking; None = `ask` (its own
+            permission prompts).
         provenance: why each value is there (`chosen`, `default:<scope>`, `reused:<run>`,
             `converted:v1`), keyed like the confirmation lines plus `count:<role>`.
     """
 
-    __pydantic_config__ = _CONFIG
+    # Absent in files written before they were (and while not given).
+    __pydantic_config__ = config(
+        camel_case=True,
+        by_name=True,
+        json_schema_extra=publish_rules,
+        omit_empty=("base_ref",),
+        omit_none=("lead_access",),
+    )
 
     project_root: Path = field(metadata=rule(custom=_absolute))
     task_group: StrictStr = field(metadata=rule(length=(0, 200), custom=_slug("task group")))
@@ -369,6 +391,8 @@ class RunRequest:
     role_models: dict[StrictStr, list[StrictStr]] = field(
         default_factory=dict, metadata=rule(names=_ROLE_NAME, values=_MODEL_REFS)
     )
+    base_ref: StrictStr = field(default="", metadata={_RULE: _BASE_REF})
+    lead_access: LeadAccess | None = field(default=None, metadata={_RULE: _LEAD_ACCESS})
     provenance: dict[StrictStr, StrictStr] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -409,6 +433,9 @@ class RunRequest:
                 f"{role}={ref}" for role, refs in self.role_models.items() for ref in refs
             ],
             "host-session-context-json": self._context_arg(),
+            # Carried when given (a run with writers; a lead with more than its prompts).
+            **({"base-ref": self.base_ref} if self.base_ref else {}),
+            **({"lead-access": self.lead_access} if self.lead_access else {}),
             "provenance": [f"{key}={value}" for key, value in self.provenance.items()],
         }
 

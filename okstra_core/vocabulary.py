@@ -18,10 +18,13 @@ __all__ = [
     "CURRENT_SESSION_RUNNER",
     "EARLIER_DEFAULT_PROVIDER",
     "ENTRY_MODES",
+    "LEAD_ACCESS",
+    "LEAD_ASK",
     "NATIVE_SESSION",
     "RUNNERS",
     "SPAWN_PROCESS",
     "EntryMode",
+    "LeadAccess",
     "Runner",
 ]
 
@@ -29,6 +32,13 @@ EntryMode = Literal["spawn-process", "current-session"]
 SPAWN_PROCESS: EntryMode = "spawn-process"
 CURRENT_SESSION: EntryMode = "current-session"
 ENTRY_MODES: tuple[EntryMode, ...] = (SPAWN_PROCESS, CURRENT_SESSION)
+
+# What the lead's own CLI may do without asking (`prepare --lead-access`): `ask` leaves
+# it to the CLI's own permission prompts, `edits` lets it edit files, `full` lets it
+# edit and run commands (each provider's `[launch.lead_access]` says how).
+LeadAccess = Literal["ask", "edits", "full"]
+LEAD_ASK: LeadAccess = "ask"
+LEAD_ACCESS: tuple[LeadAccess, ...] = (LEAD_ASK, "edits", "full")
 
 Runner = Literal["current-session", "native-session", "cli-wrapper"]
 CURRENT_SESSION_RUNNER: Runner = "current-session"

@@ -29,7 +29,3 @@ _.bindings_changed
 
 # The context-manager protocol names its arguments (store/locks.py).
 exc_type
-
-# Not called yet: resolving a worktree's base commit (life/worktrees.py); remove it
-# from here once called, or remove the function if it stays unused.
-resolve_commit

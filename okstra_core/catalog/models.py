@@ -18,6 +18,9 @@ from .. import records
 from ..records import dataclass, field
 from ..vocabulary import EntryMode as EntryMode
 from ..vocabulary import Runner as Runner
+from .access import AccessSpec as AccessSpec
+from .access import DiscoverSpec as DiscoverSpec
+from .access import LeadAccessSpec as LeadAccessSpec
 from .activity import ActivitySpec
 from .rules import DISCOVER_PLACEHOLDERS as DISCOVER_PLACEHOLDERS
 from .rules import (
@@ -150,31 +153,6 @@ class Profile:
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiscoverSpec:
-    """How to find a session id that the CLI minted itself (codex)."""
-
-    __pydantic_config__ = _CONFIG
-
-    glob: StrictStr  # e.g. "{env.CODEX_HOME}/sessions/**/rollout-*.jsonl"
-    id_pattern: StrictStr  # regex with one group capturing the id from the file name
-    cwd_field: StrictStr = "payload.cwd"  # dotted path in the first JSON line
-    # Strict: a boolean or a numeric string is a mistake in the file, not a number.
-    timeout_seconds: Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)] = 10.0
-    default_home: StrictStr = ""  # used for {env.X} when X is unset, e.g. "~/.codex"
-
-
-@dataclass(frozen=True, kw_only=True)
-class AccessSpec:
-    """`[launch.access]`: the extra arguments of a worker that may not / may change the
-    project (inserted at the worker template's `{access}` element)."""
-
-    __pydantic_config__ = _CONFIG
-
-    read_only: tuple[StrictStr, ...] = ()
-    write: tuple[StrictStr, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
 class LaunchSpec:
     """argv templates of a provider CLI; never run through a shell."""
 
@@ -192,6 +170,7 @@ class LaunchSpec:
     # A worker's one-shot run (prompt on stdin, result on stdout or `{result_file}`).
     worker: tuple[StrictStr, ...] | None = None
     access: AccessSpec = field(default_factory=AccessSpec)
+    lead_access: LeadAccessSpec = field(default_factory=LeadAccessSpec)  # `prepare --lead-access`
     # An ended worker's follow-up turn in its own conversation (`okstra worker send`).
     worker_resume: tuple[StrictStr, ...] | None = None
     # A CLI minting its own id: a regex whose one group finds it in the worker's output.

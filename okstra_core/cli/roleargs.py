@@ -217,6 +217,22 @@ _RUN_FLAGS: tuple[tuple[str, str, bool, str, str], ...] = (
         "a JSON object describing the host session (decides host, entry mode and model)",
     ),
     (
+        "--base-ref",
+        "base_ref",
+        False,
+        "REF",
+        "the base the writers branch from: a branch, tag or commit, or run:<run-id> (an "
+        "earlier run's merged result); default: the commit the project is on",
+    ),
+    (
+        "--lead-access",
+        "lead_access",
+        False,
+        "ACCESS",
+        "what the lead's CLI may do without asking: ask (default: its own prompts), edits "
+        "(edit files), full (edit and run commands)",
+    ),
+    (
         "--provenance",
         "provenance",
         True,
@@ -383,6 +399,8 @@ def request_from_namespace(
             host=context,
             role_counts=parse_role_counts(values.get("role_counts") or (), profile),
             role_models=parse_role_models(values.get("role_models") or (), profile, pool),
+            base_ref=str(values.get("base_ref") or ""),
+            lead_access=values.get("lead_access") or None,
             provenance=_pairs(values.get("provenance") or (), "--provenance"),
         )
     except RecordError as exc:

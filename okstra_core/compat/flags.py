@@ -73,7 +73,6 @@ UNSUPPORTED_FLAGS: tuple[tuple[str, str], ...] = (
     ("--evidence-inputs", "legacy_evidence_inputs"),
     ("--stage", "legacy_stage"),
     ("--stages", "legacy_stages"),
-    ("--base-ref", "legacy_base_ref"),
     ("--clarification-response", "legacy_clarification_response"),
     ("--selected-direction", "legacy_selected_direction"),
     ("--pr-template-path", "legacy_pr_template_path"),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from ..catalog.models import Runner
 from ..records import config, dataclass
+from ..vocabulary import LeadAccess
 from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, Shape
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class Participant(Document):
     __pydantic_config__ = config(
         camel_case=True,
         by_name=True,
-        omit_none=(*LAUNCH_FIELDS[2:], "worker_write_capability"),
+        omit_none=(*LAUNCH_FIELDS[2:], "worker_write_capability", "lead_access"),
     )
 
     participant_ref: StrictStr
@@ -109,6 +110,8 @@ class Participant(Document):
     status: StrictStr = "prepared"
     # Recorded at prepare (absent in a manifest written before it was).
     worker_write_capability: WriteCapability | None = None
+    # The leader's: what its CLI may do without asking (absent: `ask`, or an older run).
+    lead_access: LeadAccess | None = None
     # Written once launched (absent before, see `omit_none`): how the lead was started,
     # where it runs, and how it ended (`okstra_core.life.lead`).
     launch_backend: StrictStr | None = None
@@ -284,11 +287,15 @@ class ApprovedPlanRef(Document):
     stages: tuple[StrictInt, ...]
 
 
+_BASE_FIELDS = ("base_ref", "base_commit")
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunManifest(Document):
     """`run-manifest.json`: who runs which role instance, on which model."""
 
-    __pydantic_config__ = _CONFIG
+    # The run's base is absent when no role of it writes (and in older manifests).
+    __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=_BASE_FIELDS)
 
     WHAT: ClassVar[str] = "run manifest"
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
@@ -316,6 +323,10 @@ class RunManifest(Document):
     lead_session_id_kind: StrictStr | None = None
     brief: FileRef
     approved_plan: ApprovedPlanRef | None = None
+    # The run's base (`okstra_core.runbase`): as given, and the commit it named at
+    # prepare; its writers' worktrees branch from that commit.
+    base_ref: StrictStr | None = None
+    base_commit: StrictStr | None = None
     paths: dict[StrictStr, StrictStr]
     participants: Annotated[tuple[Participant, ...], Field(min_length=1)]
     role_executions: Annotated[tuple[RoleExecution, ...], Field(min_length=1)]

@@ -11,13 +11,14 @@ from typing import Any
 
 from okstra_core.catalog.models import DiscoverSpec, LaunchSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
-from okstra_core.errors import DataFileError, LaunchError, OkstraError
+from okstra_core.errors import DataFileError, LaunchError, OkstraError, UsageError
 from okstra_core.launch.argv import placeholders_in, render_argv, render_env
 from okstra_core.launch.mcp import McpServer, Registered, register_mcp
 from okstra_core.launch.session import discover_glob, mint_session_id
 from okstra_core.store import decode_utf8, read_bytes
 
 from ..records import config, dataclass, field
+from ..vocabulary import LEAD_ASK
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Linux caps one argv element at 32 pages (MAX_ARG_STRLEN = 128 KiB, NUL included).
@@ -178,6 +179,7 @@ def plan_launch(
     environment: Environment,
     prompt: str | None = None,
     mcp: McpServer | None = None,
+    access: tuple[str, ...] = (),
 ) -> LaunchPlan:
     """Build the lead CLI's launch argv and environment; mint its session id.
 
@@ -191,6 +193,7 @@ def plan_launch(
         prompt: the lead prompt text for `{prompt}`; read from `prompt_file` when a
             template asks for it and this is None.
         mcp: okstra's MCP server of the run, given where the provider has `launch.mcp`.
+        access: the lead's access arguments (`lead_access_argv`), after the program.
 
     Raises:
         LaunchError: the CLI is not on PATH, or `{prompt}` is used and the file cannot
@@ -217,18 +220,14 @@ def plan_launch(
         prompt_file=prompt_file,
         prompt=prompt,
     )
-    argv = render_argv(launch.new, values, environment.env, source=source, field="launch.new")
+    new_template, resume_template = _with_access(launch, access)
+    argv = render_argv(new_template, values, environment.env, source=source, field="launch.new")
     env = render_env(launch.env, values, environment.env, source=source, field="launch.env")
     argv, env, registered = _with_mcp(argv, env, provider, mcp, environment)
     _check_argv(argv, env, source)
     # Render the resume template now, so a broken one fails before anything runs.
-    render_argv(
-        launch.resume,
-        {**values, "session_id": _PROBE_ID},
-        environment.env,
-        source=source,
-        field="launch.resume",
-    )
+    probe = {**values, "session_id": _PROBE_ID}
+    render_argv(resume_template, probe, environment.env, source=source, field="launch.resume")
     return LaunchPlan(
         provider_id=provider.id,
         cli=provider.cli,
@@ -242,12 +241,21 @@ def plan_launch(
         prompt_file=prompt_file,
         discover=launch.discover,
         source=source,
-        resume_template=launch.resume,
+        resume_template=resume_template,
         values=MappingProxyType(values),
         resume_env=MappingProxyType(_resume_env(launch, environment)),
         discover_fixed=_fixed_discover(launch, environment, source),
         **_mcp_fields(registered),
     )
+
+
+def _with_access(
+    launch: LaunchSpec, access: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`launch.new` and `launch.resume` with the lead's access (`prepare --lead-access`)
+    right after the program: literal arguments, their braces escaped for the templates."""
+    given = tuple(escape_template(a) for a in access)
+    return (launch.new[0], *given, *launch.new[1:]), (launch.resume[0], *given, *launch.resume[1:])
 
 
 def _with_mcp(
@@ -339,3 +347,21 @@ def _fixed_discover(
     if concrete is None:
         return None
     return replace(launch.discover, glob=escape_template(concrete), default_home="")
+
+
+def lead_access_argv(provider: ProviderSpec, access: str) -> tuple[str, ...]:
+    """The arguments that give the lead's CLI `access` (`ask`: none, its own prompts).
+
+    Raises:
+        UsageError: naming `--lead-access` — the provider declares no such level.
+    """
+    if access == LEAD_ASK:
+        return ()
+    found: tuple[str, ...] | None = getattr(provider.launch.lead_access, access, None)
+    if found is None:
+        raise UsageError(
+            f"the lead's provider {provider.id} has no {access!r} access (its file declares "
+            "no [launch.lead_access] " + access + "): use --lead-access ask",
+            field="--lead-access",
+        )
+    return found

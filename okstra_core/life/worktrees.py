@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import GitError, MergeConflictError, UsageError
+from ..gitrepo import Tree, git_env, project_tree
+from ..gitrepo import run_git as _git
 from ..paths import user_dirs
 from ..records import dataclass
 
@@ -45,18 +46,6 @@ __all__ = [
     "worktrees_root",
 ]
 
-# git reads these from the environment; a worker's or a person's must not steer okstra's.
-_GIT_ENV = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
-    "GIT_NAMESPACE",
-    "GIT_CEILING_DIRECTORIES",
-)
 # okstra's commits: its own identity, never signed (no prompt), no hooks.
 OKSTRA_IDENTITY = (
     "-c",
@@ -67,99 +56,7 @@ OKSTRA_IDENTITY = (
     "commit.gpgsign=false",
 )
 BRANCH_PREFIX = "okstra/"
-_TIMEOUT = 120.0
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def _env(env: Mapping[str, str] | None) -> dict[str, str]:
-    base = dict(os.environ if env is None else env)
-    for name in _GIT_ENV:
-        base.pop(name, None)
-    base.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
-    return base
-
-
-def _git(
-    cwd: Path,
-    *args: str,
-    env: Mapping[str, str] | None = None,
-    check: bool = True,
-    extra_env: Mapping[str, str] | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """Run `git -C cwd args…`; GitError (with git's answer) on a failure when `check`."""
-    full = _env(env)
-    if extra_env:
-        full.update(extra_env)
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(cwd), *args],
-            env=full,
-            capture_output=True,
-            text=True,
-            timeout=_TIMEOUT,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitError(f"git {args[0]} could not run: {exc}") from None
-    if check and done.returncode != 0:
-        said = (done.stderr or done.stdout).strip().splitlines()
-        raise GitError(f"git {' '.join(args[:2])} failed: {' / '.join(said[-3:]) or 'no answer'}")
-    return done
-
-
-@dataclass(frozen=True)
-class Tree:
-    """The git checkout a project lives in.
-
-    Attributes:
-        top: its top directory (`git rev-parse --show-toplevel`).
-        sub: the project's directory relative to `top` ("" when it is the top).
-        head: the commit it is on (None: a repository without a commit yet).
-        branch: the branch checked out (None: a detached HEAD).
-    """
-
-    top: Path
-    sub: str
-    head: str | None
-    branch: str | None
-
-
-def project_tree(project_root: Path, env: Mapping[str, str] | None = None) -> Tree | None:
-    """The git checkout of `project_root`, or None when it is not in one (or git is absent)."""
-    try:
-        done = _git(
-            project_root,
-            "rev-parse",
-            "--show-toplevel",
-            "--show-prefix",
-            "--verify",
-            "-q",
-            "HEAD^{commit}",
-            env=env,
-            check=False,
-        )
-    except GitError:
-        return None
-    lines = done.stdout.splitlines()
-    if len(lines) < 2 or not lines[0]:
-        return None
-    head = lines[2] if len(lines) > 2 and done.returncode == 0 else None
-    branch = _git(project_root, "symbolic-ref", "-q", "--short", "HEAD", env=env, check=False)
-    return Tree(
-        top=Path(lines[0]),
-        sub=lines[1].rstrip("/"),
-        head=head,
-        branch=branch.stdout.strip() or None,
-    )
-
-
-def resolve_commit(tree: Tree, ref: str, env: Mapping[str, str] | None = None) -> str:
-    """The commit `ref` names in `tree`; UsageError when it names none."""
-    done = _git(tree.top, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", env=env, check=False)
-    if done.returncode != 0 or not done.stdout.strip():
-        raise UsageError(f"{ref!r} names no commit of {tree.top}", field="--base-ref")
-    return done.stdout.strip()
 
 
 def _part(text: str) -> str:
@@ -346,7 +243,7 @@ class Merged:
 def _identity_env(tree_top: Path, env: Mapping[str, str] | None) -> tuple[str, ...]:
     """The person's identity when they set one; okstra's otherwise (a merge must commit,
     and git refuses an identity it only guessed)."""
-    full = _env(env)
+    full = git_env(env)
     if full.get("GIT_COMMITTER_EMAIL") or full.get("EMAIL"):
         return ()
     known = _git(tree_top, "config", "user.email", env=env, check=False)

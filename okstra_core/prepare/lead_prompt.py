@@ -68,6 +68,9 @@ def lead_prompt(resolved: Resolved, layout: RunLayout, environment: Environment)
             else None
         ),
         "paths": layout.rel,
+        "base": (
+            {"ref": resolved.base.ref, "commit": resolved.base.commit} if resolved.base else None
+        ),
     }
     return render_template("lead.md.j2", context, environment.env)
 

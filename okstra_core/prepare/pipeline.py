@@ -27,7 +27,7 @@ from ..documents import LeadLaunched, LeadLaunchFailed, trust
 from ..environment import Environment
 from ..errors import OkstraError, PrepareError, UsageError
 from ..launch.mcp import server_for
-from ..launch.plan import LaunchPlan, plan_launch
+from ..launch.plan import LaunchPlan, lead_access_argv, plan_launch
 from ..launch.sheet import ResumeEntry, find_okstra, write_resume_sheet
 from ..paths import user_dirs
 from ..request import RunRequest
@@ -83,6 +83,7 @@ def _plan_launch(
         project_root=resolved.request.project_root,
         environment=environment,
         mcp=server,
+        access=lead_access_argv(resolved.leader_provider, resolved.request.lead_access or "ask"),
     )
 
 
@@ -122,6 +123,9 @@ def _planned_result(
         lead_session_id=plan.session_id if plan else None,
         resume_argv=(plan.resume_argv() or None) if plan else None,
         team=team_of(resolved.manifest),
+        base_ref=resolved.base.ref if resolved.base else None,
+        base_commit=resolved.base.commit if resolved.base else None,
+        lead_access=resolved.request.lead_access or "ask",
         notes=(*resolved.config_notes, *notes),
     )
 

@@ -6,22 +6,25 @@ decide, everything the run's documents are built from (`run_documents`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import launch as launcher  # its process-running parts load on first use
 from ..catalog.loaders import detect_host, load_catalog, load_project_config
-from ..catalog.models import EntryMode, HostSpec, Profile, ProviderSpec
+from ..catalog.models import LEADER, EntryMode, HostSpec, Profile, ProviderSpec
 from ..defaults import fallback_notes, load_scopes
 from ..environment import Environment
 from ..errors import FileSystemError, PrepareError, UsageError
+from ..launch.plan import lead_access_argv
 from ..pool import ModelPool
 from ..records import dataclass
 from ..request import RunRequest
 from ..resolver import check_entry_mode, resolve_assignments
+from ..runbase import RunBase, resolve_base
 from ..store import MAX_FILE_BYTES, FileLock, check_no_links, decode_utf8, lock_path_for, read_bytes
 from ..tasks import OKSTRA_DIR, TASK_INDEX, TASK_MANIFEST, TIMELINE, slugify, task_root
+from ..vocabulary import CURRENT_SESSION, LEAD_ASK
 from . import runfiles
 from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
 from .plan_check import ApprovedPlan, check_approved_plan, check_brief
@@ -60,6 +63,8 @@ class Resolved:
     task_manifest: runfiles.Existing | None
     # What reading the model defaults left out, and the earlier-config note.
     config_notes: tuple[str, ...] = ()
+    # The run's base (`--base-ref`, resolved): where its writers branch from.
+    base: RunBase | None = None
 
     @property
     def leader_provider(self) -> ProviderSpec:
@@ -144,16 +149,8 @@ def resolve_request(
     brief_text = _read_brief(brief_path)
     catalog = load_catalog(environment)
     profile = catalog.profile(request.task_type)
-    approved: ApprovedPlan | None = None
-    if profile.needs_approved_plan:
-        on_step("checking the approved plan")
-        approved = check_approved_plan(request.approved_plan, project_root=root, task_root=troot)
-    elif request.approved_plan:
-        needing = sorted(t for t, p in catalog.profiles.items() if p.needs_approved_plan)
-        raise UsageError(
-            f"--approved-plan applies only to {', '.join(needing) or 'no task type'}",
-            field="--approved-plan",
-        )
+    approved = _approved_plan(request, profile, catalog, troot, on_step)
+    base = _base(request, profile, catalog, troot, environment, on_step)
     context = request.host
     host = catalog.host(context.host_id) if context.host_id else detect_host(environment, catalog)
     entry_mode: EntryMode = context.entry_mode
@@ -174,6 +171,8 @@ def resolve_request(
         entry_mode,
         current_session_model=context.model_ref,
     )
+
+    _check_lead_access(request, catalog, plan.assignments, entry_mode)
 
     on_step("building the execution manifest")
     manifest = build_execution_manifest(
@@ -202,7 +201,77 @@ def resolve_request(
         else None,
         task_manifest=task_manifest,
         config_notes=notes,
+        base=base,
     )
+
+
+def _approved_plan(
+    request: RunRequest,
+    profile: Profile,
+    catalog: Catalog,
+    troot: Path,
+    on_step: StepCallback,
+) -> ApprovedPlan | None:
+    """The approved plan of a phase that needs one; refused when given to another."""
+    if profile.needs_approved_plan:
+        on_step("checking the approved plan")
+        return check_approved_plan(
+            request.approved_plan, project_root=request.project_root, task_root=troot
+        )
+    if request.approved_plan:
+        needing = sorted(t for t, p in catalog.profiles.items() if p.needs_approved_plan)
+        raise UsageError(
+            f"--approved-plan applies only to {', '.join(needing) or 'no task type'}",
+            field="--approved-plan",
+        )
+    return None
+
+
+def _check_lead_access(
+    request: RunRequest,
+    catalog: Catalog,
+    assignments: Sequence[AssignmentLike],
+    entry_mode: str,
+) -> None:
+    """`--lead-access`: for a lead okstra starts, at a level its provider declares."""
+    access = request.lead_access or LEAD_ASK
+    if access == LEAD_ASK:
+        return
+    if entry_mode == CURRENT_SESSION:
+        raise UsageError(
+            "--lead-access applies to a lead okstra starts: in current-session mode the "
+            "host session leads with its own permissions",
+            field="--lead-access",
+        )
+    leader = next(a for a in assignments if a.role == LEADER)
+    lead_access_argv(catalog.provider(leader.provider_id), access)
+
+
+def _base(
+    request: RunRequest,
+    profile: Profile,
+    catalog: Catalog,
+    troot: Path,
+    environment: Environment,
+    on_step: StepCallback,
+) -> RunBase | None:
+    """The run's base, resolved to a commit (None when none was given).
+
+    Raises:
+        UsageError: naming `--base-ref` — a phase whose roles do not write, or a base
+            that names no commit (`okstra_core.runbase.resolve_base`).
+    """
+    if not request.base_ref:
+        return None
+    if not any(r.writes for r in profile.roles):
+        writing = sorted(t for t, p in catalog.profiles.items() if any(r.writes for r in p.roles))
+        raise UsageError(
+            f"--base-ref applies only to phases whose roles write "
+            f"({', '.join(writing) or 'none'}); no role of {profile.task_type} writes",
+            field="--base-ref",
+        )
+    on_step("resolving the base")
+    return resolve_base(request.project_root, troot, request.base_ref, environment.env)
 
 
 def run_preflight(resolved: Resolved, environment: Environment) -> list[PreflightResult]:

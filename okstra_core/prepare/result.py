@@ -77,6 +77,9 @@ class PrepareResult:
         notes: problems a dry run found (each a sentence to act on).
         manifest: the execution manifest.
         exec_env: the full environment for that exec.
+        base_ref, base_commit: the run's base for its writers (`--base-ref`), as given
+            and the commit it names; None when none was given.
+        lead_access: what the lead's CLI may do without asking (`--lead-access`).
     """
 
     __pydantic_config__ = config(
@@ -84,7 +87,7 @@ class PrepareResult:
         skip=("manifest", "exec_env"),
         views=("ok", "error"),
         first=("ok",),
-        omit_none=("error",),
+        omit_none=("error", "base_ref", "base_commit"),
     )
 
     dry_run: bool
@@ -106,6 +109,9 @@ class PrepareResult:
     notes: tuple[str, ...] = ()
     manifest: ExecutionManifest
     exec_env: Mapping[str, str] | None = None
+    base_ref: str | None = None
+    base_commit: str | None = None
+    lead_access: str = "ask"
 
     @property
     def ok(self) -> bool:

@@ -13,6 +13,7 @@ and the facts every document of the run shares.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from ..documents import (
     TaskManifest,
     trust,
 )
-from ..documents.run import ApprovedPlanRef, FileRef
+from ..documents.run import ApprovedPlanRef, FileRef, Participant
 from ..environment import Environment
 from ..launch.plan import LaunchPlan
 from ..launch.sheet import ResumeEntry, find_okstra, render_resume_sheet
@@ -45,7 +46,7 @@ from ..tasks import (
     TASK_MANIFEST,
     TIMELINE,
 )
-from ..vocabulary import CURRENT_SESSION_RUNNER
+from ..vocabulary import CURRENT_SESSION_RUNNER, LEAD_ASK
 from . import runfiles
 from .layout import RunLayout, RunPaths, relative
 from .lead_prompt import lead_prompt, lead_prompt_meta
@@ -172,11 +173,22 @@ def run_manifest(
             if approved
             else None
         ),
+        base_ref=resolved.base.ref if resolved.base else None,
+        base_commit=resolved.base.commit if resolved.base else None,
         paths=layout.rel,
-        participants=resolved.manifest.participants,
+        participants=_with_lead_access(resolved),
         role_executions=resolved.manifest.role_executions,
         dynamic_roles=resolved.manifest.dynamic_roles,
     )
+
+
+def _with_lead_access(resolved: Resolved) -> tuple[Participant, ...]:
+    """The participants, the leader's carrying its access when it is more than `ask`."""
+    participants = resolved.manifest.participants
+    access = resolved.request.lead_access
+    if access in (None, LEAD_ASK) or not resolved.spawns_leader:
+        return participants
+    return (dataclasses.replace(participants[0], lead_access=access), *participants[1:])
 
 
 def resume_sheet(

@@ -109,6 +109,9 @@ def preview_text(
         text.append(f"  cd {shlex.quote(str(root))} && {shlex.join(words)}\n")
         if plan.lead_session_id:
             text.append("  " + catalog.get("app.preview.fresh_session_id") + "\n", style="dim")
+        meaning = catalog.get(f"app.preview.lead_access_meaning.{plan.lead_access}")
+        access = catalog.get("app.preview.lead_access", access=plan.lead_access, meaning=meaning)
+        text.append(f"  {access}\n")
     else:
         text.append(
             "  "
@@ -117,6 +120,9 @@ def preview_text(
         )
     heading("backend")
     text.append(f"  {backend_words(plan, catalog)}\n")
+    if plan.base_ref and plan.base_commit:
+        base = catalog.get("app.preview.base", ref=plan.base_ref, commit=plan.base_commit[:12])
+        text.append(f"  {base}\n")
     heading("files", run_id=plan.run_id, count=len(plan.files))
     for planned in plan.files:
         text.append(f"  {shown_path(planned.path, root)}")

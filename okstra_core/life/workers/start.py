@@ -36,6 +36,7 @@ from ...launch.argv import placeholders_in
 from ...processes.process import Identity, as_pid
 from ...readiness import cli_readiness
 from ...records import config, dataclass
+from ...runbase import merged_result
 from ...store import atomic_write_bytes, dumps_json
 from ...trust import require_trusted
 from .. import worktrees
@@ -159,7 +160,18 @@ def _writer_tree(
     )
     where = worktrees.worktrees_root(config_dir, env)
     path = worktrees.worktree_path(where, manifest.project_id, branch)
-    return worktrees.make(tree, path, branch, tree.head, env, checkout=False), None
+    base = _base_commit(manifest, tree, env)
+    return worktrees.make(tree, path, branch, base, env, checkout=False), None
+
+
+def _base_commit(manifest: RunManifest, tree: worktrees.Tree, env: Any) -> str:
+    """Where a writer branches from: the commit the project is on, or, for a run with
+    a base of its own (`prepare --base-ref`), that base — moved on to the run's merged
+    result once one of its writers was merged, so a later writer builds on it."""
+    if manifest.base_commit is None:
+        assert tree.head is not None  # checked by the caller
+        return tree.head
+    return merged_result(manifest, tree, env) or manifest.base_commit
 
 
 def _launch(

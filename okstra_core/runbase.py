@@ -1,0 +1,154 @@
+"""The base of a run: the commit its writers' worktrees branch from.
+
+A run whose roles write records its base at prepare (`baseRef` as given, `baseCommit`
+the commit it named then): the wizard asks for it in those phases (default: the commit
+the project is on), `okstra prepare --base-ref REF` gives it. `REF` is any git revision
+of the project (a branch, a tag, a commit, `HEAD~2`), or `run:<run-id>`: the merged
+result of an earlier run of the same task — the commit the project's branch was on
+right after that run's last recorded merge (`okstra worker merge`). Refused, naming
+`--base-ref`, when the project is not a git checkout, the revision names no commit, or
+the run merged nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from .documents.run import RunManifest
+from .errors import OkstraError, UsageError
+from .gitrepo import Tree, project_tree, resolve_commit, run_git
+from .records import dataclass
+from .tasks import RUN_MANIFEST
+
+__all__ = [
+    "RUN_PREFIX",
+    "EarlierResult",
+    "RunBase",
+    "earlier_results",
+    "merged_result",
+    "resolve_base",
+]
+
+RUN_PREFIX = "run:"
+FLAG = "--base-ref"
+
+
+@dataclass(frozen=True)
+class RunBase:
+    """A run's base, resolved: what was given and the commit it named.
+
+    Attributes:
+        ref: as given (`main`, `v1.2`, `HEAD~2`, a commit, `run:<run-id>`).
+        commit: the full commit id it named when the run was prepared.
+    """
+
+    ref: str
+    commit: str
+
+
+@dataclass(frozen=True)
+class EarlierResult:
+    """An earlier run of the task whose writers were merged: its id and the commit the
+    project's branch was on right after its last merge."""
+
+    run_id: str
+    commit: str
+
+
+def merged_result(
+    manifest: RunManifest, tree: Tree, env: Mapping[str, str] | None = None
+) -> str | None:
+    """The commit the project's branch was on right after the last merge recorded in
+    the run's manifest (`okstra worker merge`), or None when it merged nothing."""
+    merges = sorted(
+        (e.merged_at, e.merge_commit)
+        for e in manifest.role_executions
+        if e.merge_commit and e.merged_at
+    )
+    if not merges:
+        return None
+    if len(merges) > 1:
+        # Merges in the same second: the one the others are ancestors of.
+        tips = run_git(
+            tree.top, "merge-base", "--independent", *(c for _, c in merges), env=env, check=False
+        ).stdout.split()
+        if len(tips) == 1:
+            return tips[0]
+    return merges[-1][1]
+
+
+def earlier_results(
+    project_root: Path, task_root: Path, env: Mapping[str, str] | None = None
+) -> list[EarlierResult]:
+    """The task's runs with a merged result, oldest first (unreadable runs are skipped)."""
+    tree = project_tree(project_root, env)
+    runs = task_root / "runs"
+    if tree is None or not runs.is_dir():
+        return []
+    found: list[tuple[str, EarlierResult]] = []
+    for child in runs.iterdir():
+        try:
+            commit = _merged_result(child, tree, env)
+        except OkstraError:
+            continue
+        if commit is not None:
+            created = RunManifest.read(child / RUN_MANIFEST).created_at
+            found.append((created, EarlierResult(run_id=child.name, commit=commit)))
+    return [result for _, result in sorted(found, key=lambda pair: pair[0])]
+
+
+def _merged_result(run_dir: Path, tree: Tree, env: Mapping[str, str] | None) -> str | None:
+    return merged_result(RunManifest.read(run_dir / RUN_MANIFEST), tree, env)
+
+
+def _run_result(task_root: Path, run_id: str, tree: Tree, env: Mapping[str, str] | None) -> str:
+    run_dir = task_root / "runs" / run_id
+    if not run_id or "/" in run_id or run_id.startswith(".") or not run_dir.is_dir():
+        raise UsageError(
+            f"{RUN_PREFIX}{run_id}: the task has no run {run_id!r} (expected run:<run-id> of "
+            "an earlier run of the same task, e.g. run:implementation-001)",
+            field=FLAG,
+        )
+    try:
+        commit = _merged_result(run_dir, tree, env)
+    except OkstraError as exc:
+        raise UsageError(
+            f"{RUN_PREFIX}{run_id}: its run manifest cannot be read ({exc.message})", field=FLAG
+        ) from None
+    if commit is None:
+        raise UsageError(
+            f"{RUN_PREFIX}{run_id}: that run merged nothing, so it has no merged result "
+            "(merge a writer first: okstra worker merge), or give a branch or commit",
+            field=FLAG,
+        )
+    return resolve_commit(tree, commit, env, field=FLAG)
+
+
+def resolve_base(
+    project_root: Path, task_root: Path, ref: str, env: Mapping[str, str] | None = None
+) -> RunBase:
+    """The commit `ref` names for a run of the task at `task_root` (reads only).
+
+    Raises:
+        UsageError: naming `--base-ref` — the project is not a git checkout (or has no
+            commit yet), `ref` names no commit, or `run:<id>` names no run of the task
+            or one that merged nothing.
+    """
+    given = ref.strip()
+    tree = project_tree(project_root, env)
+    if tree is None:
+        raise UsageError(
+            f"the project at {project_root} is not a git checkout: a base ({given!r}) needs one",
+            field=FLAG,
+        )
+    if tree.head is None:
+        raise UsageError(
+            f"the project's repository at {tree.top} has no commit yet: nothing to base on",
+            field=FLAG,
+        )
+    if given.startswith(RUN_PREFIX):
+        commit = _run_result(task_root, given.removeprefix(RUN_PREFIX), tree, env)
+    else:
+        commit = resolve_commit(tree, given, env, field=FLAG)
+    return RunBase(ref=given, commit=commit)
