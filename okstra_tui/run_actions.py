@@ -17,8 +17,8 @@ from textual.app import App
 from okstra_core.display import age as shown_age
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
-from okstra_core.life.actions import team_stop
-from okstra_core.life.attach import plan_attach, switch_client
+from okstra_core.life.actions import team_stop, worker_attach, worker_send, worker_stop
+from okstra_core.life.attach import plan_attach, run_switch, switch_client
 from okstra_core.life.lead import observe, read_run
 from okstra_core.life.resume import exec_command, resume_run
 from okstra_core.life.runs import RunRow, all_runs, project_runs
@@ -105,6 +105,50 @@ def attach(run_dir: Path, environment: Environment) -> Outcome:
     if plan.switch:
         return Outcome(switch_client(plan) or "")
     return Outcome(request=LaunchRequest(tuple(plan.argv), run.run_dir, plan.env))
+
+
+def attach_worker(run_dir: Path, who: str, environment: Environment) -> Outcome:
+    """Show a worker's tmux pane (`worker_attach`); a background worker, or a pane that
+    is gone, gets the core's reason."""
+    try:
+        target = worker_attach(run_dir, environment, who)
+    except OkstraError as exc:
+        return Outcome(exc.render())
+    if target.switch:
+        return Outcome(run_switch(target.argv, target.env) or "")
+    return Outcome(request=LaunchRequest(tuple(target.argv), run_dir, target.env))
+
+
+def stop_worker(run_dir: Path, who: str, environment: Environment, text: WizardText) -> Outcome:
+    """Stop one worker (`worker_stop`: SIGTERM, SIGKILL after the grace time; blocks, a
+    worker thread calls it)."""
+    try:
+        stopped = worker_stop(run_dir, environment, who)
+    except OkstraError as exc:
+        return Outcome(exc.render())
+    return Outcome(text.get("app.team.stopped", who=who, status=stopped.worker.status))
+
+
+def stop_lead_only(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:
+    """Stop the lead alone (`okstra stop --lead-only`): its workers keep running."""
+    try:
+        outcome = team_stop(run_dir, environment, lead_only=True)
+    except OkstraError as exc:
+        return Outcome(exc.render())
+    lead = outcome.lead.after
+    message = text.get("app.team.lead_stopped", status=lead.label())
+    return Outcome(f"{message}: {lead.detail}" if lead.detail and not outcome.ok else message)
+
+
+def send_worker(
+    run_dir: Path, who: str, prompt: str, environment: Environment, text: WizardText
+) -> Outcome:
+    """Send an ended worker a follow-up (`worker_send`); the core's refusal said as is."""
+    try:
+        started = worker_send(run_dir, environment, who, prompt=prompt)
+    except OkstraError as exc:
+        return Outcome(exc.render())
+    return Outcome(text.get("app.team.sent", who=started.label.split(" ")[0]))
 
 
 def stop_lead(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:

@@ -1,63 +1,166 @@
-"""The team of the run highlighted on the runs screen: who runs, waits or is done.
+"""The team of the run highlighted on the runs screen: one row per member, and a preview.
 
-Each member with its state (`running`, `waiting for input`, `idle`, `stalled`,
-`exited N`, `stopped`, `lost`, `prepared`), and a preview of a live pane's last lines — the lead's
-when it runs in tmux, else the newest running worker's output. Looking records the
-end of a worker nobody saw end (as `okstra worker status` does); it runs in a worker
-thread of the screen, never on the UI thread.
+Read in a worker thread of the screen, never on the UI thread: the team as the core's
+`team_status` sees it (which records the end of a worker nobody saw end, as `okstra
+worker status` does), the lead's state and activity from its pane, and the last lines
+of the selected member — the lead's pane, a worker's output log (on either surface
+its supervisor appends to it as the bytes come). What comes back is plain data (every
+value made inert); the screen applies only the rows that changed (`table_diff`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from okstra_core.display import inert
+from okstra_core.display import age, inert, words_of
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
+from okstra_core.life.actions import team_status
 from okstra_core.life.activity import lead_activity
 from okstra_core.life.lead import observe, read_run
 from okstra_core.life.runs import RunRow
 from okstra_core.life.workers import files
-from okstra_core.life.workers.observe import observe_team
-from okstra_core.life.workers.summary import shown_state
+from okstra_core.life.workers.observe import WorkerState
+from okstra_core.records import dataclass
 from okstra_core.wizard.text import WizardText
 
-from .widgets.option_table import pad
-
 PREVIEW_LINES = 8
+# The columns of the members table, by their text key (`app.team.<key>`).
+COLUMNS = ("member", "model", "access", "state", "activity", "elapsed", "last")
 
 
-def team_lines(run_dir: Path, environment: Environment, text: WizardText) -> list[str]:
-    """The lines of the team panel (every value made inert)."""
+@dataclass(frozen=True)
+class MemberRow:
+    """One member as the table shows it: its key (role execution) and its cells."""
+
+    key: str
+    short: str
+    leader: bool
+    ended: bool
+    tmux: bool
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TeamLook:
+    """One look at a run's team: its rows, and the preview of the selected member."""
+
+    rows: tuple[MemberRow, ...] = ()
+    title: str = ""
+    preview_title: str = ""
+    preview: tuple[str, ...] = ()
+
+
+def _last(lines: list[str]) -> str:
+    said = words_of(lines, 1)
+    return said[-1].strip() if said else ""
+
+
+def member_row(
+    state: WorkerState, *, shown: str | None = None, activity: str | None = None, last: str = ""
+) -> MemberRow:
+    """The row of one member; `shown`/`activity`/`last` replace the recorded ones (the
+    lead's, from its pane)."""
+    cells = (
+        state.short,
+        state.model_ref or "-",
+        state.access or "-",
+        shown if shown is not None else state.status,
+        activity or state.activity or "-",
+        age(state.elapsed_seconds) if state.started_at else "-",
+        last or state.last_line or "",
+    )
+    return MemberRow(
+        key=state.role_execution_ref,
+        short=state.short,
+        leader=state.leader,
+        ended=state.ended,
+        tmux=state.surface == "tmux",
+        cells=tuple(inert(cell) for cell in cells),
+    )
+
+
+def look_team(
+    run_dir: Path, environment: Environment, text: WizardText, selected: str | None
+) -> TeamLook:
+    """The team's rows now, and the last lines of the `selected` member (a role
+    execution ref; the lead when None or gone)."""
     try:
         run = read_run(run_dir)
         lead = observe(run, environment)
-        team = observe_team(run_dir, environment)
+        team = team_status(run_dir, environment).workers
     except OkstraError as exc:
-        return [inert(exc.render())]
+        return TeamLook(title=inert(exc.render()))
     activity = lead_activity(run, environment) if lead.alive else None
-    lines = [text.get("app.runs.team_title", count=len(team))]
-    preview: list[str] = []
-    for member in team:
-        state = shown_state(member)
-        if member.leader:
-            state = activity.state if activity is not None else lead.label()
-            preview = list(activity.lines[-PREVIEW_LINES:]) if activity is not None else []
-        model = member.model_ref or "-"
-        lines.append(f"  {pad(inert(member.short), 16)} {pad(inert(state), 20)} {inert(model)}")
-    running = [m for m in team if m.running and not m.leader]
-    if not preview and running:
-        newest = running[-1]
-        preview = files.tail_lines(run_dir, newest.role_execution_ref, PREVIEW_LINES)
-        lines.append(text.get("app.runs.preview_worker", who=inert(newest.short)))
-    elif preview:
-        lines.append(text.get("app.runs.preview_lead"))
-    lines += [f"  | {inert(line)}" for line in preview]
-    return lines
+    pane = list(activity.lines) if activity is not None else []
+    rows: list[MemberRow] = []
+    for state in team:
+        if state.leader:
+            shown = lead.label()
+            now = activity.state if activity is not None else None
+            rows.append(member_row(state, shown=shown, activity=now, last=_last(pane)))
+        else:
+            rows.append(member_row(state))
+    chosen = next((r for r in rows if r.key == selected), None) or next(
+        (r for r in rows if r.leader), None
+    )
+    title = text.get("app.team.title", count=len(rows))
+    if chosen is None:
+        return TeamLook(rows=tuple(rows), title=title)
+    if chosen.leader:
+        lines = pane[-PREVIEW_LINES:]
+        where = text.get("app.team.preview_pane" if pane else "app.team.preview_none")
+    else:
+        lines = files.tail_lines(run_dir, chosen.key, PREVIEW_LINES)
+        where = text.get("app.team.preview_log")
+    preview_title = text.get("app.team.preview", who=inert(chosen.short), where=where)
+    return TeamLook(
+        rows=tuple(rows),
+        title=title,
+        preview_title=preview_title,
+        preview=tuple(inert(line) for line in lines),
+    )
 
 
-def team_of(row: RunRow, environment: Environment, text: WizardText) -> list[str]:
-    """`team_lines` of a runs-screen row (nothing for a damaged run)."""
+def team_of(
+    row: RunRow, environment: Environment, text: WizardText, selected: str | None = None
+) -> TeamLook:
+    """`look_team` of a runs-screen row (nothing for a damaged run)."""
     if row.problem and row.lead is None:
-        return []
-    return team_lines(row.run_dir, environment, text)
+        return TeamLook()
+    return look_team(row.run_dir, environment, text, selected)
+
+
+@dataclass(frozen=True)
+class TableDiff:
+    """What to change in a table showing `before` to show `after`: rows to remove, cells
+    to update, rows to add (at the end); `rebuild` when the order itself changed."""
+
+    remove: tuple[str, ...] = ()
+    update: tuple[tuple[str, int, str], ...] = ()
+    add: tuple[MemberRow, ...] = ()
+    rebuild: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not (self.remove or self.update or self.add or self.rebuild)
+
+
+def table_diff(before: dict[str, tuple[str, ...]], after: tuple[MemberRow, ...]) -> TableDiff:
+    """The least change from the rows shown (`before`, in table order) to `after`.
+
+    Members are only ever appended to a team (manifest order), so a kept member keeps
+    its place; anything else rebuilds the table.
+    """
+    wanted = {row.key: row for row in after}
+    remove = tuple(key for key in before if key not in wanted)
+    kept = [key for key in before if key in wanted]
+    if kept != [row.key for row in after[: len(kept)]]:
+        return TableDiff(rebuild=True)
+    update = tuple(
+        (key, column, cell)
+        for key in kept
+        for column, (old, cell) in enumerate(zip(before[key], wanted[key].cells, strict=True))
+        if old != cell
+    )
+    return TableDiff(remove=remove, update=update, add=after[len(kept) :])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -508,17 +507,16 @@ def _need_terminal(run: str) -> None:
 
 
 def _attach_worker(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
+    from ..life.actions import worker_attach
+    from ..life.attach import run_switch
     from ..life.locate import locate_run
-    from ..life.workers.control import attach_target
 
-    target = attach_target(locate_run(ns.run, Path.cwd(), environment.env), ns.who, environment)
+    target = worker_attach(locate_run(ns.run, Path.cwd(), environment.env), environment, ns.who)
     payload: dict[str, Any] = {"ok": True, "worker": target.label, "command": list(target.argv)}
     if target.switch:
-        done = subprocess.run(
-            list(target.argv), env=target.env, capture_output=True, text=True, check=False
-        )
-        if done.returncode != 0:
-            payload.update(ok=False, error=f"tmux: {done.stderr.strip()}")
+        problem = run_switch(target.argv, target.env)
+        if problem is not None:
+            payload.update(ok=False, error=problem)
             return payload, 1
         return payload, 0
     _need_terminal(ns.run)

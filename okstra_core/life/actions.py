@@ -37,7 +37,7 @@ from .report import finalize_report, read_run_manifest
 from .report_edit import check_target
 from .runinfo import read_run
 from .workers import control, files, review
-from .workers.control import Stopped, Waited
+from .workers.control import AttachTarget, Stopped, Waited
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
 from .workers.review import WorkerDiff, WorkerDiscard, WorkerMerge
@@ -45,6 +45,7 @@ from .workers.send import send_worker
 from .workers.start import Started, start_worker
 
 __all__ = [
+    "AttachTarget",
     "Finalized",
     "Started",
     "Stopped",
@@ -59,6 +60,7 @@ __all__ = [
     "report_finalize",
     "team_status",
     "team_stop",
+    "worker_attach",
     "worker_diff",
     "worker_discard",
     "worker_merge",
@@ -407,3 +409,18 @@ def worker_send(
     if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
         raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
     return send_worker(run_dir, who, prompt, environment, surface=surface)
+
+
+# --------------------------------------------------------------------------- attach
+
+
+def worker_attach(run_dir: Path, environment: Environment, who: str) -> AttachTarget:
+    """The tmux command that shows `who`'s pane (`switch-client` inside tmux on the
+    same server, `attach-session` outside), after checking the pane is the one okstra
+    started (`control.attach_target`).
+
+    Raises:
+        OkstraError: an unknown worker, one that runs in the background (it has a log,
+            not a pane: the message names it), or a pane that is gone.
+    """
+    return control.attach_target(run_dir, who, environment)

@@ -1,4 +1,4 @@
-"""`okstra attach` and the app's `t`: show the lead's tmux window here.
+"""`okstra attach` and the app's attach keys: show the lead's tmux window here.
 
 Only the lead's own pane on the user's own tmux server is shown (`tmux`): a run whose
 lead is `refused` or `damaged`, or whose pane is no longer the lead's, gets a message
@@ -8,7 +8,7 @@ and the command that resumes it. tmux runs with the minimal environment.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..environment import Environment
 from ..processes import tmux
@@ -112,10 +112,16 @@ def switch_client(plan: AttachPlan) -> str | None:
     """Run a `switch=True` plan (inside tmux); the problem, or None when it worked."""
     if plan.argv is None:
         return plan.problem or "cannot attach"
+    return run_switch(plan.argv, plan.env or {})
+
+
+def run_switch(argv: Sequence[str], env: Mapping[str, str]) -> str | None:
+    """Run a tmux `switch-client` argv (the lead's plan, or a worker's `AttachTarget`);
+    the problem, or None when it worked."""
     try:
         done = subprocess.run(
-            list(plan.argv),
-            env=dict(plan.env or {}),
+            list(argv),
+            env=dict(env),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             encoding="utf-8",

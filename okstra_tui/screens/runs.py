@@ -1,13 +1,17 @@
-"""The runs screen: this project's runs (all projects with `a`), their lead, actions.
+"""The runs screen: this project's runs (all projects with `a`), their lead, their team.
 
 Opened from the command palette, and by Enter on a setup that already launched a run
 (with that run selected). Reading the runs looks at each lead (tmux pane or
 process), which records an exit the first time it is seen — in a worker thread, so
 the screen never waits on tmux. The highlighted run's team (every member, with its
-activity) is looked at again every second with no key pressed: a worker that starts,
-ends or changes activity shows within a second; the panel is redrawn only when what
-it shows changed. Enter shows a run's status; `t` shows the lead's tmux
-window, `s` stops the lead, `r` resumes it in this terminal (the app exits first).
+activity) is looked at again every second with no key pressed, in a worker thread: a
+worker that starts, ends or changes activity shows within a second; the UI thread
+only writes the cells that changed.
+
+On the runs table, `t` shows the lead's tmux window, `s` stops the team, `r` resumes
+the lead in this terminal (the app exits first). Tab moves to the members table: the
+highlighted member's last lines show below it, and `a` attaches to it, `s` stops it,
+`f` sends an ended worker a follow-up (`members`).
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from textual.widgets import DataTable, Footer, Header
 
 from .. import run_actions
 from ..resources import stylesheet, ui_text
-from ..team_view import team_of
+from ..team_view import COLUMNS, MemberRow, TeamLook, team_of
 from ..widgets import Plain, line
-from .ask import ask_to_stop
+from .ask import AskScreen, ask_to_stop
+from .members import MembersTable, apply_rows
+from .send import SendScreen
 from .stale import gone, part, pop
 
 # How often the highlighted run's team is looked at again (in a worker thread).
@@ -69,7 +75,13 @@ class RunsScreen(Screen[None]):
         self.select = select
         self.show_all = project_root is None
         self.rows: list[RunRow] = []
-        self.team_shown = ""
+        # The members table: its rows as shown (in order), each member, the one
+        # highlighted; what the team's labels show; how many looks changed the table.
+        self.member_cells: dict[str, tuple[str, ...]] = {}
+        self.members: dict[str, MemberRow] = {}
+        self.member_key: str | None = None
+        self.shown: dict[str, str] = {}
+        self.team_revision = 0
 
     def compose(self) -> ComposeResult:
         text = ui_text(self)
@@ -80,6 +92,9 @@ class RunsScreen(Screen[None]):
             yield table
             yield Plain("", id="detail")
             yield Plain("", id="team")
+            yield MembersTable(id="members", cursor_type="row")
+            yield Plain("", id="preview-title")
+            yield Plain("", id="preview")
         # Its keys fill 80 columns: the palette (Ctrl+P, listed by `?`) gives way to Help.
         yield Footer(show_command_palette=False)
 
@@ -87,6 +102,9 @@ class RunsScreen(Screen[None]):
         table = self.query_one("#table", DataTable)
         for key in ("run", "task", "type", "team", "backend", "lead", "age"):
             table.add_column(ui_text(self).get(f"app.runs.{key}"), key=key)
+        members = self.query_one("#members", DataTable)
+        for key in COLUMNS:
+            members.add_column(ui_text(self).get(f"app.team.{key}"), key=key)
         table.focus()
         self.load()
         self.set_interval(TEAM_REFRESH_SECONDS, self.load_team)
@@ -147,20 +165,39 @@ class RunsScreen(Screen[None]):
         self.query_one("#detail", Plain).update("\n".join(lines))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_detail()
+        if event.data_table.id == "members":
+            self.member_key = event.row_key.value
+        else:
+            self._show_detail()
         self.load_team()
 
     @work(thread=True, exclusive=True, group="team")
     def load_team(self) -> None:
+        """Look at the highlighted run's team (off the UI thread); the UI thread only
+        applies what changed (`_show_team`)."""
         row = self._selected()
-        lines = team_of(row, self.environment, ui_text(self)) if row is not None else []
-        self.app.call_from_thread(self._show_team, "\n".join(lines))
+        look = TeamLook()
+        if row is not None:
+            look = team_of(row, self.environment, ui_text(self), self.member_key)
+        self.app.call_from_thread(self._show_team, row.run_dir if row else None, look)
 
-    def _show_team(self, shown: str) -> None:
-        team = part(self, "#team", Plain)
-        if team is not None and shown != self.team_shown:
-            self.team_shown = shown
-            team.update(shown)
+    def _show_team(self, run_dir: Path | None, look: TeamLook) -> None:
+        table = part(self, "#members", DataTable)
+        row = self._selected()
+        if table is None or (row.run_dir if row else None) != run_dir:
+            return  # closed, or another run highlighted since
+        self.members = {member.key: member for member in look.rows}
+        if apply_rows(table, self.member_cells, look.rows):
+            self.team_revision += 1
+        for selector, shown in (
+            ("#team", look.title),
+            ("#preview-title", look.preview_title),
+            ("#preview", "\n".join(look.preview)),
+        ):
+            widget = part(self, selector, Plain)
+            if widget is not None and self.shown.get(selector) != shown:
+                self.shown[selector] = shown
+                widget.update(shown)
 
     def action_close(self) -> None:
         pop(self)
@@ -196,3 +233,84 @@ class RunsScreen(Screen[None]):
         if row is not None:
             outcome = run_actions.resume(row.run_dir, self.environment, ui_text(self))
             run_actions.act(self.app, outcome, self._show_detail)
+
+    # -- the members table's actions (its keys, while it has the focus) ---------------
+
+    def _member(self) -> tuple[RunRow, MemberRow] | None:
+        row = self._selected()
+        member = self.members.get(self.member_key or "")
+        if member is None:
+            member = next((m for m in self.members.values() if m.leader), None)
+        return (row, member) if row is not None and member is not None else None
+
+    def action_attach_member(self) -> None:
+        """Show the member's tmux pane (the lead's window for the lead)."""
+        chosen = self._member()
+        if chosen is None:
+            return
+        row, member = chosen
+        if member.leader:
+            outcome = run_actions.attach(row.run_dir, self.environment)
+        else:
+            outcome = run_actions.attach_worker(row.run_dir, member.short, self.environment)
+        run_actions.act(self.app, outcome, self._show_detail)
+
+    def action_stop_member(self) -> None:
+        """Stop the member — after asking (default No): a worker alone, or the lead alone."""
+        chosen = self._member()
+        if chosen is None or not self.is_active:
+            return
+        row, member = chosen
+        text = ui_text(self)
+        kind = "lead" if member.leader else "worker"
+        question = AskScreen(
+            text.get(f"app.team.stop_{kind}_question", who=member.short, run=row.run_id),
+            text.get(f"app.team.stop_{kind}_detail", who=member.short),
+            yes=text.get("app.ask.stop_yes"),
+            no=text.get("app.ask.stop_no"),
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._stop_member(row.run_dir, member)
+
+        self.app.push_screen(question, answered)
+
+    @work(thread=True, group="member-stop")
+    def _stop_member(self, run_dir: Path, member: MemberRow) -> None:
+        text = ui_text(self)
+        self.app.call_from_thread(
+            self._show_detail, text.get("app.team.stopping", who=member.short)
+        )
+        if member.leader:
+            outcome = run_actions.stop_lead_only(run_dir, self.environment, text)
+        else:
+            outcome = run_actions.stop_worker(run_dir, member.short, self.environment, text)
+        self.app.call_from_thread(self._show_detail, outcome.message)
+        self.app.call_from_thread(self.load_team)
+
+    def action_send_member(self) -> None:
+        """Ask for a follow-up for the member; the core sends it to an ended worker with a
+        resumable session, and says why not for any other (shown inline)."""
+        chosen = self._member()
+        if chosen is None or not self.is_active:
+            return
+        row, member = chosen
+        text = ui_text(self)
+        question = SendScreen(
+            text.get("app.team.send_question", who=member.short),
+            text.get("app.team.send_detail", who=member.short),
+        )
+
+        def answered(prompt: str | None) -> None:
+            if prompt:
+                self._send_member(row.run_dir, member.short, prompt)
+
+        self.app.push_screen(question, answered)
+
+    @work(thread=True, group="member-send")
+    def _send_member(self, run_dir: Path, who: str, prompt: str) -> None:
+        text = ui_text(self)
+        outcome = run_actions.send_worker(run_dir, who, prompt, self.environment, text)
+        self.app.call_from_thread(self._show_detail, outcome.message)
+        self.app.call_from_thread(self.load_team)

@@ -1,0 +1,51 @@
+"""The runs screen's members table: one row per member of the highlighted run's team.
+
+Its keys act on the highlighted member (they shadow the screen's while it has the
+focus): `a` attaches to its pane, `s` stops it (asked first), `f` sends an ended
+worker a follow-up. The table is changed in place (`apply_rows`): only the cells that
+changed are written, so a look that found nothing new costs the UI thread nothing.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+
+from ..team_view import COLUMNS, MemberRow, table_diff
+
+
+class MembersTable(DataTable[Text]):
+    """The members of a run's team; its actions are the runs screen's."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "screen.attach_member", "Attach"),
+        Binding("s", "screen.stop_member", "Stop"),
+        Binding("f", "screen.send_member", "Follow-up"),
+    ]
+
+
+def apply_rows(
+    table: DataTable[Text], shown: dict[str, tuple[str, ...]], rows: tuple[MemberRow, ...]
+) -> bool:
+    """Make `table` (whose rows are `shown`, in order; updated here) show `rows`; whether
+    anything changed."""
+    diff = table_diff(shown, rows)
+    if diff.empty:
+        return False
+    if diff.rebuild:
+        table.clear()
+        shown.clear()
+        diff = table_diff(shown, rows)
+    for key in diff.remove:
+        table.remove_row(key)
+        del shown[key]
+    for key, column, cell in diff.update:
+        table.update_cell(key, COLUMNS[column], Text(cell), update_width=True)
+    for row in diff.add:
+        table.add_row(*(Text(cell) for cell in row.cells), key=row.key)
+    for row in rows:
+        shown[row.key] = row.cells
+    return True
