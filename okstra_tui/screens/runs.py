@@ -199,6 +199,14 @@ class RunsScreen(Screen[None]):
                 self.shown[selector] = shown
                 widget.update(shown)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """On the members table, `a` attaches to the highlighted member (the lead's
+        window on the lead's row): the lead-only `t` is not offered there."""
+        return not (action == "attach" and isinstance(self.focused, MembersTable))
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
     def action_close(self) -> None:
         pop(self)
 

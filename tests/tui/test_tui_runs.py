@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.widgets import DataTable, Static
 from tui_support import settle, wait_for
 

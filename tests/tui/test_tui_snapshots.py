@@ -394,3 +394,77 @@ def test_tui_snapshot_trust_question(snap_compare, stable_project, size) -> None
         await settle(pilot, pilot.app)
 
     assert snap_compare(app, run_before=ask, terminal_size=size)
+
+
+def frozen_team(row: Any, environment: Any, text: Any, selected: str | None = None) -> Any:
+    """A team of five at a fixed moment (the runs screen's look, made deterministic:
+    fixed elapsed times, activities and last lines), analyser#2 highlighted."""
+    from okstra_core.life.workers.observe import WorkerState
+    from okstra_tui.team_view import TeamLook, member_row
+
+    def member(short: str, **fields: Any) -> WorkerState:
+        role, number = short.split("#")
+        values: dict[str, Any] = {
+            "role_execution_ref": f"role-exec-{role}-{int(number):03d}",
+            "participant_ref": f"participant-{role}-{int(number):03d}",
+            "label": f"{short} ({role})",
+            "short": short,
+            "role": role,
+            "provider": "claude",
+            "model_ref": "claude/opus-4.6",
+            "leader": role == "leader",
+            "access": "read-only",
+            "surface": "tmux",
+            "state": "running",
+            "status": "running",
+            "started_at": "2026-01-15T09:00:00+00:00",
+        }
+        values.update(fields)
+        return WorkerState(**values)
+
+    team = [
+        member_row(member("leader#1", elapsed_seconds=1800), shown="running",
+                   activity="waiting for input", last="❯"),
+        member_row(member("analyser#1", elapsed_seconds=754, activity="running",
+                          last_line="Reading src/widget.py")),
+        member_row(member("analyser#2", provider="codex", model_ref="codex/gpt-5.2",
+                          elapsed_seconds=95, activity="stalled",
+                          last_line="stream error: retrying in 8s")),
+        member_row(member("fixer#1", access="workspace-write", state="exited",
+                          status="exited 0", elapsed_seconds=3725,
+                          last_line="Fixed the off-by-one in widget.py")),
+        member_row(member("verifier#1", state="stopped", status="stopped",
+                          elapsed_seconds=42, last_line="fake worker: got signal 15")),
+    ]  # fmt: skip
+    return TeamLook(
+        rows=tuple(team),
+        title=text.get("app.team.title", count=len(team)),
+        preview_title=text.get(
+            "app.team.preview", who="analyser#2", where=text.get("app.team.preview_log")
+        ),
+        preview=("thinking about the widget", "stream error: retrying in 8s"),
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tui_snapshot_runs_screen_team(snap_compare, stable_project, monkeypatch, size) -> None:
+    from okstra_tui.screens import runs
+    from okstra_tui.screens.runs import RunsScreen
+
+    prepared_run(stable_project, "widget")
+    monkeypatch.setattr(runs, "team_of", frozen_team)
+
+    async def open_team(pilot) -> None:
+        app = pilot.app
+        await start_loaded(pilot)
+        app.show_runs()
+        await wait_for(
+            pilot,
+            app,
+            lambda: isinstance(app.screen, RunsScreen) and app.screen.team_revision > 0,
+            "the team",
+        )
+        await pilot.press("tab", "down", "down")
+        await settle(pilot, app)
+
+    assert snap_compare(build(stable_project), run_before=open_team, terminal_size=size)
