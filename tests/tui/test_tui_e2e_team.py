@@ -72,7 +72,5 @@ def test_tui_e2e_runs_screen_shows_a_new_worker_with_no_key(
         hold.write_text("go")
         term.wait_for(lambda s: "exited 0" in member_line(s, "analyser#1"), "the worker ended")
         assert "prepared" in member_line(term.screen(), "analyser#2")
-        term.submit("Escape", screen="start")
-        term.quit()
     finally:
         term.close()
