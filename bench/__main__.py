@@ -1,4 +1,4 @@
-"""`python -m bench [--repeat N] [--only a,b,...,k] [--keep]`: print the table of figures.
+"""`python -m bench [--repeat N] [--only a,b,...,l] [--keep]`: print the table of figures.
 
 Each measurement runs in its own temporary directory with its own OKSTRA_HOME and a
 PATH of fake provider CLIs; nothing touches the real user directories. A measurement
@@ -25,6 +25,7 @@ from . import (
     _preflight,
     _scale,
     _scripted_setup,
+    _team_view,
     _tui,
     _wizard_step,
     _workers,
@@ -44,13 +45,14 @@ MEASUREMENTS: dict[str, tuple[str, Callable[[Path, int], list[Figure]]]] = {
     "i": ("the demo minute: no agent CLI, clone to the demo team's report", _demo_minute.measure),
     "j": ("a writer's worktree: worker start and worker diff --stat", _writers.measure),
     "k": ("the team as MCP tools: server up, team_status of 50", _mcp.measure),
+    "l": ("the app's live team view: a refresh of 50 members", _team_view.measure),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--repeat", type=int, default=15, help="runs per figure (median)")
-    parser.add_argument("--only", default="abcdefghijk", help="which measurements, e.g. 'ab'")
+    parser.add_argument("--only", default="abcdefghijkl", help="which measurements, e.g. 'ab'")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 
