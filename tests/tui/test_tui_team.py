@@ -9,6 +9,10 @@ pressed in the app for what it must show by itself.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,7 @@ from okstra_core.prepare import prepare
 from okstra_tui.screens.ask import AskScreen
 from okstra_tui.screens.runs import RunsScreen
 from okstra_tui.screens.send import SendScreen
+from okstra_tui.team_view import MemberRow, table_diff
 from tests.life.worker_support import fake, make_worker_clis
 
 SIZE = (120, 40)
@@ -197,3 +202,60 @@ async def test_attach_to_a_background_worker_says_why_not(app_factory, run_dir: 
         await to_member_again(pilot, screen, screen.members[next(iter(screen.member_cells))].short)
         await pilot.press("a")
         await wait_for(pilot, app, lambda: "never launched" in shown(screen, "#detail"), "lead")
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+async def test_attach_to_a_tmux_worker_hands_the_terminal_to_its_pane(
+    app_factory, run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tmux_dir = Path(tempfile.mkdtemp(prefix="okv-"))  # a socket path is short
+    socket = f"v{uuid.uuid4().hex[:10]}"
+    monkeypatch.setenv("TMUX_TMPDIR", str(tmux_dir))
+    monkeypatch.setenv("OKSTRA_TMUX_SOCKET", socket)
+    try:
+        hold = tmp_path / "release"
+        started = worker_start(
+            run_dir, Environment.real(), prompt=fake("Look.", hold=str(hold)), who="analyser#1",
+            surface="tmux",
+        )  # fmt: skip
+        assert started.pane_ref
+        app = app_factory()
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_runs(pilot, app)
+            await wait_for(
+                pilot, app, lambda: cell(screen, "analyser#1", "state") == "running", "running"
+            )
+            await to_member(pilot, screen, "analyser#1")
+            await pilot.press("a")
+            await wait_for(pilot, app, lambda: app.return_value is not None, "the app handing over")
+        request = app.return_value
+        # Outside tmux: this terminal becomes a client of the worker's pane.
+        assert "attach-session" in request.argv and started.pane_ref in request.argv
+        assert socket in " ".join(request.argv)
+        hold.write_text("go")
+    finally:
+        subprocess.run(
+            ["tmux", "-L", socket, "kill-server"],
+            env={"TMUX_TMPDIR": str(tmux_dir), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            check=False,
+        )
+        shutil.rmtree(tmux_dir, ignore_errors=True)
+
+
+def _row(key: str, *cells: str) -> MemberRow:
+    return MemberRow(key=key, short=key, leader=False, ended=False, tmux=False, cells=cells)
+
+
+def test_the_diff_writes_only_what_changed() -> None:
+    before = {"a": ("a", "1"), "b": ("b", "1"), "c": ("c", "1")}
+    same = table_diff(before, (_row("a", "a", "1"), _row("b", "b", "1"), _row("c", "c", "1")))
+    assert same.empty
+    # b's second cell changed, c ended up gone, d is new: appended.
+    diff = table_diff(before, (_row("a", "a", "1"), _row("b", "b", "2"), _row("d", "d", "1")))
+    assert diff.remove == ("c",) and diff.update == (("b", 1, "2"),) and not diff.rebuild
+    assert [r.key for r in diff.add] == ["d"]
+    # Another order: the table is rebuilt.
+    moved = table_diff(before, (_row("b", "b", "1"), _row("a", "a", "1"), _row("c", "c", "1")))
+    assert moved.rebuild
