@@ -209,6 +209,7 @@ CATALOG = derived.Kind(
         "catalog/models.py",
         "catalog/rules.py",
         "catalog/activity.py",
+        "catalog/usage.py",
         "catalog/settings.py",
         "catalog/loaders.py",
         "catalog/validate.py",

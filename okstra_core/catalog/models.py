@@ -40,6 +40,7 @@ from .rules import template_fields as template_fields
 from .settings import DEFAULT_NOTIFY as DEFAULT_NOTIFY
 from .settings import NOTIFY_EVENTS as NOTIFY_EVENTS
 from .settings import TeamSettings as TeamSettings
+from .usage import UsageSpec
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr
@@ -237,6 +238,8 @@ class ProviderSpec:
     login: LoginSpec | None = None
     # What its CLI's screen shows when it waits for input or sits idle (`activity.py`).
     activity: ActivitySpec | None = None
+    # How its CLI reports what a worker's turn used (`usage.py`); None: it does not.
+    usage: UsageSpec | None = None
     # A demo provider (okstra's scripted demo agent): its models are listed last and
     # are chosen only when named — a `modelDefaults` entry or a person's pick — never
     # to fill a team, and it names no `default_for`.
@@ -350,11 +353,8 @@ def _check_profile(profile: Profile) -> None:
                     where, f'a role cannot exclude itself; use distinct = "model" on {req.role!r}'
                 )
             if other not in static:
-                what = (
-                    "a dynamic role (no model is chosen for it)"
-                    if other in seen
-                    else "unknown role"
-                )
+                dynamic = "a dynamic role (no model is chosen for it)"
+                what = dynamic if other in seen else "unknown role"
                 raise DataProblem(
                     where, f"{what} {other!r}: expected one of {', '.join(sorted(static))}"
                 )

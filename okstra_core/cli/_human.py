@@ -154,7 +154,8 @@ def render_report_roles(payload: Mapping[str, Any]) -> None:
     from rich.text import Text
 
     from ..display import inert
-    from ..life.report import branch_cell
+    from ..life.report import branch_cell, usage_cell
+    from ..life.workers.usage import usage_shown
 
     console = _console()
     console.print(
@@ -163,15 +164,27 @@ def render_report_roles(payload: Mapping[str, Any]) -> None:
     rows = payload.get("executionRoles", [])
     # A writer's branch, and whether it was merged: a column only when a row has one.
     branches = any(isinstance(row.get("branch"), str) for row in rows)
+    # What the CLIs reported they used: a column once one did (the totals follow).
+    used = any(isinstance(row.get("usage"), Mapping) for row in rows)
     heads = ("Role execution", "Role", "#", "Model", "Label", "Outcome")
-    table = _table(*heads, *(("Branch",) if branches else ()))
+    table = _table(*heads, *(("Branch",) if branches else ()), *(("Usage",) if used else ()))
+    table.columns[0].no_wrap = True  # a ref is read (and copied) whole
     keys = ("roleExecutionRef", "role", "ordinal", "modelRef", "executionLabel", "outcome")
     for row in rows:
         cells = [inert(row.get(k) if row.get(k) is not None else "") for k in keys]
         if branches:
             cells.append(inert(branch_cell(row) or ""))
+        if used:
+            cells.append(usage_cell(row))
         table.add_row(*(Text(cell) for cell in cells))
     console.print(table)
+    usage = payload.get("usage")
+    if isinstance(usage, Mapping):
+        console.print("Usage by role (as each CLI reported it):", markup=False)
+        for each in usage.get("byRole") or ():
+            role = inert(each.get("role"))
+            console.print(f"  {role}: {usage_shown(each.get('usage'))}", markup=False)
+        console.print(f"Run total: {usage_shown(usage.get('run'))}", markup=False)
     if payload.get("reportChecked"):
         console.print(
             f"The report {inert(payload['reportChecked'])} lists exactly these.", markup=False

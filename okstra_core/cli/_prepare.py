@@ -340,15 +340,23 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.locate import locate_run
-    from ..life.report import check_report, execution_roles, read_run_manifest, roles_markdown
+    from ..life.report import (
+        check_report,
+        execution_roles,
+        read_run_manifest,
+        roles_markdown,
+        usage_totals,
+    )
 
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
     rows = execution_roles(manifest)
+    usage = usage_totals(manifest)
     payload: dict[str, Any] = {
         "ok": True,
         "runManifest": str(path),
         "executionRoles": rows,
-        "markdown": roles_markdown(rows),
+        "usage": usage,
+        "markdown": roles_markdown(rows, usage["run"]),
     }
     if ns.report:
         check_report(manifest, Path(ns.report))

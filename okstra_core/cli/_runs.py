@@ -423,6 +423,8 @@ def _status_human(payload: dict[str, Any]) -> None:
 
 
 def _status_human_text(payload: dict[str, Any]) -> str:
+    from ..life.workers.usage import usage_shown
+
     lead = payload["lead"] or {}
     team = payload["teamSize"] if payload["teamSize"] is not None else "?"
     kind = inert(payload["taskType"] or "?")
@@ -454,6 +456,7 @@ def _status_human_text(payload: dict[str, Any]) -> str:
     for worker in payload.get("workers") or ():
         state = worker["activity"] if worker["state"] == "running" else None
         shown = f"{worker['short']}  {state or worker['status']}  {worker['modelRef'] or ''}"
+        shown += f"  usage {usage_shown(worker.get('usage'))}"
         if worker.get("activityDetail"):
             shown += f"  ({worker['activityDetail']})"
         lines.append(f"worker   {inert(shown)}")

@@ -339,9 +339,10 @@ def shown_state(worker: dict[str, Any]) -> str:
 
 def status_text(workers: list[dict[str, Any]]) -> str:
     """The team as a table (every cell made inert; the last line folds)."""
+    from ..life.workers.usage import usage_shown
     from ._human import text_table
 
-    headers = ["WHO", "MODEL", "SURFACE", "STATE", "STARTED", "ELAPSED", "LAST LINE"]
+    headers = ["WHO", "MODEL", "SURFACE", "STATE", "STARTED", "ELAPSED", "USAGE", "LAST LINE"]
     rows = [
         [
             w["short"],
@@ -350,6 +351,7 @@ def status_text(workers: list[dict[str, Any]]) -> str:
             shown_state(w),
             (w["startedAt"] or "-")[11:19] or "-",
             _elapsed(w["elapsedSeconds"]),
+            usage_shown(w.get("usage")),
             (w.get("activityDetail") or w["lastLine"] or "")[:60],
         ]
         for w in workers

@@ -35,6 +35,7 @@ __all__ = [
     "RoleExecution",
     "RunManifest",
     "Turn",
+    "Usage",
     "WriteCapability",
 ]
 
@@ -158,18 +159,39 @@ START_FIELDS = (
 
 
 @dataclass(frozen=True, kw_only=True)
+class Usage(Document):
+    """What a worker's CLI reported one turn used (`okstra_core.life.workers.usage`).
+
+    `input_tokens` counts every input token the model read, the cached ones included;
+    `cached_input_tokens` those of them read from the CLI's prompt cache; `cost_usd`
+    the cost the CLI reported, None when it reports none (never estimated).
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True, by_name=True, omit_none=("cached_input_tokens", "cost_usd")
+    )
+
+    input_tokens: Annotated[StrictInt, Field(ge=0)]
+    output_tokens: Annotated[StrictInt, Field(ge=0)]
+    cached_input_tokens: Annotated[StrictInt, Field(ge=0)] | None = None
+    cost_usd: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Turn(Document):
     """One turn of a worker's conversation: its start, or a follow-up (`worker send`).
 
     `result_file` is where what it produced is kept, relative to the run directory
-    (set when it ends; moved when the next turn starts).
+    (set when it ends; moved when the next turn starts); `usage` what its CLI
+    reported it used, where the CLI reports it.
     """
 
     __pydantic_config__ = config(
         camel_case=True,
         by_name=True,
-        omit_none=("ended_at", "exit_status", "signal", "result_file"),
+        omit_none=("ended_at", "exit_status", "signal", "result_file", "usage"),
     )
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {"usage": ("one", Usage)}
 
     number: StrictInt
     started_at: StrictStr
@@ -178,6 +200,8 @@ class Turn(Document):
     exit_status: StrictInt | None = None
     signal: StrictInt | None = None
     result_file: StrictStr | None = None
+    # What its CLI reported the turn used (set when it ends; None: nothing reported).
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,7 +17,7 @@ import orjson
 
 from ..records import aliases_of, config, dataclass
 from .base import Document, Shape
-from .run import AddedExecution
+from .run import AddedExecution, Usage
 
 if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
@@ -99,6 +99,9 @@ class WorkerLaunch(Document):
     # A worktree made without its files: the supervisor writes them before the CLI runs
     # (so `worker start` returns without waiting for the checkout).
     checkout_pending: StrictBool = False
+    # How its CLI reports what a turn used, read from its standard output (the
+    # provider's `[usage] format`); None: it reports nothing okstra reads.
+    usage_format: StrictStr | None = None
 
     def tree_changes(self) -> dict[str, Any]:
         """The role execution's worktree fields (by their names in `RoleExecution`)."""
@@ -120,8 +123,9 @@ class WorkerLaunch(Document):
 class WorkerExit(Document):
     """`exit.json`: how the worker CLI ended, written once by its supervisor."""
 
-    __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=("detail",))
+    __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=("detail", "usage"))
     WHAT: ClassVar[str] = "worker exit record"
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {"usage": ("one", Usage)}
 
     exit_status: StrictInt | None
     signal: StrictInt | None
@@ -130,6 +134,8 @@ class WorkerExit(Document):
     process_id: StrictInt | None
     stop_requested: StrictBool = False
     detail: StrictStr | None = None
+    # What its CLI reported the turn used (None: nothing, or nothing okstra could read).
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

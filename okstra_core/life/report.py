@@ -19,9 +19,11 @@ from ..display import inert, status_label
 from ..documents import RoleExecution, RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..errors import DataFileError, OkstraError
+from ..records import to_data
 from ..store import atomic_write_bytes, decode_utf8, read_bytes, read_json
 from ..tasks import RUN_MANIFEST
 from .report_edit import set_keys
+from .workers.usage import NOTHING, total_of, usage_shown
 
 ROLE_FIELDS = (
     "roleExecutionRef",
@@ -129,6 +131,8 @@ def _row(manifest: RunManifest, execution: RoleExecution) -> dict[str, Any]:
             row["discarded"] = True
     if execution.turns:
         row["turns"] = len(execution.turns)
+        # What its CLI reported its turns used, added up (null: nothing reported).
+        row["usage"] = to_data(total_of(t.usage for t in execution.turns))
     return row
 
 
@@ -136,6 +140,29 @@ def execution_roles(manifest: RunManifest) -> list[dict[str, Any]]:
     """The manifest's role executions, projected to the report's `executionRoles` rows
     (each with its recorded outcome)."""
     return [_row(manifest, r) for r in manifest.role_executions]
+
+
+def usage_totals(manifest: RunManifest) -> dict[str, Any]:
+    """What the run's workers reported they used: added up per role (in the manifest's
+    order) and for the run; null where nothing was reported (the lead's own use is not
+    read: its CLI is interactive)."""
+    by_role: dict[str, list[Any]] = {}
+    for execution in manifest.role_executions:
+        by_role.setdefault(execution.role, []).extend(execution.turns or ())
+    every = [turn for turns in by_role.values() for turn in turns]
+    return {
+        "byRole": [
+            {"role": role, "usage": to_data(total_of(t.usage for t in turns))}
+            for role, turns in by_role.items()
+        ],
+        "run": to_data(total_of(t.usage for t in every)),
+    }
+
+
+def usage_cell(row: Mapping[str, Any]) -> str:
+    """A row's usage as people read it: `—` for a role execution that reported none
+    (or never ran a turn)."""
+    return usage_shown(row.get("usage")) if row.get("turns") else NOTHING
 
 
 def _cell(value: Any) -> str:
@@ -155,11 +182,14 @@ def branch_cell(row: Mapping[str, Any]) -> str | None:
     return f"{branch} (discarded)" if row.get("discarded") else f"{branch} (not merged)"
 
 
-def roles_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
-    """A markdown table of execution roles (one row per role execution, manifest order)."""
+def roles_markdown(
+    rows: Sequence[Mapping[str, Any]], run_usage: Mapping[str, Any] | None = None
+) -> str:
+    """A markdown table of execution roles (one row per role execution, manifest order),
+    with the run's usage (`usage_totals`' `run`) last once a worker has run a turn."""
     lines = [
-        "| Role execution | Role | # | Model | Label | Outcome | Branch |",
-        "|---|---|---|---|---|---|---|",
+        "| Role execution | Role | # | Model | Label | Outcome | Branch | Usage |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
@@ -175,8 +205,10 @@ def roles_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
                     "outcome",
                 )
             )
-            + f" | {_cell(branch_cell(r))} |"
+            + f" | {_cell(branch_cell(r))} | {_cell(usage_cell(r))} |"
         )
+    if run_usage is not None or any(r.get("turns") for r in rows):
+        lines.append(f"| Run total | | | | | | | {_cell(usage_shown(run_usage))} |")
     return "\n".join(lines) + "\n"
 
 

@@ -9,7 +9,12 @@ tmux server, one PATH) behaves as its own test wants:
 * `hold`: a path — it stays until that file exists (the test releases it);
 * `waitSignal`: it stays until a signal ends it; `ignoreTerm`: SIGTERM does not;
 * `say`: lines it prints on stdout before it holds (a question, say);
-* `spew`: that many bytes of numbered lines it writes on stdout.
+* `spew`: that many bytes of numbered lines it writes on stdout;
+* `usage`: the usage object it reports (`null`: none), `cost` claude's cost.
+
+Asked for JSON (`--output-format json`, like claude) it prints its result as one JSON
+result object with tokens and a cost; asked for events (`--json`, like codex), JSONL
+events ending with `turn.completed` and its token counts.
 
 It writes its result to the file after `--output-last-message` / `-o` when its argv
 has one, else to stdout (its progress lines go to stderr, as a real one-shot CLI's);
@@ -71,10 +76,25 @@ for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
 note(event="started", cli=name, pid=os.getpid(), pgid=os.getpgrp(), argv=args,
      cwd=os.getcwd(), prompt=prompt, tag=spec.get("tag"), path=os.environ.get("PATH"),
      env={{k: v for k, v in os.environ.items() if k.startswith(("FAKE", "WORKER"))}})
+def emit(event):
+    say(json.dumps(event, separators=(",", ":")))
+events = "--json" in args  # like `codex exec --json`: JSONL events on stdout
+as_json = "--output-format" in args and args[args.index("--output-format") + 1] == "json"
 if "--session-id" not in args and "resume" not in args:
-    # Like codex: a CLI that mints its own session id prints it in its header.
+    # Like codex: a CLI that mints its own session id prints it in its header (with
+    # --json, as its first event).
     import uuid
-    say("session id: " + str(uuid.uuid5(uuid.NAMESPACE_URL, prompt)), 2)
+    minted = str(uuid.uuid5(uuid.NAMESPACE_URL, prompt))
+    if events:
+        emit({{"type": "thread.started", "thread_id": minted}})
+    else:
+        say("session id: " + minted, 2)
+if events:
+    emit({{"type": "turn.started"}})
+    emit({{"type": "item.started", "item": {{"id": "item_0", "type": "command_execution",
+          "command": "ls", "aggregated_output": "", "exit_code": None, "status": "in_progress"}}}})
+    emit({{"type": "item.completed", "item": {{"id": "item_0", "type": "command_execution",
+          "command": "ls", "aggregated_output": "a\\n", "exit_code": 0, "status": "completed"}}}})
 say("fake worker: working on it", 2)
 say("fake worker: a note on stderr", 2)
 for rel, content in (spec.get("write") or {{}}).items():
@@ -103,8 +123,27 @@ for flag in ("--output-last-message", "-o"):
 if out:
     with open(out, "w", encoding="utf-8") as fh:
         fh.write(text + "\\n")
-else:
+elif not as_json:
     say(text)
+usage = spec.get("usage", "default")
+if events:
+    message = {{"id": "item_1", "type": "agent_message", "text": text}}
+    emit({{"type": "item.completed", "item": message}})
+    if usage is not None:
+        if usage == "default":
+            usage = {{"input_tokens": 2000, "cached_input_tokens": 1500, "output_tokens": 120}}
+        emit({{"type": "turn.completed", "usage": usage}})
+if as_json:  # like `claude -p --output-format json`: one result object
+    session = args[args.index("--session-id") + 1] if "--session-id" in args else None
+    result = {{"type": "result", "subtype": "success", "is_error": False, "result": text,
+              "session_id": session}}
+    if usage is not None:
+        if usage == "default":
+            usage = {{"input_tokens": 1200, "cache_creation_input_tokens": 300,
+                     "cache_read_input_tokens": 500, "output_tokens": 80}}
+        result["usage"] = usage
+        result["total_cost_usd"] = spec.get("cost", 0.0123)
+    emit(result)
 say("fake worker: done", 2)
 sys.exit(int(spec.get("exit", 0)))
 """

@@ -7,11 +7,12 @@ flags. What tells "accepted" from "rejected" (measured with the pinned CLIs):
   transcript `<CLAUDE_CONFIG_DIR>/projects/<cwd-slug>/<session id>.jsonl`, whose user
   record holds the prompt read from stdin and the permission mode; a rejected argv
   exits 1 with stderr starting `error:` and creates no config dir.
-- codex 0.171: an accepted `exec` argv prints its header (`session id: …`), then writes
-  its rollout `$CODEX_HOME/sessions/…/rollout-<ts>-<id>.jsonl` — the working root, the
-  model and the sandbox policy in its turn context, the prompt read from stdin as the
-  user message — and then waits for the network (it is stopped here); a rejected argv
-  exits 2 with `error: unexpected argument`.
+- codex 0.171: an accepted `exec --json` argv prints its first event
+  (`{"type":"thread.started","thread_id":…}`, shown by okstra as the line `session id:
+  …`), then writes its rollout `$CODEX_HOME/sessions/…/rollout-<ts>-<id>.jsonl` — the
+  working root, the model and the sandbox policy in its turn context, the prompt read
+  from stdin as the user message — and then waits for the network (it is stopped
+  here); a rejected argv exits 2 with `error: unexpected argument`.
 - gemini 0.61 (when installed): accepted but not authenticated exits 41; rejected
   exits 1 with `Unknown arguments:`.
 """
@@ -32,6 +33,7 @@ import pytest
 from realcli_helpers import base_env, bundled, require_cli
 
 from okstra_core.launch import worker_argv
+from okstra_core.life.workers.usage import UsageReader
 
 pytestmark = pytest.mark.realcli
 MARKER = "okstra-worker-task-marker-5c1e"
@@ -89,9 +91,14 @@ def test_claude_accepts_the_worker_argv(
     argv, env, project, config, session = _claude(tmp_path, writes)
     access = ["--permission-mode", mode, *(["--allowedTools", "Bash"] if writes else [])]
     assert argv[1] == "-p" and argv[-len(access) :] == access
+    assert argv[argv.index("--output-format") + 1] == "json"  # its usage: [usage]
     done = _run_claude(argv, env, project)
     assert not done.stderr.startswith("error:"), done.stderr
     assert done.returncode == 1 and "Not logged in" in done.stdout, (done.stdout, done.stderr)
+    # Its JSON result, as okstra reads it: the answer's text shown, the usage read.
+    reader = UsageReader(bundled("claude").usage.format)  # type: ignore[union-attr]
+    shown = reader.feed(done.stdout.encode()) + reader.finish()
+    assert shown.decode().startswith("Not logged in") and reader.usage is not None
     slug = re.sub(r"[^A-Za-z0-9]", "-", str(project.resolve()))
     transcript = config / "projects" / slug / f"{session}.jsonl"
     assert transcript.exists(), sorted(p.name for p in config.rglob("*.jsonl"))
@@ -143,14 +150,22 @@ def _rollout_turn(codex_home: Path) -> tuple[dict[str, Any], dict[str, Any], str
     return None
 
 
+def _shown(stdout: Path) -> str:
+    """codex's standard output as okstra shows it (its `[usage]` reader)."""
+    reader = UsageReader(bundled("codex").usage.format)  # type: ignore[union-attr]
+    data = stdout.read_bytes()
+    return (reader.feed(data) + reader.finish()).decode("utf-8", "replace")
+
+
 def _run_codex(
     argv: list[str], env: dict[str, str], project: Path, codex_home: Path, run: Path
 ) -> tuple[int | None, str, tuple[dict[str, Any], dict[str, Any], str] | None]:
-    """Run codex until its rollout holds the prompt (then stop it) or it exits."""
-    stderr = run / "stderr.log"
-    with (run / "task.md").open("rb") as stdin, stderr.open("wb") as err:
+    """Run codex until its rollout holds the prompt (then stop it) or it exits; its
+    stderr, then its stdout as okstra shows it."""
+    stderr, stdout = run / "stderr.log", run / "stdout.log"
+    with (run / "task.md").open("rb") as stdin, stderr.open("wb") as err, stdout.open("wb") as out:
         proc = subprocess.Popen(
-            argv, env=env, cwd=project, stdin=stdin, stdout=subprocess.DEVNULL, stderr=err,
+            argv, env=env, cwd=project, stdin=stdin, stdout=out, stderr=err,
             start_new_session=True,
         )  # fmt: skip
     found = None
@@ -169,7 +184,8 @@ def _run_codex(
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             code = proc.wait()
-    return (None if found is not None else code), stderr.read_text(encoding="utf-8"), found
+    text = stderr.read_text(encoding="utf-8") + _shown(stdout)
+    return (None if found is not None else code), text, found
 
 
 @pytest.mark.parametrize(("writes", "_mode", "sandbox"), ACCESS)
@@ -178,6 +194,7 @@ def test_codex_accepts_the_worker_argv(
 ) -> None:
     argv, env, project, codex_home, run = _codex(tmp_path, writes)
     assert argv[1:3] == ["--no-daemon", "exec"] and argv[-3:] == ["--sandbox", sandbox, "-"]
+    assert "--json" in argv  # its events carry the turn's token counts ([usage])
     exited, stderr, found = _run_codex(argv, env, project, codex_home, run)
     assert "unexpected argument" not in stderr, stderr
     assert found is not None, (exited, stderr)
@@ -298,10 +315,14 @@ def test_codex_accepts_the_follow_up_argv(tmp_path: Path) -> None:
     assert list(resume[-2:]) == [session, "-"] and "resume" in resume
     (run / "task.md").write_text(f"Once more. {FOLLOW_UP}\n", encoding="utf-8")
     (rollout,) = (codex_home / "sessions").rglob("rollout-*.jsonl")
-    stderr_path = run / "resume-stderr.log"
-    with (run / "task.md").open("rb") as stdin, stderr_path.open("wb") as err:
+    stderr_path, stdout_path = run / "resume-stderr.log", run / "resume-stdout.log"
+    with (
+        (run / "task.md").open("rb") as stdin,
+        stderr_path.open("wb") as err,
+        stdout_path.open("wb") as out,
+    ):
         proc = subprocess.Popen(
-            list(resume), env=env, cwd=project, stdin=stdin, stdout=subprocess.DEVNULL,
+            list(resume), env=env, cwd=project, stdin=stdin, stdout=out,
             stderr=err, start_new_session=True,
         )  # fmt: skip
     deadline = time.monotonic() + 90
@@ -316,6 +337,6 @@ def test_codex_accepts_the_follow_up_argv(tmp_path: Path) -> None:
         proc.wait(timeout=20)
     stderr = stderr_path.read_text(encoding="utf-8")
     assert "unexpected argument" not in stderr, stderr
-    assert f"session id: {session}" in stderr and "sandbox: workspace-write" in stderr, stderr
+    assert f"session id: {session}" in _shown(stdout_path), stderr
     text = rollout.read_text(encoding="utf-8")
     assert FOLLOW_UP in text and '"type":"workspace-write"' in text.replace(" ", "")

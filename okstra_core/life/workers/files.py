@@ -5,7 +5,9 @@ launch.json   what the supervisor runs (`WorkerLaunch`)
 env.json      tmux only: the starting okstra's environment, read and removed by
               the supervisor at once (a tmux pane inherits the tmux server's)
 output.log    everything the CLI wrote (stdout and stderr, as it came)
-stdout.log    its standard output alone (the result, when it names no file)
+stdout.log    its standard output alone (the result, when it names no file); for a
+              CLI that reports usage, the text its JSON carries
+events.jsonl  that CLI's standard output as it wrote it (JSON: `usage.py`)
 result.md     the `{result_file}` of a template that names one
 exit.json     how it ended (`WorkerExit`), written once by the supervisor
 
@@ -34,6 +36,7 @@ PROMPT = "prompt.md"
 RESULT = "result.md"
 OUTPUT = "output.log"
 STDOUT = "stdout.log"
+EVENTS = "events.jsonl"
 # A role execution ref as okstra makes them; anything else never names a directory.
 _REF = re.compile(r"^role-exec-[a-z][a-z0-9-]*-\d{3,}$")
 # How much of a log a look reads from its end (the last line, the last lines).
@@ -175,7 +178,7 @@ def archive_turn(run_dir: Path, ref: str, number: int) -> Path:
     directory = worker_dir(run_dir, ref)
     kept = directory / turn_dir_name(number)
     make_private_dirs(kept, inside=run_dir)
-    for name in (PROMPT, LAUNCH, OUTPUT, STDOUT, RESULT, EXIT):
+    for name in (PROMPT, LAUNCH, OUTPUT, STDOUT, EVENTS, RESULT, EXIT):
         if os.path.lexists(directory / name):
             os.replace(directory / name, kept / name)
     return kept

@@ -24,6 +24,7 @@ from ...records import config, dataclass
 from . import files, record
 from .liveness import provider_activity, worker_activity
 from .team import Member, members
+from .usage import UsageTotal, total_of
 
 LOST_DETAIL = (
     "its supervisor and CLI are gone and it left no exit record "
@@ -70,6 +71,8 @@ class WorkerState:
     activity: str | None = None
     activity_detail: str | None = None
     detail: str | None = None
+    # What its CLI reported its turns used, added up (None: nothing reported).
+    usage: UsageTotal | None = None
     recorded_now: bool = False
 
     @property
@@ -138,6 +141,7 @@ def state_of(
         worktree_path=member.execution.worktree_path,
         branch=member.execution.branch,
         detail=member.participant.end_detail,
+        usage=total_of(t.usage for t in member.execution.turns or ()),
         recorded_now=recorded,
     )
 
@@ -164,6 +168,7 @@ def _the_end(run_dir: Path, member: Member, now: str) -> dict[str, Any] | None:
             "exit_signal": ended.signal,
             "exited_at": ended.exited_at,
             "end_detail": ended.detail,
+            "usage": ended.usage,
         }
     return {
         "how": "lost",
@@ -194,6 +199,7 @@ def _end_seen(run_dir: Path, member: Member, environment: Environment) -> bool |
         now=now,
         lines=files.tail_lines(run_dir, member.ref, 20),
         detail=end["end_detail"],
+        usage=end.get("usage"),
     )
 
 
@@ -206,9 +212,14 @@ def seen_unrecorded(run_dir: Path, member: Member, environment: Environment) -> 
     if end is None:
         return member
     how = end.pop("how")
+    usage = end.pop("usage", None)  # the turn's, not the participant's
     state = "stopped" if member.participant.stop_requested_at and how != "lost" else how
     participant = dataclasses.replace(member.participant, **end, status=state)
-    return dataclasses.replace(member, participant=participant)
+    execution, turns = member.execution, member.execution.turns or ()
+    if usage is not None and turns and turns[-1].ended_at is None:
+        last = dataclasses.replace(turns[-1], usage=usage)
+        execution = dataclasses.replace(execution, turns=(*turns[:-1], last))
+    return dataclasses.replace(member, participant=participant, execution=execution)
 
 
 def end_seen_or_looked(run_dir: Path, member: Member, environment: Environment) -> Member:

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from ...documents import Participant, RoleExecution, RunManifest, trust
-from ...documents.run import Turn
+from ...documents.run import Turn, Usage
 from ...documents.worker import WorkerExited, WorkerLaunch, WorkerStarted
 from ...errors import DataFileError, UsageError
 from ...launch import RESUME_JSON
@@ -188,8 +188,10 @@ def _end_turn(
     signal: int | None,
     at: str,
     product: str | None,
+    usage: Usage | None = None,
 ) -> RoleExecution:
-    """The role execution with the end of its latest turn, and where its product is."""
+    """The role execution with the end of its latest turn, where its product is and
+    what its CLI reported it used."""
     turns = execution.turns or ()
     if not turns or turns[-1].ended_at:
         return execution
@@ -199,7 +201,7 @@ def _end_turn(
             last, result_file=f"{WORKERS_DIR}/{execution.role_execution_ref}/{product}"
         )
     last = dataclasses.replace(
-        last, status=state, ended_at=at, exit_status=exit_status, signal=signal
+        last, status=state, ended_at=at, exit_status=exit_status, signal=signal, usage=usage
     )
     return dataclasses.replace(execution, turns=(*turns[:-1], last))
 
@@ -228,6 +230,7 @@ def record_end(
     detail: str | None = None,
     session_id: str | None = None,
     product: str | None = None,
+    usage: Usage | None = None,
 ) -> bool:
     """Record the worker's end once: its status and `worker-exited`.
 
@@ -235,6 +238,7 @@ def record_end(
         how: `exited` or `lost`; a worker whose stop was requested is `stopped`.
         session_id: the session id found in its output (a CLI that mints its own).
         product: the name of the file in its directory holding what it produced.
+        usage: what its CLI reported the turn used (recorded on the turn).
 
     Returns:
         True when this call recorded it; False when it was recorded already.
@@ -259,7 +263,7 @@ def record_end(
         if session_id and not participant.session_ref:
             participant = dataclasses.replace(participant, session_ref=session_id)
         execution = dataclasses.replace(execution, status=state)
-        execution = _end_turn(execution, state, exit_status, signal, exited_at, product)
+        execution = _end_turn(execution, state, exit_status, signal, exited_at, product, usage)
         draft.change(participant, execution)
         draft.write(now)
         event = WorkerExited(

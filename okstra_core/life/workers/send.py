@@ -85,6 +85,7 @@ def _launch(
         tree_note=before.tree_note,
         turn=number,
         session_pattern=None,
+        usage_format=plan.provider.usage.format if plan.provider.usage is not None else None,
     )
 
 

@@ -48,7 +48,15 @@ from .team import WHO_ARG, Member, members
 
 # Given to `{kickoff}` in a worker template: the task itself comes on standard input.
 KICKOFF = "Do the task given on standard input."
-_STALE = (files.EXIT, files.OUTPUT, files.STDOUT, files.RESULT, files.ENV, "supervisor.log")
+_STALE = (
+    files.EXIT,
+    files.OUTPUT,
+    files.STDOUT,
+    files.EVENTS,
+    files.RESULT,
+    files.ENV,
+    "supervisor.log",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -215,6 +223,7 @@ def _launch(
         log_limit=settings.log_limit_mib * 1024 * 1024,
         keep_pane=settings.keep_ended_panes,
         checkout_pending=checkout is not None,
+        usage_format=plan.provider.usage.format if plan.provider.usage is not None else None,
     )
     try:
         return launch_worker(

@@ -6,10 +6,13 @@ project root with the prompt on standard input, as the leader of a process group
 its own (what `worker stop` signals), and
 
 * copies everything the CLI writes to `output.log` (and its standard output alone to
-  `stdout.log`), and, in a pane, to the pane, so a person can watch;
+  `stdout.log`), and, in a pane, to the pane, so a person can watch — a CLI whose
+  provider reports usage (`[usage]`) writes JSON there: okstra shows the text it
+  carries, keeps the JSON in `events.jsonl` and reads what the turn used (`usage`);
 * records the CLI's process (pid, start time, group) in the run manifest;
-* when the CLI ends, writes `exit.json` atomically, then records the end in the run
-  manifest and the timeline, and tells the person (`notify`).
+* when the CLI ends, writes `exit.json` atomically (with the usage its CLI reported),
+  then records the end (and that usage, on the turn) in the run manifest and the
+  timeline, and tells the person (`notify`).
 
 It forwards SIGINT, SIGTERM and SIGHUP (a person's Ctrl-C in the pane, a closed pane)
 to the CLI's group and keeps waiting, so the end is recorded however the CLI ends.
@@ -40,6 +43,7 @@ from ..worktrees import commit_leftovers, populate
 from . import files, record
 from .capped import CappedLog
 from .notify import notify
+from .usage import UsageReader, total_of, usage_text
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _CHUNK = 65536
@@ -103,19 +107,36 @@ class _Pump:
         self.output = CappedLog(directory / files.OUTPUT, launch.log_limit)
         self.stdout = CappedLog(directory / files.STDOUT, launch.log_limit)
         self.echo = echo
+        # A CLI reporting usage writes JSON on stdout: its text is shown, the JSON kept.
+        self.reader = UsageReader(launch.usage_format)
+        self.events = (
+            CappedLog(directory / files.EVENTS, launch.log_limit) if self.reader.active else None
+        )
+
+    def _show(self, chunk: bytes, is_stdout: bool) -> None:
+        if not chunk:
+            return
+        self.output.write(chunk)
+        if is_stdout:
+            self.stdout.write(chunk)
+        if self.echo:
+            try:
+                os.write(1, chunk)
+            except OSError:
+                self.echo = False  # the pane went away; keep logging
 
     def copy(self, pipe: IO[bytes], *, is_stdout: bool) -> None:
         fd = pipe.fileno()
+        read = is_stdout and self.events is not None
         while chunk := os.read(fd, _CHUNK):
             with self.lock:
-                self.output.write(chunk)
-                if is_stdout:
-                    self.stdout.write(chunk)
-                if self.echo:
-                    try:
-                        os.write(1, chunk)
-                    except OSError:
-                        self.echo = False  # the pane went away; keep logging
+                if read and self.events is not None:
+                    self.events.write(chunk)
+                    chunk = self.reader.feed(chunk)
+                self._show(chunk, is_stdout)
+        if read:
+            with self.lock:
+                self._show(self.reader.finish(), is_stdout)
 
     def start(self, proc: subprocess.Popen[bytes]) -> list[threading.Thread]:
         threads = [
@@ -129,6 +150,8 @@ class _Pump:
     def close(self) -> None:
         self.output.close()
         self.stdout.close()
+        if self.events is not None:
+            self.events.close()
 
 
 def _say(text: str, echo: bool) -> None:
@@ -248,11 +271,15 @@ def supervise(directory: Path) -> int:
         started_at=launch.started_at,
         exited_at=_now(),
         process_id=proc.pid,
+        usage=pump.reader.usage,
     )
     _write_exit(directory, ended)
     _finish(run_dir, launch, ended, environment, pane, socket)
     how = f"signal {ended.signal}" if ended.signal is not None else f"status {ended.exit_status}"
-    _say(f"\nokstra: {launch.label} ended ({how})\n", pump.echo)
+    used = ""
+    if pump.reader.active:
+        used = f"; used {usage_text(total_of([ended.usage]))}"
+    _say(f"\nokstra: {launch.label} ended ({how}{used})\n", pump.echo)
     return 0
 
 
@@ -293,6 +320,7 @@ def _finish(
             detail=ended.detail,
             session_id=_session_found(run_dir, launch),
             product=files.product_name(run_dir, launch),
+            usage=ended.usage,
         )
     except OkstraError as exc:
         print(f"okstra: could not record the end: {exc.render()}", file=sys.stderr)
