@@ -155,7 +155,8 @@ def render_report_roles(payload: Mapping[str, Any]) -> None:
 
     from ..display import inert
     from ..life.report import branch_cell, usage_cell
-    from ..life.workers.usage import usage_shown
+    from ..life.workers.usage import RunUsage, usage_shown
+    from ..records import aliases_of
 
     console = _console()
     console.print(
@@ -181,7 +182,7 @@ def render_report_roles(payload: Mapping[str, Any]) -> None:
     usage = payload.get("usage")
     if isinstance(usage, Mapping):
         console.print("Usage by role (as each CLI reported it):", markup=False)
-        for each in usage.get("byRole") or ():
+        for each in usage.get(aliases_of(RunUsage).get("by_role", "by_role")) or ():
             role = inert(each.get("role"))
             console.print(f"  {role}: {usage_shown(each.get('usage'))}", markup=False)
         console.print(f"Run total: {usage_shown(usage.get('run'))}", markup=False)

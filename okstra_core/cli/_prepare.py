@@ -355,8 +355,8 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "ok": True,
         "runManifest": str(path),
         "executionRoles": rows,
-        "usage": usage,
-        "markdown": roles_markdown(rows, usage["run"]),
+        "usage": to_data(usage),
+        "markdown": roles_markdown(rows, usage),
     }
     if ns.report:
         check_report(manifest, Path(ns.report))

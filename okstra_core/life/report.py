@@ -18,12 +18,13 @@ from typing import Any, ClassVar, TypeGuard
 from ..display import inert, status_label
 from ..documents import RoleExecution, RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
+from ..documents.run import Usage
 from ..errors import DataFileError, OkstraError
 from ..records import to_data
 from ..store import atomic_write_bytes, decode_utf8, read_bytes, read_json
 from ..tasks import RUN_MANIFEST
 from .report_edit import set_keys
-from .workers.usage import NOTHING, total_of, usage_shown
+from .workers.usage import NOTHING, RoleUsage, RunUsage, total_of, usage_shown, usage_text
 
 ROLE_FIELDS = (
     "roleExecutionRef",
@@ -142,21 +143,17 @@ def execution_roles(manifest: RunManifest) -> list[dict[str, Any]]:
     return [_row(manifest, r) for r in manifest.role_executions]
 
 
-def usage_totals(manifest: RunManifest) -> dict[str, Any]:
+def usage_totals(manifest: RunManifest) -> RunUsage:
     """What the run's workers reported they used: added up per role (in the manifest's
-    order) and for the run; null where nothing was reported (the lead's own use is not
+    order) and for the run; None where nothing was reported (the lead's own use is not
     read: its CLI is interactive)."""
-    by_role: dict[str, list[Any]] = {}
+    by_role: dict[str, list[Usage | None]] = {}
     for execution in manifest.role_executions:
-        by_role.setdefault(execution.role, []).extend(execution.turns or ())
-    every = [turn for turns in by_role.values() for turn in turns]
-    return {
-        "byRole": [
-            {"role": role, "usage": to_data(total_of(t.usage for t in turns))}
-            for role, turns in by_role.items()
-        ],
-        "run": to_data(total_of(t.usage for t in every)),
-    }
+        by_role.setdefault(execution.role, []).extend(t.usage for t in execution.turns or ())
+    return RunUsage(
+        by_role=tuple(RoleUsage(role=r, usage=total_of(u)) for r, u in by_role.items()),
+        run=total_of(u for usages in by_role.values() for u in usages),
+    )
 
 
 def usage_cell(row: Mapping[str, Any]) -> str:
@@ -182,11 +179,9 @@ def branch_cell(row: Mapping[str, Any]) -> str | None:
     return f"{branch} (discarded)" if row.get("discarded") else f"{branch} (not merged)"
 
 
-def roles_markdown(
-    rows: Sequence[Mapping[str, Any]], run_usage: Mapping[str, Any] | None = None
-) -> str:
+def roles_markdown(rows: Sequence[Mapping[str, Any]], run_usage: RunUsage | None = None) -> str:
     """A markdown table of execution roles (one row per role execution, manifest order),
-    with the run's usage (`usage_totals`' `run`) last once a worker has run a turn."""
+    with the run's usage (`usage_totals`) last once a worker has run a turn."""
     lines = [
         "| Role execution | Role | # | Model | Label | Outcome | Branch | Usage |",
         "|---|---|---|---|---|---|---|---|",
@@ -207,8 +202,8 @@ def roles_markdown(
             )
             + f" | {_cell(branch_cell(r))} | {_cell(usage_cell(r))} |"
         )
-    if run_usage is not None or any(r.get("turns") for r in rows):
-        lines.append(f"| Run total | | | | | | | {_cell(usage_shown(run_usage))} |")
+    if run_usage is not None and any(r.get("turns") for r in rows):
+        lines.append(f"| Run total | | | | | | | {_cell(usage_text(run_usage.run))} |")
     return "\n".join(lines) + "\n"
 
 

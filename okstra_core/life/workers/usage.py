@@ -27,6 +27,7 @@ the turn without usage, shown `—`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -34,7 +35,7 @@ from typing import Any
 import orjson
 
 from ...documents.run import Usage
-from ...records import config, dataclass
+from ...records import aliases_of, config, dataclass
 
 # An unfinished line longer than this is shown as it came (and read no further).
 MAX_LINE = 16 * 1024 * 1024
@@ -306,6 +307,26 @@ class UsageTotal:
     turns_costed: int
 
 
+@dataclass(frozen=True, kw_only=True)
+class RoleUsage:
+    """What the turns of one role's executions used (`report roles`)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    role: str
+    usage: UsageTotal | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunUsage:
+    """What a run's workers used: per role (in the manifest's order) and in all."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    by_role: tuple[RoleUsage, ...]
+    run: UsageTotal | None
+
+
 def total_of(usages: Iterable[Usage | None]) -> UsageTotal | None:
     """The usage of some turns (each one's, None where it reported none) added up; None
     when none of them reported any."""
@@ -364,16 +385,21 @@ def usage_shown(data: Any) -> str:
     payload); `—` for null or anything else."""
     if not isinstance(data, Mapping):
         return NOTHING
+    names = aliases_of(UsageTotal)
+    value = {name: data.get(names.get(name, name)) for name in _TOTAL_FIELDS}
     try:
         total = UsageTotal(
-            input_tokens=_count(data.get("inputTokens")),
-            output_tokens=_count(data.get("outputTokens")),
-            cached_input_tokens=_optional_count(data, "cachedInputTokens"),
-            cost_usd=_cost(data.get("costUsd")),
-            turns=_count(data.get("turns")),
-            turns_reported=_count(data.get("turnsReported")),
-            turns_costed=_count(data.get("turnsCosted")),
+            input_tokens=_count(value["input_tokens"]),
+            output_tokens=_count(value["output_tokens"]),
+            cached_input_tokens=_optional_count(value, "cached_input_tokens"),
+            cost_usd=_cost(value["cost_usd"]),
+            turns=_count(value["turns"]),
+            turns_reported=_count(value["turns_reported"]),
+            turns_costed=_count(value["turns_costed"]),
         )
     except Malformed:
         return NOTHING
     return usage_text(total)
+
+
+_TOTAL_FIELDS = tuple(f.name for f in dataclasses.fields(UsageTotal))
