@@ -114,9 +114,12 @@ class LaunchPlan:
         rendered = render_argv(
             self.resume_template, values, self.resume_env, source=self.source, field="launch.resume"
         )
-        template = tuple(
-            "{session_id}".join(escape_template(part) for part in element.split(_ID_MARK))
-            for element in rendered
+        template = _with_mcp_argv(
+            tuple(
+                "{session_id}".join(escape_template(part) for part in element.split(_ID_MARK))
+                for element in rendered
+            ),
+            tuple(escape_template(a) for a in self.mcp_argv),
         )
         probe = render_argv(
             template, {"session_id": _PROBE_ID}, {}, source=self.source, field="launch.resume"
@@ -130,7 +133,9 @@ class LaunchPlan:
         return template
 
     def resume_argv(self, session_id: str | None = None) -> tuple[str, ...] | None:
-        """`launch.resume` rendered with the id (given, else planned) and the model.
+        """`launch.resume` rendered with the id (given, else planned) and the model,
+        with okstra's MCP server registered as at launch (a resumed lead keeps its
+        tools).
 
         Returns None while the id is unknown (a `discover` provider before discovery).
         """
@@ -138,13 +143,19 @@ class LaunchPlan:
         if sid is None:
             return None
         values = {**self.values, "session_id": sid}
-        return render_argv(
+        argv = render_argv(
             self.resume_template,
             values,
             self.resume_env,
             source=self.source,
             field="launch.resume",
         )
+        return _with_mcp_argv(argv, self.mcp_argv)
+
+
+def _with_mcp_argv(argv: tuple[str, ...], mcp_argv: tuple[str, ...]) -> tuple[str, ...]:
+    """`argv` with the MCP server's arguments right after the program (as at launch)."""
+    return (argv[0], *mcp_argv, *argv[1:]) if mcp_argv and argv else argv
 
 
 def _check_argv(argv: tuple[str, ...], env: Mapping[str, str], source: str) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 from okstra_core import store
 from okstra_core.catalog.models import LEADER, DiscoverSpec, ProviderSpec, SessionIdKind
@@ -28,6 +28,7 @@ from okstra_core.documents import ResumeDiscover, ResumeDocument, ResumeParticip
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, OkstraError
 from okstra_core.launch.argv import render_argv
+from okstra_core.launch.mcp import McpServer
 from okstra_core.launch.plan import LaunchPlan, plan_launch
 
 from ..records import dataclass, field
@@ -419,8 +420,12 @@ def rebuild_resume_command(
     kickoff: str,
     environment: Environment,
     path: Path,
+    mcp: McpServer | None = None,
 ) -> ResumeCommand:
     """Rebuild an entry's resume command from the catalog; refuse a sheet that disagrees.
+
+    A lead launched with okstra's MCP server (`mcp`: the run's server) is resumed with
+    it: the command is rebuilt both ways and the sheet must say one of them.
 
     The argv comes from the provider's `launch.resume` template, the recorded session id
     (checked against the provider's session-id kind) and the recorded model (which must
@@ -461,8 +466,10 @@ def rebuild_resume_command(
             "model",
             f"model {entry.model!r} is not one of the provider's models ({', '.join(models)})",
         )
-    plan = plan_launch(
+    plan, served = _resume_plan(
+        entry,
         provider,
+        mcp,
         model=entry.model,
         prompt_file=prompt_file,
         kickoff=kickoff,
@@ -476,7 +483,7 @@ def rebuild_resume_command(
     if len(recorded) != len(argv) or Path(recorded[0]).name != Path(argv[0]).name:
         raise refuse("resumeArgv", f"resumeArgv is {list(recorded)}, expected {list(argv)}")
     for index, (got, want) in enumerate(zip(recorded[1:], argv[1:], strict=True), start=1):
-        if got != want:
+        if got != want and index not in served:
             raise refuse("resumeArgv", f"resumeArgv[{index}] is {got!r}, expected {want!r}")
     if entry.cwd.resolve() != project_root.resolve():
         raise refuse("cwd", f"cwd is {str(entry.cwd)!r}, expected the project {project_root}")
@@ -486,6 +493,31 @@ def rebuild_resume_command(
         shown = ", ".join([*(f"{k} (not the provider's)" for k in extra), *changed])
         raise refuse("env", f"env differs from the provider's launch.env: {shown}")
     return ResumeCommand(argv=argv, cwd=project_root, env=MappingProxyType(dict(plan.env)))
+
+
+def _resume_plan(
+    entry: ResumeEntry,
+    provider: ProviderSpec,
+    mcp: McpServer | None,
+    **launch: Any,
+) -> tuple[LaunchPlan, range]:
+    """The plan to resume `entry` with, and where its argv registers okstra's MCP server.
+
+    A sheet that records the server's arguments (where the launch gave them) is resumed
+    with this okstra's server — the arguments rebuilt here, never the sheet's (another
+    okstra install may have written them: its path is not compared); one without them,
+    without the server.
+    """
+    plain = plan_launch(provider, **launch)
+    if mcp is None:
+        return plain, range(0)
+    served = plan_launch(provider, mcp=mcp, **launch)
+    size = len(served.mcp_argv)
+    recorded = entry.resume_argv or ()
+    bare = plain.resume_argv(entry.session_id) or ()
+    if size and recorded[:1] and tuple(recorded[size + 1 :]) == tuple(bare[1:]):
+        return served, range(1, size + 1)
+    return plain, range(0)
 
 
 def find_okstra(environment: Environment) -> str | None:

@@ -33,11 +33,13 @@ from ..launch import (
     ResumeEntry,
     ResumeSheet,
     discover_sessions,
+    find_okstra,
     read_resume_sheet,
     rebuild_resume_command,
     render_resume_sheet,
     write_resume_sheet,
 )
+from ..launch.mcp import server_for
 from ..records import config, dataclass
 from ..store import FileLock, append_line, check_no_links, lock_path_for
 from ..tasks import LEAD_PROMPT, OKSTRA_DIR, TIMELINE
@@ -109,6 +111,7 @@ def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeComm
         kickoff=KICKOFF,
         environment=environment,
         path=outcome.sheet.path,
+        mcp=server_for(outcome.run_dir, find_okstra(environment)),
     )
 
 

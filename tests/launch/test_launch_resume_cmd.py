@@ -120,6 +120,15 @@ def rollout(
     return path
 
 
+def codex_mcp(argv: list[str], run_dir: Path) -> bool:
+    """Whether `argv` registers okstra's MCP server of `run_dir` the codex way."""
+    return (
+        argv[0] == argv[2] == "-c"
+        and argv[1].startswith("mcp_servers.okstra.command=")
+        and argv[3].endswith(f'"mcp", {json.dumps(str(run_dir))}]')
+    )
+
+
 def snapshot(root: Path) -> dict[str, str]:
     """Every file under `root` with its digest and mode: proof that nothing changed."""
     return {
@@ -160,12 +169,15 @@ def test_codex_pending_then_discovered_by_run_id(world: dict[str, Any]) -> None:
     (entry,) = doc["participants"]
     assert entry["sessionId"] == SID and entry["status"] == "ready"
     codex = str(world["env"]["PATH"].split(os.pathsep)[0]) + "/codex"
+    # okstra's MCP server registered as at launch (`-c mcp_servers.okstra.*`), then the
+    # provider's resume template.
     expected = [codex, "resume", "--no-daemon", "-m", "gpt-5.6-sol", SID]
-    assert entry["resumeArgv"] == expected
+    assert codex_mcp(entry["resumeArgv"][1:5], run_dir)
+    assert [entry["resumeArgv"][0], *entry["resumeArgv"][5:]] == expected
     assert entry["cwd"] == str(world["project"])
 
     on_disk = read(run_dir / "resume.json")["participants"][0]
-    assert on_disk["resumeArgv"] == expected and "resumeArgvTemplate" not in on_disk
+    assert on_disk["resumeArgv"] == entry["resumeArgv"] and "resumeArgvTemplate" not in on_disk
     manifest = read(run_dir / "run-manifest.json")
     assert manifest["leadSessionId"] == SID
     assert manifest["participants"][0]["sessionRef"] == SID
@@ -255,13 +267,15 @@ def test_exec_backend_then_script_heals_and_resumes(world: dict[str, Any]) -> No
     assert done.returncode == 0, done.stderr
     resumed = lead_calls(world)[-1]
     assert resumed["cli"] == "codex"
-    assert resumed["argv"] == ["resume", "--no-daemon", "-m", "gpt-5.6-sol", SID]
+    assert codex_mcp(resumed["argv"][:4], run_dir)  # the resumed lead keeps its tools
+    assert resumed["argv"][4:] == ["resume", "--no-daemon", "-m", "gpt-5.6-sol", SID]
     assert resumed["cwd"] == str(world["project"])
     assert not (world["tmp"] / "pwned").exists() and not (world["project"] / "pwned").exists()
     participant = read(run_dir / "run-manifest.json")["participants"][0]
     assert participant["sessionRef"] == SID and participant["status"] == "exited"
     # The healed script resumes directly from now on.
-    assert "okstra" not in script.read_text(encoding="utf-8").split("\n", 2)[2]
+    body = script.read_text(encoding="utf-8").split("\n", 2)[2]
+    assert "okstra resume" not in body and "resume --no-daemon" in body, body
 
 
 def test_script_falls_back_to_okstra_on_path(world: dict[str, Any]) -> None:
@@ -298,14 +312,15 @@ def test_claude_run_prints_the_sheet_and_exec_resumes(world: dict[str, Any]) -> 
     (entry,) = doc["participants"]
     sid = entry["sessionId"]
     assert entry["cli"] == "claude" and sid and entry["status"] == "ready"
-    assert entry["resumeArgv"][1:] == ["--resume", sid, "--model", "claude-opus-4-6"]
+    mcp = ["--mcp-config", str(run_dir / "mcp.json"), "--allowedTools", "mcp__okstra"]
+    assert entry["resumeArgv"][1:] == [*mcp, "--resume", sid, "--model", "claude-opus-4-6"]
     assert snapshot(world["project"] / ".okstra") == before
 
     code, doc, _ = okstra(world, "resume", str(run_dir), "--exec", cwd=world["tmp"])
     assert code == 0 and doc["participants"][0]["sessionId"] == sid
     resumed = lead_calls(world)[-1]
     assert resumed["cli"] == "claude"
-    assert resumed["argv"] == ["--resume", sid, "--model", "claude-opus-4-6"]
+    assert resumed["argv"] == [*mcp, "--resume", sid, "--model", "claude-opus-4-6"]
     assert resumed["cwd"] == str(world["project"])
     # okstra stayed the resumed lead's parent: only the leader's record, the
     # timeline (resumed, then exited) and the runs index changed, nothing else.
@@ -321,6 +336,31 @@ def test_claude_run_prints_the_sheet_and_exec_resumes(world: dict[str, Any]) -> 
         for line in (run_dir.parent.parent / "timeline.jsonl").read_text().splitlines()
     ]
     assert events[-2:] == ["lead-resumed", "lead-exited"]
+
+
+@pytest.mark.parametrize("recorded", ["without", "another"])
+def test_the_server_arguments_are_rebuilt_never_taken_from_the_sheet(
+    world: dict[str, Any], recorded: str
+) -> None:
+    # A sheet written before resumed leads kept the server (no server arguments): it
+    # resumes without them. One whose server arguments name another file: okstra runs
+    # its own, rebuilt (the sheet's are never run).
+    run_dir = prepare(world, "claude/opus-4.6")
+    path = run_dir / "resume.json"
+    sheet = read(path)
+    lead = sheet["participants"][0]
+    program, rest = lead["resumeArgv"][0], lead["resumeArgv"][5:]
+    mcp = ["--mcp-config", str(run_dir / "mcp.json"), "--allowedTools", "mcp__okstra"]
+    if recorded == "without":
+        lead["resumeArgv"] = [program, *rest]
+    else:
+        lead["resumeArgv"] = [program, "--mcp-config", "/tmp/evil.json", *mcp[2:], *rest]
+    path.write_text(json.dumps(sheet), encoding="utf-8")
+    code, doc, _ = okstra(world, "resume", str(run_dir), "--exec", cwd=world["tmp"])
+    assert code == 0, doc
+    resumed = lead_calls(world)[-1]["argv"]
+    assert resumed == (rest if recorded == "without" else [*mcp, *rest])
+    assert "/tmp/evil.json" not in resumed
 
 
 @pytest.mark.parametrize(

@@ -147,7 +147,8 @@ def _resumed(world: World) -> list[list[str]]:
     if not log.exists():
         return []
     calls = [json.loads(line) for line in log.read_text().splitlines()]
-    return [c["argv"] for c in calls if c["argv"][:1] == ["--resume"]]
+    # After okstra's MCP server of the run (`--mcp-config FILE --allowedTools mcp__okstra`).
+    return [c["argv"][4:] for c in calls if c["argv"][4:5] == ["--resume"]]
 
 
 def _tamper(sheet: Path, change: str) -> str:
