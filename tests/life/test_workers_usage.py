@@ -18,7 +18,13 @@ from okstra_core.cli._human import render_report_roles
 from okstra_core.cli._worker import status_text
 from okstra_core.documents.run import Turn, Usage
 from okstra_core.environment import Environment
-from okstra_core.life.actions import team_status, worker_result, worker_start, worker_wait
+from okstra_core.life.actions import (
+    team_status,
+    worker_result,
+    worker_send,
+    worker_start,
+    worker_wait,
+)
 from okstra_core.life.workers.usage import UsageReader, total_of, usage_shown, usage_text
 from okstra_core.records import to_data
 
@@ -219,13 +225,16 @@ def test_usage_through_a_whole_turn(tmp_path: Path, capsys: pytest.CaptureFixtur
 
     # Recorded per turn on the role execution (typed: the manifest reads back).
     (turn,) = world.execution(refs["analyser#1"])["turns"]
-    assert turn["usage"] == {
+    turn_one = turn["usage"]
+    assert turn_one == {
         "inputTokens": 2000, "outputTokens": 80, "cachedInputTokens": 500, "costUsd": 0.0123
     }  # fmt: skip
     (turn,) = world.execution(refs["analyser#2"])["turns"]
     assert turn["usage"] == {"inputTokens": 2000, "outputTokens": 120, "cachedInputTokens": 1500}
     for nothing in ("analyser#3", "critic#1"):
         assert "usage" not in world.execution(refs[nothing])["turns"][0]
+    # exit.json carries it too: a look that records an end nobody recorded records it.
+    assert orjson.loads((claude_dir / "exit.json").read_bytes())["usage"] == turn_one
 
     # `worker status` (and the MCP team_status: the same function), in JSON and for people.
     status = team_status(world.run_dir, environment)
@@ -261,3 +270,15 @@ def test_usage_through_a_whole_turn(tmp_path: Path, capsys: pytest.CaptureFixtur
     render_report_roles(report)
     human = capsys.readouterr().out
     assert f"Run total: {total}" in human and "critic: —" in human
+
+    # A follow-up turn (`worker send`, claude's `worker_resume`) records its own usage;
+    # the worker's total adds its turns up.
+    worker_send(world.run_dir, environment, "analyser#1", prompt=fake("Once more."))
+    assert worker_wait(world.run_dir, environment, ["analyser#1"], timeout=60).exit_code == 0
+    first, second = world.execution(refs["analyser#1"])["turns"]
+    assert second["usage"] == first["usage"] and second["number"] == 2
+    (again,) = [
+        s for s in team_status(world.run_dir, environment).workers if s.short == "analyser#1"
+    ]
+    assert usage_text(again.usage) == "4.0k in (1.0k cached) · 160 out · $0.0246"
+    assert worker_result(world.run_dir, environment, "analyser#1").text == "RESULT: Once more.\n"
