@@ -23,6 +23,7 @@ from ..life.actions import (
     WorkerResult,
 )
 from ..life.workers.observe import WorkerState
+from ..life.workers.usage import usage_text
 
 # A last line shown in a status row is cut to this many characters.
 _LAST = 80
@@ -50,6 +51,8 @@ def member_line(w: WorkerState) -> str:
         parts.append(w.access)
     if w.branch:
         parts.append(f"branch {w.branch}")
+    if not w.leader and w.state != "prepared":
+        parts.append(f"usage {usage_text(w.usage)}")
     line = "  ".join(parts)
     if w.last_line:
         line += f"  | {w.last_line[:_LAST]}"

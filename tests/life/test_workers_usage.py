@@ -26,6 +26,7 @@ from okstra_core.life.actions import (
     worker_wait,
 )
 from okstra_core.life.workers.usage import UsageReader, total_of, usage_shown, usage_text
+from okstra_core.mcp.text import team as team_text
 from okstra_core.records import to_data
 
 # What claude 2.1.332 printed offline (not logged in) for `-p --output-format json`,
@@ -242,6 +243,9 @@ def test_usage_through_a_whole_turn(tmp_path: Path, capsys: pytest.CaptureFixtur
     usage = {w["short"]: w["usage"] for w in workers}
     assert usage["analyser#1"]["costUsd"] == 0.0123 and usage["analyser#2"]["costUsd"] is None
     assert usage["analyser#3"] is None and usage["critic#1"] is None
+    # The MCP tool's text says it too.
+    said = team_text(status)
+    assert "analyser#2  exited 0  codex/gpt-5.6-sol" in said and "usage 2.0k in (1.5k" in said
     table = status_text(workers)
     rows = {line.split()[0]: line for line in table.splitlines()[1:] if line.strip()}
     assert "2.0k in (500 cached) · 80 out · $0.0123" in rows["analyser#1"]
