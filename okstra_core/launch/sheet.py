@@ -424,9 +424,7 @@ def rebuild_resume_command(
 ) -> ResumeCommand:
     """Rebuild an entry's resume command from the catalog; refuse a sheet that disagrees.
 
-    A lead launched with okstra's MCP server (`mcp`: the run's server) is resumed with
-    it: the command is rebuilt both ways and the sheet must say one of them.
-
+    With okstra's MCP server of the run (`mcp`) where the sheet registers it (`_resume_plan`).
     The argv comes from the provider's `launch.resume` template, the recorded session id
     (checked against the provider's session-id kind) and the recorded model (which must
     be one of the provider's models); it runs in the project root with the provider's
