@@ -1,6 +1,6 @@
 """(l) The app's live team view: one refresh of a 50-member team, on the UI thread.
 
-The runs screen looks at the team in a worker thread once a second; the UI thread
+The runs screen looks at the team in a worker thread twice a second; the UI thread
 gets the look (plain rows) and applies it to the members table. That UI-thread part
 is the subject: `RunsScreen._show_team` with a look of 50 members, then the app left
 to process and paint (`pilot.pause()`), timed by the CPU time of the UI thread

@@ -1,30 +1,19 @@
 """The runs screen's members table: one row per member of the highlighted run's team.
 
-Its keys act on the highlighted member (they shadow the screen's while it has the
-focus): `a` attaches to its pane, `s` stops it (asked first), `f` sends an ended
-worker a follow-up. The table is changed in place (`apply_rows`): only the cells that
-changed are written, so a look that found nothing new costs the UI thread nothing.
+The table is changed in place (`apply_rows`): only the cells that changed are written,
+so a look that found nothing new costs the UI thread one diff.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
 
 from ..team_view import COLUMNS, MemberRow, table_diff
 
-
-class MembersTable(DataTable[Text]):
-    """The members of a run's team; its actions are the runs screen's."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "screen.attach_member", "Attach"),
-        Binding("s", "screen.stop_member", "Stop"),
-        Binding("f", "screen.send_member", "Follow-up"),
-    ]
+if TYPE_CHECKING:  # the runs screen's table; its CSS loads with that screen
+    from textual.widgets import DataTable
 
 
 def apply_rows(

@@ -4,7 +4,7 @@ Opened from the command palette, and by Enter on a setup that already launched a
 (with that run selected). Reading the runs looks at each lead (tmux pane or
 process), which records an exit the first time it is seen — in a worker thread, so
 the screen never waits on tmux. The highlighted run's team (every member, with its
-activity) is looked at again every second with no key pressed, in a worker thread: a
+activity) is looked at again twice a second with no key pressed, in a worker thread: a
 worker that starts, ends or changes activity shows within a second; the UI thread
 only writes the cells that changed.
 
@@ -32,12 +32,13 @@ from ..resources import stylesheet, ui_text
 from ..team_view import COLUMNS, MemberRow, TeamLook, team_of
 from ..widgets import Plain, line
 from .ask import AskScreen, ask_to_stop
-from .members import MembersTable, apply_rows
+from .members import apply_rows
 from .send import SendScreen
 from .stale import gone, part, pop
 
-# How often the highlighted run's team is looked at again (in a worker thread).
-TEAM_REFRESH_SECONDS = 1.0
+# How often the highlighted run's team is looked at again (in a worker thread): half
+# a second, so that a change shows within a second, the look's own time included.
+TEAM_REFRESH_SECONDS = 0.5
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
@@ -54,13 +55,20 @@ class RunsScreen(Screen[None]):
     """
 
     CSS_PATH = stylesheet("runs")
+    # `a` and `s` are the runs table's keys while it has the focus, the members
+    # table's while that one has it (`check_action` turns the others off).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("a", "toggle_all", "All projects"),
         Binding("t", "attach", "Attach"),
         Binding("s", "stop", "Stop"),
         Binding("r", "resume", "Resume"),
+        Binding("a", "attach_member", "Attach"),
+        Binding("s", "stop_member", "Stop"),
+        Binding("f", "send_member", "Follow-up"),
     ]
+    MEMBER_ACTIONS = frozenset({"attach_member", "stop_member", "send_member"})
+    RUN_ACTIONS = frozenset({"toggle_all", "attach", "stop"})
 
     def __init__(
         self,
@@ -92,7 +100,8 @@ class RunsScreen(Screen[None]):
             yield table
             yield Plain("", id="detail")
             yield Plain("", id="team")
-            yield MembersTable(id="members", cursor_type="row")
+            members: DataTable[Text] = DataTable(id="members", cursor_type="row")
+            yield members
             yield Plain("", id="preview-title")
             yield Plain("", id="preview")
         # Its keys fill 80 columns: the palette (Ctrl+P, listed by `?`) gives way to Help.
@@ -200,9 +209,12 @@ class RunsScreen(Screen[None]):
                 widget.update(shown)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """On the members table, `a` attaches to the highlighted member (the lead's
-        window on the lead's row): the lead-only `t` is not offered there."""
-        return not (action == "attach" and isinstance(self.focused, MembersTable))
+        """The members table's keys while it has the focus, the runs table's otherwise
+        (`a` on the lead's row attaches to the lead's window: no `t` there)."""
+        on_members = isinstance(self.focused, DataTable) and self.focused.id == "members"
+        if action in self.MEMBER_ACTIONS:
+            return on_members
+        return not (action in self.RUN_ACTIONS and on_members)
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
