@@ -122,10 +122,17 @@ def _prepare_and_record(
 
 
 def record_lead_exit(result: PrepareResult, environment: Environment) -> None:
-    """A lead that exited while its start was watched: its end, recorded as any lead's
-    (`life.lead.record_end`, under the participant lock: the leader's status and a
-    `lead-exited` event with its last lines). Nothing for any other result."""
-    lead_exit = result.launch.lead_exit if result.launch is not None else None
+    """After a launch: a lead that exited while its start was watched has its end
+    recorded as any lead's (`life.lead.record_end`, under the participant lock: the
+    leader's status and a `lead-exited` event with its last lines); a lead that runs
+    in tmux gets the run's watcher (`life.watcher`; a foreground lead gets it from
+    `life.foreground`). Nothing for any other result."""
+    launch = result.launch
+    lead_exit = launch.lead_exit if launch is not None else None
+    if launch is not None and launch.backend == "tmux" and result.ok and not result.dry_run:
+        from .life.watcher import start_watcher
+
+        start_watcher(result.run_dir, environment)
     if lead_exit is None:
         return
     from .life.lead import record_end

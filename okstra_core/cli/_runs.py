@@ -178,6 +178,7 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
     from ..life.index import note_of as index_note
     from ..life.runs import all_runs, newest_runs
+    from ..life.watcher import watcher_of
     from ..life.workers.summary import team_states
 
     environment = Environment.real()
@@ -203,6 +204,7 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         alive = row.lead is not None and row.lead.alive and row.info is not None
         shown["activity"] = _activity(row.info, row.lead, environment) if alive else None
         shown["workers"] = team_states(row.run_dir, environment) if row.state == "ok" else {}
+        shown["watcher"] = to_data(watcher_of(row.run_dir))
     return {
         "ok": True,
         "all": bool(ns.all),
@@ -245,7 +247,7 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
         return f"no runs in {where}\n"
     from ..life.workers.summary import summary
 
-    headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "WORKERS", "AGE"]
+    headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "WORKERS", "WATCHER", "AGE"]
     if payload["all"]:
         headers.append("PROJECT")
     rows = []
@@ -263,6 +265,7 @@ def _runs_human_text(payload: dict[str, Any]) -> str:
             run["backend"] or "-",
             lead,
             summary(run.get("workers") or {}),
+            (run.get("watcher") or {}).get("state") or "-",
             age(run["ageSeconds"]),
         ]
         if payload["all"]:
@@ -368,6 +371,7 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.locate import locate_run
     from ..life.project import place_of
     from ..life.runs import run_row
+    from ..life.watcher import watcher_of
 
     environment = Environment.real()
     run_dir = locate_run(ns.run, Path.cwd(), environment.env)
@@ -384,6 +388,7 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     alive = row.lead is not None and row.lead.alive and row.info is not None
     payload["activity"] = _activity(row.info, row.lead, environment) if alive else None
     payload["workers"] = _team(run_dir, environment) if row.problem is None else []
+    payload["watcher"] = to_data(watcher_of(run_dir))
     return payload, code
 
 
@@ -450,6 +455,10 @@ def _status_human_text(payload: dict[str, Any]) -> str:
     if payload.get("note"):
         lines.append(f"note     {inert(payload['note'])}")
     lines.append(f"dir      {inert(payload['runDir'])}")
+    watcher = payload.get("watcher") or {}
+    if watcher.get("state") not in (None, "not started"):
+        told = ", ".join(watcher.get("events") or ()) or "nothing"
+        lines.append(f"watcher  {inert(watcher['state'])} (tells {inert(told)})")
     # Only what can work for this run: `attach` with a window, `resume` with an id.
     for step in payload["nextSteps"]:
         lines.append(f"{step.split()[1]:<9}{inert(step)}")

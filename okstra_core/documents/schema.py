@@ -18,7 +18,7 @@ from .mcp import McpConfig
 from .resume import ResumeDocument
 from .run import LeadPromptMeta, RunManifest
 from .task import ProjectDocument, RunsIndexRow, TaskManifest, TimelineEvent
-from .worker import PaneActivity, ProjectRunsRow, WorkerExit, WorkerLaunch
+from .worker import PaneActivity, ProjectRunsRow, WatcherRecord, WorkerExit, WorkerLaunch
 
 __all__ = ["SCHEMAS", "json_schema"]
 
@@ -50,6 +50,7 @@ SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "worker-launch": _model(WorkerLaunch),
     "worker-exit": _model(WorkerExit),
     "lead-activity": _model(PaneActivity),
+    "watcher": _model(WatcherRecord),
     "mcp-config": _model(McpConfig),
 }
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PaneActivity",
     "ProjectRunsRow",
+    "WatcherRecord",
     "WorkerDiscarded",
     "WorkerExit",
     "WorkerExited",
@@ -222,6 +223,45 @@ class PaneActivity(Document):
     state: StrictStr
     digest: StrictStr
     since: StrictStr
+
+
+@dataclass(frozen=True, kw_only=True)
+class WatcherRecord(Document):
+    """`watcher.json`: the run's watcher (`life.watch`), written by it alone.
+
+    Attributes:
+        process_id / process_start: the watcher process (its start time tells it from
+            a later process with its pid).
+        started_at: when it started (ISO).
+        events: what it tells (`config.json`'s `notify` when it started).
+        tty: the terminal of a foreground lead (its bell), when there was one.
+        told: what it told, in order (`lead-waiting#1`, `worker-ended:<ref>@<start>`,
+            `team-done`): each at most once, whoever watches next.
+        seen: the ended turns of workers it knows of, told or not (`<ref>@<start>`).
+        lead_waiting: the lead waited for input at its last look.
+        waits: how many times the lead came to wait for input.
+        looks: how many looks it made (each rewrites this record: a watcher that
+            stopped looking is seen to).
+        ended_at / end_reason: when and why it ended (`team done`, `stopped`, ...).
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True, by_name=True, omit_none=("tty", "ended_at", "end_reason")
+    )
+    WHAT: ClassVar[str] = "run watcher record"
+
+    process_id: StrictInt
+    process_start: StrictStr
+    started_at: StrictStr
+    events: tuple[StrictStr, ...]
+    tty: StrictStr | None = None
+    told: tuple[StrictStr, ...] = ()
+    seen: tuple[StrictStr, ...] = ()
+    lead_waiting: StrictBool = False
+    waits: StrictInt = 0
+    looks: StrictInt = 0
+    ended_at: StrictStr | None = None
+    end_reason: StrictStr | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

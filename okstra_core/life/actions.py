@@ -36,6 +36,7 @@ from .limits import (
 from .report import finalize_report, read_run_manifest
 from .report_edit import check_target
 from .runinfo import read_run
+from .watcher import Watcher, start_watcher, stop_watcher
 from .workers import control, files, review
 from .workers.control import AttachTarget, Stopped, Waited
 from .workers.observe import WorkerState, observe_team
@@ -131,7 +132,9 @@ def worker_start(
     request = StartRequest(
         who=who, again=again, role=role, model=model, source=source, shared_tree=shared_tree
     )
-    return start_worker(run_dir, request, prompt, environment, surface=surface)
+    started = start_worker(run_dir, request, prompt, environment, surface=surface)
+    start_watcher(run_dir, environment)  # a run whose lead okstra did not start, too
+    return started
 
 
 # --------------------------------------------------------------------------- wait
@@ -307,6 +310,8 @@ class TeamStopped:
     # a process it cannot identify from its record; the lead's own fields are read
     # one by one, so the lead is still handled).
     workers_not_read: str | None = None
+    # The run's watcher as the stop found it (`watching`: it was ended first).
+    watcher: Watcher | None = None
 
 
 def team_stop(
@@ -316,21 +321,25 @@ def team_stop(
     grace: float = DEFAULT_GRACE_SECONDS,
     lead_only: bool = False,
 ) -> TeamStopped:
-    """Stop the lead (so that it starts no one else), then every running worker —
-    or the lead alone with `lead_only`.
+    """End the run's watcher (nothing is told of a team a person stops), stop the lead
+    (so that it starts no one else), then every running worker — or the lead alone
+    with `lead_only` (the watcher then goes on watching the workers).
 
     Raises:
         UsageError: a bad grace.
     """
     _seconds(grace, MAX_GRACE_SECONDS, "grace")
+    watcher = None if lead_only else stop_watcher(run_dir)
     lead = stop_lead(read_run(run_dir), environment, grace=grace)
     if lead_only:
         return TeamStopped(ok=lead.ok, lead=lead)
     try:
         workers = workers_stop_all(run_dir, environment, grace=grace)
     except DataFileError as exc:
-        return TeamStopped(ok=lead.ok, lead=lead, workers_not_read=exc.render())
-    return TeamStopped(ok=lead.ok and workers.ok, lead=lead, workers=workers.workers)
+        return TeamStopped(ok=lead.ok, lead=lead, workers_not_read=exc.render(), watcher=watcher)
+    return TeamStopped(
+        ok=lead.ok and workers.ok, lead=lead, workers=workers.workers, watcher=watcher
+    )
 
 
 # --------------------------------------------------------------------------- report
@@ -408,7 +417,9 @@ def worker_send(
         raise UsageError("the prompt is empty", field="prompt")
     if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
         raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
-    return send_worker(run_dir, who, prompt, environment, surface=surface)
+    started = send_worker(run_dir, who, prompt, environment, surface=surface)
+    start_watcher(run_dir, environment)
+    return started
 
 
 # --------------------------------------------------------------------------- attach

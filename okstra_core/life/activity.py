@@ -5,8 +5,8 @@ matched against its provider's `[activity]` patterns (`okstra_core.catalog.activ
 A screen that waits for input and has not changed for the provider's `idle_after`
 seconds is `idle`; one that does not wait and has not changed for `stall_after`
 seconds is `stalled`: each look keeps what the pane showed and since when in the run's
-`lead-activity.json`, and the look that first sees the lead waiting tells the person
-(`workers.notify`). A lead that does not run has no activity (its state says how it
+`lead-activity.json`. Telling the person that the lead waits is the run's watcher's
+(`life.watch`), never a look's. A lead that does not run has no activity (its state says how it
 ended); a worker's activity comes from its output (`workers.liveness`).
 """
 
@@ -24,13 +24,11 @@ from ..documents.worker import PaneActivity
 from ..environment import Environment
 from ..errors import OkstraError
 from ..processes import tmux
-from ..processes.tmux import server_at
 from ..records import dataclass
 from ..store import atomic_write_bytes
 from .lead import pane_of
 from .runinfo import RunInfo, read_run
 from .workers.liveness import provider_activity
-from .workers.notify import notify
 
 MARK = "lead-activity.json"
 __all__ = ["IDLE", "MARK", "RUNNING", "STALLED", "WAITING", "Activity", "lead_activity"]
@@ -58,7 +56,7 @@ def _since(value: str, now: datetime) -> float:
         return 0.0
 
 
-def _lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
+def lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
     """The lead's pane, read only when it is the pane launch recorded (its program's
     pid and start time), on the user's own server."""
     lead = run.lead
@@ -79,15 +77,13 @@ def _lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
 def lead_activity(run: RunInfo, environment: Environment) -> Activity | None:
     """The lead's activity, when it runs in a tmux pane okstra can read.
 
-    Keeps `lead-activity.json` (best effort) and announces the lead's first look
-    waiting for input.
+    Keeps `lead-activity.json` (best effort).
     """
-    seen = _lead_screen(run, environment)
+    seen = lead_screen(run, environment)
     if seen is None:
         return None
     run_dir = run.run_dir
     provider = str(run.leader.get("provider") or "")
-    socket = run.lead.tmux_socket
     now = environment.now()
     digest = hashlib.sha256("\n".join(seen.lines).encode()).hexdigest()
     path = run_dir / MARK
@@ -98,11 +94,6 @@ def lead_activity(run: RunInfo, environment: Environment) -> Activity | None:
         with contextlib.suppress(OkstraError, OSError):
             mark = PaneActivity(state=seen.state, digest=digest, since=since)
             atomic_write_bytes(path, mark.to_bytes(), durable=False)
-        if seen.state == WAITING and (before is None or before.state != WAITING):
-            server = server_at(socket if isinstance(socket, str) else None, environment)
-            notify(
-                f"okstra: the lead of {run_dir.name} waits for input", environment, server=server
-            )
     state = settled(seen.state, _since(since, now), provider_activity(provider, environment))
     return Activity(state, seen.lines) if state != seen.state else seen
 

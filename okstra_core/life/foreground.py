@@ -5,6 +5,7 @@ and the app's hand-over all do."""
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from ..store import append_line
 from .lead import failure_text, record_end, timeline_path, update_leader
 from .resume import resume_run
 from .runinfo import LEADER_REF, RunInfo, read_run, resume_command
+from .watcher import WATCHING, start_watcher
 
 __all__ = ["run_foreground"]
 
@@ -37,6 +39,15 @@ _RESUMED_CLEARS = (
     "pane_process_id",
     "pane_start",
 )
+
+
+def _terminal() -> str | None:
+    """The terminal the foreground lead runs in (the watcher rings its bell there)."""
+    for fd in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            if os.isatty(fd):
+                return os.ttyname(fd)
+    return None
 
 
 def _launch_record(pid: int) -> dict[str, Any]:
@@ -68,6 +79,17 @@ def _record_start(run: RunInfo, pid: int, environment: Environment, *, resumed: 
     except (OkstraError, OSError) as exc:
         return f"okstra: the lead's start was not recorded: {failure_text(exc)}"
     return None
+
+
+def _started(
+    run: RunInfo, pid: int, environment: Environment, *, resumed: bool, terminal: bool
+) -> list[str]:
+    """Record the started lead and start the run's watcher; what could not be done."""
+    note = _record_start(run, pid, environment, resumed=resumed)
+    if note is not None:
+        return [note]
+    started = start_watcher(run.run_dir, environment, tty=_terminal() if terminal else None)
+    return [] if started in ("started", WATCHING) else [f"okstra: {started}"]
 
 
 def _record_launch_failure(run: RunInfo, environment: Environment, exc: OkstraError) -> None:
@@ -125,9 +147,7 @@ def run_foreground(
     notes: list[str] = []
 
     def on_start(pid: int) -> None:
-        note = _record_start(run, pid, environment, resumed=resumed)
-        if note is not None:
-            notes.append(note)
+        notes.extend(_started(run, pid, environment, resumed=resumed, terminal=output is None))
 
     from ..launch.foreground import run_child  # only a foreground lead needs it
 

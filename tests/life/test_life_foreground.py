@@ -32,6 +32,7 @@ from life_support import (
     timeline_events,
 )
 
+from okstra_core.life.watcher import read_watcher
 from tests.conftest import okstra_cmd
 
 
@@ -106,6 +107,7 @@ def started(world: dict[str, Any]) -> dict[str, Any]:
 
 def test_in_a_terminal_the_lead_is_a_foreground_child(world: dict[str, Any]) -> None:
     set_lead(world["spec"], delay=0.2, exit=7)
+    world["env"]["OKSTRA_WATCH_INTERVAL"] = "0.05"
     term = Pty(prepare_args(world["project"], "exec"), world["project"], world["env"])
     code = term.finish()
     text = term.text()
@@ -123,6 +125,13 @@ def test_in_a_terminal_the_lead_is_a_foreground_child(world: dict[str, Any]) -> 
     (event,) = timeline_events(run_dir, "lead-exited")
     assert event["exitStatus"] == 7 and event["backend"] == "exec"
     assert leader(run_dir)["processId"] == lead["pid"]
+    # The run's watcher started with the lead, on its terminal, and ended with it.
+    watcher = eventually(
+        lambda: (r := read_watcher(run_dir)) is not None and r.ended_at and r, "watcher end"
+    )
+    assert watcher.tty is not None and watcher.tty.startswith("/dev/")
+    assert watcher.end_reason == "team done"
+    assert [t.split("@")[0] for t in watcher.told] == ["team-done"]
 
 
 def test_ctrl_c_reaches_the_lead_and_signals_to_okstra_are_passed_on(
@@ -294,6 +303,17 @@ def test_resume_exec_keeps_okstra_the_parent_and_records_the_exit(world: dict[st
     assert resumed["processId"] == lead["pid"]
     ends = [e["exitStatus"] for e in timeline_events(run_dir, "lead-exited")]
     assert ends == [3, 5]
+    # A watcher for each launch: the team's end is told once for each lead's end.
+    watcher = eventually(
+        lambda: (
+            (r := read_watcher(run_dir)) is not None
+            and r.ended_at
+            and str(lead["pid"]) in " ".join(r.told)
+            and r
+        ),
+        "the second watcher's end",
+    )
+    assert [t.split("@")[0] for t in watcher.told] == ["team-done", "team-done"]
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ import orjson
 import pytest
 from worker_support import World, eventually, fake, read_jsonl
 
+from okstra_core.life.watcher import read_watcher
 from tests.conftest import okstra_cmd
 
 CODEX = "codex/gpt-5.6-sol"
@@ -209,7 +210,10 @@ def test_a_worker_whose_processes_vanished_is_recorded_lost(world: World) -> Non
     participant = eventually(
         lambda: (p := world.participant(ref)).get("processId") and p, "recorded"
     )
-    # The machine "reboots": the supervisor and the CLI die without a word.
+    # The machine "reboots": the run's watcher, the supervisor and the CLI die without
+    # a word.
+    watcher = eventually(lambda: read_watcher(world.run_dir), "the run's watcher")
+    os.kill(watcher.process_id, signal.SIGKILL)
     os.kill(participant["parentProcessId"], signal.SIGKILL)
     os.killpg(seen["pid"], signal.SIGKILL)
     eventually(

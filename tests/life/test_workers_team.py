@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from pathlib import Path
 
 import pytest
-from worker_support import World, fake, read_jsonl
+from worker_support import World, fake
 
 from tests.conftest import okstra_cmd
 
@@ -127,23 +126,6 @@ def test_okstra_status_shows_the_workers_and_records_their_end(tmp_path: Path) -
     assert head.split()[:4] == ["WHO", "MODEL", "SURFACE", "STATE"]
     assert any(r.startswith("analyser#1") and "exited 0" in r for r in rows)
     assert any(r.startswith("leader#1") for r in rows)
-
-
-def test_a_worker_end_is_announced(tmp_path: Path) -> None:
-    world = World(tmp_path)
-    sent = tmp_path / "notify.log"
-    notifier = world.bin / "notify-send"
-    notifier.write_text(f'#!/bin/sh\necho "$@" >> {sent}\n', encoding="utf-8")
-    notifier.chmod(notifier.stat().st_mode | stat.S_IXUSR)
-    world.prepare("--role-count", "analyser=1")
-    code, doc = world.start("analyser#1", fake("x", tag="n", exit=2), "--surface", "background")
-    assert code == 0, doc
-    world.recorded_end(doc["roleExecutionRef"])
-    from worker_support import eventually
-
-    text = eventually(lambda: sent.exists() and sent.read_text(encoding="utf-8"), "notify-send")
-    assert "analyser#1" in text and "exited 2" in text
-    assert [e["tag"] for e in read_jsonl(world.log) if e["event"] == "started"] == ["n"]
 
 
 def test_attach_to_a_background_worker_says_where_its_output_is(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ from okstra_core.documents import (
     parse_event,
 )
 from okstra_core.documents.mcp import McpConfig
-from okstra_core.documents.worker import ProjectRunsRow
+from okstra_core.documents.worker import ProjectRunsRow, WatcherRecord
 from okstra_core.records import validate
 from okstra_core.wizard.state import WizardState
 from tests.conftest import okstra_cmd
@@ -68,6 +68,7 @@ DOCUMENTS: dict[str, tuple[str, Reader]] = {
     "runs.jsonl": ("runs-index", _through(RunsIndexRow)),
     "runs-index.jsonl": ("project-runs", _through(ProjectRunsRow)),
     "mcp.json": ("mcp-config", _through(McpConfig)),
+    "watcher.json": ("watcher", _through(WatcherRecord)),
 }
 
 

@@ -12,7 +12,7 @@ its own (what `worker stop` signals), and
 * records the CLI's process (pid, start time, group) in the run manifest;
 * when the CLI ends, writes `exit.json` atomically (with the usage its CLI reported),
   then records the end (and that usage, on the turn) in the run manifest and the
-  timeline, and tells the person (`notify`).
+  timeline (the run's watcher tells the person: `life.watch`).
 
 It forwards SIGINT, SIGTERM and SIGHUP (a person's Ctrl-C in the pane, a closed pane)
 to the CLI's group and keeps waiting, so the end is recorded however the CLI ends.
@@ -37,12 +37,11 @@ from ...documents.worker import WorkerExit, WorkerLaunch
 from ...environment import Environment
 from ...errors import OkstraError
 from ...processes.process import process_start
-from ...processes.tmux import server_at, user_server
+from ...processes.tmux import server_at
 from ...store import atomic_write_bytes, read_json
 from ..worktrees import commit_leftovers, populate
 from . import files, record
 from .capped import CappedLog
-from .notify import notify
 from .usage import UsageReader, total_of, usage_text
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -247,7 +246,7 @@ def supervise(directory: Path) -> int:
             detail=proc,
         )
         _write_exit(directory, ended)
-        _finish(run_dir, launch, ended, environment, pane, socket)
+        _finish(run_dir, launch, ended, environment)
         return 0
 
     def forward(signum: int, _frame: FrameType | None) -> None:
@@ -274,7 +273,7 @@ def supervise(directory: Path) -> int:
         usage=pump.reader.usage,
     )
     _write_exit(directory, ended)
-    _finish(run_dir, launch, ended, environment, pane, socket)
+    _finish(run_dir, launch, ended, environment)
     how = f"signal {ended.signal}" if ended.signal is not None else f"status {ended.exit_status}"
     used = ""
     if pump.reader.active:
@@ -297,18 +296,15 @@ def _finish(
     launch: WorkerLaunch,
     ended: WorkerExit,
     environment: Environment,
-    pane: str | None,
-    socket: str | None,
 ) -> None:
-    """Keep what a writer left uncommitted, record the end (unless someone did) and tell
-    the person."""
+    """Keep what a writer left uncommitted and record the end (unless someone did)."""
     if launch.worktree is not None:
         try:
             commit_leftovers(Path(launch.worktree), launch.label, environment.env)
         except OkstraError as exc:
             print(f"okstra: could not commit what it left: {exc.render()}", file=sys.stderr)
     try:
-        recorded = record.record_end(
+        record.record_end(
             run_dir,
             launch.role_execution_ref,
             how="exited",
@@ -324,22 +320,8 @@ def _finish(
         )
     except OkstraError as exc:
         print(f"okstra: could not record the end: {exc.render()}", file=sys.stderr)
-        recorded = False
-    if recorded:
-        how = (
-            f"was killed by signal {ended.signal}"
-            if ended.signal is not None
-            else f"exited {ended.exit_status}"
-        )
-        server = (
-            server_at(socket, environment) if socket else user_server(environment, running=True)
-        )
-        notify(
-            f"okstra: {launch.label} {how}",
-            environment,
-            server=server,
-            bell_fd=1 if pane is not None else None,
-        )
+    # Telling the person is the run's watcher's (`life.watch`: `worker-ended`), the one
+    # place that decides what is told, and once.
 
 
 def main(argv: list[str] | None = None) -> int:
