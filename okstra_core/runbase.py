@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .documents.run import RunManifest
 from .errors import OkstraError, UsageError
 from .gitrepo import Tree, project_tree, resolve_commit, run_git
 from .records import dataclass
-from .tasks import RUN_MANIFEST
+
+if TYPE_CHECKING:
+    from .documents.run import RunManifest
 
 __all__ = [
     "RUN_PREFIX",
@@ -89,17 +91,26 @@ def earlier_results(
     found: list[tuple[str, EarlierResult]] = []
     for child in runs.iterdir():
         try:
-            commit = _merged_result(child, tree, env)
+            manifest = _read(child)
+            commit = merged_result(manifest, tree, env)
         except OkstraError:
             continue
         if commit is not None:
-            created = RunManifest.read(child / RUN_MANIFEST).created_at
-            found.append((created, EarlierResult(run_id=child.name, commit=commit)))
+            found.append((manifest.created_at, EarlierResult(run_id=child.name, commit=commit)))
     return [result for _, result in sorted(found, key=lambda pair: pair[0])]
 
 
+def _read(run_dir: Path) -> RunManifest:
+    # Read only when a base names a run (or the wizard lists the task's results): the
+    # wizard's other steps never load the run documents.
+    from .documents.run import RunManifest
+    from .tasks import RUN_MANIFEST
+
+    return RunManifest.read(run_dir / RUN_MANIFEST)
+
+
 def _merged_result(run_dir: Path, tree: Tree, env: Mapping[str, str] | None) -> str | None:
-    return merged_result(RunManifest.read(run_dir / RUN_MANIFEST), tree, env)
+    return merged_result(_read(run_dir), tree, env)
 
 
 def _run_result(task_root: Path, run_id: str, tree: Tree, env: Mapping[str, str] | None) -> str:

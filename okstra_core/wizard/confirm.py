@@ -17,6 +17,7 @@ from ..records import config, dataclass
 from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION
 from .context import StepContext
 from .ids import (
+    BASE_REF,
     BRIEF,
     DIRECTIVE,
     DIRECTIVE_PICK,
@@ -111,6 +112,8 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
             state.approved_plan_path,
             provenance_of(state, "approved_plan"),
         )
+    if state.run_base:
+        add("base-ref", "confirmation.base_ref", state.run_base, provenance_of(state, BASE_REF))
     lines.append(
         ConfirmationLine(
             key="host",

@@ -90,6 +90,8 @@ def default_to_accept(prompt: Prompt, state: WizardState) -> str | None:
     """The answer `accept_defaults` gives `prompt`, or None where a person must answer."""
     kind = prompt.meta.get("stepKind")
     default = prompt.default
+    if kind in ids.DEFAULTED_KINDS and prompt.kind == "text":
+        return default  # a text step with a default (the run's base: the project's commit)
     option = next((o for o in prompt.options if o.value == default), None)
     if kind not in ids.DEFAULTED_KINDS or default is None or option is None:
         return None

@@ -19,6 +19,7 @@ StepKind = Literal[
     "brief",
     "task_type",
     "approved_plan",
+    "base_ref",
     "reuse_previous",
     "leader_session",
     "role_count",
@@ -40,6 +41,7 @@ TASK_ID: StepKind = "task_id"
 BRIEF: StepKind = "brief"
 TASK_TYPE: StepKind = "task_type"
 APPROVED_PLAN: StepKind = "approved_plan"
+BASE_REF: StepKind = "base_ref"
 REUSE_PREVIOUS: StepKind = "reuse_previous"
 DIRECTIVE_PICK: StepKind = "directive_pick"
 DIRECTIVE: StepKind = "directive"
@@ -58,6 +60,7 @@ ROLE_MODEL_KIND: StepKind = "role_model"
 DEFAULTED_KINDS: frozenset[str] = frozenset(
     {
         TASK_TYPE,
+        BASE_REF,
         ROLE_COUNT_KIND,
         ROLE_ADD_KIND,
         ROLE_MODEL_KIND,

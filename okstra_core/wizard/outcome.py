@@ -226,6 +226,7 @@ def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, st
             brief=state.brief_path,
             approved_plan=state.approved_plan_path,
             directive=state.directive,
+            base_ref=state.run_base,
             related_tasks=related,
             host=host_session_context(ctx, state),
             role_counts=counts,

@@ -158,6 +158,8 @@ class WizardState:
     brief_path: StrictStr = ""
     task_type: StrictStr = ""
     approved_plan_path: StrictStr = ""
+    # The run's base for its writers (`base_ref` step; absent from the file when empty).
+    run_base: StrictStr = ""
     directive: StrictStr = ""
     related_tasks_raw: StrictStr = ""
 
@@ -216,6 +218,8 @@ class WizardState:
         for optional in ("legacySource", "stale"):
             if data.get(optional) is None:
                 data.pop(optional, None)
+        if not data.get("run_base"):
+            data.pop("run_base", None)
         return data
 
 

@@ -47,6 +47,7 @@ from .ids import (
 from .prompt import Option, Prompt
 from .reuse import current_task, reuse_applies, reuse_build, reuse_submit
 from .roles import check_complete_team, profile_blockers
+from .run_base import BASE_REF_STEP
 from .state import EXISTING_TASK, NEW_TASK, AnsweredStep, WizardState
 
 if TYPE_CHECKING:
@@ -504,6 +505,7 @@ EARLY_STEPS: tuple[Step, ...] = (
         _approved_plan_submit,
         ("approved_plan_path",),
     ),
+    BASE_REF_STEP,
     static_step(REUSE_PREVIOUS, reuse_applies, reuse_build, reuse_submit),
 )
 LATE_STEPS: tuple[Step, ...] = (
