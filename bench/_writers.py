@@ -59,6 +59,8 @@ def _repository(project: Path, env: dict[str, str]) -> None:
 
 
 def _prepare(project: Path, env: dict[str, str]) -> Path:
+    # Workers start only in a project its person trusts (`okstra trust`).
+    run([*okstra_argv(), "trust", str(project)], env=env, cwd=project, what="okstra trust")
     done = run(
         [
             *okstra_argv(), "prepare", "--project-root", str(project), "--task-group", "bench",
