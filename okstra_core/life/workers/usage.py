@@ -218,7 +218,7 @@ class UsageReader:
     def __init__(self, format: str | None, *, max_line: int = MAX_LINE) -> None:
         self.line = _FORMATS.get(format) if format else None
         self.max_line = max_line
-        self.pending = b""
+        self.pending = bytearray()
         self.raw = False  # inside a line too long to read: shown as it comes
         self.found: Usage | None = None
         self.malformed = False
@@ -237,26 +237,31 @@ class UsageReader:
         """What to show of `chunk` (complete lines read; a partial one kept)."""
         if self.line is None:
             return chunk
-        shown = []
-        data = self.pending + chunk
-        *lines, self.pending = data.split(b"\n")
-        for line in lines:
-            if self.raw:
-                shown.append(line + b"\n")
-                self.raw = False
-            else:
-                shown.append(self._read(line))
-        if len(self.pending) > self.max_line or (self.raw and self.pending):
-            shown.append(self.pending)
-            self.pending, self.raw = b"", True
-        return b"".join(shown)
+        if self.raw:  # the rest of a line too long to read, shown as it comes
+            end = chunk.find(b"\n")
+            if end < 0:
+                return chunk
+            self.raw = False
+            return chunk[: end + 1] + self.feed(chunk[end + 1 :])
+        cut = chunk.rfind(b"\n")
+        shown = b""
+        if cut >= 0:
+            lines = (bytes(self.pending) + chunk[:cut]).split(b"\n")
+            shown = b"".join(self._read(line) for line in lines)
+            self.pending = bytearray(chunk[cut + 1 :])
+        else:
+            self.pending += chunk
+        if len(self.pending) > self.max_line:
+            shown += bytes(self.pending)
+            self.pending, self.raw = bytearray(), True
+        return shown
 
     def finish(self) -> bytes:
         """What to show of an unfinished last line, once the output is over."""
-        rest, self.pending = self.pending, b""
+        rest, self.pending = bytes(self.pending), bytearray()
         if not rest or self.line is None:
             return rest
-        return rest if self.raw else self._read(rest)
+        return self._read(rest)
 
     def _read(self, line: bytes) -> bytes:
         assert self.line is not None
