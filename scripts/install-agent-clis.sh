@@ -13,6 +13,7 @@ set -euo pipefail
 
 CLAUDE_CODE_VERSION="2.1.332"
 CODEX_VERSION="0.171.0"
+GEMINI_CLI_VERSION="0.61.0"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="${OKSTRA_AGENT_CLIS_DIR:-$here/.cache/agent-clis}"
@@ -46,11 +47,12 @@ install_pinned() {
 
 install_pinned "@anthropic-ai/claude-code" "$CLAUDE_CODE_VERSION"
 install_pinned "@openai/codex" "$CODEX_VERSION"
+install_pinned "@google/gemini-cli" "$GEMINI_CLI_VERSION"
 
-for cli in claude codex; do
+for cli in claude codex gemini; do
     if [[ ! -x "$prefix/node_modules/.bin/$cli" ]]; then
         echo "error: $prefix/node_modules/.bin/$cli is missing after install" >&2
         exit 1
     fi
 done
-echo "agent CLIs ready: $prefix/node_modules/.bin/{claude,codex}"
+echo "agent CLIs ready: $prefix/node_modules/.bin/{claude,codex,gemini}"

@@ -12,9 +12,13 @@ from okstra_core.catalog.models import ProviderSpec
 REPO = Path(__file__).resolve().parents[2]
 CLI_BIN = REPO / ".cache" / "agent-clis" / "node_modules" / ".bin"
 # scripts/install-agent-clis.sh installs exactly these (pinned), as CI does.
-PINNED = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+PINNED = {
+    "claude": "@anthropic-ai/claude-code",
+    "codex": "@openai/codex",
+    "gemini": "@google/gemini-cli",
+}
 # Others, named by their npm package (the provider file's `install`).
-PACKAGES = {**PINNED, "gemini": "@google/gemini-cli"}
+PACKAGES = {**PINNED}
 
 
 def install_hint(name: str) -> str:

@@ -1,5 +1,5 @@
-"""One truth about readiness, against the real `claude` and `codex`, installed but logged
-out (an isolated HOME): the app's start line, `okstra doctor`, the model list and
+"""One truth about readiness, against the real `claude`, `codex` and `gemini`, installed
+but logged out (an isolated HOME): the app's start line, `okstra doctor`, the model list and
 prepare (its dry run refuses the team, naming each member it tried) all say 0 ready,
 and why.
 """
@@ -24,6 +24,7 @@ from tests.conftest import okstra_cmd
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     require_cli("claude")
     require_cli("codex")
+    require_cli("gemini")
     home = tmp_path / "home"
     (home / "codex").mkdir(parents=True)
     project = tmp_path / "project"
@@ -34,10 +35,13 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
         "HOME": str(home),
         "CODEX_HOME": str(home / "codex"),
         "CLAUDE_CONFIG_DIR": str(home / "claude"),
+        "GEMINI_CLI_HOME": str(home / "gemini"),
         "OKSTRA_HOME": os.environ["OKSTRA_HOME"],
         "LANG": "C.UTF-8",
     }
-    for name in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_API_KEY"):
+    keys = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY")
+    keys += ("GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA")
+    for name in keys:
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -85,7 +89,8 @@ def test_logged_out_clis_are_ready_nowhere(world: dict[str, str]) -> None:
     code, report = _okstra(world, "doctor", "--json")
     assert code == 1
     checks = {c["name"]: c for c in report["checks"]}
-    for name, login in (("claude", "/login"), ("codex", "codex login")):
+    logins = (("claude", "/login"), ("codex", "codex login"), ("antigravity", "GEMINI_API_KEY"))
+    for name, login in logins:
         assert checks[name]["ok"] and checks[name]["launchFlagsOk"], checks[name]
         assert checks[name]["loggedIn"] is False and not checks[name]["ready"]
         assert login in checks[name]["loginFix"]
@@ -122,4 +127,4 @@ async def test_the_start_line_agrees(world: dict[str, str]) -> None:
             await pilot.pause(0.05)
         line = shown()
     assert "0 of 5 agent CLIs ready" in line, line
-    assert "not logged in: claude, codex" in line, line
+    assert "not logged in: claude, antigravity, codex" in line, line

@@ -13,7 +13,7 @@ flags. What tells "accepted" from "rejected" (measured with the pinned CLIs):
   working root, the model and the sandbox policy in its turn context, the prompt read
   from stdin as the user message — and then waits for the network (it is stopped
   here); a rejected argv exits 2 with `error: unexpected argument`.
-- gemini 0.61 (when installed): accepted but not authenticated exits 41; rejected
+- gemini 0.61: accepted but not authenticated exits 41; rejected
   exits 1 with `Unknown arguments:`.
 """
 
