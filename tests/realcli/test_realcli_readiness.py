@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -89,12 +90,19 @@ def test_logged_out_clis_are_ready_nowhere(world: dict[str, str]) -> None:
     code, report = _okstra(world, "doctor", "--json")
     assert code == 1
     checks = {c["name"]: c for c in report["checks"]}
-    logins = (("claude", "/login"), ("codex", "codex login"), ("antigravity", "GEMINI_API_KEY"))
-    for name, login in logins:
+    for name, login in (("claude", "/login"), ("codex", "codex login")):
         assert checks[name]["ok"] and checks[name]["launchFlagsOk"], checks[name]
         assert checks[name]["loggedIn"] is False and not checks[name]["ready"]
         assert login in checks[name]["loginFix"]
     assert report["summary"].startswith("0 of 5 agent CLIs ready")
+    # gemini 0.61 answers `--version` in ~1 s on an idle machine but took over 9 s on a
+    # loaded 2-CPU one, near readiness's 10 s timeout: when it answered, it is found
+    # logged out; either way it is not ready.
+    gemini = checks["antigravity"]
+    assert not gemini["ready"], gemini
+    if gemini["ok"]:
+        assert gemini["launchFlagsOk"] and gemini["loggedIn"] is False, gemini
+        assert "GEMINI_API_KEY" in gemini["loginFix"], gemini
 
     # The model list: every claude and codex model, with why and how to log in.
     code, models = _okstra(world, "models", "--role", "leader", "--json")
@@ -127,4 +135,5 @@ async def test_the_start_line_agrees(world: dict[str, str]) -> None:
             await pilot.pause(0.05)
         line = shown()
     assert "0 of 5 agent CLIs ready" in line, line
-    assert "not logged in: claude, antigravity, codex" in line, line
+    # antigravity (gemini) is among them unless it did not answer in time (see above).
+    assert re.search(r"not logged in: claude, (antigravity, )?codex\b", line), line
