@@ -129,7 +129,9 @@ class Watch:
 
     def _write(self, **changes: object) -> None:
         self.record = dataclasses.replace(self.record, **changes)  # type: ignore[arg-type]
-        atomic_write_bytes(self.run_dir / WATCHER, self.record.to_bytes(), durable=False)
+        # Never making the run directory again: a run removed meanwhile stays removed.
+        data = self.record.to_bytes()
+        atomic_write_bytes(self.run_dir / WATCHER, data, durable=False, make_parent=False)
 
     def _log(self, line: str) -> None:
         with contextlib.suppress(OSError):
@@ -257,6 +259,8 @@ class Watch:
                 return "team done"
             self._write(looks=self.record.looks + 1)
         except OkstraError as exc:
+            if not self.run_dir.is_dir():
+                return "its run was removed"
             return f"its run could not be read: {exc.render()}"
         return None
 

@@ -86,8 +86,26 @@ def read_watcher(run_dir: Path) -> WatcherRecord | None:
         return None
 
 
-def _identity(record: WatcherRecord) -> Identity | None:
-    return Identity.of(record.process_id, record.process_start)
+def _identity(record: WatcherRecord, run_dir: Path) -> Identity | None:
+    """The watcher `record` names, while it runs and is one: the process at its pid has
+    its start time and runs the watch module on this run (a planted record naming
+    another process of the user's is never signalled, nor shown watching)."""
+    identity = Identity.of(record.process_id, record.process_start)
+    if identity is None or not identity.alive():
+        return None
+    try:
+        with open(f"/proc/{identity.pid}/cmdline", "rb") as fh:
+            argv = fh.read(65536).split(b"\0")
+    except OSError:
+        return None
+    module = WATCH_MODULE.encode()
+    at = argv.index(module) + 1 if module in argv else len(argv)
+    watching = at < len(argv) and _same_dir(os.fsdecode(argv[at]), run_dir)
+    return identity if watching and identity.alive() else None
+
+
+def _same_dir(a: str, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def watcher_of(run_dir: Path) -> Watcher:
@@ -98,8 +116,7 @@ def watcher_of(run_dir: Path) -> Watcher:
     if record.ended_at is not None:
         state = ENDED
     else:
-        identity = _identity(record)
-        state = WATCHING if identity is not None and identity.alive() else GONE
+        state = WATCHING if _identity(record, run_dir) is not None else GONE
     return Watcher(
         state=state,
         process_id=record.process_id,
@@ -113,7 +130,8 @@ def watcher_of(run_dir: Path) -> Watcher:
 
 def watch_argv(run_dir: Path, tty: str | None = None) -> list[str]:
     """The watcher's argv: this interpreter, so it runs the same okstra."""
-    return [sys.executable, "-m", WATCH_MODULE, str(run_dir), *(["--tty", tty] if tty else [])]
+    where = os.path.abspath(run_dir)
+    return [sys.executable, "-m", WATCH_MODULE, where, *(["--tty", tty] if tty else [])]
 
 
 def spawn_watcher(
@@ -161,7 +179,7 @@ def stop_watcher(run_dir: Path) -> Watcher:
     the watcher as it was found."""
     found = watcher_of(run_dir)
     record = read_watcher(run_dir) if found.state == WATCHING else None
-    identity = _identity(record) if record is not None else None
+    identity = _identity(record, run_dir) if record is not None else None
     if identity is not None:
         send(identity, signal.SIGTERM)
     return found

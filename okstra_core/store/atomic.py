@@ -111,12 +111,19 @@ def _new_temp(directory: Path, target: Path) -> tuple[int, Path]:
 
 
 def atomic_write_bytes(
-    path: Path, data: bytes, *, mode: int = PRIVATE_MODE, durable: bool = True
+    path: Path,
+    data: bytes,
+    *,
+    mode: int = PRIVATE_MODE,
+    durable: bool = True,
+    make_parent: bool = True,
 ) -> None:
     """Write `data` to `path` atomically and (unless `durable` is False) durably.
 
     `durable=False` skips both fsyncs (the file's and its directory's): for caches,
     where losing a write in a crash costs a recomputation, never data.
+    `make_parent=False`: a missing directory is an error, never made again (a file
+    of a directory someone may remove meanwhile, such as a run's).
 
     The first write of a process into a directory also sweeps that directory's
     leftovers of dead okstra processes (`sweep_leftovers`).
@@ -126,7 +133,8 @@ def atomic_write_bytes(
             created; the file system refused the write (disk full, read-only, …).
     """
     path = Path(path)
-    make_private_dirs(path.parent)
+    if make_parent:
+        make_private_dirs(path.parent)
     _check_replaceable(path)
     fd, tmp = _new_temp(path.parent, path)
     try:

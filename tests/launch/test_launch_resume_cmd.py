@@ -323,10 +323,12 @@ def test_claude_run_prints_the_sheet_and_exec_resumes(world: dict[str, Any]) -> 
     assert resumed["argv"] == [*mcp, "--resume", sid, "--model", "claude-opus-4-6"]
     assert resumed["cwd"] == str(world["project"])
     # okstra stayed the resumed lead's parent: only the leader's record, the
-    # timeline (resumed, then exited) and the runs index changed, nothing else.
+    # timeline (resumed, then exited) and the runs index changed, nothing else (but
+    # the files of the run's watcher, started with the resumed lead).
     after = snapshot(world["project"] / ".okstra")
     changed = {k for k in after if after[k] != before.get(k)} | (before.keys() - after.keys())
-    assert {k for k in changed if not k.endswith(".lock")} == {
+    watcher = ("/watcher.json", "/watcher.log")
+    assert {k for k in changed if not k.endswith((".lock", *watcher))} == {
         "tasks/perf/widget/runs/requirements-discovery-001/run-manifest.json",
         "tasks/perf/widget/timeline.jsonl",
         "runs-index.jsonl",

@@ -20,6 +20,7 @@ import orjson
 import pytest
 from worker_support import World, eventually, fake
 
+from okstra_core.documents.worker import WatcherRecord
 from okstra_core.environment import Environment
 from okstra_core.life.lead import record_end, update_leader
 from okstra_core.life.watcher import (
@@ -218,3 +219,23 @@ def _ended_at(run_dir: Path) -> Any:
     return eventually(
         lambda: (r := read_watcher(run_dir)) is not None and r.ended_at and r, "the watcher's end"
     )
+
+
+def test_a_planted_record_naming_another_process_is_never_signalled(tmp_path: Path) -> None:
+    world = _world(tmp_path)
+    # Another process of the user's, named with its true pid and start time.
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        start = process.process_start(other.pid)
+        assert start is not None
+        planted = WatcherRecord(
+            process_id=other.pid, process_start=start, started_at="2026-01-01T00:00:00+00:00",
+            events=("team-done",),
+        )  # fmt: skip
+        (world.run_dir / "watcher.json").write_bytes(planted.to_bytes())
+        assert watcher_of(world.run_dir).state == "gone"
+        assert stop_watcher(world.run_dir).state == "gone"
+        assert other.poll() is None  # not signalled
+    finally:
+        other.kill()
+        other.wait()
