@@ -144,6 +144,8 @@ def test_the_defaults_tell_no_worker_end_and_runs_shows_the_watcher(tmp_path: Pa
     assert [t.split("@")[0] for t in run["watcher"]["told"]] == ["team-done"]
     human = world.okstra("runs").stdout.decode()
     assert "WATCHER" in human.splitlines()[0] and " ended " in human, human
+    status = world.okstra("status", world.run).stdout.decode()
+    assert "watcher  ended (tells lead-waiting, team-done)" in status, status
 
 
 def test_one_watcher_per_run_and_stop_ends_it(tmp_path: Path) -> None:
