@@ -2,8 +2,11 @@
 becomes `idle` or `stalled`.
 
 `screens/` holds panes captured from the pinned real CLIs in tmux (`capture-pane -p -J`),
-kept byte for byte: claude 2.1.332 (its empty input line is `❯`, U+00A0, a space) and
-codex 0.171.0 — an empty input box, a question, a turn in progress.
+kept byte for byte: claude 2.1.332 (its empty input line is `❯`, U+00A0, a space),
+codex 0.171.0 and gemini 0.61.0 (the antigravity provider; offline, `GEMINI_CLI_HOME`
+isolated: its sign-in and trust dialogs, and with a dummy `GEMINI_API_KEY` its empty
+input box and a turn in progress waiting for the network) — an empty input box, a
+question, a turn in progress.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ CASES = [
     ("codex", "codex-question.txt", WAITING),
     ("codex", "codex-signin.txt", WAITING),
     ("codex", "codex-turn.txt", RUNNING),
+    ("antigravity", "gemini-empty.txt", WAITING),
+    ("antigravity", "gemini-signin.txt", WAITING),
+    ("antigravity", "gemini-trust.txt", WAITING),
+    ("antigravity", "gemini-turn.txt", RUNNING),
 ]
 
 
