@@ -295,7 +295,9 @@ def test_resume_exec_keeps_okstra_the_parent_and_records_the_exit(world: dict[st
     assert text.index(resume) < text.index("fake lead: working on it")
     assert text.index("fake lead: bye") < text.index("exited with status 5")
     lead = started(world)
-    assert lead["foreground"] is True and lead["argv"][0] == "--resume"
+    # The resumed lead keeps okstra's MCP server (`--mcp-config FILE --allowedTools …`).
+    assert lead["foreground"] is True and lead["argv"][:1] == ["--mcp-config"]
+    assert lead["argv"][4] == "--resume"
     recorded = leader(run_dir)
     assert recorded["status"] == "exited" and recorded["exitStatus"] == 5
     assert recorded["processId"] == lead["pid"] and recorded["launchBackend"] == "exec"
