@@ -1,4 +1,4 @@
-"""The real claude and codex (offline) accept okstra's MCP registration of a run.
+"""The real claude, codex and gemini (offline) accept okstra's MCP registration of a run.
 
 What the pinned CLIs do with it (checked, and asserted below):
 - claude: the lead argv okstra plans, `--mcp-config <run>/mcp.json --allowedTools
@@ -11,18 +11,26 @@ What the pinned CLIs do with it (checked, and asserted below):
 - codex: `-c mcp_servers.okstra.command=… -c mcp_servers.okstra.args=…` pass its
   parser, and `codex mcp list --json` lists the server with exactly okstra's command
   and arguments.
+- gemini 0.61: with `GEMINI_CLI_SYSTEM_SETTINGS_PATH` naming the run's file (okstra's
+  `[launch] mcp_env`), `gemini mcp list` in a trusted folder lists the server with
+  okstra's command and arguments (offline it cannot connect: "Disconnected"). It skips
+  that file with a "Security Warning" when a directory above it is writable by group
+  or others (a project under /tmp, say).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import stat
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from realcli_helpers import CLI_BIN, KICKOFF, base_env, bundled, lead_prompt, require_cli
+from realcli_helpers import CLI_BIN, KICKOFF, REPO, base_env, bundled, lead_prompt, require_cli
 
 from okstra_core.environment import Environment
 from okstra_core.launch import plan_launch
@@ -175,3 +183,75 @@ def test_codex_parses_the_bundled_mcp_argv(tmp_path: Path) -> None:
         check=False,
     )
     assert bad.returncode != 0
+
+
+# --------------------------------------------------------------------------- gemini
+
+
+@pytest.fixture
+def private_dir() -> Iterator[Path]:
+    """A directory no one else may write to, up to `/`: gemini reads a system settings
+    file only there (pytest's tmp_path is under the world-writable /tmp)."""
+    base = REPO / ".cache"
+    base.mkdir(exist_ok=True)
+    for above in (base, *base.parents):
+        if above.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            pytest.skip(f"{above} is writable by group or others: gemini would skip the file")
+    path = Path(tempfile.mkdtemp(prefix="realcli-gemini-", dir=base))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _gemini_mcp_list(root: Path) -> tuple[str, str, subprocess.CompletedProcess[str]]:
+    """`gemini mcp list` in a project of `root` whose run has okstra's server, with
+    the environment okstra launches the lead with; (command, run dir, what it said)."""
+    gemini = require_cli("gemini")
+    home = root / "home"
+    home.mkdir()
+    project = root / "project"
+    run_dir = project / ".okstra" / "tasks" / "perf" / "widget" / "runs" / "impl-001"
+    run_dir.mkdir(parents=True)
+    env = {**base_env(home), "GEMINI_CLI_HOME": str(home), "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    environment = Environment(env=env)
+    command = "/opt/okstra dir/bin/okstra"
+    plan = plan_launch(
+        bundled("antigravity"),
+        model="gemini-3-pro-preview",
+        prompt_file=lead_prompt(root),
+        kickoff=KICKOFF,
+        project_root=project,
+        environment=environment,
+        mcp=server_for(run_dir, command),
+    )
+    assert plan.mcp_argv == () and plan.mcp_config is not None
+    assert plan.env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] == str(plan.mcp_config)
+    Path(plan.mcp_config).write_bytes(plan.mcp_config_bytes or b"")
+    done = subprocess.run(
+        [str(gemini), "mcp", "list"],
+        env={**env, **plan.env},
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return command, str(run_dir), done
+
+
+def test_gemini_lists_the_server_from_the_run_settings(private_dir: Path) -> None:
+    command, run_dir, done = _gemini_mcp_list(private_dir)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    said = done.stdout + done.stderr  # 0.61 prints the list on stderr
+    (line,) = [x for x in said.splitlines() if "okstra:" in x]
+    assert f"okstra: {command} mcp {run_dir} (stdio)" in line, said
+    assert "Disabled" not in line and "Skipping" not in said, said
+
+
+def test_gemini_skips_run_settings_below_a_world_writable_directory(tmp_path: Path) -> None:
+    # Negative control, and a limit of the form: below /tmp the file is not read.
+    if not any(above.stat().st_mode & stat.S_IWOTH for above in tmp_path.parents):
+        pytest.skip(f"no directory above {tmp_path} is writable by others (as /tmp is)")
+    _, _, done = _gemini_mcp_list(tmp_path)
+    assert "Skipping system settings file" in done.stderr, (done.stdout, done.stderr)
+    assert "okstra:" not in done.stdout + done.stderr, (done.stdout, done.stderr)
