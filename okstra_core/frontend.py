@@ -10,6 +10,7 @@ The core never imports the wizard; this module, above both, joins them.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from .environment import Environment
@@ -17,6 +18,7 @@ from .prepare.pipeline import PrepareResult, StepCallback, prepare
 from .request import RunRequest
 from .session import Wizard
 from .setup_runs import check_relaunch, record_setup_run
+from .vocabulary import LeadAccess
 
 __all__ = ["prepare_replayed", "prepare_setup", "request_from_state"]
 
@@ -35,14 +37,18 @@ def prepare_setup(
     on_step: StepCallback | None = None,
     again: bool = False,
     mcp: bool | None = None,
+    lead_access: LeadAccess | None = None,
 ) -> PrepareResult:
-    """Prepare (and launch) the run a confirmed setup describes.
+    """Prepare (and launch) the run a confirmed setup describes (`lead_access`: what
+    the lead's CLI may do without asking, as `prepare --lead-access`; None: `ask`).
 
     Raises:
         RelaunchRefused: the setup already prepared a run and `again` is False.
         OkstraError: the wizard is not confirmed (or aborted), or any prepare error.
     """
     request = request_from_state(state_path, environment)
+    if lead_access is not None:
+        request = dataclasses.replace(request, lead_access=lead_access)
     if not dry_run:
         check_relaunch(Path(state_path), again=again)
     return _prepare_and_record(

@@ -7,6 +7,7 @@ wizard, the environment, the launch backend, the text catalog) is declared here.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from okstra_core.errors import OkstraError
 from okstra_core.request import RunRequest
 from okstra_core.session import Wizard
 from okstra_core.trust import trust_project, verdict
+from okstra_core.vocabulary import LEAD_ACCESS, LEAD_ASK, LeadAccess
 from okstra_core.wizard.text import WizardText
 
 from .messages import (
@@ -49,6 +51,8 @@ class PreparingApp(App[LaunchRequest | None]):
     ready_lines: ReadyLines
     # After a launch in tmux: what to print when the app exits (attach, resume).
     launched_run: str | None = None
+    # What the lead's CLI may do without asking (the confirm screen's `x`).
+    lead_access: LeadAccess = LEAD_ASK
 
     @property
     def shown(self) -> Screen[Any] | None:
@@ -65,7 +69,16 @@ class PreparingApp(App[LaunchRequest | None]):
         except OkstraError as exc:
             screen.post_message(PreflightChecked(error=exc.render()))
             return
+        if self.lead_access != LEAD_ASK:
+            request = dataclasses.replace(request, lead_access=self.lead_access)
         self.run_dry_prepare(screen, request)
+
+    def next_lead_access(self, screen: Screen[Any]) -> None:
+        """The confirm screen's `x`: the lead's next access (ask → edits → full → ask),
+        planned again by the dry run (which refuses a level its CLI does not have)."""
+        levels = list(LEAD_ACCESS)
+        self.lead_access = levels[(levels.index(self.lead_access) + 1) % len(levels)]
+        self.check_preflight(screen)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="preflight")
     def run_dry_prepare(self, screen: Screen[Any], request: RunRequest) -> None:
@@ -181,6 +194,7 @@ class PreparingApp(App[LaunchRequest | None]):
                 environment=self.environment,
                 on_step=on_step,
                 again=again,
+                lead_access=None if self.lead_access == LEAD_ASK else self.lead_access,
             )
         except OkstraError as exc:
             screen.post_message(PrepareFailed(exc.render()))

@@ -60,6 +60,7 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         Binding("l", "answer('confirm')", "Launch"),
         Binding("a", "answer('abort')", "Abort"),
         Binding("p", "toggle_preview", "Preview"),
+        Binding("x", "lead_access", "Lead access"),
     ]
 
     def __init__(
@@ -154,6 +155,13 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         environment = getattr(self.app, "environment", None)
         which = environment.which if environment is not None else None
         body.update(preview_text(message.plan, self.project_root, text, message.error, which))
+
+    def action_lead_access(self) -> None:
+        """The lead's next access level (ask → edits → full), shown in the preview once
+        the dry run planned it; the launch uses it."""
+        next_level = getattr(self.app, "next_lead_access", None)
+        if next_level is not None:
+            next_level(self)
 
     def action_toggle_preview(self) -> None:
         """Open the preview with its body focused (the arrows, PgDn and End scroll a

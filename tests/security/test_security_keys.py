@@ -269,6 +269,7 @@ LATE_ACTIONS = [
     ("role_count", "action_toggle_help"),  # '#prompt', where the help panel is mounted
     ("role_model", "action_accept_defaults"),  # '#error'
     ("confirm", "action_toggle_preview"),
+    ("confirm", "action_lead_access"),
     ("confirm", "focus_answer"),
 ]
 
