@@ -50,7 +50,7 @@ def text_table(
 
     The first column (run ids, worker labels) is never folded or cut: it is as wide as
     its longest cell; the columns named in `fold` wrap; the others are cut with an
-    ellipsis. A terminal gets its width, a pipe 160 columns and no colour.
+    ellipsis. A terminal gets its width; a pipe one line a row, nothing cut, no colour.
     """
     from rich import box
     from rich.console import Console
@@ -59,6 +59,11 @@ def text_table(
 
     from ..display import inert
 
+    tty = sys.stdout.isatty()
+    # A pipe is read by programs and `grep`: a row is one line, nothing cut (the
+    # table is as wide as its cells). A terminal gets its width: the cut columns are
+    # capped so that the folded ones keep their room.
+    width = shutil.get_terminal_size((120, 24)).columns if tty else 100_000
     cells = [[Text(inert(value)) for value in row] for row in rows]
     first = max([Text(headers[0]).cell_len, *(row[0].cell_len for row in cells)])
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
@@ -66,14 +71,13 @@ def text_table(
         if index == 0:
             table.add_column(header, no_wrap=True, min_width=first)
         elif header in fold:
-            table.add_column(header, overflow="fold", min_width=12, ratio=1)
+            table.add_column(header, overflow="fold", min_width=12)
         else:
-            table.add_column(header, no_wrap=True, overflow="ellipsis")
+            cap = max(8, width // 8)
+            table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=cap)
     for row in cells:
         table.add_row(*row)
     buffer = io.StringIO()
-    tty = sys.stdout.isatty()
-    width = shutil.get_terminal_size((120, 24)).columns if tty else 160
     Console(
         file=buffer, width=width, no_color=not tty, highlight=False, markup=False, emoji=False
     ).print(table)

@@ -124,7 +124,9 @@ class WorkerLaunch(Document):
 class WorkerExit(Document):
     """`exit.json`: how the worker CLI ended, written once by its supervisor."""
 
-    __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=("detail", "usage"))
+    __pydantic_config__ = config(
+        camel_case=True, by_name=True, omit_none=("detail", "usage", "session_id")
+    )
     WHAT: ClassVar[str] = "worker exit record"
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {"usage": ("one", Usage)}
 
@@ -137,6 +139,8 @@ class WorkerExit(Document):
     detail: StrictStr | None = None
     # What its CLI reported the turn used (None: nothing, or nothing okstra could read).
     usage: Usage | None = None
+    # The session id a CLI that mints its own printed (whoever records the end keeps it).
+    session_id: StrictStr | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

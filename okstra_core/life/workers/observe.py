@@ -169,6 +169,7 @@ def _the_end(run_dir: Path, member: Member, now: str) -> dict[str, Any] | None:
             "exited_at": ended.exited_at,
             "end_detail": ended.detail,
             "usage": ended.usage,
+            "session_id": ended.session_id,
         }
     return {
         "how": "lost",
@@ -200,6 +201,7 @@ def _end_seen(run_dir: Path, member: Member, environment: Environment) -> bool |
         lines=files.tail_lines(run_dir, member.ref, 20),
         detail=end["end_detail"],
         usage=end.get("usage"),
+        session_id=end.get("session_id"),
     )
 
 
@@ -213,6 +215,7 @@ def seen_unrecorded(run_dir: Path, member: Member, environment: Environment) -> 
         return member
     how = end.pop("how")
     usage = end.pop("usage", None)  # the turn's, not the participant's
+    end.pop("session_id", None)  # recorded with the end, where a look can write
     state = "stopped" if member.participant.stop_requested_at and how != "lost" else how
     participant = dataclasses.replace(member.participant, **end, status=state)
     execution, turns = member.execution, member.execution.turns or ()

@@ -271,6 +271,7 @@ def supervise(directory: Path) -> int:
         exited_at=_now(),
         process_id=proc.pid,
         usage=pump.reader.usage,
+        session_id=_session_found(run_dir, launch),
     )
     _write_exit(directory, ended)
     _finish(run_dir, launch, ended, environment)
@@ -314,7 +315,7 @@ def _finish(
             now=_now(),
             lines=files.tail_lines(run_dir, launch.role_execution_ref, 20),
             detail=ended.detail,
-            session_id=_session_found(run_dir, launch),
+            session_id=ended.session_id or _session_found(run_dir, launch),
             product=files.product_name(run_dir, launch),
             usage=ended.usage,
         )
