@@ -161,10 +161,13 @@ def test_completion_tab_typed_ahead_and_preview(terminal: Terminal, tmp_path: Pa
 
     # The preview shows what `okstra prepare --dry-run` would run for this setup.
     plan = dry_run_of_this_setup(terminal, tmp_path)
-    shown = terminal.wait(f"{len(plan['files'])} files", "Launch preview")
-    if "▶ Launch preview" in shown:  # collapsed where space is short: open it
+    files = f"{len(plan['files'])} files"
+    # Planned (the preflight ticks), then the preview: collapsed where space is short,
+    # its title cut to the room it has — open it, and its title says it all.
+    shown = terminal.wait("✓ report-writer#1", "Launch preview")
+    if "▶ Launch preview" in shown:
         terminal.submit("p", screen="confirm", focus="preview-body")
-    top, column = preview_column(terminal.wait("Lead command"))
+    top, column = preview_column(terminal.wait("Lead command", files))
     if HINT not in "".join(top):  # a small terminal: the rest is below, End shows it
         terminal.press("End")
         bottom, _ = preview_column(terminal.wait(HINT), column)
