@@ -77,13 +77,24 @@ def tmux_name(name: str) -> str:
     return cleaned[:60] or "okstra"
 
 
+# The app's own signal file: not the lead's.
+_APP_ONLY = frozenset({"OKSTRA_READY_FILE"})
+
+
 def _window_env(plan: LaunchPlan, environment: Environment) -> dict[str, str]:
-    """Variables set explicitly in the window: the provider's extra env and what discovery reads.
+    """Variables set explicitly in the window: okstra's own, the provider's extra env and
+    what discovery reads.
 
     A tmux window inherits the tmux *server's* environment, not okstra's; discovery must
     look where the CLI writes, so the variables its glob names are passed along.
     """
-    env: dict[str, str] = {}
+    # okstra's own settings (its home, the trusted directories, …) go along: the okstra
+    # the lead runs (its commands, its MCP server) must read the same records.
+    env: dict[str, str] = {
+        key: value
+        for key, value in environment.env.items()
+        if key.startswith("OKSTRA_") and key not in _APP_ONLY
+    }
     if plan.discover is not None:
         for name in discover_env_names(plan.discover):
             value = environment.get(name)
