@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Mapping
+from collections.abc import Collection
 from pathlib import Path
 from typing import ClassVar
+
+from .records import camel
 
 
 class OkstraError(Exception):
@@ -23,9 +25,10 @@ class OkstraError(Exception):
     """
 
     exit_code: int = 2
-    # The facts a subclass adds to its JSON after `error`, `file` and `field`: the key
-    # written → the attribute holding it (paths are written as text).
-    FACTS: ClassVar[Mapping[str, str]] = {}
+    # The attributes a subclass adds to its JSON after `error`, `file` and `field`, each
+    # under its camelCase name as the documents name fields (`records.camel`: `run_id` is
+    # written `runId`; paths as text).
+    FACTS: ClassVar[Collection[str]] = ()
 
     def __init__(
         self,
@@ -52,17 +55,18 @@ class OkstraError(Exception):
         """The error as the protocol reports it: `{"ok": false, "error", "file"?,
         "field"?}` and the subclass's `FACTS`.
 
-        Written by hand, not by `records.to_data`: the errors sit below the records
-        (the records read and write through the store, which raises these errors), so
-        this module cannot import them. Every error's JSON is made here, once.
+        Written by hand, not by `records.to_data`: the errors sit below the documents
+        (they read and write through the store, which raises these errors). The facts
+        take the documents' spelling of names (`records.camel`). Every error's JSON is
+        made here, once.
         """
         data: dict[str, object] = {"ok": False, "error": self.render()}
         if self.path:
             data["file"] = self.path
         if self.field:
             data["field"] = self.field
-        for key, name in self.FACTS.items():
-            data[key] = _plain(getattr(self, name))
+        for name in self.FACTS:
+            data[camel(name)] = _plain(getattr(self, name))
         return data
 
 
@@ -109,7 +113,7 @@ class AssignmentResolutionError(OkstraError):
     """No complete team exists. Carries every failing candidate and constraint at once."""
 
     exit_code = 1
-    FACTS: ClassVar[Mapping[str, str]] = {"candidates": "candidates", "constraints": "constraints"}
+    FACTS: ClassVar[Collection[str]] = ("candidates", "constraints")
 
     def __init__(self, candidates: list[str], constraints: list[str]) -> None:
         # A candidate tried twice (the pinned model, then the pool) is said once.
@@ -143,7 +147,7 @@ class MergeConflictError(OkstraError):
     sides are as they were. `files` names the conflicting paths."""
 
     exit_code = 1
-    FACTS: ClassVar[Mapping[str, str]] = {"files": "files"}
+    FACTS: ClassVar[Collection[str]] = ("files",)
 
     def __init__(self, message: str, files: tuple[str, ...]) -> None:
         self.files = files
@@ -188,14 +192,14 @@ class IncompleteRunError(OkstraError):
         run_state: `complete-unindexed` (complete) or `incomplete`.
     """
 
-    FACTS: ClassVar[Mapping[str, str]] = {
-        "runId": "run_id",
-        "runDir": "run_dir",
-        "runState": "run_state",
-        "written": "written",
-        "failed": "failed",
-        "notWritten": "not_written",
-    }
+    FACTS: ClassVar[Collection[str]] = (
+        "run_id",
+        "run_dir",
+        "run_state",
+        "written",
+        "failed",
+        "not_written",
+    )
 
     def __init__(
         self,

@@ -69,6 +69,22 @@ MAX_ROLE_COUNT = 64
 
 
 @dataclass(frozen=True, kw_only=True)
+class SchemaWords:
+    """The JSON Schema keywords a `Rule` gives its value's schema (`Rule.publish`),
+    under their names in the schema; those without a value are left out."""
+
+    __pydantic_config__ = config(camel_case=True, omit_none=True)
+
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    enum: list[str] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    max_items: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Rule:
     """One shape rule of a request field, written once: `check_rules` checks it
     whenever a request is built (in Python, or validated) and `publish_rules` writes it
@@ -128,18 +144,17 @@ class Rule:
             # An optional text (`str | None`) carries the rule on its string branch.
             branches = target.get("anyOf", ())
             target = next((b for b in branches if b.get("type") == "string"), target)
-        if self.length is not None and self.length[0]:
-            target["minLength"] = self.length[0]
-        if text:
-            target["maxLength"] = self.length[1] if self.length else self.max_length
-        if self.pattern is not None:
-            target["pattern"] = self.pattern.pattern
-        if self.choices:
-            target["enum"] = list(self.choices)
-        if self.range is not None:
-            target["minimum"], target["maximum"] = self.range
-        if self.max_items is not None:
-            target["maxItems"] = self.max_items
+        low, high = self.range or (None, None)
+        words = SchemaWords(
+            min_length=self.length[0] if self.length is not None and self.length[0] else None,
+            max_length=self.length[1] if self.length is not None else self.max_length,
+            pattern=self.pattern.pattern if self.pattern is not None else None,
+            enum=list(self.choices) or None,
+            minimum=low,
+            maximum=high,
+            max_items=self.max_items,
+        )
+        target.update(to_data(words))
         for part, key in (
             (self.items, "items"),
             (self.names, "propertyNames"),
@@ -317,18 +332,6 @@ class HostSessionContext:
     def __post_init__(self) -> None:
         check_rules(self)
 
-    @staticmethod
-    def older_spellings(data: Any) -> Any:
-        """Hosts may spell the model as `currentModel: "p/m"` or `currentModelRef: "p/m"`."""
-        if isinstance(data, dict):
-            data = dict(data)
-            if isinstance(data.get("currentModel"), str):
-                data["currentModel"] = {"modelRef": data["currentModel"]}
-            legacy = data.pop("currentModelRef", None)
-            if isinstance(legacy, str) and "currentModel" not in data:
-                data["currentModel"] = {"modelRef": legacy}
-        return data
-
     @property
     def model_ref(self) -> str | None:
         return self.current_model.model_ref
@@ -459,11 +462,10 @@ class RunRequest:
         return tuple(argv)
 
 
+# The flags that name a field otherwise than `--<field-name>`.
 _FLAGS = {
     "role_counts": "--role-count",
-    "roleCounts": "--role-count",
     "role_models": "--role-model",
-    "roleModels": "--role-model",
     "host": "--host-session-context-json",
 }
 
@@ -472,10 +474,10 @@ def usage_error(exc: RecordError, *, prefix: str = "") -> UsageError:
     """A `UsageError` naming the flag of the first invalid field of a request."""
     problem = exc.errors()[0]
     loc = [str(part) for part in problem["loc"]]
-    head = loc[0] if loc else ""
-    flag = _FLAGS.get(head) or (
-        "--" + re.sub(r"([A-Z])", r"-\1", head).lower().replace("_", "-") if head else None
-    )
+    # The field as the error places it (its name in files), by its Python name.
+    names = {alias: name for name, alias in aliases_of(exc.record).items()}
+    head = names.get(loc[0], loc[0]) if loc else ""
+    flag = _FLAGS.get(head) or ("--" + head.replace("_", "-") if head else None)
     where = ".".join(loc[1:])
     message = str(problem["msg"]).removeprefix("Value error, ")
     return UsageError(prefix + message + (f" ({where})" if where else ""), field=flag)

@@ -9,11 +9,13 @@ wizard state itself stays as the wizard wrote it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .errors import UsageError
+from .documents.setup import SetupRun
+from .errors import DataFileError, UsageError
+from .records import to_data
 from .store import append_line, read_lines
 
 SUFFIX = ".runs.jsonl"
@@ -25,10 +27,23 @@ def runs_file(state_path: Path) -> Path:
     return state_path.with_name(state_path.stem + SUFFIX)
 
 
+def launched_runs(state_path: Path) -> list[SetupRun]:
+    """The runs prepared from this setup, oldest first (those whose directory still
+    exists; a line that names no directory is passed over)."""
+    found: list[SetupRun] = []
+    for row in read_lines(runs_file(state_path)):
+        try:
+            run = SetupRun.parse(row)
+        except DataFileError:
+            continue
+        if Path(run.run_dir).is_dir():
+            found.append(run)
+    return found
+
+
 def setup_runs(state_path: Path) -> list[dict[str, Any]]:
-    """The runs prepared from this setup, oldest first (those whose directory still exists)."""
-    rows = [r for r in read_lines(runs_file(state_path)) if isinstance(r, dict)]
-    return [r for r in rows if isinstance(r.get("runDir"), str) and Path(r["runDir"]).is_dir()]
+    """`launched_runs` as the lines of the runs file spell them."""
+    return [run.dump() for run in launched_runs(state_path)]
 
 
 def record_setup_run(state_path: Path, *, run_id: str, run_dir: Path, at: str) -> None:
@@ -37,27 +52,24 @@ def record_setup_run(state_path: Path, *, run_id: str, run_dir: Path, at: str) -
     No `.lock` sidecar is left beside it: a setup may be an earlier okstra's file, in
     a directory that okstra only adds the record to.
     """
-    append_line(
-        runs_file(state_path),
-        {"at": at, "runId": run_id, "runDir": str(run_dir)},
-        transient_lock=True,
-    )
+    line = SetupRun(at=at, run_id=run_id, run_dir=str(run_dir))
+    append_line(runs_file(state_path), line.dump(), transient_lock=True)
 
 
 class RelaunchRefused(UsageError):
     """The setup already prepared a run; another one needs `--again`."""
 
-    FACTS: ClassVar[Mapping[str, str]] = {"existingRun": "existing_run", "again": "again"}
+    FACTS: ClassVar[Collection[str]] = ("existing_run", "again")
     # The flag that asks for another run.
     again = "--again"
 
-    def __init__(self, state_path: Path, last: dict[str, Any]) -> None:
+    def __init__(self, state_path: Path, last: SetupRun) -> None:
         self.existing = last
         # The run it prepared, as its line in the setup's runs file names it.
-        self.existing_run = {key: last.get(key) for key in ("runId", "runDir")}
-        run_dir = str(last.get("runDir"))
+        self.existing_run = to_data(last.place)
+        run_dir = last.run_dir
         super().__init__(
-            f"this setup already launched run {last.get('runId')} ({run_dir}); "
+            f"this setup already launched run {last.run_id} ({run_dir}); "
             "to launch another run of it, add --again; to continue that run: "
             f"okstra status {run_dir} / okstra attach {run_dir} / okstra resume {run_dir} --exec",
             path=state_path,
@@ -72,6 +84,6 @@ def check_relaunch(state_path: Path, *, again: bool) -> None:
     """
     if again:
         return
-    runs = setup_runs(state_path)
+    runs = launched_runs(state_path)
     if runs:
         raise RelaunchRefused(Path(state_path), runs[-1])

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -66,7 +66,7 @@ _CONFIG = config(camel_case=True, by_name=True)
 class UntrustedProjectError(OkstraError):
     """A lead launch or a worker start in a project its person has not trusted."""
 
-    FACTS: ClassVar[Mapping[str, str]] = {"project": "project", "trustCommand": "trust_command"}
+    FACTS: ClassVar[Collection[str]] = ("project", "trust_command")
 
     def __init__(self, project: Path, doing: str) -> None:
         self.project = str(project)

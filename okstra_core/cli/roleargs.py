@@ -13,20 +13,21 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import orjson
 
 from ..catalog import load_catalog
 from ..catalog.models import LEADER, TASK_TYPES, Profile
 from ..discovery import default_project_root
+from ..documents.host import given_context
 from ..environment import Environment
 from ..errors import UsageError
 from ..pool import ModelPool, canonical_model, reported_host_effort, reported_host_model
-from ..records import RecordError, aliases_of, validate
+from ..records import RecordError, validate
 from ..request import (
     ENTRY_MODES,
-    CurrentModel,
+    EntryMode,
     HostSessionContext,
     RunRequest,
     usage_error,
@@ -285,15 +286,8 @@ def host_context(
             raise UsageError(f"invalid JSON ({exc}): expected a JSON object", field=field) from None
         if not isinstance(value, dict):
             raise UsageError(f"expected a JSON object, got {type(value).__name__}", field=field)
-        names = [f.name for f in dataclasses.fields(HostSessionContext)]
-        known = {*names, *aliases_of(HostSessionContext).values()}
-        raw = {k: v for k, v in value.items() if k in known or k == "currentModelRef"}
-        model = raw.get("currentModel")
-        if isinstance(model, dict):
-            # Extra keys inside `currentModel` are ignored like those of the top level.
-            inner = [f.name for f in dataclasses.fields(CurrentModel)]
-            allowed = {*inner, *aliases_of(CurrentModel).values()}
-            raw["currentModel"] = {k: v for k, v in model.items() if k in allowed}
+        # Keys that name no field are ignored, inside `currentModel` too.
+        raw = given_context(value)
     if entry_mode and entry_mode not in ENTRY_MODES:
         raise UsageError(
             f"unknown entry mode {entry_mode!r}: expected one of {', '.join(ENTRY_MODES)}",
@@ -312,11 +306,10 @@ def host_context(
     try:
         if context_json.strip():
             # From outside: the types too (pydantic, at the edge).
-            context = validate(HostSessionContext, HostSessionContext.older_spellings(raw))
+            context = validate(HostSessionContext, raw)
         else:
-            context = HostSessionContext(
-                host_id=raw.get("hostId"), entry_mode=raw.get("entryMode") or SPAWN_PROCESS
-            )
+            mode = cast("EntryMode", entry_mode or SPAWN_PROCESS)  # one of ENTRY_MODES
+            context = HostSessionContext(host_id=host or None, entry_mode=mode)
     except RecordError as exc:
         # The context is one flag: name it, and the place inside the JSON.
         where, message = exc.first()

@@ -1,6 +1,7 @@
 """Typed documents: every file okstra writes has one record that writes and reads it.
 
-Modules: `base` (the `Document` base), `inputs` (`run-inputs.json`), `run`
+Modules: `base` (the `Document` base), `inputs` (`run-inputs.json`), `host` (a host
+session context as hosts spell it), `setup` (a setup's `<setup>.runs.jsonl`), `run`
 (`run-manifest.json`, `lead-prompt.meta.json`), `mcp` (`mcp.json`), `task` (`task-manifest.json`,
 timeline events and `parse_event`, `project.json`, `runs.jsonl` rows), `resume` (`resume.json`) and
 `schema` (`SCHEMAS`, `json_schema(name)` for `okstra schema`).

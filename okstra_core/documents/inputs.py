@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..records import dataclass
-from ..request import HostSessionContext, RunRequest
+from ..request import RunRequest
 from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document
+from .host import older_spellings
 
 if TYPE_CHECKING:
     from pydantic import StrictStr
@@ -113,7 +114,7 @@ class RunInputs(RunRequest, Document):
         if isinstance(data, dict) and "inputs" in data and "taskType" not in data:
             data = _upgrade_inputs(data)
         if isinstance(data, dict) and isinstance(data.get("host"), dict):
-            data = {**data, "host": HostSessionContext.older_spellings(data["host"])}
+            data = {**data, "host": older_spellings(data["host"])}
         return data
 
     @classmethod

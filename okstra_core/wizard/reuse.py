@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..catalog.models import LEADER, Profile, RoleKind
 from ..errors import AnswerRefused, OkstraError
+from ..records import dataclass
 from ..resolver import blocker
 from ..vocabulary import CURRENT_SESSION
 from .base import make_prompt, refuse
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from ..tasks import RunRef, TaskEntry
 
 __all__ = [
+    "ReusedTeam",
     "current_task",
     "prefill_from_run",
     "reuse_applies",
@@ -69,50 +71,24 @@ def current_task(ctx: StepContext, state: WizardState) -> TaskEntry | None:
     )
 
 
-def _bad_inputs(ctx: StepContext, path: Path, field: str, expected: str) -> AnswerRefused:
-    return refuse(ctx, "bad_run_inputs", path=str(path), field=field, expected=expected)
+@dataclass(frozen=True, kw_only=True)
+class ReusedTeam:
+    """What a reuse takes from a run (`_reused`).
 
+    Attributes:
+        counts: the instance count of each role but the leader.
+        models: each role's model refs, in ordinal order.
+        directive: the run's directive ("" = none).
+        related_tasks: the run's related task keys.
+        whole_roster: the counts are the run's whole roster (read from its manifest),
+            so an optional role it did not have ran with none.
+    """
 
-def _pairs(ctx: StepContext, path: Path, field: str, raw: Any, *, integer: bool) -> Any:
-    """Accept both run-inputs shapes: a map, or prepare's `["role=value", …]` list."""
-    if isinstance(raw, list) and all(isinstance(item, str) and "=" in item for item in raw):
-        out: dict[str, Any] = {}
-        for item in raw:
-            role, _, value = item.partition("=")
-            role, value = role.strip(), value.strip()
-            if integer:
-                if not value.isdigit():
-                    raise _bad_inputs(ctx, path, field, "role=N entries")
-                out[role] = int(value)
-            else:
-                out.setdefault(role, []).append(value)
-        return out
-    return raw
-
-
-def _read_inputs(
-    ctx: StepContext, path: Path, inputs: Any
-) -> tuple[dict[str, int], dict[str, list[str]], str]:
-    """A run-inputs document's role counts, role models and directive, checked
-    (its related tasks are read by `_related`)."""
-    if not isinstance(inputs, dict):
-        raise _bad_inputs(ctx, path, "(root)", "a JSON object")
-    counts = _pairs(ctx, path, "roleCounts", inputs.get("roleCounts", {}), integer=True)
-    models = _pairs(ctx, path, "roleModels", inputs.get("roleModels", {}), integer=False)
-    directive = inputs.get("directive", "")
-    if not isinstance(counts, dict) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in counts.values()
-    ):
-        raise _bad_inputs(ctx, path, "roleCounts", "an object mapping roles to integers")
-    if not isinstance(models, dict) or not all(
-        isinstance(v, list) and all(isinstance(m, str) for m in v) for v in models.values()
-    ):
-        raise _bad_inputs(ctx, path, "roleModels", "an object mapping roles to model ref arrays")
-    if directive is None:
-        directive = ""
-    if not isinstance(directive, str):
-        raise _bad_inputs(ctx, path, "directive", "a string")
-    return counts, models, directive
+    counts: dict[str, int]
+    models: dict[str, list[str]]
+    directive: str = ""
+    related_tasks: tuple[str, ...] = ()
+    whole_roster: bool = False
 
 
 def _reuse_counts(
@@ -164,17 +140,15 @@ def _reuse_models(
                 record(model_step(role, ordinal), refs[ordinal - 1])
 
 
-def prefill_from_run(
-    ctx: StepContext, state: WizardState, inputs: Any, run: str, path: Path
-) -> None:
-    """Pre-fill counts, models and directive from a previous run's `run-inputs.json`.
+def prefill_from_run(ctx: StepContext, state: WizardState, reused: ReusedTeam, run: str) -> None:
+    """Pre-fill counts, models, directive and related tasks from a previous run.
 
     Each pre-filled value becomes an answered step with provenance `reused:<run>`, so it
     is listed and editable like any answer. Values that no longer fit the profile are
     skipped (those steps are asked); models that no longer fit are rewound, with the
     reason, when the next prompt is computed.
     """
-    counts, models, directive = _read_inputs(ctx, path, inputs)
+    directive = reused.directive
     provenance = f"reused:{run}"
     profile = ctx.profile(state.task_type)
     entries: list[AnsweredStep] = []
@@ -188,9 +162,8 @@ def prefill_from_run(
     state.role_models.clear()
     if state.host_entry_mode == CURRENT_SESSION:
         record(LEADER_SESSION, LEADER_SESSION_ANSWER)
-    whole = isinstance(inputs, dict) and inputs.get("wholeRoster") is True
-    _reuse_counts(profile, state, counts, record, whole)
-    _reuse_models(profile, state, models, record)
+    _reuse_counts(profile, state, reused.counts, record, reused.whole_roster)
+    _reuse_models(profile, state, reused.models, record)
     if directive.strip():
         state.directive = directive.strip()
         record(DIRECTIVE_PICK, WRITE_ANSWER)
@@ -198,16 +171,8 @@ def prefill_from_run(
     else:
         state.directive = ""
         record(DIRECTIVE_PICK, SKIP_ANSWER)
-    _reuse_related(ctx, state, _related(inputs), record)
+    _reuse_related(ctx, state, [k for k in reused.related_tasks if k], record)
     state.answered.extend(e for e in entries if not state.is_answered(e.step))
-
-
-def _related(inputs: Any) -> list[str]:
-    """The related task keys a reused run had (`relatedTasks`; [] when none or odd)."""
-    raw = inputs.get("relatedTasks") if isinstance(inputs, dict) else None
-    if not isinstance(raw, list):
-        return []
-    return [k for k in raw if isinstance(k, str) and k]
 
 
 def _reuse_related(
@@ -231,19 +196,14 @@ def _reuse_related(
         record(RELATED_TASKS_PICK, SKIP_ANSWER)
 
 
-def reuse_blocker(
-    ctx: StepContext, state: WizardState, inputs: Any, run: str, path: Path
-) -> str | None:
+def reuse_blocker(ctx: StepContext, state: WizardState, reused: ReusedTeam, run: str) -> str | None:
     """Why reusing that run's team leads to no complete team (None: it does not).
 
     The reused counts are what matters: reused models that no longer fit are rewound
     with the reason later, and asked again.
     """
     work = state.copy()
-    try:
-        prefill_from_run(ctx, work, inputs, run, path)
-    except AnswerRefused as exc:
-        return exc.message
+    prefill_from_run(ctx, work, reused, run)
     work.role_models = {}
     found = blocker(team_query(ctx, work, ctx.profile(work.task_type)).smallest())
     return None if found is None else found.advice
@@ -280,7 +240,7 @@ def _read_manifest(run: RunRef) -> RunManifest | None:
     return RunManifest.read(path)
 
 
-def _reused(inputs: RunInputs, manifest: RunManifest | None) -> dict[str, Any]:
+def _reused(inputs: RunInputs, manifest: RunManifest | None) -> ReusedTeam:
     """What a reuse takes from a run: the counts and models it ran with (the manifest's
     role executions bound at prepare, by role and ordinal; the inputs' explicit choices
     without a manifest), its directive and related tasks."""
@@ -301,13 +261,13 @@ def _reused(inputs: RunInputs, manifest: RunManifest | None) -> dict[str, Any]:
             kept = refs[: next((i for i, r in enumerate(refs) if r is None), len(refs))]
             if kept:
                 models[role] = [r for r in kept if r is not None]
-    return {
-        "roleCounts": counts,
-        "roleModels": models,
-        "directive": inputs.directive,
-        "relatedTasks": list(inputs.related_tasks),
-        "wholeRoster": manifest is not None,
-    }
+    return ReusedTeam(
+        counts=counts,
+        models=models,
+        directive=inputs.directive,
+        related_tasks=inputs.related_tasks,
+        whole_roster=manifest is not None,
+    )
 
 
 def reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
@@ -323,7 +283,7 @@ def reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
             why = exc.render()
         else:
             reused = _reused(inputs, manifest)
-            why = reuse_blocker(ctx, state, reused, run.name, run.inputs_path)
+            why = reuse_blocker(ctx, state, reused, run.name)
     options = tuple(
         Option(
             value=v,
@@ -359,5 +319,5 @@ def reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) 
         manifest = _read_manifest(run)
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
-    prefill_from_run(ctx, state, _reused(inputs, manifest), run.name, run.inputs_path)
+    prefill_from_run(ctx, state, _reused(inputs, manifest), run.name)
     return run.name

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from okstra_core.documents.host import older_spellings
 from okstra_core.records import RecordError, camel, validate
 from okstra_core.request import MAX_ROLE_COUNT, CurrentModel, HostSessionContext, RunRequest
 
@@ -117,7 +118,7 @@ def test_host_context_rules_and_older_spellings() -> None:
     with pytest.raises(RecordError) as caught:
         validate(HostSessionContext, {"currentModel": {"modelRef": ""}})
     assert _first(caught.value)[0] == ("currentModel", "modelRef")
-    older = HostSessionContext.older_spellings({"currentModelRef": "claude/opus-4.6"})
+    older = older_spellings({"currentModelRef": "claude/opus-4.6"})
     assert validate(HostSessionContext, older).current_model == CurrentModel(
         model_ref="claude/opus-4.6"
     )
