@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.models import Profile
+from ..documents.base import merged
 from ..errors import StateFileError
 from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
 from ..wizard.ids import (
@@ -38,7 +39,14 @@ from ..wizard.ids import (
     TASK_TYPE,
     WRITE_ANSWER,
 )
-from ..wizard.state import EXISTING_TASK, NEW_TASK, TASK_MODES
+from ..wizard.state import (
+    EXISTING_TASK,
+    NEW_TASK,
+    STATE_VERSION,
+    TASK_MODES,
+    VERSION_FIELD,
+    WizardState,
+)
 from .companions import source_record
 from .identity import TaskIdentity, task_identity
 from .lookup import EARLIER_DEFAULT_PROVIDER
@@ -55,7 +63,6 @@ from .shapes import (
     CONVERTED_V1,
     CONVERTED_V2,
     DEFAULT_HOST,
-    LEGACY_SOURCE_FIELD,
     STATIC_AFTER_ROLES,
     STATIC_BEFORE_ROLES,
     STATIC_STEP_FIELD,
@@ -192,18 +199,20 @@ def _lay_out(
                 step == REUSE_PREVIOUS and state["task_mode"] != EXISTING_TASK
             ):
                 answered.append(entry(step, answer, provenance))
-    state.update(
-        {
-            "executionIdentityVersion": 2,
-            "roleCounts": dict(choices.counts),
-            "roleModels": {role: list(refs) for role, refs in choices.models.items()},
-            "roleSelectionOrder": [step for step, _ in order],
-            "answered": answered,
-            "remembered_answers": {},
-            "revision": 0,
-            LEGACY_SOURCE_FIELD: source_record(source, sha256),
-        }
+    # The state's own fields, under their names in the file.
+    converted = merged(
+        None,
+        WizardState,
+        execution_identity_version=STATE_VERSION,
+        role_counts=dict(choices.counts),
+        role_models={role: list(refs) for role, refs in choices.models.items()},
+        role_selection_order=[step for step, _ in order],
+        answered=answered,
+        remembered_answers={},
+        revision=0,
+        legacy_source=source_record(source, sha256),
     )
+    state.update(converted)
     return state
 
 
@@ -242,7 +251,7 @@ def convert_v1(
     """
     source = Path(source)
     if not is_v1(raw):
-        raise StateFileError("not a v1 wizard state", path=source, field="executionIdentityVersion")
+        raise StateFileError("not a v1 wizard state", path=source, field=VERSION_FIELD)
     mixed = [name for name in V2_ROLE_FIELDS if name in raw]
     if mixed:
         raise StateFileError(

@@ -18,6 +18,7 @@ from ..errors import StateFileError, UsageError
 from ..records import dataclass, field
 from ..vocabulary import CURRENT_SESSION, SPAWN_PROCESS
 from ..wizard.ids import LEADER_SESSION, LEADER_SESSION_ANSWER, count_step, model_step
+from ..wizard.state import V2_ROLE_FIELDS
 from .lookup import (
     CRITIC_OFF,
     CROSS_VERIFICATION_ROLES,
@@ -286,13 +287,14 @@ def earlier_role_fields(
 ) -> tuple[dict[str, int], dict[str, list[str]], list[str]]:
     """`roleCounts`, `roleModels`, `roleSelectionOrder` of an earlier v2 file, type-checked."""
     raw, source = reader.raw, reader.source
-    counts = _earlier_counts(raw.get("roleCounts"), source)
-    models = _earlier_models(raw.get("roleModels"), source)
-    order = raw.get("roleSelectionOrder")
+    counts_field, models_field, order_field = V2_ROLE_FIELDS
+    counts = _earlier_counts(raw.get(counts_field), source)
+    models = _earlier_models(raw.get(models_field), source)
+    order = raw.get(order_field)
     if order is None:
         order = []
     if not isinstance(order, list) or not all(isinstance(s, str) for s in order):
-        raise _earlier_fail(source, "roleSelectionOrder", "an array of step ids")
+        raise _earlier_fail(source, order_field, "an array of step ids")
     answered = raw.get("answered")
     if isinstance(answered, list):
         for index, item in enumerate(answered):

@@ -35,7 +35,13 @@ from ..wizard.ids import (
 )
 
 # One list of v1 fields: the v2 loader refuses them next to a v2 version (mixed file).
-from ..wizard.state import CONVERTED_V1, V1_PROVIDER_FIELDS, V2_ROLE_FIELDS
+from ..wizard.state import (
+    CONVERTED_V1,
+    FILE_NAMES,
+    V1_PROVIDER_FIELDS,
+    V2_ROLE_FIELDS,
+    VERSION_FIELD,
+)
 
 __all__ = [
     "CONVERTED_V1",
@@ -54,7 +60,7 @@ __all__ = [
     "is_v1",
 ]
 
-LEGACY_SOURCE_FIELD = "legacySource"
+LEGACY_SOURCE_FIELD = FILE_NAMES["legacy_source"]
 CONVERTED_V2 = "converted:v2"
 
 # v1 step ids that v2 keeps as static steps, split around the role selection block.
@@ -144,9 +150,9 @@ def is_v1(raw: Mapping[str, Any]) -> bool:
         other value (2, an unknown version, a boolean, a string) is not v1; the
         engine refuses unknown versions by name.
     """
-    if "executionIdentityVersion" not in raw:
+    if VERSION_FIELD not in raw:
         return True
-    version = raw["executionIdentityVersion"]
+    version = raw[VERSION_FIELD]
     return version is None or (type(version) is int and version == 1)
 
 
@@ -158,7 +164,7 @@ def is_earlier_v2(raw: Mapping[str, Any]) -> bool:
     `selected_stages`, …). A file with neither is okstra's own and is validated as
     such (an unknown field there stays an error).
     """
-    version = raw.get("executionIdentityVersion")
+    version = raw.get(VERSION_FIELD)
     if type(version) is not int or version != 2:
         return False
     answered = raw.get("answered")

@@ -28,6 +28,7 @@ from ..wizard.context import StepContext
 from ..wizard.engine import advance, apply_answer, default_to_accept
 from ..wizard.ids import CONFIRM, CONFIRM_ANSWER, ROLE_MODEL_KIND, TASK_TYPE, parse_role_step
 from ..wizard.state import (
+    FILE_NAMES,
     AnsweredStep,
     WizardState,
     classify_version,
@@ -111,7 +112,7 @@ def load(
     if raw.get("confirmed") is True and not opened.resumed:
         # The earlier v2 shape left models to the defaults where `roleModels` has no
         # entry; a v1 file's empty fields were already read as the defaults.
-        named = raw.get("roleModels")
+        named = raw.get(FILE_NAMES["role_models"])
         state, more = _carry_confirmation(
             context, state, frozenset(named) if isinstance(named, dict) else None
         )
@@ -150,7 +151,7 @@ def _carry_confirmation(
             parsed = parse_role_step(prompt.id)
             role = parsed.role if parsed is not None else None
             if (
-                prompt.meta.get("stepKind") != ROLE_MODEL_KIND
+                prompt.step_kind != ROLE_MODEL_KIND
                 or default is None
                 or named is None
                 or role in named

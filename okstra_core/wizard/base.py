@@ -17,7 +17,7 @@ from ..errors import AnswerRefused
 from ..records import dataclass
 from .context import StepContext
 from .ids import StepKind
-from .prompt import Option, Prompt, PromptKind, PromptMeta
+from .prompt import Option, Prompt, PromptKind, PromptMeta, prompt_meta
 from .state import WizardState
 
 Applies = Callable[[StepContext, WizardState], bool]
@@ -95,8 +95,6 @@ def make_prompt(
             chosen = next((o for o in options if o.value == remembered), None)
             if chosen is not None and chosen.selectable:
                 default = remembered
-    full: PromptMeta = {"stepKind": step_kind}
-    full.update(meta or {})
     return Prompt(
         id=step_id,
         kind=kind,
@@ -105,7 +103,7 @@ def make_prompt(
         default=default,
         echo_template=echo_template(ctx, step_kind, **values),
         help=ctx.text.optional(f"{step_kind}.help", **values),
-        meta=full,
+        meta=prompt_meta(step_kind, meta),
     )
 
 

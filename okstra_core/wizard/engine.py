@@ -88,7 +88,7 @@ def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
 
 def default_to_accept(prompt: Prompt, state: WizardState) -> str | None:
     """The answer `accept_defaults` gives `prompt`, or None where a person must answer."""
-    kind = prompt.meta.get("stepKind")
+    kind = prompt.step_kind
     default = prompt.default
     if kind in ids.DEFAULTED_KINDS and prompt.kind == "text":
         return default  # a text step with a default (the run's base: the project's commit)

@@ -18,7 +18,7 @@ from ..errors import AnswerRefused, OkstraError
 from .context import StepContext
 from .engine import advance, apply_answer, progress
 from .ids import CONFIRM, EDIT_TARGET, ROLE_ADD_KIND, ROLE_COUNT_KIND
-from .prompt import Prompt, PromptMeta
+from .prompt import Prompt, prompt_meta
 from .state import WizardState
 
 __all__ = [
@@ -46,7 +46,7 @@ def groups_prompts(available_functions: Collection[str]) -> bool:
 
 
 def _groupable(prompt: Prompt) -> bool:
-    return prompt.kind == "pick" and prompt.meta.get("stepKind") in _GROUPED_KINDS
+    return prompt.kind == "pick" and prompt.step_kind in _GROUPED_KINDS
 
 
 def group_prompt(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
@@ -72,13 +72,12 @@ def group_prompt(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt
         questions.append(current)
     if len(questions) == 1:
         return prompt
-    meta: PromptMeta = {"stepKind": prompt.step_kind}
     return Prompt(
         id=prompt.id,
         kind="pick_group",
         label=ctx.text.get("group.title", count=len(questions)),
         help=ctx.text.get("group.help", steps=", ".join(q.id for q in questions)),
-        meta=meta,
+        meta=prompt_meta(prompt.step_kind),
         questions=tuple(questions),
     )
 

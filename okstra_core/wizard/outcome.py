@@ -22,7 +22,7 @@ from typing import Any, Literal
 from ..catalog.models import RoleKind
 from ..errors import OkstraError
 from ..plans import plan_stage_numbers
-from ..records import RecordError, config, dataclass, field
+from ..records import RecordError, config, dataclass, field, json_schema
 from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..setup_runs import runs_file
 from .confirm import Confirmation, ConfirmationLine, confirmation
@@ -104,24 +104,23 @@ def persist_actions(state_path: Path) -> tuple[PersistAction, ...]:
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class OutcomeViews:
+    """The views a consumer reads beside the request (`Outcome`'s `views`), typed: the
+    outcome's JSON Schema describes them by this record's (`_outcome_schema`)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    render_args: dict[str, str | list[str]]
+    render_argv: tuple[str, ...]
+    provenance: dict[str, str]
+
+
 def _outcome_schema(schema: dict[str, Any]) -> None:
-    # The views a consumer reads beside the request (`Outcome`'s `views`).
-    props = schema.setdefault("properties", {})
-    props["renderArgs"] = {
-        "title": "Renderargs",
-        "type": "object",
-        "additionalProperties": {
-            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
-        },
-    }
-    props["renderArgv"] = {"title": "Renderargv", "type": "array", "items": {"type": "string"}}
-    props["provenance"] = {
-        "title": "Provenance",
-        "type": "object",
-        "additionalProperties": {"type": "string"},
-    }
+    views = json_schema(OutcomeViews, mode="serialization")
+    schema.setdefault("properties", {}).update(views["properties"])
     required = schema.setdefault("required", [])
-    required.extend(k for k in ("renderArgs", "renderArgv", "provenance") if k not in required)
+    required.extend(k for k in views["required"] if k not in required)
 
 
 @dataclass(frozen=True, kw_only=True)

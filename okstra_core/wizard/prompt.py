@@ -39,6 +39,7 @@ __all__ = [
     "PromptMeta",
     "StaleMeta",
     "StepResult",
+    "prompt_meta",
 ]
 
 
@@ -102,6 +103,13 @@ _set = object.__setattr__
 
 def _no_meta() -> PromptMeta:
     return PromptMeta()
+
+
+def prompt_meta(step_kind: StepKind, facts: PromptMeta | None = None) -> PromptMeta:
+    """A prompt's meta: its step kind (`Prompt.step_kind` reads it), then `facts`."""
+    meta: PromptMeta = {"stepKind": step_kind}
+    meta.update(facts or {})
+    return meta
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import copy
 import dataclasses
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -62,7 +63,19 @@ V1_PROVIDER_FIELDS: frozenset[str] = frozenset(
         "reportWriterModel",
     }
 )
-V2_ROLE_FIELDS: tuple[str, ...] = ("roleCounts", "roleModels", "roleSelectionOrder")
+# The file's camelCase names of the state's fields (the seeds' naming), declared once:
+# the record's aliases, and the names readers of a file not yet checked look for.
+FILE_NAMES: Mapping[str, str] = {
+    "execution_identity_version": "executionIdentityVersion",
+    "role_counts": "roleCounts",
+    "role_models": "roleModels",
+    "role_selection_order": "roleSelectionOrder",
+    "legacy_source": "legacySource",
+}
+VERSION_FIELD = FILE_NAMES["execution_identity_version"]
+V2_ROLE_FIELDS: tuple[str, ...] = tuple(
+    FILE_NAMES[name] for name in ("role_counts", "role_models", "role_selection_order")
+)
 
 MIXED_VERSIONS = "mixed wizard state versions are not allowed"
 
@@ -119,24 +132,15 @@ class StaleNote:
     reason: StrictStr
 
 
-_ALIASES = {
-    "execution_identity_version": "executionIdentityVersion",
-    "role_counts": "roleCounts",
-    "role_models": "roleModels",
-    "role_selection_order": "roleSelectionOrder",
-    "legacy_source": "legacySource",
-}
-
-
 @dataclass(kw_only=True)
 class WizardState:
     """The whole persisted state of one wizard.
 
     Python names are snake_case; the file's names of the role fields are camelCase
-    (`_ALIASES`). Strict: a boolean is not a count, a number is not a string.
+    (`FILE_NAMES`). Strict: a boolean is not a count, a number is not a string.
     """
 
-    __pydantic_config__ = config(aliases=_ALIASES)
+    __pydantic_config__ = config(aliases=FILE_NAMES)
 
     execution_identity_version: Literal[2] = STATE_VERSION
     role_counts: dict[StrictStr, Annotated[StrictInt, Field(ge=0, le=MAX_ROLE_COUNT)]]
@@ -246,22 +250,22 @@ def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
         StateFileError: mixed versions, or an unknown `executionIdentityVersion`
             (field named; the caller adds the path).
     """
-    version = raw.get("executionIdentityVersion")
+    version = raw.get(VERSION_FIELD)
     has_v2 = any(name in raw for name in V2_ROLE_FIELDS)
     has_v1 = any(name in raw for name in V1_PROVIDER_FIELDS)
     if version is None:
         if has_v2:
-            raise StateFileError(MIXED_VERSIONS, field="executionIdentityVersion")
+            raise StateFileError(MIXED_VERSIONS, field=VERSION_FIELD)
         return 1
     # `True == 1` in Python: a boolean version is a wrong type, not version 1.
     if isinstance(version, bool) or not isinstance(version, int):
         raise StateFileError(
             f"unknown wizard state version {_as_json(version)}: expected 1 or 2",
-            field="executionIdentityVersion",
+            field=VERSION_FIELD,
         )
     if version == 1:
         if has_v2:
-            raise StateFileError(MIXED_VERSIONS, field="executionIdentityVersion")
+            raise StateFileError(MIXED_VERSIONS, field=VERSION_FIELD)
         return 1
     if version == STATE_VERSION:
         if has_v1:
@@ -270,7 +274,7 @@ def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
         return 2
     raise StateFileError(
         f"unknown wizard state version {_as_json(version)}: this okstra reads versions 1 and 2",
-        field="executionIdentityVersion",
+        field=VERSION_FIELD,
     )
 
 

@@ -44,7 +44,7 @@ from .ids import (
     WRITE_ANSWER,
     StepKind,
 )
-from .prompt import Option, Prompt
+from .prompt import Option, Prompt, prompt_meta
 from .reuse import current_task, reuse_applies, reuse_build, reuse_submit
 from .roles import check_complete_team, profile_blockers
 from .run_base import BASE_REF_STEP
@@ -471,7 +471,7 @@ def done_prompt(ctx: StepContext, state: WizardState) -> Prompt:
         label=ctx.text.get(key),
         echo_template="",
         help=ctx.text.optional("done.help"),
-        meta={"stepKind": DONE, "aborted": state.aborted, "confirmed": state.confirmed is True},
+        meta=prompt_meta(DONE, {"aborted": state.aborted, "confirmed": state.confirmed is True}),
     )
 
 
