@@ -20,7 +20,7 @@ from typing import Any
 
 from .catalog import GlobalConfig, load_global_config, parse_global_config
 from .catalog.models import ModelDefaults
-from .catalog.validate import model_defaults
+from .catalog.validate import CONFIG_KEYS, model_defaults
 from .environment import Environment
 from .errors import DataFileError, OkstraError
 from .paths import user_dirs
@@ -110,9 +110,10 @@ def load_earlier_defaults(env: Mapping[str, str] | None = None) -> ModelDefaults
     raw = read_json(path, what="earlier global config")
     if not isinstance(raw, dict):
         raise DataFileError("expected a JSON object", path=path)
-    if "modelDefaults" not in raw:
+    key = CONFIG_KEYS["model_defaults"]  # named as in config.json
+    if key not in raw:
         return ModelDefaults()
-    found = model_defaults(raw["modelDefaults"], path, earlier=True)
+    found = model_defaults(raw[key], path, earlier=True)
     return ModelDefaults(by_role=dict(found.by_role), source=str(path), notes=found.notes)
 
 

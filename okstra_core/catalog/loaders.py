@@ -43,6 +43,7 @@ from .models import (
     template_fields,
 )
 from .validate import (
+    CONFIG_KEYS,
     decode,
     describe,
     model_defaults,
@@ -489,7 +490,9 @@ def load_project_config(project_root: Path) -> ProjectConfig:
         )
     return ProjectConfig(
         project_id=project_id,
-        model_defaults=model_defaults(raw.get("modelDefaults", {}), path, earlier=True),
+        model_defaults=model_defaults(
+            raw.get(CONFIG_KEYS["model_defaults"], {}), path, earlier=True
+        ),
         raw=raw,
         path=path,
         data=data,

@@ -286,9 +286,10 @@ class ModelDefaults:
 
 @dataclass(frozen=True, kw_only=True)
 class GlobalConfig:
-    """`<config dir>/config.json`."""
+    """`<config dir>/config.json`: each field but `source` is a key of the file, named as
+    files name it (`modelDefaults`; `worktrees` holds `worktrees_dir`)."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = records.config(camel_case=True, aliases={"worktrees_dir": "worktrees"})
 
     model_defaults: ModelDefaults = field(default_factory=ModelDefaults)
     disabled_providers: tuple[StrictStr, ...] = ()

@@ -206,15 +206,10 @@ def _worktrees_dir(raw: dict[str, Any], path: Path) -> str | None:
     return directory
 
 
-_GLOBAL_CONFIG_KEYS = (
-    "modelDefaults",
-    "disabledProviders",
-    "language",
-    "theme",
-    "worktrees",
-    "team",
-    "notify",
-    "mcp",
+# The keys of config.json: its record's fields as files name them (`GlobalConfig`).
+CONFIG_KEYS = records.aliases_of(GlobalConfig)
+_GLOBAL_CONFIG_KEYS = tuple(
+    CONFIG_KEYS.get(f.name, f.name) for f in fields(GlobalConfig) if f.name != "source"
 )
 # `team`'s keys: (JSON name, field, type, lowest, highest).
 _TEAM_KEYS: tuple[tuple[str, str, type, int, int], ...] = (
@@ -285,7 +280,7 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
                 path=path,
                 field=key,
             )
-    disabled = raw.get("disabledProviders", [])
+    disabled = raw.get(CONFIG_KEYS["disabled_providers"], [])
     if not isinstance(disabled, list):
         raise DataFileError(
             f"expected an array of provider ids, got {describe(disabled, json=True)}",
@@ -315,7 +310,7 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
             f"expected true or false, got {describe(mcp, json=True)}", path=path, field="mcp"
         )
     return GlobalConfig(
-        model_defaults=model_defaults(raw.get("modelDefaults", {}), path),
+        model_defaults=model_defaults(raw.get(CONFIG_KEYS["model_defaults"], {}), path),
         disabled_providers=tuple(disabled),
         language=optional["language"],
         theme=optional["theme"],
