@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .documents.setup import SetupRun
-from .errors import DataFileError, UsageError
+from .errors import UsageError
 from .records import to_data
 from .store import append_line, read_lines
 
@@ -30,15 +30,8 @@ def runs_file(state_path: Path) -> Path:
 def launched_runs(state_path: Path) -> list[SetupRun]:
     """The runs prepared from this setup, oldest first (those whose directory still
     exists; a line that names no directory is passed over)."""
-    found: list[SetupRun] = []
-    for row in read_lines(runs_file(state_path)):
-        try:
-            run = SetupRun.parse(row)
-        except DataFileError:
-            continue
-        if Path(run.run_dir).is_dir():
-            found.append(run)
-    return found
+    found = (SetupRun.of_line(line) for line in read_lines(runs_file(state_path)))
+    return [run for run in found if run is not None and Path(run.run_dir).is_dir()]
 
 
 def setup_runs(state_path: Path) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ kept apart from the other documents so that reading it costs only this record.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..records import config, dataclass
 from .base import Document
@@ -41,6 +41,20 @@ class SetupRun(Document):
     at: StrictStr | None = None
     run_id: StrictStr | None = None
     run_dir: StrictStr
+
+    @classmethod
+    def of_line(cls, line: Any) -> SetupRun | None:
+        """A line of the file as read, or None when it names no directory; read without
+        pydantic (the app's first screen reads every setup's runs file). An `at` or a
+        `runId` that is not a text is read as none."""
+        if not isinstance(line, dict) or not isinstance(line.get("runDir"), str):
+            return None
+        at, run_id = line.get("at"), line.get("runId")
+        return cls(
+            at=at if isinstance(at, str) else None,
+            run_id=run_id if isinstance(run_id, str) else None,
+            run_dir=line["runDir"],
+        )
 
     @property
     def place(self) -> RunPlace:
