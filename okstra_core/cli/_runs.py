@@ -22,6 +22,7 @@ from ._runs_text import runs_text, status_text, stop_text
 
 if TYPE_CHECKING:
     from ..life.prune import PruneOutcome
+    from ..life.runs import RunRow
     from ..life.workers.observe import WorkerState
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
@@ -218,7 +219,7 @@ def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
     ), 0
 
 
-def _alive(row: Any) -> bool:
+def _alive(row: RunRow) -> bool:
     """The row's lead runs (what it is doing can be looked at)."""
     return row.lead is not None and row.lead.alive and row.info is not None
 
