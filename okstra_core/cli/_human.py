@@ -12,9 +12,15 @@ import io
 import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-Renderer = Callable[[Mapping[str, Any]], None]
+from ._model_replies import TeamRefused
+
+if TYPE_CHECKING:
+    from ._model_replies import ModelsReply, TeamReply
+
+# A command's text for people, from its result (a record, or a JSON object).
+Renderer = Callable[[Any], None]
 
 
 def _console() -> Any:
@@ -84,66 +90,61 @@ def text_table(
     return buffer.getvalue()
 
 
-def render_models(payload: Mapping[str, Any]) -> None:
+def render_models(reply: ModelsReply) -> None:
     """The model pool: one row per model, available or with why not."""
     console = _console()
-    role = payload.get("role")
+    role = reply.role
     console.print(
-        f"Models · host {payload.get('host')} · {payload.get('entryMode')} · "
-        f"availability for {payload.get('availabilityFor')}",
+        f"Models · host {reply.host} · {reply.entry_mode} · "
+        f"availability for {reply.availability_for}",
         style="bold",
     )
     table = _table(
         "Model ref", "Name", "Provider", "Available", "Roles, or why not" if not role else "Why not"
     )
-    for model in payload.get("models", []):
-        if model.get("available"):
+    for model in reply.models:
+        if model.available:
             mark = "[green]yes[/]"
-            note = ", ".join(model.get("availableFor") or []) if not role else ""
+            note = ", ".join(model.available_for) if not role else ""
         else:
             mark = "[red]no[/]"
-            note = str(model.get("reason") or "")
+            note = str(model.reason or "")
         table.add_row(
-            str(model.get("modelRef")),
-            str(model.get("display") or ""),
-            str(model.get("provider")),
-            mark,
-            note,
+            str(model.model_ref), str(model.display or ""), str(model.provider), mark, note
         )
     console.print(table)
 
 
-def render_team(payload: Mapping[str, Any]) -> None:
+def render_team(reply: TeamReply | TeamRefused) -> None:
     """A resolved team (role instance → model), or why no team exists."""
     console = _console()
-    if not payload.get("ok"):
-        console.print(f"No team: {payload.get('error')}", style="bold red", markup=False)
+    if isinstance(reply, TeamRefused):
+        refused = reply.error
+        console.print(f"No team: {refused.get('error')}", style="bold red", markup=False)
         for key, heading in (("candidates", "Candidates"), ("constraints", "Constraints")):
-            items = payload.get(key) or []
-            if items:
+            items = refused.get(key) or []
+            if isinstance(items, list | tuple) and items:
                 console.print(f"{heading}:", style="bold")
                 for item in items:
                     console.print(f"  {_describe(item)}", markup=False)
         return
     console.print(
-        f"Team for {payload.get('taskType')} · host {payload.get('host')} · "
-        f"{payload.get('entryMode')}",
-        style="bold",
+        f"Team for {reply.task_type} · host {reply.host} · {reply.entry_mode}", style="bold"
     )
     table = _table("Role", "#", "Duty", "Model ref", "Provider", "Runner", "Why")
-    for member in payload.get("team", []):
+    for member in reply.team:
         table.add_row(
-            str(member.get("role")),
-            str(member.get("ordinal")),
-            str(member.get("duty") or ""),
-            str(member.get("modelRef")),
-            str(member.get("provider")),
-            str(member.get("runner")),
-            str(member.get("provenance") or ""),
+            str(member.role),
+            str(member.ordinal),
+            str(member.duty or ""),
+            str(member.model_ref),
+            str(member.provider),
+            str(member.runner),
+            str(member.provenance or ""),
         )
     console.print(table)
-    for dynamic in payload.get("dynamicRoles", []):
-        console.print(f"  {dynamic.get('role')}: spawned at run time", markup=False)
+    for dynamic in reply.dynamic_roles:
+        console.print(f"  {dynamic.role}: spawned at run time", markup=False)
 
 
 def _describe(item: Any) -> str:

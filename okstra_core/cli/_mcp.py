@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..records import config, dataclass
 
 if TYPE_CHECKING:
     from ..launch.mcp import Host
@@ -22,6 +23,21 @@ HOST_CHOICES = ("claude", "codex", "gemini")
 # One `worker_wait` call's longest wait (seconds); see okstra_core/mcp/tools.py.
 DEFAULT_SLICE = 50.0
 MAX_SLICE = 3600.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpSnippet:
+    """`okstra mcp --print-config --json`: the host (`for`), the run, the server's
+    command, the snippet that adds it to the host and where that goes."""
+
+    __pydantic_config__ = config(camel_case=True, aliases={"host": "for"})
+
+    ok: bool = True
+    host: str
+    run_dir: Path
+    command: tuple[str, ...]
+    snippet: str
+    where: str
 
 
 def _slice(value: str) -> float:
@@ -80,7 +96,7 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=_mcp, human=_human)
 
 
-def _mcp(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _mcp(ns: argparse.Namespace) -> tuple[McpSnippet | dict[str, Any], int]:
     from ..environment import Environment
     from ..launch.mcp import server_for, snippet, where
     from ..launch.sheet import find_okstra
@@ -91,14 +107,13 @@ def _mcp(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     if ns.print_config:
         server = server_for(run_dir, find_okstra(environment))
         host: Host = ns.host or "claude"
-        return {
-            "ok": True,
-            "for": host,
-            "runDir": str(run_dir),
-            "command": list(server.argv),
-            "snippet": snippet(server, host),
-            "where": where(host),
-        }, 0
+        return McpSnippet(
+            host=host,
+            run_dir=run_dir,
+            command=tuple(server.argv),
+            snippet=snippet(server, host),
+            where=where(host),
+        ), 0
     if ns.host is not None or ns.json:
         raise UsageError("--for and --json apply to --print-config", field="--print-config")
     from ..mcp.server import serve  # the SDK: only when serving
@@ -107,11 +122,11 @@ def _mcp(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     return {"ok": True, "served": True}, 0
 
 
-def _human(payload: dict[str, Any]) -> None:
-    if payload.get("served"):
-        return  # stdout was the protocol's: nothing more goes there
+def _human(result: McpSnippet | dict[str, Any]) -> None:
+    if not isinstance(result, McpSnippet):
+        return  # served: stdout was the protocol's, nothing more goes there
     from ..display import inert
 
-    sys.stdout.write(payload["snippet"])
+    sys.stdout.write(result.snippet)
     sys.stdout.flush()
-    print(f"okstra: {inert(payload['where'])}", file=sys.stderr)
+    print(f"okstra: {inert(result.where)}", file=sys.stderr)

@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ..records import config, dataclass, to_data
 from ._human import add_json_flag, render_models, render_team
+from ._model_replies import DynamicRow, ModelRow, ModelsReply, TeamRefused, TeamReply, TeamRow
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..catalog.models import EntryMode, HostSpec
     from ..environment import Environment
 
-Payload = tuple[dict[str, Any], int]
 ENTRY_MODES = ("spawn-process", "current-session")
 
 
@@ -140,7 +138,7 @@ def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, En
     return environment, catalog, host, entry_mode, root.resolve()
 
 
-def _models(ns: argparse.Namespace) -> Payload:
+def _models(ns: argparse.Namespace) -> tuple[ModelsReply, int]:
     from ..pool import ModelPool
 
     environment, catalog, host, entry_mode, _ = _context(ns)
@@ -194,10 +192,10 @@ def _models(ns: argparse.Namespace) -> Payload:
         availability_for=f"role {role}" if role else "any role the model supports",
         models=tuple(rows),
     )
-    return to_data(reply), 0
+    return reply, 0
 
 
-def _team(ns: argparse.Namespace) -> Payload:
+def _team(ns: argparse.Namespace) -> tuple[TeamReply | TeamRefused, int]:
     from ..defaults import fallback_notes, load_scopes
     from ..errors import AssignmentResolutionError
     from ..pool import ModelPool
@@ -234,7 +232,7 @@ def _team(ns: argparse.Namespace) -> Payload:
         )
     except AssignmentResolutionError as exc:
         refused = TeamRefused(error=exc.to_json(), host=host.id, entry_mode=entry_mode)
-        return to_data(refused), exc.exit_code
+        return refused, exc.exit_code
     # A current-session leader whose model the host did not report: unknown, not invented.
     unknown = entry_mode == "current-session" and session.model_ref is None
     team = []
@@ -273,95 +271,4 @@ def _team(ns: argparse.Namespace) -> Payload:
             *fallback_notes(plan.assignments, pool, host, entry_mode),
         ),
     )
-    return to_data(reply), 0
-
-
-# ------------------------------------------------------------------------- replies
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelRow:
-    """One model of `okstra models`: what it is, and whether it can run (and why not)."""
-
-    __pydantic_config__ = config(camel_case=True)
-
-    model_ref: str
-    provider: str
-    display: str
-    execution: str
-    aliases: tuple[str, ...]
-    roles: tuple[str, ...]
-    available_for: tuple[str, ...]
-    available: bool
-    reason: str | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelsReply:
-    """`okstra models`: the pool, for one role or for any role."""
-
-    __pydantic_config__ = config(camel_case=True)
-
-    ok: Literal[True] = True
-    host: str
-    entry_mode: str
-    role: str | None
-    availability_for: str
-    models: tuple[ModelRow, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class TeamRow:
-    """One role instance of `okstra team`, bound to its model."""
-
-    __pydantic_config__ = config(camel_case=True)
-
-    role: str
-    ordinal: int
-    duty: str
-    provider: str
-    model_ref: str | None
-    model_id: str | None
-    display: str
-    execution: str
-    runner: str
-    host_model_value: str | None
-    provenance: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class DynamicRow:
-    """A role the lead spawns at run time."""
-
-    __pydantic_config__ = config()
-
-    role: str
-    duty: str
-    description: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class TeamReply:
-    """`okstra team`: the resolved team."""
-
-    __pydantic_config__ = config(camel_case=True)
-
-    ok: Literal[True] = True
-    task_type: str
-    host: str
-    entry_mode: str
-    team: tuple[TeamRow, ...]
-    dynamic_roles: tuple[DynamicRow, ...]
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class TeamRefused:
-    """`okstra team` when no team exists: the error (every failing candidate and
-    constraint), then the host and entry mode it was resolved for."""
-
-    __pydantic_config__ = config(camel_case=True, spread="error")
-
-    error: Mapping[str, object]
-    host: str
-    entry_mode: str
+    return reply, 0

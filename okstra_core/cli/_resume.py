@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..display import inert
 from ..errors import UsageError
 from ..records import to_data
+from ._run_replies import ResumeReply
 
 
 def _seconds(value: str) -> float:
@@ -79,7 +81,7 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=_resume, human=_resume_human)
 
 
-def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
     from ..environment import Environment
     from ..life.hints import next_steps
     from ..life.lead import read_run
@@ -99,66 +101,67 @@ def _resume(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         choose=ns.session_id,
         run_arg=ns.run,
     )
-    payload = to_data(outcome)
-    payload["lead"] = to_data(lead_status)
-    # What can work for this run now (`life.hints`), as `runs` and `status` offer it.
-    payload["nextSteps"] = list(next_steps(read_run(run_dir), lead_status))
-    if note is not None:
-        payload["notes"] = [note, *payload["notes"]]
+    reply = ResumeReply(
+        outcome=outcome,
+        notes=outcome.notes if note is None else (note, *outcome.notes),
+        lead=lead_status,
+        # What can work for this run now (`life.hints`), as `runs` and `status` offer it.
+        next_steps=next_steps(read_run(run_dir), lead_status),
+    )
     if not outcome.ok:
         if ns.exec_lead and ns.json:
             # The script of a pending sheet runs this: say it where a person looks too
             # (printed for people, the error goes there anyway).
-            print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
-        return payload, 1
+            print(f"okstra: {inert(reply.error)}", file=sys.stderr)
+        return reply, 1
     if ns.exec_lead:
         if lead_status.alive:
             where = lead_status.window_ref or f"pid {lead_status.process_id}"
-            payload.update(
-                ok=False,
-                error=f"the lead of {ns.run} is still running ({lead_status.backend} {where}): "
+            reply = replace(
+                reply,
+                refused=f"the lead of {ns.run} is still running ({lead_status.backend} {where}): "
                 f"attach to it with `okstra attach {ns.run}`, or stop it first with "
                 f"`okstra stop {ns.run}`",
             )
             if ns.json:
-                print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
-            return payload, 1
+                print(f"okstra: {inert(reply.error)}", file=sys.stderr)
+            return reply, 1
         try:
             command = exec_command(outcome, environment)
         except UsageError as exc:
-            payload.update(ok=False, error=exc.render())
-            return payload, 1
+            return replace(reply, refused=exc.render()), 1
         # The lead runs with okstra's environment plus the provider's own variables.
         env = {**environment.env, **command.env}
-        _run_resumed(ns, payload, run_dir, list(command.argv), command.cwd, env, environment)
-    return payload, 0
+        _run_resumed(ns, reply, run_dir, list(command.argv), command.cwd, env, environment)
+    return reply, 0
 
 
-def _resume_human(payload: dict[str, Any]) -> None:
-    sys.stdout.write(resume_text(payload))
+def _resume_human(reply: ResumeReply) -> None:
+    sys.stdout.write(resume_text(reply))
     sys.stdout.flush()
-    if payload.get("error"):
-        print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
+    if reply.error:
+        print(f"okstra: {inert(reply.error)}", file=sys.stderr)
 
 
-def resume_text(payload: dict[str, Any]) -> str:
+def resume_text(reply: ResumeReply) -> str:
     """`okstra resume` for people: the run, its lead, and the exact command to resume."""
     from ..life.project import place_of
 
-    place = place_of(Path(payload["runDir"]))
-    lead = payload.get("lead") or {}
-    lines = [f"run      {inert(place.ref if place else payload['runDir'])}"]
-    for entry in payload["participants"]:
-        if entry.get("role") != "leader":
+    run_dir = reply.outcome.run_dir
+    place = place_of(Path(run_dir))
+    lines = [f"run      {inert(place.ref if place else run_dir)}"]
+    for entry in reply.outcome.sheet.entries:
+        if entry.role != "leader":
             continue
-        session = entry.get("sessionId") or "not known yet"
+        shown = entry.to_document()
+        session = shown.session_id or "not known yet"
         lines.append(
-            f"lead     {inert(entry.get('cli'))} · {inert(entry.get('model'))} · "
-            f"session {inert(session)} ({inert(entry.get('status'))})"
+            f"lead     {inert(shown.cli)} · {inert(shown.model)} · "
+            f"session {inert(session)} ({inert(shown.status)})"
         )
-    if lead.get("label"):
-        lines.append(f"status   {inert(lead['label'])}")
-    steps = payload.get("nextSteps") or []
+    if reply.lead.label():
+        lines.append(f"status   {inert(reply.lead.label())}")
+    steps = reply.next_steps
     resume = [s for s in steps if s.startswith("okstra resume")]
     for step in resume:
         lines.append(f"resume   {inert(step)}")
@@ -167,13 +170,13 @@ def resume_text(payload: dict[str, Any]) -> str:
             lines.append(f"{step.split()[1]:<9}{inert(step)}")
     if not steps:
         lines.append("resume   nothing to resume now (see `okstra status`)")
-    lines += [f"note     {inert(note)}" for note in payload.get("notes") or ()]
+    lines += [f"note     {inert(note)}" for note in reply.notes]
     return "\n".join(lines) + "\n"
 
 
 def _run_resumed(
     ns: argparse.Namespace,
-    payload: dict[str, Any],
+    reply: ResumeReply,
     run_dir: Path,
     argv: list[str],
     cwd: Path,
@@ -191,9 +194,9 @@ def _run_resumed(
     from . import emit
 
     if ns.json:
-        emit(payload)
+        emit(to_data(reply))
     else:
-        _resume_human(payload)
+        _resume_human(reply)
     try:
         code, _ = run_foreground(
             run_dir,

@@ -12,12 +12,18 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..display import inert
 from ..errors import OkstraError, UsageError
 from ..records import to_data
-from ._human import text_table
+from ._run_replies import ListedRun, RunsReply, RunStatus, StopReply
+from ._runs_text import runs_text, status_text, stop_text
+
+if TYPE_CHECKING:
+    from ..life.prune import PruneOutcome
+    from ..life.runs import RunRow
+    from ..life.workers.observe import WorkerState
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 
@@ -174,7 +180,7 @@ def _limit(text: str) -> int:
 # --------------------------------------------------------------------------- runs
 
 
-def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
     from ..environment import Environment
     from ..life.index import note_of as index_note
     from ..life.runs import all_runs, newest_runs
@@ -199,21 +205,23 @@ def _runs(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         root = _project(ns.project_root, environment)
         rows, total = newest_runs(root, environment, limit)
     notes = [] if root is None else [n for n in (index_note(root),) if n is not None]
-    listed = [to_data(row.at(now)) for row in rows]
-    for row, shown in zip(rows, listed, strict=True):
-        alive = row.lead is not None and row.lead.alive and row.info is not None
-        shown["activity"] = _activity(row.info, row.lead, environment) if alive else None
-        shown["workers"] = team_states(row.run_dir, environment) if row.state == "ok" else {}
-        shown["watcher"] = to_data(watcher_of(row.run_dir))
-    return {
-        "ok": True,
-        "all": bool(ns.all),
-        "projectRoot": str(root) if root else None,
-        "runs": listed,
-        "total": total,
-        "more": total - len(listed),
-        "notes": notes,
-    }, 0
+    listed = tuple(
+        ListedRun(
+            row=row.at(now),
+            activity=_activity(row.info, row.lead, environment) if _alive(row) else None,
+            workers=team_states(row.run_dir, environment) if row.state == "ok" else {},
+            watcher=watcher_of(row.run_dir),
+        )
+        for row in rows
+    )
+    return RunsReply(
+        all=bool(ns.all), project_root=root, runs=listed, total=total, notes=tuple(notes)
+    ), 0
+
+
+def _alive(row: RunRow) -> bool:
+    """The row's lead runs (what it is doing can be looked at)."""
+    return row.lead is not None and row.lead.alive and row.info is not None
 
 
 def _project(start: str, environment: Any) -> Path:
@@ -228,63 +236,17 @@ def _project(start: str, environment: Any) -> Path:
         raise UsageError(f"{exc.message}; `okstra runs --all` lists every project's runs") from None
 
 
-def _runs_human(payload: dict[str, Any]) -> None:
-    for note in payload.get("notes") or ():
-        print(f"okstra: note: {inert(note)}", file=sys.stderr, flush=True)
-    _print(_runs_human_text(payload))
-
-
-def _runs_human_text(payload: dict[str, Any]) -> str:
-    from ..display import age
-
-    if "removed" in payload:
-        return _prune_text(payload)
-    runs = payload["runs"]
-    if not runs:
-        where = (
-            "any project" if payload["all"] else f"this project ({inert(payload['projectRoot'])})"
-        )
-        return f"no runs in {where}\n"
-    from ..life.workers.summary import summary
-
-    headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "WORKERS", "WATCHER", "AGE"]
-    if payload["all"]:
-        headers.append("PROJECT")
-    rows = []
-    for run in runs:
-        lead = run["leadStatus"] + (f" ({run['activity']})" if run.get("activity") else "")
-        if run["problem"] is not None:
-            lead = f"{lead}: {run['problem']}"
-        elif run.get("note"):
-            lead = f"{lead} (note: {run['note']})"
-        row = [
-            run["runId"],
-            run["taskKey"],
-            run["taskType"] or "-",
-            "?" if (size := run["teamSize"]) is None else str(size),
-            run["backend"] or "-",
-            lead,
-            summary(run.get("workers") or {}),
-            (run.get("watcher") or {}).get("state") or "-",
-            age(run["ageSeconds"]),
-        ]
-        if payload["all"]:
-            row.append(run["projectRoot"] or "?")
-        rows.append(row)
-    more = payload.get("more") or 0
-    if not more:
-        return text_table(headers, rows, fold=("LEAD",))
-    older = "older run" if more == 1 else "older runs"
-    return (
-        text_table(headers, rows, fold=("LEAD",))
-        + f"… {more:,} {older} not shown (--limit 0 lists every run)\n"
-    )
+def _runs_human(result: RunsReply | PruneOutcome) -> None:
+    if isinstance(result, RunsReply):
+        for note in result.notes:
+            print(f"okstra: note: {inert(note)}", file=sys.stderr, flush=True)
+    _print(runs_text(result))
 
 
 # --------------------------------------------------------------------------- prune
 
 
-def _prune(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
+def _prune(ns: argparse.Namespace, environment: Any) -> tuple[PruneOutcome, int]:
     """`runs --prune`: ask first on a terminal; headless, `--yes` is required."""
     from ..life.prune import Leftover, PruneOutcome, leftovers, prune, prune_worktrees
 
@@ -314,11 +276,10 @@ def _prune(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], in
                 Leftover(place=lo.place, kept=lo.kept or "not removed: you did not confirm")
                 for lo in found
             )
-            return to_data(PruneOutcome(project_root=root, kept=kept)), 0
+            return PruneOutcome(project_root=root, kept=kept), 0
     outcome = prune(root)
     outcome = replace(outcome, worktrees=prune_worktrees(root, stale, environment.env))
-    payload = to_data(outcome)
-    return payload, 0 if payload["ok"] else 1
+    return outcome, 0 if outcome.ok else 1
 
 
 def stale_worktrees(root: Path, environment: Any) -> list[tuple[Path, str]]:
@@ -332,41 +293,31 @@ def stale_worktrees(root: Path, environment: Any) -> list[tuple[Path, str]]:
     return gone_worktrees(root, project_id_of(root), where, environment.env)
 
 
-def _prune_text(payload: dict[str, Any]) -> str:
-    lines = [f"removed  {inert(path)}" for path in payload["removed"]]
-    lines += [f"removed  {inert(path)} (worktree of a gone run)" for path in payload["worktrees"]]
-    lines += [f"kept     {inert(k['runDir'])}: {inert(k['why'])}" for k in payload["kept"]]
-    if not lines:
-        lines = [f"no incomplete run directories in {inert(payload['projectRoot'])}"]
-    return "\n".join(lines) + "\n"
-
-
 # --------------------------------------------------------------------------- status
 
 
-def _last_lines(timeline: Path, run_id: str) -> tuple[list[str], str | None]:
+def _last_lines(timeline: Path, run_id: str) -> tuple[tuple[str, ...], str | None]:
     """The last lines of the run's last `lead-exited` event (strings only, bounded)."""
+    from ..documents.views import LeadExitGlance
     from ..store import read_log
 
     try:
         records = read_log(timeline, what="task timeline").records
     except OkstraError as exc:
-        return [], f"its last lines cannot be read: {exc.render()}"
-    last: Any = None
+        return (), f"its last lines cannot be read: {exc.render()}"
+    last: LeadExitGlance | None = None
     for record in records:
-        if (
-            isinstance(record, dict)
-            and record.get("runId") == run_id
-            and record.get("event") == "lead-exited"
-        ):
-            last = record
-    lines = last.get("lastLines") if isinstance(last, dict) else None
+        glance = LeadExitGlance.of(record)
+        if glance is not None and glance.run_id == run_id and glance.event == "lead-exited":
+            last = glance
+    lines = last.last_lines if last is not None else None
     if not isinstance(lines, list):
-        return [], None
-    return [line[:_MAX_LINE] for line in lines if isinstance(line, str)][-_LAST_LINES:], None
+        return (), None
+    kept = [line[:_MAX_LINE] for line in lines if isinstance(line, str)]
+    return tuple(kept[-_LAST_LINES:]), None
 
 
-def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _status(ns: argparse.Namespace) -> tuple[RunStatus, int]:
     from ..environment import Environment
     from ..life.locate import locate_run
     from ..life.project import place_of
@@ -379,17 +330,20 @@ def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     if place is None:  # locate_run gives run directories of a project only
         raise UsageError(f"not a run directory of a project: {run_dir}", field="<run>")
     code = _wait_for_lead(ns, run_dir, environment)
-    row = run_row(place, environment)
-    payload = {"ok": True, **to_data(row.at(environment.now())), "lastLines": []}
+    row = run_row(place, environment).at(environment.now())
+    last_lines: tuple[str, ...] = ()
     if row.lead is not None and row.lead.ended:
-        payload["lastLines"], note = _last_lines(place.task_root / "timeline.jsonl", place.name)
-        if note is not None and payload["note"] is None:
-            payload["note"] = note
-    alive = row.lead is not None and row.lead.alive and row.info is not None
-    payload["activity"] = _activity(row.info, row.lead, environment) if alive else None
-    payload["workers"] = _team(run_dir, environment) if row.problem is None else []
-    payload["watcher"] = to_data(watcher_of(run_dir))
-    return payload, code
+        last_lines, note = _last_lines(place.task_root / "timeline.jsonl", place.name)
+        if note is not None and row.note is None:
+            row = replace(row, note=note)
+    status = RunStatus(
+        row=row,
+        last_lines=last_lines,
+        activity=_activity(row.info, row.lead, environment) if _alive(row) else None,
+        workers=_team(run_dir, environment) if row.problem is None else (),
+        watcher=watcher_of(run_dir),
+    )
+    return status, code
 
 
 def _wait_for_lead(ns: argparse.Namespace, run_dir: Path, environment: Any) -> int:
@@ -414,65 +368,16 @@ def _activity(run: Any, lead: Any, environment: Any) -> str | None:
     return seen.state if seen is not None else None
 
 
-def _team(run_dir: Path, environment: Any) -> list[dict[str, Any]]:
+def _team(run_dir: Path, environment: Any) -> tuple[WorkerState, ...]:
     """The run's workers (`okstra worker status`): a look records ends nobody saw
     (on a read-only project, or while the run is locked, it only looks)."""
     from ..life.actions import team_status
 
-    workers = to_data(team_status(run_dir, environment))["workers"]
-    return [w for w in workers if not w["leader"]]
+    return tuple(w for w in team_status(run_dir, environment).workers if not w.leader)
 
 
-def _status_human(payload: dict[str, Any]) -> None:
-    _print(_status_human_text(payload))
-
-
-def _status_human_text(payload: dict[str, Any]) -> str:
-    from ..life.workers.usage import usage_shown
-
-    lead = payload["lead"] or {}
-    team = payload["teamSize"] if payload["teamSize"] is not None else "?"
-    kind = inert(payload["taskType"] or "?")
-    lines = [f"run      {inert(payload['run'])}  ({kind}, team of {team})"]
-    if payload["problem"] is not None:
-        lines.append(f"lead     {payload['leadStatus']}: {inert(payload['problem'])}")
-    else:
-        where = lead.get("windowRef") or (
-            f"pid {lead['processId']}" if lead.get("processId") else None
-        )
-        lines.append(
-            f"lead     {inert(payload['leadStatus'])}"
-            + (f" ({payload['activity']})" if payload.get("activity") else "")
-            + (f" — {inert(lead['backend'])}" if lead.get("backend") else "")
-            + (f" {inert(where)}" if where else "")
-        )
-    if lead.get("sessionId"):
-        lines.append(f"session  {inert(lead['sessionId'])}")
-    if lead.get("exitedAt"):
-        lines.append(f"ended    {inert(lead['exitedAt'])}")
-    if lead.get("detail"):
-        lines.append(f"note     {inert(lead['detail'])}")
-    if payload.get("note"):
-        lines.append(f"note     {inert(payload['note'])}")
-    lines.append(f"dir      {inert(payload['runDir'])}")
-    watcher = payload.get("watcher") or {}
-    if watcher.get("state") not in (None, "not started"):
-        told = ", ".join(watcher.get("events") or ()) or "nothing"
-        lines.append(f"watcher  {inert(watcher['state'])} (tells {inert(told)})")
-    # Only what can work for this run: `attach` with a window, `resume` with an id.
-    for step in payload["nextSteps"]:
-        lines.append(f"{step.split()[1]:<9}{inert(step)}")
-    for worker in payload.get("workers") or ():
-        state = worker["activity"] if worker["state"] == "running" else None
-        shown = f"{worker['short']}  {state or worker['status']}  {worker['modelRef'] or ''}"
-        shown += f"  usage {usage_shown(worker.get('usage'))}"
-        if worker.get("activityDetail"):
-            shown += f"  ({worker['activityDetail']})"
-        lines.append(f"worker   {inert(shown)}")
-    if payload["lastLines"]:
-        lines.append("last lines of its window:")
-        lines += [f"  | {inert(line)}" for line in payload["lastLines"]]
-    return "\n".join(lines) + "\n"
+def _status_human(status: RunStatus) -> None:
+    _print(status_text(status))
 
 
 # --------------------------------------------------------------------------- attach
@@ -556,7 +461,7 @@ def _attach_human_text(payload: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- stop
 
 
-def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _stop(ns: argparse.Namespace) -> tuple[StopReply, int]:
     from ..environment import Environment
     from ..life.actions import team_stop
     from ..life.locate import locate_run
@@ -564,35 +469,17 @@ def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     environment = Environment.real()
     run_dir = locate_run(ns.run, Path.cwd(), environment.env)
     outcome = team_stop(run_dir, environment, grace=ns.grace, lead_only=ns.lead_only)
-    # The lead's stop, then the team's: `ok`, `workers` and (when the run manifest
-    # is damaged) `workersNotRead`, as the typed outcome names them.
-    team = {k: v for k, v in to_data(outcome).items() if k != "lead" and v is not None}
-    payload = to_data(outcome.lead) | team
-    payload["leadOk"] = outcome.lead.ok
-    return payload, 0 if outcome.ok else 1
-
-
-def _stop_human(payload: dict[str, Any]) -> None:
-    _print(_stop_human_text(payload))
-
-
-def _stop_human_text(payload: dict[str, Any]) -> str:
-    workers = "".join(
-        inert(f"okstra: stopped {w['worker']['short']}: now {w['worker']['status']}") + "\n"
-        for w in payload.get("workers") or ()
+    # The lead's stop, then the team's (as the typed outcome names them).
+    reply = StopReply(
+        lead=outcome.lead,
+        ok=outcome.ok,
+        workers=outcome.workers,
+        workers_not_read=outcome.workers_not_read,
+        watcher=outcome.watcher,
+        lead_ok=outcome.lead.ok,
     )
-    not_read = payload.get("workersNotRead")
-    if not_read:
-        workers += inert(f"okstra: no worker was stopped: {not_read}") + "\n"
-    run = inert(payload["run"])
-    label = inert(payload["lead"]["label"])
-    if not payload["wasRunning"]:
-        return f"okstra: the lead of {run} is not running ({label})\n" + workers
-    if not payload["leadOk"]:
-        return f"okstra: the lead of {run} is still running ({label})\n" + workers
-    steps = inert(", ".join(payload["steps"]))
-    return (
-        f"okstra: stopped the lead of {run} ({label}): {steps}\n"
-        + workers
-        + f"okstra: to resume it: {inert(payload['resumeCommand'])}\n"
-    )
+    return reply, 0 if outcome.ok else 1
+
+
+def _stop_human(reply: StopReply) -> None:
+    _print(stop_text(reply))

@@ -19,15 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..documents.views import ManifestGlance
 from ..errors import DataFileError, OkstraError
 from ..launch.sheet import check_session_id
 from ..processes import process
 from ..records import dataclass, field
 from ..store import read_json
 from ..tasks import RUN_MANIFEST, TIMELINE
-from .report import load_run_manifest, manifest_path
+from .report import manifest_path, read_run_manifest
 
 if TYPE_CHECKING:
+    from ..documents.run import RunManifest
     from .index import IndexRow
 
 LEADER_REF = "participant-001"
@@ -241,38 +243,27 @@ class RunInfo:
         return self.run_dir.parent.parent / TIMELINE
 
 
-def _listed(manifest: Mapping[str, Any], key: str) -> list[Any]:
-    top = manifest.get(key)
-    if isinstance(top, list):
-        return top
-    nested = manifest.get("executionManifest")
-    inner = nested.get(key) if isinstance(nested, Mapping) else None
-    return inner if isinstance(inner, list) else []
+def _no_leader(path: Path) -> DataFileError:
+    return DataFileError(f"no participant {LEADER_REF}", path=path, field="participants")
 
 
-def leader_of(manifest: Mapping[str, Any], *, path: Path) -> dict[str, Any]:
-    """The leader participant (`participant-001`) of a run manifest.
-
-    Raises:
-        DataFileError: the manifest has no such participant.
-    """
-    for item in _listed(manifest, "participants"):
-        if isinstance(item, dict) and item.get("participantRef") == LEADER_REF:
-            return item
-    raise DataFileError(f"no participant {LEADER_REF}", path=path, field="participants")
-
-
-def _loose(run_dir: Path, problem: DataFileError) -> tuple[Path, dict[str, Any]]:
-    """A manifest its model refuses, read as plain JSON when it still names a leader."""
+def _loose(run_dir: Path, problem: DataFileError) -> tuple[Path, ManifestGlance, dict[str, Any]]:
+    """A manifest its model refuses, glanced at when it still names a leader (the
+    leader participant as read)."""
     path = manifest_path(run_dir)
     try:
         data = read_json(path, what="run manifest", follow=False)
     except OkstraError:
         raise problem from None
-    if not isinstance(data, dict) or data.get("executionIdentityVersion") != 2:
+    if not isinstance(data, dict):
         raise problem
-    leader_of(data, path=path)
-    return path, data
+    glance = ManifestGlance.of(data)
+    if glance.execution_identity_version != 2:
+        raise problem
+    leader = glance.participant(LEADER_REF)
+    if leader is None:
+        raise _no_leader(path)
+    return path, glance, leader
 
 
 def _project_root(value: object) -> Path | None:
@@ -292,26 +283,32 @@ def read_run(run_dir: Path) -> RunInfo:
         DataFileError: no run manifest, not JSON, not version 2, or no leader.
     """
     damage: tuple[str, ...] = ()
+    manifest: RunManifest | ManifestGlance
     try:
-        path, manifest = load_run_manifest(run_dir)
+        path, manifest = read_run_manifest(run_dir)
     except DataFileError as exc:
-        path, manifest = _loose(run_dir, exc)
+        path, manifest, leader = _loose(run_dir, exc)
         damage = (_cut(exc.message if not exc.field else f"{exc.field}: {exc.message}"),)
-    leader = leader_of(manifest, path=path)
+    else:
+        participant = manifest.participant(LEADER_REF)
+        if participant is None:
+            raise _no_leader(path)
+        leader = participant.dump()
+    executions = manifest.role_executions
     return RunInfo(
         run_dir=path.parent,
         manifest_path=path,
-        run_id=_text(manifest.get("runId"), 200) or path.parent.name,
-        task_key=_text(manifest.get("taskKey"), 200) or "",
-        task_type=_text(manifest.get("taskType"), 200) or "",
-        project_root=_project_root(manifest.get("projectRoot")),
-        created_at=parse_time(manifest.get("createdAt")),
-        team_size=len(_listed(manifest, "roleExecutions")),
-        entry_mode=_text(manifest.get("entryMode"), 64) or "",
+        run_id=_text(manifest.run_id, 200) or path.parent.name,
+        task_key=_text(manifest.task_key, 200) or "",
+        task_type=_text(manifest.task_type, 200) or "",
+        project_root=_project_root(manifest.project_root),
+        created_at=parse_time(manifest.created_at),
+        team_size=len(executions) if isinstance(executions, list | tuple) else 0,
+        entry_mode=_text(manifest.entry_mode, 64) or "",
         leader=leader,
         lead=read_leader(leader),
         damage=damage,
-        minted_session_id=_str_or_none(_session(manifest.get("leadSessionId"))[0]),
+        minted_session_id=_str_or_none(_session(manifest.lead_session_id)[0]),
     )
 
 

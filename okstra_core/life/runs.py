@@ -15,11 +15,11 @@ import heapq
 import os
 import re
 from collections import Counter
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..documents.views import IndexEntryGlance
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError
 from ..paths import user_dirs
@@ -423,11 +423,11 @@ def _index_stamp(created_at: str | None) -> float:
         return 0.0
 
 
-def _index_place(record: object) -> RunPlace | None:
+def _index_place(record: IndexEntryGlance | None) -> RunPlace | None:
     """The run directory an index record names, if it is one of a project (else None)."""
-    if not isinstance(record, dict):
+    if record is None:
         return None
-    raw = record.get("runDir")
+    raw = record.run_dir
     if not isinstance(raw, str) or not os.path.isabs(raw) or len(raw) > MAX_ARG or "\0" in raw:
         return None
     lexical = Path(os.path.normpath(raw))
@@ -436,8 +436,8 @@ def _index_place(record: object) -> RunPlace | None:
     return place_of(lexical)
 
 
-def _index_time(record: Mapping[str, Any]) -> datetime | None:
-    value = record.get("at")
+def _index_time(record: IndexEntryGlance) -> datetime | None:
+    value = record.at
     if not isinstance(value, str) or len(value) > 64:
         return None
     try:
@@ -455,10 +455,11 @@ def all_runs(environment: Environment) -> list[RunRow]:
     check is a damaged row, its files unread.
     """
     index = user_dirs(environment.env).runs_index
-    seen: dict[Path, tuple[RunPlace, dict[str, Any]]] = {}
-    for record in read_log(index, what="runs index").records:
+    seen: dict[Path, tuple[RunPlace, IndexEntryGlance]] = {}
+    for line in read_log(index, what="runs index").records:
+        record = IndexEntryGlance.of(line)
         place = _index_place(record)
-        if place is not None:
+        if place is not None and record is not None:
             seen[place.path] = (place, record)
     safe = safe_directories(environment.env)
     rows: list[RunRow] = []

@@ -1,0 +1,95 @@
+"""Glances: what okstra still reads of a file its document refuses.
+
+A run manifest a person (or an older okstra) left in a shape its model refuses, a
+timeline line that is not a whole event: `okstra runs` and `status` still show what
+they can of it, each value checked where it is used (`life.runinfo` bounds every field
+it takes). A glance names the keys it reads once, as its fields (camelCase in files);
+any other key is ignored, and no value is trusted for its type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..records import config, dataclass, validate
+from .run import RunManifest
+
+__all__ = ["IndexEntryGlance", "LeadExitGlance", "ManifestGlance", "ParticipantGlance"]
+
+_GLANCE = config(camel_case=True, extra="ignore")
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeadExitGlance:
+    """A `timeline.jsonl` line as `okstra status` reads a lead's end from it: which
+    event, of which run, and the last lines of its window (each value as written)."""
+
+    __pydantic_config__ = _GLANCE
+
+    event: Any = None
+    run_id: Any = None
+    last_lines: Any = None
+
+    @classmethod
+    def of(cls, record: object) -> LeadExitGlance | None:
+        """The glance of a decoded line (None when it is no JSON object)."""
+        return validate(cls, record) if isinstance(record, dict) else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexEntryGlance:
+    """A line of the central `runs.jsonl` (`RunsIndexRow`) as `okstra runs --all`
+    reads it: the run directory it names and when it was written (each as written)."""
+
+    __pydantic_config__ = _GLANCE
+
+    run_dir: Any = None
+    at: Any = None
+
+    @classmethod
+    def of(cls, record: object) -> IndexEntryGlance | None:
+        """The glance of a decoded line (None when it is no JSON object)."""
+        return validate(cls, record) if isinstance(record, dict) else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParticipantGlance:
+    """A participant of a run manifest its model refuses: its ref (as written)."""
+
+    __pydantic_config__ = _GLANCE
+
+    participant_ref: Any = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ManifestGlance:
+    """A run manifest its model refuses (`RunManifest`), in this version's layout (the
+    previous one upgraded by the manifest's own `_upgrade`): the run's names and times,
+    its participants (each as read) and how many role executions it lists."""
+
+    __pydantic_config__ = _GLANCE
+
+    execution_identity_version: Any = None
+    run_id: Any = None
+    task_key: Any = None
+    task_type: Any = None
+    project_root: Any = None
+    created_at: Any = None
+    entry_mode: Any = None
+    lead_session_id: Any = None
+    participants: Any = None
+    role_executions: Any = None
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> ManifestGlance:
+        """The glance of a decoded manifest (a JSON object)."""
+        return validate(cls, RunManifest._upgrade(dict(data)))
+
+    def participant(self, ref: str) -> dict[str, Any] | None:
+        """The participant `ref` as read (the first listed with that ref), or None."""
+        items = self.participants if isinstance(self.participants, list) else []
+        for item in items:
+            if isinstance(item, dict) and validate(ParticipantGlance, item).participant_ref == ref:
+                return item
+        return None
