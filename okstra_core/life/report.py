@@ -226,8 +226,8 @@ def usage_cell(row: Mapping[str, Any]) -> str:
 
 
 def _usage_cell(row: RoleRow) -> str:
-    """`usage_cell` of a row."""
-    return usage_text(row.used.usage) if row.used is not None and row.used.turns else NOTHING
+    """`usage_cell` of a row (`used` is there once it ran a turn)."""
+    return usage_text(row.used.usage) if row.used is not None else NOTHING
 
 
 def _cell(value: Any) -> str:
@@ -266,7 +266,7 @@ def roles_markdown(rows: Sequence[RoleRow], run_usage: RunUsage | None = None) -
             + " | ".join(_cell(value) for value in (*cells, r.outcome))
             + f" | {_cell(branch)} | {_cell(_usage_cell(r))} |"
         )
-    if run_usage is not None and any(r.used is not None and r.used.turns for r in rows):
+    if run_usage is not None and any(r.used is not None for r in rows):
         lines.append(f"| Run total | | | | | | | {_cell(usage_text(run_usage.run))} |")
     return "\n".join(lines) + "\n"
 
