@@ -16,12 +16,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 from ..environment import Environment
 from ..errors import UsageError
-from ..records import config, dataclass, to_data
+from ..records import to_data
 from ._human import add_json_flag, render_markdown, render_report_roles
 from .roleargs import (
     REQUEST_DESTS,
@@ -31,8 +31,7 @@ from .roleargs import (
 )
 
 if TYPE_CHECKING:
-    from ..life.report import RoleRow
-    from ..life.workers.usage import RunUsage
+    from ..life.report import ReportChecked
 
 PREPARE_EXAMPLES = """\
 examples:
@@ -342,36 +341,10 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
     raise SystemExit(code)
 
 
-@dataclass(frozen=True, kw_only=True)
-class RolesReply:
-    """`okstra report roles`: the run's execution roles, what they used, the markdown
-    table; and the final report checked against them, when one was given."""
-
-    __pydantic_config__ = config(camel_case=True, omit_none=("report_checked",))
-
-    ok: Literal[True] = True
-    run_manifest: str
-    execution_roles: tuple[RoleRow, ...]
-    usage: RunUsage
-    markdown: str
-    report_checked: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReportChecked:
-    """`okstra report check`: the report lists exactly the run's role executions."""
-
-    __pydantic_config__ = config(camel_case=True)
-
-    ok: Literal[True] = True
-    run_manifest: str
-    report: str
-    execution_roles: tuple[str, ...]
-
-
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.locate import locate_run
     from ..life.report import (
+        RolesReply,
         check_report,
         execution_roles,
         read_run_manifest,
@@ -391,14 +364,14 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         markdown=roles_markdown(rows, usage),
         report_checked=str(ns.report) if ns.report else None,
     )
-    # The table and the markdown are printed from the JSON document (`_human`).
+    # Printed for people from its JSON document (`_human.render_report_roles`).
     payload: dict[str, Any] = to_data(reply)
     return payload, 0
 
 
 def _report_check(ns: argparse.Namespace) -> tuple[ReportChecked, int]:
     from ..life.locate import locate_run
-    from ..life.report import check_report, read_run_manifest
+    from ..life.report import ReportChecked, check_report, read_run_manifest
 
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
     rows = check_report(manifest, Path(ns.report))

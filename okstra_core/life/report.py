@@ -106,6 +106,33 @@ class ListedRoles:
     execution_roles: list[ListedRole]
 
 
+@dataclass(frozen=True, kw_only=True)
+class RolesReply:
+    """`okstra report roles`: the run's execution roles, what they used, the markdown
+    table; and the final report checked against them, when one was given."""
+
+    __pydantic_config__ = config(camel_case=True, omit_none=("report_checked",))
+
+    ok: Literal[True] = True
+    run_manifest: str
+    execution_roles: tuple[RoleRow, ...]
+    usage: RunUsage
+    markdown: str
+    report_checked: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportChecked:
+    """`okstra report check`: the report lists exactly the run's role executions."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: Literal[True] = True
+    run_manifest: str
+    report: str
+    execution_roles: tuple[str, ...]
+
+
 class ReportMismatch(OkstraError):
     """A final report's `executionRoles` is not the run manifest's role-execution set."""
 
