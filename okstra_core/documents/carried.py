@@ -81,7 +81,7 @@ def misshapen_task(data: Mapping[str, Any]) -> tuple[str, str] | None:
     if not isinstance(own(data, TaskManifest, "role_execution_index", []), list):
         return names["role_execution_index"], "a list"
     if not isinstance(own(data, TaskManifest, "workflow", {}), dict):
-        return "workflow", "an object"
+        return names["workflow"], "an object"
     return None
 
 
