@@ -9,7 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..records import config, dataclass
+
+if TYPE_CHECKING:
+    from ..demo import DemoRun
+    from ..life.workers.observe import WorkerState
 
 DESCRIPTION = """\
 Copy okstra's demo project (a small word counter with a known bug and a brief) into
@@ -57,38 +63,57 @@ def _say(line: str) -> None:
     print(line, flush=True)
 
 
-def _demo(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+@dataclass(frozen=True, kw_only=True)
+class DemoReply:
+    """`okstra demo`: how the demo went (its JSON document; `DemoRun`, with the surface)."""
+
+    __pydantic_config__ = config(camel_case=True, aliases={"report_ok": "reportChecks"})
+
+    ok: bool
+    project: Path
+    run_dir: Path
+    report: Path
+    report_ok: bool
+    lead_status: int | None
+    surface: str
+    members: tuple[WorkerState, ...]
+
+    @classmethod
+    def of(cls, run: DemoRun, surface: str) -> DemoReply:
+        return cls(
+            ok=run.ok,
+            project=run.project,
+            run_dir=run.run_dir,
+            report=run.report,
+            report_ok=run.report_ok,
+            lead_status=run.lead_status,
+            surface=surface,
+            members=run.members,
+        )
+
+
+def _demo(ns: argparse.Namespace) -> tuple[DemoReply, int]:
     from ..demo import Surface, run_demo
     from ..environment import Environment
-    from ..records import to_data
 
     environment = Environment.real()
     surface: Surface = ns.surface or ("tmux" if environment.get("TMUX") else "background")
     target = Path(ns.dir) if ns.dir else None
     run = run_demo(target, surface=surface, environment=environment, say=_say, mcp=ns.mcp)
-    payload = {
-        "ok": run.ok,
-        "project": str(run.project),
-        "runDir": str(run.run_dir),
-        "report": str(run.report),
-        "reportChecks": run.report_ok,
-        "leadStatus": run.lead_status,
-        "surface": surface,
-        "members": [to_data(m) for m in run.members],
-    }
-    return payload, 0 if run.ok else 1
+    reply = DemoReply.of(run, surface)
+    return reply, 0 if reply.ok else 1
 
 
-def _human(payload: dict[str, Any]) -> None:
-    run = Path(payload["runDir"]).name
-    if payload["reportChecks"]:
-        _say(f"okstra demo: the report: {payload['report']}")
-        _say(f"okstra demo:   written by the team: {Path(payload['report']).with_suffix('.md')}")
+def _human(reply: DemoReply) -> None:
+    run = reply.run_dir.name
+    if reply.report_ok:
+        _say(f"okstra demo: the report: {reply.report}")
+        _say(f"okstra demo:   written by the team: {reply.report.with_suffix('.md')}")
     else:
-        _say(f"okstra demo: no report that checks at {payload['report']}")
-    if payload["surface"] == "tmux" and payload["leadStatus"] is None:
+        _say(f"okstra demo: no report that checks at {reply.report}")
+    if reply.surface == "tmux" and reply.lead_status is None:
         _say(f"okstra demo: the lead waits at its prompt — see it: okstra attach {run}")
         _say(f"okstra demo: stop it: okstra stop {run}")
-    _say(f"okstra demo: the run: okstra status {run}   (in {payload['project']})")
-    verdict = "the team finished" if payload["ok"] else "the team did not finish"
-    print(f"okstra demo: {verdict}", file=sys.stdout if payload["ok"] else sys.stderr)
+    _say(f"okstra demo: the run: okstra status {run}   (in {reply.project})")
+    verdict = "the team finished" if reply.ok else "the team did not finish"
+    print(f"okstra demo: {verdict}", file=sys.stdout if reply.ok else sys.stderr)

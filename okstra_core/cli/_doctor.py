@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..life.doctor import DoctorReply
 
 
 def register(sub: Any) -> None:
@@ -18,24 +21,24 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=_doctor, human=_human)
 
 
-def _doctor(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _doctor(ns: argparse.Namespace) -> tuple[DoctorReply, int]:
     from ..environment import Environment
-    from ..life.doctor import config_files, diagnose, project_trust
+    from ..life.doctor import DoctorReply, config_files, diagnose, project_trust
 
     environment = Environment.real()
     report = diagnose(environment)
-    payload = {
-        **report.to_data(),
-        "projectTrust": project_trust(environment),
-        "configFiles": config_files(environment),
-    }
-    return payload, 0 if report.ok else 1
+    reply = DoctorReply(
+        report=report,
+        project_trust=project_trust(environment),
+        config_files=config_files(environment),
+    )
+    return reply, 0 if report.ok else 1
 
 
-def _human(payload: dict[str, Any]) -> None:
+def _human(reply: DoctorReply) -> None:
     import sys
 
     from ..life.doctor import render
 
-    sys.stdout.write(render(payload))
+    sys.stdout.write(render(reply))
     sys.stdout.flush()

@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_flags_given
 from ..environment import Environment
@@ -29,6 +29,9 @@ from .roleargs import (
     has_request_flags,
     request_from_namespace,
 )
+
+if TYPE_CHECKING:
+    from ..life.report import ReportChecked
 
 PREPARE_EXAMPLES = """\
 examples:
@@ -341,6 +344,7 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.locate import locate_run
     from ..life.report import (
+        RolesReply,
         check_report,
         execution_roles,
         read_run_manifest,
@@ -351,31 +355,31 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
     rows = execution_roles(manifest)
     usage = usage_totals(manifest)
-    payload: dict[str, Any] = {
-        "ok": True,
-        "runManifest": str(path),
-        "executionRoles": rows,
-        "usage": to_data(usage),
-        "markdown": roles_markdown(rows, usage),
-    }
     if ns.report:
         check_report(manifest, Path(ns.report))
-        payload["reportChecked"] = str(ns.report)
+    reply = RolesReply(
+        run_manifest=str(path),
+        execution_roles=tuple(rows),
+        usage=usage,
+        markdown=roles_markdown(rows, usage),
+        report_checked=str(ns.report) if ns.report else None,
+    )
+    # Printed for people from its JSON document (`_human.render_report_roles`).
+    payload: dict[str, Any] = to_data(reply)
     return payload, 0
 
 
-def _report_check(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _report_check(ns: argparse.Namespace) -> tuple[ReportChecked, int]:
     from ..life.locate import locate_run
-    from ..life.report import check_report, read_run_manifest
+    from ..life.report import ReportChecked, check_report, read_run_manifest
 
     path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
     rows = check_report(manifest, Path(ns.report))
-    return {
-        "ok": True,
-        "runManifest": str(path),
-        "report": str(ns.report),
-        "executionRoles": [r["roleExecutionRef"] for r in rows],
-    }, 0
+    return ReportChecked(
+        run_manifest=str(path),
+        report=str(ns.report),
+        execution_roles=tuple(r.role_execution_ref for r in rows),
+    ), 0
 
 
 def _report_finalize(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:

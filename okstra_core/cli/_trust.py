@@ -11,9 +11,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..display import inert
+from ..records import config, dataclass
+
+if TYPE_CHECKING:
+    from ..trust import TrustEntry
 
 
 def register(sub: Any) -> None:
@@ -44,41 +48,60 @@ def _project(ns: argparse.Namespace) -> Path:
     return default_project_root(Path.cwd(), os.environ)
 
 
-def _trust(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+@dataclass(frozen=True, kw_only=True)
+class TrustedList:
+    """`okstra trust --list`: every trusted project, as the record holds it."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: Literal[True] = True
+    projects: tuple[TrustEntry, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrustChanged:
+    """`okstra trust [--revoke]`: the project (its real path) and whether that changed it."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: Literal[True] = True
+    action: Literal["trusted", "revoked"]
+    project: str
+    changed: bool
+
+
+def _trust(ns: argparse.Namespace) -> tuple[TrustedList | TrustChanged, int]:
     from .. import trust
     from ..errors import UsageError
-    from ..records import to_data
 
     if ns.list:
         if ns.dir:
             raise UsageError("okstra trust --list takes no DIR", field="--list")
-        entries = trust.trusted_projects()
-        return {"ok": True, "projects": [to_data(e) for e in entries]}, 0
+        return TrustedList(projects=trust.trusted_projects()), 0
     project = _project(ns)
     if ns.revoke:
         removed = trust.revoke_project(project)
         real = os.path.realpath(project)
-        return {"ok": True, "action": "revoked", "project": real, "changed": removed}, 0
+        return TrustChanged(action="revoked", project=real, changed=removed), 0
     entry = trust.trust_project(project)
-    return {"ok": True, "action": "trusted", "project": entry.path, "changed": True}, 0
+    return TrustChanged(action="trusted", project=entry.path, changed=True), 0
 
 
-def _human(payload: dict[str, Any]) -> None:
-    if "projects" in payload:
-        projects = payload["projects"]
-        if not projects:
+def _human(reply: TrustedList | TrustChanged) -> None:
+    if isinstance(reply, TrustedList):
+        if not reply.projects:
             lines = ["no project is trusted yet (okstra trust DIR)"]
         else:
             lines = [
-                f"{inert(p['path'])}  (uid {p['ownerUid']}, {inert(p['trustedAt'])})"
-                for p in projects
+                f"{inert(p.path)}  (uid {p.owner_uid}, {inert(p.trusted_at)})"
+                for p in reply.projects
             ]
-    elif payload["action"] == "revoked":
-        state = "no longer trusted" if payload["changed"] else "was not trusted"
-        lines = [f"{inert(payload['project'])}: {state}"]
+    elif reply.action == "revoked":
+        state = "no longer trusted" if reply.changed else "was not trusted"
+        lines = [f"{inert(reply.project)}: {state}"]
     else:
         lines = [
-            f"{inert(payload['project'])}: trusted (its agent settings run when okstra "
+            f"{inert(reply.project)}: trusted (its agent settings run when okstra "
             "starts an agent there; okstra trust --revoke to undo)"
         ]
     sys.stdout.write("\n".join(lines) + "\n")

@@ -24,7 +24,11 @@ from ..life.limits import (
 from . import _worker_review as review
 
 if TYPE_CHECKING:
-    from ..life.workers.control import Waited
+    from collections.abc import Sequence
+
+    from ..life.actions import TeamStatus, WorkersStopped
+    from ..life.workers.control import Stopped, Waited
+    from ..life.workers.observe import WorkerState
     from ..life.workers.start import Started
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
@@ -313,13 +317,11 @@ def _send(ns: argparse.Namespace) -> tuple[Started, int]:
 # --------------------------------------------------------------------------- status
 
 
-def _status(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _status(ns: argparse.Namespace) -> tuple[TeamStatus, int]:
     from ..environment import Environment
     from ..life.actions import team_status
-    from ..records import to_data
 
-    payload: dict[str, Any] = to_data(team_status(_run_dir(ns.run), Environment.real()))
-    return payload, 0
+    return team_status(_run_dir(ns.run), Environment.real()), 0
 
 
 def _elapsed(seconds: int | None) -> str:
@@ -330,37 +332,31 @@ def _elapsed(seconds: int | None) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
-def shown_state(worker: dict[str, Any]) -> str:
-    """A worker's state as people read it: a running one's activity (`stalled`)."""
-    if worker["state"] == "running" and worker.get("activity"):
-        return str(worker["activity"])
-    return str(worker["status"])
-
-
-def status_text(workers: list[dict[str, Any]]) -> str:
+def status_text(workers: Sequence[WorkerState]) -> str:
     """The team as a table (every cell made inert; the last line folds)."""
-    from ..life.workers.usage import usage_shown
+    from ..life.workers.summary import shown_state
+    from ..life.workers.usage import usage_text
     from ._human import text_table
 
     headers = ["WHO", "MODEL", "SURFACE", "STATE", "STARTED", "ELAPSED", "USAGE", "LAST LINE"]
     rows = [
         [
-            w["short"],
-            w["modelRef"] or "-",
-            w["surface"] or "-",
+            w.short,
+            w.model_ref or "-",
+            w.surface or "-",
             shown_state(w),
-            (w["startedAt"] or "-")[11:19] or "-",
-            _elapsed(w["elapsedSeconds"]),
-            usage_shown(w.get("usage")),
-            (w.get("activityDetail") or w["lastLine"] or "")[:60],
+            (w.started_at or "-")[11:19] or "-",
+            _elapsed(w.elapsed_seconds),
+            usage_text(w.usage),
+            (w.activity_detail or w.last_line or "")[:60],
         ]
         for w in workers
     ]
     return text_table(headers, rows, fold=("LAST LINE",))
 
 
-def _status_human(payload: dict[str, Any]) -> None:
-    _print(status_text(payload["workers"]))
+def _status_human(status: TeamStatus) -> None:
+    _print(status_text(status.workers))
 
 
 # --------------------------------------------------------------------------- wait
@@ -379,15 +375,13 @@ def _wait(ns: argparse.Namespace) -> tuple[Waited, int]:
 
 
 def _wait_human(waited: Waited) -> None:
-    from ..records import to_data
-
     if waited.timed_out:
         print(
             "okstra: timed out; still running: "
             + ", ".join(w.short for w in waited.workers if w.state == "running"),
             file=sys.stderr,
         )
-    _print(status_text(to_data(waited.workers)))
+    _print(status_text(waited.workers))
 
 
 # --------------------------------------------------------------------------- result
@@ -427,37 +421,38 @@ def _result_human(payload: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- stop
 
 
-def _stop(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def _stop(ns: argparse.Namespace) -> tuple[WorkersStopped | Stopped, int]:
     from ..environment import Environment
     from ..life.actions import worker_stop, workers_stop_all
-    from ..records import to_data
 
     if ns.all == (ns.who is not None):
         raise UsageError("name one worker, or --all", field="<who>")
     if ns.all:
         every = workers_stop_all(_run_dir(ns.run), Environment.real(), grace=ns.grace)
-        return to_data(every), 0 if every.ok else 1
+        return every, 0 if every.ok else 1
     stopped = worker_stop(_run_dir(ns.run), Environment.real(), ns.who, grace=ns.grace)
-    return to_data(stopped), 0 if stopped.ok else 1
+    return stopped, 0 if stopped.ok else 1
 
 
-def _stop_human(payload: dict[str, Any]) -> None:
-    if "workers" in payload:
-        for one in payload["workers"]:
-            _stop_human(one)
-        if not payload["workers"]:
+def _stop_human(reply: WorkersStopped | Stopped) -> None:
+    from ..life.actions import WorkersStopped
+
+    if isinstance(reply, WorkersStopped):
+        for one in reply.workers:
+            _stop_one_human(one)
+        if not reply.workers:
             _print("okstra: no worker is running\n")
         return
-    _stop_one_human(payload)
+    _stop_one_human(reply)
 
 
-def _stop_one_human(payload: dict[str, Any]) -> None:
+def _stop_one_human(stopped: Stopped) -> None:
     from ..display import inert
 
-    worker = payload["worker"]
-    if not payload["wasRunning"]:
-        text = f"okstra: {worker['short']} is not running ({worker['status']})"
+    worker = stopped.worker
+    if not stopped.was_running:
+        text = f"okstra: {worker.short} is not running ({worker.status})"
     else:
-        steps = ", ".join(payload["steps"]) or "nothing to signal"
-        text = f"okstra: {worker['short']}: {steps}; now {worker['status']}"
+        steps = ", ".join(stopped.steps) or "nothing to signal"
+        text = f"okstra: {worker.short}: {steps}; now {worker.status}"
     _print(inert(text) + "\n")

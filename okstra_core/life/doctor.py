@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..catalog.loaders import load_catalog
 from ..discovery import default_project_root
@@ -31,12 +31,16 @@ from ..readiness import Readiness, check_clis
 from ..readiness.login import logged_in_offline
 from ..readiness.origin import CliOrigin, locate_cli
 from ..readiness.probes import run_concurrently
-from ..records import config, dataclass, to_data
-from ..trust import verdict
+from ..records import config, dataclass
+from ..trust import TrustVerdict, verdict
+
+if TYPE_CHECKING:
+    from ..config import ConfigFile
 
 __all__ = [
     "NODE_MINIMUM",
     "Check",
+    "DoctorReply",
     "GuideEntry",
     "Report",
     "diagnose",
@@ -164,11 +168,6 @@ class Report:
         )
         names = f" ({', '.join(ready)})" if ready else ""
         return f"{len(ready)} of {total} agent CLIs ready{names}{tmux_text}"
-
-    def to_data(self) -> dict[str, Any]:
-        """Its protocol document."""
-        data: dict[str, Any] = to_data(self)
-        return data
 
 
 def provider_check(
@@ -395,10 +394,22 @@ def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
     return tuple(sorted(entries, key=lambda e: not e.can_lead))
 
 
-def _where(check: dict[str, Any]) -> str:
+@dataclass(frozen=True, kw_only=True)
+class DoctorReply:
+    """`okstra doctor`'s document: the report's keys, then the current project's trust
+    verdict and the config files okstra reads (neither is in the app's report)."""
+
+    __pydantic_config__ = config(camel_case=True, spread="report", omit_none=("project_trust",))
+
+    report: Report
+    project_trust: TrustVerdict | None = None
+    config_files: tuple[ConfigFile, ...] = ()
+
+
+def _where(check: Check) -> str:
     """Where a CLI came from: `/usr/bin/x (PATH entry /usr/bin)`, with `→ target` when
     the name is a link, or "" when it was not found."""
-    path, resolved, entry = check["path"], check.get("resolvedPath"), check.get("pathEntry")
+    path, resolved, entry = check.path, check.resolved_path, check.path_entry
     if not path:
         return ""
     shown = path if resolved in (None, path) else f"{path} → {resolved}"
@@ -407,79 +418,87 @@ def _where(check: dict[str, Any]) -> str:
     return f"{shown} (PATH entry {entry!r})" if entry == "" else f"{shown} (PATH entry {entry})"
 
 
-def config_files(environment: Environment, cwd: Path | None = None) -> list[dict[str, Any]]:
-    """The config files okstra reads (the project's when `cwd` is in one), as JSON."""
+def config_files(environment: Environment, cwd: Path | None = None) -> tuple[ConfigFile, ...]:
+    """The config files okstra reads (the project's when `cwd` is in one)."""
     from ..config import config_files_in_use
-    from ..records import to_data
 
     root = cwd or Path.cwd()
     project = root if (root / ".okstra").is_dir() else None
-    return [to_data(f) for f in config_files_in_use(environment.env, project)]
+    return tuple(config_files_in_use(environment.env, project))
 
 
-def project_trust(environment: Environment, cwd: Path | None = None) -> dict[str, Any]:
-    """The current project's trust verdict (`okstra_core.trust`), as JSON."""
+def project_trust(environment: Environment, cwd: Path | None = None) -> TrustVerdict:
+    """The current project's trust verdict (`okstra_core.trust`)."""
     try:
         root = default_project_root(cwd or Path.cwd(), environment.env)
-        found: dict[str, Any] = to_data(verdict(root, environment.env))
-        return found
+        return verdict(root, environment.env)
     except OkstraError as exc:
-        return {"project": str(cwd or Path.cwd()), "trusted": False, "why": exc.render()}
+        return TrustVerdict(project=str(cwd or Path.cwd()), trusted=False, why=exc.render())
 
 
-def _trust_lines(found: dict[str, Any] | None) -> list[str]:
-    if not found:
+def _trust_lines(found: TrustVerdict | None) -> list[str]:
+    if found is None:
         return []
-    mark = "ok " if found["trusted"] else "-- "
-    return [f"{mark}project      {found['project']}", f"     {found['why']}"]
+    mark = "ok " if found.trusted else "-- "
+    return [f"{mark}project      {found.project}", f"     {found.why}"]
 
 
-def _config_lines(files: list[dict[str, Any]]) -> list[str]:
+def _config_lines(files: tuple[ConfigFile, ...]) -> list[str]:
     lines = ["config files:"] if files else []
     for item in files:
-        state = "in use" if item["present"] else "absent"
-        lines.append(f"     {item['scope']:<15} {item['path']} ({state})")
+        state = "in use" if item.present else "absent"
+        lines.append(f"     {item.scope:<15} {item.path} ({state})")
     return lines
 
 
-def render(payload: dict[str, Any]) -> str:
-    """The report (`Report.to_data()`) for people: one line per check, where each CLI
-    came from, warnings and fixes below. Every value is shown inert."""
+def _check_lines(check: Check) -> list[str]:
+    """A check's lines: its mark, name and version, where it came from, what is wrong."""
+    mark = "ok " if check.ok else ("-- " if check.disabled else "!! ")
+    what = check.version or ""
+    if check.disabled:
+        what = "disabled in config" + (f"; {what}" if what else "")
+    if check.ok and check.logged_in is False:
+        mark = "-- " if check.disabled else "!! "
+    lines = [f"{mark}{check.name:<12} {what}".rstrip()]
+    if _where(check):
+        lines.append(f"     {_where(check)}")
+    if check.warning:
+        lines.append(f"     warning: {check.warning}")
+    if not check.ok:
+        lines.append(f"     {check.problem}")
+        if check.fix:
+            lines.append(f"     fix: {check.fix}")
+    elif check.login:
+        if check.logged_in is None:
+            state = "login unknown"
+        else:
+            state = "logged in" if check.logged_in else "not logged in"
+        lines.append(f"     {state}: {check.login}")
+        if check.login_fix:
+            lines.append(f"     fix: {check.login_fix}")
+    return lines
+
+
+def render(shown: Report | DoctorReply) -> str:
+    """The report for people (with the project's trust and the config files, for the
+    command's `DoctorReply`): one line per check, where each CLI came from, warnings and
+    fixes below. Every value is shown inert."""
+    reply = shown if isinstance(shown, DoctorReply) else DoctorReply(report=shown)
+    report = reply.report
     lines = []
-    for check in payload["checks"]:
-        mark = "ok " if check["ok"] else ("-- " if check["disabled"] else "!! ")
-        what = check["version"] or ""
-        if check["disabled"]:
-            what = "disabled in config" + (f"; {what}" if what else "")
-        if check["ok"] and check.get("loggedIn") is False:
-            mark = "-- " if check["disabled"] else "!! "
-        lines.append(f"{mark}{check['name']:<12} {what}".rstrip())
-        if _where(check):
-            lines.append(f"     {_where(check)}")
-        if check.get("warning"):
-            lines.append(f"     warning: {check['warning']}")
-        if not check["ok"]:
-            lines.append(f"     {check['problem']}")
-            if check["fix"]:
-                lines.append(f"     fix: {check['fix']}")
-        elif check.get("login"):
-            state = {True: "logged in", False: "not logged in"}.get(
-                check["loggedIn"], "login unknown"
-            )
-            lines.append(f"     {state}: {check['login']}")
-            if check.get("loginFix"):
-                lines.append(f"     fix: {check['loginFix']}")
-    lines.extend(_trust_lines(payload.get("projectTrust")))
-    lines.extend(_config_lines(payload.get("configFiles") or []))
+    for check in report.checks:
+        lines.extend(_check_lines(check))
+    lines.extend(_trust_lines(reply.project_trust))
+    lines.extend(_config_lines(reply.config_files))
     lines.append("")
-    lines.append(payload["summary"])
-    warned = [c["name"] for c in payload["checks"] if c.get("warning")]
+    lines.append(report.summary())
+    warned = [c.name for c in report.checks if c.warning]
     if warned:
         lines.append(
             f"warning: {', '.join(warned)} found through a PATH entry the current project "
             "can fill: check that each is the program you mean to run"
         )
-    if not payload["ok"]:
+    if not report.ok:
         lines.append(
             "no agent CLI that can lead a run is ready yet: install one of the above "
             "(and log in to it)"

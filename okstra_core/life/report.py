@@ -13,28 +13,124 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, TypeGuard
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..display import inert, status_label
 from ..documents import RoleExecution, RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..documents.run import Usage
 from ..errors import DataFileError, OkstraError
-from ..records import to_data
+from ..records import RecordError, aliases_of, config, dataclass, to_data, validate
 from ..store import atomic_write_bytes, decode_utf8, read_bytes, read_json
 from ..tasks import RUN_MANIFEST
 from .report_edit import set_keys
-from .workers.usage import NOTHING, RoleUsage, RunUsage, total_of, usage_shown, usage_text
-
-ROLE_FIELDS = (
-    "roleExecutionRef",
-    "role",
-    "ordinal",
-    "provider",
-    "modelRef",
-    "executionLabel",
-    "status",
+from .workers.usage import (
+    NOTHING,
+    RoleUsage,
+    RunUsage,
+    UsageTotal,
+    total_of,
+    usage_shown,
+    usage_text,
 )
+
+if TYPE_CHECKING:
+    from pydantic import StrictStr
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnsUsed:
+    """A role execution's turns, and what their CLI reported they used, added up (None:
+    nothing reported)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    turns: int
+    usage: UsageTotal | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoleRow:
+    """One `executionRoles` row of a final report: the role execution, with the outcome
+    its participant recorded and, for a writer, its branch (and what became of it);
+    `turns` and `usage` once it ran a turn."""
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        omit_none=("exit_signal", "branch", "merged", "merge_commit", "discarded"),
+        spread="used",
+    )
+
+    role_execution_ref: str
+    role: str
+    ordinal: int
+    provider: str
+    model_ref: str | None
+    execution_label: str
+    status: str
+    outcome: str
+    exit_status: int | None
+    exit_signal: int | None = None
+    branch: str | None = None
+    merged: bool | None = None
+    merge_commit: str | None = None
+    discarded: Literal[True] | None = None
+    used: TurnsUsed | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportRoles:
+    """What `finalize_report` writes onto a final report (its other keys are kept)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
+    execution_roles: tuple[RoleRow, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListedRole:
+    """A row of a final report's `executionRoles`, as the check reads it: its ref."""
+
+    __pydantic_config__ = config(camel_case=True, extra="ignore")
+
+    role_execution_ref: StrictStr
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListedRoles:
+    """A final report as the check reads it: the role executions it lists."""
+
+    __pydantic_config__ = config(camel_case=True, extra="ignore")
+
+    execution_roles: list[ListedRole]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RolesReply:
+    """`okstra report roles`: the run's execution roles, what they used, the markdown
+    table; and the final report checked against them, when one was given."""
+
+    __pydantic_config__ = config(camel_case=True, omit_none=("report_checked",))
+
+    ok: Literal[True] = True
+    run_manifest: str
+    execution_roles: tuple[RoleRow, ...]
+    usage: RunUsage
+    markdown: str
+    report_checked: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportChecked:
+    """`okstra report check`: the report lists exactly the run's role executions."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: Literal[True] = True
+    run_manifest: str
+    report: str
+    execution_roles: tuple[str, ...]
 
 
 class ReportMismatch(OkstraError):
@@ -88,12 +184,11 @@ def read_run_manifest(run: Path) -> tuple[Path, RunManifest]:
     data = read_json(path, what="run manifest", follow=False)
     if not isinstance(data, dict):
         raise DataFileError("expected a JSON object (run manifest)", path=path)
-    if data.get("executionIdentityVersion") != 2:
-        raise DataFileError(
-            f"expected executionIdentityVersion 2, got {data.get('executionIdentityVersion')!r}",
-            path=path,
-            field="executionIdentityVersion",
-        )
+    # Checked before the manifest is read (its record takes a missing version for 2).
+    key = aliases_of(RunManifest)["execution_identity_version"]
+    version = data.get(key)
+    if version != EXECUTION_IDENTITY_VERSION:
+        raise DataFileError(f"expected {key} 2, got {version!r}", path=path, field=key)
     return path, RunManifest.parse(data, path=path)
 
 
@@ -103,41 +198,36 @@ def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
     return path, manifest.dump()
 
 
-def _ref_rows(value: object) -> TypeGuard[list[Mapping[str, Any]]]:
-    """A list of objects, each with a string `roleExecutionRef`."""
-    return isinstance(value, list) and all(
-        isinstance(r, Mapping) and isinstance(r.get("roleExecutionRef"), str) for r in value
-    )
-
-
-def _row(manifest: RunManifest, execution: RoleExecution) -> dict[str, Any]:
+def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
     """One `executionRoles` row: the role execution, with the outcome its participant
     recorded (the lead's recorded end included) and, for a writer, its branch."""
-    row = {k: execution.dump().get(k) for k in ROLE_FIELDS}
     participant = manifest.participant(execution.participant_ref)
     status = participant.status if participant is not None else execution.status
     exit_status = participant.exit_status if participant is not None else None
     signal = participant.exit_signal if participant is not None else None
-    row["status"] = status
-    row["outcome"] = status_label(status, exit_status, signal)
-    row["exitStatus"] = exit_status
-    if signal is not None:
-        row["exitSignal"] = signal
-    if execution.branch is not None:
-        row["branch"] = execution.branch
-        row["merged"] = execution.merged_at is not None
-        if execution.merge_commit is not None:
-            row["mergeCommit"] = execution.merge_commit
-        if execution.discarded_at is not None:
-            row["discarded"] = True
-    if execution.turns:
-        row["turns"] = len(execution.turns)
-        # What its CLI reported its turns used, added up (null: nothing reported).
-        row["usage"] = to_data(total_of(t.usage for t in execution.turns))
-    return row
+    branch, turns = execution.branch, execution.turns
+    # What its CLI reported its turns used, added up (null: nothing reported).
+    used = TurnsUsed(turns=len(turns), usage=total_of(t.usage for t in turns)) if turns else None
+    return RoleRow(
+        role_execution_ref=execution.role_execution_ref,
+        role=execution.role,
+        ordinal=execution.ordinal,
+        provider=execution.provider,
+        model_ref=execution.model_ref,
+        execution_label=execution.execution_label,
+        status=status,
+        outcome=status_label(status, exit_status, signal),
+        exit_status=exit_status,
+        exit_signal=signal,
+        branch=branch,
+        merged=None if branch is None else execution.merged_at is not None,
+        merge_commit=None if branch is None else execution.merge_commit,
+        discarded=True if branch is not None and execution.discarded_at is not None else None,
+        used=used,
+    )
 
 
-def execution_roles(manifest: RunManifest) -> list[dict[str, Any]]:
+def execution_roles(manifest: RunManifest) -> list[RoleRow]:
     """The manifest's role executions, projected to the report's `executionRoles` rows
     (each with its recorded outcome)."""
     return [_row(manifest, r) for r in manifest.role_executions]
@@ -157,9 +247,14 @@ def usage_totals(manifest: RunManifest) -> RunUsage:
 
 
 def usage_cell(row: Mapping[str, Any]) -> str:
-    """A row's usage as people read it: `—` for a role execution that reported none
-    (or never ran a turn)."""
+    """A row's usage (as its JSON document holds it) as people read it: `—` for a role
+    execution that reported none (or never ran a turn)."""
     return usage_shown(row.get("usage")) if row.get("turns") else NOTHING
+
+
+def _usage_cell(row: RoleRow) -> str:
+    """`usage_cell` of a row (`used` is there once it ran a turn)."""
+    return usage_text(row.used.usage) if row.used is not None else NOTHING
 
 
 def _cell(value: Any) -> str:
@@ -168,18 +263,22 @@ def _cell(value: Any) -> str:
     return "" if value is None else inert(value).replace("|", "\\|")
 
 
-def branch_cell(row: Mapping[str, Any]) -> str | None:
-    """A writer's branch and what became of it: `<branch> (merged)`, `(not merged)`,
-    `(discarded)`; None for a role execution without one."""
-    branch = row.get("branch")
+def _branch_shown(branch: object, merged: object, discarded: object) -> str | None:
     if not isinstance(branch, str):
         return None
-    if row.get("merged"):
+    if merged:
         return f"{branch} (merged)"
-    return f"{branch} (discarded)" if row.get("discarded") else f"{branch} (not merged)"
+    return f"{branch} (discarded)" if discarded else f"{branch} (not merged)"
 
 
-def roles_markdown(rows: Sequence[Mapping[str, Any]], run_usage: RunUsage | None = None) -> str:
+def branch_cell(row: Mapping[str, Any]) -> str | None:
+    """A writer's branch (in a row's JSON document) and what became of it:
+    `<branch> (merged)`, `(not merged)`, `(discarded)`; None for a role execution
+    without one."""
+    return _branch_shown(row.get("branch"), row.get("merged"), row.get("discarded"))
+
+
+def roles_markdown(rows: Sequence[RoleRow], run_usage: RunUsage | None = None) -> str:
     """A markdown table of execution roles (one row per role execution, manifest order),
     with the run's usage (`usage_totals`) last once a worker has run a turn."""
     lines = [
@@ -187,27 +286,19 @@ def roles_markdown(rows: Sequence[Mapping[str, Any]], run_usage: RunUsage | None
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        cells = (r.role_execution_ref, r.role, r.ordinal, r.model_ref, r.execution_label)
+        branch = _branch_shown(r.branch, r.merged, r.discarded)
         lines.append(
             "| "
-            + " | ".join(
-                _cell(r.get(k))
-                for k in (
-                    "roleExecutionRef",
-                    "role",
-                    "ordinal",
-                    "modelRef",
-                    "executionLabel",
-                    "outcome",
-                )
-            )
-            + f" | {_cell(branch_cell(r))} | {_cell(usage_cell(r))} |"
+            + " | ".join(_cell(value) for value in (*cells, r.outcome))
+            + f" | {_cell(branch)} | {_cell(_usage_cell(r))} |"
         )
-    if run_usage is not None and any(r.get("turns") for r in rows):
+    if run_usage is not None and any(r.used is not None for r in rows):
         lines.append(f"| Run total | | | | | | | {_cell(usage_text(run_usage.run))} |")
     return "\n".join(lines) + "\n"
 
 
-def check_report(manifest: RunManifest, report_path: Path) -> list[dict[str, Any]]:
+def check_report(manifest: RunManifest, report_path: Path) -> list[RoleRow]:
     """Refuse a final report whose `executionRoles` set differs from the manifest's.
 
     Returns:
@@ -221,15 +312,16 @@ def check_report(manifest: RunManifest, report_path: Path) -> list[dict[str, Any
     report = read_json(report_path, what="final report")
     if not isinstance(report, dict):
         raise DataFileError("expected a JSON object (final report)", path=report_path)
-    got = report.get("executionRoles")
-    if not _ref_rows(got):
+    try:
+        listed = validate(ListedRoles, report)
+    except RecordError:
         raise DataFileError(
             "expected a list of objects each with a roleExecutionRef",
             path=report_path,
             field="executionRoles",
-        )
-    want = [r["roleExecutionRef"] for r in expected]
-    have = [r["roleExecutionRef"] for r in got]
+        ) from None
+    want = [r.role_execution_ref for r in expected]
+    have = [r.role_execution_ref for r in listed.execution_roles]
     duplicated = sorted({ref for ref in have if have.count(ref) > 1})
     missing = [ref for ref in want if ref not in have]
     unexpected = [ref for ref in dict.fromkeys(have) if ref not in want]
@@ -258,12 +350,8 @@ def finalize_report(manifest: RunManifest, report_path: Path) -> list[dict[str, 
     path = Path(report_path)
     data = read_bytes(path, what="final report", follow=False)
     text = decode_utf8(data, path, error=DataFileError)
-    rows = execution_roles(manifest)
-    edited = set_keys(
-        text,
-        {"executionIdentityVersion": EXECUTION_IDENTITY_VERSION, "executionRoles": rows},
-        path,
-    )
+    written = ReportRoles(execution_roles=tuple(execution_roles(manifest)))
+    edited = set_keys(text, to_data(written), path)
     mode = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
     atomic_write_bytes(path, edited.encode("utf-8"), mode=mode)
-    return rows
+    return [to_data(r) for r in written.execution_roles]

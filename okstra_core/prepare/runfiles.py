@@ -46,6 +46,7 @@ from ..documents import (
     Workflow,
 )
 from ..documents.base import merged
+from ..documents.carried import CarriedTask, latest_run_id, misshapen_task, own, upgraded_project
 from ..documents.task import LastPreparedRun, NextPhaseStatus, ProjectTask
 from ..errors import (
     DataFileError,
@@ -55,7 +56,7 @@ from ..errors import (
     UsageError,
     os_error,
 )
-from ..records import config, dataclass, to_data
+from ..records import config, dataclass
 from ..store import (
     PRIVATE_DIR_MODE,
     FileLock,
@@ -321,12 +322,10 @@ def read_task_manifest(task_root: Path) -> Existing | None:
     found = read_object(path, "task manifest")
     if found is None:
         return None
-    index = found.data.get("roleExecutionIndex", [])
-    if not isinstance(index, list):
-        raise DataFileError("expected a list", path=path, field="roleExecutionIndex")
-    workflow = found.data.get("workflow", {})
-    if not isinstance(workflow, dict):
-        raise DataFileError("expected an object", path=path, field="workflow")
+    wrong = misshapen_task(found.data)
+    if wrong is not None:
+        field, shape = wrong
+        raise DataFileError(f"expected {shape}", path=path, field=field)
     return found
 
 
@@ -355,46 +354,40 @@ def build_task_manifest(
         index_entries: this run's role executions, appended to `roleExecutionIndex`.
         now: ISO timestamp.
     """
-    old = dict(existing or {})
-    workflow = dict(old.get("workflow") or {})
-    phase_states = workflow.get("phaseStates")
-    phase_states = dict(phase_states) if isinstance(phase_states, dict) else {}
-    phase_states[task_type] = "prepared"
+    carried = CarriedTask.of(existing)
     pointer = lower_unfinished(
-        promote_pointer(workflow.get("nextRecommendedPhase")), phase_completed=False
+        promote_pointer(carried.next_recommended_phase), phase_completed=False
     )
-    last_completed = workflow.get("lastCompletedPhase")
-    awaiting = workflow.get("awaitingApproval")
-    latest_by_type = old.get("latestRunByTaskType")
-    latest_by_type = dict(latest_by_type) if isinstance(latest_by_type, dict) else {}
-    latest_by_type[task_type] = to_data(run)["runId"]
     return merged(
-        old,
+        existing,
         TaskManifest,
         schema_version=SCHEMA_VERSION,
         execution_identity_version=EXECUTION_IDENTITY_VERSION,
         task=identity,
-        created_at=old.get("createdAt") or now,
+        created_at=carried.created_at or now,
         updated_at=now,
         workflow=merged(
-            workflow,
+            carried.workflow,
             Workflow,
             current_phase=task_type,
             current_phase_state="prepared",
-            phase_states=phase_states,
-            last_completed_phase=last_completed if isinstance(last_completed, str) else "",
+            phase_states={**carried.phase_states, task_type: "prepared"},
+            last_completed_phase=carried.last_completed_phase,
             next_recommended_phase=NextPhase(
                 phase=pointer.phase,
                 # One of `tasks.POINTER_STATUSES`, as `promote_pointer` makes them.
                 status=cast(NextPhaseStatus, pointer.status),
                 rationale=pointer.rationale,
             ),
-            awaiting_approval=awaiting if isinstance(awaiting, bool) else False,
+            awaiting_approval=carried.awaiting_approval,
         ),
         # Appended, never rewritten: earlier runs' entries are kept verbatim.
-        role_execution_index=[*list(old.get("roleExecutionIndex") or []), *index_entries],
+        role_execution_index=[*carried.role_execution_index, *index_entries],
         latest_run=run,
-        latest_run_by_task_type=latest_by_type,
+        latest_run_by_task_type={
+            **carried.latest_run_by_task_type,
+            task_type: latest_run_id(run),
+        },
     )
 
 
@@ -410,10 +403,7 @@ def build_project_json(
 ) -> dict[str, Any]:
     """Upsert `.okstra/project.json`: every key okstra does not own is kept as is; the
     earlier okstra's `project_id` becomes `projectId` (the same id)."""
-    data = dict(existing or {})
-    earlier_id = data.pop("project_id", None)
-    if "projectId" not in data and isinstance(earlier_id, str) and earlier_id:
-        data["projectId"] = earlier_id
+    data = upgraded_project(existing)
     tasks = data.get("tasks")
     tasks = dict(tasks) if isinstance(tasks, dict) else {}
     entry = tasks.get(task_key)
@@ -427,7 +417,7 @@ def build_project_json(
     return merged(
         data,
         ProjectDocument,
-        project_id=data.get("projectId", project_id),
+        project_id=own(data, ProjectDocument, "project_id", project_id),
         project_root=project_root,
         tasks=tasks,
         last_prepared_run=LastPreparedRun(task_key=task_key, run_id=run_id, at=now),

@@ -56,7 +56,7 @@ class DoctorScreen(ModalScreen[None]):
 
         try:
             report = diagnose(self.environment, cwd=self.cwd)
-            summary, body = report.summary(), render(report.to_data())
+            summary, body = report.summary(), render(report)
         except OkstraError as exc:
             summary, body = exc.render(), ""
         self.app.call_from_thread(self._show, summary, body)

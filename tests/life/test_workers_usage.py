@@ -246,7 +246,7 @@ def test_usage_through_a_whole_turn(tmp_path: Path, capsys: pytest.CaptureFixtur
     # The MCP tool's text says it too.
     said = team_text(status)
     assert "analyser#2  exited 0  codex/gpt-5.6-sol" in said and "usage 2.0k in (1.5k" in said
-    table = status_text(workers)
+    table = status_text([s for s in status.workers if not s.leader])
     rows = {line.split()[0]: line for line in table.splitlines()[1:] if line.strip()}
     assert "2.0k in (500 cached) · 80 out · $0.0123" in rows["analyser#1"]
     assert "2.0k in (1.5k cached) · 120 out" in rows["analyser#2"]

@@ -167,5 +167,5 @@ def test_the_doctor_report_is_inert(tmp_path: Path) -> None:
     odd = tmp_path / "bin\x1b]0;x\x07"
     write_fake_cli(odd, "claude")
     environment = Environment(env={"PATH": f"{odd}:/usr/bin:/bin", "FAKE_CLI_HELP": HELP})
-    text = render(diagnose(environment, timeout=20, cwd=tmp_path).to_data())
+    text = render(diagnose(environment, timeout=20, cwd=tmp_path))
     assert "\x1b" not in text and "\\x1b]0;x\\x07" in text
