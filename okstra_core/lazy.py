@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["lazy_names"]
+__all__ = ["by_module", "lazy_names"]
 
 
 def lazy_names(package: str, modules: Mapping[str, str]) -> Callable[[str], Any]:
@@ -31,3 +31,13 @@ def lazy_names(package: str, modules: Mapping[str, str]) -> Callable[[str], Any]
         return value
 
     return load
+
+
+def by_module(modules: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """The table `lazy_names` reads (name -> module) from each module's names.
+
+    Use as `_LAZY = by_module({".plan": ("LaunchPlan", "plan_launch"), ...})`, with
+    `__all__ = sorted(_LAZY)`: each name is listed once, beside its module (the package
+    re-exports them to type checkers as `from .plan import LaunchPlan as LaunchPlan`).
+    """
+    return {name: module for module, names in modules.items() for name in names}

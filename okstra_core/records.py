@@ -48,12 +48,13 @@ from dataclasses import field
 from datetime import datetime
 from operator import attrgetter
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 _T = TypeVar("_T")
 
 __all__ = [
     "PYDANTIC_NAMES",
+    "Delegate",
     "RecordError",
     "adapter",
     "aliases_of",
@@ -67,6 +68,25 @@ __all__ = [
     "to_data",
     "validate",
 ]
+
+
+class Delegate(Generic[_T]):
+    """A read-only attribute that is an attribute of another (`path`, dotted), as a
+    property returning it would be: `ref = Delegate[str]("execution.role_execution_ref")`.
+    Not a field of a record; written by `to_data` only as one of its `views`."""
+
+    def __init__(self, path: str) -> None:
+        self._read = attrgetter(path)
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any]) -> Delegate[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type[Any]) -> _T: ...
+    def __get__(self, instance: object, owner: type[Any]) -> Delegate[_T] | _T:
+        if instance is None:
+            return self
+        value: _T = self._read(instance)
+        return value
 
 
 # Names the records' annotations may use; given to their modules from pydantic when a

@@ -116,6 +116,22 @@ def check_mcp_launch(mcp: tuple[str, ...] | None, env: dict[str, str]) -> None:
         check_template(value, f"launch.mcp_env.{name}", MCP_PLACEHOLDERS)
 
 
+def _worker_fields(argv: tuple[str, ...], where: str) -> list[str]:
+    """The placeholders a worker argv template `where` names, each element checked:
+    `{access}` is used only as a whole element."""
+    used: list[str] = []
+    for i, element in enumerate(argv):
+        check_template(element, f"{where}[{i}]", WORKER_PLACEHOLDERS)
+        names = template_fields(element)
+        if "access" in names and element != "{access}":
+            raise DataProblem(
+                f"{where}[{i}]",
+                "{access} stands for zero or more arguments: it must be an element of its own",
+            )
+        used.extend(names)
+    return used
+
+
 def check_worker_launch(
     worker: tuple[str, ...] | None,
     read_only: tuple[str, ...],
@@ -141,16 +157,7 @@ def check_worker_launch(
             "launch.worker[0]" if worker else "launch.worker",
             'expected a non-empty argv array whose first element is "{cli}"',
         )
-    used: list[str] = []
-    for i, element in enumerate(worker):
-        check_template(element, f"launch.worker[{i}]", WORKER_PLACEHOLDERS)
-        names = template_fields(element)
-        if "access" in names and element != "{access}":
-            raise DataProblem(
-                f"launch.worker[{i}]",
-                "{access} stands for zero or more arguments: it must be an element of its own",
-            )
-        used.extend(names)
+    used = _worker_fields(worker, "launch.worker")
     if used.count("access") > 1:
         raise DataProblem("launch.worker", "{access} may appear only once")
     if "model" not in used:
@@ -197,16 +204,7 @@ def check_worker_resume(
             "launch.worker_resume",
             'expected a non-empty argv array whose first element is "{cli}"',
         )
-    used: list[str] = []
-    for i, element in enumerate(resume):
-        check_template(element, f"launch.worker_resume[{i}]", WORKER_PLACEHOLDERS)
-        names = template_fields(element)
-        if "access" in names and element != "{access}":
-            raise DataProblem(
-                f"launch.worker_resume[{i}]",
-                "{access} stands for zero or more arguments: it must be an element of its own",
-            )
-        used.extend(names)
+    used = _worker_fields(resume, "launch.worker_resume")
     for name, why in (("session_id", "the session it continues"), ("model", "its bound model")):
         if name not in used:
             raise DataProblem("launch.worker_resume", f"expected {{{name}}}: {why}")

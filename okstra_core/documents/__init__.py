@@ -14,121 +14,86 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_names
+from ..lazy import by_module, lazy_names
 
 if TYPE_CHECKING:
-    from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, OpenDocument
-    from .inputs import RunInputs
-    from .mcp import McpConfig, McpServerEntry
-    from .resume import ResumeDiscover, ResumeDocument, ResumeParticipant
-    from .run import (
-        AddedExecution,
-        ApprovedPlanRef,
-        BindingRecord,
-        DynamicRole,
-        FileRef,
-        LeadPromptMeta,
-        Participant,
-        RoleExecution,
-        RunManifest,
-    )
-    from .schema import SCHEMAS, json_schema
-    from .task import (
-        TIMELINE_EVENTS,
-        LatestRun,
-        LeadLaunched,
-        LeadLaunchFailed,
-        NextPhase,
-        ProjectDocument,
-        RoleExecutionIndexEntry,
-        RunPrepared,
-        RunsIndexRow,
-        SessionDiscovered,
-        TaskIdentity,
-        TaskManifest,
-        TimelineEvent,
-        Workflow,
-        parse_event,
-    )
+    from .base import EXECUTION_IDENTITY_VERSION as EXECUTION_IDENTITY_VERSION
+    from .base import SCHEMA_VERSION as SCHEMA_VERSION
+    from .base import Document as Document
+    from .base import OpenDocument as OpenDocument
+    from .inputs import RunInputs as RunInputs
+    from .mcp import McpConfig as McpConfig
+    from .mcp import McpServerEntry as McpServerEntry
+    from .resume import ResumeDiscover as ResumeDiscover
+    from .resume import ResumeDocument as ResumeDocument
+    from .resume import ResumeParticipant as ResumeParticipant
+    from .run import AddedExecution as AddedExecution
+    from .run import ApprovedPlanRef as ApprovedPlanRef
+    from .run import BindingRecord as BindingRecord
+    from .run import DynamicRole as DynamicRole
+    from .run import FileRef as FileRef
+    from .run import LeadPromptMeta as LeadPromptMeta
+    from .run import Participant as Participant
+    from .run import RoleExecution as RoleExecution
+    from .run import RunManifest as RunManifest
+    from .schema import SCHEMAS as SCHEMAS
+    from .schema import json_schema as json_schema
+    from .task import TIMELINE_EVENTS as TIMELINE_EVENTS
+    from .task import LatestRun as LatestRun
+    from .task import LeadLaunched as LeadLaunched
+    from .task import LeadLaunchFailed as LeadLaunchFailed
+    from .task import NextPhase as NextPhase
+    from .task import ProjectDocument as ProjectDocument
+    from .task import RoleExecutionIndexEntry as RoleExecutionIndexEntry
+    from .task import RunPrepared as RunPrepared
+    from .task import RunsIndexRow as RunsIndexRow
+    from .task import SessionDiscovered as SessionDiscovered
+    from .task import TaskIdentity as TaskIdentity
+    from .task import TaskManifest as TaskManifest
+    from .task import TimelineEvent as TimelineEvent
+    from .task import Workflow as Workflow
+    from .task import parse_event as parse_event
 
-_LAZY = {
-    "Document": ".base",
-    "OpenDocument": ".base",
-    "EXECUTION_IDENTITY_VERSION": ".base",
-    "SCHEMA_VERSION": ".base",
-    "RunInputs": ".inputs",
-    "McpConfig": ".mcp",
-    "McpServerEntry": ".mcp",
-    "ResumeDiscover": ".resume",
-    "ResumeDocument": ".resume",
-    "ResumeParticipant": ".resume",
-    "AddedExecution": ".run",
-    "ApprovedPlanRef": ".run",
-    "BindingRecord": ".run",
-    "DynamicRole": ".run",
-    "FileRef": ".run",
-    "LeadPromptMeta": ".run",
-    "Participant": ".run",
-    "RoleExecution": ".run",
-    "RunManifest": ".run",
-    "TIMELINE_EVENTS": ".task",
-    "TimelineEvent": ".task",
-    "parse_event": ".task",
-    "LatestRun": ".task",
-    "LeadLaunched": ".task",
-    "LeadLaunchFailed": ".task",
-    "NextPhase": ".task",
-    "ProjectDocument": ".task",
-    "RoleExecutionIndexEntry": ".task",
-    "RunPrepared": ".task",
-    "RunsIndexRow": ".task",
-    "SessionDiscovered": ".task",
-    "TaskIdentity": ".task",
-    "TaskManifest": ".task",
-    "Workflow": ".task",
-    "SCHEMAS": ".schema",
-    "json_schema": ".schema",
-}
+_LAZY = by_module(
+    {
+        ".base": ("Document", "OpenDocument", "EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION"),
+        ".inputs": ("RunInputs",),
+        ".mcp": ("McpConfig", "McpServerEntry"),
+        ".resume": ("ResumeDiscover", "ResumeDocument", "ResumeParticipant"),
+        ".run": (
+            "AddedExecution",
+            "ApprovedPlanRef",
+            "BindingRecord",
+            "DynamicRole",
+            "FileRef",
+            "LeadPromptMeta",
+            "Participant",
+            "RoleExecution",
+            "RunManifest",
+        ),
+        ".task": (
+            "TIMELINE_EVENTS",
+            "TimelineEvent",
+            "parse_event",
+            "LatestRun",
+            "LeadLaunched",
+            "LeadLaunchFailed",
+            "NextPhase",
+            "ProjectDocument",
+            "RoleExecutionIndexEntry",
+            "RunPrepared",
+            "RunsIndexRow",
+            "SessionDiscovered",
+            "TaskIdentity",
+            "TaskManifest",
+            "Workflow",
+        ),
+        ".schema": ("SCHEMAS", "json_schema"),
+    }
+)
 
 
 __getattr__ = lazy_names(__name__, _LAZY)
 
 
-__all__ = [
-    "EXECUTION_IDENTITY_VERSION",
-    "SCHEMAS",
-    "SCHEMA_VERSION",
-    "TIMELINE_EVENTS",
-    "AddedExecution",
-    "ApprovedPlanRef",
-    "BindingRecord",
-    "Document",
-    "DynamicRole",
-    "FileRef",
-    "LatestRun",
-    "LeadLaunchFailed",
-    "LeadLaunched",
-    "LeadPromptMeta",
-    "McpConfig",
-    "McpServerEntry",
-    "NextPhase",
-    "OpenDocument",
-    "Participant",
-    "ProjectDocument",
-    "ResumeDiscover",
-    "ResumeDocument",
-    "ResumeParticipant",
-    "RoleExecution",
-    "RoleExecutionIndexEntry",
-    "RunInputs",
-    "RunManifest",
-    "RunPrepared",
-    "RunsIndexRow",
-    "SessionDiscovered",
-    "TaskIdentity",
-    "TaskManifest",
-    "TimelineEvent",
-    "Workflow",
-    "json_schema",
-    "parse_event",
-]
+__all__ = sorted(_LAZY)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 import orjson
 
@@ -22,10 +22,14 @@ from ..errors import DataFileError, OkstraError
 from ..records import RecordError, aliases_of, config, dataclass, field, to_data, validate
 from ..store import dumps_json, read_json
 
+if TYPE_CHECKING:
+    from pydantic import StrictStr
+
 __all__ = [
     "EXECUTION_IDENTITY_VERSION",
     "SCHEMA_VERSION",
     "Document",
+    "Event",
     "OpenDocument",
     "field_path",
     "merged",
@@ -169,6 +173,17 @@ class OpenDocument(Document):
     @classmethod
     def _prepared(cls, data: Any) -> Any:
         return _split(cls, super()._prepared(data))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event(Document):
+    """What every `timeline.jsonl` line has: when, and which run."""
+
+    __pydantic_config__ = config(camel_case=True, by_name=True)
+    WHAT: ClassVar[str] = "timeline event"
+
+    at: StrictStr
+    run_id: StrictStr
 
 
 # ------------------------------------------------------------------------ helpers

@@ -9,17 +9,18 @@ them is typed here.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..errors import DataFileError
 from ..records import config, dataclass, field
-from .base import OPEN_CONFIG, Document, OpenDocument, Shape
+from .base import OPEN_CONFIG, Document, Event, OpenDocument, Shape
 
 if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
 
-from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION
+from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, RoleExecution
 from .worker import WorkerExited, WorkerStarted
 
 _CONFIG = config(camel_case=True, by_name=True)
@@ -104,6 +105,15 @@ class RoleExecutionIndexEntry(OpenDocument):
     model_spec_digest: StrictStr | None
     run_manifest_path: StrictStr
 
+    @classmethod
+    def of(
+        cls, execution: RoleExecution, *, run_id: str, task_type: str, run_manifest_path: str
+    ) -> RoleExecutionIndexEntry:
+        """The entry of a run's role execution: its fields of the same name, and the run."""
+        theirs = {f.name for f in fields(execution)}
+        own = {f.name: getattr(execution, f.name) for f in fields(cls) if f.name in theirs}
+        return cls(run_id=run_id, task_type=task_type, run_manifest_path=run_manifest_path, **own)
+
 
 @dataclass(frozen=True, kw_only=True)
 class LatestRun(Document):
@@ -147,18 +157,7 @@ class TaskManifest(OpenDocument):
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Event(Document):
-    """What every `timeline.jsonl` line has: when, and which run."""
-
-    __pydantic_config__ = _CONFIG
-    WHAT: ClassVar[str] = "timeline event"
-
-    at: StrictStr
-    run_id: StrictStr
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunPrepared(_Event):
+class RunPrepared(Event):
     """A run's files were written: its manifest, lead session and role executions."""
 
     __pydantic_config__ = _CONFIG
@@ -171,7 +170,7 @@ class RunPrepared(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LeadLaunched(_Event):
+class LeadLaunched(Event):
     """The lead CLI was started, by which backend and where (window, pane)."""
 
     __pydantic_config__ = _CONFIG
@@ -185,7 +184,7 @@ class LeadLaunched(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LeadExited(_Event):
+class LeadExited(Event):
     """The lead CLI ended (recorded once, by whoever saw it first)."""
 
     __pydantic_config__ = config(camel_case=True, by_name=True, omit_none=("detail",))
@@ -204,7 +203,7 @@ class LeadExited(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LeadResumed(_Event):
+class LeadResumed(Event):
     """The lead of an earlier launch runs again in the foreground (`resume --exec`)."""
 
     __pydantic_config__ = _CONFIG
@@ -216,7 +215,7 @@ class LeadResumed(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LeadStopRequested(_Event):
+class LeadStopRequested(Event):
     """Someone asked okstra to stop the lead."""
 
     __pydantic_config__ = _CONFIG
@@ -226,7 +225,7 @@ class LeadStopRequested(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LeadLaunchFailed(_Event):
+class LeadLaunchFailed(Event):
     """Starting the lead CLI failed, with the error."""
 
     __pydantic_config__ = _CONFIG
@@ -237,7 +236,7 @@ class LeadLaunchFailed(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SessionDiscovered(_Event):
+class SessionDiscovered(Event):
     """The session id of a CLI that picks its own was found after launch."""
 
     __pydantic_config__ = _CONFIG

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 import orjson
 
 from ..records import aliases_of, config, dataclass
-from .base import Document, Shape
+from .base import Document, Event, Shape
 from .run import AddedExecution, Usage
 
 if TYPE_CHECKING:
@@ -144,12 +144,9 @@ class WorkerExit(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
-class _WorkerEvent(Document):
-    __pydantic_config__ = _CONFIG
-    WHAT: ClassVar[str] = "timeline event"
+class _WorkerEvent(Event):
+    """A timeline event of one worker: its role execution, participant and label."""
 
-    at: StrictStr
-    run_id: StrictStr
     role_execution_ref: StrictStr
     participant_ref: StrictStr
     label: StrictStr

@@ -141,120 +141,82 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_names
+from ..lazy import by_module, lazy_names
 
 if TYPE_CHECKING:
-    from .argv import PLACEHOLDERS, render_argv
-    from .backends import LaunchResult, exec_now, start
-    from .checks import PreflightResult, RoleInstance, preflight
-    from .commands import (
-        BACKEND_CHOICES,
-        Backend,
-        choose_backend,
-        tmux_base,
-        tmux_commands,
-    )
-    from .plan import LaunchPlan, plan_launch
-    from .session import (
-        discover_session,
-        discover_sessions,
-        find_session_once,
-        find_sessions,
-        mint_session_id,
-    )
-    from .sheet import (
-        PENDING,
-        RESUME_JSON,
-        RESUME_SCRIPT,
-        ResumeCommand,
-        ResumeEntry,
-        ResumeSheet,
-        check_session_id,
-        find_okstra,
-        read_resume_sheet,
-        rebuild_resume_command,
-        render_resume_sheet,
-        write_resume_sheet,
-    )
-    from .worker_launch import worker_argv
+    from .argv import PLACEHOLDERS as PLACEHOLDERS
+    from .argv import render_argv as render_argv
+    from .backends import LaunchResult as LaunchResult
+    from .backends import exec_now as exec_now
+    from .backends import start as start
+    from .checks import PreflightResult as PreflightResult
+    from .checks import RoleInstance as RoleInstance
+    from .checks import preflight as preflight
+    from .commands import BACKEND_CHOICES as BACKEND_CHOICES
+    from .commands import Backend as Backend
+    from .commands import choose_backend as choose_backend
+    from .commands import tmux_base as tmux_base
+    from .commands import tmux_commands as tmux_commands
+    from .plan import LaunchPlan as LaunchPlan
+    from .plan import plan_launch as plan_launch
+    from .session import discover_session as discover_session
+    from .session import discover_sessions as discover_sessions
+    from .session import find_session_once as find_session_once
+    from .session import find_sessions as find_sessions
+    from .session import mint_session_id as mint_session_id
+    from .sheet import PENDING as PENDING
+    from .sheet import RESUME_JSON as RESUME_JSON
+    from .sheet import RESUME_SCRIPT as RESUME_SCRIPT
+    from .sheet import ResumeCommand as ResumeCommand
+    from .sheet import ResumeEntry as ResumeEntry
+    from .sheet import ResumeSheet as ResumeSheet
+    from .sheet import check_session_id as check_session_id
+    from .sheet import find_okstra as find_okstra
+    from .sheet import read_resume_sheet as read_resume_sheet
+    from .sheet import rebuild_resume_command as rebuild_resume_command
+    from .sheet import render_resume_sheet as render_resume_sheet
+    from .sheet import write_resume_sheet as write_resume_sheet
+    from .worker_launch import worker_argv as worker_argv
 
 # The package's names load on first use, each from its module: planning a launch, its
 # tmux commands and its resume sheet (`plan`, `commands`, `sheet`) never import what
 # starts the lead (`backends`, `foreground`; preflight, in `checks`, probes on plain
 # threads, never logging), so a prepare that launches nothing (`--launch none`) never
 # loads them.
-_LAZY = {
-    "PLACEHOLDERS": ".argv",
-    "render_argv": ".argv",
-    "BACKEND_CHOICES": ".commands",
-    "Backend": ".commands",
-    "LaunchResult": ".backends",
-    "choose_backend": ".commands",
-    "exec_now": ".backends",
-    "start": ".backends",
-    "tmux_base": ".commands",
-    "tmux_commands": ".commands",
-    "LaunchPlan": ".plan",
-    "plan_launch": ".plan",
-    "PreflightResult": ".checks",
-    "RoleInstance": ".checks",
-    "preflight": ".checks",
-    "PENDING": ".sheet",
-    "RESUME_JSON": ".sheet",
-    "RESUME_SCRIPT": ".sheet",
-    "ResumeCommand": ".sheet",
-    "ResumeEntry": ".sheet",
-    "ResumeSheet": ".sheet",
-    "check_session_id": ".sheet",
-    "find_okstra": ".sheet",
-    "read_resume_sheet": ".sheet",
-    "rebuild_resume_command": ".sheet",
-    "render_resume_sheet": ".sheet",
-    "write_resume_sheet": ".sheet",
-    "discover_session": ".session",
-    "discover_sessions": ".session",
-    "find_session_once": ".session",
-    "find_sessions": ".session",
-    "mint_session_id": ".session",
-    "worker_argv": ".worker_launch",
-}
+_LAZY = by_module(
+    {
+        ".argv": ("PLACEHOLDERS", "render_argv"),
+        ".commands": ("BACKEND_CHOICES", "Backend", "choose_backend", "tmux_base", "tmux_commands"),
+        ".backends": ("LaunchResult", "exec_now", "start"),
+        ".plan": ("LaunchPlan", "plan_launch"),
+        ".checks": ("PreflightResult", "RoleInstance", "preflight"),
+        ".sheet": (
+            "PENDING",
+            "RESUME_JSON",
+            "RESUME_SCRIPT",
+            "ResumeCommand",
+            "ResumeEntry",
+            "ResumeSheet",
+            "check_session_id",
+            "find_okstra",
+            "read_resume_sheet",
+            "rebuild_resume_command",
+            "render_resume_sheet",
+            "write_resume_sheet",
+        ),
+        ".session": (
+            "discover_session",
+            "discover_sessions",
+            "find_session_once",
+            "find_sessions",
+            "mint_session_id",
+        ),
+        ".worker_launch": ("worker_argv",),
+    }
+)
 
 
 __getattr__ = lazy_names(__name__, _LAZY)
 
 
-__all__ = [
-    "BACKEND_CHOICES",
-    "PENDING",
-    "PLACEHOLDERS",
-    "RESUME_JSON",
-    "RESUME_SCRIPT",
-    "Backend",
-    "LaunchPlan",
-    "LaunchResult",
-    "PreflightResult",
-    "ResumeCommand",
-    "ResumeEntry",
-    "ResumeSheet",
-    "RoleInstance",
-    "check_session_id",
-    "choose_backend",
-    "discover_session",
-    "discover_sessions",
-    "exec_now",
-    "find_okstra",
-    "find_session_once",
-    "find_sessions",
-    "mint_session_id",
-    "plan_launch",
-    "preflight",
-    "read_resume_sheet",
-    "rebuild_resume_command",
-    "render_argv",
-    "render_resume_sheet",
-    "start",
-    "tmux_base",
-    "tmux_commands",
-    "worker_argv",
-    "write_resume_sheet",
-]
+__all__ = sorted(_LAZY)

@@ -39,7 +39,7 @@ from ..launch import RESUME_JSON
 from ..processes import process, tmux
 from ..processes.process import process_start
 from ..processes.tmux import PaneProbe, pane_lines, probe_pane
-from ..records import config, dataclass, field
+from ..records import Delegate, config, dataclass, field
 from ..store import FileLock, append_line
 from ..tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from . import index
@@ -322,21 +322,10 @@ class StopOutcome:
     def ok(self) -> bool:
         return not self.after.alive
 
-    @property
-    def run_id(self) -> str:
-        return self.run.run_id
-
-    @property
-    def run_ref(self) -> str:
-        return self.run.ref
-
-    @property
-    def run_dir(self) -> Path:
-        return self.run.run_dir
-
-    @property
-    def was_running(self) -> bool:
-        return self.before.alive
+    run_id = Delegate[str]("run.run_id")
+    run_ref = Delegate[str]("run.ref")
+    run_dir = Delegate[Path]("run.run_dir")
+    was_running = Delegate[bool]("before.alive")
 
     @property
     def stopped(self) -> bool:

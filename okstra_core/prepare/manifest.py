@@ -12,62 +12,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 import orjson
 
-from ..catalog.models import LEADER, Runner
+from ..catalog.models import LEADER
 from ..documents import BindingRecord, DynamicRole, Participant, RoleExecution
 from ..documents.run import WriteCapability
 from ..records import config, dataclass, to_data
 from ..request import UNREPORTED_MODEL
 
-
-class BindingLike(Protocol):
-    """What the manifest reads of `okstra_core.binding.Binding`."""
-
-    @property
-    def runner(self) -> Runner: ...
-    @property
-    def host_runtime(self) -> str: ...
-    @property
-    def host_model_value(self) -> str | None: ...
-
-
-class AssignmentLike(Protocol):
-    """What the manifest reads of `okstra_core.resolver.ResolvedAssignment`."""
-
-    @property
-    def role(self) -> str: ...
-    @property
-    def ordinal(self) -> int: ...
-    @property
-    def duty(self) -> str: ...
-    @property
-    def provider_id(self) -> str: ...
-    @property
-    def model_ref(self) -> str: ...
-    @property
-    def model_id(self) -> str: ...
-    @property
-    def display_name(self) -> str: ...
-    @property
-    def execution(self) -> str: ...
-    @property
-    def binding(self) -> BindingLike: ...
-    @property
-    def host_runtime(self) -> str: ...
-    @property
-    def entry_mode(self) -> str: ...
-    @property
-    def provenance(self) -> str: ...
-
-
-class RequirementLike(Protocol):
-    @property
-    def role(self) -> str: ...
-    @property
-    def duty(self) -> str: ...
+if TYPE_CHECKING:
+    from ..binding import Binding
+    from ..catalog.models import RoleRequirement
+    from ..resolver import ResolvedAssignment
 
 
 @dataclass(frozen=True)
@@ -102,7 +60,7 @@ def write_capability(role: str, writing_roles: Collection[str]) -> WriteCapabili
     return "workspace-write" if role == LEADER or role in writing_roles else "read-only"
 
 
-def binding_record(binding: BindingLike, execution: str) -> BindingRecord:
+def binding_record(binding: Binding, execution: str) -> BindingRecord:
     return BindingRecord(
         runner=binding.runner,
         host_runtime=binding.host_runtime,
@@ -132,7 +90,7 @@ class _DigestedSpec:
     binding: BindingRecord
 
 
-def model_spec_digest(assignment: AssignmentLike) -> str:
+def model_spec_digest(assignment: ResolvedAssignment) -> str:
     """sha256 of the canonical JSON of the model spec and its binding.
 
     Two runs that bound the same model the same way share a digest; any change to
@@ -153,7 +111,7 @@ def model_spec_digest(assignment: AssignmentLike) -> str:
 
 
 def bound_execution(
-    a: AssignmentLike,
+    a: ResolvedAssignment,
     participant_ref: str,
     *,
     write_capability: WriteCapability,
@@ -200,8 +158,8 @@ def bound_execution(
 
 
 def build_execution_manifest(
-    assignments: Sequence[AssignmentLike],
-    dynamic_roles: Iterable[RequirementLike] = (),
+    assignments: Sequence[ResolvedAssignment],
+    dynamic_roles: Iterable[RoleRequirement] = (),
     *,
     leader_model_reported: bool = True,
     writing_roles: Collection[str] = (),

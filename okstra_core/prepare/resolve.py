@@ -20,13 +20,13 @@ from ..launch.plan import lead_access_argv
 from ..pool import ModelPool
 from ..records import dataclass
 from ..request import RunRequest
-from ..resolver import check_entry_mode, resolve_assignments
+from ..resolver import ResolvedAssignment, check_entry_mode, resolve_assignments
 from ..runbase import RunBase, resolve_base
 from ..store import MAX_FILE_BYTES, FileLock, check_no_links, decode_utf8, lock_path_for, read_bytes
 from ..tasks import OKSTRA_DIR, TASK_INDEX, TASK_MANIFEST, TIMELINE, slugify, task_root
 from ..vocabulary import CURRENT_SESSION, LEAD_ASK
 from . import runfiles
-from .manifest import AssignmentLike, ExecutionManifest, build_execution_manifest
+from .manifest import ExecutionManifest, build_execution_manifest
 from .plan_check import ApprovedPlan, check_approved_plan, check_brief
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class Resolved:
     profile: Profile
     host: HostSpec
     entry_mode: str
-    assignments: tuple[AssignmentLike, ...]
+    assignments: tuple[ResolvedAssignment, ...]
     manifest: ExecutionManifest
     brief_path: Path
     brief_text: str
@@ -230,7 +230,7 @@ def _approved_plan(
 def _check_lead_access(
     request: RunRequest,
     catalog: Catalog,
-    assignments: Sequence[AssignmentLike],
+    assignments: Sequence[ResolvedAssignment],
     entry_mode: str,
 ) -> None:
     """`--lead-access`: for a lead okstra starts, at a level its provider declares."""

@@ -244,16 +244,10 @@ def task_manifest(resolved: Resolved, layout: RunLayout, cache: Path) -> TaskMan
             lead_session_id=layout.session_id,
         ),
         index_entries=[
-            RoleExecutionIndexEntry(
+            RoleExecutionIndexEntry.of(
+                r,
                 run_id=layout.run_id,
                 task_type=request.task_type,
-                role_execution_ref=r.role_execution_ref,
-                participant_ref=r.participant_ref,
-                role=r.role,
-                ordinal=r.ordinal,
-                model_ref=r.model_ref,
-                execution_label=r.execution_label,
-                model_spec_digest=r.model_spec_digest,
                 run_manifest_path=layout.run_manifest,
             )
             for r in resolved.manifest.role_executions

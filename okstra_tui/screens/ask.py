@@ -1,7 +1,6 @@
 """A yes/no question before a destructive action (stop a running lead, abort a setup).
 
-The answer is No unless the person says yes: No has the focus (a stray Enter keeps
-things as they are), `y` answers yes, `n` and Escape answer no.
+The answer is No unless the person says yes (`dialog.YesNoScreen`).
 """
 
 from __future__ import annotations
@@ -10,23 +9,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer
+from textual.binding import BindingType
+from textual.screen import Screen
 
 from ..resources import stylesheet, ui_text
-from ..widgets import Plain
-from .stale import close, part
+from .dialog import Words, YesNoScreen, answer_keys
 
 if TYPE_CHECKING:
     from okstra_core.life.runs import RunRow
     from okstra_core.wizard.text import WizardText
 
 
-class AskScreen(ModalScreen[bool]):
+class AskScreen(YesNoScreen):
     """Ask before doing something that cannot be undone; No has the focus.
 
     Args:
@@ -37,10 +31,7 @@ class AskScreen(ModalScreen[bool]):
     """
 
     CSS_PATH = stylesheet("ask")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = answer_keys("Yes", "No")
 
     def __init__(self, question: str, detail: str, *, yes: str, no: str) -> None:
         super().__init__()
@@ -49,28 +40,8 @@ class AskScreen(ModalScreen[bool]):
         self.yes_label = yes
         self.no_label = no
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Plain(self.question, id="question")
-            if self.detail:
-                yield Plain(self.detail, id="detail")
-            with Horizontal(id="buttons"):
-                yield Button(self.yes_label, id="yes", variant="error", compact=True)
-                yield Button(self.no_label, id="no", compact=True)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        button = part(self, "#no", Button)
-        if button is not None:
-            button.focus()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        close(self, event.button.id == "yes")
-
-    def action_answer(self, yes: bool) -> None:
-        close(self, yes)
+    def words(self) -> Words:
+        return Words(self.question, self.detail, self.yes_label, self.no_label)
 
 
 def stop_question(row: RunRow, text: WizardText) -> AskScreen:

@@ -24,15 +24,15 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
 from .. import run_actions
 from ..resources import stylesheet, ui_text
 from ..team_view import COLUMNS, MemberRow, TeamLook, team_of
 from ..widgets import Plain, line
-from .ask import AskScreen, ask_to_stop
+from .ask import AskScreen
 from .members import apply_rows
+from .runkeys import RunKeysScreen
 from .send import SendScreen
 from .stale import gone, part, pop
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from okstra_core.life.runs import RunRow
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(RunKeysScreen):
     """Runs, newest first, with the lead's status.
 
     Args:
@@ -115,11 +115,11 @@ class RunsScreen(Screen[None]):
         for key in COLUMNS:
             members.add_column(ui_text(self).get(f"app.team.{key}"), key=key)
         table.focus()
-        self.load()
+        self.load_runs()
         self.set_interval(TEAM_REFRESH_SECONDS, self.load_team)
 
     @work(thread=True, exclusive=True, group="runs")
-    def load(self) -> None:
+    def load_runs(self) -> None:
         rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
         self.app.call_from_thread(self._show_rows, rows, error)
 
@@ -151,18 +151,18 @@ class RunsScreen(Screen[None]):
         where = text.get("app.runs.all") if self.show_all else str(self.project_root)
         title = text.get("app.runs.title", where=where, count=len(rows))
         self.query_one("#title", Plain).update(error or title)
-        self._show_detail()
+        self._show_run_detail()
 
-    def _selected(self) -> RunRow | None:
+    def _run(self) -> RunRow | None:
         table = part(self, "#table", DataTable)
         if table is None or table.cursor_row is None or table.cursor_row >= len(self.rows):
             return None
         return self.rows[table.cursor_row]
 
-    def _show_detail(self, message: str = "") -> None:
+    def _show_run_detail(self, message: str = "") -> None:
         if gone(self):
             return  # a stop's outcome after the screen was closed
-        row = self._selected()
+        row = self._run()
         text = ui_text(self)
         if row is None:
             self.query_one("#detail", Plain).update(message or text.get("app.runs.empty"))
@@ -177,14 +177,14 @@ class RunsScreen(Screen[None]):
         if event.data_table.id == "members":
             self.member_key = event.row_key.value
         else:
-            self._show_detail()
+            self._show_run_detail()
         self.load_team()
 
     @work(thread=True, exclusive=True, group="team")
     def load_team(self) -> None:
         """Look at the highlighted run's team (off the UI thread); the UI thread only
         applies what changed (`_show_team`)."""
-        row = self._selected()
+        row = self._run()
         look = TeamLook()
         if row is not None:
             look = team_of(row, self.environment, ui_text(self), self.member_key)
@@ -192,7 +192,7 @@ class RunsScreen(Screen[None]):
 
     def _show_team(self, run_dir: Path | None, look: TeamLook) -> None:
         table = part(self, "#members", DataTable)
-        row = self._selected()
+        row = self._run()
         if table is None or (row.run_dir if row else None) != run_dir:
             return  # closed, or another run highlighted since
         self.members = {member.key: member for member in look.rows}
@@ -226,38 +226,12 @@ class RunsScreen(Screen[None]):
         if self.project_root is None:
             return
         self.show_all = not self.show_all
-        self.load()
-
-    def action_attach(self) -> None:
-        row = self._selected()
-        if row is not None:
-            outcome = run_actions.attach(row.run_dir, self.environment)
-            run_actions.act(self.app, outcome, self._show_detail)
-
-    def action_stop(self) -> None:
-        """Stop the selected run's lead — after asking (default No)."""
-        row = self._selected()
-        if row is not None:
-            ask_to_stop(self, row, self._stop)
-
-    @work(thread=True, exclusive=True, group="runs-stop")
-    def _stop(self, run_dir: Path) -> None:
-        text = ui_text(self)
-        self.app.call_from_thread(self._show_detail, text.get("app.runs.stopping"))
-        outcome = run_actions.stop_lead(run_dir, self.environment, text)
-        self.app.call_from_thread(self._show_detail, outcome.message)
-        self.app.call_from_thread(self.load)
-
-    def action_resume(self) -> None:
-        row = self._selected()
-        if row is not None:
-            outcome = run_actions.resume(row.run_dir, self.environment, ui_text(self))
-            run_actions.act(self.app, outcome, self._show_detail)
+        self.load_runs()
 
     # -- the members table's actions (its keys, while it has the focus) ---------------
 
     def _member(self) -> tuple[RunRow, MemberRow] | None:
-        row = self._selected()
+        row = self._run()
         member = self.members.get(self.member_key or "")
         if member is None:
             member = next((m for m in self.members.values() if m.leader), None)
@@ -273,7 +247,7 @@ class RunsScreen(Screen[None]):
             outcome = run_actions.attach(row.run_dir, self.environment)
         else:
             outcome = run_actions.attach_worker(row.run_dir, member.short, self.environment)
-        run_actions.act(self.app, outcome, self._show_detail)
+        run_actions.act(self.app, outcome, self._show_run_detail)
 
     def action_stop_member(self) -> None:
         """Stop the member — after asking (default No): a worker alone, or the lead alone."""
@@ -300,13 +274,13 @@ class RunsScreen(Screen[None]):
     def _stop_member(self, run_dir: Path, member: MemberRow) -> None:
         text = ui_text(self)
         self.app.call_from_thread(
-            self._show_detail, text.get("app.team.stopping", who=member.short)
+            self._show_run_detail, text.get("app.team.stopping", who=member.short)
         )
         if member.leader:
             outcome = run_actions.stop_lead_only(run_dir, self.environment, text)
         else:
             outcome = run_actions.stop_worker(run_dir, member.short, self.environment, text)
-        self.app.call_from_thread(self._show_detail, outcome.message)
+        self.app.call_from_thread(self._show_run_detail, outcome.message)
         self.app.call_from_thread(self.load_team)
 
     def action_send_member(self) -> None:
@@ -332,5 +306,5 @@ class RunsScreen(Screen[None]):
     def _send_member(self, run_dir: Path, who: str, prompt: str) -> None:
         text = ui_text(self)
         outcome = run_actions.send_worker(run_dir, who, prompt, self.environment, text)
-        self.app.call_from_thread(self._show_detail, outcome.message)
+        self.app.call_from_thread(self._show_run_detail, outcome.message)
         self.app.call_from_thread(self.load_team)

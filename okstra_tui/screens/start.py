@@ -19,7 +19,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 
 from okstra_core.display import age_since, inert_markup
@@ -34,9 +33,9 @@ from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Plain, Row
-from .ask import ask_to_stop
 from .delete import DeleteWizardScreen
 from .doctor import DoctorScreen
+from .runkeys import RunKeysScreen
 from .stale import gone, part
 
 if TYPE_CHECKING:
@@ -160,7 +159,7 @@ def doctor_line(report: Report, text: WizardText) -> str:
     return text.get("app.start.doctor.line", summary=" · ".join(parts))
 
 
-class StartScreen(Screen[None]):
+class StartScreen(RunKeysScreen):
     """This project's setups ("New setup" first) and runs, and the doctor's summary.
 
     Args:
@@ -425,32 +424,6 @@ class StartScreen(Screen[None]):
         if not self.is_active:
             return  # a second `c` while the first dialog opens: one dialog
         self.app.push_screen(DoctorScreen(self.environment, cwd=self.cwd))
-
-    def action_attach(self) -> None:
-        row = self._run()
-        if row is not None:
-            outcome = run_actions.attach(row.run_dir, self.environment)
-            run_actions.act(self.app, outcome, self._show_run_detail)
-
-    def action_stop(self) -> None:
-        """Stop the highlighted run's lead — after asking (default No)."""
-        row = self._run()
-        if row is not None:
-            ask_to_stop(self, row, self._stop)
-
-    @work(thread=True, exclusive=True, group="start-stop")
-    def _stop(self, run_dir: Path) -> None:
-        text = ui_text(self)
-        self.app.call_from_thread(self._show_run_detail, text.get("app.runs.stopping"))
-        outcome = run_actions.stop_lead(run_dir, self.environment, text)
-        self.app.call_from_thread(self._show_run_detail, outcome.message)
-        self.app.call_from_thread(self.load_runs)
-
-    def action_resume(self) -> None:
-        row = self._run()
-        if row is not None:
-            outcome = run_actions.resume(row.run_dir, self.environment, ui_text(self))
-            run_actions.act(self.app, outcome, self._show_run_detail)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -10,19 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer
+from textual.binding import BindingType
 
-from ..resources import stylesheet, ui_text
-from ..widgets import Plain
-from .stale import close, part
+from ..resources import stylesheet
+from .dialog import YesNoScreen, answer_keys
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(YesNoScreen):
     """Ask whether to trust the project before its first launch.
 
     Args:
@@ -30,34 +24,15 @@ class TrustScreen(ModalScreen[bool]):
     """
 
     CSS_PATH = stylesheet("trust")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Trust"),
-        Binding("n,escape", "answer(False)", "Not now"),
-    ]
+    TEXTS = "app.trust"
+    BINDINGS: ClassVar[list[BindingType]] = answer_keys("Trust", "Not now")
+    YES_ID = "trust"
+    NO_ID = "not-now"
+    YES_VARIANT = "warning"
 
     def __init__(self, project: Path) -> None:
         super().__init__()
         self.project = project
 
-    def compose(self) -> ComposeResult:
-        text = ui_text(self)
-        with Vertical(id="dialog"):
-            yield Plain(text.get("app.trust.question"), id="question")
-            yield Plain(text.get("app.trust.detail", project=self.project), id="detail")
-            with Horizontal(id="buttons"):
-                yield Button(text.get("app.trust.yes"), id="trust", variant="warning", compact=True)
-                yield Button(text.get("app.trust.no"), id="not-now", compact=True)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        button = part(self, "#not-now", Button)
-        if button is not None:
-            button.focus()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        close(self, event.button.id == "trust")
-
-    def action_answer(self, yes: bool) -> None:
-        close(self, yes)
+    def values(self) -> dict[str, object]:
+        return {"project": self.project}

@@ -33,7 +33,7 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         await wait_for(pilot, app, lambda: isinstance(app.screen, RunsScreen), "the runs")
         runs_screen = app.screen
         await wait_for(pilot, app, lambda: bool(runs_screen.rows), "the runs read")
-        selected = runs_screen._selected()
+        selected = runs_screen._run()
         assert selected is not None and selected.run_dir == first.run_dir
         assert [p.name for p in runs.iterdir()] == [first.run_id]  # nothing prepared
         await pilot.press("escape")

@@ -36,7 +36,7 @@ from .observe import (
     state_of,
     with_activity,
 )
-from .team import WHO_ARG, Member, find
+from .team import WHO_ARG, Member, WorkerAnswer, find
 
 EXIT_TIMEOUT = 124
 EXIT_LOST = 1
@@ -175,14 +175,9 @@ def wait(
 
 
 @dataclass(frozen=True, kw_only=True)
-class Result:
+class Result(WorkerAnswer):
     """What a worker produced: its result file, else its standard output."""
 
-    __pydantic_config__ = config(camel_case=True)
-
-    ok: bool = True
-    role_execution_ref: str
-    label: str
     status: str
     source: str
     path: str

@@ -14,12 +14,12 @@ from pathlib import Path
 from ...documents.worker import WorkerDiscarded, WorkerMerged
 from ...environment import Environment
 from ...errors import UsageError
-from ...records import config, dataclass
+from ...records import dataclass
 from .. import worktrees
 from . import record
 from .observe import observe_team
 from .record import read_manifest
-from .team import WHO_ARG, Member, find, members
+from .team import WHO_ARG, Member, WorkerAnswer, find, members
 
 __all__ = ["WorkerDiff", "WorkerDiscard", "WorkerMerge", "diff", "discard", "merge"]
 
@@ -73,14 +73,9 @@ def _ended(writer: _Writer, what: str) -> None:
 
 
 @dataclass(frozen=True, kw_only=True)
-class WorkerDiff:
+class WorkerDiff(WorkerAnswer):
     """A writer's changes against its base (`--stat`: the summary only)."""
 
-    __pydantic_config__ = config(camel_case=True)
-
-    ok: bool = True
-    role_execution_ref: str
-    label: str
     branch: str
     base_commit: str
     worktree_path: str
@@ -110,14 +105,9 @@ def diff(run_dir: Path, who: str, environment: Environment, *, stat: bool = Fals
 
 
 @dataclass(frozen=True, kw_only=True)
-class WorkerMerge:
+class WorkerMerge(WorkerAnswer):
     """A writer's branch merged into the project's branch."""
 
-    __pydantic_config__ = config(camel_case=True)
-
-    ok: bool = True
-    role_execution_ref: str
-    label: str
     branch: str
     into: str
     commit: str
@@ -176,14 +166,9 @@ def merge(
 
 
 @dataclass(frozen=True, kw_only=True)
-class WorkerDiscard:
+class WorkerDiscard(WorkerAnswer):
     """A writer's worktree and branch removed."""
 
-    __pydantic_config__ = config(camel_case=True)
-
-    ok: bool = True
-    role_execution_ref: str
-    label: str
     branch: str
     steps: tuple[str, ...]
 

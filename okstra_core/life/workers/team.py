@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from ...catalog import LEADER
 from ...documents import Participant, RoleExecution, RunManifest
 from ...errors import UsageError
-from ...records import dataclass
+from ...records import Delegate, config, dataclass
 
 WHO_ARG = "<who>"
 _SHORT = re.compile(r"^(?P<role>[a-z][a-z0-9-]*)#(?P<n>\d{1,6})$")
@@ -25,33 +25,14 @@ class Member:
     execution: RoleExecution
     participant: Participant
 
-    @property
-    def ref(self) -> str:
-        return self.execution.role_execution_ref
-
-    @property
-    def participant_ref(self) -> str:
-        return self.execution.participant_ref
-
-    @property
-    def role(self) -> str:
-        return self.execution.role
-
-    @property
-    def ordinal(self) -> int:
-        return self.execution.ordinal
-
-    @property
-    def label(self) -> str:
-        return self.execution.execution_label
-
-    @property
-    def provider(self) -> str:
-        return self.execution.provider
-
-    @property
-    def model_ref(self) -> str | None:
-        return self.execution.model_ref
+    ref = Delegate[str]("execution.role_execution_ref")
+    participant_ref = Delegate[str]("execution.participant_ref")
+    role = Delegate[str]("execution.role")
+    ordinal = Delegate[int]("execution.ordinal")
+    label = Delegate[str]("execution.execution_label")
+    provider = Delegate[str]("execution.provider")
+    model_ref = Delegate[str | None]("execution.model_ref")
+    status = Delegate[str]("participant.status")
 
     @property
     def leader(self) -> bool:
@@ -62,9 +43,17 @@ class Member:
         """`analyser#1`."""
         return f"{self.role}#{self.ordinal}"
 
-    @property
-    def status(self) -> str:
-        return self.participant.status
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerAnswer:
+    """Base of a command's JSON answer about one worker: `ok`, then which worker (its
+    role execution ref and label); a subclass adds what the command did."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    ok: bool = True
+    role_execution_ref: str
+    label: str
 
 
 def members(manifest: RunManifest) -> list[Member]:
