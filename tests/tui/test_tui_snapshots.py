@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from tui_support import (
+    columns_fitted,
     drive_to,
     fixed_environment,
     make_project,
@@ -239,6 +240,13 @@ def test_tui_snapshot_multiline_directive(snap_compare, stable_project, size) ->
     assert snap_compare(app, run_before=reach("directive_pick", write), terminal_size=size)
 
 
+def fitted(screen: Any) -> bool:
+    """Both tables of the runs screen have fitted their columns to their rows."""
+    from textual.widgets import DataTable
+
+    return all(columns_fitted(table) for table in screen.query(DataTable))
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_tui_snapshot_runs_screen(snap_compare, stable_project, size) -> None:
     from okstra_tui.screens.runs import RunsScreen
@@ -253,9 +261,14 @@ def test_tui_snapshot_runs_screen(snap_compare, stable_project, size) -> None:
         await wait_for(
             pilot,
             app,
-            lambda: isinstance(app.screen, RunsScreen) and len(app.screen.rows) == 2,
-            "the runs screen",
+            lambda: (
+                isinstance(app.screen, RunsScreen)
+                and len(app.screen.rows) == 2
+                and app.screen.team_revision > 0
+            ),
+            "the runs screen and its team",
         )
+        await wait_for(pilot, app, lambda: fitted(app.screen), "the tables fitted")
         await settle(pilot, app)
 
     assert snap_compare(build(stable_project), run_before=open_runs, terminal_size=size)
@@ -464,6 +477,7 @@ def test_tui_snapshot_runs_screen_team(snap_compare, stable_project, monkeypatch
             lambda: isinstance(app.screen, RunsScreen) and app.screen.team_revision > 0,
             "the team",
         )
+        await wait_for(pilot, app, lambda: fitted(app.screen), "the tables fitted")
         await pilot.press("tab", "down", "down")
         await settle(pilot, app)
 

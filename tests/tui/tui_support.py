@@ -6,6 +6,7 @@ a temp dir, see tests/conftest.py); provider CLIs are the fake ones on PATH.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
@@ -163,10 +164,30 @@ async def settle(pilot: Any, app: Any) -> None:
     so one is enough for a screen switch; only a running worker (preflight, prepare)
     needs its own wait and one more pause for the message it posts.
     """
+    from textual.worker import WorkerCancelled
+
     await pilot.pause()
-    if any(worker.is_running for worker in app.workers):
-        await app.workers.wait_for_complete()
+    # A few rounds, not "until idle": the runs screen reloads its team on a timer. An
+    # exclusive worker (that reload) is cancelled when its successor starts while we
+    # wait: the app's normal flow, so wait for the successor instead of failing.
+    for _ in range(5):
+        running = [worker for worker in app.workers if worker.is_running]
+        if not running:
+            return
+        for worker in running:
+            with contextlib.suppress(WorkerCancelled):
+                await worker.wait()
         await pilot.pause()
+
+
+def columns_fitted(table: Any) -> bool:
+    """Whether a DataTable has fitted its columns to the rows it holds (it does that on
+    idle; a screenshot taken before shows the old widths). Wait on this, not on an idle
+    pause alone: under load the app looks idle before its idle handlers ran."""
+    return all(
+        column.content_width >= max((len(str(cell)) for cell in table.get_column(key)), default=0)
+        for key, column in table.columns.items()
+    )
 
 
 async def start_loaded(pilot: Any, app: Any) -> Any:
