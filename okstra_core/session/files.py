@@ -26,16 +26,11 @@ SETUP_STATUSES: tuple[SetupStatus, ...] = get_args(SetupStatus)
 
 
 def delete_wizard(path: Path | str, environment: Environment | None = None) -> None:
-    """Delete a wizard listed by `list_wizards` (the start screen's `d`), under its lock.
+    """Delete a v2 state file of the wizards dir, with its `.lock`, under its lock.
 
-    Only a v2 state file directly in the wizards dir goes, with its `.lock` sidecar.
-    A v1 file is never changed by okstra and a file that does not load may be one, so
-    both are refused; so is a companion whose v1 source still exists.
-
-    Raises:
-        UsageError: not a file of the wizards dir, a v1 file, or a live companion.
-        StateInUseError: the wizard is open elsewhere (the app, a step).
-        StateFileError: the file does not load (it is left alone).
+    Raises `UsageError` for any other file, a v1 file (never changed by okstra) or a
+    companion whose v1 source exists, `StateInUseError` when the wizard is open
+    elsewhere, and `StateFileError` when it does not load (a v1 file may not).
     """
     env = environment or Environment.real()
     path = Path(path)
@@ -65,19 +60,9 @@ def delete_wizard(path: Path | str, environment: Environment | None = None) -> N
 
 @dataclass(frozen=True)
 class WizardSummary:
-    """One resumable wizard for the start screen / `okstra wizard list`.
-
-    Attributes:
-        path: the file to open (the v1 source for a legacy wizard).
-        task: the task key ("" when not chosen yet).
-        task_type: the task type ("" when not chosen yet).
-        progress: (answered, ~total).
-        updated_at: last save (None when unknown).
-        legacy: opened from a v1 file.
-        status: `in-progress`, `confirmed`, `aborted` or `broken` (`SETUP_STATUSES`).
-        problem: why it cannot be opened, or None.
-        project_root: the project the setup is for (None when unknown: a broken file).
-    """
+    """One resumable wizard for the start screen / `okstra wizard list`: the file to
+    open (a legacy wizard's v1 source), its task and task type ("": not chosen yet),
+    progress, last save and status, and why it cannot be opened (None: it can)."""
 
     __pydantic_config__ = config(camel_case=True)
 

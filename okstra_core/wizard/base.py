@@ -33,16 +33,9 @@ def always(_ctx: StepContext, _state: WizardState) -> bool:
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the wizard.
-
-    Attributes:
-        applies: whether it is asked, given the answers so far.
-        build: its prompt.
-        submit: apply an accepted answer to a working copy of the state (raise
-            `AnswerRefused` to refuse); returns the value a text step stores.
-        reset: undo what the step wrote (a rewind to it or an earlier step).
-        role_block: part of the role selection (recorded in `roleSelectionOrder`).
-    """
+    """One step: when it is asked, its prompt, how an answer changes a working copy of
+    the state (raise `AnswerRefused` to refuse; returns what a text step stores), how a
+    rewind undoes it, and whether it is a role step (`roleSelectionOrder`)."""
 
     id: str
     kind: StepKind

@@ -19,14 +19,8 @@ from .state import WizardState
 
 @dataclass(frozen=True)
 class ConfirmationLine:
-    """One line of the confirmation block.
-
-    Attributes:
-        key: a stable id (`task`, `brief`, `role:analyser#2`, `dynamic:fixer`, …).
-        text: the translated line, without its provenance.
-        value: the value shown (None for headings).
-        provenance: why the value is there, or None (headings, missing values).
-    """
+    """One line of the confirmation block: a stable key (`role:analyser#2`, …), the text
+    without its provenance, and the value and its provenance (None: none shown)."""
 
     __pydantic_config__ = config()
 

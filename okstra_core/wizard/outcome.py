@@ -206,11 +206,8 @@ def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, st
 
 
 def build_outcome(ctx: StepContext, state: WizardState, state_path: Path | None = None) -> Outcome:
-    """The outcome of a confirmed wizard (`state_path`: its file, for `persistActions`).
-
-    Raises:
-        OkstraError: aborted, not confirmed yet, or its plan is no longer approved.
-    """
+    """The outcome of a confirmed wizard (`state_path`: its file, for `persistActions`);
+    `OkstraError` if aborted, not confirmed yet, or its plan is no longer approved."""
     if state.aborted:
         raise OkstraError(ctx.text.get("errors.outcome_aborted"))
     if state.confirmed is not True:

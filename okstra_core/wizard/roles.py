@@ -106,11 +106,9 @@ def profile_blockers(ctx: StepContext, state: WizardState) -> dict[str, Blocker 
 
 
 def team_blocker(ctx: StepContext, state: WizardState) -> Blocker | None:
-    """Why no complete team can be formed from the answers so far (None: one can).
-
-    Before the task type is chosen: no task type has a team. After: the chosen counts
-    (open ones at their minimum) and models cannot be completed.
-    """
+    """Why no complete team can be formed from the answers so far (None: one can):
+    before the task type is chosen, for no task type; after, from the chosen counts
+    (open ones at their minimum) and models."""
     if not state.task_type:
         found = profile_blockers(ctx, state)
         if found and all(b is not None for b in found.values()):
@@ -404,11 +402,8 @@ def out_of_order(ctx: StepContext, state: WizardState, step_id: str) -> AnswerRe
 
 
 def role_steps(ctx: StepContext, state: WizardState) -> list[Step]:
-    """The role steps of the chosen task type, in order (none before it is chosen).
-
-    Model steps follow the counts: chosen ones, else the recommended count (so the
-    number of steps is an estimate until the counts are answered, then exact).
-    """
+    """The role steps of the chosen task type, in order (none before it is chosen);
+    model steps follow the chosen counts, else the recommended ones (an estimate)."""
     if not state.task_type:
         return []
     try:

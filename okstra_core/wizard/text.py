@@ -111,15 +111,9 @@ class WizardText:
             ) from None
 
     def get(self, key: str, /, **values: object) -> str:
-        """Format the template `key` with `values`.
-
-        A count of one takes the singular `<key>_one` of the same file, if any ("1 run";
-        English's never stands in for a plural-less translation's template).
-
-        Raises:
-            DataFileError: the key is missing, or the template names a placeholder
-                that this key does not provide (the file and key are named).
-        """
+        """Format the template `key` with `values` (`DataFileError`: a missing key or
+        placeholder). A count of one takes the singular `<key>_one` of the same file, if
+        any ("1 run"; English's never stands in for a plural-less translation's)."""
         one = f"{key}_one"
         same_file = one in self.entries and self.sources.get(one) == self.sources.get(key)
         if values.get("count") == 1 and same_file:
