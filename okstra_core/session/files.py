@@ -1,51 +1,36 @@
-"""The wizards on disk as files: list them for the start screen, delete one.
-
-Read-only listing (no lock) of `<state dir>/wizards/`, v1 files included, newest first;
-deletion of a v2 file okstra wrote, under its lock. Both open files through the
-session (`Wizard.open`) and the state file module.
-"""
+"""The wizards on disk as files: list them for the start screen (read-only, no lock,
+v1 files included, newest first), delete one (a v2 file okstra wrote, under its lock)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from ..compat.shapes import is_earlier_v2
 from ..environment import Environment
-from ..errors import OkstraError, StateFileError, UsageError
+from ..errors import OkstraError, UsageError
 from ..paths import user_dirs
 from ..records import config, dataclass
 from ..store import FileLock
 from ..wizard.prompt import Progress
-from ..wizard.state import classify_version, parse_v2
-from .statefile import read_state_bytes, remove_state_file
+from ..wizard.state import parse_v2
+from .statefile import read_state, remove_state_file, state_version
 from .wizard import Wizard
 
 __all__ = ["SETUP_STATUSES", "SetupStatus", "WizardSummary", "delete_wizard", "list_wizards"]
 
-# A listed setup's status, one vocabulary: where its wizard stands, or why it cannot
-# be opened.
+# A listed setup's status: where its wizard stands, or why it cannot be opened.
 SetupStatus = Literal["in-progress", "confirmed", "aborted", "broken"]
-IN_PROGRESS: SetupStatus = "in-progress"
-CONFIRMED: SetupStatus = "confirmed"
-ABORTED: SetupStatus = "aborted"
-BROKEN: SetupStatus = "broken"
-SETUP_STATUSES: tuple[SetupStatus, ...] = (IN_PROGRESS, CONFIRMED, ABORTED, BROKEN)
+SETUP_STATUSES: tuple[SetupStatus, ...] = get_args(SetupStatus)
 
 
 def delete_wizard(path: Path | str, environment: Environment | None = None) -> None:
-    """Delete a wizard listed by `list_wizards` (the start screen's `d`).
+    """Delete a v2 state file of the wizards dir, with its `.lock`, under its lock.
 
-    Only a v2 state file directly in the wizards dir is deleted, with its `.lock`
-    sidecar. A v1 file is never changed by okstra and a file that does not
-    load may be one, so both are refused; so is a companion whose v1 source still
-    exists (it is that wizard's saved progress). Runs under the state file's lock.
-
-    Raises:
-        UsageError: not a file of the wizards dir, a v1 file, or a live companion.
-        StateInUseError: the wizard is open elsewhere (the app, a step).
-        StateFileError: the file does not load (it is left alone).
+    Raises `UsageError` for any other file, a v1 file (never changed by okstra) or a
+    companion whose v1 source exists, `StateInUseError` when the wizard is open
+    elsewhere, and `StateFileError` when it does not load (a v1 file may not).
     """
     env = environment or Environment.real()
     path = Path(path)
@@ -57,19 +42,14 @@ def delete_wizard(path: Path | str, environment: Environment | None = None) -> N
     if not path.is_file():
         raise UsageError("no such wizard state file", path=path)
     with FileLock(path):
-        _data, raw = read_state_bytes(path)
-        try:
-            version = classify_version(raw)
-        except StateFileError as exc:
-            raise StateFileError(exc.message, path=path, field=exc.field) from None
-        if version != 2 or is_earlier_v2(raw):
+        raw = read_state(path)
+        if state_version(raw, path) != 2 or is_earlier_v2(raw):
             raise UsageError(
                 "a wizard state file of the earlier okstra (v1, or its v2 shape) is never "
                 "changed by okstra: delete it yourself",
                 path=path,
             )
-        state = parse_v2(raw, str(path))
-        source = state.legacy_source
+        source = parse_v2(raw, str(path)).legacy_source
         if source is not None and Path(source.path).exists():
             raise UsageError(
                 f"this is the saved progress of the v1 file {source.path}: delete that file first",
@@ -78,24 +58,11 @@ def delete_wizard(path: Path | str, environment: Environment | None = None) -> N
         remove_state_file(path)
 
 
-# ---------------------------------------------------------------------------- list
-
-
 @dataclass(frozen=True)
 class WizardSummary:
-    """One resumable wizard for the start screen / `okstra wizard list`.
-
-    Attributes:
-        path: the file to open (the v1 source for a legacy wizard).
-        task: the task key ("" when not chosen yet).
-        task_type: the task type ("" when not chosen yet).
-        progress: (answered, ~total).
-        updated_at: last save (None when unknown).
-        legacy: opened from a v1 file.
-        status: `in-progress`, `confirmed`, `aborted` or `broken` (`SETUP_STATUSES`).
-        problem: why it cannot be opened, or None.
-        project_root: the project the setup is for (None when unknown: a broken file).
-    """
+    """One resumable wizard for the start screen / `okstra wizard list`: the file to
+    open (a legacy wizard's v1 source), its task and task type ("": not chosen yet),
+    progress, last save and status, and why it cannot be opened (None: it can)."""
 
     __pydantic_config__ = config(camel_case=True)
 
@@ -110,17 +77,14 @@ class WizardSummary:
     project_root: str | None = None
 
 
-# A last-save time outside these years is tampered with (or a broken clock): unknown.
-_YEARS = range(1970, 10000)
-
-
 def _parse_time(value: str) -> datetime | None:
     """An aware, usable time, or None (missing, malformed, no offset, absurd year)."""
     try:
         parsed = datetime.fromisoformat(value) if value else None
     except ValueError:
         return None
-    if parsed is None or parsed.tzinfo is None or parsed.year not in _YEARS:
+    # A year outside these is tampered with (or a broken clock): unknown.
+    if parsed is None or parsed.tzinfo is None or not 1970 <= parsed.year < 10000:
         return None
     try:
         parsed.timestamp()
@@ -141,9 +105,8 @@ def _file_time(path: Path) -> datetime | None:
 def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
     """Resumable wizards in `<state dir>/wizards/`, newest first; v1 files included.
 
-    A companion file is not listed on its own while its v1 source exists (the v1
-    entry shows the companion's progress). A file that cannot be opened is listed
-    with its `problem`. Read-only: takes no lock.
+    A companion is listed as its v1 source while that exists; a file that cannot be
+    opened is listed with its `problem`. Read-only: takes no lock.
     """
     env = environment or Environment.real()
     directory = user_dirs(env.env).wizards
@@ -160,7 +123,7 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
             # broken with why; the others are still listed.
             out.append(
                 WizardSummary(
-                    path, "", "", Progress(0, 0), _file_time(path), False, BROKEN, exc.render()
+                    path, "", "", Progress(0, 0), _file_time(path), False, "broken", exc.render()
                 )
             )
             continue
@@ -174,7 +137,9 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
             progress = wizard.progress(simulate=False)
         except OkstraError:
             progress = (len(state.answered), len(state.answered))
-        status = ABORTED if state.aborted else CONFIRMED if state.confirmed else IN_PROGRESS
+        status: SetupStatus = (
+            "aborted" if state.aborted else "confirmed" if state.confirmed else "in-progress"
+        )
         out.append(
             WizardSummary(
                 path=path,
@@ -193,5 +158,4 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
         when = summary.updated_at
         return (-when.timestamp() if when is not None else float("inf"), summary.path.name)
 
-    out.sort(key=newest)
-    return out
+    return sorted(out, key=newest)

@@ -2,8 +2,7 @@
 
 A v2 file okstra wrote is validated (or recalled from the state cache by its exact
 bytes); a file of the earlier okstra (v1, or its own v2 shape) is converted in memory
-by the compatibility wing (`okstra_core.compat`), and progress goes to its companion
-file. Nothing here takes a lock: the session (`okstra_core.session.wizard`) does.
+(`okstra_core.compat`), its progress going to its companion. Nothing here locks.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..catalog import detect_host, load_project_config
 from ..compat.shapes import earlier_companion_source, is_earlier_v2
@@ -37,22 +36,22 @@ from ..wizard.state import (
     remember_state,
 )
 
-__all__ = [
-    "Loaded",
-    "load",
-    "new_state",
-    "new_state_path",
-    "read_state_bytes",
-    "remove_state_file",
-    "resolve_state_path",
-    "unanswered",
-]
+
+def _json_object(data: bytes, path: Path) -> Any:
+    return parse_json_object(data, path, what="wizard state JSON object", error=StateFileError)
 
 
-def read_state_bytes(path: Path) -> tuple[bytes, Any]:
-    data = read_bytes(path, what="wizard state file", error=StateFileError)
-    raw = parse_json_object(data, path, what="wizard state JSON object", error=StateFileError)
-    return data, raw
+def read_state(path: Path) -> Any:
+    """The file's JSON object (`StateFileError` naming the file)."""
+    return _json_object(read_bytes(path, what="wizard state file", error=StateFileError), path)
+
+
+def state_version(raw: dict[str, Any], path: Path) -> Literal[1, 2]:
+    """`classify_version` with the file named in its error."""
+    try:
+        return classify_version(raw)
+    except StateFileError as exc:
+        raise StateFileError(exc.message, path=path, field=exc.field) from None
 
 
 @dataclass(frozen=True)
@@ -67,35 +66,24 @@ class Loaded:
     data: bytes | None = None  # the bytes a v2 state was parsed from
 
 
-def load(
-    source: Path,
-    environment: Environment,
-    ctx: StepContext | None = None,
-    *,
-    redirected: bool = False,
-) -> Loaded:
+def load(source: Path, environment: Environment, *, redirected: bool = False) -> Loaded:
+    """Open `source`: a v2 file as it is, an earlier okstra's file converted."""
     data = read_bytes(source, what="wizard state file", error=StateFileError)
     cache = user_dirs(environment.env).cache
     known = recall_state(source, data, cache)
     if known is not None:  # the very bytes an okstra process wrote or checked
         return Loaded(source, source, known, legacy=False, data=data)
-    raw = parse_json_object(data, source, what="wizard state JSON object", error=StateFileError)
-    try:
-        version = classify_version(raw)
-    except StateFileError as exc:
-        raise StateFileError(exc.message, path=source, field=exc.field) from None
+    raw = _json_object(data, source)
     # The earlier okstra's v2 shape is converted like a v1 file (never written).
-    if version == 2 and not is_earlier_v2(raw):
+    if state_version(raw, source) == 2 and not is_earlier_v2(raw):
         state = parse_v2(raw, str(source))
         remember_state(source, data, state, cache)
         return Loaded(source, source, state, legacy=False, data=data)
     origin = None if redirected else earlier_companion_source(raw, source)
     if origin is not None:
-        return load(origin, environment, ctx, redirected=True)
-    project_root = raw.get("project_root")
-    context = ctx or StepContext(
-        environment, Path(project_root) if isinstance(project_root, str) and project_root else None
-    )
+        return load(origin, environment, redirected=True)
+    root = raw.get("project_root")
+    context = StepContext(environment, Path(root) if isinstance(root, str) and root else None)
     # The reader of the earlier okstra's files: a state file okstra wrote never needs it.
     from ..compat.opening import open_legacy
 
@@ -134,12 +122,10 @@ def _carry_confirmation(
 ) -> tuple[WizardState, list[str]]:
     """A file the earlier okstra saved confirmed is confirmed here too, as it was.
 
-    Its answers are re-checked first, exactly as a prompt checks them. A model of a
-    role the file left to the defaults (one not in `named`, its roles with models; None
-    for a v1 file, which names them all) takes its default, as the earlier
-    okstra ran with it; when everything holds and only the confirmation is left, it is
-    answered with the conversion's provenance. Otherwise the wizard resumes where it
-    must ask again, with a note.
+    Its answers are re-checked as a prompt checks them. A model of a role the file left
+    to the defaults (not in `named`; None for a v1 file, which names them all) takes its
+    default, as the earlier okstra ran with it; if then only the confirmation is left,
+    it is answered with the conversion's provenance, else resumed with a note.
     """
     if state.aborted or state.confirmed is True:
         return state, []
@@ -175,12 +161,8 @@ def _carry_confirmation(
 
 
 def resolve_state_path(value: str, environment: Environment | None = None) -> Path:
-    """Where `--state VALUE` points.
-
-    A bare name (no path separator) lives in the wizards dir:
-    `<state dir>/wizards/<name>.json` (".json" added when missing). Anything with a
-    separator is a path (relative to the current directory).
-    """
+    """Where `--state VALUE` points: a bare name is `<state dir>/wizards/<name>.json`
+    (".json" added when missing); anything with a separator is a path."""
     env = (environment or Environment.real()).env
     if "/" in value or value.startswith("~"):
         return Path(value).expanduser()
@@ -260,12 +242,11 @@ def unanswered(state: WizardState) -> bool:
 
 
 def remove_state_file(path: Path) -> None:
-    # The caller holds the lock: nothing can write the file meanwhile. The sidecar goes
-    # too, else every removed wizard leaves a stray `.lock` in the wizards dir (state
-    # locks fail fast, so no process is queued on the old sidecar's inode).
-    path.unlink(missing_ok=True)
-    lock_path_for(path).unlink(missing_ok=True)
-    # The record of the runs this setup prepared goes with it.
-    runs = runs_file(path)
-    runs.unlink(missing_ok=True)
-    lock_path_for(runs).unlink(missing_ok=True)
+    """Remove the file, its `.lock` sidecar and its record of prepared runs (+ lock).
+
+    The caller holds the lock; state locks fail fast, so no process waits on the
+    sidecar's inode (else every removed wizard would leave a stray `.lock`).
+    """
+    for gone in (path, runs_file(path)):
+        gone.unlink(missing_ok=True)
+        lock_path_for(gone).unlink(missing_ok=True)

@@ -1,16 +1,12 @@
 """The step protocol: one kind of step for the whole wizard, and the prompt builder.
 
-Every step — static (`task_pick`, `directive`, …) or generated from the profile
-(`role-count:analyser`, `role-model:critic:1`, …) — is a `Step`: its id and kind, when
-it is asked (`applies`), its prompt (`build`), how an answer changes the state
-(`submit`, on a working copy; raise `AnswerRefused` to refuse) and what it owns
-(`reset`, undone by a rewind). The engine walks the ordered steps of `flow.steps`;
-nothing else in it knows one step from another.
+Every step, static or generated from the profile, is a `Step`; the engine walks the
+ordered steps of `flow.steps` and knows no step from another.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from ..errors import AnswerRefused
@@ -26,31 +22,27 @@ Submit = Callable[[StepContext, WizardState, str, Prompt], str]
 Reset = Callable[[WizardState], None]
 
 
-def _nothing(_state: WizardState) -> None:
-    return None
+def no_reset(_state: WizardState) -> None:
+    """The `reset` of a step that writes nothing of its own."""
+
+
+def always(_ctx: StepContext, _state: WizardState) -> bool:
+    """`applies` of a step that is always asked."""
+    return True
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the wizard.
-
-    Attributes:
-        id: the step id (also the answer's key in `answered`).
-        kind: the step kind (text catalog key, app screen).
-        applies: whether it is asked, given the answers so far.
-        build: its prompt.
-        submit: apply an accepted answer to the state; returns the value to store
-            for a text step (picks store the option value).
-        reset: undo what the step wrote (a rewind to it or an earlier step).
-        role_block: part of the role selection (recorded in `roleSelectionOrder`).
-    """
+    """One step: when it is asked, its prompt, how an answer changes a working copy of
+    the state (raise `AnswerRefused` to refuse; returns what a text step stores), how a
+    rewind undoes it, and whether it is a role step (`roleSelectionOrder`)."""
 
     id: str
     kind: StepKind
     applies: Applies
     build: Build
     submit: Submit
-    reset: Reset = _nothing
+    reset: Reset = no_reset
     role_block: bool = False
 
 
@@ -78,14 +70,11 @@ def make_prompt(
     *,
     options: tuple[Option, ...] = (),
     default: str | None = None,
-    label_values: dict[str, object] | None = None,
+    label_values: Mapping[str, object] | None = None,
     meta: PromptMeta | None = None,
 ) -> Prompt:
-    """Build a prompt from the catalog's `<step_kind>.label/.help/.echo`.
-
-    A remembered answer replaces `default` when it is still a selectable option
-    (pick) or for any text step.
-    """
+    """Build a prompt from the catalog's `<step_kind>.label/.help/.echo`; a remembered
+    answer is the default of a text step, or of a pick while it is selectable."""
     values = label_values or {}
     remembered = state.remembered_answers.get(step_id)
     if remembered is not None:

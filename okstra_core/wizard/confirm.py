@@ -1,10 +1,6 @@
-"""The confirmation block: every value of the setup with its provenance.
-
-The provenance is `chosen`, `default:<scope>`, `reused:<run>` or `converted:v1`; one
-line per role instance, `(selection required)` for what is still missing, and dynamic
-roles as "spawned at run time". The outcome (`okstra_core.wizard.outcome`) carries the
-same block.
-"""
+"""The confirmation block: every value of the setup with its provenance (`chosen`,
+`default:<scope>`, `reused:<run>`, `converted:v1`), one line per role instance,
+`(selection required)` for what is missing, dynamic roles "spawned at run time"."""
 
 from __future__ import annotations
 
@@ -15,41 +11,16 @@ from ..catalog.models import LEADER
 from ..errors import OkstraError
 from ..records import config, dataclass
 from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION
+from . import ids
 from .context import StepContext
-from .ids import (
-    BASE_REF,
-    BRIEF,
-    DIRECTIVE,
-    DIRECTIVE_PICK,
-    LEADER_SESSION,
-    RELATED_TASKS,
-    TASK_ID,
-    TASK_PICK,
-    TASK_TYPE,
-    model_step,
-)
 from .roles import current_session_model, model_instances
 from .state import WizardState
-
-__all__ = [
-    "Confirmation",
-    "ConfirmationLine",
-    "confirmation",
-    "needs_approved_plan",
-    "provenance_of",
-]
 
 
 @dataclass(frozen=True)
 class ConfirmationLine:
-    """One line of the confirmation block.
-
-    Attributes:
-        key: a stable id (`task`, `brief`, `role:analyser#2`, `dynamic:fixer`, …).
-        text: the translated line, without its provenance.
-        value: the value shown (None for headings).
-        provenance: why the value is there, or None (headings, missing values).
-    """
+    """One line of the confirmation block: a stable key (`role:analyser#2`, …), the text
+    without its provenance, and the value and its provenance (None: none shown)."""
 
     __pydantic_config__ = config()
 
@@ -70,50 +41,36 @@ class Confirmation:
 
 
 def provenance_of(state: WizardState, *steps: str) -> str | None:
-    for step in steps:
-        entry = state.entry(step)
-        if entry is not None:
-            return entry.provenance
-    return None
+    """The provenance of the first of `steps` that is answered."""
+    return next((e.provenance for s in steps if (e := state.entry(s)) is not None), None)
 
 
 def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
     """Build the confirmation block for the current state (complete or not)."""
     text = ctx.text
     missing = text.get("confirmation.missing")
-    lines: list[ConfirmationLine] = []
+    lines = [ConfirmationLine(key="header", text=text.get("confirmation.header"))]
 
-    def add(key: str, template: str, value: str | None, provenance: str | None, **kw: Any) -> None:
-        shown = value if value else missing
+    def add(key: str, value: str, *steps: str, **kw: Any) -> None:
+        """The line `confirmation.<key>` of a value, its provenance from `steps`."""
+        template = f"confirmation.{key.replace('-', '_')}"
         lines.append(
             ConfirmationLine(
                 key=key,
-                text=text.get(template, value=shown, **kw),
+                text=text.get(template, value=value or missing, **kw),
                 value=value or None,
-                provenance=provenance if value else None,
+                provenance=provenance_of(state, *steps) if value else None,
             )
         )
 
-    lines.append(ConfirmationLine(key="header", text=text.get("confirmation.header")))
     mode = text.get(f"confirmation.mode.{state.task_mode}") if state.task_mode else ""
-    add(
-        "task",
-        "confirmation.task",
-        state.task_key,
-        provenance_of(state, TASK_ID, TASK_PICK),
-        mode=mode,
-    )
-    add("brief", "confirmation.brief", state.brief_path, provenance_of(state, BRIEF, TASK_PICK))
-    add("task-type", "confirmation.task_type", state.task_type, provenance_of(state, TASK_TYPE))
+    add("task", state.task_key, ids.TASK_ID, ids.TASK_PICK, mode=mode)
+    add("brief", state.brief_path, ids.BRIEF, ids.TASK_PICK)
+    add("task-type", state.task_type, ids.TASK_TYPE)
     if needs_approved_plan(ctx, state):
-        add(
-            "approved-plan",
-            "confirmation.approved_plan",
-            state.approved_plan_path,
-            provenance_of(state, "approved_plan"),
-        )
+        add("approved-plan", state.approved_plan_path, "approved_plan")
     if state.run_base:
-        add("base-ref", "confirmation.base_ref", state.run_base, provenance_of(state, BASE_REF))
+        add("base-ref", state.run_base, ids.BASE_REF)
     lines.append(
         ConfirmationLine(
             key="host",
@@ -134,16 +91,13 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
                 "confirmation.directive", value=directive or text.get("confirmation.none")
             ),
             value=directive or None,
-            provenance=provenance_of(state, DIRECTIVE, DIRECTIVE_PICK) if directive else None,
+            provenance=provenance_of(state, ids.DIRECTIVE, ids.DIRECTIVE_PICK)
+            if directive
+            else None,
         )
     )
     if state.related_tasks_raw:
-        add(
-            "related-tasks",
-            "confirmation.related_tasks",
-            state.related_tasks_raw,
-            provenance_of(state, RELATED_TASKS),
-        )
+        add("related-tasks", state.related_tasks_raw, ids.RELATED_TASKS)
     plain = "\n".join(
         line.text
         + (
@@ -182,7 +136,7 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
                     "confirmation.leader_session", role=LEADER, ordinal=1, model=leader_model
                 ),
                 value=leader_model,
-                provenance=provenance_of(state, LEADER_SESSION),
+                provenance=provenance_of(state, ids.LEADER_SESSION),
             )
         )
     for role, ordinal in model_instances(profile, state):
@@ -198,7 +152,7 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
                     model=model or text.get("confirmation.selection_required"),
                 ),
                 value=model,
-                provenance=provenance_of(state, model_step(role, ordinal)) if model else None,
+                provenance=provenance_of(state, ids.model_step(role, ordinal)) if model else None,
             )
         )
         refused = _not_ready_line(ctx, state, role, ordinal, model) if model else None
@@ -219,8 +173,8 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
 def _not_ready_line(
     ctx: StepContext, state: WizardState, role: str, ordinal: int, ref: str
 ) -> ConfirmationLine | None:
-    """A line naming a member whose CLI prepare's preflight would refuse, with the
-    reason preflight gives (`Readiness.refusal`, the one readiness verdict), or None."""
+    """A line naming a member whose CLI prepare's preflight would refuse, with its
+    reason (`Readiness.refusal`), or None."""
     try:
         host = ctx.host(state.host_runtime)
     except OkstraError:

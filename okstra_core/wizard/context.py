@@ -1,9 +1,7 @@
-"""The per-computation context: catalog, text, pool, default scopes, project tasks.
+"""The per-step context: catalog, text, pool, default scopes, project tasks.
 
-One `StepContext` lives for one prompt computation or one submit, so that model
-availability is "cached for one wizard step" (a fresh `ModelPool` each time) and the
-project's task list is read once per step. Heavy modules are imported lazily so the
-headless protocol stays lean.
+One `StepContext` lives for one prompt computation or one submit: availability (a fresh
+`ModelPool`) and the task list are read once per step, each on first use.
 """
 
 from __future__ import annotations

@@ -1,44 +1,41 @@
-"""The step loop: the prompt to ask now, and an answer applied to a state.
+"""The step loop: the prompt to ask now (`advance`, re-validating the answers first),
+an answer applied to it (`apply_answer`), a sequence replayed, and what the front ends
+read. Pure functions of a step context and a working copy of the state (no file I/O).
 
-Pure functions of a step context and a working copy of the state (the session saves
-the copy; nothing here reads or writes a file). `advance` gives the prompt to ask —
-re-validating the answers first (`revalidate`) — and `apply_answer` applies one answer
-to the current prompt; `replay` applies a sequence of them; `history` and `progress`
-read a state for the front ends.
+Grouped prompts: a host with a multi-question tool (`AskUserQuestion`) is offered the
+consecutive role-count and role-add prompts of one task type as one `pick_group`
+prompt, each question as it is asked once the ones before take their defaults. It is
+answered with one JSON object `{step: answer}`, applied in order, each checked as a
+single answer is; the caller saves nothing unless all apply. The first question stays
+answerable alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 
 from ..errors import AnswerRefused, OkstraError
 from ..records import dataclass
 from ..resolver import Blocker
 from . import ids
-from .base import Step, echo_template, refuse, render_echo, with_notes
+from .base import echo_template, refuse, render_echo, with_notes
 from .context import StepContext
-from .flow import rewind, steps
-from .ids import EDIT_TARGET, parse_role_step, step_kind
-from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta
-from .revalidate import revalidate
+from .flow import revalidate, rewind, steps
+from .ids import CONFIRM, EDIT_TARGET, ROLE_ADD_KIND, ROLE_COUNT_KIND, parse_role_step, step_kind
+from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, prompt_meta
 from .roles import out_of_order, team_blocker
 from .state import CHOSEN, DEFAULT_BUNDLED, AnsweredStep, WizardState
 from .steps import done_prompt
 
-__all__ = [
-    "ReplayResult",
-    "advance",
-    "apply_answer",
-    "asking_order",
-    "default_to_accept",
-    "history",
-    "progress",
-    "replay_answers",
-    "step_kind",
-]
-
-# ---------------------------------------------------------------------------- the machine
+# Host functions that ask several questions at once (one tab each).
+MULTI_QUESTION_FUNCTIONS = frozenset({"AskUserQuestion"})
+# AskUserQuestion shows at most four questions at a time.
+GROUP_SIZE = 4
+# The prompts that do not depend on each other's answers: the counts of one team.
+_GROUPED_KINDS = frozenset({ROLE_COUNT_KIND, ROLE_ADD_KIND})
+# A simulation never runs longer than a whole wizard can be.
+_MAX_SIMULATED = 200
 
 
 def _blocked(ctx: StepContext, prompt: Prompt, found: Blocker | None) -> Prompt:
@@ -93,9 +90,7 @@ def default_to_accept(prompt: Prompt, state: WizardState) -> str | None:
     if kind in ids.DEFAULTED_KINDS and prompt.kind == "text":
         return default  # a text step with a default (the run's base: the project's commit)
     option = next((o for o in prompt.options if o.value == default), None)
-    if kind not in ids.DEFAULTED_KINDS or default is None or option is None:
-        return None
-    if option.disabled_reason is not None:
+    if kind not in ids.DEFAULTED_KINDS or option is None or option.disabled_reason is not None:
         return None
     if kind != ids.ROLE_MODEL_KIND or state.remembered_answers.get(prompt.id) == default:
         return default
@@ -125,16 +120,12 @@ def apply_answer(
     asked: Prompt | None = None,
     defaulted: bool = False,
 ) -> tuple[str, Prompt]:
-    """Submit `answer` to the current prompt of `state` (a working copy).
+    """Submit `answer` to the current prompt of `state` (a working copy, changed).
 
     Args:
-        ctx: the step context.
-        state: the working copy, changed in place.
-        answer: the option value or the text.
-        step: when given, the step id the answer is meant for; a mismatch is refused
-            (answers files, out-of-order role-model answers).
-        asked: the prompt `advance` just gave for this very state (the previous
-            answer's next prompt, in a replay), so it is not worked out twice.
+        step: when given, the step id the answer is meant for (a mismatch is refused).
+        asked: the prompt `advance` just gave for this very state (not worked out twice).
+        defaulted: taken by "every later answer its default" (`accept_defaults`).
 
     Returns:
         (echo, next prompt).
@@ -169,7 +160,7 @@ def apply_answer(
         rewind(ctx, state, answer)
         echo = render_echo(prompt.echo_template, answer, label)
         return echo, advance(ctx, state)
-    current = _step(ctx, state, prompt.id)
+    current = next(s for s in steps(ctx, state) if s.id == prompt.id)
     position = len(state.answered)
     stored = current.submit(ctx, state, answer, prompt)
     stored_answer = stored if prompt.kind == "text" else answer
@@ -196,27 +187,10 @@ def apply_answer(
     return echo, advance(ctx, state)
 
 
-def _step(ctx: StepContext, state: WizardState, step_id: str) -> Step:
-    for step in steps(ctx, state):
-        if step.id == step_id:
-            return step
-    raise AssertionError(f"no step {step_id!r}")  # the prompt came from this list
-
-
-# ---------------------------------------------------------------------------- replay
-
-
 @dataclass(frozen=True)
 class ReplayResult:
-    """What replaying an answers file did.
-
-    Attributes:
-        applied: how many entries were applied (skipped pre-filled ones included).
-        echo: the echo of the last applied answer ("" if none).
-        next: the prompt after the last applied answer.
-        error: the refusal of the first refused entry, or None when all applied.
-        index: the 0-based index of the refused entry, or None.
-    """
+    """What replaying an answers file did: entries applied (pre-filled ones included),
+    the last echo and next prompt, and the first refusal with its 0-based index."""
 
     applied: int
     echo: str
@@ -228,17 +202,13 @@ class ReplayResult:
 def replay_answers(
     ctx: StepContext, current: WizardState, entries: Iterable[AnswerEntry]
 ) -> tuple[WizardState, ReplayResult]:
-    """Apply `entries` to a copy of `current` (see `Wizard.replay`); one context for all.
+    """Apply `entries` to a copy of `current`, with one context for all (its memoised
+    teams are keyed by the answers they were built for).
 
-    Each answer goes to its step when the wizard asks that step, whatever its place in
-    the file (a file in answered order replays as one in asking order). An entry for a
-    step already answered with the same answer (pre-filled) counts as applied. The
-    replay ends at the first refused answer, or when the wizard asks a step the file
-    does not answer (or is done): an answer left over then is an error naming it.
-
-    One context serves the whole replay: it caches what does not change between the
-    answers of one transaction (catalog, text, pool, scopes, the project's tasks), and
-    its memoised teams are keyed by the answers they were built for.
+    Each answer goes to its step when the wizard asks it, whatever its place in the
+    file; one already answered alike (pre-filled) counts as applied. The replay ends at
+    the first refused answer, or when the wizard asks a step the file does not answer
+    (or is done): an answer left over then is an error naming it.
     """
     listed = list(entries)
     applied = 0
@@ -278,13 +248,9 @@ def replay_answers(
 
 
 def asking_order(ctx: StepContext, state: WizardState) -> list[AnsweredStep]:
-    """The answered steps in the order the wizard asks them (its steps' order): an
-    answer given again after an edit takes its step's place, not the end."""
+    """The answered steps in the order the wizard asks them (not answer order)."""
     order = {step.id: i for i, step in enumerate(steps(ctx, state))}
     return sorted(state.answered, key=lambda e: order.get(e.step, len(order)))
-
-
-# ---------------------------------------------------------------------------- reading
 
 
 def history(ctx: StepContext, state: WizardState) -> list[HistoryEntry]:
@@ -313,12 +279,8 @@ def history(ctx: StepContext, state: WizardState) -> list[HistoryEntry]:
 
 
 def progress(ctx: StepContext, state: WizardState) -> tuple[int, int]:
-    """(answered steps, total): the steps that apply, answered or still to ask.
-
-    Exact once the counts are answered; before that, role counts not yet chosen
-    count at their recommended value. The first number only goes down by what a
-    rewind removes.
-    """
+    """(answered steps, total): the steps that apply, answered or still to ask (role
+    counts not chosen yet at their recommended value)."""
     answered = len(state.answered)
     if state.confirmed is True or state.aborted:
         return answered, answered
@@ -334,3 +296,92 @@ def progress(ctx: StepContext, state: WizardState) -> tuple[int, int]:
         except OkstraError:
             remaining += 1
     return answered, answered + remaining
+
+
+def groups_prompts(available_functions: Collection[str]) -> bool:
+    """Whether a host with these functions is offered grouped prompts."""
+    return not MULTI_QUESTION_FUNCTIONS.isdisjoint(available_functions)
+
+
+def _groupable(prompt: Prompt) -> bool:
+    return prompt.kind == "pick" and prompt.step_kind in _GROUPED_KINDS
+
+
+def group_prompt(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
+    """`prompt` (computed for `state`, not changed), or the `pick_group` prompt it
+    starts for a multi-question host."""
+    if not groups_prompts(state.available_functions) or not _groupable(prompt):
+        return prompt
+    questions = [prompt]
+    work = state.copy()
+    current = prompt
+    while len(questions) < GROUP_SIZE and current.default is not None:
+        try:
+            current = apply_answer(ctx, work, current.default, current.id, asked=current)[1]
+        except (AnswerRefused, OkstraError):
+            break
+        if not _groupable(current):
+            break
+        questions.append(current)
+    if len(questions) == 1:
+        return prompt
+    return Prompt(
+        id=prompt.id,
+        kind="pick_group",
+        label=ctx.text.get("group.title", count=len(questions)),
+        help=ctx.text.get("group.help", steps=", ".join(q.id for q in questions)),
+        meta=prompt_meta(prompt.step_kind),
+        questions=tuple(questions),
+    )
+
+
+def apply_group(
+    ctx: StepContext, state: WizardState, group: Prompt, answers: Mapping[str, object]
+) -> tuple[str, Prompt]:
+    """Apply one answer per question of `group` to `state` (a working copy), in order;
+    returns the echoes joined and the next prompt.
+
+    Raises:
+        AnswerRefused: an unknown key, a missing or non-string answer, or a refused
+            answer (naming the step).
+    """
+    steps = [q.id for q in group.questions]
+    for key in answers:
+        if key not in steps:
+            raise AnswerRefused(
+                ctx.text.get("errors.group_unknown_step", step=key, steps=", ".join(steps))
+            )
+    echoes: list[str] = []
+    nxt = advance(ctx, state)
+    for step in steps:
+        value = answers.get(step)
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str):
+            raise AnswerRefused(ctx.text.get("errors.group_missing", step=step))
+        try:
+            echo, nxt = apply_answer(ctx, state, value, step, asked=nxt)
+        except AnswerRefused as exc:
+            raise AnswerRefused(f"{step}: {exc.message}") from None
+        echoes.append(echo)
+    return "; ".join(echoes), nxt
+
+
+def simulated_progress(ctx: StepContext, state: WizardState) -> tuple[int, int]:
+    """(answered steps, total), the total found by taking every default from here (in a
+    copy, up to a prompt without one or the confirmation; the rest as `progress`
+    estimates): it stays the same while a person takes the defaults."""
+    answered = len(state.answered)
+    if state.confirmed is True or state.aborted:
+        return answered, answered
+    work = state.copy()
+    prompt = advance(ctx, work)
+    for _ in range(_MAX_SIMULATED):
+        if prompt.kind != "pick" or prompt.id in (CONFIRM, EDIT_TARGET) or prompt.default is None:
+            break
+        try:
+            prompt = apply_answer(ctx, work, prompt.default, prompt.id, asked=prompt)[1]
+        except (AnswerRefused, OkstraError):
+            break
+    total = progress(ctx, work)[1]
+    return answered, max(total, answered)

@@ -1,9 +1,8 @@
 """Step ids and step kinds, defined once.
 
-A static step's id is its kind (`task_pick`, `directive`, …). Role steps carry the
-role (and the ordinal): `leader-session`, `role-count:<role>`, `role-add:<role>`,
-`role-model:<role>:<n>`; their kinds are `leader_session`, `role_count`, `role_add`,
-`role_model`. The kind keys the text catalog and picks the app's screen.
+A static step's id is its kind (`task_pick`, …). Role step ids carry the role (and the
+ordinal): `leader-session`, `role-count:<role>`, `role-add:<role>`, `role-model:<role>:<n>`.
+The kind keys the text catalog and picks the app's screen.
 """
 
 from __future__ import annotations
@@ -56,20 +55,6 @@ ROLE_COUNT_KIND: StepKind = "role_count"
 ROLE_ADD_KIND: StepKind = "role_add"
 ROLE_MODEL_KIND: StepKind = "role_model"
 
-# The steps `Wizard.accept_defaults` passes with their default (the others need a person).
-DEFAULTED_KINDS: frozenset[str] = frozenset(
-    {
-        TASK_TYPE,
-        BASE_REF,
-        ROLE_COUNT_KIND,
-        ROLE_ADD_KIND,
-        ROLE_MODEL_KIND,
-        LEADER_SESSION_KIND,
-        DIRECTIVE_PICK,
-        RELATED_TASKS_PICK,
-    }
-)
-
 # Option values of the `reuse_previous` step (the v1 converter writes them too).
 REUSE_ANSWER = "reuse"
 CHOOSE_AGAIN_ANSWER = "again"
@@ -98,6 +83,10 @@ _ROLE_KINDS: dict[str, StepKind] = {
     ROLE_ADD: ROLE_ADD_KIND,
     ROLE_MODEL: ROLE_MODEL_KIND,
 }
+# The steps `Wizard.accept_defaults` passes with their default (the others need a person).
+DEFAULTED_KINDS: frozenset[str] = frozenset(
+    {TASK_TYPE, BASE_REF, DIRECTIVE_PICK, RELATED_TASKS_PICK, *_ROLE_KINDS.values()}
+)
 
 # Steps never remembered by a rewind: re-asking them should start from the default.
 NOT_REMEMBERED = frozenset({CONFIRM, EDIT_TARGET})

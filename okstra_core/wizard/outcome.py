@@ -1,16 +1,9 @@
-"""The confirmation block and the wizard's outcome.
+"""The wizard's outcome: the prepare input of a confirmed wizard.
 
-The confirmation lists every value with its provenance — `chosen`, `default:<scope>`,
-`reused:<run>`, `converted:v1` — one line per role instance, `(selection required)`
-for what is still missing, and dynamic roles as "spawned at run time". The outcome of
-a confirmed wizard is the prepare input: a typed `RunRequest` (built and checked
-here, once), with `renderArgs` (a map) and `renderArgv` (the same flattened so that
-`okstra prepare <renderArgv…>` runs it verbatim) as views of it.
-
-Two blocks tell a consumer what happens around the run, under the names the earlier
-okstra's consumers read: `orchestration.chainStages` (the approved plan's stages the
-one run carries out one after another; empty without a plan) and `persistActions`
-(what preparing the setup writes besides the run directory).
+A typed `RunRequest` (built and checked here, once) with `renderArgs` (a map) and
+`renderArgv` (`okstra prepare <renderArgv…>` runs it verbatim) as views, the
+confirmation text, `orchestration.chainStages` (the approved plan's stages the one run
+chains) and `persistActions` (what preparing the setup writes besides the run).
 """
 
 from __future__ import annotations
@@ -22,34 +15,15 @@ from typing import Any, Literal
 from ..catalog.models import RoleKind
 from ..errors import OkstraError
 from ..plans import plan_stage_numbers
+from ..pool import reported_host_effort, reported_host_model
 from ..records import RecordError, config, dataclass, field, json_schema
 from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..setup_runs import runs_file
-from .confirm import Confirmation, ConfirmationLine, confirmation
+from .confirm import confirmation
 from .context import StepContext
-from .ids import (
-    count_step,
-)
-from .roles import (
-    model_instances,
-    reported_host_effort,
-    reported_host_model,
-    role_count,
-)
+from .ids import count_step
+from .roles import model_instances, role_count
 from .state import WizardState
-
-__all__ = [
-    "Confirmation",
-    "ConfirmationLine",
-    "Orchestration",
-    "Outcome",
-    "PersistAction",
-    "build_outcome",
-    "build_request",
-    "confirmation",
-    "host_session_context",
-    "persist_actions",
-]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,11 +153,8 @@ class Outcome:
 
 
 def host_session_context(ctx: StepContext, state: WizardState) -> HostSessionContext:
-    """The host session context of the request: host, entry mode, functions, model.
-
-    `currentModel.modelRef` is the host session's model when the host reports it
-    (`OKSTRA_HOST_MODEL`), else null: prepare records such a leader's model as unknown.
-    """
+    """The request's host session context; `currentModel.modelRef` is null unless the
+    host reports its model (`OKSTRA_HOST_MODEL`)."""
     host = ctx.host(state.host_runtime)
     return HostSessionContext(
         host_id=state.host_runtime,
@@ -192,18 +163,15 @@ def host_session_context(ctx: StepContext, state: WizardState) -> HostSessionCon
         interaction_surface="wizard",
         current_model=CurrentModel(
             provider=host.native_provider,
-            model_ref=reported_host_model(ctx),
-            effort=reported_host_effort(ctx),
+            model_ref=reported_host_model(ctx.environment, ctx.pool),
+            effort=reported_host_effort(ctx.environment),
         ),
     )
 
 
 def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, str]) -> RunRequest:
-    """The run request of a complete wizard state (counts in the profile's ranges).
-
-    Raises:
-        OkstraError: a value of the state does not have the request's shape.
-    """
+    """The run request of a complete wizard state (`OkstraError`: a value of the state
+    does not have the request's shape)."""
     profile = ctx.profile(state.task_type)
     counts: dict[str, int] = {}
     for requirement in profile.static_roles:
@@ -238,12 +206,8 @@ def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, st
 
 
 def build_outcome(ctx: StepContext, state: WizardState, state_path: Path | None = None) -> Outcome:
-    """The outcome of a confirmed wizard (`state_path`: its file, for `persistActions`).
-
-    Raises:
-        OkstraError: the wizard was aborted or is not confirmed yet, or its approved
-            plan can no longer be read as approved (file and field named).
-    """
+    """The outcome of a confirmed wizard (`state_path`: its file, for `persistActions`);
+    `OkstraError` if aborted, not confirmed yet, or its plan is no longer approved."""
     if state.aborted:
         raise OkstraError(ctx.text.get("errors.outcome_aborted"))
     if state.confirmed is not True:
@@ -270,8 +234,7 @@ def build_outcome(ctx: StepContext, state: WizardState, state_path: Path | None 
 
 
 def _project_id(root: Path) -> str:
-    """The project's id as prepare will use it: the project config's, else the
-    directory's slug ("" when the config cannot be read: prepare names the problem)."""
+    """The project's id as prepare will use it ("": its config does not read)."""
     from ..catalog import load_project_config
     from ..tasks import slugify
 

@@ -1,9 +1,7 @@
 """What the wizard shows and returns: prompts, options, step results, history.
 
-These are the values both front ends render (the TUI and the JSON protocol). They are
-frozen records (`okstra_core.records`), so the protocol's JSON Schema comes from the
-same definitions (`okstra wizard schema`). Python attributes are snake_case; their
-protocol data (`records.to_data`) is camelCase.
+The values both front ends render, as frozen records: the protocol's JSON Schema
+(`okstra wizard schema`) comes from them; their protocol data is camelCase.
 """
 
 from __future__ import annotations
@@ -17,30 +15,12 @@ from ..records import config, dataclass, field
 if TYPE_CHECKING:
     from pydantic import Field, StrictStr
 
-from .ids import STEP_KINDS, StepKind
+from .ids import StepKind
 
-# `blocked`: no complete team can be formed from here; the prompt says why (its help
-# and `meta.blocked`) and any answer is refused until an earlier answer is changed or
-# the setup is fixed (install or enable a provider).
-# `pick_group`: several independent pick prompts at once (`questions`), for a host with a
-# multi-question tool (see `okstra_core.wizard.group`).
+# `blocked`: no complete team can be formed from here; the prompt says why (help and
+# `meta.blocked`) and refuses every answer. `pick_group`: several independent picks at
+# once (`questions`) for a host with a multi-question tool (`okstra_core.wizard.engine`).
 PromptKind = Literal["pick", "text", "blocked", "done", "pick_group"]
-
-
-__all__ = [
-    "STEP_KINDS",
-    "AnswerEntry",
-    "BlockedMeta",
-    "HistoryEntry",
-    "Option",
-    "Progress",
-    "Prompt",
-    "PromptKind",
-    "PromptMeta",
-    "StaleMeta",
-    "StepResult",
-    "prompt_meta",
-]
 
 
 class Progress(NamedTuple):
@@ -97,10 +77,6 @@ class PromptMeta(TypedDict, total=False):
     stale: StaleMeta
 
 
-_new = object.__new__
-_set = object.__setattr__
-
-
 def _no_meta() -> PromptMeta:
     return PromptMeta()
 
@@ -144,11 +120,8 @@ class Option:
     def trusted(
         cls, value: str, label: str, disabled_reason: str | None, meta: dict[str, str]
     ) -> Option:
-        """An option from values the engine made itself (nothing to check).
-
-        The constructor's work without its per-field `__setattr__` of a frozen record
-        (a role-model prompt on a big pool makes thousands of options).
-        """
+        """An option from values the engine made itself, without the frozen record's
+        per-field `__setattr__` (a role-model prompt on a big pool makes thousands)."""
         option = object.__new__(cls)
         option.__dict__.update(value=value, label=label, disabled_reason=disabled_reason, meta=meta)
         return option
@@ -217,10 +190,7 @@ class Prompt:
         return tuple(o for o in self.options if o.selectable)
 
     def option(self, value: str) -> Option | None:
-        for option in self.options:
-            if option.value == value:
-                return option
-        return None
+        return next((option for option in self.options if option.value == value), None)
 
 
 @dataclass(frozen=True)

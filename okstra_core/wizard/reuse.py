@@ -1,12 +1,10 @@
 """The `reuse_previous` step: a previous run's team taken over as answers.
 
-Asked for an existing task with a run of the chosen task type: reusing it pre-fills the
-role counts and the role models the run ran with (its `run-manifest.json` roster:
-defaults and recommended counts included, as the run recorded them; the run's
-`run-inputs.json` where there is no manifest), its directive and its related tasks,
-each an answered step with provenance `reused:<run>` (listed and editable like any
-answer). Every reused model is checked again like any answer: one that no longer fits
-is rewound with the reason and asked. The option is disabled, with why, when the
+Asked for an existing task with a run of the chosen task type. Reusing it pre-fills the
+role counts and models the run ran with (its `run-manifest.json` roster, else its
+`run-inputs.json`), its directive and related tasks, each an answered step with
+provenance `reused:<run>`. Reused models are re-checked like any answer (one that no
+longer fits is rewound with the reason); the option is disabled, with why, when the
 reused counts lead to no complete team.
 """
 
@@ -21,25 +19,9 @@ from ..errors import AnswerRefused, OkstraError
 from ..records import dataclass
 from ..resolver import blocker
 from ..vocabulary import CURRENT_SESSION
+from . import ids
 from .base import make_prompt, refuse
 from .context import StepContext
-from .ids import (
-    CHOOSE_AGAIN_ANSWER,
-    CHOOSE_ANSWER,
-    DIRECTIVE,
-    DIRECTIVE_PICK,
-    LEADER_SESSION,
-    LEADER_SESSION_ANSWER,
-    RELATED_TASKS,
-    RELATED_TASKS_PICK,
-    REUSE_ANSWER,
-    REUSE_PREVIOUS,
-    SKIP_ANSWER,
-    WRITE_ANSWER,
-    count_step,
-    is_role_step,
-    model_step,
-)
 from .prompt import Option, Prompt
 from .roles import model_instances, team_query
 from .state import EXISTING_TASK, AnsweredStep, WizardState
@@ -48,16 +30,6 @@ if TYPE_CHECKING:
     from ..documents.inputs import RunInputs
     from ..documents.run import RunManifest
     from ..tasks import RunRef, TaskEntry
-
-__all__ = [
-    "ReusedTeam",
-    "current_task",
-    "prefill_from_run",
-    "reuse_applies",
-    "reuse_blocker",
-    "reuse_build",
-    "reuse_submit",
-]
 
 
 def current_task(ctx: StepContext, state: WizardState) -> TaskEntry | None:
@@ -73,16 +45,9 @@ def current_task(ctx: StepContext, state: WizardState) -> TaskEntry | None:
 
 @dataclass(frozen=True, kw_only=True)
 class ReusedTeam:
-    """What a reuse takes from a run (`_reused`).
-
-    Attributes:
-        counts: the instance count of each role but the leader.
-        models: each role's model refs, in ordinal order.
-        directive: the run's directive ("" = none).
-        related_tasks: the run's related task keys.
-        whole_roster: the counts are the run's whole roster (read from its manifest),
-            so an optional role it did not have ran with none.
-    """
+    """What a reuse takes from a run: each role's count (but the leader's) and model
+    refs, its directive and related tasks; `whole_roster`: the counts are the run's
+    whole roster (its manifest), so an optional role it did not have ran with none."""
 
     counts: dict[str, int]
     models: dict[str, list[str]]
@@ -98,11 +63,7 @@ def _reuse_counts(
     record: Callable[[str, str], None],
     whole: bool = False,
 ) -> None:
-    """The reused counts that still fit the profile (adjustable roles, then optional).
-
-    `whole`: the counts are the run's whole roster, so an optional role it did not
-    have ran with none.
-    """
+    """The reused counts that still fit the profile (adjustable roles, then optional)."""
     for wanted in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
         for requirement in profile.static_roles:
             value = counts.get(requirement.role)
@@ -112,7 +73,7 @@ def _reuse_counts(
                 continue
             if requirement.min <= value <= requirement.max:
                 state.role_counts[requirement.role] = value
-                record(count_step(requirement.role, wanted is RoleKind.OPTIONAL), str(value))
+                record(ids.count_step(requirement.role, wanted is RoleKind.OPTIONAL), str(value))
 
 
 def _reuse_models(
@@ -121,10 +82,8 @@ def _reuse_models(
     models: dict[str, list[str]],
     record: Callable[[str, str], None],
 ) -> None:
-    """The reused models of the roles whose count is settled (fixed or reused).
-
-    A role whose count is still to be asked gets its models asked after it.
-    """
+    """The reused models of the roles whose count is settled (fixed or reused); the
+    others' models are asked after their count."""
     settled = {LEADER} | {
         r.role
         for r in profile.static_roles
@@ -137,17 +96,13 @@ def _reuse_models(
             # Only a gap-free prefix of each role's models can be kept.
             if ordinal <= len(refs) and len(have) == ordinal - 1:
                 state.role_models.setdefault(role, []).append(refs[ordinal - 1])
-                record(model_step(role, ordinal), refs[ordinal - 1])
+                record(ids.model_step(role, ordinal), refs[ordinal - 1])
 
 
 def prefill_from_run(ctx: StepContext, state: WizardState, reused: ReusedTeam, run: str) -> None:
-    """Pre-fill counts, models, directive and related tasks from a previous run.
-
-    Each pre-filled value becomes an answered step with provenance `reused:<run>`, so it
-    is listed and editable like any answer. Values that no longer fit the profile are
-    skipped (those steps are asked); models that no longer fit are rewound, with the
-    reason, when the next prompt is computed.
-    """
+    """Pre-fill counts, models, directive and related tasks from a previous run, each
+    an answered step with provenance `reused:<run>`; values that no longer fit the
+    profile are skipped (asked), models that no longer fit rewound by the next prompt."""
     directive = reused.directive
     provenance = f"reused:{run}"
     profile = ctx.profile(state.task_type)
@@ -155,22 +110,22 @@ def prefill_from_run(ctx: StepContext, state: WizardState, reused: ReusedTeam, r
 
     def record(step: str, answer: str) -> None:
         entries.append(AnsweredStep(step=step, answer=answer, provenance=provenance))
-        if is_role_step(step):
+        if ids.is_role_step(step):
             state.role_selection_order.append(step)
 
     state.role_counts.clear()
     state.role_models.clear()
     if state.host_entry_mode == CURRENT_SESSION:
-        record(LEADER_SESSION, LEADER_SESSION_ANSWER)
+        record(ids.LEADER_SESSION, ids.LEADER_SESSION_ANSWER)
     _reuse_counts(profile, state, reused.counts, record, reused.whole_roster)
     _reuse_models(profile, state, reused.models, record)
     if directive.strip():
         state.directive = directive.strip()
-        record(DIRECTIVE_PICK, WRITE_ANSWER)
-        record(DIRECTIVE, state.directive)
+        record(ids.DIRECTIVE_PICK, ids.WRITE_ANSWER)
+        record(ids.DIRECTIVE, state.directive)
     else:
         state.directive = ""
-        record(DIRECTIVE_PICK, SKIP_ANSWER)
+        record(ids.DIRECTIVE_PICK, ids.SKIP_ANSWER)
     _reuse_related(ctx, state, [k for k in reused.related_tasks if k], record)
     state.answered.extend(e for e in entries if not state.is_answered(e.step))
 
@@ -178,38 +133,29 @@ def prefill_from_run(ctx: StepContext, state: WizardState, reused: ReusedTeam, r
 def _reuse_related(
     ctx: StepContext, state: WizardState, keys: list[str], record: Callable[[str, str], None]
 ) -> None:
-    """The reused run's related tasks that still exist here; none: "skip".
-
-    Asked as usual when the project has no other task (the step does not apply) or
-    none of the run's related tasks is left.
-    """
+    """The reused run's related tasks that still exist here; none: "skip". Asked as
+    usual when the project has no other task or none of the run's is left."""
     known = {t.key for t in ctx.tasks if t.key != state.task_key and t.error is None}
     if not known:
         return
     kept = [k for k in keys if k in known]
     if kept:
         state.related_tasks_raw = ",".join(dict.fromkeys(kept))
-        record(RELATED_TASKS_PICK, CHOOSE_ANSWER)
-        record(RELATED_TASKS, state.related_tasks_raw)
+        record(ids.RELATED_TASKS_PICK, ids.CHOOSE_ANSWER)
+        record(ids.RELATED_TASKS, state.related_tasks_raw)
     elif not keys:
         state.related_tasks_raw = ""
-        record(RELATED_TASKS_PICK, SKIP_ANSWER)
+        record(ids.RELATED_TASKS_PICK, ids.SKIP_ANSWER)
 
 
 def reuse_blocker(ctx: StepContext, state: WizardState, reused: ReusedTeam, run: str) -> str | None:
-    """Why reusing that run's team leads to no complete team (None: it does not).
-
-    The reused counts are what matters: reused models that no longer fit are rewound
-    with the reason later, and asked again.
-    """
+    """Why reusing that run's team leads to no complete team (None: it does not); only
+    the counts matter (reused models that no longer fit are asked again later)."""
     work = state.copy()
     prefill_from_run(ctx, work, reused, run)
     work.role_models = {}
     found = blocker(team_query(ctx, work, ctx.profile(work.task_type)).smallest())
     return None if found is None else found.advice
-
-
-# ---------------------------------------------------------------------------- the step
 
 
 def reuse_applies(ctx: StepContext, state: WizardState) -> bool:
@@ -219,25 +165,16 @@ def reuse_applies(ctx: StepContext, state: WizardState) -> bool:
     )
 
 
-def _run_inputs() -> type[RunInputs]:
-    """The run-inputs document class: loaded only when a run is reused."""
+def _read_run(run: RunRef) -> ReusedTeam:
+    """What reusing `run` takes (`OkstraError`: its inputs or manifest do not read)."""
+    # The documents load only when a run is reused. The run-inputs model reads this
+    # version's file or the previous layout (nested `inputs`, `role=value` strings).
     from ..documents.inputs import RunInputs
-
-    return RunInputs
-
-
-def _read_manifest(run: RunRef) -> RunManifest | None:
-    """The run's manifest (its whole roster), or None when the run has none.
-
-    Raises:
-        OkstraError: the manifest is there but unreadable or invalid (named).
-    """
     from ..documents.run import RunManifest
 
+    inputs = RunInputs.read(run.inputs_path)
     path = run.path / "run-manifest.json"
-    if not path.exists():
-        return None
-    return RunManifest.read(path)
+    return _reused(inputs, RunManifest.read(path) if path.exists() else None)
 
 
 def _reused(inputs: RunInputs, manifest: RunManifest | None) -> ReusedTeam:
@@ -277,47 +214,42 @@ def reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
     why: str | None = None
     if run is not None:
         try:
-            inputs = _run_inputs().read(run.inputs_path)
-            manifest = _read_manifest(run)
+            reused = _read_run(run)
         except OkstraError as exc:
             why = exc.render()
         else:
-            reused = _reused(inputs, manifest)
             why = reuse_blocker(ctx, state, reused, run.name)
     options = tuple(
         Option(
             value=v,
             label=ctx.text.get(f"reuse_previous.option.{v}", run=run_name),
-            disabled_reason=why if v == REUSE_ANSWER else None,
+            disabled_reason=why if v == ids.REUSE_ANSWER else None,
         )
-        for v in (REUSE_ANSWER, CHOOSE_AGAIN_ANSWER)
+        for v in (ids.REUSE_ANSWER, ids.CHOOSE_AGAIN_ANSWER)
     )
     return make_prompt(
         ctx,
         state,
-        REUSE_PREVIOUS,
+        ids.REUSE_PREVIOUS,
         "pick",
         "reuse_previous",
         options=options,
-        default=REUSE_ANSWER if why is None else CHOOSE_AGAIN_ANSWER,
+        default=ids.REUSE_ANSWER if why is None else ids.CHOOSE_AGAIN_ANSWER,
         label_values={"run": run_name},
         meta={"run": run_name},
     )
 
 
 def reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer != REUSE_ANSWER:
+    if answer != ids.REUSE_ANSWER:
         return ""
     task = current_task(ctx, state)
     run = task.latest_run(state.task_type) if task else None
     if run is None:
         raise refuse(ctx, "no_previous_run", task_type=state.task_type)
     try:
-        # Through the run-inputs model: this version's file, or the previous layout
-        # (inputs nested under `inputs`, counts and models as `role=value` strings).
-        inputs = _run_inputs().read(run.inputs_path)
-        manifest = _read_manifest(run)
+        reused = _read_run(run)
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
-    prefill_from_run(ctx, state, _reused(inputs, manifest), run.name)
+    prefill_from_run(ctx, state, reused, run.name)
     return run.name

@@ -1,14 +1,11 @@
 """The role steps, generated from the profile: leader-session, role-count, role-add, role-model.
 
-Asked after the identity steps, in this order: `leader-session` (current-session mode
-only), `role-count:<role>` for every adjustable role, `role-add:<role>` for every
-optional role, then `role-model:<role>:<n>` for every role instance (the leader in
-spawn-process mode, then each static role with count > 0 in profile order).
-
-Every option is exact: it is selectable only when a complete valid team still exists
-after it (`resolver.count_options`, `resolver.model_options`); the others stay listed,
-disabled, with the reason. A recommended count that cannot be formed falls back to
-the nearest one that can, with a note.
+In this order: `leader-session` (current-session mode only), `role-count:<role>` per
+adjustable role, `role-add:<role>` per optional role, then `role-model:<role>:<n>` per
+role instance (the leader in spawn-process mode first). Every option is exact: it is
+selectable only when a complete valid team still exists after it; the others are
+listed disabled, with the reason. An infeasible recommended count falls back to the
+nearest feasible one, with a note.
 """
 
 from __future__ import annotations
@@ -21,9 +18,7 @@ from ..binding import choose_runner
 from ..catalog.models import LEADER, Profile, RoleKind
 from ..defaults import Pick, fallback_note
 from ..errors import AnswerRefused, OkstraError
-from ..pool import PoolModel
-from ..pool import reported_host_effort as host_effort_of
-from ..pool import reported_host_model as host_model_of
+from ..pool import PoolModel, reported_host_effort, reported_host_model
 from ..resolver import (
     Blocker,
     TeamQuery,
@@ -34,43 +29,14 @@ from ..resolver import (
     unavailable_defaults,
 )
 from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION, SPAWN_PROCESS
-from .base import Reset, Step, Submit, make_prompt, refuse, with_notes
+from . import ids
+from .base import Build, Reset, Step, Submit, always, make_prompt, no_reset, refuse, with_notes
 from .context import StepContext
-from .ids import (
-    LEADER_SESSION,
-    LEADER_SESSION_ANSWER,
-    LEADER_SESSION_KIND,
-    ROLE_ADD,
-    ROLE_ADD_KIND,
-    ROLE_COUNT,
-    ROLE_COUNT_KIND,
-    ROLE_MODEL,
-    ROLE_MODEL_KIND,
-    count_step,
-    model_step,
-    parse_role_step,
-)
+from .ids import StepKind
 from .prompt import Option, Prompt, PromptMeta
 from .state import WizardState
 
-__all__ = [
-    "LEADER_SESSION",
-    "ROLE_ADD",
-    "ROLE_COUNT",
-    "ROLE_MODEL",
-    "count_step",
-    "current_session_model",
-    "model_instances",
-    "model_step",
-    "role_count",
-    "role_steps",
-    "team_blocker",
-]
-
 LEADER_DUTY = "lead"
-
-
-# ---------------------------------------------------------------------------- counts
 
 
 def role_count(profile: Profile, state: WizardState, role: str) -> int:
@@ -117,10 +83,8 @@ def team_query(ctx: StepContext, state: WizardState, profile: Profile) -> TeamQu
 
 
 def profile_blockers(ctx: StepContext, state: WizardState) -> dict[str, Blocker | None]:
-    """For every task type: why no team of it can be formed here (None: one can).
-
-    Computed once per step (the pool's memo).
-    """
+    """For every task type: why no team of it can be formed here (None: one can);
+    computed once per step (the pool's memo)."""
 
     def build() -> dict[str, Blocker | None]:
         out: dict[str, Blocker | None] = {}
@@ -142,11 +106,9 @@ def profile_blockers(ctx: StepContext, state: WizardState) -> dict[str, Blocker 
 
 
 def team_blocker(ctx: StepContext, state: WizardState) -> Blocker | None:
-    """Why no complete team can be formed from the answers so far (None: one can).
-
-    Before the task type is chosen: no task type has a team. After: the chosen counts
-    (open ones at their minimum) and models cannot be completed.
-    """
+    """Why no complete team can be formed from the answers so far (None: one can):
+    before the task type is chosen, for no task type; after, from the chosen counts
+    (open ones at their minimum) and models."""
     if not state.task_type:
         found = profile_blockers(ctx, state)
         if found and all(b is not None for b in found.values()):
@@ -171,67 +133,45 @@ def team_blocker(ctx: StepContext, state: WizardState) -> Blocker | None:
     return ctx.pool.memo(key, build)
 
 
-# ---------------------------------------------------------------------------- prompts
-
-
 def _role_meta(profile: Profile, role: str, ordinal: int | None = None) -> PromptMeta:
-    requirement = profile.role(role)
-    meta: PromptMeta
-    if role == LEADER or requirement is None:
-        meta = {
-            "role": role,
-            "duty": LEADER_DUTY,
-            "min": 1,
-            "max": 1,
-            "recommended": 1,
-            "description": "",
-        }
-    else:
-        meta = {
-            "role": role,
-            "duty": requirement.duty,
-            "min": requirement.min,
-            "max": requirement.max,
-            "recommended": requirement.recommended_count,
-            "description": requirement.description,
-        }
+    found = None if role == LEADER else profile.role(role)
+    meta: PromptMeta = {
+        "role": role,
+        "duty": found.duty if found is not None else LEADER_DUTY,
+        "min": found.min if found is not None else 1,
+        "max": found.max if found is not None else 1,
+        "recommended": found.recommended_count if found is not None else 1,
+        "description": found.description if found is not None else "",
+    }
     if ordinal is not None:
         meta["ordinal"] = ordinal
     return meta
 
 
-def reported_host_model(ctx: StepContext) -> str | None:
-    """The host session's model ref (`OKSTRA_HOST_MODEL`, see `pool.reported_host_model`)."""
-    return host_model_of(ctx.environment, ctx.pool)
-
-
-def reported_host_effort(ctx: StepContext) -> str | None:
-    return host_effort_of(ctx.environment)
-
-
 def current_session_model(ctx: StepContext, state: WizardState) -> str:
     """The model shown for a current-session leader: the one the host reports, else
     "model not reported" (okstra never invents one)."""
-    return reported_host_model(ctx) or ctx.text.get("confirmation.model_not_reported")
+    model = reported_host_model(ctx.environment, ctx.pool)
+    return model or ctx.text.get("confirmation.model_not_reported")
 
 
-def _leader_session_prompt(ctx: StepContext, state: WizardState) -> Prompt:
+def _leader_prompt(ctx: StepContext, state: WizardState) -> Prompt:
     host = ctx.host(state.host_runtime)
     model = current_session_model(ctx, state)
-    effort = reported_host_effort(ctx)
+    effort = reported_host_effort(ctx.environment)
     return make_prompt(
         ctx,
         state,
-        LEADER_SESSION,
+        ids.LEADER_SESSION,
         "pick",
-        LEADER_SESSION_KIND,
+        ids.LEADER_SESSION_KIND,
         options=(
             Option(
-                value=LEADER_SESSION_ANSWER,
-                label=ctx.text.get(f"leader_session.option.{LEADER_SESSION_ANSWER}"),
+                value=ids.LEADER_SESSION_ANSWER,
+                label=ctx.text.get(f"leader_session.option.{ids.LEADER_SESSION_ANSWER}"),
             ),
         ),
-        default=LEADER_SESSION_ANSWER,
+        default=ids.LEADER_SESSION_ANSWER,
         label_values={
             "model": model,
             "host": host.display_label,
@@ -250,9 +190,8 @@ def _nearest(feasible: list[int], wanted: int) -> int | None:
     return min(feasible, key=lambda n: (abs(n - wanted), -n))
 
 
-def _count_prompt(
-    ctx: StepContext, state: WizardState, profile: Profile, role: str, optional: bool
-) -> Prompt:
+def _count_prompt(ctx: StepContext, state: WizardState, *, role: str, optional: bool) -> Prompt:
+    profile = ctx.profile(state.task_type)
     requirement = profile.role(role)
     assert requirement is not None
     verdicts = dict(count_options(team_query(ctx, state, profile), role))
@@ -291,9 +230,9 @@ def _count_prompt(
     prompt = make_prompt(
         ctx,
         state,
-        count_step(role, optional),
+        ids.count_step(role, optional),
         "pick",
-        ROLE_ADD_KIND if optional else ROLE_COUNT_KIND,
+        ids.ROLE_ADD_KIND if optional else ids.ROLE_COUNT_KIND,
         options=tuple(options),
         default=None if default is None else str(default),
         label_values=values,
@@ -302,10 +241,9 @@ def _count_prompt(
     return with_notes(prompt, notes)
 
 
-def _model_prompt(
-    ctx: StepContext, state: WizardState, profile: Profile, role: str, ordinal: int
-) -> Prompt:
+def _model_prompt(ctx: StepContext, state: WizardState, *, role: str, ordinal: int) -> Prompt:
     """The `role-model:<role>:<ordinal>` prompt, options from the exact resolver."""
+    profile = ctx.profile(state.task_type)
     query = team_query(ctx, state, profile)
     rows = model_option_rows(query, role, ordinal)
     options: list[Option] = []
@@ -342,9 +280,9 @@ def _model_prompt(
     prompt = make_prompt(
         ctx,
         state,
-        model_step(role, ordinal),
+        ids.model_step(role, ordinal),
         "pick",
-        ROLE_MODEL_KIND,
+        ids.ROLE_MODEL_KIND,
         options=tuple(options),
         default=first,
         label_values={"role": role, "ordinal": ordinal, "count": count, "duty": duty},
@@ -384,11 +322,9 @@ def _option_label(ctx: StepContext, model: PoolModel, provenance: str) -> str:
     )
 
 
-# The options of pool models (no default's provenance) follow from the template, the
-# model's own fields and the reason: made once per template and provider registry
-# (shared by the pools on the same specs) and reused while they are the same. Options
-# are frozen, so a prompt can hold one another prompt holds too. Bounded: when it
-# holds `_OPTIONS_PER_MODEL` options per pool model, it starts again.
+# The (frozen) options of pool models follow from the template, the model and the
+# reason: made once per template and provider registry (shared by the pools on the
+# same specs), and started again past `_OPTIONS_PER_MODEL` options per pool model.
 _OPTIONS_PER_MODEL = 4
 _is_none = functools.partial(operator.is_, None)
 _PoolOptions = dict[tuple[str, str | None], Option]
@@ -412,62 +348,50 @@ def _pool_option(
     return option
 
 
-# ---------------------------------------------------------------------------- submit
-
-
 def _submit_leader(ctx: StepContext, state: WizardState, _answer: str, _p: Prompt) -> str:
     return current_session_model(ctx, state)
 
 
-def _count_submit(role: str) -> Submit:
-    def submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-        state.role_counts[role] = int(answer)
-        # A new count invalidates that role's models: they are asked again.
-        drop_role_steps(
-            state,
-            {model_step(role, n) for n in range(1, len(state.role_models.get(role, [])) + 1)},
+def _submit_count(
+    _ctx: StepContext, state: WizardState, answer: str, _p: Prompt, *, role: str
+) -> str:
+    state.role_counts[role] = int(answer)
+    # A new count invalidates that role's models: they are asked again.
+    drop_role_steps(
+        state, {ids.model_step(role, n) for n in range(1, len(state.role_models.get(role, [])) + 1)}
+    )
+    state.role_models.pop(role, None)
+    return answer
+
+
+def _reset_count(state: WizardState, *, role: str) -> None:
+    state.role_counts.pop(role, None)
+
+
+def _submit_model(
+    ctx: StepContext, state: WizardState, answer: str, _p: Prompt, *, role: str, ordinal: int
+) -> str:
+    chosen = state.role_models.setdefault(role, [])
+    if ordinal != len(chosen) + 1:
+        raise refuse(
+            ctx, "model_out_of_order", role=role, ordinal=ordinal, expected=len(chosen) + 1
         )
+    chosen.append(answer)
+    return answer
+
+
+def _reset_model(state: WizardState, *, role: str, ordinal: int) -> None:
+    models = state.role_models.get(role, [])[: ordinal - 1]
+    if models:
+        state.role_models[role] = models
+    else:
         state.role_models.pop(role, None)
-        return answer
-
-    return submit
-
-
-def _count_reset(role: str) -> Reset:
-    def reset(state: WizardState) -> None:
-        state.role_counts.pop(role, None)
-
-    return reset
-
-
-def _model_submit(role: str, ordinal: int) -> Submit:
-    def submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-        chosen = state.role_models.setdefault(role, [])
-        if ordinal != len(chosen) + 1:
-            raise refuse(
-                ctx, "model_out_of_order", role=role, ordinal=ordinal, expected=len(chosen) + 1
-            )
-        chosen.append(answer)
-        return answer
-
-    return submit
-
-
-def _model_reset(role: str, ordinal: int) -> Reset:
-    def reset(state: WizardState) -> None:
-        models = state.role_models.get(role, [])[: ordinal - 1]
-        if models:
-            state.role_models[role] = models
-        else:
-            state.role_models.pop(role, None)
-
-    return reset
 
 
 def out_of_order(ctx: StepContext, state: WizardState, step_id: str) -> AnswerRefused | None:
     """A specific refusal for a role-model answer given for the wrong ordinal."""
-    parsed = parse_role_step(step_id)
-    if parsed is None or parsed.kind != ROLE_MODEL:
+    parsed = ids.parse_role_step(step_id)
+    if parsed is None or parsed.kind != ids.ROLE_MODEL:
         return None
     expected = len(state.role_models.get(parsed.role, [])) + 1
     if parsed.ordinal != expected:
@@ -477,19 +401,9 @@ def out_of_order(ctx: StepContext, state: WizardState, step_id: str) -> AnswerRe
     return None
 
 
-def _always(_ctx: StepContext, _state: WizardState) -> bool:
-    return True
-
-
-# ---------------------------------------------------------------------------- the steps
-
-
 def role_steps(ctx: StepContext, state: WizardState) -> list[Step]:
-    """The role steps of the chosen task type, in order (none before it is chosen).
-
-    Model steps follow the counts: chosen ones, else the recommended count (so the
-    number of steps is an estimate until the counts are answered, then exact).
-    """
+    """The role steps of the chosen task type, in order (none before it is chosen);
+    model steps follow the chosen counts, else the recommended ones (an estimate)."""
     if not state.task_type:
         return []
     try:
@@ -497,57 +411,30 @@ def role_steps(ctx: StepContext, state: WizardState) -> list[Step]:
     except OkstraError:
         return []
     out: list[Step] = []
+
+    def add(step_id: str, kind: StepKind, build: Build, submit: Submit, reset: Reset) -> None:
+        out.append(Step(step_id, kind, always, build, submit, reset, role_block=True))
+
     if state.host_entry_mode == CURRENT_SESSION:
-        out.append(
-            Step(
-                LEADER_SESSION,
-                LEADER_SESSION_KIND,
-                _always,
-                _leader_session_prompt,
-                _submit_leader,
-                role_block=True,
-            )
-        )
+        add(ids.LEADER_SESSION, ids.LEADER_SESSION_KIND, _leader_prompt, _submit_leader, no_reset)
     for wanted in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
         optional = wanted is RoleKind.OPTIONAL
-        for requirement in profile.static_roles:
-            if requirement.kind is not wanted:
-                continue
-            role = requirement.role
-
-            def build(
-                c: StepContext, s: WizardState, role: str = role, o: bool = optional
-            ) -> Prompt:
-                return _count_prompt(c, s, c.profile(s.task_type), role, o)
-
-            out.append(
-                Step(
-                    count_step(role, optional),
-                    ROLE_ADD_KIND if optional else ROLE_COUNT_KIND,
-                    _always,
-                    build,
-                    _count_submit(role),
-                    _count_reset(role),
-                    role_block=True,
-                )
+        kind = ids.ROLE_ADD_KIND if optional else ids.ROLE_COUNT_KIND
+        for role in (r.role for r in profile.static_roles if r.kind is wanted):
+            add(
+                ids.count_step(role, optional),
+                kind,
+                functools.partial(_count_prompt, role=role, optional=optional),
+                functools.partial(_submit_count, role=role),
+                functools.partial(_reset_count, role=role),
             )
     for role, ordinal in model_instances(profile, state):
-
-        def build_model(
-            c: StepContext, s: WizardState, role: str = role, ordinal: int = ordinal
-        ) -> Prompt:
-            return _model_prompt(c, s, c.profile(s.task_type), role, ordinal)
-
-        out.append(
-            Step(
-                model_step(role, ordinal),
-                ROLE_MODEL_KIND,
-                _always,
-                build_model,
-                _model_submit(role, ordinal),
-                _model_reset(role, ordinal),
-                role_block=True,
-            )
+        add(
+            ids.model_step(role, ordinal),
+            ids.ROLE_MODEL_KIND,
+            functools.partial(_model_prompt, role=role, ordinal=ordinal),
+            functools.partial(_submit_model, role=role, ordinal=ordinal),
+            functools.partial(_reset_model, role=role, ordinal=ordinal),
         )
     return out
 

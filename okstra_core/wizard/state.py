@@ -79,14 +79,13 @@ V2_ROLE_FIELDS: tuple[str, ...] = tuple(
 
 MIXED_VERSIONS = "mixed wizard state versions are not allowed"
 
-Provenance = str  # "chosen" | "default:<scope>" | "reused:<run>" | "converted:v1"
+# Provenances: "chosen" | "default:<scope>" | "reused:<run>" | "converted:v1".
 CHOSEN = "chosen"
 # An answer taken as okstra's own default (the person pressed `d`, "all defaults").
 DEFAULT_BUNDLED = "default:bundled"
 CONVERTED_V1 = "converted:v1"
 
-# Bounds checked before anything is sized by a number from the file: a role count is at
-# most what any profile may allow, a revision stays an exact JSON integer.
+# A revision stays an exact JSON integer (checked before anything is sized by it).
 MAX_REVISION = 2**53
 
 
@@ -189,30 +188,19 @@ class WizardState:
                 # An empty list means "no model chosen": store it as absent instead.
                 raise ValueError(f"roleModels.{role}: empty list (omit the role instead)")
 
-    # -- convenience -------------------------------------------------------------------
+    def entry(self, step: str) -> AnsweredStep | None:
+        return next((entry for entry in self.answered if entry.step == step), None)
 
     def answer_of(self, step: str) -> str | None:
-        for entry in self.answered:
-            if entry.step == step:
-                return entry.answer
-        return None
-
-    def entry(self, step: str) -> AnsweredStep | None:
-        for entry in self.answered:
-            if entry.step == step:
-                return entry
-        return None
+        entry = self.entry(step)
+        return None if entry is None else entry.answer
 
     def is_answered(self, step: str) -> bool:
-        return any(entry.step == step for entry in self.answered)
+        return self.entry(step) is not None
 
     def copy(self) -> WizardState:
-        """A deep copy (the engine changes a copy and saves it whole).
-
-        A state holds only strings, numbers, lists, dicts and records of the same, with
-        no shared parts, so a plain walk copies it (`copy.deepcopy`'s memo and reduce
-        protocol cost more than the copy on every answer).
-        """
+        """A deep copy, by a plain walk: a state has no shared parts, and `deepcopy`'s
+        memo and reduce protocol cost more than the copy on every answer."""
         twin: WizardState = _clone(self)
         return twin
 
@@ -244,33 +232,23 @@ def _clone(value: Any) -> Any:
 
 
 def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
-    """Tell a v1 file from a v2 file, refusing mixed and unknown versions by name.
-
-    Raises:
-        StateFileError: mixed versions, or an unknown `executionIdentityVersion`
-            (field named; the caller adds the path).
-    """
+    """Tell a v1 file from a v2 file; `StateFileError` (field named, no path) for mixed
+    or unknown versions."""
     version = raw.get(VERSION_FIELD)
-    has_v2 = any(name in raw for name in V2_ROLE_FIELDS)
-    has_v1 = any(name in raw for name in V1_PROVIDER_FIELDS)
-    if version is None:
-        if has_v2:
-            raise StateFileError(MIXED_VERSIONS, field=VERSION_FIELD)
-        return 1
     # `True == 1` in Python: a boolean version is a wrong type, not version 1.
-    if isinstance(version, bool) or not isinstance(version, int):
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
         raise StateFileError(
             f"unknown wizard state version {_as_json(version)}: expected 1 or 2",
             field=VERSION_FIELD,
         )
-    if version == 1:
-        if has_v2:
+    if version is None or version == 1:
+        if any(name in raw for name in V2_ROLE_FIELDS):
             raise StateFileError(MIXED_VERSIONS, field=VERSION_FIELD)
         return 1
     if version == STATE_VERSION:
-        if has_v1:
-            culprit = sorted(name for name in raw if name in V1_PROVIDER_FIELDS)[0]
-            raise StateFileError(MIXED_VERSIONS, field=culprit)
+        v1_fields = sorted(name for name in raw if name in V1_PROVIDER_FIELDS)
+        if v1_fields:
+            raise StateFileError(MIXED_VERSIONS, field=v1_fields[0])
         return 2
     raise StateFileError(
         f"unknown wizard state version {_as_json(version)}: this okstra reads versions 1 and 2",
@@ -279,11 +257,7 @@ def classify_version(raw: dict[str, Any]) -> Literal[1, 2]:
 
 
 def parse_v2(raw: Any, path: str) -> WizardState:
-    """Validate a decoded v2 state object.
-
-    Raises:
-        StateFileError: naming `path` and the first failing field.
-    """
+    """Validate a decoded v2 state object (`StateFileError`: `path`, first bad field)."""
     if not isinstance(raw, dict):
         raise StateFileError(f"expected a JSON object, found {type(raw).__name__}", path=path)
     try:
@@ -310,14 +284,9 @@ def _as_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-# ---------------------------------------------------------------------------- trusted
-
-
-# The state a process wrote (or validated) is derived data (`okstra_core.derived`),
-# keyed by the file's path and exact bytes: the next process that reads the very same
-# bytes takes that record instead of validating them again (and so never imports
-# pydantic). A file edited by hand, written by another okstra, or torn, has other
-# bytes: it is validated like any file from outside.
+# The state a process wrote (or validated) is derived data keyed by the file's path and
+# exact bytes: a process reading the same bytes skips validating (and importing
+# pydantic); a file edited by hand, by another okstra, or torn, is validated.
 STATES = derived.Kind("states", keep=8, code=("wizard/state.py", "records.py"))
 
 

@@ -1,53 +1,25 @@
-"""The static steps of the wizard, in order, around the role block.
-
-Each step says when it is asked (`applies`), how its prompt looks (`build`), how an
-answer changes the state (`submit`, on a working copy; raise `AnswerRefused` to refuse)
-and which state fields it owns (reset by a rewind). A step is asked when it applies
-and has not been answered; the role block (roles.py) sits between `reuse_previous`
-and `directive_pick`.
-"""
+"""The static steps of the wizard, in order, around the role block (roles.py), which
+sits between `reuse_previous` and `directive_pick`. A step is asked when it applies
+and is unanswered; a rewind resets the state fields it owns to their defaults."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
 from dataclasses import MISSING
 from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AnswerRefused, OkstraError
-from .base import Step, make_prompt, refuse
+from ..gitrepo import project_tree
+from ..runbase import earlier_results, resolve_base
+from . import ids
+from .base import Applies, Build, Step, Submit, always, make_prompt, refuse
 from .confirm import confirmation, needs_approved_plan
 from .context import StepContext
-from .ids import (
-    ABORT_ANSWER,
-    APPROVED_PLAN,
-    BRIEF,
-    CHOOSE_ANSWER,
-    CONFIRM,
-    CONFIRM_ANSWER,
-    DIRECTIVE,
-    DIRECTIVE_PICK,
-    DONE,
-    EDIT_ANSWER,
-    EDIT_TARGET,
-    NEW_TASK_ANSWER,
-    NOT_REMEMBERED,
-    RELATED_TASKS,
-    RELATED_TASKS_PICK,
-    REUSE_PREVIOUS,
-    SKIP_ANSWER,
-    TASK_GROUP,
-    TASK_ID,
-    TASK_PICK,
-    TASK_TYPE,
-    WRITE_ANSWER,
-    StepKind,
-)
 from .prompt import Option, Prompt, prompt_meta
 from .reuse import current_task, reuse_applies, reuse_build, reuse_submit
 from .roles import check_complete_team, profile_blockers
-from .run_base import BASE_REF_STEP
 from .state import EXISTING_TASK, NEW_TASK, AnsweredStep, WizardState
 
 if TYPE_CHECKING:
@@ -55,51 +27,34 @@ if TYPE_CHECKING:
 
 # `tasks` and `plans` are imported by the steps that use them: a role step needs neither.
 
-
 _STATE_FIELDS = {f.name: f for f in dataclass_fields(WizardState)}
 
 
-def _resets(*fields: str) -> Callable[[WizardState], None]:
-    """A `reset` putting `fields` back to their defaults."""
-
-    def reset(state: WizardState) -> None:
-        for name in fields:
-            info = _STATE_FIELDS[name]
-            value: Any = (
-                info.default_factory() if info.default_factory is not MISSING else info.default
-            )
-            setattr(state, name, value)
-
-    return reset
+def _reset(state: WizardState, *, fields: tuple[str, ...]) -> None:
+    """Put `fields` back to their defaults."""
+    for name in fields:
+        info = _STATE_FIELDS[name]
+        value: Any = info.default_factory() if info.default_factory is not MISSING else info.default
+        setattr(state, name, value)
 
 
 def static_step(
-    step_id: StepKind,
-    applies: Callable[[StepContext, WizardState], bool],
-    build: Callable[[StepContext, WizardState], Prompt],
-    submit: Callable[[StepContext, WizardState, str, Prompt], str],
+    step_id: ids.StepKind,
+    applies: Applies,
+    build: Build,
+    submit: Submit,
     owns: tuple[str, ...] = (),
 ) -> Step:
-    return Step(step_id, step_id, applies, build, submit, _resets(*owns))
-
-
-# ---------------------------------------------------------------------------- helpers
-
-
-def _project(state: WizardState) -> Path:
-    return Path(state.project_root)
+    return Step(step_id, step_id, applies, build, submit, functools.partial(_reset, fields=owns))
 
 
 def _project_file(ctx: StepContext, state: WizardState, raw: str, what: str) -> str:
-    """Validate a path typed by a person: exists, a file, inside the project.
-
-    Returns:
-        The path relative to the project root (POSIX separators).
-    """
+    """Validate a path typed by a person (exists, a file, inside the project); returns
+    it relative to the project root (POSIX separators)."""
     text = raw.strip()
     if not text:
         raise refuse(ctx, "path_empty", what=what)
-    root = _project(state).resolve()
+    root = Path(state.project_root).resolve()
     candidate = Path(text).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
@@ -120,85 +75,56 @@ def _other_tasks(ctx: StepContext, state: WizardState) -> list[TaskEntry]:
     return [t for t in ctx.tasks if t.key != state.task_key and t.error is None]
 
 
-def _yes_no_options(ctx: StepContext, kind: str, values: tuple[str, ...]) -> tuple[Option, ...]:
+def _named_options(ctx: StepContext, kind: str, values: tuple[str, ...]) -> tuple[Option, ...]:
     return tuple(Option(value=v, label=ctx.text.get(f"{kind}.option.{v}")) for v in values)
 
 
-def _gate_step(
-    step_id: StepKind,
-    go: str,
-    field: str,
-    applies: Callable[[StepContext, WizardState], bool],
-) -> Step:
-    """A `skip`/`go` pick in front of an optional text step that fills `field`.
-
-    `skip` (the default) clears `field`, so an earlier answer does not linger.
-    """
+def _gate_step(step_id: ids.StepKind, go: str, field: str, applies: Applies) -> Step:
+    """A `skip`/`go` pick in front of an optional text step that fills `field`; `skip`
+    (the default) clears `field`, so an earlier answer does not linger."""
 
     def build(ctx: StepContext, state: WizardState) -> Prompt:
+        options = _named_options(ctx, step_id, (ids.SKIP_ANSWER, go))
         return make_prompt(
-            ctx,
-            state,
-            step_id,
-            "pick",
-            step_id,
-            options=_yes_no_options(ctx, step_id, (SKIP_ANSWER, go)),
-            default=SKIP_ANSWER,
+            ctx, state, step_id, "pick", step_id, options=options, default=ids.SKIP_ANSWER
         )
 
     def submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-        if answer == SKIP_ANSWER:
+        if answer == ids.SKIP_ANSWER:
             setattr(state, field, "")
         return ""
 
     return static_step(step_id, applies, build, submit, (field,))
 
 
-def _gate_chosen(step_id: str, go: str) -> Callable[[StepContext, WizardState], bool]:
+def _gate_chosen(_ctx: StepContext, state: WizardState, *, gate: str, go: str) -> bool:
     """`applies` of the text step behind a `_gate_step`: its pick was answered `go`."""
-
-    def applies(_ctx: StepContext, state: WizardState) -> bool:
-        return state.answer_of(step_id) == go
-
-    return applies
-
-
-# ---------------------------------------------------------------------------- task_pick
+    return state.answer_of(gate) == go
 
 
 def _task_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
-    options = [
-        Option(value=NEW_TASK_ANSWER, label=ctx.text.get(f"task_pick.option.{NEW_TASK_ANSWER}"))
-    ]
+    new = ids.NEW_TASK_ANSWER
+    options = [Option(value=new, label=ctx.text.get(f"task_pick.option.{new}"))]
     for task in ctx.tasks:
         if task.error is not None:
-            options.append(
-                Option(
-                    value=task.key,
-                    label=ctx.text.get("task_pick.option.unreadable", key=task.key),
-                    disabled_reason=task.error,
-                )
-            )
+            label = ctx.text.get("task_pick.option.unreadable", key=task.key)
+            options.append(Option(value=task.key, label=label, disabled_reason=task.error))
             continue
-        options.append(
-            Option(
-                value=task.key,
-                label=ctx.text.get(
-                    "task_pick.option.existing",
-                    key=task.key,
-                    phase=task.current_phase or "--",
-                    next=task.pointer.cell(),
-                ),
-                meta={"phase": task.current_phase, "next": task.pointer.cell()},
-            )
+        label = ctx.text.get(
+            "task_pick.option.existing",
+            key=task.key,
+            phase=task.current_phase or "--",
+            next=task.pointer.cell(),
         )
+        meta = {"phase": task.current_phase, "next": task.pointer.cell()}
+        options.append(Option(value=task.key, label=label, meta=meta))
     return make_prompt(
-        ctx, state, TASK_PICK, "pick", TASK_PICK, options=tuple(options), default=NEW_TASK_ANSWER
+        ctx, state, ids.TASK_PICK, "pick", ids.TASK_PICK, options=tuple(options), default=new
     )
 
 
 def _task_pick_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer == NEW_TASK_ANSWER:
+    if answer == ids.NEW_TASK_ANSWER:
         state.task_mode = NEW_TASK
         return ""
     task = next((t for t in ctx.tasks if t.key == answer), None)
@@ -210,7 +136,7 @@ def _task_pick_submit(ctx: StepContext, state: WizardState, answer: str, _p: Pro
     state.task_id = task.id
     state.brief_path = ""
     if task.brief_path:
-        # Keep the manifest's brief only when it is still a file inside the project;
+        # Keep the manifest's brief only while it is a file inside the project;
         # otherwise the brief step asks for one.
         try:
             state.brief_path = _project_file(ctx, state, task.brief_path, "brief")
@@ -219,45 +145,40 @@ def _task_pick_submit(ctx: StepContext, state: WizardState, answer: str, _p: Pro
     return ""
 
 
-# ---------------------------------------------------------------------------- group / id
-
-
-def _task_group_build(ctx: StepContext, state: WizardState) -> Prompt:
-    return make_prompt(ctx, state, TASK_GROUP, "text", "task_group")
-
-
-def _task_group_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+def _segment(ctx: StepContext, answer: str, kind: str) -> str:
+    """`answer` as a task group or id segment (refused with why)."""
     from ..tasks import check_segment
 
     try:
-        state.task_group = check_segment(answer, ctx.text.get("task_group.what"))
+        return check_segment(answer, ctx.text.get(f"{kind}.what"))
     except OkstraError as exc:
         raise AnswerRefused(exc.message) from None
+
+
+def _task_group_build(ctx: StepContext, state: WizardState) -> Prompt:
+    return make_prompt(ctx, state, ids.TASK_GROUP, "text", "task_group")
+
+
+def _task_group_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    state.task_group = _segment(ctx, answer, "task_group")
     return state.task_group
 
 
 def _task_id_build(ctx: StepContext, state: WizardState) -> Prompt:
-    return make_prompt(
-        ctx, state, TASK_ID, "text", "task_id", label_values={"group": state.task_group}
-    )
+    values = {"group": state.task_group}
+    return make_prompt(ctx, state, ids.TASK_ID, "text", "task_id", label_values=values)
 
 
 def _task_id_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    from ..tasks import check_segment, find_task
+    from ..tasks import find_task
 
-    try:
-        task_id = check_segment(answer, ctx.text.get("task_id.what"))
-    except OkstraError as exc:
-        raise AnswerRefused(exc.message) from None
+    task_id = _segment(ctx, answer, "task_id")
     key = f"{state.task_group}/{task_id}"
-    if find_task(_project(state), key) is not None:
+    if find_task(Path(state.project_root), key) is not None:
         raise refuse(ctx, "task_exists", key=key)
     state.task_id = task_id
     state.task_key = key
     return task_id
-
-
-# ---------------------------------------------------------------------------- brief
 
 
 def _brief_applies(_ctx: StepContext, state: WizardState) -> bool:
@@ -267,9 +188,8 @@ def _brief_applies(_ctx: StepContext, state: WizardState) -> bool:
 
 
 def _brief_build(ctx: StepContext, state: WizardState) -> Prompt:
-    return make_prompt(
-        ctx, state, BRIEF, "text", "brief", label_values={"root": state.project_root}
-    )
+    values = {"root": state.project_root}
+    return make_prompt(ctx, state, ids.BRIEF, "text", "brief", label_values=values)
 
 
 def _brief_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -277,15 +197,9 @@ def _brief_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt)
     return state.brief_path
 
 
-# ---------------------------------------------------------------------------- task_type
-
-
 def recommended_task_type(ctx: StepContext, state: WizardState) -> str:
-    """The recommended task type: an existing task's next-phase pointer when `ready`.
-
-    A pointer that is not `ready` (prepare lowers it to `pending` until the phase's run
-    completes) recommends nothing, so the first task type is offered first.
-    """
+    """An existing task's next-phase pointer when `ready` (prepare lowers it to `pending`
+    until the phase's run completes), else the first task type."""
     types = list(ctx.catalog.profiles)
     task = current_task(ctx, state)
     if task is not None and task.pointer.ready and task.pointer.phase in types:
@@ -303,27 +217,26 @@ def _task_type_build(ctx: StepContext, state: WizardState) -> Prompt:
     options = []
     for task_type in ordered:
         profile = ctx.catalog.profiles[task_type]
-        key = (
-            "task_type.option.recommended" if task_type == recommended else "task_type.option.plain"
-        )
+        key = "recommended" if task_type == recommended else "plain"
         found = blockers.get(task_type)
         options.append(
             Option(
                 value=task_type,
-                label=ctx.text.get(key, task_type=task_type, title=profile.title or task_type),
+                label=ctx.text.get(
+                    f"task_type.option.{key}", task_type=task_type, title=profile.title or task_type
+                ),
                 disabled_reason=None if found is None else found.advice,
                 meta={"summary": profile.summary},
             )
         )
-    default = recommended if blockers.get(recommended) is None else None
     return make_prompt(
         ctx,
         state,
-        TASK_TYPE,
+        ids.TASK_TYPE,
         "pick",
         "task_type",
         options=tuple(options),
-        default=default,
+        default=recommended if blockers.get(recommended) is None else None,
         meta={"recommended": recommended},
     )
 
@@ -333,18 +246,9 @@ def _task_type_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Pr
     return ""
 
 
-# ---------------------------------------------------------------------------- approved_plan
-
-
 def _approved_plan_build(ctx: StepContext, state: WizardState) -> Prompt:
-    return make_prompt(
-        ctx,
-        state,
-        APPROVED_PLAN,
-        "text",
-        "approved_plan",
-        label_values={"task_type": state.task_type},
-    )
+    values = {"task_type": state.task_type}
+    return make_prompt(ctx, state, ids.APPROVED_PLAN, "text", "approved_plan", label_values=values)
 
 
 def _approved_plan_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -352,18 +256,66 @@ def _approved_plan_submit(ctx: StepContext, state: WizardState, answer: str, _p:
     from ..plans import check_plan_approval
 
     try:  # an unapproved plan is refused here, not first by prepare
-        check_plan_approval(path, project_root=_project(state))
+        check_plan_approval(path, project_root=Path(state.project_root))
     except OkstraError as exc:
         raise AnswerRefused(exc.render()) from None
     state.approved_plan_path = path
     return state.approved_plan_path
 
 
-# ---------------------------------------------------------------------------- directive
+def _base_ref_applies(ctx: StepContext, state: WizardState) -> bool:
+    """Asked in a phase whose roles write, in a git checkout with a commit."""
+    profile = ctx.catalog.profiles.get(state.task_type)
+    if profile is None or not any(r.writes for r in profile.roles):
+        return False
+    tree = project_tree(Path(state.project_root), ctx.environment.env)
+    return tree is not None and tree.head is not None
+
+
+def _task_root(state: WizardState) -> Path:
+    from ..tasks import task_root
+
+    return task_root(Path(state.project_root), state.task_group, state.task_id)
+
+
+def _base_ref_build(ctx: StepContext, state: WizardState) -> Prompt:
+    """The commit a run's writers branch from: by default the project's; the task's
+    earlier runs with a merged result (`run:<run-id>`) are listed in the help."""
+    root = Path(state.project_root)
+    env = ctx.environment.env
+    tree = project_tree(root, env)
+    head = tree.head if tree is not None and tree.head else ""
+    branch = tree.branch if tree is not None and tree.branch else ""
+    on = ctx.text.get("base_ref.on_branch", branch=branch) if branch else ""
+    found = earlier_results(root, _task_root(state), env)
+    runs = "".join(
+        ctx.text.get("base_ref.earlier", run=r.run_id, commit=r.commit[:12]) for r in found
+    )
+    return make_prompt(
+        ctx,
+        state,
+        ids.BASE_REF,
+        "text",
+        ids.BASE_REF,
+        default=state.run_base or head or None,
+        label_values={"commit": head[:12], "on": on, "runs": runs},
+    )
+
+
+def _base_ref_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
+    """Any git revision of the project, or `run:<run-id>` (refused: unresolvable)."""
+    root = Path(state.project_root)
+    try:
+        base = resolve_base(root, _task_root(state), answer, ctx.environment.env)
+    except OkstraError as exc:
+        raise AnswerRefused(exc.message) from None
+    state.run_base = base.ref
+    return base.ref
 
 
 def _directive_build(ctx: StepContext, state: WizardState) -> Prompt:
-    return make_prompt(ctx, state, DIRECTIVE, "text", "directive", default=state.directive or None)
+    default = state.directive or None
+    return make_prompt(ctx, state, ids.DIRECTIVE, "text", "directive", default=default)
 
 
 def _directive_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -372,9 +324,6 @@ def _directive_submit(ctx: StepContext, state: WizardState, answer: str, _p: Pro
         raise refuse(ctx, "directive_empty")
     state.directive = text
     return text
-
-
-# ---------------------------------------------------------------------------- related tasks
 
 
 def _related_pick_applies(ctx: StepContext, state: WizardState) -> bool:
@@ -386,7 +335,7 @@ def _related_build(ctx: StepContext, state: WizardState) -> Prompt:
     return make_prompt(
         ctx,
         state,
-        RELATED_TASKS,
+        ids.RELATED_TASKS,
         "text",
         "related_tasks",
         label_values={"tasks": ", ".join(keys)},
@@ -408,28 +357,25 @@ def _related_submit(ctx: StepContext, state: WizardState, answer: str, _p: Promp
     return state.related_tasks_raw
 
 
-# ---------------------------------------------------------------------------- confirm / edit
-
-
 def _confirm_build(ctx: StepContext, state: WizardState) -> Prompt:
-    block = confirmation(ctx, state)
+    answers = (ids.CONFIRM_ANSWER, ids.EDIT_ANSWER, ids.ABORT_ANSWER)
     return make_prompt(
         ctx,
         state,
-        CONFIRM,
+        ids.CONFIRM,
         "pick",
-        CONFIRM,
-        options=_yes_no_options(ctx, CONFIRM, (CONFIRM_ANSWER, EDIT_ANSWER, ABORT_ANSWER)),
-        default=CONFIRM_ANSWER,
-        meta={"confirmation": block.text},
+        ids.CONFIRM,
+        options=_named_options(ctx, ids.CONFIRM, answers),
+        default=ids.CONFIRM_ANSWER,
+        meta={"confirmation": confirmation(ctx, state).text},
     )
 
 
 def _confirm_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
-    if answer == CONFIRM_ANSWER:
+    if answer == ids.CONFIRM_ANSWER:
         check_complete_team(ctx, state)
         state.confirmed = True
-    elif answer == EDIT_ANSWER:
+    elif answer == ids.EDIT_ANSWER:
         state.confirmed = False
     else:
         state.aborted = True
@@ -442,7 +388,7 @@ def _edit_target_applies(_ctx: StepContext, state: WizardState) -> bool:
 
 def edit_candidates(state: WizardState) -> list[AnsweredStep]:
     """Every answered step in answer order, except confirm/edit themselves."""
-    return [e for e in state.answered if e.step not in NOT_REMEMBERED]
+    return [e for e in state.answered if e.step not in ids.NOT_REMEMBERED]
 
 
 def _edit_target_build(ctx: StepContext, state: WizardState) -> Prompt:
@@ -454,29 +400,26 @@ def _edit_target_build(ctx: StepContext, state: WizardState) -> Prompt:
         )
         for entry in edit_candidates(state)
     )
-    return make_prompt(ctx, state, EDIT_TARGET, "pick", "edit_target", options=options)
+    return make_prompt(ctx, state, ids.EDIT_TARGET, "pick", "edit_target", options=options)
 
 
 def _edit_target_submit(_ctx: StepContext, _state: WizardState, answer: str, _p: Prompt) -> str:
-    # The rewind itself is done by the engine (it needs the whole step list); this
-    # only names the target for the echo.
+    # The engine does the rewind (it needs the whole step list); this names the target.
     return answer
 
 
 def done_prompt(ctx: StepContext, state: WizardState) -> Prompt:
     key = "done.aborted" if state.aborted else "done.confirmed"
     return Prompt(
-        id=DONE,
+        id=ids.DONE,
         kind="done",
         label=ctx.text.get(key),
         echo_template="",
         help=ctx.text.optional("done.help"),
-        meta=prompt_meta(DONE, {"aborted": state.aborted, "confirmed": state.confirmed is True}),
+        meta=prompt_meta(
+            ids.DONE, {"aborted": state.aborted, "confirmed": state.confirmed is True}
+        ),
     )
-
-
-def _always(_ctx: StepContext, _state: WizardState) -> bool:
-    return True
 
 
 def _new_task(_ctx: StepContext, state: WizardState) -> bool:
@@ -486,48 +429,50 @@ def _new_task(_ctx: StepContext, state: WizardState) -> bool:
 # The static steps before the role steps, and after them.
 EARLY_STEPS: tuple[Step, ...] = (
     static_step(
-        TASK_PICK,
-        _always,
+        ids.TASK_PICK,
+        always,
         _task_pick_build,
         _task_pick_submit,
         ("task_mode", "task_key", "task_group", "task_id", "brief_path"),
     ),
     static_step(
-        TASK_GROUP, _new_task, _task_group_build, _task_group_submit, ("task_group", "task_key")
+        ids.TASK_GROUP, _new_task, _task_group_build, _task_group_submit, ("task_group", "task_key")
     ),
-    static_step(TASK_ID, _new_task, _task_id_build, _task_id_submit, ("task_id", "task_key")),
-    static_step(BRIEF, _brief_applies, _brief_build, _brief_submit, ("brief_path",)),
-    static_step(TASK_TYPE, _always, _task_type_build, _task_type_submit, ("task_type",)),
+    static_step(ids.TASK_ID, _new_task, _task_id_build, _task_id_submit, ("task_id", "task_key")),
+    static_step(ids.BRIEF, _brief_applies, _brief_build, _brief_submit, ("brief_path",)),
+    static_step(ids.TASK_TYPE, always, _task_type_build, _task_type_submit, ("task_type",)),
     static_step(
-        APPROVED_PLAN,
+        ids.APPROVED_PLAN,
         needs_approved_plan,
         _approved_plan_build,
         _approved_plan_submit,
         ("approved_plan_path",),
     ),
-    BASE_REF_STEP,
-    static_step(REUSE_PREVIOUS, reuse_applies, reuse_build, reuse_submit),
+    static_step(ids.BASE_REF, _base_ref_applies, _base_ref_build, _base_ref_submit, ("run_base",)),
+    static_step(ids.REUSE_PREVIOUS, reuse_applies, reuse_build, reuse_submit),
 )
 LATE_STEPS: tuple[Step, ...] = (
-    _gate_step(DIRECTIVE_PICK, WRITE_ANSWER, "directive", _always),
+    _gate_step(ids.DIRECTIVE_PICK, ids.WRITE_ANSWER, "directive", always),
     static_step(
-        DIRECTIVE,
-        _gate_chosen(DIRECTIVE_PICK, WRITE_ANSWER),
+        ids.DIRECTIVE,
+        functools.partial(_gate_chosen, gate=ids.DIRECTIVE_PICK, go=ids.WRITE_ANSWER),
         _directive_build,
         _directive_submit,
         ("directive",),
     ),
-    _gate_step(RELATED_TASKS_PICK, CHOOSE_ANSWER, "related_tasks_raw", _related_pick_applies),
+    _gate_step(
+        ids.RELATED_TASKS_PICK, ids.CHOOSE_ANSWER, "related_tasks_raw", _related_pick_applies
+    ),
     static_step(
-        RELATED_TASKS,
-        _gate_chosen(RELATED_TASKS_PICK, CHOOSE_ANSWER),
+        ids.RELATED_TASKS,
+        functools.partial(_gate_chosen, gate=ids.RELATED_TASKS_PICK, go=ids.CHOOSE_ANSWER),
         _related_build,
         _related_submit,
         ("related_tasks_raw",),
     ),
-    static_step(CONFIRM, _always, _confirm_build, _confirm_submit, ("confirmed", "aborted")),
+    static_step(ids.CONFIRM, always, _confirm_build, _confirm_submit, ("confirmed", "aborted")),
     static_step(
-        EDIT_TARGET,
+        ids.EDIT_TARGET,
         _edit_target_applies,
         _edit_target_build,
         _edit_target_submit,

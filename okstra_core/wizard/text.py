@@ -1,9 +1,8 @@
 """The wizard's text catalog: `prompts/wizard.toml` (English) and `wizard.<lang>.toml`.
 
-Every label, option text, echo template, confirmation line and refusal message the
-wizard shows comes from here, keyed by step kind with `{placeholders}`. The language
-is `OKSTRA_LANG`, else the config's `language`, else English; a key missing from a
-translation falls back to English, so a partial translation still works.
+Every string the wizard shows comes from here, keyed by step kind with
+`{placeholders}`. The language is `OKSTRA_LANG`, else the config's `language`, else
+English; a key missing from a translation falls back to English.
 """
 
 from __future__ import annotations
@@ -39,11 +38,9 @@ def _flatten(prefix: str, table: Mapping[str, Any], out: dict[str, str], path: P
             )
 
 
-# Parsed catalogs by (path, mtime, size): every wizard step reads the catalog, and an
-# edited file is picked up because its stamp changes.
+# Parsed catalogs by (path, mtime, size): an edited file is picked up as its stamp
+# changes. Across processes, a parsed table is derived data keyed by path and bytes.
 _TABLES: dict[tuple[str, int, int], dict[str, str]] = {}
-# Across processes, a parsed and checked table is derived data (`okstra_core.derived`)
-# keyed by the file's path and bytes: a changed file is never served from the cache.
 TEXT = derived.Kind("text", keep=8, code=("wizard/text.py",))
 
 
@@ -51,16 +48,18 @@ def _load_table(path: Path, cache: Path | None = None) -> dict[str, str]:
     try:
         stat = path.stat()
     except OSError:
-        return _parse_table(path)
+        return _read_table(path, None)
     key = (str(path), stat.st_mtime_ns, stat.st_size)
     if key not in _TABLES:
-        _TABLES[key] = _cached_table(path, cache) if cache is not None else _parse_table(path)
+        _TABLES[key] = _read_table(path, cache)
     return dict(_TABLES[key])
 
 
-def _cached_table(path: Path, cache: Path) -> dict[str, str]:
-    """The table of `path` from the cache directory, else parsed (and then cached)."""
+def _read_table(path: Path, cache: Path | None) -> dict[str, str]:
+    """The table of `path` from the cache directory (if any), else parsed (and cached)."""
     data = read_bytes(path, what="wizard text catalog")
+    if cache is None:
+        return _parse_bytes(data, path)
     key = derived.key(TEXT, str(path), data)
     table = derived.recall_value(cache, TEXT, key, dict)
     if table is not None and all(type(k) is str and type(v) is str for k, v in table.items()):
@@ -68,10 +67,6 @@ def _cached_table(path: Path, cache: Path) -> dict[str, str]:
     table = _parse_bytes(data, path)
     derived.keep_value(cache, TEXT, key, table)
     return table
-
-
-def _parse_table(path: Path) -> dict[str, str]:
-    return _parse_bytes(read_bytes(path, what="wizard text catalog"), path)
 
 
 def _parse_bytes(data: bytes, path: Path) -> dict[str, str]:
@@ -94,13 +89,8 @@ def _parse_bytes(data: bytes, path: Path) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class WizardText:
-    """A loaded catalog: the chosen language over the English base.
-
-    Attributes:
-        language: the language in use ("en", "ko", …).
-        entries: dotted key → template, translation merged over English.
-        sources: dotted key → the file it came from (for error messages).
-    """
+    """A loaded catalog: the language in use, and per dotted key its template (the
+    translation over English) and the file it came from (for error messages)."""
 
     language: str
     entries: Mapping[str, str]
@@ -121,19 +111,10 @@ class WizardText:
             ) from None
 
     def get(self, key: str, /, **values: object) -> str:
-        """Format the template `key` with `values`.
-
-        A count of one takes the key's singular form when the same catalog file has
-        one (`<key>_one`: "1 run" beside "{count} runs"); a language without plurals
-        simply has no such key.
-
-        Raises:
-            DataFileError: the key is missing, or the template names a placeholder
-                that this key does not provide (the file and key are named).
-        """
+        """Format the template `key` with `values` (`DataFileError`: a missing key or
+        placeholder). A count of one takes the singular `<key>_one` of the same file, if
+        any ("1 run"; English's never stands in for a plural-less translation's)."""
         one = f"{key}_one"
-        # The singular of the same file only: English's "1 run" never stands in for a
-        # translation's own (plural-less) template.
         same_file = one in self.entries and self.sources.get(one) == self.sources.get(key)
         if values.get("count") == 1 and same_file:
             key = one
@@ -165,11 +146,8 @@ def choose_language(env: Mapping[str, str], configured: str | None) -> str:
 def load_text(
     env: Mapping[str, str], language: str | None = None, *, cache: Path | None = None
 ) -> WizardText:
-    """Load the catalog for `language` (see `choose_language`) over the English base.
-
-    `cache`: the user cache directory, to keep the parsed tables between processes
-    (`<cache>/text/`); None parses each file once per process.
-    """
+    """Load the catalog for `language` over the English base (`cache`: the user cache
+    directory keeping parsed tables between processes; None: once per process)."""
     lang = language or DEFAULT_LANGUAGE
     base_path = resource("wizard.toml", env)
     entries = _load_table(base_path, cache)
@@ -187,14 +165,11 @@ def load_text(
 
 
 def text_for(environment: Environment) -> WizardText:
-    """The catalog in the language the person chose: `OKSTRA_LANG`, else config's `language`.
+    """The catalog in the person's language, for callers without a wizard step.
 
-    For callers without a wizard step (the terminal app's own chrome). The global
-    config is read only when `OKSTRA_LANG` is unset; a broken config means English
-    here, because whoever reads it for its other keys reports it by name.
-
-    Raises:
-        DataFileError: a text catalog itself is broken (file and key named).
+    The global config is read only when `OKSTRA_LANG` is unset; a broken one means
+    English here (whoever reads its other keys reports it). Raises `DataFileError`
+    when a text catalog itself is broken.
     """
     configured: str | None = None
     if not (environment.env.get("OKSTRA_LANG") or "").strip():
