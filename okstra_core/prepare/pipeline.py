@@ -1,17 +1,9 @@
 """The prepare pipeline: run request → validated, resolved team → run files → launch.
 
-Steps 1–4 (validate, parse role args, resolve, build the manifest) and preflight
-(skipped by `--launch none`, which starts nothing) read only; a problem there raises
-before anything is written. Step 5 allocates the
-run sequence under a per-task lock; step 6 writes the planned files (the project-wide
-`.okstra/project.json` re-read and upserted under a project lock); step 7 launches.
-
-Every directory and file prepare writes through (`.okstra`, `.okstra/tasks`, the
-group and task directories, their lock sidecars and append-only logs) is okstra's
-own: a symbolic link anywhere below the project root on the way (wherever it points),
-or a FIFO or device where a file belongs, is refused before anything is written, and
-checked again just before the writes; the store then opens each file without
-following links.
+Steps 1–4 and preflight read only (a problem raises before anything is written); step
+5 allocates the run sequence under a per-task lock; step 6 writes the planned files
+(project.json re-read and upserted under a project lock); step 7 launches. Links and
+special files on the way are refused before the writes, and checked again just before.
 """
 
 from __future__ import annotations
@@ -52,13 +44,7 @@ from .runfiles import PlannedFile
 if TYPE_CHECKING:
     from ..launch import LaunchResult, PreflightResult
 
-__all__ = [
-    "KICKOFF",
-    "LAUNCH_CHOICES",
-    "PrepareResult",
-    "StepCallback",
-    "prepare",
-]
+__all__ = ["KICKOFF", "LAUNCH_CHOICES", "PrepareResult", "StepCallback", "prepare"]
 
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
 
@@ -70,8 +56,7 @@ def _noop(_: str) -> None:
 def _plan_launch(
     resolved: Resolved, prompt_file: Path, environment: Environment, mcp: bool
 ) -> LaunchPlan | None:
-    """The lead's launch; with `mcp`, its CLI is given the run's MCP server (the run
-    directory is the lead prompt's)."""
+    """The lead's launch; with `mcp`, its CLI is given the run's MCP server."""
     if not resolved.spawns_leader:
         return None
     server = server_for(prompt_file.parent, find_okstra(environment)) if mcp else None
@@ -85,11 +70,6 @@ def _plan_launch(
         mcp=server,
         access=lead_access_argv(resolved.leader_provider, resolved.request.lead_access or "ask"),
     )
-
-
-def _preflight_error(failed: Sequence[PreflightResult]) -> PrepareError:
-    lines = ["preflight failed:"] + [f"  {p.message()}" for p in failed]
-    return PrepareError("\n".join(lines))
 
 
 def _planned_result(
@@ -141,22 +121,9 @@ def prepare(
 ) -> PrepareResult:
     """Prepare (and launch) the run `request` describes — the core's one entry point.
 
-    Front ends build the request: the app from its wizard's outcome, the CLI from a
-    state file (`Wizard.outcome().request`) or from renderArgv
-    (`roleargs.request_from_argv`). See the module docstring for the steps.
-
-    Args:
-        request: the run request.
-        launch: "auto" | "tmux" | "exec" | "none".
-        dry_run: do steps 1–4 and preflight, plan every file, write nothing.
-        environment: the environment seam (defaults to the real one).
-        on_step: called with a short description as each step starts.
-        mcp: give the lead okstra's MCP server of the run (where its provider declares
-            `launch.mcp`); None: as the user's config says (`mcp`, default true).
-
-    Raises:
-        OkstraError: any refused input, before anything is written (steps 1–4,
-            preflight), or a write failure.
+    `dry_run`: plan every file, write nothing; `on_step` is called as each step starts;
+    `mcp`: give the lead okstra's MCP server (None: as the user's config says). Raises
+    `OkstraError` for any refused input (before anything is written) or write failure.
     """
     env = environment or Environment.real()
     step = on_step or _noop
@@ -177,7 +144,8 @@ def prepare(
         step("planning the run (dry run)")
         return _dry_run(resolved, checks, backend, window, env, override, with_mcp)
     if failed:
-        raise _preflight_error(failed)
+        lines = ["preflight failed:"] + [f"  {p.message()}" for p in failed]
+        raise PrepareError("\n".join(lines))
     if resolved.spawns_leader and backend != "none":
         require_trusted(request.project_root, env.env, doing="launch the lead")
     resolved, run, plan = _write_run(resolved, env, step, override, with_mcp)
@@ -222,11 +190,8 @@ def _write_run(
     override: int | None = None,
     mcp: bool = True,
 ) -> tuple[Resolved, RunFiles, LaunchPlan | None]:
-    """Steps 5–6: reserve the run's number and write its files (under the locks).
-
-    Returns the request resolved again with the shared files as they were under the
-    locks, the run's files, and the lead's launch plan.
-    """
+    """Steps 5–6: reserve the run's number and write its files (under the locks); returns
+    the request with the shared files re-read under the locks, the files, the plan."""
     step("allocating the run sequence")
     root, troot = resolved.request.project_root, resolved.task_root
     # Again, right before the first write: a symlink may have appeared since step 1.
@@ -243,18 +208,13 @@ def _write_run(
             with project_lock(root):
                 # project.json is shared by every task of the project: re-read it under
                 # the project lock so a concurrent prepare of another task keeps its entry.
-                resolved = replace(resolved, project_json=_read_project_json(root))
+                found = runfiles.read_object(project_json_path(root), "project.json")
+                resolved = replace(resolved, project_json=found if found and found.data else None)
                 run = plan_run(resolved, seq=seq, environment=env, launch_plan=plan)
                 runfiles.apply_run(run.files, run_id=run.run_id, run_dir=run.run_dir)
     # After the locks: a marker names bytes, whoever writes the file next.
     _remember_shared(run.files, root, troot, env)
     return resolved, run, plan
-
-
-def _read_project_json(project_root: Path) -> runfiles.Existing | None:
-    """project.json as it is now (unknown keys and all), or None when absent or empty."""
-    found = runfiles.read_object(project_json_path(project_root), "project.json")
-    return found if found is not None and found.data else None
 
 
 def _remember_shared(
@@ -269,11 +229,7 @@ def _remember_shared(
 
 
 def _after_launch(
-    result: PrepareResult,
-    run: RunFiles,
-    plan: LaunchPlan,
-    outcome: LaunchResult,
-    env: Environment,
+    result: PrepareResult, run: RunFiles, plan: LaunchPlan, outcome: LaunchResult, env: Environment
 ) -> PrepareResult:
     """Record a launch: leader status, timeline event, resume sheet once the id is known."""
     now = env.now().isoformat(timespec="seconds")
@@ -294,16 +250,20 @@ def _after_launch(
             },
         )
         return replace(result, launch=outcome)
-    runfiles.mark_leader_launched(
+    runfiles.update_participant(
         run.run_manifest_path,
-        session_ref=outcome.session_id,
-        window_ref=outcome.window_ref,
-        backend=outcome.backend,
-        now=now,
-        # Exact, not rounded to the second: a later session lookup starts here.
-        launched_at=outcome.launched_at.isoformat(),
-        # Where okstra looks for the lead later (its exit status, attach, stop).
-        extra=outcome.where() or None,
+        "participant-001",
+        {
+            "status": "launched",
+            "session_ref": outcome.session_id,
+            "window_ref": outcome.window_ref,
+            "launch_backend": outcome.backend,
+            # Exact, not rounded to the second: a later session lookup starts here.
+            "launched_at": outcome.launched_at.isoformat(),
+            # Where okstra looks for the lead later (its exit status, attach, stop).
+            **outcome.where(),
+        },
+        lead_session_id=outcome.session_id,
     )
     launched = LeadLaunched(
         at=now,

@@ -52,34 +52,9 @@ def team_of(manifest: ExecutionManifest) -> tuple[TeamMember, ...]:
 class PrepareResult:
     """What a prepare did (or, for a dry run, would do).
 
-    Its protocol data (`records.to_data`) begins with `ok` and ends with the launch's
-    `error` when the launch failed; the manifest and the exec environment are for
-    Python only.
-
-    Attributes:
-        dry_run: nothing was written.
-        run_id: `<task-type>-<seq>` (a dry run shows the next free number).
-        run_dir: the run directory.
-        entry_mode: `spawn-process` or `current-session`.
-        files: every file written (or that would be), with its digest.
-        lead_argv: the exact argv of the lead CLI (None in current-session mode).
-        lead_env: the extra environment the lead CLI gets.
-        lead_session_id: the lead's session id, when known.
-        tmux_commands: the tmux argv(s) a tmux launch runs.
-        preflight: per CLI-spawning role instance.
-        backend: the launch backend chosen ("none" when nothing launches).
-        lead_prompt_path: where the lead prompt is (the host reads it in
-            current-session mode).
-        resume_argv: how to resume the lead session, once its id is known.
-        team: every role execution (`TeamMember`).
-        launch: the launch result (None when nothing was launched).
-        exec_argv: for the exec backend, what the caller execs after it exits.
-        notes: problems a dry run found (each a sentence to act on).
-        manifest: the execution manifest.
-        exec_env: the full environment for that exec.
-        base_ref, base_commit: the run's base for its writers (`--base-ref`), as given
-            and the commit it names; None when none was given.
-        lead_access: what the lead's CLI may do without asking (`--lead-access`).
+    Its protocol data begins with `ok` and ends with the launch's `error`; `manifest` and
+    `exec_env` are for Python only. `notes`: problems a dry run found; `exec_argv`: what
+    the caller execs (exec backend); `base_ref`/`base_commit`: the writers' base.
     """
 
     __pydantic_config__ = config(
@@ -125,8 +100,7 @@ class PrepareResult:
 
     @property
     def error(self) -> str | None:
-        """Why the launch failed, or that the lead exited at once (with its last lines
-        and what to do), or None."""
+        """Why the launch failed, or that the lead exited at once, or None."""
         if self.launch is None:
             return None
         if self.launch.lead_exit is not None:
