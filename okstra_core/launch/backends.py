@@ -66,8 +66,7 @@ class LaunchResult:
     error: LaunchError | None = None
     command: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-    # What watching the start saw (tmux): `waiting for input`, `running` or `exited`,
-    # after how many seconds; `lead_exit` when it exited.
+    # What watching the start saw (tmux), after how many seconds, and how it exited.
     watched: str | None = None
     watched_seconds: float | None = None
     lead_exit: LeadExit | None = None
@@ -167,8 +166,7 @@ def _start_tmux(
         raise LaunchError(f"`{shlex.join(cmd)}` opened no tmux window: {said}")
     # From here on: the server the window was opened on, whatever TMUX says.
     base = [cmd[0], "-S", socket] if socket else tmux_base(environment)
-    # Recorded at once, while the lead runs: its pid and start time tell it from any
-    # other program a later pane (or a planted run file) may show.
+    # Recorded while the lead runs: its pid and start time tell it from any later program.
     pid = _pane_pid(base, pane, environment)
     started = process_start(pid)
     try:

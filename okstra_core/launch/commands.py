@@ -62,9 +62,8 @@ _APP_ONLY = frozenset({"OKSTRA_READY_FILE"})
 
 
 def _window_env(plan: LaunchPlan, environment: Environment) -> dict[str, str]:
-    """The window's variables: okstra's own (the okstra the lead runs reads the same
-    records), the provider's extra env and what discovery's glob reads (a window
-    inherits the tmux server's environment, not okstra's)."""
+    """The window's variables (it inherits the tmux server's environment, not okstra's):
+    okstra's own, the provider's extra env and what discovery's glob reads."""
     env: dict[str, str] = {
         key: value
         for key, value in environment.env.items()

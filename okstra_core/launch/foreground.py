@@ -44,16 +44,11 @@ class ChildExit:
 
 def _terminal_fd() -> int | None:
     """stdin's fd when it is the controlling terminal and okstra is in its foreground."""
-    try:
+    with contextlib.suppress(AttributeError, OSError, ValueError):
         fd = sys.stdin.fileno()
-    except (AttributeError, OSError, ValueError):
-        return None
-    try:
-        if not os.isatty(fd) or os.tcgetpgrp(fd) != os.getpgrp():
-            return None
-    except OSError:
-        return None
-    return fd
+        if os.isatty(fd) and os.tcgetpgrp(fd) == os.getpgrp():
+            return fd
+    return None
 
 
 def _give_terminal(fd: int, pgrp: int) -> None:

@@ -24,7 +24,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_ARG_BYTES = 128 * 1024 - 1
 # Stands in for the id while checking that a resume template renders.
 _PROBE_ID = "00000000-0000-4000-8000-000000000000"
-# Marks where the id goes while every other value is filled in: no argv can hold a NUL.
+# Marks where the id goes while the rest is filled in (no argv can hold a NUL).
 _ID_MARK = "\0okstra-session-id\0"
 
 
@@ -74,8 +74,7 @@ class LaunchPlan:
     values: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # The `{env.X}` variables the resume template reads, captured at planning time.
     resume_env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    # `discover` with its glob's `{env.X}` resolved at planning time (the CLI's own
-    # environment), so a later lookup searches where this CLI wrote.
+    # `discover`, its glob resolved at planning time: a later lookup searches where it wrote.
     discover_fixed: DiscoverSpec | None = None
     mcp_argv: tuple[str, ...] = ()
     mcp_config: Path | None = None
@@ -235,8 +234,7 @@ def _with_mcp(
     mcp: McpServer | None,
     environment: Environment,
 ) -> tuple[tuple[str, ...], dict[str, str], Registered | None]:
-    """The launch with okstra's MCP server registered: its arguments after the program
-    (every bundled CLI takes them before its own), its variables added."""
+    """The launch with okstra's MCP server's arguments after the program, its variables added."""
     registered = register_mcp(provider, mcp, environment) if mcp is not None else None
     if registered is None:
         return argv, env, None
@@ -302,8 +300,6 @@ def _fixed_discover(
         concrete = discover_glob(launch.discover, environment, source=source)
     except DataFileError:
         # Unresolvable here: a later lookup says so instead of searching elsewhere.
-        return None
-    if concrete is None:
         return None
     return replace(launch.discover, glob=escape_template(concrete), default_home="")
 

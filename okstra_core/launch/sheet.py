@@ -48,8 +48,7 @@ class ResumeEntry:
     session_id_kind: SessionIdKind
     resume_argv: tuple[str, ...] | None
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    # While pending: `resume_argv` with `{session_id}` open, and where this CLI records
-    # the ids it mints (its glob resolved when it was launched).
+    # While pending: `resume_argv` with `{session_id}` open, and where the CLI records ids.
     resume_template: tuple[str, ...] | None = None
     discover: DiscoverSpec | None = None
 
@@ -67,18 +66,15 @@ class ResumeEntry:
                 f"{self.participant} already has session id {self.session_id}",
                 field=self.participant,
             )
+        where = f"{self.participant}.resumeArgvTemplate"
         if self.resume_template is None:
             raise OkstraError(
                 "the resume sheet does not record how to resume this CLI; "
                 "resume it with the CLI's own session picker",
-                field=f"{self.participant}.resumeArgvTemplate",
+                field=where,
             )
         argv = render_argv(
-            self.resume_template,
-            {"session_id": session_id},
-            {},
-            source=RESUME_JSON,
-            field=f"{self.participant}.resumeArgvTemplate",
+            self.resume_template, {"session_id": session_id}, {}, source=RESUME_JSON, field=where
         )
         return replace(
             self, session_id=session_id, resume_argv=argv, resume_template=None, discover=None
@@ -426,9 +422,7 @@ def rebuild_resume_command(
         project_root=project_root,
         environment=environment,
     )
-    argv = plan.resume_argv(entry.session_id)
-    if argv is None:  # pragma: no cover - the id is known
-        raise refuse("sessionId", "the session id is missing")
+    argv = plan.resume_argv(entry.session_id) or ()  # the id is known: never empty
     recorded = entry.resume_argv or ()
     if len(recorded) != len(argv) or Path(recorded[0]).name != Path(argv[0]).name:
         raise refuse("resumeArgv", f"resumeArgv is {list(recorded)}, expected {list(argv)}")
@@ -466,8 +460,7 @@ def _resume_plan(
 
 
 def find_okstra(environment: Environment) -> str | None:
-    """The okstra executable running now (absolute), for scripts to call back: this
-    console script, else the one beside this interpreter, else `okstra` on PATH."""
+    """The okstra executable running now (absolute), for scripts to call back."""
     candidates = []
     if Path(sys.argv[0]).name == "okstra":
         candidates.append(Path(sys.argv[0]))

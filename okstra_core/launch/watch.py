@@ -118,8 +118,7 @@ def watch_pane(
                 return Watched("exited", now - started, lead_exit)
             dead_polls += 1
             if dead_polls % 4 == 0:
-                # tmux 3.3a can miss the SIGCHLD of a fast-exiting child and leave it a
-                # zombie until the server reaps another child: make it fork and reap one.
+                # tmux 3.3a can leave a fast-exiting child a zombie until it reaps another.
                 tmux([*base, "run-shell", "true"])
         elif _waiting(tmux, base, pane, activity):
             return Watched(WAITING, now - started)

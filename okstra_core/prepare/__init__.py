@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from .runfiles import PlannedFile as PlannedFile
     from .runfiles import write_immutable as write_immutable
 
-# The package's names load on first use: importing a submodule (`runfiles` for
-# `okstra resume`) runs this file, and must not pull in the whole pipeline.
+# Names load on first use: importing a submodule must not pull in the whole pipeline.
 _LAZY = by_module(
     {
         ".pipeline": ("LAUNCH_CHOICES", "PrepareResult", "StepCallback", "prepare"),

@@ -16,11 +16,9 @@ from ..documents import RoleExecution
 from .manifest import ExecutionManifest
 
 WORKERS_DIR = "workers"
-# Where a lead with okstra's MCP tools writes the final report's data file (relative
-# to the project; the tool `report_finalize` takes files of the run's project only).
+# Where a lead with okstra's MCP tools writes the final report's data (in the project).
 FINAL_REPORT = "final-report-{run_id}.json"
-# The longest a `wait` in the prompt blocks: agents' shell tools cut longer commands,
-# so the lead waits in slices and waits again on 124.
+# The longest a `wait` blocks: agents' shell tools cut longer commands (124: wait again).
 WAIT_SLICE_SECONDS = 540
 
 

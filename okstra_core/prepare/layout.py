@@ -6,8 +6,6 @@ from pathlib import Path
 
 from ..records import config, dataclass
 
-__all__ = ["RunLayout", "RunPaths", "relative"]
-
 
 @dataclass(frozen=True, kw_only=True)
 class RunPaths:

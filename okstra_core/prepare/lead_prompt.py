@@ -12,8 +12,6 @@ from .layout import RunLayout
 from .render import render_template
 from .resolve import Resolved
 
-__all__ = ["KICKOFF", "lead_prompt", "lead_prompt_meta"]
-
 # The lead CLI's first message: the prompt file holds the instructions.
 KICKOFF = "Begin the run described in your instructions."
 

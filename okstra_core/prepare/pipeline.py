@@ -1,4 +1,4 @@
-"""The prepare pipeline: run request → validated, resolved team → run files → launch.
+"""The prepare pipeline (request → resolved team → run files → launch) and its reply.
 
 Steps 1–4 and preflight read only (a problem raises before anything is written); step
 5 allocates the run sequence under a per-task lock; step 6 writes the planned files
@@ -8,7 +8,7 @@ special files on the way are refused before the writes, and checked again just b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,12 +22,14 @@ from ..launch.mcp import server_for
 from ..launch.plan import LaunchPlan, lead_access_argv, plan_launch
 from ..launch.sheet import ResumeEntry, find_okstra, write_resume_sheet
 from ..paths import user_dirs
+from ..records import config, dataclass
 from ..request import RunRequest
 from ..store import append_line, make_private_dirs
 from ..tasks import LEAD_PROMPT, TASK_MANIFEST, TIMELINE
 from ..trust import require_trusted
 from . import runfiles
 from .lead_prompt import KICKOFF
+from .manifest import ExecutionManifest
 from .resolve import (
     Resolved,
     StepCallback,
@@ -37,16 +39,117 @@ from .resolve import (
     resolve_request,
     run_preflight,
 )
-from .result import PrepareResult, team_of
 from .run_documents import RunFiles, plan_run, run_dir_for
 from .runfiles import PlannedFile
 
 if TYPE_CHECKING:
     from ..launch import LaunchResult, PreflightResult
+    from ..launch.watch import LeadExit
 
 __all__ = ["KICKOFF", "LAUNCH_CHOICES", "PrepareResult", "StepCallback", "prepare"]
 
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
+
+
+@dataclass(frozen=True)
+class TeamMember:
+    """One role execution as the prepare reply lists it (`team`)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    role_execution_ref: str
+    participant_ref: str
+    role: str
+    ordinal: int
+    model_ref: str | None
+    runner: str
+    execution_label: str
+
+
+def team_of(manifest: ExecutionManifest) -> tuple[TeamMember, ...]:
+    """The reply's `team`: every role execution, in the manifest's order."""
+    return tuple(
+        TeamMember(
+            role_execution_ref=r.role_execution_ref,
+            participant_ref=r.participant_ref,
+            role=r.role,
+            ordinal=r.ordinal,
+            model_ref=r.model_ref,
+            runner=r.binding.runner,
+            execution_label=r.execution_label,
+        )
+        for r in manifest.role_executions
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrepareResult:
+    """What a prepare did (or, for a dry run, would do).
+
+    Its protocol data begins with `ok` and ends with the launch's `error`; `manifest` and
+    `exec_env` are for Python only. `notes`: problems a dry run found; `exec_argv`: what
+    the caller execs (exec backend); `base_ref`/`base_commit`: the writers' base.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        skip=("manifest", "exec_env"),
+        views=("ok", "error"),
+        first=("ok",),
+        omit_none=("error", "base_ref", "base_commit"),
+    )
+
+    dry_run: bool
+    run_id: str
+    run_dir: Path
+    entry_mode: str
+    files: tuple[PlannedFile, ...]
+    lead_argv: tuple[str, ...] | None
+    lead_env: Mapping[str, str]
+    lead_session_id: str | None = None
+    tmux_commands: tuple[tuple[str, ...], ...]
+    preflight: tuple[PreflightResult, ...]
+    backend: str
+    lead_prompt_path: Path
+    resume_argv: tuple[str, ...] | None = None
+    team: tuple[TeamMember, ...]
+    launch: LaunchResult | None = None
+    exec_argv: tuple[str, ...] | None = None
+    notes: tuple[str, ...] = ()
+    manifest: ExecutionManifest
+    exec_env: Mapping[str, str] | None = None
+    base_ref: str | None = None
+    base_commit: str | None = None
+    lead_access: str = "ask"
+
+    @property
+    def ok(self) -> bool:
+        """Launched (or nothing to launch), and the lead did not exit while watched."""
+        return self.launch is None or (self.launch.error is None and not self.lead_exited)
+
+    @property
+    def lead_exited(self) -> bool:
+        """The lead started, then exited while okstra watched its start."""
+        return self.launch is not None and self.launch.lead_exit is not None
+
+    @property
+    def error(self) -> str | None:
+        """Why the launch failed, or that the lead exited at once, or None."""
+        if self.launch is None:
+            return None
+        if self.launch.lead_exit is not None:
+            return lead_exit_text(self.launch.lead_exit, self.run_id)
+        return self.launch.error_text
+
+
+def lead_exit_text(lead_exit: LeadExit, run_id: str) -> str:
+    """`the lead exited 1 after 1.6 s: <last lines>; …` with what to do next."""
+    said = [line.strip() for line in lead_exit.last_lines if line.strip()][-5:]
+    tail = f": {' | '.join(said)}" if said else ""
+    return (
+        f"{lead_exit.headline()}{tail}; check its CLI with `okstra doctor` (installed, logged "
+        f"in?), then resume it with `okstra resume {run_id} --exec` or prepare again"
+    )
 
 
 def _noop(_: str) -> None:
@@ -200,14 +303,12 @@ def _write_run(
     with runfiles.task_lock(troot):
         seq, reserved = runfiles.allocate_run_dir(troot, resolved.request.task_type, override)
         with runfiles.reservation(reserved):
-            # Re-read under the lock: another prepare may have extended the task since
-            # the validation read (its index entries must be kept).
+            # Re-read under the lock: another prepare may have extended the task since.
             resolved = replace(resolved, task_manifest=runfiles.read_task_manifest(troot))
             step("writing the run files")
             plan = _plan_launch(resolved, reserved / LEAD_PROMPT, env, mcp)
             with project_lock(root):
-                # project.json is shared by every task of the project: re-read it under
-                # the project lock so a concurrent prepare of another task keeps its entry.
+                # Re-read under the project lock: a concurrent task's prepare keeps its entry.
                 found = runfiles.read_object(project_json_path(root), "project.json")
                 resolved = replace(resolved, project_json=found if found and found.data else None)
                 run = plan_run(resolved, seq=seq, environment=env, launch_plan=plan)

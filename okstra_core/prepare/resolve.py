@@ -57,8 +57,7 @@ class Resolved:
     approved_plan: ApprovedPlan | None
     task_root: Path
     project_id: str
-    # As read (decoded, and the exact bytes: see `okstra_core.documents.trust`); None
-    # when the file is absent (or, for project.json, empty).
+    # As read (decoded, and the exact bytes); None when absent (or project.json empty).
     project_json: runfiles.Existing | None
     task_manifest: runfiles.Existing | None
     # What reading the model defaults left out, and the earlier-config note.

@@ -48,12 +48,11 @@ from .runfiles import PlannedFile
 
 @dataclass(frozen=True)
 class RunFiles:
-    """Every file of one run (exact bytes) and the lead's launch plan, before writing."""
+    """Every file of one run (exact bytes), before writing."""
 
     run_id: str
     run_dir: Path
     files: tuple[PlannedFile, ...]
-    launch_plan: LaunchPlan | None
     lead_prompt_path: Path
     run_manifest_path: Path
 
@@ -343,7 +342,6 @@ def plan_run(
         run_id=layout.run_id,
         run_dir=layout.run_dir,
         files=tuple(files),
-        launch_plan=launch_plan,
         lead_prompt_path=paths.lead_prompt,
         run_manifest_path=paths.run_manifest,
     )

@@ -35,11 +35,9 @@ SECONDS = 5.0
 OUTPUT = 1 << 20  # characters a template may write, or build, beyond its inputs
 RANGE = 100_000  # numbers one range() may give
 ITERATIONS = 1_000_000  # loop iterations of one render, all loops together
-# Filters whose numeric arguments are sizes (a width, a count of slices): each is
-# held to the size limit before the filter runs.
+# Filters whose numeric arguments are sizes, held to the size limit before they run.
 _SIZED_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "slice", "batch"})
-# A width or precision: any number in a str.format spec (`{:>80}`, `{:.3}`), the
-# numbers of a %-conversion (`%-80.3s`; not other digits of the format string).
+# Widths and precisions: any number of a str.format spec, those of a %-conversion.
 _SPEC_NUMBER = re.compile(r"\d+")
 _PERCENT_NUMBERS = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\d*)(?:\.(\d*))?")
 # What `*` and `+` repeat or join.
@@ -307,22 +305,12 @@ class BoundedCodeGenerator(CodeGenerator):
 
     def visit_For(self, node: nodes.For, frame: Frame) -> None:
         # environment.call(context, environment.bounded_iter, <iterable>): once per loop.
+        at = node.lineno
         guarded = nodes.Call(
-            nodes.EnvironmentAttribute("bounded_iter"),
-            [node.iter],
-            [],
-            None,
-            None,
-            lineno=node.lineno,
+            nodes.EnvironmentAttribute("bounded_iter"), [node.iter], [], None, None, lineno=at
         )
         loop = nodes.For(
-            node.target,
-            guarded,
-            node.body,
-            node.else_,
-            node.test,
-            node.recursive,
-            lineno=node.lineno,
+            node.target, guarded, node.body, node.else_, node.test, node.recursive, lineno=at
         )
         super().visit_For(loop, frame)
 
