@@ -128,13 +128,6 @@ def _free_session_name(name: str, environment: Environment) -> str:
     raise LaunchError(f"tmux sessions {name} … {name}-99 all exist; close some and retry")
 
 
-def _pane_pid(base: Sequence[str], pane: str, environment: Environment) -> int | None:
-    """The pid of the program in `pane` (the lead CLI, once the pane was respawned)."""
-    done = _run([*base, "display-message", "-p", "-t", pane, "#{pane_pid}"], environment)
-    text = done.stdout.strip()
-    return int(text) if done.returncode == 0 and text.isdigit() and len(text) <= 10 else None
-
-
 def _start_tmux(
     plan: LaunchPlan,
     window_name: str,
@@ -167,7 +160,9 @@ def _start_tmux(
     # From here on: the server the window was opened on, whatever TMUX says.
     base = [cmd[0], "-S", socket] if socket else tmux_base(environment)
     # Recorded while the lead runs: its pid and start time tell it from any later program.
-    pid = _pane_pid(base, pane, environment)
+    done = _run([*base, "display-message", "-p", "-t", pane, "#{pane_pid}"], environment)
+    text = done.stdout.strip()
+    pid = int(text) if done.returncode == 0 and text.isdigit() and len(text) <= 10 else None
     started = process_start(pid)
     try:
         watched = watch_pane(

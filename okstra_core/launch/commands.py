@@ -46,19 +46,10 @@ def tmux_base(environment: Environment) -> list[str]:
     return base
 
 
-def _tmux_arg(value: str) -> str:
-    # tmux ends a command at an argument ending in ";"; "\;" at the end is a literal ";".
-    return value[:-1] + "\\;" if value.endswith(";") else value
-
-
 def tmux_name(name: str) -> str:
     """A session/window name tmux takes literally (no `:`/`.` target syntax, no formats)."""
     cleaned = "".join(c if c.isalnum() or c in "-_" else "-" for c in name).strip("-")
     return cleaned[:60] or "okstra"
-
-
-# The app's own signal file: not the lead's.
-_APP_ONLY = frozenset({"OKSTRA_READY_FILE"})
 
 
 def _window_env(plan: LaunchPlan, environment: Environment) -> dict[str, str]:
@@ -67,7 +58,7 @@ def _window_env(plan: LaunchPlan, environment: Environment) -> dict[str, str]:
     env: dict[str, str] = {
         key: value
         for key, value in environment.env.items()
-        if key.startswith("OKSTRA_") and key not in _APP_ONLY
+        if key.startswith("OKSTRA_") and key != "OKSTRA_READY_FILE"  # the app's, not the lead's
     }
     if plan.discover is not None:
         for name in discover_env_names(plan.discover):
@@ -109,6 +100,7 @@ def tmux_commands(
         "remain-on-exit",
         "on",
         ";",
-        *(_tmux_arg(arg) for arg in respawn),
+        # tmux ends a command at an argument ending in ";"; "\\;" there is a literal ";".
+        *(arg[:-1] + "\\;" if arg.endswith(";") else arg for arg in respawn),
     ]
     return [[*tmux_base(environment), *chained]]

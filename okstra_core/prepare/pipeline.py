@@ -313,20 +313,13 @@ def _write_run(
                 resolved = replace(resolved, project_json=found if found and found.data else None)
                 run = plan_run(resolved, seq=seq, environment=env, launch_plan=plan)
                 runfiles.apply_run(run.files, run_id=run.run_id, run_dir=run.run_dir)
-    # After the locks: a marker names bytes, whoever writes the file next.
-    _remember_shared(run.files, root, troot, env)
-    return resolved, run, plan
-
-
-def _remember_shared(
-    files: Sequence[PlannedFile], root: Path, troot: Path, env: Environment
-) -> None:
-    """Mark the task manifest and project.json prepare just wrote as okstra's own bytes."""
+    # After the locks: a marker names bytes, whoever writes the file next. The task
+    # manifest and project.json prepare just wrote are okstra's own bytes.
     shared = {troot / TASK_MANIFEST, project_json_path(root)}
-    cache = user_dirs(env.env).cache
-    for f in files:
+    for f in run.files:
         if f.path in shared:
-            trust.remember(f.path, f.content, cache)
+            trust.remember(f.path, f.content, user_dirs(env.env).cache)
+    return resolved, run, plan
 
 
 def _after_launch(
