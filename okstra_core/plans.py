@@ -1,6 +1,6 @@
 """Approved plans and briefs: validation that needs no catalog.
 
-Used by prepare (`okstra_core.prepare.plan_check` re-exports this module) and by the
+Used by prepare (`okstra_core.prepare.resolve`) and by the
 wizard's `approved_plan` step, which refuses a plan that prepare would refuse.
 
 The approved plan is a markdown file with front matter. Two front-matter forms are

@@ -1,20 +1,10 @@
 """Launch backends: `exec` (replace the process), `tmux` (a window), `none` (print only).
 
-The commands themselves are built in `okstra_core.launch.commands` (data only, also for
-dry runs); this module runs them.
-
-The lead's pane outlives the lead: the window is created running a placeholder,
-`remain-on-exit` is switched on for it, and only then is the pane respawned with the
-CLI — all in one tmux command list, so even a CLI that exits at once leaves a dead pane
-whose exit status and last lines okstra reads later (`okstra_core.life.lead`). The pane id,
-the server's socket path, and the pid and start time of the program in the pane are
-recorded, so okstra finds the pane again from any terminal, inside tmux or not, and
-knows it for the lead's (a run file naming another pane is refused).
-
-Only the command that opens the window carries okstra's environment to tmux: it is the
-lead's environment (its API keys included), and it goes to the user's own server. Every
-other tmux command runs with the minimal environment (`okstra_core.processes.tmux`), on the
-server the window was opened on.
+Runs the commands `commands` builds. The pane id, server socket, and pid and start time
+of the lead in it are recorded, so okstra finds the pane again from any terminal and
+knows it for the lead's. Only the command that opens the window carries okstra's
+environment (the lead's, API keys included); every other tmux command runs with the
+minimal one (`processes.tmux`), on the server the window was opened on.
 """
 
 from __future__ import annotations
@@ -34,36 +24,21 @@ from okstra_core.errors import LaunchError, OkstraError
 from okstra_core.launch.commands import Backend, tmux_base, tmux_commands, tmux_name
 from okstra_core.launch.plan import LaunchPlan
 from okstra_core.launch.session import discover_session
-from okstra_core.launch.watch import LeadExit, Watched, watch_bound, watch_pane
+from okstra_core.launch.watch import LeadExit, watch_bound, watch_pane
 from okstra_core.processes.process import process_start
 from okstra_core.processes.tmux import minimal_env
 
 from ..catalog.activity import ActivitySpec
-from ..records import config, dataclass, field
+from ..records import config, dataclass
 
 _TMUX_TIMEOUT = 10.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchResult:
-    """What `start` did.
+    """What `start` did; a failure is in `error` (never raised), with what was done before.
 
-    Attributes:
-        backend: the backend used.
-        session_id: the lead's session id when known (minted, or discovered).
-        window_ref: `session:window` of the tmux window.
-        pane_ref: the tmux pane id (`%12`) of the lead — unique for the server's life.
-        tmux_socket: the socket path of the tmux server the window lives on.
-        pane_pid: the pid of the lead CLI in that pane.
-        pane_start: that process's start time (`/proc/<pid>/stat`), when it still ran.
-        pending_discovery: a `discover` provider whose id is not known yet.
-        exec_argv: for `exec`: the argv the caller hands to `os.execve`.
-        exec_env: for `exec`: the full environment for that exec.
-        cwd: the directory the CLI runs in.
-        launched_at: when the CLI was started (or planned to be).
-        error: set instead of raising; the other fields say what was done before it.
-        command: the command okstra ran (tmux) or will exec.
-        notes: non-fatal remarks (e.g. discovery gave up).
+    `pane_pid`/`pane_start`: the lead CLI's pid and start time in its tmux pane.
     """
 
     # Its protocol data: the exec environment is not written; the error as its text.
@@ -72,36 +47,26 @@ class LaunchResult:
         aliases={"error_text": "error", "pane_pid": "paneProcessId"},
         skip=("exec_env", "error"),
         views=("error_text",),
-        first=(
-            "backend",
-            "session_id",
-            "window_ref",
-            "pane_ref",
-            "tmux_socket",
-            "pane_pid",
-            "pane_start",
-        ),
         omit_none=("error_text", "watched", "watched_seconds", "lead_exit"),
         omit_empty=("notes",),
     )
 
     backend: Backend
     session_id: str | None
-    window_ref: str | None
-    pending_discovery: bool
-    exec_argv: tuple[str, ...] | None
-    exec_env: Mapping[str, str] | None
-    cwd: Path
-    launched_at: datetime
-    error: LaunchError | None = None
-    command: tuple[str, ...] = ()
-    notes: tuple[str, ...] = field(default=())
+    window_ref: str | None = None
     pane_ref: str | None = None
     tmux_socket: str | None = None
     pane_pid: int | None = None
     pane_start: str | None = None
-    # What watching the start saw (tmux): `waiting for input`, `running` or `exited`,
-    # after how many seconds; `lead_exit` when it exited.
+    pending_discovery: bool
+    exec_argv: tuple[str, ...] | None = None
+    exec_env: Mapping[str, str] | None = None
+    cwd: Path
+    launched_at: datetime
+    error: LaunchError | None = None
+    command: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    # What watching the start saw (tmux), after how many seconds, and how it exited.
     watched: str | None = None
     watched_seconds: float | None = None
     lead_exit: LeadExit | None = None
@@ -116,8 +81,7 @@ class LaunchResult:
         return self.error.render() if self.error is not None else None
 
     def where(self) -> dict[str, Any]:
-        """The leader participant's fields (by their names in `Participant`) that say
-        where the lead runs (tmux), to record."""
+        """The leader participant's fields (`Participant` names) of where it runs (tmux)."""
         if self.pane_ref is None:
             return {}
         return {
@@ -137,8 +101,7 @@ class LaunchResult:
 def _run(
     cmd: Sequence[str], environment: Environment, *, lead_env: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    """Run a tmux command: with the lead's environment (`lead_env`, the command that
-    opens its window) or the minimal one."""
+    """Run a tmux command with the minimal environment, or the lead's (`lead_env`)."""
     try:
         return subprocess.run(
             list(cmd),
@@ -165,24 +128,6 @@ def _free_session_name(name: str, environment: Environment) -> str:
     raise LaunchError(f"tmux sessions {name} … {name}-99 all exist; close some and retry")
 
 
-@dataclass(frozen=True)
-class _TmuxWindow:
-    window_ref: str
-    pane_ref: str
-    socket: str
-    command: tuple[str, ...]
-    pane_pid: int | None
-    pane_start: str | None
-    watched: Watched
-
-
-def _pane_pid(base: Sequence[str], pane: str, environment: Environment) -> int | None:
-    """The pid of the program in `pane` (the lead CLI, once the pane was respawned)."""
-    done = _run([*base, "display-message", "-p", "-t", pane, "#{pane_pid}"], environment)
-    text = done.stdout.strip()
-    return int(text) if done.returncode == 0 and text.isdigit() and len(text) <= 10 else None
-
-
 def _start_tmux(
     plan: LaunchPlan,
     window_name: str,
@@ -190,7 +135,9 @@ def _start_tmux(
     environment: Environment,
     settle: float,
     activity: ActivitySpec | None,
-) -> _TmuxWindow:
+    common: dict[str, Any],
+) -> LaunchResult:
+    """Open the lead's window and watch its start."""
     if environment.which("tmux") is None:
         raise LaunchError("tmux is not installed (needed by the tmux launch backend)")
     (cmd,) = tmux_commands(plan, window_name, cwd, environment)
@@ -212,9 +159,10 @@ def _start_tmux(
         raise LaunchError(f"`{shlex.join(cmd)}` opened no tmux window: {said}")
     # From here on: the server the window was opened on, whatever TMUX says.
     base = [cmd[0], "-S", socket] if socket else tmux_base(environment)
-    # Recorded at once, while the lead runs: its pid and start time tell it from any
-    # other program a later pane (or a planted run file) may show.
-    pid = _pane_pid(base, pane, environment)
+    # Recorded while the lead runs: its pid and start time tell it from any later program.
+    done = _run([*base, "display-message", "-p", "-t", pane, "#{pane_pid}"], environment)
+    text = done.stdout.strip()
+    pid = int(text) if done.returncode == 0 and text.isdigit() and len(text) <= 10 else None
     started = process_start(pid)
     try:
         watched = watch_pane(
@@ -229,14 +177,17 @@ def _start_tmux(
         raise LaunchError(
             f"`{shlex.join(plan.argv)}` exited at once: its tmux window {ref} is gone"
         ) from None
-    return _TmuxWindow(
+    return LaunchResult(
         window_ref=ref,
-        pane_ref=pane,
-        socket=socket,
         command=tuple(cmd),
+        pane_ref=pane,
+        tmux_socket=socket,
         pane_pid=pid,
         pane_start=started,
-        watched=watched,
+        watched=watched.state,
+        watched_seconds=round(watched.seconds, 1),
+        lead_exit=watched.lead_exit,
+        **common,
     )
 
 
@@ -275,39 +226,25 @@ def start(
     settle: float | None = None,
     activity: ActivitySpec | None = None,
 ) -> LaunchResult:
-    """Start the lead CLI with the chosen backend. Launch failures come back in `.error`.
+    """Start the lead CLI with `backend`; a failure comes back in `.error`, naming the command.
 
-    Args:
-        plan: from `plan_launch`.
-        backend: `exec`, `tmux` or `none` (resolve `auto` with `choose_backend`).
-        window_name: the tmux window (and detached session) name — the task.
-        cwd: where the CLI runs (the project root).
-        environment: PATH, env and clock.
-        discover: for a `discover` provider started in tmux, wait for its session id.
-        discover_timeout: overrides the provider's `timeout_seconds`.
-        settle: how long at most a new lead is watched (`watch.watch_bound` when None):
-            until it waits for input (`activity`'s patterns), exits, or this passes.
-        activity: the provider's screen patterns (`[activity]`).
-
-    Returns:
-        A `LaunchResult`; on failure its `error` names the command that failed.
+    exec: returns what to exec, runs nothing. tmux: opens the window and watches the
+    start (`watch.py`, at most `settle` seconds, default `watch_bound`), then, with
+    `discover`, waits for a `discover` provider's session id. none: nothing.
     """
     launched_at = environment.now()
     pending = plan.session_id_kind == "discover"
     common: dict[str, Any] = {
         "backend": backend,
         "session_id": plan.session_id,
+        "pending_discovery": pending,
         "cwd": cwd,
         "launched_at": launched_at,
     }
     if backend == "none":
-        return LaunchResult(
-            window_ref=None, pending_discovery=pending, exec_argv=None, exec_env=None, **common
-        )
+        return LaunchResult(**common)
     if backend == "exec":
         return LaunchResult(
-            window_ref=None,
-            pending_discovery=pending,
             exec_argv=plan.argv,
             exec_env={**environment.okstra_first_env(), **plan.env},
             command=plan.argv,
@@ -317,63 +254,17 @@ def start(
     try:
         # The lead runs with okstra's own command directory first on its PATH.
         lead = replace(environment, env=environment.okstra_first_env())
-        window = _start_tmux(plan, window_name, cwd, lead, bound, activity)
+        result = _start_tmux(plan, window_name, cwd, lead, bound, activity, common)
     except LaunchError as exc:
-        return LaunchResult(
-            window_ref=None,
-            pending_discovery=pending,
-            exec_argv=None,
-            exec_env=None,
-            error=exc,
-            **common,
-        )
-    return _tmux_result(plan, window, cwd, environment, common, discover, discover_timeout)
-
-
-def _tmux_result(
-    plan: LaunchPlan,
-    window: _TmuxWindow,
-    cwd: Path,
-    environment: Environment,
-    common: dict[str, Any],
-    discover: bool,
-    discover_timeout: float | None,
-) -> LaunchResult:
-    """The result of a lead started in tmux: its window, what watching its start saw,
-    and (a `discover` provider whose lead did not exit) its session id."""
-    pending = plan.session_id_kind == "discover"
-    session_id: str | None = plan.session_id
-    notes: tuple[str, ...] = ()
-    lead_exit = window.watched.lead_exit
-    if pending and discover and lead_exit is None:
-        session_id, notes = _discover(
-            plan, cwd, common["launched_at"], environment, discover_timeout
-        )
-    common["session_id"] = session_id
-    return LaunchResult(
-        window_ref=window.window_ref,
-        pending_discovery=session_id is None and pending,
-        exec_argv=None,
-        exec_env=None,
-        command=window.command,
-        notes=notes,
-        pane_ref=window.pane_ref,
-        tmux_socket=window.socket,
-        pane_pid=window.pane_pid,
-        pane_start=window.pane_start,
-        watched=window.watched.state,
-        watched_seconds=round(window.watched.seconds, 1),
-        lead_exit=lead_exit,
-        **common,
-    )
+        return LaunchResult(error=exc, **common)
+    if not (pending and discover and result.lead_exit is None):
+        return result
+    session_id, notes = _discover(plan, cwd, launched_at, environment, discover_timeout)
+    return replace(result, session_id=session_id, pending_discovery=session_id is None, notes=notes)
 
 
 def exec_now(result: LaunchResult) -> NoReturn:
-    """Replace this process with the CLI of an `exec` launch (the CLI path, not the TUI).
-
-    Raises:
-        LaunchError: the result is not an exec launch, or the exec itself failed.
-    """
+    """Replace this process with the CLI of an `exec` launch (else LaunchError)."""
     if result.exec_argv is None or result.exec_env is None:
         raise LaunchError(f"nothing to exec: the launch used the {result.backend} backend")
     argv = list(result.exec_argv)

@@ -1,12 +1,7 @@
 """Preflight: before anything is written, check each CLI okstra will spawn.
 
-For every role instance whose runner spawns a CLI, the verdict of
-`okstra_core.readiness.cli_readiness` on its provider's CLI (found on PATH, answering
-its version command, the launch flags in its help for the leader, not known to be
-logged out; one whose login okstra cannot tell is ok, with a note) — the same verdict
-every command and screen reads. Each CLI is checked once however many instances use
-it, every provider at once, each probe bounded by the timeout. Results come back in
-the order of the instances.
+The verdict is `readiness.cli_readiness`'s (the one every command and screen reads),
+each CLI checked once, every provider at once; results in the order of the instances.
 """
 
 from __future__ import annotations
@@ -16,41 +11,21 @@ from collections.abc import Iterable
 from okstra_core.catalog.models import LEADER, ProviderSpec, Runner
 from okstra_core.environment import Environment
 
-from ..readiness import DEFAULT_TIMEOUT, check_clis, install_hint
-from ..readiness.probes import MAX_PARALLEL_PROBES, run_concurrently, run_probe
+from ..readiness import DEFAULT_TIMEOUT, check_clis
+from ..readiness.probes import run_concurrently
 from ..records import config, dataclass
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "MAX_PARALLEL_PROBES",
-    "PreflightResult",
-    "RoleInstance",
-    "install_hint",
-    "preflight",
-    "run_concurrently",
-    "run_probe",
-]
+__all__ = ["PreflightResult", "RoleInstance", "preflight", "run_concurrently"]
 
 
 @dataclass(frozen=True)
 class RoleInstance:
-    """One role instance as preflight sees it.
-
-    Attributes:
-        role: the role id (`leader`, `analyser`, …).
-        ordinal: 1-based instance number.
-        provider: the provider of its model.
-        runner: how it runs (`binding.runner`).
-    """
+    """One role instance as preflight sees it (`ordinal` 1-based, `runner` its binding's)."""
 
     role: str
     ordinal: int
     provider: ProviderSpec
     runner: Runner
-
-    @property
-    def label(self) -> str:
-        return f"{self.role}#{self.ordinal}"
 
     @property
     def spawns_cli(self) -> bool:
@@ -78,8 +53,7 @@ class PreflightResult:
     version: str | None = None
     problem: str | None = None
     remedy: str | None = None
-    # The CLI was found through a PATH entry the current project can fill (see
-    # `cli_origin`): run all the same, and said.
+    # Found through a PATH entry the project can fill (`readiness.origin`): run, and said.
     warning: str | None = None
     # The CLI's login, told offline (None: cannot tell); a logged-out CLI is not ok.
     logged_in: bool | None = None
@@ -96,26 +70,10 @@ class PreflightResult:
 
 
 def preflight(
-    instances: Iterable[RoleInstance],
-    environment: Environment,
-    *,
-    timeout: float = DEFAULT_TIMEOUT,
+    instances: Iterable[RoleInstance], environment: Environment, *, timeout: float = DEFAULT_TIMEOUT
 ) -> list[PreflightResult]:
-    """Check every CLI okstra will spawn; one result per role instance that spawns one.
-
-    Each provider's CLI is checked once (`readiness.cli_readiness`, its probes side by
-    side, every provider at once), so the whole check takes about as long as its
-    slowest probe. An instance is ok when its CLI is usable for it: found, answering,
-    accepting the launch flags (the leader) and not known to be logged out.
-
-    Args:
-        instances: the run's role instances (leader first, by convention).
-        environment: PATH and env the CLIs run with.
-        timeout: seconds each version/help/status command may take.
-
-    Returns:
-        Results in the order of `instances`; instances that spawn nothing are left out.
-    """
+    """One result per role instance that spawns a CLI, in order: ok when its CLI is
+    found, answers, accepts the launch flags (leader) and is not known logged out."""
     spawning = [inst for inst in instances if inst.spawns_cli]
     providers: dict[str, ProviderSpec] = {}
     for inst in spawning:
@@ -130,7 +88,7 @@ def preflight(
         problem, remedy = wrong if wrong is not None else (None, None)
         results.append(
             PreflightResult(
-                instance=inst.label,
+                instance=f"{inst.role}#{inst.ordinal}",
                 role=inst.role,
                 ordinal=inst.ordinal,
                 provider_id=inst.provider.id,

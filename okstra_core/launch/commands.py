@@ -1,23 +1,12 @@
-"""The backend choice and the tmux commands of a launch, as data (for plans and dry runs).
+"""The backend choice and the tmux commands of a launch, as data (`backends` runs them).
 
-Nothing here starts a process: `okstra_core.launch.backends` runs these commands. A
-prepare that launches nothing (`--launch none`) still reports the tmux commands a tmux
-launch would run, without importing what runs them.
-
-tmux receives the CLI's argv after `--` as separate arguments — never a shell string.
-Two tmux parsing rules still apply to separate arguments and are neutralised here: an
-argument ending in `;` ends a tmux command (escaped as `\\;`), and `-c` is format-
-expanded (`#` doubled). A one-element argv would be run by tmux through `sh -c`, so it
-is prefixed with `env --`.
-
-`OKSTRA_TMUX_SOCKET=<name>` makes okstra use `tmux -L <name>` (a separate server; a
-value with a `/` is a socket path: `tmux -S <path>`), so tests — and people who want
-it — never touch the default tmux server.
+tmux gets the CLI's argv after `--` as separate arguments, never a shell string; an
+argument ending in `;` is escaped, `-c`'s `#` doubled, a one-element argv prefixed with
+`env --` (tmux would run it through `sh -c`). `OKSTRA_TMUX_SOCKET` picks a private server.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -36,11 +25,7 @@ _PLACEHOLDER = ("/bin/sh", "-c", "exec sleep 86400")
 
 
 def choose_backend(requested: str, environment: Environment) -> Backend:
-    """Resolve `auto` (tmux inside tmux, else exec); refuse unknown names.
-
-    Raises:
-        OkstraError: `requested` is not one of auto, exec, tmux, none.
-    """
+    """Resolve `auto` (tmux inside tmux, else exec); OkstraError for an unknown name."""
     if requested == "auto":
         return "tmux" if environment.get("TMUX") else "exec"
     if requested in ("exec", "tmux", "none"):
@@ -61,39 +46,19 @@ def tmux_base(environment: Environment) -> list[str]:
     return base
 
 
-def _tmux_arg(value: str) -> str:
-    # tmux ends a command at an argument ending in ";"; "\;" at the end is a literal ";".
-    return value[:-1] + "\\;" if value.endswith(";") else value
-
-
-def _tmux_format_literal(value: str) -> str:
-    # -c is expanded as a tmux format: "#" starts a format, "##" is a literal "#".
-    return value.replace("#", "##")
-
-
 def tmux_name(name: str) -> str:
     """A session/window name tmux takes literally (no `:`/`.` target syntax, no formats)."""
     cleaned = "".join(c if c.isalnum() or c in "-_" else "-" for c in name).strip("-")
     return cleaned[:60] or "okstra"
 
 
-# The app's own signal file: not the lead's.
-_APP_ONLY = frozenset({"OKSTRA_READY_FILE"})
-
-
 def _window_env(plan: LaunchPlan, environment: Environment) -> dict[str, str]:
-    """Variables set explicitly in the window: okstra's own, the provider's extra env and
-    what discovery reads.
-
-    A tmux window inherits the tmux *server's* environment, not okstra's; discovery must
-    look where the CLI writes, so the variables its glob names are passed along.
-    """
-    # okstra's own settings (its home, the trusted directories, …) go along: the okstra
-    # the lead runs (its commands, its MCP server) must read the same records.
+    """The window's variables (it inherits the tmux server's environment, not okstra's):
+    okstra's own, the provider's extra env and what discovery's glob reads."""
     env: dict[str, str] = {
         key: value
         for key, value in environment.env.items()
-        if key.startswith("OKSTRA_") and key not in _APP_ONLY
+        if key.startswith("OKSTRA_") and key != "OKSTRA_READY_FILE"  # the app's, not the lead's
     }
     if plan.discover is not None:
         for name in discover_env_names(plan.discover):
@@ -104,33 +69,29 @@ def _window_env(plan: LaunchPlan, environment: Environment) -> dict[str, str]:
     return env
 
 
-def _program_argv(argv: Sequence[str]) -> list[str]:
-    # With a single argument tmux runs it through `sh -c`; two or more are exec'd as is.
-    return ["env", "--", *argv] if len(argv) == 1 else list(argv)
-
-
 def tmux_commands(
     plan: LaunchPlan, window_name: str, cwd: Path, environment: Environment
 ) -> list[list[str]]:
     """The tmux command(s) `start(plan, "tmux", …)` runs to open the window (for dry runs).
 
-    Inside tmux (TMUX set): a new window in the current session; else a new detached
-    session named after the window (a `-2`, `-3`… suffix is added if that name is taken).
-    The window starts with a placeholder; `remain-on-exit` is switched on for it and the
-    pane is respawned with the CLI, in the same command list: the option is in force
-    before the CLI starts, so the pane (exit status, last lines) survives its exit.
+    A new window inside tmux, else a detached session (`-2`, `-3`… when taken). It starts
+    a placeholder, sets `remain-on-exit`, then respawns the pane with the CLI, in one
+    command list: the pane (exit status, last lines) survives even an at-once exit.
     """
     name = tmux_name(window_name)
     env_flags: list[str] = []
     for key, value in _window_env(plan, environment).items():
         env_flags += ["-e", f"{key}={value}"]
-    where = ["-c", _tmux_format_literal(str(cwd))]
+    # -c is expanded as a tmux format: "#" starts a format, "##" is a literal "#".
+    where = ["-c", str(cwd).replace("#", "##")]
     if environment.get("TMUX"):
         head = ["new-window", "-P", "-F", _REF_FORMAT, "-n", name, *where]
     else:
         head = ["new-session", "-d", "-P", "-F", _REF_FORMAT, "-s", name, "-n", name, *where]
     create = [*head, "--", *_PLACEHOLDER]
-    respawn = ["respawn-pane", "-k", *where, *env_flags, "--", *_program_argv(plan.argv)]
+    # With a single argument tmux runs it through `sh -c`; two or more are exec'd as is.
+    program = ["env", "--", *plan.argv] if len(plan.argv) == 1 else list(plan.argv)
+    respawn = ["respawn-pane", "-k", *where, *env_flags, "--", *program]
     chained = [
         *create,
         ";",
@@ -139,6 +100,7 @@ def tmux_commands(
         "remain-on-exit",
         "on",
         ";",
-        *(_tmux_arg(arg) for arg in respawn),
+        # tmux ends a command at an argument ending in ";"; "\\;" there is a literal ";".
+        *(arg[:-1] + "\\;" if arg.endswith(";") else arg for arg in respawn),
     ]
     return [[*tmux_base(environment), *chained]]

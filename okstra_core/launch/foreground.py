@@ -1,19 +1,9 @@
 """The `exec` backend's foreground child: okstra stays the parent of the lead CLI.
 
-The CLI gets the terminal the way a shell hands it to a job: it runs in its own process
-group, which becomes the terminal's foreground group (so Ctrl-C, Ctrl-Z and window
-resizes reach the CLI and not okstra). SIGINT, SIGTERM, SIGHUP and SIGWINCH sent to
-okstra itself are passed on to the CLI. When the CLI is stopped (Ctrl-Z), okstra takes
-the terminal back and stops too, so the shell's job control works; `fg` continues both.
-When the CLI ends, okstra takes the terminal back, restores its modes, and returns
-the CLI's exit status (128 + N for a CLI killed by signal N).
-
-Without a controlling terminal (pipes, tests) the CLI simply runs as a child in
-okstra's process group, with the same signal forwarding.
-
-Signals go only to okstra's own child, and to the process group it leads, while it is
-not yet reaped (so its pid cannot be another process's); never to a pid <= 1 or a
-negative one.
+Like a shell's job, the CLI runs in its own process group, the terminal's foreground
+one (Ctrl-C, Ctrl-Z, resizes reach it); signals sent to okstra are forwarded; a stopped
+CLI stops okstra too (`fg` continues both). Without a terminal it runs in okstra's group.
+Signals go only to okstra's unreaped child (or the group it leads), never a pid <= 1.
 """
 
 from __future__ import annotations
@@ -54,16 +44,11 @@ class ChildExit:
 
 def _terminal_fd() -> int | None:
     """stdin's fd when it is the controlling terminal and okstra is in its foreground."""
-    try:
+    with contextlib.suppress(AttributeError, OSError, ValueError):
         fd = sys.stdin.fileno()
-    except (AttributeError, OSError, ValueError):
-        return None
-    try:
-        if not os.isatty(fd) or os.tcgetpgrp(fd) != os.getpgrp():
-            return None
-    except OSError:
-        return None
-    return fd
+        if os.isatty(fd) and os.tcgetpgrp(fd) == os.getpgrp():
+            return fd
+    return None
 
 
 def _give_terminal(fd: int, pgrp: int) -> None:
@@ -84,18 +69,10 @@ def run_child(
     on_start: Callable[[int], None] | None = None,
     output: Path | None = None,
 ) -> ChildExit:
-    """Run `argv` as okstra's foreground child until it ends.
+    """Run `argv` as okstra's foreground child until it ends (LaunchError: not started).
 
-    Args:
-        argv: the CLI and its arguments (argv[0] a path or a name on env's PATH).
-        env: its whole environment.
-        cwd: where it runs.
-        on_start: called with the child's pid once it runs (okstra records it).
-        output: run it without the terminal: standard input empty, its output appended
-            to this file (`okstra demo --surface background`).
-
-    Raises:
-        LaunchError: the CLI could not be started.
+    `on_start` gets the child's pid; with `output`, it runs without the terminal: stdin
+    empty, its output appended to that file (`okstra demo --surface background`).
     """
     fd = _terminal_fd() if output is None else None
     saved = None
@@ -158,7 +135,6 @@ def run_child(
 
 
 def _signal_child(pid: int, pgrp: int | None, signum: int) -> None:
-    """Signal okstra's unreaped child, or the group it leads; never a pid <= 1."""
     if as_pid(pid) is None:
         return
     with contextlib.suppress(ProcessLookupError):

@@ -1,20 +1,9 @@
 """How an agent host starts okstra's MCP server for one run (`okstra mcp <run>`).
 
-The server is this okstra's own command, absolute (the console script this process
-runs as, else the one beside this interpreter, else `<python> -m okstra`), with `mcp`
-and the run directory. A host learns of it in its own form:
-
-* claude: `--mcp-config <file>` with `{"mcpServers": {"okstra": {command, args}}}`
-  (the same file is `.mcp.json`'s form);
-* codex: `-c mcp_servers.okstra.command=<TOML string>` and
-  `-c mcp_servers.okstra.args=<TOML array>` (its `config.toml` keys);
-* gemini: its settings file's `mcpServers` entry (with `trust`, so it does not ask
-  before each call), read from the file `GEMINI_CLI_SYSTEM_SETTINGS_PATH` names.
-
-A provider declares the argv that registers the server (`[launch] mcp`, inserted
-right after the CLI's program) and any environment it needs (`[launch] mcp_env`),
-with the placeholders `{mcp_config}` (the run's host-form file), `{mcp_command_toml}`
-and `{mcp_args_toml}`. Nothing here imports the MCP SDK.
+The server is this okstra's own absolute command. claude reads it from `--mcp-config
+<file>` (`.mcp.json`'s form), codex from `-c mcp_servers.okstra.*` keys, gemini from
+its settings file (with `trust`). A provider's `[launch] mcp`/`mcp_env` register it,
+with `{mcp_config}`, `{mcp_command_toml}`, `{mcp_args_toml}`. No MCP SDK import here.
 """
 
 from __future__ import annotations
@@ -65,11 +54,7 @@ class McpServer:
 
 
 def server_for(run_dir: Path, okstra: str | None) -> McpServer:
-    """The command of this okstra's MCP server for `run_dir` (an absolute path).
-
-    Args:
-        okstra: this okstra's executable (`launch.sheet.find_okstra`), if known.
-    """
+    """The command of this okstra's MCP server for `run_dir`."""
     if okstra is not None and Path(okstra).is_absolute():
         return McpServer(command=okstra, args=("mcp", str(run_dir)), run_dir=run_dir)
     return McpServer(
@@ -82,18 +67,12 @@ def toml_string(text: str) -> str:
     return orjson.dumps(text).decode("utf-8")
 
 
-def host_config(server: McpServer, host: Host) -> McpConfig:
-    """The server as `host`'s JSON config holds it (claude, gemini; codex: the same
-    command and arguments, as its `[mcp_servers.okstra]` table)."""
+def config_bytes(server: McpServer, host: Host) -> bytes:
+    """The file `{mcp_config}` names, for a claude or gemini lead."""
     entry = McpServerEntry(
         command=server.command, args=server.args, trust=True if host == "gemini" else None
     )
-    return McpConfig(mcp_servers={SERVER_NAME: entry})
-
-
-def config_bytes(server: McpServer, host: Host) -> bytes:
-    """The file `{mcp_config}` names, for a claude or gemini lead."""
-    return host_config(server, host).to_bytes()
+    return McpConfig(mcp_servers={SERVER_NAME: entry}).to_bytes()
 
 
 def snippet(server: McpServer, host: Host) -> str:
@@ -134,46 +113,32 @@ class Registered:
     config_bytes: bytes | None
 
 
-def config_host(provider: ProviderSpec) -> Host:
-    """The JSON form of `{mcp_config}` for a provider's CLI: gemini's settings for the
-    Gemini CLI, else the `mcpServers` file claude reads (`.mcp.json`'s form)."""
-    return "gemini" if provider.cli == "gemini" else "claude"
-
-
 def register_mcp(
     provider: ProviderSpec, server: McpServer, environment: Environment
 ) -> Registered | None:
-    """`provider`'s `launch.mcp` and `launch.mcp_env` rendered for `server` (None when
-    the provider declares no `launch.mcp`)."""
+    """`provider`'s `launch.mcp` and `mcp_env` rendered for `server` (None without `mcp`)."""
     launch = provider.launch
     if launch.mcp is None:
         return None
     source = provider.source or f"provider {provider.id}"
     values = server.values()
+    known = MCP_PLACEHOLDERS
     argv = (
         render_argv(
-            launch.mcp,
-            values,
-            environment.env,
-            source=source,
-            field="launch.mcp",
-            known=MCP_PLACEHOLDERS,
+            launch.mcp, values, environment.env, source=source, field="launch.mcp", known=known
         )
         if launch.mcp
-        else ()
+        else ()  # an empty argv template is refused: no arguments, only the variables
     )
     env = render_env(
-        launch.mcp_env,
-        values,
-        environment.env,
-        source=source,
-        field="launch.mcp_env",
-        known=MCP_PLACEHOLDERS,
+        launch.mcp_env, values, environment.env, source=source, field="launch.mcp_env", known=known
     )
     uses_file = any("{mcp_config}" in e for e in (*launch.mcp, *launch.mcp_env.values()))
+    # `{mcp_config}`'s JSON form: gemini's settings for the Gemini CLI, else claude's.
+    host: Host = "gemini" if provider.cli == "gemini" else "claude"
     return Registered(
         argv=argv,
         env=env,
         config=server.config_file if uses_file else None,
-        config_bytes=config_bytes(server, config_host(provider)) if uses_file else None,
+        config_bytes=config_bytes(server, host) if uses_file else None,
     )

@@ -7,12 +7,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
+from okstra_core.catalog.argv import placeholders_in, render_argv, render_env
 from okstra_core.catalog.models import DiscoverSpec, LaunchSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, LaunchError, OkstraError, UsageError
-from okstra_core.launch.argv import placeholders_in, render_argv, render_env
 from okstra_core.launch.mcp import McpServer, Registered, register_mcp
 from okstra_core.launch.session import discover_glob, mint_session_id
 from okstra_core.store import decode_utf8, read_bytes
@@ -25,7 +24,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_ARG_BYTES = 128 * 1024 - 1
 # Stands in for the id while checking that a resume template renders.
 _PROBE_ID = "00000000-0000-4000-8000-000000000000"
-# Marks where the id goes while every other value is filled in: no argv can hold a NUL.
+# Marks where the id goes while the rest is filled in (no argv can hold a NUL).
 _ID_MARK = "\0okstra-session-id\0"
 
 
@@ -38,22 +37,9 @@ def escape_template(text: str) -> str:
 class LaunchPlan:
     """Everything needed to start (and later resume) one lead CLI.
 
-    Attributes:
-        provider_id: the provider whose CLI this is.
-        cli: the executable name from the provider file.
-        cli_path: its absolute path on the Environment's PATH (`{cli}`).
-        model: the model flag's value (the model's `execution`).
-        argv: `launch.new`, rendered; argv[0] is `cli_path`.
-        env: `launch.env`, rendered: only the extra variables.
-        session_id: minted now for `uuid4`/`token`; None for `discover`.
-        session_id_kind: how the id comes to be.
-        project_root: the directory the CLI runs in.
-        prompt_file: the lead prompt file.
-        discover: the discovery rule of a `discover` provider.
-        source: the provider file (for messages).
-        mcp_argv: `launch.mcp`, rendered (inserted in `argv` after the program);
-            empty when the lead is not given okstra's MCP server.
-        mcp_config: the file that server is read from (`{mcp_config}`), and its bytes.
+    `argv` is `launch.new` rendered (argv[0] the CLI's path), `env` only the extra
+    variables, `session_id` None for a `discover` provider; `mcp_argv` (after the
+    program) and `mcp_config` give the lead okstra's MCP server of the run.
     """
 
     # Its protocol data: what a consumer needs to run and resume the CLI.
@@ -88,8 +74,7 @@ class LaunchPlan:
     values: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # The `{env.X}` variables the resume template reads, captured at planning time.
     resume_env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    # `discover` with its glob's `{env.X}` resolved at planning time (the CLI's own
-    # environment), so a later lookup searches where this CLI wrote.
+    # `discover`, its glob resolved at planning time: a later lookup searches where it wrote.
     discover_fixed: DiscoverSpec | None = None
     mcp_argv: tuple[str, ...] = ()
     mcp_config: Path | None = None
@@ -101,15 +86,8 @@ class LaunchPlan:
         return bool(self.mcp_argv) or self.mcp_config is not None
 
     def resume_argv_template(self) -> tuple[str, ...]:
-        """`launch.resume` with every value filled in but the session id (`{session_id}`).
-
-        The result is itself a launch template (literal braces doubled): rendering it
-        with just `session_id` gives exactly `resume_argv(session_id)`, so a resume
-        sheet can record it while the id is pending and finish it once found.
-
-        Raises:
-            OkstraError: the template does not round-trip (a bug, never a guess).
-        """
+        """`launch.resume` with every value but `{session_id}` filled in: a template whose
+        rendering with the id is exactly `resume_argv(id)` (OkstraError if not)."""
         values = {**self.values, "session_id": _ID_MARK}
         rendered = render_argv(
             self.resume_template, values, self.resume_env, source=self.source, field="launch.resume"
@@ -133,22 +111,14 @@ class LaunchPlan:
         return template
 
     def resume_argv(self, session_id: str | None = None) -> tuple[str, ...] | None:
-        """`launch.resume` rendered with the id (given, else planned) and the model,
-        with okstra's MCP server registered as at launch (a resumed lead keeps its
-        tools).
-
-        Returns None while the id is unknown (a `discover` provider before discovery).
-        """
+        """`launch.resume` rendered with the id (given, else planned), okstra's MCP server
+        registered as at launch; None while the id is unknown."""
         sid = session_id or self.session_id
         if sid is None:
             return None
         values = {**self.values, "session_id": sid}
         argv = render_argv(
-            self.resume_template,
-            values,
-            self.resume_env,
-            source=self.source,
-            field="launch.resume",
+            self.resume_template, values, self.resume_env, source=self.source, field="launch.resume"
         )
         return _with_mcp_argv(argv, self.mcp_argv)
 
@@ -194,24 +164,11 @@ def plan_launch(
 ) -> LaunchPlan:
     """Build the lead CLI's launch argv and environment; mint its session id.
 
-    Args:
-        provider: the leader's provider.
-        model: the value of the CLI's model flag (the model's `execution`).
-        prompt_file: the rendered lead prompt.
-        kickoff: the short first message.
-        project_root: the directory the CLI runs in.
-        environment: PATH, env vars and the uuid source.
-        prompt: the lead prompt text for `{prompt}`; read from `prompt_file` when a
-            template asks for it and this is None.
-        mcp: okstra's MCP server of the run, given where the provider has `launch.mcp`.
-        access: the lead's access arguments (`lead_access_argv`), after the program.
-
-    Raises:
-        LaunchError: the CLI is not on PATH, or `{prompt}` is used and the file cannot
-            be read.
-        DataFileError: a template uses an unknown placeholder, or a `discover`
-            provider's `launch.new` uses `{session_id}`.
-        OkstraError: an argument cannot be passed (NUL byte, longer than 128 KiB).
+    `model` is the model's `execution` value; `prompt` (for `{prompt}`) is read from
+    `prompt_file` when None; `access` (`lead_access_argv`) goes after the program.
+    Raises LaunchError (CLI not on PATH, prompt unreadable), DataFileError (unknown
+    placeholder, `{session_id}` in a `discover` provider's `launch.new`), OkstraError
+    (an argument with a NUL byte or over 128 KiB).
     """
     source = provider.source or f"provider {provider.id}"
     launch = provider.launch
@@ -256,15 +213,16 @@ def plan_launch(
         values=MappingProxyType(values),
         resume_env=MappingProxyType(_resume_env(launch, environment)),
         discover_fixed=_fixed_discover(launch, environment, source),
-        **_mcp_fields(registered),
+        mcp_argv=registered.argv if registered else (),
+        mcp_config=registered.config if registered else None,
+        mcp_config_bytes=registered.config_bytes if registered else None,
     )
 
 
 def _with_access(
     launch: LaunchSpec, access: tuple[str, ...]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """`launch.new` and `launch.resume` with the lead's access (`prepare --lead-access`)
-    right after the program: literal arguments, their braces escaped for the templates."""
+    """`launch.new` and `launch.resume` with the lead's access arguments after the program."""
     given = tuple(escape_template(a) for a in access)
     return (launch.new[0], *given, *launch.new[1:]), (launch.resume[0], *given, *launch.resume[1:])
 
@@ -276,26 +234,14 @@ def _with_mcp(
     mcp: McpServer | None,
     environment: Environment,
 ) -> tuple[tuple[str, ...], dict[str, str], Registered | None]:
-    """The launch with okstra's MCP server registered: its arguments right after the
-    program (every bundled CLI takes them before its own), its variables added."""
+    """The launch with okstra's MCP server's arguments after the program, its variables added."""
     registered = register_mcp(provider, mcp, environment) if mcp is not None else None
     if registered is None:
         return argv, env, None
     return (argv[0], *registered.argv, *argv[1:]), {**env, **registered.env}, registered
 
 
-def _mcp_fields(registered: Registered | None) -> dict[str, Any]:
-    if registered is None:
-        return {}
-    return {
-        "mcp_argv": registered.argv,
-        "mcp_config": registered.config,
-        "mcp_config_bytes": registered.config_bytes,
-    }
-
-
 def _cli_path(provider: ProviderSpec, environment: Environment) -> str:
-    """The provider's CLI resolved on PATH; LaunchError when it is not there."""
     cli_path = environment.which(provider.cli)
     if cli_path is None:
         raise LaunchError(
@@ -355,17 +301,12 @@ def _fixed_discover(
     except DataFileError:
         # Unresolvable here: a later lookup says so instead of searching elsewhere.
         return None
-    if concrete is None:
-        return None
     return replace(launch.discover, glob=escape_template(concrete), default_home="")
 
 
 def lead_access_argv(provider: ProviderSpec, access: str) -> tuple[str, ...]:
-    """The arguments that give the lead's CLI `access` (`ask`: none, its own prompts).
-
-    Raises:
-        UsageError: naming `--lead-access` — the provider declares no such level.
-    """
+    """The arguments that give the lead's CLI `access` (`ask`: none); UsageError naming
+    `--lead-access` when the provider declares no such level."""
     if access == LEAD_ASK:
         return ()
     found: tuple[str, ...] | None = getattr(provider.launch.lead_access, access, None)

@@ -17,10 +17,10 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
+from okstra_core.catalog.argv import render_element
 from okstra_core.catalog.models import DiscoverSpec, SessionIdKind
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, OkstraError
-from okstra_core.launch.argv import render_element
 from okstra_core.store import open_regular
 
 # A rollout's first line carries the whole base prompt; never read more than this.
@@ -45,11 +45,8 @@ def discover_env_names(spec: DiscoverSpec) -> tuple[str, ...]:
 
 
 def discover_glob(spec: DiscoverSpec, environment: Environment, *, source: str = "") -> str:
-    """The concrete glob pattern: `{env.X}` from the environment or `default_home`, `{id}` → `*`.
-
-    Raises:
-        DataFileError: the glob uses `{env.X}` that is unset and there is no default_home.
-    """
+    """The concrete glob: `{env.X}` from the environment or `default_home`, `{id}` → `*`
+    (DataFileError when an `{env.X}` is unset and there is no default_home)."""
     home = environment.get("HOME") or str(Path.home())
     default = spec.default_home
     if default.startswith("~"):
@@ -101,18 +98,7 @@ def find_sessions(
     *,
     source: str = "",
 ) -> list[str]:
-    """Every session a discover-provider's CLI recorded for `project_root` since `launched_at`.
-
-    Args:
-        spec: the provider's `launch.discover`.
-        project_root: the directory the CLI was started in.
-        launched_at: when okstra started the CLI; older files are someone else's.
-        environment: for `{env.X}` and HOME.
-        source: the provider file, for errors.
-
-    Returns:
-        The ids captured by `spec.id_pattern`, newest file first (each id once).
-    """
+    """The ids the CLI recorded for `project_root` since `launched_at`, newest first."""
     id_re = re.compile(spec.id_pattern)
     threshold = launched_at.timestamp()
     found: list[tuple[float, str]] = []
@@ -142,37 +128,21 @@ def find_session_once(
     *,
     source: str = "",
 ) -> str | None:
-    """One look for the session a discover-provider's CLI minted (no waiting).
-
-    Args:
-        spec: the provider's `launch.discover`.
-        project_root: the directory the CLI was started in.
-        launched_at: when okstra started the CLI; older files are someone else's.
-        environment: for `{env.X}` and HOME.
-        source: the provider file, for errors.
-
-    Returns:
-        The id captured by `spec.id_pattern` from the newest matching file, or None.
-    """
+    """One look (no waiting): the newest of `find_sessions`, or None."""
     found = find_sessions(spec, project_root, launched_at, environment, source=source)
     return found[0] if found else None
 
 
 def _check_id_pattern(spec: DiscoverSpec, source: str) -> None:
+    field = "launch.discover.id_pattern"
     try:
         groups = re.compile(spec.id_pattern).groups
     except re.error as exc:
         raise DataFileError(
-            f"not a valid regular expression: {exc}",
-            path=source,
-            field="launch.discover.id_pattern",
+            f"not a valid regular expression: {exc}", path=source, field=field
         ) from exc
     if groups < 1:
-        raise DataFileError(
-            "needs one group capturing the session id",
-            path=source,
-            field="launch.discover.id_pattern",
-        )
+        raise DataFileError("needs one group capturing the session id", path=source, field=field)
 
 
 def discover_sessions(
@@ -188,21 +158,9 @@ def discover_sessions(
 ) -> list[str]:
     """Wait (bounded) until the CLI has recorded a session; every match, newest first.
 
-    Used where picking the newest would be a guess (`okstra resume`, long after the
-    launch, when the lead may have started more sessions in the same folder).
-
-    Args:
-        spec: the provider's `launch.discover`.
-        project_root: the directory the CLI was started in.
-        launched_at: when okstra started the CLI.
-        environment: for `{env.X}` and HOME.
-        timeout: seconds to wait; default `spec.timeout_seconds`; 0 = look once.
-        source: the provider file, for errors.
-        sleep: the pause between looks (tests pass a fake, with `clock`).
-        clock: a monotonic clock in seconds.
-
-    Raises:
-        DataFileError: the provider's `id_pattern` is not a valid regex with a group.
+    For where picking the newest would be a guess (`okstra resume`, long after launch).
+    `timeout`: default `spec.timeout_seconds`, 0 = look once. DataFileError when
+    `id_pattern` is not a valid regex with a group.
     """
     _check_id_pattern(spec, source)
     budget = spec.timeout_seconds if timeout is None else timeout
@@ -225,10 +183,7 @@ def discover_session(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> str | None:
-    """Wait (bounded) for the CLI to record its session; None when the wait runs out.
-
-    The newest of `discover_sessions`' matches: the same arguments, the same errors.
-    """
+    """The newest of `discover_sessions`' matches; None when the wait runs out."""
     found = discover_sessions(
         spec,
         project_root,

@@ -1,12 +1,8 @@
-"""The resume sheet: `resume.json` and `resume-lead.sh` of a run.
+"""The resume sheet of a run: `resume.json` and `resume-lead.sh`.
 
-For each launched participant: its CLI, session id, working directory and the exact
-resume argv. A session id is only ever paired with the CLI that minted it: an entry is
-built from that CLI's own launch plan, and the sheet refuses an id that appears under
-two CLIs. A `discover` provider's id is unknown until found: the sheet says
-"pending discovery", records the resume argv with `{session_id}` still open and the
-discovery rule of that CLI, and the script asks `okstra resume <run> --exec` to find
-the id (never guessing), rewrite the sheet and resume.
+A session id is only ever paired with the CLI that minted it (an entry comes from that
+CLI's own launch plan; an id under two CLIs is refused). A `discover` id is "pending
+discovery" until `okstra resume <run> --exec` finds it, rewrites the sheet and resumes.
 """
 
 from __future__ import annotations
@@ -23,11 +19,11 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from okstra_core import store
+from okstra_core.catalog.argv import render_argv
 from okstra_core.catalog.models import LEADER, DiscoverSpec, ProviderSpec, SessionIdKind
 from okstra_core.documents import ResumeDiscover, ResumeDocument, ResumeParticipant
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, OkstraError
-from okstra_core.launch.argv import render_argv
 from okstra_core.launch.mcp import McpServer
 from okstra_core.launch.plan import LaunchPlan, plan_launch
 
@@ -52,8 +48,7 @@ class ResumeEntry:
     session_id_kind: SessionIdKind
     resume_argv: tuple[str, ...] | None
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    # While pending: `resume_argv` with `{session_id}` open, and where this CLI records
-    # the ids it mints (its glob resolved when it was launched).
+    # While pending: `resume_argv` with `{session_id}` open, and where the CLI records ids.
     resume_template: tuple[str, ...] | None = None
     discover: DiscoverSpec | None = None
 
@@ -62,11 +57,8 @@ class ResumeEntry:
         return self.session_id is None
 
     def with_session(self, session_id: str) -> ResumeEntry:
-        """This pending entry, finished with the id its own CLI minted.
-
-        Raises:
-            OkstraError: the entry is not pending, or has no recorded resume template.
-        """
+        """This pending entry, finished with the id its own CLI minted (OkstraError when
+        it already has another id or records no resume template)."""
         if self.session_id is not None:
             if session_id == self.session_id:
                 return self
@@ -74,18 +66,15 @@ class ResumeEntry:
                 f"{self.participant} already has session id {self.session_id}",
                 field=self.participant,
             )
+        where = f"{self.participant}.resumeArgvTemplate"
         if self.resume_template is None:
             raise OkstraError(
                 "the resume sheet does not record how to resume this CLI; "
                 "resume it with the CLI's own session picker",
-                field=f"{self.participant}.resumeArgvTemplate",
+                field=where,
             )
         argv = render_argv(
-            self.resume_template,
-            {"session_id": session_id},
-            {},
-            source=RESUME_JSON,
-            field=f"{self.participant}.resumeArgvTemplate",
+            self.resume_template, {"session_id": session_id}, {}, source=RESUME_JSON, field=where
         )
         return replace(
             self, session_id=session_id, resume_argv=argv, resume_template=None, discover=None
@@ -101,18 +90,9 @@ class ResumeEntry:
         session_id: str | None = None,
         cwd: Path | None = None,
     ) -> ResumeEntry:
-        """The entry of a participant launched with `plan`.
-
-        Args:
-            plan: the participant's launch plan (its CLI minted or will mint the id).
-            participant: e.g. `participant-001`.
-            role: the participant's role.
-            session_id: a discovered id (discover providers); minted ids come from the plan.
-            cwd: where to resume; default the plan's project root.
-
-        Raises:
-            OkstraError: `session_id` differs from the id okstra minted for this CLI.
-        """
+        """The entry of a participant launched with `plan` (`session_id`: a discovered id;
+        OkstraError when it differs from the id okstra minted; `cwd`: default the plan's
+        project root)."""
         if session_id is not None and plan.session_id is not None and session_id != plan.session_id:
             raise OkstraError(
                 f"session id {session_id} was not minted for this {plan.cli} launch "
@@ -235,12 +215,8 @@ def _pending_message(lead: ResumeEntry) -> str:
 
 
 def _heal_lines(lead: ResumeEntry, run_dir: Path, okstra: str | None) -> list[str]:
-    """Ask `okstra resume <run> --exec` to find the id, rewrite this sheet and resume.
-
-    The okstra recorded at prepare time comes first (the same installation wrote this
-    run); `okstra` on PATH is the fallback. Every value is quoted: paths may hold any
-    shell metacharacter.
-    """
+    """Ask `okstra resume <run> --exec` to find the id, rewrite this sheet and resume
+    (the okstra recorded at prepare time first, then PATH's; every value quoted)."""
     missing = (
         f"{_pending_message(lead)}; okstra (which can look the id up) was not found "
         f"at {okstra or '(not recorded)'} nor on PATH"
@@ -301,14 +277,8 @@ def render_resume_sheet(
 ) -> tuple[bytes, str]:
     """The contents of `resume.json` and `resume-lead.sh` (for dry runs and digests).
 
-    Args:
-        entries: one per launched participant.
-        run_dir: the run directory; with it, a pending script runs
-            `okstra resume <run_dir> --exec` instead of only failing.
-        okstra: the absolute path of the okstra executable to call (`find_okstra`).
-
-    Raises:
-        OkstraError: one session id listed under two CLIs, or an id missing from its argv.
+    With `run_dir`, a pending script runs `<okstra> resume <run_dir> --exec`. Raises
+    OkstraError for one id under two CLIs, or an id missing from its argv.
     """
     _check(entries)
     document = ResumeDocument(
@@ -320,18 +290,7 @@ def render_resume_sheet(
 def write_resume_sheet(
     run_dir: Path, entries: Sequence[ResumeEntry], *, okstra: str | None = None
 ) -> tuple[Path, Path]:
-    """Write `resume.json` (0600) and `resume-lead.sh` (0700) atomically into `run_dir`.
-
-    Call it again once a pending session id is discovered; both files are replaced.
-
-    Args:
-        run_dir: the run directory.
-        entries: one per launched participant.
-        okstra: the okstra executable a pending script calls to heal the sheet.
-
-    Returns:
-        The two paths.
-    """
+    """Write `resume.json` (0600) and `resume-lead.sh` (0700) atomically; returns both."""
     data, script = render_resume_sheet(entries, run_dir=run_dir, okstra=okstra)
     json_path = run_dir / RESUME_JSON
     script_path = run_dir / RESUME_SCRIPT
@@ -357,12 +316,7 @@ class ResumeSheet:
 
 
 def read_resume_sheet(run_dir: Path) -> ResumeSheet:
-    """Read and check `<run_dir>/resume.json`.
-
-    Raises:
-        OkstraError: the file is missing or not JSON.
-        DataFileError: a field has the wrong type (named `participants[i].<field>`).
-    """
+    """Read and check `<run_dir>/resume.json`."""
     path = run_dir / RESUME_JSON
     document = ResumeDocument.read(path)
     entries = tuple(ResumeEntry.from_document(item) for item in document.participants)
@@ -381,9 +335,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9]{1,128}")
 def check_session_id(session_id: str, kind: SessionIdKind) -> str | None:
     """Why `session_id` cannot be a session id of `kind` (None when it can).
 
-    `uuid4` ids are canonical UUIDs; `token` ids are letters and digits (what okstra
-    mints); a `discover` id is whatever the CLI minted, but never a flag, a path or
-    anything with spaces or control characters.
+    `uuid4`: a canonical UUID; `token`: letters and digits; `discover`: anything the CLI
+    minted but a flag, a path, spaces or control characters.
     """
     if _SESSION_ID.fullmatch(session_id) is None:
         return (
@@ -424,16 +377,11 @@ def rebuild_resume_command(
 ) -> ResumeCommand:
     """Rebuild an entry's resume command from the catalog; refuse a sheet that disagrees.
 
-    With okstra's MCP server of the run (`mcp`) where the sheet registers it (`_resume_plan`).
-    The argv comes from the provider's `launch.resume` template, the recorded session id
-    (checked against the provider's session-id kind) and the recorded model (which must
-    be one of the provider's models); it runs in the project root with the provider's
-    `launch.env`. The sheet's `resumeArgv`, `cwd` and `env` must say the same, else the
-    sheet was not written by okstra for this project (or the catalog changed since).
-
-    Raises:
-        DataFileError: naming `path` and the first field that disagrees.
-        LaunchError: the CLI is not on PATH.
+    The argv is the provider's `launch.resume` with the recorded session id (of the
+    provider's kind) and model (one of its models), plus okstra's MCP server where the
+    sheet registers it; the sheet's `resumeArgv`, `cwd` and `env` must say the same.
+    Raises DataFileError naming `path` and the first field that disagrees, LaunchError
+    when the CLI is not on PATH.
     """
     where = f"participants[{entry.participant}]"
 
@@ -474,9 +422,7 @@ def rebuild_resume_command(
         project_root=project_root,
         environment=environment,
     )
-    argv = plan.resume_argv(entry.session_id)
-    if argv is None:  # pragma: no cover - the id is known
-        raise refuse("sessionId", "the session id is missing")
+    argv = plan.resume_argv(entry.session_id) or ()  # the id is known: never empty
     recorded = entry.resume_argv or ()
     if len(recorded) != len(argv) or Path(recorded[0]).name != Path(argv[0]).name:
         raise refuse("resumeArgv", f"resumeArgv is {list(recorded)}, expected {list(argv)}")
@@ -494,17 +440,12 @@ def rebuild_resume_command(
 
 
 def _resume_plan(
-    entry: ResumeEntry,
-    provider: ProviderSpec,
-    mcp: McpServer | None,
-    **launch: Any,
+    entry: ResumeEntry, provider: ProviderSpec, mcp: McpServer | None, **launch: Any
 ) -> tuple[LaunchPlan, range]:
-    """The plan to resume `entry` with, and where its argv registers okstra's MCP server.
+    """The plan to resume `entry` with, and the argv indexes of okstra's MCP server.
 
-    A sheet that records the server's arguments (where the launch gave them) is resumed
-    with this okstra's server — the arguments rebuilt here, never the sheet's (another
-    okstra install may have written them: its path is not compared); one without them,
-    without the server.
+    A sheet recording the server's arguments is resumed with this okstra's server, its
+    arguments rebuilt (another install may have written the sheet's: not compared).
     """
     plain = plan_launch(provider, **launch)
     if mcp is None:
@@ -519,11 +460,7 @@ def _resume_plan(
 
 
 def find_okstra(environment: Environment) -> str | None:
-    """The absolute path of the okstra executable running now, for scripts to call back.
-
-    The console script this process was started as; else the one installed beside
-    this interpreter; else `okstra` on PATH; else None.
-    """
+    """The okstra executable running now (absolute), for scripts to call back."""
     candidates = []
     if Path(sys.argv[0]).name == "okstra":
         candidates.append(Path(sys.argv[0]))

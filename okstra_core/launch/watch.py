@@ -1,16 +1,8 @@
-"""Watching a lead just started in tmux: is it waiting for input, still starting, or gone?
+"""Watching a lead just started in tmux: waiting for input, still starting, or gone?
 
-A launch is not a success because a window opened: a lead CLI that is logged out, or
-refuses its arguments, prints an error and exits a second later. So after the window
-opens, okstra watches the lead's pane for a bounded time (`watch_bound`: the
-`OKSTRA_LAUNCH_WATCH` environment variable, in seconds, else `DEFAULT_WATCH`):
-
-* the screen matches its provider's `[activity] waiting` patterns → it waits for input:
-  launched, at once;
-* the pane died → the lead exited: its exit status, how long after the start, its last
-  lines (the pane stays, `remain-on-exit`; the end is recorded like any lead's end);
-* the bound passed and it still runs → launched (a CLI with no patterns, or still
-  starting).
+A logged-out lead exits a second after its window opens, so the pane is watched for a
+bounded time (`watch_bound`) until its screen waits for input (launched), it dies (its
+exit status and last lines), or the bound passes while it runs (launched).
 """
 
 from __future__ import annotations
@@ -105,11 +97,7 @@ def watch_pane(
     started: float,
 ) -> Watched:
     """Watch `pane` until it waits for input, dies, or `bound` seconds after `started`
-    (a `time.monotonic()` reading) have passed.
-
-    Raises:
-        LookupError: the pane is gone (its window was closed).
-    """
+    (monotonic) pass; LookupError when the pane is gone."""
     deadline = started + bound
     dead_polls = 0
     fields = "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}"
@@ -130,8 +118,7 @@ def watch_pane(
                 return Watched("exited", now - started, lead_exit)
             dead_polls += 1
             if dead_polls % 4 == 0:
-                # tmux 3.3a can miss the SIGCHLD of a fast-exiting child and leave it a
-                # zombie until the server reaps another child: make it fork and reap one.
+                # tmux 3.3a can leave a fast-exiting child a zombie until it reaps another.
                 tmux([*base, "run-shell", "true"])
         elif _waiting(tmux, base, pane, activity):
             return Watched(WAITING, now - started)
@@ -141,9 +128,7 @@ def watch_pane(
 
 
 def early_exit_line(code: int, seconds: float, run: str, bound: float) -> str | None:
-    """For a lead run in the foreground (okstra its parent): a line about a lead that
-    ended within `bound` seconds of its start — its last lines are on the terminal
-    above — or None when it ran longer."""
+    """A line about a foreground lead that ended within `bound` seconds, else None."""
     if seconds > bound:
         return None
     lead_exit = LeadExit(exit_status=code, signal=None, after_seconds=round(seconds, 1))

@@ -1,14 +1,7 @@
-"""The argv of a worker: a provider's one-shot `launch.worker` template, rendered.
+"""The argv of a worker (a one-shot CLI run for one role execution): `launch.worker`.
 
-A worker is a non-interactive run of a provider's CLI for one role execution. Its
-prompt reaches the CLI on standard input (the caller feeds the prompt file to it);
-templates that want a path name it `{prompt_file}`, and a CLI that can write its
-final message to a file is given `{result_file}`. The role decides the access: a role
-that writes (profile `writes = true`) gets `[launch.access] write`, every other role
-`read_only`. Those arguments go where the template has the element `{access}`; a
-template without one gets them before its first `--` element, or at its end. Nothing
-here runs anything, and `launch.env` (the lead's environment, e.g. a system-prompt
-file) is not applied to a worker.
+A writing role gets `[launch.access] write`, others `read_only`, at the `{access}`
+element, else before the first `--`, else at the end. `launch.env` is the lead's only.
 """
 
 from __future__ import annotations
@@ -18,7 +11,7 @@ from collections.abc import Mapping
 from okstra_core.catalog.models import ProviderSpec
 from okstra_core.errors import DataFileError
 
-from .argv import WORKER_PLACEHOLDERS, render_element
+from ..catalog.argv import WORKER_PLACEHOLDERS, render_element
 
 ACCESS = "{access}"
 
@@ -32,21 +25,10 @@ def worker_argv(
     env: Mapping[str, str] | None = None,
     follow_up: bool = False,
 ) -> tuple[str, ...]:
-    """The worker argv of `provider` for `model` (the model's `execution` value).
+    """The worker argv of `provider` for `model` (its `execution` value).
 
-    Args:
-        provider: a provider whose `launch.worker` is declared.
-        model: the bound model, given to `{model}`.
-        writes: whether the role changes the project (`write` access, else `read_only`).
-        values: the other placeholders (`session_id`, `prompt_file`, `result_file`,
-            `project_root`, …); `cli` defaults to the provider's `cli`.
-        env: the environment for `{env.NAME}` (none by default).
-        follow_up: render `launch.worker_resume` (a follow-up turn, `values` holding
-            the `session_id` it continues) instead of `launch.worker`.
-
-    Raises:
-        DataFileError: the provider declares no worker, or a placeholder the template
-            uses has no value (naming the provider file and the field).
+    `follow_up`: `launch.worker_resume` instead (`values` holding its `session_id`).
+    DataFileError when the provider declares no such template or a value is missing.
     """
     launch = provider.launch
     if launch.worker is None:
@@ -65,16 +47,19 @@ def worker_argv(
     environment = env or {}
     kind = "write" if writes else "read_only"
     flags = launch.access.write if writes else launch.access.read_only
-    access = tuple(
-        render_element(
+
+    def render(element: str, field: str) -> str:
+        return render_element(
             element,
             filled,
             environment,
             source=provider.source,
-            field=f"launch.access.{kind}[{index}]",
+            field=field,
             known=WORKER_PLACEHOLDERS,
         )
-        for index, element in enumerate(flags)
+
+    access = tuple(
+        render(element, f"launch.access.{kind}[{index}]") for index, element in enumerate(flags)
     )
     if ACCESS in template:
         at = template.index(ACCESS)
@@ -84,18 +69,8 @@ def worker_argv(
     for index, element in enumerate(template):
         if index == at:
             out.extend(access)
-        if element == ACCESS:
-            continue
-        out.append(
-            render_element(
-                element,
-                filled,
-                environment,
-                source=provider.source,
-                field=f"launch.{name}[{index}]",
-                known=WORKER_PLACEHOLDERS,
-            )
-        )
+        if element != ACCESS:
+            out.append(render(element, f"launch.{name}[{index}]"))
     if at == len(template):
         out.extend(access)
     return tuple(out)

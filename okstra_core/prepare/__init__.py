@@ -1,48 +1,33 @@
 """Prepare: turn a run request into a run (files on disk, then the lead launched).
 
-Public API::
-
-    prepare(request, *, launch="auto", dry_run=False, environment=None, on_step=None)
-        -> PrepareResult
-
-`prepare(request)` is the core's one entry point: front ends build the
-`okstra_core.request.RunRequest` (the app and `okstra prepare --state` from a wizard's
-outcome, `okstra prepare <renderArgv…>` through `okstra_core.cli.roleargs.request_from_argv`).
-This package never imports the wizard. `on_step(str)` is called as each step starts
-(the app's launch screen shows them). Every refused input raises an `OkstraError`
-before anything is written.
+`prepare(request)` (`pipeline`) is the core's one entry point; front ends build the
+`RunRequest`. This package never imports the wizard.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_names
+from ..lazy import by_module, lazy_names
 
 if TYPE_CHECKING:
-    from .pipeline import LAUNCH_CHOICES, PrepareResult, StepCallback, prepare
-    from .runfiles import PlannedFile, write_immutable
+    from .pipeline import LAUNCH_CHOICES as LAUNCH_CHOICES
+    from .pipeline import PrepareResult as PrepareResult
+    from .pipeline import StepCallback as StepCallback
+    from .pipeline import prepare as prepare
+    from .runfiles import PlannedFile as PlannedFile
+    from .runfiles import write_immutable as write_immutable
 
-# The package's names load on first use: importing a submodule (`runfiles` for
-# `okstra resume`) runs this file, and must not pull in the whole pipeline.
-_LAZY = {
-    "LAUNCH_CHOICES": ".pipeline",
-    "PrepareResult": ".pipeline",
-    "StepCallback": ".pipeline",
-    "prepare": ".pipeline",
-    "PlannedFile": ".runfiles",
-    "write_immutable": ".runfiles",
-}
+# Names load on first use: importing a submodule must not pull in the whole pipeline.
+_LAZY = by_module(
+    {
+        ".pipeline": ("LAUNCH_CHOICES", "PrepareResult", "StepCallback", "prepare"),
+        ".runfiles": ("PlannedFile", "write_immutable"),
+    }
+)
 
 
 __getattr__ = lazy_names(__name__, _LAZY)
 
 
-__all__ = [
-    "LAUNCH_CHOICES",
-    "PlannedFile",
-    "PrepareResult",
-    "StepCallback",
-    "prepare",
-    "write_immutable",
-]
+__all__ = sorted(_LAZY)

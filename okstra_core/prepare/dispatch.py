@@ -1,11 +1,7 @@
 """How the lead dispatches its team: the lead prompt's data for every role execution.
 
-A worker (runner `cli-wrapper`) is started through okstra, never by the lead itself:
-the prompt gives the exact `okstra worker start|wait|result` commands for it (the run
-named as `okstra status` takes it, `<task>/<run-id>`), and the file its task goes to,
-under the run's `workers/` directory. A role bound to a native sub-session of the host
-keeps the host's own instruction. A dynamic role is started with `--role` and a model
-ref of a provider that can run it as a worker.
+A worker (`cli-wrapper`) is started through okstra: the prompt gives its exact `okstra
+worker start|wait|result` commands and its task file under the run's `workers/`.
 """
 
 from __future__ import annotations
@@ -20,34 +16,15 @@ from ..documents import RoleExecution
 from .manifest import ExecutionManifest
 
 WORKERS_DIR = "workers"
-# Where a lead with okstra's MCP tools writes the final report's data file (relative
-# to the project; the tool `report_finalize` takes files of the run's project only).
+# Where a lead with okstra's MCP tools writes the final report's data (in the project).
 FINAL_REPORT = "final-report-{run_id}.json"
-# The longest a `wait` in the prompt blocks: agents' shell tools cut longer commands,
-# so the lead waits in slices and waits again on 124.
+# The longest a `wait` blocks: agents' shell tools cut longer commands (124: wait again).
 WAIT_SLICE_SECONDS = 540
-
-
-def run_argument(task_key: str, run_id: str) -> str:
-    """The run as every `okstra worker` command names it: `<task>/<run-id>`."""
-    return f"{task_key}/{run_id}"
 
 
 def task_file(run_dir: str, name: str) -> str:
     """Where the lead writes a worker's task (`<run dir>/workers/<name>.task.md`)."""
     return f"{run_dir}/{WORKERS_DIR}/{name}.task.md"
-
-
-def worker_commands(run: str, ref: str, prompt_file: str, okstra: str = "okstra") -> dict[str, str]:
-    """The copy-paste-ready commands of one worker (shell-quoted); `okstra` is how the
-    lead's shell runs this okstra (`Environment.okstra_command`)."""
-    quoted_run, quoted_ref = shlex.quote(run), shlex.quote(ref)
-    return {
-        "start": f"{okstra} worker start {quoted_run} {quoted_ref} --prompt-file "
-        f"{shlex.quote(prompt_file)}",
-        "wait": f"{okstra} worker wait {quoted_run} {quoted_ref} --timeout {WAIT_SLICE_SECONDS}",
-        "result": f"{okstra} worker result {quoted_run} {quoted_ref}",
-    }
 
 
 def _dispatch(r: RoleExecution, catalog: Catalog) -> tuple[str, str | None]:
@@ -71,22 +48,9 @@ def _dispatch(r: RoleExecution, catalog: Catalog) -> tuple[str, str | None]:
 
 
 def team_context(
-    manifest: ExecutionManifest,
-    catalog: Catalog,
-    *,
-    run: str,
-    run_dir: str,
-    okstra: str = "okstra",
+    manifest: ExecutionManifest, catalog: Catalog, *, run: str, run_dir: str, okstra: str = "okstra"
 ) -> list[dict[str, Any]]:
-    """One row per role execution, leader first: who it is and how the lead runs it.
-
-    Args:
-        manifest: the run's execution manifest.
-        catalog: for the providers (whether each can run workers).
-        run: the run as `okstra worker` takes it (`run_argument`).
-        run_dir: the run directory, relative to the project root.
-        okstra: how the lead's shell runs this okstra.
-    """
+    """One row per role execution, leader first: who it is and how the lead runs it."""
     access = {p.participant_ref: p.worker_write_capability for p in manifest.participants}
     rows = []
     for r in manifest.role_executions:
@@ -94,9 +58,12 @@ def team_context(
         worker = None
         if r.role != LEADER and r.binding.runner == "cli-wrapper" and refusal is None:
             prompt_file = task_file(run_dir, r.role_execution_ref)
+            named = f"{shlex.quote(run)} {shlex.quote(r.role_execution_ref)}"
             worker = {
                 "task_file": prompt_file,
-                **worker_commands(run, r.role_execution_ref, prompt_file, okstra),
+                "start": f"{okstra} worker start {named} --prompt-file {shlex.quote(prompt_file)}",
+                "wait": f"{okstra} worker wait {named} --timeout {WAIT_SLICE_SECONDS}",
+                "result": f"{okstra} worker result {named}",
             }
         rows.append(
             {
@@ -120,16 +87,10 @@ def team_context(
 
 
 def dynamic_context(
-    manifest: ExecutionManifest,
-    catalog: Catalog,
-    *,
-    run: str,
-    run_dir: str,
-    okstra: str = "okstra",
+    manifest: ExecutionManifest, catalog: Catalog, *, run: str, run_dir: str, okstra: str = "okstra"
 ) -> list[dict[str, Any]]:
-    """One row per dynamic role: its duty, access, the model refs that can run it as
-    a worker, and the command that starts one. A demo provider's models are offered
-    only to a team that has a demo member (they are never a choice of their own)."""
+    """One row per dynamic role: its duty, access, the model refs that can run it as a
+    worker (a demo provider's only to a team with a demo member) and its start command."""
     disabled = set(catalog.config.disabled_providers)
     in_team = {r.provider for r in manifest.role_executions}
     disabled.update(p.id for p in catalog.providers if p.demo and p.id not in in_team)
@@ -169,10 +130,8 @@ def dispatch_context(
     okstra: str = "okstra",
     mcp: bool = False,
 ) -> Mapping[str, Any]:
-    """The lead prompt's `team`, `dynamic_roles` and `workers` values; every command
-    runs okstra as `okstra` (`Environment.okstra_command`); `workers.mcp`: the lead's
-    host has okstra's MCP tools of the run."""
-    run = run_argument(task_key, run_id)
+    """The lead prompt's `team`, `dynamic_roles` and `workers` values."""
+    run = f"{task_key}/{run_id}"  # as every `okstra worker` command names it
     team = team_context(manifest, catalog, run=run, run_dir=run_dir, okstra=okstra)
     dynamic = dynamic_context(manifest, catalog, run=run, run_dir=run_dir, okstra=okstra)
     quoted = shlex.quote(run)

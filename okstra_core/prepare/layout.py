@@ -6,13 +6,10 @@ from pathlib import Path
 
 from ..records import config, dataclass
 
-__all__ = ["RunLayout", "RunPaths", "relative"]
-
 
 @dataclass(frozen=True, kw_only=True)
 class RunPaths:
-    """Each file of one run and where it goes (named in the run manifest's `paths` and
-    the lead prompt's by their camelCase names: `runManifest`, …)."""
+    """Each file of one run and where it goes (camelCase in the documents' `paths`)."""
 
     __pydantic_config__ = config(camel_case=True)
 
@@ -31,16 +28,8 @@ class RunPaths:
 class RunLayout:
     """Where one run's files go, and the facts every document of the run shares.
 
-    Attributes:
-        run_id: `<task-type>-<seq>`; seq: the run's number.
-        run_dir: the run's directory.
-        project_root: the project's directory (paths in documents are relative to it).
-        now: when the run was prepared (ISO 8601, to the second).
-        session_id: the lead's session id when it is known before launch.
-        paths: each file of the run and where it goes; rel: the same, relative to the
-            project, under the names documents and templates write (`runManifest`, …).
-        brief: the brief, relative to the project.
-        mcp_tools: whether the lead's CLI is given okstra's MCP server of the run.
+    `rel` is `paths` relative to the project, by camelCase name; `now` is ISO 8601 to the
+    second; `mcp_tools`: the lead's CLI is given okstra's MCP server of the run.
     """
 
     run_id: str

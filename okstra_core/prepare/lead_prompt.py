@@ -1,10 +1,5 @@
-"""The lead's prompt (`lead-prompt.md`) and its meta document (`lead-prompt.meta.json`).
-
-The prompt is `prompts/templates/lead.md.j2` rendered with the run's facts: its team
-(one entry per role execution, with the `okstra worker` commands that dispatch it), the profile's
-instructions, the brief, the approved plan's stages, the directive and where the run's
-files are.
-"""
+"""The lead's prompt (`lead-prompt.md`, `lead.md.j2` rendered with the run's facts) and
+its meta document (`lead-prompt.meta.json`)."""
 
 from __future__ import annotations
 
@@ -16,8 +11,6 @@ from .dispatch import dispatch_context
 from .layout import RunLayout
 from .render import render_template
 from .resolve import Resolved
-
-__all__ = ["KICKOFF", "lead_prompt", "lead_prompt_meta"]
 
 # The lead CLI's first message: the prompt file holds the instructions.
 KICKOFF = "Begin the run described in your instructions."

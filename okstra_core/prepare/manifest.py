@@ -1,11 +1,8 @@
 """The execution manifest: who runs which role instance, on which model.
 
-A *participant* is one agent session (`participant-001` is always the leader); a
-*role execution* is one role instance bound to a participant
-(`role-exec-<role>-<ordinal:03d>`). Both are typed documents
-(`okstra_core.documents`); a current-session leader whose model the host did not
-report is recorded with a null model ref and digest. The final report's `executionRoles` must equal
-this set exactly (see `okstra_core.life.report`).
+A participant is one agent session (`participant-001` the leader); a role execution is
+one role instance bound to one (`role-exec-<role>-<ordinal:03d>`). The final report's
+`executionRoles` must equal this set exactly (`okstra_core.life.report`).
 """
 
 from __future__ import annotations
@@ -30,11 +27,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ExecutionManifest:
-    """Participants, role executions and the roles the lead spawns at run time.
-
-    The run manifest document (`okstra_core.documents.RunManifest`) carries these
-    three lists at its top level.
-    """
+    """Participants, role executions and the roles the lead spawns at run time."""
 
     entry_mode: str
     participants: tuple[Participant, ...]
@@ -91,11 +84,7 @@ class _DigestedSpec:
 
 
 def model_spec_digest(assignment: ResolvedAssignment) -> str:
-    """sha256 of the canonical JSON of the model spec and its binding.
-
-    Two runs that bound the same model the same way share a digest; any change to
-    the model's execution value, provider or binding changes it.
-    """
+    """sha256 of the canonical JSON of the model spec and its binding."""
     spec = _DigestedSpec(
         model=ModelSpecOf(
             model_ref=assignment.model_ref,
@@ -117,11 +106,8 @@ def bound_execution(
     write_capability: WriteCapability,
     unknown: bool = False,
 ) -> tuple[Participant, RoleExecution]:
-    """The participant and role execution of an assignment, not launched yet.
-
-    `unknown`: a current-session leader whose host did not report its model (its model
-    ref, model id and spec digest are recorded as null, never invented).
-    """
+    """The participant and role execution of an assignment, not launched yet (`unknown`:
+    a model the host did not report, recorded as null, never invented)."""
     model_ref = None if unknown else a.model_ref
     model_id = None if unknown else a.model_id
     participant = Participant(
@@ -164,17 +150,7 @@ def build_execution_manifest(
     leader_model_reported: bool = True,
     writing_roles: Collection[str] = (),
 ) -> ExecutionManifest:
-    """Number participants and role executions, leader first.
-
-    Args:
-        assignments: the resolved plan's assignments; the leader's must be among them.
-        dynamic_roles: roles the lead spawns at run time (listed, never bound here).
-        leader_model_reported: False when a current-session leader's host did not
-            report its model: the leader's model ref, model id and spec digest are then
-            recorded as unknown (null), never invented.
-        writing_roles: the roles whose profile says `writes = true` (their workers may
-            change the project: `workerWriteCapability` "workspace-write").
-    """
+    """Number participants and role executions, leader first; `dynamic_roles` never bound."""
     ordered = sorted(assignments, key=lambda a: 0 if a.role == LEADER else 1)
     if not ordered or ordered[0].role != LEADER:
         raise ValueError("an assignment plan always has a leader")

@@ -1,22 +1,14 @@
-"""The prepare pipeline: run request → validated, resolved team → run files → launch.
+"""The prepare pipeline (request → resolved team → run files → launch) and its reply.
 
-Steps 1–4 (validate, parse role args, resolve, build the manifest) and preflight
-(skipped by `--launch none`, which starts nothing) read only; a problem there raises
-before anything is written. Step 5 allocates the
-run sequence under a per-task lock; step 6 writes the planned files (the project-wide
-`.okstra/project.json` re-read and upserted under a project lock); step 7 launches.
-
-Every directory and file prepare writes through (`.okstra`, `.okstra/tasks`, the
-group and task directories, their lock sidecars and append-only logs) is okstra's
-own: a symbolic link anywhere below the project root on the way (wherever it points),
-or a FIFO or device where a file belongs, is refused before anything is written, and
-checked again just before the writes; the store then opens each file without
-following links.
+Steps 1–4 and preflight read only (a problem raises before anything is written); step
+5 allocates the run sequence under a per-task lock; step 6 writes the planned files
+(project.json re-read and upserted under a project lock); step 7 launches. Links and
+special files on the way are refused before the writes, and checked again just before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,12 +22,14 @@ from ..launch.mcp import server_for
 from ..launch.plan import LaunchPlan, lead_access_argv, plan_launch
 from ..launch.sheet import ResumeEntry, find_okstra, write_resume_sheet
 from ..paths import user_dirs
+from ..records import config, dataclass
 from ..request import RunRequest
 from ..store import append_line, make_private_dirs
 from ..tasks import LEAD_PROMPT, TASK_MANIFEST, TIMELINE
 from ..trust import require_trusted
 from . import runfiles
 from .lead_prompt import KICKOFF
+from .manifest import ExecutionManifest
 from .resolve import (
     Resolved,
     StepCallback,
@@ -45,22 +39,117 @@ from .resolve import (
     resolve_request,
     run_preflight,
 )
-from .result import PrepareResult, team_of
 from .run_documents import RunFiles, plan_run, run_dir_for
 from .runfiles import PlannedFile
 
 if TYPE_CHECKING:
     from ..launch import LaunchResult, PreflightResult
+    from ..launch.watch import LeadExit
 
-__all__ = [
-    "KICKOFF",
-    "LAUNCH_CHOICES",
-    "PrepareResult",
-    "StepCallback",
-    "prepare",
-]
+__all__ = ["KICKOFF", "LAUNCH_CHOICES", "PrepareResult", "StepCallback", "prepare"]
 
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
+
+
+@dataclass(frozen=True)
+class TeamMember:
+    """One role execution as the prepare reply lists it (`team`)."""
+
+    __pydantic_config__ = config(camel_case=True)
+
+    role_execution_ref: str
+    participant_ref: str
+    role: str
+    ordinal: int
+    model_ref: str | None
+    runner: str
+    execution_label: str
+
+
+def team_of(manifest: ExecutionManifest) -> tuple[TeamMember, ...]:
+    """The reply's `team`: every role execution, in the manifest's order."""
+    return tuple(
+        TeamMember(
+            role_execution_ref=r.role_execution_ref,
+            participant_ref=r.participant_ref,
+            role=r.role,
+            ordinal=r.ordinal,
+            model_ref=r.model_ref,
+            runner=r.binding.runner,
+            execution_label=r.execution_label,
+        )
+        for r in manifest.role_executions
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrepareResult:
+    """What a prepare did (or, for a dry run, would do).
+
+    Its protocol data begins with `ok` and ends with the launch's `error`; `manifest` and
+    `exec_env` are for Python only. `notes`: problems a dry run found; `exec_argv`: what
+    the caller execs (exec backend); `base_ref`/`base_commit`: the writers' base.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        skip=("manifest", "exec_env"),
+        views=("ok", "error"),
+        first=("ok",),
+        omit_none=("error", "base_ref", "base_commit"),
+    )
+
+    dry_run: bool
+    run_id: str
+    run_dir: Path
+    entry_mode: str
+    files: tuple[PlannedFile, ...]
+    lead_argv: tuple[str, ...] | None
+    lead_env: Mapping[str, str]
+    lead_session_id: str | None = None
+    tmux_commands: tuple[tuple[str, ...], ...]
+    preflight: tuple[PreflightResult, ...]
+    backend: str
+    lead_prompt_path: Path
+    resume_argv: tuple[str, ...] | None = None
+    team: tuple[TeamMember, ...]
+    launch: LaunchResult | None = None
+    exec_argv: tuple[str, ...] | None = None
+    notes: tuple[str, ...] = ()
+    manifest: ExecutionManifest
+    exec_env: Mapping[str, str] | None = None
+    base_ref: str | None = None
+    base_commit: str | None = None
+    lead_access: str = "ask"
+
+    @property
+    def ok(self) -> bool:
+        """Launched (or nothing to launch), and the lead did not exit while watched."""
+        return self.launch is None or (self.launch.error is None and not self.lead_exited)
+
+    @property
+    def lead_exited(self) -> bool:
+        """The lead started, then exited while okstra watched its start."""
+        return self.launch is not None and self.launch.lead_exit is not None
+
+    @property
+    def error(self) -> str | None:
+        """Why the launch failed, or that the lead exited at once, or None."""
+        if self.launch is None:
+            return None
+        if self.launch.lead_exit is not None:
+            return lead_exit_text(self.launch.lead_exit, self.run_id)
+        return self.launch.error_text
+
+
+def lead_exit_text(lead_exit: LeadExit, run_id: str) -> str:
+    """`the lead exited 1 after 1.6 s: <last lines>; …` with what to do next."""
+    said = [line.strip() for line in lead_exit.last_lines if line.strip()][-5:]
+    tail = f": {' | '.join(said)}" if said else ""
+    return (
+        f"{lead_exit.headline()}{tail}; check its CLI with `okstra doctor` (installed, logged "
+        f"in?), then resume it with `okstra resume {run_id} --exec` or prepare again"
+    )
 
 
 def _noop(_: str) -> None:
@@ -70,8 +159,7 @@ def _noop(_: str) -> None:
 def _plan_launch(
     resolved: Resolved, prompt_file: Path, environment: Environment, mcp: bool
 ) -> LaunchPlan | None:
-    """The lead's launch; with `mcp`, its CLI is given the run's MCP server (the run
-    directory is the lead prompt's)."""
+    """The lead's launch; with `mcp`, its CLI is given the run's MCP server."""
     if not resolved.spawns_leader:
         return None
     server = server_for(prompt_file.parent, find_okstra(environment)) if mcp else None
@@ -85,11 +173,6 @@ def _plan_launch(
         mcp=server,
         access=lead_access_argv(resolved.leader_provider, resolved.request.lead_access or "ask"),
     )
-
-
-def _preflight_error(failed: Sequence[PreflightResult]) -> PrepareError:
-    lines = ["preflight failed:"] + [f"  {p.message()}" for p in failed]
-    return PrepareError("\n".join(lines))
 
 
 def _planned_result(
@@ -141,22 +224,9 @@ def prepare(
 ) -> PrepareResult:
     """Prepare (and launch) the run `request` describes — the core's one entry point.
 
-    Front ends build the request: the app from its wizard's outcome, the CLI from a
-    state file (`Wizard.outcome().request`) or from renderArgv
-    (`roleargs.request_from_argv`). See the module docstring for the steps.
-
-    Args:
-        request: the run request.
-        launch: "auto" | "tmux" | "exec" | "none".
-        dry_run: do steps 1–4 and preflight, plan every file, write nothing.
-        environment: the environment seam (defaults to the real one).
-        on_step: called with a short description as each step starts.
-        mcp: give the lead okstra's MCP server of the run (where its provider declares
-            `launch.mcp`); None: as the user's config says (`mcp`, default true).
-
-    Raises:
-        OkstraError: any refused input, before anything is written (steps 1–4,
-            preflight), or a write failure.
+    `dry_run`: plan every file, write nothing; `on_step` is called as each step starts;
+    `mcp`: give the lead okstra's MCP server (None: as the user's config says). Raises
+    `OkstraError` for any refused input (before anything is written) or write failure.
     """
     env = environment or Environment.real()
     step = on_step or _noop
@@ -177,7 +247,8 @@ def prepare(
         step("planning the run (dry run)")
         return _dry_run(resolved, checks, backend, window, env, override, with_mcp)
     if failed:
-        raise _preflight_error(failed)
+        lines = ["preflight failed:"] + [f"  {p.message()}" for p in failed]
+        raise PrepareError("\n".join(lines))
     if resolved.spawns_leader and backend != "none":
         require_trusted(request.project_root, env.env, doing="launch the lead")
     resolved, run, plan = _write_run(resolved, env, step, override, with_mcp)
@@ -222,11 +293,8 @@ def _write_run(
     override: int | None = None,
     mcp: bool = True,
 ) -> tuple[Resolved, RunFiles, LaunchPlan | None]:
-    """Steps 5–6: reserve the run's number and write its files (under the locks).
-
-    Returns the request resolved again with the shared files as they were under the
-    locks, the run's files, and the lead's launch plan.
-    """
+    """Steps 5–6: reserve the run's number and write its files (under the locks); returns
+    the request with the shared files re-read under the locks, the files, the plan."""
     step("allocating the run sequence")
     root, troot = resolved.request.project_root, resolved.task_root
     # Again, right before the first write: a symlink may have appeared since step 1.
@@ -235,45 +303,27 @@ def _write_run(
     with runfiles.task_lock(troot):
         seq, reserved = runfiles.allocate_run_dir(troot, resolved.request.task_type, override)
         with runfiles.reservation(reserved):
-            # Re-read under the lock: another prepare may have extended the task since
-            # the validation read (its index entries must be kept).
+            # Re-read under the lock: another prepare may have extended the task since.
             resolved = replace(resolved, task_manifest=runfiles.read_task_manifest(troot))
             step("writing the run files")
             plan = _plan_launch(resolved, reserved / LEAD_PROMPT, env, mcp)
             with project_lock(root):
-                # project.json is shared by every task of the project: re-read it under
-                # the project lock so a concurrent prepare of another task keeps its entry.
-                resolved = replace(resolved, project_json=_read_project_json(root))
+                # Re-read under the project lock: a concurrent task's prepare keeps its entry.
+                found = runfiles.read_object(project_json_path(root), "project.json")
+                resolved = replace(resolved, project_json=found if found and found.data else None)
                 run = plan_run(resolved, seq=seq, environment=env, launch_plan=plan)
                 runfiles.apply_run(run.files, run_id=run.run_id, run_dir=run.run_dir)
-    # After the locks: a marker names bytes, whoever writes the file next.
-    _remember_shared(run.files, root, troot, env)
+    # After the locks: a marker names bytes, whoever writes the file next. The task
+    # manifest and project.json prepare just wrote are okstra's own bytes.
+    shared = {troot / TASK_MANIFEST, project_json_path(root)}
+    for f in run.files:
+        if f.path in shared:
+            trust.remember(f.path, f.content, user_dirs(env.env).cache)
     return resolved, run, plan
 
 
-def _read_project_json(project_root: Path) -> runfiles.Existing | None:
-    """project.json as it is now (unknown keys and all), or None when absent or empty."""
-    found = runfiles.read_object(project_json_path(project_root), "project.json")
-    return found if found is not None and found.data else None
-
-
-def _remember_shared(
-    files: Sequence[PlannedFile], root: Path, troot: Path, env: Environment
-) -> None:
-    """Mark the task manifest and project.json prepare just wrote as okstra's own bytes."""
-    shared = {troot / TASK_MANIFEST, project_json_path(root)}
-    cache = user_dirs(env.env).cache
-    for f in files:
-        if f.path in shared:
-            trust.remember(f.path, f.content, cache)
-
-
 def _after_launch(
-    result: PrepareResult,
-    run: RunFiles,
-    plan: LaunchPlan,
-    outcome: LaunchResult,
-    env: Environment,
+    result: PrepareResult, run: RunFiles, plan: LaunchPlan, outcome: LaunchResult, env: Environment
 ) -> PrepareResult:
     """Record a launch: leader status, timeline event, resume sheet once the id is known."""
     now = env.now().isoformat(timespec="seconds")
@@ -294,16 +344,20 @@ def _after_launch(
             },
         )
         return replace(result, launch=outcome)
-    runfiles.mark_leader_launched(
+    runfiles.update_participant(
         run.run_manifest_path,
-        session_ref=outcome.session_id,
-        window_ref=outcome.window_ref,
-        backend=outcome.backend,
-        now=now,
-        # Exact, not rounded to the second: a later session lookup starts here.
-        launched_at=outcome.launched_at.isoformat(),
-        # Where okstra looks for the lead later (its exit status, attach, stop).
-        extra=outcome.where() or None,
+        "participant-001",
+        {
+            "status": "launched",
+            "session_ref": outcome.session_id,
+            "window_ref": outcome.window_ref,
+            "launch_backend": outcome.backend,
+            # Exact, not rounded to the second: a later session lookup starts here.
+            "launched_at": outcome.launched_at.isoformat(),
+            # Where okstra looks for the lead later (its exit status, attach, stop).
+            **outcome.where(),
+        },
+        lead_session_id=outcome.session_id,
     )
     launched = LeadLaunched(
         at=now,

@@ -1,16 +1,8 @@
 """Rendering the lead prompt and the task index from `prompts/templates/*.j2`.
 
-jinja2 is imported only when something is rendered (`template_env`): the headless
-wizard path, and a prepare refused before it renders, never pay for it. A workspace
-may replace any template, so every template (bundled ones too) renders in jinja2's
-`SandboxedEnvironment`: no attribute access to internals (`__class__`, `__globals__`,
-…), so a template cannot reach the interpreter or run commands. It renders within
-bounds (`template_bounds`): 5 s of processor time, 1 MiB of output and of any value
-it builds beyond the text it is given, 100,000 numbers per `range()`, 1,000,000 loop
-iterations. Whatever goes wrong inside a template — a sandbox violation, a bound, an
-undefined name, an error it raises, a recursion too deep, memory — is a
-`DataFileError` naming the template (exit 2), and nothing is written. The compiled
-code of a template is kept between processes (see `okstra_core.prepare.template_env`).
+jinja2 loads only when something renders. Every template (a workspace may replace any)
+renders sandboxed and bounded (`template_bounds`); whatever goes wrong inside one is a
+`DataFileError` naming the template (exit 2), and nothing is written.
 """
 
 from __future__ import annotations
@@ -27,20 +19,8 @@ _SAID = 300
 
 
 def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str]) -> str:
-    """Render `prompts/templates/<name>` sandboxed and bounded, with StrictUndefined and
-    no autoescaping.
-
-    Args:
-        name: the template file name, e.g. "lead.md.j2".
-        context: the template variables.
-        env: environment variables (for `OKSTRA_WORKSPACE`, and `OKSTRA_HOME` for the
-            cache of compiled templates).
-
-    Raises:
-        DataFileError: a missing template, a syntax error, an undefined variable,
-            something the sandbox forbids, a bound exceeded, or any error raised while
-            rendering — naming the template file.
-    """
+    """Render `prompts/templates/<name>` sandboxed and bounded (StrictUndefined, no
+    autoescaping); any failure is a DataFileError naming the template file."""
     import jinja2  # deferred: only prepare renders (keeps `okstra wizard step` lean)
 
     from . import template_bounds, template_env

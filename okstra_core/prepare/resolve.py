@@ -17,6 +17,7 @@ from ..defaults import fallback_notes, load_scopes
 from ..environment import Environment
 from ..errors import FileSystemError, PrepareError, UsageError
 from ..launch.plan import lead_access_argv
+from ..plans import ApprovedPlan, check_approved_plan, check_brief
 from ..pool import ModelPool
 from ..records import dataclass
 from ..request import RunRequest
@@ -27,7 +28,6 @@ from ..tasks import OKSTRA_DIR, TASK_INDEX, TASK_MANIFEST, TIMELINE, slugify, ta
 from ..vocabulary import CURRENT_SESSION, LEAD_ASK
 from . import runfiles
 from .manifest import ExecutionManifest, build_execution_manifest
-from .plan_check import ApprovedPlan, check_approved_plan, check_brief
 
 if TYPE_CHECKING:
     from ..catalog.loaders import Catalog
@@ -57,8 +57,7 @@ class Resolved:
     approved_plan: ApprovedPlan | None
     task_root: Path
     project_id: str
-    # As read (decoded, and the exact bytes: see `okstra_core.documents.trust`); None
-    # when the file is absent (or, for project.json, empty).
+    # As read (decoded, and the exact bytes); None when absent (or project.json empty).
     project_json: runfiles.Existing | None
     task_manifest: runfiles.Existing | None
     # What reading the model defaults left out, and the earlier-config note.
@@ -81,26 +80,17 @@ def project_json_path(project_root: Path) -> Path:
 
 
 def project_lock(project_root: Path) -> FileLock:
-    """The project-wide lock under which `.okstra/project.json` is re-read and upserted.
-
-    Prepares of different tasks hold different task locks, so project.json needs its
-    own; it is always taken after a task lock, never before, so the two cannot deadlock.
-    """
+    """The project-wide lock under which `.okstra/project.json` is re-read and upserted
+    (always taken after a task lock, never before: the two cannot deadlock)."""
     return FileLock(project_json_path(project_root), timeout=runfiles.SEQUENCE_LOCK_TIMEOUT)
 
 
 def check_write_targets(project_root: Path, troot: Path) -> None:
     """Refuse a task whose files would be written through a link or into a special file.
 
-    `.okstra` is okstra's own: nothing below the project root on the way to what
-    prepare writes may be a symbolic link (wherever it points), a directory's place
-    may not hold a file, and a file's place may not hold a FIFO, device or socket.
-    Checked for the task's `runs` directory (and so `.okstra`, `.okstra/tasks`, the
-    group and the task directory above it) and every file prepare writes: lock
-    sidecars, the task manifest, the timeline, project.json.
-
-    Raises:
-        PrepareError: naming the offending path and what it is (nothing was written).
+    Nothing below the project root on the way to the task's `runs` directory or any file
+    prepare writes may be a symbolic link, a file where a directory goes, or a FIFO,
+    device or socket where a file goes (PrepareError naming the path).
     """
     runs = troot / "runs"
     timeline = troot / TIMELINE
@@ -122,22 +112,10 @@ def check_write_targets(project_root: Path, troot: Path) -> None:
             raise PrepareError(exc.message, path=exc.path) from None
 
 
-def _read_brief(path: Path) -> str:
-    """The brief's text: a regular UTF-8 file (never a FIFO or device), size-capped."""
-    data = read_bytes(path, what="the brief", error=PrepareError, limit=MAX_FILE_BYTES)
-    return decode_utf8(data, path, error=PrepareError)
-
-
 def resolve_request(
     request: RunRequest, environment: Environment, on_step: StepCallback = _noop
 ) -> Resolved:
-    """Steps 1–4: validate, resolve the team, build the manifest.
-
-    The request's shape and the profile's ranges were checked where it was built;
-    here the project's files are checked and the resolver decides feasibility.
-    Reads only. Raises an `OkstraError` (PrepareError, UsageError, DataFileError,
-    AssignmentResolutionError) at the first problem.
-    """
+    """Steps 1–4 (read only): validate the files, resolve the team, build the manifest."""
     on_step("validating inputs")
     root = request.project_root
     if not root.is_dir():
@@ -146,7 +124,9 @@ def resolve_request(
     # Before anything under .okstra is read: a symlinked .okstra must not even be read.
     check_write_targets(root, troot)
     brief_path = check_brief(root, request.brief)
-    brief_text = _read_brief(brief_path)
+    # A regular UTF-8 file (never a FIFO or device), size-capped.
+    data = read_bytes(brief_path, what="the brief", error=PrepareError, limit=MAX_FILE_BYTES)
+    brief_text = decode_utf8(data, brief_path, error=PrepareError)
     catalog = load_catalog(environment)
     profile = catalog.profile(request.task_type)
     approved = _approved_plan(request, profile, catalog, troot, on_step)
@@ -206,11 +186,7 @@ def resolve_request(
 
 
 def _approved_plan(
-    request: RunRequest,
-    profile: Profile,
-    catalog: Catalog,
-    troot: Path,
-    on_step: StepCallback,
+    request: RunRequest, profile: Profile, catalog: Catalog, troot: Path, on_step: StepCallback
 ) -> ApprovedPlan | None:
     """The approved plan of a phase that needs one; refused when given to another."""
     if profile.needs_approved_plan:
@@ -255,12 +231,8 @@ def _base(
     environment: Environment,
     on_step: StepCallback,
 ) -> RunBase | None:
-    """The run's base, resolved to a commit (None when none was given).
-
-    Raises:
-        UsageError: naming `--base-ref` — a phase whose roles do not write, or a base
-            that names no commit (`okstra_core.runbase.resolve_base`).
-    """
+    """The run's base, resolved to a commit (None when none was given); UsageError naming
+    `--base-ref` for a phase whose roles do not write, or a base naming no commit."""
     if not request.base_ref:
         return None
     if not any(r.writes for r in profile.roles):
@@ -289,9 +261,7 @@ def run_preflight(resolved: Resolved, environment: Environment) -> list[Prefligh
 
 
 def project_id_of(root: Path, configured: str | None = None) -> str:
-    """The project's id: `.okstra/project.json`'s `projectId` or the earlier
-    `project_id` (`configured` when read already), else its directory's name as a
-    slug."""
+    """The project's id: project.json's (`configured`, if read), else its directory's slug."""
     if configured is None:
         configured = load_project_config(root).project_id
     return configured or slugify(root.name) or "project"

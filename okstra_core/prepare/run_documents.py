@@ -1,14 +1,5 @@
-"""One builder per document of a run, each returning the document's record; and
-`plan_run`, which plans the run's files (exact bytes) from those records.
-
-The documents of run `<task-type>-<seq>` (see `runfiles` for the layout): the run
-request as prepared (`RunInputs`), the run manifest (`RunManifest`), the lead prompt
-and its meta (`lead_prompt`), the resume sheet, the task manifest (`TaskManifest`),
-the task index (markdown, rendered from the task manifest), the timeline's
-`run-prepared` event (`RunPrepared`), the project's `project.json`
-(`ProjectDocument`) and the central runs index's row (`RunsIndexRow`). Each builder
-reads the resolved request (`Resolved`) and the run's `RunLayout`: where its files go,
-and the facts every document of the run shares.
+"""One builder per document of a run, each returning its record, from the `Resolved`
+request and the run's `RunLayout`; and `plan_run`, the run's files (exact bytes).
 """
 
 from __future__ import annotations
@@ -54,31 +45,14 @@ from .render import render_template
 from .resolve import Resolved, project_json_path
 from .runfiles import PlannedFile
 
-__all__ = [
-    "RunFiles",
-    "RunLayout",
-    "plan_run",
-    "project_document",
-    "relative",
-    "run_dir_for",
-    "run_inputs",
-    "run_layout",
-    "run_manifest",
-    "run_prepared",
-    "runs_index_row",
-    "task_index",
-    "task_manifest",
-]
-
 
 @dataclass(frozen=True)
 class RunFiles:
-    """Every file of one run (exact bytes) and the lead's launch plan, before writing."""
+    """Every file of one run (exact bytes), before writing."""
 
     run_id: str
     run_dir: Path
     files: tuple[PlannedFile, ...]
-    launch_plan: LaunchPlan | None
     lead_prompt_path: Path
     run_manifest_path: Path
 
@@ -119,18 +93,10 @@ def run_layout(
     )
 
 
-# ------------------------------------------------------------------- the run's own
-
-
 def run_inputs(resolved: Resolved, layout: RunLayout) -> RunInputs:
-    """`run-inputs.json`: the request as prepared, and the argv that reruns it (the
-    resolved team's models and counts)."""
+    """`run-inputs.json`: the request as prepared, with the resolved team and counts."""
     team = [
-        (
-            a.role,
-            a.provider_id,
-            None if a.binding.runner == CURRENT_SESSION_RUNNER else a.model_ref,
-        )
+        (a.role, a.provider_id, None if a.binding.runner == CURRENT_SESSION_RUNNER else a.model_ref)
         for a in resolved.assignments
     ]
     # The counts of the roles a request may count, in the profile's order.
@@ -202,9 +168,6 @@ def resume_sheet(
     return render_resume_sheet([entry], run_dir=layout.run_dir, okstra=find_okstra(environment))
 
 
-# ------------------------------------------------------------------- the task's
-
-
 @dataclass(frozen=True)
 class IndexRun:
     """One run as the task index lists it: its id, phase and team's labels."""
@@ -215,12 +178,7 @@ class IndexRun:
 
 
 def task_manifest(resolved: Resolved, layout: RunLayout, cache: Path) -> TaskManifest:
-    """`task-manifest.json`, extended with this run (keys okstra does not own kept).
-
-    Checked by its record when it extends a file (a manifest okstra could not read
-    back is never left behind), unless that file is exactly what okstra wrote; a new
-    task's is made of okstra's own values.
-    """
+    """`task-manifest.json` extended with this run, checked unless exactly okstra's bytes."""
     request, existing = resolved.request, resolved.task_manifest
     data = runfiles.build_task_manifest(
         existing.data if existing is not None else None,
@@ -302,9 +260,6 @@ def run_prepared(resolved: Resolved, layout: RunLayout) -> RunPrepared:
     )
 
 
-# ------------------------------------------------------------- the project's, the user's
-
-
 def project_document(resolved: Resolved, layout: RunLayout, cache: Path) -> ProjectDocument:
     """`.okstra/project.json`, upserted (checked like the task manifest)."""
     request, existing = resolved.request, resolved.project_json
@@ -342,20 +297,12 @@ def runs_index_row(resolved: Resolved, layout: RunLayout) -> RunsIndexRow:
 
 
 def _to_check(existing: runfiles.Existing | None, path: Path, cache: Path) -> bool:
-    """Whether the shared document prepare extends must be checked before it is written:
-    it was read from `path` and its bytes are not exactly ones okstra wrote there."""
+    """Whether the shared document extended was read and is not exactly okstra's bytes."""
     return existing is not None and not trust.recognised(path, existing.raw, cache)
 
 
-# ------------------------------------------------------------------- the files
-
-
 def plan_run(
-    resolved: Resolved,
-    *,
-    seq: int,
-    environment: Environment,
-    launch_plan: LaunchPlan | None,
+    resolved: Resolved, *, seq: int, environment: Environment, launch_plan: LaunchPlan | None
 ) -> RunFiles:
     """Every file of run `seq` (exact bytes, in the order written), from its documents."""
     now = environment.now().isoformat(timespec="seconds")
@@ -395,7 +342,6 @@ def plan_run(
         run_id=layout.run_id,
         run_dir=layout.run_dir,
         files=tuple(files),
-        launch_plan=launch_plan,
         lead_prompt_path=paths.lead_prompt,
         run_manifest_path=paths.run_manifest,
     )

@@ -1,22 +1,10 @@
-"""The files a prepared run leaves on disk.
+"""The files a prepared run leaves on disk, first *planned* as `PlannedFile`s.
 
-Everything is first *planned* as a list of `PlannedFile` (path, exact bytes, how it
-is written), so a dry run can print every path and digest without touching the disk,
-and a real run writes exactly those bytes — each through `okstra_core.store`.
-
-Layout under `<project>/.okstra/tasks/<group>/<id>/`::
-
-    runs/<task-type>-<seq>/run-inputs.json        the run request (immutable)
-    runs/<task-type>-<seq>/run-manifest.json      execution identity (schema 2.0)
-    runs/<task-type>-<seq>/lead-prompt.md         rendered lead prompt
-    runs/<task-type>-<seq>/lead-prompt.meta.json  invocation identity of that prompt
-    runs/<task-type>-<seq>/resume.json, resume-lead.sh   (okstra_core.launch)
-    task-manifest.json                            task identity, workflow, index
-    task-index.md                                 rendered
-    timeline.jsonl                                one event per prepare / launch
-
-plus `<project>/.okstra/project.json` (upserted) and the central `runs.jsonl`.
-Every JSON file and JSONL record has its model in `okstra_core.documents`.
+A dry run prints every path and digest without touching the disk; a real run writes
+exactly those bytes through `okstra_core.store`. Under `.okstra/tasks/<group>/<id>/`:
+`runs/<task-type>-<seq>/` (run-inputs.json, run-manifest.json, lead-prompt.md and its
+meta, resume.json, resume-lead.sh), task-manifest.json, task-index.md, timeline.jsonl;
+plus `.okstra/project.json` (upserted) and the central `runs.jsonl`.
 """
 
 from __future__ import annotations
@@ -66,11 +54,7 @@ from ..store import (
     parse_json,
     read_bytes,
 )
-from ..tasks import (
-    TASK_MANIFEST,
-    lower_unfinished,
-    promote_pointer,
-)
+from ..tasks import TASK_MANIFEST, lower_unfinished, promote_pointer
 
 # How long a prepare waits for another prepare of the same task to finish allocating.
 SEQUENCE_LOCK_TIMEOUT = 30.0
@@ -83,13 +67,8 @@ _RUN_NAME = re.compile(r"^(?P<type>[a-z][a-z-]*[a-z])-(?P<seq>\d+)$")
 class PlannedFile:
     """One file write of a run, computed before anything touches the disk.
 
-    Attributes:
-        path: the target.
-        content: the exact bytes (for `append`: the one line appended).
-        action: `immutable` (create once; a different rewrite is refused), `write`
-            (atomic replace), `append` (JSONL line), `upsert` (atomic replace of a
-            file whose unknown keys were kept).
-        mode: the file mode (0o600 for prompts and state; 0o700 for scripts).
+    `action`: `immutable` (create once; a different rewrite is refused), `write` (atomic
+    replace), `append` (`content` is one JSONL line), `upsert` (unknown keys kept).
     """
 
     # Its data names the file and its digest, not its bytes.
@@ -135,11 +114,7 @@ SEQ_OVERRIDE_VARIABLE = "OKSTRA_RUN_SEQ_OVERRIDE"
 
 
 def sequence_override(env: Mapping[str, str]) -> int | None:
-    """`OKSTRA_RUN_SEQ_OVERRIDE`: the sequence number the run must get, or None.
-
-    Raises:
-        UsageError: the value is not a positive integer (the variable named).
-    """
+    """`OKSTRA_RUN_SEQ_OVERRIDE`: the run's sequence number (a positive integer), or None."""
     raw = env.get(SEQ_OVERRIDE_VARIABLE, "").strip()
     if not raw:
         return None
@@ -152,11 +127,7 @@ def sequence_override(env: Mapping[str, str]) -> int | None:
 
 
 def _claim_reserved(path: Path) -> None:
-    """Take a run directory reserved in advance: an empty directory okstra may use.
-
-    Raises:
-        UsageError: it holds files (a run that exists), or is not a plain directory.
-    """
+    """Take a run directory reserved in advance (UsageError unless an empty directory)."""
     st = path.lstat()
     if not stat.S_ISDIR(st.st_mode) or any(path.iterdir()):
         raise UsageError(
@@ -177,31 +148,22 @@ def allocate_run_dir(
 ) -> tuple[int, Path]:
     """Reserve the next run directory. Call with `task_lock(task_root)` held.
 
-    The directory itself is the reservation: a number whose directory exists (even
-    from a prepare that crashed half-way) is never handed out again. With `override`
-    (`OKSTRA_RUN_SEQ_OVERRIDE`) the run gets exactly that number: its directory is
-    created, or taken when it was reserved in advance (empty); a run there is refused.
+    The directory is the reservation: a number whose directory exists (even from a
+    crashed prepare) is never handed out again. With `override` the run gets exactly
+    that number: its directory created, or taken when reserved in advance (empty).
     """
     runs = task_root / "runs"
     make_private_dirs(runs)
-    if override is not None:
-        path = runs / run_name(task_type, override)
-        try:
-            path.mkdir(mode=PRIVATE_DIR_MODE)
-        except FileExistsError:
-            _claim_reserved(path)
-        except OSError as exc:
-            raise os_error(exc, doing="create the run directory", path=path) from None
-        path.chmod(PRIVATE_DIR_MODE)
-        return override, path
-    seq = max(used_sequences(runs, task_type), default=0) + 1
+    seq = max(used_sequences(runs, task_type), default=0) + 1 if override is None else override
     while True:
         path = runs / run_name(task_type, seq)
         try:
             path.mkdir(mode=PRIVATE_DIR_MODE)
         except FileExistsError:
-            seq += 1
-            continue
+            if override is None:
+                seq += 1
+                continue
+            _claim_reserved(path)
         except OSError as exc:
             raise os_error(exc, doing="create the run directory", path=path) from None
         path.chmod(PRIVATE_DIR_MODE)  # mkdir's mode is masked by the umask
@@ -210,13 +172,8 @@ def allocate_run_dir(
 
 @contextlib.contextmanager
 def reservation(run_dir: Path) -> Iterator[None]:
-    """Give a reserved run number back when the run fails before its files are written.
-
-    Planning a run (its launch, the documents it extends) can refuse bad input after
-    the number was reserved; the reserved directory is then removed while it is still
-    empty, so a refused prepare leaves nothing behind. A run whose files began to be
-    written (`IncompleteRunError`) keeps its directory.
-    """
+    """Remove the reserved (still empty) run directory when planning refuses the run; a
+    run whose files began to be written (`IncompleteRunError`) keeps it."""
     try:
         yield
     except IncompleteRunError:
@@ -228,14 +185,8 @@ def reservation(run_dir: Path) -> Iterator[None]:
 
 
 def write_immutable(path: Path, content: bytes, *, mode: int = 0o600) -> bool:
-    """Create `path` with `content` once; rewriting it with different content is refused.
-
-    Returns:
-        True when the file was written, False when it already held the same JSON.
-
-    Raises:
-        PrepareError: the file exists with different content.
-    """
+    """Create `path` with `content` once: True when written, False when it held the same
+    JSON already; PrepareError when it holds different content."""
     if os.path.lexists(path):
         try:
             existing = read_bytes(path, what="run input snapshot", follow=False)
@@ -265,13 +216,8 @@ def apply(files: Iterable[PlannedFile]) -> None:
 
 
 def apply_run(files: Sequence[PlannedFile], *, run_id: str, run_dir: Path) -> None:
-    """`apply` for a run's files; a failure part-way names the run it leaves behind.
-
-    Raises:
-        IncompleteRunError: a write failed after the run directory was reserved; says
-            which files were written and whether the run itself is complete (only a
-            file outside the run directory — an index or log — is missing).
-    """
+    """`apply` for a run's files; a failure part-way is an `IncompleteRunError` naming
+    what was written and whether the run is complete (only files outside it missing)."""
     written: list[Path] = []
     for f in files:
         try:
@@ -289,9 +235,6 @@ def apply_run(files: Sequence[PlannedFile], *, run_id: str, run_dir: Path) -> No
                 complete=complete,
             ) from None
         written.append(f.path)
-
-
-# --------------------------------------------------------------------------- readers
 
 
 @dataclass(frozen=True)
@@ -329,9 +272,6 @@ def read_task_manifest(task_root: Path) -> Existing | None:
     return found
 
 
-# --------------------------------------------------------------------------- builders
-
-
 def build_task_manifest(
     existing: Mapping[str, Any] | None,
     *,
@@ -341,19 +281,8 @@ def build_task_manifest(
     index_entries: Sequence[RoleExecutionIndexEntry | Mapping[str, Any]],
     now: str,
 ) -> dict[str, Any]:
-    """The next task manifest: workflow moved to `task_type` (prepared), index appended.
-
-    Every key okstra does not own is kept, at the top and in `workflow`; okstra's own
-    keys are set through the records (`documents.merged`).
-
-    Args:
-        existing: the current manifest (None for a new task). Unknown keys are kept.
-        identity: the `task` block.
-        task_type: the phase this run prepares.
-        run: the latest-run pointer block.
-        index_entries: this run's role executions, appended to `roleExecutionIndex`.
-        now: ISO timestamp.
-    """
+    """The next task manifest: workflow moved to `task_type` (prepared), this run's
+    `index_entries` appended; keys okstra does not own kept (top and `workflow`)."""
     carried = CarriedTask.of(existing)
     pointer = lower_unfinished(
         promote_pointer(carried.next_recommended_phase), phase_completed=False
@@ -384,10 +313,7 @@ def build_task_manifest(
         # Appended, never rewritten: earlier runs' entries are kept verbatim.
         role_execution_index=[*carried.role_execution_index, *index_entries],
         latest_run=run,
-        latest_run_by_task_type={
-            **carried.latest_run_by_task_type,
-            task_type: latest_run_id(run),
-        },
+        latest_run_by_task_type={**carried.latest_run_by_task_type, task_type: latest_run_id(run)},
     )
 
 
@@ -401,8 +327,7 @@ def build_project_json(
     task_type: str,
     now: str,
 ) -> dict[str, Any]:
-    """Upsert `.okstra/project.json`: every key okstra does not own is kept as is; the
-    earlier okstra's `project_id` becomes `projectId` (the same id)."""
+    """Upsert `.okstra/project.json`, keeping every key okstra does not own."""
     data = upgraded_project(existing)
     tasks = data.get("tasks")
     tasks = dict(tasks) if isinstance(tasks, dict) else {}
@@ -432,21 +357,11 @@ def update_participant(
     *,
     lead_session_id: str | None = None,
 ) -> RunManifest:
-    """Change one participant of the run manifest (its launch, session, end).
+    """Set `changes` (`Participant` field names) on one participant of the run manifest.
 
-    This atomic rewrite of the run manifest is the one mutation a prepared run allows:
-    one read through its record (a manifest of the previous layout is upgraded), a
-    typed edit of the participant, one atomic write.
-
-    Args:
-        run_manifest_path: the run's `run-manifest.json`.
-        participant_ref: e.g. `participant-001`.
-        changes: the participant's fields to set, by their names in `Participant`.
-        lead_session_id: also set the manifest's lead session id (the leader's id).
-
-    Raises:
-        PrepareError: the manifest is missing.
-        DataFileError: it is malformed, or has no such participant.
+    The one mutation a prepared run allows: read through its record, edit, one atomic
+    write. PrepareError: the manifest is missing; DataFileError: malformed, or no such
+    participant.
     """
     if not run_manifest_path.exists():
         raise PrepareError("run manifest not found", path=run_manifest_path)
@@ -461,43 +376,6 @@ def update_participant(
         updated = dataclasses.replace(updated, lead_session_id=lead_session_id)
     atomic_write_bytes(run_manifest_path, updated.to_bytes())
     return updated
-
-
-def mark_leader_launched(
-    run_manifest_path: Path,
-    *,
-    session_ref: str | None,
-    window_ref: str | None,
-    backend: str,
-    now: str,
-    launched_at: str | None = None,
-    extra: Mapping[str, Any] | None = None,
-) -> RunManifest:
-    """Set the leader participant's status to `launched` with its refs.
-
-    Args:
-        run_manifest_path: the run's `run-manifest.json`.
-        session_ref: the lead's session id, when known.
-        window_ref: the tmux window.
-        backend: the launch backend.
-        now: ISO timestamp of this record.
-        launched_at: the exact launch time (a later session lookup starts there);
-            default `now`.
-        extra: more fields to set (the tmux pane, its program and server socket).
-    """
-    return update_participant(
-        run_manifest_path,
-        "participant-001",
-        {
-            "status": "launched",
-            "session_ref": session_ref,
-            "window_ref": window_ref,
-            "launch_backend": backend,
-            "launched_at": launched_at or now,
-            **(extra or {}),
-        },
-        lead_session_id=session_ref,
-    )
 
 
 def record_session_ref(

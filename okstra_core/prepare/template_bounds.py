@@ -1,32 +1,13 @@
 """What a template may cost: render time, output, sizes, loop iterations, recursion.
 
-A workspace may replace any template, and jinja2's sandbox keeps a template away from
-the interpreter but not from the machine: a nested loop runs for hours, `'x' * 10**8`
-builds 100 MB, a macro that calls itself twice per level never ends. A thread cannot
-be stopped from outside (and the app renders on a worker thread, so no signal either),
-so every bound is checked inside the sandbox, by the code the template runs:
-
-* **Time** (`SECONDS`): every call, attribute or item access, operator, filter and
-  every 256th loop iteration looks at the deadline. Time is the rendering thread's
-  processor time (`time.thread_time`): a template spends it all (it cannot sleep or
-  wait for anything), and a machine too busy to give the thread a processor does not
-  make a slow render of a good template a refused one.
-* **Loop iterations** (`ITERATIONS`, all loops of a render together): each `for` loop
-  iterates through `BoundedEnvironment.bounded_iter` (`BoundedCodeGenerator` wraps the
-  loop's iterable in it), and `range()` gives at most `RANGE` numbers.
-* **Sizes**: a string or list a template builds (`*`, `**`, `+`, `%`, `~`, a filter,
-  a method such as `str.center` or `list.extend`) is checked *before* it is built when
-  its size can be known (`'x' * 10**8` never allocates), and after otherwise. The
-  limit is `OUTPUT` beyond the text the template is given (a brief may be large).
-* **Output**: the render is streamed (`render_bounded`) and stops once it has written
-  `OUTPUT` beyond the text it is given.
-* **Recursion** ends in Python's own RecursionError, which the caller reports like any
-  other error a template raises.
-
-The bounds of the render in progress are a `Budget` held in a context variable
-(`bounded`): the filters are wrapped once per process, and a render on the app's
-worker thread has its own. `lipsum` (jinja2's lorem-ipsum generator) is not offered:
-no prompt needs it, and its size is a parameter.
+jinja2's sandbox keeps a (workspace-replaceable) template from the interpreter, not the
+machine, and a rendering thread cannot be stopped from outside, so every bound is
+checked inside the sandbox by the code the template runs: time (`SECONDS` of the
+thread's processor time, looked at on every call, access, operator, filter and 256th
+iteration), loop iterations (`ITERATIONS`, all loops; `range()` at most `RANGE`), sizes
+of what it builds (checked *before* building when knowable) and streamed output (both
+`OUTPUT` beyond the text it is given). Recursion ends in RecursionError. The budget of
+the render in progress is a context variable (`bounded`). `lipsum` is not offered.
 """
 
 from __future__ import annotations
@@ -54,11 +35,9 @@ SECONDS = 5.0
 OUTPUT = 1 << 20  # characters a template may write, or build, beyond its inputs
 RANGE = 100_000  # numbers one range() may give
 ITERATIONS = 1_000_000  # loop iterations of one render, all loops together
-# Filters whose numeric arguments are sizes (a width, a count of slices): each is
-# held to the size limit before the filter runs.
+# Filters whose numeric arguments are sizes, held to the size limit before they run.
 _SIZED_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "slice", "batch"})
-# A width or precision: any number in a str.format spec (`{:>80}`, `{:.3}`), the
-# numbers of a %-conversion (`%-80.3s`; not other digits of the format string).
+# Widths and precisions: any number of a str.format spec, those of a %-conversion.
 _SPEC_NUMBER = re.compile(r"\d+")
 _PERCENT_NUMBERS = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\d*)(?:\.(\d*))?")
 # What `*` and `+` repeat or join.
@@ -91,13 +70,8 @@ def _unit(value: object) -> str:
 
 
 class Budget:
-    """The bounds of one render: a deadline, a size limit, a count of iterations.
-
-    Args:
-        context: what the template is given; the size limit is `OUTPUT` beyond the
-            text it holds (counted only when something comes near `OUTPUT`).
-        seconds: the render time allowed from now, in this thread's processor time.
-    """
+    """The bounds of one render: a deadline (`seconds` of this thread's processor time), a
+    size limit (`OUTPUT` beyond the text of `context`), a count of iterations."""
 
     def __init__(self, context: Mapping[str, Any] | None = None, seconds: float = SECONDS) -> None:
         self.seconds = seconds
@@ -142,10 +116,6 @@ class Budget:
                 # A number of more digits than any size is over the limit as it is.
                 self.check_size(int(number) if len(number) < 19 else self.size + 1, what)
 
-    def check_spec(self, spec: str, what: str) -> None:
-        """The widths and precisions of a str.format spec are sizes too."""
-        self.check_number_text(_SPEC_NUMBER.findall(spec), what)
-
     def check_percent(self, fmt: str, what: str) -> None:
         """The widths and precisions of a %-format are sizes too."""
         for width, precision in _PERCENT_NUMBERS.findall(fmt):
@@ -157,8 +127,7 @@ _CURRENT: ContextVar[Budget] = ContextVar("okstra_template_budget")
 
 @contextmanager
 def bounded(budget: Budget) -> Iterator[Budget]:
-    """Compile and render within `budget` (jinja2 folds constants while it compiles,
-    so compiling runs template code too)."""
+    """Compile and render within `budget` (compiling folds constants: it runs code too)."""
     token = _CURRENT.set(budget)
     try:
         yield budget
@@ -174,11 +143,8 @@ def current() -> Budget:
         raise RuntimeError("a bounded template renders only within `bounded(budget)`") from None
 
 
-# -- sizes known before something is built ------------------------------------------
-
-
 def _joined_size(separator: str, items: list[Any], budget: Budget, what: str) -> None:
-    """The size of `separator.join(items)`, checked item by item (stops early)."""
+    """Check the size of `separator.join(items)`, item by item (stops early)."""
     size = len(separator) * max(0, len(items) - 1)
     budget.check_size(size, what)
     for item in items:
@@ -227,9 +193,6 @@ def _method_args(
     added = sum(len(a) for a in values if isinstance(a, str | list | tuple | dict | set))
     budget.check_size(len(owner) + added, what, _unit(owner))
     return args
-
-
-# -- filters ---------------------------------------------------------------------------
 
 
 def _check_replace(arguments: dict[str, Any], budget: Budget) -> None:
@@ -302,13 +265,9 @@ def _bounded_filters() -> dict[str, Callable[..., Any]]:
     return {name: _bounded_filter(name, f) for name, f in jinja2.filters.FILTERS.items()}
 
 
-# -- the environment and its code ------------------------------------------------------
-
-
 class BoundedBuffer(list[Any]):
-    """Where a block captures the text it writes (`{% set %}…{% endset %}`, a
-    `{% filter %}`, a `{% call %}` body, a macro's body): its size is counted as it
-    grows, so text built inside a block meets the size bound as output does."""
+    """Where a block (`{% set %}`, `{% filter %}`, `{% call %}`, a macro) captures its text,
+    counted as it grows: text built in a block meets the size bound as output does."""
 
     __slots__ = ("size",)
 
@@ -337,9 +296,8 @@ class BoundedBuffer(list[Any]):
 
 
 class BoundedCodeGenerator(CodeGenerator):
-    """jinja2's code generator, with every loop iterating through the environment's
-    `bounded_iter`, every `~` checked by `bounded_concat`, and every block's buffer a
-    `BoundedBuffer`."""
+    """jinja2's code generator: loops through `bounded_iter`, `~` through `bounded_concat`,
+    block buffers `BoundedBuffer`s."""
 
     def buffer(self, frame: Frame) -> None:
         frame.buffer = self.temporary_identifier()
@@ -347,22 +305,12 @@ class BoundedCodeGenerator(CodeGenerator):
 
     def visit_For(self, node: nodes.For, frame: Frame) -> None:
         # environment.call(context, environment.bounded_iter, <iterable>): once per loop.
+        at = node.lineno
         guarded = nodes.Call(
-            nodes.EnvironmentAttribute("bounded_iter"),
-            [node.iter],
-            [],
-            None,
-            None,
-            lineno=node.lineno,
+            nodes.EnvironmentAttribute("bounded_iter"), [node.iter], [], None, None, lineno=at
         )
         loop = nodes.For(
-            node.target,
-            guarded,
-            node.body,
-            node.else_,
-            node.test,
-            node.recursive,
-            lineno=node.lineno,
+            node.target, guarded, node.body, node.else_, node.test, node.recursive, lineno=at
         )
         super().visit_For(loop, frame)
 
@@ -383,8 +331,6 @@ class BoundedEnvironment(jinja2.sandbox.SandboxedEnvironment):
         self.globals["range"] = self.bounded_range
         self.globals.pop("lipsum", None)
         self.filters.update(_bounded_filters())
-
-    # -- what the template's code calls ---------------------------------------------
 
     def bounded_iter(self, iterable: Iterable[Any]) -> Iterator[Any]:
         """Every loop's iterable (see `BoundedCodeGenerator`): counted, and timed."""
@@ -416,8 +362,6 @@ class BoundedEnvironment(jinja2.sandbox.SandboxedEnvironment):
         """The result of `~` (its pieces are bounded: so is what joining them cost)."""
         current().check_size(len(value), "the result of '~'")
         return value
-
-    # -- the sandbox's hooks --------------------------------------------------------
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         budget = current()
@@ -458,7 +402,8 @@ class BoundedEnvironment(jinja2.sandbox.SandboxedEnvironment):
         def bounded_format(*args: Any, **kwargs: Any) -> str:
             budget = current()
             for _, _, field, _ in string.Formatter().parse(spec):
-                budget.check_spec(field or "", what)
+                # The widths and precisions of a str.format spec are sizes too.
+                budget.check_number_text(_SPEC_NUMBER.findall(field or ""), what)
             budget.check_numbers([*args, *kwargs.values()], what)
             result = wrapper(*args, **kwargs)
             budget.check_size(len(result), what)
@@ -468,8 +413,7 @@ class BoundedEnvironment(jinja2.sandbox.SandboxedEnvironment):
 
 
 def render_bounded(template: jinja2.Template, context: Mapping[str, Any]) -> str:
-    """Render `template` (of a `BoundedEnvironment`, within `bounded`) as a stream that
-    stops once it writes past the output limit."""
+    """Render `template` (within `bounded`) as a stream stopped past the output limit."""
     budget = current()
     pieces: list[str] = []
     written = 0

@@ -1,28 +1,10 @@
-"""The jinja2 environment prepare's templates render in, compiled code kept between processes.
+"""The jinja2 environment templates render in (sandboxed, bounded), compiled code kept.
 
-Imported by `okstra_core.prepare.render` only when something is rendered. Every template
-(bundled ones too: a workspace may replace any) renders in jinja2's
-`SandboxedEnvironment`, with StrictUndefined and no autoescaping, and within bounds of
-time, output, size and loop iterations (`template_bounds.BoundedEnvironment`).
-
-Compiling a template to Python code costs more than rendering it, so the compiled
-code is kept between processes, through jinja2's own bytecode cache (`CodeCache`):
-
-* The code is derived data (`okstra_core.derived`, kind `TEMPLATES`): an entry is used
-  only under the derived-data rules (private directories, a regular file of this user
-  that nobody else may write, never through a link, its key and checksum inside);
-  anything else is a miss (the template is compiled as usual). The directory is under
-  the user directories, never the project: a repository cannot plant an entry.
-* The entry's key is derived from jinja2's bucket key (the template's name and file)
-  together with jinja2's version, the Python build, the environment's class and its
-  options (`STAMP`): code compiled by another jinja2 or with other options is never
-  found. Inside, jinja2 stores the checksum of the source it compiled and drops the
-  code when the template's text differs: an edited template is compiled again.
-* The sandbox is not part of the code: the compiled code does every attribute access
-  and call through the environment (`environment.getattr`, `environment.call`), whose
-  sandbox checks run at render time, cached code or not.
-* A cache that cannot be read or written only makes prepare slower: a miss compiles,
-  a failed write is ignored.
+Compiling costs more than rendering, so jinja2's bytecode is kept as derived data
+(`okstra_core.derived`, user directories only: a repository cannot plant an entry),
+keyed by the template and `STAMP` (jinja2, Python, environment class, options); jinja2
+drops code whose source checksum differs. The sandbox checks run at render time through
+the environment, cached code or not. An unreadable cache only makes prepare slower.
 """
 
 from __future__ import annotations
@@ -51,8 +33,7 @@ OPTIONS: dict[str, Any] = {
     "trim_blocks": True,
     "lstrip_blocks": True,
 }
-# The code a template compiles to calls the bounds (`bounded_iter`, `bounded_concat`):
-# the class is part of the cache key, so code compiled without them is never run.
+# The compiled code calls the bounds: the class is in the cache key (`STAMP`).
 ENVIRONMENT = BoundedEnvironment
 # What decides the code jinja2 compiles from a source, besides the source itself.
 STAMP = "\0".join(
@@ -107,10 +88,7 @@ class CodeCache(jinja2.BytecodeCache):
 
 
 def environment(name: str, path: Path, source: str, cache: Path) -> BoundedEnvironment:
-    """An environment that renders `source` (the text of `path`) as template `name`.
-
-    Its compiled code is looked up in, and kept under, the user cache directory `cache`.
-    """
+    """An environment rendering `source` as template `name`, compiled code kept in `cache`."""
     return ENVIRONMENT(
         loader=OneTemplate(name, path, source), bytecode_cache=CodeCache(cache), **OPTIONS
     )

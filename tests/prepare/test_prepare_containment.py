@@ -11,8 +11,8 @@ from prepare_support import request_of
 
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError, PrepareError
+from okstra_core.plans import check_approved_plan
 from okstra_core.prepare import prepare
-from okstra_core.prepare.plan_check import check_approved_plan
 from okstra_core.request import RunRequest
 from okstra_core.tasks import resolve_inside
 

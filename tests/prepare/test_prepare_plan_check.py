@@ -7,14 +7,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from okstra_core.catalog.frontmatter import parse_front_matter
 from okstra_core.errors import DataFileError, PrepareError
-from okstra_core.prepare.plan_check import (
-    TESTS_FORM,
-    check_approved_plan,
-    check_brief,
-    parse_front_matter,
-    split_stages,
-)
+from okstra_core.plans import TESTS_FORM, check_approved_plan, check_brief, split_stages
 
 TASK_REL = ".okstra/tasks/g/t"
 

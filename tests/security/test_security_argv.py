@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from okstra_core.launch.argv import render_argv
+from okstra_core.catalog.argv import render_argv
 from tests.reliability.reliability_support import World, make_world, okstra, prepare_argv
 
 # Every injected command would create a file named PWNED* somewhere we look.

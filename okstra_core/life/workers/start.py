@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from ...catalog import load_catalog
+from ...catalog.argv import placeholders_in
 from ...catalog.settings import TeamSettings
 from ...documents import RunManifest
 from ...documents.worker import WorkerLaunch
 from ...environment import Environment
 from ...errors import UsageError
 from ...launch import mint_session_id, worker_argv
-from ...launch.argv import placeholders_in
 from ...processes.process import Identity, as_pid
 from ...readiness import cli_readiness
 from ...records import config, dataclass
