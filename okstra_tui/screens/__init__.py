@@ -17,8 +17,7 @@ from .role_count import RoleCountScreen
 from .role_model import RoleModelScreen
 from .text import TextScreen
 
-# Presentation only: which screen renders which step kind. Plain picks and texts
-# share the generic screens.
+# Plain picks and texts share the generic screens.
 _BY_STEP_KIND: dict[str, type[PromptScreen]] = {
     "role_count": RoleCountScreen,
     "role_add": RoleAddScreen,

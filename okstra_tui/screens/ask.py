@@ -1,7 +1,5 @@
-"""A yes/no question before a destructive action (stop a running lead, abort a setup).
-
-The answer is No unless the person says yes (`dialog.YesNoScreen`).
-"""
+"""A yes/no question before a destructive action (stop a running lead, abort a setup);
+No unless the person says yes."""
 
 from __future__ import annotations
 
@@ -21,14 +19,8 @@ if TYPE_CHECKING:
 
 
 class AskScreen(YesNoScreen):
-    """Ask before doing something that cannot be undone; No has the focus.
-
-    Args:
-        question: the question (one line, bold).
-        detail: what happens, and what stays (data in it is shown inert).
-        yes: the Yes button's text, from the text catalog (names the action, "Stop (y)").
-        no: the No button's text (e.g. "Keep running (n)").
-    """
+    """Ask before doing something that cannot be undone (No has the focus); `yes` and
+    `no` are the buttons' texts ("Stop (y)", "Keep running (n)")."""
 
     CSS_PATH = stylesheet("ask")
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Yes", "No")
@@ -55,10 +47,8 @@ def stop_question(row: RunRow, text: WizardText) -> AskScreen:
 
 
 def ask_to_stop(screen: Screen[Any], row: RunRow, stop: Callable[[Path], object]) -> None:
-    """Ask "Stop the lead of <run>?" over `screen` (default No); on yes, `stop(run_dir)`.
-
-    A second `s` while the question opens asks nothing more (`screen` is no longer the
-    active one)."""
+    """Ask "Stop the lead of <run>?" over `screen` (default No, asked once); on yes,
+    `stop(run_dir)`."""
     if not screen.is_active:
         return
     run_dir = row.run_dir

@@ -1,8 +1,4 @@
-"""The runs screen's members table: one row per member of the highlighted run's team.
-
-The table is changed in place (`apply_rows`): only the cells that changed are written,
-so a look that found nothing new costs the UI thread one diff.
-"""
+"""The runs screen's members table, changed in place: only the cells that changed."""
 
 from __future__ import annotations
 
@@ -12,15 +8,14 @@ from rich.text import Text
 
 from ..team_view import COLUMNS, MemberRow, table_diff
 
-if TYPE_CHECKING:  # the runs screen's table; its CSS loads with that screen
+if TYPE_CHECKING:  # its CSS loads with the runs screen
     from textual.widgets import DataTable
 
 
 def apply_rows(
     table: DataTable[Text], shown: dict[str, tuple[str, ...]], rows: tuple[MemberRow, ...]
 ) -> bool:
-    """Make `table` (whose rows are `shown`, in order; updated here) show `rows`; whether
-    anything changed."""
+    """Make `table` (showing `shown`, updated here) show `rows`; whether anything changed."""
     diff = table_diff(shown, rows)
     if diff.empty:
         return False

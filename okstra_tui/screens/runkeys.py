@@ -1,5 +1,4 @@
-"""The keys of a screen that lists runs: attach to, stop (after asking) and resume the
-highlighted run's lead — the runs screen's and the start screen's runs tables."""
+"""The keys of a screen that lists runs: attach, stop (after asking), resume the lead."""
 
 from __future__ import annotations
 

@@ -1,17 +1,9 @@
 """The runs screen: this project's runs (all projects with `a`), their lead, their team.
 
-Opened from the command palette, and by Enter on a setup that already launched a run
-(with that run selected). Reading the runs looks at each lead (tmux pane or
-process), which records an exit the first time it is seen — in a worker thread, so
-the screen never waits on tmux. The highlighted run's team (every member, with its
-activity) is looked at again twice a second with no key pressed, in a worker thread: a
-worker that starts, ends or changes activity shows within a second; the UI thread
-only writes the cells that changed.
-
-On the runs table, `t` shows the lead's tmux window, `s` stops the team, `r` resumes
-the lead in this terminal (the app exits first). Tab moves to the members table: the
-highlighted member's last lines show below it, and `a` attaches to it, `s` stops it,
-`f` sends an ended worker a follow-up (`members`).
+The runs are read, and the highlighted run's team looked at twice a second, in worker
+threads; the UI thread only writes the cells that changed. On the runs table `t`
+attaches, `s` stops the team, `r` resumes the lead; on the members table (Tab) `a`
+attaches to the member, `s` stops it, `f` sends an ended worker a follow-up.
 """
 
 from __future__ import annotations
@@ -36,8 +28,7 @@ from .runkeys import RunKeysScreen
 from .send import SendScreen
 from .stale import gone, part, pop
 
-# How often the highlighted run's team is looked at again (in a worker thread): half
-# a second, so that a change shows within a second, the look's own time included.
+# Half a second: a change in the team shows within a second, the look's time included.
 TEAM_REFRESH_SECONDS = 0.5
 
 if TYPE_CHECKING:
@@ -55,8 +46,7 @@ class RunsScreen(RunKeysScreen):
     """
 
     CSS_PATH = stylesheet("runs")
-    # `a` and `s` are the runs table's keys while it has the focus, the members
-    # table's while that one has it (`check_action` turns the others off).
+    # `a` and `s` act on the table that has the focus (`check_action`).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("a", "toggle_all", "All projects"),
@@ -83,8 +73,8 @@ class RunsScreen(RunKeysScreen):
         self.select = select
         self.show_all = project_root is None
         self.rows: list[RunRow] = []
-        # The members table: its rows as shown (in order), each member, the one
-        # highlighted; what the team's labels show; how many looks changed the table.
+        # The members table's rows as shown, its members, the highlighted one, what the
+        # team's labels show, and how many looks changed the table.
         self.member_cells: dict[str, tuple[str, ...]] = {}
         self.members: dict[str, MemberRow] = {}
         self.member_key: str | None = None
@@ -104,7 +94,7 @@ class RunsScreen(RunKeysScreen):
             yield members
             yield Plain("", id="preview-title")
             yield Plain("", id="preview")
-        # Its keys fill 80 columns: the palette (Ctrl+P, listed by `?`) gives way to Help.
+        # Its keys fill 80 columns: no room for the palette's (listed by `?`).
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -182,8 +172,7 @@ class RunsScreen(RunKeysScreen):
 
     @work(thread=True, exclusive=True, group="team")
     def load_team(self) -> None:
-        """Look at the highlighted run's team (off the UI thread); the UI thread only
-        applies what changed (`_show_team`)."""
+        """Look at the highlighted run's team (off the UI thread)."""
         row = self._run()
         look = TeamLook()
         if row is not None:
@@ -209,8 +198,7 @@ class RunsScreen(RunKeysScreen):
                 widget.update(shown)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The members table's keys while it has the focus, the runs table's otherwise
-        (`a` on the lead's row attaches to the lead's window: no `t` there)."""
+        """The members table's keys while it has the focus, the runs table's otherwise."""
         on_members = isinstance(self.focused, DataTable) and self.focused.id == "members"
         if action in self.MEMBER_ACTIONS:
             return on_members
@@ -227,8 +215,6 @@ class RunsScreen(RunKeysScreen):
             return
         self.show_all = not self.show_all
         self.load_runs()
-
-    # -- the members table's actions (its keys, while it has the focus) ---------------
 
     def _member(self) -> tuple[RunRow, MemberRow] | None:
         row = self._run()
@@ -284,8 +270,7 @@ class RunsScreen(RunKeysScreen):
         self.app.call_from_thread(self.load_team)
 
     def action_send_member(self) -> None:
-        """Ask for a follow-up for the member; the core sends it to an ended worker with a
-        resumable session, and says why not for any other (shown inline)."""
+        """Ask for a follow-up for the member (the core says why not, shown inline)."""
         chosen = self._member()
         if chosen is None or not self.is_active:
             return

@@ -1,11 +1,8 @@
 """The start screen: this project's setups and runs, and whether the agent CLIs are ready.
 
-Setups (resume one, newest first; start a new one; delete one) and runs (their lead:
-status, attach, stop, resume) of the current project; `a` shows every project's. The
-runs are read — each lead looked at, an exit recorded the first time it is seen — and
-the one-line doctor summary is computed in worker threads after the first paint, so
-the screen never waits on tmux or the file system. A damaged run is listed as damaged,
-with why. `c` opens the doctor's detail.
+Setups (resume, new, delete) and runs (status, attach, stop, resume) of the current
+project; `a` shows every project's, `c` the doctor's detail. The runs and the one-line
+doctor summary are read in worker threads after the first paint.
 """
 
 from __future__ import annotations
@@ -54,9 +51,8 @@ def summary_task(summary: WizardSummary, text: WizardText) -> str:
 def setup_state(summary: WizardSummary, text: WizardText) -> str:
     """Where a setup is: in progress (step n of ~m), launched as run …, or aborted.
 
-    A setup that prepared a run says which (its newest, from the setup's runs file),
-    whatever its answers say; the step count of one in progress never shows a step
-    past its estimated total (the total is an estimate: it grows as roles are added).
+    A setup that prepared a run names its newest; the step never shows past the
+    estimated total (which grows as roles are added).
     """
     if summary.status == "aborted":
         return text.get("app.start.state.aborted")
@@ -75,10 +71,7 @@ def setup_state(summary: WizardSummary, text: WizardText) -> str:
 def summary_row(
     summary: WizardSummary, now: datetime, text: WizardText, *, project: bool = False
 ) -> Row:
-    """One setup: task, task type, its state (`setup_state`), last update.
-
-    `project`: prefix the task with the setup's project (the all-projects view).
-    """
+    """One setup: task (after its project's name with `project`), type, state, age."""
     task = summary_task(summary, text)
     if project:
         task = f"{_project_name(getattr(summary, 'project_root', ''))}: {task}"
@@ -95,11 +88,7 @@ def summary_row(
 
 
 def default_choice(summaries: Sequence[WizardSummary]) -> str:
-    """What Enter does first: resume the newest unfinished wizard, else a new setup.
-
-    `summaries` is newest first. Only a wizard still in progress counts: a confirmed
-    one has usually been launched already, an aborted or broken one cannot resume.
-    """
+    """What Enter does first: resume the newest wizard in progress, else a new setup."""
     for summary in summaries:
         if summary.status == "in-progress" and summary.problem is None:
             return str(summary.path)
@@ -123,13 +112,13 @@ _WHY = 62
 
 
 def run_row(row: RunRow, text: WizardText, *, project: bool = False) -> Row:
-    """One run: id, task, lead status, age; a damaged one is dimmed with why."""
+    """One run: id, task, lead status, age; a damaged one with why on a second line."""
     task = row.task_key
     if project:
         task = f"{_project_name(str(row.project_root))}: {task}"
     detail = None
     if row.lead is None and row.problem:
-        # Damaged: why, on a second line (without the run's own directory, shown below).
+        # Without the run's own directory (shown below).
         why = row.problem.replace(f"{row.run_dir}/", "").replace("\n", " ")
         detail = f"✗ {why[:_WHY] + '…' if len(why) > _WHY + 1 else why}"
     return Row(
@@ -149,7 +138,7 @@ def doctor_line(report: Report, text: WizardText) -> str:
     ]
     if logged_out:
         parts.append(text.get("app.start.doctor.logged_out", names=", ".join(logged_out)))
-    # A CLI PATH found where the project can put one: said here, detailed behind `c`.
+    # A CLI PATH found where the project can put one.
     unsafe = [c.name for c in report.checks if c.origin is not None and c.origin.risk]
     if unsafe:
         parts.append(text.get("app.start.doctor.unsafe_path", names=", ".join(unsafe)))
@@ -166,9 +155,8 @@ class StartScreen(RunKeysScreen):
         summaries: the wizards `list_wizards` found, newest first (every project's).
         now: the app's clock reading, for "last update".
         error: an error to show (a wizard that could not be opened or deleted).
-        project_root: the directory the app was started in (its project is found
-            upwards, like git); None shows every project.
-        environment: the okstra Environment (tmux, PATH, clock) for runs and doctor.
+        project_root: the directory the app was started in; None shows every project.
+        environment: the okstra Environment for runs and doctor.
     """
 
     CSS_PATH = stylesheet("start")
@@ -208,8 +196,6 @@ class StartScreen(RunKeysScreen):
         self.doctor_text = ""
         self._note: tuple[str | None, str] | None = None
 
-    # -- what is shown ------------------------------------------------------------------
-
     def _roots(self) -> set[Path]:
         roots = {p for p in (self.cwd, self.project_root) if p is not None}
         return {p.resolve() for p in roots}
@@ -234,10 +220,6 @@ class StartScreen(RunKeysScreen):
         rows = [Row(NEW, (text.get("app.start.new"), "", "", ""))]
         rows += [summary_row(s, self.now, text, project=self.show_all) for s in self.summaries]
         return rows
-
-    def _run_rows(self) -> list[Row]:
-        text = ui_text(self)
-        return [run_row(r, text, project=self.show_all) for r in self.runs]
 
     def compose(self) -> ComposeResult:
         text = ui_text(self)
@@ -285,7 +267,7 @@ class StartScreen(RunKeysScreen):
         wizards = part(self, "#wizards", OptionTable)
         if wizards is not None:
             wizards.focus()
-        # After the first paint: nothing here may delay it.
+        # After the first paint: nothing may delay it.
         self.call_after_refresh(self.load_runs)
         self.call_after_refresh(self.check_clis)
 
@@ -300,8 +282,6 @@ class StartScreen(RunKeysScreen):
             error.update(message)
             error.set_class(bool(message), "-visible")
 
-    # -- workers --------------------------------------------------------------------------
-
     @work(thread=True, exclusive=True, group="start-runs")
     def load_runs(self) -> None:
         rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
@@ -315,12 +295,11 @@ class StartScreen(RunKeysScreen):
         self.runs_loaded = True
         table = self.query_one("#runs", OptionTable)
         keep = table.highlighted_value
-        table.set_rows(self._run_rows(), selected=keep)
+        table.set_rows([run_row(r, text, project=self.show_all) for r in rows], selected=keep)
         table.on_resize()
         self.query_one("#run-columns", Plain).update(table.header_text())
         title = text.get("app.start.runs", count=len(rows), where=self._where())
         self.query_one("#runs-title", Plain).update(error or title)
-        # No run: a line saying so instead of an empty list.
         self.query_one("#start").set_class(not rows, "-no-runs")
         self._show_run_detail()
 
@@ -340,22 +319,19 @@ class StartScreen(RunKeysScreen):
         if doctor is not None:
             doctor.update(line)
 
-    # -- the highlighted entries ----------------------------------------------------------
+    def _focused_value(self, selector: str) -> str | None:
+        """The highlighted value of the table `selector` while it has the focus."""
+        table = next(self.query(selector).results(OptionTable), None)
+        return table.highlighted_value if table is not None and table.has_focus else None
 
     def _highlighted(self) -> WizardSummary | None:
         """The summary of the highlighted wizard (None on "New setup" or before compose)."""
-        table = next(self.query("#wizards").results(OptionTable), None)
-        if table is None or not table.has_focus:
-            return None
-        highlighted = table.highlighted_value
-        return next((s for s in self.summaries if str(s.path) == highlighted), None)
+        value = self._focused_value("#wizards")
+        return next((s for s in self.summaries if str(s.path) == value), None)
 
     def _run(self) -> RunRow | None:
         """The highlighted run while the runs table has the focus."""
-        table = next(self.query("#runs").results(OptionTable), None)
-        if table is None or not table.has_focus:
-            return None
-        value = table.highlighted_value
+        value = self._focused_value("#runs")
         return next((r for r in self.runs if str(r.run_dir) == value), None)
 
     def _show_run_detail(self, message: str = "") -> None:
@@ -374,8 +350,7 @@ class StartScreen(RunKeysScreen):
         self.query_one("#run-detail", Plain).update("\n".join(lines))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Actions show in the footer only where they apply: Delete on a setup, the run
-        # actions on a run.
+        # Actions show in the footer only where they apply.
         if action == "delete":
             return self._highlighted() is not None
         if action in ("attach", "stop", "resume"):
@@ -390,8 +365,6 @@ class StartScreen(RunKeysScreen):
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
         self._show_run_detail()
-
-    # -- actions ------------------------------------------------------------------------
 
     def action_delete(self) -> None:
         summary = self._highlighted()

@@ -27,15 +27,8 @@ def entry_text(entry: HistoryEntry) -> Text:
 
 
 class HistoryPanel(OptionList):
-    """Answered steps in the order they were answered (always visible beside a prompt).
-
-    Not in the Tab order: Enter here rewinds, so the panel is entered explicitly
-    (`enter()`, the screen's History key or a click) and left with Escape.
-
-    Args:
-        entries: the wizard's history entries (`step_id`, `answer`, `echo`, `label`).
-        text: the text catalog (panel title, the empty-history line).
-    """
+    """Answered steps in answer order, beside a prompt. Not in the Tab order (Enter here
+    rewinds): entered by `enter()` (History key, click), left with Escape."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select", "Rewind here"),
@@ -68,7 +61,6 @@ class HistoryPanel(OptionList):
         return tuple(self._step_ids)
 
     def on_mount(self) -> None:
-        # The newest answer is where a person looking back most likely wants to go.
         if self._step_ids:
             self.highlighted = len(self._step_ids) - 1
 
@@ -82,7 +74,6 @@ class HistoryPanel(OptionList):
         self.enter()
 
     def on_blur(self) -> None:
-        # Out of the Tab order again as soon as the focus moves elsewhere.
         self.can_focus = False
 
     def action_leave(self) -> None:

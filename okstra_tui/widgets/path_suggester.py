@@ -1,9 +1,7 @@
 """Completion of file paths relative to the project, for the brief and approved plan.
 
-A Textual `Suggester`: as the person types `docs/br`, the input shows the rest of the
-first match in grey (`docs/brief.md`); Tab, Right or End accepts it. Several matches
-complete as far as they agree; a directory completes with its `/` so the next Tab
-goes inside. Hidden entries are offered only when the typed name starts with a dot.
+`docs/br` shows the rest of the first match in grey (`docs/brief.md`). Several matches
+complete as far as they agree; a directory with its `/`; hidden entries only after a dot.
 """
 
 from __future__ import annotations
