@@ -68,28 +68,19 @@ def preloaded() -> tuple[type[DOMNode], ...]:
         for widget, parts in PARTS.items():
             if issubclass(cls, widget):
                 found.update(parts)
-    ordered = sorted(found, key=lambda c: (c.__module__.startswith("okstra_tui"), _name(c)))
-    return tuple(ordered)
+    return tuple(sorted(found, key=_okstra_last))
 
 
-def _name(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
+def _okstra_last(cls: type) -> tuple[bool, str]:
+    return cls.__module__.startswith("okstra_tui"), f"{cls.__module__}.{cls.__qualname__}"
 
 
-def default_css(cls: type[DOMNode]) -> list[tuple[Any, str, int, str]]:
-    """The (location, css, tie breaker, scope) sources Textual adds when `cls` registers."""
-    # `_get_default_css` reads only `_node_bases`: call it for the class, no instance.
-    node: Any = SimpleNamespace(_node_bases=DOMNode._css_bases(cls))
-    return DOMNode._get_default_css(node)
-
-
-def preload(stylesheet: Stylesheet, classes: tuple[type[DOMNode], ...] | None = None) -> None:
-    """Add the default CSS of `classes` (default: `preloaded()`) to `stylesheet`, to be
-    parsed with the rest, once."""
-    if classes is None:
-        classes = preloaded()
-    for cls in classes:
-        for read_from, css, tie_breaker, scope in default_css(cls):
+def preload(stylesheet: Stylesheet) -> None:
+    """Add the default CSS of `preloaded()` to `stylesheet`, to be parsed with the rest."""
+    for cls in preloaded():
+        # `_get_default_css` reads only `_node_bases`: call it for the class, no instance.
+        node: Any = SimpleNamespace(_node_bases=DOMNode._css_bases(cls))
+        for read_from, css, tie_breaker, scope in DOMNode._get_default_css(node):
             stylesheet.add_source(
                 css,
                 read_from=read_from,

@@ -142,9 +142,8 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
 
     def action_help(self) -> None:
         """The keys of the screen shown now (one help screen at a time)."""
-        if isinstance(self.screen, KeysHelpScreen | ModalScreen):
-            return
-        self.push_screen(KeysHelpScreen(self.screen))
+        if not isinstance(self.screen, ModalScreen):  # a help screen is one too
+            self.push_screen(KeysHelpScreen(self.screen))
 
     async def on_event(self, event: events.Event) -> None:
         # A key typed while the app closes has no screen (Textual would raise
@@ -181,11 +180,8 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
 
     def _resumable_project(self) -> Path | None:
         """The project of the open wizard if it is saved and unfinished, else None."""
-        wizard = self.wizard
-        if wizard is None or not self._holding:
-            return None
-        state = wizard.state
-        if not state.answered or state.confirmed or state.aborted:
+        state = self.wizard.state if self.wizard is not None and self._holding else None
+        if state is None or not state.answered or state.confirmed or state.aborted:
             return None
         return Path(state.project_root)
 

@@ -106,7 +106,7 @@ def run_app(argv: Sequence[str]) -> int:
         return 1
     # While the app owns the terminal a SIGINT makes it exit with 130 (after it: `_run`).
     watching = WhileTheAppRuns(app)
-    watching.install()
+    signal.signal(signal.SIGINT, watching)
     try:
         request = app.run()
     finally:
@@ -178,21 +178,13 @@ class WhileTheAppRuns:
             interrupt.now(signum, frame)
             return
         self.seen = True
-        loop.call_soon_threadsafe(self._exit)
-
-    def _exit(self) -> None:
-        self.app.exit(return_code=interrupt.EXIT_INTERRUPTED)
-
-    def install(self) -> None:
-        signal.signal(signal.SIGINT, self)
+        loop.call_soon_threadsafe(self.app.exit, None, interrupt.EXIT_INTERRUPTED)
 
 
 def wants_version(args: Sequence[str]) -> bool:
     """`--version` anywhere before a `--` (after which words are operands)."""
     words = list(args)
-    if "--" in words:
-        words = words[: words.index("--")]
-    return "--version" in words
+    return "--version" in words[: words.index("--") if "--" in words else None]
 
 
 def cli() -> NoReturn:

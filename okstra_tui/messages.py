@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from okstra_core.records import dataclass, field
+from okstra_core.records import dataclass
 
 if TYPE_CHECKING:
     from okstra_core.launch import PreflightResult
@@ -29,11 +29,11 @@ class LaunchRequest:
 
     argv: tuple[str, ...]
     cwd: Path
-    env: Mapping[str, str] | None = field(default=None)
+    env: Mapping[str, str] | None = None
     # The run it leads: okstra stays the CLI's parent and records its exit there.
-    run_dir: Path | None = field(default=None)
+    run_dir: Path | None = None
     # The lead of an earlier launch, resumed (recorded as running again).
-    resumed: bool = field(default=False)
+    resumed: bool = False
 
 
 @dataclasses.dataclass

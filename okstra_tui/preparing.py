@@ -195,17 +195,13 @@ class PreparingApp(App[LaunchRequest | None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # exit_on_error=False keeps the app alive: show what broke.
-        if event.state != WorkerState.ERROR:
+        screen = self.shown
+        if event.state != WorkerState.ERROR or screen is None:
             return
         error = event.worker.error
         text = self.text.get("app.internal_error", kind=type(error).__name__, error=error)
-        screen = self.shown
-        if screen is None:
-            return
-        if event.worker.group == "prepare":
-            screen.post_message(PrepareFailed(text))
-        else:
-            screen.post_message(PreflightChecked(error=text))
+        failed = event.worker.group == "prepare"
+        screen.post_message(PrepareFailed(text) if failed else PreflightChecked(error=text))
 
     def on_prepare_failed(self, message: PrepareFailed) -> None:
         # The launch screen has shown the error (the message bubbles up from it).

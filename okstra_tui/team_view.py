@@ -90,20 +90,19 @@ def look_team(
         return TeamLook(title=inert(exc.render()))
     activity = lead_activity(run, environment) if lead.alive else None
     pane = list(activity.lines) if activity is not None else []
-    rows: list[MemberRow] = []
-    for state in team:
-        if state.leader:
-            shown = lead.label()
-            now = activity.state if activity is not None else None
-            rows.append(member_row(state, shown=shown, activity=now, last=_last(pane)))
-        else:
-            rows.append(member_row(state))
+    now = activity.state if activity is not None else None
+    rows = tuple(
+        member_row(state, shown=lead.label(), activity=now, last=_last(pane))
+        if state.leader
+        else member_row(state)
+        for state in team
+    )
     chosen = next((r for r in rows if r.key == selected), None) or next(
         (r for r in rows if r.leader), None
     )
     title = text.get("app.team.title", count=len(rows))
     if chosen is None:
-        return TeamLook(rows=tuple(rows), title=title)
+        return TeamLook(rows=rows, title=title)
     if chosen.leader:
         lines = pane[-PREVIEW_LINES:]
         where = text.get("app.team.preview_pane" if pane else "app.team.preview_none")
@@ -112,7 +111,7 @@ def look_team(
         where = text.get("app.team.preview_log")
     preview_title = text.get("app.team.preview", who=inert(chosen.short), where=where)
     return TeamLook(
-        rows=tuple(rows),
+        rows=rows,
         title=title,
         preview_title=preview_title,
         preview=tuple(inert(line) for line in lines),

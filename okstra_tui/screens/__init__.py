@@ -8,12 +8,10 @@ from pathlib import Path
 from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.confirm import Confirmation
 
-from .base import PromptScreen
+from .base import PickScreen, PromptScreen
 from .confirm import ConfirmScreen
 from .edit import EditScreen
-from .pick import PickScreen
-from .role_add import RoleAddScreen
-from .role_count import RoleCountScreen
+from .role_count import RoleAddScreen, RoleCountScreen
 from .role_model import RoleModelScreen
 from .text import TextScreen
 

@@ -21,10 +21,11 @@ from okstra_core.wizard.text import WizardText
 
 from ..keys import HELP_PANEL_BINDINGS, keys_markdown
 from ..messages import Answered, BackRequested, DefaultsRequested, EditRequested, RewindRequested
-from ..resources import help_text, ui_text
+from ..resources import help_text, stylesheet, ui_text
 from ..widgets import HistoryPanel, KeysFooter, OptionTable, Plain, Row
+from .dialog import on_yes
 from .discard import DiscardScreen
-from .stale import part
+from .stale import part, show_error
 
 
 def progress_text(progress: tuple[int, int], text: WizardText) -> str:
@@ -108,10 +109,7 @@ class PromptScreen(Screen[None]):
 
     def show_error(self, message: str) -> None:
         """Show a refused answer inline; the screen stays usable."""
-        error = part(self, "#error", Plain)
-        if error is not None:
-            error.update(message)
-            error.set_class(bool(message), "-visible")
+        show_error(self, message)
 
     def clear_error(self) -> None:
         self.show_error("")
@@ -128,15 +126,10 @@ class PromptScreen(Screen[None]):
 
     def _after_discard_check(self, message: RewindRequested | BackRequested) -> None:
         """Post `message` to the app — after asking, when typed text would be lost."""
-        if not self.unsaved_text():
+        if self.unsaved_text():
+            on_yes(self, DiscardScreen(self.unsaved_text()), lambda: self.post_message(message))
+        else:
             self.post_message(message)
-            return
-
-        def answered(discard: bool | None) -> None:
-            if discard:
-                self.post_message(message)
-
-        self.app.push_screen(DiscardScreen(self.unsaved_text()), answered)
 
     def on_rewind_requested(self, message: RewindRequested) -> None:
         if message.checked:  # the app rewinds
@@ -158,19 +151,6 @@ class PromptScreen(Screen[None]):
         self.post_message(EditRequested())
 
 
-def option_rows(prompt: Prompt) -> list[Row]:
-    """The prompt's options as rows: the label, its summary (if any), disabled reason."""
-    return [
-        Row(
-            value=o.value,
-            cells=(o.label,),
-            disabled_reason=o.disabled_reason,
-            detail=o.meta.get("summary") or None,
-        )
-        for o in prompt.options
-    ]
-
-
 class ChoiceScreen(PromptScreen):
     """A prompt answered by choosing one row of an option table (the default highlighted);
     from the task type on, `d` takes every default up to the confirmation."""
@@ -190,7 +170,11 @@ class ChoiceScreen(PromptScreen):
         self.post_message(DefaultsRequested(step=self.prompt.id))
 
     def rows(self) -> list[Row]:
-        return option_rows(self.prompt)
+        """The options as rows: the label, its summary (if any), disabled reason."""
+        return [
+            Row(o.value, (o.label,), o.disabled_reason, detail=o.meta.get("summary") or None)
+            for o in self.prompt.options
+        ]
 
     def compose_body(self) -> ComposeResult:
         yield OptionTable(self.rows(), selected=self.prompt.default, id="options")
@@ -209,3 +193,9 @@ class ChoiceScreen(PromptScreen):
         event.stop()
         self.clear_error()
         self.post_message(Answered(event.option.id, step=self.prompt.id))
+
+
+class PickScreen(ChoiceScreen):
+    """A plain pick prompt: task, task type, reuse, directive or related-tasks choice."""
+
+    CSS_PATH = stylesheet("pick")

@@ -24,8 +24,9 @@ from ..messages import Answered, PreflightChecked
 from ..resources import stylesheet, ui_text
 from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.preview import preview_text, preview_title
-from .ask import abort_question
+from .ask import ask
 from .base import PromptScreen
+from .dialog import on_yes
 from .guard import GuardedScreen
 from .stale import gone, part
 
@@ -173,21 +174,12 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
     def action_answer(self, value: str) -> None:
         if not self.armed:
             return
-        if value == "abort":
-            self._ask_abort()
-            return
-        self._answer(value)
-
-    def _ask_abort(self) -> None:
-        """Abort closes the setup for good: asked first, No by default."""
-        if not self.is_active:
-            return  # a second `a` while the question opens
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._answer("abort")
-
-        self.app.push_screen(abort_question(ui_text(self)), answered)
+        if value != "abort":
+            self._answer(value)
+        elif self.is_active:  # not for a second `a` while the question opens
+            # Abort closes the setup for good: asked first, No by default.
+            question = ask(ui_text(self), "app.ask.abort", "abort")
+            on_yes(self, question, lambda: self._answer("abort"))
 
     def _answer(self, value: str) -> None:
         if any(o.value == value and o.disabled_reason is None for o in self.prompt.options):

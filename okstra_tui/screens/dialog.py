@@ -6,14 +6,14 @@ answer no. A dialog closes once (`stale.close`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import ClassVar, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, NamedTuple
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer
 from textual.widgets.button import ButtonVariant
 
@@ -37,6 +37,16 @@ def answer_keys(yes: str, no: str) -> list[BindingType]:
         Binding("y", "answer(True)", yes),
         Binding("n,escape", "answer(False)", no),
     ]
+
+
+def on_yes(screen: Screen[Any], dialog: Screen[bool], then: Callable[[], object]) -> None:
+    """Show `dialog` over `screen`; on a yes, `then()`."""
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            then()
+
+    screen.app.push_screen(dialog, answered)
 
 
 class YesNoScreen(ModalScreen[bool]):

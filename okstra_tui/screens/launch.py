@@ -213,12 +213,12 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         if gone(self):
             return  # prepare's messages still arrive after the screen was replaced
         text = Text()
+        last = len(self.steps) - 1
         for i, step in enumerate(self.steps):
-            running = i == len(self.steps) - 1 and not self.finished
             text.append("\n" if i else "")
-            if running:
+            if i == last and not self.finished:
                 text.append("… ", style="bold yellow")
-            elif self.failed and i == len(self.steps) - 1:
+            elif i == last and self.failed:
                 text.append("✗ ", style="bold red")
             else:
                 text.append("✓ ", style="bold green")

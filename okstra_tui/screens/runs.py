@@ -20,10 +20,10 @@ from textual.widgets import DataTable, Footer, Header
 
 from .. import run_actions
 from ..resources import stylesheet, ui_text
-from ..team_view import COLUMNS, MemberRow, TeamLook, team_of
+from ..team_view import COLUMNS, MemberRow, TeamLook, table_diff, team_of
 from ..widgets import Plain, line
-from .ask import AskScreen
-from .members import apply_rows
+from .ask import ask
+from .dialog import on_yes
 from .runkeys import RunKeysScreen
 from .send import SendScreen
 from .stale import gone, part, pop
@@ -36,14 +36,33 @@ if TYPE_CHECKING:
     from okstra_core.life.runs import RunRow
 
 
-class RunsScreen(RunKeysScreen):
-    """Runs, newest first, with the lead's status.
+def apply_rows(
+    table: DataTable[Text], shown: dict[str, tuple[str, ...]], rows: tuple[MemberRow, ...]
+) -> bool:
+    """Make `table` (showing `shown`, updated here) show `rows`, writing only what changed;
+    whether anything changed."""
+    diff = table_diff(shown, rows)
+    if diff.empty:
+        return False
+    if diff.rebuild:
+        table.clear()
+        shown.clear()
+        diff = table_diff(shown, rows)
+    for key in diff.remove:
+        table.remove_row(key)
+        del shown[key]
+    for key, column, cell in diff.update:
+        table.update_cell(key, COLUMNS[column], Text(cell), update_width=True)
+    for row in diff.add:
+        table.add_row(*(Text(cell) for cell in row.cells), key=row.key)
+    for row in rows:
+        shown[row.key] = row.cells
+    return True
 
-    Args:
-        project_root: the project whose runs are listed (None: every project's).
-        environment: the okstra Environment (tmux, clock).
-        select: a run directory to put the cursor on once the runs are read.
-    """
+
+class RunsScreen(RunKeysScreen):
+    """Runs, newest first, with the lead's status, of `project_root` (None: every
+    project's); the cursor goes to the run `select` once the runs are read."""
 
     CSS_PATH = stylesheet("runs")
     # `a` and `s` act on the table that has the focus (`check_action`).
@@ -132,12 +151,9 @@ class RunsScreen(RunKeysScreen):
             )
             # A str cell would be read as markup: each is a Text of the inert value.
             table.add_row(*(Text(line(cell)) for cell in cells), key=str(row.run_dir))
-        if self.select is not None:
-            wanted = str(self.select)
-            for index, row in enumerate(rows):
-                if str(row.run_dir) == wanted:
-                    table.move_cursor(row=index)
-                    break
+        runs = [str(row.run_dir) for row in rows]
+        if self.select is not None and str(self.select) in runs:
+            table.move_cursor(row=runs.index(str(self.select)))
         where = text.get("app.runs.all") if self.show_all else str(self.project_root)
         title = text.get("app.runs.title", where=where, count=len(rows))
         self.query_one("#title", Plain).update(error or title)
@@ -241,20 +257,11 @@ class RunsScreen(RunKeysScreen):
         if chosen is None or not self.is_active:
             return
         row, member = chosen
-        text = ui_text(self)
         kind = "lead" if member.leader else "worker"
-        question = AskScreen(
-            text.get(f"app.team.stop_{kind}_question", who=member.short, run=row.run_id),
-            text.get(f"app.team.stop_{kind}_detail", who=member.short),
-            yes=text.get("app.ask.stop_yes"),
-            no=text.get("app.ask.stop_no"),
+        question = ask(
+            ui_text(self), f"app.team.stop_{kind}", "stop", who=member.short, run=row.run_id
         )
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._stop_member(row.run_dir, member)
-
-        self.app.push_screen(question, answered)
+        on_yes(self, question, lambda: self._stop_member(row.run_dir, member))
 
     @work(thread=True, group="member-stop")
     def _stop_member(self, run_dir: Path, member: MemberRow) -> None:

@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 from textual.screen import Screen
 from textual.widget import Widget
 
+from ..widgets import Plain
+
 T = TypeVar("T")
 W = TypeVar("W", bound=Widget)
 
@@ -35,6 +37,14 @@ def part(screen: Screen[Any], selector: str, kind: type[W]) -> W | None:
     if gone(screen):
         return None
     return next(screen.query(selector).results(kind), None)
+
+
+def show_error(screen: Screen[Any], message: str) -> None:
+    """Show `message` in the screen's `#error` line (hidden when empty)."""
+    error = part(screen, "#error", Plain)
+    if error is not None:
+        error.update(message)
+        error.set_class(bool(message), "-visible")
 
 
 def gone(screen: Screen[Any]) -> bool:

@@ -31,9 +31,10 @@ from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Plain, Row
 from .delete import DeleteWizardScreen
+from .dialog import on_yes
 from .doctor import DoctorScreen
 from .runkeys import RunKeysScreen
-from .stale import gone, part
+from .stale import gone, part, show_error
 
 if TYPE_CHECKING:
     from okstra_core.life.doctor import Report
@@ -89,10 +90,8 @@ def summary_row(
 
 def default_choice(summaries: Sequence[WizardSummary]) -> str:
     """What Enter does first: resume the newest wizard in progress, else a new setup."""
-    for summary in summaries:
-        if summary.status == "in-progress" and summary.problem is None:
-            return str(summary.path)
-    return NEW
+    resumable = (s for s in summaries if s.status == "in-progress" and s.problem is None)
+    return next((str(s.path) for s in resumable), NEW)
 
 
 def _project_name(root: str | None) -> str:
@@ -102,9 +101,7 @@ def _project_name(root: str | None) -> str:
 def in_project(summary: WizardSummary, roots: set[Path]) -> bool:
     """Whether a setup belongs to the current project (a broken one always shows)."""
     root = getattr(summary, "project_root", "")
-    if not root:
-        return True
-    return Path(root) in roots
+    return not root or Path(root) in roots
 
 
 # How much of a damaged run's reason its row shows (the whole reason shows below).
@@ -131,7 +128,6 @@ def run_row(row: RunRow, text: WizardText, *, project: bool = False) -> Row:
 def doctor_line(report: Report, text: WizardText) -> str:
     """`3 of 5 agent CLIs ready · tmux ok — c: details` (one line)."""
     ready, total = report.ready_count()
-    tmux = report.tmux
     parts = [text.get("app.start.doctor.ready", ready=ready, total=total)]
     logged_out = [
         c.name for c in report.providers if c.ok and not c.disabled and c.logged_in is False
@@ -142,9 +138,8 @@ def doctor_line(report: Report, text: WizardText) -> str:
     unsafe = [c.name for c in report.checks if c.origin is not None and c.origin.risk]
     if unsafe:
         parts.append(text.get("app.start.doctor.unsafe_path", names=", ".join(unsafe)))
-    parts.append(
-        text.get("app.start.doctor.tmux_ok" if tmux and tmux.ok else "app.start.doctor.no_tmux")
-    )
+    tmux_ok = report.tmux is not None and report.tmux.ok
+    parts.append(text.get("app.start.doctor.tmux_ok" if tmux_ok else "app.start.doctor.no_tmux"))
     return text.get("app.start.doctor.line", summary=" · ".join(parts))
 
 
@@ -156,7 +151,6 @@ class StartScreen(RunKeysScreen):
         now: the app's clock reading, for "last update".
         error: an error to show (a wizard that could not be opened or deleted).
         project_root: the directory the app was started in; None shows every project.
-        environment: the okstra Environment for runs and doctor.
     """
 
     CSS_PATH = stylesheet("start")
@@ -277,10 +271,14 @@ class StartScreen(RunKeysScreen):
             target.update(message.table.header_text())
 
     def show_error(self, message: str) -> None:
-        error = part(self, "#error", Plain)
-        if error is not None:
-            error.update(message)
-            error.set_class(bool(message), "-visible")
+        show_error(self, message)
+
+    def _fill(self, table_id: str, columns_id: str, rows: list[Row]) -> None:
+        """Show `rows` in a table, the highlighted row kept, its headings laid out again."""
+        table = self.query_one(table_id, OptionTable)
+        table.set_rows(rows, selected=table.highlighted_value)
+        table.on_resize()
+        self.query_one(columns_id, Plain).update(table.header_text())
 
     @work(thread=True, exclusive=True, group="start-runs")
     def load_runs(self) -> None:
@@ -293,11 +291,7 @@ class StartScreen(RunKeysScreen):
         text = ui_text(self)
         self.runs = rows
         self.runs_loaded = True
-        table = self.query_one("#runs", OptionTable)
-        keep = table.highlighted_value
-        table.set_rows([run_row(r, text, project=self.show_all) for r in rows], selected=keep)
-        table.on_resize()
-        self.query_one("#run-columns", Plain).update(table.header_text())
+        self._fill("#runs", "#run-columns", [run_row(r, text, project=self.show_all) for r in rows])
         title = text.get("app.start.runs", count=len(rows), where=self._where())
         self.query_one("#runs-title", Plain).update(error or title)
         self.query_one("#start").set_class(not rows, "-no-runs")
@@ -371,23 +365,14 @@ class StartScreen(RunKeysScreen):
         if summary is None or not self.is_active:
             return  # a second `d` while the first dialog opens: one dialog
         path = Path(summary.path)
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.post_message(DeleteRequested(path))
-
-        self.app.push_screen(
-            DeleteWizardScreen(summary_task(summary, ui_text(self)), path), confirmed
-        )
+        question = DeleteWizardScreen(summary_task(summary, ui_text(self)), path)
+        on_yes(self, question, lambda: self.post_message(DeleteRequested(path)))
 
     def action_toggle_all(self) -> None:
         if self.cwd is None or gone(self):
             return
         self.show_all = not self.show_all
-        table = self.query_one("#wizards", OptionTable)
-        table.set_rows(self._setup_rows(), selected=table.highlighted_value)
-        table.on_resize()
-        self.query_one("#columns", Plain).update(table.header_text())
+        self._fill("#wizards", "#columns", self._setup_rows())
         self.query_one("#setups-title", Plain).update(self._setups_title())
         self.query_one("#empty", Static).set_class(not self.summaries, "-visible")
         self.query_one("#runs-title", Plain).update(ui_text(self).get("app.runs.loading"))

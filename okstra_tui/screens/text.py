@@ -157,10 +157,6 @@ class TextScreen(PromptScreen):
     def action_submit(self) -> None:
         self.post_message(Answered(self.answer_text(), step=self.prompt.id))
 
-    def _editor(self) -> list[str]:
-        env = getattr(getattr(self.app, "environment", None), "env", os.environ)
-        return editor_command(env)
-
     def action_open_editor(self) -> None:
         """Edit the brief (a file, its path put here) or the directive (as text)."""
         if self.multiline:
@@ -173,12 +169,10 @@ class TextScreen(PromptScreen):
         typed = box.value.strip() or DEFAULT_BRIEF
         path = self.project_root / os.path.expanduser(typed)  # an absolute path stays
         root = self.project_root.resolve()
-        try:
-            path.resolve().relative_to(root)
-        except ValueError:
+        if not path.resolve().is_relative_to(root):
             self.show_error(text.get("app.text.editor_outside", path=typed, root=root))
             return
-        command = [*self._editor(), str(path)]
+        command = self._editor_on(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             result = self._run_editor(command)
@@ -206,7 +200,7 @@ class TextScreen(PromptScreen):
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(area.text)
-            command = [*self._editor(), str(path)]
+            command = self._editor_on(path)
             try:
                 result = self._run_editor(command)
                 edited = path.read_text(encoding="utf-8") if result == 0 else None
@@ -222,6 +216,10 @@ class TextScreen(PromptScreen):
         area.move_cursor(area.document.end)
         self.clear_error()
         area.focus()
+
+    def _editor_on(self, path: Path) -> list[str]:
+        env = getattr(getattr(self.app, "environment", None), "env", os.environ)
+        return [*editor_command(env), str(path)]
 
     def _run_editor(self, command: list[str]) -> int:
         """Run the editor with the terminal handed to it; its exit code."""

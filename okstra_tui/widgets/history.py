@@ -48,7 +48,7 @@ class HistoryPanel(OptionList):
         super().__init__(id=id)
         self.border_title = text.get("app.history.title")
         self.can_focus = False
-        self._step_ids = [e.step_id for e in entries]
+        self.step_ids = tuple(e.step_id for e in entries)
         if entries:
             self.add_options(Option(entry_text(e), id=e.step_id) for e in entries)
         else:
@@ -56,17 +56,13 @@ class HistoryPanel(OptionList):
                 Option(Text(text.get("app.history.empty"), style="italic"), disabled=True)
             )
 
-    @property
-    def step_ids(self) -> tuple[str, ...]:
-        return tuple(self._step_ids)
-
     def on_mount(self) -> None:
-        if self._step_ids:
-            self.highlighted = len(self._step_ids) - 1
+        if self.step_ids:  # the newest answer
+            self.highlighted = len(self.step_ids) - 1
 
     def enter(self) -> None:
         """Take the focus (the only way in: the panel is not in the Tab order)."""
-        if self._step_ids:
+        if self.step_ids:
             self.can_focus = True
             self.focus()
 

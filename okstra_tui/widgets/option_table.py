@@ -152,18 +152,20 @@ class OptionTable(OptionList):
     def set_rows(self, rows: Sequence[Row], *, selected: str | None = None) -> None:
         """Replace the rows and highlight `selected` (else the first enabled row)."""
         self._rows = [inert_row(row) for row in rows]
-        widths = self._column_widths()
         self.clear_options()
-        said = _said_above(self._rows)
         self.add_options(
-            Option(
-                render_row(r, widths, stacked=self._stacked, reason=not above),
-                id=r.value,
-                disabled=r.disabled_reason is not None,
-            )
-            for r, above in zip(self._rows, said, strict=True)
+            Option(shown, id=r.value, disabled=r.disabled_reason is not None)
+            for r, shown in zip(self._rows, self._rendered(), strict=True)
         )
         self.select_value(selected)
+
+    def _rendered(self, widths: list[int] | None = None) -> list[Text]:
+        """Each row as drawn now (its disabled reason once for rows in a row giving it)."""
+        widths = widths or self._column_widths()
+        return [
+            render_row(r, widths, stacked=self._stacked, reason=not above)
+            for r, above in zip(self._rows, _said_above(self._rows), strict=True)
+        ]
 
     def on_resize(self) -> None:
         # Columns side by side when they fit, else stacked: nothing is cut off.
@@ -172,21 +174,15 @@ class OptionTable(OptionList):
         stacked = any(line_width(r, widths) > width for r in self._rows)
         if stacked != self._stacked:
             self._stacked = stacked
-            said = _said_above(self._rows)
-            for index, row in enumerate(self._rows):
-                shown = render_row(row, widths, stacked=stacked, reason=not said[index])
+            for index, shown in enumerate(self._rendered(widths)):
                 self.replace_option_prompt_at_index(index, shown)
             self.post_message(self.LayoutChanged(self))
 
     def select_value(self, value: str | None) -> None:
         """Highlight the row answering `value`; fall back to the first enabled row."""
-        index = next(
-            (i for i, r in enumerate(self._rows) if r.value == value and r.disabled_reason is None),
-            None,
-        )
-        if index is None:
-            index = next((i for i, r in enumerate(self._rows) if r.disabled_reason is None), None)
-        self.highlighted = index
+        enabled = [i for i, r in enumerate(self._rows) if r.disabled_reason is None]
+        first = enabled[0] if enabled else None
+        self.highlighted = next((i for i in enabled if self._rows[i].value == value), first)
 
     @property
     def highlighted_value(self) -> str | None:
