@@ -1,24 +1,14 @@
 """Every stylesheet the app uses, read before its first screen: CSS parsed once.
 
-Textual parses its whole stylesheet again each time a source is added to it: a screen
-class with a stylesheet of its own shown for the first time, or a widget class with a
-`DEFAULT_CSS` mounted for the first time. Walked lazily, a setup added one source at
-almost every new screen and parsed the whole stylesheet fifteen times. The app instead
-lists the screens' stylesheets in its own `CSS_PATH` (every `screens/*.tcss`, found by
-`resources.stylesheets`) and adds the default CSS of the widget classes its screens
-mount before the first parse (`preload`); when a widget registers later, Textual finds
-its source already there and parses nothing.
-
-Nothing is registered by hand: the classes are found (`preloaded`) by walking the
-modules of `okstra_tui.screens` and `okstra_tui.widgets` — every screen and widget
-class they define or import from Textual — plus the parts Textual composes inside its
-own widgets (`PARTS`, which changes only with the pinned Textual). A new screen, or a
-screen mounting another Textual widget, needs no registration. A screen off the setup
-path whose Textual widgets carry heavy CSS can be left to load its CSS when it opens
-(`LATE`).
-`tests/tui/test_tui_perf_guards.py` walks a whole setup and fails if the stylesheet is
-parsed after the first screen, naming the class whose CSS came late (a Textual widget
-whose own parts are missing from `PARTS`).
+Textual parses its whole stylesheet again each time a source is added (a screen or
+widget class with CSS of its own, shown first): lazily, a setup parsed it fifteen times.
+The app lists every `screens/*.tcss` in its `CSS_PATH` and, before the first parse,
+adds the default CSS of every widget and screen class the modules of
+`okstra_tui.screens` and `okstra_tui.widgets` define or import (`preloaded`), plus the
+parts Textual composes inside its own widgets (`PARTS`); screens off the setup path
+with heavy Textual CSS load theirs when they open (`LATE`).
+`tests/tui/test_tui_perf_guards.py` fails if the stylesheet is parsed after the first
+screen, naming the class whose CSS came late.
 """
 
 from __future__ import annotations
@@ -39,8 +29,6 @@ from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 from textual.widgets._header import HeaderClock, HeaderClockSpace, HeaderIcon, HeaderTitle
 from textual.widgets._progress_bar import Bar, ETAStatus, PercentageStatus
 
-# The parts Textual composes inside its own widgets: mounted with them, named nowhere
-# in okstra's modules.
 PARTS: dict[type[Widget], tuple[type[Widget], ...]] = {
     Header: (HeaderIcon, HeaderTitle, HeaderClockSpace, HeaderClock),
     Footer: (FooterKey, FooterLabel, KeyGroup),
@@ -48,10 +36,7 @@ PARTS: dict[type[Widget], tuple[type[Widget], ...]] = {
     ProgressBar: (Bar, PercentageStatus, ETAStatus),
 }
 
-# Screens off the setup path whose Textual widgets are not preloaded: their CSS is read
-# (and the stylesheet parsed again) when such a screen first opens, not before every
-# setup's first screen. The runs screen's `DataTable` alone would make the first parse
-# about half as long again.
+# The runs screen's `DataTable` alone would make the first parse half as long again.
 LATE: frozenset[str] = frozenset({"okstra_tui.screens.runs"})
 
 
@@ -71,10 +56,8 @@ def _widget_classes(module: ModuleType) -> list[type[Widget]]:
 
 @cache
 def preloaded() -> tuple[type[DOMNode], ...]:
-    """Every class whose default CSS the app reads before its first screen.
-
-    Textual's classes come first, then okstra's, each group in a fixed order.
-    """
+    """Every class whose default CSS the app reads before its first screen (Textual's
+    first, then okstra's, each in a fixed order)."""
     from . import screens, widgets
 
     found: set[type[Widget]] = set()
@@ -85,28 +68,19 @@ def preloaded() -> tuple[type[DOMNode], ...]:
         for widget, parts in PARTS.items():
             if issubclass(cls, widget):
                 found.update(parts)
-    ordered = sorted(found, key=lambda c: (c.__module__.startswith("okstra_tui"), _name(c)))
-    return tuple(ordered)
+    return tuple(sorted(found, key=_okstra_last))
 
 
-def _name(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
+def _okstra_last(cls: type) -> tuple[bool, str]:
+    return cls.__module__.startswith("okstra_tui"), f"{cls.__module__}.{cls.__qualname__}"
 
 
-def default_css(cls: type[DOMNode]) -> list[tuple[Any, str, int, str]]:
-    """The (location, css, tie breaker, scope) sources Textual adds when `cls` registers."""
-    # `_get_default_css` reads only `_node_bases`: call it for the class, no instance.
-    node: Any = SimpleNamespace(_node_bases=DOMNode._css_bases(cls))
-    return DOMNode._get_default_css(node)
-
-
-def preload(stylesheet: Stylesheet, classes: tuple[type[DOMNode], ...] | None = None) -> None:
-    """Add the default CSS of `classes` (default: `preloaded()`) to `stylesheet`, to be
-    parsed with the rest, once."""
-    if classes is None:
-        classes = preloaded()
-    for cls in classes:
-        for read_from, css, tie_breaker, scope in default_css(cls):
+def preload(stylesheet: Stylesheet) -> None:
+    """Add the default CSS of `preloaded()` to `stylesheet`, to be parsed with the rest."""
+    for cls in preloaded():
+        # `_get_default_css` reads only `_node_bases`: call it for the class, no instance.
+        node: Any = SimpleNamespace(_node_bases=DOMNode._css_bases(cls))
+        for read_from, css, tie_breaker, scope in DOMNode._get_default_css(node):
             stylesheet.add_source(
                 css,
                 read_from=read_from,

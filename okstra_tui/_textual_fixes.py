@@ -1,46 +1,11 @@
 """Fixes for what the pinned Textual gets wrong: a quarantine, applied by `make_app`.
 
-Each fix replaces one method of a Textual class that crashes the app in a situation
-the random key-burst test (`tests/security/test_security_keys.py`) reached. Each is
-written up as an upstream bug report in `docs/textual-fixes.md` (what breaks, a minimal
-reproduction, the fix); `tests/tui/test_tui_textual_fixes.py` runs every reproduction
-there against the pinned Textual, without the fixes (it must still fail, else the fix
-is no longer needed) and with them (it must pass).
-
-Nothing is changed when this module is imported: `apply()` installs the fixes, once,
-and only on the Textual version they were written for (`PINNED`); any other version is
-refused loudly, so that an upgrade of Textual re-checks every fix instead of patching
-code the fixes were not written against.
-
-* `OptionList._move_page` (PageUp/PageDown, also in the command palette) indexes its
-  line map before any line is laid out: in a region of zero height or width the map is
-  empty and the key raised `KeyError`. With nothing laid out there is no page to move
-  by, so the key does nothing.
-* `CommandPalette._watch__list_visible` / `_watch__show_busy` query the palette's
-  children; the palette's search worker can still set those flags while the palette is
-  being dismissed, after its children are gone, and the worker failed with `NoMatches`
-  (which ends the app). A closing palette has no list to show or hide: the watchers
-  then do nothing. The search worker itself (`_gather_commands`) starts by looking up
-  the list: a search started as the palette (or the app) closes finds none and ends.
-* `OptionList.get_content_height` wraps each option to the list's width minus the
-  option padding; when the layout gives the list exactly that width (a terminal resized
-  down to a few cells, then the app closing), the text is wrapped at width 0 and rich
-  raised `ValueError: range() arg 3 must not be zero`. The height is measured at a
-  width of at least one cell (nothing is visible at that width either way).
-* `Header`'s title watcher queries its `HeaderTitle` child; when the title changes while
-  the header's screen is being switched away, the child is already gone and the watcher
-  raised `NoMatches` (it only expected `NoScreen`), which ends the app. A header without
-  its title has nothing to update: the watcher then does nothing.
-* `CommandPalette` closes itself with `Screen.dismiss`, which pops whatever screen is on
-  top *now*. A second Escape or Enter typed before the palette was gone reaches it
-  after it was popped, and closed the screen under it — then the one under that, until
-  `pop_screen` raised `ScreenStackError`. A palette that is no longer the active screen
-  has nothing to close: its `dismiss` then does nothing. (The app's own dialogs close
-  through `screens.stale.close`, which checks the same.)
-* `App.action_command_palette` opens a palette with the fixed id `--command-palette`
-  unless the screen on top is one; a palette closed a moment ago is still registered
-  under that id while it is removed, so Ctrl+P, Escape, Ctrl+P in quick succession
-  raised `DuplicateIds`. While the closed one is still there, the key does nothing.
+Each fix replaces one method of a Textual class that crashed the app in a situation the
+key-burst test (`tests/security/test_security_keys.py`) reached; each is written up in
+`docs/textual-fixes.md` (what breaks, a reproduction, the fix), and
+`tests/tui/test_tui_textual_fixes.py` checks every reproduction with and without them.
+`apply()` installs them only on the Textual version they were written for (`PINNED`):
+any other is refused, so that an upgrade re-checks every fix.
 """
 
 from __future__ import annotations
@@ -63,8 +28,7 @@ from textual.widgets._header import HeaderTitle
 
 from okstra_core.errors import OkstraError
 
-# The Textual release these fixes were written for and checked against (pyproject.toml
-# pins the same).
+# The Textual release these fixes were written for (pyproject.toml pins the same).
 PINNED = "8.2.8"
 
 _move_page = OptionList._move_page
@@ -77,17 +41,20 @@ _gather_commands = inspect.unwrap(CommandPalette._gather_commands)  # the method
 
 
 def _safe_move_page(self: OptionList, direction: Any) -> None:
+    # With no line laid out yet there is no page to move by (KeyError before).
     if (self.highlighted or 0) not in self._index_to_line:
         return
     _move_page(self, direction)
 
 
 def _safe_content_height(self: OptionList, container: Any, viewport: Any, width: int) -> int:
+    # Wrapping at width 0 raised ValueError: measure at a width of one cell at least.
     padding = self.get_component_styles("option-list--option").padding.width
     return _content_height(self, container, viewport, max(width, padding + 1))
 
 
 def _palette_open(palette: CommandPalette) -> bool:
+    """Whether the palette still has its list (a closing one has none: NoMatches)."""
     try:
         palette.query_one(CommandList)
     except NoMatches:
@@ -112,13 +79,13 @@ async def _safe_gather_commands(self: CommandPalette, search_value: str) -> None
 
 
 def _safe_open_palette(self: App[Any]) -> None:
-    # The app's own children are its screens, registered by id (`App.get_child_by_id`
-    # looks in the current screen instead).
+    # A palette closed a moment ago is still registered under its id (DuplicateIds).
     if self._nodes._get_by_id("--command-palette") is None:
         _open_palette(self)
 
 
 def _safe_palette_dismiss(self: CommandPalette, result: None = None) -> AwaitComplete:
+    # A second Escape reaching a palette already popped closed the screen under it.
     if not self.is_active:
         done: AwaitComplete = AwaitComplete.nothing()  # type: ignore[no-untyped-call]
         return done
@@ -126,6 +93,7 @@ def _safe_palette_dismiss(self: CommandPalette, result: None = None) -> AwaitCom
 
 
 def _safe_header_on_mount(self: Header, _: Mount) -> None:
+    # A title changing while the screen is switched away: the HeaderTitle is gone.
     async def set_title() -> None:
         with suppress(NoScreen, NoMatches):
             self.query_one(HeaderTitle).update(self.format_title())
@@ -138,7 +106,7 @@ def _safe_header_on_mount(self: Header, _: Mount) -> None:
 
 def installed_version() -> str:
     """The installed Textual's version, from its `dist-info` directory when there is one
-    (`importlib.metadata` costs the app's start more than everything else here)."""
+    (`importlib.metadata` is slow to import)."""
     here = Path(textual.__file__).resolve().parent.parent
     found = list(here.glob("textual-*.dist-info"))
     if len(found) == 1:

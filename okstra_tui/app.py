@@ -1,9 +1,7 @@
 """The okstra terminal app and `make_app()`, its one factory (CLI, tests, snapshots).
 
-The app is the only part of okstra_tui that talks to okstra_core: it asks the wizard
-engine for the current prompt, shows the screen for that prompt's kind, and submits
-what the screen says the person chose. Every rule — what comes next, what is valid,
-what a rewind drops — is the engine's.
+The only part of okstra_tui that talks to okstra_core: it shows the screen for the wizard
+engine's current prompt and submits what the person chose. Every rule is the engine's.
 """
 
 from __future__ import annotations
@@ -53,9 +51,7 @@ from .preparing import PreparingApp
 from .ready import ReadyFile
 from .ready_lines import ReadyLines
 from .resources import stylesheets
-from .screens import (
-    screen_for_prompt,
-)
+from .screens import screen_for_prompt
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
 from .screens.doctor import DoctorScreen
@@ -65,11 +61,7 @@ from .screens.launch import LaunchScreen
 from .screens.runs import RunsScreen
 from .screens.stale import part
 from .screens.start import StartScreen
-from .widgets import (
-    HistoryPanel,
-    block,
-    line,
-)
+from .widgets import HistoryPanel, block, line
 
 # LaunchRequest: what the app returns on exit (defined with the messages).
 __all__ = ["LaunchRequest", "OkstraApp", "breakpoint_classes", "make_app"]
@@ -85,11 +77,8 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
     """Guided setup of a team of agents: start → prompts → confirm → launch."""
 
     TITLE = "okstra"
-    # Every screen's stylesheet, parsed once at start (a screen's own CSS_PATH then
-    # finds its file already read).
+    # Every screen's stylesheet, parsed once at start.
     CSS_PATH = stylesheets()
-    # The app's keys (`keys.APP_BINDINGS`): `q` quits where it cannot be typed, Ctrl+Q
-    # everywhere (the footer shows it where `q` is typed); `?` (F1) is help everywhere.
     BINDINGS: ClassVar[list[BindingType]] = list(APP_BINDINGS)
     # Narrow terminals get a slimmer history panel (see screens/app.tcss).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
@@ -108,7 +97,6 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
-        # Every screen's and widget's default CSS, parsed with the rest (_preload_css.py).
         preload(self.stylesheet)
         self.project_root = Path(project_root).resolve()
         self.state_path = state
@@ -117,25 +105,20 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self.task_type = task_type
         self.launch = launch
         self.environment = environment or Environment.real()
-        # Every string the app shows comes from the wizard's text catalog.
         self.text: WizardText = text_for(self.environment)
         self.cursor_blink = cursor_blink
         self.wizard: Wizard | None = None
         self._hold = contextlib.ExitStack()
         self._holding = False  # a wizard is open now (its lock held)
         self._confirmed_here = False
-        # The wizard this app created (New setup, or --state of a new file): closed
-        # without an answer, it is removed rather than left as an empty entry.
+        # The wizard this app created: closed without an answer, it is removed.
         self._created: Wizard | None = None
         # The theme config.json names; a change from it (command palette) is saved.
         self._saved_theme: str | None = None
         self._theme_loaded = False
-        # Set on exit when a setup in progress was left: the project to resume it in
-        # (entry.py says so after the terminal is restored).
+        # Set on exit when a setup in progress was left: the project to resume it in.
         self.saved_setup: Path | None = None
-        # Shown in the header: a directory name is data (inert, never markup).
         self.sub_title = line(self.project_root.name)
-        # OKSTRA_READY_FILE: a line each time the app is ready for keys (see ready.py).
         self.ready_lines = ReadyLines(
             self,
             ReadyFile.from_env(self.environment.env),
@@ -152,45 +135,33 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """A notification, never read as markup: what okstra says quotes data (an error
-        names a file, a value of a state file) and is shown inert."""
+        """A notification shown inert, never read as markup (it quotes data)."""
         super().notify(
             block(message), title=line(title), severity=severity, timeout=timeout, markup=False
         )
 
-    # -- keys ------------------------------------------------------------------------
-
     def action_help(self) -> None:
-        """The keys of the screen shown now (a help screen; one at a time)."""
-        if isinstance(self.screen, KeysHelpScreen | ModalScreen):
-            return
-        self.push_screen(KeysHelpScreen(self.screen))
+        """The keys of the screen shown now (one help screen at a time)."""
+        if not isinstance(self.screen, ModalScreen):  # a help screen is one too
+            self.push_screen(KeysHelpScreen(self.screen))
 
     async def on_event(self, event: events.Event) -> None:
-        # A guarded screen (confirm, launch) acts only on keys read after it was shown
-        # and armed: anything typed ahead is dropped here, before any binding sees it.
-        screen = self.shown if isinstance(event, events.Key) else None
-        if isinstance(event, events.Key) and screen is None:
-            # Typed while the app closes: no screen is left to take it (Textual's
-            # binding check would raise ScreenStackError).
-            event.stop()
-            return
-        if (
-            isinstance(event, events.Key)
-            and not event.is_forwarded
-            and isinstance(screen, GuardedScreen)
-            and not screen.accepts_key(event)
-        ):
-            event.stop()
-            return
+        # A key typed while the app closes has no screen (Textual would raise
+        # ScreenStackError); a guarded screen drops keys read before it was armed.
+        if isinstance(event, events.Key):
+            screen = self.shown
+            if screen is None or (
+                not event.is_forwarded
+                and isinstance(screen, GuardedScreen)
+                and not screen.accepts_key(event)
+            ):
+                event.stop()
+                return
         await super().on_event(event)
 
-    # -- screens ---------------------------------------------------------------------
-
     def on_mount(self) -> None:
-        # What was built to get here (imports, catalog, text, wizard) lives as long as
-        # the app: keep it out of the collector's full passes, which otherwise walk it
-        # again and again while screens are built and dropped (see on_unmount).
+        # What was built to get here lives as long as the app: keep it out of the
+        # collector's full passes, which would walk it again at every screen.
         gc.freeze()
         if self.ready_lines.file is not None:
             self.screen_change_signal.subscribe(self, self._ready_after_refresh, immediate=True)
@@ -202,7 +173,6 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # collectable again (several apps in one process: tests)
-        # Quit (q, ctrl+q) or the lead taking over: close the wizard like any other way.
         self.saved_setup = self._resumable_project()
         self._release()
         if self.ready_lines.file is not None:
@@ -210,26 +180,20 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
 
     def _resumable_project(self) -> Path | None:
         """The project of the open wizard if it is saved and unfinished, else None."""
-        wizard = self.wizard
-        if wizard is None or not self._holding:
-            return None
-        state = wizard.state
-        if not state.answered or state.confirmed or state.aborted:
+        state = self.wizard.state if self.wizard is not None and self._holding else None
+        if state is None or not state.answered or state.confirmed or state.aborted:
             return None
         return Path(state.project_root)
 
     def _show(self, screen: Screen[Any]) -> None:
-        # Textual gives a new screen its breakpoint classes on its first Resize, after
-        # its first layout: set them now. Otherwise each switch below 100 columns first
-        # paints the wide layout, and the history panel scrolls to its newest answer
-        # for that layout — leaving it below the fold once the panel narrows.
+        # Textual sets breakpoint classes on the first Resize, after the first layout:
+        # set them now, or the history panel scrolls for the wide layout first.
         width, height = self.size
         screen.add_class(
             *breakpoint_classes(self.HORIZONTAL_BREAKPOINTS, width),
             *breakpoint_classes(self.VERTICAL_BREAKPOINTS, height),
         )
-        # Keep the stack at [default, current]: screens replace each other, the
-        # wizard's history (not the screen stack) is what "back" walks.
+        # The stack stays [default, current]: "back" walks the wizard's history.
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
         else:
@@ -256,8 +220,6 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         """Show the screen for the wizard's current prompt (or the launch screen); over a
         blocked first step, the no-CLI guide unless `guide` is False."""
         assert self.wizard is not None
-        # One load of the state for the prompt, history, progress and confirmation
-        # (each asked on its own would recompute the prompt again).
         view = self.wizard.view()
         prompt = prompt if prompt is not None else view.prompt
         if prompt.kind == "done":
@@ -278,9 +240,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             self._guide_if_no_cli()
 
     def _guide_if_no_cli(self) -> None:
-        """Over a blocked first step: the guide, when no agent CLI that can lead is
-        ready (the one readiness verdict: the wizard's model lists computed it just now,
-        so its record answers)."""
+        """Over a blocked first step: the guide, when no agent CLI that can lead is ready."""
         from okstra_core.life.doctor import diagnose, setup_guide
 
         from .screens.guide import DEMO, GuideAnswer, GuideScreen
@@ -296,22 +256,18 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
                 if ready == DEMO:
                     self.watch_the_demo()
                     return
-                # After a check (`r`) the first step is shown again with what it found
-                # (its options' reasons are the check's); the guide again only when a
-                # CLI became ready and something else still blocks.
+                # After a check (`r`) the first step shows what it found; the guide
+                # again only when a CLI became ready and something else still blocks.
                 if ready is not None and self.wizard is not None:
                     self.show_prompt(guide=bool(ready))
 
             self.push_screen(guide, callback=done)
 
     def watch_the_demo(self) -> None:
-        """Leave the app for `okstra demo`: the demo team at work on a fresh copy of
-        the demo project."""
+        """Leave the app for `okstra demo` (the demo team on a fresh demo project)."""
         script = self.environment.okstra_script()
         argv = (script, "demo") if script else (sys.executable, "-m", "okstra", "demo")
         self.exit(LaunchRequest(argv, self.project_root))
-
-    # -- wizard lifecycle -------------------------------------------------------------
 
     def open_wizard(self, path: Path, *, create: bool) -> None:
         """Create or open the wizard at `path`, take its lock, and show its prompt."""
@@ -341,11 +297,8 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self.show_prompt()
 
     def _release(self) -> None:
-        """Close the open wizard (quit, start screen, another wizard).
-
-        A wizard this app created and nobody answered is removed first, while the lock
-        is still held (the rule is the engine's: `discard_if_unanswered`).
-        """
+        """Close the open wizard; one this app created and nobody answered is removed
+        first, while the lock is still held (`discard_if_unanswered`)."""
         created, self._created = self._created, None
         if created is not None:
             try:
@@ -357,11 +310,8 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self._holding = False
 
     def finish(self) -> None:
-        """A finished wizard: launch a confirmed one; an aborted one returns to start.
-
-        A wizard confirmed just now starts prepare at once; one confirmed in an
-        earlier session waits for Enter (it may have been prepared already).
-        """
+        """Launch a confirmed wizard (at once if confirmed just now, else after Enter:
+        it may have been prepared already); an aborted one returns to start."""
         assert self.wizard is not None
         try:
             self.wizard.outcome()
@@ -370,14 +320,15 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             return
         state = self.wizard.state
         earlier = None if self._confirmed_here else self._earlier_run()
+        said, run_dir = earlier or (None, None)
         screen = LaunchScreen(
             f"{state.task_key} · {state.task_type}",
             Path(state.project_root),
             state_path=self.wizard.source,
             environment=self.environment,
             waiting=not self._confirmed_here,
-            earlier=earlier[0] if earlier else None,
-            earlier_run=earlier[1] if earlier else None,
+            earlier=said,
+            earlier_run=run_dir,
         )
         self._show(screen)
         if self._confirmed_here:
@@ -389,17 +340,12 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         if root is not False:
             self.push_screen(RunsScreen(root, self.environment, select=message.run_dir))
 
-    # -- messages from the screens ----------------------------------------------------
-
     def _apply(self, action: Callable[[], Prompt]) -> None:
         """Run one engine call; a refusal shows inline and leaves the screen as it was."""
         try:
             prompt = action()
-        except AnswerRefused as exc:
-            self._screen_error(exc.message)
-            return
         except OkstraError as exc:
-            self._screen_error(exc.render())
+            self._screen_error(exc.message if isinstance(exc, AnswerRefused) else exc.render())
             return
         self.show_prompt(prompt)
 
@@ -413,31 +359,28 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             self.notify(message, severity="error")
         self._ready_after_refresh(screen, error=message)
 
+    def _asked(self, step: str) -> bool:
+        """Whether `step` is the prompt shown (not one of a screen since replaced)."""
+        shown = getattr(self.shown, "prompt", None)
+        return shown is not None and shown.id == step
+
     def on_answered(self, message: Answered) -> None:
         assert self.wizard is not None
-        shown = getattr(self.shown, "prompt", None)
-        if message.step is not None and (shown is None or shown.id != message.step):
-            # Sent by a screen that has been replaced meanwhile (a key typed twice):
-            # it answers a prompt that is no longer asked.
-            return
+        if message.step is not None and not self._asked(message.step):
+            return  # a key typed twice: answers a prompt no longer asked
         wizard = self.wizard
         self._confirmed_here = isinstance(self.shown, ConfirmScreen)
         self._apply(lambda: wizard.submit(message.answer).next)
 
     def on_armed(self, message: Armed) -> None:
-        # A guarded screen waiting for a key takes keys from now on: it is ready now.
         screen = self.shown
         if isinstance(screen, GuardedScreen) and screen.awaits_key:
             self._ready_after_refresh(screen)
 
     def on_defaults_requested(self, message: DefaultsRequested) -> None:
         assert self.wizard is not None
-        wizard = self.wizard
-        shown = getattr(self.shown, "prompt", None)
-        if shown is None or shown.id != message.step:
-            return  # typed ahead of a screen that has been replaced
-
-        self._apply(wizard.accept_defaults)
+        if self._asked(message.step):
+            self._apply(self.wizard.accept_defaults)
 
     def on_rewind_requested(self, message: RewindRequested) -> None:
         assert self.wizard is not None
@@ -470,8 +413,6 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         else:
             self.open_wizard(message.path, create=False)
 
-    # -- theme ------------------------------------------------------------------------
-
     def _load_theme(self) -> None:
         """Apply the theme saved in config.json (a bad or unknown one is reported)."""
         from okstra_core.config import load_theme
@@ -491,8 +432,8 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self._theme_loaded = True
 
     def watch_theme(self, theme: str) -> None:
-        # Only a change made in the app is saved: not the load above, nor the default
-        # App.__init__ sets before this class's attributes exist (hence getattr).
+        # Only a change made in the app is saved: not the load, nor App.__init__'s
+        # default (set before this class's attributes exist, hence getattr).
         if not getattr(self, "_theme_loaded", False) or theme == (self._saved_theme or ""):
             return
         from okstra_core.config import save_theme
@@ -504,30 +445,18 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             return
         self._saved_theme = theme
 
-    # -- command palette --------------------------------------------------------------
-
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        text = self.text
+        commands: list[tuple[str, Callable[[], object]]] = []
         if isinstance(screen, PromptScreen):
-            yield SystemCommand(
-                text.get("app.commands.back"),
-                text.get("app.commands.back_help"),
-                screen.action_back,
-            )
-            yield SystemCommand(
-                text.get("app.commands.edit"),
-                text.get("app.commands.edit_help"),
-                screen.action_edit,
-            )
-        yield SystemCommand(
-            text.get("app.commands.start"), text.get("app.commands.start_help"), self.show_start
-        )
-        yield SystemCommand(
-            text.get("app.runs.command"), text.get("app.runs.command_help"), self.show_runs
-        )
-        yield SystemCommand(
-            text.get("app.doctor.command"), text.get("app.doctor.command_help"), self.show_doctor
-        )
+            commands = [("app.commands.back", screen.action_back)]
+            commands.append(("app.commands.edit", screen.action_edit))
+        commands += [
+            ("app.commands.start", self.show_start),
+            ("app.runs.command", self.show_runs),
+            ("app.doctor.command", self.show_doctor),
+        ]
+        for key, run in commands:
+            yield SystemCommand(self.text.get(key), self.text.get(f"{key}_help"), run)
         yield from super().get_system_commands(screen)
 
     def show_runs(self) -> None:
@@ -561,11 +490,10 @@ def make_app(
     environment: Environment | None = None,
     cursor_blink: bool = True,
 ) -> OkstraApp:
-    """Build the app. The CLI, the Pilot tests and the snapshot tests all come here.
+    """Build the app (for the CLI, the Pilot tests and the snapshot tests).
 
     Args:
-        project_root: the project the setup is for (default: the nearest directory
-            holding `.okstra`, else the git top level, else the current directory).
+        project_root: the project (default: nearest `.okstra`, else git top, else cwd).
         state: open (or create) this wizard state file directly, skipping the start.
         host: host runtime id for a new wizard (default: detected).
         entry_mode: `spawn-process` or `current-session` for a new wizard.
@@ -575,11 +503,8 @@ def make_app(
         cursor_blink: False freezes the text cursor (stable snapshots).
 
     Raises:
-        OkstraError: the installed Textual is not the one okstra's fixes were written
-            for (see `okstra_tui/_textual_fixes.py`).
+        OkstraError: the installed Textual is not the one `_textual_fixes` was written for.
     """
-    # The quarantined fixes for the pinned Textual (docs/textual-fixes.md); refused on
-    # another Textual version.
     _textual_fixes.apply()
     environment = environment or Environment.real()
     return OkstraApp(

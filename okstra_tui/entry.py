@@ -1,13 +1,9 @@
 """Console-script entry point.
 
-A subcommand (`models`, `team`, `wizard`, `prepare`, `report`, `resume`, `completion`)
-goes to the headless CLI in okstra_core without importing textual; no subcommand opens
-the app (textual is imported lazily, only then — it is most of the start-up time of the
-app and none of the headless path's). `okstra --help` is the app's help: its options,
-then the headless CLI's own help (its commands), so one page lists everything.
-
-The app needs a terminal: without one (stdin or stdout not a TTY) okstra says which
-headless commands to use instead and exits 2, before anything is drawn.
+A subcommand goes to the headless CLI in okstra_core without importing textual (most of
+the app's start-up time); no subcommand opens the app. `okstra --help` lists the app's
+options, then the headless commands. Without a terminal the app says which headless
+commands to use instead and exits 2.
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-# Importing what a command needs allocates many objects and frees almost none: the
-# cyclic garbage collector is off meanwhile, as it is for a headless command (`_run`).
+# Importing allocates many objects and frees almost none: no cyclic GC meanwhile (`_run`).
 _collecting = gc.isenabled()
 gc.disable()
 from okstra_core.cli._app import app_parser  # noqa: E402
@@ -56,13 +51,6 @@ def _commands_help() -> str:
     )
 
 
-def _has_terminal() -> bool:
-    try:
-        return sys.stdin.isatty() and sys.stdout.isatty()
-    except (AttributeError, ValueError):  # closed or replaced streams
-        return False
-
-
 def _default_root() -> Path | None:
     """The project without `--project-root`: nearest `.okstra`, else git top, else here."""
     from okstra_core.discovery import default_project_root
@@ -77,18 +65,22 @@ def _default_root() -> Path | None:
     return None
 
 
+def _has_terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
+
+
 def run_app(argv: Sequence[str]) -> int:
     """Run the terminal app; exec the lead CLI afterwards if it asked for that."""
     gc.enable()  # the app runs for hours (see `main`)
     args = list(argv)
     wants_help = any(a in ("-h", "--help") for a in args)
     ns = app_parser(commands_help=_commands_help() if wants_help else None).parse_args(args)
-    if ns.project_root is None:
-        root = _default_root()
-        if root is None:
-            return 2
-    else:
-        root = ns.project_root
+    root = ns.project_root or _default_root()
+    if root is None:
+        return 2
     if not root.is_dir():
         what = "no such directory" if not root.exists() else "not a directory"
         print(f"okstra: --project-root {inert(root)}: {what}", file=sys.stderr)
@@ -109,14 +101,12 @@ def run_app(argv: Sequence[str]) -> int:
             task_type=ns.task_type,
             launch=ns.launch,
         )
-    except OkstraError as exc:
-        # E.g. a broken text catalog: named, not a traceback, before the screen is taken.
+    except OkstraError as exc:  # e.g. a broken text catalog: named, not a traceback
         print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
         return 1
-    # While the app owns the terminal a SIGINT makes it exit with 130; after it, a
-    # KeyboardInterrupt is ended in `_run` with the same one line and 130.
+    # While the app owns the terminal a SIGINT makes it exit with 130 (after it: `_run`).
     watching = WhileTheAppRuns(app)
-    watching.install()
+    signal.signal(signal.SIGINT, watching)
     try:
         request = app.run()
     finally:
@@ -132,8 +122,7 @@ def run_app(argv: Sequence[str]) -> int:
         elif app.saved_setup is not None:
             print(app.text.get("app.quit.saved", project=inert(app.saved_setup)))
         return 0
-    # The app has exited and Textual restored the terminal: hand it to the lead CLI,
-    # which runs as okstra's foreground child; okstra records its exit.
+    # Textual restored the terminal: hand it to the lead CLI.
     env = dict(os.environ if request.env is None else request.env)
     if request.run_dir is not None:
         return _lead_in_foreground(request, env)
@@ -147,8 +136,8 @@ def run_app(argv: Sequence[str]) -> int:
 
 
 def _lead_in_foreground(request: Any, env: dict[str, str]) -> int:
-    """Run the lead as okstra's foreground child; record its exit; a lead that ended
-    within the launch watch's bound gets the doctor and resume hint (on stderr)."""
+    """Run the lead as okstra's foreground child and record its exit (a lead that ended
+    at once gets the doctor and resume hint on stderr)."""
     from okstra_core.environment import Environment
     from okstra_core.errors import OkstraError
     from okstra_core.life.foreground import run_foreground
@@ -172,19 +161,14 @@ def _lead_in_foreground(request: Any, env: dict[str, str]) -> int:
 
 
 class WhileTheAppRuns:
-    """The SIGINT handler while the app owns the terminal: the app exits with 130
-    (Textual gives the terminal back), and `seen` tells the entry point to say so.
-
-    Outside the app's event loop (just before it starts, just after it ended) the
-    terminal is not the app's: `interrupt.now`.
-    """
+    """The SIGINT handler while the app runs: the app exits with 130 and `seen` tells the
+    entry point to say so; outside the app's event loop, `interrupt.now`."""
 
     def __init__(self, app: App[Any]) -> None:
         self.app = app
         self.seen = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        # asyncio came with Textual; not imported here (every command loads this module).
         asyncio = sys.modules.get("asyncio")
         try:
             loop = asyncio.get_running_loop() if asyncio is not None else None
@@ -194,35 +178,23 @@ class WhileTheAppRuns:
             interrupt.now(signum, frame)
             return
         self.seen = True
-        loop.call_soon_threadsafe(self._exit)
-
-    def _exit(self) -> None:
-        self.app.exit(return_code=interrupt.EXIT_INTERRUPTED)
-
-    def install(self) -> None:
-        signal.signal(signal.SIGINT, self)
+        loop.call_soon_threadsafe(self.app.exit, None, interrupt.EXIT_INTERRUPTED)
 
 
 def wants_version(args: Sequence[str]) -> bool:
     """`--version` anywhere before a `--` (after which words are operands)."""
     words = list(args)
-    if "--" in words:
-        words = words[: words.index("--")]
-    return "--version" in words
+    return "--version" in words[: words.index("--") if "--" in words else None]
 
 
 def cli() -> NoReturn:
     """The `okstra` command (and `python -m okstra_tui`): `main`, then exit.
 
-    After a headless command, once its output is flushed and the exit handlers have
-    run, the process ends at once (`os._exit`): tearing the interpreter down — freeing
-    every object one by one, a last garbage collection — took longer than the
-    command itself on a pool of ten thousand models, and frees nothing the system
-    does not free anyway. Every file okstra writes is closed (and synced where it
-    must be) before the command returns. The app exits the usual way.
+    After a headless command (its output flushed, its files closed, the exit handlers
+    run) the process ends at once (`os._exit`): tearing the interpreter down took
+    longer than the command itself on a pool of ten thousand models.
     """
-    if "_ARGCOMPLETE" in os.environ:
-        # The shell asks for completions (`okstra completion SHELL`): answer, exit.
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions
         from okstra_core.cli._completion import complete
 
         complete()
@@ -247,12 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: list[str]) -> tuple[int, bool]:
     """(exit status, whether a headless command ran).
 
-    A headless command is a short process that makes many objects at once (a catalog
-    of ten thousand models, a prompt's options) and frees them at exit: the cyclic
-    garbage collector ran ~200 times in one `wizard show` on such a pool, a fifth of
-    its time, finding almost nothing to free. Reference counting still frees all that
-    is not a cycle, so a command runs without the collector; the app (which runs for
-    hours) turns it back on, and so does a caller of `main` in process.
+    A headless command runs without the cyclic GC: on a pool of ten thousand models it
+    ran ~200 times in one `wizard show`, a fifth of its time, freeing almost nothing.
+    The app (which runs for hours) turns it back on, and so does a caller of `main`.
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -265,9 +234,8 @@ def _run(args: list[str]) -> tuple[int, bool]:
         from okstra_core.cli import COMMANDS
         from okstra_core.cli._app import command_word
 
-        first = command_word(args)
         # `okstra --help` falls through to the app parser, whose help lists the commands.
-        if first in COMMANDS:
+        if command_word(args) in COMMANDS:
             from okstra_core.cli import main as cli_main
 
             interrupt.as_python()  # the headless CLI ends its own interrupts (130)

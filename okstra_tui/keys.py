@@ -1,14 +1,8 @@
 """The app's keys, as a person expects them on every screen.
 
-* `q` quits wherever it cannot be typed; Ctrl+Q quits everywhere. Where the focus is
-  a text box, Textual leaves out the bindings of the keys the box takes (`q`, `?`), so
-  the footer shows the next key of the same action: Ctrl+Q, F1.
-* `?` (and F1) opens help on every screen. The help lists the screen's keys, read
-  from its bindings, so it never disagrees with the footer.
-
-These replace Textual's own app bindings (`OkstraApp` does not inherit them): its
-Ctrl+Q is hidden from the footer, and a person who cannot type `q` must see how to
-quit.
+`q` quits where it cannot be typed, Ctrl+Q everywhere; `?` (and F1) opens help, which
+lists the screen's keys read from its bindings. Where a text box takes `q` and `?`, the
+footer shows Ctrl+Q and F1 (Textual's own app bindings hide Ctrl+Q: not inherited).
 """
 
 from __future__ import annotations
@@ -44,16 +38,11 @@ def _spelled(app: App[Any], binding: Binding) -> str:
 
 
 def key_rows(screen: Screen[Any]) -> list[tuple[str, str]]:
-    """The keys that act on `screen` now: (every key of an action, what it does).
-
-    Read from the screen's active bindings (its widgets', its own and the app's), in
-    the order the footer shows them; an action bound to several keys is one row, its
-    footer key first.
-    """
+    """The keys that act on `screen` now, in footer order: (every key of an action, its
+    footer key first; what it does)."""
     app = screen.app
     active_bindings = list(screen.active_bindings.values())
-    # The footer's actions (with every key of theirs) and the command palette; the
-    # widgets' own moves (arrows, paging, focus) are not what a person looks up here.
+    # The footer's actions and the palette, not the widgets' moves (arrows, paging).
     listed = {a.binding.action for a in active_bindings if a.binding.show}
     listed.add("command_palette")
     rows: dict[str, tuple[list[tuple[bool, str]], str]] = {}
@@ -65,7 +54,6 @@ def key_rows(screen: Screen[Any]) -> list[tuple[str, str]]:
         spelled = _spelled(app, binding)
         if all(spelled != shown for _, shown in keys):
             keys.append((not binding.show, spelled))
-    # The footer's key first (`q`, `?`), the others after it (Ctrl+Q, F1).
     return [
         (" / ".join(k for _, k in sorted(keys, key=lambda k: k[0])), description)
         for keys, description in rows.values()

@@ -6,13 +6,14 @@ app — the one place that talks to `okstra_core` — acts on it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from okstra_core.records import dataclass, field
+from okstra_core.records import dataclass
 
 if TYPE_CHECKING:
     from okstra_core.launch import PreflightResult
@@ -28,41 +29,34 @@ class LaunchRequest:
 
     argv: tuple[str, ...]
     cwd: Path
-    env: Mapping[str, str] | None = field(default=None)
+    env: Mapping[str, str] | None = None
     # The run it leads: okstra stays the CLI's parent and records its exit there.
-    run_dir: Path | None = field(default=None)
+    run_dir: Path | None = None
     # The lead of an earlier launch, resumed (recorded as running again).
-    resumed: bool = field(default=False)
+    resumed: bool = False
 
 
+@dataclasses.dataclass
 class Answered(Message):
     """The person answered a prompt with `answer` (an option value or text).
 
-    Attributes:
-        answer: the option value or the text.
-        step: the id of the prompt the screen showed; the app drops an answer whose
-            prompt is no longer current (a second Enter handled by the old screen).
+    `step` is the prompt the screen showed: the app drops an answer whose prompt is no
+    longer current (a second Enter handled by the old screen).
     """
 
-    def __init__(self, answer: str, *, step: str | None = None) -> None:
-        super().__init__()
-        self.answer = answer
-        self.step = step
+    answer: str
+    step: str | None = None
 
 
+@dataclasses.dataclass
 class RewindRequested(Message):
-    """Go back to an answered step (history panel or edit screen): edit & rewind.
+    """Go back to the answered step `step_id` (history panel or edit screen).
 
-    Attributes:
-        step_id: the answered step to go back to.
-        checked: the screen has made sure no typed text is lost (asked, if needed);
-            until then the screen holds the message back.
+    `checked`: the screen has made sure no typed text is lost (asked, if needed).
     """
 
-    def __init__(self, step_id: str, *, checked: bool = False) -> None:
-        super().__init__()
-        self.step_id = step_id
-        self.checked = checked
+    step_id: str
+    checked: bool = False
 
 
 class BackRequested(Message):
@@ -73,46 +67,42 @@ class EditRequested(Message):
     """Show the answered steps to pick one to change (`e`)."""
 
 
+@dataclasses.dataclass
 class WizardChosen(Message):
     """On the start screen: resume the wizard at `path`, or start a new setup (None)."""
 
-    def __init__(self, path: Path | None) -> None:
-        super().__init__()
-        self.path = path
+    path: Path | None
 
 
+@dataclasses.dataclass
 class DeleteRequested(Message):
     """On the start screen: delete the wizard at `path` (the person confirmed it)."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__()
-        self.path = path
+    path: Path
 
 
+@dataclasses.dataclass
 class PrepareStep(Message):
     """Prepare finished one step (posted from the prepare worker thread)."""
 
-    def __init__(self, step: str) -> None:
-        super().__init__()
-        self.step = step
+    step: str
 
 
+@dataclasses.dataclass
 class PrepareFinished(Message):
     """Prepare (and launch, unless `none`) finished; `result` is what it did."""
 
-    def __init__(self, result: PrepareResult) -> None:
-        super().__init__()
-        self.result = result
+    result: PrepareResult
 
 
+@dataclasses.dataclass
 class PrepareFailed(Message):
     """Prepare or launch refused; `error` is what the person reads (and can act on)."""
 
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
+    error: str
 
 
+@dataclasses.dataclass
 class PreflightChecked(Message):
     """The confirm screen's dry-run prepare finished.
 
@@ -123,43 +113,26 @@ class PreflightChecked(Message):
         plan: the dry run's `PrepareResult` (lead command, backend, files), or None.
     """
 
-    def __init__(
-        self,
-        results: tuple[PreflightResult, ...] = (),
-        notes: tuple[str, ...] = (),
-        error: str | None = None,
-        plan: PrepareResult | None = None,
-    ) -> None:
-        super().__init__()
-        self.results = results
-        self.notes = notes
-        self.error = error
-        self.plan = plan
+    results: tuple[PreflightResult, ...] = ()
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+    plan: PrepareResult | None = None
 
 
 class PrepareRequested(Message):
     """Prepare and launch the confirmed wizard (Enter on a waiting launch screen)."""
 
 
+@dataclasses.dataclass
 class OpenRunRequested(Message):
-    """Open the run a launched setup started (Enter on its waiting launch screen).
+    """Open the run in `run_dir` a launched setup started (Enter on its launch screen)."""
 
-    Attributes:
-        run_dir: the run's directory.
-    """
-
-    def __init__(self, run_dir: Path) -> None:
-        super().__init__()
-        self.run_dir = run_dir
+    run_dir: Path
 
 
+@dataclasses.dataclass
 class DefaultsRequested(Message):
-    """Answer this model step and the next ones with their defaults (`d`).
+    """Answer model step `step` and the next ones with their defaults (`d`), up to the
+    first whose default cannot be chosen or that is not a model step."""
 
-    Stops at the first model step whose default cannot be chosen, and at the first
-    step that is not a model step. `step` is the prompt the screen showed.
-    """
-
-    def __init__(self, *, step: str) -> None:
-        super().__init__()
-        self.step = step
+    step: str

@@ -1,9 +1,5 @@
 """The app's prepare and launch: the confirm screen's dry run, prepare in a worker thread,
-the relaunch question, and the messages each step sends back.
-
-`OkstraApp` (app.py) builds on `PreparingApp`; what this part reads of the app (the open
-wizard, the environment, the launch backend, the text catalog) is declared here.
-"""
+the trust and relaunch questions, and the messages each step sends back."""
 
 from __future__ import annotations
 
@@ -42,7 +38,6 @@ from .screens.trust import TrustScreen
 class PreparingApp(App[LaunchRequest | None]):
     """The prepare-and-launch half of the okstra app (see `OkstraApp`)."""
 
-    # Set by OkstraApp.__init__.
     project_root: Path
     launch: str
     environment: Environment
@@ -56,8 +51,7 @@ class PreparingApp(App[LaunchRequest | None]):
 
     @property
     def shown(self) -> Screen[Any] | None:
-        """The screen on top — None while the app closes (its screens are gone, and
-        `App.screen` raises): a key or message that arrives then has nothing to act on."""
+        """The screen on top — None while the app closes (`App.screen` would raise)."""
         stack = self.screen_stack
         return stack[-1] if stack else None
 
@@ -75,7 +69,7 @@ class PreparingApp(App[LaunchRequest | None]):
 
     def next_lead_access(self, screen: Screen[Any]) -> None:
         """The confirm screen's `x`: the lead's next access (ask → edits → full → ask),
-        planned again by the dry run (which refuses a level its CLI does not have)."""
+        planned again by the dry run."""
         levels = list(LEAD_ACCESS)
         self.lead_access = levels[(levels.index(self.lead_access) + 1) % len(levels)]
         self.check_preflight(screen)
@@ -100,10 +94,8 @@ class PreparingApp(App[LaunchRequest | None]):
             self.start_prepare(screen)
 
     def _earlier_run(self) -> tuple[str, Path] | None:
-        """The run this setup launched before: what to say about it and its directory.
-
-        Looking at its lead records the lead's exit, if it has exited.
-        """
+        """The run this setup launched before: what to say about it, and its directory
+        (looking at its lead records the lead's exit)."""
         from okstra_core.life.lead import observe, read_run
         from okstra_core.setup_runs import setup_runs
 
@@ -124,8 +116,8 @@ class PreparingApp(App[LaunchRequest | None]):
         return said, run.run_dir
 
     def start_prepare(self, screen: LaunchScreen) -> None:
-        """Prepare the open setup. A launch in a project not trusted yet asks first
-        (once: a yes is recorded); then one that already launched a run asks too."""
+        """Prepare the open setup, asking first in a project not trusted yet (a yes is
+        recorded), then when the setup already launched a run."""
         assert self.wizard is not None
         project = Path(self.wizard.state.project_root)
         try:
@@ -202,18 +194,14 @@ class PreparingApp(App[LaunchRequest | None]):
         screen.post_message(PrepareFinished(result))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # exit_on_error=False keeps the app alive; show what broke instead of crashing.
-        if event.state != WorkerState.ERROR:
+        # exit_on_error=False keeps the app alive: show what broke.
+        screen = self.shown
+        if event.state != WorkerState.ERROR or screen is None:
             return
         error = event.worker.error
         text = self.text.get("app.internal_error", kind=type(error).__name__, error=error)
-        screen = self.shown
-        if screen is None:
-            return
-        if event.worker.group == "prepare":
-            screen.post_message(PrepareFailed(text))
-        else:
-            screen.post_message(PreflightChecked(error=text))
+        failed = event.worker.group == "prepare"
+        screen.post_message(PrepareFailed(text) if failed else PreflightChecked(error=text))
 
     def on_prepare_failed(self, message: PrepareFailed) -> None:
         # The launch screen has shown the error (the message bubbles up from it).
@@ -226,7 +214,7 @@ class PreparingApp(App[LaunchRequest | None]):
         result = message.result
         launch = result.launch
         if result.ok and launch is not None and launch.window_ref and not result.exec_argv:
-            # Said on stdout once the app has exited (entry.py): how to see and resume it.
+            # Said on stdout once the app has exited: how to see and resume it.
             self.launched_run = self.text.get(
                 "app.quit.launched",
                 run_id=result.run_id,

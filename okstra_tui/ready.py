@@ -1,45 +1,26 @@
-"""The ready file: one JSON line each time the app is ready for keys.
+"""The ready file: one JSON line each time the app is ready for keys (docs/protocol.md).
 
-Programs that drive the app through a terminal (okstra's own end-to-end tests, screen
-readers, scripted demos) need to know when a key they send reaches the screen they
-mean. Reading the screen is not enough: a screen can be painted before its input has
-the focus, and a key sent while the previous screen is still current acts on that
-one. So when the environment variable `OKSTRA_READY_FILE` names a file, the app
-appends one line to it whenever it becomes ready for input:
-
-* a screen became the current one (shown, or uncovered by a dialog closing), has its
-  focus and has been painted — a guarded screen (confirm, a waiting launch screen)
-  only once it is armed, since it drops keys read before that;
-* an answer was refused and the message is shown on the same screen;
-* the focus moved to another widget of a ready screen (keys now go there);
-* prepare finished or failed on the launch screen (the outcome is shown);
-* the app is exiting (`"screen": "exit"`, the last line of that process; its
-  `revision` is the last screen's).
-
-Each line is one JSON object, written with a single `write` in append mode:
+With `OKSTRA_READY_FILE` naming a file, the app appends a line (one `write`, append
+mode) when a screen became current, focused and painted (a guarded screen once armed),
+an answer was refused on it, its focus moved, prepare ended on the launch screen, and
+on exit. A driver sends keys only after a line, so a key reaches the screen it means.
 
     {"seq": 3, "pid": 4242, "screen": "task_group", "step": "task_group",
      "revision": 2, "focus": "answer"}
 
-* `seq`: 1, 2, 3 … per process (a new process starts at 1 again);
-* `pid`: the app's process id;
-* `screen`: `start`, `launch`, `delete`, `relaunch`, `exit`, or the step kind of the prompt shown
-  (its `meta["stepKind"]`: `task_pick`, `task_group`, `brief`, `role_count`,
-  `role_model`, `confirm`, `edit_target`, …); any other screen (the command palette)
-  by its class name;
+* `seq`: 1, 2, 3 … per process; `pid`: the app's process id;
+* `screen`: `start`, `launch`, `delete`, `relaunch`, `exit`, or the prompt's step kind
+  (`meta["stepKind"]`: `task_pick`, `brief`, `role_model`, `confirm`, …); any other
+  screen (the command palette) by its class name;
 * `step`: the prompt's step id, or null;
-* `revision`: the revision of the wizard state file the screen shows (saved before the
-  line is written), or null on the start screen;
-* `focus`: the id of the widget that has the focus (its class name if it has no id),
-  or null;
+* `revision`: the revision of the wizard state file shown (saved before the line is
+  written), or null on the start screen; on exit, the last screen's;
+* `focus`: the focused widget's id (its class name if it has no id), or null;
 * `error`: only after a refused answer, the message shown;
 * `outcome`: only on the launch screen once prepare ended, `prepared` or `failed`.
 
-A line that would repeat the previous one (same screen, step, revision and focus, no
-error or outcome) is not written: nothing changed for whoever sends keys.
-
-Unset, nothing is written and nothing is watched. A file that cannot be written turns
-the signal off (with one warning), never the app.
+A line that would repeat the previous one (no error or outcome) is not written. Unset,
+nothing is written; a file that cannot be written turns the signal off (one warning).
 """
 
 from __future__ import annotations

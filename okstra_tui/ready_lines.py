@@ -1,10 +1,6 @@
-"""When the app writes a line to the ready file (`ready.py` says what a line holds).
-
-A line is written once a screen is ready for keys — shown, focused, painted, and armed
-if it is guarded — and again when its focus moves, an answer is refused on it, or
-prepare ends on it. `ReadyLines` is the app's part of that: it waits for those moments
-and writes, and it turns the signal off (saying so once) when the file cannot be written.
-"""
+"""When the app writes a line to the ready file (`ready.py` says what a line holds): once a
+screen is ready for keys (shown, focused, painted, armed if guarded), and again when its
+focus moves, an answer is refused on it, or prepare ends on it."""
 
 from __future__ import annotations
 
@@ -14,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.screen import Screen
-from textual.widget import Widget
 
 from .ready import ReadyFile
 from .screens.base import PromptScreen
@@ -27,11 +22,6 @@ from .screens.start import StartScreen
 if TYPE_CHECKING:
     from okstra_core.session import Wizard
     from okstra_core.wizard.text import WizardText
-
-
-def _widget_name(widget: Widget) -> str:
-    """A widget's id, or its class name when it has none."""
-    return widget.id or type(widget).__name__
 
 
 def screen_kind(screen: Screen[Any]) -> str:
@@ -48,14 +38,8 @@ def screen_kind(screen: Screen[Any]) -> str:
 
 
 class ReadyLines:
-    """The ready lines of one app (nothing at all without a ready file).
-
-    Args:
-        app: the app (its queue, its watchers, its notifications).
-        file: the ready file, or None.
-        wizard: the app's wizard now (it gives a line's revision), if any.
-        text: the app's texts (the warning when the file cannot be written).
-    """
+    """The ready lines of one app (nothing without a ready file); `wizard` gives the
+    app's wizard now (a line's revision)."""
 
     def __init__(
         self,
@@ -80,12 +64,10 @@ class ReadyLines:
         return wizard.state.revision
 
     def after_refresh(self, screen: Screen[Any], **extra: str) -> None:
-        """Write a line for `screen` once it is ready for keys — if it is still the
-        current screen then. No ready file: nothing.
+        """Write a line for `screen` once it is ready for keys, if it is current then.
 
-        Three hops through first-in-first-out queues: the screen's (its mount and resume
-        handlers run first; a `focus()` they call is queued on the app), the app's (that
-        focus is set: keys now go to it), then the screen's next refresh (painted).
+        Three hops: the screen's queue (its mount handlers queue a `focus()` on the app),
+        the app's (the focus is set), then the screen's next refresh (painted).
         """
         if self.file is None:
             return
@@ -105,19 +87,19 @@ class ReadyLines:
         if isinstance(screen, GuardedScreen) and screen.awaits_key and not screen.armed:
             return  # keys would be dropped as typed ahead: its line comes when armed
         if screen not in self._screens:
-            # From now on a focus change on this screen is a new ready line too.
             self._screens.add(screen)
             self.app.watch(screen, "focused", lambda _: self.after_refresh(screen), init=False)
-        step = screen.prompt.id if isinstance(screen, PromptScreen) else None
         focused = screen.focused
-        focus = _widget_name(focused) if focused is not None else None
-        line = (screen_kind(screen), step, self.revision(screen), focus)
+        fields = {
+            "step": screen.prompt.id if isinstance(screen, PromptScreen) else None,
+            "revision": self.revision(screen),
+            "focus": (focused.id or type(focused).__name__) if focused is not None else None,
+        }
+        line = (screen_kind(screen), *fields.values())
         if not extra and line == self._last:
-            return  # nothing changed for a key sender (e.g. the focus set again)
+            return  # nothing changed for a key sender
         self._last = line
-        if not ready.write(
-            screen_kind(screen), step=step, revision=self.revision(screen), focus=focus, **extra
-        ):
+        if not ready.write(screen_kind(screen), **fields, **extra):
             self.file = None
             failed = self._text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
             self.app.notify(failed, severity="warning")

@@ -1,9 +1,5 @@
-"""Where the app finds its presentation data: `screens/*.tcss` and help text.
-
-In a checkout the stylesheets sit in the top-level `screens/` directory; the wheel
-ships the same directory as `okstra_tui/_data/screens` (see pyproject.toml). This is
-the one lookup every screen goes through, so neither layout leaks into the screens.
-"""
+"""Where the app finds `screens/*.tcss` and help text: the top-level `screens/` in a
+checkout, `okstra_tui/_data/screens` in the wheel (pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -35,21 +31,15 @@ def stylesheet(name: str) -> Path:
 
 
 def stylesheets() -> list[str | PurePath]:
-    """Every screen's stylesheet, the app's first: what the app parses once, at start.
-
-    Each screen's rules are scoped by its class name, so reading them all up front
-    styles every screen as reading each with its first screen did.
-    """
+    """Every screen's stylesheet, the app's first, parsed once at start (each screen's
+    rules are scoped by its class name)."""
     others = sorted(p for p in screens_dir().glob("*.tcss") if p.stem != "app")
     return [stylesheet("app"), *others]
 
 
 @cache
 def help_text(name: str) -> str:
-    """The help text of one screen (`screens/<name>.help.md`), empty when it has none.
-
-    Cached: the footer asks on every bindings refresh whether a screen has help.
-    """
+    """The help text of one screen (`screens/<name>.help.md`), empty when it has none."""
     path = screens_dir() / f"{name}.help.md"
     try:
         return path.read_text(encoding="utf-8").strip()
@@ -61,6 +51,6 @@ def ui_text(node: DOMNode) -> WizardText:
     """The text catalog the app loaded once (`OkstraApp.text`), for a mounted screen."""
     text = getattr(node.app, "text", None)
     if not isinstance(text, WizardText):
-        # A screen hosted by another App (a test harness): the same choice of language.
+        # A screen hosted by another App (a test harness).
         text = text_for(Environment.real())
     return text

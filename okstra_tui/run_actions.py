@@ -1,16 +1,16 @@
 """What the app does with a run picked from a list (start screen, runs screen).
 
-Reading the runs looks at each lead (a tmux pane or a process), which records an exit
-the first time it is seen; stopping waits for the lead to end. Both can take seconds:
-the screens call them from worker threads. Attaching outside tmux and resuming hand the
-terminal over: they return a `LaunchRequest` the app exits with (entry.py runs it,
-okstra staying the lead's parent for a resume).
+Reading the runs and stopping can take seconds: the screens call them from worker
+threads. Attaching outside tmux and resuming hand the terminal over: they return a
+`LaunchRequest` the app exits with.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
+from typing import ParamSpec
 
 from textual.app import App
 
@@ -27,6 +27,8 @@ from okstra_core.wizard.text import WizardText
 
 from .messages import LaunchRequest
 
+P = ParamSpec("P")
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -34,6 +36,19 @@ class Outcome:
 
     message: str = ""
     request: LaunchRequest | None = None
+
+
+def _refusal_said(action: Callable[P, Outcome]) -> Callable[P, Outcome]:
+    """`action`, whose refusal (an OkstraError) is its outcome's message."""
+
+    @functools.wraps(action)
+    def run(*args: P.args, **kwargs: P.kwargs) -> Outcome:
+        try:
+            return action(*args, **kwargs)
+        except OkstraError as exc:
+            return Outcome(exc.render())
+
+    return run
 
 
 def act(app: App[LaunchRequest | None], outcome: Outcome, say: Callable[[str], None]) -> None:
@@ -49,9 +64,8 @@ def read_runs(
 ) -> tuple[list[RunRow], str]:
     """The runs (newest first, their age measured now), or an error to show.
 
-    A damaged run is a row with its `problem`; it never hides the others. Without a
-    project (no `.okstra` here yet) there are no runs of this project: other projects'
-    runs show only when every project's are asked for (`show_all`).
+    A damaged run is a row with its `problem`. Without a project there are no runs of
+    this project: other projects' show only with `show_all`.
     """
     now = environment.now()
     try:
@@ -80,11 +94,7 @@ def lead_label(row: RunRow, text: WizardText) -> str:
 
 
 def status_lines(row: RunRow, text: WizardText) -> list[str]:
-    """The highlighted run: its lead, what can be done with it, and why it is odd.
-
-    Only the actions that can work for the run are offered (`RunRow.next_steps`):
-    attach with a window, resume with a known session id.
-    """
+    """The highlighted run: its lead, the actions that can work for it, and why it is odd."""
     lines = [text.get("app.runs.detail", run=row.run_ref, status=lead_label(row, text))]
     lines += [text.get("app.runs.next", command=step) for step in row.next_steps]
     why = (row.lead.detail if row.lead is not None else None) or row.problem
@@ -93,12 +103,10 @@ def status_lines(row: RunRow, text: WizardText) -> list[str]:
     return lines
 
 
+@_refusal_said
 def attach(run_dir: Path, environment: Environment) -> Outcome:
     """Show the lead's tmux window: switch to it inside tmux, else hand the terminal over."""
-    try:
-        run = read_run(run_dir)
-    except OkstraError as exc:
-        return Outcome(exc.render())
+    run = read_run(run_dir)
     plan = plan_attach(run, environment)
     if plan.argv is None:
         return Outcome(plan.problem or "")
@@ -107,61 +115,45 @@ def attach(run_dir: Path, environment: Environment) -> Outcome:
     return Outcome(request=LaunchRequest(tuple(plan.argv), run.run_dir, plan.env))
 
 
+@_refusal_said
 def attach_worker(run_dir: Path, who: str, environment: Environment) -> Outcome:
-    """Show a worker's tmux pane (`worker_attach`); a background worker, or a pane that
-    is gone, gets the core's reason."""
-    try:
-        target = worker_attach(run_dir, environment, who)
-    except OkstraError as exc:
-        return Outcome(exc.render())
+    """Show a worker's tmux pane (a background worker or a gone pane gets the reason)."""
+    target = worker_attach(run_dir, environment, who)
     if target.switch:
         return Outcome(run_switch(target.argv, target.env) or "")
     return Outcome(request=LaunchRequest(tuple(target.argv), run_dir, target.env))
 
 
+@_refusal_said
 def stop_worker(run_dir: Path, who: str, environment: Environment, text: WizardText) -> Outcome:
-    """Stop one worker (`worker_stop`: SIGTERM, SIGKILL after the grace time; blocks, a
-    worker thread calls it)."""
-    try:
-        stopped = worker_stop(run_dir, environment, who)
-    except OkstraError as exc:
-        return Outcome(exc.render())
+    """Stop one worker (SIGTERM, SIGKILL after the grace time: blocks)."""
+    stopped = worker_stop(run_dir, environment, who)
     return Outcome(text.get("app.team.stopped", who=who, status=stopped.worker.status))
 
 
+@_refusal_said
 def stop_lead_only(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:
     """Stop the lead alone (`okstra stop --lead-only`): its workers keep running."""
-    try:
-        outcome = team_stop(run_dir, environment, lead_only=True)
-    except OkstraError as exc:
-        return Outcome(exc.render())
+    outcome = team_stop(run_dir, environment, lead_only=True)
     lead = outcome.lead.after
     message = text.get("app.team.lead_stopped", status=lead.label())
     return Outcome(f"{message}: {lead.detail}" if lead.detail and not outcome.ok else message)
 
 
+@_refusal_said
 def send_worker(
     run_dir: Path, who: str, prompt: str, environment: Environment, text: WizardText
 ) -> Outcome:
-    """Send an ended worker a follow-up (`worker_send`); the core's refusal said as is."""
-    try:
-        started = worker_send(run_dir, environment, who, prompt=prompt)
-    except OkstraError as exc:
-        return Outcome(exc.render())
+    """Send an ended worker a follow-up (`worker_send`)."""
+    started = worker_send(run_dir, environment, who, prompt=prompt)
     return Outcome(text.get("app.team.sent", who=started.label.split(" ")[0]))
 
 
+@_refusal_said
 def stop_lead(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:
-    """Stop the team: the lead, then every running worker (`okstra stop`; blocks up to
-    the grace time: a worker calls it).
-
-    The same checks as `okstra stop`: a lead okstra did not start (`refused`) or a
-    damaged run is never signalled; the message says why.
-    """
-    try:
-        outcome = team_stop(run_dir, environment)
-    except OkstraError as exc:
-        return Outcome(exc.render())
+    """Stop the team as `okstra stop` does (blocks up to the grace time); a lead okstra did
+    not start or a damaged run is never signalled, and the message says why."""
+    outcome = team_stop(run_dir, environment)
     lead = outcome.lead.after
     message = text.get("app.runs.stopped", status=lead.label(), workers=len(outcome.workers))
     if lead.state in ("refused", "damaged") and lead.detail:
@@ -169,20 +161,17 @@ def stop_lead(run_dir: Path, environment: Environment, text: WizardText) -> Outc
     return Outcome(message)
 
 
+@_refusal_said
 def resume(run_dir: Path, environment: Environment, text: WizardText) -> Outcome:
-    """The resumed lead, to run in this terminal — rebuilt from the catalog, as
-    `okstra resume --exec` does; refused while the lead still runs."""
-    try:
-        run = read_run(run_dir)
-        status = observe(run, environment)
-        if status.alive:
-            return Outcome(text.get("app.runs.still_running", run=run.ref))
-        outcome = resume_run(run_dir, environment=environment, wait=0)
-        if not outcome.ok:
-            return Outcome(outcome.message() or text.get("app.runs.no_resume", run=run.ref))
-        command = exec_command(outcome, environment)
-    except OkstraError as exc:
-        return Outcome(exc.render())
+    """The resumed lead, to run in this terminal (as `okstra resume --exec`); refused
+    while the lead still runs."""
+    run = read_run(run_dir)
+    if observe(run, environment).alive:
+        return Outcome(text.get("app.runs.still_running", run=run.ref))
+    outcome = resume_run(run_dir, environment=environment, wait=0)
+    if not outcome.ok:
+        return Outcome(outcome.message() or text.get("app.runs.no_resume", run=run.ref))
+    command = exec_command(outcome, environment)
     env = {**environment.env, **command.env}
     return Outcome(
         request=LaunchRequest(

@@ -1,11 +1,9 @@
 """The team of the run highlighted on the runs screen: one row per member, and a preview.
 
-Read in a worker thread of the screen, never on the UI thread: the team as the core's
-`team_status` sees it (which records the end of a worker nobody saw end, as `okstra
-worker status` does), the lead's state and activity from its pane, and the last lines
-of the selected member — the lead's pane, a worker's output log (on either surface
-its supervisor appends to it as the bytes come). What comes back is plain data (every
-value made inert); the screen applies only the rows that changed (`table_diff`).
+Read in a worker thread: the team as `team_status` sees it (which records the end of a
+worker nobody saw end), the lead's state and activity from its pane, and the selected
+member's last lines. Every value comes back inert; the screen applies only what changed
+(`table_diff`).
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from okstra_core.records import dataclass
 from okstra_core.wizard.text import WizardText
 
 PREVIEW_LINES = 8
-# The columns of the members table, by their text key (`app.team.<key>`).
+# The members table's columns, by text key (`app.team.<key>`).
 COLUMNS = ("member", "model", "access", "state", "activity", "elapsed", "last")
 
 
@@ -59,8 +57,7 @@ def _last(lines: list[str]) -> str:
 def member_row(
     state: WorkerState, *, shown: str | None = None, activity: str | None = None, last: str = ""
 ) -> MemberRow:
-    """The row of one member; `shown`/`activity`/`last` replace the recorded ones (the
-    lead's, from its pane)."""
+    """The row of one member; `shown`/`activity`/`last` replace the recorded ones."""
     cells = (
         state.short,
         state.model_ref or "-",
@@ -83,8 +80,8 @@ def member_row(
 def look_team(
     run_dir: Path, environment: Environment, text: WizardText, selected: str | None
 ) -> TeamLook:
-    """The team's rows now, and the last lines of the `selected` member (a role
-    execution ref; the lead when None or gone)."""
+    """The team's rows now, and the last lines of the `selected` member (the lead when
+    None or gone)."""
     try:
         run = read_run(run_dir)
         lead = observe(run, environment)
@@ -93,20 +90,19 @@ def look_team(
         return TeamLook(title=inert(exc.render()))
     activity = lead_activity(run, environment) if lead.alive else None
     pane = list(activity.lines) if activity is not None else []
-    rows: list[MemberRow] = []
-    for state in team:
-        if state.leader:
-            shown = lead.label()
-            now = activity.state if activity is not None else None
-            rows.append(member_row(state, shown=shown, activity=now, last=_last(pane)))
-        else:
-            rows.append(member_row(state))
+    now = activity.state if activity is not None else None
+    rows = tuple(
+        member_row(state, shown=lead.label(), activity=now, last=_last(pane))
+        if state.leader
+        else member_row(state)
+        for state in team
+    )
     chosen = next((r for r in rows if r.key == selected), None) or next(
         (r for r in rows if r.leader), None
     )
     title = text.get("app.team.title", count=len(rows))
     if chosen is None:
-        return TeamLook(rows=tuple(rows), title=title)
+        return TeamLook(rows=rows, title=title)
     if chosen.leader:
         lines = pane[-PREVIEW_LINES:]
         where = text.get("app.team.preview_pane" if pane else "app.team.preview_none")
@@ -115,7 +111,7 @@ def look_team(
         where = text.get("app.team.preview_log")
     preview_title = text.get("app.team.preview", who=inert(chosen.short), where=where)
     return TeamLook(
-        rows=tuple(rows),
+        rows=rows,
         title=title,
         preview_title=preview_title,
         preview=tuple(inert(line) for line in lines),
@@ -133,8 +129,7 @@ def team_of(
 
 @dataclass(frozen=True)
 class TableDiff:
-    """What to change in a table showing `before` to show `after`: rows to remove, cells
-    to update, rows to add (at the end); `rebuild` when the order itself changed."""
+    """What to change in a table to show new rows (`rebuild`: the order changed)."""
 
     remove: tuple[str, ...] = ()
     update: tuple[tuple[str, int, str], ...] = ()
@@ -147,11 +142,8 @@ class TableDiff:
 
 
 def table_diff(before: dict[str, tuple[str, ...]], after: tuple[MemberRow, ...]) -> TableDiff:
-    """The least change from the rows shown (`before`, in table order) to `after`.
-
-    Members are only ever appended to a team (manifest order), so a kept member keeps
-    its place; anything else rebuilds the table.
-    """
+    """The least change from the rows shown (`before`, in order) to `after` (members are
+    only ever appended: a kept member keeps its place, else the table is rebuilt)."""
     wanted = {row.key: row for row in after}
     remove = tuple(key for key in before if key not in wanted)
     kept = [key for key in before if key in wanted]

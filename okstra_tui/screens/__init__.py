@@ -8,17 +8,14 @@ from pathlib import Path
 from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.confirm import Confirmation
 
-from .base import PromptScreen
+from .base import PickScreen, PromptScreen
 from .confirm import ConfirmScreen
 from .edit import EditScreen
-from .pick import PickScreen
-from .role_add import RoleAddScreen
-from .role_count import RoleCountScreen
+from .role_count import RoleAddScreen, RoleCountScreen
 from .role_model import RoleModelScreen
 from .text import TextScreen
 
-# Presentation only: which screen renders which step kind. Plain picks and texts
-# share the generic screens.
+# Plain picks and texts share the generic screens.
 _BY_STEP_KIND: dict[str, type[PromptScreen]] = {
     "role_count": RoleCountScreen,
     "role_add": RoleAddScreen,

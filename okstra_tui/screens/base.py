@@ -1,8 +1,7 @@
 """What every prompt screen shares: the history panel, the prompt header, the error line.
 
-A prompt screen renders one `Prompt` of the wizard engine and posts what the person
-chose (`messages.Answered`); the app submits it. A refused answer comes back through
-`show_error()`, inline, and the screen stays as it was — usable.
+A prompt screen renders one `Prompt` and posts what the person chose (`Answered`); a
+refused answer comes back through `show_error()`, inline, and the screen stays usable.
 """
 
 from __future__ import annotations
@@ -21,41 +20,29 @@ from okstra_core.wizard.ids import DEFAULTED_KINDS
 from okstra_core.wizard.text import WizardText
 
 from ..keys import HELP_PANEL_BINDINGS, keys_markdown
-from ..messages import (
-    Answered,
-    BackRequested,
-    DefaultsRequested,
-    EditRequested,
-    RewindRequested,
-)
-from ..resources import help_text, ui_text
+from ..messages import Answered, BackRequested, DefaultsRequested, EditRequested, RewindRequested
+from ..resources import help_text, stylesheet, ui_text
 from ..widgets import HistoryPanel, KeysFooter, OptionTable, Plain, Row
+from .dialog import on_yes
 from .discard import DiscardScreen
-from .stale import part
+from .stale import part, show_error
 
 
 def progress_text(progress: tuple[int, int], text: WizardText) -> str:
     """ "Step n of ~m": the current step is the one after the answered ones."""
-    answered, total = progress
-    current = answered + 1
-    return text.get("app.progress", current=current, total=max(total, current))
+    current = progress[0] + 1
+    return text.get("app.progress", current=current, total=max(progress[1], current))
 
 
 class PromptScreen(Screen[None]):
-    """Base of the screens that show one wizard prompt beside the history panel.
-
-    Args:
-        prompt: the engine's current prompt (id, kind, label, options, default, meta).
-        history: the answered steps, in answer order.
-        progress: (answered, ~total) from the engine.
-    """
+    """Base of the screens that show one wizard `prompt` beside the `history` panel;
+    `progress` is (answered, ~total)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("backspace", "back", "Back", show=False),
         Binding("e", "edit", "Edit"),
-        # The history panel is reached by this key only, never by Tab: Enter there
-        # rewinds, and a Tab followed by Enter must not drop answers unasked.
+        # Never by Tab: Enter there rewinds, and Tab, Enter must not drop answers.
         Binding("ctrl+r", "history", "History"),
         *HELP_PANEL_BINDINGS,
     ]
@@ -84,8 +71,7 @@ class PromptScreen(Screen[None]):
                     yield Plain(self.prompt.help, id="help")
                 yield from self.compose_body()
                 yield Plain("", id="error")
-        # Every key of a prompt screen fits 80 columns only without the palette's
-        # (Ctrl+P still opens it; `?` lists it with the screen's keys).
+        # The keys fit 80 columns only without the palette's (`?` lists it).
         yield KeysFooter(show_command_palette=False)
 
     @property
@@ -97,8 +83,7 @@ class PromptScreen(Screen[None]):
         return True
 
     def action_toggle_help(self) -> None:
-        """Show or hide the help panel under the prompt: the screen's help text (if it
-        has a file) and its keys, read from its bindings."""
+        """Show or hide the help panel under the prompt: the help text and the keys."""
         shown = part(self, "#screen-help", VerticalScroll)
         if shown is not None:
             shown.toggle_class("-hidden")
@@ -116,7 +101,6 @@ class PromptScreen(Screen[None]):
         prompt.mount(panel)
 
     def on_screen_resume(self) -> None:
-        # The header shows where we are: "<project> · Step n of ~m".
         self.sub_title = f"{self.app.sub_title} · {progress_text(self.progress, ui_text(self))}"
 
     def compose_body(self) -> ComposeResult:
@@ -125,10 +109,7 @@ class PromptScreen(Screen[None]):
 
     def show_error(self, message: str) -> None:
         """Show a refused answer inline; the screen stays usable."""
-        error = part(self, "#error", Plain)
-        if error is not None:
-            error.update(message)
-            error.set_class(bool(message), "-visible")
+        show_error(self, message)
 
     def clear_error(self) -> None:
         self.show_error("")
@@ -138,26 +119,20 @@ class PromptScreen(Screen[None]):
         return ""
 
     def action_history(self) -> None:
-        """Move the focus to the history panel (Escape there comes back)."""
+        """Move the focus to the history panel."""
         panel = part(self, "#history", HistoryPanel)
         if panel is not None:
             panel.enter()
 
     def _after_discard_check(self, message: RewindRequested | BackRequested) -> None:
         """Post `message` to the app — after asking, when typed text would be lost."""
-        if not self.unsaved_text():
+        if self.unsaved_text():
+            on_yes(self, DiscardScreen(self.unsaved_text()), lambda: self.post_message(message))
+        else:
             self.post_message(message)
-            return
-
-        def answered(discard: bool | None) -> None:
-            if discard:
-                self.post_message(message)
-
-        self.app.push_screen(DiscardScreen(self.unsaved_text()), answered)
 
     def on_rewind_requested(self, message: RewindRequested) -> None:
-        # From the history panel: the app rewinds once we let the message through.
-        if message.checked:
+        if message.checked:  # the app rewinds
             return
         message.stop()
         self._after_discard_check(RewindRequested(message.step_id, checked=True))
@@ -176,25 +151,9 @@ class PromptScreen(Screen[None]):
         self.post_message(EditRequested())
 
 
-def option_rows(prompt: Prompt) -> list[Row]:
-    """The prompt's options as rows: the label, its summary (if any), disabled reason."""
-    return [
-        Row(
-            value=o.value,
-            cells=(o.label,),
-            disabled_reason=o.disabled_reason,
-            detail=o.meta.get("summary") or None,
-        )
-        for o in prompt.options
-    ]
-
-
 class ChoiceScreen(PromptScreen):
-    """A prompt answered by choosing one row of an option table (the default highlighted).
-
-    From the task type on, `d` answers this step and every later one a person would pass
-    with Enter by its default, up to the confirmation (`Wizard.accept_defaults`).
-    """
+    """A prompt answered by choosing one row of an option table (the default highlighted);
+    from the task type on, `d` takes every default up to the confirmation."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "accept_defaults", "All defaults"),
@@ -211,7 +170,11 @@ class ChoiceScreen(PromptScreen):
         self.post_message(DefaultsRequested(step=self.prompt.id))
 
     def rows(self) -> list[Row]:
-        return option_rows(self.prompt)
+        """The options as rows: the label, its summary (if any), disabled reason."""
+        return [
+            Row(o.value, (o.label,), o.disabled_reason, detail=o.meta.get("summary") or None)
+            for o in self.prompt.options
+        ]
 
     def compose_body(self) -> ComposeResult:
         yield OptionTable(self.rows(), selected=self.prompt.default, id="options")
@@ -230,3 +193,9 @@ class ChoiceScreen(PromptScreen):
         event.stop()
         self.clear_error()
         self.post_message(Answered(event.option.id, step=self.prompt.id))
+
+
+class PickScreen(ChoiceScreen):
+    """A plain pick prompt: task, task type, reuse, directive or related-tasks choice."""
+
+    CSS_PATH = stylesheet("pick")

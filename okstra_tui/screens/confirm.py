@@ -1,8 +1,7 @@
 """confirm: the confirmation block, preflight and the launch preview; Launch / Edit / Abort.
 
-Launch takes a deliberate key on a screen the person has seen: the screen is guarded
-(keys typed ahead are dropped, see `guard`), no button has the focus at first —
-Enter on the summary does nothing —, and Launch is `l` or the Launch button.
+Launch takes a deliberate key on a screen the person has seen: the screen is guarded,
+no button has the focus at first, and Launch is `l` or the Launch button.
 """
 
 from __future__ import annotations
@@ -25,8 +24,9 @@ from ..messages import Answered, PreflightChecked
 from ..resources import stylesheet, ui_text
 from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.preview import preview_text, preview_title
-from .ask import abort_question
+from .ask import ask
 from .base import PromptScreen
+from .dialog import on_yes
 from .guard import GuardedScreen
 from .stale import gone, part
 
@@ -44,15 +44,8 @@ _BUTTONS: dict[str, tuple[str, ButtonVariant]] = {
 
 
 class ConfirmScreen(GuardedScreen, PromptScreen):
-    """Review the whole setup, then launch it, change an answer, or abort.
-
-    Args:
-        confirmation: the engine's confirmation block (lines with provenance).
-        project_root: the project (paths in the preview are shown relative to it).
-
-    The app runs a dry-run prepare meanwhile; its preflight and plan arrive as a
-    message.
-    """
+    """Review the whole setup (the engine's `confirmation`), then launch it, change an
+    answer, or abort; the app's dry-run prepare sends its preflight and plan."""
 
     CSS_PATH = stylesheet("confirm")
     HELP = "confirm"
@@ -76,7 +69,7 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         self.confirmation = confirmation
         self.project_root = Path(project_root) if project_root is not None else Path.cwd()
         self.plan: PrepareResult | None = None
-        self._checked: PreflightChecked | None = None  # the dry run's outcome, once known
+        self._checked: PreflightChecked | None = None
 
     def compose_body(self) -> ComposeResult:
         text = ui_text(self)
@@ -98,16 +91,14 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
                     id=f"do-{option.value}",
                     variant=variant,
                     compact=True,
-                    # Enabled once the screen is armed (and only selectable options).
-                    disabled=True,
+                    disabled=True,  # until armed
                     tooltip=Text(block(option.disabled_reason)) if option.disabled_reason else None,
                 )
-            # Shown once armed: Enter does not launch here, so say which key does.
+            # Once armed: which key launches (Enter does not).
             yield Plain("", id="armed-hint")
 
     def on_mount(self) -> None:
-        # No button has the focus: Enter must never launch from where the screen opens.
-        self.focus_answer()
+        self.focus_answer()  # no button: Enter must never launch from here
 
     def focus_answer(self) -> None:
         summary = part(self, "#summary", VerticalScroll)
@@ -136,8 +127,8 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         self._show_preflight()
 
     def _show_preflight(self, tries: int = 20) -> None:
-        """Show the dry run's outcome — once the widgets that show it are mounted: it can
-        arrive before (a request refused at once) or after the screen was replaced."""
+        """Show the dry run's outcome once its widgets are mounted (it can arrive before
+        they are, or after the screen was replaced)."""
         message = self._checked
         if message is None or gone(self):
             return
@@ -150,22 +141,20 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
             return
         view.set_preflight(message.results, message.notes, message.error)
         text = ui_text(self)
-        # The title names the tmux window (from the task key): a markup string, escaped.
+        # The title names the tmux window (data) in a markup string.
         preview.title = inert_markup(preview_title(message.plan, text))
         environment = getattr(self.app, "environment", None)
         which = environment.which if environment is not None else None
         body.update(preview_text(message.plan, self.project_root, text, message.error, which))
 
     def action_lead_access(self) -> None:
-        """The lead's next access level (ask → edits → full), shown in the preview once
-        the dry run planned it; the launch uses it."""
+        """The lead's next access level (ask → edits → full), planned by the dry run."""
         next_level = getattr(self.app, "next_lead_access", None)
         if next_level is not None:
             next_level(self)
 
     def action_toggle_preview(self) -> None:
-        """Open the preview with its body focused (the arrows, PgDn and End scroll a
-        long lead command on a small terminal), or close it and focus the summary."""
+        """Open the preview with its body focused (to scroll it), or close it."""
         preview = part(self, "#preview", Collapsible)
         if preview is None:
             return
@@ -185,21 +174,12 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
     def action_answer(self, value: str) -> None:
         if not self.armed:
             return
-        if value == "abort":
-            self._ask_abort()
-            return
-        self._answer(value)
-
-    def _ask_abort(self) -> None:
-        """Abort closes the setup for good: asked first, No by default."""
-        if not self.is_active:
-            return  # a second `a` while the question opens: one question
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._answer("abort")
-
-        self.app.push_screen(abort_question(ui_text(self)), answered)
+        if value != "abort":
+            self._answer(value)
+        elif self.is_active:  # not for a second `a` while the question opens
+            # Abort closes the setup for good: asked first, No by default.
+            question = ask(ui_text(self), "app.ask.abort", "abort")
+            on_yes(self, question, lambda: self._answer("abort"))
 
     def _answer(self, value: str) -> None:
         if any(o.value == value and o.disabled_reason is None for o in self.prompt.options):
@@ -207,5 +187,4 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
             self.post_message(Answered(value, step=self.prompt.id))
 
     def action_edit(self) -> None:
-        # On the confirm screen "edit" is an answer the engine turns into edit_target.
         self.action_answer("edit")

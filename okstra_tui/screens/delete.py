@@ -12,13 +12,8 @@ from .dialog import YesNoScreen, answer_keys
 
 
 class DeleteWizardScreen(YesNoScreen):
-    """Ask before a wizard's state file is deleted; Keep has the focus (a stray Enter
-    keeps the setup: deleting needs a deliberate choice).
-
-    Args:
-        task: what the wizard is for (its task column on the start screen).
-        path: the state file that would be deleted (shown in full).
-    """
+    """Ask before the state file at `path` of the setup for `task` is deleted (Keep has
+    the focus: deleting needs a deliberate choice)."""
 
     CSS_PATH = stylesheet("delete")
     TEXTS = "app.delete"

@@ -1,20 +1,19 @@
 """A yes/no dialog over the screen (answers True or False); No has the focus.
 
-A stray Enter keeps things as they are: saying yes is a deliberate choice — `y`, or the
-Yes button. `n` and Escape answer no. A dialog closes once (`stale.close`): a key typed
-twice never closes the screen under it.
+A stray Enter keeps things as they are: yes is `y` or the Yes button; `n` and Escape
+answer no. A dialog closes once (`stale.close`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import ClassVar, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, NamedTuple
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer
 from textual.widgets.button import ButtonVariant
 
@@ -24,8 +23,7 @@ from .stale import close, part
 
 
 class Words(NamedTuple):
-    """What a dialog says: its question (bold), what happens (data in it is shown
-    inert; empty: no line), and its two buttons."""
+    """What a dialog says: question, what happens (inert; empty: no line), buttons."""
 
     question: str
     detail: str
@@ -34,24 +32,27 @@ class Words(NamedTuple):
 
 
 def answer_keys(yes: str, no: str) -> list[BindingType]:
-    """A dialog's keys, `y` (described `yes` in the footer) and `n`/Escape (`no`)."""
+    """A dialog's keys, `y` (`yes` in the footer) and `n`/Escape (`no`)."""
     return [
         Binding("y", "answer(True)", yes),
         Binding("n,escape", "answer(False)", no),
     ]
 
 
-class YesNoScreen(ModalScreen[bool]):
-    """Base of the yes/no dialogs: a subclass names its texts, its keys' footer
-    descriptions (`BINDINGS = answer_keys(...)`) and its stylesheet.
+def on_yes(screen: Screen[Any], dialog: Screen[bool], then: Callable[[], object]) -> None:
+    """Show `dialog` over `screen`; on a yes, `then()`."""
 
-    Attributes:
-        TEXTS: the text catalog's section of its words (`<TEXTS>.question`, `.detail`,
-            `.yes`, `.no`), formatted with `values()`.
-        YES_ID: the Yes button's id.
-        NO_ID: the No button's id (it has the focus).
-        YES_VARIANT: the Yes button's look (`error` for what cannot be undone).
-    """
+    def answered(yes: bool | None) -> None:
+        if yes:
+            then()
+
+    screen.app.push_screen(dialog, answered)
+
+
+class YesNoScreen(ModalScreen[bool]):
+    """Base of the yes/no dialogs: a subclass sets `BINDINGS = answer_keys(...)`, its
+    stylesheet, `TEXTS` (the catalog section of its words, formatted with `values()`),
+    the buttons' ids and the Yes button's look."""
 
     TEXTS: ClassVar[str] = ""
     YES_ID: ClassVar[str] = "yes"
@@ -63,7 +64,7 @@ class YesNoScreen(ModalScreen[bool]):
         return {}
 
     def words(self) -> Words:
-        """What the dialog says (read once, when it is composed)."""
+        """What the dialog says (read when it is composed)."""
         text = ui_text(self)
         values = self.values()
         return Words(*(text.get(f"{self.TEXTS}.{part}", **values) for part in Words._fields))

@@ -14,12 +14,7 @@ _QUOTE = 60
 
 
 class DiscardScreen(YesNoScreen):
-    """Ask before typed text is dropped by going back; Keep has the focus (a stray Enter
-    keeps the text: dropping it needs a deliberate choice).
-
-    Args:
-        typed: the text that would be lost (quoted, shortened).
-    """
+    """Ask before the `typed` text is dropped by going back (Keep has the focus)."""
 
     CSS_PATH = stylesheet("discard")
     TEXTS = "app.discard"

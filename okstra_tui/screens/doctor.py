@@ -1,9 +1,5 @@
-"""The doctor dialog: each agent CLI (where PATH found it, version, launch flags) and
-tmux, with warnings and fixes.
-
-Opened from the command palette; the checks run the CLIs' version and help commands,
-in a worker thread.
-"""
+"""The doctor dialog (`okstra doctor` in the app): each agent CLI and tmux, with warnings
+and fixes; the checks run the CLIs in a worker thread."""
 
 from __future__ import annotations
 
@@ -36,9 +32,7 @@ class DoctorScreen(ModalScreen[None]):
     def __init__(self, environment: Environment, *, cwd: Path | None = None) -> None:
         super().__init__()
         self.environment = environment
-        # Where the app runs: a CLI found inside it (or through a relative PATH entry)
-        # is flagged.
-        self.cwd = cwd
+        self.cwd = cwd  # a CLI found inside it (or via a relative PATH entry) is flagged
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -62,7 +56,6 @@ class DoctorScreen(ModalScreen[None]):
         self.app.call_from_thread(self._show, summary, body)
 
     def _show(self, summary: str, body: str) -> None:
-        # Closed before the checks finished, or its widgets not mounted yet / going.
         head, report = part(self, "#summary", Plain), part(self, "#report", Plain)
         if head is None or report is None:
             return

@@ -1,12 +1,9 @@
 """Screens that act on a deliberate key only: keys typed ahead never reach them.
 
-A person who presses Enter several times on the screens before the confirm screen
-must not launch a run they never saw. A guarded screen starts *disarmed*: it is
-armed `ARM_DELAY` seconds after its first paint, and until then its acting widgets
-are disabled. Every key event carries the time it was read from the terminal; the
-app drops a key read before the screen was armed (`GuardedScreen.accepts_key`), so
-keys queued while the app was busy, and keys pressed in the moment after the screen
-appeared, do nothing — however late the app gets round to them.
+Enter pressed several times before the confirm screen must not launch a run nobody saw.
+A guarded screen is armed `ARM_DELAY` seconds after its first paint (its acting widgets
+disabled until then), and the app drops every key read from the terminal before that
+(`accepts_key`), however late it gets round to it.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from textual import events
 from textual._time import get_time
 from textual.message import Message
 
-# Keys that always work, armed or not: quitting and interrupting lose nothing.
+# Quitting and interrupting lose nothing: they work armed or not.
 ALWAYS_ALLOWED = frozenset({"ctrl+c", "ctrl+q"})
 
 
@@ -26,14 +23,10 @@ class Armed(Message):
 
 
 class GuardedScreen:
-    """Mixin for a `Screen`: disarmed until shown and settled, then armed.
+    """Mixin for a `Screen`: disarmed until shown and settled, then armed
+    (`on_armed_changed` enables what acts)."""
 
-    Subclasses override `on_armed_changed(armed)` to enable what acts (buttons,
-    bindings); `armed` tells whether a deliberate key may act now.
-    """
-
-    # Long enough that nobody can read the screen and press a key before it ends;
-    # short enough not to be noticed as a wait.
+    # Too short to read the screen and press a key; too short to notice as a wait.
     ARM_DELAY: ClassVar[float] = 0.4
 
     _armed_at: float | None = None
@@ -49,18 +42,15 @@ class GuardedScreen:
         return self._armed_at is not None
 
     def accepts_key(self, event: events.Key) -> bool:
-        """Whether `event` may act here: pressed after the screen was armed.
-
-        A screen that no longer waits for a deliberate key (a launch screen whose
-        prepare already runs) guards nothing: its keys (quit, scroll) act at once.
-        """
+        """Whether `event` may act here: pressed after the screen was armed (anything,
+        once the screen no longer waits for a deliberate key)."""
         if event.key in ALWAYS_ALLOWED or not self.awaits_key:
             return True
         armed_at = self._armed_at
         return armed_at is not None and event.time >= armed_at
 
     def _on_mount(self, event: events.Mount) -> None:
-        # After the first refresh the screen is on the terminal; the delay runs from then.
+        # The delay runs from the first refresh (the screen is on the terminal).
         self.call_after_refresh(self._shown)  # type: ignore[attr-defined]
 
     def _shown(self) -> None:

@@ -1,12 +1,8 @@
 """The first setup screen when no agent CLI can lead a run: a short guide.
 
-Each CLI that is not ready, once (its providers grouped): missing, logged out or not
-working, and the one thing to do — its install command (from the provider file), its
-login step, or the fix. `r` checks again (the CLIs are run: `readiness` with
-`fresh`, in a worker) and, when a CLI that can lead became ready, closes the guide so the
-setup goes on; `m` leaves the app for `okstra demo` (okstra's scripted demo team at
-work on a fresh copy of the demo project: no model, no login); Escape closes it over
-the blocked first step.
+Each CLI not ready (its providers grouped): missing, logged out or broken, and the one
+thing to do. `r` checks again (in a worker) and closes the guide once a CLI that can
+lead is ready; `m` leaves for `okstra demo`; Escape closes it over the blocked step.
 """
 
 from __future__ import annotations
@@ -55,17 +51,13 @@ def guide_text(entries: Sequence[GuideEntry], *, catalog: WizardText) -> Text:
     return text
 
 
-# The guide's answer: True (a CLI that can lead is ready), False (closed after a
-# check), DEMO (watch the demo team instead), None (closed unchecked).
 DEMO = "demo"
 GuideAnswer = bool | str | None
 
 
 class GuideScreen(ModalScreen[GuideAnswer]):
-    """What to install or log in to before a team can be set up (dismissed with True
-    once a CLI that can lead is ready; False when closed after a check, so the first
-    step is shown again with what the check found; `DEMO` to watch the demo team; None
-    when closed unchecked)."""
+    """What to install or log in to before a team can be set up. Answers True once a CLI
+    that can lead is ready, False when closed after a check, `DEMO`, or None."""
 
     CSS_PATH = stylesheet("guide")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -117,7 +109,7 @@ class GuideScreen(ModalScreen[GuideAnswer]):
     def _show(self, entries: tuple[GuideEntry, ...], error: str | None) -> None:
         self.checking = False
         if not entries and error is None:
-            close(self, True)  # a CLI that can lead is ready: the setup goes on
+            close(self, True)
             return
         self.entries = entries
         text = ui_text(self)

@@ -1,8 +1,5 @@
-"""Help on any screen: the keys that act there (from its bindings), and its help text.
-
-Opened by `?` (F1 in a text box) on every screen that has no help panel of its own;
-Escape, `q` or `?` closes it.
-"""
+"""Help on any screen without a help panel of its own: the keys that act there (from its
+bindings). Opened by `?` (F1 in a text box); Escape, `q` or `?` closes it."""
 
 from __future__ import annotations
 
@@ -35,11 +32,7 @@ def keys_text(rows: list[tuple[str, str]]) -> Text:
 
 
 class KeysHelpScreen(ModalScreen[None]):
-    """The keys of the screen it was opened over.
-
-    Args:
-        screen: the screen whose keys are listed (read when the help opens).
-    """
+    """The keys of the `screen` it was opened over."""
 
     CSS_PATH = stylesheet("keys_help")
     BINDINGS: ClassVar[list[BindingType]] = [

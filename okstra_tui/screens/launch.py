@@ -1,15 +1,10 @@
-"""The launch screen: prepare's steps as they run, then the hand-over.
-
-The app runs prepare in a worker thread; its steps and its end arrive here as typed
-messages. On success the screen either says the terminal goes to the lead CLI (the
-app exits and entry.py execs it) or shows the tmux window it opened, or — with
-`--launch none` — the command that starts the lead, and the resume command.
-"""
+"""The launch screen: prepare's steps as they run (messages from the app's worker), then
+the hand-over: the terminal to the lead CLI, its tmux window, or the command to run."""
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -32,33 +27,13 @@ from ..messages import (
 )
 from ..resources import stylesheet, ui_text
 from ..widgets import KeysFooter, Plain
+from ..widgets.preview import argv_text, shown_path
 from .guard import GuardedScreen
 from .stale import gone, part
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
     from okstra_core.prepare import PrepareResult
-
-
-def argv_text(argv: Sequence[str], which: Callable[[str], str | None] | None = None) -> str:
-    """An argv as the shell line a person would type (quoted; never run by us).
-
-    With `which`, a program that PATH finds anyway is shown by its bare name.
-    """
-    words = [str(a) for a in argv]
-    if which is not None and words:
-        name = Path(words[0]).name
-        if which(name) == words[0]:
-            words[0] = name
-    return shlex.join(words)
-
-
-def shown_path(path: Path, root: Path) -> str:
-    """A path relative to the project when it is inside it (shorter, same meaning)."""
-    try:
-        return str(Path(path).relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 def result_text(
@@ -119,12 +94,9 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         root: the project root (paths are shown relative to it).
         environment: the okstra Environment (its PATH shortens shown commands).
         state_path: the wizard's state file (named in the "try again" advice).
-        waiting: the wizard was confirmed in an earlier session: wait for Enter
-            (or Escape, back to the confirm screen) instead of starting at once.
+        waiting: confirmed in an earlier session: wait for Enter (or Escape, back).
         earlier: what became of the run this setup launched before (shown first).
-        earlier_run: that run's directory. With it, Enter opens the run (its status,
-            attach, stop, resume) and `l` launches another run of the setup (which the
-            app asks about first): the default action on a launched setup is its run.
+        earlier_run: that run's directory: Enter opens it, `l` launches another run.
     """
 
     CSS_PATH = stylesheet("launch")
@@ -165,8 +137,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         return self.waiting
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Enter and Escape only mean something before prepare has started, and only
-        # once the screen is armed (keys typed ahead are dropped by the app anyway).
+        # Enter and Escape act only before prepare has started, once the screen is armed.
         if action == "open_run" and self.exited_run is not None:
             return True
         if action in ("start", "back", "open_run", "launch_another"):
@@ -181,58 +152,51 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         return True
 
     def action_start(self) -> None:
-        if not (self.waiting and self.armed):
-            return
-        self.set_preparing()
-        self.post_message(PrepareRequested())
+        if self.waiting and self.armed:
+            self.set_preparing()
+            self.post_message(PrepareRequested())
 
     def action_launch_another(self) -> None:
-        # The app asks first; the screen shows "preparing" only once the answer is yes.
+        # The app asks first; "preparing" shows only once the answer is yes.
         if self.waiting and self.armed and self.earlier_run is not None:
             self.post_message(PrepareRequested())
 
     def set_preparing(self) -> None:
         """Prepare has started: the progress bar, and no more Enter or Escape."""
-        self.waiting = False
+        self._set_waiting(False)
+
+    def set_waiting(self) -> None:
+        """Back to waiting for a key (another run of a launched setup was declined)."""
+        self._set_waiting(True)
+
+    def _set_waiting(self, waiting: bool) -> None:
+        self.waiting = waiting
         if gone(self):
             return
-        self.query_one("#busy").display = True
-        title = ui_text(self).get("app.launch.preparing", title=self.title_text)
-        self.query_one("#title", Plain).update(title)
+        self.query_one("#busy").display = not waiting
+        self.query_one("#title", Plain).update(self._title())
         self.refresh_bindings()
+
+    def _title(self) -> str:
+        if not self.waiting:
+            key = "app.launch.preparing"
+        else:
+            key = "app.launch.launched" if self.earlier_run is not None else "app.launch.waiting"
+        return ui_text(self).get(key, title=self.title_text)
 
     def action_open_run(self) -> None:
         if self.exited_run is not None:
             self.post_message(OpenRunRequested(self.exited_run))
-            return
-        if not (self.waiting and self.armed) or self.earlier_run is None:
-            return
-        self.post_message(OpenRunRequested(self.earlier_run))
+        elif self.waiting and self.armed and self.earlier_run is not None:
+            self.post_message(OpenRunRequested(self.earlier_run))
 
     def action_back(self) -> None:
         self.post_message(BackRequested())
 
-    def _waiting_title(self) -> str:
-        key = "app.launch.launched" if self.earlier_run is not None else "app.launch.waiting"
-        return ui_text(self).get(key, title=self.title_text)
-
-    def set_waiting(self) -> None:
-        """Back to waiting for a key (another run of a launched setup was declined)."""
-        self.waiting = True
-        if gone(self):
-            return
-        self.query_one("#busy").display = False
-        self.query_one("#title", Plain).update(self._waiting_title())
-        self.refresh_bindings()
-
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="launch"):
-            if self.waiting:
-                title = self._waiting_title()
-            else:
-                title = ui_text(self).get("app.launch.preparing", title=self.title_text)
-            yield Plain(title, id="title")
+            yield Plain(self._title(), id="title")
             busy = ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
             busy.display = not self.waiting
             yield busy
@@ -245,17 +209,16 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         yield KeysFooter()
 
     def _render_steps(self) -> None:
-        # on_step fires as a step starts: every earlier step is done.
+        # A step is posted as it starts: every earlier step is done.
         if gone(self):
             return  # prepare's messages still arrive after the screen was replaced
         text = Text()
+        last = len(self.steps) - 1
         for i, step in enumerate(self.steps):
-            running = i == len(self.steps) - 1 and not self.finished
-            if i:
-                text.append("\n")
-            if running:
+            text.append("\n" if i else "")
+            if i == last and not self.finished:
                 text.append("… ", style="bold yellow")
-            elif self.failed and i == len(self.steps) - 1:
+            elif i == last and self.failed:
                 text.append("✗ ", style="bold red")
             else:
                 text.append("✓ ", style="bold green")

@@ -1,8 +1,5 @@
-"""The "launch another run of this setup?" dialog (answers True or False).
-
-Shown before prepare when the confirmed setup already launched a run: a second run is
-a decision, never the effect of a stray Enter — so "Not now" has the focus.
-"""
+"""The "launch another run of this setup?" dialog (answers True or False; "Not now" has
+the focus: a second run is a decision, never the effect of a stray Enter)."""
 
 from __future__ import annotations
 
@@ -16,13 +13,8 @@ from .dialog import YesNoScreen, answer_keys
 
 
 class RelaunchScreen(YesNoScreen):
-    """Ask before a setup that already launched a run launches another.
-
-    Args:
-        task: the setup's task (key · task type).
-        run_id: the newest run it launched.
-        run_dir: that run's directory (shown in full).
-    """
+    """Ask before the setup `task` (key · type), which launched run `run_id` in `run_dir`,
+    launches another."""
 
     CSS_PATH = stylesheet("relaunch")
     TEXTS = "app.relaunch"

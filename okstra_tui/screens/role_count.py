@@ -1,4 +1,5 @@
-"""role-count:<role>: how many instances of an adjustable role (min..max)."""
+"""role-count:<role> (how many instances of an adjustable role) and role-add:<role>
+(whether to add an optional role)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,17 @@ class RoleCountScreen(ChoiceScreen):
 
     CSS_PATH = stylesheet("role_count")
     HELP = "role_count"
+
+    def compose_body(self) -> ComposeResult:
+        yield Plain(role_facts(self.prompt.meta), id="role")
+        yield from super().compose_body()
+
+
+class RoleAddScreen(ChoiceScreen):
+    """ "Don't add" (the default) or add 1..max instances of an optional role."""
+
+    CSS_PATH = stylesheet("role_add")
+    HELP = "role_add"
 
     def compose_body(self) -> ComposeResult:
         yield Plain(role_facts(self.prompt.meta), id="role")

@@ -1,9 +1,7 @@
 """role-model:<role>:<n>: which model runs one role instance.
 
-A table of model ref, display name and provider. Models the resolver rules out
-(unavailable, taken, or making completion impossible) stay listed, dimmed, with the
-reason, and cannot be chosen. The prompt's default — the first selectable option, or
-the answer a rewind dropped — is highlighted, so Enter keeps it.
+A table of model ref, display name and provider; models the resolver rules out stay
+listed, dimmed, with the reason. The prompt's default is highlighted.
 """
 
 from __future__ import annotations
@@ -40,12 +38,8 @@ def model_row(option: Option, text: WizardText | None = None) -> Row:
 
 
 def model_rows(options: Sequence[Option], text: WizardText | None = None) -> list[Row]:
-    """The model table's rows; one model only is marked as the default.
-
-    The engine ranks every model a defaults scope names (okstra's list may name five,
-    in order of preference); the one Enter takes — the first that can be chosen — is
-    *the* default, and only it says so. The others keep their place in the ranking.
-    """
+    """The model table's rows; only the default Enter takes (the first ranked default that
+    can be chosen) is marked as the default."""
     rows: list[Row] = []
     marked = False
     for option in options:

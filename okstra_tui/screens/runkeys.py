@@ -1,5 +1,4 @@
-"""The keys of a screen that lists runs: attach to, stop (after asking) and resume the
-highlighted run's lead — the runs screen's and the start screen's runs tables."""
+"""The keys of a screen that lists runs: attach, stop (after asking), resume the lead."""
 
 from __future__ import annotations
 
@@ -11,7 +10,8 @@ from textual.screen import Screen
 
 from .. import run_actions
 from ..resources import ui_text
-from .ask import ask_to_stop
+from .ask import ask
+from .dialog import on_yes
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment
@@ -43,10 +43,19 @@ class RunKeysScreen(Screen[None]):
             run_actions.act(self.app, outcome, self._show_run_detail)
 
     def action_stop(self) -> None:
-        """Stop the highlighted run's lead — after asking (default No)."""
+        """Stop the highlighted run's team — after asking (default No, asked once)."""
         row = self._run()
-        if row is not None:
-            ask_to_stop(self, row, self._stop)
+        if row is not None and self.is_active:
+            run_dir = row.run_dir
+            question = ask(
+                ui_text(self),
+                "app.ask.stop",
+                "stop",
+                run=row.run_id,
+                task=row.task_key,
+                lead=row.lead_status(),
+            )
+            on_yes(self, question, lambda: self._stop(run_dir))
 
     @work(thread=True, exclusive=True, group="stop-lead")
     def _stop(self, run_dir: Path) -> None:

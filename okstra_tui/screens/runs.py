@@ -1,17 +1,9 @@
 """The runs screen: this project's runs (all projects with `a`), their lead, their team.
 
-Opened from the command palette, and by Enter on a setup that already launched a run
-(with that run selected). Reading the runs looks at each lead (tmux pane or
-process), which records an exit the first time it is seen — in a worker thread, so
-the screen never waits on tmux. The highlighted run's team (every member, with its
-activity) is looked at again twice a second with no key pressed, in a worker thread: a
-worker that starts, ends or changes activity shows within a second; the UI thread
-only writes the cells that changed.
-
-On the runs table, `t` shows the lead's tmux window, `s` stops the team, `r` resumes
-the lead in this terminal (the app exits first). Tab moves to the members table: the
-highlighted member's last lines show below it, and `a` attaches to it, `s` stops it,
-`f` sends an ended worker a follow-up (`members`).
+The runs are read, and the highlighted run's team looked at twice a second, in worker
+threads; the UI thread only writes the cells that changed. On the runs table `t`
+attaches, `s` stops the team, `r` resumes the lead; on the members table (Tab) `a`
+attaches to the member, `s` stops it, `f` sends an ended worker a follow-up.
 """
 
 from __future__ import annotations
@@ -28,16 +20,15 @@ from textual.widgets import DataTable, Footer, Header
 
 from .. import run_actions
 from ..resources import stylesheet, ui_text
-from ..team_view import COLUMNS, MemberRow, TeamLook, team_of
+from ..team_view import COLUMNS, MemberRow, TeamLook, table_diff, team_of
 from ..widgets import Plain, line
-from .ask import AskScreen
-from .members import apply_rows
+from .ask import ask
+from .dialog import on_yes
 from .runkeys import RunKeysScreen
 from .send import SendScreen
 from .stale import gone, part, pop
 
-# How often the highlighted run's team is looked at again (in a worker thread): half
-# a second, so that a change shows within a second, the look's own time included.
+# Half a second: a change in the team shows within a second, the look's time included.
 TEAM_REFRESH_SECONDS = 0.5
 
 if TYPE_CHECKING:
@@ -45,18 +36,36 @@ if TYPE_CHECKING:
     from okstra_core.life.runs import RunRow
 
 
-class RunsScreen(RunKeysScreen):
-    """Runs, newest first, with the lead's status.
+def apply_rows(
+    table: DataTable[Text], shown: dict[str, tuple[str, ...]], rows: tuple[MemberRow, ...]
+) -> bool:
+    """Make `table` (showing `shown`, updated here) show `rows`, writing only what changed;
+    whether anything changed."""
+    diff = table_diff(shown, rows)
+    if diff.empty:
+        return False
+    if diff.rebuild:
+        table.clear()
+        shown.clear()
+        diff = table_diff(shown, rows)
+    for key in diff.remove:
+        table.remove_row(key)
+        del shown[key]
+    for key, column, cell in diff.update:
+        table.update_cell(key, COLUMNS[column], Text(cell), update_width=True)
+    for row in diff.add:
+        table.add_row(*(Text(cell) for cell in row.cells), key=row.key)
+    for row in rows:
+        shown[row.key] = row.cells
+    return True
 
-    Args:
-        project_root: the project whose runs are listed (None: every project's).
-        environment: the okstra Environment (tmux, clock).
-        select: a run directory to put the cursor on once the runs are read.
-    """
+
+class RunsScreen(RunKeysScreen):
+    """Runs, newest first, with the lead's status, of `project_root` (None: every
+    project's); the cursor goes to the run `select` once the runs are read."""
 
     CSS_PATH = stylesheet("runs")
-    # `a` and `s` are the runs table's keys while it has the focus, the members
-    # table's while that one has it (`check_action` turns the others off).
+    # `a` and `s` act on the table that has the focus (`check_action`).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("a", "toggle_all", "All projects"),
@@ -83,8 +92,8 @@ class RunsScreen(RunKeysScreen):
         self.select = select
         self.show_all = project_root is None
         self.rows: list[RunRow] = []
-        # The members table: its rows as shown (in order), each member, the one
-        # highlighted; what the team's labels show; how many looks changed the table.
+        # The members table's rows as shown, its members, the highlighted one, what the
+        # team's labels show, and how many looks changed the table.
         self.member_cells: dict[str, tuple[str, ...]] = {}
         self.members: dict[str, MemberRow] = {}
         self.member_key: str | None = None
@@ -104,7 +113,7 @@ class RunsScreen(RunKeysScreen):
             yield members
             yield Plain("", id="preview-title")
             yield Plain("", id="preview")
-        # Its keys fill 80 columns: the palette (Ctrl+P, listed by `?`) gives way to Help.
+        # Its keys fill 80 columns: no room for the palette's (listed by `?`).
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -142,12 +151,9 @@ class RunsScreen(RunKeysScreen):
             )
             # A str cell would be read as markup: each is a Text of the inert value.
             table.add_row(*(Text(line(cell)) for cell in cells), key=str(row.run_dir))
-        if self.select is not None:
-            wanted = str(self.select)
-            for index, row in enumerate(rows):
-                if str(row.run_dir) == wanted:
-                    table.move_cursor(row=index)
-                    break
+        runs = [str(row.run_dir) for row in rows]
+        if self.select is not None and str(self.select) in runs:
+            table.move_cursor(row=runs.index(str(self.select)))
         where = text.get("app.runs.all") if self.show_all else str(self.project_root)
         title = text.get("app.runs.title", where=where, count=len(rows))
         self.query_one("#title", Plain).update(error or title)
@@ -182,8 +188,7 @@ class RunsScreen(RunKeysScreen):
 
     @work(thread=True, exclusive=True, group="team")
     def load_team(self) -> None:
-        """Look at the highlighted run's team (off the UI thread); the UI thread only
-        applies what changed (`_show_team`)."""
+        """Look at the highlighted run's team (off the UI thread)."""
         row = self._run()
         look = TeamLook()
         if row is not None:
@@ -209,8 +214,7 @@ class RunsScreen(RunKeysScreen):
                 widget.update(shown)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The members table's keys while it has the focus, the runs table's otherwise
-        (`a` on the lead's row attaches to the lead's window: no `t` there)."""
+        """The members table's keys while it has the focus, the runs table's otherwise."""
         on_members = isinstance(self.focused, DataTable) and self.focused.id == "members"
         if action in self.MEMBER_ACTIONS:
             return on_members
@@ -227,8 +231,6 @@ class RunsScreen(RunKeysScreen):
             return
         self.show_all = not self.show_all
         self.load_runs()
-
-    # -- the members table's actions (its keys, while it has the focus) ---------------
 
     def _member(self) -> tuple[RunRow, MemberRow] | None:
         row = self._run()
@@ -255,20 +257,11 @@ class RunsScreen(RunKeysScreen):
         if chosen is None or not self.is_active:
             return
         row, member = chosen
-        text = ui_text(self)
         kind = "lead" if member.leader else "worker"
-        question = AskScreen(
-            text.get(f"app.team.stop_{kind}_question", who=member.short, run=row.run_id),
-            text.get(f"app.team.stop_{kind}_detail", who=member.short),
-            yes=text.get("app.ask.stop_yes"),
-            no=text.get("app.ask.stop_no"),
+        question = ask(
+            ui_text(self), f"app.team.stop_{kind}", "stop", who=member.short, run=row.run_id
         )
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._stop_member(row.run_dir, member)
-
-        self.app.push_screen(question, answered)
+        on_yes(self, question, lambda: self._stop_member(row.run_dir, member))
 
     @work(thread=True, group="member-stop")
     def _stop_member(self, run_dir: Path, member: MemberRow) -> None:
@@ -284,8 +277,7 @@ class RunsScreen(RunKeysScreen):
         self.app.call_from_thread(self.load_team)
 
     def action_send_member(self) -> None:
-        """Ask for a follow-up for the member; the core sends it to an ended worker with a
-        resumable session, and says why not for any other (shown inline)."""
+        """Ask for a follow-up for the member (the core says why not, shown inline)."""
         chosen = self._member()
         if chosen is None or not self.is_active:
             return

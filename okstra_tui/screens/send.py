@@ -1,8 +1,5 @@
-"""A written follow-up for an ended worker: one line typed, Enter sends, Escape cancels.
-
-The dialog only takes the text; the runs screen sends it through the core's
-`worker_send` and shows what it said (a refusal too) on the screen under it.
-"""
+"""A written follow-up for an ended worker: one line, Enter sends, Escape cancels (the
+runs screen sends it and shows what the core said)."""
 
 from __future__ import annotations
 
@@ -21,12 +18,7 @@ from .stale import close
 
 
 class SendScreen(ModalScreen[str | None]):
-    """Ask for the follow-up to send to a worker (None: cancelled, or nothing typed).
-
-    Args:
-        question: "Send analyser#1 a follow-up" (from the text catalog).
-        detail: what happens (its own conversation, a new turn).
-    """
+    """Ask for the follow-up to send to a worker (None: cancelled, or nothing typed)."""
 
     CSS_PATH = stylesheet("send")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]

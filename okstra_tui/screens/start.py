@@ -1,11 +1,8 @@
 """The start screen: this project's setups and runs, and whether the agent CLIs are ready.
 
-Setups (resume one, newest first; start a new one; delete one) and runs (their lead:
-status, attach, stop, resume) of the current project; `a` shows every project's. The
-runs are read — each lead looked at, an exit recorded the first time it is seen — and
-the one-line doctor summary is computed in worker threads after the first paint, so
-the screen never waits on tmux or the file system. A damaged run is listed as damaged,
-with why. `c` opens the doctor's detail.
+Setups (resume, new, delete) and runs (status, attach, stop, resume) of the current
+project; `a` shows every project's, `c` the doctor's detail. The runs and the one-line
+doctor summary are read in worker threads after the first paint.
 """
 
 from __future__ import annotations
@@ -34,9 +31,10 @@ from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Plain, Row
 from .delete import DeleteWizardScreen
+from .dialog import on_yes
 from .doctor import DoctorScreen
 from .runkeys import RunKeysScreen
-from .stale import gone, part
+from .stale import gone, part, show_error
 
 if TYPE_CHECKING:
     from okstra_core.life.doctor import Report
@@ -54,9 +52,8 @@ def summary_task(summary: WizardSummary, text: WizardText) -> str:
 def setup_state(summary: WizardSummary, text: WizardText) -> str:
     """Where a setup is: in progress (step n of ~m), launched as run …, or aborted.
 
-    A setup that prepared a run says which (its newest, from the setup's runs file),
-    whatever its answers say; the step count of one in progress never shows a step
-    past its estimated total (the total is an estimate: it grows as roles are added).
+    A setup that prepared a run names its newest; the step never shows past the
+    estimated total (which grows as roles are added).
     """
     if summary.status == "aborted":
         return text.get("app.start.state.aborted")
@@ -75,10 +72,7 @@ def setup_state(summary: WizardSummary, text: WizardText) -> str:
 def summary_row(
     summary: WizardSummary, now: datetime, text: WizardText, *, project: bool = False
 ) -> Row:
-    """One setup: task, task type, its state (`setup_state`), last update.
-
-    `project`: prefix the task with the setup's project (the all-projects view).
-    """
+    """One setup: task (after its project's name with `project`), type, state, age."""
     task = summary_task(summary, text)
     if project:
         task = f"{_project_name(getattr(summary, 'project_root', ''))}: {task}"
@@ -95,15 +89,9 @@ def summary_row(
 
 
 def default_choice(summaries: Sequence[WizardSummary]) -> str:
-    """What Enter does first: resume the newest unfinished wizard, else a new setup.
-
-    `summaries` is newest first. Only a wizard still in progress counts: a confirmed
-    one has usually been launched already, an aborted or broken one cannot resume.
-    """
-    for summary in summaries:
-        if summary.status == "in-progress" and summary.problem is None:
-            return str(summary.path)
-    return NEW
+    """What Enter does first: resume the newest wizard in progress, else a new setup."""
+    resumable = (s for s in summaries if s.status == "in-progress" and s.problem is None)
+    return next((str(s.path) for s in resumable), NEW)
 
 
 def _project_name(root: str | None) -> str:
@@ -113,9 +101,7 @@ def _project_name(root: str | None) -> str:
 def in_project(summary: WizardSummary, roots: set[Path]) -> bool:
     """Whether a setup belongs to the current project (a broken one always shows)."""
     root = getattr(summary, "project_root", "")
-    if not root:
-        return True
-    return Path(root) in roots
+    return not root or Path(root) in roots
 
 
 # How much of a damaged run's reason its row shows (the whole reason shows below).
@@ -123,13 +109,13 @@ _WHY = 62
 
 
 def run_row(row: RunRow, text: WizardText, *, project: bool = False) -> Row:
-    """One run: id, task, lead status, age; a damaged one is dimmed with why."""
+    """One run: id, task, lead status, age; a damaged one with why on a second line."""
     task = row.task_key
     if project:
         task = f"{_project_name(str(row.project_root))}: {task}"
     detail = None
     if row.lead is None and row.problem:
-        # Damaged: why, on a second line (without the run's own directory, shown below).
+        # Without the run's own directory (shown below).
         why = row.problem.replace(f"{row.run_dir}/", "").replace("\n", " ")
         detail = f"✗ {why[:_WHY] + '…' if len(why) > _WHY + 1 else why}"
     return Row(
@@ -142,20 +128,18 @@ def run_row(row: RunRow, text: WizardText, *, project: bool = False) -> Row:
 def doctor_line(report: Report, text: WizardText) -> str:
     """`3 of 5 agent CLIs ready · tmux ok — c: details` (one line)."""
     ready, total = report.ready_count()
-    tmux = report.tmux
     parts = [text.get("app.start.doctor.ready", ready=ready, total=total)]
     logged_out = [
         c.name for c in report.providers if c.ok and not c.disabled and c.logged_in is False
     ]
     if logged_out:
         parts.append(text.get("app.start.doctor.logged_out", names=", ".join(logged_out)))
-    # A CLI PATH found where the project can put one: said here, detailed behind `c`.
+    # A CLI PATH found where the project can put one.
     unsafe = [c.name for c in report.checks if c.origin is not None and c.origin.risk]
     if unsafe:
         parts.append(text.get("app.start.doctor.unsafe_path", names=", ".join(unsafe)))
-    parts.append(
-        text.get("app.start.doctor.tmux_ok" if tmux and tmux.ok else "app.start.doctor.no_tmux")
-    )
+    tmux_ok = report.tmux is not None and report.tmux.ok
+    parts.append(text.get("app.start.doctor.tmux_ok" if tmux_ok else "app.start.doctor.no_tmux"))
     return text.get("app.start.doctor.line", summary=" · ".join(parts))
 
 
@@ -166,9 +150,7 @@ class StartScreen(RunKeysScreen):
         summaries: the wizards `list_wizards` found, newest first (every project's).
         now: the app's clock reading, for "last update".
         error: an error to show (a wizard that could not be opened or deleted).
-        project_root: the directory the app was started in (its project is found
-            upwards, like git); None shows every project.
-        environment: the okstra Environment (tmux, PATH, clock) for runs and doctor.
+        project_root: the directory the app was started in; None shows every project.
     """
 
     CSS_PATH = stylesheet("start")
@@ -208,8 +190,6 @@ class StartScreen(RunKeysScreen):
         self.doctor_text = ""
         self._note: tuple[str | None, str] | None = None
 
-    # -- what is shown ------------------------------------------------------------------
-
     def _roots(self) -> set[Path]:
         roots = {p for p in (self.cwd, self.project_root) if p is not None}
         return {p.resolve() for p in roots}
@@ -234,10 +214,6 @@ class StartScreen(RunKeysScreen):
         rows = [Row(NEW, (text.get("app.start.new"), "", "", ""))]
         rows += [summary_row(s, self.now, text, project=self.show_all) for s in self.summaries]
         return rows
-
-    def _run_rows(self) -> list[Row]:
-        text = ui_text(self)
-        return [run_row(r, text, project=self.show_all) for r in self.runs]
 
     def compose(self) -> ComposeResult:
         text = ui_text(self)
@@ -285,7 +261,7 @@ class StartScreen(RunKeysScreen):
         wizards = part(self, "#wizards", OptionTable)
         if wizards is not None:
             wizards.focus()
-        # After the first paint: nothing here may delay it.
+        # After the first paint: nothing may delay it.
         self.call_after_refresh(self.load_runs)
         self.call_after_refresh(self.check_clis)
 
@@ -295,12 +271,14 @@ class StartScreen(RunKeysScreen):
             target.update(message.table.header_text())
 
     def show_error(self, message: str) -> None:
-        error = part(self, "#error", Plain)
-        if error is not None:
-            error.update(message)
-            error.set_class(bool(message), "-visible")
+        show_error(self, message)
 
-    # -- workers --------------------------------------------------------------------------
+    def _fill(self, table_id: str, columns_id: str, rows: list[Row]) -> None:
+        """Show `rows` in a table, the highlighted row kept, its headings laid out again."""
+        table = self.query_one(table_id, OptionTable)
+        table.set_rows(rows, selected=table.highlighted_value)
+        table.on_resize()
+        self.query_one(columns_id, Plain).update(table.header_text())
 
     @work(thread=True, exclusive=True, group="start-runs")
     def load_runs(self) -> None:
@@ -313,14 +291,9 @@ class StartScreen(RunKeysScreen):
         text = ui_text(self)
         self.runs = rows
         self.runs_loaded = True
-        table = self.query_one("#runs", OptionTable)
-        keep = table.highlighted_value
-        table.set_rows(self._run_rows(), selected=keep)
-        table.on_resize()
-        self.query_one("#run-columns", Plain).update(table.header_text())
+        self._fill("#runs", "#run-columns", [run_row(r, text, project=self.show_all) for r in rows])
         title = text.get("app.start.runs", count=len(rows), where=self._where())
         self.query_one("#runs-title", Plain).update(error or title)
-        # No run: a line saying so instead of an empty list.
         self.query_one("#start").set_class(not rows, "-no-runs")
         self._show_run_detail()
 
@@ -340,22 +313,19 @@ class StartScreen(RunKeysScreen):
         if doctor is not None:
             doctor.update(line)
 
-    # -- the highlighted entries ----------------------------------------------------------
+    def _focused_value(self, selector: str) -> str | None:
+        """The highlighted value of the table `selector` while it has the focus."""
+        table = next(self.query(selector).results(OptionTable), None)
+        return table.highlighted_value if table is not None and table.has_focus else None
 
     def _highlighted(self) -> WizardSummary | None:
         """The summary of the highlighted wizard (None on "New setup" or before compose)."""
-        table = next(self.query("#wizards").results(OptionTable), None)
-        if table is None or not table.has_focus:
-            return None
-        highlighted = table.highlighted_value
-        return next((s for s in self.summaries if str(s.path) == highlighted), None)
+        value = self._focused_value("#wizards")
+        return next((s for s in self.summaries if str(s.path) == value), None)
 
     def _run(self) -> RunRow | None:
         """The highlighted run while the runs table has the focus."""
-        table = next(self.query("#runs").results(OptionTable), None)
-        if table is None or not table.has_focus:
-            return None
-        value = table.highlighted_value
+        value = self._focused_value("#runs")
         return next((r for r in self.runs if str(r.run_dir) == value), None)
 
     def _show_run_detail(self, message: str = "") -> None:
@@ -374,8 +344,7 @@ class StartScreen(RunKeysScreen):
         self.query_one("#run-detail", Plain).update("\n".join(lines))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Actions show in the footer only where they apply: Delete on a setup, the run
-        # actions on a run.
+        # Actions show in the footer only where they apply.
         if action == "delete":
             return self._highlighted() is not None
         if action in ("attach", "stop", "resume"):
@@ -391,30 +360,19 @@ class StartScreen(RunKeysScreen):
         self.refresh_bindings()
         self._show_run_detail()
 
-    # -- actions ------------------------------------------------------------------------
-
     def action_delete(self) -> None:
         summary = self._highlighted()
         if summary is None or not self.is_active:
             return  # a second `d` while the first dialog opens: one dialog
         path = Path(summary.path)
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.post_message(DeleteRequested(path))
-
-        self.app.push_screen(
-            DeleteWizardScreen(summary_task(summary, ui_text(self)), path), confirmed
-        )
+        question = DeleteWizardScreen(summary_task(summary, ui_text(self)), path)
+        on_yes(self, question, lambda: self.post_message(DeleteRequested(path)))
 
     def action_toggle_all(self) -> None:
         if self.cwd is None or gone(self):
             return
         self.show_all = not self.show_all
-        table = self.query_one("#wizards", OptionTable)
-        table.set_rows(self._setup_rows(), selected=table.highlighted_value)
-        table.on_resize()
-        self.query_one("#columns", Plain).update(table.header_text())
+        self._fill("#wizards", "#columns", self._setup_rows())
         self.query_one("#setups-title", Plain).update(self._setups_title())
         self.query_one("#empty", Static).set_class(not self.summaries, "-visible")
         self.query_one("#runs-title", Plain).update(ui_text(self).get("app.runs.loading"))

@@ -1,14 +1,8 @@
 """A text prompt: task group, task id, brief path, approved plan, directive, related tasks.
 
-The engine validates the text; a refusal shows under the input, which keeps its value
-and focus so the person corrects it in place.
-
-- The brief and the approved plan complete file paths relative to the project (Tab,
-  Right or End accepts the grey completion); the brief can be created or edited in
-  `$VISUAL`/`$EDITOR` (the app steps aside while the editor runs, as posting does).
-- The directive is multi-line: Enter starts a new line and Ctrl+S submits; Ctrl+O
-  opens what is typed in the same editor (a private temporary file), and what the
-  editor saved comes back into the box.
+A refusal shows under the input, which keeps its value and focus. The brief and the
+approved plan complete paths relative to the project; Ctrl+O edits the brief (a file)
+or the multi-line directive (Ctrl+S submits it) in `$VISUAL`/`$EDITOR`.
 """
 
 from __future__ import annotations
@@ -37,11 +31,8 @@ from .stale import part
 if TYPE_CHECKING:
     from okstra_core.wizard import HistoryEntry, Prompt
 
-# Step kinds whose answer is a file of the project (completed as a path).
 PATH_STEPS = frozenset({"brief", "approved_plan"})
-# Step kinds answered with several lines of text.
 MULTILINE_STEPS = frozenset({"directive"})
-# The brief (a file) and the directive (the box's text) can be written in the editor.
 EDITABLE_STEPS = frozenset({"brief", "directive"})
 DEFAULT_BRIEF = "brief.md"
 
@@ -77,8 +68,7 @@ class TextScreen(PromptScreen):
 
     @property
     def default_text(self) -> str:
-        """The answer the box starts with (a state file's, so data: shown inert — what
-        is shown is what Enter submits)."""
+        """The answer the box starts with (data: shown inert, and what Enter submits)."""
         default = self.prompt.default or ""
         return block(default) if self.multiline else line(default)
 
@@ -129,7 +119,7 @@ class TextScreen(PromptScreen):
             answer.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Letters go into the box: "e" cannot be Edit here (the History key is).
+        # Letters go into the box: "e" cannot be Edit here.
         if action == "edit":
             return False
         if action == "submit":
@@ -167,13 +157,8 @@ class TextScreen(PromptScreen):
     def action_submit(self) -> None:
         self.post_message(Answered(self.answer_text(), step=self.prompt.id))
 
-    def _editor(self) -> list[str]:
-        env = getattr(getattr(self.app, "environment", None), "env", os.environ)
-        return editor_command(env)
-
     def action_open_editor(self) -> None:
-        """Create or edit the brief in the person's editor, then put its path here; the
-        directive is edited as text and comes back into its box."""
+        """Edit the brief (a file, its path put here) or the directive (as text)."""
         if self.multiline:
             self._edit_text()
             return
@@ -182,15 +167,12 @@ class TextScreen(PromptScreen):
         if box is None or not self.is_active:
             return
         typed = box.value.strip() or DEFAULT_BRIEF
-        path = Path(os.path.expanduser(typed))
-        path = path if path.is_absolute() else self.project_root / path
+        path = self.project_root / os.path.expanduser(typed)  # an absolute path stays
         root = self.project_root.resolve()
-        try:
-            path.resolve().relative_to(root)
-        except ValueError:
+        if not path.resolve().is_relative_to(root):
             self.show_error(text.get("app.text.editor_outside", path=typed, root=root))
             return
-        command = [*self._editor(), str(path)]
+        command = self._editor_on(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             result = self._run_editor(command)
@@ -208,7 +190,7 @@ class TextScreen(PromptScreen):
             self.show_error(text.get("app.text.editor_not_saved", path=typed))
 
     def _edit_text(self) -> None:
-        """The directive in the editor: a private temporary file holds the box's text."""
+        """The directive in the editor, through a private temporary file."""
         text = ui_text(self)
         area = part(self, "#answer", TextArea)
         if area is None or not self.is_active:
@@ -218,7 +200,7 @@ class TextScreen(PromptScreen):
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(area.text)
-            command = [*self._editor(), str(path)]
+            command = self._editor_on(path)
             try:
                 result = self._run_editor(command)
                 edited = path.read_text(encoding="utf-8") if result == 0 else None
@@ -235,6 +217,10 @@ class TextScreen(PromptScreen):
         self.clear_error()
         area.focus()
 
+    def _editor_on(self, path: Path) -> list[str]:
+        env = getattr(getattr(self.app, "environment", None), "env", os.environ)
+        return [*editor_command(env), str(path)]
+
     def _run_editor(self, command: list[str]) -> int:
         """Run the editor with the terminal handed to it; its exit code."""
 
@@ -247,5 +233,4 @@ class TextScreen(PromptScreen):
         except SuspendNotSupported:
             if not self.app.is_headless:
                 raise OSError("this terminal cannot hand itself to an editor") from None
-            # Headless (tests, scripted runs): nothing to hand over, run it as is.
-            return run()
+            return run()  # headless (tests): nothing to hand over

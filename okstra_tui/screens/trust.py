@@ -1,8 +1,7 @@
 """The "trust this project?" dialog (answers True or False).
 
-Shown once before a lead is launched in a project its person has not trusted
-(`okstra_core.trust`): the agent CLIs run the project's own settings, so the first
-launch there is a decision, never the effect of a stray Enter — "Not now" has the focus.
+Shown before the first launch in a project not trusted yet (`okstra_core.trust`): the
+agent CLIs run the project's own settings, so "Not now" has the focus.
 """
 
 from __future__ import annotations
@@ -17,11 +16,7 @@ from .dialog import YesNoScreen, answer_keys
 
 
 class TrustScreen(YesNoScreen):
-    """Ask whether to trust the project before its first launch.
-
-    Args:
-        project: the project's directory (shown in full).
-    """
+    """Ask whether to trust the `project` directory before its first launch."""
 
     CSS_PATH = stylesheet("trust")
     TEXTS = "app.trust"

@@ -1,5 +1,5 @@
-"""Reusable widgets: the history panel, the option table, the confirmation view, and
-`Plain`, the one way data is shown (never markup, never a control sequence)."""
+"""Reusable widgets; `Plain` is the one way data is shown (never markup or control
+sequences)."""
 
 from .answer_input import AnswerInput
 from .confirmation import ConfirmationView, PreflightView

@@ -1,9 +1,5 @@
 """The one-line answer box of a text prompt: Enter submits (shown in the footer), Tab
-completes.
-
-Tab accepts the grey completion the suggester offers (as a shell does) and otherwise
-moves the focus on like any Tab; Right and End accept it too (Textual's own keys).
-"""
+accepts the grey completion on offer (else moves the focus on), as Right and End do."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The confirmation block (every value with its provenance) and the preflight results.
-
-Both quote data (a brief path, a directive, model names, a CLI's version line): they
-are `Plain` widgets, which show every character of it inert.
-"""
+"""The confirmation block (every value with its provenance) and the preflight results,
+shown in `Plain` widgets (they quote data)."""
 
 from __future__ import annotations
 
@@ -23,11 +20,7 @@ if TYPE_CHECKING:
 
 
 def hang(value: str) -> str:
-    """A multi-line value's later lines indented under its first (after `label : `).
-
-    A directive of several lines stays inside the block's value column instead of
-    starting at the left edge; the width is counted in terminal cells.
-    """
+    """A multi-line value's later lines indented under its first (after `label: `)."""
     first, newline, rest = value.partition("\n")
     if not newline:
         return value
@@ -42,7 +35,7 @@ def confirmation_text(confirmation: Confirmation, catalog: WizardText | None = N
     for i, line in enumerate(confirmation.lines):
         if i:
             text.append("\n")
-        # A value of several lines: its provenance after the first, the rest below it.
+        # The provenance after the first line of the value.
         first, newline, rest = hang(line.text).partition("\n")
         style = "bold" if line.key in ("header", "team") else ""
         text.append(first, style=style)
@@ -85,25 +78,15 @@ def preflight_text(
 
 
 class ConfirmationView(Plain):
-    """Read-only view of the confirmation block (every value with its provenance).
-
-    Args:
-        confirmation: the engine's `Confirmation` (lines with provenance).
-        text: the text catalog.
-    """
+    """Read-only view of the engine's confirmation block."""
 
     def __init__(self, confirmation: Confirmation, *, text: WizardText) -> None:
         super().__init__(confirmation_text(confirmation, text), id="confirmation")
         self.confirmation = confirmation
-        self.catalog = text
 
 
 class PreflightView(Plain):
-    """The preflight results of the confirm screen's dry run (kept in view at 80×24).
-
-    Args:
-        text: the text catalog (the heading and its states).
-    """
+    """The preflight results of the confirm screen's dry run."""
 
     def __init__(self, *, text: WizardText) -> None:
         super().__init__(preflight_text(None, catalog=text), id="preflight")

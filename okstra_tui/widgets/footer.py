@@ -1,12 +1,8 @@
 """The key footer, rebuilt only when the keys it shows change.
 
-Textual's `Footer` removes and mounts all its keys again each time the screen's
-bindings are refreshed: a screen change, every focus change, every mount of a focusable
-widget — four or five times while a prompt screen appears, with the same keys each
-time. Every key it mounts is styled twice (its compact flag is set, then bound), so on a
-screen with seven keys that is most of what showing the screen restyles. This footer
-compares what it would show (each shown binding, enabled or not, with its tooltip) with
-what it shows and rebuilds only on a difference.
+Textual's `Footer` recomposes at every bindings refresh (four or five times while a
+prompt screen appears, with the same keys), most of what showing a screen restyles.
+This one compares what it would show with what it shows.
 """
 
 from __future__ import annotations
@@ -25,7 +21,7 @@ class KeysFooter(Footer):
         self._shown: tuple[object, ...] | None = None
 
     def _keys(self) -> tuple[object, ...]:
-        """Everything `Footer.compose` reads: the shown bindings and the footer's options."""
+        """Everything `Footer.compose` reads."""
         return (
             self.compact,
             self.show_command_palette,

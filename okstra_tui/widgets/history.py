@@ -27,15 +27,8 @@ def entry_text(entry: HistoryEntry) -> Text:
 
 
 class HistoryPanel(OptionList):
-    """Answered steps in the order they were answered (always visible beside a prompt).
-
-    Not in the Tab order: Enter here rewinds, so the panel is entered explicitly
-    (`enter()`, the screen's History key or a click) and left with Escape.
-
-    Args:
-        entries: the wizard's history entries (`step_id`, `answer`, `echo`, `label`).
-        text: the text catalog (panel title, the empty-history line).
-    """
+    """Answered steps in answer order, beside a prompt. Not in the Tab order (Enter here
+    rewinds): entered by `enter()` (History key, click), left with Escape."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select", "Rewind here"),
@@ -55,7 +48,7 @@ class HistoryPanel(OptionList):
         super().__init__(id=id)
         self.border_title = text.get("app.history.title")
         self.can_focus = False
-        self._step_ids = [e.step_id for e in entries]
+        self.step_ids = tuple(e.step_id for e in entries)
         if entries:
             self.add_options(Option(entry_text(e), id=e.step_id) for e in entries)
         else:
@@ -63,18 +56,13 @@ class HistoryPanel(OptionList):
                 Option(Text(text.get("app.history.empty"), style="italic"), disabled=True)
             )
 
-    @property
-    def step_ids(self) -> tuple[str, ...]:
-        return tuple(self._step_ids)
-
     def on_mount(self) -> None:
-        # The newest answer is where a person looking back most likely wants to go.
-        if self._step_ids:
-            self.highlighted = len(self._step_ids) - 1
+        if self.step_ids:  # the newest answer
+            self.highlighted = len(self.step_ids) - 1
 
     def enter(self) -> None:
         """Take the focus (the only way in: the panel is not in the Tab order)."""
-        if self._step_ids:
+        if self.step_ids:
             self.can_focus = True
             self.focus()
 
@@ -82,7 +70,6 @@ class HistoryPanel(OptionList):
         self.enter()
 
     def on_blur(self) -> None:
-        # Out of the Tab order again as soon as the focus moves elsewhere.
         self.can_focus = False
 
     def action_leave(self) -> None:

@@ -1,8 +1,7 @@
 """A list of choices laid out as aligned columns, with disabled rows and their reasons.
 
-Built on `OptionList` rather than `DataTable`: an `OptionList` already skips disabled
-options when moving and selecting and dims them, which is exactly the contract of a
-model the resolver has ruled out — it stays visible, with why, but cannot be chosen.
+An `OptionList` (not a `DataTable`): it skips and dims disabled options, the contract of
+a model the resolver ruled out — visible, with why, but not choosable.
 """
 
 from __future__ import annotations
@@ -24,15 +23,8 @@ from .plain import block, line
 
 @dataclass(frozen=True)
 class Row:
-    """One choice.
-
-    Attributes:
-        value: what is answered when the row is chosen (the option's id).
-        cells: the columns shown, aligned across rows.
-        disabled_reason: when set, the row is dimmed, cannot be chosen and shows this.
-        note: a short marker after the cells (e.g. "default:project").
-        detail: a second, dimmed line (e.g. what a task type is for).
-    """
+    """One choice: the `value` answered, the `cells` shown (aligned across rows), why it
+    cannot be chosen, a `note` after the cells and a dimmed `detail` line."""
 
     value: str
     cells: tuple[str, ...]
@@ -42,11 +34,7 @@ class Row:
 
 
 def inert_row(row: Row) -> Row:
-    """`row` as it is shown: every cell, note, detail and reason inert (its value as is).
-
-    Cells come from data (task keys, model names, a damaged run's reason): a control
-    character shows as its escape, and a cell stays one line.
-    """
+    """`row` as it is shown: every cell, note, detail and reason inert (a cell one line)."""
     return Row(
         value=row.value,
         cells=tuple(line(cell) for cell in row.cells),
@@ -82,15 +70,8 @@ def line_width(row: Row, widths: Sequence[int]) -> int:
 def render_row(
     row: Row, widths: Sequence[int], *, stacked: bool = False, reason: bool = True
 ) -> Text:
-    """The visible text of one row: cells, note, detail and the disabled reason.
-
-    Args:
-        row: the row.
-        widths: the column widths (aligned across rows).
-        stacked: put the first cell alone on its line and the other cells and the
-            note under it — for terminals too narrow for the columns side by side.
-        reason: show its disabled reason (False: the row above says the same).
-    """
+    """The visible text of one row: cells, note, detail and (with `reason`) the disabled
+    reason; `stacked` puts the first cell alone on its line, the others under it."""
     text = Text(no_wrap=False, overflow="fold")
     first_style = "bold" if not row.disabled_reason else ""
     if stacked and len(row.cells) > 1:
@@ -116,8 +97,7 @@ def render_row(
 
 
 def _said_above(rows: Sequence[Row]) -> list[bool]:
-    """For each row, whether the row above gives the same disabled reason (the rows of
-    one unavailable provider: its reason is shown once, on the first)."""
+    """For each row, whether the row above gives the same disabled reason (shown once)."""
     return [
         i > 0 and r.disabled_reason is not None and r.disabled_reason == rows[i - 1].disabled_reason
         for i, r in enumerate(rows)
@@ -150,7 +130,6 @@ class OptionTable(OptionList):
         self._rows: list[Row] = []
         self._initial = selected
         self._stacked = False
-        # Column headings: aligned with the cells (see `header_text`), shown by the screen.
         self.header = tuple(line(h) for h in header)
         self.set_rows(rows, selected=selected)
 
@@ -173,42 +152,37 @@ class OptionTable(OptionList):
     def set_rows(self, rows: Sequence[Row], *, selected: str | None = None) -> None:
         """Replace the rows and highlight `selected` (else the first enabled row)."""
         self._rows = [inert_row(row) for row in rows]
-        widths = self._column_widths()
         self.clear_options()
-        said = _said_above(self._rows)
         self.add_options(
-            Option(
-                render_row(r, widths, stacked=self._stacked, reason=not above),
-                id=r.value,
-                disabled=r.disabled_reason is not None,
-            )
-            for r, above in zip(self._rows, said, strict=True)
+            Option(shown, id=r.value, disabled=r.disabled_reason is not None)
+            for r, shown in zip(self._rows, self._rendered(), strict=True)
         )
         self.select_value(selected)
 
+    def _rendered(self, widths: list[int] | None = None) -> list[Text]:
+        """Each row as drawn now (its disabled reason once for rows in a row giving it)."""
+        widths = widths or self._column_widths()
+        return [
+            render_row(r, widths, stacked=self._stacked, reason=not above)
+            for r, above in zip(self._rows, _said_above(self._rows), strict=True)
+        ]
+
     def on_resize(self) -> None:
-        # Columns side by side when they fit the width, else stacked: nothing essential
-        # (model ref, provider, reason) is ever cut off at 80 columns.
+        # Columns side by side when they fit, else stacked: nothing is cut off.
         width = self.scrollable_content_region.width - 2  # the option's own padding
         widths = self._column_widths()
         stacked = any(line_width(r, widths) > width for r in self._rows)
         if stacked != self._stacked:
             self._stacked = stacked
-            said = _said_above(self._rows)
-            for index, row in enumerate(self._rows):
-                shown = render_row(row, widths, stacked=stacked, reason=not said[index])
+            for index, shown in enumerate(self._rendered(widths)):
                 self.replace_option_prompt_at_index(index, shown)
             self.post_message(self.LayoutChanged(self))
 
     def select_value(self, value: str | None) -> None:
         """Highlight the row answering `value`; fall back to the first enabled row."""
-        index = next(
-            (i for i, r in enumerate(self._rows) if r.value == value and r.disabled_reason is None),
-            None,
-        )
-        if index is None:
-            index = next((i for i, r in enumerate(self._rows) if r.disabled_reason is None), None)
-        self.highlighted = index
+        enabled = [i for i, r in enumerate(self._rows) if r.disabled_reason is None]
+        first = enabled[0] if enabled else None
+        self.highlighted = next((i for i in enabled if self._rows[i].value == value), first)
 
     @property
     def highlighted_value(self) -> str | None:
@@ -218,8 +192,7 @@ class OptionTable(OptionList):
         return self._rows[self.highlighted].value
 
     def action_last(self) -> None:
-        """End: highlight the last enabled row and show the end of the list — the
-        disabled rows below it too (the models that cannot run, with why)."""
+        """End: the last enabled row, and the end of the list (disabled rows too)."""
         super().action_last()
         if self.highlighted is not None and self.highlighted < len(self._rows) - 1:
             self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
@@ -231,5 +204,5 @@ class OptionTable(OptionList):
             self.call_after_refresh(self.scroll_home, animate=False, immediate=True)
 
     def on_mount(self) -> None:
-        # Highlighting before mount can be reset by the first layout; apply it again.
+        # The first layout can reset a highlight set before mount.
         self.select_value(self._initial)

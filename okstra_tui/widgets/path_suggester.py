@@ -1,9 +1,7 @@
 """Completion of file paths relative to the project, for the brief and approved plan.
 
-A Textual `Suggester`: as the person types `docs/br`, the input shows the rest of the
-first match in grey (`docs/brief.md`); Tab, Right or End accepts it. Several matches
-complete as far as they agree; a directory completes with its `/` so the next Tab
-goes inside. Hidden entries are offered only when the typed name starts with a dot.
+`docs/br` shows the rest of the first match in grey (`docs/brief.md`). Several matches
+complete as far as they agree; a directory with its `/`; hidden entries only after a dot.
 """
 
 from __future__ import annotations
@@ -15,17 +13,6 @@ from textual.suggester import Suggester
 
 # A directory with more entries than this is not listed for completion.
 MAX_ENTRIES = 2000
-
-
-def _common_prefix(names: list[str]) -> str:
-    """The longest start the names share (character by character: names, not paths)."""
-    if not names:
-        return ""
-    first, last = min(names), max(names)
-    size = 0
-    while size < min(len(first), len(last)) and first[size] == last[size]:
-        size += 1
-    return first[:size]
 
 
 class ProjectPathSuggester(Suggester):
@@ -61,14 +48,12 @@ class ProjectPathSuggester(Suggester):
         if not matches:
             return None
         matches.sort()
-        if len(matches) == 1:
+        names = [n for n, _ in matches]
+        # Character by character: these are names, not paths.
+        completed = os.path.commonprefix(names) if len(names) > 1 else ""  # noqa: RUF071
+        if len(completed) <= len(stem):
+            # One match, or no agreement beyond what is typed: the first match whole.
             name, is_dir = matches[0]
             completed = name + (os.sep if is_dir else "")
-        else:
-            completed = _common_prefix([n for n, _ in matches])
-            if len(completed) <= len(stem):
-                # No agreement beyond what is typed: offer the first match whole.
-                name, is_dir = matches[0]
-                completed = name + (os.sep if is_dir else "")
         suggestion = value[: len(value) - len(stem)] + completed
         return suggestion if suggestion != value else None

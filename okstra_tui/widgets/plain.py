@@ -1,22 +1,11 @@
 """Data on screen is shown as it is: never read as markup, never a control sequence.
 
-What the app shows comes partly from data a repository or an edited file may carry:
-run files, wizard state files, a lead's last lines, task keys, brief paths, directive
-text, model names of a user's provider files, error messages quoting any of these.
-Two rules hold for all of it:
-
-* **Never markup.** A string handed to a Textual widget is parsed as markup by default
-  (`[/bold]` raises MarkupError and ends the app, `[@click=app.quit]` is an action).
-  Data goes in as a `rich.text.Text`, or into a `Plain` (a `Static` with markup off).
-* **Never a control sequence.** Textual writes the characters of a text to the terminal
-  as they are (it drops only BEL, BS, VT, FF and CR): an ESC in a task key would start
-  an OSC 52 (the clipboard), a title change or a cursor move. Every character of data
-  goes through `okstra_core.display.inert`, which shows control characters and bidi
-  controls as visible escapes (`\\x1b`, `\\u202e`).
-
-`line` (one line: newlines escaped too) and `block` (lines kept) make a value inert;
-`inert_text` makes a `Text` already built inert, keeping its styles; `Plain` does both
-for whatever it is given.
+Data (run and state files, a lead's last lines, task keys, model names, errors quoting
+them) handed to a widget as a str is parsed as markup (`[/bold]` ends the app,
+`[@click=app.quit]` is an action), and Textual writes an ESC as it is (an OSC 52, a
+cursor move). So data goes in as a `Text` or a `Plain` (markup off), and every character
+goes through `okstra_core.display.inert`: `line` (one line), `block` (lines kept),
+`inert_text` (a built `Text`, styles kept).
 """
 
 from __future__ import annotations
@@ -44,11 +33,8 @@ def _unsafe(char: str) -> bool:
 
 
 def inert_text(text: Text) -> Text:
-    """`text` with every control character shown as its escape, each in its own style.
-
-    A `Text` already drops BEL, BS, VT, FF and CR when it is built; ESC and the rest
-    stay, and are escaped here. Text without such a character is returned as it is.
-    """
+    """`text` with every control character shown as its escape, each in its own style
+    (returned as it is without one)."""
     plain = text.plain
     if block(plain) == plain:
         return text

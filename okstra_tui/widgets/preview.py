@@ -1,8 +1,7 @@
 """The launch preview of the confirm screen: what Launch will run and write.
 
-Built from the confirm screen's dry-run prepare — the same plan `okstra prepare
---dry-run` prints: the exact lead command, the launch backend, the tmux session and
-window name, and every file the run writes.
+Built from the dry-run prepare (the plan `okstra prepare --dry-run` prints): the exact
+lead command, the launch backend, the tmux session and window, every file written.
 """
 
 from __future__ import annotations
@@ -26,6 +25,15 @@ def shown_path(path: Path, root: Path) -> str:
         return str(Path(path).relative_to(root))
     except ValueError:
         return str(path)
+
+
+def argv_text(argv: Sequence[str], which: Callable[[str], str | None] | None = None) -> str:
+    """An argv as the shell line a person would type; with `which`, a program that PATH
+    finds anyway is shown by its bare name."""
+    words = [str(a) for a in argv]
+    if which is not None and words and which(Path(words[0]).name) == words[0]:
+        words[0] = Path(words[0]).name
+    return shlex.join(words)
 
 
 def _flag(command: Sequence[str], flag: str) -> str | None:
@@ -85,11 +93,7 @@ def preview_text(
     error: str | None = None,
     which: Callable[[str], str | None] | None = None,
 ) -> Text:
-    """The panel's body: lead command, backend, run directory, the files written.
-
-    With `which`, the lead CLI is shown by its bare name when PATH finds that same
-    program (the argv is otherwise exactly the dry run's).
-    """
+    """The panel's body: lead command, backend, run directory, the files written."""
     text = Text()
     if plan is None:
         text.append(error or catalog.get("app.preview.pending"), style="italic")
@@ -103,10 +107,7 @@ def preview_text(
 
     heading("command")
     if plan.lead_argv is not None:
-        words = list(plan.lead_argv)
-        if which is not None and words and which(Path(words[0]).name) == words[0]:
-            words[0] = Path(words[0]).name
-        text.append(f"  cd {shlex.quote(str(root))} && {shlex.join(words)}\n")
+        text.append(f"  cd {shlex.quote(str(root))} && {argv_text(plan.lead_argv, which)}\n")
         if plan.lead_session_id:
             text.append("  " + catalog.get("app.preview.fresh_session_id") + "\n", style="dim")
         meaning = catalog.get(f"app.preview.lead_access_meaning.{plan.lead_access}")

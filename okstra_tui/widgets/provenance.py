@@ -1,8 +1,5 @@
-"""Why a value is there, in words: `default:bundled` → "okstra's default", and so on.
-
-The engine records provenance as codes (`chosen`, `default:<scope>`, `reused:<run>`,
-`converted:v1`, the outcome JSON keeps them); the app shows the catalog's words.
-"""
+"""Why a value is there, in the catalog's words: `default:bundled` → "okstra's default"
+(the engine records provenance as codes: `chosen`, `default:<scope>`, `reused:<run>`)."""
 
 from __future__ import annotations
 
