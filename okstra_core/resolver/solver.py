@@ -45,9 +45,9 @@ class SolverRole:
 class Shortfall:
     """A counting bound a completion cannot meet: ``role rule: required=N, available=M``.
 
-    ``rule`` is ``available-models`` (one instance, no usable model), ``distinct-model``,
-    ``distinct-provider`` or ``exclude-models-of(<roles>)``; ``providers`` is True when
-    ``available`` counts providers rather than models.
+    ``rule``: ``available-models`` (one instance, no usable model), ``distinct-model``,
+    ``distinct-provider`` or ``exclude-models-of(<roles>)``; ``providers``: ``available``
+    counts providers, not models.
     """
 
     role: str
@@ -71,7 +71,6 @@ class Solver:
         provider_of_unknown: Callable[[str], int],
     ) -> None:
         self.roles = list(roles)
-        self.mask = sum(r.bit for r in self.roles)
         self.index = {r.name: i for i, r in enumerate(self.roles)}
         self.bits = [r.bit for r in self.roles]
         self.blocked = [r.bit | r.related_mask for r in self.roles]
@@ -290,11 +289,10 @@ class Solver:
     def choice_feasible(
         self, counts: Mapping[Key, int], base: Path | None, role: str, key: Key
     ) -> bool:
-        """Exact: does the state `counts` stay completable when `role` takes from `key`?
+        """Exact: does `counts` stay completable when `role` takes from `key`?
 
-        `base` is a completion of `counts` (None: there is none, so no choice is
-        feasible). Fast path: replay `base` with one of the role's own moves dropped —
-        a valid replay is a completion. Only when no replay works, search.
+        `base` is a completion of `counts` (None: none). Replaying it with one of the
+        role's own moves dropped is a completion when valid; only without one, search.
         """
         if base is None:
             return False
