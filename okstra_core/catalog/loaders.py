@@ -257,15 +257,33 @@ def _build_catalog(inputs: list[_Input]) -> Catalog:
 
 
 def detect_host(environment: Environment, catalog: Catalog) -> HostSpec:
-    """Choose the host runtime okstra runs in from its environment variables.
-
-    The first host (catalog order) with any of its `detect_env` variables set to a
-    non-empty value wins; otherwise `terminal`.
-    """
+    """The first host (catalog order) with a `detect_env` variable set, else `terminal`."""
     for host in catalog.hosts.values():
         if any(environment.get(var) for var in host.detect_env):
             return host
     return catalog.host("terminal")
+
+
+def _named_record(
+    record: type[_T],
+    raw: dict[str, Any],
+    own: dict[str, Any],
+    path: Path,
+    name: str,
+    unknown: str = "unknown key",
+) -> _T:
+    """`raw` with okstra's `own` keys (refused in the file), validated; its `name` field
+    must be the file's name."""
+    for key in own:
+        if key in raw:
+            raise DataFileError(unknown, path=path, field=key)
+    value = validate_record(record, {**raw, **own}, path)
+    named = getattr(value, name)
+    if named != path.stem:
+        raise DataFileError(
+            f"expected {path.stem!r} (the file name), got {named!r}", path=path, field=name
+        )
+    return value
 
 
 def load_profile(path: Path) -> Profile:
@@ -284,24 +302,10 @@ def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
         unclosed="front matter is not closed: expected a second '+++' line after the roles",
     )
     front = parse_toml(split.block, path, line_offset=1)
-    for reserved in ("body", "source"):
-        if reserved in front:
-            raise DataFileError(
-                "unknown key: the body is the Markdown after the front matter",
-                path=path,
-                field=reserved,
-            )
     body = split.body.strip()
-    profile = validate_record(
-        Profile, {**front, "body": body + "\n" if body else "", "source": str(path)}, path
-    )
-    if profile.task_type != path.stem:
-        raise DataFileError(
-            f"expected {path.stem!r} (the file name), got {profile.task_type!r}",
-            path=path,
-            field="task_type",
-        )
-    return profile
+    own = {"body": body + "\n" if body else "", "source": str(path)}
+    unknown = "unknown key: the body is the Markdown after the front matter"
+    return _named_record(Profile, front, own, path, "task_type", unknown)
 
 
 def load_provider(path: Path, *, bundled: bool) -> ProviderSpec:
@@ -312,14 +316,8 @@ def load_provider(path: Path, *, bundled: bool) -> ProviderSpec:
 
 def _parse_provider(path: Path, data: bytes, bundled: bool) -> ProviderSpec:
     raw = parse_toml(decode(data, path), path)
-    for reserved in ("source", "bundled"):
-        if reserved in raw:
-            raise DataFileError("unknown key", path=path, field=reserved)
-    spec = validate_record(ProviderSpec, {**raw, "source": str(path), "bundled": bundled}, path)
-    if spec.id != path.stem:
-        raise DataFileError(
-            f"expected {path.stem!r} (the file name), got {spec.id!r}", path=path, field="id"
-        )
+    own = {"source": str(path), "bundled": bundled}
+    spec = _named_record(ProviderSpec, raw, own, path, "id")
     try:
         check_launch(spec)
     except DataProblem as exc:
@@ -334,13 +332,7 @@ def load_host(path: Path) -> HostSpec:
 
 def _parse_host(path: Path, data: bytes, _bundled: bool) -> HostSpec:
     raw = parse_toml(decode(data, path), path)
-    if "source" in raw:
-        raise DataFileError("unknown key", path=path, field="source")
-    host = validate_record(HostSpec, {**raw, "source": str(path)}, path)
-    if host.id != path.stem:
-        raise DataFileError(
-            f"expected {path.stem!r} (the file name), got {host.id!r}", path=path, field="id"
-        )
+    host = _named_record(HostSpec, raw, {"source": str(path)}, path, "id")
     if not host.entry_modes:
         raise DataFileError("expected at least one entry mode", path=path, field="entry_modes")
     if CURRENT_SESSION in host.entry_modes and host.native_provider is None:

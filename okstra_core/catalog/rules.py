@@ -45,11 +45,8 @@ def check_id(value: str, where: str) -> None:
 
 
 def template_fields(template: str) -> list[str]:
-    """The `{placeholder}` names used by one template string (`{{`/`}}` escape a brace).
-
-    Raises:
-        ValueError: unbalanced braces.
-    """
+    """The `{placeholder}` names of one template (`{{`/`}}` escape a brace; unbalanced
+    braces raise `ValueError`)."""
     return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
 
 

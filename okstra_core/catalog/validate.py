@@ -232,12 +232,8 @@ def _notify_events(value: Any, path: Path) -> tuple[str, ...]:
 
 
 def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
-    """Validate the parsed object of `<config dir>/config.json` (also a change to it,
-    before it is written: `okstra_core.config`).
-
-    Raises:
-        DataFileError: an unknown key or a value of the wrong type (`path` named).
-    """
+    """Validate the parsed object of `<config dir>/config.json`, or a change to it before
+    it is written (`okstra_core.config`); a `DataFileError` names the key."""
     for key in raw:
         if key not in _GLOBAL_CONFIG_KEYS:
             raise DataFileError(
@@ -272,15 +268,11 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
 
 
 def model_defaults(value: Any, path: Path, *, earlier: bool = False) -> ModelDefaults:
-    """A `modelDefaults` block.
+    """A `modelDefaults` block (a `DataFileError` names the file and field of a bad one).
 
     `earlier`: a file the earlier okstra read too (`.okstra/project.json`), read as it
-    did: a block that is not an object is left out with a note naming the file, and a
-    model without its provider (`"opus"`) is kept for `okstra_core.defaults` to match.
-
-    Raises:
-        DataFileError: a bad role id, a role whose value is not a non-empty array, an
-            entry that is not a model ref (file and field named).
+    did: a non-object block is left out with a note, and a model without its provider
+    (`"opus"`) is kept for `okstra_core.defaults` to match.
     """
     expected = "an object mapping a role to an array of model refs"
     if not isinstance(value, dict) and not earlier:

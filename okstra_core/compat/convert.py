@@ -157,11 +157,8 @@ def _convert(
     sha256: str,
     asked: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Take the answers over, the role block (`choose`) only with a known task type.
-
-    `asked`: more step ids that tell whether the leader-session step was asked (None:
-    it was wherever it applies).
-    """
+    """Take the answers over, the role block (`choose`) only with a known task type
+    (`asked`: more step ids telling whether leader-session was asked; None: it was)."""
     confirmed = reader.optional_bool("confirmed") is True
     identity = task_identity(state)
     steps = list(dict.fromkeys(reader.string_list("answered")))
@@ -217,22 +214,12 @@ def convert_v1(
     sha256: str,
     home_provider: str | None = None,
 ) -> dict[str, Any]:
-    """Convert a parsed v1 state into a v2 state dict (`okstra_core.wizard.state`).
+    """Convert a parsed v1 state (read from `source`, of digest `sha256`) into a v2 state.
 
-    Args:
-        profile: the role profile of the v1 task type; None when the file has no (known)
-            task type yet — then only static answers carry over.
-        scopes: for a provider chosen without a model, and the default candidates of the
-            first cross-verification role.
-        entry_mode: `spawn-process` or `current-session`.
-        source: the v1 file (for `legacySource` and error messages).
-        sha256: the digest of the v1 bytes.
-        home_provider: the host's own provider (None: `claude`), for a lead the file
-            leaves without one.
-
-    Raises:
-        StateFileError: a field of the wrong type, a required one missing, or the file
-            mixes versions.
+    `profile`: of the v1 task type (None: no known one yet, only static answers carry
+    over); `home_provider`: the host's own provider (None: `claude`), for a lead the
+    file leaves without one. A `StateFileError` for a field of the wrong type, a
+    required one missing, or mixed versions.
     """
     source = Path(source)
     if not is_v1(raw):
@@ -266,13 +253,9 @@ def convert_earlier_v2(
 ) -> dict[str, Any]:
     """Convert the earlier okstra's v2-shaped state into okstra's v2 state dict.
 
-    Its `answered` step ids take their answers from the file's fields and its
-    `roleCounts`/`roleModels`; role choices the profile no longer allows are dropped with
-    a note (appended to `notes`) and asked again (docs/compatibility.md). `scopes` is
-    unused (kept for symmetry with v1).
-
-    Raises:
-        StateFileError: a field of the wrong type (named), a missing project root.
+    Role choices the profile no longer allows are dropped with a note and asked again
+    (docs/compatibility.md); `scopes` is unused (symmetry with v1). A `StateFileError`
+    for a field of the wrong type (named) or a missing project root.
     """
     del scopes
     out_notes = notes if notes is not None else []

@@ -89,16 +89,10 @@ def legacy_flags_given(ns: argparse.Namespace) -> list[str]:
 
 
 def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> list[str]:
-    """Rewrite the older flags and variables on `ns` into okstra's request flags.
-
-    Appends to `ns.role_counts` / `ns.role_models` and sets `ns.host`, `ns.brief`,
-    `ns.launch`; the catalog is read only when something older is present. Returns the
-    deprecation notes (for stderr).
-
-    Raises:
-        UsageError: a conflict with a new flag (both named), an older value that names
-            nothing known, or an unsupported input with a value.
-    """
+    """Rewrite the older flags and variables on `ns` into okstra's request flags and
+    return the deprecation notes (the catalog is read only when something older is
+    there). A `UsageError` for a conflict with a new flag (both named), an older value
+    naming nothing known, or an unsupported input with a value."""
     env = environment.env
     given = legacy_flags_given(ns)
     variables = variables_given(env)

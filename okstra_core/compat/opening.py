@@ -41,12 +41,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LegacyOpen:
-    """What opening an earlier okstra's state file gives the session.
-
-    `state` is the v2 state dict to save to `companion`; `resumed` when it is that
-    companion's saved content; `notes` for the person (skipped companions, slugified
-    ids, answers not carried over), in order.
-    """
+    """The v2 `state` to save to `companion` (`resumed`: its saved content) and the
+    `notes` for the person (skipped companions, slugified ids, answers dropped)."""
 
     companion: Path
     state: dict[str, Any]
@@ -199,15 +195,9 @@ def open_legacy(
 ) -> LegacyOpen:
     """Open an earlier okstra's state file (read once, never written).
 
-    Args:
-        profile_loader: task type → `Profile`; a `UsageError` means the task type no
-            longer exists, and the wizard asks it again.
-        environment: its clock stamps `updated_at` when the source has none.
-        host_provider: host id → the host's own provider (a v1 lead or report writer
-            without a provider takes it).
-
-    Raises:
-        StateFileError: the source is unreadable or malformed (file and field named).
+    `profile_loader` raising `UsageError` means the task type is gone (asked again);
+    `host_provider`: host id → its own provider, for a v1 lead without one. A
+    `StateFileError` names the file and field of an unreadable or malformed source.
     """
     path = Path(source)
     data = read_bytes(path, what="wizard state file", error=StateFileError)

@@ -423,14 +423,9 @@ def parse_legacy_flags(
     scopes: DefaultScopes,
     host_provider: str | None = None,
 ) -> FlagDecisions:
-    """What the older flags and variables on `ns` / in `env` ask for (nothing changes).
-
-    `host_provider`: the host's own provider (None: none), for a lead nobody named.
-
-    Raises:
-        UsageError: a conflict with a new flag (both named), or an older value that
-            names nothing known.
-    """
+    """What the older flags and variables on `ns` / in `env` ask for (nothing changes);
+    `host_provider` (None: none) leads when nobody names a provider. A `UsageError` for a
+    conflict with a new flag (both named) or an older value naming nothing known."""
     inputs = _Inputs(
         ns=ns,
         env=env,

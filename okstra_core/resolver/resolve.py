@@ -163,9 +163,7 @@ def _missing(team: Team, shortfalls: Sequence[Shortfall], into: dict[str, str]) 
         have = {pool.resolve(ref).provider_id for ref in domain}
         for model in pool.list(role):
             provider = model.provider
-            if model.ref in domain or provider.id in into or provider.id in have:
-                continue
-            if provider.demo:
+            if model.ref in domain or provider.id in into or provider.id in have or provider.demo:
                 continue
             verdict = pool.availability(model.ref, role, team.host, team.entry_mode)
             if verdict.available:
@@ -188,40 +186,28 @@ def _blocker(team: Team, shortfalls: Sequence[Shortfall]) -> Blocker:
     return Blocker(tuple(s.line for s in shortfalls), advice)
 
 
-def _team_shortfalls(team: Team, valid: Sequence[Fixed]) -> list[Shortfall]:
-    lines: list[Shortfall] = []
+def _unmet(team: Team, valid: Sequence[Fixed]) -> list[tuple[Solver, list[Shortfall]]]:
+    """Each linked group of roles that cannot be completed, with its counting shortfalls."""
+    unmet: list[tuple[Solver, list[Shortfall]]] = []
     for solver in team.solvers.values():
         counts = solver.state_dict(team.usage(valid, solver))
         if not solver.feasible(counts):
-            lines.extend(solver.shortfalls(counts) or [_no_combination(solver)])
-    return lines
+            unmet.append((solver, solver.shortfalls(counts)))
+    return unmet
 
 
-def _no_combination(solver: Solver) -> Shortfall:
-    names = ", ".join(r.name for r in solver.roles)
-    total = sum(r.count for r in solver.roles)
-    return Shortfall(
-        names,
-        "distinct+exclude-models-of",
-        total,
-        total - 1,
-    )
+def _roles_and_total(solver: Solver) -> tuple[str, int]:
+    return ", ".join(r.name for r in solver.roles), sum(r.count for r in solver.roles)
 
 
 def _explain(team: Team, valid: Sequence[Fixed], failures: list[str]) -> AssignmentResolutionError:
     candidates = list(failures)
     constraints: list[str] = []
     fixed_keys = {(f.role, f.ordinal) for f in valid}
-    for solver in team.solvers.values():
-        counts = solver.state_dict(team.usage(valid, solver))
-        if solver.feasible(counts):
-            continue
-        shortfalls = solver.shortfalls(counts)
-        if shortfalls:
-            constraints.extend(s.line for s in shortfalls)
-        else:
-            names = ", ".join(r.name for r in solver.roles)
-            total = sum(r.count for r in solver.roles)
+    for solver, shortfalls in _unmet(team, valid):
+        names, total = _roles_and_total(solver)
+        constraints.extend(s.line for s in shortfalls)
+        if not shortfalls:
             constraints.append(
                 f"{names} distinct+exclude-models-of: required={total} instances; "
                 "every count fits on its own, but no combination of the available models "
@@ -346,7 +332,10 @@ def blocker(query: TeamQuery) -> Blocker | None:
     if failures:
         lines = tuple(failures)
         return Blocker(lines, "earlier choice no longer fits: " + "; ".join(lines))
-    shortfalls = _team_shortfalls(team, valid)
+    shortfalls: list[Shortfall] = []
+    for solver, found in _unmet(team, valid):
+        names, total = _roles_and_total(solver)
+        shortfalls += found or [Shortfall(names, "distinct+exclude-models-of", total, total - 1)]
     return _blocker(team, shortfalls) if shortfalls else None
 
 

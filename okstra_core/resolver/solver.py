@@ -27,18 +27,18 @@ Path = tuple[Move, ...]
 _DECIDED_LIMIT = 100_000  # decided states kept per solver
 
 
-@dataclass(frozen=True)
+@dataclass
 class SolverRole:
-    """What the solver needs of one role of the team."""
+    """What the solver needs of one role of the team (set up before a solver reads it)."""
 
     name: str
     bit: int
     count: int
     distinct: str  # "model" | "provider"
     excludes: frozenset[str]  # roles this role may not share models with (as declared)
-    related: frozenset[str]  # symmetric closure of `excludes`, within the team
-    related_mask: int
-    domain: frozenset[str]  # the refs available to the role
+    related: frozenset[str] = frozenset()  # symmetric closure of `excludes`, in the team
+    related_mask: int = 0
+    domain: frozenset[str] = frozenset()  # the refs available to the role
 
 
 @dataclass(frozen=True)

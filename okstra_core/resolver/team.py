@@ -24,31 +24,11 @@ from .solver import Solver, SolverRole
 
 
 @dataclass
-class RoleSpec:
+class RoleSpec(SolverRole):
     """One role of the team (a role with count 0 is not part of it)."""
 
-    name: str
-    bit: int
-    count: int
-    distinct: str
-    excludes: frozenset[str]  # roles this role may not share models with (as declared)
-    related: frozenset[str] = frozenset()  # symmetric closure, within the team
-    related_mask: int = 0
     component: int = 0
     defaults: list[tuple[PoolModel, str]] = field(default_factory=list)
-    domain: frozenset[str] = frozenset()
-
-    def solver_role(self) -> SolverRole:
-        return SolverRole(
-            self.name,
-            self.bit,
-            self.count,
-            self.distinct,
-            self.excludes,
-            self.related,
-            self.related_mask,
-            self.domain,
-        )
 
 
 @dataclass(frozen=True)
@@ -261,7 +241,7 @@ class TeamCore:
 
         self.solvers: dict[int, Solver] = {}
         for component in sorted({r.component for r in team.roles.values()}):
-            members = [r.solver_role() for r in team.roles.values() if r.component == component]
+            members = [r for r in team.roles.values() if r.component == component]
             self.solvers[component] = Solver(members, provider_of_ref, provider_of_unknown)
         self.width = max(1, len(pool.providers))
         self._pool = pool
