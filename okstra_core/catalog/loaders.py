@@ -209,17 +209,11 @@ def _build_catalog(inputs: list[_Input]) -> Catalog:
             hosts_in.append((path, _cached("host", path, False, _parse_host, data)))
     ordered = {t: profiles[t] for t in sorted(profiles, key=lambda t: (profiles[t].order, t))}
 
-    providers = bundled_providers
     rank = {pid: i for i, pid in enumerate(BUNDLED_PROVIDER_ORDER)}
-    providers.sort(key=lambda p: (rank.get(p.id, len(rank)), p.id))
-    for spec in user_providers:
-        for i, existing in enumerate(providers):
-            if existing.id == spec.id:
-                providers[i] = spec
-                break
-        else:
-            providers.append(spec)
-    providers.sort(key=lambda p: p.demo)  # demo providers last (a stable sort)
+    bundled_providers.sort(key=lambda p: (rank.get(p.id, len(rank)), p.id))
+    # A user provider replaces the bundled one of its id in place; demo providers last.
+    registry = {p.id: p for p in bundled_providers} | {p.id: p for p in user_providers}
+    providers = sorted(registry.values(), key=lambda p: p.demo)
 
     provider_ids = [p.id for p in providers]
     hosts: dict[str, HostSpec] = {}

@@ -70,9 +70,7 @@ def add_legacy_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the earlier okstra's prepare flags to `parser`, hidden from `--help`."""
     import argparse  # only when a parser is built: the wizard imports this module too
 
-    for flag, dest, _ in LEGACY_FLAGS:
-        parser.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
-    for flag, dest in UNSUPPORTED_FLAGS:
+    for flag, dest, *_ in (*LEGACY_FLAGS, *UNSUPPORTED_FLAGS):
         parser.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
     parser.add_argument(
         RENDER_ONLY[0], dest=RENDER_ONLY[1], action="store_true", help=argparse.SUPPRESS
@@ -81,8 +79,8 @@ def add_legacy_arguments(parser: argparse.ArgumentParser) -> None:
 
 def legacy_flags_given(ns: argparse.Namespace) -> list[str]:
     """The older flags present on `ns` (an empty value counts: it was given)."""
-    given = [flag for flag, dest, _ in LEGACY_FLAGS if getattr(ns, dest, None) is not None]
-    given += [flag for flag, dest in UNSUPPORTED_FLAGS if getattr(ns, dest, None) is not None]
+    flags = (*LEGACY_FLAGS, *UNSUPPORTED_FLAGS)
+    given = [flag for flag, dest, *_ in flags if getattr(ns, dest, None) is not None]
     if getattr(ns, RENDER_ONLY[1], False):
         given.append(RENDER_ONLY[0])
     return given

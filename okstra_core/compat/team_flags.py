@@ -306,12 +306,6 @@ def _variable_applies(inputs: _Inputs, role: str) -> bool:
     return inputs.profile.role(role) is not None
 
 
-def _home(inputs: _Inputs, role: str) -> str:
-    """The provider of `role` when nobody names one: the lead's is the host's own; the
-    report writer's is claude on every host, as the earlier okstra chose it."""
-    return inputs.home_provider if role == LEADER else EARLIER_DEFAULT_PROVIDER
-
-
 def _ignored(decided: FlagDecisions, spec: _OneModelRole, provider: str) -> None:
     """The note of a variable that does not apply: it is for a claude assignment only."""
     decided.notes.append(
@@ -323,14 +317,15 @@ def _ignored(decided: FlagDecisions, spec: _OneModelRole, provider: str) -> None
 def _one_model_role(decided: FlagDecisions, inputs: _Inputs, spec: _OneModelRole) -> None:
     """The lead or the report writer: its older flags, or else its variable.
 
-    A provider left unnamed is `_home`'s; a model without its provider is looked up
-    there, then across providers. The variable applies to a claude assignment only
+    A provider left unnamed is the host's own for the lead, claude for the report writer
+    (as the earlier okstra chose); a model without its provider is looked up there,
+    then across providers. The variable applies to a claude assignment only
     (the earlier okstra's rule), else it is ignored with a note.
     """
     ns = inputs.ns
     flag = next((f for f, dest in (spec.provider, spec.model) if inputs.given(dest)), None)
     from_variable = variable_value(inputs.env, spec.variable)
-    home = _home(inputs, spec.role)
+    home = inputs.home_provider if spec.role == LEADER else EARLIER_DEFAULT_PROVIDER
     if flag is None:
         if from_variable and _variable_applies(inputs, spec.role):
             if home != EARLIER_DEFAULT_PROVIDER:

@@ -34,16 +34,10 @@ class TeamQuery:
     models: Mapping[str, Sequence[str]] = field(default_factory=dict)
     current_session_model: str | None = None
 
-    def with_counts(self, counts: Mapping[str, int]) -> TeamQuery:
-        return replace(self, counts=counts)
-
-    def with_models(self, models: Mapping[str, Sequence[str]]) -> TeamQuery:
-        return replace(self, models=models)
-
     def smallest(self) -> TeamQuery:
         """The same query with every unchosen count at its minimum: complete exactly when
         some choice of the open counts is (every rule forbids a pair of instances)."""
-        return self.with_counts(minimal_counts(self.profile, self.counts))
+        return replace(self, counts=minimal_counts(self.profile, self.counts))
 
 
 def check_entry_mode(host: HostSpec, entry_mode: EntryMode) -> None:

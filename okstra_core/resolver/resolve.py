@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from ..binding import Binding, bind
 from ..catalog.models import LEADER, RoleRequirement
@@ -116,9 +117,10 @@ def _check_explicit(
     ordered = sorted(explicit, key=lambda item: (rank.get(item[0], len(rank)), item[1]))
     for role, ordinal, model in ordered:
         verdict = team.availability(model, role)
-        reason = (
-            verdict.reason if not verdict.available else team.clash(valid, role, ordinal, model)
-        )
+        if verdict.available:
+            reason = team.clashes(valid, role, ordinal).reason(model)
+        else:
+            reason = verdict.reason
         if reason is not None:
             failures.append(f"{role}#{ordinal} {model.ref}: {reason}")
         else:
@@ -284,7 +286,7 @@ def resolve(query: TeamQuery) -> ResolvedTeam:
 def _first_completable(
     team: Team, fixed: list[Fixed], role: str, ordinal: int
 ) -> tuple[PoolModel, str]:
-    solver = team.solver_of(role)
+    solver = team.solvers[team.roles[role].component]
     usage = team.usage(fixed, solver)
     counts = solver.state_dict(usage)
     base = solver.solve(freeze(counts))
@@ -353,7 +355,7 @@ def count_options(query: TeamQuery, role: str) -> list[tuple[int, str | None]]:
     out: list[tuple[int, str | None]] = []
     for n in range(requirement.min, requirement.max + 1):
         counts = {**query.counts, role: n}
-        found = blocker(query.with_counts(counts).with_models(others).smallest())
+        found = blocker(replace(query, counts=counts, models=others).smallest())
         out.append((n, None if found is None else found.advice))
     return out
 

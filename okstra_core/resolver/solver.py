@@ -1,14 +1,11 @@
 """Exact feasibility of one linked group of roles, over model classes.
 
-The solver knows nothing of profiles, pools or hosts: it is given the roles of one
-component (roles linked by ``exclude_models_of``) with their counts, distinctness,
-links and domains (the refs each may use), and the provider of every ref. A state is
-a multiset of model classes ``(provider, available-to mask, used-by mask)``: models in
-one class are interchangeable (swapping two of them maps completions to completions),
-so deciding a state decides every assignment it stands for. The search picks the
-most constrained role first, prunes with per-role and per-pair counting bounds
-(Hall-type conditions every completion must meet), and remembers decided states,
-feasible ones with the moves that complete them.
+Knows nothing of profiles, pools or hosts: it gets the roles of one component (linked by
+``exclude_models_of``) with counts, distinctness, links and domains, and each ref's
+provider. A state is a multiset of model classes ``(provider, available-to mask,
+used-by mask)``; models of one class are interchangeable, so a state decides every
+assignment it stands for. The search takes the most constrained role first, prunes with
+per-role and per-pair counting (Hall-type) bounds, and remembers decided states.
 """
 
 from __future__ import annotations

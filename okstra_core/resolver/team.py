@@ -120,7 +120,6 @@ class Team:
         )
         core = pool.shared_memo(shape, lambda: TeamCore(self))
         self.core = core
-        self.provider_index = core.provider_index
         self.solvers = core.solvers
 
     def _components(self) -> None:
@@ -139,9 +138,6 @@ class Team:
                         seen.add(other)
                         stack.append(other)
             component += 1
-
-    def solver_of(self, role: str) -> Solver:
-        return self.solvers[self.roles[role].component]
 
     def availability(self, model: PoolModel, role: str) -> Availability:
         return self.pool.availability(model.ref, role, self.host, self.entry_mode)
@@ -198,12 +194,6 @@ class Team:
                 )
         return Clashes(by_ref, by_provider)
 
-    def clash(
-        self, fixed: Sequence[Fixed], role: str, ordinal: int, model: PoolModel
-    ) -> str | None:
-        """Why `model` for `role#ordinal` clashes with another fixed instance, or None."""
-        return self.clashes(fixed, role, ordinal).reason(model)
-
     def usage(self, fixed: Sequence[Fixed], solver: Solver) -> dict[str, int]:
         return solver.usage((f.role, f.model.ref) for f in fixed)
 
@@ -227,8 +217,7 @@ class TeamCore:
     def __init__(self, team: Team) -> None:
         pool = team.pool
         self.anchors = (team.profile, *(r.domain for r in team.roles.values()))
-        self.provider_index = {p.id: i for i, p in enumerate(pool.providers)}
-        index = self.provider_index
+        index = {p.id: i for i, p in enumerate(pool.providers)}
         # Every model's provider index by ref (the solvers' model classes start here).
         provider_of_ref: dict[str, int] = pool.shared_memo(
             "resolver-provider-of-ref",
