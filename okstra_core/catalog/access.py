@@ -11,8 +11,6 @@ from ..records import dataclass
 if TYPE_CHECKING:
     from pydantic import Field, StrictStr
 
-__all__ = ["AccessSpec", "DiscoverSpec", "LeadAccessSpec"]
-
 _CONFIG = records.config()
 
 
@@ -32,8 +30,7 @@ class DiscoverSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class AccessSpec:
-    """`[launch.access]`: the extra arguments of a worker that may not / may change the
-    project (inserted at the worker template's `{access}` element)."""
+    """`[launch.access]`: a worker's extra arguments at its template's `{access}` element."""
 
     __pydantic_config__ = _CONFIG
 
@@ -43,10 +40,9 @@ class AccessSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class LeadAccessSpec:
-    """`[launch.lead_access]`: the extra arguments of the lead's CLI for each access
-    above `ask` (which adds none: the CLI's own permission prompts), inserted right
-    after the program on launch and on resume. A level a provider leaves out is
-    refused for its lead (`prepare --lead-access`)."""
+    """`[launch.lead_access]`: the lead CLI's extra arguments (right after the program,
+    on launch and resume) per access above `ask` (the CLI's own prompts); a level left
+    out is refused for its lead (`prepare --lead-access`)."""
 
     __pydantic_config__ = _CONFIG
 

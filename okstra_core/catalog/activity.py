@@ -1,12 +1,10 @@
 """`[activity]` of a provider file: how its CLI's screen shows what it is doing.
 
-An agent CLI (the lead, a worker) is, while it runs, in one of four states: `running`
-(working on a turn), `waiting for input` (its turn is over or it asks a question: a
-person must type or answer), `idle` (waiting for input, and nothing on its screen has
-changed for `idle_after` seconds) or `stalled` (not waiting, and nothing new shown or
-written for `stall_after` seconds). The provider file says which screens mean what —
-Python regular expressions, matched against each of the last `lines` non-blank lines
-of its pane (or a worker's output), no-break spaces read as spaces:
+A running agent CLI is `running` (on a turn), `waiting for input` (its turn is over or it
+asks a question), `idle` (waiting, its screen unchanged for `idle_after` seconds) or
+`stalled` (not waiting, nothing new for `stall_after` seconds). The patterns are Python
+regular expressions (at most 300 characters, checked on load), matched against each of
+the last `lines` non-blank lines of its pane or output, no-break spaces read as spaces:
 
     [activity]
     running = ['esc to interrupt']          # a turn in progress (checked first)
@@ -16,8 +14,7 @@ of its pane (or a worker's output), no-break spaces read as spaces:
     idle_after = 300
     stall_after = 120
 
-A screen that matches none is `running` while the process lives. Each pattern is at
-most 300 characters and is checked when the provider file is loaded.
+A screen that matches none is `running` while the process lives.
 """
 
 from __future__ import annotations
@@ -96,20 +93,12 @@ def classify(lines: list[str], spec: ActivitySpec | None) -> str:
     return RUNNING
 
 
-def stall_after(spec: ActivitySpec | None) -> int:
-    return spec.stall_after if spec is not None else DEFAULT_STALL_AFTER
-
-
-def idle_after(spec: ActivitySpec | None) -> int:
-    return spec.idle_after if spec is not None else DEFAULT_IDLE_AFTER
-
-
 def settled(state: str, quiet: float, spec: ActivitySpec | None) -> str:
     """A screen's state once it has shown nothing new for `quiet` seconds: waiting that
     long is `idle`, running that long is `stalled`."""
-    if state == WAITING and quiet >= idle_after(spec):
+    if state == WAITING and quiet >= (DEFAULT_IDLE_AFTER if spec is None else spec.idle_after):
         return IDLE
-    if state == RUNNING and quiet >= stall_after(spec):
+    if state == RUNNING and quiet >= (DEFAULT_STALL_AFTER if spec is None else spec.stall_after):
         return STALLED
     return state
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from okstra_core.errors import DataFileError
+from ..errors import DataFileError
+from .rules import TEMPLATE_PLACEHOLDERS
 
 # Placeholders a launch template may use (besides `{env.NAME}`).
-PLACEHOLDERS: frozenset[str] = frozenset(
-    {"cli", "session_id", "model", "prompt", "prompt_file", "kickoff", "project_root"}
-)
+PLACEHOLDERS = TEMPLATE_PLACEHOLDERS
 # A worker template adds the file of its final message (`{access}` is expanded as a
 # whole element before rendering: see `worker_argv`).
 WORKER_PLACEHOLDERS: frozenset[str] = PLACEHOLDERS | {"result_file"}
@@ -45,20 +44,12 @@ def render_element(
     env_defaults: Mapping[str, str] | None = None,
     known: frozenset[str] = PLACEHOLDERS,
 ) -> str:
-    """Replace the placeholders of one template element.
-
-    Args:
-        element: the template text.
-        values: placeholder name → value.
-        env: environment for `{env.NAME}`.
-        source: the provider file (for errors).
-        field: the dotted field of this element (for errors).
-        env_defaults: value of `{env.NAME}` when NAME is unset.
-        known: the placeholder names this template may use.
+    """Replace the placeholders of one template element (`values` by name, `env` and then
+    `env_defaults` for `{env.NAME}`; `source` and `field` name it in errors).
 
     Raises:
-        DataFileError: an unknown placeholder, a placeholder with no value here, an
-            unset `{env.NAME}` without default, or a lone brace.
+        DataFileError: an unknown placeholder, one with no value here, an unset
+            `{env.NAME}` without default, or a lone brace.
     """
     out: list[str] = []
     pos = 0
@@ -66,11 +57,8 @@ def render_element(
         out.append(element[pos : match.start()])
         pos = match.end()
         token = match.group(0)
-        if token == "{{":
-            out.append("{")
-            continue
-        if token == "}}":
-            out.append("}")
+        if token in ("{{", "}}"):
+            out.append(token[0])
             continue
         name = match.group(1)
         if name is None:
@@ -114,11 +102,8 @@ def render_argv(
     field: str,
     known: frozenset[str] = PLACEHOLDERS,
 ) -> tuple[str, ...]:
-    """Render every element of an argv template (one element in, one element out).
-
-    Raises:
-        DataFileError: see `render_element`; also for an empty template.
-    """
+    """Render every element of an argv template (one element in, one out); an empty
+    template is a `DataFileError` too."""
     if not template:
         raise DataFileError("the argv template is empty", path=source, field=field)
     return tuple(

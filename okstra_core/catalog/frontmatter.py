@@ -1,10 +1,9 @@
 """One reader for the front matter of okstra's Markdown files: profiles and approved plans.
 
-A front matter block sits between two fence lines at the top of the file: `+++` lines
-hold TOML (profiles, and plans that prefer it); `---` lines hold simple `key: value`
-pairs (YAML-ish: `true`/`false`, integers, quoted or bare strings; indented or list
-lines are continuation lines and are kept out of the parsed keys). Everything after
-the closing fence is the body.
+The block sits between two fence lines at the top of the file: `+++` lines hold TOML;
+`---` lines hold simple `key: value` pairs (YAML-ish: `true`/`false`, integers, quoted
+or bare strings; indented or list lines are continuation lines, not keys). Everything
+after the closing fence is the body.
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ from typing import Any
 
 from ..errors import DataFileError
 from ..records import dataclass
-
-__all__ = ["FrontMatter", "parse_front_matter", "split_front_matter"]
 
 
 @dataclass(frozen=True)
@@ -36,18 +33,8 @@ def split_front_matter(
     missing: str | None = None,
     unclosed: str | None = None,
 ) -> FrontMatter:
-    """Split `text` at its front matter fences.
-
-    Args:
-        text: the file's text.
-        path: the file (for errors).
-        fences: the fence lines accepted.
-        missing: the message when the file does not start with a fence.
-        unclosed: the message when the block is never closed.
-
-    Raises:
-        DataFileError: no opening fence, or no closing one.
-    """
+    """Split `text` at its front matter `fences`; a `DataFileError` (`missing` or
+    `unclosed`, else a message of its own) without an opening or a closing fence."""
     lines = text.splitlines(keepends=True)
     fence = lines[0].strip() if lines else ""
     if fence not in fences:
@@ -65,28 +52,24 @@ def split_front_matter(
 
 
 def parse_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
-    """Split `text` into (front matter, body); `---` key/value pairs or `+++` TOML.
-
-    Raises:
-        DataFileError: no front matter, an unterminated block, or a malformed line.
-    """
+    """Split `text` into (front matter, body); a `DataFileError` for no front matter, an
+    unterminated block or a malformed line."""
     split = split_front_matter(
         text,
         path,
         missing="no front matter: expected the file to start with a `---` block holding "
         "`approved: true` (or a `+++` TOML block)",
     )
-    block, body = split.block, split.body
     if split.fence == "+++":
         import tomllib  # only a `+++` block is TOML (a step reads no front matter)
 
         try:
-            return tomllib.loads(block), body
+            return tomllib.loads(split.block), split.body
         except tomllib.TOMLDecodeError as exc:
             raise DataFileError(
                 f"invalid TOML front matter ({exc})", path=path, field="front matter"
             ) from None
-    return _parse_yamlish(block, path), body
+    return _parse_yamlish(split.block, path), split.body
 
 
 def _parse_yamlish(block: str, path: Path) -> dict[str, Any]:

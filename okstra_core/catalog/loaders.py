@@ -1,17 +1,12 @@
 """Load the data okstra ships and reads: profiles, providers, hosts, configs; the catalog.
 
-Every loader reads bytes itself (so non-UTF-8 and invalid TOML/JSON are reported with
-the file and line) and checks the data against its record through
-`okstra_core.catalog.validate`, which turns a failed check into ONE `DataFileError`
-naming the file, the field path (`roles[1].max`) and what was expected. Beyond the
-records' type checks, the catalog's cross-field rules are enforced (counts, duplicate
-roles, role references, launch placeholders, aliases). Parsed files are kept per
-process, keyed by their bytes; whole catalogs also as derived data in the user cache
-(`okstra_core.derived`, kind `CATALOG`).
-
-Bundled data comes through `okstra_core.paths.resource()`: a workspace
-(`OKSTRA_WORKSPACE`) file replaces the bundled file of the same name, and whatever the
-workspace lacks falls back to the bundled copy.
+Every loader reads the bytes itself (non-UTF-8 and invalid TOML/JSON are reported with
+the file and line) and checks them against their record (`okstra_core.catalog.validate`:
+ONE `DataFileError` naming the file, the field path and what was expected), then the
+catalog's cross-field rules. Parsed files are kept per process, keyed by their bytes;
+whole catalogs also in the user cache (`okstra_core.derived`, kind `CATALOG`). Bundled
+data comes through `okstra_core.paths.resource()`: a workspace (`OKSTRA_WORKSPACE`) file
+replaces the bundled file of the same name.
 """
 
 from __future__ import annotations
@@ -30,43 +25,17 @@ from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..records import dataclass, field
 from ..store import parse_json_object, read_bytes
 from ..vocabulary import CURRENT_SESSION
-from .models import (
-    DISCOVER_PLACEHOLDERS,
-    TEMPLATE_PLACEHOLDERS,
-    DataProblem,
-    GlobalConfig,
-    HostSpec,
-    ModelDefaults,
-    Profile,
-    ProviderSpec,
-    check_launch,
-    template_fields,
-)
+from .models import GlobalConfig, HostSpec, ModelDefaults, Profile, ProviderSpec, check_launch
+from .rules import DataProblem
 from .validate import (
     CONFIG_KEYS,
+    bad_value,
     decode,
-    describe,
     model_defaults,
     parse_global_config,
     parse_toml,
     validate_record,
 )
-
-__all__ = [
-    "BUNDLED_PROVIDER_ORDER",
-    "DISCOVER_PLACEHOLDERS",
-    "TEMPLATE_PLACEHOLDERS",
-    "Catalog",
-    "ProjectConfig",
-    "detect_host",
-    "load_catalog",
-    "load_global_config",
-    "load_host",
-    "load_profile",
-    "load_project_config",
-    "load_provider",
-    "template_fields",
-]
 
 # The registry order of the bundled providers; others follow, sorted by id; demo
 # providers (`demo = true`) come last.
@@ -85,22 +54,15 @@ def _known(table: Mapping[str, _T], key: str, what: str) -> _T:
         raise UsageError(f"unknown {what} {key!r}: expected one of {known}") from None
 
 
-# --------------------------------------------------------------------------- catalog
-
-
 # eq=False: identity hashing, so a catalog can key a cache (its mappings are unhashable).
 @dataclass(frozen=True, eq=False)
 class Catalog:
     """Everything `prompts/` and the user's config declare, validated.
 
-    Attributes:
-        profiles: role profiles by task type; the bundled task types first, in order,
-            then any workspace-only task types sorted by name.
-        providers: the provider registry, in registry order (bundled claude,
-            antigravity, codex, grok, kimi; other workspace providers; user providers
-            sorted by id — a user file with a known id replaces that provider in place).
-        hosts: host runtimes by id (file-name order).
-        config: the global config (`<config dir>/config.json`; defaults if absent).
+    `profiles` by task type, in their `order`, then by name; `providers` in registry
+    order (`BUNDLED_PROVIDER_ORDER`, other workspace providers, user providers by id — a
+    user file with a known id replaces that provider in place); `hosts` by id (file-name
+    order); `config` (`<config dir>/config.json`, defaults if absent).
     """
 
     profiles: Mapping[str, Profile]
@@ -122,11 +84,7 @@ class Catalog:
 
     def provider(self, provider_id: str) -> ProviderSpec:
         """The provider `provider_id`; `UsageError` naming the known ones otherwise."""
-        for spec in self.providers:
-            if spec.id == provider_id:
-                return spec
-        known = ", ".join(p.id for p in self.providers)
-        raise UsageError(f"unknown provider {provider_id!r}: expected one of {known}")
+        return _known({p.id: p for p in self.providers}, provider_id, "provider")
 
 
 def _catalog(
@@ -142,16 +100,9 @@ def _catalog(
 
 @dataclass(frozen=True)
 class ProjectConfig:
-    """`<project_root>/.okstra/project.json`.
-
-    Attributes:
-        project_id: the `projectId` key, when present.
-        model_defaults: the project scope of the model defaults (`modelDefaults`).
-        raw: the whole file as read, so prepare can upsert it without losing keys.
-        path: where it was (or would be) read from.
-        data: the file's exact bytes (None when absent), so prepare can tell whether
-            okstra wrote them (`okstra_core.documents.trust`).
-    """
+    """`<project_root>/.okstra/project.json`: `raw` is the whole file as read (prepare
+    upserts it without losing keys), `data` its exact bytes (None when absent), so
+    prepare can tell whether okstra wrote them (`okstra_core.documents.trust`)."""
 
     project_id: str | None = None
     model_defaults: ModelDefaults = field(default_factory=ModelDefaults)
@@ -163,16 +114,8 @@ class ProjectConfig:
 def load_catalog(environment: Environment) -> Catalog:
     """Load profiles, providers, hosts and the global config for `environment`.
 
-    Every file is read on every call. A catalog built from the very same bytes is
-    reused: from this process's memory, else from the user cache directory (derived
-    data, `okstra_core.derived`: `CATALOG`); otherwise the files are parsed and
-    validated, and the result is kept for the next call.
-
-    Args:
-        environment: whose `OKSTRA_WORKSPACE` / `OKSTRA_HOME` select the data.
-
-    Returns:
-        The validated catalog.
+    Every file is read on every call; a catalog built from the very same bytes is
+    reused from this process's memory, else from the user cache (`CATALOG`).
 
     Raises:
         DataFileError: a data or config file is malformed (names the file and field).
@@ -266,17 +209,11 @@ def _build_catalog(inputs: list[_Input]) -> Catalog:
             hosts_in.append((path, _cached("host", path, False, _parse_host, data)))
     ordered = {t: profiles[t] for t in sorted(profiles, key=lambda t: (profiles[t].order, t))}
 
-    providers = bundled_providers
     rank = {pid: i for i, pid in enumerate(BUNDLED_PROVIDER_ORDER)}
-    providers.sort(key=lambda p: (rank.get(p.id, len(rank)), p.id))
-    for spec in user_providers:
-        for i, existing in enumerate(providers):
-            if existing.id == spec.id:
-                providers[i] = spec
-                break
-        else:
-            providers.append(spec)
-    providers.sort(key=lambda p: p.demo)  # demo providers last (a stable sort)
+    bundled_providers.sort(key=lambda p: (rank.get(p.id, len(rank)), p.id))
+    # A user provider replaces the bundled one of its id in place; demo providers last.
+    registry = {p.id: p for p in bundled_providers} | {p.id: p for p in user_providers}
+    providers = sorted(registry.values(), key=lambda p: p.demo)
 
     provider_ids = [p.id for p in providers]
     hosts: dict[str, HostSpec] = {}
@@ -314,29 +251,38 @@ def _build_catalog(inputs: list[_Input]) -> Catalog:
 
 
 def detect_host(environment: Environment, catalog: Catalog) -> HostSpec:
-    """Choose the host runtime okstra runs in from its environment variables.
-
-    The first host (catalog order) with any of its `detect_env` variables set to a
-    non-empty value wins; otherwise `terminal`.
-    """
+    """The first host (catalog order) with a `detect_env` variable set, else `terminal`."""
     for host in catalog.hosts.values():
         if any(environment.get(var) for var in host.detect_env):
             return host
     return catalog.host("terminal")
 
 
-# --------------------------------------------------------------------------- profiles
+def _named_record(
+    record: type[_T],
+    raw: dict[str, Any],
+    own: dict[str, Any],
+    path: Path,
+    name: str,
+    unknown: str = "unknown key",
+) -> _T:
+    """`raw` with okstra's `own` keys (refused in the file), validated; its `name` field
+    must be the file's name."""
+    for key in own:
+        if key in raw:
+            raise DataFileError(unknown, path=path, field=key)
+    value = validate_record(record, {**raw, **own}, path)
+    named = getattr(value, name)
+    if named != path.stem:
+        raise DataFileError(
+            f"expected {path.stem!r} (the file name), got {named!r}", path=path, field=name
+        )
+    return value
 
 
 def load_profile(path: Path) -> Profile:
-    """Load `prompts/profiles/<task-type>.md`: TOML front matter between `+++` lines.
-
-    Raises:
-        DataFileError: unreadable, not UTF-8, missing/unclosed front matter, invalid
-            TOML, a type error, or a profile rule broken.
-    """
-    path = Path(path)
-    return _cached("profile", path, False, _parse_profile)
+    """Load `prompts/profiles/<task-type>.md`: TOML front matter between `+++` lines."""
+    return _cached("profile", Path(path), False, _parse_profile)
 
 
 def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
@@ -350,54 +296,22 @@ def _parse_profile(path: Path, data: bytes, _bundled: bool) -> Profile:
         unclosed="front matter is not closed: expected a second '+++' line after the roles",
     )
     front = parse_toml(split.block, path, line_offset=1)
-    for reserved in ("body", "source"):
-        if reserved in front:
-            raise DataFileError(
-                "unknown key: the body is the Markdown after the front matter",
-                path=path,
-                field=reserved,
-            )
     body = split.body.strip()
-    profile = validate_record(
-        Profile, {**front, "body": body + "\n" if body else "", "source": str(path)}, path
-    )
-    if profile.task_type != path.stem:
-        raise DataFileError(
-            f"expected {path.stem!r} (the file name), got {profile.task_type!r}",
-            path=path,
-            field="task_type",
-        )
-    return profile
-
-
-# --------------------------------------------------------------------------- providers
+    own = {"body": body + "\n" if body else "", "source": str(path)}
+    unknown = "unknown key: the body is the Markdown after the front matter"
+    return _named_record(Profile, front, own, path, "task_type", unknown)
 
 
 def load_provider(path: Path, *, bundled: bool) -> ProviderSpec:
-    """Load a provider file (`prompts/providers/<id>.toml` or a user provider).
-
-    Args:
-        path: the TOML file; its name must be `<id>.toml`.
-        bundled: whether it ships with okstra (or the workspace) rather than the user.
-
-    Raises:
-        DataFileError: unreadable, not UTF-8, invalid TOML, a type error, or a rule of
-            a provider rule broken (ids, aliases, roles, launch placeholders).
-    """
-    path = Path(path)
-    return _cached("provider", path, bundled, _parse_provider)
+    """Load a provider file `<id>.toml` (`bundled`: shipped or the workspace's, not the
+    user's)."""
+    return _cached("provider", Path(path), bundled, _parse_provider)
 
 
 def _parse_provider(path: Path, data: bytes, bundled: bool) -> ProviderSpec:
     raw = parse_toml(decode(data, path), path)
-    for reserved in ("source", "bundled"):
-        if reserved in raw:
-            raise DataFileError("unknown key", path=path, field=reserved)
-    spec = validate_record(ProviderSpec, {**raw, "source": str(path), "bundled": bundled}, path)
-    if spec.id != path.stem:
-        raise DataFileError(
-            f"expected {path.stem!r} (the file name), got {spec.id!r}", path=path, field="id"
-        )
+    own = {"source": str(path), "bundled": bundled}
+    spec = _named_record(ProviderSpec, raw, own, path, "id")
     try:
         check_launch(spec)
     except DataProblem as exc:
@@ -405,29 +319,14 @@ def _parse_provider(path: Path, data: bytes, bundled: bool) -> ProviderSpec:
     return spec
 
 
-# --------------------------------------------------------------------------- hosts
-
-
 def load_host(path: Path) -> HostSpec:
-    """Load `prompts/hosts/<id>.toml`.
-
-    Raises:
-        DataFileError: unreadable, invalid TOML, a type error, an id that is not the
-            file name, or no entry mode.
-    """
-    path = Path(path)
-    return _cached("host", path, False, _parse_host)
+    """Load `prompts/hosts/<id>.toml`."""
+    return _cached("host", Path(path), False, _parse_host)
 
 
 def _parse_host(path: Path, data: bytes, _bundled: bool) -> HostSpec:
     raw = parse_toml(decode(data, path), path)
-    if "source" in raw:
-        raise DataFileError("unknown key", path=path, field="source")
-    host = validate_record(HostSpec, {**raw, "source": str(path)}, path)
-    if host.id != path.stem:
-        raise DataFileError(
-            f"expected {path.stem!r} (the file name), got {host.id!r}", path=path, field="id"
-        )
+    host = _named_record(HostSpec, raw, {"source": str(path)}, path, "id")
     if not host.entry_modes:
         raise DataFileError("expected at least one entry mode", path=path, field="entry_modes")
     if CURRENT_SESSION in host.entry_modes and host.native_provider is None:
@@ -443,36 +342,17 @@ def _parse_host(path: Path, data: bytes, _bundled: bool) -> HostSpec:
     return host
 
 
-# --------------------------------------------------------------------------- configs
-
-
 def load_global_config(path: Path) -> GlobalConfig:
-    """Load `<config dir>/config.json`; an absent file gives the defaults.
-
-    Keys: `modelDefaults` (role -> non-empty array of model refs), `disabledProviders`
-    (array of provider ids), `language`, `theme` (string or null). Any other key is
-    refused by name.
-
-    Raises:
-        DataFileError: unreadable, invalid JSON, not an object, an unknown key or a
-            value of the wrong type.
-    """
+    """Load `<config dir>/config.json` (`parse_global_config`); absent: the defaults."""
     path = Path(path)
     if not path.exists():
         return GlobalConfig(source=str(path))
-    return parse_global_config(_read_json_object(path), path)
+    return parse_global_config(parse_json_object(_read(path), path, error=DataFileError), path)
 
 
 def load_project_config(project_root: Path) -> ProjectConfig:
-    """Load `<project_root>/.okstra/project.json`; an absent file gives an empty config.
-
-    Only `projectId` (string) and `modelDefaults` are interpreted; every other key is
-    kept untouched in `raw`.
-
-    Raises:
-        DataFileError: unreadable, invalid JSON, not an object, or a bad
-            `projectId`/`modelDefaults`.
-    """
+    """Load `<project_root>/.okstra/project.json` (absent: an empty config); only
+    `projectId` and `modelDefaults` are read, every other key is kept in `raw`."""
     path = Path(project_root) / ".okstra" / "project.json"
     if not os.path.lexists(path):
         return ProjectConfig(model_defaults=ModelDefaults(source=str(path)), path=path)
@@ -483,11 +363,7 @@ def load_project_config(project_root: Path) -> ProjectConfig:
     key = "projectId" if "projectId" in raw or "project_id" not in raw else "project_id"
     project_id = raw.get(key)
     if project_id is not None and (not isinstance(project_id, str) or not project_id):
-        raise DataFileError(
-            f"expected a non-empty string, got {describe(project_id, json=True)}",
-            path=path,
-            field=key,
-        )
+        raise bad_value("a non-empty string", project_id, path, key)
     return ProjectConfig(
         project_id=project_id,
         model_defaults=model_defaults(
@@ -499,20 +375,9 @@ def load_project_config(project_root: Path) -> ProjectConfig:
     )
 
 
-def _read_json_object(path: Path) -> dict[str, Any]:
-    return parse_json_object(_read(path), path, error=DataFileError)
-
-
-# --------------------------------------------------------------------------- plumbing
-
-
 def _data_files(subdir: str, suffix: str, env: Mapping[str, str]) -> list[tuple[str, Path]]:
-    """(name, path) of every data file of `subdir`, workspace files over bundled ones.
-
-    Names come from both the bundled directory and the workspace's; each path is then
-    resolved through `resource()`, so a workspace file replaces the bundled one and
-    anything the workspace lacks falls back to the bundled copy.
-    """
+    """(name, path) of every data file of `subdir` in the bundled directory or the
+    workspace's, each resolved through `resource()` (the workspace's file wins)."""
     names: set[str] = set()
     roots = [bundled_prompts_root() / subdir, prompts_root(env) / subdir]
     for directory in dict.fromkeys(roots):

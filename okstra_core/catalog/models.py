@@ -1,11 +1,10 @@
 """Records of the data okstra ships in `prompts/` and reads from config.
 
-These are the shared contract of the whole core: loaders build them, the pool,
-resolver, wizard and prepare read them. They are plain frozen dataclasses (see
-`okstra_core.records`): a catalog read back from the cache needs no pydantic. The
-loaders check files against them with `records.validate` (the constraints are in the
-annotations; unknown keys are refused); the rules across fields run in
-`__post_init__`, so a record built in code obeys them too.
+The shared contract of the whole core: loaders build them; the pool, resolver, wizard
+and prepare read them. Plain frozen dataclasses (`okstra_core.records`), so a catalog
+read back from the cache needs no pydantic; the loaders check files against them
+(constraints in the annotations, unknown keys refused) and the rules across fields run
+in `__post_init__`, so a record built in code obeys them too.
 """
 
 from __future__ import annotations
@@ -18,28 +17,21 @@ from .. import records
 from ..records import dataclass, field
 from ..vocabulary import EntryMode as EntryMode
 from ..vocabulary import Runner as Runner
-from .access import AccessSpec as AccessSpec
+from .access import AccessSpec, LeadAccessSpec
 from .access import DiscoverSpec as DiscoverSpec
-from .access import LeadAccessSpec as LeadAccessSpec
 from .activity import ActivitySpec
-from .rules import DISCOVER_PLACEHOLDERS as DISCOVER_PLACEHOLDERS
 from .rules import (
     ENV_NAME,
+    DataProblem,
     check_discover_glob,
     check_id,
     check_mcp_launch,
     check_template,
     check_worker_launch,
     check_worker_resume,
+    template_fields,
 )
-from .rules import ID_PATTERN as ID_PATTERN
-from .rules import TEMPLATE_PLACEHOLDERS as TEMPLATE_PLACEHOLDERS
-from .rules import WORKER_PLACEHOLDERS as WORKER_PLACEHOLDERS
-from .rules import DataProblem as DataProblem
-from .rules import template_fields as template_fields
-from .settings import DEFAULT_NOTIFY as DEFAULT_NOTIFY
-from .settings import NOTIFY_EVENTS as NOTIFY_EVENTS
-from .settings import TeamSettings as TeamSettings
+from .settings import DEFAULT_NOTIFY, TeamSettings
 from .usage import UsageSpec
 
 if TYPE_CHECKING:
@@ -138,10 +130,7 @@ class Profile:
         _check_profile(self)
 
     def role(self, role_id: str) -> RoleRequirement | None:
-        for r in self.roles:
-            if r.role == role_id:
-                return r
-        return None
+        return next((r for r in self.roles if r.role == role_id), None)
 
     @property
     def static_roles(self) -> tuple[RoleRequirement, ...]:
@@ -302,9 +291,6 @@ class GlobalConfig:
     notify: tuple[StrictStr, ...] = DEFAULT_NOTIFY
     mcp: StrictBool = True  # a lead gets okstra's MCP server where its CLI takes one
     source: StrictStr = ""
-
-
-# --------------------------------------------------------------------------- rules
 
 
 def _check_profile(profile: Profile) -> None:

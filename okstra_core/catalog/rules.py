@@ -1,8 +1,7 @@
 """The rules of okstra's data files that need no record: ids and launch templates.
 
-`DataProblem` is what every rule raises (the field as a dotted path, and what was
-expected); the loaders add the file and turn it into a `DataFileError`. The records
-of `okstra_core.catalog.models` use these rules and re-export their names.
+Every rule raises `DataProblem` (the field as a dotted path, and what was expected); the
+loaders add the file and turn it into a `DataFileError`.
 """
 
 from __future__ import annotations
@@ -46,11 +45,8 @@ def check_id(value: str, where: str) -> None:
 
 
 def template_fields(template: str) -> list[str]:
-    """The `{placeholder}` names used by one template string (`{{`/`}}` escape a brace).
-
-    Raises:
-        ValueError: unbalanced braces.
-    """
+    """The `{placeholder}` names of one template (`{{`/`}}` escape a brace; unbalanced
+    braces raise `ValueError`)."""
     return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
 
 
@@ -70,13 +66,8 @@ def check_template(
         if name is None:
             continue
         if name not in allowed or spec or conversion:
-            shown = (
-                "{"
-                + name
-                + (f"!{conversion}" if conversion else "")
-                + (f":{spec}" if spec else "")
-                + "}"
-            )
+            shown = "{" + name + (f"!{conversion}" if conversion else "")
+            shown += (f":{spec}" if spec else "") + "}"
             raise DataProblem(
                 where, f"unknown placeholder {shown}: expected one of {shown_allowed}"
             )
@@ -141,10 +132,9 @@ def check_worker_launch(
 ) -> None:
     """The rules of `launch.worker` and `[launch.access]`.
 
-    A worker template starts with `{cli}`, passes `{model}`, uses `{access}` at most
-    once and only as a whole element, and cannot pass `{session_id}` when the CLI
-    mints its own id. The access arguments use the worker's placeholders but
-    `{access}`; a worker must say how to keep a read-only role from writing.
+    A worker template starts with `{cli}`, passes `{model}`, uses `{access}` at most once
+    as a whole element, and no `{session_id}` when the CLI mints its own id; the access
+    arguments use the worker's placeholders but `{access}`, and `read_only` is required.
     """
     if worker is None:
         if read_only or write:
@@ -189,12 +179,9 @@ def check_worker_launch(
 def check_worker_resume(
     worker: tuple[str, ...] | None, resume: tuple[str, ...] | None, pattern: str | None
 ) -> None:
-    """The rules of `launch.worker_resume` and `launch.worker_session_pattern`.
-
-    A follow-up template needs a worker (it continues one), starts with `{cli}`, names
-    `{session_id}` and `{model}`, and uses `{access}` at most once as a whole element;
-    the pattern compiles and has exactly one group (the id).
-    """
+    """The rules of `launch.worker_resume` (it continues a worker: `{cli}` first, names
+    `{session_id}` and `{model}`, `{access}` at most once as a whole element) and
+    `launch.worker_session_pattern` (a regex with exactly one group, the id)."""
     if resume is None:
         return
     if worker is None:

@@ -16,13 +16,8 @@ DEFAULT_NOTIFY = ("lead-waiting", "team-done")
 
 @dataclass(frozen=True, kw_only=True)
 class TeamSettings:
-    """`config.json`'s `team`: how a running team is shown and bounded.
-
-    Attributes:
-        panes_per_window: worker panes in one team window before another opens.
-        keep_ended_panes: keep an ended worker's pane open (its lines are in its log).
-        log_limit_mib: the most each worker log keeps (its oldest part is dropped).
-    """
+    """`config.json`'s `team`: worker panes per team window, whether an ended worker's
+    pane stays open, and the most each worker log keeps (its oldest part is dropped)."""
 
     __pydantic_config__ = config()
 

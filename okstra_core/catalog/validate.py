@@ -1,11 +1,9 @@
 """Checking the catalog's parsed data: one clear error per bad file.
 
-A record check (`records.validate`) that fails becomes ONE `DataFileError` naming the
-file, the field path (`roles[1].max`) and what was expected (`validate_record`, with
-the words of `explain` and `describe`); TOML that does not parse names its line
-(`parse_toml`). The JSON configs (`config.json`, a project's `.okstra/project.json`)
-are checked here key by key (`parse_global_config`, `model_defaults`). The loaders
-(`okstra_core.catalog.loaders`) read the files and call these.
+A failed record check (`records.validate`) becomes ONE `DataFileError` naming the file,
+the field path (`roles[1].max`) and what was expected (`validate_record`); TOML that does
+not parse names its line (`parse_toml`). The JSON configs (`config.json`, a project's
+`.okstra/project.json`) are checked key by key (`parse_global_config`, `model_defaults`).
 """
 
 from __future__ import annotations
@@ -21,24 +19,9 @@ from .. import records
 from ..errors import DataFileError
 from ..records import place
 from ..store import decode_utf8, json_kind
-from .models import (
-    DEFAULT_NOTIFY,
-    ID_PATTERN,
-    NOTIFY_EVENTS,
-    DataProblem,
-    GlobalConfig,
-    ModelDefaults,
-    TeamSettings,
-)
-
-__all__ = [
-    "decode",
-    "describe",
-    "model_defaults",
-    "parse_global_config",
-    "parse_toml",
-    "validate_record",
-]
+from .models import GlobalConfig, ModelDefaults
+from .rules import ID_PATTERN, DataProblem
+from .settings import DEFAULT_NOTIFY, NOTIFY_EVENTS, TeamSettings
 
 _T = TypeVar("_T")
 
@@ -182,27 +165,25 @@ def describe(value: Any, *, json: bool = False) -> str:
     return "a table" if kind == "an object" and not json else kind
 
 
+def bad_value(expected: str, value: Any, path: Path, field: str) -> DataFileError:
+    """`expected <expected>, got <value's JSON kind>` for `field` of a JSON file."""
+    return DataFileError(
+        f"expected {expected}, got {describe(value, json=True)}", path=path, field=field
+    )
+
+
 def _worktrees_dir(raw: dict[str, Any], path: Path) -> str | None:
     """`"worktrees": {"dir": "<absolute or ~ path>"}`, or None when not set."""
     value = raw.get("worktrees")
     if value is None:
         return None
     if not isinstance(value, dict) or set(value) - {"dir"}:
-        raise DataFileError(
-            f'expected {{"dir": "<directory>"}}, got {describe(value, json=True)}',
-            path=path,
-            field="worktrees",
-        )
+        raise bad_value('{"dir": "<directory>"}', value, path, "worktrees")
     directory = value.get("dir")
-    if directory is None:
-        return None
-    if not isinstance(directory, str) or not directory.startswith(("/", "~")):
-        raise DataFileError(
-            "expected an absolute directory (or one under ~), got "
-            f"{describe(directory, json=True)}",
-            path=path,
-            field="worktrees.dir",
-        )
+    if directory is not None and (
+        not isinstance(directory, str) or not directory.startswith(("/", "~"))
+    ):
+        raise bad_value("an absolute directory (or one under ~)", directory, path, "worktrees.dir")
     return directory
 
 
@@ -219,12 +200,10 @@ _TEAM_KEYS: tuple[tuple[str, str, type, int, int], ...] = (
 )
 
 
-def team_settings(value: Any, path: Path) -> TeamSettings:
+def _team_settings(value: Any, path: Path) -> TeamSettings:
     """`team`: `{"panesPerWindow": 6, "keepEndedPanes": false, "logLimitMib": 10}`."""
     if not isinstance(value, dict):
-        raise DataFileError(
-            f"expected an object, got {describe(value, json=True)}", path=path, field="team"
-        )
+        raise bad_value("an object", value, path, "team")
     known = {key for key, *_ in _TEAM_KEYS}
     for key in value:
         if key not in known:
@@ -234,45 +213,27 @@ def team_settings(value: Any, path: Path) -> TeamSettings:
                 field=f"team.{key}",
             )
     given: dict[str, Any] = {}
-    for key, name, kind, low, high in _TEAM_KEYS:
-        if key not in value:
-            continue
+    for key, name, kind, low, high in (k for k in _TEAM_KEYS if k[0] in value):
         item = value[key]
-        good = isinstance(item, bool) if kind is bool else _whole(item) and low <= item <= high
-        if not good:
-            expected = "true or false" if kind is bool else f"a whole number in [{low}, {high}]"
-            raise DataFileError(
-                f"expected {expected}, got {describe(item, json=True)}",
-                path=path,
-                field=f"team.{key}",
-            )
+        if kind is bool and not isinstance(item, bool):
+            raise bad_value("true or false", item, path, f"team.{key}")
+        whole = isinstance(item, int) and not isinstance(item, bool)
+        if kind is int and not (whole and low <= item <= high):
+            raise bad_value(f"a whole number in [{low}, {high}]", item, path, f"team.{key}")
         given[name] = item
     return TeamSettings(**given)
 
 
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def notify_events(value: Any, path: Path) -> tuple[str, ...]:
+def _notify_events(value: Any, path: Path) -> tuple[str, ...]:
     """`notify`: the events a run's watcher tells (a subset of `NOTIFY_EVENTS`)."""
     if not isinstance(value, list) or any(v not in NOTIFY_EVENTS for v in value):
-        raise DataFileError(
-            f"expected an array of {', '.join(NOTIFY_EVENTS)}, got {describe(value, json=True)}",
-            path=path,
-            field="notify",
-        )
+        raise bad_value(f"an array of {', '.join(NOTIFY_EVENTS)}", value, path, "notify")
     return tuple(dict.fromkeys(value))
 
 
 def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
-    """Validate the parsed object of `<config dir>/config.json` (see `load_global_config`).
-
-    Also how a change is checked before it is written (`okstra_core.config`).
-
-    Raises:
-        DataFileError: an unknown key or a value of the wrong type (`path` named).
-    """
+    """Validate the parsed object of `<config dir>/config.json`, or a change to it before
+    it is written (`okstra_core.config`); a `DataFileError` names the key."""
     for key in raw:
         if key not in _GLOBAL_CONFIG_KEYS:
             raise DataFileError(
@@ -282,69 +243,43 @@ def parse_global_config(raw: dict[str, Any], path: Path) -> GlobalConfig:
             )
     disabled = raw.get(CONFIG_KEYS["disabled_providers"], [])
     if not isinstance(disabled, list):
-        raise DataFileError(
-            f"expected an array of provider ids, got {describe(disabled, json=True)}",
-            path=path,
-            field="disabledProviders",
-        )
+        raise bad_value("an array of provider ids", disabled, path, "disabledProviders")
     for i, pid in enumerate(disabled):
         if not isinstance(pid, str) or not pid:
-            raise DataFileError(
-                f"expected a provider id (string), got {describe(pid, json=True)}",
-                path=path,
-                field=f"disabledProviders[{i}]",
-            )
-    optional: dict[str, str | None] = {}
+            raise bad_value("a provider id (string)", pid, path, f"disabledProviders[{i}]")
     for key in ("language", "theme"):
         value = raw.get(key)
         if value is not None and (not isinstance(value, str) or not value):
-            raise DataFileError(
-                f"expected a non-empty string or null, got {describe(value, json=True)}",
-                path=path,
-                field=key,
-            )
-        optional[key] = value
+            raise bad_value("a non-empty string or null", value, path, key)
     mcp = raw.get("mcp", True)
     if not isinstance(mcp, bool):
-        raise DataFileError(
-            f"expected true or false, got {describe(mcp, json=True)}", path=path, field="mcp"
-        )
+        raise bad_value("true or false", mcp, path, "mcp")
     return GlobalConfig(
         model_defaults=model_defaults(raw.get(CONFIG_KEYS["model_defaults"], {}), path),
         disabled_providers=tuple(disabled),
-        language=optional["language"],
-        theme=optional["theme"],
+        language=raw.get("language"),
+        theme=raw.get("theme"),
         worktrees_dir=_worktrees_dir(raw, path),
-        team=team_settings(raw.get("team", {}), path),
-        notify=notify_events(raw["notify"], path) if "notify" in raw else DEFAULT_NOTIFY,
+        team=_team_settings(raw.get("team", {}), path),
+        notify=_notify_events(raw["notify"], path) if "notify" in raw else DEFAULT_NOTIFY,
         mcp=mcp,
         source=str(path),
     )
 
 
 def model_defaults(value: Any, path: Path, *, earlier: bool = False) -> ModelDefaults:
-    """A `modelDefaults` block.
+    """A `modelDefaults` block (a `DataFileError` names the file and field of a bad one).
 
-    `earlier`: a file the earlier okstra read too (`.okstra/project.json`, its global
-    config), read as it read them: a block that is not an object (a top-level array) is
-    left out with a note naming the file; a model given without its provider
-    (`"opus"`) is kept for `okstra_core.defaults` to match against the catalog.
-
-    Raises:
-        DataFileError: a bad role id, a role whose value is not a non-empty array, an
-            entry that is not a model ref (file and field named).
+    `earlier`: a file the earlier okstra read too (`.okstra/project.json`), read as it
+    did: a non-object block is left out with a note, and a model without its provider
+    (`"opus"`) is kept for `okstra_core.defaults` to match.
     """
+    expected = "an object mapping a role to an array of model refs"
     if not isinstance(value, dict) and not earlier:
-        raise DataFileError(
-            "expected an object mapping a role to an array of model refs, got "
-            f"{describe(value, json=True)}",
-            path=path,
-            field="modelDefaults",
-        )
+        raise bad_value(expected, value, path, "modelDefaults")
     if not isinstance(value, dict):
         note = (
-            f"{path}: modelDefaults: expected an object mapping a role to an array of model "
-            f"refs, got {describe(value, json=True)}; ignored"
+            f"{path}: modelDefaults: expected {expected}, got {describe(value, json=True)}; ignored"
         )
         return ModelDefaults(source=str(path), notes=(note,))
     by_role: dict[str, tuple[str, ...]] = {}
@@ -357,20 +292,11 @@ def model_defaults(value: Any, path: Path, *, earlier: bool = False) -> ModelDef
                 field=where,
             )
         if not isinstance(refs, list) or not refs:
-            raise DataFileError(
-                "expected a non-empty array of model refs ('provider/model'), got "
-                f"{describe(refs, json=True)}",
-                path=path,
-                field=where,
-            )
+            raise bad_value("a non-empty array of model refs ('provider/model')", refs, path, where)
         for i, ref in enumerate(refs):
             parts = ref.split("/") if isinstance(ref, str) else []
             bare = earlier and len(parts) == 1 and bool(parts[0].strip())
             if not bare and (len(parts) != 2 or not all(p.strip() for p in parts)):
-                raise DataFileError(
-                    f"expected a model ref 'provider/model', got {describe(ref, json=True)}",
-                    path=path,
-                    field=f"{where}[{i}]",
-                )
+                raise bad_value("a model ref 'provider/model'", ref, path, f"{where}[{i}]")
         by_role[role] = tuple(refs)
     return ModelDefaults(by_role=by_role, source=str(path))

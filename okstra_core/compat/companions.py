@@ -1,15 +1,9 @@
 """Companion files: where the progress of an earlier okstra's wizard is saved.
 
-The source file is never written: the session saves progress to a *companion* next
-to it, `<name>.v2.<sha256-of-source-bytes>.json`, that records
-`legacySource: {path, sha256}`. Opening the source again finds the companion by
-digest and resumes from it; when the source bytes change, the digest changes and a
-fresh conversion starts.
-
-Companions are looked for in this order: okstra's own (`<name>.v2.<sha>.json`, then
-`<name>.v2.<sha>.<n>.json`), then those the earlier okstra wrote in its v2 shape under
-the same names or under its older name `<name>.v2.json` (`older_companion_name`).
-Nothing here writes a file.
+The source is never written: progress goes to `<name>.v2.<sha256-of-source>.json` beside
+it, recording `legacySource: {path, sha256}`, so changed source bytes start afresh.
+Looked for in order: okstra's own (`<name>.v2.<sha>.json`, then `<name>.v2.<sha>.<n>.json`),
+then the earlier okstra's under the same names or its older `<name>.v2.json`.
 """
 
 from __future__ import annotations
@@ -24,17 +18,6 @@ import orjson
 from ..errors import OkstraError
 from ..store import read_bytes
 from .shapes import LEGACY_SOURCE_FIELD
-
-__all__ = [
-    "companion_for",
-    "content_addressed",
-    "free_name",
-    "matches_source",
-    "older_companion_name",
-    "read_candidate",
-    "source_digest",
-    "source_record",
-]
 
 
 def source_digest(source_bytes: bytes) -> str:
@@ -66,9 +49,7 @@ def read_candidate(candidate: Path) -> dict[str, Any] | None:
 
 
 def matches_source(data: Mapping[str, Any] | None, record: Mapping[str, str]) -> bool:
-    if data is None:
-        return False
-    source = data.get(LEGACY_SOURCE_FIELD)
+    source = None if data is None else data.get(LEGACY_SOURCE_FIELD)
     return (
         isinstance(source, dict)
         and source.get("path") == record["path"]
@@ -78,11 +59,11 @@ def matches_source(data: Mapping[str, Any] | None, record: Mapping[str, str]) ->
 
 def _numbered_companions(source: Path, digest: str) -> list[tuple[int, Path]]:
     prefix = f"{source.name}.v2.{digest}."
-    found: list[tuple[int, Path]] = []
     try:
         entries = list(source.parent.iterdir())
     except FileNotFoundError:
-        return found
+        return []
+    found: list[tuple[int, Path]] = []
     for entry in entries:
         name = entry.name
         if not (name.startswith(prefix) and name.endswith(".json")):
@@ -113,20 +94,10 @@ def free_name(source: Path, digest: str) -> Path:
 
 
 def companion_for(source: Path, source_bytes: bytes) -> tuple[Path, bool]:
-    """Find the content-addressed companion of a source file (no validation).
+    """`(companion, exists)` of a source file, its digest taken from `source_bytes`.
 
-    The canonical name is `<name>.v2.<sha256>.json`. When that name holds a file of a
-    different source (its `legacySource` path or digest differs, or it is no JSON
-    object), the companion is an existing numbered `<name>.v2.<sha256>.<n>.json` of
-    this source if there is one, else the first free name.
-
-    Args:
-        source: the source state file.
-        source_bytes: its current bytes (the digest is taken from these, not re-read).
-
-    Returns:
-        `(path, exists)`: the companion and whether it already records this source.
-        Nothing is written.
+    A canonical name holding another source's file (or no JSON object) gives way to a
+    numbered companion of this source, else the first free name. Nothing is written.
     """
     source = Path(source)
     digest = source_digest(source_bytes)

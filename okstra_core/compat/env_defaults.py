@@ -1,8 +1,6 @@
 """The earlier okstra's `OKSTRA_DEFAULT_*` variables: defaults for `okstra prepare`.
 
-Scripts written for the earlier okstra set `OKSTRA_DEFAULT_LEAD_MODEL`,
-`OKSTRA_DEFAULT_EXECUTOR`, `OKSTRA_DEFAULT_<PROVIDER>_MODEL`, …. They are defaults: a
-new flag (or an older one) wins over them without a conflict. Each one used prints a
+A new flag (or an older one) wins over them without a conflict; each one used prints a
 deprecation note naming the new form (`okstra_core.compat.flags`).
 """
 
@@ -11,16 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .lookup import MODEL_PROVIDERS
-
-__all__ = [
-    "ENV_DEFAULTS",
-    "EXECUTOR_VARIABLE",
-    "LEAD_MODEL_VARIABLE",
-    "REPORT_WRITER_MODEL_VARIABLE",
-    "provider_model_variable",
-    "variable_value",
-    "variables_given",
-]
 
 LEAD_MODEL_VARIABLE = "OKSTRA_DEFAULT_LEAD_MODEL"
 REPORT_WRITER_MODEL_VARIABLE = "OKSTRA_DEFAULT_REPORT_WRITER_MODEL"
@@ -46,11 +34,11 @@ ENV_DEFAULTS: dict[str, str] = {
 }
 
 
-def variables_given(env: Mapping[str, str]) -> list[str]:
-    """The variables set to something other than blanks, in `ENV_DEFAULTS` order."""
-    return [v for v in ENV_DEFAULTS if (env.get(v) or "").strip()]
-
-
 def variable_value(env: Mapping[str, str], variable: str) -> str:
     """A variable's value, stripped ("" when unset)."""
     return (env.get(variable) or "").strip()
+
+
+def variables_given(env: Mapping[str, str]) -> list[str]:
+    """The variables set to something other than blanks, in `ENV_DEFAULTS` order."""
+    return [v for v in ENV_DEFAULTS if variable_value(env, v)]

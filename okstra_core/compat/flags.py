@@ -2,32 +2,18 @@
 
 Scripts written for the earlier okstra call `okstra prepare` with per-provider flags
 (`--workers claude,codex --claude-model sonnet --lead-provider claude --executor codex
---critic off --lead-runtime terminal`, …) and set `OKSTRA_DEFAULT_LEAD_MODEL`,
-`OKSTRA_DEFAULT_EXECUTOR`, …. This module turns them into okstra's request flags before
-the request is built: `--role-count role=N`, `--role-model role=model_ref`, `--host`,
-`--brief`. Every flag or variable used prints a deprecation note naming the new form
-(with the values it became); an older flag that decides the same thing as a new flag
-given alongside it is refused naming both (exit 2). Variables are defaults: a new flag
-(or an older one) wins over them without a conflict.
-
-The per-provider model values resolve like the wizard's v1 conversion
-(`okstra_core.compat.lookup`); the team flags are read by
-`okstra_core.compat.team_flags`, the variables listed in
-`okstra_core.compat.env_defaults`. docs/compatibility.md lists every flag.
-
-Public API::
-
-    LEGACY_FLAGS                      # (flag, dest, new form) of every older flag
-    add_legacy_arguments(parser)      # hidden from --help
-    legacy_flags_given(ns) -> list[str]
-    apply_legacy_inputs(ns, environment) -> list[str]   # rewrites ns; returns notes
+--critic off --lead-runtime terminal`, …). They become okstra's request flags
+(`--role-count`, `--role-model`, `--host`, `--brief`) before the request is built, each
+with a deprecation note naming the new form; an older flag deciding what a new flag given
+alongside it decides is refused naming both (exit 2). The team flags are read by
+`okstra_core.compat.team_flags`; docs/compatibility.md lists every flag.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import OkstraError, UsageError
 from .env_defaults import ENV_DEFAULTS, variables_given
@@ -37,14 +23,8 @@ from .team_flags import FlagDecisions, flag_value, parse_legacy_flags
 if TYPE_CHECKING:
     import argparse
 
+    from ..catalog.loaders import Catalog
     from ..environment import Environment
-
-__all__ = [
-    "LEGACY_FLAGS",
-    "add_legacy_arguments",
-    "apply_legacy_inputs",
-    "legacy_flags_given",
-]
 
 # (flag, dest, the new form the note names)
 LEGACY_FLAGS: tuple[tuple[str, str, str], ...] = (
@@ -90,9 +70,7 @@ def add_legacy_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the earlier okstra's prepare flags to `parser`, hidden from `--help`."""
     import argparse  # only when a parser is built: the wizard imports this module too
 
-    for flag, dest, _ in LEGACY_FLAGS:
-        parser.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
-    for flag, dest in UNSUPPORTED_FLAGS:
+    for flag, dest, *_ in (*LEGACY_FLAGS, *UNSUPPORTED_FLAGS):
         parser.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
     parser.add_argument(
         RENDER_ONLY[0], dest=RENDER_ONLY[1], action="store_true", help=argparse.SUPPRESS
@@ -101,27 +79,18 @@ def add_legacy_arguments(parser: argparse.ArgumentParser) -> None:
 
 def legacy_flags_given(ns: argparse.Namespace) -> list[str]:
     """The older flags present on `ns` (an empty value counts: it was given)."""
-    given = [flag for flag, dest, _ in LEGACY_FLAGS if getattr(ns, dest, None) is not None]
-    given += [flag for flag, dest in UNSUPPORTED_FLAGS if getattr(ns, dest, None) is not None]
+    flags = (*LEGACY_FLAGS, *UNSUPPORTED_FLAGS)
+    given = [flag for flag, dest, *_ in flags if getattr(ns, dest, None) is not None]
     if getattr(ns, RENDER_ONLY[1], False):
         given.append(RENDER_ONLY[0])
     return given
 
 
 def apply_legacy_inputs(ns: argparse.Namespace, environment: Environment) -> list[str]:
-    """Rewrite the older flags and variables on `ns` into okstra's request flags.
-
-    Reads the catalog, pool and model defaults only when something older is present.
-    Appends `--role-count` / `--role-model` values to `ns.role_counts` / `ns.role_models`
-    and sets `ns.host`, `ns.brief`, `ns.launch` where an older flag says so.
-
-    Returns:
-        Deprecation notes (for stderr), one per older flag or variable used.
-
-    Raises:
-        UsageError: an older flag conflicting with a new one (both named), an older
-            value that names nothing known, or an unsupported input with a value.
-    """
+    """Rewrite the older flags and variables on `ns` into okstra's request flags and
+    return the deprecation notes (the catalog is read only when something older is
+    there). A `UsageError` for a conflict with a new flag (both named), an older value
+    naming nothing known, or an unsupported input with a value."""
     env = environment.env
     given = legacy_flags_given(ns)
     variables = variables_given(env)
@@ -187,7 +156,9 @@ def _decide_team(
     )
 
 
-def _host_provider(ns: argparse.Namespace, environment: Environment, catalog: Any) -> str | None:
+def _host_provider(
+    ns: argparse.Namespace, environment: Environment, catalog: Catalog
+) -> str | None:
     """The native provider of the host `--host` names (or the detected host); None
     when it has none, or the host is unknown (the request builder names it)."""
     from ..catalog.loaders import detect_host
@@ -197,16 +168,13 @@ def _host_provider(ns: argparse.Namespace, environment: Environment, catalog: An
         host = catalog.host(host_id) if host_id else detect_host(environment, catalog)
     except OkstraError:
         return None
-    provider: str | None = host.native_provider
-    return provider
+    return host.native_provider
 
 
 def _team_notes(decided: FlagDecisions, given: list[str], variables: list[str]) -> list[str]:
     """One deprecation note per older team flag and variable used, naming the new form."""
     notes: list[str] = []
-    for flag, _dest, _form in LEGACY_FLAGS:
-        if flag not in given or flag not in _ROLE_FLAGS:
-            continue
+    for flag in (f for f, _dest, _form in LEGACY_FLAGS if f in given and f in _ROLE_FLAGS):
         entries = decided.contrib.get(flag)
         if entries:
             notes.append(_deprecated(flag, " ".join(dict.fromkeys(entries))))
@@ -228,6 +196,8 @@ def _team_notes(decided: FlagDecisions, given: list[str], variables: list[str]) 
     return notes
 
 
+# Older flags that only say to do nothing, and those that decide the team.
+_IGNORED_FLAGS = ("--project-id", "--task-key", "--workspace-root")
 _ROLE_FLAGS = frozenset(
     flag
     for flag, _d, _f in LEGACY_FLAGS
@@ -265,13 +235,8 @@ def _simple_flags(ns: argparse.Namespace, notes: list[str]) -> None:
             "--task-group and --task-id",
             field="--task-key",
         )
-    for flag, dest in (
-        ("--project-id", "legacy_project_id"),
-        ("--task-key", "legacy_task_key"),
-        ("--workspace-root", "legacy_workspace_root"),
-    ):
-        if flag_value(ns, dest):
-            form = next(f for fl, _d, f in LEGACY_FLAGS if fl == flag)
+    for flag, dest, form in LEGACY_FLAGS:
+        if flag in _IGNORED_FLAGS and flag_value(ns, dest):
             notes.append(f"okstra prepare: {flag} is deprecated and ignored: {form[1:-1]}")
     if getattr(ns, RENDER_ONLY[1], False):
         launch = getattr(ns, "launch", "auto")

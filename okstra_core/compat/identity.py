@@ -1,9 +1,7 @@
 """The task identity of an earlier okstra's state file, as this okstra's paths need it.
 
-The earlier okstra kept a typed id such as `CHK-114` as it was; prepare here needs
-slugs (`chk-114`). `task_identity` slugifies the task group, id and key of a state in
-place and keeps the original spelling for the converted answers' echoes and notes;
-`source_notes` are the notes about a source file that hold however it is opened.
+The earlier okstra kept a typed id such as `CHK-114` as it was; prepare here needs slugs
+(`chk-114`). The original spelling stays in the converted answers' echoes and notes.
 """
 
 from __future__ import annotations
@@ -17,8 +15,6 @@ from ..tasks import check_segment
 from ..wizard.ids import TASK_GROUP, TASK_ID, TASK_PICK
 from ..wizard.state import EXISTING_TASK, NEW_TASK, TASK_MODES
 from .shapes import DROPPED_ANSWERS
-
-__all__ = ["TaskIdentity", "source_notes", "task_identity"]
 
 
 @dataclass
@@ -44,12 +40,7 @@ def _slug(raw: str, what: str, identity: TaskIdentity) -> str:
 
 
 def task_identity(state: dict[str, Any]) -> TaskIdentity:
-    """Slugify the task group, id and key in place, as this okstra's task paths need.
-
-    The earlier okstra kept a typed id such as `CHK-114` as it was; prepare here
-    needs slugs (`chk-114`). The original spelling is kept in the converted answer's
-    echo and in a note, so the person sees what was changed.
-    """
+    """Slugify the task group, id and key of `state` in place."""
     identity = TaskIdentity()
     group_raw, id_raw = state["task_group"], state["task_id"]
     if state["task_mode"] == EXISTING_TASK and state["task_key"]:
@@ -73,18 +64,6 @@ def task_identity(state: dict[str, Any]) -> TaskIdentity:
     return identity
 
 
-def _dropped_answer_notes(raw: Mapping[str, Any]) -> list[str]:
-    notes: list[str] = []
-    for name, what in DROPPED_ANSWERS.items():
-        value = raw.get(name)
-        if value in (None, "", [], {}, False, 0):
-            continue
-        notes.append(
-            f"{name} ({what}: {value!r}) is not carried over: this okstra's wizard has no such step"
-        )
-    return notes
-
-
 def source_notes(raw: Mapping[str, Any]) -> list[str]:
     """Notes about a source file that hold however it is opened (fresh or resumed).
 
@@ -95,4 +74,8 @@ def source_notes(raw: Mapping[str, Any]) -> list[str]:
         value = raw.get(name)
         state[name] = value.strip() if isinstance(value, str) else ""
     notes = task_identity(state).notes if state["task_mode"] in TASK_MODES else []
-    return notes + _dropped_answer_notes(raw)
+    return notes + [
+        f"{name} ({what}: {raw[name]!r}) is not carried over: this okstra's wizard has no such step"
+        for name, what in DROPPED_ANSWERS.items()
+        if raw.get(name) not in (None, "", [], {}, False, 0)
+    ]

@@ -1,12 +1,10 @@
 """Opening an earlier okstra's state file: resume its companion, or convert it afresh.
 
-The session calls `open_legacy` for a file `okstra_core.compat.shapes` says is of the
-earlier okstra. Companions are tried in the order `okstra_core.compat.companions`
-gives: one okstra saved (valid, recording this source and digest) is resumed; one the
-earlier okstra wrote in its v2 shape is taken over (converted, left untouched, and
-progress goes to a free content-addressed name); a companion that matches the source
-but is invalid is skipped — left as it is — and the source is converted afresh, with
-a note. Nothing here writes a file.
+Companions are tried in `okstra_core.compat.companions` order: one okstra saved (valid,
+recording this source and digest) is resumed; one the earlier okstra wrote in its v2
+shape is taken over (converted, left untouched; progress goes to a free name); one that
+matches the source but is invalid is skipped with a note, and the source is converted.
+Nothing here writes a file.
 """
 
 from __future__ import annotations
@@ -40,20 +38,11 @@ if TYPE_CHECKING:
     from ..environment import Environment
     from ..pool import ModelPool
 
-__all__ = ["LegacyOpen", "load_legacy", "open_legacy"]
-
 
 @dataclass(frozen=True)
 class LegacyOpen:
-    """What opening an earlier okstra's state file gives the session.
-
-    Attributes:
-        companion: the companion file progress is saved to.
-        state: the v2 state dict (valid for `state.parse_v2`).
-        resumed: True when `state` is that companion's saved content.
-        notes: what the person should know (skipped companions, slugified ids,
-            answers not carried over), in order.
-    """
+    """The v2 `state` to save to `companion` (`resumed`: its saved content) and the
+    `notes` for the person (skipped companions, slugified ids, answers dropped)."""
 
     companion: Path
     state: dict[str, Any]
@@ -87,12 +76,10 @@ class _Source:
         except UsageError:
             return None
 
-    def convert_earlier(
-        self, raw: Mapping[str, Any], profile: Profile | None, notes: list[str]
-    ) -> dict[str, Any]:
+    def convert_earlier(self, raw: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
         return convert_earlier_v2(
             raw,
-            profile=profile,
+            profile=self.profile_of(raw),
             pool=self.pool,
             scopes=self.scopes,
             source=self.path,
@@ -102,9 +89,7 @@ class _Source:
 
 
 def _entry_mode(reader: SourceReader) -> str:
-    mode = reader.string("host_entry_mode")
-    if not mode:
-        return SPAWN_PROCESS
+    mode = reader.string("host_entry_mode") or SPAWN_PROCESS
     if mode not in ENTRY_MODES:
         raise StateFileError(
             f"unknown entry mode {mode!r} (expected one of: {', '.join(ENTRY_MODES)})",
@@ -123,25 +108,12 @@ def _skipped(companion: Path, exc: OkstraError) -> str:
     )
 
 
-def _take_over(source: _Source, payload: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """The v2 state of a companion taken over (`StateFileError` when it does not convert)."""
-    profile = source.profile_of(payload)
-    if is_earlier_v2(payload):
-        return source.convert_earlier(payload, profile, notes)
-    state = dict(payload)
-    state[LEGACY_SOURCE_FIELD] = source.record
-    return state
-
-
 _Candidates = list[tuple[Path, dict[str, Any]]]
 
 
 def _companions(source: _Source, notes: list[str]) -> tuple[tuple[Path, Any] | None, _Candidates]:
-    """The companion to resume (or None), and the earlier okstra's ones to take over.
-
-    Those the earlier okstra wrote (its v2 shape) are listed in the order they are
-    tried: content-addressed names first, then its older `<name>.v2.json`.
-    """
+    """The companion to resume (or None), and the earlier okstra's ones to take over,
+    in the order they are tried: content-addressed names first, then `<name>.v2.json`."""
     record = source.record
     takeovers: _Candidates = []
     for candidate in content_addressed(source.path, source.digest):
@@ -160,14 +132,12 @@ def _companions(source: _Source, notes: list[str]) -> tuple[tuple[Path, Any] | N
     older = older_companion_name(source.path)
     payload = read_candidate(older) if older.is_file() else None
     if payload is not None and matches_source(payload, record):
-        if is_earlier_v2(payload):
-            takeovers.append((older, payload))
-        else:
-            try:
+        try:
+            if not is_earlier_v2(payload):
                 parse_v2(payload, str(older))
-                takeovers.append((older, payload))
-            except StateFileError as exc:
-                notes.append(_skipped(older, exc))
+            takeovers.append((older, payload))
+        except StateFileError as exc:
+            notes.append(_skipped(older, exc))
     return None, takeovers
 
 
@@ -176,11 +146,14 @@ def _taken_over(
 ) -> dict[str, Any] | None:
     """The state of the first companion that converts, or None when none does."""
     for taken_from, payload in takeovers:
-        # An earlier companion that does not convert (a field of the wrong type) is
-        # skipped like an invalid one: the next one, or the source, is converted.
+        # One that does not convert (a field of the wrong type) is skipped like an
+        # invalid one: the next one, or the source, is converted.
         attempt: list[str] = []
         try:
-            state = _take_over(source, payload, attempt)
+            if is_earlier_v2(payload):
+                state = source.convert_earlier(payload, attempt)
+            else:
+                state = {**payload, LEGACY_SOURCE_FIELD: source.record}
         except StateFileError as exc:
             notes.append(_skipped(taken_from, exc))
             continue
@@ -196,7 +169,7 @@ def _taken_over(
 def _converted(source: _Source, raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     """The source itself converted (v1, or the earlier okstra's v2 shape)."""
     if not is_v1(raw):
-        return source.convert_earlier(raw, source.profile_of(raw), notes)
+        return source.convert_earlier(raw, notes)
     reader = SourceReader(raw, source.path)
     host = reader.string("host_runtime")
     return convert_v1(
@@ -220,23 +193,11 @@ def open_legacy(
     environment: Environment,
     host_provider: Callable[[str], str | None] | None = None,
 ) -> LegacyOpen:
-    """Open an earlier okstra's state file: resume its companion, or convert it afresh.
+    """Open an earlier okstra's state file (read once, never written).
 
-    Args:
-        source: the v1 or earlier-v2 state file (read once; never written).
-        profile_loader: task type → `Profile` (e.g. `Catalog.profile`); a `UsageError`
-            means the task type no longer exists, and the wizard asks it again.
-        pool: the model pool.
-        scopes: model default scopes.
-        environment: the clock stamps `updated_at` when the source has none.
-        host_provider: host id → the host's own provider (a v1 lead or report writer
-            without a provider takes it).
-
-    Returns:
-        The companion to save to, the v2 state dict, whether it was resumed, notes.
-
-    Raises:
-        StateFileError: the source is unreadable or malformed (file and field named).
+    `profile_loader` raising `UsageError` means the task type is gone (asked again);
+    `host_provider`: host id → its own provider, for a v1 lead without one. A
+    `StateFileError` names the file and field of an unreadable or malformed source.
     """
     path = Path(source)
     data = read_bytes(path, what="wizard state file", error=StateFileError)

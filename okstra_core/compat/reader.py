@@ -1,9 +1,8 @@
-"""Typed reading of an earlier okstra's state payload.
+"""Typed reading of an earlier okstra's state payload (v1, or its v2 shape).
 
-`SourceReader` reads the fields of a v1 file (or of the earlier okstra's v2 shape)
-with their types checked: a wrong type is a `StateFileError` naming the file and the
-field. `check_types` checks every field a conversion may read, whether or not it is
-used, so a malformed file is refused as a whole.
+A field of the wrong type is a `StateFileError` naming the file and the field;
+`check_types` checks every field a conversion may read, so a malformed file is refused
+as a whole.
 """
 
 from __future__ import annotations
@@ -14,9 +13,8 @@ from typing import Any
 
 from ..errors import StateFileError
 from ..records import dataclass
+from .lookup import roster_providers
 from .shapes import STRING_FIELDS, V1_PROVIDER_FIELDS
-
-__all__ = ["V1_ROSTER_FIELDS", "SourceReader", "check_types"]
 
 
 @dataclass(frozen=True)
@@ -48,9 +46,7 @@ class SourceReader:
 
     def optional_bool(self, name: str) -> bool | None:
         value = self.raw.get(name)
-        if value is None:
-            return None
-        if not isinstance(value, bool):
+        if value is not None and not isinstance(value, bool):
             raise self._fail(name, "true, false or null")
         return value
 
@@ -63,10 +59,8 @@ class SourceReader:
         return list(value)
 
     def roster(self, *names: str) -> list[str]:
-        """A worker roster: a comma-separated string or an array of provider ids.
-
-        The first non-empty of `names` wins; each is type-checked.
-        """
+        """The first non-empty worker roster of `names` (a comma-separated string or an
+        array of provider ids); each is type-checked."""
         found: list[str] = []
         for name in names:
             value = self.raw.get(name)
@@ -78,18 +72,13 @@ class SourceReader:
                 items = list(value)
             else:
                 raise self._fail(name, "a comma-separated string or an array of provider ids")
-            # v1 listed the report writer among the workers; it is its own role in v2.
-            providers = [
-                item.strip().lower()
-                for item in items
-                if item.strip() and item.strip().lower() != "report-writer"
-            ]
-            found = found or providers
+            found = found or roster_providers(items)
         return found
 
     def provider_model(self, provider_id: str) -> str:
         """The legacy `<provider>_model` (or `<provider>Model`) value."""
-        camel = _camel(provider_id) + "Model"
+        head, *rest = provider_id.replace("-", "_").split("_")
+        camel = head + "".join(part[:1].upper() + part[1:] for part in rest) + "Model"
         return self.string(f"{provider_id.replace('-', '_')}_model", camel)
 
 
@@ -103,11 +92,8 @@ _V1_LIST_FIELDS = ("answered", "available_functions", "profile_workers")
 
 
 def check_types(reader: SourceReader) -> None:
-    """Type-check every field the conversion may read, whether or not it is used.
-
-    A malformed file is refused as a whole (naming the field) rather than being
-    converted differently depending on which fields its task type happens to read.
-    """
+    """Type-check every field the conversion may read, whether or not it is used, so a
+    file is not converted differently depending on what its task type reads."""
     for name in (*STRING_FIELDS, *sorted(_V1_STRING_FIELDS)):
         reader.string(name)
     for name in V1_ROSTER_FIELDS:
@@ -116,8 +102,3 @@ def check_types(reader: SourceReader) -> None:
         reader.optional_bool(name)
     for name in _V1_LIST_FIELDS:
         reader.string_list(name)
-
-
-def _camel(snake: str) -> str:
-    head, *rest = snake.replace("-", "_").split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)

@@ -2,9 +2,8 @@
 
 A v1 file chose its team with per-provider fields (a worker roster, a lead, a report
 writer, an executor, a critic); the earlier v2 shape kept `roleCounts`/`roleModels`.
-Either is taken over as `RoleChoices` — counts and models per role, kept only where
-this okstra's profile still allows them — and laid out as role step answers in the
-asking order (`selection_order`).
+Either becomes `RoleChoices`, kept only where this okstra's profile still allows it,
+laid out as role step answers in the asking order (`selection_order`).
 """
 
 from __future__ import annotations
@@ -16,30 +15,15 @@ from typing import TYPE_CHECKING, Any
 from ..catalog.models import LEADER, Profile, RoleKind, RoleRequirement
 from ..errors import StateFileError, UsageError
 from ..records import dataclass, field
-from ..vocabulary import CURRENT_SESSION, SPAWN_PROCESS
+from ..vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER, SPAWN_PROCESS
 from ..wizard.ids import LEADER_SESSION, LEADER_SESSION_ANSWER, count_step, model_step
 from ..wizard.state import V2_ROLE_FIELDS
-from .lookup import (
-    CRITIC_OFF,
-    CROSS_VERIFICATION_ROLES,
-    EARLIER_DEFAULT_PROVIDER,
-    default_candidates,
-    legacy_model,
-)
+from .lookup import CRITIC_OFF, CROSS_VERIFICATION_ROLES, default_candidates, legacy_model
 from .reader import V1_ROSTER_FIELDS, SourceReader
 
 if TYPE_CHECKING:
     from ..defaults import DefaultScopes
     from ..pool import ModelPool, PoolModel
-
-__all__ = [
-    "RoleChoices",
-    "convert_v1_roles",
-    "earlier_choices",
-    "earlier_role_fields",
-    "selection_order",
-    "settle_confirmed",
-]
 
 # v1's per-provider model fields belonged to the executor in implementation: its
 # verifiers get the role's default candidates, never those values.
@@ -48,16 +32,12 @@ _ROSTERLESS_TASK_TYPES = frozenset({"implementation"})
 _CRITIC_STEPS = ("critic_pick", "critic_text")
 
 
-def _supports(model: PoolModel, role: str) -> bool:
-    return role in model.roles
-
-
 @dataclass
 class RoleChoices:
     """The role selection taken over, before it is laid out as answered steps.
 
-    `provenance` records, per step id, a provenance other than the conversion's own
-    (a model taken from the default candidates keeps its `default:<scope>`).
+    `provenance`: per step id, a provenance other than the conversion's own (a model
+    taken from the default candidates keeps its `default:<scope>`).
     """
 
     counts: dict[str, int] = field(default_factory=dict)
@@ -84,11 +64,8 @@ def _clamped_prefix(
     providers: list[str],
     model_for: Callable[[str], str],
 ) -> list[str]:
-    """Models for ordinals 1.. of `role`, stopping at the first that cannot be kept.
-
-    Role models are a prefix by ordinal (the engine refuses ordinal n before n-1), so a
-    dropped model ends the converted prefix; the engine asks again from there.
-    """
+    """Models for ordinals 1.. of `role`, stopping at the first that cannot be kept (the
+    engine refuses ordinal n before n-1, and asks again from there)."""
     refs: list[str] = []
     for provider_id in providers:
         model = legacy_model(pool, scopes, provider_id, role, model_for(provider_id))
@@ -106,12 +83,10 @@ def _cross_from_defaults(
     scopes: DefaultScopes,
     model_for: Callable[[str], str] | None,
 ) -> None:
-    """Models of the first cross-verification role from its default candidates.
+    """Instance n of the first cross-verification role takes default candidate n.
 
-    Instance n takes default candidate n; with `model_for`, a provider's own v1
-    model value replaces that provider's candidate (as the earlier okstra did). A
-    candidate whose CLI is known to be logged out goes last (the one readiness verdict):
-    defaults never pick it while another can run.
+    With `model_for`, a provider's own v1 model value replaces its candidate (as the
+    earlier okstra did). A candidate whose CLI is known to be logged out goes last.
     """
     refs: list[str] = []
     candidates = sorted(
@@ -140,11 +115,8 @@ def _cross_roster(
     scopes: DefaultScopes,
     task_type: str,
 ) -> None:
-    """The first cross-verification role: the worker roster, or its defaults.
-
-    It inherits the v1 worker roster, or else (as the earlier okstra did) the role's
-    default candidates at the recommended count.
-    """
+    """The first cross-verification role: the v1 worker roster, or else (as the earlier
+    okstra did) the role's default candidates at the recommended count."""
     cross = next((r for r in profile.static_roles if r.role in CROSS_VERIFICATION_ROLES), None)
     if cross is None:
         return
@@ -163,12 +135,12 @@ def _cross_roster(
 
 
 def _singles(
-    reader: SourceReader, entry_mode: str, home_provider: str = EARLIER_DEFAULT_PROVIDER
+    reader: SourceReader, entry_mode: str, home_provider: str
 ) -> list[tuple[str, str, str]]:
     """(role, provider, model value) of the lead, the report writer and the executor.
 
-    An empty lead provider is the host's own (`home_provider`); an empty report-writer
-    provider is claude on every host, as the earlier okstra converted it.
+    An empty lead provider is the host's own; an empty report-writer provider is claude
+    on every host, as the earlier okstra converted it.
     """
     singles: list[tuple[str, str, str]] = []
     if entry_mode == SPAWN_PROCESS:
@@ -177,13 +149,8 @@ def _singles(
             (LEADER, lead_provider or home_provider, reader.string("lead_model", "leadModel"))
         )
     rw_provider = reader.string("report_writer_provider", "reportWriterProvider").lower()
-    singles.append(
-        (
-            "report-writer",
-            rw_provider or EARLIER_DEFAULT_PROVIDER,
-            reader.string("report_writer_model", "reportWriterModel"),
-        )
-    )
+    rw_model = reader.string("report_writer_model", "reportWriterModel")
+    singles.append(("report-writer", rw_provider or EARLIER_DEFAULT_PROVIDER, rw_model))
     executor = reader.string("executor").lower() or EARLIER_DEFAULT_PROVIDER
     singles.append(("implementer", executor, reader.provider_model(executor)))
     return singles
@@ -195,9 +162,8 @@ def _critic(
     critic_role: RoleRequirement | None,
     answered: list[str],
 ) -> tuple[str, str, str] | None:
-    """The critic, an optional role (min 0): converted only when the v1 file holds the
-    person's answer for it — its provider (returned, to be bound like the others), or
-    "no critic" (see docs/decisions.md)."""
+    """The critic (optional), converted only when the v1 file holds the person's answer:
+    its provider (returned, bound like the others), or "no critic" (docs/decisions.md)."""
     critic = reader.string("critic").lower()
     if critic_role is None:
         return None
@@ -221,8 +187,8 @@ def convert_v1_roles(
     answered: list[str],
     home_provider: str = EARLIER_DEFAULT_PROVIDER,
 ) -> RoleChoices:
-    """The earlier okstra's v1 → role conversion, with its defaults (`home_provider`:
-    the host's own provider, for a lead or report writer without one)."""
+    """The earlier okstra's v1 → role conversion (`home_provider`: the host's own
+    provider, for a lead without one)."""
     choices = RoleChoices()
     static = {r.role: r for r in profile.static_roles}
     _cross_roster(choices, reader, profile, pool, scopes, task_type)
@@ -245,9 +211,8 @@ def convert_v1_roles(
 def settle_confirmed(profile: Profile, choices: RoleChoices) -> None:
     """A confirmed file ran its team as it was: unasked counts take the earlier values.
 
-    The earlier okstra ran an optional role that was never added with 0 instances and
-    an adjustable one with its recommended count; recording those lets a confirmed
-    file resume at the confirmation.
+    The earlier okstra ran an optional role never added with 0 instances and an
+    adjustable one at its recommended count; recording those resumes at the confirmation.
     """
     for requirement in profile.static_roles:
         if requirement.role in choices.counts:
@@ -261,46 +226,24 @@ def settle_confirmed(profile: Profile, choices: RoleChoices) -> None:
 def selection_order(
     profile: Profile, choices: RoleChoices, entry_mode: str, *, leader_session: bool = True
 ) -> list[tuple[str, str]]:
-    """Lay converted choices out as `(step id, answer)` in the engine's asking order.
+    """Converted choices as `(step id, answer)` in the engine's asking order.
 
-    The role block order: leader-session, role counts, role adds, then role models (leader first,
-    then profile order, ordinal from 1).
+    Leader-session, role counts, role adds, then role models (leader first, then profile
+    order, ordinal from 1).
     """
     order: list[tuple[str, str]] = []
     if entry_mode == CURRENT_SESSION and leader_session:
         order.append((LEADER_SESSION, LEADER_SESSION_ANSWER))
-    static = profile.static_roles
-    for r in static:
-        if r.kind is RoleKind.ADJUSTABLE and r.role in choices.counts:
-            order.append((count_step(r.role, False), str(choices.counts[r.role])))
-    for r in static:
-        if r.kind is RoleKind.OPTIONAL and r.role in choices.counts:
-            order.append((count_step(r.role, True), str(choices.counts[r.role])))
-    for role in (LEADER, *(r.role for r in static)):
+    for kind in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
+        order += [
+            (count_step(r.role, kind is RoleKind.OPTIONAL), str(choices.counts[r.role]))
+            for r in profile.static_roles
+            if r.kind is kind and r.role in choices.counts
+        ]
+    for role in (LEADER, *(r.role for r in profile.static_roles)):
         for ordinal, ref in enumerate(choices.models.get(role, ()), start=1):
             order.append((model_step(role, ordinal), ref))
     return order
-
-
-def earlier_role_fields(
-    reader: SourceReader,
-) -> tuple[dict[str, int], dict[str, list[str]], list[str]]:
-    """`roleCounts`, `roleModels`, `roleSelectionOrder` of an earlier v2 file, type-checked."""
-    raw, source = reader.raw, reader.source
-    counts_field, models_field, order_field = V2_ROLE_FIELDS
-    counts = _earlier_counts(raw.get(counts_field), source)
-    models = _earlier_models(raw.get(models_field), source)
-    order = raw.get(order_field)
-    if order is None:
-        order = []
-    if not isinstance(order, list) or not all(isinstance(s, str) for s in order):
-        raise _earlier_fail(source, order_field, "an array of step ids")
-    answered = raw.get("answered")
-    if isinstance(answered, list):
-        for index, item in enumerate(answered):
-            if not isinstance(item, str):
-                raise _earlier_fail(source, f"answered[{index}]", "a step id (a string)")
-    return counts, models, list(order)
 
 
 def _earlier_fail(source: Path, name: str, expected: str) -> StateFileError:
@@ -309,10 +252,14 @@ def _earlier_fail(source: Path, name: str, expected: str) -> StateFileError:
     )
 
 
-def _earlier_counts(counts: Any, source: Path) -> dict[str, int]:
-    """An earlier v2 file's `roleCounts` (absent: none), type-checked."""
-    if counts is None:
-        counts = {}
+def earlier_role_fields(
+    reader: SourceReader,
+) -> tuple[dict[str, int], dict[str, list[str]], list[str]]:
+    """`roleCounts`, `roleModels`, `roleSelectionOrder` of an earlier v2 file, type-checked."""
+    raw, source = reader.raw, reader.source
+    counts_field, models_field, order_field = V2_ROLE_FIELDS
+    counts: Any = raw.get(counts_field)
+    counts = {} if counts is None else counts
     if not isinstance(counts, dict):
         raise _earlier_fail(source, "roleCounts", "an object mapping roles to counts")
     for role, n in counts.items():
@@ -320,19 +267,37 @@ def _earlier_counts(counts: Any, source: Path) -> dict[str, int]:
             raise _earlier_fail(
                 source, f"roleCounts.{role}", "a count ≥ 0 (a boolean is not a count)"
             )
-    return dict(counts)
-
-
-def _earlier_models(models: Any, source: Path) -> dict[str, list[str]]:
-    """An earlier v2 file's `roleModels` (absent: none), type-checked."""
-    if models is None:
-        models = {}
+    models: Any = raw.get(models_field)
+    models = {} if models is None else models
     if not isinstance(models, dict):
         raise _earlier_fail(source, "roleModels", "an object mapping roles to arrays of model refs")
     for role, refs in models.items():
         if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
             raise _earlier_fail(source, f"roleModels.{role}", "an array of model refs")
-    return {r: list(m) for r, m in models.items()}
+    order = raw.get(order_field)
+    order = [] if order is None else order
+    if not isinstance(order, list) or not all(isinstance(s, str) for s in order):
+        raise _earlier_fail(source, order_field, "an array of step ids")
+    answered = raw.get("answered")
+    if isinstance(answered, list):
+        for index, item in enumerate(answered):
+            if not isinstance(item, str):
+                raise _earlier_fail(source, f"answered[{index}]", "a step id (a string)")
+    return dict(counts), {r: list(m) for r, m in models.items()}, list(order)
+
+
+def _model_limit(
+    role: str, static: Mapping[str, RoleRequirement], choices: RoleChoices, entry_mode: str
+) -> int:
+    """How many models of `role` the converted team has instances for."""
+    if role == LEADER:
+        return 1 if entry_mode == SPAWN_PROCESS else 0
+    requirement = static.get(role)
+    if requirement is None:
+        return 0
+    if requirement.kind is RoleKind.FIXED:
+        return requirement.min
+    return choices.counts.get(role, 0)
 
 
 def earlier_choices(
@@ -358,16 +323,7 @@ def earlier_choices(
         else:
             choices.counts[role] = n
     for role, refs in models.items():
-        if role == LEADER:
-            limit = 1 if entry_mode == SPAWN_PROCESS else 0
-        else:
-            requirement = static.get(role)
-            if requirement is None:
-                limit = 0
-            elif requirement.kind is RoleKind.FIXED:
-                limit = requirement.min
-            else:
-                limit = choices.counts.get(role, 0)
+        limit = _model_limit(role, static, choices, entry_mode)
         if refs and limit == 0:
             notes.append(
                 f"roleModels.{role} is not carried over: the role has no instance to fill "
@@ -385,7 +341,7 @@ def earlier_choices(
                 model: PoolModel | None = pool.lookup(ref)
             except UsageError:
                 model = None
-            if model is None or not _supports(model, role) or model.ref in kept:
+            if model is None or role not in model.roles or model.ref in kept:
                 notes.append(
                     f"roleModels.{role}[{len(kept)}] {ref!r} is not carried over "
                     "(unknown here, or not for this role): it is asked again"

@@ -1,14 +1,11 @@
 """The earlier okstra's team flags and variables, read as today's role flags.
 
-`parse_legacy_flags` reads what the older inputs on a prepare command line ask of
-the team — the worker roster (`--workers`, the per-provider `--<provider>-model` and
-`--worker-model`), the lead, the report writer, the executor and the critic, and the
-`OKSTRA_DEFAULT_*` variables — and returns the `--role-count`/`--role-model` values
-they stand for, with which older input gave each (for the deprecation notes). It
-changes nothing; `okstra_core.compat.flags.apply_legacy_inputs` applies the result.
-
-An older flag that decides the same role as a new flag given alongside it is refused
-naming both; a variable loses to a new flag silently (it is a default).
+`parse_legacy_flags` reads what the older inputs of a prepare command line ask of the
+team (`--workers`, `--<provider>-model`, `--worker-model`, the lead, the report writer,
+the executor, the critic, the `OKSTRA_DEFAULT_*` variables) and returns the
+`--role-count`/`--role-model` values they stand for, crediting each older input (for the
+notes). It changes nothing. An older flag deciding a role a new flag also decides is
+refused naming both; a variable loses to a new flag silently (it is a default).
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..catalog.models import LEADER, RoleKind
 from ..errors import UsageError
 from ..records import dataclass, field
-from ..vocabulary import CURRENT_SESSION, SPAWN_PROCESS
+from ..vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER, SPAWN_PROCESS
 from .env_defaults import (
     EXECUTOR_VARIABLE,
     LEAD_MODEL_VARIABLE,
@@ -30,10 +27,10 @@ from .env_defaults import (
 from .lookup import (
     CRITIC_OFF,
     CROSS_VERIFICATION_ROLES,
-    EARLIER_DEFAULT_PROVIDER,
     MODEL_PROVIDERS,
     default_candidates,
     legacy_model,
+    roster_providers,
 )
 
 if TYPE_CHECKING:
@@ -42,8 +39,6 @@ if TYPE_CHECKING:
     from ..catalog.models import Profile, RoleRequirement
     from ..defaults import DefaultScopes
     from ..pool import ModelPool
-
-__all__ = ["FlagDecisions", "flag_value", "parse_legacy_flags"]
 
 
 @dataclass
@@ -108,8 +103,7 @@ class _Inputs:
         return getattr(self.ns, dest, None) is not None
 
     def resolve(self, provider: str, role: str, value: str, where: str) -> str:
-        """The pool model ref of an earlier (provider, value) for `role`; refused naming
-        `where` when it names nothing that serves the role."""
+        """The model ref of an earlier (provider, value) for `role`; refused naming `where`."""
         model = legacy_model(self.pool, self.scopes, provider, role, value)
         if model is None:
             what = (
@@ -125,9 +119,8 @@ class _Inputs:
     def resolve_unnamed(
         self, role: str, value: str, where: str, provider_flag: str, home: str
     ) -> str:
-        """The pool model ref of a model value given without its provider: `home` (the
-        role's provider when nobody names one) first, then the one provider that has
-        it; refused when several have it (naming them) or none does."""
+        """The model ref of a value given without its provider: `home`'s, else the one
+        provider's that has it; refused when several have it (naming them) or none does."""
         if not value:
             return self.resolve(home, role, value, where)
         model = legacy_model(self.pool, self.scopes, home, role, value)
@@ -217,9 +210,8 @@ def _roster(
 ) -> tuple[int, list[str], str] | None:
     """(count, providers, the input they came from) of the cross role, or None.
 
-    Without `--workers`, the role's default candidates (at its recommended count) are
-    the roster, each taking its provider's model when one is given — as the earlier
-    okstra ran its profile roster.
+    Without `--workers`, the role's default candidates at its recommended count are the
+    roster (as the earlier okstra ran its profile roster).
     """
     if roster:
         count = max(cross.min, min(cross.max, len(roster)))
@@ -253,11 +245,7 @@ def _workers(decided: FlagDecisions, inputs: _Inputs) -> None:
                 "--role-model verifier=<model ref>"
             )
         return
-    roster = [
-        p.strip().lower()
-        for p in (raw or "").split(",")
-        if p.strip() and p.strip().lower() != "report-writer"
-    ]
+    roster = roster_providers((raw or "").split(","))
     if cross is None:
         if roster or flags:
             raise UsageError(
@@ -318,12 +306,6 @@ def _variable_applies(inputs: _Inputs, role: str) -> bool:
     return inputs.profile.role(role) is not None
 
 
-def _home(inputs: _Inputs, role: str) -> str:
-    """The provider of `role` when nobody names one: the lead's is the host's own; the
-    report writer's is claude on every host, as the earlier okstra chose it."""
-    return inputs.home_provider if role == LEADER else EARLIER_DEFAULT_PROVIDER
-
-
 def _ignored(decided: FlagDecisions, spec: _OneModelRole, provider: str) -> None:
     """The note of a variable that does not apply: it is for a claude assignment only."""
     decided.notes.append(
@@ -335,14 +317,15 @@ def _ignored(decided: FlagDecisions, spec: _OneModelRole, provider: str) -> None
 def _one_model_role(decided: FlagDecisions, inputs: _Inputs, spec: _OneModelRole) -> None:
     """The lead or the report writer: its older flags, or else its variable.
 
-    A provider left unnamed is `_home`'s; a model given without its provider is looked
-    up there first, then across providers. The variable applies to a claude assignment
-    only (the earlier okstra's rule); otherwise it is ignored with a note.
+    A provider left unnamed is the host's own for the lead, claude for the report writer
+    (as the earlier okstra chose); a model without its provider is looked up there,
+    then across providers. The variable applies to a claude assignment only
+    (the earlier okstra's rule), else it is ignored with a note.
     """
     ns = inputs.ns
     flag = next((f for f, dest in (spec.provider, spec.model) if inputs.given(dest)), None)
     from_variable = variable_value(inputs.env, spec.variable)
-    home = _home(inputs, spec.role)
+    home = inputs.home_provider if spec.role == LEADER else EARLIER_DEFAULT_PROVIDER
     if flag is None:
         if from_variable and _variable_applies(inputs, spec.role):
             if home != EARLIER_DEFAULT_PROVIDER:
@@ -435,15 +418,9 @@ def parse_legacy_flags(
     scopes: DefaultScopes,
     host_provider: str | None = None,
 ) -> FlagDecisions:
-    """Decide what the older flags and variables on `ns` / in `env` ask for (no changes).
-
-    `host_provider` is the host's own provider (None: the host has none): the provider
-    of a lead or report writer nobody named.
-
-    Raises:
-        UsageError: an older flag conflicting with a new one (both named), or an older
-            value that names nothing known.
-    """
+    """What the older flags and variables on `ns` / in `env` ask for (nothing changes);
+    `host_provider` (None: none) leads when nobody names a provider. A `UsageError` for a
+    conflict with a new flag (both named) or an older value naming nothing known."""
     inputs = _Inputs(
         ns=ns,
         env=env,

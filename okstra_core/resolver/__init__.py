@@ -1,20 +1,16 @@
 """Assignment resolution: one model per role instance, exactly.
 
-The problem: every role instance needs an available model; within a role, instances use
-distinct models (``distinct = "model"``) or distinct providers (``distinct =
-"provider"``); ``exclude_models_of`` forbids a role to use any model that one of the
-listed roles uses. Because that is a condition on the finished team, it binds both
-ways once the team is complete: whichever of the two roles is chosen first, the other
-may not take the same model. The listed role is not otherwise restricted.
+Every role instance needs an available model; within a role, instances use distinct
+models (``distinct = "model"``) or providers (``"provider"``); ``exclude_models_of``
+forbids a role any model a listed role uses — a condition on the finished team, so it
+binds both ways, whichever role is chosen first (the listed role is not otherwise
+restricted). Modules: `query` (the `TeamQuery`, counts and entry-mode checks), `team`
+(roles, candidates, domains, the clash rule), `solver` (exact feasibility over model
+classes) and `resolve` (resolution, option states, count feasibility, blockers).
 
-The package: `query` (the `TeamQuery` every function takes, counts and entry-mode
-checks), `team` (the team model: roles, candidates, domains, the clash rule),
-`solver` (exact feasibility over model classes, knowing nothing of profiles or
-pools) and `resolve` (resolution, option states, count feasibility, blockers).
-
-Filling the unchosen instances is deterministic: instance by instance, in team order,
-the first candidate (defaults rotated so that instance n starts at default n, then the
-pool in registry order) that keeps the whole problem completable. It never dead-ends.
+Filling the unchosen instances is deterministic and never dead-ends: instance by
+instance, in team order, the first candidate (defaults rotated so instance n starts at
+default n, then the pool in registry order) that keeps the problem completable.
 """
 
 from __future__ import annotations
@@ -24,52 +20,20 @@ from collections.abc import Mapping, Sequence
 from ..catalog.models import EntryMode, HostSpec, Profile
 from ..defaults import DefaultScopes
 from ..pool import ModelPool
-from .query import (
-    TeamQuery,
-    check_counts,
-    check_entry_mode,
-    minimal_counts,
-    role_counts_for,
-    role_instances,
-)
-from .resolve import (
-    CURRENT_SESSION_PROVENANCE,
-    POOL_PROVENANCE,
-    Blocker,
-    ModelOptionRows,
-    OptionState,
-    ResolvedAssignment,
-    ResolvedTeam,
-    blocker,
-    count_options,
-    model_option_rows,
-    model_options,
-    resolve,
-    unavailable_defaults,
-)
-
-__all__ = [
-    "CURRENT_SESSION_PROVENANCE",
-    "POOL_PROVENANCE",
-    "Blocker",
-    "ModelOptionRows",
-    "OptionState",
-    "ResolvedAssignment",
-    "ResolvedTeam",
-    "TeamQuery",
-    "blocker",
-    "check_counts",
-    "check_entry_mode",
-    "count_options",
-    "minimal_counts",
-    "model_option_rows",
-    "model_options",
-    "resolve",
-    "resolve_assignments",
-    "role_counts_for",
-    "role_instances",
-    "unavailable_defaults",
-]
+from .query import TeamQuery as TeamQuery
+from .query import check_counts as check_counts
+from .query import check_entry_mode as check_entry_mode
+from .query import role_counts_for as role_counts_for
+from .query import role_instances as role_instances
+from .resolve import Blocker as Blocker
+from .resolve import ResolvedAssignment as ResolvedAssignment
+from .resolve import ResolvedTeam
+from .resolve import blocker as blocker
+from .resolve import count_options as count_options
+from .resolve import model_option_rows as model_option_rows
+from .resolve import model_options as model_options
+from .resolve import resolve as resolve
+from .resolve import unavailable_defaults as unavailable_defaults
 
 
 def resolve_assignments(

@@ -19,18 +19,10 @@ LEADER_DUTY = "lead"
 class TeamQuery:
     """Everything the resolver is asked about one team.
 
-    Attributes:
-        profile: the phase's role profile.
-        counts: chosen counts of adjustable/optional roles (others: fixed count;
-            adjustable: recommended; optional: 0 — see `role_counts_for`).
-        models: explicit model refs (or ``provider/alias``) per role, in ordinal order
-            — a prefix; the rest is filled from defaults, then the pool.
-        scopes: model defaults scopes.
-        pool: the model pool (availability, for one step).
-        host: the host runtime.
-        entry_mode: ``spawn-process`` or ``current-session``.
-        current_session_model: in current-session mode, the host session's model ref
-            when known (else ``<native provider>/current-session``).
+    ``counts``: the chosen counts (the rest: `role_counts_for`); ``models``: explicit
+    refs (or ``provider/alias``) per role, a prefix in ordinal order, the rest filled
+    from defaults, then the pool; ``current_session_model``: in current-session mode the
+    host session's model ref when known (else ``<native provider>/current-session``).
     """
 
     profile: Profile
@@ -42,29 +34,15 @@ class TeamQuery:
     models: Mapping[str, Sequence[str]] = field(default_factory=dict)
     current_session_model: str | None = None
 
-    def with_counts(self, counts: Mapping[str, int]) -> TeamQuery:
-        return replace(self, counts=counts)
-
-    def with_models(self, models: Mapping[str, Sequence[str]]) -> TeamQuery:
-        return replace(self, models=models)
-
     def smallest(self) -> TeamQuery:
-        """The same query with every unchosen count at its minimum.
-
-        Fewer instances never make a team harder to complete (every rule forbids a
-        pair of instances), so the smallest team is complete exactly when some choice
-        of the open counts is.
-        """
-        return self.with_counts(minimal_counts(self.profile, self.counts))
+        """The same query with every unchosen count at its minimum: complete exactly when
+        some choice of the open counts is (every rule forbids a pair of instances)."""
+        return replace(self, counts=minimal_counts(self.profile, self.counts))
 
 
 def check_entry_mode(host: HostSpec, entry_mode: EntryMode) -> None:
-    """Refuse an entry mode the host does not support.
-
-    Raises:
-        UsageError: the host does not list the mode, or has no native provider to lead
-            in ``current-session`` mode.
-    """
+    """Refuse (`UsageError`) an entry mode the host does not list, or current-session
+    on a host without a native provider to lead."""
     if entry_mode not in host.entry_modes:
         supported = ", ".join(host.entry_modes) or "none"
         raise UsageError(
@@ -77,12 +55,8 @@ def check_entry_mode(host: HostSpec, entry_mode: EntryMode) -> None:
 
 
 def check_counts(profile: Profile, role_counts: Mapping[str, int]) -> None:
-    """Refuse counts that do not fit the profile.
-
-    Raises:
-        UsageError: an unknown role, a dynamic role given a count, a count outside
-            ``[min, max]``, or a leader count other than 1.
-    """
+    """Refuse (`UsageError`) an unknown role, a dynamic role given a count, a count
+    outside ``[min, max]``, or a leader count other than 1."""
     for role, count in role_counts.items():
         if isinstance(count, bool) or not isinstance(count, int):
             raise UsageError(f"role count of {role!r} must be an integer, got {count!r}")
@@ -108,13 +82,10 @@ def check_counts(profile: Profile, role_counts: Mapping[str, int]) -> None:
 
 
 def role_counts_for(profile: Profile, role_counts: Mapping[str, int]) -> dict[str, int]:
-    """The count of every role of the team: leader (1), then static roles in profile order.
+    """The count of every role: leader (1), then static roles in profile order.
 
-    Fixed roles use their count, adjustable roles the chosen count (else the recommended
-    one), optional roles the chosen count (else 0).
-
-    Raises:
-        UsageError: see `check_counts`.
+    The chosen count, else the fixed count, the recommended one (adjustable) or 0
+    (optional). Raises as `check_counts`.
     """
     check_counts(profile, role_counts)
     counts = {LEADER: 1}
@@ -144,11 +115,7 @@ def minimal_counts(profile: Profile, role_counts: Mapping[str, int]) -> dict[str
 
 
 def role_instances(profile: Profile, role_counts: Mapping[str, int]) -> list[tuple[str, int]]:
-    """Every role instance ``(role, ordinal)``: the leader first, then profile order.
-
-    Raises:
-        UsageError: invalid counts (see `role_counts_for`).
-    """
+    """Every role instance ``(role, ordinal)``: the leader first, then profile order."""
     return [
         (role, ordinal)
         for role, count in role_counts_for(profile, role_counts).items()

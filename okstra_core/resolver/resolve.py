@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from ..binding import Binding, bind
 from ..catalog.models import LEADER, RoleRequirement
@@ -27,10 +28,9 @@ CURRENT_SESSION_PROVENANCE = "current-session"
 class ResolvedAssignment:
     """One role instance bound to a model.
 
-    ``provenance`` says why the model is there: ``chosen`` (explicit), ``default:project``
-    / ``default:global`` / ``default:bundled`` (a default candidate), ``default:pool``
-    (the first completable pool model when no default fits), ``current-session`` (the
-    host session leads). The wizard may override it with ``reused:…`` / ``converted:…``.
+    ``provenance``: ``chosen``, ``default:<scope>`` (a default candidate),
+    ``default:pool`` (the first completable pool model when no default fits) or
+    ``current-session``; the wizard may override it (``reused:…``, ``converted:…``).
     """
 
     role: str
@@ -70,19 +70,12 @@ class OptionState:
 
 @dataclass(frozen=True)
 class Blocker:
-    """Why no complete team exists: the unmet rules, said for people.
-
-    Attributes:
-        lines: the rules as ``role rule: required=N, available=M`` (or an earlier
-            choice that no longer fits).
-        advice: the same said for a person, with what to install or enable.
-    """
+    """Why no complete team exists: ``lines`` as ``role rule: required=N, available=M``
+    (or an earlier choice that no longer fits), and ``advice``, the same said for a
+    person with what to install or enable."""
 
     lines: tuple[str, ...]
     advice: str
-
-
-# --------------------------------------------------------------------------- explicit
 
 
 def _resolve_explicit(
@@ -124,17 +117,15 @@ def _check_explicit(
     ordered = sorted(explicit, key=lambda item: (rank.get(item[0], len(rank)), item[1]))
     for role, ordinal, model in ordered:
         verdict = team.availability(model, role)
-        reason = (
-            verdict.reason if not verdict.available else team.clash(valid, role, ordinal, model)
-        )
+        if verdict.available:
+            reason = team.clashes(valid, role, ordinal).reason(model)
+        else:
+            reason = verdict.reason
         if reason is not None:
             failures.append(f"{role}#{ordinal} {model.ref}: {reason}")
         else:
             valid.append(Fixed(role, ordinal, model))
     return valid, failures
-
-
-# --------------------------------------------------------------------------- advice
 
 
 def _need(team: Team, shortfall: Shortfall) -> str:
@@ -174,9 +165,7 @@ def _missing(team: Team, shortfalls: Sequence[Shortfall], into: dict[str, str]) 
         have = {pool.resolve(ref).provider_id for ref in domain}
         for model in pool.list(role):
             provider = model.provider
-            if model.ref in domain or provider.id in into or provider.id in have:
-                continue
-            if provider.demo:
+            if model.ref in domain or provider.id in into or provider.id in have or provider.demo:
                 continue
             verdict = pool.availability(model.ref, role, team.host, team.entry_mode)
             if verdict.available:
@@ -199,43 +188,28 @@ def _blocker(team: Team, shortfalls: Sequence[Shortfall]) -> Blocker:
     return Blocker(tuple(s.line for s in shortfalls), advice)
 
 
-def _team_shortfalls(team: Team, valid: Sequence[Fixed]) -> list[Shortfall]:
-    lines: list[Shortfall] = []
+def _unmet(team: Team, valid: Sequence[Fixed]) -> list[tuple[Solver, list[Shortfall]]]:
+    """Each linked group of roles that cannot be completed, with its counting shortfalls."""
+    unmet: list[tuple[Solver, list[Shortfall]]] = []
     for solver in team.solvers.values():
         counts = solver.state_dict(team.usage(valid, solver))
         if not solver.feasible(counts):
-            lines.extend(solver.shortfalls(counts) or [_no_combination(solver)])
-    return lines
+            unmet.append((solver, solver.shortfalls(counts)))
+    return unmet
 
 
-def _no_combination(solver: Solver) -> Shortfall:
-    names = ", ".join(r.name for r in solver.roles)
-    total = sum(r.count for r in solver.roles)
-    return Shortfall(
-        names,
-        "distinct+exclude-models-of",
-        total,
-        total - 1,
-    )
-
-
-# --------------------------------------------------------------------------- resolve
+def _roles_and_total(solver: Solver) -> tuple[str, int]:
+    return ", ".join(r.name for r in solver.roles), sum(r.count for r in solver.roles)
 
 
 def _explain(team: Team, valid: Sequence[Fixed], failures: list[str]) -> AssignmentResolutionError:
     candidates = list(failures)
     constraints: list[str] = []
     fixed_keys = {(f.role, f.ordinal) for f in valid}
-    for solver in team.solvers.values():
-        counts = solver.state_dict(team.usage(valid, solver))
-        if solver.feasible(counts):
-            continue
-        shortfalls = solver.shortfalls(counts)
-        if shortfalls:
-            constraints.extend(s.line for s in shortfalls)
-        else:
-            names = ", ".join(r.name for r in solver.roles)
-            total = sum(r.count for r in solver.roles)
+    for solver, shortfalls in _unmet(team, valid):
+        names, total = _roles_and_total(solver)
+        constraints.extend(s.line for s in shortfalls)
+        if not shortfalls:
             constraints.append(
                 f"{names} distinct+exclude-models-of: required={total} instances; "
                 "every count fits on its own, but no combination of the available models "
@@ -258,17 +232,14 @@ def _filled_roles(team: Team, query: TeamQuery) -> list[str]:
 
 
 def resolve(query: TeamQuery) -> ResolvedTeam:
-    """Resolve every role instance of the query's team to a model binding.
-
-    Returns:
-        The team: leader first, then profile order, ordinals from 1.
+    """Resolve every role instance of the query's team (leader first, then profile order).
 
     Raises:
         UsageError: invalid counts, unknown roles/models, too many models for a role.
-        OkstraError: a configured default is unavailable for a role whose instances
-            the fill takes from the defaults.
-        AssignmentResolutionError: no complete team exists; lists every failing
-            candidate and every unsatisfied constraint at once.
+        OkstraError: a configured default is unavailable for a role the fill takes from
+            its defaults.
+        AssignmentResolutionError: no complete team exists (every failing candidate and
+            unsatisfied constraint at once).
     """
     team = team_of(query)
     explicit = _resolve_explicit(team, query.models)
@@ -315,7 +286,7 @@ def resolve(query: TeamQuery) -> ResolvedTeam:
 def _first_completable(
     team: Team, fixed: list[Fixed], role: str, ordinal: int
 ) -> tuple[PoolModel, str]:
-    solver = team.solver_of(role)
+    solver = team.solvers[team.roles[role].component]
     usage = team.usage(fixed, solver)
     counts = solver.state_dict(usage)
     base = solver.solve(freeze(counts))
@@ -352,36 +323,30 @@ def _current_session_leader(query: TeamQuery) -> ResolvedAssignment:
     )
 
 
-# --------------------------------------------------------------------------- feasibility
-
-
 def blocker(query: TeamQuery) -> Blocker | None:
-    """Why the query's team (its counts, its chosen models) cannot be completed, or None.
+    """Why the query's team (its counts, chosen models) cannot be completed, or None.
 
-    Exact. Unchosen counts take the values `role_counts_for` gives them; ask
-    ``query.smallest()`` to know whether *some* choice of the open counts works.
-
-    Raises:
-        UsageError: invalid counts, unknown roles or models.
+    Exact, with unchosen counts as `role_counts_for` gives them (``query.smallest()``
+    asks whether *some* choice of the open counts works). Raises `UsageError`.
     """
     team = team_of(query)
     valid, failures = _check_explicit(team, _resolve_explicit(team, query.models))
     if failures:
         lines = tuple(failures)
         return Blocker(lines, "earlier choice no longer fits: " + "; ".join(lines))
-    shortfalls = _team_shortfalls(team, valid)
+    shortfalls: list[Shortfall] = []
+    for solver, found in _unmet(team, valid):
+        names, total = _roles_and_total(solver)
+        shortfalls += found or [Shortfall(names, "distinct+exclude-models-of", total, total - 1)]
     return _blocker(team, shortfalls) if shortfalls else None
 
 
 def count_options(query: TeamQuery, role: str) -> list[tuple[int, str | None]]:
     """Every count of `role` (``min..max``) with why it is infeasible (None: feasible).
 
-    A count is feasible exactly when a complete team exists with it, the counts chosen
-    so far, the open counts at their minimum (fewer instances never hurt) and the
-    chosen models of the other roles.
-
-    Raises:
-        UsageError: `role` is not an adjustable or optional role of the profile.
+    Feasible exactly when a complete team has it, the counts chosen so far, the open
+    counts at their minimum (fewer instances never hurt) and the other roles' models.
+    A `UsageError` when `role` has no count to choose.
     """
     requirement = query.profile.role(role)
     if requirement is None or requirement.dynamic or requirement.min == requirement.max:
@@ -390,26 +355,17 @@ def count_options(query: TeamQuery, role: str) -> list[tuple[int, str | None]]:
     out: list[tuple[int, str | None]] = []
     for n in range(requirement.min, requirement.max + 1):
         counts = {**query.counts, role: n}
-        found = blocker(query.with_counts(counts).with_models(others).smallest())
+        found = blocker(replace(query, counts=counts, models=others).smallest())
         out.append((n, None if found is None else found.advice))
     return out
 
 
-# --------------------------------------------------------------------------- options
-
-
 @dataclass(frozen=True)
 class ModelOptionRows:
-    """The options of a ``role-model`` step, column by column (one row per candidate).
-
-    Attributes:
-        models: the candidates in option order.
-        refs: their refs.
-        reasons: why each cannot be chosen (None: selectable).
-        provenances: each one's default scope (``default:…``), None for pool models.
-        defaults: how many rows, first, are the role's default candidates (the rest
-            are the role's other pool models, in registry order).
-    """
+    """The options of a ``role-model`` step, column by column: ``reasons`` why each
+    cannot be chosen (None: selectable), ``provenances`` its default scope (None for
+    pool models); the first ``defaults`` rows are the role's default candidates, the
+    rest its other pool models in registry order."""
 
     models: list[PoolModel]
     refs: list[str]
@@ -427,15 +383,10 @@ class ModelOptionRows:
 def model_options(query: TeamQuery, role: str, ordinal: int) -> list[OptionState]:
     """The options of step ``role-model:<role>:<ordinal>``.
 
-    Order: the role's default candidates rotated so that instance `ordinal` starts at
-    default `ordinal`, then the rest of the pool for the role. The choices in
-    ``query.models`` are held fixed, except this role's ordinals from `ordinal` on.
-    An option is selectable exactly when a complete valid team extends it; otherwise
-    it carries the reason: unavailable, taken by a constraint, or no complete team
-    would remain.
-
-    Raises:
-        UsageError: invalid counts, unknown roles/models, or no such instance.
+    The role's default candidates rotated so instance `ordinal` starts at default
+    `ordinal`, then the rest of its pool. ``query.models`` is held fixed but this role's
+    ordinals from `ordinal` on. An option is selectable exactly when a complete valid
+    team extends it; otherwise it carries why. Raises `UsageError`.
     """
     return model_option_rows(query, role, ordinal).states()
 
@@ -473,13 +424,9 @@ def _pool_rows(
     completion: Callable[[Key], str | None],
     reason_of: Callable[[PoolModel], str | None],
 ) -> list[str | None]:
-    """The reason of each of the role's pool models (None: selectable), by class.
-
-    One verdict per class, for its models that no fixed choice touches; the models
-    outside the domain take their availability reason (the provider's verdict for every
-    model of a provider run through its CLI, else each binding's); the `touched` rows
-    are decided one by one.
-    """
+    """The reason of each of the role's pool models (None: selectable): one verdict per
+    class for the models no fixed choice touches, the availability reason outside the
+    domain (per provider when its CLI runs the role), the `touched` rows one by one."""
     core = team.core
     pool_models = table.models
     by_class: dict[int, str | None] = {}
@@ -507,15 +454,9 @@ def _pool_rows(
 def model_option_rows(query: TeamQuery, role: str, ordinal: int) -> ModelOptionRows:
     """`model_options` as columns, decided once per model class, not once per model.
 
-    Two models of the same class (provider, the roles of the group that may use
-    it) that no fixed choice uses or clashes with are interchangeable, so they get
-    the same verdict: each class is decided once, and only the few models a fixed
-    choice touches (used, or clashing by model or provider) and the unavailable
-    ones are decided one by one — by the same rule, so every row is what deciding
-    that model alone gives.
-
-    Raises:
-        UsageError: see `model_options`.
+    Models of one class (provider, the roles of the group that may use it) that no fixed
+    choice uses or clashes with are interchangeable: each class is decided once, the few
+    touched or unavailable models one by one, by the same rule.
     """
     team = team_of(query)
     spec = _instance(query, team, role, ordinal)

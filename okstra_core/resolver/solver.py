@@ -1,14 +1,11 @@
 """Exact feasibility of one linked group of roles, over model classes.
 
-The solver knows nothing of profiles, pools or hosts: it is given the roles of one
-component (roles linked by ``exclude_models_of``) with their counts, distinctness,
-links and domains (the refs each may use), and the provider of every ref. A state is
-a multiset of model classes ``(provider, available-to mask, used-by mask)``: models in
-one class are interchangeable (swapping two of them maps completions to completions),
-so deciding a state decides every assignment it stands for. The search picks the
-most constrained role first, prunes with per-role and per-pair counting bounds
-(Hall-type conditions every completion must meet), and remembers decided states,
-feasible ones with the moves that complete them.
+Knows nothing of profiles, pools or hosts: it gets the roles of one component (linked by
+``exclude_models_of``) with counts, distinctness, links and domains, and each ref's
+provider. A state is a multiset of model classes ``(provider, available-to mask,
+used-by mask)``; models of one class are interchangeable, so a state decides every
+assignment it stands for. The search takes the most constrained role first, prunes with
+per-role and per-pair counting (Hall-type) bounds, and remembers decided states.
 """
 
 from __future__ import annotations
@@ -27,27 +24,27 @@ Path = tuple[Move, ...]
 _DECIDED_LIMIT = 100_000  # decided states kept per solver
 
 
-@dataclass(frozen=True)
+@dataclass
 class SolverRole:
-    """What the solver needs of one role of the team."""
+    """What the solver needs of one role of the team (set up before a solver reads it)."""
 
     name: str
     bit: int
     count: int
     distinct: str  # "model" | "provider"
     excludes: frozenset[str]  # roles this role may not share models with (as declared)
-    related: frozenset[str]  # symmetric closure of `excludes`, within the team
-    related_mask: int
-    domain: frozenset[str]  # the refs available to the role
+    related: frozenset[str] = frozenset()  # symmetric closure of `excludes`, in the team
+    related_mask: int = 0
+    domain: frozenset[str] = frozenset()  # the refs available to the role
 
 
 @dataclass(frozen=True)
 class Shortfall:
     """A counting bound a completion cannot meet: ``role rule: required=N, available=M``.
 
-    ``rule`` is ``available-models`` (one instance, no usable model), ``distinct-model``,
-    ``distinct-provider`` or ``exclude-models-of(<roles>)``; ``providers`` is True when
-    ``available`` counts providers rather than models.
+    ``rule``: ``available-models`` (one instance, no usable model), ``distinct-model``,
+    ``distinct-provider`` or ``exclude-models-of(<roles>)``; ``providers``: ``available``
+    counts providers, not models.
     """
 
     role: str
@@ -71,7 +68,6 @@ class Solver:
         provider_of_unknown: Callable[[str], int],
     ) -> None:
         self.roles = list(roles)
-        self.mask = sum(r.bit for r in self.roles)
         self.index = {r.name: i for i, r in enumerate(self.roles)}
         self.bits = [r.bit for r in self.roles]
         self.blocked = [r.bit | r.related_mask for r in self.roles]
@@ -290,11 +286,10 @@ class Solver:
     def choice_feasible(
         self, counts: Mapping[Key, int], base: Path | None, role: str, key: Key
     ) -> bool:
-        """Exact: does the state `counts` stay completable when `role` takes from `key`?
+        """Exact: does `counts` stay completable when `role` takes from `key`?
 
-        `base` is a completion of `counts` (None: there is none, so no choice is
-        feasible). Fast path: replay `base` with one of the role's own moves dropped —
-        a valid replay is a completion. Only when no replay works, search.
+        `base` is a completion of `counts` (None: none). Replaying it with one of the
+        role's own moves dropped is a completion when valid; only without one, search.
         """
         if base is None:
             return False

@@ -1,14 +1,10 @@
 """The team model: a profile's role instances on one host, their candidates and rules.
 
-A `Team` is built once per query shape (profile, counts, scopes, host, entry mode) and
-pool, and cached on the pool (a pool lives for one wizard step). It holds each role's
-default candidates, pool order and domain (its available refs), the one clash rule
-between two chosen instances, and one `Solver` per linked group of roles.
-
-What does not depend on the step — given the provider specs, the roles, their
-defaults and their domains — is its `TeamCore` (the solvers and their decided states,
-each role's pool candidates and model classes), shared by the teams of every pool on
-the same specs (`ModelPool.shared_memo`): the same inputs give the same core.
+A `Team` is built once per query shape and pool, and cached on the pool (a pool lives
+for one wizard step): each role's default candidates, pool order and domain (its
+available refs), the one clash rule between two chosen instances, and one `Solver` per
+linked group of roles. What does not depend on the step is its `TeamCore`, shared by
+the teams of every pool on the same provider specs (`ModelPool.shared_memo`).
 """
 
 from __future__ import annotations
@@ -28,31 +24,11 @@ from .solver import Solver, SolverRole
 
 
 @dataclass
-class RoleSpec:
+class RoleSpec(SolverRole):
     """One role of the team (a role with count 0 is not part of it)."""
 
-    name: str
-    bit: int
-    count: int
-    distinct: str
-    excludes: frozenset[str]  # roles this role may not share models with (as declared)
-    related: frozenset[str] = frozenset()  # symmetric closure, within the team
-    related_mask: int = 0
     component: int = 0
     defaults: list[tuple[PoolModel, str]] = field(default_factory=list)
-    domain: frozenset[str] = frozenset()
-
-    def solver_role(self) -> SolverRole:
-        return SolverRole(
-            self.name,
-            self.bit,
-            self.count,
-            self.distinct,
-            self.excludes,
-            self.related,
-            self.related_mask,
-            self.domain,
-        )
 
 
 @dataclass(frozen=True)
@@ -66,12 +42,9 @@ class Fixed:
 
 @dataclass(frozen=True)
 class Clashes:
-    """The clashes of one instance with the fixed choices, by model ref and provider.
-
-    Each entry keeps the first fixed item (in the fixed order) that clashes, with its
-    reason: the one place the rule "distinct within a role; no shared model across an
-    ``exclude_models_of`` link" is written.
-    """
+    """The clashes of one instance with the fixed choices, by model ref and provider:
+    the first fixed item that clashes, with its reason (the one place the rule "distinct
+    within a role; no shared model across an ``exclude_models_of`` link" is written)."""
 
     by_ref: dict[str, tuple[int, str]]
     by_provider: dict[str, tuple[int, str]]
@@ -147,7 +120,6 @@ class Team:
         )
         core = pool.shared_memo(shape, lambda: TeamCore(self))
         self.core = core
-        self.provider_index = core.provider_index
         self.solvers = core.solvers
 
     def _components(self) -> None:
@@ -166,9 +138,6 @@ class Team:
                         seen.add(other)
                         stack.append(other)
             component += 1
-
-    def solver_of(self, role: str) -> Solver:
-        return self.solvers[self.roles[role].component]
 
     def availability(self, model: PoolModel, role: str) -> Availability:
         return self.pool.availability(model.ref, role, self.host, self.entry_mode)
@@ -225,12 +194,6 @@ class Team:
                 )
         return Clashes(by_ref, by_provider)
 
-    def clash(
-        self, fixed: Sequence[Fixed], role: str, ordinal: int, model: PoolModel
-    ) -> str | None:
-        """Why `model` for `role#ordinal` clashes with another fixed instance, or None."""
-        return self.clashes(fixed, role, ordinal).reason(model)
-
     def usage(self, fixed: Sequence[Fixed], solver: Solver) -> dict[str, int]:
         return solver.usage((f.role, f.model.ref) for f in fixed)
 
@@ -245,21 +208,16 @@ class Team:
 class TeamCore:
     """What a team derives from its pool's registry, roles, defaults and domains.
 
-    Shared by every pool on the same provider specs (`ModelPool.shared_memo`), so a
-    wizard step whose availability and answers so far match an earlier step's reuses
-    the pass over the pool and the solvers' decided states.
-
-    Attributes:
-        solvers: one per linked group of roles.
-        width: the number of providers (a model class's code is
-            ``mask * width + provider index``).
+    Shared by every pool on the same provider specs, so a step whose availability and
+    answers match an earlier step's reuses the pass over the pool and the solvers'
+    decided states. ``width``: the number of providers (a model class's code is
+    ``mask * width + provider index``).
     """
 
     def __init__(self, team: Team) -> None:
         pool = team.pool
         self.anchors = (team.profile, *(r.domain for r in team.roles.values()))
-        self.provider_index = {p.id: i for i, p in enumerate(pool.providers)}
-        index = self.provider_index
+        index = {p.id: i for i, p in enumerate(pool.providers)}
         # Every model's provider index by ref (the solvers' model classes start here).
         provider_of_ref: dict[str, int] = pool.shared_memo(
             "resolver-provider-of-ref",
@@ -272,7 +230,7 @@ class TeamCore:
 
         self.solvers: dict[int, Solver] = {}
         for component in sorted({r.component for r in team.roles.values()}):
-            members = [r.solver_role() for r in team.roles.values() if r.component == component]
+            members = [r for r in team.roles.values() if r.component == component]
             self.solvers[component] = Solver(members, provider_of_ref, provider_of_unknown)
         self.width = max(1, len(pool.providers))
         self._pool = pool
@@ -292,20 +250,13 @@ class TeamCore:
 
 
 class RoleRows:
-    """One role's candidates from the pool (after its defaults), column by column.
+    """One role's pool models after its defaults, column by column (built on first use,
+    every pass by `map`/`zip`: a big pool has ten thousand models per role).
 
-    Built on first use: a step asks for one role's options, and every pass here is
-    done by `map`/`zip` (a big pool has ten thousand models per role).
-
-    Attributes:
-        models: the role's pool models that are not among its defaults.
-        refs: their refs.
-        classes: aligned with `models`: each model's class in its solver as the int
-            ``mask * width + provider index`` (`TeamCore.klass`); a mask without the
-            role's bit means the model is not in the role's domain (unavailable).
-        class_set: the classes in the domain, each once.
-        segments: ``(provider id, start, end)`` runs of `models`, one per provider.
-        unavailable: ``(provider id, start, end)`` runs of models not in the domain.
+    ``classes``: each model's class code (`TeamCore.klass`; a mask without the role's
+    bit: not in its domain); ``class_set``: the domain's classes, each once;
+    ``segments`` / ``unavailable``: ``(provider id, start, end)`` runs of `models`, per
+    provider / not in the domain.
     """
 
     def __init__(self, core: TeamCore, role: RoleSpec) -> None:
@@ -381,15 +332,10 @@ def _missing_runs(
     return runs
 
 
-# Teams are kept per pool: a wizard step resolves the chosen team (to drop models that
-# no longer fit), then computes the next prompt's options (and the app's confirm screen
-# resolves again) — all on one step's pool, with the same profile, counts, scopes and
-# host. Building a team walks the whole pool once per role (availability, domains,
-# model classes), so it is built once per pool and reused. A pool lives for one step
-# ("availability cached for one step"), so does its team; the solvers' memoised states
-# stay valid for the team's life (they depend on the team, not on the choices). The
-# cache lives on the pool itself: a weak-keyed side table would be kept alive by the
-# team's own reference to its pool.
+# Teams are kept per pool (one step resolves the chosen team, then the next prompt's
+# options, on the same pool), as building one walks the whole pool per role. The cache
+# lives on the pool itself: a weak-keyed side table would be kept alive by the team's
+# own reference to its pool.
 
 
 def _chosen_refs(query: TeamQuery, role: str) -> set[str]:
