@@ -33,21 +33,8 @@ NODE_INSTALL = (
     f"install Node.js {NODE_MINIMUM} or newer (https://nodejs.org, or `nvm install {NODE_MINIMUM}`)"
 )
 _ORDER = (
-    "name",
-    "kind",
-    "ok",
-    "cli",
-    "path",
-    "resolved_path",
-    "path_entry",
-    "warning",
-    "version",
-    "can_lead",
-    "flags_ok",
-    "ready",
-    "logged_in",
-    "login",
-    "login_fix",
+    *("name", "kind", "ok", "cli", "path", "resolved_path", "path_entry", "warning", "version"),
+    *("can_lead", "flags_ok", "ready", "logged_in", "login", "login_fix"),
 )
 
 

@@ -16,11 +16,6 @@ _WINDOWED = ("running", "launched", "unknown")
 _NOTHING = ("host-session", "launch-failed", "refused", "damaged")
 
 
-def can_attach(lead: LeadStatus) -> bool:
-    """The lead has a recorded tmux pane and has not ended."""
-    return lead.backend == "tmux" and bool(lead.pane_ref) and lead.state in _WINDOWED
-
-
 def session_id(run: RunInfo, lead: LeadStatus) -> str | None:
     """The lead's session id when okstra knows it (recorded, found, or minted by prepare)."""
     return lead.session_id or run.minted_session_id
@@ -30,7 +25,7 @@ def next_steps(run: RunInfo, lead: LeadStatus) -> tuple[str, ...]:
     """The commands that can work for this run now, in order."""
     where = shlex.quote(str(run.run_dir))
     steps: list[str] = []
-    if can_attach(lead):
+    if lead.backend == "tmux" and lead.pane_ref and lead.state in _WINDOWED:
         steps.append(f"okstra attach {where}")
     if lead.state in _NOTHING:
         return tuple(steps)

@@ -99,18 +99,9 @@ def record_end(
         append_line(timeline_path(run_dir), event.dump())
         from ..prepare.runfiles import update_participant  # loaded when it writes
 
-        updated = update_participant(
-            path,
-            LEADER_REF,
-            {
-                "status": state,
-                "exit_status": exit_status,
-                "exit_signal": signal_number,
-                "exited_at": exited_at or now,
-                "end_detail": detail or leader.end_detail,
-            },
-        )
-        index.note(run_dir, updated)
+        changes = {"status": state, "exit_status": exit_status, "exit_signal": signal_number}
+        changes |= {"exited_at": exited_at or now, "end_detail": detail or leader.end_detail}
+        index.note(run_dir, update_participant(path, LEADER_REF, changes))
         return True
 
 
@@ -171,24 +162,13 @@ def _observe_tmux(
     if probe.found and not probe.dead:
         return with_changes(base, state="running")
     if probe.found:
-        ended = with_changes(
-            base,
-            state="exited",
-            exit_status=probe.exit_status,
-            signal=probe.signal,
-            exited_at=probe.dead_at,
-        )
+        end = {"exit_status": probe.exit_status, "exited_at": probe.dead_at}
+        ended = with_changes(base, state="exited", signal=probe.signal, **end)
         if not record:
             return ended
+        lines = pane_lines(server, pane, environment, LAST_LINES)
         return _record(
-            run,
-            ended,
-            environment,
-            record,
-            exit_status=probe.exit_status,
-            signal_number=probe.signal,
-            exited_at=probe.dead_at,
-            lines=pane_lines(server, pane, environment, LAST_LINES),
+            run, ended, environment, True, signal_number=probe.signal, lines=lines, **end
         )
     detail = f"its tmux pane {base.pane_ref} ({base.window_ref}) was closed: {probe.problem}"
     gone = with_changes(base, state="gone", detail=detail)

@@ -62,7 +62,9 @@ def _by_name(root: Path, value: str) -> RunPlace | None:
         found = _newest(
             p
             for p, real in run_places(root)
-            if real and (p.group, p.task) == (parts[0], parts[1]) and _has_manifest(p)
+            if real
+            and (p.group, p.task) == (parts[0], parts[1])
+            and os.path.lexists(p.path / RUN_MANIFEST)
         )
     if len(found) > 1:
         listed = ", ".join(p.ref for p in found)
@@ -70,10 +72,6 @@ def _by_name(root: Path, value: str) -> RunPlace | None:
             f"{value} names several runs ({listed}); give <task>/<run-id>", field=RUN_ARG
         )
     return found[0] if found else None
-
-
-def _has_manifest(place: RunPlace) -> bool:
-    return os.path.lexists(place.path / RUN_MANIFEST)
 
 
 def _newest(places: Iterable[RunPlace]) -> list[RunPlace]:

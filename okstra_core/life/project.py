@@ -76,11 +76,8 @@ class RunPlace:
 def place_of(path: Path) -> RunPlace | None:
     """The place of `path` if it is laid out as a run directory (nothing is checked)."""
     parents = path.parents
-    if len(parents) < 6 or (parents[0].name, parents[3].name, parents[4].name) != (
-        RUNS_DIR,
-        TASKS_DIR,
-        OKSTRA_DIR,
-    ):
+    layout = (RUNS_DIR, TASKS_DIR, OKSTRA_DIR)
+    if len(parents) < 6 or (parents[0].name, parents[3].name, parents[4].name) != layout:
         return None
     return RunPlace(root=parents[5], group=parents[2].name, task=parents[1].name, name=path.name)
 
@@ -123,14 +120,10 @@ def run_entries(root: Path) -> Iterator[tuple[str, str, str, bool]]:
                     found = [(e.name, e.is_dir(follow_symlinks=False), e) for e in entries]
             except OSError:
                 continue
-            found.sort(key=_first)
+            found.sort(key=lambda item: item[0])
             for name, real, entry in found:
                 if real or entry.is_symlink():
                     yield group, task, name, real
-
-
-def _first(item: tuple[str, bool, os.DirEntry[str]]) -> str:
-    return item[0]
 
 
 def runs_named(root: Path, parts: list[str]) -> list[RunPlace]:

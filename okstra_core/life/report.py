@@ -128,11 +128,7 @@ class ReportChecked:
 class ReportMismatch(OkstraError):
     """A final report's `executionRoles` is not the run manifest's role-execution set."""
 
-    FACTS: ClassVar[Mapping[str, str]] = {
-        "missing": "missing",
-        "unexpected": "unexpected",
-        "duplicated": "duplicated",
-    }
+    FACTS: ClassVar[Mapping[str, str]] = {k: k for k in ("missing", "unexpected", "duplicated")}
 
     def __init__(
         self,

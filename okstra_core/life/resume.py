@@ -115,12 +115,7 @@ class ResumeOutcome:
         skip=("sheet",),
         views=("ok", "resume_sheet", "participants", "pending_refs", "message"),
         first=(
-            "ok",
-            "run_id",
-            "run_dir",
-            "resume_sheet",
-            "participants",
-            "pending_refs",
+            *("ok", "run_id", "run_dir", "resume_sheet", "participants", "pending_refs"),
             "discovered",
         ),
         omit_none=("message",),

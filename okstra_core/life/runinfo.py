@@ -42,15 +42,8 @@ _BACKENDS = ("tmux", "exec", "none")
 # What reading one run may raise besides okstra's own errors: a run file is data, and a
 # field of the wrong type or size must make that run's row damaged, never end the list.
 READ_ERRORS = (
-    OkstraError,
-    OSError,
-    ValueError,
-    TypeError,
-    LookupError,
-    AttributeError,
-    ArithmeticError,
-    RecursionError,
-    orjson.JSONEncodeError,
+    *(OkstraError, OSError, ValueError, TypeError, LookupError, AttributeError),
+    *(ArithmeticError, RecursionError, orjson.JSONEncodeError),
 )
 
 

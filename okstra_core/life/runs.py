@@ -49,32 +49,12 @@ class RunRow:
         aliases={"run_ref": "run", "state": "runState"},
         skip=("place", "info", "seen_at"),
         views=(
-            "run_id",
-            "run_ref",
-            "run_dir",
-            "project_root",
-            "task_key",
-            "team_size",
-            "backend",
-            "lead_status",
-            "age_seconds",
-            "resume_command",
-            "next_steps",
+            *("run_id", "run_ref", "run_dir", "project_root", "task_key", "team_size", "backend"),
+            *("lead_status", "age_seconds", "resume_command", "next_steps"),
         ),
         first=(
-            "run_id",
-            "run_ref",
-            "run_dir",
-            "project_root",
-            "task_key",
-            "task_type",
-            "team_size",
-            "backend",
-            "lead",
-            "lead_status",
-            "state",
-            "created_at",
-            "age_seconds",
+            *("run_id", "run_ref", "run_dir", "project_root", "task_key", "task_type", "team_size"),
+            *("backend", "lead", "lead_status", "state", "created_at", "age_seconds"),
             "resume_command",
         ),
     )
@@ -297,20 +277,16 @@ def newest_runs(
     total = len(rows) + len(settled)
     if limit is not None and len(settled) > limit:
         settled = _newest_settled(settled, rows, limit)
-    rows.extend(_settled_row(project_root, indexed, environment) for *_, indexed in settled)
+    for *_, indexed in settled:
+        group, task, _, name = indexed.run.split("/")
+        place = RunPlace(root=project_root, group=group, task=task, name=name)
+        rows.append(_row_of(place, info_of_row(place.path, indexed), environment))
     ordered = _sorted(rows)
     return (ordered if limit is None else ordered[:limit]), total
 
 
 # A settled run: when its index row says it was created, its directory, its row.
 _Settled = tuple[float, str, index.IndexRow]
-
-
-def _settled_row(project_root: Path, row: index.IndexRow, environment: Environment) -> RunRow:
-    """The row of a settled run, from its index row (`index.listing`)."""
-    group, task, _, name = row.run.split("/")
-    place = RunPlace(root=project_root, group=group, task=task, name=name)
-    return _row_of(place, info_of_row(place.path, row), environment)
 
 
 def _newest_settled(settled: list[_Settled], rows: list[RunRow], limit: int) -> list[_Settled]:

@@ -91,12 +91,6 @@ def watcher_of(run_dir: Path) -> Watcher:
     )
 
 
-def watch_argv(run_dir: Path, tty: str | None = None) -> list[str]:
-    """The watcher's argv: this interpreter, so it runs the same okstra."""
-    where = os.path.abspath(run_dir)
-    return [sys.executable, "-m", WATCH_MODULE, where, *(["--tty", tty] if tty else [])]
-
-
 def spawn_watcher(
     run_dir: Path, environment: Environment, *, tty: str | None = None
 ) -> subprocess.Popen[bytes]:
@@ -105,7 +99,9 @@ def spawn_watcher(
     log = os.open(Path(run_dir) / WATCHER_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         return subprocess.Popen(
-            watch_argv(run_dir, tty),
+            # This interpreter, so it runs the same okstra.
+            [sys.executable, "-m", WATCH_MODULE, os.path.abspath(run_dir)]
+            + (["--tty", tty] if tty else []),
             cwd=run_dir,
             env=dict(environment.env),
             stdin=subprocess.DEVNULL,

@@ -22,12 +22,8 @@ from ..records import dataclass
 
 # okstra's commits: its own identity, never signed (no prompt), no hooks.
 OKSTRA_IDENTITY = (
-    "-c",
-    "user.name=okstra",
-    "-c",
-    "user.email=okstra@localhost",
-    "-c",
-    "commit.gpgsign=false",
+    *("-c", "user.name=okstra", "-c", "user.email=okstra@localhost"),
+    *("-c", "commit.gpgsign=false"),
 )
 BRANCH_PREFIX = "okstra/"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
