@@ -126,8 +126,13 @@ def worker_wait(
 
 @dataclass(frozen=True, kw_only=True)
 class WorkerResult:
-    """What a worker produced (its result file, else its stdout), cut unless `full`; not
-    `ok` (`why` says so) when it produced nothing or did not finish."""
+    """What a worker produced: its result file, else its standard output.
+
+    `text` is at most `RESULT_SHOWN_BYTES` of it unless asked for `full`; `truncated`
+    then says so, and `path` is where the whole of it is. A worker that produced
+    nothing, or did not finish (stopped, killed by a signal, lost), is not `ok`, and
+    `why` says so (what it produced is still given).
+    """
 
     __pydantic_config__ = config(camel_case=True, skip=("data",))
 
