@@ -1,16 +1,7 @@
 """The team's actions: one typed function per action, for every front end.
 
-`okstra worker …`, `okstra report finalize` and the MCP server's tools are thin
-adapters over these functions: arguments in, a frozen record out (written as JSON by
-`records.to_data`), and refusals raised as `OkstraError`s carrying the message and the
-field the CLI prints. A refusal changes nothing on disk. Each takes the run directory
-already located (`life.locate.locate_run` for the CLI; the MCP server serves the one
-run it was started for) and the `Environment` it acts in.
-
-The bounds the front ends check before calling (a wait's timeout, a stop's grace) are
-named once, in `life.limits`, so the CLI's parser and the MCP tools' input schemas say
-the same.
-"""
+The CLI and MCP tools are thin adapters: arguments in, a frozen record out, refusals
+raised as `OkstraError`s (a refusal changes nothing on disk)."""
 
 from __future__ import annotations
 
@@ -38,42 +29,17 @@ from .report_edit import check_target
 from .runinfo import read_run
 from .watcher import Watcher, start_watcher, stop_watcher
 from .workers import control, files, review
-from .workers.control import AttachTarget, Stopped, Waited
+from .workers.control import AttachTarget as AttachTarget
+from .workers.control import Stopped as Stopped
+from .workers.control import Waited as Waited
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
-from .workers.review import WorkerDiff, WorkerDiscard, WorkerMerge
+from .workers.review import WorkerDiff as WorkerDiff
+from .workers.review import WorkerDiscard as WorkerDiscard
+from .workers.review import WorkerMerge as WorkerMerge
 from .workers.send import send_worker
-from .workers.start import Started, start_worker
-
-__all__ = [
-    "AttachTarget",
-    "Finalized",
-    "Started",
-    "Stopped",
-    "TeamStatus",
-    "TeamStopped",
-    "Waited",
-    "WorkerDiff",
-    "WorkerDiscard",
-    "WorkerMerge",
-    "WorkerResult",
-    "WorkersStopped",
-    "report_finalize",
-    "team_status",
-    "team_stop",
-    "worker_attach",
-    "worker_diff",
-    "worker_discard",
-    "worker_merge",
-    "worker_result",
-    "worker_send",
-    "worker_start",
-    "worker_stop",
-    "worker_wait",
-    "workers_stop_all",
-]
-
-# --------------------------------------------------------------------------- status
+from .workers.start import Started as Started
+from .workers.start import start_worker
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,19 +55,12 @@ class TeamStatus:
 
 
 def team_status(run_dir: Path, environment: Environment) -> TeamStatus:
-    """Look at the team now, recording ends nobody saw.
-
-    On a read-only project, or while another command holds the run's lock, it only
-    looks (the ends are recorded by the next look that can write).
-    """
+    """Look at the team now, recording ends nobody saw (when the project can be written)."""
     try:
         team = observe_team(run_dir, environment)
     except (FileSystemError, StateInUseError):
         team = observe_team(run_dir, environment, record_ends=False)
     return TeamStatus(run_id=run_dir.name, run_dir=str(run_dir), workers=tuple(team))
-
-
-# --------------------------------------------------------------------------- start
 
 
 def worker_start(
@@ -117,18 +76,10 @@ def worker_start(
     surface: str | None = None,
     shared_tree: bool = False,
 ) -> Started:
-    """Start the worker `who` (or a new one of the dynamic `role` on `model`) with
-    `prompt` on its standard input; return at once.
+    """Start the worker `who` (or a new one of the dynamic `role` on `model`) with `prompt`.
 
-    Raises:
-        UsageError: an empty or oversized prompt, or a start `plan_start` /
-            `choose_surface` refuses; nothing changed.
-        LaunchError: the surface could not be opened (the worker stays `prepared`).
-    """
-    if not prompt.strip():
-        raise UsageError("the prompt is empty", field="prompt")
-    if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
-        raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
+    Raises `UsageError` (nothing changed) or `LaunchError` (the worker stays `prepared`)."""
+    _check_prompt(prompt)
     request = StartRequest(
         who=who, again=again, role=role, model=model, source=source, shared_tree=shared_tree
     )
@@ -137,7 +88,11 @@ def worker_start(
     return started
 
 
-# --------------------------------------------------------------------------- wait
+def _check_prompt(prompt: str) -> None:
+    if not prompt.strip():
+        raise UsageError("the prompt is empty", field="prompt")
+    if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
+        raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
 
 
 def _seconds(value: float | None, upper: float, field: str) -> None:
@@ -155,13 +110,8 @@ def worker_wait(
     until: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Waited:
-    """Block until the named workers end (the first of them with `any_one`) or reach
-    the activity `until` (`waiting for input`, `idle`, `stalled`), or until `timeout`
-    seconds pass (`timed_out`, exit code 124, the members still running).
-
-    Raises:
-        UsageError: no worker named, an unknown or never-started one, a bad timeout.
-    """
+    """Block until the named workers end (the first with `any_one`), reach the activity
+    `until`, or `timeout` seconds pass (`timed_out`, exit code 124)."""
     if not whos:
         raise UsageError("name at least one worker to wait for", field="<who>")
     _seconds(timeout, MAX_WAIT_SECONDS, "timeout")
@@ -172,9 +122,6 @@ def worker_wait(
     return control.wait(
         run_dir, whos, environment, timeout=timeout, any_one=any_one, until=until, sleep=sleep
     )
-
-
-# --------------------------------------------------------------------------- result
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -210,12 +157,7 @@ def worker_result(
     full: bool = False,
     turn: int | None = None,
 ) -> WorkerResult:
-    """The worker's product: the file okstra named `{result_file}`, else its stdout; of
-    its latest turn, or of turn `turn`.
-
-    Raises:
-        UsageError: never started, still running, or no such turn.
-    """
+    """The worker's product of its latest turn, or of turn `turn`."""
     found, data = control.result(run_dir, who, environment, turn=turn)
     shown = data if full or len(data) <= RESULT_SHOWN_BYTES else data[:RESULT_SHOWN_BYTES]
     why = None
@@ -240,9 +182,6 @@ def worker_result(
     )
 
 
-# --------------------------------------------------------------------------- stop
-
-
 def worker_stop(
     run_dir: Path,
     environment: Environment,
@@ -251,11 +190,7 @@ def worker_stop(
     grace: float = DEFAULT_GRACE_SECONDS,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Stopped:
-    """SIGTERM to what okstra started for `who`, SIGKILL after `grace`; its pane closed.
-
-    Raises:
-        UsageError: an unknown or never-started worker, a bad grace.
-    """
+    """SIGTERM to what okstra started for `who`, SIGKILL after `grace`; its pane closed."""
     _seconds(grace, MAX_GRACE_SECONDS, "grace")
     return control.stop(run_dir, who, environment, grace=grace, sleep=sleep)
 
@@ -277,11 +212,7 @@ class WorkersStopped:
 def workers_stop_all(
     run_dir: Path, environment: Environment, *, grace: float = DEFAULT_GRACE_SECONDS
 ) -> WorkersStopped:
-    """Stop every running worker of the run (all at once, each as `worker_stop` does).
-
-    Raises:
-        UsageError: a bad grace.
-    """
+    """Stop every running worker of the run, all at once, each as `worker_stop` does."""
     _seconds(grace, MAX_GRACE_SECONDS, "grace")
     running = [
         s.role_execution_ref
@@ -306,9 +237,7 @@ class TeamStopped:
     ok: bool
     lead: StopOutcome
     workers: tuple[Stopped, ...] = ()
-    # Why no worker was looked at: the run manifest is damaged (okstra never acts on
-    # a process it cannot identify from its record; the lead's own fields are read
-    # one by one, so the lead is still handled).
+    # Why no worker was looked at: the run manifest is damaged (the lead is still handled).
     workers_not_read: str | None = None
     # The run's watcher as the stop found it (`watching`: it was ended first).
     watcher: Watcher | None = None
@@ -321,13 +250,8 @@ def team_stop(
     grace: float = DEFAULT_GRACE_SECONDS,
     lead_only: bool = False,
 ) -> TeamStopped:
-    """End the run's watcher (nothing is told of a team a person stops), stop the lead
-    (so that it starts no one else), then every running worker — or the lead alone
-    with `lead_only` (the watcher then goes on watching the workers).
-
-    Raises:
-        UsageError: a bad grace.
-    """
+    """End the run's watcher, stop the lead (so it starts no one else), then every worker;
+    with `lead_only`, the lead alone (the watcher goes on watching the workers)."""
     _seconds(grace, MAX_GRACE_SECONDS, "grace")
     watcher = None if lead_only else stop_watcher(run_dir)
     lead = stop_lead(read_run(run_dir), environment, grace=grace)
@@ -340,9 +264,6 @@ def team_stop(
     return TeamStopped(
         ok=lead.ok and workers.ok, lead=lead, workers=workers.workers, watcher=watcher
     )
-
-
-# --------------------------------------------------------------------------- report
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -359,19 +280,11 @@ class Finalized:
 
 
 def report_finalize(run_dir: Path, report: Path) -> Finalized:
-    """Write the run's `executionRoles` (each with its recorded outcome) onto `report`.
-
-    Raises:
-        DataFileError: the run manifest or the report is malformed (named).
-        FileSystemError: the report cannot be read or replaced.
-    """
+    """Write the run's `executionRoles` (each with its recorded outcome) onto `report`."""
     check_target(report, os.environ, run_dir)
     path, manifest = read_run_manifest(run_dir)
     rows = finalize_report(manifest, report)
     return Finalized(run_manifest=str(path), report=str(report), execution_roles=tuple(rows))
-
-
-# --------------------------------------------------------------------------- review
 
 
 def worker_diff(
@@ -384,54 +297,25 @@ def worker_diff(
 def worker_merge(
     run_dir: Path, environment: Environment, who: str, *, squash: bool = False
 ) -> WorkerMerge:
-    """Merge an ended writer's branch into the project's branch (`review.merge`): refused,
-    changing nothing, over uncommitted changes to the same files or on a conflict."""
+    """Merge an ended writer's branch into the project's branch (`review.merge`)."""
     return review.merge(run_dir, who, environment, squash=squash)
 
 
 def worker_discard(run_dir: Path, environment: Environment, who: str) -> WorkerDiscard:
-    """Remove an ended writer's worktree and branch (`review.discard`). The caller asks
-    the person first."""
+    """Remove an ended writer's worktree and branch (`review.discard`)."""
     return review.discard(run_dir, who, environment)
 
 
-# --------------------------------------------------------------------------- send
-
-
 def worker_send(
-    run_dir: Path,
-    environment: Environment,
-    who: str,
-    *,
-    prompt: str,
-    surface: str | None = None,
+    run_dir: Path, environment: Environment, who: str, *, prompt: str, surface: str | None = None
 ) -> Started:
-    """Send the ended worker `who` a follow-up in its own conversation (`send_worker`);
-    returns at once, as a start does.
-
-    Raises:
-        UsageError: an empty or oversized prompt; a worker still running or never
-            started; a provider without `worker_resume`; an unknown session id.
-    """
-    if not prompt.strip():
-        raise UsageError("the prompt is empty", field="prompt")
-    if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
-        raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
+    """Send the ended worker `who` a follow-up in its own conversation; return at once."""
+    _check_prompt(prompt)
     started = send_worker(run_dir, who, prompt, environment, surface=surface)
     start_watcher(run_dir, environment)
     return started
 
 
-# --------------------------------------------------------------------------- attach
-
-
 def worker_attach(run_dir: Path, environment: Environment, who: str) -> AttachTarget:
-    """The tmux command that shows `who`'s pane (`switch-client` inside tmux on the
-    same server, `attach-session` outside), after checking the pane is the one okstra
-    started (`control.attach_target`).
-
-    Raises:
-        OkstraError: an unknown worker, one that runs in the background (it has a log,
-            not a pane: the message names it), or a pane that is gone.
-    """
+    """The tmux command that shows `who`'s pane, once checked to be the one okstra started."""
     return control.attach_target(run_dir, who, environment)

@@ -1,14 +1,7 @@
 """What an interactive agent is doing: `running`, `waiting for input`, `idle` or `stalled`.
 
-The lead's pane is read through the user's own tmux server only (its last lines), and
-matched against its provider's `[activity]` patterns (`okstra_core.catalog.activity`).
-A screen that waits for input and has not changed for the provider's `idle_after`
-seconds is `idle`; one that does not wait and has not changed for `stall_after`
-seconds is `stalled`: each look keeps what the pane showed and since when in the run's
-`lead-activity.json`. Telling the person that the lead waits is the run's watcher's
-(`life.watch`), never a look's. A lead that does not run has no activity (its state says how it
-ended); a worker's activity comes from its output (`workers.liveness`).
-"""
+The lead's pane is matched against its provider's `[activity]` patterns; what it showed
+and since when is kept in `lead-activity.json` (unchanged long enough: idle, stalled)."""
 
 from __future__ import annotations
 
@@ -19,7 +12,9 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ..catalog.activity import IDLE, RUNNING, STALLED, WAITING, classify, reached, settled
+from ..catalog.activity import IDLE as IDLE
+from ..catalog.activity import WAITING as WAITING
+from ..catalog.activity import classify, reached, settled
 from ..documents.worker import PaneActivity
 from ..environment import Environment
 from ..errors import OkstraError
@@ -31,7 +26,6 @@ from .runinfo import RunInfo, read_run
 from .workers.liveness import provider_activity
 
 MARK = "lead-activity.json"
-__all__ = ["IDLE", "MARK", "RUNNING", "STALLED", "WAITING", "Activity", "lead_activity"]
 
 
 @dataclass(frozen=True)
@@ -57,8 +51,7 @@ def _since(value: str, now: datetime) -> float:
 
 
 def lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
-    """The lead's pane, read only when it is the pane launch recorded (its program's
-    pid and start time), on the user's own server."""
+    """The lead's pane, read only when it is the pane launch recorded, on the user's server."""
     lead = run.lead
     if lead.backend != "tmux" or not lead.pane_ref:
         return None
@@ -75,10 +68,8 @@ def lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
 
 
 def lead_activity(run: RunInfo, environment: Environment) -> Activity | None:
-    """The lead's activity, when it runs in a tmux pane okstra can read.
-
-    Keeps `lead-activity.json` (best effort).
-    """
+    """The lead's activity, when it runs in a tmux pane okstra can read (best effort kept
+    in `lead-activity.json`)."""
     seen = lead_screen(run, environment)
     if seen is None:
         return None
@@ -115,8 +106,8 @@ def wait_lead(
     timeout: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> LeadWait:
-    """Look at the lead (20 ms, growing to half a second between looks) until it shows
-    `until`, stops running (or its pane cannot be read), or `timeout` passes."""
+    """Look at the lead (every 20 ms to 0.5 s) until it shows `until`, stops running (or its
+    pane cannot be read), or `timeout` passes."""
     deadline = None if timeout is None else time.monotonic() + timeout
     pause = 0.02
     while True:

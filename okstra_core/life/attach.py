@@ -1,8 +1,7 @@
 """`okstra attach` and the app's attach keys: show the lead's tmux window here.
 
-Only the lead's own pane on the user's own tmux server is shown (`tmux`): a run whose
-lead is `refused` or `damaged`, or whose pane is no longer the lead's, gets a message
-and the command that resumes it. tmux runs with the minimal environment.
+Only the lead's own pane on the user's own tmux server is shown; otherwise a message and
+the command that resumes it. tmux runs with the minimal environment.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from ..environment import Environment
 from ..processes import tmux
-from ..records import config, dataclass
+from ..records import Delegate, config, dataclass
 from .hints import next_steps
 from .lead import observe, pane_of
 from .runinfo import RunInfo, resume_command
@@ -21,12 +20,8 @@ from .status import LeadStatus
 
 @dataclass(frozen=True)
 class AttachPlan:
-    """How to show the lead's window here: a tmux argv to run (or exec), or why not.
-
-    `env` is the environment to run it with (minimal: no secrets reach tmux). Its JSON
-    (`records.to_data`): `ok`, the run, the lead's status, the tmux `command`, the
-    command that resumes the lead, and the `error` when there is one.
-    """
+    """How to show the lead's window here: a tmux argv (run with the minimal `env`), or why
+    not."""
 
     __pydantic_config__ = config(
         camel_case=True,
@@ -48,13 +43,8 @@ class AttachPlan:
     def ok(self) -> bool:
         return self.problem is None
 
-    @property
-    def run_id(self) -> str:
-        return self.run.run_id
-
-    @property
-    def run_ref(self) -> str:
-        return self.run.ref
+    run_id = Delegate[str]("run.run_id")
+    run_ref = Delegate[str]("run.ref")
 
     @property
     def resume_command(self) -> str:
@@ -87,24 +77,15 @@ def plan_attach(run: RunInfo, environment: Environment) -> AttachPlan:
     if probe.found is not True:
         where = status.window_ref or status.pane_ref
         return _no_window(
-            run,
-            status,
-            f"the lead's tmux window {where} is gone ({status.label()}){then}",
+            run, status, f"the lead's tmux window {where} is gone ({status.label()}){then}"
         )
-    if tmux.inside_socket(environment.env) == server.socket:
-        return AttachPlan(
-            run=run,
-            status=status,
-            argv=(*server.base, "switch-client", "-t", pane.ref),
-            switch=True,
-            env=tmux.minimal_env(environment.env, keep=("TMUX", "TMUX_PANE")),
-        )
+    switch = tmux.inside_socket(environment.env) == server.socket
     return AttachPlan(
         run=run,
         status=status,
-        argv=(*server.base, "attach-session", "-t", pane.ref),
-        switch=False,
-        env=tmux.minimal_env(environment.env),
+        argv=(*server.base, "switch-client" if switch else "attach-session", "-t", pane.ref),
+        switch=switch,
+        env=tmux.minimal_env(environment.env, keep=("TMUX", "TMUX_PANE") if switch else ()),
     )
 
 
@@ -116,8 +97,7 @@ def switch_client(plan: AttachPlan) -> str | None:
 
 
 def run_switch(argv: Sequence[str], env: Mapping[str, str]) -> str | None:
-    """Run a tmux `switch-client` argv (the lead's plan, or a worker's `AttachTarget`);
-    the problem, or None when it worked."""
+    """Run a tmux `switch-client` argv (a lead's plan or a worker's); the problem, or None."""
     try:
         done = subprocess.run(
             list(argv),

@@ -1,19 +1,7 @@
-"""`okstra doctor`: can this machine run a team? Checked before the first setup, not at step 9.
+"""`okstra doctor`: can this machine run a team? Each provider's CLI verdict, tmux, Node.js.
 
-For each provider, the verdict of `okstra_core.readiness.cli_readiness` — the same one
-the app's start line, the model lists and prepare's preflight read: its CLI is on
-PATH, answers its version command, lists the launch flags okstra relies on (a provider
-that can lead) and is not known to be logged out (told offline by the provider file's
-`[login]` rules; only names of variables and paths of files are reported). tmux is
-looked for (the tmux launch backend needs it), and Node.js (the agent CLIs installed
-with npm need version `NODE_MINIMUM` or newer). Every failure comes with the command
-that fixes it; install and login commands are data in the provider files.
-
-Each CLI found is named with where it came from: the file (links resolved) and the
-PATH entry it was found through. A CLI found through a relative PATH entry
-(`node_modules/.bin`, `.`, an empty entry) or an entry inside the current project is
-flagged with a warning (`readiness.origin`): the project there chooses what runs.
-"""
+Every failure comes with its fix. A CLI found through a relative PATH entry or inside the
+current project is flagged (`readiness.origin`): the project there chooses what runs."""
 
 from __future__ import annotations
 
@@ -28,7 +16,7 @@ from ..display import inert
 from ..environment import Environment
 from ..errors import OkstraError
 from ..readiness import Readiness, check_clis
-from ..readiness.login import logged_in_offline
+from ..readiness.login import logged_in_offline as logged_in_offline
 from ..readiness.origin import CliOrigin, locate_cli
 from ..readiness.probes import run_concurrently
 from ..records import config, dataclass
@@ -36,18 +24,6 @@ from ..trust import TrustVerdict, verdict
 
 if TYPE_CHECKING:
     from ..config import ConfigFile
-
-__all__ = [
-    "NODE_MINIMUM",
-    "Check",
-    "DoctorReply",
-    "GuideEntry",
-    "Report",
-    "diagnose",
-    "logged_in_offline",
-    "render",
-    "setup_guide",
-]
 
 TMUX_INSTALL = "sudo apt-get install tmux  (macOS: brew install tmux)"
 # The agent CLIs installed with npm need this Node.js major version or newer (on Node 20
@@ -57,25 +33,8 @@ NODE_INSTALL = (
     f"install Node.js {NODE_MINIMUM} or newer (https://nodejs.org, or `nvm install {NODE_MINIMUM}`)"
 )
 _ORDER = (
-    "name",
-    "kind",
-    "ok",
-    "cli",
-    "path",
-    "resolved_path",
-    "path_entry",
-    "warning",
-    "version",
-    "can_lead",
-    "flags_ok",
-    "ready",
-    "logged_in",
-    "login",
-    "login_fix",
-    "problem",
-    "fix",
-    "install",
-    "disabled",
+    *("name", "kind", "ok", "cli", "path", "resolved_path", "path_entry", "warning", "version"),
+    *("can_lead", "flags_ok", "ready", "logged_in", "login", "login_fix"),
 )
 
 
@@ -234,9 +193,7 @@ def _tool_check(
     missing_fix: str,
     fix: str,
 ) -> Check:
-    """The doctor's line of a tool (`_tool`'s finding): `missing` (with `missing_fix`
-    and its `install` command) when it is not on PATH, else its path, version and
-    `failed` problem with `fix`."""
+    """The doctor's line of a tool (`_tool`'s finding), `missing` when not on PATH."""
     origin, version, failed = found
     if origin is None:
         return Check(
@@ -290,25 +247,10 @@ def _node_check(environment: Environment, timeout: float, cwd: Path | None = Non
 
 
 def diagnose(
-    environment: Environment,
-    *,
-    timeout: float = 10.0,
-    cwd: Path | None = None,
-    fresh: bool = True,
+    environment: Environment, *, timeout: float = 10.0, cwd: Path | None = None, fresh: bool = True
 ) -> Report:
-    """Check every provider's CLI (`readiness.cli_readiness`), tmux and Node.js.
-
-    Args:
-        environment: PATH and env the CLIs run with.
-        timeout: seconds each command may take.
-        cwd: the current directory (default: the process's): a CLI found inside it, or
-            through a relative PATH entry, is flagged.
-        fresh: run every CLI now (the doctor, the guide's re-check); False: the same
-            verdict, from its record when one is usable (the start line).
-
-    Raises:
-        DataFileError: a provider or config file is malformed (named).
-    """
+    """Check every provider's CLI (`readiness.cli_readiness`), tmux and Node.js; with
+    `fresh=False` a usable recorded verdict is reused (the start line)."""
     catalog = load_catalog(environment)
     disabled = set(catalog.config.disabled_providers)
     providers = catalog.providers
@@ -333,16 +275,8 @@ def diagnose(
 
 @dataclass(frozen=True)
 class GuideEntry:
-    """One agent CLI that is not ready, for a first screen: what is wrong, what to do.
-
-    Attributes:
-        cli: the command (`claude`).
-        providers: the providers that run it.
-        state: `missing`, `logged out` or `not working`.
-        can_lead: one of its providers can lead a run.
-        install: the install command (from the provider file), when known.
-        todo: the one thing to do: install, log in, or the fix of what is wrong.
-    """
+    """An agent CLI not ready, for a first screen: its `state` (`missing`, `logged out`,
+    `not working`) and `todo`, the one thing to do."""
 
     cli: str
     providers: tuple[str, ...]
@@ -353,8 +287,7 @@ class GuideEntry:
 
 
 def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
-    """What stands between this machine and a run, one entry per CLI (each reason once);
-    empty when a run can be launched (`report.ok`). Lead-capable CLIs first."""
+    """What stands between this machine and a run, one entry per CLI, lead-capable first."""
     if report.ok:
         return ()
     by_cli: dict[str, list[Check]] = {}
@@ -362,8 +295,7 @@ def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
         if not check.disabled and not check.ready:
             by_cli.setdefault(check.cli or check.name, []).append(check)
     node = next((c for c in report.checks if c.name == "node" and c.kind == "tool"), None)
-    # An npm-installed CLI on a Node.js too old (or absent) needs Node.js first, as the
-    # doctor says: the guide's install line says so too.
+    # An npm-installed CLI needs a new enough Node.js first: its install line says so.
     node_first = None
     if node is not None and not node.ok:
         here = f"this one is {node.version}" if node.version else "none is on PATH"
@@ -396,8 +328,7 @@ def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
 
 @dataclass(frozen=True, kw_only=True)
 class DoctorReply:
-    """`okstra doctor`'s document: the report's keys, then the current project's trust
-    verdict and the config files okstra reads (neither is in the app's report)."""
+    """`okstra doctor`'s document: the report's keys, the project's trust, the config files."""
 
     __pydantic_config__ = config(camel_case=True, spread="report", omit_none=("project_trust",))
 
@@ -407,8 +338,7 @@ class DoctorReply:
 
 
 def _where(check: Check) -> str:
-    """Where a CLI came from: `/usr/bin/x (PATH entry /usr/bin)`, with `→ target` when
-    the name is a link, or "" when it was not found."""
+    """Where a CLI came from: `/usr/bin/x → target (PATH entry /usr/bin)`, "" if not found."""
     path, resolved, entry = check.path, check.resolved_path, check.path_entry
     if not path:
         return ""
@@ -436,23 +366,7 @@ def project_trust(environment: Environment, cwd: Path | None = None) -> TrustVer
         return TrustVerdict(project=str(cwd or Path.cwd()), trusted=False, why=exc.render())
 
 
-def _trust_lines(found: TrustVerdict | None) -> list[str]:
-    if found is None:
-        return []
-    mark = "ok " if found.trusted else "-- "
-    return [f"{mark}project      {found.project}", f"     {found.why}"]
-
-
-def _config_lines(files: tuple[ConfigFile, ...]) -> list[str]:
-    lines = ["config files:"] if files else []
-    for item in files:
-        state = "in use" if item.present else "absent"
-        lines.append(f"     {item.scope:<15} {item.path} ({state})")
-    return lines
-
-
 def _check_lines(check: Check) -> list[str]:
-    """A check's lines: its mark, name and version, where it came from, what is wrong."""
     mark = "ok " if check.ok else ("-- " if check.disabled else "!! ")
     what = check.version or ""
     if check.disabled:
@@ -480,18 +394,21 @@ def _check_lines(check: Check) -> list[str]:
 
 
 def render(shown: Report | DoctorReply) -> str:
-    """The report for people (with the project's trust and the config files, for the
-    command's `DoctorReply`): one line per check, where each CLI came from, warnings and
-    fixes below. Every value is shown inert."""
+    """The report for people: one line per check, then where, warnings and fixes (inert)."""
     reply = shown if isinstance(shown, DoctorReply) else DoctorReply(report=shown)
     report = reply.report
-    lines = []
-    for check in report.checks:
-        lines.extend(_check_lines(check))
-    lines.extend(_trust_lines(reply.project_trust))
-    lines.extend(_config_lines(reply.config_files))
-    lines.append("")
-    lines.append(report.summary())
+    lines = [line for check in report.checks for line in _check_lines(check)]
+    trust = reply.project_trust
+    if trust is not None:
+        mark = "ok " if trust.trusted else "-- "
+        lines += [f"{mark}project      {trust.project}", f"     {trust.why}"]
+    if reply.config_files:
+        lines.append("config files:")
+    for item in reply.config_files:
+        lines.append(
+            f"     {item.scope:<15} {item.path} ({'in use' if item.present else 'absent'})"
+        )
+    lines += ["", report.summary()]
     warned = [c.name for c in report.checks if c.warning]
     if warned:
         lines.append(

@@ -1,6 +1,5 @@
-"""The lead run in the foreground (okstra its parent): its start and end recorded, and
-watched as a tmux launch is — what the CLI's `prepare --launch exec`, `resume --exec`
-and the app's hand-over all do."""
+"""The lead run in the foreground (okstra its parent): its start and end recorded, watched as
+a tmux launch is (`prepare --launch exec`, `resume --exec`, the app's hand-over)."""
 
 from __future__ import annotations
 
@@ -22,22 +21,10 @@ from .resume import resume_run
 from .runinfo import LEADER_REF, RunInfo, read_run, resume_command
 from .watcher import WATCHING, start_watcher
 
-__all__ = ["run_foreground"]
-
-
-# What a resumed lead no longer has: the earlier end and where it ran before (the
-# leader's fields, by their names in `Participant`).
+# What a resumed lead no longer has: its earlier end and where it ran (`Participant` names).
 _RESUMED_CLEARS = (
-    "exit_status",
-    "exit_signal",
-    "exited_at",
-    "end_detail",
-    "stop_requested_at",
-    "pane_ref",
-    "window_ref",
-    "tmux_socket",
-    "pane_process_id",
-    "pane_start",
+    *("exit_status", "exit_signal", "exited_at", "end_detail", "stop_requested_at"),
+    *("pane_ref", "window_ref", "tmux_socket", "pane_process_id", "pane_start"),
 )
 
 
@@ -117,28 +104,8 @@ def run_foreground(
 ) -> tuple[int, str | None]:
     """Run the lead CLI of an `exec` launch as okstra's foreground child; record its end.
 
-    Says the run id and the exact resume command before handing the terminal over,
-    and a one-line summary after the lead exits. A pending session id (a CLI that
-    mints its own) is looked up once, so the resume sheet is finished when possible.
-    What cannot be recorded (a read-only project) is said, and the lead runs anyway.
-
-    `output`: the lead runs without the terminal, its output appended to this file.
-
-    `resumed` (`okstra resume --exec`): the lead of an earlier launch runs again here.
-    Once it runs, the leader is `launched` on the `exec` backend again (its earlier
-    end and tmux refs cleared) and a `lead-resumed` event is recorded, so `runs` and
-    `status` see it running and its next end is recorded like the first.
-
-    The lead is watched as a tmux launch is: when it ends within the launch watch's
-    bound, the second value is `early_exit_line` (the doctor and resume hint).
-
-    Returns:
-        The lead's exit status (128 + N when killed by signal N), and the early-exit
-        line or None.
-
-    Raises:
-        LaunchError: the CLI could not be started (recorded in the timeline).
-    """
+    `output`: a file for its output instead of the terminal; `resumed`: an earlier lead
+    runs again. Returns its exit status (128 + N for signal N) and `early_exit_line`."""
     run = read_run(run_dir)
     verb = "resumes" if resumed else "starts"
     say(f"okstra: run {run.ref} — the lead ({Path(argv[0]).name}) {verb} here.")

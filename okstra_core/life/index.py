@@ -1,25 +1,8 @@
-"""The runs index of a project: `.okstra/runs-index.jsonl`, so `okstra runs` reads one
-file instead of every run manifest.
+"""The runs index of a project, `.okstra/runs-index.jsonl`: `okstra runs` reads one file.
 
-Each change of a run's life appends one line — the run's row as it is now: prepared, the
-lead launched or ended, a worker started or ended — with the leader participant and the
-manifest's stamp (`<mtime_ns>:<size>`). Reading keeps the last line of each run, so a
-torn line costs nothing but that line. The index is derived data: the manifests stay the
-truth. The run directories are listed once (`project.run_entries`: a directory listing
-and one `lstat` per manifest, no manifest read), and each line is read by orjson as its
-typed row (`IndexRow.from_line`: a line that is no row is counted, not used). A run
-the index does not know, or whose manifest's stamp is not its row's (a stale row: a
-writer that died before its line, an older okstra, an edit), gets its row from its
-manifest, read through its model; a row whose run directory is gone is dropped. A few
-such rows are appended; a missing or damaged index, or many rows at once, is rebuilt:
-rewritten (atomically, under its lock) with one line per run — also when the file
-holds more than twice as many lines as runs.
-
-A line is data, never a command: its `run` must be a run path as okstra names them,
-and it is used only for a run directory that exists, is a real directory (no link)
-and whose manifest still has the row's stamp; every leader field is checked when the
-lead is read (`life.runinfo`), as from a manifest.
-"""
+Each change appends the run's row with its manifest's stamp; the last line per run wins.
+Derived data: a row is trusted only while its real run directory's manifest has the
+stamp, else remade from the manifest (appended, or the index rewritten under its lock)."""
 
 from __future__ import annotations
 
@@ -40,6 +23,7 @@ from ..store import FileLock, append_line, atomic_write_bytes, file_kind, read_b
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 from .project import RUNS_DIR, run_entries
 from .report import read_run_manifest
+from .runinfo import LEADER_KEYS, LEADER_REF
 from .workers.team import members
 
 INDEX_NAME = "runs-index.jsonl"
@@ -49,29 +33,7 @@ MAX_INDEX_BYTES = 256 * 1024 * 1024
 _APPEND_AT_MOST = 64
 _RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
 _SETTLED_LEAD = frozenset(("prepared", "launch-failed", "exited", "stopped", "gone"))
-LEADER_REF = "participant-001"
-# The leader participant's keys the lead's reader checks (`life.runinfo._CHECKS`), and
-# the longest text a listing shows of any of its fields.
-LEADER_KEYS = (
-    "status",
-    "runner",
-    "launchBackend",
-    "sessionRef",
-    "windowRef",
-    "paneRef",
-    "tmuxSocket",
-    "processId",
-    "processStart",
-    "parentProcessId",
-    "parentStart",
-    "paneProcessId",
-    "paneStart",
-    "exitStatus",
-    "exitSignal",
-    "exitedAt",
-    "endDetail",
-    "stopRequestedAt",
-)
+# The longest text a listing shows of any leader field.
 MAX_LEADER_TEXT = 4096
 
 
@@ -80,9 +42,8 @@ class IndexRow(ProjectRunsRow):
 
     @property
     def settled(self) -> bool:
-        """Nothing of the run can be running: the lead never launched or ended, and no
-        worker is running (a look at the run would find nothing new). Only a row with
-        its leader, whose status is the row's, is settled."""
+        """Nothing of the run can be running: the lead never launched or ended, no worker
+        runs. Only a row with its leader, whose status is the row's, is settled."""
         leader, lead = self.leader, self.lead_status
         if leader is None or (leader.get("status") or "prepared") != lead:
             return False  # not a row okstra wrote: its manifest is read instead
@@ -115,19 +76,13 @@ def project_of(run_dir: Path) -> Path:
 
 
 def _relative(run_dir: Path) -> str:
-    parts = run_dir.parts[-4:]
-    return "/".join(parts)
+    return "/".join(run_dir.parts[-4:])
 
 
 def row_of(
-    run_dir: Path,
-    manifest: RunManifest,
-    *,
-    now: str | None = None,
-    stamp: str | None = None,
+    run_dir: Path, manifest: RunManifest, *, now: str | None = None, stamp: str | None = None
 ) -> IndexRow:
-    """The run's row from its manifest; `stamp`: the manifest's (`manifest_stamp`)
-    when `manifest` is what the file holds."""
+    """The run's row from its manifest; `stamp`: the manifest file's (`manifest_stamp`)."""
     team = members(manifest)
     lead = next((m.participant for m in team if m.leader), None)
     return IndexRow(
@@ -149,9 +104,8 @@ def row_of(
 
 
 def _leader(lead: Participant | None) -> dict[str, Any] | None:
-    """The leader participant's fields a listing reads (`LEADER_KEYS`), as the manifest
-    has them; None (the run is then read from its manifest) when it has no leader, or
-    one with a text longer than a listing shows (it is shown as the damage it is)."""
+    """The leader's fields a listing reads (`LEADER_KEYS`); None (the run is then read from
+    its manifest) without a leader or with a text longer than a listing shows."""
     if lead is None or lead.participant_ref != LEADER_REF:
         return None
     data = lead.dump()
@@ -161,8 +115,8 @@ def _leader(lead: Participant | None) -> dict[str, Any] | None:
 
 
 def manifest_stamp(run_dir: Path | str) -> str | None:
-    """`<mtime_ns>:<size>` of the run's manifest (None: not a regular file). Every
-    rewrite is a new file renamed in place, so a changed manifest has a new stamp."""
+    """`<mtime_ns>:<size>` of the run's manifest (None: not a regular file); every rewrite
+    is a new file renamed in place, so a changed manifest has a new stamp."""
     return _stamp(os.path.join(run_dir, RUN_MANIFEST))
 
 
@@ -175,16 +129,14 @@ def _stamp(manifest: str) -> str | None:
 
 
 def note(run_dir: Path, manifest: RunManifest, *, now: str | None = None) -> None:
-    """Append the run's row as `manifest` has it now, just written (best effort: the
-    index is derived)."""
+    """Append the run's row as `manifest`, just written, has it (best effort)."""
     with contextlib.suppress(OkstraError, OSError, IndexError):
         row = row_of(run_dir, manifest, now=now, stamp=manifest_stamp(run_dir))
         append_line(index_path(project_of(run_dir)), row.dump())
 
 
 def _read(path: Path) -> tuple[dict[str, IndexRow], int, int]:
-    """(the last row of each run, number of lines, lines that are no row) of the index
-    file (absent: empty). A row's `run` is checked where it is used (`listing`)."""
+    """(the last row of each run, number of lines, lines that are no row) of the index."""
     if not os.path.lexists(path) or special(path) is not None:
         return {}, 0, 0
     data = read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES)
@@ -203,9 +155,7 @@ def _read(path: Path) -> tuple[dict[str, IndexRow], int, int]:
 
 
 def special(path: Path) -> str | None:
-    """Why the index file is not used, when it is not a regular file (a FIFO, a link,
-    a directory, …): it is then ignored, never read nor written, and the runs are
-    listed from their directories. None for a regular file or none at all."""
+    """Why an index that is no regular file is ignored (never read nor written), else None."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -224,10 +174,8 @@ def note_of(project_root: Path) -> str | None:
 
 
 def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
-    """The row of a run the index does not know (or knows from an older manifest), from
-    its manifest (None: no manifest, or not a JSON object). A manifest its model refuses
-    still gives its row, without the leader: such a run is never settled, and the
-    listing reads it itself and shows why."""
+    """A run's row from its manifest (None: none, or not a JSON object); a manifest its
+    model refuses gives a row without the leader (never settled: the listing reads it)."""
     run_dir = tasks / run
     stamp = manifest_stamp(run_dir)  # before reading: a change meanwhile is seen next time
     try:
@@ -244,8 +192,7 @@ def _from_manifest(tasks: Path, run: str) -> IndexRow | None:
 
 
 def _unread(run_dir: Path, stamp: str | None) -> IndexRow:
-    """The row of a run whose manifest its model refuses: what its path says, no
-    leader (never settled: the listing reads the run itself and shows why)."""
+    """The row of a run whose manifest its model refuses: what its path says, no leader."""
     return IndexRow(
         run=_relative(run_dir),
         run_id=run_dir.name,
@@ -266,16 +213,8 @@ def rows(project_root: Path) -> list[IndexRow]:
 
 
 def listing(project_root: Path) -> list[Listed]:
-    """Every entry of the project's `runs/` directories (`project.run_entries`, listed
-    once), each with its run's row when one can be trusted (else None: the listing reads
-    the run itself).
-
-    A row is the index's line for a real run directory (named as okstra names them)
-    whose manifest still has the line's stamp. A run the index does not know, or whose
-    manifest changed since its row was made (its stamp differs), gets its row from its
-    manifest, appended to the index (or the index rewritten). A run whose manifest
-    cannot be read has no row.
-    """
+    """Every entry of the project's `runs/` directories, with its run's row when one can
+    be trusted (else None: the listing reads the run itself); new rows are written."""
     path = index_path(project_root)
     indexed, lines, bad = _read(path)
     tasks = os.path.join(project_root, OKSTRA_DIR, TASKS_DIR)
@@ -289,8 +228,7 @@ def listing(project_root: Path) -> list[Listed]:
         if run is not None and row is not None:
             found[run] = row
         out.append((group, task, name, real, row))
-    # A line naming no run directory of the project: a run removed since (kept until
-    # the index is compacted), or a line that is no row at all (the index is rebuilt).
+    # A line naming no run path at all makes the index rebuilt (a removed run's is kept).
     bad += any(not _run_path(run) for run in indexed.keys() - found.keys())
     if special(path) is not None:
         pass  # never written to (`special`)
@@ -305,9 +243,7 @@ def listing(project_root: Path) -> list[Listed]:
 
 
 def _indexable(group: str, task: str, name: str, names: dict[str, bool]) -> str | None:
-    """The run path of a real run directory when the index can name it (the group and
-    task under the one name rule, the run named as okstra names runs); `names` keeps
-    what is known of each group and task name."""
+    """The run path of a run directory the index can name; `names` caches the name rule."""
     if _RUN.fullmatch(name) is None:
         return None
     for part in (group, task):
@@ -322,8 +258,8 @@ def _indexable(group: str, task: str, name: str, names: dict[str, bool]) -> str 
 def _trusted(
     tasks: str, run: str, indexed: Mapping[str, IndexRow], fresh: dict[str, IndexRow]
 ) -> IndexRow | None:
-    """The run's row when its manifest still has the row's stamp; else its row made
-    from its manifest (added to `fresh`); None when there is none."""
+    """The run's row when its manifest still has its stamp, else one made from its manifest
+    (added to `fresh`); None when there is none."""
     row = indexed.get(run)
     stamp = row.manifest_stamp if row is not None else None
     if stamp is not None and stamp == _stamp(f"{tasks}/{run}/{RUN_MANIFEST}"):
@@ -335,15 +271,10 @@ def _trusted(
 
 
 def _rewrite(
-    path: Path,
-    present: Container[str],
-    fresh: Mapping[str, IndexRow],
-    seen: Mapping[str, IndexRow],
+    path: Path, present: Container[str], fresh: Mapping[str, IndexRow], seen: Mapping[str, IndexRow]
 ) -> None:
-    """Rewrite the index with one line per present run, `fresh` rows (of present runs)
-    in place of what was `seen` (under the lock appends take, from the file as it is
-    then: a line appended meanwhile is newer than what was read, and is kept). Each
-    line is written as its row (keys okstra does not write are left out)."""
+    """Rewrite the index with one line per present run, `fresh` rows in place of what was
+    `seen` (under the lock, from the file as it is then: a newer line appended is kept)."""
     with contextlib.suppress(OkstraError, OSError), FileLock(path, timeout=2.0):
         latest, _, _ = _read(path)
         merged = {run: row for run, row in latest.items() if run in present}

@@ -1,28 +1,8 @@
-"""The lead after launch: is it running, how did it end, stop it, attach to it.
+"""The lead after launch: is it running, how did it end, stop it.
 
-okstra runs no daemon. Whenever it next looks at a run (`okstra runs`, `status`,
-`resume`, `stop`, the app's launch screen), it checks the lead where it was started:
-
-* tmux: the pane recorded at launch (`paneRef` on the tmux server at `tmuxSocket`,
-  the program in it `paneProcessId` started at `paneStart`). The window keeps
-  `remain-on-exit`, so a lead that exited leaves a dead pane with its exit status
-  and last lines;
-* foreground (`exec` backend): okstra stayed the parent of the CLI and records the
-  exit itself; a recorded process that is gone without a record was lost with it.
-
-What the run manifest says is checked first (`runinfo`): a damaged field makes the
-lead `damaged`. A process is acted on only when it is the one launch recorded
-(`process`), a tmux server only when it is the user's own and a pane only when its
-program is the lead's (`tmux`); anything else makes the lead `refused`, with why, and
-nothing is sent anywhere.
-
-The first look that sees the end records it, once: a `lead-exited` event in the task's
-`timeline.jsonl` and the leader participant's status (`exited`, `stopped` or `gone`)
-in `run-manifest.json` — the one mutation a prepared run allows. Writers of the
-participant take the run's resume-sheet lock, so concurrent looks record it once. A
-project okstra cannot write to (read-only, or its lock cannot be created) is still
-looked at: the status says the end was not recorded.
-"""
+No daemon: each look checks the tmux pane or process launch recorded (anything else is
+`refused`); the first look that sees the end records it once, under the participant
+lock (on a read-only project the status says it was not recorded)."""
 
 from __future__ import annotations
 
@@ -37,48 +17,15 @@ from ..environment import Environment
 from ..errors import DataFileError, OkstraError
 from ..launch import RESUME_JSON
 from ..processes import process, tmux
-from ..processes.process import process_start
 from ..processes.tmux import PaneProbe, pane_lines, probe_pane
 from ..records import Delegate, config, dataclass, field
 from ..store import FileLock, append_line
 from ..tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from . import index
 from .report import read_run_manifest
-from .runinfo import (
-    ENDED,
-    LAUNCH_FAILED,
-    LEADER_REF,
-    Leader,
-    RunInfo,
-    read_run,
-    resume_command,
-)
+from .runinfo import ENDED, LEADER_REF, Leader, RunInfo, resume_command
+from .runinfo import read_run as read_run
 from .status import LeadStatus, base_status, with_changes
-
-__all__ = [
-    "ENDED",
-    "LAST_LINES",
-    "LAUNCH_FAILED",
-    "LEADER_REF",
-    "LeadStatus",
-    "PaneProbe",
-    "RunInfo",
-    "StopOutcome",
-    "failure_text",
-    "observe",
-    "pane_lines",
-    "pane_of",
-    "participant_lock",
-    "probe_pane",
-    "process_alive",
-    "process_start",
-    "read_run",
-    "record_end",
-    "resume_command",
-    "stop",
-    "timeline_path",
-    "update_leader",
-]
 
 # How many of a dead pane's last lines the timeline keeps.
 LAST_LINES = 20
@@ -94,9 +41,6 @@ def pane_of(lead: Leader) -> tmux.Pane:
     return tmux.Pane(ref=lead.pane_ref or "", pid=lead.pane_process_id, start=lead.pane_start)
 
 
-# --------------------------------------------------------------------------- recording
-
-
 def participant_lock(run_dir: Path) -> FileLock:
     """The lock every writer of a launched run's participants takes (with resume)."""
     return FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT)
@@ -108,8 +52,7 @@ def timeline_path(run_dir: Path) -> Path:
 
 
 def update_leader(run_dir: Path, changes: Mapping[str, Any]) -> None:
-    """Set leader participant fields, by their names in `Participant` (under the
-    participant lock)."""
+    """Set leader participant fields, by their names in `Participant` (under its lock)."""
     from ..prepare.runfiles import update_participant  # a writer: loaded when it writes
 
     with participant_lock(run_dir):
@@ -128,25 +71,8 @@ def record_end(
     how: str = "exited",
     detail: str | None = None,
 ) -> bool:
-    """Record the lead's end once: a `lead-exited` event and the leader's status.
-
-    Args:
-        run_dir: the run.
-        environment: the clock.
-        exit_status: the CLI's exit status, when known.
-        signal_number: the signal that ended it, when known.
-        exited_at: when it ended (ISO); default now.
-        lines: the last lines it showed (tmux), for the timeline.
-        how: `exited`, or `gone` (ended unseen). A leader whose stop was requested
-            is recorded `stopped`.
-        detail: a short explanation (e.g. why it is `gone`).
-
-    Returns:
-        True when this call recorded it; False when it was recorded already.
-
-    Raises:
-        OkstraError: the run cannot be written (read-only, lock, damaged manifest).
-    """
+    """Record the lead's end once (`how`: `exited`, `gone`; `stopped` when asked to stop);
+    False when it was recorded already. Raises `OkstraError` when it cannot be written."""
     now = environment.now().isoformat(timespec="seconds")
     with participant_lock(run_dir):
         path, manifest = read_run_manifest(run_dir)
@@ -173,18 +99,9 @@ def record_end(
         append_line(timeline_path(run_dir), event.dump())
         from ..prepare.runfiles import update_participant  # loaded when it writes
 
-        updated = update_participant(
-            path,
-            LEADER_REF,
-            {
-                "status": state,
-                "exit_status": exit_status,
-                "exit_signal": signal_number,
-                "exited_at": exited_at or now,
-                "end_detail": detail or leader.end_detail,
-            },
-        )
-        index.note(run_dir, updated)
+        changes = {"status": state, "exit_status": exit_status, "exit_signal": signal_number}
+        changes |= {"exited_at": exited_at or now, "end_detail": detail or leader.end_detail}
+        index.note(run_dir, update_participant(path, LEADER_REF, changes))
         return True
 
 
@@ -209,9 +126,6 @@ def _record(
     return with_changes(again, recorded=done) if again.ended else seen
 
 
-# --------------------------------------------------------------------------- observe
-
-
 def observe(
     run: RunInfo,
     environment: Environment,
@@ -219,18 +133,8 @@ def observe(
     record: bool = True,
     sleep: Callable[[float], None] = time.sleep,
 ) -> LeadStatus:
-    """Look at the lead of `run`; record its end the first time it is seen.
-
-    Never raises for what a run file says: a damaged field is `damaged`, a process,
-    server or pane okstra did not start is `refused`, a project it cannot write to
-    leaves a `note`.
-
-    Args:
-        run: from `read_run`.
-        environment: PATH (tmux), env and clock.
-        record: write the end when seen (False: only report it).
-        sleep: the pause between tmux polls (tests).
-    """
+    """Look at the lead of `run`; record its end (with `record`) the first time it is seen.
+    Never raises for what a run file says (`damaged`, `refused`, or a `note`)."""
     base = base_status(run)
     if base.state != "launched":
         return base
@@ -258,24 +162,13 @@ def _observe_tmux(
     if probe.found and not probe.dead:
         return with_changes(base, state="running")
     if probe.found:
-        ended = with_changes(
-            base,
-            state="exited",
-            exit_status=probe.exit_status,
-            signal=probe.signal,
-            exited_at=probe.dead_at,
-        )
+        end = {"exit_status": probe.exit_status, "exited_at": probe.dead_at}
+        ended = with_changes(base, state="exited", signal=probe.signal, **end)
         if not record:
             return ended
+        lines = pane_lines(server, pane, environment, LAST_LINES)
         return _record(
-            run,
-            ended,
-            environment,
-            record,
-            exit_status=probe.exit_status,
-            signal_number=probe.signal,
-            exited_at=probe.dead_at,
-            lines=pane_lines(server, pane, environment, LAST_LINES),
+            run, ended, environment, True, signal_number=probe.signal, lines=lines, **end
         )
     detail = f"its tmux pane {base.pane_ref} ({base.window_ref}) was closed: {probe.problem}"
     gone = with_changes(base, state="gone", detail=detail)
@@ -296,9 +189,6 @@ def _observe_exec(
     detail = "the foreground okstra that started it ended without recording its exit"
     gone = with_changes(base, state="gone", detail=detail)
     return _record(run, gone, environment, record, exit_status=None, how="gone", detail=detail)
-
-
-# --------------------------------------------------------------------------- stop
 
 
 @dataclass(frozen=True)
@@ -372,15 +262,8 @@ def stop(
     grace: float = 10.0,
     sleep: Callable[[float], None] = time.sleep,
 ) -> StopOutcome:
-    """Ask the lead to stop (Ctrl-C, then SIGTERM), then kill it after `grace` seconds.
-
-    tmux: `C-c` is sent to the pane; after half the grace time SIGTERM goes to the
-    pane's process; after the other half the pane is killed. The dead pane's exit
-    status and last lines are recorded (status `stopped`), then its window is closed.
-    Foreground: SIGTERM to the CLI, SIGKILL after `grace`; the okstra that started it
-    records the exit. Already ended, or not what okstra started (`refused`): nothing
-    is sent.
-    """
+    """Ask the lead to stop (tmux: `C-c`, SIGTERM, then the pane killed; foreground: SIGTERM,
+    then SIGKILL), killing it after `grace` seconds. An ended or `refused` lead is sent nothing."""
     before = observe(run, environment, sleep=sleep)
     if not before.alive:
         return StopOutcome(run=run, before=before, after=before)

@@ -1,8 +1,6 @@
-"""The bounds of the team's actions, named once for every front end.
+"""The bounds of the team's actions, named once for the CLI's parser and the MCP schemas.
 
-The CLI's parser and the MCP tools' input schemas check these before calling
-`life.actions`, which checks them again; this module imports nothing, so a parser
-can name them without loading the actions.
+It imports nothing, so a parser can name them without loading `life.actions`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """Naming one run the way git finds a repository.
 
-A run is named by its run id (`requirements-discovery-001`), `<task-id>/<run-id>`,
-`<group>/<task-id>/<run-id>`, or a task (`<group>/<task-id>`: its newest run), looked
-up only inside the project found above the current directory
-(`okstra_core.life.project`: safely, like git). An argument with a `/` that is no such
-name is a path, accepted only if it resolves to a run directory (or its
-`run-manifest.json`) of a project. So every command that takes a run works from
-anywhere inside the project, and a directory planted elsewhere is never taken for one.
-"""
+A run id, `<task>/<run>`, `<group>/<task>/<run>` or a task (its newest run) is looked up
+in the project above the current directory; another argument with `/` must be a run path."""
 
 from __future__ import annotations
 
@@ -16,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC
 from pathlib import Path
 
+from ..discovery import UnsafeProjectError
 from ..errors import UsageError
 from ..tasks import RUN_MANIFEST
 from .project import (
@@ -24,7 +19,6 @@ from .project import (
     RUN_ARG,
     RUN_ID,
     RunPlace,
-    UnsafeProjectError,
     is_name,
     project_root_or_error,
     run_at_path,
@@ -33,17 +27,11 @@ from .project import (
 )
 from .runinfo import READ_ERRORS, read_run
 
-__all__ = ["locate_run"]
-
 
 def locate_run(value: str, start: Path, env: Mapping[str, str] | None = None) -> Path:
     """The run directory `value` names, looked up from `start` (the current directory).
 
-    Raises:
-        UsageError: naming `value` — no such run, not inside a project, not a run
-            directory of a project, or a name that fits several runs (they are listed).
-        UnsafeProjectError: the project found (or the one a path leads to) is refused.
-    """
+    Raises `UsageError` (no such run, or several) or `UnsafeProjectError`."""
     if not value or len(value) > MAX_ARG or "\0" in value:
         raise UsageError(f"expected a run ({EXPECTED})", field=RUN_ARG)
     if not is_name(value):
@@ -74,7 +62,9 @@ def _by_name(root: Path, value: str) -> RunPlace | None:
         found = _newest(
             p
             for p, real in run_places(root)
-            if real and (p.group, p.task) == (parts[0], parts[1]) and _has_manifest(p)
+            if real
+            and (p.group, p.task) == (parts[0], parts[1])
+            and os.path.lexists(p.path / RUN_MANIFEST)
         )
     if len(found) > 1:
         listed = ", ".join(p.ref for p in found)
@@ -82,10 +72,6 @@ def _by_name(root: Path, value: str) -> RunPlace | None:
             f"{value} names several runs ({listed}); give <task>/<run-id>", field=RUN_ARG
         )
     return found[0] if found else None
-
-
-def _has_manifest(place: RunPlace) -> bool:
-    return os.path.lexists(place.path / RUN_MANIFEST)
 
 
 def _newest(places: Iterable[RunPlace]) -> list[RunPlace]:

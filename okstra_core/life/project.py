@@ -1,16 +1,7 @@
-"""Naming a project's runs; the project itself is found by `okstra_core.discovery`.
+"""Naming a project's runs (the project itself is found by `okstra_core.discovery`).
 
-The project is the nearest directory at or above the start that holds `.okstra`, found
-safely (`discovery.find_project_root`: owner and mode checked, never above the home
-directory nor across a file system, `OKSTRA_SAFE_DIRECTORIES` to allow one); those
-names are re-exported here for the commands that take a run.
-
-Runs live at `<project>/.okstra/tasks/<group>/<task>/runs/<run>`. A name (`<run>`,
-`<task>/<run>`, `<group>/<task>/<run>`) is looked up only there; a path is a run only
-if, resolved, it is such a directory (or its `run-manifest.json`) reached through no
-link below the project and in a project that passes the same check. Nothing else is
-ever read as a run, so nothing is written outside `.okstra`.
-"""
+Runs live at `<project>/.okstra/tasks/<group>/<task>/runs/<run>`; a path is a run only if,
+resolved, it is one, reached through no link below a project that passes the owner check."""
 
 from __future__ import annotations
 
@@ -21,30 +12,13 @@ import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from ..discovery import (
-    SAFE_ENV,
-    UnsafeProjectError,
-    check_project,
-    default_project_root,
-    find_project_root,
-    git_top,
-    safe_directories,
-)
+from ..discovery import UnsafeProjectError as UnsafeProjectError
+from ..discovery import check_project, find_project_root, safe_directories
 from ..errors import FileSystemError, UsageError
 from ..names import is_name as is_task_name
 from ..records import dataclass
 from ..store import check_no_links
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
-
-__all__ = [
-    "SAFE_ENV",
-    "UnsafeProjectError",
-    "check_project",
-    "default_project_root",
-    "find_project_root",
-    "git_top",
-    "safe_directories",
-]
 
 RUN_ARG = "<run>"
 RUNS_DIR = "runs"
@@ -72,9 +46,6 @@ def project_root_or_error(start: Path, env: Mapping[str, str] | None = None) -> 
     return root
 
 
-# --------------------------------------------------------------------------- run places
-
-
 @dataclass(frozen=True)
 class RunPlace:
     """Where a run directory is: `<root>/.okstra/tasks/<group>/<task>/runs/<name>`."""
@@ -86,14 +57,11 @@ class RunPlace:
 
     @functools.cached_property
     def path(self) -> Path:
-        root, name = self.root, self.name
-        return Path(
-            os.path.join(root, OKSTRA_DIR, TASKS_DIR, self.group, self.task, RUNS_DIR, name)
-        )
+        return Path(os.path.join(self.task_root, RUNS_DIR, self.name))
 
     @functools.cached_property
     def task_root(self) -> Path:
-        # One path made from text: a listing makes these for every run.
+        # Paths made from text: a listing makes these for every run.
         return Path(os.path.join(self.root, OKSTRA_DIR, TASKS_DIR, self.group, self.task))
 
     @property
@@ -108,11 +76,8 @@ class RunPlace:
 def place_of(path: Path) -> RunPlace | None:
     """The place of `path` if it is laid out as a run directory (nothing is checked)."""
     parents = path.parents
-    if len(parents) < 6 or (parents[0].name, parents[3].name, parents[4].name) != (
-        RUNS_DIR,
-        TASKS_DIR,
-        OKSTRA_DIR,
-    ):
+    layout = (RUNS_DIR, TASKS_DIR, OKSTRA_DIR)
+    if len(parents) < 6 or (parents[0].name, parents[3].name, parents[4].name) != layout:
         return None
     return RunPlace(root=parents[5], group=parents[2].name, task=parents[1].name, name=path.name)
 
@@ -134,20 +99,14 @@ def _subdirs(path: str) -> list[str]:
 
 
 def run_places(root: Path) -> Iterator[tuple[RunPlace, bool]]:
-    """Every entry of the project's `runs/` directories, and whether it is a real directory.
-
-    Only real directories lead there: a group, task or `runs` reached through a link is
-    not this project's and is not entered; a run entry that is a link is given (False),
-    to be shown as damaged, never read.
-    """
+    """Every entry of the project's `runs/` directories, and whether it is a real directory
+    (a link is given, to be shown as damaged, never read; none is entered)."""
     for group, task, name, real in run_entries(root):
         yield RunPlace(root=root, group=group, task=task, name=name), real
 
 
 def run_entries(root: Path) -> Iterator[tuple[str, str, str, bool]]:
-    """`run_places` as names: (group, task, run, whether a real directory) of every entry
-    of the project's `runs/` directories, each directory listed once (a listing of
-    thousands of runs makes no object per run)."""
+    """`run_places` as names (group, task, run, real): no object per run, for big listings."""
     tasks = os.path.join(root, OKSTRA_DIR, TASKS_DIR)
     if not (_real_dir(os.path.join(root, OKSTRA_DIR)) and _real_dir(tasks)):
         return
@@ -161,22 +120,15 @@ def run_entries(root: Path) -> Iterator[tuple[str, str, str, bool]]:
                     found = [(e.name, e.is_dir(follow_symlinks=False), e) for e in entries]
             except OSError:
                 continue
-            found.sort(key=_first)
+            found.sort(key=lambda item: item[0])
             for name, real, entry in found:
                 if real or entry.is_symlink():
                     yield group, task, name, real
 
 
-def _first(item: tuple[str, bool, os.DirEntry[str]]) -> str:
-    return item[0]
-
-
 def runs_named(root: Path, parts: list[str]) -> list[RunPlace]:
-    """The runs of the project a name (`run`, `task/run`, `group/task/run`) fits.
-
-    Only real run directories holding a `run-manifest.json` entry, or none at all (an
-    incomplete run), count; the name is matched segment by segment, never as a pattern.
-    """
+    """The real run directories a name (`run`, `task/run`, `group/task/run`) fits,
+    matched segment by segment, never as a pattern."""
     group, task, run = ([None, None, *parts])[-3:]
     return [
         place
@@ -189,11 +141,8 @@ def runs_named(root: Path, parts: list[str]) -> list[RunPlace]:
 
 
 def is_name(value: str) -> bool:
-    """`run`, `task/run` or `group/task/run` (or `group/task`), each segment a name.
-
-    A group and a task id follow the one name rule (`okstra_core.names`, letters of any
-    script); a run directory's name is `<task-type>-<seq>` (`RUN_ID`).
-    """
+    """`run`, `task/run`, `group/task/run` or `group/task`, each segment a name
+    (`okstra_core.names`) or, last, a run directory's name (`RUN_ID`)."""
     parts = value.split("/")
     if not 1 <= len(parts) <= 3:
         return False
@@ -204,17 +153,8 @@ def is_name(value: str) -> bool:
 
 
 def run_at_path(value: str, start: Path, env: Mapping[str, str] | None = None) -> RunPlace:
-    """The run a path names: resolved, it must be a run directory (or its manifest).
-
-    The path may be relative to `start`. It is resolved (links followed) and must then
-    be laid out as `<project>/.okstra/tasks/<group>/<task>/runs/<run>`; the path as
-    typed must go through no link below that `.okstra`; the project must pass the
-    owner check.
-
-    Raises:
-        UsageError: not a run directory of a project (named).
-        UnsafeProjectError: the project is refused.
-    """
+    """The run a path (relative to `start`) names: resolved, a run directory (or its
+    manifest) of a project passing the owner check, typed through no link below `.okstra`."""
     given = Path(value) if os.path.isabs(value) else start / value
     real = Path(os.path.realpath(given))
     try:

@@ -1,19 +1,7 @@
 """`okstra runs --prune`: remove the run directories killed prepares left behind.
 
-A prepare reserves its run number by creating the run directory, then writes the run's
-files, the run manifest among them, all under the task's sequence lock. A prepare
-killed half-way leaves a directory without its `run-manifest.json` (maybe only temp
-files `.okstra-tmp-*`): `okstra runs` lists it as `incomplete`. Pruning removes such a
-directory only when all of this holds:
-
-* it lies at `<project>/.okstra/tasks/<group>/<task>/runs/<run>`, reached through no
-  link, and is a real directory (a link is never followed nor removed);
-* it has no `run-manifest.json` entry of any kind;
-* nothing in it (nor itself) changed in the last minute;
-* the task's sequence lock is free — taken without waiting, and held while the
-  directory is checked again and removed, so a prepare running now is never touched;
-* everything in it lies on the same file system (no mount point is entered).
-"""
+Only a real directory without any manifest entry, unchanged for a minute, on one file
+system, while the task's sequence lock is free (held while checked again and removed)."""
 
 from __future__ import annotations
 
@@ -26,23 +14,19 @@ from pathlib import Path
 
 from ..errors import OkstraError
 from ..prepare.runfiles import task_lock
-from ..records import config, dataclass, field
+from ..records import Delegate, config, dataclass, field
 from ..store import SWEEP_GRACE_SECONDS
 from ..tasks import RUN_MANIFEST, task_root
 from . import worktrees
 from .project import RunPlace, run_places
 
-# The most entries a leftover directory may hold to be removed (a killed prepare
-# leaves a handful of files).
+# The most entries a leftover directory may hold (a killed prepare leaves a handful).
 MAX_ENTRIES = 1000
 
 
 @dataclass(frozen=True)
 class Leftover:
-    """An incomplete run directory, and why it is kept (None: it can be removed).
-
-    Its JSON (`records.to_data`) is an entry of `kept`: `{"runDir", "why"}`.
-    """
+    """An incomplete run directory, and why it is kept (None: it can be removed)."""
 
     __pydantic_config__ = config(
         aliases={"run_dir": "runDir", "kept": "why"},
@@ -54,18 +38,12 @@ class Leftover:
     place: RunPlace
     kept: str | None = None
 
-    @property
-    def run_dir(self) -> Path:
-        return self.place.path
+    run_dir = Delegate[Path]("place.path")
 
 
 @dataclass(frozen=True)
 class PruneOutcome:
-    """What `okstra runs --prune` removed and what it kept (with why).
-
-    Its JSON (`records.to_data`): `ok` (nothing kept), the project, the removed
-    directories and the kept ones.
-    """
+    """What `okstra runs --prune` removed and what it kept (with why)."""
 
     __pydantic_config__ = config(
         camel_case=True,
@@ -128,11 +106,7 @@ def leftovers(project_root: Path, *, now: float | None = None) -> list[Leftover]
     return found
 
 
-def prune(
-    project_root: Path,
-    *,
-    now: Callable[[], float] = time.time,
-) -> PruneOutcome:
+def prune(project_root: Path, *, now: Callable[[], float] = time.time) -> PruneOutcome:
     """Remove every incomplete run directory that may be removed; say why others stay."""
     removed: list[RunPlace] = []
     kept: list[Leftover] = []
@@ -164,8 +138,8 @@ def _remove(place: RunPlace, now: Callable[[], float]) -> str | None:
         if why is not None:
             return why
         try:
-            # `rmtree` never follows a link (it removes the link) and refuses a link at
-            # the top; the file-descriptor walk is safe against swapped directories.
+            # `rmtree` never follows a link, refuses one at the top, and its fd walk is
+            # safe against swapped directories.
             shutil.rmtree(place.path)
         except OSError as exc:
             return f"cannot remove it: {exc.strerror or exc}"
@@ -177,8 +151,7 @@ def _remove(place: RunPlace, now: Callable[[], float]) -> str | None:
 def gone_worktrees(
     project_root: Path, project_id: str, where: Path, env: Mapping[str, str]
 ) -> list[tuple[Path, str]]:
-    """The writers' worktrees of this project (under `where/<project id>/`) whose run is
-    gone: its run directory holds no run manifest any more."""
+    """The writers' worktrees of this project (under `where/<project id>/`) whose run is gone."""
     tree = worktrees.project_tree(project_root, env)
     if tree is None:
         return []
@@ -197,8 +170,7 @@ def gone_worktrees(
 def prune_worktrees(
     project_root: Path, stale: list[tuple[Path, str]], env: Mapping[str, str]
 ) -> tuple[str, ...]:
-    """Remove the worktrees `gone_worktrees` found (their leftovers committed, their
-    branches kept), and let git forget any whose directory is gone."""
+    """Remove the worktrees `gone_worktrees` found (leftovers committed, branches kept)."""
     tree = worktrees.project_tree(project_root, env)
     if tree is None:
         return ()

@@ -1,11 +1,7 @@
 """`okstra report`: a run's execution roles, and the check a final report must pass.
 
-The final report's `executionRoles` is exactly the run manifest's role-execution set
-: `okstra report roles <run>` prints that set as a markdown table,
-`okstra report finalize <run> --data <final-report.json>` writes it (with each role
-execution's recorded outcome) onto the report's data file, and
-`okstra report check <run> <final-report.json>` refuses a report whose set differs.
-"""
+A final report's `executionRoles` is exactly the run manifest's role-execution set:
+`roles` prints it, `finalize` writes it onto the report, `check` refuses a difference."""
 
 from __future__ import annotations
 
@@ -40,8 +36,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, kw_only=True)
 class TurnsUsed:
-    """A role execution's turns, and what their CLI reported they used, added up (None:
-    nothing reported)."""
+    """A role execution's turns, and what their CLI reported they used (None: nothing)."""
 
     __pydantic_config__ = config(camel_case=True)
 
@@ -51,9 +46,7 @@ class TurnsUsed:
 
 @dataclass(frozen=True, kw_only=True)
 class RoleRow:
-    """One `executionRoles` row of a final report: the role execution, with the outcome
-    its participant recorded and, for a writer, its branch (and what became of it);
-    `turns` and `usage` once it ran a turn."""
+    """One `executionRoles` row: the role execution, its recorded outcome, a writer's branch."""
 
     __pydantic_config__ = config(
         camel_case=True,
@@ -108,8 +101,7 @@ class ListedRoles:
 
 @dataclass(frozen=True, kw_only=True)
 class RolesReply:
-    """`okstra report roles`: the run's execution roles, what they used, the markdown
-    table; and the final report checked against them, when one was given."""
+    """`okstra report roles`: the run's execution roles, usage, table, and a report checked."""
 
     __pydantic_config__ = config(camel_case=True, omit_none=("report_checked",))
 
@@ -136,11 +128,7 @@ class ReportChecked:
 class ReportMismatch(OkstraError):
     """A final report's `executionRoles` is not the run manifest's role-execution set."""
 
-    FACTS: ClassVar[Mapping[str, str]] = {
-        "missing": "missing",
-        "unexpected": "unexpected",
-        "duplicated": "duplicated",
-    }
+    FACTS: ClassVar[Mapping[str, str]] = {k: k for k in ("missing", "unexpected", "duplicated")}
 
     def __init__(
         self,
@@ -176,10 +164,7 @@ def manifest_path(run: Path) -> Path:
 def read_run_manifest(run: Path) -> tuple[Path, RunManifest]:
     """Read a run manifest through its model (the previous layout is upgraded).
 
-    Raises:
-        DataFileError: not JSON, not executionIdentityVersion 2, or a field of the
-            wrong shape (named).
-    """
+    Raises `DataFileError`: not JSON, not executionIdentityVersion 2, or a bad field."""
     path = manifest_path(run)
     data = read_json(path, what="run manifest", follow=False)
     if not isinstance(data, dict):
@@ -199,14 +184,11 @@ def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
 
 
 def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
-    """One `executionRoles` row: the role execution, with the outcome its participant
-    recorded (the lead's recorded end included) and, for a writer, its branch."""
     participant = manifest.participant(execution.participant_ref)
     status = participant.status if participant is not None else execution.status
     exit_status = participant.exit_status if participant is not None else None
     signal = participant.exit_signal if participant is not None else None
     branch, turns = execution.branch, execution.turns
-    # What its CLI reported its turns used, added up (null: nothing reported).
     used = TurnsUsed(turns=len(turns), usage=total_of(t.usage for t in turns)) if turns else None
     return RoleRow(
         role_execution_ref=execution.role_execution_ref,
@@ -228,15 +210,13 @@ def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
 
 
 def execution_roles(manifest: RunManifest) -> list[RoleRow]:
-    """The manifest's role executions, projected to the report's `executionRoles` rows
-    (each with its recorded outcome)."""
+    """The manifest's role executions as the report's `executionRoles` rows."""
     return [_row(manifest, r) for r in manifest.role_executions]
 
 
 def usage_totals(manifest: RunManifest) -> RunUsage:
-    """What the run's workers reported they used: added up per role (in the manifest's
-    order) and for the run; None where nothing was reported (the lead's own use is not
-    read: its CLI is interactive)."""
+    """What the run's workers (not the interactive lead) reported they used, per role and
+    for the run (None: nothing)."""
     by_role: dict[str, list[Usage | None]] = {}
     for execution in manifest.role_executions:
         by_role.setdefault(execution.role, []).extend(t.usage for t in execution.turns or ())
@@ -247,19 +227,12 @@ def usage_totals(manifest: RunManifest) -> RunUsage:
 
 
 def usage_cell(row: Mapping[str, Any]) -> str:
-    """A row's usage (as its JSON document holds it) as people read it: `—` for a role
-    execution that reported none (or never ran a turn)."""
+    """A row's usage (its JSON document) as people read it: `—` when it reported none."""
     return usage_shown(row.get("usage")) if row.get("turns") else NOTHING
 
 
-def _usage_cell(row: RoleRow) -> str:
-    """`usage_cell` of a row (`used` is there once it ran a turn)."""
-    return usage_text(row.used.usage) if row.used is not None else NOTHING
-
-
 def _cell(value: Any) -> str:
-    """A markdown table cell: inert (control characters and newlines shown as escapes),
-    its `|` escaped so it stays one cell."""
+    """A markdown table cell: inert, its `|` escaped so it stays one cell."""
     return "" if value is None else inert(value).replace("|", "\\|")
 
 
@@ -272,15 +245,12 @@ def _branch_shown(branch: object, merged: object, discarded: object) -> str | No
 
 
 def branch_cell(row: Mapping[str, Any]) -> str | None:
-    """A writer's branch (in a row's JSON document) and what became of it:
-    `<branch> (merged)`, `(not merged)`, `(discarded)`; None for a role execution
-    without one."""
+    """A writer's branch (in a row's JSON document) and what became of it, else None."""
     return _branch_shown(row.get("branch"), row.get("merged"), row.get("discarded"))
 
 
 def roles_markdown(rows: Sequence[RoleRow], run_usage: RunUsage | None = None) -> str:
-    """A markdown table of execution roles (one row per role execution, manifest order),
-    with the run's usage (`usage_totals`) last once a worker has run a turn."""
+    """A markdown table of execution roles, the run's usage last once a worker ran a turn."""
     lines = [
         "| Role execution | Role | # | Model | Label | Outcome | Branch | Usage |",
         "|---|---|---|---|---|---|---|---|",
@@ -288,10 +258,11 @@ def roles_markdown(rows: Sequence[RoleRow], run_usage: RunUsage | None = None) -
     for r in rows:
         cells = (r.role_execution_ref, r.role, r.ordinal, r.model_ref, r.execution_label)
         branch = _branch_shown(r.branch, r.merged, r.discarded)
+        usage = usage_text(r.used.usage) if r.used is not None else NOTHING
         lines.append(
             "| "
             + " | ".join(_cell(value) for value in (*cells, r.outcome))
-            + f" | {_cell(branch)} | {_cell(_usage_cell(r))} |"
+            + f" | {_cell(branch)} | {_cell(usage)} |"
         )
     if run_usage is not None and any(r.used is not None for r in rows):
         lines.append(f"| Run total | | | | | | | {_cell(usage_text(run_usage.run))} |")
@@ -299,15 +270,8 @@ def roles_markdown(rows: Sequence[RoleRow], run_usage: RunUsage | None = None) -
 
 
 def check_report(manifest: RunManifest, report_path: Path) -> list[RoleRow]:
-    """Refuse a final report whose `executionRoles` set differs from the manifest's.
-
-    Returns:
-        The manifest's execution roles (the set the report carries).
-
-    Raises:
-        DataFileError: the report is not a JSON object with an `executionRoles` list.
-        ReportMismatch: the sets differ (listing missing, unexpected and duplicated refs).
-    """
+    """Refuse (`ReportMismatch`, or `DataFileError` for a malformed report) a final report
+    whose `executionRoles` set differs; return the manifest's."""
     expected = execution_roles(manifest)
     report = read_json(report_path, what="final report")
     if not isinstance(report, dict):
@@ -331,22 +295,8 @@ def check_report(manifest: RunManifest, report_path: Path) -> list[RoleRow]:
 
 
 def finalize_report(manifest: RunManifest, report_path: Path) -> list[dict[str, Any]]:
-    """Write `executionIdentityVersion: 2` and `executionRoles` onto a final report.
-
-    The rows are the run manifest's role executions as recorded now (each with its
-    `status`, the outcome okstra recorded). Every other byte of the report is kept
-    (`report_edit.set_keys`); the two keys keep their place when present, else they
-    are added at the end. The file is replaced atomically, with its permissions; a
-    report that is not a JSON object (or a link, or not valid JSON, or nested deeper
-    than okstra reads) is refused and left as it was.
-
-    Returns:
-        The rows written.
-
-    Raises:
-        DataFileError: the report is not a JSON object (named).
-        FileSystemError: the report cannot be read or replaced.
-    """
+    """Write `executionIdentityVersion: 2` and `executionRoles` onto a final report, every
+    other byte kept, replaced atomically with its permissions; return the rows written."""
     path = Path(report_path)
     data = read_bytes(path, what="final report", follow=False)
     text = decode_utf8(data, path, error=DataFileError)

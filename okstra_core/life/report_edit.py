@@ -1,21 +1,7 @@
 """Setting two top-level keys of a final report, every other byte kept.
 
-`report finalize` writes `executionIdentityVersion` and `executionRoles` onto a report
-someone else wrote. Decoding the report and encoding it again would change what it
-holds: integers beyond 64 bits and precise decimals became floats, escapes were
-rewritten, and a value nested deeper than the encoder goes could not be written at
-all. So the report is checked as JSON (the standard library's parser: integers of any
-size; a nesting too deep for it is a refusal naming the file), and then only the two
-keys' values are replaced (or the keys added before the closing brace): every other
-byte of the file — other keys' values, their order, spacing, escapes — is copied.
-
-Where the report may be: `check_target` refuses a file inside a `.okstra` directory
-(a run's own files: its manifest, state) and inside okstra's user directories (the
-home, config, data, state, cache), whatever links lead there. The one place inside
-`.okstra` a report may be is directly in the run's own directory, under a name of
-okstra's report kind (`*report*.json`, as `final-report.json`): the lead writes its
-report beside the run it reports on, and no document okstra keeps there has such a name.
-"""
+Re-encoding would change big integers, decimals and escapes: the report is only checked
+as JSON, then the two values replaced in place (`check_target` says where it may be)."""
 
 from __future__ import annotations
 
@@ -50,12 +36,7 @@ def _beside_the_run(real: Path, run_dir: Path | None) -> bool:
 
 
 def check_target(path: Path, env: Mapping[str, str], run_dir: Path | None = None) -> None:
-    """Refuse a report path that is one of okstra's own files (before anything is read).
-
-    Raises:
-        UsageError: inside a `.okstra` directory (except a `*report*.json` directly in
-            `run_dir`) or okstra's user directories (named).
-    """
+    """Refuse (`UsageError`) a report path that is one of okstra's own files, before reading."""
     real = Path(os.path.realpath(path))
     if OKSTRA_DIR in real.parts and not _beside_the_run(real, run_dir):
         raise UsageError(
@@ -130,19 +111,13 @@ def _encoded(value: Any) -> str:
 
 
 def set_keys(text: str, values: Mapping[str, Any], path: Path) -> str:
-    """`text` (a JSON object) with `values` set: each present key's value replaced in
-    place, the others added at the end; every other byte kept.
-
-    Raises:
-        DataFileError: not valid JSON, not an object, or nested deeper than okstra
-            reads (named).
-    """
+    """`text` (a JSON object) with `values` set in place or added at the end, every other
+    byte kept. Raises `DataFileError` for invalid JSON, no object, or too deep a nesting."""
     try:
         parsed = json.loads(text)
     except RecursionError:
         raise DataFileError(
-            "the final report is nested deeper than okstra reads: nothing was written",
-            path=path,
+            "the final report is nested deeper than okstra reads: nothing was written", path=path
         ) from None
     except ValueError as exc:
         raise DataFileError(f"invalid JSON: {exc}: expected a final report", path=path) from None

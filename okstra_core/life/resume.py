@@ -1,18 +1,7 @@
 """`okstra resume`: a run's resume sheet, finished once a pending session id is found.
 
-With the `exec` backend okstra's process becomes the lead CLI, so a `discover`
-provider's session id (codex mints its own) cannot be looked up at launch: the sheet
-says "pending discovery". `resume_run` looks it up later — bounded wait, only files
-the participant's own CLI wrote for its working directory since the launch — and,
-when exactly one session fits, rewrites `resume.json` + `resume-lead.sh`, records the
-participant's session ref in the run manifest (the one permitted mutation) and appends
-a timeline event. Several fitting sessions are never resolved by guessing: the caller
-names one of them (`choose`). Nothing is written while the id stays pending.
-
-Reading takes no lock: only recording a found id does (the sheet's lock). On a
-read-only project that write fails and the outcome carries the ids found with a note
-(`notes`), never an error.
-"""
+A `discover` provider's id is looked up after an `exec` launch; only exactly one fitting
+session is recorded (never guessed: `choose`); on a read-only project, with a note."""
 
 from __future__ import annotations
 
@@ -54,12 +43,7 @@ _LOCK_TIMEOUT = 5.0
 
 
 def project_of_run(run_dir: Path) -> Path:
-    """The project a run directory belongs to: `<project>/.okstra/tasks/<g>/<t>/runs/<run>`.
-
-    Raises:
-        UsageError: the directory is not laid out as a run of a project.
-        FileSystemError: a symbolic link below the project root on the way to it.
-    """
+    """The project a run directory belongs to; `FileSystemError` for a link on the way."""
     place = place_of(run_dir)
     if place is None:
         raise UsageError(
@@ -72,17 +56,8 @@ def project_of_run(run_dir: Path) -> Path:
 
 
 def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeCommand:
-    """The command `okstra resume --exec` runs for the lead: rebuilt, checked, never read.
-
-    The provider comes from the catalog (bundled, workspace or user providers — never
-    the run directory); the sheet only contributes the session id and model, both
-    checked, and must agree with the rebuilt argv, working directory and environment.
-
-    Raises:
-        UsageError: the run launched no lead CLI.
-        DataFileError: the sheet disagrees with the rebuilt command (named).
-        LaunchError: the lead's CLI is not on PATH.
-    """
+    """The command `okstra resume --exec` runs for the lead: rebuilt from the catalog, the
+    sheet giving only the session id and model (and agreeing, else `DataFileError`)."""
     lead = outcome.sheet.lead()
     if lead is None or lead.resume_argv is None:
         raise UsageError(
@@ -117,8 +92,7 @@ def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeComm
 
 @dataclass(frozen=True)
 class Lookup:
-    """What the session lookup of one pending participant found (an entry of
-    `lookups` in `okstra resume --json`; `chosen` is written as `sessionId`)."""
+    """What the session lookup of one pending participant found (`resume --json`'s `lookups`)."""
 
     __pydantic_config__ = config(aliases={"chosen": "sessionId"})
 
@@ -133,12 +107,7 @@ class Lookup:
 
 @dataclass(frozen=True)
 class ResumeOutcome:
-    """The run's resume sheet after `resume_run`, and what the lookup did.
-
-    Its JSON (`records.to_data`) is `okstra resume --json`'s document: the sheet's
-    participants, those still pending, what the lookup did, and `error` (the
-    `message`) while one is pending.
-    """
+    """The run's resume sheet after `resume_run`, and what the lookup did (`resume --json`)."""
 
     __pydantic_config__ = config(
         camel_case=True,
@@ -146,15 +115,8 @@ class ResumeOutcome:
         skip=("sheet",),
         views=("ok", "resume_sheet", "participants", "pending_refs", "message"),
         first=(
-            "ok",
-            "run_id",
-            "run_dir",
-            "resume_sheet",
-            "participants",
-            "pending_refs",
+            *("ok", "run_id", "run_dir", "resume_sheet", "participants", "pending_refs"),
             "discovered",
-            "lookups",
-            "notes",
         ),
         omit_none=("message",),
     )
@@ -209,11 +171,8 @@ def _parse_time(value: object, *, path: Path, field: str) -> datetime:
 
 
 def launch_time(manifest: RunManifest, participant: str, *, path: Path) -> datetime:
-    """When the participant's CLI was started: its `launchedAt`, else the run's `createdAt`.
-
-    A run prepared with `--launch none` was never started by okstra; the CLI was
-    started by hand after prepare, so the run's creation bounds it.
-    """
+    """When the participant's CLI was started: its `launchedAt`, else (`--launch none`,
+    started by hand after prepare) the run's `createdAt`."""
     for index, item in enumerate(manifest.participants):
         if item.participant_ref == participant:
             if item.launched_at is not None:
@@ -236,9 +195,10 @@ def _look_up(
     sleep: Callable[[float], None],
     clock: Callable[[], float],
 ) -> Lookup:
-    def lookup(
-        since: datetime | None, candidates: Sequence[str], chosen: str | None, problem: str | None
-    ) -> Lookup:
+    since: datetime | None = None
+    candidates: Sequence[str] = ()
+
+    def lookup(problem: str | None, chosen: str | None = None) -> Lookup:
         return Lookup(
             participant=entry.participant,
             cli=entry.cli,
@@ -252,11 +212,8 @@ def _look_up(
     prefix = f"{entry.participant}: the {entry.cli} session id is {PENDING}"
     if entry.discover is None or entry.resume_template is None:
         return lookup(
-            None,
-            (),
-            None,
             f"{prefix}, and this resume sheet does not record where {entry.cli} keeps its "
-            f"sessions; resume it with the CLI's own session picker, started in {entry.cwd}",
+            f"sessions; resume it with the CLI's own session picker, started in {entry.cwd}"
         )
     since = launch_time(manifest, entry.participant, path=manifest_path)
     candidates = discover_sessions(
@@ -272,40 +229,24 @@ def _look_up(
     where = f"{entry.cli} recorded in {entry.cwd} since {since.isoformat()}"
     if choose is not None:
         if choose in candidates:
-            return lookup(since, candidates, choose, None)
+            return lookup(None, choose)
         listed = ", ".join(candidates) or "none"
-        return lookup(
-            since,
-            candidates,
-            None,
-            f"{prefix}: --session-id {choose} is not a session {where} (found: {listed})",
-        )
+        return lookup(f"{prefix}: --session-id {choose} is not a session {where} (found: {listed})")
     if len(candidates) == 1:
-        return lookup(since, candidates, candidates[0], None)
+        return lookup(None, candidates[0])
     if not candidates:
         return lookup(
-            since,
-            (),
-            None,
             f"{prefix}: no session {where} (looked for {wait:g} s); once the lead CLI has "
-            f"started, run `okstra resume {run_arg}` again (or wait longer with --wait SECONDS)",
+            f"started, run `okstra resume {run_arg}` again (or wait longer with --wait SECONDS)"
         )
     return lookup(
-        since,
-        candidates,
-        None,
         f"{prefix}: {len(candidates)} sessions {where} ({', '.join(candidates)}); okstra does "
-        f"not guess — pick the lead's with `okstra resume {run_arg} --session-id ID`",
+        f"not guess — pick the lead's with `okstra resume {run_arg} --session-id ID`"
     )
 
 
 def _check_targets(run_dir: Path, manifest_path: Path) -> None:
-    """okstra's own files: no link on the way to anything `_record` writes (the store then
-    opens each without following links). A link is refused, never a note.
-
-    Raises:
-        FileSystemError: naming the link.
-    """
+    """Refuse (`FileSystemError`, never a note) a link on the way to what `_record` writes."""
     timeline = run_dir.parent.parent / TIMELINE
     root = project_of_run(run_dir)
     for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / RESUME_JSON,
@@ -320,50 +261,41 @@ def _record(
     found: Mapping[str, str],
     environment: Environment,
 ) -> tuple[ResumeSheet, tuple[str, ...]]:
-    """Write the found ids (under the sheet's lock, re-read first); return the new sheet.
-
-    Call `_check_targets` first.
-    """
+    """Write the found ids (under the sheet's lock, re-read first); return the new sheet."""
     timeline = run_dir.parent.parent / TIMELINE
     with FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT):
         sheet = read_resume_sheet(run_dir)
-        written: list[str] = []
-        entries: list[ResumeEntry] = []
-        for entry in sheet.entries:
-            sid = found.get(entry.participant)
-            if sid is not None and entry.pending_discovery:
-                entry = entry.with_session(sid)
-                written.append(entry.participant)
-            entries.append(entry)
+        written = [
+            e.participant for e in sheet.entries if e.pending_discovery and e.participant in found
+        ]
         if not written:
             # Another `okstra resume` finished the sheet first.
             return sheet, ()
+        entries = _with_found(sheet, found).entries
+        new = [e for e in entries if e.participant in written]
         # Everything that can refuse runs before the first write.
         render_resume_sheet(entries, run_dir=run_dir, okstra=sheet.okstra)
         from ..prepare.runfiles import record_session_ref  # a writer: loaded when it writes
 
         now = environment.now().isoformat(timespec="seconds")
-        for entry in entries:
-            if entry.participant in written and entry.session_id is not None:
+        for entry in new:
+            if entry.session_id is not None:
+                leader = entry.role == "leader"
                 updated = record_session_ref(
-                    manifest_path,
-                    entry.participant,
-                    entry.session_id,
-                    leader=entry.role == "leader",
+                    manifest_path, entry.participant, entry.session_id, leader=leader
                 )
                 runs_index.note(run_dir, updated)
         write_resume_sheet(run_dir, entries, okstra=sheet.okstra)
-        for entry in entries:
-            if entry.participant in written:
-                discovered = SessionDiscovered(
-                    at=now,
-                    run_id=run_id,
-                    participant_ref=entry.participant,
-                    role=entry.role,
-                    provider=entry.provider_id,
-                    session_id=entry.session_id or "",
-                )
-                append_line(timeline, discovered.dump())
+        for entry in new:
+            discovered = SessionDiscovered(
+                at=now,
+                run_id=run_id,
+                participant_ref=entry.participant,
+                role=entry.role,
+                provider=entry.provider_id,
+                session_id=entry.session_id or "",
+            )
+            append_line(timeline, discovered.dump())
         return read_resume_sheet(run_dir), tuple(written)
 
 
@@ -377,21 +309,8 @@ def resume_run(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> ResumeOutcome:
-    """Read a run's resume sheet; look up every pending session id first.
-
-    Args:
-        run_dir: the run directory (`find_run`).
-        environment: HOME for the lookup, and the clock of the timeline event.
-        wait: seconds to wait for a pending id (0 = look once).
-        choose: the session id to take when several fit; it must be one of them.
-        run_arg: how the user named the run (for messages); default the run directory.
-        sleep: the pause between looks (tests).
-        clock: a monotonic clock in seconds (tests).
-
-    Raises:
-        UsageError: a negative wait; the run launched no CLI (no resume sheet).
-        DataFileError: a malformed run manifest or resume sheet.
-    """
+    """Read a run's resume sheet, looking up every pending session id first (`wait` seconds;
+    `choose`: the id to take when several fit; `run_arg`: the run as the user named it)."""
     if wait < 0:
         raise UsageError("expected a number of seconds ≥ 0", field="--wait")
     manifest_path, manifest = read_run_manifest(run_dir)
@@ -450,12 +369,8 @@ def _record_or_note(
     found: Mapping[str, str],
     environment: Environment,
 ) -> tuple[ResumeSheet, tuple[str, ...], tuple[str, ...]]:
-    """Record the ids found; the sheet, who was discovered, and a note if it failed.
-
-    Recording is the one write `resume` makes. A link in the way is refused (it names a
-    hostile file); a write the file system refuses (a read-only project) or a sheet
-    another okstra holds still gives the ids found, in memory, with a note.
-    """
+    """Record the ids found: the sheet, who was discovered, and a note when a refused write
+    or a held lock kept them in memory (a link in the way is refused)."""
     _check_targets(run_dir, manifest_path)
     try:
         new, discovered = _record(run_dir, run_id, manifest_path, found, environment)

@@ -1,12 +1,7 @@
 """What a run manifest says about a run and its lead, bounded and typed before use.
 
-A repository can carry any run manifest. Every field okstra reads from one is checked
-here before anything uses it: pids are integers in the kernel's range, times parse,
-refs match what launch writes (`%<digits>` panes, `<session>:<window>` or `@<digits>`
-windows, session ids by the session-id rule), free text is cut at 512 characters. A
-field that fails makes the lead `damaged` (its status says which field and why); it
-never raises, and a damaged lead is never acted on.
-"""
+A repository can carry any run manifest: every field read is checked here, and one that
+fails makes the lead `damaged`, naming it; reading never raises for a field."""
 
 from __future__ import annotations
 
@@ -30,7 +25,7 @@ from .report import manifest_path, read_run_manifest
 
 if TYPE_CHECKING:
     from ..documents.run import RunManifest
-    from .index import IndexRow
+    from ..documents.worker import ProjectRunsRow
 
 LEADER_REF = "participant-001"
 # A leader whose status is one of these has ended; its end is recorded.
@@ -47,15 +42,8 @@ _BACKENDS = ("tmux", "exec", "none")
 # What reading one run may raise besides okstra's own errors: a run file is data, and a
 # field of the wrong type or size must make that run's row damaged, never end the list.
 READ_ERRORS = (
-    OkstraError,
-    OSError,
-    ValueError,
-    TypeError,
-    LookupError,
-    AttributeError,
-    ArithmeticError,
-    RecursionError,
-    orjson.JSONEncodeError,
+    *(OkstraError, OSError, ValueError, TypeError, LookupError, AttributeError),
+    *(ArithmeticError, RecursionError, orjson.JSONEncodeError),
 )
 
 
@@ -78,15 +66,9 @@ def parse_time(value: object) -> datetime | None:
         return None
 
 
-# --------------------------------------------------------------------------- the leader
-
-
 @dataclass(frozen=True)
 class Leader:
-    """The leader participant's fields okstra uses, each checked (None when absent).
-
-    `damage` names each field that was present but not what launch writes.
-    """
+    """The leader's fields okstra uses, each checked; `damage` names each bad one."""
 
     status: str | None = None
     runner: str | None = None
@@ -191,6 +173,8 @@ _CHECKS: dict[str, tuple[str, Callable[[object], tuple[object, str | None]]]] = 
     "end_detail": ("endDetail", _free_text),
     "stop_requested_at": ("stopRequestedAt", _time_text),
 }
+# The leader participant's keys the runs index keeps (`life.index`).
+LEADER_KEYS = tuple(key for key, _ in _CHECKS.values())
 
 
 def read_leader(raw: Mapping[str, Any]) -> Leader:
@@ -207,16 +191,10 @@ def read_leader(raw: Mapping[str, Any]) -> Leader:
     return Leader(**values, damage=tuple(damage))
 
 
-# --------------------------------------------------------------------------- runs
-
-
 @dataclass(frozen=True)
 class RunInfo:
-    """What `okstra runs` and `status` show of one run, read from its run manifest.
-
-    `leader` is the leader participant as read (raw); `lead` its checked fields.
-    `damage` says why the manifest is not as okstra writes it (its lead is `damaged`).
-    """
+    """One run, read from its manifest: `leader` as read, `lead` its checked fields, and
+    `damage`, why the manifest is not as okstra writes it (its lead is `damaged`)."""
 
     run_dir: Path
     manifest_path: Path
@@ -248,8 +226,7 @@ def _no_leader(path: Path) -> DataFileError:
 
 
 def _loose(run_dir: Path, problem: DataFileError) -> tuple[Path, ManifestGlance, dict[str, Any]]:
-    """A manifest its model refuses, glanced at when it still names a leader (the
-    leader participant as read)."""
+    """A manifest its model refuses, glanced at when it still names a leader."""
     path = manifest_path(run_dir)
     try:
         data = read_json(path, what="run manifest", follow=False)
@@ -274,14 +251,8 @@ def _project_root(value: object) -> Path | None:
 
 
 def read_run(run_dir: Path) -> RunInfo:
-    """Read a run directory's manifest (checked: identity version 2, a leader).
-
-    A manifest whose fields the model refuses, but which still names its leader, is
-    read all the same: its lead is `damaged` (see `RunInfo.damage`).
-
-    Raises:
-        DataFileError: no run manifest, not JSON, not version 2, or no leader.
-    """
+    """Read a run's manifest (`DataFileError` when none, not version 2, or no leader); one
+    the model refuses that still names its leader is read all the same, its lead `damaged`."""
     damage: tuple[str, ...] = ()
     manifest: RunManifest | ManifestGlance
     try:
@@ -316,9 +287,8 @@ def _str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def info_of_row(run_dir: Path, row: IndexRow) -> RunInfo:
-    """A run as its index row has it (`life.index`): what `read_run` gives from the
-    manifest the row was made from, each field checked the same way."""
+def info_of_row(run_dir: Path, row: ProjectRunsRow) -> RunInfo:
+    """A run as its index row has it, each field checked as `read_run` does."""
     leader = row.leader or {}
     return RunInfo(
         run_dir=run_dir,

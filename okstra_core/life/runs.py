@@ -1,11 +1,7 @@
-"""Listing runs — every run a row. (Naming one run: `locate`.)
+"""Listing runs (`okstra runs`, `--all` from the central `runs.jsonl` index): every run a row.
 
-`okstra runs` lists this project's runs; `--all` lists every project's runs from the
-central `runs.jsonl` index (its entries are data too: an entry that is not a run
-directory of a project is ignored). Every field read from a run is checked before it
-is shown: a run whose files cannot be read, or that names itself differently from where
-it lies, is a `damaged` row with why; a run directory without its manifest (a prepare
-that did not finish) is an `incomplete` row. One run never breaks the list.
+Every field read is checked first: an unreadable or misnamed run is a `damaged` row with
+why, a run directory without its manifest an `incomplete` row. One run never breaks the list.
 """
 
 from __future__ import annotations
@@ -19,41 +15,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..discovery import UnsafeProjectError, check_project, safe_directories
+from ..discovery import find_project_root as find_project_root
 from ..documents.views import IndexEntryGlance
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError
 from ..paths import user_dirs
-from ..records import config, dataclass
+from ..records import Delegate, config, dataclass
 from ..store import read_log
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 from . import index
 from .hints import next_steps
-from .lead import LeadStatus, RunInfo, observe, read_run, resume_command
-from .project import (
-    MAX_ARG,
-    RUN_ARG,
-    RUNS_DIR,
-    RunPlace,
-    UnsafeProjectError,
-    check_project,
-    find_project_root,
-    place_of,
-    project_root_or_error,
-    safe_directories,
-)
-from .runinfo import READ_ERRORS, info_of_row
-
-__all__ = [
-    "RUN_ARG",
-    "RunRow",
-    "all_runs",
-    "find_project_root",
-    "look",
-    "newest_runs",
-    "project_root_or_error",
-    "project_runs",
-    "run_row",
-]
+from .lead import observe
+from .project import MAX_ARG, RUNS_DIR, RunPlace, place_of
+from .project import project_root_or_error as project_root_or_error
+from .runinfo import READ_ERRORS, RunInfo, info_of_row, read_run, resume_command
+from .status import LeadStatus
 
 _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
 # The longest text a leader field may hold (refs, ids, times, a short explanation).
@@ -62,60 +39,23 @@ _MAX_FIELD = index.MAX_LEADER_TEXT
 _MAX_REASON = 500
 
 
-# --------------------------------------------------------------------------- rows
-
-
 @dataclass(frozen=True)
 class RunRow:
-    """One line of `okstra runs`.
-
-    Attributes:
-        place: where the run lies (its id, task and project come from here).
-        state: `ok`, `damaged` (why in `problem`), `incomplete` (no run manifest: a
-            prepare that did not finish) or `missing` (indexed, no longer on disk).
-        note: something the look could not do (e.g. record the lead's end on a
-            read-only project).
-        seen_at: the moment its JSON's `ageSeconds` is measured at (set by whoever
-            shows the row: `at`).
-
-    Its JSON (`records.to_data`) is an entry of `okstra runs --json` and the body of
-    `okstra status --json`.
-    """
+    """One line of `okstra runs`: `state` `ok`, `damaged` (why in `problem`), `incomplete` or
+    `missing`; `seen_at`: when `ageSeconds` is measured (`at`)."""
 
     __pydantic_config__ = config(
         camel_case=True,
         aliases={"run_ref": "run", "state": "runState"},
         skip=("place", "info", "seen_at"),
         views=(
-            "run_id",
-            "run_ref",
-            "run_dir",
-            "project_root",
-            "task_key",
-            "team_size",
-            "backend",
-            "lead_status",
-            "age_seconds",
-            "resume_command",
-            "next_steps",
+            *("run_id", "run_ref", "run_dir", "project_root", "task_key", "team_size", "backend"),
+            *("lead_status", "age_seconds", "resume_command", "next_steps"),
         ),
         first=(
-            "run_id",
-            "run_ref",
-            "run_dir",
-            "project_root",
-            "task_key",
-            "task_type",
-            "team_size",
-            "backend",
-            "lead",
-            "lead_status",
-            "state",
-            "created_at",
-            "age_seconds",
+            *("run_id", "run_ref", "run_dir", "project_root", "task_key", "task_type", "team_size"),
+            *("backend", "lead", "lead_status", "state", "created_at", "age_seconds"),
             "resume_command",
-            "problem",
-            "note",
         ),
     )
 
@@ -129,25 +69,11 @@ class RunRow:
     note: str | None = None
     seen_at: datetime | None = None
 
-    @property
-    def run_id(self) -> str:
-        return self.place.name
-
-    @property
-    def run_ref(self) -> str:
-        return self.place.ref
-
-    @property
-    def run_dir(self) -> Path:
-        return self.place.path
-
-    @property
-    def project_root(self) -> Path:
-        return self.place.root
-
-    @property
-    def task_key(self) -> str:
-        return self.place.task_key
+    run_id = Delegate[str]("place.name")
+    run_ref = Delegate[str]("place.ref")
+    run_dir = Delegate[Path]("place.path")
+    project_root = Delegate[Path]("place.root")
+    task_key = Delegate[str]("place.task_key")
 
     @property
     def team_size(self) -> int | None:
@@ -208,15 +134,8 @@ def _reason(exc: BaseException, run_dir: Path | None = None) -> str:
 
 
 def look(run: RunInfo, environment: Environment) -> tuple[LeadStatus, str | None]:
-    """The lead's status, and a note when its end could not be recorded.
-
-    Looking records the lead's end the first time it is seen; that is the one write a
-    look makes. On a read-only project (or while another okstra holds the run's lock)
-    the status is still given, with a note saying it was not recorded.
-
-    Raises:
-        OkstraError: the run's files are damaged (a `DataFileError` names the manifest).
-    """
+    """The lead's status (its end recorded when first seen), and a note when it could not be.
+    Raises `OkstraError` when the run's files are damaged."""
     try:
         try:
             return observe(run, environment), None
@@ -253,8 +172,6 @@ def _mismatch(info: RunInfo, place: RunPlace) -> str | None:
                 f"its leader's {_short(key)} is too long ({len(value)} characters; "
                 f"the limit is {_MAX_FIELD})"
             )
-    # Numbers (pids, start times, exit statuses) are bounded where the lead is read
-    # (`life.runinfo`): a bad one makes the lead `damaged`, naming the field.
     return None
 
 
@@ -266,29 +183,21 @@ def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> 
     """One run's row; a damaged or incomplete run is a row saying so, never an error."""
     manifest = place.path / RUN_MANIFEST
     if not real:
-        return RunRow(
-            place=place,
-            state="damaged",
-            created_at=_file_time(place.path),
-            problem="the run directory is a symbolic link: okstra does not read runs through links",
-        )
+        why = "the run directory is a symbolic link: okstra does not read runs through links"
+        return RunRow(place=place, state="damaged", created_at=_file_time(place.path), problem=why)
     if not os.path.lexists(manifest):
+        why = (
+            f"no {RUN_MANIFEST}: a prepare that did not finish left this directory "
+            "(`okstra runs --prune` removes it)"
+        )
         return RunRow(
-            place=place,
-            state="incomplete",
-            created_at=_file_time(place.path),
-            problem=f"no {RUN_MANIFEST}: a prepare that did not finish left this directory "
-            "(`okstra runs --prune` removes it)",
+            place=place, state="incomplete", created_at=_file_time(place.path), problem=why
         )
     try:
         info = read_run(place.path)
     except READ_ERRORS as exc:
-        return RunRow(
-            place=place,
-            state="damaged",
-            created_at=_file_time(manifest),
-            problem=_reason(exc, place.path),
-        )
+        why = _reason(exc, place.path)
+        return RunRow(place=place, state="damaged", created_at=_file_time(manifest), problem=why)
     return _row_of(place, info, environment)
 
 
@@ -319,8 +228,7 @@ def _row_of(place: RunPlace, info: RunInfo, environment: Environment) -> RunRow:
 
 
 def _written_ns(run_dir: Path | str) -> int:
-    """When the run's inputs were written (ns), 0 if unknown: `run-inputs.json` is
-    written once, when the run is prepared, and never again."""
+    """When the run was prepared (ns; `run-inputs.json` is written once), 0 if unknown."""
     try:
         return os.lstat(f"{run_dir}/run-inputs.json").st_mtime_ns
     except OSError:
@@ -328,9 +236,7 @@ def _written_ns(run_dir: Path | str) -> int:
 
 
 def _sorted(rows: list[RunRow]) -> list[RunRow]:
-    """Newest first. `createdAt` is to the second: two runs prepared within the same
-    second are told apart by when their inputs were written (looked up only for them)."""
-
+    """Newest first; runs created in the same second by when their inputs were written."""
     stamps = [_row_stamp(row) for row in rows]
     tied = {s for s, n in Counter(stamps).items() if n > 1}
 
@@ -350,17 +256,10 @@ def project_runs(project_root: Path, environment: Environment) -> list[RunRow]:
 def newest_runs(
     project_root: Path, environment: Environment, limit: int | None = None
 ) -> tuple[list[RunRow], int]:
-    """The project's `limit` newest runs (every run when None), newest first, and how
-    many runs the project has.
+    """The project's `limit` newest runs (all when None), newest first, and how many it has.
 
-    A settled run (its lead never launched or ended, no worker running: nothing to look
-    at) is shown from the project's runs index (`life.index`) without opening its
-    manifest, while the manifest still has the row's stamp; every other run is read
-    from its manifest and its lead looked at. With a limit, settled runs are ranked by
-    the index's creation time first and only the newest are made rows: a listing of a
-    project with ten thousand runs costs the index, a look at each run's directory and
-    `limit` rows.
-    """
+    A settled run is shown from the runs index unopened, and only the `limit` newest made
+    rows: a listing costs the index, a look at each run's directory and `limit` rows."""
     tasks = os.path.join(project_root, OKSTRA_DIR, TASKS_DIR)
     rows: list[RunRow] = []
     settled: list[_Settled] = []
@@ -378,7 +277,10 @@ def newest_runs(
     total = len(rows) + len(settled)
     if limit is not None and len(settled) > limit:
         settled = _newest_settled(settled, rows, limit)
-    rows.extend(_settled_row(project_root, indexed, environment) for *_, indexed in settled)
+    for *_, indexed in settled:
+        group, task, _, name = indexed.run.split("/")
+        place = RunPlace(root=project_root, group=group, task=task, name=name)
+        rows.append(_row_of(place, info_of_row(place.path, indexed), environment))
     ordered = _sorted(rows)
     return (ordered if limit is None else ordered[:limit]), total
 
@@ -387,18 +289,8 @@ def newest_runs(
 _Settled = tuple[float, str, index.IndexRow]
 
 
-def _settled_row(project_root: Path, row: index.IndexRow, environment: Environment) -> RunRow:
-    """The row of a settled run, from its index row (`index.listing`)."""
-    group, task, _, name = row.run.split("/")
-    place = RunPlace(root=project_root, group=group, task=task, name=name)
-    return _row_of(place, info_of_row(place.path, row), environment)
-
-
 def _newest_settled(settled: list[_Settled], rows: list[RunRow], limit: int) -> list[_Settled]:
-    """The `limit` newest settled runs, by the order `_sorted` gives the rows (creation
-    time, then — among runs created in the same second — when their inputs were
-    written, then the path): only these are made rows. Ties are counted over every
-    run, so the keys are the ones `_sorted` computes for the rows kept."""
+    """The `limit` newest settled runs, in `_sorted`'s order (ties counted over every run)."""
     counts = Counter(item[0] for item in settled)
     counts.update(_row_stamp(row) for row in rows)
     keys = [
@@ -448,12 +340,8 @@ def _index_time(record: IndexEntryGlance) -> datetime | None:
 
 
 def all_runs(environment: Environment) -> list[RunRow]:
-    """Every run in the central `runs.jsonl` index, newest first (missing ones flagged).
-
-    An entry is used only if its `runDir` is a run directory of a project
-    (`.okstra/tasks/<group>/<task>/runs/<run>`); a run of a project that fails the owner
-    check is a damaged row, its files unread.
-    """
+    """Every run in the central `runs.jsonl` index that is a project's run, newest first (a
+    project failing the owner check gives damaged rows, unread)."""
     index = user_dirs(environment.env).runs_index
     seen: dict[Path, tuple[RunPlace, IndexEntryGlance]] = {}
     for line in read_log(index, what="runs index").records:
@@ -471,14 +359,8 @@ def all_runs(environment: Environment) -> list[RunRow]:
                 rows.append(RunRow(place=place, state="damaged", problem=_reason(exc)))
                 continue
         if not os.path.lexists(place.path):
-            rows.append(
-                RunRow(
-                    place=place,
-                    state="missing",
-                    created_at=_index_time(record),
-                    problem="the run directory no longer exists",
-                )
-            )
+            at, why = _index_time(record), "the run directory no longer exists"
+            rows.append(RunRow(place=place, state="missing", created_at=at, problem=why))
             continue
         real = os.path.isdir(place.path) and not os.path.islink(place.path)
         rows.append(run_row(place, environment, real=real))

@@ -1,8 +1,5 @@
-"""The lead's status: what okstra shows of it, and what its run manifest says alone.
-
-`observe` (`okstra_core.life.lead`) starts from `base_status` — the status the run
-manifest records, checked (`runinfo`) — and looks at the lead where it runs.
-"""
+"""The lead's status: what okstra shows of it, and what its run manifest says alone
+(`base_status`, where `life.lead.observe` starts from)."""
 
 from __future__ import annotations
 
@@ -14,31 +11,8 @@ from .runinfo import ENDED, LAUNCH_FAILED, RunInfo
 
 @dataclass(frozen=True)
 class LeadStatus:
-    """The lead of a run as okstra sees it now.
-
-    Attributes:
-        state: `prepared` (not launched), `host-session` (the host session is the
-            lead), `running`, `launched` (started; okstra cannot tell whether it still
-            runs), `exited`, `stopped`, `gone` (ended unseen), `launch-failed`
-            (prepare could not start it; `detail` says why), `unknown`, `refused`
-            (what the run file names is not what okstra started: a process, a tmux
-            server or pane; `detail` says why, nothing was sent), `damaged` (a field
-            of the run manifest is not what launch writes; `detail` names it).
-        backend: the launch backend (`tmux`, `exec`), when launched.
-        exit_status: the CLI's exit status, when known.
-        signal: the signal that ended it, when known.
-        exited_at: when it ended (ISO), when known.
-        session_id: the lead's session id; None while pending discovery.
-        pending_id: launched, and the session id is not known yet.
-        window_ref / pane_ref / tmux_socket / process_id: where it runs.
-        detail: why the state is what it is, when not obvious.
-        recorded: this look recorded the end (first look after it).
-        note: what this look could not do (record the end on a read-only project).
-
-    Its JSON (`records.to_data`) is the `lead` object of `runs`, `status`, `stop`,
-    `attach` and `resume`: every field in camelCase (`recorded` as `recordedNow`), and
-    the `label` after the state.
-    """
+    """The lead of a run as okstra sees it now; `detail` says why its `state` is what it is,
+    `recorded` that this look recorded the end, `note` what it could not do."""
 
     __pydantic_config__ = config(
         camel_case=True,
@@ -91,12 +65,8 @@ def base_status(run: RunInfo) -> LeadStatus:
     """The lead's status as its run manifest records it (`damaged` if a field is bad)."""
     lead = run.lead
     common: dict[str, Any] = {
-        "backend": lead.backend,
-        "session_id": lead.session_id,
-        "window_ref": lead.window_ref,
-        "pane_ref": lead.pane_ref,
-        "tmux_socket": lead.tmux_socket,
-        "process_id": lead.process_id,
+        name: getattr(lead, name)
+        for name in ("backend", "session_id", "window_ref", "pane_ref", "tmux_socket", "process_id")
     }
     damage = lead.damage or run.damage
     if damage:

@@ -1,24 +1,7 @@
 """`python -m okstra_core.life.watch <run dir> [--tty PATH]`: the run's watcher.
 
-One per run (`life.watcher` starts it and reads its record). About once a second
-(`OKSTRA_WATCH_INTERVAL` seconds, 0.05 … 10) it reads the run's manifest and looks at
-the lead — its process or tmux pane, and in tmux its screen against its provider's
-`[activity]` patterns — and at the workers recorded running (an end nobody recorded
-is recorded, as any look does). It tells the person, once per event and only what
-`config.json`'s `notify` names:
-
-* `lead-waiting`: the lead came to wait for input (again after it ran: each time);
-* `worker-ended`: a worker's turn ended (exited, stopped or lost);
-* `team-done`: the lead has ended and no worker runs — then the watcher ends.
-
-Telling is a tmux message on the lead's server (else the user's running one), the
-bell on the lead's terminal (its tmux pane, or the terminal a foreground lead runs
-in), and a desktop notification where `notify-send` is on the PATH of the command
-that started the run (`workers.notify`). What was told is written to `watcher.json`
-before it is sent, so a watcher started again never tells it twice; the ends of
-workers already over when a watcher starts are not told. SIGTERM (`okstra stop`),
-SIGINT and SIGHUP end it, recorded `stopped`.
-"""
+It looks at the lead and the workers and tells `notify`'s events (`lead-waiting`,
+`worker-ended`, `team-done`) once each: written to `watcher.json` before they are sent."""
 
 from __future__ import annotations
 
@@ -47,7 +30,7 @@ from ..processes.tmux import TmuxServer, server_at, user_server
 from ..store import FileLock, atomic_write_bytes
 from .activity import lead_screen
 from .lead import observe, pane_of
-from .runinfo import RunInfo, read_run
+from .runinfo import ENDED, LAUNCH_FAILED, RunInfo, read_run
 from .status import LeadStatus
 from .watcher import WATCHER
 from .workers import record
@@ -60,20 +43,9 @@ INTERVAL_VAR = "OKSTRA_WATCH_INTERVAL"
 # A lead okstra cannot see for this many looks in a row (its tmux server does not
 # answer) is taken as ended: the watcher never outlives its run.
 _UNSEEN_LOOKS = 5
-# A lead in these states is not running (or is not okstra's to watch: a host session,
-# a lead never launched): the watcher ends once no worker runs either.
-_LEAD_OVER = (
-    "exited",
-    "stopped",
-    "gone",
-    "launch-failed",
-    "prepared",
-    "host-session",
-    "refused",
-    "damaged",
-)
-
-__all__ = ["INTERVAL", "Watch", "interval", "main", "notify_events"]
+# A lead in these states is not running (or is not okstra's to watch): the watcher ends
+# once no worker runs either.
+_LEAD_OVER = (*ENDED, LAUNCH_FAILED, "prepared", "host-session", "refused", "damaged")
 
 
 def _now() -> str:
@@ -110,6 +82,7 @@ class Watch:
         self.environment = environment
         events, self.note = notify_events(environment)
         before = _previous(run_dir)
+        kept = ("told", "seen", "lead_waiting", "waits")
         me = os.getpid()
         self.record = WatcherRecord(
             process_id=me,
@@ -117,15 +90,10 @@ class Watch:
             started_at=_now(),
             events=events,
             tty=tty,
-            told=before.told if before is not None else (),
-            seen=before.seen if before is not None else (),
-            lead_waiting=before.lead_waiting if before is not None else False,
-            waits=before.waits if before is not None else 0,
+            **({k: getattr(before, k) for k in kept} if before is not None else {}),
         )
         self.unseen = 0
         self.stopping = threading.Event()
-
-    # ------------------------------------------------------------------ the record
 
     def _write(self, **changes: object) -> None:
         self.record = dataclasses.replace(self.record, **changes)  # type: ignore[arg-type]
@@ -136,8 +104,6 @@ class Watch:
     def _log(self, line: str) -> None:
         with contextlib.suppress(OSError):
             print(f"{_now()} {line}", file=sys.stderr, flush=True)
-
-    # ------------------------------------------------------------------ telling
 
     def _tell(self, event: str, key: str, message: str, run: RunInfo) -> None:
         """Tell `message` once for `key` (recorded first), when `event` is wanted."""
@@ -153,8 +119,6 @@ class Watch:
                 os.close(fd)
         self._log(f"told {key}: {', '.join(sent) or 'no way to tell was found'}")
 
-    # ------------------------------------------------------------------ looking
-
     def start(self) -> None:
         """Record this watcher; the ends of workers already over are known, not told."""
         team = read_team(self.run_dir)
@@ -166,15 +130,13 @@ class Watch:
     def look(self) -> bool:
         """One look at the team; True when the team is done (told, if wanted)."""
         run = read_run(self.run_dir)
-        # The lead is only looked at: its end is recorded by okstra's looks, with the
-        # last lines of its pane (a worker's end is recorded here, as any look does).
+        # The lead is only looked at: okstra's looks record its end with its pane's lines.
         lead = observe(run, self.environment, record=False)
         running = self._workers(run)
         self._lead_waits(run, lead)
         if not self._lead_over(lead) or running:
             return False
-        # One end of the team: this lead's end (a resumed lead ends again) after these
-        # workers' ends (a lead okstra did not start: each batch of workers).
+        # One end of the team per lead end (a resumed lead ends again) and batch of workers.
         who = lead.process_id or lead.pane_ref or "-"
         key = f"team-done@{who}:{lead.exited_at or '-'}:{len(self.record.seen)}"
         how = f"its lead {lead.label()}, " if lead.ended else ""
@@ -195,9 +157,8 @@ class Watch:
             if member.leader:
                 continue
             if member.status == record.RUNNING and not _supervised(member):
-                # Its supervisor is gone without recording the end: record it (from its
-                # `exit.json`, else `lost`). A live supervisor records its own end,
-                # with what only it knows (the session, the usage).
+                # Its supervisor is gone without recording the end (a live one records
+                # its own, with the session and usage): record it here.
                 member = end_seen_or_looked(self.run_dir, member, self.environment)
             if member.status == record.RUNNING:
                 running = True
@@ -226,15 +187,9 @@ class Watch:
         message = f"okstra: the lead of {run.ref} waits for input"
         self._tell("lead-waiting", f"lead-waiting#{waits}", message, run)
 
-    # ------------------------------------------------------------------ the loop
-
     def run(self, pause: float) -> str:
-        """Look every `pause` seconds until the team is done or `stopping` is set;
-        record why it ended and return it.
-
-        A team found done is recorded ended, then looked at once more: a lead resumed
-        meanwhile (whose `okstra resume` saw this watcher still watching and started
-        none) is watched on, the end taken back."""
+        """Look every `pause` seconds until the team is done or `stopping`; return why. A team
+        done is looked at once more: a lead resumed meanwhile is watched on."""
         self.start()
         reason: str | None = None
         while reason is None and not self.stopping.is_set():
@@ -300,8 +255,7 @@ def _server(run: RunInfo, environment: Environment) -> TmuxServer | None:
 def _bell_fd(
     run: RunInfo, server: TmuxServer | None, tty: str | None, environment: Environment
 ) -> int | None:
-    """The lead's terminal, opened to ring its bell: its tmux pane's (while it is the
-    pane launch recorded) or a foreground lead's; a terminal of this user only."""
+    """The lead's terminal (its recorded pane's, or a foreground lead's), of this user only."""
     path = tty
     if run.lead.backend == "tmux" and server is not None and run.lead.pane_ref:
         pane = pane_of(run.lead)

@@ -1,18 +1,7 @@
 """The run's watcher seen from outside: whether it watches, starting one, stopping it.
 
-While a run lives, one watcher (`python -m okstra_core.life.watch <run dir>`, a
-process of its own session) looks at the lead and the workers about once a second
-and tells the person, once per event, what `config.json`'s `notify` names
-(`life.watch`). It is started right after the lead is launched (in tmux, or in the
-foreground, and by `okstra resume --exec`) and ends with the team; `okstra stop` ends
-it. It records itself in the run's `watcher.json` (its pid and the pid's start time,
-what it told) and holds the lock of that file while it runs: a second watcher of the
-same run finds the lock taken and leaves at once.
-
-What `okstra runs` and `okstra status` show of it (`watcher_of`): `watching`, `ended`
-(it recorded why), `not started`, or `gone` (its record says it watches, and its
-process is not there any more).
-"""
+One per run (`life.watch`), recorded in `watcher.json` whose lock it holds: `watching`,
+`ended`, `not started`, or `gone` (its record says it watches; its process is gone)."""
 
 from __future__ import annotations
 
@@ -37,32 +26,10 @@ ENDED = "ended"
 NOT_STARTED = "not started"
 GONE = "gone"
 
-__all__ = [
-    "ENDED",
-    "GONE",
-    "NOT_STARTED",
-    "WATCHER",
-    "WATCHING",
-    "Watcher",
-    "read_watcher",
-    "start_watcher",
-    "stop_watcher",
-    "watcher_of",
-]
-
 
 @dataclass(frozen=True, kw_only=True)
 class Watcher:
-    """The run's watcher as `runs` and `status` show it (their `watcher` object).
-
-    Attributes:
-        state: `watching`, `ended`, `not started` or `gone`.
-        process_id: its pid, when it started.
-        events: what it tells.
-        told: what it told, in order.
-        looks: how many looks it made.
-        ended_at / end_reason: when and why it ended.
-    """
+    """The run's watcher as `runs` and `status` show it; `state` is one of the four above."""
 
     __pydantic_config__ = config(camel_case=True)
 
@@ -87,9 +54,8 @@ def read_watcher(run_dir: Path) -> WatcherRecord | None:
 
 
 def _identity(record: WatcherRecord, run_dir: Path) -> Identity | None:
-    """The watcher `record` names, while it runs and is one: the process at its pid has
-    its start time and runs the watch module on this run (a planted record naming
-    another process of the user's is never signalled, nor shown watching)."""
+    """The watcher `record` names, while its process (pid and start) runs the watch module
+    on this run: a planted record naming another process is never signalled."""
     identity = Identity.of(record.process_id, record.process_start)
     if identity is None or not identity.alive():
         return None
@@ -100,12 +66,9 @@ def _identity(record: WatcherRecord, run_dir: Path) -> Identity | None:
         return None
     module = WATCH_MODULE.encode()
     at = argv.index(module) + 1 if module in argv else len(argv)
-    watching = at < len(argv) and _same_dir(os.fsdecode(argv[at]), run_dir)
-    return identity if watching and identity.alive() else None
-
-
-def _same_dir(a: str, b: Path) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
+    if at >= len(argv) or os.path.realpath(os.fsdecode(argv[at])) != os.path.realpath(run_dir):
+        return None
+    return identity if identity.alive() else None
 
 
 def watcher_of(run_dir: Path) -> Watcher:
@@ -128,26 +91,17 @@ def watcher_of(run_dir: Path) -> Watcher:
     )
 
 
-def watch_argv(run_dir: Path, tty: str | None = None) -> list[str]:
-    """The watcher's argv: this interpreter, so it runs the same okstra."""
-    where = os.path.abspath(run_dir)
-    return [sys.executable, "-m", WATCH_MODULE, where, *(["--tty", tty] if tty else [])]
-
-
 def spawn_watcher(
     run_dir: Path, environment: Environment, *, tty: str | None = None
 ) -> subprocess.Popen[bytes]:
-    """Start a watcher of the run, detached (a session of its own), with the environment
-    of the command that started the run (its PATH finds `notify-send`); its standard
-    error goes to the run's `watcher.log`. Whether it watches is its lock's to say.
-
-    Raises:
-        OSError: it could not be started.
-    """
+    """Start a watcher of the run, detached, in the environment of the command that started
+    the run, its stderr to `watcher.log` (raises `OSError`). Its lock says if it watches."""
     log = os.open(Path(run_dir) / WATCHER_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         return subprocess.Popen(
-            watch_argv(run_dir, tty),
+            # This interpreter, so it runs the same okstra.
+            [sys.executable, "-m", WATCH_MODULE, os.path.abspath(run_dir)]
+            + (["--tty", tty] if tty else []),
             cwd=run_dir,
             env=dict(environment.env),
             stdin=subprocess.DEVNULL,
@@ -160,11 +114,7 @@ def spawn_watcher(
 
 
 def start_watcher(run_dir: Path, environment: Environment, *, tty: str | None = None) -> str:
-    """Start the run's watcher unless one watches; best effort, never an error.
-
-    Returns:
-        `started`, `watching` (one already did: nothing started), or why it could not.
-    """
+    """Start the run's watcher unless one watches: `started`, `watching`, or why not."""
     if watcher_of(run_dir).state == WATCHING:
         return WATCHING
     try:
@@ -175,8 +125,7 @@ def start_watcher(run_dir: Path, environment: Environment, *, tty: str | None = 
 
 
 def stop_watcher(run_dir: Path) -> Watcher:
-    """End the run's watcher (SIGTERM: it records `stopped` and tells nothing more);
-    the watcher as it was found."""
+    """End the run's watcher (SIGTERM: it records `stopped`); the watcher as found."""
     found = watcher_of(run_dir)
     record = read_watcher(run_dir) if found.state == WATCHING else None
     identity = _identity(record, run_dir) if record is not None else None

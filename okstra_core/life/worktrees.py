@@ -1,17 +1,7 @@
 """A git worktree per writing worker: made, committed at the end, diffed, merged, removed.
 
-A worker whose role writes runs in a worktree of its own, on its own branch
-(`okstra/<task-group>/<task-id>/<run-id>/<role>-<n>`), made from the commit the project
-is on when it starts (or the run's base). The worktrees live outside the project (under
-okstra's per-user data directory, or the `worktrees.dir` setting of `config.json`), so
-nothing that scans the project sees copies of it.
-
-Nothing a writer did is lost: what it left uncommitted is committed on its branch when
-it ends (as okstra, whatever git identity the person has, or none); a merge that would
-conflict is refused before anything is touched, naming the files; a refused merge
-changes nothing. Every step is a real `git` run with okstra's own environment for git
-(no inherited `GIT_DIR` and the like, no hooks, no signing prompts).
-"""
+Each writer has its own branch and a worktree outside the project; nothing it did is lost,
+a conflicting merge is refused untouched, and git runs with okstra's own environment."""
 
 from __future__ import annotations
 
@@ -23,37 +13,17 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import GitError, MergeConflictError, UsageError
-from ..gitrepo import Tree, git_env, project_tree
+from ..gitrepo import Tree as Tree
+from ..gitrepo import git_env
+from ..gitrepo import project_tree as project_tree
 from ..gitrepo import run_git as _git
 from ..paths import user_dirs
 from ..records import dataclass
 
-__all__ = [
-    "OKSTRA_IDENTITY",
-    "Checkout",
-    "Merged",
-    "Tree",
-    "branch_name",
-    "changed_files",
-    "commit_leftovers",
-    "diff",
-    "discard",
-    "make",
-    "merge",
-    "okstra_worktrees",
-    "project_tree",
-    "worktree_path",
-    "worktrees_root",
-]
-
 # okstra's commits: its own identity, never signed (no prompt), no hooks.
 OKSTRA_IDENTITY = (
-    "-c",
-    "user.name=okstra",
-    "-c",
-    "user.email=okstra@localhost",
-    "-c",
-    "commit.gpgsign=false",
+    *("-c", "user.name=okstra", "-c", "user.email=okstra@localhost"),
+    *("-c", "commit.gpgsign=false"),
 )
 BRANCH_PREFIX = "okstra/"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -83,8 +53,7 @@ def worktree_path(root: Path, project_id: str, branch: str) -> Path:
 
 @dataclass(frozen=True)
 class Checkout:
-    """A writer's worktree, made: where it is, its branch, the commit it starts from,
-    and where the worker runs in it (the project's directory inside the worktree)."""
+    """A writer's worktree: its path, branch, base commit, and the worker's directory in it."""
 
     path: Path
     branch: str
@@ -101,13 +70,8 @@ def make(
     *,
     checkout: bool = True,
 ) -> Checkout:
-    """`git worktree add -b <branch> <path> <base>`; with `checkout=False` its files are
-    written later by `populate` (the worker's supervisor does, before the CLI runs).
-
-    Raises:
-        UsageError: the branch or the directory exists already.
-        GitError: git failed.
-    """
+    """`git worktree add -b <branch> <path> <base>` (files written later by `populate`
+    with `checkout=False`); `UsageError` when the branch or the directory exists."""
     if os.path.lexists(path):
         raise UsageError(f"the worktree directory {path} exists already", field="<who>")
     if _tip(tree.top, branch, env) is not None:
@@ -125,9 +89,7 @@ def populate(path: Path, env: Mapping[str, str] | None = None) -> None:
 
 
 def commit_leftovers(path: Path, label: str, env: Mapping[str, str] | None = None) -> str | None:
-    """Commit whatever is uncommitted in the worktree at `path` on its branch, as okstra:
-    `okstra: <label> (uncommitted at exit)`. Returns the commit, or None when nothing was
-    left (or the worktree is gone)."""
+    """Commit what is uncommitted in the worktree at `path`, as okstra; the commit or None."""
     if not path.is_dir():
         return None
     _git(path, "add", "-A", env=env)
@@ -155,13 +117,8 @@ def diff(
     stat: bool = False,
     env: Mapping[str, str] | None = None,
 ) -> str:
-    """The writer's changes against `base`: its commits and, while its worktree exists,
-    what it has not committed (new files included). Nothing in the worktree changes:
-    uncommitted files are staged in a copy of its index.
-
-    Raises:
-        UsageError: neither the worktree nor the branch exists any more.
-    """
+    """The writer's changes against `base`: its commits and what it has not committed
+    (staged in a copy of its index: the worktree does not change)."""
     how = ["--stat"] if stat else ["--patch"]
     if path.is_dir():
         index = _git(path, "rev-parse", "--git-path", "index", env=env).stdout.strip()
@@ -169,8 +126,6 @@ def diff(
         with tempfile.TemporaryDirectory(prefix="okstra-diff-") as scratch:
             copy = Path(scratch) / "index"
             if source.exists():
-                # A scratch copy of the index (never the worktree's own): git stages
-                # the uncommitted files there, so the diff leaves the worktree as it is.
                 shutil.copyfile(source, copy)
             private = {"GIT_INDEX_FILE": str(copy)}
             _git(path, "add", "-A", env=env, extra_env=private)
@@ -237,12 +192,10 @@ class Merged:
     into: str
     squash: bool
     files: tuple[str, ...]
-    fast_forward: bool = False
 
 
 def _identity_env(tree_top: Path, env: Mapping[str, str] | None) -> tuple[str, ...]:
-    """The person's identity when they set one; okstra's otherwise (a merge must commit,
-    and git refuses an identity it only guessed)."""
+    """The person's identity when set, else okstra's (git refuses a guessed one to commit)."""
     full = git_env(env)
     if full.get("GIT_COMMITTER_EMAIL") or full.get("EMAIL"):
         return ()
@@ -259,12 +212,8 @@ def merge(
     squash: bool = False,
     env: Mapping[str, str] | None = None,
 ) -> Merged:
-    """Merge `branch` into the branch checked out in the project.
-
-    Refused, changing nothing: a detached HEAD; uncommitted changes in the project to
-    files the branch changed; a merge that would conflict (MergeConflictError naming the
-    files, found by `git merge-tree` before anything is touched).
-    """
+    """Merge `branch` into the project's branch; refused, changing nothing, on a detached
+    HEAD, uncommitted changes to files it changed, or a conflict (`MergeConflictError`)."""
     if tree.branch is None:
         raise UsageError(
             f"the project at {tree.top} is on no branch (a detached HEAD): check out the "
@@ -343,8 +292,7 @@ def run_of_branch(branch: str) -> tuple[str, str, str] | None:
 
 
 def remove_worktree(tree_top: Path, path: Path, label: str, env: Mapping[str, str] | None) -> None:
-    """Remove one worktree, what it left uncommitted committed on its branch first (the
-    branch stays: nothing is lost); then forget worktrees whose directories are gone."""
+    """Remove one worktree, its leftovers committed on its branch first (which stays)."""
     commit_leftovers(path, label, env)
     if path.is_dir():
         _git(tree_top, "worktree", "remove", "--force", str(path), env=env)
