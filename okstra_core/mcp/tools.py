@@ -35,23 +35,18 @@ PROGRESS_SECONDS = 2.0
 MAX_WHO = 200
 MAX_NAMED = 100
 
-Who = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_WHO,
-        description="a worker of this run: its role execution ref, its label, or <role>#<n> "
-        "(e.g. analyser#1)",
-    ),
-]
-Prompt = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_PROMPT_BYTES,
-        description="the worker's whole task: all it knows (it reads it on standard input)",
-    ),
-]
+
+def _words(description: str, longest: int = MAX_WHO) -> Any:
+    """A non-empty string argument of at most `longest` characters."""
+    return Field(min_length=1, max_length=longest, description=description)
+
+
+WHO_TEXT = (
+    "a worker of this run: its role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
+)
+Who = Annotated[str, _words(WHO_TEXT)]
+PROMPT_TEXT = "the worker's whole task: all it knows (it reads it on standard input)"
+Prompt = Annotated[str, _words(PROMPT_TEXT, MAX_PROMPT_BYTES)]
 Surface = Annotated[
     Literal["tmux", "background"],
     Field(description="tmux (a pane to watch) or background; default: tmux when it runs"),
@@ -65,17 +60,8 @@ Seconds = Annotated[
     ),
 ]
 Again = Annotated[bool, Field(description="start a new attempt of a worker that already ran")]
-Role = Annotated[
-    str, Field(min_length=1, max_length=MAX_WHO, description="a dynamic role of the run")
-]
-Model = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_WHO,
-        description="with role: the model ref to run it on (e.g. codex/gpt-5.6-sol)",
-    ),
-]
+Role = Annotated[str, _words("a dynamic role of the run")]
+Model = Annotated[str, _words("with role: the model ref to run it on (e.g. codex/gpt-5.6-sol)")]
 Until = Annotated[
     Literal["waiting for input", "idle", "stalled"],
     Field(description="also answer when one of them reaches this activity"),
