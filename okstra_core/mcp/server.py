@@ -1,13 +1,8 @@
-"""The MCP server of one run, on standard input and output.
+"""The MCP server of one run, on stdin/stdout (the SDK's `MCPServer`).
 
-Built on the official SDK's high-level server (`MCPServer`). The tools' input schemas
-are the SDK's, from their typed signatures, made exact: every argument is declared,
-and anything else is refused (`additionalProperties: false`). Their output schemas
-are the JSON Schemas of the action records (`records.json_schema`), so a host can
-read a structured result without parsing text.
-
-The server ends when its client closes standard input. It writes nothing but the
-protocol on standard output; its log (warnings only) goes to standard error.
+Input schemas are the SDK's from the tools' signatures, made exact (no undeclared
+argument); output schemas are the action records' JSON Schemas. Stdout carries only
+the protocol; the log (warnings) goes to stderr. It ends when the client closes stdin.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """The MCP tools of one run: each a thin adapter over one `life.actions` function.
 
-Each tool takes exactly the arguments its input schema lists (anything else is
-refused), runs its action on a worker thread (the actions block on files, processes
-and the run's lock, never on the event loop), and answers a `CallToolResult`: the
-action's record as structured content (the JSON `--json` prints) and a short text. A
-refusal (`OkstraError`) answers a tool error with the CLI's message and, as structured
-content, the CLI's JSON error (`ok: false`, `error`, `field`, …).
-
-`worker_wait` waits at most `slice` seconds per call (below every host's own timeout
-for one tool call), reporting progress every few seconds; past that it answers with
-the members still running and the lead calls it again.
+Each tool takes exactly the arguments its schema lists, runs its action on a worker
+thread (actions block on files, processes and the run's lock, never on the event loop)
+and answers the action's record as structured content plus a short text; a refusal is
+a tool error carrying the CLI's message and JSON error. `worker_wait` waits at most one
+slice per call (below every host's timeout), reporting progress; the lead calls again.
 """
 
 from __future__ import annotations
@@ -34,32 +29,24 @@ from ..life.report import read_run_manifest
 from ..records import to_data
 from . import text
 
-# How long one `worker_wait` call waits unless the server is told otherwise: under
-# the 60 s a host's MCP client gives one call by default (codex, the TypeScript SDK).
-DEFAULT_SLICE_SECONDS = 50.0
 MAX_SLICE_SECONDS = 3600.0
 # How often a waiting call reports progress (and looks again).
 PROGRESS_SECONDS = 2.0
 MAX_WHO = 200
 MAX_NAMED = 100
 
-Who = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_WHO,
-        description="a worker of this run: its role execution ref, its label, or <role>#<n> "
-        "(e.g. analyser#1)",
-    ),
-]
-Prompt = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_PROMPT_BYTES,
-        description="the worker's whole task: all it knows (it reads it on standard input)",
-    ),
-]
+
+def _words(description: str, longest: int = MAX_WHO) -> Any:
+    """A non-empty string argument of at most `longest` characters."""
+    return Field(min_length=1, max_length=longest, description=description)
+
+
+WHO_TEXT = (
+    "a worker of this run: its role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
+)
+Who = Annotated[str, _words(WHO_TEXT)]
+PROMPT_TEXT = "the worker's whole task: all it knows (it reads it on standard input)"
+Prompt = Annotated[str, _words(PROMPT_TEXT, MAX_PROMPT_BYTES)]
 Surface = Annotated[
     Literal["tmux", "background"],
     Field(description="tmux (a pane to watch) or background; default: tmux when it runs"),
@@ -73,17 +60,8 @@ Seconds = Annotated[
     ),
 ]
 Again = Annotated[bool, Field(description="start a new attempt of a worker that already ran")]
-Role = Annotated[
-    str, Field(min_length=1, max_length=MAX_WHO, description="a dynamic role of the run")
-]
-Model = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_WHO,
-        description="with role: the model ref to run it on (e.g. codex/gpt-5.6-sol)",
-    ),
-]
+Role = Annotated[str, _words("a dynamic role of the run")]
+Model = Annotated[str, _words("with role: the model ref to run it on (e.g. codex/gpt-5.6-sol)")]
 Until = Annotated[
     Literal["waiting for input", "idle", "stalled"],
     Field(description="also answer when one of them reaches this activity"),
@@ -139,17 +117,23 @@ class Team:
         call = functools.partial(action, self.run_dir, self.environment, *args, **kwargs)
         return await anyio.to_thread.run_sync(_guarded, call)
 
+    async def _answer(
+        self, summary: Callable[[Any], str], action: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> CallToolResult:
+        """Run `action` (see `_run`) and answer its record with `summary`'s text."""
+        try:
+            record = await self._run(action, *args, **kwargs)
+        except Refused as exc:
+            return refusal(exc.error)
+        return answer(record, summary(record))
+
     # ------------------------------------------------------------------- tools
 
     async def team_status(self) -> CallToolResult:
         """Every member of this run's team now: label, model, access (read-only or
         workspace-write), surface, state (prepared, running, exited N, stopped, lost),
         activity, elapsed time and last line of output. Looks only; call it any time."""
-        try:
-            status = await self._run(_status)
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(status, text.team(status))
+        return await self._answer(text.team, actions.team_status)
 
     async def worker_start(
         self,
@@ -166,20 +150,17 @@ class Team:
         or a dynamic role of the run with `role` and `model` (a model ref such as
         codex/gpt-5.6-sol; `source`: the role execution it acts on). `surface`:
         tmux (a pane you can watch) or background; default tmux when tmux runs."""
-        try:
-            started = await self._run(
-                actions.worker_start,
-                prompt=prompt,
-                who=who,
-                again=again,
-                role=role,
-                model=model,
-                source=source,
-                surface=surface,
-            )
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(started, text.started(started))
+        return await self._answer(
+            text.started,
+            actions.worker_start,
+            prompt=prompt,
+            who=who,
+            again=again,
+            role=role,
+            model=model,
+            source=source,
+            surface=surface,
+        )
 
     async def worker_send(
         self, who: Who, prompt: Prompt, surface: Surface | None = None
@@ -187,11 +168,9 @@ class Team:
         """Send an ended worker a follow-up in its own conversation (it remembers its
         earlier turns); returns at once, as worker_start does. Wait for it and read its
         answer as for a start."""
-        try:
-            sent = await self._run(actions.worker_send, who, prompt=prompt, surface=surface)
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(sent, text.started(sent))
+        return await self._answer(
+            text.started, actions.worker_send, who, prompt=prompt, surface=surface
+        )
 
     async def worker_wait(
         self,
@@ -212,7 +191,9 @@ class Team:
             while True:
                 left = limit - (time.monotonic() - began)
                 step = max(0.0, min(PROGRESS_SECONDS, left))
-                waited = await self._run(_wait, who, timeout=step, any_one=any, until=until)
+                waited = await self._run(
+                    actions.worker_wait, who, timeout=step, any_one=any, until=until
+                )
                 if not waited.timed_out or left <= PROGRESS_SECONDS:
                     break
                 spent = time.monotonic() - began
@@ -227,11 +208,7 @@ class Team:
         """What an ended worker produced: its final message (its result file, else its
         standard output) of its latest turn, or of `turn`. At most 1 MiB unless
         `full: true`; `truncated` and `path` say when there is more and where."""
-        try:
-            found = await self._run(actions.worker_result, who, full=full, turn=turn)
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(found, text.result(found))
+        return await self._answer(text.result, actions.worker_result, who, full=full, turn=turn)
 
     async def worker_stop(
         self,
@@ -242,11 +219,7 @@ class Team:
         `grace` seconds (default 10, at most this server's wait slice); its tmux pane
         is closed. A worker that is not running is left as it is."""
         grace = min(grace, self.slice)
-        try:
-            stopped = await self._run(actions.worker_stop, who, grace=grace)
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(stopped, text.stopped(stopped))
+        return await self._answer(text.stopped, actions.worker_stop, who, grace=grace)
 
     async def report_finalize(
         self,
@@ -263,48 +236,27 @@ class Team:
         """Write this run's executionRoles — every role execution with its recorded
         outcome — onto the final report's JSON data file (a file of the project, outside
         .okstra). Every other key of the report is kept."""
-        try:
-            done = await self._run(_finalize, data)
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(done, text.finalized(done))
+        return await self._answer(text.finalized, _finalize, data)
 
     async def worker_diff(self, who: Who, stat: Stat = False) -> CallToolResult:
         """A writer's changes against its base, committed and uncommitted (`stat: true`:
         the summary of files changed). Only a worker that wrote in a worktree of its
         own has one."""
-        try:
-            found = await self._run(actions.worker_diff, who, stat=stat)
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(found, text.diff(found))
+        return await self._answer(text.diff, actions.worker_diff, who, stat=stat)
 
     async def worker_merge(self, who: Who, squash: Squash = False) -> CallToolResult:
         """Merge an ended writer's branch into the branch checked out in the project
         (`squash: true`: one commit). Refused, changing nothing, while the project has
         uncommitted changes to the same files; a conflict is aborted and named."""
-        try:
-            merged = await self._run(actions.worker_merge, who, squash=squash)
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(merged, text.merged(merged))
+        return await self._answer(text.merged, actions.worker_merge, who, squash=squash)
 
     async def worker_discard(self, who: Who, yes: Yes) -> CallToolResult:
         """Throw an ended writer's work away: remove its worktree and delete its branch.
         Ask the person first; `yes: true` says they agreed."""
-        try:
-            if not yes:
-                raise Refused(
-                    UsageError(
-                        "discarding throws the writer's work away: ask the person, then "
-                        "pass yes: true",
-                        field="yes",
-                    )
-                )
-            done = await self._run(actions.worker_discard, who)
-        except Refused as exc:
-            return refusal(exc.error)
-        return answer(done, text.discarded(done))
+        if not yes:
+            why = "discarding throws the writer's work away: ask the person, then pass yes: true"
+            return refusal(UsageError(why, field="yes"))
+        return await self._answer(text.discarded, actions.worker_discard, who)
 
     def tools(self) -> list[tuple[Callable[..., Any], type[Any], bool]]:
         """Each tool, the record its structured content is, and whether it only reads."""
@@ -335,27 +287,8 @@ def _guarded(call: Callable[[], Any]) -> Any:
         raise Refused(error) from None
 
 
-def _status(run_dir: Path, environment: Environment) -> actions.TeamStatus:
-    return actions.team_status(run_dir, environment)
-
-
-def _wait(
-    run_dir: Path,
-    environment: Environment,
-    who: list[str],
-    *,
-    timeout: float,
-    any_one: bool,
-    until: str | None,
-) -> actions.Waited:
-    return actions.worker_wait(
-        run_dir, environment, who, timeout=timeout, any_one=any_one, until=until
-    )
-
-
 def _finalize(run_dir: Path, environment: Environment, data: str) -> actions.Finalized:
-    """The report must be a file of the run's project (a relative path is the project's;
-    links followed before the check); the action refuses okstra's own files."""
+    """Finalize a report that is a file of the run's project (links followed first)."""
     _, manifest = read_run_manifest(run_dir)
     root = Path(os.path.realpath(manifest.project_root))
     given = Path(data)

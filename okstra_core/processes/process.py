@@ -1,23 +1,11 @@
 """Which processes okstra acts on: only the ones it started itself.
 
-A run file names processes (the lead's pid, the okstra that started it, the program in
-the lead's tmux pane). A repository can carry any run file, so a recorded pid is a
-claim, not a fact. okstra signals a process, or judges it alive when deciding what
-`stop` does, only when:
-
-* the recorded pid is a pid: an integer with 1 < pid <= the kernel's `pid_max`;
-* launch recorded its start time (and, for the foreground lead, its parent's pid and
-  start time) — a record without them is refused;
-* the live process still has that start time, and its parent is still the recorded
-  parent with the recorded start time.
-
-The same rules hold for the workers okstra starts (`Identity.of` of a worker's recorded
-CLI or supervisor; a zombie is not alive). A start time is the kernel's (field 22 of
-`/proc/<pid>/stat`, clock ticks since boot),
-fixed when the process was forked: a run file written elsewhere or earlier cannot know
-it, and a pid reused by another process has another. Signals go through a pidfd opened
-before the check where the kernel has them, so the process checked is the process
-signalled. A process group is signalled only when its leader is the checked process.
+A recorded pid (a run file may come from any repository) is a claim: okstra signals it or
+judges it alive only when it is a pid (1 < pid <= `pid_max`), launch recorded its start
+time (the kernel's, field 22 of `/proc/<pid>/stat`; for the foreground lead also its
+parent's pid and start time) and the live process still has them. Signals go through a
+pidfd opened before the check, so the process checked is the one signalled; a group is
+signalled only when its leader is the checked process. A zombie is not alive.
 """
 
 from __future__ import annotations
@@ -40,8 +28,7 @@ _NOT_OURS = "not a process okstra started"
 
 @functools.cache
 def pid_max() -> int:
-    """The kernel's largest pid (`/proc/sys/kernel/pid_max`), else 4194304 (read once
-    per process: a listing checks two pids of every run)."""
+    """The kernel's largest pid, read once per process (a listing checks many)."""
     try:
         value = int(PID_MAX_FILE.read_text(encoding="ascii").strip())
     except (OSError, ValueError):
@@ -57,8 +44,7 @@ def as_pid(value: object) -> int | None:
 
 
 def shown(value: object, limit: int = 40) -> str:
-    """A recorded value as a message shows it: repr, cut to `limit` characters (a list
-    or an object by its kind: its repr may be huge or nested past the recursion limit)."""
+    """A recorded value as a message shows it: repr cut to `limit` (a container by kind)."""
     if isinstance(value, list | tuple):
         return "a list"
     if isinstance(value, dict):
@@ -105,15 +91,8 @@ def process_start(pid: object) -> str | None:
 
 @dataclass(frozen=True)
 class Identity:
-    """A process as launch recorded it (values as read from a run file, unchecked).
-
-    Attributes:
-        pid: the recorded pid.
-        start: its recorded start time.
-        parent: the recorded parent pid; checked only when `with_parent`.
-        parent_start: the recorded parent's start time.
-        with_parent: the parent is part of the identity (the foreground lead).
-    """
+    """A process as launch recorded it (unchecked values from a run file); the parent
+    counts only `with_parent` (the foreground lead)."""
 
     pid: object
     start: object
@@ -123,8 +102,7 @@ class Identity:
 
     @classmethod
     def of(cls, pid: object, start: object) -> Identity | None:
-        """A recorded process (a worker's CLI or supervisor), None unless its pid is a pid
-        and its start time a start time."""
+        """A recorded worker CLI or supervisor; None unless pid and start are well formed."""
         checked = as_pid(pid)
         return cls(checked, start) if checked is not None and _is_start(start) else None
 
@@ -148,14 +126,8 @@ class Identity:
 
 @dataclass(frozen=True)
 class Verdict:
-    """What a look at a recorded process found.
-
-    Attributes:
-        state: `match` (it is the process launch recorded), `gone` (no process has the
-            recorded pid), `refused` (the record is incomplete, or the process at the
-            pid is another one).
-        why: for `refused`: a sentence saying what does not match.
-    """
+    """What a look found: `match`, `gone` (no such pid) or `refused` (`why`: the record
+    is incomplete or the pid is another process)."""
 
     state: Literal["match", "gone", "refused"]
     why: str = ""
@@ -226,12 +198,7 @@ def _pidfd(pid: int) -> Iterator[int | None]:
 
 
 def send(identity: Identity, sig: int) -> Verdict:
-    """Send `sig` to the recorded process if it still is that process; say what happened.
-
-    Returns:
-        `match` when the signal was sent; `gone` when there is no such process (or it
-        ended meanwhile); `refused` (with why) when it is not the recorded process.
-    """
+    """Send `sig` to the recorded process if it still is that process (`match`: sent)."""
     pid = as_pid(identity.pid)
     if pid is None:
         return check(identity)
@@ -252,11 +219,7 @@ def send(identity: Identity, sig: int) -> Verdict:
 
 
 def send_group(identity: Identity, sig: int) -> Verdict:
-    """Send `sig` to the process group the recorded process leads, if it still leads it.
-
-    Never a pid <= 1, never a negative one, never a group whose leader is another
-    process than the one recorded.
-    """
+    """Send `sig` to the group the recorded process leads, if it still is and leads it."""
     verdict = check(identity)
     pid = as_pid(identity.pid)
     if not verdict.matches or pid is None:

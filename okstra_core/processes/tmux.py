@@ -1,21 +1,11 @@
 """tmux is reached only through the user's own server, and a pane only when it is the lead's.
 
-A run file names a tmux server (`tmuxSocket`) and a pane (`paneRef`). A repository can
-carry any run file, and a tmux client hands its whole environment to the server it
-connects to, so okstra checks both before it runs tmux at all:
-
-* **the socket** is used only when it is the user's own: in the user's tmux directory
-  (`$TMUX_TMPDIR` or `/tmp`, then `tmux-<uid>/`; that directory owned by the user and
-  closed to group and others, the socket owned by the user), the socket of the tmux this
-  terminal is in (`$TMUX`), or the one the user named in `OKSTRA_TMUX_SOCKET` (owned by
-  the user, in a directory nobody else may write). The checks are `lstat` calls made
-  before any connection: a refused socket costs no waiting.
-* **a pane** is acted on (its lines read, keys sent, killed, shown) only when the
-  program in it is the one launch started: the pane's pid and that process's start
-  time are the ones launch recorded. A dead pane keeps its pid; its process is gone,
-  so only the pid is compared.
-* tmux runs with a minimal environment (`PATH`, `HOME`, `TERM`, `LANG`, `LC_*`,
-  `TMUX_TMPDIR`) — no API key travels — and a short timeout.
+A run file (from any repository) names a tmux server and a pane, and a tmux client hands
+its whole environment to its server, so before running tmux okstra checks, by `lstat`
+only: the socket is in the user's private tmux directory, is `$TMUX`'s, or is the one
+named in `OKSTRA_TMUX_SOCKET` (in a directory nobody else may write). A pane is acted on
+only while its pid and that process's start time are the ones launch recorded (a dead
+pane keeps its pid). tmux runs with a minimal environment (no API key) and a timeout.
 """
 
 from __future__ import annotations
@@ -74,27 +64,16 @@ def inside_socket(env: Mapping[str, str]) -> str | None:
     return first or None
 
 
-def _mode(st: os.stat_result) -> str:
-    return f"{stat.S_IMODE(st.st_mode):04o}"
-
-
 def _not_own(path: str, st: os.stat_result, what: str) -> str:
     return (
         f"tmux socket {path} is not the user's own ({what} owner uid {st.st_uid}, "
-        f"mode {_mode(st)}; okstra runs as uid {os.getuid()})"
+        f"mode {stat.S_IMODE(st.st_mode):04o}; okstra runs as uid {os.getuid()})"
     )
 
 
 @dataclass(frozen=True)
 class Server:
-    """A tmux server okstra may talk to.
-
-    Attributes:
-        base: the tmux argv prefix (`tmux -S <socket>`).
-        socket: its socket path.
-        running: its socket exists (False: no server runs there; nothing to ask).
-        refused: why okstra will not talk to it (then `base` is not to be run).
-    """
+    """A tmux server: its argv prefix, whether its socket exists, why it is refused."""
 
     base: tuple[str, ...]
     socket: str
@@ -127,10 +106,7 @@ def _check_dir(directory: str, *, private: bool) -> str | None:
 
 
 def socket_refusal(socket: object, env: Mapping[str, str]) -> str | None:
-    """Why okstra will not connect to `socket` (None: it is the user's own server).
-
-    Only `lstat` is used: nothing is connected to, so a refusal costs no waiting.
-    """
+    """Why okstra will not connect to `socket` (None: the user's own); `lstat` only."""
     shape = _shape(socket)
     if shape is not None or not isinstance(socket, str):
         return shape
@@ -181,8 +157,7 @@ def run(
     keep: Sequence[str] = (),
     timeout: float = TIMEOUT,
 ) -> subprocess.CompletedProcess[str] | None:
-    """Run one tmux command on `server` with the minimal environment; None if it failed
-    to run or did not answer within `timeout` (a refused server is never run)."""
+    """Run one tmux command on `server`; None if refused, failed or timed out."""
     if server.refused is not None or not server.base:
         return None
     try:
@@ -214,12 +189,7 @@ class Pane:
 
 @dataclass(frozen=True)
 class PaneProbe:
-    """One look at a tmux pane.
-
-    Attributes:
-        found: the pane exists; None = okstra cannot tell (no tmux, tmux failed).
-        refused: why the pane (or its server) is not the lead's: nothing is done to it.
-    """
+    """One look at a tmux pane (`found` None: cannot tell; `refused`: not the lead's)."""
 
     found: bool | None
     dead: bool = False
@@ -307,8 +277,7 @@ def probe_pane(
 
 
 def pane_lines(server: Server, pane: Pane, environment: Environment, count: int) -> list[str]:
-    """The last `count` lines of a pane `probe_pane` found to be the lead's (scrollback
-    included), without tmux's dead-pane line."""
+    """The last `count` lines of the lead's pane, scrollback included."""
     done = run(server, ["capture-pane", "-p", "-J", "-S", "-500", "-t", pane.ref], environment)
     if done is None or done.returncode != 0:
         return []
@@ -316,8 +285,7 @@ def pane_lines(server: Server, pane: Pane, environment: Environment, count: int)
 
 
 def _shown_lines(text: str, count: int) -> list[str]:
-    """A pane's captured text as lines: tmux's dead-pane line and trailing blank lines
-    dropped, each line cut to 1000 characters, the last `count` kept."""
+    """Captured text as lines, without the dead-pane line and trailing blanks."""
     lines = [screen_line(line)[:1000] for line in text.splitlines()]
     lines = [line for line in lines if not line.startswith("Pane is dead")]
     while lines and not lines[-1].strip():
@@ -326,17 +294,12 @@ def _shown_lines(text: str, count: int) -> list[str]:
 
 
 def pane_identity(pane: Pane) -> process.Identity:
-    """The pane's program as a process identity (its parent, the tmux server, is not
-    recorded)."""
+    """The pane's program as a process identity (its parent is not recorded)."""
     return process.Identity(pid=pane.pid, start=pane.start)
 
 
 # --------------------------------------------------------------------------- workers
-#
-# The panes of workers (`okstra worker start --surface tmux`): the same servers, made
-# by okstra in the user's own tmux directory or found where the lead runs; a pane is
-# acted on only while its pid is the process okstra recorded at start, with the same
-# start time (or the pane is dead and kept its pid).
+# The panes of workers (`--surface tmux`), held to the same rules as the lead's.
 
 # Workers' tmux commands make windows and panes: they get longer than a probe's.
 _WORKER_TIMEOUT = 10.0
@@ -397,8 +360,7 @@ class TmuxServer:
 
 
 def server_at(socket: str | None, environment: Environment) -> TmuxServer | None:
-    """The server at a recorded socket path, if tmux is installed and it is the user's
-    own (`socket_refusal`)."""
+    """The server at a recorded socket, if tmux is installed and it is the user's own."""
     tmux = environment.which("tmux")
     if not socket or tmux is None or not trusted_socket(socket, environment):
         return None
@@ -406,8 +368,7 @@ def server_at(socket: str | None, environment: Environment) -> TmuxServer | None
 
 
 def chosen_socket(environment: Environment) -> str:
-    """The socket okstra uses for a new worker window: `OKSTRA_TMUX_SOCKET` (a name in
-    tmux's directory, or a path), else the server the user is inside, else the default."""
+    """The socket for a new worker window: `OKSTRA_TMUX_SOCKET`, `$TMUX`, else default."""
     named = environment.get(TMUX_SOCKET_VAR)
     if named:
         return named if "/" in named else str(socket_dir(environment) / named)
@@ -461,8 +422,7 @@ class PaneState:
 
 
 def pane_state(server: TmuxServer, pane: str, owner: process.Identity | None) -> PaneState | None:
-    """The pane, when it exists and is the one okstra started: its pid is `owner`'s pid
-    and (while it runs) `owner` is still that process. None otherwise."""
+    """The pane, when it exists and its pid is still `owner`'s process; else None."""
     pid = process.as_pid(owner.pid) if owner is not None else None
     if owner is None or pid is None or not pane.startswith("%") or not pane[1:].isdigit():
         return None

@@ -1,27 +1,14 @@
 """Is an agent CLI ready? The one verdict every screen and command reads.
 
-`cli_readiness` decides, for one provider's CLI:
+`cli_readiness` checks that a provider's CLI is found on PATH (`origin`), that its version
+command answers within the timeout, that (for a provider that can lead) its help lists
+every `launch.required_flags` entry as a whole word, and that it is not known to be logged
+out (`login.py`); "cannot tell" is ready, with `Readiness.login_note`.
 
-1. **found** — on PATH (the look-up that also names where it came from, `origin`);
-2. **runs** — its version command answers within the timeout;
-3. **launch flags** — for a provider that can lead, every `launch.required_flags`
-   entry appears (as a whole word) in its help command's output;
-4. **logged in** — told offline by the provider's `[login]` rules (`login.py`).
-
-A CLI is *ready* when it is found, runs, accepts the launch flags (if it can lead) and
-is not known to be logged out; "cannot tell" (a status command that gives no answer
-okstra understands) is ready, with a note (`Readiness.login_note`). The wizard's
-options and defaults, `okstra team`, `okstra models`, prepare's preflight, `okstra
-doctor`, `okstra worker start` and the app all read this verdict, from this function.
-
-Running a CLI costs about a second of CPU for one on Node, so a verdict is recorded
-(`recorded.py`) for the exact CLI file (its path, size, modification time, inode), the
-provider's rules and the login evidence (which key variables are set, the credentials
-files' state). The record only makes the verdict faster, never different: a recorded
-verdict is used while it is young and only when it is one that cannot have turned
-since (a CLI that runs and is not known to be logged out); otherwise the CLI is run
-again. `fresh=True` (the doctor, the guide's re-check) runs the CLI whatever is
-recorded, and records what it finds.
+Running a CLI costs about a second of CPU on Node, so a verdict is recorded
+(`recorded.py`) for the exact CLI file, the provider's rules and the login evidence. A
+record only makes the verdict faster, never different: it is used while young and only
+when it cannot have turned since; `fresh=True` (the doctor) always runs the CLI.
 """
 
 from __future__ import annotations
@@ -48,31 +35,30 @@ DEFAULT_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
-class Readiness:
+class CliLookup:
+    """Which CLI a provider runs, and where PATH found it (`path` None: not found)."""
+
+    provider_id: str
+    cli: str
+    can_lead: bool
+    path: str | None = None
+    origin: CliOrigin | None = None
+
+
+@dataclass(frozen=True)
+class Readiness(CliLookup):
     """The verdict on one provider's CLI (see the module).
 
-    Attributes:
-        provider_id: the provider.
-        cli: the command looked up.
-        can_lead: the provider has the leader role (its launch flags are checked).
-        path: where PATH found it (None: not found).
-        version: the first line its version command printed.
-        problem, remedy: why it does not run, and what to do (missing, version failed).
-        flags_problem, flags_remedy: (can lead) its help lacks a launch flag, or failed.
-        logged_in: True / False / None (cannot tell, or not checked).
-        login: what told (variable names and paths only), or what was looked at.
-        login_fix: how to log in, when it is known to be logged out.
-        origin: where PATH found it (file, entry, a warning about the entry).
+    `can_lead`: the provider has the leader role, so its launch flags are checked.
+    `problem`/`remedy`: why it does not run and what to do; `flags_problem`/`flags_remedy`:
+    its help lacks a launch flag (or failed). `logged_in` None: cannot tell or not checked;
+    `login`: what told (variable names and paths only) or what was looked at.
     """
 
     __pydantic_config__ = config(
         camel_case=True, aliases={"provider_id": "provider"}, skip=("origin",), views=("ready",)
     )
 
-    provider_id: str
-    cli: str
-    can_lead: bool
-    path: str | None = None
     version: str | None = None
     problem: str | None = None
     remedy: str | None = None
@@ -81,7 +67,6 @@ class Readiness:
     logged_in: bool | None = None
     login: str | None = None
     login_fix: str | None = None
-    origin: CliOrigin | None = None
 
     @property
     def works(self) -> bool:
@@ -110,9 +95,8 @@ class Readiness:
         return None
 
     def refusal(self, *, lead: bool) -> tuple[str, str] | None:
-        """(what is wrong, what to do) as prepare's preflight reports it for an instance
-        (`lead`), or None when it passes: `why_not`, with another provider offered when
-        the CLI is not on PATH. The wizard's confirmation quotes the same text."""
+        """`why_not` as the preflight and the wizard's confirmation say it (another
+        provider offered when the CLI is not on PATH)."""
         wrong = self.why_not(lead=lead)
         if wrong is None:
             return None
@@ -123,8 +107,7 @@ class Readiness:
 
     @property
     def login_note(self) -> str | None:
-        """A line when the CLI runs but okstra cannot tell whether it is logged in
-        (its provider has `[login]` rules and none of them told): usable all the same."""
+        """A line when the CLI runs but no `[login]` rule told whether it is logged in."""
         if not self.works or self.logged_in is not None or self.login is None:
             return None
         return (
@@ -145,13 +128,6 @@ def install_hint(provider: ProviderSpec) -> str:
     return f"install the {provider.display_label} CLI (`{provider.cli}`) or put it on PATH"
 
 
-def _command(
-    provider: ProviderSpec, template: tuple[str, ...], cli_path: str, field: str
-) -> tuple[str, ...]:
-    source = provider.source or f"provider {provider.id}"
-    return render_argv(template, {"cli": cli_path}, {}, source=source, field=field)
-
-
 def _answer(
     provider: ProviderSpec,
     template: tuple[str, ...],
@@ -161,8 +137,9 @@ def _answer(
     timeout: float,
 ) -> tuple[str, tuple[int, str, str] | None, str | None, str | None]:
     """Run one of the CLI's commands: (shown, (code, out, err) or None, problem, remedy)."""
+    source = provider.source or f"provider {provider.id}"
     try:
-        argv = _command(provider, template, cli_path, field)
+        argv = render_argv(template, {"cli": cli_path}, {}, source=source, field=field)
     except OkstraError as exc:
         return "", None, f"bad {field} command: {exc.render()}", "fix the provider file"
     shown = shlex.join([provider.cli, *argv[1:]])
@@ -267,9 +244,8 @@ def _reused(
 ) -> recorded.Verdict | None:
     """The recorded verdict as far as it cannot have turned since, or None (probe).
 
-    A CLI that did not run is run again (it may have been fixed); a logout its status
-    command told is asked again (a login leaves nothing the key sees): only that
-    command runs, the version and the flags stay as recorded.
+    A CLI that did not run is run again; a logout its status command told is asked again
+    (a login leaves nothing the key sees), keeping the recorded version and flags.
     """
     if kept is None or kept.problem is not None:
         return None
@@ -288,22 +264,16 @@ def cli_readiness(
     timeout: float = DEFAULT_TIMEOUT,
     cwd: Path | None = None,
 ) -> Readiness:
-    """Whether `provider`'s CLI is ready (see the module for what is checked).
+    """Whether `provider`'s CLI is ready; never raises for what the CLI does.
 
     Args:
         fresh: run the CLI even when a usable verdict is recorded (the doctor).
-
-    Never raises for what the CLI does: every failure is a `problem` with a remedy.
     """
-    can_lead = LEADER in provider.roles
+    base = Readiness(provider.id, provider.cli, can_lead=LEADER in provider.roles)
     origin = locate_cli(provider.cli, environment, cwd)
-    base = Readiness(provider_id=provider.id, cli=provider.cli, can_lead=can_lead)
     if origin is None:
-        return _with(
-            base,
-            problem=f"`{provider.cli}` is not on PATH",
-            remedy=install_hint(provider),
-        )
+        problem = f"`{provider.cli}` is not on PATH"
+        return replace(base, problem=problem, remedy=install_hint(provider))
     told: bool | None = None
     text = ""
     if provider.login is not None:
@@ -314,10 +284,11 @@ def cli_readiness(
     if verdict is None:
         verdict = _probe(provider, origin.path, environment, timeout, told, text)
         recorded.keep_if_new(key, verdict, kept, environment)
-    found = _with(base, path=origin.path, origin=origin)
     logged_in, login_text = (told, text) if told else (verdict.logged_in, verdict.login)
-    return _with(
-        found,
+    return replace(
+        base,
+        path=origin.path,
+        origin=origin,
         version=verdict.version,
         problem=verdict.problem,
         remedy=verdict.remedy,
@@ -329,10 +300,6 @@ def cli_readiness(
         if provider.login is not None and logged_in is False
         else None,
     )
-
-
-def _with(base: Readiness, **changes: Any) -> Readiness:
-    return replace(base, **changes)
 
 
 def check_clis(

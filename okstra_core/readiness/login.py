@@ -1,10 +1,8 @@
 """Whether a CLI is logged in, told offline by its provider file's `[login]` rules.
 
-Cheap rules first: an API-key variable that is set, a credentials file that exists
-(non-empty); else the CLI's own status command (exit 0 = logged in, 1 = not — only
-when its output matches `status_pattern`, so a CLI that does not know the command is
-"cannot tell", never "logged out"). Only the names of variables and the paths of files
-are reported — never a value, never the status command's output.
+A set API-key variable or a non-empty credentials file, else the CLI's status command
+(exit 0 / 1, trusted only when its output matches `status_pattern`: otherwise "cannot
+tell"). Only variable names and file paths are reported, never a value or the output.
 """
 
 from __future__ import annotations
@@ -42,8 +40,7 @@ def _nonempty_file(path: Path) -> bool:
 
 
 def told_by_evidence(login: LoginSpec, environment: Environment) -> tuple[bool | None, str]:
-    """(True, what told) when a variable or file says logged in; else (None, what was
-    looked at) — the status command, if any, may still tell (`told_by_status`)."""
+    """(True, what told) when a variable or file says logged in, else (None, what was looked at)."""
     for name in login.env:
         if environment.get(name):
             return True, f"{name} is set"
@@ -83,8 +80,7 @@ def logged_in_offline(
     timeout: float,
     run_status: bool = True,
 ) -> tuple[bool | None, str]:
-    """Whether the CLI has credentials: (True / False / None = cannot tell, what told or
-    what was looked at). The text names variables and paths only."""
+    """Whether the CLI has credentials (None: cannot tell), and what told."""
     told, text = told_by_evidence(login, environment)
     if told:
         return told, text

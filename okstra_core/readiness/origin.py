@@ -1,19 +1,10 @@
-"""Where a CLI comes from: the file PATH finds, the PATH entry it was found through, and
-whether that entry is one a repository can fill.
+"""Where a CLI comes from: the file PATH finds, its entry, whether a repository can fill it.
 
-okstra runs an agent's CLI by its name, looked up on PATH like a shell does. A PATH
-entry that is relative (`node_modules/.bin`, `.`, or an empty entry, which means the
-current directory) is resolved against wherever okstra runs, and an absolute entry
-inside the current project (`$PWD/node_modules/.bin`, added by a tool such as direnv)
-holds what the project ships: in a repository someone else wrote, `claude` may then
-be any program. Such an entry is the person's own configuration — their shell runs
-it for every command they type — so okstra does not refuse it, but it never runs such
-a CLI without saying so: the doctor and the preflight name the entry and warn
+A relative PATH entry (`node_modules/.bin`, `.`, or an empty one) or an absolute one
+inside the current project (the current directory and the nearest parent holding
+`.okstra` or `.git`, unless that is home or above) holds what the project ships. okstra
+does not refuse such a CLI (it is the person's own configuration) but always warns
 (`CliOrigin.risk`).
-
-"The current project" is the current directory and the nearest directory above it
-that holds `.okstra` or `.git` — unless that directory is the home directory or above
-it (a PATH entry under `~/bin` is not made local by running okstra in `~`).
 """
 
 from __future__ import annotations
@@ -29,16 +20,8 @@ _PROJECT_MARKERS = (".okstra", ".git")
 
 @dataclass(frozen=True)
 class CliOrigin:
-    """Where PATH found one CLI.
-
-    Attributes:
-        command: the name looked up (`claude`).
-        path: what PATH look-up gave (what is run), e.g. `node_modules/.bin/claude`.
-        entry: the PATH entry it was found through ("" = the empty entry; None when
-            the command had a directory part or a test replaced the look-up).
-        resolved: the absolute path of the file, links resolved.
-        risk: why the entry is one a repository can fill (a sentence), or None.
-    """
+    """Where PATH found one CLI: what is run (`path`), through which `entry` ("" the empty
+    one, None when not looked up on PATH), the file (`resolved`), and the entry's `risk`."""
 
     command: str
     path: str
@@ -88,13 +71,7 @@ def _current(cwd: Path | None) -> Path:
 
 
 def locate_cli(command: str, environment: Environment, cwd: Path | None = None) -> CliOrigin | None:
-    """Where `command` is found on `environment`'s PATH (None: not found).
-
-    Args:
-        command: the CLI's name.
-        environment: its PATH (or its test look-up).
-        cwd: the current directory (default: the process's).
-    """
+    """Where `command` is found on `environment`'s PATH from `cwd` (None: not found)."""
     here = _current(cwd)
     if environment.which_override is not None:
         path = environment.which_override(command)

@@ -1,12 +1,7 @@
 """Running a CLI to ask it something: bounded, in its own process group, side by side.
 
-Each probe runs without stdin in its own process group and is bounded by a timeout:
-when it expires the whole group is killed, so a CLI that leaves a child holding its
-output open cannot stall a check. `run_concurrently` runs several probes at once (a
-CLI on Node takes a few tenths of a second just to start), on plain threads.
-
-`subprocess` is imported when a probe runs: a command that only recalls recorded
-verdicts (a wizard step) never starts one.
+On timeout the whole group is killed, so a child holding the output open cannot stall a
+check. `subprocess` is imported only when a probe runs (a wizard step recalls verdicts).
 """
 
 from __future__ import annotations
@@ -33,10 +28,7 @@ _T = TypeVar("_T")
 def run_probe(
     argv: Sequence[str], environment: Environment, timeout: float
 ) -> tuple[int, str, str]:
-    """Run a probe command (no stdin, own process group, killed on timeout).
-
-    Returns:
-        (exit status, stdout, stderr).
+    """Run a probe command: (exit status, stdout, stderr).
 
     Raises:
         TimeoutError: it ran longer than `timeout` (it was killed).
@@ -97,9 +89,8 @@ def first_line(*texts: str) -> str:
 def run_concurrently(jobs: Sequence[Callable[[], _T]], limit: int) -> list[_T]:
     """Run `jobs` on up to `limit` threads; their results in order.
 
-    The first exception a job raised is raised here once every job has ended. Plain
-    threads: a process that only checks CLIs has no use for an executor's machinery
-    (`concurrent.futures` imports `logging`).
+    The first exception a job raised is raised once all ended. Plain threads, because
+    `concurrent.futures` imports `logging`.
     """
     results: list[Any] = [None] * len(jobs)
     errors: list[BaseException] = []

@@ -1,15 +1,9 @@
-"""The recorded verdicts of `cli_readiness`: what running a CLI told, kept between
-processes so that a command does not run the CLI again (derived data: it makes the
-verdict faster, never different — `cli_readiness` says when a record is used).
+"""The recorded verdicts of `cli_readiness`, kept between processes (derived data).
 
-A verdict is recorded (derived data, `okstra_core.derived`, kind `readiness`) under a
-key made of everything it follows from: the provider's version, help, launch-flag and
-login rules; the CLI file PATH found (its resolved path, size, modification time and
-inode — a reinstalled or upgraded CLI is another file); which of its login variables
-are set (names only, never values) and the state of its credentials files. A verdict
-older than `MAX_AGE` is not used (a login the CLI keeps elsewhere, such as a keychain,
-may have changed), and using a verdict never makes it younger: only running the CLI
-again records a new one.
+A verdict is keyed by everything it follows from: the provider's version, help, flag and
+login rules; the CLI file (resolved path, size, mtime, inode); which login variables are
+set (names only) and the credentials files' state. One older than `MAX_AGE` is not used
+(a keychain login may have changed), and using a verdict never makes it younger.
 """
 
 from __future__ import annotations
@@ -76,17 +70,10 @@ def recall(key: str, environment: Environment) -> Verdict | None:
     return verdict
 
 
-def keep(key: str, verdict: Verdict, environment: Environment) -> None:
-    """Record `verdict` (best effort, like every derived data)."""
-    derived.keep_value(
-        user_dirs(environment.env).cache, KIND, key, verdict._replace(at=time.time())
-    )
-
-
 def keep_if_new(key: str, verdict: Verdict, kept: Verdict | None, environment: Environment) -> None:
-    """Record `verdict` unless the same one is kept already and not half its age: a
-    check that confirms what is kept writes nothing."""
+    """Record `verdict` (best effort) unless the same one is kept and under half its age."""
     same = kept is not None and kept._replace(at=0.0) == verdict._replace(at=0.0)
     if same and kept is not None and time.time() - kept.at < MAX_AGE / 2:
         return
-    keep(key, verdict, environment)
+    cache = user_dirs(environment.env).cache
+    derived.keep_value(cache, KIND, key, verdict._replace(at=time.time()))

@@ -1,12 +1,8 @@
 """A worker's log with a cap: its oldest part dropped, a marker line saying so.
 
-A worker may write without end (30 MB of a runaway loop). Each of its logs keeps at
-most `limit` bytes (`config.json`'s `team.logLimitMib`, 10 MiB by default): when a
-write would pass it, the log is made again from its newest half — cut at a line's
-start — under a first line saying how many bytes were dropped in all, and replaces
-the old one atomically (a reader sees the old log or the new one, never half of
-one). So each byte is copied at most about twice, and the log's end — what `status`,
-activity and `result` read — is always there.
+When a write would pass `limit` (`team.logLimitMib`, 10 MiB by default), the log is
+rewritten atomically from its newest half (cut at a line start) under a marker line
+counting the bytes dropped; each byte is copied about twice at most, the end is kept.
 """
 
 from __future__ import annotations

@@ -1,21 +1,17 @@
 """`okstra worker wait|result|stop` and attaching to a worker's pane.
 
-`wait` blocks until the named workers end, looking at each one's `exit.json` and
-processes with a growing pause (20 ms up to half a second): no busy loop, and no
-okstra needs to run while the workers do. Its exit status is the workers' (the first
-non-zero, in the order named; 128+N for a worker killed by signal N; 1 for a `lost`
-one), 124 on timeout. With `until` (an activity: `waiting for input`, `idle`,
-`stalled`) a worker that reaches it counts as done too, with status 0; `waiting for
-input` is reached by an `idle` worker as well.
-
-`stop` signals only what okstra started: the worker CLI's process group, while its
-pid still has the start time recorded (SIGTERM, then SIGKILL after the grace time);
-a tmux pane is closed only while its pid is the recorded supervisor's.
+`wait` polls each worker's `exit.json` and processes with a growing pause (20 ms to
+0.5 s). Its exit status is the first non-zero of the named workers (128+N for signal
+N, 1 for `lost`), 124 on timeout; with `until` (an activity; `idle` also reaches
+`waiting for input`) a worker reaching it counts as done with 0. `stop` signals only
+what okstra started: the CLI's group while its pid keeps its recorded start time
+(SIGTERM, SIGKILL after the grace), and closes a pane only while it is the supervisor's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +21,7 @@ from ...catalog.activity import reached
 from ...environment import Environment
 from ...errors import FileSystemError, OkstraError, UsageError
 from ...processes.process import Identity
-from ...processes.tmux import pane_state, server_at
+from ...processes.tmux import inside_socket, pane_state, server_at
 from ...records import config, dataclass
 from . import files, record
 from .observe import (
@@ -120,8 +116,7 @@ def wait(
     until: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Waited:
-    """Block until the named workers end (or the first of them, with `any_one`), or
-    reach the activity `until`."""
+    """Block until the named workers (the first, with `any_one`) end or reach `until`."""
     pending = _named(run_dir, whos)
     order = [m.ref for m in pending]
     done: dict[str, Member] = {}
@@ -146,9 +141,8 @@ def wait(
             break
         pause()
     if done:
-        # Its recorder appends the event after the manifest, under the run's lock: once
-        # the lock is free, both are written.
-        # (On a read-only project there is no lock to take, and nothing was recorded.)
+        # The event is appended after the manifest under the run's lock: once it is free,
+        # both are written (a read-only project has no lock and recorded nothing).
         with contextlib.suppress(FileSystemError), record.run_lock(run_dir):
             pass
     clock = environment.now()
@@ -188,12 +182,8 @@ class Result(WorkerAnswer):
 def result(
     run_dir: Path, who: str, environment: Environment, *, turn: int | None = None
 ) -> tuple[Result, bytes]:
-    """The worker's product (the file okstra named `{result_file}`, else its stdout) of
-    its latest turn, or of its earlier turn `turn` (`okstra worker send` made more).
-
-    Raises:
-        UsageError: never started, still running (its latest turn), or no such turn.
-    """
+    """The worker's product (`{result_file}`, else its stdout) of its latest turn or of
+    turn `turn`; UsageError when never started, still running, or no such turn."""
     (member,) = _named(run_dir, [who])
     member = _check(run_dir, member, environment)
     launch = files.read_launch(run_dir, member.ref)
@@ -255,10 +245,6 @@ def _until(check: Callable[[], bool], seconds: float, sleep: Callable[[float], N
     return True
 
 
-def _ended(run_dir: Path, ref: str) -> bool:
-    return files.has_exit(run_dir, ref)
-
-
 def _cli(run_dir: Path, ref: str) -> Identity | None:
     member = _current(run_dir, ref)
     return Identity.of(member.participant.process_id, member.participant.process_start)
@@ -281,18 +267,16 @@ def stop(
     now = environment.now().isoformat(timespec="seconds")
     record.record_stop_requested(run_dir, member.participant_ref, now=now)
     steps: list[str] = []
+    ref = member.ref
+    ended = functools.partial(files.has_exit, run_dir, ref)
     # A supervisor that has just started records its CLI in a moment.
-    _until(lambda: _cli(run_dir, member.ref) is not None or _ended(run_dir, member.ref), 5.0, sleep)
-    cli = _cli(run_dir, member.ref)
+    _until(lambda: _cli(run_dir, ref) is not None or ended(), 5.0, sleep)
+    cli = _cli(run_dir, ref)
     if cli is not None and cli.signal_group(signal.SIGTERM):
         steps.append(f"sent SIGTERM to process group {cli.pid}")
-        if not _until(lambda: _ended(run_dir, member.ref), grace, sleep) and cli.signal_group(
-            signal.SIGKILL
-        ):
+        if not _until(ended, grace, sleep) and cli.signal_group(signal.SIGKILL):
             steps.append(f"sent SIGKILL to process group {cli.pid}")
-    _until(
-        lambda: _ended(run_dir, member.ref) or not _alive(_current(run_dir, member.ref)), 5.0, sleep
-    )
+    _until(lambda: ended() or not _alive(_current(run_dir, ref)), 5.0, sleep)
     member = _check(run_dir, _current(run_dir, member.ref), environment)
     steps += _close_pane(member, environment)
     state = state_of(run_dir, _current(run_dir, member.ref), environment.now())
@@ -323,11 +307,7 @@ class AttachTarget:
 
 
 def attach_target(run_dir: Path, who: str, environment: Environment) -> AttachTarget:
-    """The tmux command that shows `who`'s pane, after checking it is the one okstra started.
-
-    Raises:
-        OkstraError: not on tmux, or its pane is gone.
-    """
+    """The tmux command showing `who`'s pane (checked); OkstraError if none or gone."""
     (member,) = _named(run_dir, [who])
     pane = member.participant.pane_ref
     server = server_at(member.participant.tmux_socket, environment)
@@ -338,18 +318,10 @@ def attach_target(run_dir: Path, who: str, environment: Environment) -> AttachTa
     if server is None or pane_state(server, pane, owner) is None:
         raise OkstraError(f"the tmux pane of {member.short} ({pane}) is gone")
     select = ["select-window", "-t", pane, ";", "select-pane", "-t", pane, ";"]
-    inside = (environment.get("TMUX") or "").split(",")[0]
-    if inside == server.socket:
-        return AttachTarget(
-            argv=tuple(server.argv([*select, "switch-client", "-t", pane])),
-            switch=True,
-            env=dict(server.env),
-            label=member.label,
-        )
-    env = {k: v for k, v in environment.env.items() if k not in ("TMUX", "TMUX_PANE")}
-    return AttachTarget(
-        argv=tuple(server.argv([*select, "attach-session", "-t", pane])),
-        switch=False,
-        env=env,
-        label=member.label,
-    )
+    inside = inside_socket(environment.env) == server.socket
+    if inside:
+        argv, env = server.argv([*select, "switch-client", "-t", pane]), dict(server.env)
+    else:
+        argv = server.argv([*select, "attach-session", "-t", pane])
+        env = {k: v for k, v in environment.env.items() if k not in ("TMUX", "TMUX_PANE")}
+    return AttachTarget(argv=tuple(argv), switch=inside, env=env, label=member.label)

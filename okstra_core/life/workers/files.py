@@ -2,18 +2,15 @@
 
 prompt.md     the prompt (the CLI reads it on standard input)
 launch.json   what the supervisor runs (`WorkerLaunch`)
-env.json      tmux only: the starting okstra's environment, read and removed by
-              the supervisor at once (a tmux pane inherits the tmux server's)
+env.json      tmux only: the starting okstra's environment, read and removed at once
 output.log    everything the CLI wrote (stdout and stderr, as it came)
-stdout.log    its standard output alone (the result, when it names no file); for a
-              CLI that reports usage, the text its JSON carries
-events.jsonl  that CLI's standard output as it wrote it (JSON: `usage.py`)
+stdout.log    its standard output alone (for a usage-reporting CLI, its JSON's text)
+events.jsonl  that CLI's standard output as written (JSON: `usage.py`)
 result.md     the `{result_file}` of a template that names one
 exit.json     how it ended (`WorkerExit`), written once by the supervisor
 
-These names are fixed: okstra reads and writes a worker's files only by them, in
-that directory, opened without following links (`open_worker_dir`); the names a
-`launch.json` holds are ignored.
+okstra opens only these fixed names, in that directory, without following links: the
+names a `launch.json` holds never choose what is opened.
 """
 
 from __future__ import annotations
@@ -58,12 +55,7 @@ def make_worker_dir(run_dir: Path, ref: str) -> Path:
 
 
 def open_worker_dir(run_dir: Path, ref: str) -> OpenDirectory:
-    """The worker's directory, opened from the run directory without following a link.
-
-    Every file of a worker okstra reads is read through it by its fixed name (the
-    names above): a name a run file gives (`launch.json`'s `resultFile`, `outputLog`,
-    `stdoutLog`) never chooses what is opened.
-    """
+    """The worker's directory, opened from the run directory without following a link."""
     worker_dir(run_dir, ref)  # a ref okstra made
     return open_directory(run_dir, WORKERS_DIR, ref, what="worker directory")
 
@@ -98,8 +90,7 @@ def read_exit(run_dir: Path, ref: str) -> WorkerExit | None:
 
 
 def tail_lines(run_dir: Path, ref: str, count: int) -> list[str]:
-    """The last `count` non-empty lines of the worker's `output.log` (read from its end;
-    nothing for a link, a FIFO or anything but a regular file)."""
+    """The last `count` non-empty lines of the worker's `output.log` (a regular file)."""
     try:
         with open_worker_dir(run_dir, ref) as directory:
             tail = directory.tail(OUTPUT, TAIL_BYTES)
@@ -116,8 +107,7 @@ def tail_lines(run_dir: Path, ref: str, count: int) -> list[str]:
 
 
 def last_written(run_dir: Path, ref: str) -> datetime | None:
-    """When the worker's `output.log` was last written (None without one, or when it
-    is not a regular file)."""
+    """When the worker's `output.log` (a regular file) was last written."""
     try:
         with open_worker_dir(run_dir, ref) as directory:
             seen = os.stat(OUTPUT, dir_fd=directory.fd, follow_symlinks=False)
@@ -129,18 +119,18 @@ def last_written(run_dir: Path, ref: str) -> datetime | None:
 
 
 def read_result(run_dir: Path, ref: str, *, result_file: bool) -> tuple[str, Path, bytes]:
-    """(source, path, bytes) of what the worker produced: `result.md` when its template
-    names a result file and the file is there, else its `stdout.log` (empty when none).
-
-    Raises:
-        OkstraError: the file is a link, a FIFO, a device, or too large (named).
-    """
+    """(source, path, bytes) the worker produced: `result.md` when its template names one
+    and it is there, else `stdout.log`; OkstraError for a link, a FIFO or too large."""
     with open_worker_dir(run_dir, ref) as directory:
-        source, name = "stdout", STDOUT
-        if result_file and directory.exists(RESULT):
-            source, name = "result-file", RESULT
-        data = directory.read(name, what="worker result", limit=MAX_RESULT_BYTES, missing_ok=True)
-        return source, directory.path / name, data or b""
+        return _product(directory, result_file=result_file)
+
+
+def _product(directory: OpenDirectory, *, result_file: bool) -> tuple[str, Path, bytes]:
+    source, name = "stdout", STDOUT
+    if result_file and directory.exists(RESULT):
+        source, name = "result-file", RESULT
+    data = directory.read(name, what="worker result", limit=MAX_RESULT_BYTES, missing_ok=True)
+    return source, directory.path / name, data or b""
 
 
 def head_text(run_dir: Path, ref: str, limit: int = TAIL_BYTES) -> str:
@@ -156,8 +146,7 @@ def head_text(run_dir: Path, ref: str, limit: int = TAIL_BYTES) -> str:
 
 
 def product_name(run_dir: Path, launch: WorkerLaunch) -> str:
-    """The file of the worker's directory holding what it produced: `result.md` when its
-    template names one and it is there, else `stdout.log`."""
+    """The file holding what the worker produced (see `read_result`)."""
     if launch.result_file is None:
         return STDOUT
     try:
@@ -168,13 +157,12 @@ def product_name(run_dir: Path, launch: WorkerLaunch) -> str:
 
 
 def turn_dir_name(number: int) -> str:
-    """Where an earlier turn's files are kept in the worker's directory: `turn-<n>`."""
+    """Where an earlier turn's files are kept in the worker's directory."""
     return f"turn-{number}"
 
 
 def archive_turn(run_dir: Path, ref: str, number: int) -> Path:
-    """Move the files of the worker's turn `number` into `turn-<n>/` of its directory
-    (the next turn writes its own in their place); returns that directory."""
+    """Move the files of the worker's turn `number` into its `turn-<n>/`; returns it."""
     directory = worker_dir(run_dir, ref)
     kept = directory / turn_dir_name(number)
     make_private_dirs(kept, inside=run_dir)
@@ -192,8 +180,4 @@ def read_turn_result(
         run_dir, WORKERS_DIR, worker_dir(run_dir, ref).name, turn_dir_name(number),
         what="worker turn directory",
     ) as directory:  # fmt: skip
-        source, name = "stdout", STDOUT
-        if result_file and directory.exists(RESULT):
-            source, name = "result-file", RESULT
-        data = directory.read(name, what="worker result", limit=MAX_RESULT_BYTES, missing_ok=True)
-        return source, directory.path / name, data or b""
+        return _product(directory, result_file=result_file)

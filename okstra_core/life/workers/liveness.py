@@ -1,13 +1,8 @@
 """What a running worker is doing: `running`, `waiting for input`, `idle` or `stalled`.
 
-A worker is a one-shot run of its CLI; okstra sees what it writes (`output.log`, which
-its supervisor appends to as the bytes come, on either surface). Its last lines are
-matched against its provider's `[activity]` patterns (a CLI that asks "Do you want to
-proceed? (y/n)" waits for input), and the log's last write says since when nothing
-new came: waiting that long (`idle_after`) is `idle`, anything else that long
-(`stall_after`, 120 s by default) is `stalled` — with the last line okstra has (what
-the CLI wrote last, often its complaint on standard error). A worker that wrote
-nothing yet is quiet since it started.
+The last lines of its `output.log` are matched against the provider's `[activity]`
+patterns, and the log's last write says how long it has been quiet: past `idle_after`
+while waiting it is `idle`, otherwise past `stall_after` (120 s by default) `stalled`.
 """
 
 from __future__ import annotations
@@ -41,7 +36,8 @@ def provider_activity(provider_id: str, environment: Environment) -> ActivitySpe
     return spec
 
 
-def _time(value: str | None) -> datetime | None:
+def iso_time(value: str | None) -> datetime | None:
+    """An ISO time as an aware datetime (UTC when naive); None when missing or malformed."""
     if not value:
         return None
     try:
@@ -62,7 +58,7 @@ def worker_activity(
     """The activity of the running worker `ref` of the run (see the module)."""
     count = spec.lines if spec is not None else 15
     lines = files.tail_lines(run_dir, ref, count)
-    since = files.last_written(run_dir, ref) or _time(started_at) or now
+    since = files.last_written(run_dir, ref) or iso_time(started_at) or now
     quiet = max(0.0, (now - since).total_seconds())
     state = settled(classify(lines, spec), quiet, spec)
     detail = None

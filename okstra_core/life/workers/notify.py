@@ -1,10 +1,7 @@
 """Telling a person that a worker ended or the lead waits: tmux, the bell, the desktop.
 
-Best effort, never an error: a tmux message on the user's own server (`display-message`
-on the clients of that server), a terminal bell where okstra has a terminal, and a
-desktop notification where `notify-send` exists. The text is made inert first (it
-carries labels from run files) and tmux's format character is doubled, so nothing in
-it can drive a terminal or expand a tmux format.
+Best effort, never an error. The text is made inert and tmux's `#` doubled first, so a
+label from a run file can neither drive a terminal nor expand a tmux format.
 """
 
 from __future__ import annotations

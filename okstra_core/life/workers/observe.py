@@ -1,28 +1,25 @@
 """What each member of a run's team is doing now, and recording ends nobody saw.
 
-okstra runs no daemon. A worker's supervisor records its end; if the supervisor could
-not (killed, the machine rebooted), the next look — `okstra worker status`, `wait`,
-`okstra status`, the app — sees it: an `exit.json` whose end is not recorded is
-recorded from it; a worker recorded `running` whose supervisor and CLI are both gone
-(neither pid still has its recorded start time) and which left no `exit.json` is
-recorded `lost`. Nothing stays `running` forever.
+okstra runs no daemon: if a worker's supervisor could not record its end, the next look
+(`worker status`, `wait`, `okstra status`, the app) records it from `exit.json`, or as
+`lost` when supervisor and CLI are both gone and no `exit.json` was left.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from ...catalog.activity import ActivitySpec
 from ...display import status_label, words_of
+from ...documents.worker import WorkerExit
 from ...environment import Environment
 from ...errors import FileSystemError
 from ...processes.process import Identity
 from ...records import config, dataclass
 from . import files, record
-from .liveness import provider_activity, worker_activity
+from .liveness import iso_time, provider_activity, worker_activity
 from .team import Member, members
 from .usage import UsageTotal, total_of
 
@@ -84,21 +81,11 @@ class WorkerState:
         return self.state == record.RUNNING
 
 
-def _time(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-
-
 def _elapsed(started: str | None, ended: str | None, now: datetime) -> int | None:
-    begin = _time(started)
+    begin = iso_time(started)
     if begin is None:
         return None
-    end = _time(ended) or now
+    end = iso_time(ended) or now
     return max(0, int((end - begin).total_seconds()))
 
 
@@ -152,82 +139,63 @@ def _alive(member: Member) -> bool:
     return any(p is not None and p.alive() for p in (supervisor, cli))
 
 
-def _the_end(run_dir: Path, member: Member, now: str) -> dict[str, Any] | None:
-    """How the worker ended, as its end would be recorded (`how`, and the participant's
-    fields by their names in `Participant`), from its `exit.json`, else `lost` when
-    nothing of it runs; None while it runs."""
+def _the_end(run_dir: Path, member: Member, now: str) -> tuple[str, WorkerExit] | None:
+    """How the worker ended, from its `exit.json`, else `lost` when nothing of it runs;
+    None while it runs."""
     ended = files.read_exit(run_dir, member.ref)
     if ended is None and _alive(member):
         return None
     if ended is None:
         ended = files.read_exit(run_dir, member.ref)  # written as its supervisor ended, just now
     if ended is not None:
-        return {
-            "how": "exited",
-            "exit_status": ended.exit_status,
-            "exit_signal": ended.signal,
-            "exited_at": ended.exited_at,
-            "end_detail": ended.detail,
-            "usage": ended.usage,
-            "session_id": ended.session_id,
-        }
-    return {
-        "how": "lost",
-        "exit_status": None,
-        "exit_signal": None,
-        "exited_at": now,
-        "end_detail": LOST_DETAIL,
-    }
+        return "exited", ended
+    started = member.participant.launched_at or now
+    lost = WorkerExit(
+        exit_status=None,
+        signal=None,
+        started_at=started,
+        exited_at=now,
+        process_id=None,
+        detail=LOST_DETAIL,
+    )
+    return "lost", lost
 
 
 def _end_seen(run_dir: Path, member: Member, environment: Environment) -> bool | None:
-    """Record an end nobody recorded: from `exit.json`, else `lost` when nothing runs.
-
-    Returns True when this look recorded it, False when someone else did, None when
-    the worker still runs.
-    """
+    """Record an end nobody recorded; True: this look did, False: another, None: running."""
     now = environment.now().isoformat(timespec="seconds")
     end = _the_end(run_dir, member, now)
     if end is None:
         return None
-    return record.record_end(
-        run_dir,
-        member.ref,
-        how=end["how"],
-        exit_status=end["exit_status"],
-        signal=end["exit_signal"],
-        exited_at=end["exited_at"],
-        now=now,
-        lines=files.tail_lines(run_dir, member.ref, 20),
-        detail=end["end_detail"],
-        usage=end.get("usage"),
-        session_id=end.get("session_id"),
-    )
+    how, ended = end
+    return record.record_end(run_dir, member.ref, ended, how=how, now=now)
 
 
 def seen_unrecorded(run_dir: Path, member: Member, environment: Environment) -> Member:
-    """The member as its end would be recorded, without recording it (a read-only
-    project: a look writes nothing, and the next look that can write records it)."""
+    """The member as its end would be recorded, without recording it (read-only project)."""
     if member.leader or member.status != record.RUNNING:
         return member
     end = _the_end(run_dir, member, environment.now().isoformat(timespec="seconds"))
     if end is None:
         return member
-    how = end.pop("how")
-    usage = end.pop("usage", None)  # the turn's, not the participant's
-    end.pop("session_id", None)  # recorded with the end, where a look can write
-    state = "stopped" if member.participant.stop_requested_at and how != "lost" else how
-    participant = dataclasses.replace(member.participant, **end, status=state)
+    how, ended = end
+    participant = dataclasses.replace(
+        member.participant,
+        status="stopped" if member.participant.stop_requested_at and how != "lost" else how,
+        exit_status=ended.exit_status,
+        exit_signal=ended.signal,
+        exited_at=ended.exited_at,
+        end_detail=ended.detail,
+    )
     execution, turns = member.execution, member.execution.turns or ()
-    if usage is not None and turns and turns[-1].ended_at is None:
-        last = dataclasses.replace(turns[-1], usage=usage)
+    if ended.usage is not None and turns and turns[-1].ended_at is None:
+        last = dataclasses.replace(turns[-1], usage=ended.usage)  # the turn's usage
         execution = dataclasses.replace(execution, turns=(*turns[:-1], last))
     return dataclasses.replace(member, participant=participant, execution=execution)
 
 
 def end_seen_or_looked(run_dir: Path, member: Member, environment: Environment) -> Member:
-    """The member after its end is recorded when seen; where nothing can be written
-    (a read-only project), as it would be recorded (`seen_unrecorded`)."""
+    """The member after its end is recorded when seen (else `seen_unrecorded`)."""
     try:
         if _end_seen(run_dir, member, environment) is None:
             return member
@@ -237,7 +205,7 @@ def end_seen_or_looked(run_dir: Path, member: Member, environment: Environment) 
 
 
 def read_team(run_dir: Path) -> list[Member]:
-    """The run's team from its manifest, read through its record (`record.read_manifest`)."""
+    """The run's team from its manifest."""
     _, manifest = record.read_manifest(run_dir)
     return members(manifest)
 
@@ -245,12 +213,8 @@ def read_team(run_dir: Path) -> list[Member]:
 def observe_team(
     run_dir: Path, environment: Environment, *, record_ends: bool = True
 ) -> list[WorkerState]:
-    """Every member of the run's team, looked at now (the lead as its participant says).
-
-    A worker recorded `running` is checked: its end is recorded when seen (unless
-    `record_ends` is False, or nothing can be written: then it is shown as it would
-    be recorded, `seen_unrecorded`).
-    """
+    """Every member of the run's team, looked at now; a running worker's end is recorded
+    when seen (unless `record_ends` is False or nothing can be written)."""
     team = read_team(run_dir)
     now = environment.now()
     changed = False

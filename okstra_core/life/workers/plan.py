@@ -1,12 +1,9 @@
 """What one `okstra worker start` would run, decided before anything changes.
 
-`plan_start` reads the run manifest and the catalog and either returns a `StartPlan`
-— the role execution (an existing one, a new attempt of one, or a new execution of a
-dynamic role), its provider and model, whether it writes, and the argv — or refuses
-with a `UsageError` (exit 2) naming what is wrong. A start is planned once, before the
-run's lock is taken (a refusal leaves no trace, not even a lock file); again under the
-lock only when the manifest changed meanwhile (another start recorded itself). A new
-role execution is planned as the records it adds (`AddedExecution`).
+`plan_start` returns a `StartPlan` (an existing role execution, a new attempt, or a
+dynamic role's new one as `AddedExecution`; provider, model, write access, CLI) or
+raises a `UsageError`. It runs before the run's lock (a refusal leaves no trace) and
+again under it only when the manifest changed meanwhile.
 """
 
 from __future__ import annotations
@@ -34,15 +31,8 @@ DYNAMIC_PROVENANCE = "dynamic"
 
 @dataclass(frozen=True)
 class StartRequest:
-    """What the caller asked for.
-
-    Attributes:
-        who: the role execution (ref, label, `<role>#<n>`); None with `role`.
-        again: start a new attempt of `who` (a new role execution of its role).
-        role / model: a dynamic role to start on a model (`--role R --model M`).
-        source: the role execution a dynamic role comes from (default: the lead's).
-        shared_tree: a writer runs in the project's own tree, not a worktree of its own.
-    """
+    """What the caller asked for: a worker `who` (a new attempt with `again`), or a dynamic
+    `role` on `model` from `source` (default: the lead); `shared_tree`: no own worktree."""
 
     who: str | None = None
     again: bool = False
@@ -54,19 +44,8 @@ class StartRequest:
 
 @dataclass(frozen=True)
 class StartPlan:
-    """Who starts, on what: decided, nothing changed yet.
-
-    Attributes:
-        member: the role execution (for a new one, as it will be recorded).
-        added: the participant and role execution to add (None: an existing one).
-        source_ref: the role execution a new one comes from.
-        provider: the provider spec of its model.
-        model_value: the value given to the CLI's model flag.
-        writes: whether it may change the project.
-        cli: the CLI's path on PATH.
-        shared_tree: a writer runs in the project's tree (`--shared-tree`).
-        worktrees_dir: the `worktrees.dir` setting (None: the default place).
-    """
+    """Who starts, on what (nothing changed yet): `added` holds a new role execution's
+    records, `model_value` goes to the CLI's model flag, `cli` is its path on PATH."""
 
     member: Member
     added: AddedExecution | None
@@ -90,10 +69,6 @@ def _next_participant(manifest: RunManifest) -> str:
         if p.participant_ref.rsplit("-", 1)[-1].isdigit()
     ]
     return f"participant-{max(numbers, default=0) + 1:03d}"
-
-
-def _new_member(added: AddedExecution) -> Member:
-    return Member(added.role_execution, added.participant)
 
 
 def _again(manifest: RunManifest, source: Member) -> AddedExecution:
@@ -198,10 +173,9 @@ def plan_start(
     """Decide what `request` starts in the run of `manifest`.
 
     Raises:
-        UsageError: an unknown `<who>`, the lead, a worker already running (or already
-            ended, without `--again`), a dynamic role or model that does not fit, a
-            provider that cannot run workers, a role execution okstra does not run (a
-            native sub-session of the host), or a CLI missing from PATH.
+        UsageError: an unknown `<who>` or the lead, a worker running or ended (without
+            `--again`), a dynamic role or model that does not fit, a provider or runner
+            okstra cannot start, or a CLI missing from PATH.
     """
     team = members(manifest)
     added: AddedExecution | None = None
@@ -212,7 +186,7 @@ def plan_start(
         if request.source is not None:
             find(team, request.source)
         added = _dynamic(manifest, request, catalog, environment)
-        member = _new_member(added)
+        member = Member(added.role_execution, added.participant)
         source_ref = added.role_execution.source_role_execution_ref
     else:
         if request.who is None:
@@ -224,11 +198,9 @@ def plan_start(
         if request.again:
             source_ref = member.ref
             added = _again(manifest, member)
-            member = _new_member(added)
+            member = Member(added.role_execution, added.participant)
     plan = _checked(member, added, source_ref, manifest, catalog, environment)
-    return replace(
-        plan, shared_tree=request.shared_tree, worktrees_dir=catalog.config.worktrees_dir
-    )
+    return replace(plan, shared_tree=request.shared_tree)
 
 
 def _checked(
@@ -269,19 +241,18 @@ def _checked(
         model_value=model_value,
         writes=_writes(member, catalog, manifest.task_type),
         cli=cli,
+        worktrees_dir=catalog.config.worktrees_dir,
     )
 
 
 def plan_follow_up(
     manifest: RunManifest, who: str, catalog: Catalog, environment: Environment
 ) -> tuple[StartPlan, str]:
-    """Decide a follow-up turn of the ended worker `who` (`okstra worker send`):
-    (its plan, the session id it continues).
+    """(plan, session id) of a follow-up turn of the ended worker `who`.
 
     Raises:
-        UsageError: an unknown `<who>` or the lead, a worker never started or still
-            running, a provider without `[launch] worker_resume`, a CLI missing from
-            PATH, or a session id nobody knows.
+        UsageError: unknown, the lead, never started, running, no `worker_resume`, no
+            CLI on PATH, or no known session id.
     """
     member = find(members(manifest), who)
     if member.status == RUNNING:
@@ -309,4 +280,4 @@ def plan_follow_up(
             "conversation cannot be continued; start another attempt with --again",
             field=WHO_ARG,
         )
-    return replace(plan, worktrees_dir=catalog.config.worktrees_dir), session
+    return plan, session

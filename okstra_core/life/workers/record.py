@@ -1,39 +1,32 @@
 """Recording a worker's life in the run manifest and the task timeline, once.
 
-The run manifest's participants and role executions are the one part of a prepared
-run that changes: each change here is a locked, atomic rewrite — one read through its
-record (`RunManifest`), typed edits of its `Participant` and `RoleExecution` records,
-one write by `store.atomic_write_bytes`.
-Every writer of a run's participants — the lead's launch and resume, `okstra worker
-start`, the worker supervisors, `status` recording an end — takes the same lock, the
-run's resume-sheet lock, so ten workers started at once lose nothing.
-
-A start is recorded by whoever gets there first (the starting okstra, or the worker's
-supervisor should that okstra have died), an end by whoever sees it first (the
-supervisor, `status`, `stop`); the timeline event is appended under the same lock, so
-each is written exactly once.
+Each change is a locked, atomic rewrite of the manifest through its records. Every
+writer of a run's participants (lead launch and resume, `worker start`, supervisors,
+`status`) takes the run's resume-sheet lock, so ten workers started at once lose
+nothing; a start or end is recorded by whoever gets there first, and its timeline event
+is appended under the same lock, so each is written exactly once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ...documents import Participant, RoleExecution, RunManifest, trust
-from ...documents.run import Turn, Usage
-from ...documents.worker import WorkerExited, WorkerLaunch, WorkerStarted
+from ...documents.run import Turn
+from ...documents.worker import WorkerExit, WorkerExited, WorkerLaunch, WorkerStarted
 from ...errors import DataFileError, UsageError
 from ...launch import RESUME_JSON
 from ...paths import user_dirs
 from ...store import FileLock, append_line, atomic_write_bytes, read_bytes
 from ...tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from .. import index
-from .files import WORKERS_DIR
+from .files import WORKERS_DIR, tail_lines
 
 # A worker's status once ended: by itself (`exited`), on request (`stopped`), or
 # without anyone seeing how (`lost`: its processes are gone and it left no exit record).
@@ -58,12 +51,8 @@ def _trust_cache() -> Path:
 
 
 def read_manifest(run_dir: Path) -> tuple[Path, RunManifest]:
-    """The run manifest through its record (an older layout is upgraded).
-
-    Bytes that okstra itself wrote there (a marker in `<cache>/runs/documents/`, see
-    `okstra_core.documents.trust`) are built without checking them again: a start of
-    a worker then imports no validating library. Any other bytes are checked.
-    """
+    """The run manifest through its record (an older layout upgraded); bytes okstra wrote
+    itself (`documents.trust`) are not validated again, so a start skips pydantic."""
     path, manifest, _ = read_manifest_bytes(run_dir)
     return path, manifest
 
@@ -118,18 +107,11 @@ def record_started(
     source_ref: str | None = None,
     locked: bool = False,
 ) -> bool:
-    """Record the worker `running` with `changes` (the participant's launch fields, by
-    their names in `Participant`); append `worker-started` if this call is the first
-    to record the start.
+    """Record the worker `running` with `changes` (`Participant` fields); the first call
+    to record the start appends `worker-started` and returns True.
 
-    A worker whose end is recorded already keeps it (its supervisor, slower than the
-    CLI, records its process after the end: only the fields it adds are kept).
-
-    Args:
-        locked: the caller holds `run_lock(run_dir)` already.
-
-    Returns:
-        True when this call recorded the start (and wrote the event).
+    An end recorded already is kept (a supervisor slower than its CLI adds only fields).
+    `locked`: the caller holds `run_lock(run_dir)` already.
     """
     with contextlib.nullcontext() if locked else run_lock(run_dir):
         draft = _Draft.open(run_dir)
@@ -182,16 +164,9 @@ def _begin_turn(execution: RoleExecution, launch: WorkerLaunch) -> RoleExecution
 
 
 def _end_turn(
-    execution: RoleExecution,
-    state: str,
-    exit_status: int | None,
-    signal: int | None,
-    at: str,
-    product: str | None,
-    usage: Usage | None = None,
+    execution: RoleExecution, state: str, ended: WorkerExit, product: str | None
 ) -> RoleExecution:
-    """The role execution with the end of its latest turn, where its product is and
-    what its CLI reported it used."""
+    """The role execution with its latest turn ended (its product and usage recorded)."""
     turns = execution.turns or ()
     if not turns or turns[-1].ended_at:
         return execution
@@ -201,7 +176,12 @@ def _end_turn(
             last, result_file=f"{WORKERS_DIR}/{execution.role_execution_ref}/{product}"
         )
     last = dataclasses.replace(
-        last, status=state, ended_at=at, exit_status=exit_status, signal=signal, usage=usage
+        last,
+        status=state,
+        ended_at=ended.exited_at,
+        exit_status=ended.exit_status,
+        signal=ended.signal,
+        usage=ended.usage,
     )
     return dataclasses.replace(execution, turns=(*turns[:-1], last))
 
@@ -220,29 +200,19 @@ def record_stop_requested(run_dir: Path, participant_ref: str, *, now: str) -> N
 def record_end(
     run_dir: Path,
     role_execution_ref: str,
+    ended: WorkerExit,
     *,
     how: str,
-    exit_status: int | None,
-    signal: int | None,
-    exited_at: str,
     now: str,
-    lines: Sequence[str] = (),
-    detail: str | None = None,
-    session_id: str | None = None,
     product: str | None = None,
-    usage: Usage | None = None,
 ) -> bool:
-    """Record the worker's end once: its status and `worker-exited`.
+    """Record the worker's end (`ended`) and `worker-exited` once; False when recorded already.
 
     Args:
         how: `exited` or `lost`; a worker whose stop was requested is `stopped`.
-        session_id: the session id found in its output (a CLI that mints its own).
         product: the name of the file in its directory holding what it produced.
-        usage: what its CLI reported the turn used (recorded on the turn).
-
-    Returns:
-        True when this call recorded it; False when it was recorded already.
     """
+    lines = tail_lines(run_dir, role_execution_ref, 20)
     with run_lock(run_dir):
         draft = _Draft.open(run_dir)
         execution = draft.manifest.execution(role_execution_ref)
@@ -255,16 +225,15 @@ def record_end(
         participant = dataclasses.replace(
             participant,
             status=state,
-            exit_status=exit_status,
-            exit_signal=signal,
-            exited_at=exited_at,
-            end_detail=detail or participant.end_detail,
+            exit_status=ended.exit_status,
+            exit_signal=ended.signal,
+            exited_at=ended.exited_at,
+            end_detail=ended.detail or participant.end_detail,
         )
-        if session_id and not participant.session_ref:
-            participant = dataclasses.replace(participant, session_ref=session_id)
+        if ended.session_id and not participant.session_ref:
+            participant = dataclasses.replace(participant, session_ref=ended.session_id)
         execution = dataclasses.replace(execution, status=state)
-        execution = _end_turn(execution, state, exit_status, signal, exited_at, product, usage)
-        draft.change(participant, execution)
+        draft.change(participant, _end_turn(execution, state, ended, product))
         draft.write(now)
         event = WorkerExited(
             at=now,
@@ -273,11 +242,11 @@ def record_end(
             participant_ref=participant.participant_ref,
             label=execution.execution_label,
             status=state,
-            exit_status=exit_status,
-            signal=signal,
-            exited_at=exited_at,
+            exit_status=ended.exit_status,
+            signal=ended.signal,
+            exited_at=ended.exited_at,
             last_lines=tuple(lines),
-            detail=detail,
+            detail=ended.detail,
         )
         append_line(timeline_path(run_dir), event.dump())
         return True
@@ -286,9 +255,7 @@ def record_end(
 def record_tree(
     run_dir: Path, role_execution_ref: str, changes: Mapping[str, Any], event: Any, *, now: str
 ) -> None:
-    """Record a writer's merge or discard on its role execution (`changes`: fields of
-    `RoleExecution`, by their names there) and append its timeline `event` (a worker
-    event record)."""
+    """Record a writer's merge or discard (`RoleExecution` fields) and its timeline event."""
     with run_lock(run_dir):
         draft = _Draft.open(run_dir)
         execution = draft.manifest.execution(role_execution_ref)
@@ -319,13 +286,8 @@ _RUN_FIELDS = (
 
 
 def record_next_turn(run_dir: Path, role_execution_ref: str, kept: int, *, now: str) -> RunManifest:
-    """Before a follow-up turn: the ended turn `kept` points at its files in
-    `turn-<kept>/`, and the worker is `prepared` again (its end cleared) so that the
-    turn's start is recorded as a start. The caller holds `run_lock(run_dir)`.
-
-    Returns:
-        The manifest as written.
-    """
+    """Before a follow-up turn (under `run_lock`): turn `kept` points at `turn-<kept>/`
+    and the worker is `prepared` again, so the next start is recorded as one."""
     draft = _Draft.open(run_dir)
     execution = draft.manifest.execution(role_execution_ref)
     if execution is None:

@@ -1,10 +1,8 @@
 """`okstra worker diff|merge|discard`: review a writer's branch, merge it, or throw it away.
 
-A writer that ran in a worktree of its own (`okstra_core.life.worktrees`) has its
-`worktreePath`, `branch` and `baseCommit` on its role execution. Its diff is against
-that base, committed and uncommitted work alike. A merge or a discard waits for the
-writer to end, and is recorded on its role execution (`mergedAt`, `mergeCommit`,
-`mergedInto`; `discardedAt`) and in the timeline (`worker-merged`, `worker-discarded`).
+A writer's role execution holds its `worktreePath`, `branch` and `baseCommit`; its diff
+is against that base, committed or not. A merge or discard waits for its end and is
+recorded on the role execution and in the timeline.
 """
 
 from __future__ import annotations
@@ -35,10 +33,7 @@ class _Writer:
 
 
 def _writer(run_dir: Path, who: str, environment: Environment | None = None) -> _Writer:
-    """The writer `who` names, with its worktree; UsageError for any other worker.
-
-    With `environment`, ends nobody recorded yet are recorded first (`observe_team`).
-    """
+    """The writer `who` names, with its worktree (ends recorded first, given `environment`)."""
     if environment is not None:
         observe_team(run_dir, environment)
     _, manifest = read_manifest(run_dir)
@@ -119,13 +114,11 @@ class WorkerMerge(WorkerAnswer):
 def merge(
     run_dir: Path, who: str, environment: Environment, *, squash: bool = False
 ) -> WorkerMerge:
-    """Merge the writer's branch (what it left uncommitted committed first) into the
-    branch checked out in the project; recorded in the manifest and the timeline.
+    """Merge the writer's branch (leftovers committed first) into the project's branch.
 
     Raises:
-        UsageError: still running, discarded, not a writer, the project not on a branch,
-            or uncommitted changes in the project to files the branch changed (nothing
-            merged).
+        UsageError: running, discarded, not a writer, no branch checked out, or the
+            project has uncommitted changes to the same files (nothing merged).
         MergeConflictError: it would conflict (nothing merged; the files named).
     """
     writer = _writer(run_dir, who, environment)
@@ -174,12 +167,7 @@ class WorkerDiscard(WorkerAnswer):
 
 
 def discard(run_dir: Path, who: str, environment: Environment) -> WorkerDiscard:
-    """Remove the writer's worktree and delete its branch; recorded in the manifest and
-    the timeline.
-
-    Raises:
-        UsageError: still running, discarded already, or not a writer.
-    """
+    """Remove the writer's worktree and branch; UsageError if running, discarded, no writer."""
     writer = _writer(run_dir, who, environment)
     _ended(writer, "discard")
     steps = worktrees.discard(writer.root, writer.path, writer.branch, environment.env)

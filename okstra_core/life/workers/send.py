@@ -1,23 +1,17 @@
 """`okstra worker send`: a follow-up turn of an ended worker's own conversation.
 
-The provider's `[launch] worker_resume` continues the session the worker's start used
-(minted by okstra, or found in its output for a CLI that mints its own). The turn runs
-where the worker ran (its worktree, for a writer) with its prompt on standard input,
-on a surface as a start does. The ended turn's files move to `turn-<n>/` of the
-worker's directory; the new turn writes its own in their place, so `wait`, `result` and
-`status` speak of the latest turn. Each turn is recorded on the role execution
-(`turns`), and its start and end in the timeline as a start's are.
+`[launch] worker_resume` continues the start's session, where the worker ran, prompt on
+stdin. The ended turn's files move to `turn-<n>/`, so `wait`, `result` and `status`
+speak of the latest turn; each turn is recorded on the role execution and the timeline.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
 from ...catalog import Catalog, load_catalog
 from ...catalog.settings import TeamSettings
-from ...documents import RunManifest
 from ...documents.worker import WorkerLaunch
 from ...environment import Environment
 from ...launch import worker_argv
@@ -25,15 +19,9 @@ from . import files
 from .observe import observe_team
 from .plan import StartPlan, plan_follow_up
 from .record import read_manifest_bytes, record_next_turn, run_lock
-from .start import KICKOFF, Started, launch_worker
+from .start import KICKOFF, Started, launch_record, launch_worker
 from .surfaces import choose_surface
 from .team import members
-
-
-def _turns(manifest: RunManifest, ref: str) -> int:
-    """How many turns the worker has had (1 for a start recorded before turns were)."""
-    execution = next(e for e in manifest.role_executions if e.role_execution_ref == ref)
-    return max(len(execution.turns or ()), 1)
 
 
 def _launch(
@@ -42,12 +30,12 @@ def _launch(
     session: str,
     number: int,
     surface: Any,
+    settings: TeamSettings,
     environment: Environment,
 ) -> WorkerLaunch:
     """The follow-up's launch: the ended turn's place and worktree, the resume argv."""
-    member = plan.member
-    before = files.read_launch(run_dir, member.ref)
-    directory = files.worker_dir(run_dir, member.ref)
+    before = files.read_launch(run_dir, plan.member.ref)
+    directory = files.worker_dir(run_dir, plan.member.ref)
     argv = worker_argv(
         plan.provider,
         model=plan.model_value,
@@ -64,28 +52,22 @@ def _launch(
         follow_up=True,
     )
     names_result = "{result_file}" in "".join(plan.provider.launch.worker_resume or ())
-    return WorkerLaunch(
-        run_dir=str(run_dir),
-        role_execution_ref=member.ref,
-        participant_ref=member.participant_ref,
-        label=member.label,
-        role=member.role,
-        provider=member.provider,
-        model_ref=member.model_ref,
+    return launch_record(
+        run_dir,
+        plan,
+        settings,
+        environment,
         argv=argv,
-        env={},
         cwd=before.cwd,
         surface=surface,
         result_file=files.RESULT if names_result else None,
         session_id=session,
-        started_at=environment.now().isoformat(timespec="seconds"),
         worktree=before.worktree,
         branch=before.branch,
         base_commit=before.base_commit,
         tree_note=before.tree_note,
         turn=number,
         session_pattern=None,
-        usage_format=plan.provider.usage.format if plan.provider.usage is not None else None,
     )
 
 
@@ -115,40 +97,12 @@ def send_worker(
         if data != planned_on:  # another writer changed the run meanwhile
             manifest = now
             plan, session = plan_follow_up(now, who, catalog, environment)
-        return _send(
-            run_dir,
-            manifest,
-            plan,
-            session,
-            prompt,
-            chosen,
-            server,
-            environment,
-            catalog.config.team,
+        ref, settings = plan.member.ref, catalog.config.team
+        execution = next(e for e in manifest.role_executions if e.role_execution_ref == ref)
+        ended = max(len(execution.turns or ()), 1)  # 1 for a start recorded before turns
+        launch = _launch(run_dir, plan, session, ended + 1, chosen, settings, environment)
+        files.archive_turn(run_dir, ref, ended)
+        manifest = record_next_turn(run_dir, ref, ended, now=launch.started_at)
+        return launch_worker(
+            run_dir, manifest, plan, launch, prompt, server, environment, settings.panes_per_window
         )
-
-
-def _send(
-    run_dir: Path,
-    manifest: RunManifest,
-    plan: StartPlan,
-    session: str,
-    prompt: str,
-    surface: Any,
-    server: Any,
-    environment: Environment,
-    settings: TeamSettings,
-) -> Started:
-    ref = plan.member.ref
-    number = _turns(manifest, ref) + 1
-    launch = dataclasses.replace(
-        _launch(run_dir, plan, session, number, surface, environment),
-        log_limit=settings.log_limit_mib * 1024 * 1024,
-        keep_pane=settings.keep_ended_panes,
-    )
-    now = launch.started_at
-    files.archive_turn(run_dir, ref, number - 1)
-    manifest = record_next_turn(run_dir, ref, number - 1, now=now)
-    return launch_worker(
-        run_dir, manifest, plan, launch, prompt, server, environment, settings.panes_per_window
-    )

@@ -1,21 +1,11 @@
 """`okstra worker start`: start one worker of a run, record it, return at once.
 
-Order (what a crash at any point leaves behind):
-
-1. read the manifest, plan (`plan.plan_start`), check its CLI
-   (`readiness.cli_readiness`, the verdict every command reads: one known to be logged
-   out, or that does not run, is refused; one whose login okstra cannot tell starts,
-   with a note) and pick the surface — a refusal changes nothing, not even a lock file;
-2. under the run's lock: the manifest read again; only when its bytes changed since
-   the plan (another start won the race) is the start planned on what is there now;
-   write the worker's directory (prompt, `launch.json`), start the supervisor on its
-   surface, record the worker `running` in the run manifest and `worker-started` in
-   the timeline.
-
-okstra killed between the supervisor's start and the record leaves a supervisor that
-records the start itself (`launch.json` carries a new role execution to add), so a
-started worker is never missing from the manifest; one killed before it leaves the
-worker `prepared`, its directory written, nothing running.
+Crash safety: the plan, the CLI's readiness and the surface are decided first (a
+refusal changes nothing, not even a lock file); then under the run's lock (re-planned
+only if the manifest's bytes changed) the worker's directory is written, its supervisor
+started and the start recorded. Killed before the record, the supervisor records the
+start itself (`launch.json` carries any new role execution); killed before the
+supervisor, the worker stays `prepared`.
 """
 
 from __future__ import annotations
@@ -173,9 +163,8 @@ def _writer_tree(
 
 
 def _base_commit(manifest: RunManifest, tree: worktrees.Tree, env: Any) -> str:
-    """Where a writer branches from: the commit the project is on, or, for a run with
-    a base of its own (`prepare --base-ref`), that base — moved on to the run's merged
-    result once one of its writers was merged, so a later writer builds on it."""
+    """Where a writer branches from: the project's commit, or the run's own base
+    (`--base-ref`) moved on to its merged result, so a later writer builds on it."""
     if manifest.base_commit is None:
         assert tree.head is not None  # checked by the caller
         return tree.head
@@ -198,32 +187,23 @@ def _launch(
     cwd = checkout.cwd if checkout is not None else root
     directory = files.make_worker_dir(run_dir, member.ref)
     argv, session_id, names_result = _argv(plan, directory, cwd, prompt, environment)
-    now = environment.now().isoformat(timespec="seconds")
-    launch = WorkerLaunch(
-        run_dir=str(run_dir),
-        role_execution_ref=member.ref,
-        participant_ref=member.participant_ref,
-        label=member.label,
-        role=member.role,
-        provider=member.provider,
-        model_ref=member.model_ref,
+    launch = launch_record(
+        run_dir,
+        plan,
+        settings,
+        environment,
         argv=argv,
-        env={},
         cwd=str(cwd),
         surface=surface,
         result_file=files.RESULT if names_result else None,
         session_id=session_id,
-        started_at=now,
         added=plan.added,
         worktree=str(checkout.path) if checkout is not None else None,
         branch=checkout.branch if checkout is not None else None,
         base_commit=checkout.base if checkout is not None else None,
         tree_note=note,
         session_pattern=plan.provider.launch.worker_session_pattern,
-        log_limit=settings.log_limit_mib * 1024 * 1024,
-        keep_pane=settings.keep_ended_panes,
         checkout_pending=checkout is not None,
-        usage_format=plan.provider.usage.format if plan.provider.usage is not None else None,
     )
     try:
         return launch_worker(
@@ -233,6 +213,33 @@ def _launch(
         if checkout is not None:  # nothing ran in it: leave no worktree or branch behind
             worktrees.discard(Path(manifest.project_root), checkout.path, checkout.branch)
         raise
+
+
+def launch_record(
+    run_dir: Path,
+    plan: StartPlan,
+    settings: TeamSettings,
+    environment: Environment,
+    **fields: Any,
+) -> WorkerLaunch:
+    """The `launch.json` of a start or a follow-up turn: the member's, the team settings'
+    and the time's fields, and the given ones."""
+    member, usage = plan.member, plan.provider.usage
+    return WorkerLaunch(
+        run_dir=str(run_dir),
+        role_execution_ref=member.ref,
+        participant_ref=member.participant_ref,
+        label=member.label,
+        role=member.role,
+        provider=member.provider,
+        model_ref=member.model_ref,
+        env={},
+        started_at=environment.now().isoformat(timespec="seconds"),
+        log_limit=settings.log_limit_mib * 1024 * 1024,
+        keep_pane=settings.keep_ended_panes,
+        usage_format=usage.format if usage is not None else None,
+        **fields,
+    )
 
 
 def launch_worker(
@@ -245,8 +252,7 @@ def launch_worker(
     environment: Environment,
     per_window: int,
 ) -> Started:
-    """Write the worker's files, start its supervisor on its surface, record it (a start
-    or a follow-up turn: `launch` says which)."""
+    """Write the worker's files, start its supervisor, record it (a start or a turn)."""
     member, now, cwd = plan.member, launch.started_at, Path(launch.cwd)
     if launch.checkout_pending and launch.worktree is not None:
         cwd = Path(launch.worktree)  # its files (and subdirectories) come with the checkout
@@ -280,23 +286,7 @@ def launch_worker(
         supervisor = start_background(directory, cwd, env)
     changes.update(parent_process_id=supervisor.pid, parent_start=supervisor.start)
     record_started(run_dir, launch, changes, now=now, source_ref=plan.source_ref, locked=True)
-    okstra = environment.okstra_command()
-    return _started(run_dir, manifest, plan, launch, supervisor, pane, log, okstra)
-
-
-def _started(
-    run_dir: Path,
-    manifest: RunManifest,
-    plan: StartPlan,
-    launch: WorkerLaunch,
-    supervisor: Identity,
-    pane: Any,
-    log: str,
-    okstra: str,
-) -> Started:
-    member = plan.member
-    directory = files.worker_dir(run_dir, member.ref)
-    quoted = shlex.quote(str(run_dir))
+    okstra, quoted = environment.okstra_command(), shlex.quote(str(run_dir))
     return Started(
         run_id=manifest.run_id,
         run_dir=str(run_dir),
@@ -357,12 +347,7 @@ def start_worker(
 
 
 def _ready(plan: StartPlan, environment: Environment) -> tuple[str, ...]:
-    """The notes of a CLI that may run the worker; refused when it cannot.
-
-    Raises:
-        UsageError: the CLI does not run, or is known to be logged out (with how to
-            log in).
-    """
+    """The notes on the worker's CLI; UsageError when it does not run or is logged out."""
     verdict = cli_readiness(plan.provider, environment)
     wrong = verdict.why_not(lead=False)
     if wrong is not None:

@@ -1,9 +1,6 @@
-"""The workers of a run in one line (`okstra runs`): each worker's state as people read
-it — a running one's activity (`waiting for input`, `stalled`), an ended one's status.
+"""The workers of a run in one line (`okstra runs`), as `worker status` reads them.
 
-A run that never had a worker (no `workers/` directory) costs one `lstat`; the others
-are read as `okstra worker status` reads them, without recording ends (a listing only
-looks).
+A run without a `workers/` directory costs one `lstat`; a listing never records ends.
 """
 
 from __future__ import annotations

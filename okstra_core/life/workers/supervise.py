@@ -1,26 +1,18 @@
 """`python -m okstra_core.life.workers.supervise <worker dir>`: run one worker CLI.
 
-The supervisor is what `okstra worker start` starts on the worker's surface (a tmux
-pane, or a detached session of its own). It runs the CLI of `launch.json` in the
-project root with the prompt on standard input, as the leader of a process group of
-its own (what `worker stop` signals), and
-
-* copies everything the CLI writes to `output.log` (and its standard output alone to
-  `stdout.log`), and, in a pane, to the pane, so a person can watch — a CLI whose
-  provider reports usage (`[usage]`) writes JSON there: okstra shows the text it
-  carries, keeps the JSON in `events.jsonl` and reads what the turn used (`usage`);
-* records the CLI's process (pid, start time, group) in the run manifest;
-* when the CLI ends, writes `exit.json` atomically (with the usage its CLI reported),
-  then records the end (and that usage, on the turn) in the run manifest and the
-  timeline (the run's watcher tells the person: `life.watch`).
-
-It forwards SIGINT, SIGTERM and SIGHUP (a person's Ctrl-C in the pane, a closed pane)
-to the CLI's group and keeps waiting, so the end is recorded however the CLI ends.
+`worker start` runs it on the worker's surface. It runs the CLI of `launch.json` with
+the prompt on stdin as the leader of its own process group (what `worker stop`
+signals); copies its output to `output.log` (stdout also to `stdout.log`; a `[usage]`
+CLI's JSON to `events.jsonl`, its text shown) and, in a pane, to the pane; records the
+CLI's process; at its end writes `exit.json` atomically, then records the end. SIGINT,
+SIGTERM and SIGHUP are forwarded to the CLI's group, so the end is recorded however
+it comes. Telling the person is the run's watcher's (`life.watch`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import signal
@@ -76,26 +68,11 @@ def _pane() -> tuple[str | None, str | None]:
 
 
 def _prepare_pane(pane: str, socket: str, label: str, keep: bool, environment: Environment) -> None:
-    """Title the pane; keep it after the supervisor ends only when asked (`keep_pane`:
-    else it closes, its lines being in the worker's log)."""
+    """Title the pane; keep it after the supervisor ends only when asked (`keep_pane`)."""
     server = server_at(socket, environment)
     if server is not None:
-        server.run(
-            [
-                "set-option",
-                "-p",
-                "-t",
-                pane,
-                "remain-on-exit",
-                "on" if keep else "off",
-                ";",
-                "select-pane",
-                "-t",
-                pane,
-                "-T",
-                label.replace("#", "##"),
-            ]
-        )
+        remain = ["set-option", "-p", "-t", pane, "remain-on-exit", "on" if keep else "off"]
+        server.run([*remain, ";", "select-pane", "-t", pane, "-T", label.replace("#", "##")])
 
 
 class _Pump:
@@ -186,8 +163,7 @@ def _started(
 
 
 def _checkout(launch: WorkerLaunch, env: Mapping[str, str], pump: _Pump) -> str | None:
-    """Write a writer's worktree files first (`worker start` made it without them);
-    why it could not, or None."""
+    """Check out a writer's worktree files (made without them); why it could not, or None."""
     if not launch.checkout_pending or launch.worktree is None:
         return None
     try:
@@ -305,24 +281,17 @@ def _finish(
         except OkstraError as exc:
             print(f"okstra: could not commit what it left: {exc.render()}", file=sys.stderr)
     try:
+        session_id = ended.session_id or _session_found(run_dir, launch)
         record.record_end(
             run_dir,
             launch.role_execution_ref,
+            dataclasses.replace(ended, session_id=session_id),
             how="exited",
-            exit_status=ended.exit_status,
-            signal=ended.signal,
-            exited_at=ended.exited_at,
             now=_now(),
-            lines=files.tail_lines(run_dir, launch.role_execution_ref, 20),
-            detail=ended.detail,
-            session_id=ended.session_id or _session_found(run_dir, launch),
             product=files.product_name(run_dir, launch),
-            usage=ended.usage,
         )
     except OkstraError as exc:
         print(f"okstra: could not record the end: {exc.render()}", file=sys.stderr)
-    # Telling the person is the run's watcher's (`life.watch`: `worker-ended`), the one
-    # place that decides what is told, and once.
 
 
 def main(argv: list[str] | None = None) -> int:

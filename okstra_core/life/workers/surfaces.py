@@ -1,17 +1,10 @@
 """Where a worker runs: a pane in the run's team window, or a detached process group.
 
-tmux: the worker's supervisor runs in a new pane of the run's team window — a window
-of the workers' own, never the lead's (whose pane keeps its size however many
-workers start). A team window holds `panes_per_window` panes (`config.json`'s
-`team.panesPerWindow`, 6 by default); when every one of the run's team windows is
-full, another opens: in the lead's session when the lead runs in tmux on the same
-server, else in the session the caller is inside, else in a detached session of the
-run's name. The window is tiled and shows each pane's title (the worker's label).
-
-background: the supervisor is started in a session of its own (`start_new_session`),
-detached from the caller's terminal, with nothing of the caller's standard streams.
-
-Both return at once, with the supervisor's identity (pid and start time).
+tmux: a new pane in a team window of the workers' own (never the lead's), at most
+`team.panesPerWindow` (6) panes each; a new window opens in the lead's session when the
+lead runs on the same server, else the caller's session, else a detached session of the
+run's name. background: its own session, detached from the caller's terminal and
+streams. Both return at once with the supervisor's identity.
 """
 
 from __future__ import annotations
@@ -49,9 +42,8 @@ def _lead_server(leader: Member, environment: Environment) -> TmuxServer | None:
 def choose_surface(
     requested: str | None, leader: Member, environment: Environment
 ) -> tuple[Surface, TmuxServer | None]:
-    """The surface (and tmux server) of a start: as asked, else tmux when the user has
-    tmux running (the lead's server, the one they are inside, their default), else
-    background.
+    """The surface (and server) of a start: as asked, else tmux when the user runs it
+    (the lead's server, the one they are inside, their default), else background.
 
     Raises:
         UsageError: an unknown surface, or `tmux` asked for without tmux installed.
@@ -113,8 +105,7 @@ def _tmux_literal(value: str) -> str:
 
 
 def _team_windows(server: TmuxServer, team: Sequence[Member]) -> dict[str, int]:
-    """The run's team windows on `server` with how many panes each has: the windows of
-    the worker panes okstra started that are still theirs."""
+    """The run's team windows on `server` (holding okstra's worker panes): pane counts."""
     windows: dict[str, int] = {}
     for member in team:
         if member.leader or member.participant.tmux_socket != server.socket:
@@ -169,23 +160,15 @@ def start_tmux(
     environment: Environment,
     per_window: int = 6,
 ) -> PaneRef:
-    """Open the worker's pane running its supervisor in a team window with room (or a
-    new one); tile the window.
+    """Open the worker's supervisor pane in a team window with room (or a new one), tiled.
 
     Raises:
-        LaunchError: tmux failed (the message has its command and answer).
+        LaunchError: tmux failed (the message has its answer).
     """
     roomy = [w for w, panes in _team_windows(server, team).items() if panes < per_window]
     name = tmux_name(f"{window_name}-team")
-    tail = [
-        "-P",
-        "-F",
-        PANE_FORMAT,
-        "-c",
-        _tmux_literal(str(cwd)),
-        "--",
-        *(_tmux_literal(a) for a in supervisor_argv(directory)),
-    ]
+    command = [_tmux_literal(a) for a in supervisor_argv(directory)]
+    tail = ["-P", "-F", PANE_FORMAT, "-c", _tmux_literal(str(cwd)), "--", *command]
     heads = [_window_command(server, name, _lead_session(server, leader), environment)]
     if roomy:
         # A window too small for one more pane: then a window of its own.
@@ -200,19 +183,6 @@ def start_tmux(
             said = done.stderr.strip() or done.stdout.strip()
     else:
         raise LaunchError(f"tmux could not open the worker's pane: {said}")
-    server.run(
-        [
-            "select-layout",
-            "-t",
-            pane.window_id,
-            "tiled",
-            ";",
-            "set-option",
-            "-w",
-            "-t",
-            pane.window_id,
-            "pane-border-status",
-            "top",
-        ]
-    )
+    tiled = ["select-layout", "-t", pane.window_id, "tiled"]
+    server.run([*tiled, ";", "set-option", "-w", "-t", pane.window_id, "pane-border-status", "top"])
     return pane

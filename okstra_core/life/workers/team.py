@@ -1,7 +1,6 @@
 """The team of a run as its manifest records it, and naming one of its members.
 
-A member is named by its role execution ref (`role-exec-analyser-001`), its execution
-label (`analyser#1 · codex/gpt-5.6-sol`) or `<role>#<n>` (`analyser#1`).
+A member is named by its role execution ref, its label or `<role>#<n>` (`analyser#1`).
 """
 
 from __future__ import annotations
@@ -46,8 +45,7 @@ class Member:
 
 @dataclass(frozen=True, kw_only=True)
 class WorkerAnswer:
-    """Base of a command's JSON answer about one worker: `ok`, then which worker (its
-    role execution ref and label); a subclass adds what the command did."""
+    """Base of a command's JSON answer about one worker (`ok`, its ref and label)."""
 
     __pydantic_config__ = config(camel_case=True)
 
@@ -57,8 +55,7 @@ class WorkerAnswer:
 
 
 def members(manifest: RunManifest) -> list[Member]:
-    """Every role execution with its participant, in manifest order (one whose
-    participant the manifest lacks is no member: nothing could start or stop it)."""
+    """Every role execution that has a participant, with it, in manifest order."""
     by_ref = {p.participant_ref: p for p in manifest.participants}
     return [
         Member(execution, by_ref[execution.participant_ref])
@@ -68,11 +65,7 @@ def members(manifest: RunManifest) -> list[Member]:
 
 
 def find(team: Sequence[Member], who: str) -> Member:
-    """The member `who` names (ref, label or `<role>#<n>`).
-
-    Raises:
-        UsageError: no member of that name, or the lead (not a worker).
-    """
+    """The worker `who` names (ref, label or `<role>#<n>`); UsageError if none or the lead."""
     short = _SHORT.fullmatch(who.strip())
     for member in team:
         if who in (member.ref, member.label) or (

@@ -1,28 +1,13 @@
 """What a worker's CLI reports a turn used: read from its output, summed, shown.
 
-A provider's `[usage] format` (`okstra_core.catalog.usage`) says how its CLI reports
-it on standard output:
-
-* `claude-json` (`claude -p --output-format json`): one JSON result object; its
-  `result` is the answer, its `usage` holds `input_tokens`, `output_tokens`,
-  `cache_creation_input_tokens` and `cache_read_input_tokens`, its `total_cost_usd`
-  the cost;
-* `codex-jsonl` (`codex exec --json`): one JSON event per line; `turn.completed`
-  carries `usage` with `input_tokens` (the cached ones included),
-  `cached_input_tokens` and `output_tokens` — no cost.
-
-The worker's supervisor feeds the CLI's standard output, as it comes, through a
-`UsageReader`: what people read (the pane, `output.log`, `stdout.log` and so
-`worker result`) is the text the JSON carries — the answer, and for codex its
-progress, one line per event — never the raw JSON, which is kept in the worker's
-`events.jsonl`. A line that is not a JSON object is shown as it came.
-
-Recorded on the turn as a `Usage`: `input_tokens` counts every input token the model
-read (claude's three input counts added up), `cached_input_tokens` those read from the
-prompt cache, `cost_usd` the cost where the CLI reports one. Nothing is estimated: a
-CLI that reports nothing, or a usage object that is not what its format says (a
-missing count, a negative or non-integer one, a cost that is not a number), leaves
-the turn without usage, shown `—`.
+A provider's `[usage] format` says how: `claude-json` (one result object: `result` the
+answer, `usage` with input, output, cache-creation and cache-read tokens,
+`total_cost_usd`) or `codex-jsonl` (one event per line; `turn.completed` carries
+`usage` with input (cached included), cached and output tokens, no cost). The
+supervisor feeds stdout through a `UsageReader`: people see the text the JSON carries
+(the raw JSON is kept in `events.jsonl`; a non-JSON line is shown as it came). A `Usage`
+counts every input token read and the cached ones; nothing is estimated: no report or
+a malformed one leaves the turn without usage, shown `—`.
 """
 
 from __future__ import annotations
@@ -61,7 +46,7 @@ def _cost(value: Any) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise Malformed(value)
-    if not math.isfinite(value) or value < 0:
+    if not math.isfinite(value) or value < 0:  # NaN, infinity
         raise Malformed(value)
     return float(value)
 
@@ -75,11 +60,7 @@ def _text(data: Mapping[str, Any], key: str) -> str | None:
 
 
 def claude_usage(event: Mapping[str, Any]) -> Usage | None:
-    """The usage of claude's result object (None when it carries none).
-
-    Raises:
-        Malformed: its `usage` or `total_cost_usd` is not what claude writes.
-    """
+    """The usage of claude's result object (None: none); Malformed when not claude's."""
     usage = event.get("usage")
     if usage is None:
         return None
@@ -107,11 +88,7 @@ def _claude_line(event: Mapping[str, Any]) -> tuple[str | None, Usage | None]:
 
 
 def codex_usage(event: Mapping[str, Any]) -> Usage:
-    """The usage of codex's `turn.completed` event.
-
-    Raises:
-        Malformed: its `usage` is not what codex writes.
-    """
+    """The usage of codex's `turn.completed` event; Malformed when not codex's."""
     usage = event.get("usage")
     if not isinstance(usage, Mapping):
         raise Malformed(usage)
@@ -212,8 +189,7 @@ def add(one: Usage | None, other: Usage) -> Usage:
 
 
 class UsageReader:
-    """Reads a worker CLI's standard output as it comes (see the module): `feed` gives
-    back what people read, `usage` what the turn used once the output is over."""
+    """Reads a CLI's stdout as it comes: `feed` gives what people read, `usage` the turn's."""
 
     def __init__(self, format: str | None, *, max_line: int = MAX_LINE) -> None:
         self.line = _FORMATS.get(format) if format else None
@@ -294,12 +270,8 @@ class UsageReader:
 
 @dataclass(frozen=True, kw_only=True)
 class UsageTotal:
-    """What some turns used, as their CLIs reported it (`worker status`, `report roles`).
-
-    `turns` turns were counted; `turns_reported` of them reported usage (the token
-    counts add those up), `turns_costed` a cost (`cost_usd` adds those up; None when
-    none did).
-    """
+    """What some turns used, as reported: of `turns`, `turns_reported` reported tokens
+    and `turns_costed` a cost (`cost_usd` None when none did)."""
 
     __pydantic_config__ = config(camel_case=True)
 
@@ -333,8 +305,7 @@ class RunUsage:
 
 
 def total_of(usages: Iterable[Usage | None]) -> UsageTotal | None:
-    """The usage of some turns (each one's, None where it reported none) added up; None
-    when none of them reported any."""
+    """The turns' usage added up; None when none reported any."""
     counted = list(usages)
     reported = [u for u in counted if u is not None]
     if not reported:
@@ -365,9 +336,7 @@ def _of(some: int, total: UsageTotal) -> str:
 
 
 def usage_text(total: UsageTotal | None) -> str:
-    """`12.3k in (9.1k cached) · 845 out · $0.0421`, or `—` when nothing was reported.
-    A cost only where the CLI reported one; `(1 of 2 turns)` after what some turns
-    did not report."""
+    """`12.3k in (9.1k cached) · 845 out · $0.0421` (`(1 of 2 turns)` when partial), or `—`."""
     if total is None:
         return NOTHING
     cached = total.cached_input_tokens
@@ -386,8 +355,7 @@ def usage_text(total: UsageTotal | None) -> str:
 
 
 def usage_shown(data: Any) -> str:
-    """`usage_text` of a `UsageTotal` as its JSON document holds it (a front end's
-    payload); `—` for null or anything else."""
+    """`usage_text` of a `UsageTotal`'s JSON (a front end's payload); `—` if not one."""
     if not isinstance(data, Mapping):
         return NOTHING
     names = aliases_of(UsageTotal)
