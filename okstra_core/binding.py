@@ -1,9 +1,7 @@
 """Runner choice and host model binding.
 
-A role instance runs through ``current-session`` (the leader in that entry mode: the
-host session is the lead, no model), ``native-session`` (a worker of the host's native
-provider on a host running such sessions natively: the host is told the execution
-value) or ``cli-wrapper`` (everything else, including a spawn-process leader).
+``current-session`` (a current-session leader), ``native-session`` (a worker of the
+host's native provider) or ``cli-wrapper`` (everything else).
 """
 
 from __future__ import annotations
@@ -49,12 +47,7 @@ def choose_runner(role: str, provider_id: str, host: HostSpec, entry_mode: Entry
 
 
 def bind(model: BoundModel, role: str, host: HostSpec, entry_mode: EntryMode) -> Binding:
-    """Bind a model for a role instance on a host.
-
-    Raises:
-        OkstraError: ``unsupported host model: …`` for a combination that cannot be bound
-            (a current-session leader, a native session the host cannot run).
-    """
+    """Bind a model for a role instance on a host (`OkstraError`: unsupported host model)."""
     runner = choose_runner(role, model.provider_id, host, entry_mode)
     if runner == CLI_WRAPPER:
         return Binding(runner=runner, host_runtime=host.id, host_model_value=None)

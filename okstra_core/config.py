@@ -1,9 +1,6 @@
-"""Changes to the user's global config, `<config dir>/config.json` (its one writer).
+"""Changes to the user's global config (its one writer, validated, locked, atomic).
 
-An update is an upsert (None removes a key), validated by the loader's parser before
-anything is written, atomically under the file's lock: a bad value or a broken file
-changes nothing. Also reads the earlier okstra's global config (a `modelDefaults`
-scope below the user's) and lists the config files in use.
+Also reads the earlier okstra's global config and lists the config files in use.
 """
 
 from __future__ import annotations
@@ -30,15 +27,7 @@ _LOCK_TIMEOUT = 5.0
 def update_global_config(
     changes: Mapping[str, Any], environment: Environment | None = None
 ) -> GlobalConfig:
-    """Upsert keys of `<config dir>/config.json` (None removes one), keeping every other key.
-
-    Returns:
-        The config as written.
-
-    Raises:
-        DataFileError: the current file is broken, or a changed value is invalid (file
-            and key named); the file is left as it was.
-    """
+    """Upsert keys of config.json (None removes one); the config as written."""
     env = environment or Environment.real()
     path = user_dirs(env.env).config_file
     with FileLock(path, timeout=_LOCK_TIMEOUT):
@@ -81,11 +70,7 @@ def earlier_config_file(env: Mapping[str, str] | None = None) -> Path:
 
 
 def load_earlier_defaults(env: Mapping[str, str] | None = None) -> ModelDefaults:
-    """The `modelDefaults` of the earlier global config (empty when there is none).
-
-    Raises:
-        DataFileError: not a JSON object, or a malformed `modelDefaults`.
-    """
+    """The `modelDefaults` of the earlier global config (empty if none; `DataFileError`)."""
     path = earlier_config_file(env)
     if not path.is_file():
         return ModelDefaults()

@@ -1,9 +1,4 @@
-"""Model defaults scopes: project > global > bundled.
-
-`modelDefaults` (in `.okstra/project.json` and `<config dir>/config.json`) maps a role
-to a non-empty array of model refs. A role's candidates are the project scope's, then
-the global's, then the bundled `default_for` models, each model once (first wins).
-"""
+"""Model defaults scopes: project > global > bundled, each model once (first scope wins)."""
 
 from __future__ import annotations
 
@@ -101,15 +96,7 @@ def screen_model_defaults(
     providers: Iterable[ProviderSpec],
     roles: Collection[str],
 ) -> tuple[ModelDefaults, list[str]]:
-    """Keep what a `modelDefaults` block can mean here; note the rest (never fatal).
-
-    As the earlier okstra read it: an unknown role or model is left out with a note naming
-    the file and key; a model listed twice is kept once; a bare model id (``"opus"``) is
-    claude's.
-
-    Raises:
-        DataFileError: an empty array (file and field named).
-    """
+    """Keep what a `modelDefaults` block can mean here; note the rest (`DataFileError`: empty)."""
     notes: list[str] = list(defaults.notes)
     if not defaults.by_role:
         return defaults, notes  # nothing configured: skip indexing every model of the registry
@@ -153,11 +140,7 @@ def bundled_candidates(
 
 @dataclass(frozen=True)
 class DefaultScopes:
-    """The configured model defaults, highest scope first (bundled ones come from the pool).
-
-    `earlier` is the earlier okstra's `<OKSTRA_HOME>/config.json` (``default:global`` too);
-    `notes` what reading them left out, each a sentence naming the file.
-    """
+    """The configured model defaults, highest scope first (`earlier`: the earlier okstra's)."""
 
     project: ModelDefaults = field(default_factory=ModelDefaults)
     global_: ModelDefaults = field(default_factory=ModelDefaults)
@@ -174,11 +157,7 @@ class DefaultScopes:
     def candidates(
         self, role: str, pool: ModelPool, host_provider: str | None = None
     ) -> list[tuple[PoolModel, str]]:
-        """The default models of `role` with their provenance, each once, highest scope first.
-
-        Raises:
-            UsageError: a configured ref is unknown to the pool.
-        """
+        """The default models of `role` with their provenance, each once, highest first."""
         out: list[tuple[PoolModel, str]] = []
         seen: set[str] = set()
         for defaults, provenance in self._scoped():
@@ -196,11 +175,7 @@ class DefaultScopes:
     def validate(
         self, pool: ModelPool, host: HostSpec, entry_mode: EntryMode, roles: Iterable[str]
     ) -> None:
-        """Refuse configured defaults unavailable for a role of this team.
-
-        Raises:
-            OkstraError: naming every unavailable default: model, role, reason and file.
-        """
+        """Refuse configured defaults unavailable for a role of this team (`OkstraError`)."""
         problems: list[str] = []
         first_path: str | None = None
         for role in roles:
@@ -232,11 +207,7 @@ class DefaultScopes:
 def load_scopes(
     project_root: Path | None, catalog: _CatalogLike, env: Mapping[str, str] | None = None
 ) -> DefaultScopes:
-    """Read the project, global and earlier global model defaults against the catalog.
-
-    Raises:
-        DataFileError: a malformed file (named, with the field).
-    """
+    """Read the project, global and earlier global model defaults (`DataFileError`)."""
     from .catalog import loaders  # deferred: loaders import the data layer
     from .config import earlier_config_notice, load_earlier_defaults
 

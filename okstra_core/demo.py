@@ -1,10 +1,4 @@
-"""`okstra demo`: a whole team at work on the shipped demo project, no agent CLI needed.
-
-Copies `demo/` (its `.okstra/project.json` names the demo team) into a new directory,
-trusts it, prepares a requirements-discovery run, launches the lead (tmux, or in the
-background) and follows the run to its end. The run is a real one: its report passes
-`okstra report check`.
-"""
+"""`okstra demo`: a whole team at work on the shipped demo project, no agent CLI needed."""
 
 from __future__ import annotations
 
@@ -60,11 +54,7 @@ class DemoRun:
 
 
 def copy_demo(target: Path | None) -> Path:
-    """Copy the shipped demo project (no runs) into `target` (a new directory) or a fresh one.
-
-    Raises:
-        UsageError: `target` exists already (nothing is written).
-    """
+    """Copy the shipped demo project into a new `target` or a fresh one (`UsageError`)."""
     source = bundled_demo_root()
     if target is None:
         project = Path(tempfile.mkdtemp(prefix="okstra-demo-")) / "wordfreq"
@@ -181,15 +171,7 @@ def run_demo(
     say: Callable[[str], None],
     mcp: bool | None = None,
 ) -> DemoRun:
-    """Copy, trust, prepare, launch and follow the demo; how it went.
-
-    Args:
-        mcp: give the demo lead okstra's MCP server; None: as the user's config says.
-
-    Raises:
-        UsageError: `target` exists, or an unknown surface.
-        OkstraError: the run could not be prepared or its lead not launched.
-    """
+    """Copy, trust, prepare, launch and follow the demo; how it went."""
     if surface not in SURFACES:
         raise UsageError(f"unknown surface {surface!r}: expected tmux or background")
     project = copy_demo(target)

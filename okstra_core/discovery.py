@@ -1,13 +1,8 @@
 """Which directory is the project, found safely (no git subprocess, no network).
 
-Without `--project-root` (`default_project_root`): the nearest `.okstra` at or above
-the current directory that passes git's `safe.directory` caution, else the nearest
-safe `.git` holder, else the current directory. The upward search stops at the first
-`.okstra` it meets: it must be a real directory, it and its holder this user's and not
-writable by others (nor by a group other than the user's private one); else it is
-refused, never passed for a farther one. Both walks stay below the home directory and
-on one file system. `OKSTRA_SAFE_DIRECTORIES` (absolute, `:`-separated) skips the
-owner and mode checks for the directories it names.
+The nearest `.okstra` that passes git's `safe.directory`-like owner checks (the first
+met decides), else the nearest safe `.git` holder, else the current directory; never
+above home or across file systems. `OKSTRA_SAFE_DIRECTORIES` skips the checks.
 """
 
 from __future__ import annotations
@@ -32,12 +27,7 @@ class UnsafeProjectError(OkstraError):
 
 
 def find_project_root(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
-    """The project at or above `start` (None when there is none), found safely.
-
-    Raises:
-        UnsafeProjectError: the first `.okstra` met is refused (named, with how to allow it).
-        UsageError: `start` is not a directory okstra can look at.
-    """
+    """The project at or above `start`, or None (`UnsafeProjectError`, `UsageError`)."""
     env = os.environ if env is None else env
     safe = safe_directories(env)
     for holder in _upwards(start, env):
@@ -186,11 +176,7 @@ def git_top(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
 
 
 def default_project_root(start: Path, env: Mapping[str, str] | None = None) -> Path:
-    """The project okstra uses when no `--project-root` is given (see the module doc).
-
-    Raises:
-        UsageError: `start` is not a directory okstra can look at.
-    """
+    """The project okstra uses when no `--project-root` is given (`UsageError`)."""
     env = os.environ if env is None else env
     try:
         found = find_project_root(start, env)

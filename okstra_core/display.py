@@ -1,10 +1,6 @@
 """Text for people, made inert: what okstra prints from data can never drive a terminal.
 
-Data (run files, a lead's screen) may carry control sequences (OSC 52 clipboard,
-titles, CSI, OSC 8 links) or bidi overrides: every field printed for people goes
-through `inert`, which shows each as a visible escape. JSON output never does (it must
-stay exact). Data printed through Rich is a `Text` (or `markup=False`); `inert_markup`
-is for the few markup strings built around data.
+Every field printed for people goes through `inert` (never JSON, which must stay exact).
 """
 
 from __future__ import annotations

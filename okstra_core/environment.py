@@ -26,14 +26,9 @@ def _own_dir() -> str | None:
 
 @dataclass(frozen=True)
 class Environment:
-    """What okstra reads from the machine it runs on.
+    """What okstra reads from the machine it runs on (the `*_override`s are for tests).
 
-    Attributes:
-        which_override: replaces the PATH look-up (tests).
-        probe_override: replaces running a CLI to ask it something (argv -> (exit status,
-            stdout, stderr); tests whose PATH look-up names no real file).
-        own_dir: where the commands installed with okstra are: a CLI not on PATH is looked
-            for there (the demo agent runs without `.venv/bin` on PATH). None: PATH only.
+    `own_dir`: where okstra's own commands are; a CLI not on PATH is looked for there.
     """
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
@@ -67,11 +62,7 @@ class Environment:
         return self.env.get(key, default)
 
     def okstra_command(self, argv0: str | None = None, executable: str | None = None) -> str:
-        """How to run this okstra from any directory, as a quoted shell command.
-
-        `okstra` when PATH's `okstra` is this one; else this command's absolute path; else
-        the interpreter's `-m okstra`. `argv0` and `executable` default to this process's.
-        """
+        """How to run this okstra from any directory, as a quoted shell command."""
         own = self.okstra_script(argv0, executable)
         # PATH only (not `own_dir`): a person types what their shell finds.
         found = (

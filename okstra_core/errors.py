@@ -149,11 +149,7 @@ def os_error(exc: OSError, *, doing: str, path: Path | str | None = None) -> Fil
 
 
 class IncompleteRunError(OkstraError):
-    """A prepare failed after it began writing: the run it left is named, with its state.
-
-    `complete`: every file of the run directory is on disk (only task- or user-level
-    records are missing): `run_state` `complete-unindexed`, else `incomplete`.
-    """
+    """A prepare failed after it began writing: the run it left is named, with its state."""
 
     FACTS: ClassVar[Collection[str]] = (
         "run_id",

@@ -1,8 +1,6 @@
 """What both front ends (the app and `okstra prepare --state`) do with a setup file.
 
-Read the confirmed setup's run request, refuse a second run unless asked for again,
-call `okstra_core.prepare.prepare(request)` and remember the run next to the setup.
-The core never imports the wizard; this module, above both, joins them.
+Above both the wizard and the core: a setup's request is prepared and remembered.
 """
 
 from __future__ import annotations
@@ -34,12 +32,7 @@ def prepare_setup(
     mcp: bool | None = None,
     lead_access: LeadAccess | None = None,
 ) -> PrepareResult:
-    """Prepare (and launch) the run a confirmed setup describes (`lead_access` None: `ask`).
-
-    Raises:
-        RelaunchRefused: the setup already prepared a run and `again` is False.
-        OkstraError: the wizard is not confirmed (or aborted), or any prepare error.
-    """
+    """Prepare (and launch) the run a confirmed setup describes (`RelaunchRefused`)."""
     request = request_from_state(state_path, environment)
     if lead_access is not None:
         request = dataclasses.replace(request, lead_access=lead_access)
@@ -67,11 +60,7 @@ def prepare_replayed(
 ) -> PrepareResult:
     """Save and prepare a new setup replayed in this process (`Wizard.replay_new`).
 
-    The outcome is the state in memory, already checked. A dry run writes nothing;
-    otherwise the setup is written first (a failed prepare leaves it for `--state`).
-
-    Raises:
-        OkstraError: the answers did not confirm the setup, or any prepare error.
+    A dry run writes nothing; otherwise the setup is written first (for `--state` retry).
     """
     request = wizard.outcome().request
     if not dry_run:

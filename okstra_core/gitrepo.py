@@ -1,8 +1,4 @@
-"""The git checkout a project lives in, and the commits its revisions name.
-
-Every call is a real `git` run with okstra's own environment (no inherited `GIT_DIR`
-and the like, no prompts, no optional locks).
-"""
+"""The git checkout a project lives in, and the commits its revisions name."""
 
 from __future__ import annotations
 
@@ -109,11 +105,7 @@ def project_tree(project_root: Path, env: Mapping[str, str] | None = None) -> Tr
 def resolve_commit(
     tree: Tree, ref: str, env: Mapping[str, str] | None = None, *, field: str = "--base-ref"
 ) -> str:
-    """The commit `ref` (any git revision) names in `tree`.
-
-    Raises:
-        UsageError: naming `field`: `ref` names no commit there (or looks like an option).
-    """
+    """The commit `ref` names in `tree` (`UsageError` naming `field`)."""
     if not ref or ref.startswith("-") or "\0" in ref or "\n" in ref:
         raise UsageError(f"{ref!r} is not a git revision", field=field)
     done = run_git(

@@ -1,8 +1,4 @@
-"""A package's names loaded on first use (a module `__getattr__`, PEP 562).
-
-A name's module is imported the first time the name is used, and the value kept in
-the package's namespace, so the lookup runs once.
-"""
+"""A package's names loaded on first use (a module `__getattr__`, PEP 562)."""
 
 from __future__ import annotations
 
@@ -28,9 +24,5 @@ def lazy_names(package: str, modules: Mapping[str, str]) -> Callable[[str], Any]
 
 
 def by_module(modules: Mapping[str, Iterable[str]]) -> dict[str, str]:
-    """The table `lazy_names` reads (name -> module) from each module's names.
-
-    Use as `_LAZY = by_module({".plan": ("LaunchPlan", ...), ...})` with
-    `__all__ = sorted(_LAZY)`, each name re-exported to type checkers as `X as X`.
-    """
+    """The table `lazy_names` reads (name -> module) from each module's names."""
     return {name: module for module, names in modules.items() for name in names}

@@ -1,10 +1,7 @@
 """The one name rule for task groups, task ids and the run names built from them.
 
-Every command that creates or takes a task or run judges a name with `name_problem`,
-so what one creates the others find. A name is NFC-normalised; made of Unicode letters
-(any script), combining marks, decimal digits and `._-` (never a separator, space,
-control or format character); started by a letter or digit; at most `MAX_NAME_BYTES`
-bytes of UTF-8. Case is kept as written; names okstra makes from typing are lower-cased.
+NFC; letters of any script, combining marks, digits and `._-`; starting with a letter
+or digit; at most `MAX_NAME_BYTES` bytes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""Where okstra reads and writes: user dirs, the workspace (prompts/), resources.
-
-`OKSTRA_HOME` puts the config, data, state and cache dirs under one root;
-`OKSTRA_WORKSPACE` points at an alternative `prompts/` root.
-"""
+"""Where okstra reads and writes: user dirs (`OKSTRA_HOME`), the workspace, resources."""
 
 from __future__ import annotations
 
@@ -45,11 +41,7 @@ class UserDirs:
 
 
 def directory_variable(env: Mapping[str, str], variable: str) -> Path | None:
-    """The absolute directory an okstra directory variable names, None when unset.
-
-    Raises:
-        UsageError: the value is not an absolute path (after `~`), naming the variable.
-    """
+    """The absolute directory a variable names, None when unset (`UsageError` if relative)."""
     value = env.get(variable)
     if not value:
         return None
@@ -148,11 +140,7 @@ _XDG = {
 
 
 def _xdg_dirs() -> UserDirs | None:
-    """The user dirs platformdirs gives on Linux with an absolute HOME, without importing it.
-
-    platformdirs is a tenth of a headless step; anything else is left to it (a test
-    compares the two).
-    """
+    """The user dirs platformdirs gives on Linux with an absolute HOME, without importing it."""
     if not sys.platform.startswith("linux"):
         return None
     home = os.environ.get("HOME", "")

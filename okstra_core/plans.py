@@ -1,13 +1,6 @@
 """Approved plans and briefs: validation that needs no catalog (prepare and the wizard).
 
-A plan is markdown with front matter (`---` simple `key: value` lines, or `+++` TOML)
-whose `approved` is the boolean `true`. Stages are `Stage <N>` headings at any level;
-a stage section that declares its conformance holds exactly one line, `TESTS_FORM`
-(the dash after `stage-<N>` may be `—`, `–`, `--` or `-`; `<task_root>` literal,
-project-relative or absolute) or `EXEMPTION_FORM`; a stage without one is left alone.
-Every malformed stage is reported in one error. A sibling `data.json` must agree
-(`approved`, the `stages` numbers, each `conformance`/`conformanceTests` string, a
-top-level `conformanceTests` array); its problems name their field.
+The plan's forms are in docs/decisions.md; all malformed stages are reported at once.
 """
 
 from __future__ import annotations
@@ -69,11 +62,7 @@ class ApprovedPlan:
 
 
 def check_brief(project_root: Path, brief: str) -> Path:
-    """The brief's absolute path: a file inside the project (also through symlinks).
-
-    Raises:
-        PrepareError: missing, not a file, or outside the project root.
-    """
+    """The brief's absolute path: a file inside the project (`PrepareError` otherwise)."""
     path = resolve_inside(
         project_root, brief, what="the brief", field="--brief", error=PrepareError
     )
@@ -167,10 +156,7 @@ def check_stage_declarations(
     roots: Sequence[str],
     undeclared: list[int] | None = None,
 ) -> tuple[list[StageConformance], list[tuple[int, str]]]:
-    """Check every stage: (good declarations, [(stage, problem), …]).
-
-    A stage without a declaration is no problem; its number goes to `undeclared`.
-    """
+    """Check every stage: (good declarations, [(stage, problem), …]); see `undeclared`."""
     good: list[StageConformance] = []
     bad: list[tuple[int, str]] = []
     seen: set[int] = set()
@@ -295,12 +281,7 @@ def _check_approval_gate(path: Path, body: str) -> None:
 
 
 def check_plan_approval(plan: str, *, project_root: Path) -> Path:
-    """The approval part of `check_approved_plan`; returns the plan's resolved path.
-
-    Raises:
-        PrepareError: missing, outside the project, or not approved.
-        DataFileError: unreadable front matter or data.json.
-    """
+    """The approval part of `check_approved_plan`: the plan's resolved path."""
     path, _data, _front, _body = _read_approved(plan, project_root)
     data_json = _sibling_data_json(path, project_root)
     if data_json is not None:
@@ -344,13 +325,7 @@ def _data_json_object(path: Path) -> dict[str, Any]:
 
 
 def check_approved_plan(plan: str, *, project_root: Path, task_root: Path) -> ApprovedPlan:
-    """Validate an approved plan and its sibling `data.json`.
-
-    Raises:
-        PrepareError: missing, outside the project, not approved, disagreeing data.json,
-            or malformed stages (all listed at once, with the expected form).
-        DataFileError: unreadable front matter or data.json.
-    """
+    """Validate an approved plan and its sibling `data.json` (`PrepareError`, `DataFileError`)."""
     path, data, front, body = _read_approved(plan, project_root)
     roots = task_root_forms(project_root, task_root)
     sections = split_stages(body)

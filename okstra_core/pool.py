@@ -1,7 +1,6 @@
 """The model pool: every model of the provider registry, with availability per role.
 
-Availability looks at PATH once per CLI and caches it for the pool's life: build a new
-pool per wizard step.
+Availability is cached for the pool's life: build a new pool per wizard step.
 """
 
 from __future__ import annotations
@@ -98,11 +97,7 @@ def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
 
 @dataclass(frozen=True, eq=False)
 class _Registry:
-    """The models of one provider registry and their indexes (no availability).
-
-    Shared by every pool on the same (identical) spec objects; never mutated once built
-    except its caches, filled from the specs and the inputs named in their keys.
-    """
+    """The models of one provider registry and their indexes, shared by every pool on it."""
 
     providers: tuple[ProviderSpec, ...]
     models: tuple[PoolModel, ...]
@@ -239,11 +234,7 @@ class ModelPool:
         return self._by_ref.get(ref)
 
     def resolve(self, ref: str) -> PoolModel:
-        """The model with this ref (``provider/model_id``).
-
-        Raises:
-            UsageError: unknown ref, naming the provider's models when the provider exists.
-        """
+        """The model with this ref (``provider/model_id``); `UsageError` naming the known ones."""
         model = self._by_ref.get(ref)
         if model is not None:
             return model
@@ -253,11 +244,7 @@ class ModelPool:
         raise UsageError(self._unknown_message(ref, provider_id))
 
     def resolve_alias(self, provider_id: str, value: str) -> PoolModel:
-        """The model of `provider_id` whose id or alias equals `value`, ignoring case.
-
-        Raises:
-            UsageError: unknown provider or no such model/alias.
-        """
+        """The model of `provider_id` whose id or alias is `value`, ignoring case."""
         models = self._by_provider.get(provider_id) or self._by_provider.get(provider_id.casefold())
         if models is None:
             known = ", ".join(p.id for p in self._providers) or "none"
@@ -318,11 +305,9 @@ class ModelPool:
     def availability(
         self, ref: str, role: str, host: HostSpec, entry_mode: EntryMode
     ) -> Availability:
-        """Whether `ref` can run an instance of `role` on `host` in `entry_mode`.
+        """Whether `ref` can run `role` on `host` in `entry_mode`, and if not, why.
 
-        Reasons, in the order checked: the model or provider does not support the role; the
-        provider is disabled; the host cannot bind the model; the CLI (for ``cli-wrapper``) is
-        missing from PATH or not ready. Raises UsageError for an unknown ref.
+        Checked: role support, a disabled provider, the host binding, the CLI's readiness.
         """
         # Keyed by host id: hashing the frozen host is slow.
         key = (ref, role, host.id, entry_mode)
@@ -340,11 +325,7 @@ class ModelPool:
         )
 
     def named_domain(self, domain: frozenset[str], named: Collection[str]) -> frozenset[str]:
-        """`domain` without the demo models not in `named` (identical result per input).
-
-        A demo model fills a team only where someone named it; the resolver's shared team
-        core is keyed by the result's identity.
-        """
+        """`domain` without the demo models not in `named` (identical result per input)."""
         hidden = (domain & self.demo_refs()).difference(named)
         if not hidden:
             return domain

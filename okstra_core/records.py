@@ -1,15 +1,8 @@
 """Plain records inside, pydantic at the edge.
 
-okstra's values are standard-library dataclasses; data okstra already checked never
-imports pydantic. Data from outside is checked by `validate`, which builds a pydantic
-validator from the dataclass's annotations (constraints spelled as pydantic's, names in
-`PYDANTIC_NAMES`), class settings in `__pydantic_config__` (`config`), cross-field rules
-in `__post_init__`. `to_data` is the one serializer of every document and reply.
-
-`dataclass` is the standard one except that `__repr__`, `__eq__`, `__hash__` (and a
-frozen record's `__setattr__`/`__delattr__`) are one shared function each: Python 3.11
-compiles each generated method per class, a third of a `wizard step`. Records with
-`slots`, or based on a class frozen by the standard decorator, keep its own methods.
+Records are stdlib dataclasses; `validate` checks outside data with pydantic (built on
+first use), `to_data` is the one serializer. `dataclass` shares `__repr__`, `__eq__`,
+`__hash__` and frozen setters across classes: 3.11 compiles them per class otherwise.
 """
 
 from __future__ import annotations
@@ -58,10 +51,7 @@ _ADAPTERS: dict[type[Any], Any] = {}
 
 
 class RecordError(ValueError):
-    """Data that does not fit a record: pydantic's error list, in one spelling.
-
-    An unknown key is always `extra_forbidden` (the model spelling), for every record.
-    """
+    """Data that does not fit a record: pydantic's error list, in one spelling."""
 
     def __init__(self, record: type[Any], errors: list[dict[str, Any]]) -> None:
         super().__init__(f"{len(errors)} validation error(s) for {record.__name__}")
@@ -241,18 +231,9 @@ def config(
 ) -> dict[str, Any]:
     """A record's `__pydantic_config__`: how it is read and how `to_data` writes it.
 
-    Args:
-        aliases: Python name -> the name in files (fields and views).
-        camel_case: every other name in files is its camelCase.
-        extra: what to do with unknown keys.
-        by_name: also accept a field under its Python name when it has an alias.
-        json_schema_extra: edits the record's JSON Schema.
-        omit_none: the names left out while None; True for all.
-        omit_empty: the names left out while empty (`""`, `()`, `{}`).
-        skip: fields `to_data` does not write.
-        views: properties (or no-argument methods) written after the fields.
-        first: names written before the others, in this order.
-        spread: a field whose keys are written in its place, as the record's own.
+    `aliases`/`camel_case`: names in files; `omit_none`/`omit_empty`: left out while
+    None/empty; `skip`: not written; `views`: computed values written after the fields;
+    `first`: written first; `spread`: a field whose keys are written as the record's own.
     """
     names = dict(aliases or {})
     out: dict[str, Any] = {"extra": extra}
@@ -340,11 +321,7 @@ def adapter(cls: type[Any]) -> Any:
 
 
 def validate(cls: type[_T], data: Any) -> _T:
-    """`data` checked against the record `cls` and built into it.
-
-    Raises:
-        RecordError: the data does not fit.
-    """
+    """`data` checked against the record `cls` and built into it (`RecordError` if not)."""
     from pydantic_core import ValidationError
 
     try:
@@ -423,10 +400,7 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def to_data(value: Any) -> Any:
-    """A record (and what it holds) as JSON-ready data, as its `config` declares it.
-
-    Tuples become lists (a named tuple an object), paths strings, datetimes ISO 8601.
-    """
+    """A record (and what it holds) as JSON-ready data, as its `config` declares it."""
     cls = type(value)
     if cls in _PLAIN:
         return value

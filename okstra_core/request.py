@@ -1,12 +1,4 @@
-"""The run request: the one value that passes from the wizard (or argv) to prepare.
-
-Shape checks (slugs, bounds, model-ref spelling) run once, when a request is built;
-the profile's ranges are checked by its builder, feasibility by the resolver. Each
-rule is written once, as a `Rule` in its field's metadata: `check_rules` (from
-`__post_init__`, no pydantic) and the published JSON Schema (`publish_rules`) read it.
-`render_argv()` is a view: `okstra prepare <render_argv()…>` parses back to an equal
-request, each value as `--flag=value` so none reads as a flag.
-"""
+"""The run request: the one value that passes from the wizard (or argv) to prepare."""
 
 from __future__ import annotations
 
@@ -55,16 +47,7 @@ class SchemaWords:
 
 @dataclass(frozen=True, kw_only=True)
 class Rule:
-    """One shape rule of a request field, checked by `check_rules`, published by `publish_rules`.
-
-    Attributes:
-        length: (low, high) characters of a text, inclusive (its own message).
-        max_length, pattern, choices, range, max_items: broken, they say `expected`.
-        items, names, values: the rule of each list item, mapping key, mapping value (a
-            key's or a value's problem is placed at the key).
-        custom: a rule the schema cannot say: the problem of a value, or None.
-        expected: what a broken rule says (`{value}` and `{key}` are filled in).
-    """
+    """One shape rule of a request field; a broken one says `expected` (`{value}`, `{key}`)."""
 
     length: tuple[int, int] | None = None
     max_length: int | None = None
@@ -135,11 +118,7 @@ def rule(**given: Any) -> dict[str, Rule]:
 
 
 def check_rules(record: Any) -> None:
-    """Check every field rule of `record`, in field order.
-
-    Raises:
-        RecordError: at the first broken rule, placed at the field (and key).
-    """
+    """Check every field rule of `record`, in field order (`RecordError` at the first)."""
     for f in dataclasses.fields(record):
         found: Rule | None = f.metadata.get(_RULE)
         if found is not None:
@@ -269,10 +248,7 @@ class CurrentModel(_Dumped):
 
 @dataclass(frozen=True, kw_only=True)
 class HostSessionContext(_Dumped):
-    """Which host runs okstra, in which entry mode, on which model — authoritative.
-
-    `host_id` None: detect it when preparing; `interaction_surface`: `wizard` or `cli`.
-    """
+    """Which host runs okstra, in which entry mode, on which model — authoritative."""
 
     __pydantic_config__ = _CONFIG
 
@@ -296,15 +272,7 @@ class HostSessionContext(_Dumped):
 
 @dataclass(frozen=True, kw_only=True)
 class RunRequest(_Dumped):
-    """Everything prepare needs, decided.
-
-    Attributes:
-        approved_plan: for stage-scoped task types ("" = none).
-        role_models: chosen model refs per role, in ordinal order.
-        base_ref: the writers' base (a git revision, or `run:<run-id>`); "" = none.
-        lead_access: what the lead's CLI may do without asking; None = `ask`.
-        provenance: why each value is there (`chosen`, `default:<scope>`, …).
-    """
+    """Everything prepare needs, decided (`base_ref` "" and `lead_access` None: not given)."""
 
     __pydantic_config__ = config(
         camel_case=True,

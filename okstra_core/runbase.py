@@ -1,8 +1,6 @@
 """The base of a run: the commit its writers' worktrees branch from.
 
-Recorded at prepare (`baseRef` as given, `baseCommit` the commit it named): any git
-revision of the project, or `run:<run-id>`: an earlier run's merged result (the
-commit the project's branch was on right after its last `okstra worker merge`).
+A git revision of the project, or `run:<run-id>`: an earlier run's merged result.
 """
 
 from __future__ import annotations
@@ -113,12 +111,7 @@ def _run_result(task_root: Path, run_id: str, tree: Tree, env: Mapping[str, str]
 def resolve_base(
     project_root: Path, task_root: Path, ref: str, env: Mapping[str, str] | None = None
 ) -> RunBase:
-    """The commit `ref` names for a run of the task at `task_root` (reads only).
-
-    Raises:
-        UsageError: naming `--base-ref`: no git checkout (or no commit), `ref` names no
-            commit, or `run:<id>` names no run of the task or one that merged nothing.
-    """
+    """The commit `ref` names for a run of the task (`UsageError` naming `--base-ref`)."""
     given = ref.strip()
     tree = project_tree(project_root, env)
     if tree is None:

@@ -1,8 +1,4 @@
-"""Which runs a setup (a wizard state file) has already prepared.
-
-A second `prepare` of a setup is refused unless asked for again (`--again`). The runs
-are kept in `<state>.runs.jsonl` beside the state file, one appended line each.
-"""
+"""Which runs a setup (a wizard state file) has prepared: `<state>.runs.jsonl`."""
 
 from __future__ import annotations
 

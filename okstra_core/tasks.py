@@ -1,8 +1,6 @@
 """The project's task catalog: `.okstra/tasks/<group>/<id>/task-manifest.json` (read only).
 
-`resolve_inside` is the one containment check for paths that must stay inside the
-project. A *task key* is `<group>/<id>`; a *next-phase pointer* is
-`{phase, status, rationale}` with status `ready | pending | blocked | terminal`.
+`resolve_inside` is the one containment check for paths inside the project.
 """
 
 from __future__ import annotations
@@ -74,15 +72,7 @@ def resolve_inside(
     field: str | None = None,
     error: type[OkstraError] = OkstraError,
 ) -> Path:
-    """Resolve a path (project-relative or absolute) and refuse it outside the project.
-
-    Every symlink along the path is followed (dangling ones too); nothing needs to exist.
-    `what` and `field` name the value in the message; `error` is the class raised.
-
-    Raises:
-        OkstraError: (of type `error`) the path resolves outside the project, or cannot
-            be resolved (a symlink loop, an unknown `~user`, a NUL byte).
-    """
+    """Resolve a path (project-relative or absolute), refused (`error`) outside the project."""
     given_root = Path(project_root)
     root = given_root.resolve()
     try:
@@ -99,23 +89,14 @@ def resolve_inside(
 
 
 def slugify(value: str) -> str:
-    """Lower-case letters of any script, digits, `.`, `_` and `-`; other runs become one dash.
-
-    NFKC-normalised first (`로그인 개선` -> `로그인-개선`, `Café Menu` -> `café-menu`); lower
-    case so a case-insensitive disk sees one folder. A slug never contains `/`; one made
-    only of dots is returned as is for `check_segment` to refuse by name.
-    """
+    """Lower-case letters of any script, digits, `._-`; other runs become one dash (NFKC first)."""
     folded = unicodedata.normalize("NFKC", value).strip().lower()
     slug = "".join(c if name_char(c) else "-" for c in folded)
     return _SLUG_DASHES.sub("-", slug).strip("-")
 
 
 def check_segment(raw: str, what: str) -> str:
-    """Slugify one task path segment ("task group"/"task id") under the name rule.
-
-    Raises:
-        OkstraError: a path separator, nothing left, or a slug the name rule refuses.
-    """
+    """Slugify one task path segment under the name rule (`OkstraError` if refused)."""
     text = raw.strip()
     if "/" in text or "\\" in text:
         raise OkstraError(f"{what} must not contain a path separator: {raw!r}")

@@ -1,13 +1,4 @@
-"""Which projects their owner trusts: the per-user trust record.
-
-The agent CLIs okstra starts run a project's own settings (hooks and MCP servers), and
-a worker's argv switches off a CLI's own trust question; so a lead is launched, and a
-worker started, only in a project its person has trusted once (as `direnv allow`).
-The record (`trusted-projects.json` in the data directory) keys each entry on the real
-path and the owning uid (another owner now: trusts nothing); `okstra trust` edits it.
-`OKSTRA_TRUSTED_DIRECTORIES` (absolute paths, `:`-separated) trusts every project at or
-below each entry. `require_trusted` is the one gate.
-"""
+"""Which projects their owner trusts: the per-user trust record (`require_trusted`)."""
 
 from __future__ import annotations
 
@@ -167,12 +158,7 @@ def _below(real: str, directory: str) -> bool:
 
 
 def verdict(path: Path | str, env: Mapping[str, str] | None = None) -> TrustVerdict:
-    """Whether the project at `path` is trusted, and why.
-
-    Raises:
-        DataFileError: the record is damaged (named), so nothing is assumed.
-        UsageError: `path` is not a directory.
-    """
+    """Whether the project at `path` is trusted, and why (`DataFileError`, `UsageError`)."""
     env = os.environ if env is None else env
     real, uid = _key(path)
     for directory in _trusted_directories(env):
@@ -193,12 +179,7 @@ def verdict(path: Path | str, env: Mapping[str, str] | None = None) -> TrustVerd
 def require_trusted(
     path: Path | str, env: Mapping[str, str] | None = None, *, doing: str = "start an agent CLI"
 ) -> None:
-    """The gate before a lead is launched or a worker started in the project at `path`.
-
-    Raises:
-        UntrustedProjectError: not trusted (naming `okstra trust DIR`).
-        DataFileError: the trust record is damaged.
-    """
+    """The gate before a lead or worker starts in the project (`UntrustedProjectError`)."""
     found = verdict(path, env)
     if not found.trusted:
         raise UntrustedProjectError(Path(found.project), doing)

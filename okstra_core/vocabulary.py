@@ -1,9 +1,4 @@
-"""Words okstra's records share across layers, each defined once.
-
-Entry mode: `spawn-process` (okstra starts the lead's CLI) or `current-session` (the
-host session is the lead). Runner: `current-session`, `native-session` (a host
-sub-session) or `cli-wrapper` (the provider's CLI is spawned).
-"""
+"""Words okstra's records share across layers (entry modes, runners), each defined once."""
 
 from __future__ import annotations
 

@@ -35,14 +35,10 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 class Kind(NamedTuple):
-    """One kind of derived data (a named tuple: cheaper to make at import than a dataclass).
+    """One kind of derived data (a named tuple: cheaper at import than a dataclass).
 
-    Attributes:
-        name: its directory under the user cache directory.
-        keep: how many entries its directory keeps (the newest).
-        code: the modules deciding the value, as paths inside `okstra_core`.
-        libraries: (package, file) of installed libraries whose version decides the value,
-            located without importing them.
+    `keep`: entries kept; `code`: modules (paths in `okstra_core`) and `libraries`
+    ((package, file), not imported) whose change gives new keys.
     """
 
     name: str

@@ -1,8 +1,4 @@
-"""Entries of derived data on disk: the format, the trust rule and the pruning rule.
-
-Everything goes through directory descriptors, each opened without following a link
-and checked before use, so a directory checked is the directory used.
-"""
+"""Entries of derived data on disk, read and written through checked directory descriptors."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Durable, atomic file writes.
-
-A temp file in the same directory (created exclusively, locked by its writer) is
-fsynced, renamed over the target, and the directory fsynced: a crash leaves the old or
-the new content. The target, when present, must be a regular file.
-"""
+"""Durable, atomic file writes: a locked temp file, fsynced, renamed over the target."""
 
 from __future__ import annotations
 
@@ -71,11 +66,7 @@ def _mkstemp(directory: Path) -> tuple[int, str]:
 
 
 def _new_temp(directory: Path, target: Path) -> tuple[int, Path]:
-    """A fresh temp file for `target`, created exclusively and locked (`flock`) by us.
-
-    The lock, held until the rename, tells `sweep_leftovers` a live writer owns it; a
-    file swept between creation and lock is noticed and another made.
-    """
+    """A fresh temp file for `target`, created exclusively and locked by us (for the sweep)."""
     while True:
         try:
             fd, tmp_name = _mkstemp(directory)
@@ -106,15 +97,7 @@ def atomic_write_bytes(
     durable: bool = True,
     make_parent: bool = True,
 ) -> None:
-    """Write `data` to `path` atomically and (unless `durable` is False) durably.
-
-    `durable=False` skips both fsyncs (caches: a lost write costs a recomputation).
-    `make_parent=False`: a missing directory is an error (a run's may be removed). The
-    first write of a process into a directory sweeps its leftovers of dead processes.
-
-    Raises:
-        FileSystemError: `path` is a link or not a regular file, or the write failed.
-    """
+    """Write `data` to `path` atomically and (unless `durable` is False) durably."""
     path = Path(path)
     if make_parent:
         make_private_dirs(path.parent)

@@ -1,8 +1,4 @@
-"""What a file must be before okstra touches it, and okstra's private directories.
-
-Every open goes through `open_regular`; `check_no_links` refuses a link below a root
-okstra owns; directories okstra creates are 0700 whatever the umask.
-"""
+"""What a file must be before okstra touches it, and okstra's private directories."""
 
 from __future__ import annotations
 
@@ -65,16 +61,7 @@ def open_regular(
     error: type[OkstraError] = FileSystemError,
     dir_fd: int | None = None,
 ) -> int:
-    """Open `path` only if it is a regular file; return the descriptor (close-on-exec).
-
-    Never blocks (`O_NONBLOCK`), never goes through a link in the last component unless
-    `follow`; the type is checked with `fstat` on the descriptor, so a file swapped in
-    between cannot slip through. With `dir_fd`, `path` is relative to that directory.
-
-    Raises:
-        error: a symbolic link (when not `follow`), a FIFO, device, socket or directory.
-        OSError: anything else (missing, permission denied, …): callers map it.
-    """
+    """Open `path` only if it is a regular file (fstat-checked, never blocking); the fd."""
     how = flags | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
     if not follow:
         how |= os.O_NOFOLLOW
@@ -114,14 +101,7 @@ def open_regular(
 
 
 def check_no_links(root: Path, path: Path, *, what: str | None = None) -> None:
-    """Refuse a link, or a file where a directory belongs, below `root` on `path`.
-
-    `root` itself is not judged (the person chose it); the last component, when it
-    exists, is a directory or a regular file. Nothing needs to exist.
-
-    Raises:
-        FileSystemError: naming the offending component and what it is.
-    """
+    """Refuse a link, or a file where a directory belongs, below `root` on `path`."""
     root = Path(root)
     path = Path(path)
     try:
@@ -154,13 +134,7 @@ def check_no_links(root: Path, path: Path, *, what: str | None = None) -> None:
 
 
 def make_private_dirs(directory: Path, *, inside: Path | None = None) -> None:
-    """Create `directory` and its missing parents, each 0700 whatever the umask.
-
-    With `inside`, nothing below that root may be a link (`check_no_links`).
-
-    Raises:
-        FileSystemError: a component is not a directory, a link, or the file system refused.
-    """
+    """Create `directory` and its missing parents, each 0700 (no link below `inside`)."""
     directory = Path(directory)
     if inside is not None:
         check_no_links(inside, directory)

@@ -1,8 +1,4 @@
-"""Advisory locks on okstra's files: `flock` on a sidecar `<name>.lock` holding the pid.
-
-The target is replaced by rename, so its own inode cannot carry the lock; a released
-lock removes its sidecar when its file does not exist.
-"""
+"""Advisory locks on okstra's files: `flock` on a sidecar `<name>.lock` holding the pid."""
 
 from __future__ import annotations
 
@@ -33,13 +29,7 @@ def lock_target(lock: Path) -> Path:
 
 
 class FileLock:
-    """Advisory exclusive lock on `<path>.lock`.
-
-    Args:
-        path: the file being protected.
-        timeout: 0 = fail fast with `StateInUseError`; > 0 = wait up to that many seconds.
-        transient: remove the sidecar on release even while the target exists.
-    """
+    """Advisory exclusive lock on `<path>.lock` (`timeout` 0: fail fast)."""
 
     def __init__(self, path: Path, *, timeout: float = 0.0, transient: bool = False) -> None:
         self.target = Path(path)
@@ -49,15 +39,7 @@ class FileLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        """Take the lock (waiting up to `timeout`).
-
-        The sidecar is opened in place, never through a link, never truncated: a regular file
-        with one name, holding at most a pid line.
-
-        Raises:
-            StateInUseError: another process holds it (after `timeout`).
-            FileSystemError: the sidecar is unsafe, or the file system refused.
-        """
+        """Take the lock, waiting up to `timeout` (`StateInUseError`, `FileSystemError`)."""
         make_private_dirs(self.path.parent)
         try:
             fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, what="lock file")
@@ -103,11 +85,7 @@ class FileLock:
         self._fd = fd
 
     def release(self) -> None:
-        """Let the lock go; a sidecar whose target does not exist is removed first.
-
-        Removed while still held, and only if its name still leads to the locked inode; a
-        process waiting on the removed inode notices and starts over.
-        """
+        """Let the lock go; a sidecar of a missing target is removed first, while held."""
         if self._fd is None:
             return
         fd, self._fd = self._fd, None

@@ -19,11 +19,7 @@ from .reads import read_bytes
 
 
 def _repair_tail(fd: int, size: int) -> int:
-    """Make a log end in a newline before appending; return its (new) size.
-
-    A last line without its newline was cut short: if it still parses it gets its
-    newline, else it is cut off, so no record is ever glued onto it.
-    """
+    """End a log in a newline before appending (a cut-short line is completed or cut)."""
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
         return size
     start = size
@@ -46,13 +42,9 @@ def _repair_tail(fd: int, size: int) -> int:
 
 
 def append_line(path: Path, record: Any, *, transient_lock: bool = False) -> None:
-    """Append one JSON record as a line to a JSONL log, durably, under a lock.
+    """Append one JSON record as a line to a JSONL log, durably, under a lock, whole or nothing.
 
-    Whole or nothing: a failed write is cut back to the previous size, and a line cut
-    short earlier is repaired first. `transient_lock`: leave no `.lock` behind.
-
-    Raises:
-        FileSystemError: the log (or its lock) is unsafe, or the file system refused.
+    A line cut short earlier is repaired first. Raises `FileSystemError`.
     """
     path = Path(path)
     make_private_dirs(path.parent)
@@ -108,13 +100,7 @@ class LogRead:
 
 
 def read_log(path: Path, *, what: str = "log", limit: int = MAX_LOG_BYTES) -> LogRead:
-    """Read a JSONL log: every whole record, and every damaged line (reading goes on).
-
-    An absent log is empty.
-
-    Raises:
-        FileSystemError: the log is a link, not a regular file, too large or unreadable.
-    """
+    """Read a JSONL log (absent: empty): every record, and every damaged line by number."""
     path = Path(path)
     if not os.path.lexists(path):
         return LogRead([], [])

@@ -1,9 +1,4 @@
-"""Reading okstra's files: whole, size-capped, and every failure naming the file.
-
-`open_directory` reads a run's files when the run's data must not choose what okstra
-opens: the directory is reached one name at a time from a root okstra found, never
-through a link, and each file opened by a fixed name relative to its descriptor.
-"""
+"""Reading okstra's files: whole, size-capped, and every failure naming the file."""
 
 from __future__ import annotations
 
@@ -30,11 +25,7 @@ def read_bytes(
     dir_fd: int | None = None,
     shown: Path | None = None,
 ) -> bytes:
-    """Read a whole regular file (no FIFO, no device, at most `limit` bytes).
-
-    Every failure is an `error` naming the file (`shown`, default `path`). `follow=False`
-    for okstra's own files, never links; `dir_fd`: `path` is relative to it.
-    """
+    """Read a whole regular file (no FIFO, no device, at most `limit` bytes), named on failure."""
     path = Path(path)
     named = shown or path
     try:
@@ -134,10 +125,7 @@ class OpenDirectory:
         )
 
     def tail(self, name: str, size: int) -> tuple[bytes, int] | None:
-        """The last `size` bytes of the regular file `name` and their offset.
-
-        None when missing or not a regular file: a look at a log's end never fails or waits.
-        """
+        """The last `size` bytes of the regular file `name` and their offset; None never waits."""
         _check_name(name, self.path, self.error)
         try:
             fd = open_regular(Path(name), os.O_RDONLY, dir_fd=self.fd, error=self.error)
@@ -156,11 +144,7 @@ class OpenDirectory:
 def open_directory(
     root: Path, *names: str, what: str = "directory", error: type[OkstraError] = OkstraError
 ) -> OpenDirectory:
-    """Open `root/names…` as a directory, never through a link below `root` (close it).
-
-    Raises:
-        error: a name is a link, not a directory, or missing, naming it.
-    """
+    """Open `root/names…` as a directory, never through a link below `root` (close it)."""
     path = Path(root)
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
     try:

@@ -1,7 +1,4 @@
-"""Sweeping what dead okstra processes left: temp files and lock sidecars.
-
-Run by a process's first write into a directory (`sweep_once`).
-"""
+"""Sweeping what dead okstra processes left: temp files and lock sidecars."""
 
 from __future__ import annotations
 
@@ -61,13 +58,7 @@ def _sweep_entry(path: Path, *, lock: bool, now: float, grace: float) -> bool:
 
 
 def sweep_leftovers(directory: Path, *, grace: float = SWEEP_GRACE_SECONDS) -> list[Path]:
-    """Remove what dead okstra processes left in `directory`; return what was removed.
-
-    Removed only when all holds: a temp file `.okstra-tmp-*.part`, or a lock sidecar
-    okstra wrote (a pid line and `LOCK_MARK`) whose target does not exist; a regular file
-    with one name, never a link; older than `grace` seconds; nobody holds it (a
-    non-blocking exclusive `flock`, and the name still leads to it). Errors leave files.
-    """
+    """Remove okstra's provably orphaned leftovers in `directory`; what was removed."""
     removed: list[Path] = []
     now = time.time()
     try:
