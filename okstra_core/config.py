@@ -1,13 +1,6 @@
-"""Changes to the user's global config, `<config dir>/config.json`.
+"""Changes to the user's global config (its one writer, validated, locked, atomic).
 
-The file is read by `catalog.load_global_config`; this module is its one writer. It
-also reads the earlier okstra's global config (`<OKSTRA_HOME>/config.json`, or
-`~/.okstra/config.json`), whose `modelDefaults` are a scope below the user's, and lists
-the config files in use (`okstra doctor`). An update is an upsert: the keys it names
-are set (or removed, for None), every other key is kept as it was. The merged object
-is validated by the same parser the loader uses before anything is written, and
-written atomically under the file's lock, so a bad value or a broken file changes
-nothing and two writers never lose an update.
+Also reads the earlier okstra's global config and lists the config files in use.
 """
 
 from __future__ import annotations
@@ -34,23 +27,11 @@ _LOCK_TIMEOUT = 5.0
 def update_global_config(
     changes: Mapping[str, Any], environment: Environment | None = None
 ) -> GlobalConfig:
-    """Upsert keys of `<config dir>/config.json`, keeping every other key.
-
-    Args:
-        changes: key → new value; a None value removes the key.
-        environment: where the config dir is (`OKSTRA_HOME`); the real one by default.
-
-    Returns:
-        The config as written (validated by the loader's own parser).
-
-    Raises:
-        DataFileError: the current file is broken, or a changed value is invalid
-            (file and key named); the file is left as it was.
-    """
+    """Upsert keys of config.json (None removes one); the config as written."""
     env = environment or Environment.real()
     path = user_dirs(env.env).config_file
     with FileLock(path, timeout=_LOCK_TIMEOUT):
-        # The loader refuses a broken file by name: never overwrite what we cannot read.
+        # Never overwrite what the loader cannot read.
         load_global_config(path)
         raw: dict[str, Any] = dict(read_json(path, what="config file")) if path.exists() else {}
         for key, value in changes.items():
@@ -69,41 +50,27 @@ def save_theme(theme: str | None, environment: Environment | None = None) -> Glo
 
 
 def load_theme(environment: Environment | None = None) -> str | None:
-    """The theme config.json names, or None (absent file or key).
-
-    Raises:
-        DataFileError: the config file is broken (file and key named).
-    """
+    """The theme config.json names, or None; DataFileError for a broken file."""
     env = environment or Environment.real()
     return load_global_config(user_dirs(env.env).config_file).theme
 
 
 # --------------------------------------------------------------------------- earlier config
 
-# The marker that the one-time note on the earlier global config was shown: it holds
-# the path the note was about (a different earlier file is noted again).
+# Holds the earlier file's path the one-time note was about (another is noted again).
 _NOTICE_MARKER = "earlier-config-noted"
-# Within one process the note stays the same for every reader of the scopes.
 _NOTICES: dict[str, list[str]] = {}
 
 
 def earlier_config_file(env: Mapping[str, str] | None = None) -> Path:
-    """Where the earlier okstra kept its global config: `<OKSTRA_HOME>/config.json`,
-    with `OKSTRA_HOME` defaulting to `~/.okstra`."""
+    """The earlier okstra's global config: `<OKSTRA_HOME or ~/.okstra>/config.json`."""
     env = os.environ if env is None else env
     home = env.get("OKSTRA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".okstra")
     return Path(home).expanduser() / "config.json"
 
 
 def load_earlier_defaults(env: Mapping[str, str] | None = None) -> ModelDefaults:
-    """The `modelDefaults` of the earlier global config (empty when there is none).
-
-    Only `modelDefaults` is read; the earlier okstra's other keys are left alone.
-
-    Raises:
-        DataFileError: the file is not a JSON object, or `modelDefaults` is malformed
-            (file and field named).
-    """
+    """The `modelDefaults` of the earlier global config (empty if none; `DataFileError`)."""
     path = earlier_config_file(env)
     if not path.is_file():
         return ModelDefaults()
@@ -118,10 +85,9 @@ def load_earlier_defaults(env: Mapping[str, str] | None = None) -> ModelDefaults
 
 
 def earlier_config_notice(env: Mapping[str, str] | None = None) -> list[str]:
-    """The one-time note that the earlier global config is read, and where the new file
-    lives; [] once it was shown (a marker in the state dir remembers it).
+    """The one-time note that the earlier global config is read; [] once it was shown.
 
-    The same note is returned to every caller in the process that first produced it.
+    A marker in the state dir remembers it; every caller in the process gets the same note.
     """
     env = os.environ if env is None else env
     earlier = earlier_config_file(env)
@@ -159,8 +125,7 @@ class ConfigFile:
 def config_files_in_use(
     env: Mapping[str, str] | None = None, project_root: Path | None = None
 ) -> list[ConfigFile]:
-    """The config files okstra reads, highest scope first: the project's (when a
-    project root is given), the user's and the earlier global config."""
+    """The config files okstra reads, highest scope first (project, user, earlier global)."""
     env = os.environ if env is None else env
     files: list[tuple[str, Path]] = []
     if project_root is not None:

@@ -1,11 +1,4 @@
-"""Model defaults scopes: project > global > bundled.
-
-`modelDefaults` (in ``.okstra/project.json`` and ``<config dir>/config.json``) maps a
-role to a non-empty array of model refs. The candidates of a role are the project
-scope's models, then the global scope's, then the bundled ``default_for`` models, each
-model once (first scope wins), so a person's own preferences come first and the
-bundled ones still fill larger teams.
-"""
+"""Model defaults scopes: project > global > bundled, each model once (first scope wins)."""
 
 from __future__ import annotations
 
@@ -27,22 +20,7 @@ from .pool import ModelPool, PoolModel
 from .records import dataclass, field
 from .vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER
 
-__all__ = [
-    "HOST_PROVIDER_ROLES",
-    "REPORT_WRITER",
-    "DefaultScopes",
-    "Pick",
-    "bundled_candidates",
-    "fallback_note",
-    "fallback_notes",
-    "known_roles",
-    "load_scopes",
-    "screen_model_defaults",
-]
-
-# The roles whose provider, when nobody names one, is the host's own provider: the
-# lead only. The report writer's is claude on every host (its bundled defaults), as
-# the earlier okstra chose it.
+# Roles on the host's own provider when nobody names one (the report writer stays claude).
 HOST_PROVIDER_ROLES = frozenset({LEADER})
 REPORT_WRITER = "report-writer"
 
@@ -71,7 +49,7 @@ def known_roles(providers: Iterable[ProviderSpec], profiles: Iterable[Profile]) 
 
 
 def _model_keys(providers: Iterable[ProviderSpec]) -> dict[str, str]:
-    """Every accepted spelling of a model, case-folded: ref, and provider/alias → its ref."""
+    """Every accepted spelling of a model, case-folded (ref, provider/alias) -> its ref."""
     keys: dict[str, str] = {}
     for provider in providers:
         for spec in provider.models:
@@ -82,8 +60,7 @@ def _model_keys(providers: Iterable[ProviderSpec]) -> dict[str, str]:
 
 
 def _bare(ref: str, keys: Mapping[str, str]) -> str | None:
-    """The claude model a bare id or alias names (`opus` → `claude/opus-4.6`), or None:
-    the earlier okstra's defaults were claude's."""
+    """The claude model a bare id or alias names (the earlier okstra's were claude's)."""
     return keys.get(f"{EARLIER_DEFAULT_PROVIDER}/{ref}".casefold())
 
 
@@ -119,21 +96,7 @@ def screen_model_defaults(
     providers: Iterable[ProviderSpec],
     roles: Collection[str],
 ) -> tuple[ModelDefaults, list[str]]:
-    """Keep what a `modelDefaults` block can mean here; note the rest.
-
-    As the earlier okstra read it: an unknown role, or a model no provider has, is left
-    out with a note naming the file and the key (``modelDefaults.<role>`` /
-    ``modelDefaults.<role>[i]``); a model listed twice is kept once; a model given
-    without its provider (``"opus"``) is the claude model whose id or alias it is; a
-    block that is not an object was left out when read (`ModelDefaults.notes`). None of
-    them stops a command.
-
-    Returns:
-        The block with the known roles and models only, and the notes.
-
-    Raises:
-        DataFileError: an empty array (file and field named).
-    """
+    """Keep what a `modelDefaults` block can mean here; note the rest (`DataFileError`: empty)."""
     notes: list[str] = list(defaults.notes)
     if not defaults.by_role:
         return defaults, notes  # nothing configured: skip indexing every model of the registry
@@ -165,9 +128,7 @@ def screen_model_defaults(
 def bundled_candidates(
     pool: ModelPool, role: str, host_provider: str | None = None
 ) -> list[PoolModel]:
-    """okstra's own defaults of `role`; for the lead on a host with its own provider,
-    that provider's models come first (its bundled defaults for
-    the role, else its first model serving the role)."""
+    """okstra's own defaults of `role`; the lead's start with the host's own provider."""
     bundled = pool.default_candidates(role)
     if host_provider is None or role not in HOST_PROVIDER_ROLES:
         return bundled
@@ -179,16 +140,7 @@ def bundled_candidates(
 
 @dataclass(frozen=True)
 class DefaultScopes:
-    """The configured model defaults, highest scope first (bundled ones come from the pool).
-
-    Attributes:
-        project: ``.okstra/project.json`` → ``modelDefaults``.
-        global_: ``<config dir>/config.json`` → ``modelDefaults``.
-        earlier: the earlier okstra's global config (``<OKSTRA_HOME>/config.json``) →
-            ``modelDefaults``, below `global_` (its models are ``default:global`` too).
-        notes: what reading them left out (unknown roles and models), and the one-time
-            note on the earlier global config; each a sentence naming the file.
-    """
+    """The configured model defaults, highest scope first (`earlier`: the earlier okstra's)."""
 
     project: ModelDefaults = field(default_factory=ModelDefaults)
     global_: ModelDefaults = field(default_factory=ModelDefaults)
@@ -205,17 +157,7 @@ class DefaultScopes:
     def candidates(
         self, role: str, pool: ModelPool, host_provider: str | None = None
     ) -> list[tuple[PoolModel, str]]:
-        """The default models of `role` with their provenance, highest scope first.
-
-        Each model appears once, with its highest scope's provenance
-        (``default:project`` | ``default:global`` | ``default:bundled``). On a host
-        with its own provider (`host_provider`, e.g. ``codex``), the bundled defaults
-        of the lead start with that provider's models: a lead whose provider nobody
-        named runs on the host's own provider (the report writer's stays claude's).
-
-        Raises:
-            UsageError: a configured ref is unknown to the pool.
-        """
+        """The default models of `role` with their provenance, each once, highest first."""
         out: list[tuple[PoolModel, str]] = []
         seen: set[str] = set()
         for defaults, provenance in self._scoped():
@@ -233,19 +175,7 @@ class DefaultScopes:
     def validate(
         self, pool: ModelPool, host: HostSpec, entry_mode: EntryMode, roles: Iterable[str]
     ) -> None:
-        """Refuse configured defaults that are unavailable for a role of this team.
-
-        Args:
-            pool: the model pool (availability).
-            host: the host runtime.
-            entry_mode: the entry mode.
-            roles: the roles of the team that need a model (the leader is skipped in
-                current-session mode: it has no model).
-
-        Raises:
-            OkstraError: naming every unavailable configured default — model, role,
-                reason and the file it is configured in.
-        """
+        """Refuse configured defaults unavailable for a role of this team (`OkstraError`)."""
         problems: list[str] = []
         first_path: str | None = None
         for role in roles:
@@ -277,19 +207,7 @@ class DefaultScopes:
 def load_scopes(
     project_root: Path | None, catalog: _CatalogLike, env: Mapping[str, str] | None = None
 ) -> DefaultScopes:
-    """Read the project, global and earlier global model defaults against the catalog.
-
-    Unknown roles and model refs are left out with a note (`DefaultScopes.notes`).
-
-    Args:
-        project_root: the project directory (``None``: no project scope).
-        catalog: a loaded `Catalog` (providers, profiles, global config).
-        env: the environment (where the earlier global config is; the process's by
-            default).
-
-    Raises:
-        DataFileError: a malformed file (named, with the field).
-    """
+    """Read the project, global and earlier global model defaults (`DataFileError`)."""
     from .catalog import loaders  # deferred: loaders import the data layer
     from .config import earlier_config_notice, load_earlier_defaults
 
@@ -313,8 +231,7 @@ def load_scopes(
 
 
 class Pick(NamedTuple):
-    """One role instance's model as the defaults chose it (what `fallback_note` reads;
-    a resolved assignment has the same fields)."""
+    """One role instance's model as the defaults chose it (fields of an assignment)."""
 
     role: str
     ordinal: int
@@ -338,11 +255,7 @@ def fallback_note(
 ) -> str | None:
     """The note on a report writer okstra's own defaults could not give to claude.
 
-    The report writer runs on claude by default on every host, as the earlier okstra
-    chose it; when no claude model can run it here (its CLI missing, logged out, ...)
-    the exact rules pick the next default that can, and this says so, with the first
-    claude model's reason. None for every other pick (claude's, a configured default,
-    a chosen model, another role, or claude able to run and left out by a rule).
+    None for every other pick, and when some claude model can run it.
     """
     if (
         pick.role != REPORT_WRITER
@@ -363,6 +276,6 @@ def fallback_note(
 def fallback_notes(
     picks: Iterable[_PickLike], pool: ModelPool, host: HostSpec, entry_mode: EntryMode
 ) -> tuple[str, ...]:
-    """`fallback_note` of each pick that has one, in order (`okstra team`, prepare)."""
+    """`fallback_note` of each pick that has one, in order."""
     notes = (fallback_note(pick, pool, host, entry_mode) for pick in picks)
     return tuple(note for note in notes if note is not None)

@@ -1,13 +1,4 @@
-"""`okstra demo`: a whole team at work on the shipped demo project, no agent CLI needed.
-
-It copies the shipped demo project (`demo/`, with its `.okstra/project.json`, whose
-`modelDefaults` name the demo team) into a new directory, trusts it, prepares a
-requirements-discovery run with the demo team (okstra's scripted demo agent, no model),
-launches the lead — in a tmux window, or without a terminal in the background — and
-follows the run to its end: each member's state as it changes, then the report's path.
-The run is a real one: the lead runs its workers through `okstra worker`, and the
-report passes `okstra report check`.
-"""
+"""`okstra demo`: a whole team at work on the shipped demo project, no agent CLI needed."""
 
 from __future__ import annotations
 
@@ -33,32 +24,19 @@ from .records import dataclass
 from .request import HostSessionContext, RunRequest
 from .trust import trust_project
 
-__all__ = ["DEMO_REPORT", "DemoRun", "copy_demo", "demo_request", "report_file", "run_demo"]
-
 Surface = Literal["tmux", "background"]
 SURFACES: tuple[Surface, ...] = ("tmux", "background")
-# Without okstra's MCP tools the demo lead writes the final report's data here, in the
-# run's directory; with them, where the prompt says (`FINAL_REPORT`, in the project).
+# The final report's data in the run's directory, for a lead without okstra's MCP tools.
 DEMO_REPORT = "final-report.json"
 # The demo agent's own setting: where its lead starts workers (`--surface`).
 SURFACE_ENV = "OKSTRA_DEMO_SURFACE"
-# How long the whole demo may take before okstra demo gives up following it.
 FOLLOW_SECONDS = 600.0
 _POLL = 0.25
 
 
 @dataclass(frozen=True)
 class DemoRun:
-    """How a demo went.
-
-    Attributes:
-        project: the demo project's copy.
-        run_dir: the run's directory.
-        report: the final report's data file.
-        members: every member of the team, as last seen.
-        report_ok: the report exists and `okstra report check` passes on it.
-        lead_status: the lead's exit status (None: it still waits at its prompt).
-    """
+    """How a demo went (`lead_status` None: the lead still waits at its prompt)."""
 
     project: Path
     run_dir: Path
@@ -69,22 +47,14 @@ class DemoRun:
 
     @property
     def ok(self) -> bool:
-        """The team finished: every worker exited 0, the lead did not fail, the report
-        checks."""
+        """Every worker exited 0, the lead did not fail, the report checks."""
         workers = [m for m in self.members if not m.leader]
         exited = all(m.state == "exited" and m.exit_status == 0 for m in workers)
         return bool(workers) and exited and self.report_ok and self.lead_status in (None, 0)
 
 
 def copy_demo(target: Path | None) -> Path:
-    """Copy the shipped demo project into `target` (a new directory) or a fresh one.
-
-    Only the project's own files and its `.okstra/project.json` are copied: runs of
-    the shipped copy, if any, stay behind.
-
-    Raises:
-        UsageError: `target` exists already (nothing is written).
-    """
+    """Copy the shipped demo project into a new `target` or a fresh one (`UsageError`)."""
     source = bundled_demo_root()
     if target is None:
         project = Path(tempfile.mkdtemp(prefix="okstra-demo-")) / "wordfreq"
@@ -101,9 +71,7 @@ def copy_demo(target: Path | None) -> Path:
 
 
 def demo_request(project: Path) -> RunRequest:
-    """The demo's run: the brief's task, requirements discovery, on the terminal host;
-    the team is what the wizard's defaults give on `demo/` (the project's
-    `modelDefaults`), so `okstra demo` and README command 1 start the same team."""
+    """The demo's run; its team is what the wizard's defaults give on `demo/`."""
     return RunRequest(
         project_root=project,
         task_group="demo",
@@ -148,9 +116,7 @@ class _Follower:
 
 
 def report_file(project: Path, run_dir: Path) -> Path:
-    """Where the demo lead wrote the final report's data: the project's file a lead with
-    okstra's MCP tools writes (`report_finalize` takes files of the project only), else
-    the run directory's `final-report.json`."""
+    """Where the demo lead wrote the final report's data (the project's file with MCP tools)."""
     with_tools = project / FINAL_REPORT.format(run_id=run_dir.name)
     return with_tools if with_tools.is_file() else run_dir / DEMO_REPORT
 
@@ -170,8 +136,7 @@ def _background(
     run_dir: Path, argv: Sequence[str], env: dict[str, str], project: Path,
     environment: Environment, follower: _Follower,
 ) -> int:  # fmt: skip
-    """Run the lead without a terminal (its output in the run's `lead-output.log`),
-    following the team meanwhile; the lead's exit status."""
+    """Run the lead without a terminal, following the team; its exit status."""
     stop = threading.Event()
     watcher = threading.Thread(target=lambda: follower.until(lambda _: stop.is_set(), 1e9))
     watcher.start()
@@ -206,23 +171,11 @@ def run_demo(
     say: Callable[[str], None],
     mcp: bool | None = None,
 ) -> DemoRun:
-    """Copy, trust, prepare, launch and follow the demo; how it went.
-
-    Args:
-        mcp: give the demo lead okstra's MCP server of the run (it then drives its team
-            through the tools, else through okstra's commands); None: as the user's
-            config says (`mcp`).
-
-    Raises:
-        UsageError: `target` exists, or an unknown surface.
-        OkstraError: the run could not be prepared or its lead not launched.
-    """
+    """Copy, trust, prepare, launch and follow the demo; how it went."""
     if surface not in SURFACES:
         raise UsageError(f"unknown surface {surface!r}: expected tmux or background")
     project = copy_demo(target)
     say(f"okstra demo: the demo project is {project}")
-    # A project okstra made itself is trusted at creation (the lead and its workers
-    # start only in trusted projects).
     trust_project(project, environment.env)
     env = Environment(
         env={**environment.env, SURFACE_ENV: surface},

@@ -1,30 +1,8 @@
 """Which directory is the project, found safely (no git subprocess, no network).
 
-Without `--project-root`, okstra's project is (`default_project_root`):
-
-1. the nearest directory at or above the current one holding `.okstra` (as git finds
-   `.git`), with git's `safe.directory` caution — a cloned repository can carry any
-   `.okstra`, and so can a shared parent directory such as `/tmp`;
-2. else the top of the git work tree around it: the nearest directory holding `.git`
-   (a directory, or the file of a worktree or submodule), owned by the user and not
-   writable by others — found by walking up, without running git;
-3. else the current directory.
-
-The upward search for `.okstra` (`find_project_root`):
-
-* stops at the first `.okstra` it meets. It is used only if it is a real directory (not
-  a link) and both it and the directory holding it belong to this user and are not
-  writable by others, nor by a group other than the user's own private group. Anything
-  else is refused with a message naming the directory and how to allow it: the search
-  never goes on to a farther `.okstra` past a refused one;
-* never goes above the user's home directory (a `.okstra` in the home itself counts
-  only when the search starts there) and never crosses into another file system;
-* `OKSTRA_SAFE_DIRECTORIES` (absolute paths separated by `:`) names project directories
-  whose owner and mode are not checked, as `git config safe.directory` does.
-
-The walk for `.git` keeps the same bounds (home, file system). A refused `.okstra` is
-never adopted by `default_project_root`: it goes on to the git top or the current
-directory, and the commands that read runs say why the `.okstra` was refused.
+The nearest `.okstra` that passes git's `safe.directory`-like owner checks (the first
+met decides), else the nearest safe `.git` holder, else the current directory; never
+above home or across file systems. `OKSTRA_SAFE_DIRECTORIES` skips the checks.
 """
 
 from __future__ import annotations
@@ -49,17 +27,7 @@ class UnsafeProjectError(OkstraError):
 
 
 def find_project_root(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
-    """The project at or above `start` (None when there is none), found safely.
-
-    Args:
-        start: where the search starts (the current directory, `--project-root`).
-        env: HOME and `OKSTRA_SAFE_DIRECTORIES` (default: the process environment).
-
-    Raises:
-        UnsafeProjectError: the first `.okstra` met is refused (the message names it
-            and says how to allow it).
-        UsageError: `start` is not a directory okstra can look at.
-    """
+    """The project at or above `start`, or None (`UnsafeProjectError`, `UsageError`)."""
     env = os.environ if env is None else env
     safe = safe_directories(env)
     for holder in _upwards(start, env):
@@ -90,11 +58,7 @@ def safe_directories(env: Mapping[str, str] | None = None) -> frozenset[Path]:
 def check_project(
     holder: Path, safe: frozenset[Path], *, okstra: os.stat_result | None = None
 ) -> None:
-    """Refuse a project whose `.okstra` (or `holder` itself) is not safe to use.
-
-    Raises:
-        UnsafeProjectError: naming the directory, why, and how to allow it.
-    """
+    """Refuse a project whose `.okstra` (or `holder` itself) is not safe to use."""
     path = holder / OKSTRA_DIR
     try:
         found = okstra if okstra is not None else os.lstat(path)
@@ -171,11 +135,7 @@ def _home(env: Mapping[str, str]) -> Path | None:
 
 
 def _upwards(start: Path, env: Mapping[str, str]) -> Iterator[Path]:
-    """`start` (resolved) and its parents, below the home directory, on one file system.
-
-    Raises:
-        UsageError: `start` is not a directory okstra can look at.
-    """
+    """`start` (resolved) and its parents, below the home directory, on one file system."""
     here = Path(os.path.realpath(start))
     try:
         device = os.stat(here).st_dev
@@ -199,12 +159,7 @@ def _upwards(start: Path, env: Mapping[str, str]) -> Iterator[Path]:
 
 
 def git_top(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
-    """The nearest directory at or above `start` holding `.git` (a directory or a file),
-    if it is the user's and not writable by others (or named in `OKSTRA_SAFE_DIRECTORIES`).
-
-    No git process is run: `.git` is looked for as git itself starts. A `.git` in a
-    directory that is not safe is not adopted (None), and the walk stops there.
-    """
+    """The nearest `.git` holder at or above `start`, if it is safe (else None, walk stops)."""
     env = os.environ if env is None else env
     safe = safe_directories(env)
     for holder in _upwards(start, env):
@@ -221,14 +176,7 @@ def git_top(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
 
 
 def default_project_root(start: Path, env: Mapping[str, str] | None = None) -> Path:
-    """The project okstra uses when no `--project-root` is given (see the module doc).
-
-    The nearest `.okstra` that passes the owner check, else the git top level, else
-    `start` itself (resolved).
-
-    Raises:
-        UsageError: `start` is not a directory okstra can look at.
-    """
+    """The project okstra uses when no `--project-root` is given (`UsageError`)."""
     env = os.environ if env is None else env
     try:
         found = find_project_root(start, env)

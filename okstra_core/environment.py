@@ -1,8 +1,4 @@
-"""The environment seam: PATH look-up, env vars, clock, id source.
-
-Pool, resolver, wizard and launcher take an `Environment` so tests inject a fake
-instead of monkeypatching internals.
-"""
+"""The environment seam: PATH look-up, env vars, clock, id source (tests inject a fake)."""
 
 from __future__ import annotations
 
@@ -14,8 +10,7 @@ from datetime import UTC, datetime
 
 from .records import dataclass, field
 
-# An agent host that runs okstra inside its session can say which model (and effort)
-# that session runs; okstra cannot find it out by itself. Every command reads these.
+# What a host running okstra inside its session says it runs (okstra cannot tell).
 HOST_MODEL_ENV = "OKSTRA_HOST_MODEL"
 HOST_EFFORT_ENV = "OKSTRA_HOST_EFFORT"
 
@@ -25,27 +20,15 @@ def _utcnow() -> datetime:
 
 
 def _own_dir() -> str | None:
-    """The directory of okstra's own interpreter: a virtual environment's `bin`, where
-    the commands installed with okstra are (None when it cannot tell)."""
+    """The directory of okstra's own interpreter (a venv's `bin`), or None."""
     return os.path.dirname(sys.executable) or None
 
 
 @dataclass(frozen=True)
 class Environment:
-    """What okstra reads from the machine it runs on.
+    """What okstra reads from the machine it runs on (the `*_override`s are for tests).
 
-    Attributes:
-        env: environment variables (PATH is read from here).
-        now: the clock (timezone-aware UTC).
-        new_uuid: the uuid source for session ids and invocation ids.
-        which_override: when set, replaces the PATH look-up (tests).
-        probe_override: when set, replaces running a CLI to ask it something (its
-            version, help or login status: argv -> (exit status, stdout, stderr);
-            tests whose PATH look-up names no real file).
-        own_dir: where the commands installed with okstra are (its interpreter's
-            directory); a CLI PATH does not have is looked for there, so the demo agent
-            installed with okstra runs even when `.venv/bin` is not on PATH (as
-            `okstra_command` finds okstra itself). None: PATH only.
+    `own_dir`: where okstra's own commands are; a CLI not on PATH is looked for there.
     """
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
@@ -79,14 +62,7 @@ class Environment:
         return self.env.get(key, default)
 
     def okstra_command(self, argv0: str | None = None, executable: str | None = None) -> str:
-        """How to run this okstra from any directory, as a shell command (quoted).
-
-        `okstra` when the `okstra` on this environment's PATH is this okstra's own
-        command; else that command's absolute path (the README's `.venv/bin/okstra`,
-        not on PATH: a relative path stops working after `cd`); else, for an okstra
-        with no command of its own (a module run), the interpreter's `-m okstra`.
-        `argv0` and `executable` default to this process's.
-        """
+        """How to run this okstra from any directory, as a quoted shell command."""
         own = self.okstra_script(argv0, executable)
         # PATH only (not `own_dir`): a person types what their shell finds.
         found = (
@@ -101,8 +77,7 @@ class Environment:
         return f"{quote(executable or sys.executable)} -m okstra"
 
     def okstra_script(self, argv0: str | None = None, executable: str | None = None) -> str | None:
-        """The absolute path of this okstra's own command: the script this process was
-        started as, else the one installed beside its interpreter; None without one."""
+        """The absolute path of this okstra's own command (argv[0], else beside the interpreter)."""
         script = sys.argv[0] if argv0 is None else argv0
         if os.path.basename(script) == "okstra":
             return os.path.abspath(script)
@@ -112,9 +87,7 @@ class Environment:
     def okstra_first_env(
         self, env: Mapping[str, str] | None = None, argv0: str | None = None
     ) -> dict[str, str]:
-        """`env` (default: this environment's) with okstra's own command directory first
-        on PATH: what the lead and every worker run with, so a bare `okstra` there is
-        this one."""
+        """`env` (default: this one's) with okstra's own command directory first on PATH."""
         env = dict(self.env if env is None else env)
         script = self.okstra_script(argv0)
         if script is None:
@@ -140,19 +113,13 @@ def _same_file(one: str, other: str) -> bool:
 
 
 def which(command: str, path: str) -> str | None:
-    """`shutil.which(command, path=path)` on POSIX (without importing shutil).
-
-    A command with a directory part is checked as it is; otherwise each directory of
-    `path` in order (an empty entry is the current directory). A match is an existing
-    file that is not a directory and that this user may execute.
-    """
+    """`shutil.which(command, path=path)` on POSIX (without importing shutil)."""
     found = locate(command, path)
     return found[0] if found is not None else None
 
 
 def locate(command: str, path: str) -> tuple[str, str | None] | None:
-    """`which`, and the PATH entry it found `command` through (None: no PATH look-up,
-    the command had a directory part; "" is the empty entry, the current directory)."""
+    """`which`, and the PATH entry it found `command` through (None: a directory part)."""
     if os.path.dirname(command):
         return (command, None) if _runnable(command) else None
     if not path:

@@ -1,7 +1,4 @@
-"""One error hierarchy. Every message is meant for a person to act on.
-
-The CLI boundary maps these to JSON + exit codes; the TUI shows them inline.
-"""
+"""One error hierarchy; every message is meant for a person to act on."""
 
 from __future__ import annotations
 
@@ -15,19 +12,10 @@ from .records import camel
 
 
 class OkstraError(Exception):
-    """Base of every error okstra reports to a user.
-
-    Attributes:
-        message: the human-readable explanation.
-        path: the file the error is about, when there is one.
-        field: the dotted field inside that file, when known.
-        exit_code: what the CLI exits with (2 = bad input / usage).
-    """
+    """Base of every error okstra reports to a user (`exit_code` 2: bad input or usage)."""
 
     exit_code: int = 2
-    # The attributes a subclass adds to its JSON after `error`, `file` and `field`, each
-    # under its camelCase name as the documents name fields (`records.camel`: `run_id` is
-    # written `runId`; paths as text).
+    # Attributes a subclass adds to its JSON, camelCased as the documents spell names.
     FACTS: ClassVar[Collection[str]] = ()
 
     def __init__(
@@ -43,22 +31,13 @@ class OkstraError(Exception):
         super().__init__(self.render())
 
     def render(self) -> str:
-        parts: list[str] = []
-        if self.path:
-            parts.append(self.path)
-        if self.field:
-            parts.append(self.field)
-        prefix = ": ".join(parts)
+        prefix = ": ".join(part for part in (self.path, self.field) if part)
         return f"{prefix}: {self.message}" if prefix else self.message
 
     def to_json(self) -> dict[str, object]:
-        """The error as the protocol reports it: `{"ok": false, "error", "file"?,
-        "field"?}` and the subclass's `FACTS`.
+        """`{"ok": false, "error", "file"?, "field"?}` and the subclass's `FACTS`.
 
-        Written by hand, not by `records.to_data`: the errors sit below the documents
-        (they read and write through the store, which raises these errors). The facts
-        take the documents' spelling of names (`records.camel`). Every error's JSON is
-        made here, once.
+        Written by hand: the errors sit below the documents (the store raises them).
         """
         data: dict[str, object] = {"ok": False, "error": self.render()}
         if self.path:
@@ -101,10 +80,7 @@ class UsageError(OkstraError):
 
 
 class AnswerRefused(OkstraError):
-    """A wizard answer was refused; the state is unchanged.
-
-    The protocol reports this with exit code 0 (the protocol worked, the answer did not).
-    """
+    """A wizard answer was refused; the state is unchanged (exit 0: the protocol worked)."""
 
     exit_code = 0
 
@@ -136,15 +112,13 @@ class LaunchError(OkstraError):
 
 
 class GitError(OkstraError):
-    """A git command okstra ran on a writer's worktree or branch failed (its answer is
-    in the message); what git left is as git left it."""
+    """A git command okstra ran on a writer's worktree or branch failed."""
 
     exit_code = 1
 
 
 class MergeConflictError(OkstraError):
-    """A writer's branch conflicts with the project's branch: nothing was merged, both
-    sides are as they were. `files` names the conflicting paths."""
+    """A writer's branch conflicts with the project's: nothing merged (`files` conflict)."""
 
     exit_code = 1
     FACTS: ClassVar[Collection[str]] = ("files",)
@@ -155,12 +129,7 @@ class MergeConflictError(OkstraError):
 
 
 class FileSystemError(OkstraError):
-    """A file okstra reads or writes is unsafe (a link, a FIFO, a device, too large) or
-    the file system refused the operation (disk full, read-only, permission denied…).
-
-    The message names the file and, for an operating-system error, the errno in words
-    and its symbolic name (e.g. "No space left on device (ENOSPC)").
-    """
+    """A file okstra touches is unsafe, or the file system refused the operation."""
 
 
 def describe_os_error(exc: OSError) -> str:
@@ -180,17 +149,7 @@ def os_error(exc: OSError, *, doing: str, path: Path | str | None = None) -> Fil
 
 
 class IncompleteRunError(OkstraError):
-    """A prepare failed after it began writing: the run it left is named, with its state.
-
-    Attributes:
-        cause: the error that stopped the writes.
-        run_id: the run's id; run_dir: its directory.
-        written: the files written before the failure; failed: the one that failed.
-        not_written: the failed file and every one planned after it.
-        complete: every file of the run directory is on disk (only task- or user-level
-            records — manifest, timeline, project.json, the runs index — are missing).
-        run_state: `complete-unindexed` (complete) or `incomplete`.
-    """
+    """A prepare failed after it began writing: the run it left is named, with its state."""
 
     FACTS: ClassVar[Collection[str]] = (
         "run_id",

@@ -1,11 +1,6 @@
 """What both front ends (the app and `okstra prepare --state`) do with a setup file.
 
-A setup is a confirmed wizard state file (or a new one replayed from an answers file
-in the same process, `prepare_replayed`). Preparing it: read its run request
-(`Wizard.outcome().request`), refuse a second run unless asked for again
-(`setup_runs.check_relaunch`), call the core's one entry point
-`okstra_core.prepare.prepare(request)`, and remember the run next to the setup.
-The core never imports the wizard; this module, above both, joins them.
+Above both the wizard and the core: a setup's request is prepared and remembered.
 """
 
 from __future__ import annotations
@@ -19,8 +14,6 @@ from .request import RunRequest
 from .session import Wizard
 from .setup_runs import check_relaunch, record_setup_run
 from .vocabulary import LeadAccess
-
-__all__ = ["prepare_replayed", "prepare_setup", "request_from_state"]
 
 
 def request_from_state(state_path: Path, environment: Environment) -> RunRequest:
@@ -39,13 +32,7 @@ def prepare_setup(
     mcp: bool | None = None,
     lead_access: LeadAccess | None = None,
 ) -> PrepareResult:
-    """Prepare (and launch) the run a confirmed setup describes (`lead_access`: what
-    the lead's CLI may do without asking, as `prepare --lead-access`; None: `ask`).
-
-    Raises:
-        RelaunchRefused: the setup already prepared a run and `again` is False.
-        OkstraError: the wizard is not confirmed (or aborted), or any prepare error.
-    """
+    """Prepare (and launch) the run a confirmed setup describes (`RelaunchRefused`)."""
     request = request_from_state(state_path, environment)
     if lead_access is not None:
         request = dataclasses.replace(request, lead_access=lead_access)
@@ -73,14 +60,7 @@ def prepare_replayed(
 ) -> PrepareResult:
     """Save and prepare a new setup replayed in this process (`Wizard.replay_new`).
 
-    The outcome comes from the state in memory, checked as its answers were applied:
-    it is neither re-read from disk nor checked again. A dry run writes nothing, not
-    even the setup; otherwise the setup file is written first (a prepare that then
-    fails leaves a confirmed setup to prepare again with `--state`).
-
-    Raises:
-        OkstraError: the answers did not confirm the setup (or aborted it), or any
-            prepare error.
+    A dry run writes nothing; otherwise the setup is written first (for `--state` retry).
     """
     request = wizard.outcome().request
     if not dry_run:
@@ -128,11 +108,7 @@ def _prepare_and_record(
 
 
 def record_lead_exit(result: PrepareResult, environment: Environment) -> None:
-    """After a launch: a lead that exited while its start was watched has its end
-    recorded as any lead's (`life.lead.record_end`, under the participant lock: the
-    leader's status and a `lead-exited` event with its last lines); a lead that runs
-    in tmux gets the run's watcher (`life.watcher`; a foreground lead gets it from
-    `life.foreground`). Nothing for any other result."""
+    """After a launch: record the end of a lead that exited while watched; watch a tmux lead."""
     launch = result.launch
     lead_exit = launch.lead_exit if launch is not None else None
     if launch is not None and launch.backend == "tmux" and result.ok and not result.dry_run:

@@ -1,11 +1,4 @@
-"""The git checkout a project lives in, and the commits its revisions name.
-
-Every call is a real `git` run with okstra's own environment for git: no inherited
-`GIT_DIR` and the like (a worker's or a person's must not steer okstra's), no terminal
-prompts, no optional locks. The ground floor of the core: the wizard (the run's base),
-prepare (resolving it) and the workers' worktrees (`okstra_core.life.worktrees`) all
-read git through here.
-"""
+"""The git checkout a project lives in, and the commits its revisions name."""
 
 from __future__ import annotations
 
@@ -17,9 +10,7 @@ from pathlib import Path
 from .errors import GitError, UsageError
 from .records import dataclass
 
-__all__ = ["Tree", "git_env", "project_tree", "resolve_commit", "run_git"]
-
-# git reads these from the environment; a worker's or a person's must not steer okstra's.
+# A worker's or a person's git variables must not steer okstra's git.
 _GIT_ENV = (
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -35,8 +26,7 @@ _TIMEOUT = 120.0
 
 
 def git_env(env: Mapping[str, str] | None) -> dict[str, str]:
-    """The environment okstra runs git with: `env` (or the process's) without git's own
-    steering variables, never prompting, in the C locale (its messages are parsed)."""
+    """`env` (or the process's) without git's steering variables, never prompting, C locale."""
     base = dict(os.environ if env is None else env)
     for name in _GIT_ENV:
         base.pop(name, None)
@@ -75,14 +65,7 @@ def run_git(
 
 @dataclass(frozen=True)
 class Tree:
-    """The git checkout a project lives in.
-
-    Attributes:
-        top: its top directory (`git rev-parse --show-toplevel`).
-        sub: the project's directory relative to `top` ("" when it is the top).
-        head: the commit it is on (None: a repository without a commit yet).
-        branch: the branch checked out (None: a detached HEAD).
-    """
+    """The git checkout a project lives in (`sub`: the project's directory, "" at the top)."""
 
     top: Path
     sub: str
@@ -91,7 +74,7 @@ class Tree:
 
 
 def project_tree(project_root: Path, env: Mapping[str, str] | None = None) -> Tree | None:
-    """The git checkout of `project_root`, or None when it is not in one (or git is absent)."""
+    """The git checkout of `project_root`, or None (not in one, or no git)."""
     try:
         done = run_git(
             project_root,
@@ -122,12 +105,7 @@ def project_tree(project_root: Path, env: Mapping[str, str] | None = None) -> Tr
 def resolve_commit(
     tree: Tree, ref: str, env: Mapping[str, str] | None = None, *, field: str = "--base-ref"
 ) -> str:
-    """The commit `ref` (a branch, tag, commit or any git revision) names in `tree`.
-
-    Raises:
-        UsageError: naming `field` — `ref` names no commit there (or looks like an
-            option: git would read it as one).
-    """
+    """The commit `ref` names in `tree` (`UsageError` naming `field`)."""
     if not ref or ref.startswith("-") or "\0" in ref or "\n" in ref:
         raise UsageError(f"{ref!r} is not a git revision", field=field)
     done = run_git(

@@ -1,8 +1,4 @@
-"""Where okstra reads and writes: user dirs, the workspace (prompts/), resources.
-
-`OKSTRA_HOME` overrides the config, data, state and cache dirs with one root (tests and
-portable use). `OKSTRA_WORKSPACE` points at an alternative `prompts/` root.
-"""
+"""Where okstra reads and writes: user dirs (`OKSTRA_HOME`), the workspace, resources."""
 
 from __future__ import annotations
 
@@ -20,14 +16,7 @@ APP_NAME = "okstra"
 
 @dataclass(frozen=True)
 class UserDirs:
-    """The per-user directories, and a cache okstra may delete at any time.
-
-    Attributes:
-        config: settings the user edits (config.json, user providers).
-        data: what okstra keeps (the runs index).
-        state: wizards in progress.
-        cache: derived data only (the validated catalog): removing it loses nothing.
-    """
+    """The per-user directories (`cache` holds derived data only: removing it loses nothing)."""
 
     config: Path
     data: Path
@@ -52,14 +41,7 @@ class UserDirs:
 
 
 def directory_variable(env: Mapping[str, str], variable: str) -> Path | None:
-    """The absolute directory an okstra directory variable names, None when unset.
-
-    A relative value would be taken relative to wherever okstra runs — inside a
-    project, a directory the project ships — so it is refused.
-
-    Raises:
-        UsageError: the value is not an absolute path (after `~`), naming the variable.
-    """
+    """The absolute directory a variable names, None when unset (`UsageError` if relative)."""
     value = env.get(variable)
     if not value:
         return None
@@ -74,8 +56,7 @@ def directory_variable(env: Mapping[str, str], variable: str) -> Path | None:
 
 
 def _okstra_home(env: Mapping[str, str]) -> Path | None:
-    """`OKSTRA_HOME`, checked: absolute, and existing or with an existing parent (okstra
-    creates the home itself, never the directories above it)."""
+    """`OKSTRA_HOME`, absolute, existing or with an existing parent."""
     root = directory_variable(env, "OKSTRA_HOME")
     if root is not None and not os.path.isdir(root) and not os.path.isdir(root.parent):
         raise UsageError(
@@ -87,7 +68,7 @@ def _okstra_home(env: Mapping[str, str]) -> Path | None:
 
 
 def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
-    """Return the user dirs, honouring `OKSTRA_HOME` (absolute: `_okstra_home`)."""
+    """Return the user dirs, honouring `OKSTRA_HOME`."""
     env = os.environ if env is None else env
     root = _okstra_home(env)
     if root is not None:
@@ -118,8 +99,7 @@ def _bundled(package_dir: Path, data_name: str) -> Path:
 def bundled_prompts_root() -> Path:
     """The `prompts/` directory that ships with okstra."""
     global _BUNDLED_PROMPTS
-    # Fixed for the life of the process (where this package is installed); resolving
-    # it is a realpath walk, and every data file of every catalog load asks for it.
+    # Fixed for the process; a realpath walk every catalog file would ask for.
     if _BUNDLED_PROMPTS is None:
         _BUNDLED_PROMPTS = _bundled(Path(__file__).resolve().parent, "prompts")
     return _BUNDLED_PROMPTS
@@ -134,11 +114,7 @@ def bundled_demo_root() -> Path:
 
 
 def prompts_root(env: Mapping[str, str] | None = None) -> Path:
-    """The active `prompts/` root: `OKSTRA_WORKSPACE` when set, else the bundled one.
-
-    A workspace may hold only some of the data (say, `profiles/`); `resource()` falls
-    back to the bundled copy for what it lacks.
-    """
+    """The active `prompts/` root: `OKSTRA_WORKSPACE` when set, else the bundled one."""
     env = os.environ if env is None else env
     ws = directory_variable(env, "OKSTRA_WORKSPACE")
     if ws is not None:
@@ -147,18 +123,14 @@ def prompts_root(env: Mapping[str, str] | None = None) -> Path:
 
 
 def resource(relative: str, env: Mapping[str, str] | None = None) -> Path:
-    """Resolve a path under `prompts/`: the workspace first, then the bundled data.
-
-    This is the one resource-lookup function every loader goes through.
-    """
+    """Resolve a path under `prompts/`: the workspace first, then the bundled data."""
     primary = prompts_root(env) / relative
     if primary.exists():
         return primary
     return bundled_prompts_root() / relative
 
 
-# (environment variable, default under HOME) of each user dir, as the XDG base
-# directory rules name them.
+# (XDG variable, default under HOME) of each user dir.
 _XDG = {
     "config": ("XDG_CONFIG_HOME", "/.config"),
     "data": ("XDG_DATA_HOME", "/.local/share"),
@@ -168,13 +140,7 @@ _XDG = {
 
 
 def _xdg_dirs() -> UserDirs | None:
-    """The user dirs platformdirs gives on Linux, in the plain case, without importing it.
-
-    platformdirs (with what it imports) is a tenth of a headless step. On Linux with
-    an absolute `HOME` its answer is simple: each XDG variable when it holds an
-    absolute path, else the default under `HOME`, then `okstra`. Anything else (another
-    system, no or a relative `HOME`) is left to platformdirs; a test compares the two.
-    """
+    """The user dirs platformdirs gives on Linux with an absolute HOME, without importing it."""
     if not sys.platform.startswith("linux"):
         return None
     home = os.environ.get("HOME", "")

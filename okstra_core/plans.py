@@ -1,40 +1,6 @@
-"""Approved plans and briefs: validation that needs no catalog.
+"""Approved plans and briefs: validation that needs no catalog (prepare and the wizard).
 
-Used by prepare (`okstra_core.prepare.resolve`) and by the
-wizard's `approved_plan` step, which refuses a plan that prepare would refuse.
-
-The approved plan is a markdown file with front matter. Two front-matter forms are
-accepted (see docs/decisions.md):
-
-* `---` lines holding simple `key: value` pairs (YAML-ish: `true`/`false`, integers,
-  quoted or bare strings; indented or list lines are continuation lines and are kept
-  out of the parsed keys), or
-* `+++` lines holding TOML (the same form the bundled profiles use).
-
-Either way `approved` must be the boolean `true`.
-
-Stages are the markdown headings `Stage <N>` at any level (`## Stage 2: migrate`).
-A stage section (up to the next heading of the same or a higher level) that declares
-its conformance carries exactly one declaration line, either::
-
-    Conformance tests: stage-<N> — <task_root>/qa/scripts/stage-<N>.<ext> (requires=[db,io])
-    Conformance exemption: <reason>
-
-A stage without any declaration line is left alone (as the earlier okstra did: the
-planning phase decides whether a stage needs one). The separator after `stage-<N>`
-may be written `—` (the form), `–`, `--` or `-`.
-
-where `<task_root>` is written literally, as the task root relative to the project
-(`.okstra/tasks/<group>/<id>`), or as its absolute path. Every malformed stage is
-reported in one error, because fixing them one per run is what the seeds' users
-complained about.
-
-A sibling `data.json`, when present, must agree: an `approved` key must be `true`,
-a `stages` list must name the same stage numbers, and a stage's `conformance` or
-`conformanceTests` string is held to the same form. A top-level `conformanceTests`
-array (`{"stage": N, "declaration": "…"}` objects, or declaration strings that name
-their `stage-<N>`) is checked the same way. A malformed data.json names its field
-(`stages[1].conformanceTests`, `conformanceTests[0].stage`, …).
+The plan's forms are in docs/decisions.md; all malformed stages are reported at once.
 """
 
 from __future__ import annotations
@@ -96,12 +62,7 @@ class ApprovedPlan:
 
 
 def check_brief(project_root: Path, brief: str) -> Path:
-    """Return the brief's absolute path; it must be a file inside the project.
-
-    Raises:
-        PrepareError: missing, not a file, or outside the project root (also through
-            a symlink).
-    """
+    """The brief's absolute path: a file inside the project (`PrepareError` otherwise)."""
     path = resolve_inside(
         project_root, brief, what="the brief", field="--brief", error=PrepareError
     )
@@ -195,11 +156,7 @@ def check_stage_declarations(
     roots: Sequence[str],
     undeclared: list[int] | None = None,
 ) -> tuple[list[StageConformance], list[tuple[int, str]]]:
-    """Check every stage: (good declarations, [(stage, problem), …]).
-
-    A stage without a declaration is not a problem; its number is appended to
-    `undeclared` when given.
-    """
+    """Check every stage: (good declarations, [(stage, problem), …]); see `undeclared`."""
     good: list[StageConformance] = []
     bad: list[tuple[int, str]] = []
     seen: set[int] = set()
@@ -285,8 +242,7 @@ def _cells(line: str) -> list[str]:
 
 
 def _clarification_rows(body: str) -> list[dict[str, str]]:
-    """The rows of the first table under a `Clarification Items` heading (column name,
-    lower-cased → cell); [] when there is none."""
+    """The rows (lower-cased column -> cell) of the first `Clarification Items` table."""
     lines = body.splitlines()
     start = next((i for i, ln in enumerate(lines) if _CLARIFICATION_HEADING.match(ln)), None)
     if start is None:
@@ -309,11 +265,7 @@ def _clarification_rows(body: str) -> list[dict[str, str]]:
 
 
 def _check_approval_gate(path: Path, body: str) -> None:
-    """Refuse a plan whose clarification table has an open row that blocks approval.
-
-    Raises:
-        PrepareError: naming the plan, the row (its ID, else its number) and why.
-    """
+    """Refuse a plan whose clarification table has an open row blocking approval."""
     for number, row in enumerate(_clarification_rows(body), start=1):
         blocks = {b.strip().lower() for b in row.get("blocks", "").split(",")}
         status = row.get("status", "").strip().lower()
@@ -329,39 +281,30 @@ def _check_approval_gate(path: Path, body: str) -> None:
 
 
 def check_plan_approval(plan: str, *, project_root: Path) -> Path:
-    """The approval part of `check_approved_plan`: what the wizard checks when asked.
-
-    The plan must be a file inside the project whose front matter says
-    `approved: true`, and a sibling `data.json` with an `approved` key must agree.
-
-    Returns:
-        The plan's resolved path.
-
-    Raises:
-        PrepareError: missing, outside the project, or not approved (file and field named).
-        DataFileError: unreadable front matter or data.json.
-    """
+    """The approval part of `check_approved_plan`: the plan's resolved path."""
     path, _data, _front, _body = _read_approved(plan, project_root)
-    sibling = path.with_name("data.json")
-    if sibling.is_file():
-        data_json = resolve_inside(
-            project_root,
-            sibling,
-            what="the approved plan's data.json",
-            field="--approved-plan",
-            error=PrepareError,
-        )
+    data_json = _sibling_data_json(path, project_root)
+    if data_json is not None:
         _data_json_object(data_json)
     return path
 
 
-def plan_stage_numbers(plan: str, *, project_root: Path) -> tuple[int, ...]:
-    """The `Stage <N>` numbers of an approved plan, in the order the plan lists them.
+def _sibling_data_json(plan: Path, project_root: Path) -> Path | None:
+    """The plan's `data.json`, if any; refused, like the plan, outside the project."""
+    sibling = plan.with_name("data.json")
+    if not sibling.is_file():
+        return None
+    return resolve_inside(
+        project_root,
+        sibling,
+        what="the approved plan's data.json",
+        field="--approved-plan",
+        error=PrepareError,
+    )
 
-    The run carries these stages out one after another; a stage named twice is listed
-    once, where it first appears. Refused like `check_plan_approval` (missing, outside
-    the project, not approved).
-    """
+
+def plan_stage_numbers(plan: str, *, project_root: Path) -> tuple[int, ...]:
+    """The `Stage <N>` numbers of an approved plan, each once, in plan order."""
     _path, _data, _front, body = _read_approved(plan, project_root)
     return tuple(dict.fromkeys(number for number, _lines in split_stages(body)))
 
@@ -382,19 +325,7 @@ def _data_json_object(path: Path) -> dict[str, Any]:
 
 
 def check_approved_plan(plan: str, *, project_root: Path, task_root: Path) -> ApprovedPlan:
-    """Validate an approved plan and its sibling `data.json`.
-
-    Args:
-        plan: the plan path as given (relative to the project root, or absolute).
-        project_root: the project's root directory.
-        task_root: `<project>/.okstra/tasks/<group>/<id>`.
-
-    Raises:
-        PrepareError: missing plan, a plan (or its data.json) outside the project (also
-            through a symlink), not approved, disagreeing data.json, or malformed
-            stages (all of them listed at once, with the expected form).
-        DataFileError: unreadable front matter or data.json.
-    """
+    """Validate an approved plan and its sibling `data.json` (`PrepareError`, `DataFileError`)."""
     path, data, front, body = _read_approved(plan, project_root)
     roots = task_root_forms(project_root, task_root)
     sections = split_stages(body)
@@ -406,18 +337,7 @@ def check_approved_plan(plan: str, *, project_root: Path, task_root: Path) -> Ap
     undeclared: list[int] = []
     good, bad = check_stage_declarations(sections, roots, undeclared)
     problems = [(f"stage {n}", p) for n, p in bad]
-    sibling = path.with_name("data.json")
-    data_json = None
-    if sibling.is_file():
-        # The sibling is read too: a data.json symlinked out of the project is refused
-        # like the plan itself.
-        data_json = resolve_inside(
-            project_root,
-            sibling,
-            what="the approved plan's data.json",
-            field="--approved-plan",
-            error=PrepareError,
-        )
+    data_json = _sibling_data_json(path, project_root)
     data_problems: list[tuple[str, str]] = []
     if data_json is not None:
         data_problems = _check_data_json(data_json, [n for n, _ in sections], roots)
@@ -439,7 +359,7 @@ def check_approved_plan(plan: str, *, project_root: Path, task_root: Path) -> Ap
 def _check_data_json(
     path: Path, stage_numbers: Sequence[int], roots: Sequence[str]
 ) -> list[tuple[str, str]]:
-    """Agreement of `data.json` with the markdown plan; conformance problems returned."""
+    """Agreement of `data.json` with the plan; conformance problems returned."""
     data = _data_json_object(path)
     stages = data.get("stages")
     if stages is None:

@@ -1,9 +1,6 @@
-"""The model pool: every model of the provider registry, with availability.
+"""The model pool: every model of the provider registry, with availability per role.
 
-A `ModelPool` answers which models can run a role, resolves model refs and aliases,
-and says — with a reason a person can act on — why a model is unavailable for a role
-instance. Availability looks at the environment (PATH) once per CLI and caches its
-answers for the life of the pool: build a new pool per wizard step.
+Availability is cached for the pool's life: build a new pool per wizard step.
 """
 
 from __future__ import annotations
@@ -24,8 +21,6 @@ from .vocabulary import CLI_WRAPPER, CURRENT_SESSION_RUNNER
 if TYPE_CHECKING:
     from .readiness import Readiness
 
-__all__ = ["Availability", "ModelPool", "PoolModel"]
-
 _T = TypeVar("_T")
 
 
@@ -41,21 +36,7 @@ class _CatalogLike(Protocol):
 
 @dataclass(frozen=True)
 class PoolModel:
-    """One model of the pool.
-
-    Attributes:
-        ref: the model ref, ``provider/model_id``.
-        provider_id: the provider id.
-        model_id: the model id within the provider.
-        display: the display name.
-        execution: the value passed to the CLI's model flag.
-        aliases: alternative names, matched case-insensitively within the provider.
-        version: ``pinned`` or ``channel``.
-        default_for: roles this model is a bundled default for.
-        roles: the effective roles: the model's roles that its provider also supports
-            (all provider roles when the model lists none).
-        provider: the provider spec.
-    """
+    """One model of the pool (`roles`: the model's roles its provider also supports)."""
 
     ref: str
     provider_id: str
@@ -91,9 +72,8 @@ def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
                 roles = tuple(r for r in spec.roles if r in provider.roles)
             else:
                 roles = tuple(provider.roles)
-            # A frozen dataclass's __init__ sets each field through object.__setattr__;
-            # one dict for the instance is the same object at a fraction of the cost
-            # (a big pool makes tens of thousands of these per process).
+            # One instance dict instead of `__init__`'s per-field setattr: a big pool
+            # makes tens of thousands of these.
             model = _new(PoolModel)
             _set(
                 model,
@@ -117,30 +97,18 @@ def _pool_models(providers: Iterable[ProviderSpec]) -> tuple[PoolModel, ...]:
 
 @dataclass(frozen=True, eq=False)
 class _Registry:
-    """The models of one provider registry and their indexes (no availability).
-
-    Everything here follows from the provider specs alone, so it is shared by every
-    pool built on the same (identical) specs: the catalog loader returns the same spec
-    objects while their files are unchanged, so a wizard step does not rebuild a
-    thousand `PoolModel`s. Never mutated once built, except `role_lists`, a cache
-    filled with values computed from `models` only.
-    """
+    """The models of one provider registry and their indexes, shared by every pool on it."""
 
     providers: tuple[ProviderSpec, ...]
     models: tuple[PoolModel, ...]
     by_ref: dict[str, PoolModel]
     by_provider: dict[str, builtins.list[PoolModel]]
     role_lists: dict[str, tuple[PoolModel, ...]]
-    # `role_lists[role]` split by provider (adjacent in registry order).
     role_groups: dict[str, tuple[tuple[str, tuple[PoolModel, ...]], ...]]
-    # `role_lists[role]` restricted to the bundled defaults of the role.
     role_defaults: dict[str, tuple[PoolModel, ...]] = field(default_factory=dict)
-    # Available refs per (role, host, entry mode, which of the role's provider groups
-    # are available): the same inputs give the same (identical) frozenset, whichever
-    # pool asks. The host is kept in the value, so its id is not reused meanwhile.
+    # Available refs per (role, id(host), entry mode, provider verdicts); the host is
+    # kept in the value so its id is not reused.
     domains: dict[Hashable, tuple[HostSpec, frozenset[str]]] = field(default_factory=dict)
-    # Values derived from the registry and from inputs named in their key (the
-    # resolver's team skeletons): shared by every pool on this registry. Bounded.
     shared: dict[Hashable, Any] = field(default_factory=dict)
 
     def role_list(self, role: str) -> tuple[PoolModel, ...]:
@@ -185,8 +153,7 @@ class _Registry:
         return self.role_defaults.get(role, ())
 
 
-# Keyed by the identity of the provider specs; the entry holds them, so their ids are
-# not reused while it lives. Small: one registry per catalog in use (tests build many).
+# Keyed by the ids of the provider specs (held by the entry, so never reused).
 _REGISTRIES: dict[tuple[int, ...], _Registry] = {}
 _REGISTRY_LIMIT = 8
 _SHARED_LIMIT = 16
@@ -219,13 +186,7 @@ class ModelPool:
         environment: Environment,
         config: GlobalConfig | None = None,
     ) -> None:
-        """Build the pool.
-
-        Args:
-            providers: the provider registry, in registry order.
-            environment: where CLIs are looked up (PATH).
-            config: the global config (disabled providers); defaults when omitted.
-        """
+        """Build the pool (`config`: the global config, defaults when omitted)."""
         self._providers = tuple(providers)
         self._environment = environment
         self._config = config or GlobalConfig()
@@ -273,11 +234,7 @@ class ModelPool:
         return self._by_ref.get(ref)
 
     def resolve(self, ref: str) -> PoolModel:
-        """The model with this ref (``provider/model_id``).
-
-        Raises:
-            UsageError: unknown ref, naming the provider's models when the provider exists.
-        """
+        """The model with this ref (``provider/model_id``); `UsageError` naming the known ones."""
         model = self._by_ref.get(ref)
         if model is not None:
             return model
@@ -287,11 +244,7 @@ class ModelPool:
         raise UsageError(self._unknown_message(ref, provider_id))
 
     def resolve_alias(self, provider_id: str, value: str) -> PoolModel:
-        """The model of `provider_id` whose id or alias equals `value`, ignoring case.
-
-        Raises:
-            UsageError: unknown provider or no such model/alias.
-        """
+        """The model of `provider_id` whose id or alias is `value`, ignoring case."""
         models = self._by_provider.get(provider_id) or self._by_provider.get(provider_id.casefold())
         if models is None:
             known = ", ".join(p.id for p in self._providers) or "none"
@@ -307,11 +260,7 @@ class ModelPool:
         raise UsageError(self._unknown_message(f"{provider_id}/{value}", provider_id))
 
     def lookup(self, value: str) -> PoolModel:
-        """A model by ref, or by ``provider/alias`` (case-insensitive).
-
-        Raises:
-            UsageError: malformed or unknown value.
-        """
+        """A model by ref, or by ``provider/alias`` (case-insensitive); UsageError if none."""
         model = self._by_ref.get(value)
         if model is not None:
             return model
@@ -327,9 +276,7 @@ class ModelPool:
     def shared_memo(self, key: Hashable, build: Callable[[], _T]) -> _T:
         """`build()`'s result, shared by every pool on the same provider specs.
 
-        Only for values that follow from the provider specs and from what `key` names
-        (never from this pool's availability unless the key holds it). At most
-        `_SHARED_LIMIT` values are kept per registry (oldest dropped first).
+        Only for values that follow from the specs and `key` (at most `_SHARED_LIMIT` kept).
         """
         shared = self._registry.shared
         try:
@@ -342,11 +289,7 @@ class ModelPool:
         return value
 
     def memo(self, key: Hashable, build: Callable[[], _T]) -> _T:
-        """`build()`'s result, computed once for the life of this pool (one step).
-
-        For data derived from the pool's availability, such as the resolver's teams:
-        it must not outlive the availability it was computed from.
-        """
+        """`build()`'s result for the life of this pool (may depend on availability)."""
         try:
             value: _T = self._memo[key]
         except KeyError:
@@ -362,17 +305,11 @@ class ModelPool:
     def availability(
         self, ref: str, role: str, host: HostSpec, entry_mode: EntryMode
     ) -> Availability:
-        """Whether `ref` can run an instance of `role` on `host` in `entry_mode`.
+        """Whether `ref` can run `role` on `host` in `entry_mode`, and if not, why.
 
-        Reasons, in the order checked: the model or its provider does not support the
-        role; the provider is disabled in config; the host cannot bind the model for the
-        runner the role needs; the provider's CLI is missing from PATH (only when the
-        instance would run through that CLI, i.e. runner ``cli-wrapper``).
-
-        Raises:
-            UsageError: unknown ref.
+        Checked: role support, a disabled provider, the host binding, the CLI's readiness.
         """
-        # Hosts are keyed by id (unique within a catalog): hashing the frozen model is slow.
+        # Keyed by host id: hashing the frozen host is slow.
         key = (ref, role, host.id, entry_mode)
         cached = self._availability.get(key)
         if cached is None:
@@ -388,40 +325,21 @@ class ModelPool:
         )
 
     def named_domain(self, domain: frozenset[str], named: Collection[str]) -> frozenset[str]:
-        """`domain` without the demo models not in `named`.
-
-        A demo model fills a team only where someone named it (a `modelDefaults` entry
-        or a person's choice), so the resolver never picks one by itself. The same
-        inputs give the same (identical) frozenset: the resolver's shared team core is
-        keyed by its identity.
-        """
+        """`domain` without the demo models not in `named` (identical result per input)."""
         hidden = (domain & self.demo_refs()).difference(named)
         if not hidden:
             return domain
         return self.shared_memo(("named-domain", domain, hidden), lambda: domain - hidden)
 
     def available_refs(self, role: str, host: HostSpec, entry_mode: EntryMode) -> frozenset[str]:
-        """The refs of the models of `list(role)` available for `role` (cached per pool).
-
-        Exactly the models whose `availability` is available, decided per provider: a
-        model of `list(role)` supports the role, so only its provider's verdict and, for
-        a host-bound runner, the host binding matter.
-        """
+        """The refs of `list(role)` whose `availability` is available (cached per pool)."""
         key = ("available-refs", role, host.id, entry_mode)
         cached: frozenset[str] | None = self._memo.get(key)
         if cached is not None:
             return cached
         groups = self._registry.groups(role)
-        verdicts: builtins.list[bool] = []
-        for provider_id, models in groups:
-            verdict_key = (provider_id, role, host.id, entry_mode)
-            verdict = self._provider_verdicts.get(verdict_key)
-            if verdict is None:
-                verdict = self._provider_verdict(models[0], role, host, entry_mode)
-                self._provider_verdicts[verdict_key] = verdict
-            verdicts.append(verdict.available)
-        # Beyond the provider verdicts only the host binding decides, and it follows
-        # from the (identical) host and model specs: shared by every pool.
+        verdicts = [self._verdict(ms[0], role, host, entry_mode).available for _, ms in groups]
+        # Beyond the verdicts only the host binding decides: shared by every pool.
         shared_key = (role, id(host), entry_mode, tuple(verdicts))
         domains = self._registry.domains
         hit = domains.get(shared_key)
@@ -463,12 +381,7 @@ class ModelPool:
     ) -> Availability:
         if role in model.provider.roles and role not in model.roles:
             return Availability(False, f"model {model.ref} does not support role {role!r}")
-        # Everything else depends on the provider, not the model: decide it once.
-        key = (model.provider_id, role, host.id, entry_mode)
-        verdict = self._provider_verdicts.get(key)
-        if verdict is None:
-            verdict = self._provider_verdict(model, role, host, entry_mode)
-            self._provider_verdicts[key] = verdict
+        verdict = self._verdict(model, role, host, entry_mode)
         if verdict.available and choose_runner(role, model.provider_id, host, entry_mode) != (
             CLI_WRAPPER
         ):
@@ -479,6 +392,17 @@ class ModelPool:
                 return Availability(
                     False, f"host {host.id!r} cannot bind {model.ref}: {exc.message}"
                 )
+        return verdict
+
+    def _verdict(
+        self, model: PoolModel, role: str, host: HostSpec, entry_mode: EntryMode
+    ) -> Availability:
+        """The provider's verdict (everything but the model's own roles and binding)."""
+        key = (model.provider_id, role, host.id, entry_mode)
+        verdict = self._provider_verdicts.get(key)
+        if verdict is None:
+            verdict = self._provider_verdict(model, role, host, entry_mode)
+            self._provider_verdicts[key] = verdict
         return verdict
 
     def _provider_verdict(
@@ -508,8 +432,7 @@ class ModelPool:
         return Availability(True, None)
 
     def readiness(self, provider: ProviderSpec) -> Readiness:
-        """The verdict on `provider`'s CLI (`readiness.cli_readiness`, the one every
-        command reads) — kept for the life of the pool."""
+        """The verdict on `provider`'s CLI (`readiness.cli_readiness`), kept for the pool's life."""
         found = self._readiness.get(provider.id)
         if found is None:
             from .readiness import cli_readiness
@@ -518,8 +441,7 @@ class ModelPool:
         return found
 
     def login_notes(self, provider_ids: Iterable[str]) -> tuple[str, ...]:
-        """The notes of the CLIs of `provider_ids` whose login okstra cannot tell (each
-        once, in order): they run all the same (`Readiness.login_note`)."""
+        """The notes (each once) of the CLIs of `provider_ids` whose login okstra cannot tell."""
         notes: builtins.list[str] = []
         for provider_id in dict.fromkeys(provider_ids):
             provider = next((p for p in self._providers if p.id == provider_id), None)
@@ -541,11 +463,7 @@ class ModelPool:
 
 
 def reported_host_model(environment: Environment, pool: ModelPool | None) -> str | None:
-    """The host session's model ref from `OKSTRA_HOST_MODEL`, canonicalised when known.
-
-    A value the pool knows (a ref, or `provider/alias`) becomes its model ref; anything
-    else is kept as given (the host may run a model okstra has no entry for).
-    """
+    """The host session's model ref from `OKSTRA_HOST_MODEL`, canonical when known."""
     raw = (environment.get(HOST_MODEL_ENV) or "").strip()
     return canonical_model(raw, pool) if raw else None
 

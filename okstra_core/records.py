@@ -1,41 +1,8 @@
 """Plain records inside, pydantic at the edge.
 
-okstra's values — the catalog's profiles and providers, the wizard's state, its prompts
-— are standard-library dataclasses. A headless command that reads only data okstra
-already checked (a catalog or a state file whose digest matches what an earlier
-process validated, kept as derived data: see `okstra_core.derived`)
-never imports pydantic: building pydantic's model classes costs more than the rest of
-a `wizard step`.
-
-Data from outside (a file someone may have edited, an answer, a context) is checked by
-`validate`, which builds a pydantic validator for the dataclass on first use. There is
-one set of rules: the dataclass's annotations. Field constraints are written in them as
-pydantic spells them (`Annotated[StrictStr, Field(min_length=1)]`); the names are
-imported only for type checkers, and `validate` provides them from pydantic when it
-first builds a validator (`PYDANTIC_NAMES`). Class-wide settings go in
-`__pydantic_config__` (made by `config`): unknown keys are refused, and a field's
-name in files may differ from its Python name (`aliases`). Rules across fields live in
-`__post_init__` (a `ValueError` there is reported like any other rule).
-
-`to_data` turns a record back into JSON-ready data: the one serializer of every
-document and protocol reply. What it writes is declared once per record, in `config`:
-the names in files (`aliases`, `camel_case`), the fields left out while None or empty,
-the values it holds for Python only (`skip`), and the values computed from the fields
-(`views`).
-
-`field` is the standard library's; `dataclass` is the standard library's with the
-same options and the same behaviour, except that `__repr__`, `__eq__` and `__hash__`,
-and a frozen record's `__setattr__` and `__delattr__`, are one shared function each
-instead of code generated per class. On Python 3.11 and 3.12 the standard decorator
-compiles each generated method when the class is created: for the sixty records a
-`wizard step` loads that was a third of the whole command, and `frozen=True` alone
-(two more methods) cost four times what the rest of the decorator does. A frozen
-record is made by the decorator without `frozen`; its shared `__setattr__` lets the
-generated `__init__` assign each field once and refuses any later assignment (and, on
-the record's own class, any other attribute), as the standard frozen methods do. It
-costs a frozen record's creation about a tenth of a microsecond per field. Records with
-`slots`, or based on a class frozen by the standard decorator, keep its own methods.
-They are named here so that a record's module imports what it needs from one place.
+Records are stdlib dataclasses; `validate` checks outside data with pydantic (built on
+first use), `to_data` is the one serializer. `dataclass` shares `__repr__`, `__eq__`,
+`__hash__` and frozen setters across classes: 3.11 compiles them per class otherwise.
 """
 
 from __future__ import annotations
@@ -44,7 +11,7 @@ import dataclasses
 import reprlib
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import field
+from dataclasses import field as field
 from datetime import datetime
 from operator import attrgetter
 from pathlib import PurePath
@@ -52,28 +19,9 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 _T = TypeVar("_T")
 
-__all__ = [
-    "PYDANTIC_NAMES",
-    "Delegate",
-    "RecordError",
-    "adapter",
-    "aliases_of",
-    "camel",
-    "config",
-    "dataclass",
-    "field",
-    "json_schema",
-    "place",
-    "problem",
-    "to_data",
-    "validate",
-]
-
 
 class Delegate(Generic[_T]):
-    """A read-only attribute that is an attribute of another (`path`, dotted), as a
-    property returning it would be: `ref = Delegate[str]("execution.role_execution_ref")`.
-    Not a field of a record; written by `to_data` only as one of its `views`."""
+    """A read-only attribute that is a dotted attribute path of the instance (a view)."""
 
     def __init__(self, path: str) -> None:
         self._read = attrgetter(path)
@@ -89,8 +37,7 @@ class Delegate(Generic[_T]):
         return value
 
 
-# Names the records' annotations may use; given to their modules from pydantic when a
-# validator is first built (the modules import them only while type checking).
+# Given to okstra_core modules from pydantic when a validator is first built.
 PYDANTIC_NAMES: tuple[str, ...] = (
     "AfterValidator",
     "Field",
@@ -104,12 +51,7 @@ _ADAPTERS: dict[type[Any], Any] = {}
 
 
 class RecordError(ValueError):
-    """Data that does not fit a record: pydantic's error list, in one spelling.
-
-    `errors()` is pydantic's (each a dict with `type`, `loc`, `msg`, `input`, …), with
-    the dataclass spelling of an unknown key (`unexpected_keyword_argument`) given the
-    model spelling (`extra_forbidden`), so messages read the same for every record.
-    """
+    """Data that does not fit a record: pydantic's error list, in one spelling."""
 
     def __init__(self, record: type[Any], errors: list[dict[str, Any]]) -> None:
         super().__init__(f"{len(errors)} validation error(s) for {record.__name__}")
@@ -120,8 +62,7 @@ class RecordError(ValueError):
         return self._errors
 
     def first(self) -> tuple[str, str]:
-        """(place, message) of the first problem: `place(loc)`, and the message without
-        pydantic's "Value error, " before a rule's own words."""
+        """(place, message) of the first problem, without pydantic's "Value error, "."""
         problem = self._errors[0]
         message = str(problem["msg"]).removeprefix("Value error, ")
         return place(tuple(problem["loc"])), message
@@ -129,8 +70,7 @@ class RecordError(ValueError):
 
 # -- the decorator -------------------------------------------------------------------
 
-# Class attributes holding a record's keys: `attrgetter`s (always returning a tuple) of
-# the fields `__eq__` compares and `__hash__` hashes.
+# Class attributes: tuple getters of the fields `__eq__` compares and `__hash__` hashes.
 _EQ_KEY = "__okstra_eq_key__"
 _HASH_KEY = "__okstra_hash_key__"
 # Set (to True) in the own namespace of a record class made with `frozen=True`.
@@ -167,8 +107,7 @@ def _hash(self: Any) -> int:
 
 
 def _frozen_setattr(self: Any, name: str, value: object) -> None:
-    # A field can be assigned once: the generated `__init__` does that. (Records made
-    # with `slots` take the standard decorator's methods, so `__dict__` is there.)
+    # A field is assigned once, by `__init__` (`slots` records never get here).
     values = self.__dict__
     cls = type(self)
     if name in cls.__dataclass_fields__:
@@ -200,10 +139,7 @@ def _frozen_bases(cls: type[Any]) -> tuple[bool, bool, bool]:
 
 
 def _freeze(cls: type[Any]) -> None:
-    """Make a class the standard decorator made with `frozen=False` frozen the way
-    `frozen=True` would, with one shared `__setattr__` and `__delattr__`: a field can be
-    assigned once (its `__init__` does that) and never deleted; on the class itself no
-    other attribute can be set either."""
+    """Freeze a class made without `frozen` as `frozen=True` would, with shared methods."""
     for name in ("__setattr__", "__delattr__"):
         if name in cls.__dict__:
             raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
@@ -215,10 +151,7 @@ def _freeze(cls: type[Any]) -> None:
 def _share_methods(
     cls: type[Any], *, repr: bool, eq: bool, frozen: bool, unsafe_hash: bool
 ) -> None:
-    """Give a class the standard decorator made with `repr=False, eq=False` the
-    `__repr__`, `__eq__` and `__hash__` the decorator would have made, by its rules: a
-    method the class defines itself is kept; `eq` with `frozen`, or `unsafe_hash`,
-    hashes the compared fields; `eq` alone makes the class unhashable."""
+    """Give a class the shared `__repr__`, `__eq__`, `__hash__` by the decorator's rules."""
     own = cls.__dict__
     # Python sets `__hash__ = None` for a class that defines `__eq__`: not its own.
     explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
@@ -244,15 +177,12 @@ if TYPE_CHECKING:
 else:
 
     def dataclass(cls=None, /, *, repr=True, eq=True, unsafe_hash=False, frozen=False, **options):
-        """`dataclasses.dataclass` with shared `__repr__`, `__eq__` and `__hash__`, and
-        for `frozen`, a shared `__setattr__` and `__delattr__`."""
+        """`dataclasses.dataclass` with shared methods (see the module docstring)."""
 
         def wrap(cls):
             has_bases, frozen_base, standard_base = _frozen_bases(cls)
             if options.get("slots") or standard_base:
-                # The standard decorator's own frozen methods: slots replace the class
-                # (and pickle it through its own state methods), and a base frozen by
-                # the standard decorator must see a child frozen by it.
+                # Slots replace the class; a standard-frozen base needs a standard child.
                 made = dataclasses.dataclass(cls, repr=False, eq=False, frozen=frozen, **options)
             else:
                 if has_bases and frozen_base != frozen:
@@ -269,8 +199,7 @@ else:
 
 
 def place(loc: tuple[str | int, ...]) -> str:
-    """A problem's location as messages name it: `roleModels.analyser`, `answered[2].step`
-    (pydantic's `[key]` marker of a bad mapping key is left out: the key is named)."""
+    """A location as messages name it: `roleModels.analyser`, `answered[2].step`."""
     out = ""
     for part in loc:
         if isinstance(part, int):
@@ -281,7 +210,7 @@ def place(loc: tuple[str | int, ...]) -> str:
 
 
 def camel(name: str) -> str:
-    """`snake_case` -> `camelCase` (`task_group` -> `taskGroup`), as files spell keys."""
+    """`snake_case` -> `camelCase`, as files spell keys."""
     head, *rest = name.split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
@@ -300,24 +229,11 @@ def config(
     first: Iterable[str] = (),
     spread: str | None = None,
 ) -> dict[str, Any]:
-    """A record's `__pydantic_config__`: how it is read (pydantic's `ConfigDict` keys)
-    and how `to_data` writes it (okstra's keys), declared once for both.
+    """A record's `__pydantic_config__`: how it is read and how `to_data` writes it.
 
-    Args:
-        aliases: Python name -> the name in files and protocol data (fields and views).
-        camel_case: every other name in files is its camelCase (`camel`).
-        extra: what to do with unknown keys.
-        by_name: also accept a field under its Python name when it has an alias.
-        json_schema_extra: a function that edits the record's JSON Schema (given the
-            schema, and the record class when it takes a second argument).
-        omit_none: the fields (and views) left out while they are None; True for all.
-        omit_empty: the fields (and views) left out while they are empty (`""`, `()`, `{}`).
-        skip: fields `to_data` does not write (values the record holds for Python only).
-        views: properties (or methods taking no argument) written after the fields,
-            each a value computed from them (`PlannedFile.sha256`).
-        first: names (fields or views) written before the others, in this order.
-        spread: a field whose keys are written in its place, as the record's own (a
-            mapping, or a record): the keys okstra keeps, unread, in a shared file.
+    `aliases`/`camel_case`: names in files; `omit_none`/`omit_empty`: left out while
+    None/empty; `skip`: not written; `views`: computed values written after the fields;
+    `first`: written first; `spread`: a field whose keys are written as the record's own.
     """
     names = dict(aliases or {})
     out: dict[str, Any] = {"extra": extra}
@@ -344,7 +260,7 @@ def config(
 
 @dataclass(frozen=True)
 class _DataForm:
-    """How `to_data` writes a record (made by `config`, read by `_plan`)."""
+    """How `to_data` writes a record."""
 
     omit_none: bool | frozenset[str] = frozenset()
     omit_empty: frozenset[str] = frozenset()
@@ -358,7 +274,7 @@ _ALIASES: dict[type[Any], Mapping[str, str]] = {}
 
 
 def aliases_of(cls: type[Any]) -> Mapping[str, str]:
-    """Python field name -> name in files, for a record class (every field it renames)."""
+    """Python field name -> name in files, for every field a record class renames."""
     found = _ALIASES.get(cls)
     if found is not None:
         return found
@@ -378,11 +294,7 @@ def aliases_of(cls: type[Any]) -> Mapping[str, str]:
 def problem(
     record: type[Any], loc: tuple[str | int, ...], message: str, value: Any = None
 ) -> RecordError:
-    """A `RecordError` of one rule a record's `__post_init__` found broken.
-
-    Raised the same way whether the record was built in Python or by `validate`: the
-    field's place (`loc`) and message survive pydantic's wrapping of `__post_init__`.
-    """
+    """A `RecordError` of one broken `__post_init__` rule; survives pydantic's wrapping."""
     if loc and isinstance(loc[0], str):  # the field's name in files, as pydantic's `loc`
         loc = (aliases_of(record).get(loc[0], loc[0]), *loc[1:])
     return RecordError(
@@ -397,8 +309,7 @@ def adapter(cls: type[Any]) -> Any:
         return found
     import pydantic  # the edge: only data from outside pays for pydantic
 
-    # Every loaded okstra_core module gets the names (a record's nested records may live
-    # in other modules; pydantic reads each annotation in its own module).
+    # pydantic reads each annotation in its own module: every okstra_core module.
     for module_name, module in list(sys.modules.items()):
         if module is not None and module_name.split(".")[0] == "okstra_core":
             names = vars(module)
@@ -410,11 +321,7 @@ def adapter(cls: type[Any]) -> Any:
 
 
 def validate(cls: type[_T], data: Any) -> _T:
-    """`data` checked against the record `cls` and built into it.
-
-    Raises:
-        RecordError: the data does not fit (pydantic's errors, see `RecordError`).
-    """
+    """`data` checked against the record `cls` and built into it (`RecordError` if not)."""
     from pydantic_core import ValidationError
 
     try:
@@ -427,8 +334,7 @@ def validate(cls: type[_T], data: Any) -> _T:
 def _spelled(error: Any) -> dict[str, Any]:
     raised = (error.get("ctx") or {}).get("error")
     if isinstance(raised, RecordError) and raised.errors():
-        # A rule of `__post_init__` (see `problem`): its own place and message, under
-        # the place of the record that broke it.
+        # A `__post_init__` rule: its own place, under the place of its record.
         inner = dict(raised.errors()[0])
         inner["loc"] = (*tuple(error.get("loc") or ()), *tuple(inner.get("loc") or ()))
         return inner
@@ -452,15 +358,14 @@ def json_schema(cls: type[Any], *, mode: Literal["validation", "serialization"])
 
 # ---------------------------------------------------------------------------- to_data
 
-# A record's plan, one entry per key in the order written: (Python name, name in data,
-# how: 0 for a field written as it is, else the sum of these flags).
+# A plan entry per key written: (Python name, name in data, 0 or a sum of these flags).
 _VIEW, _OMIT_NONE, _OMIT_EMPTY, _SPREAD = 1, 2, 4, 8
 _Key = tuple[str, str, int]
 _PLANS: dict[type[Any], tuple[_Key, ...]] = {}
 
 
 def _plan(cls: type[Any]) -> tuple[_Key, ...]:
-    """What `to_data` writes for a record class, from its `config` (built once)."""
+    """What `to_data` writes for a record class (built once)."""
     found = _PLANS.get(cls)
     if found is not None:
         return found
@@ -495,13 +400,7 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def to_data(value: Any) -> Any:
-    """A record (and what it holds) as JSON-ready data, as its `config` declares it.
-
-    The one serializer of okstra's documents and protocol replies: each field (then
-    each view) under its name in files, those declared so left out while None or
-    empty, the skipped ones not at all. Tuples become lists (a named tuple an object of
-    its fields), paths strings, datetimes ISO 8601 text.
-    """
+    """A record (and what it holds) as JSON-ready data, as its `config` declares it."""
     cls = type(value)
     if cls in _PLAIN:
         return value
@@ -538,7 +437,7 @@ _NOT_RECORDS: set[type[Any]] = set()
 
 
 def _is_record(value: Any, cls: type[Any]) -> bool:
-    """A dataclass instance (a type that is none is remembered: paths, datetimes)."""
+    """A dataclass instance (a type that is none is remembered)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return True
     if cls is not type and not dataclasses.is_dataclass(cls):
@@ -547,7 +446,6 @@ def _is_record(value: Any, cls: type[Any]) -> bool:
 
 
 def _other(value: Any, cls: type[Any]) -> Any:
-    """`to_data` of a value that is not a record."""
     if cls is list or cls is tuple:
         return [v if type(v) in _PLAIN else to_data(v) for v in value]
     if isinstance(value, PurePath):  # before the Mapping check: paths are common
@@ -558,8 +456,6 @@ def _other(value: Any, cls: type[Any]) -> Any:
         return {name: to_data(item) for name, item in zip(value._fields, value, strict=True)}
     if isinstance(value, (list, tuple)):
         return [to_data(v) for v in value]
-    if isinstance(value, PurePath):
-        return str(value)
     if isinstance(value, datetime):
         return value.isoformat()
     return value

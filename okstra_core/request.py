@@ -1,26 +1,4 @@
-"""The run request: the one value that passes from the wizard (or argv) to prepare.
-
-`RunRequest` is frozen and typed: role counts are `dict[str, int]`, role models
-`dict[str, list[str]]` (model refs in ordinal order), the host session context is a
-model of its own. Shape checks (slugs, bounds, model-ref spelling) run here, once, when
-a request is built; the profile's ranges are checked by whoever builds it (the wizard's
-outcome, or `okstra_core.cli.roleargs.request_from_argv`); feasibility by the resolver.
-
-`render_argv()` / `render_args()` are views of the request: `okstra prepare
-<render_argv()…>` parses back to an equal request. Every value is rendered as
-`--flag=value`, so a value that begins with `-` never reads as a flag.
-
-The request and its parts are plain records (`okstra_core.records`). Each shape rule
-is written once, as a `Rule` in its field's metadata: building a request in Python
-checks the rules (`check_rules`, from `__post_init__`) without pydantic; a request read
-from outside (a `run-inputs.json`, a host session context given as JSON) is checked by
-`records.validate`, which adds the types and runs the same `__post_init__`; and the
-published JSON Schema (`okstra schema run-request`) is given the same rules
-(`publish_rules`). Either way a broken rule is a `RecordError` naming the field (its
-name in files) and what was expected.
-
-This module sits below the wizard, so both the wizard and prepare can use it.
-"""
+"""The run request: the one value that passes from the wizard (or argv) to prepare."""
 
 from __future__ import annotations
 
@@ -32,7 +10,6 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import orjson
 
-from .environment import HOST_EFFORT_ENV, HOST_MODEL_ENV
 from .errors import OkstraError, UsageError
 from .names import RULE, name_problem
 from .records import RecordError, aliases_of, config, dataclass, field, problem, to_data
@@ -42,26 +19,11 @@ from .vocabulary import LEAD_ACCESS, LeadAccess
 if TYPE_CHECKING:
     from pydantic import StrictInt, StrictStr
 
-__all__ = [
-    "HOST_EFFORT_ENV",
-    "HOST_MODEL_ENV",
-    "MAX_ROLE_COUNT",
-    "UNREPORTED_MODEL",
-    "CurrentModel",
-    "HostSessionContext",
-    "Rule",
-    "RunRequest",
-    "check_rules",
-    "publish_rules",
-    "usage_error",
-]
-
 EntryMode = Literal["spawn-process", "current-session"]
 ENTRY_MODES: tuple[str, ...] = get_args(EntryMode)
 # How a current-session leader whose model the host did not report is shown.
 UNREPORTED_MODEL = "this session (model not reported)"
-# No profile asks for more instances of one role than this; a larger count is refused
-# before anything is allocated for it.
+# No profile asks for more; a larger count is refused before anything is allocated.
 MAX_ROLE_COUNT = 64
 
 
@@ -70,8 +32,7 @@ MAX_ROLE_COUNT = 64
 
 @dataclass(frozen=True, kw_only=True)
 class SchemaWords:
-    """The JSON Schema keywords a `Rule` gives its value's schema (`Rule.publish`),
-    under their names in the schema; those without a value are left out."""
+    """The JSON Schema keywords a `Rule` publishes (those without a value left out)."""
 
     __pydantic_config__ = config(camel_case=True, omit_none=True)
 
@@ -86,23 +47,7 @@ class SchemaWords:
 
 @dataclass(frozen=True, kw_only=True)
 class Rule:
-    """One shape rule of a request field, written once: `check_rules` checks it
-    whenever a request is built (in Python, or validated) and `publish_rules` writes it
-    into the request's JSON Schema.
-
-    Attributes:
-        length: (low, high) characters of a text, inclusive (its own message).
-        max_length: the most characters of a text (broken: `expected`).
-        pattern: what a whole text must match (broken: `expected`).
-        choices: the values a text may take (broken: `expected`).
-        range: (low, high) of an integer, inclusive (broken: `expected`).
-        max_items: the most items of a list (broken: `expected`).
-        items, names, values: the rule of each item of a list, of each key of a
-            mapping, of each value of a mapping (a key's or a value's problem is placed
-            at the key).
-        custom: a rule the schema cannot say: the problem of a value, or None.
-        expected: what a broken rule says (`{value}` and `{key}` are filled in).
-    """
+    """One shape rule of a request field; a broken one says `expected` (`{value}`, `{key}`)."""
 
     length: tuple[int, int] | None = None
     max_length: int | None = None
@@ -141,7 +86,7 @@ class Rule:
         """Write the rule into `target`, the JSON Schema of the value."""
         text = self.length is not None or self.max_length is not None
         if text:
-            # An optional text (`str | None`) carries the rule on its string branch.
+            # An optional text carries the rule on its string branch.
             branches = target.get("anyOf", ())
             target = next((b for b in branches if b.get("type") == "string"), target)
         low, high = self.range or (None, None)
@@ -173,12 +118,7 @@ def rule(**given: Any) -> dict[str, Rule]:
 
 
 def check_rules(record: Any) -> None:
-    """Check every field rule of `record`, in field order.
-
-    Raises:
-        RecordError: at the first broken rule, placed at the field (and at the key
-            inside it, for a mapping's key or value).
-    """
+    """Check every field rule of `record`, in field order (`RecordError` at the first)."""
     for f in dataclasses.fields(record):
         found: Rule | None = f.metadata.get(_RULE)
         if found is not None:
@@ -238,6 +178,15 @@ def _task_key(value: str) -> str | None:
     return None
 
 
+class _Dumped:
+    """A record with `dump()`."""
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON form (camelCase keys)."""
+        data: dict[str, Any] = to_data(self)
+        return data
+
+
 _CONFIG = config(camel_case=True, by_name=True, json_schema_extra=publish_rules)
 _TASK_TYPE = Rule(
     length=(0, 64),
@@ -284,14 +233,8 @@ _ENTRY_MODE = Rule(
 
 
 @dataclass(frozen=True, kw_only=True)
-class CurrentModel:
-    """The host session's own model, as the host reports it (all unknown by default).
-
-    Attributes:
-        provider: the host's native provider.
-        model_ref: the model ref (`provider/model`), or None when not reported.
-        effort: the reasoning effort the host reports, if any.
-    """
+class CurrentModel(_Dumped):
+    """The host session's own model, as the host reports it (all unknown by default)."""
 
     __pydantic_config__ = _CONFIG
 
@@ -302,24 +245,10 @@ class CurrentModel:
     def __post_init__(self) -> None:
         check_rules(self)
 
-    def dump(self) -> dict[str, Any]:
-        """The JSON form (camelCase keys)."""
-        data: dict[str, Any] = to_data(self)
-        return data
-
 
 @dataclass(frozen=True, kw_only=True)
-class HostSessionContext:
-    """Which host runs okstra, in which entry mode, on which model — authoritative.
-
-    Attributes:
-        host_id: the host runtime id; None = detect it when preparing.
-        entry_mode: `spawn-process` (okstra starts the lead CLI) or `current-session`
-            (the host session is the lead).
-        available_functions: functions the host session offers the lead.
-        interaction_surface: where the request was made (`wizard`, `cli`).
-        current_model: the host session's model (a current-session lead's model).
-    """
+class HostSessionContext(_Dumped):
+    """Which host runs okstra, in which entry mode, on which model — authoritative."""
 
     __pydantic_config__ = _CONFIG
 
@@ -336,41 +265,15 @@ class HostSessionContext:
     def model_ref(self) -> str | None:
         return self.current_model.model_ref
 
-    def dump(self) -> dict[str, Any]:
-        """The JSON form (camelCase keys)."""
-        data: dict[str, Any] = to_data(self)
-        return data
-
     def to_json_text(self) -> str:
         """The `--host-session-context-json` value (canonical: sorted keys)."""
         return orjson.dumps(self.dump(), option=orjson.OPT_SORT_KEYS).decode()
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunRequest:
-    """Everything prepare needs, decided: the one thing from wizard (or argv) to prepare.
+class RunRequest(_Dumped):
+    """Everything prepare needs, decided (`base_ref` "" and `lead_access` None: not given)."""
 
-    Attributes:
-        project_root: the project's directory (absolute).
-        task_group, task_id: the task's slug segments.
-        task_type: the phase of work.
-        brief: the brief file as given (relative to the project root, or absolute).
-        approved_plan: the approved plan file, for stage-scoped task types ("" = none).
-        directive: free text for the lead.
-        related_tasks: task keys (`group/id`).
-        host: the host session context (host, entry mode, current-session model).
-        role_counts: chosen instance counts of adjustable/optional roles.
-        role_models: chosen model refs per role, in ordinal order.
-        base_ref: the run's base for its writers (a git revision, or `run:<run-id>`:
-            an earlier run's merged result); "" = none (its writers branch from the
-            commit the project is on when each starts).
-        lead_access: what the lead's CLI may do without asking; None = `ask` (its own
-            permission prompts).
-        provenance: why each value is there (`chosen`, `default:<scope>`, `reused:<run>`,
-            `converted:v1`), keyed like the confirmation lines plus `count:<role>`.
-    """
-
-    # Absent in files written before they were (and while not given).
     __pydantic_config__ = config(
         camel_case=True,
         by_name=True,
@@ -399,13 +302,7 @@ class RunRequest:
     provenance: dict[StrictStr, StrictStr] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        """The request's rules (its fields' `Rule`s), whenever one is built."""
         check_rules(self)
-
-    def dump(self) -> dict[str, Any]:
-        """The JSON form (camelCase keys)."""
-        data: dict[str, Any] = to_data(self)
-        return data
 
     @property
     def task_key(self) -> str:
@@ -448,10 +345,7 @@ class RunRequest:
         return "" if self.host == plain else self.host.to_json_text()
 
     def render_argv(self) -> tuple[str, ...]:
-        """`okstra prepare <render_argv()…>` prepares exactly this request.
-
-        Each value is one `--flag=value` argument, so none can be read as a flag.
-        """
+        """`okstra prepare <render_argv()…>` prepares exactly this request."""
         argv: list[str] = []
         for key, value in self.render_args().items():
             if key == "task-key" or (key == "entry-mode" and value == "spawn-process"):

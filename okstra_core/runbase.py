@@ -1,13 +1,6 @@
 """The base of a run: the commit its writers' worktrees branch from.
 
-A run whose roles write records its base at prepare (`baseRef` as given, `baseCommit`
-the commit it named then): the wizard asks for it in those phases (default: the commit
-the project is on), `okstra prepare --base-ref REF` gives it. `REF` is any git revision
-of the project (a branch, a tag, a commit, `HEAD~2`), or `run:<run-id>`: the merged
-result of an earlier run of the same task — the commit the project's branch was on
-right after that run's last recorded merge (`okstra worker merge`). Refused, naming
-`--base-ref`, when the project is not a git checkout, the revision names no commit, or
-the run merged nothing.
+A git revision of the project, or `run:<run-id>`: an earlier run's merged result.
 """
 
 from __future__ import annotations
@@ -23,27 +16,13 @@ from .records import dataclass
 if TYPE_CHECKING:
     from .documents.run import RunManifest
 
-__all__ = [
-    "RUN_PREFIX",
-    "EarlierResult",
-    "RunBase",
-    "earlier_results",
-    "merged_result",
-    "resolve_base",
-]
-
 RUN_PREFIX = "run:"
 FLAG = "--base-ref"
 
 
 @dataclass(frozen=True)
 class RunBase:
-    """A run's base, resolved: what was given and the commit it named.
-
-    Attributes:
-        ref: as given (`main`, `v1.2`, `HEAD~2`, a commit, `run:<run-id>`).
-        commit: the full commit id it named when the run was prepared.
-    """
+    """A run's base, resolved: as given (`ref`) and the full commit it named."""
 
     ref: str
     commit: str
@@ -51,8 +30,7 @@ class RunBase:
 
 @dataclass(frozen=True)
 class EarlierResult:
-    """An earlier run of the task whose writers were merged: its id and the commit the
-    project's branch was on right after its last merge."""
+    """An earlier run of the task whose writers were merged, and its merged result."""
 
     run_id: str
     commit: str
@@ -61,8 +39,7 @@ class EarlierResult:
 def merged_result(
     manifest: RunManifest, tree: Tree, env: Mapping[str, str] | None = None
 ) -> str | None:
-    """The commit the project's branch was on right after the last merge recorded in
-    the run's manifest (`okstra worker merge`), or None when it merged nothing."""
+    """The commit after the last merge the run's manifest records, or None."""
     merges = sorted(
         (e.merged_at, e.merge_commit)
         for e in manifest.role_executions
@@ -101,16 +78,11 @@ def earlier_results(
 
 
 def _read(run_dir: Path) -> RunManifest:
-    # Read only when a base names a run (or the wizard lists the task's results): the
-    # wizard's other steps never load the run documents.
+    # Imported here: the wizard's other steps never load the run documents.
     from .documents.run import RunManifest
     from .tasks import RUN_MANIFEST
 
     return RunManifest.read(run_dir / RUN_MANIFEST)
-
-
-def _merged_result(run_dir: Path, tree: Tree, env: Mapping[str, str] | None) -> str | None:
-    return merged_result(_read(run_dir), tree, env)
 
 
 def _run_result(task_root: Path, run_id: str, tree: Tree, env: Mapping[str, str] | None) -> str:
@@ -122,7 +94,7 @@ def _run_result(task_root: Path, run_id: str, tree: Tree, env: Mapping[str, str]
             field=FLAG,
         )
     try:
-        commit = _merged_result(run_dir, tree, env)
+        commit = merged_result(_read(run_dir), tree, env)
     except OkstraError as exc:
         raise UsageError(
             f"{RUN_PREFIX}{run_id}: its run manifest cannot be read ({exc.message})", field=FLAG
@@ -139,13 +111,7 @@ def _run_result(task_root: Path, run_id: str, tree: Tree, env: Mapping[str, str]
 def resolve_base(
     project_root: Path, task_root: Path, ref: str, env: Mapping[str, str] | None = None
 ) -> RunBase:
-    """The commit `ref` names for a run of the task at `task_root` (reads only).
-
-    Raises:
-        UsageError: naming `--base-ref` — the project is not a git checkout (or has no
-            commit yet), `ref` names no commit, or `run:<id>` names no run of the task
-            or one that merged nothing.
-    """
+    """The commit `ref` names for a run of the task (`UsageError` naming `--base-ref`)."""
     given = ref.strip()
     tree = project_tree(project_root, env)
     if tree is None:

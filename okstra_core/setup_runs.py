@@ -1,11 +1,4 @@
-"""Which runs a setup (a wizard state file) has already prepared.
-
-Confirming a setup that already launched is a decision, not a keypress: a second
-`prepare` of the same setup is refused unless asked for again (`--again` headless,
-"launch another run of this setup?" in the app). The runs a setup prepared are kept
-next to its state file, in `<state>.runs.jsonl` (one line per run, appended), so the
-wizard state itself stays as the wizard wrote it.
-"""
+"""Which runs a setup (a wizard state file) has prepared: `<state>.runs.jsonl`."""
 
 from __future__ import annotations
 
@@ -28,8 +21,7 @@ def runs_file(state_path: Path) -> Path:
 
 
 def launched_runs(state_path: Path) -> list[SetupRun]:
-    """The runs prepared from this setup, oldest first (those whose directory still
-    exists; a line that names no directory is passed over)."""
+    """The runs prepared from this setup whose directory still exists, oldest first."""
     found = (SetupRun.of_line(line) for line in read_lines(runs_file(state_path)))
     return [run for run in found if run is not None and Path(run.run_dir).is_dir()]
 
@@ -40,11 +32,7 @@ def setup_runs(state_path: Path) -> list[dict[str, Any]]:
 
 
 def record_setup_run(state_path: Path, *, run_id: str, run_dir: Path, at: str) -> None:
-    """Remember that this setup prepared `run_id` (after its files were written).
-
-    No `.lock` sidecar is left beside it: a setup may be an earlier okstra's file, in
-    a directory that okstra only adds the record to.
-    """
+    """Remember that this setup prepared `run_id` (leaving no `.lock` sidecar)."""
     line = SetupRun(at=at, run_id=run_id, run_dir=str(run_dir))
     append_line(runs_file(state_path), line.dump(), transient_lock=True)
 
@@ -53,12 +41,10 @@ class RelaunchRefused(UsageError):
     """The setup already prepared a run; another one needs `--again`."""
 
     FACTS: ClassVar[Collection[str]] = ("existing_run", "again")
-    # The flag that asks for another run.
     again = "--again"
 
     def __init__(self, state_path: Path, last: SetupRun) -> None:
         self.existing = last
-        # The run it prepared, as its line in the setup's runs file names it.
         self.existing_run = to_data(last.place)
         run_dir = last.run_dir
         super().__init__(
@@ -70,11 +56,7 @@ class RelaunchRefused(UsageError):
 
 
 def check_relaunch(state_path: Path, *, again: bool) -> None:
-    """Refuse a second run of a setup unless `again`.
-
-    Raises:
-        RelaunchRefused: the setup already prepared a run and `again` is False.
-    """
+    """Refuse a second run of a setup unless `again` (`RelaunchRefused`)."""
     if again:
         return
     runs = launched_runs(state_path)

@@ -1,13 +1,6 @@
-"""The project's task catalog: `.okstra/tasks/<group>/<id>/task-manifest.json`.
+"""The project's task catalog: `.okstra/tasks/<group>/<id>/task-manifest.json` (read only).
 
-Read by the wizard (task picker, recommended task type, reuse of a previous run,
-related tasks) and by prepare (task roots, next-phase pointers). Nothing here writes.
-
-`resolve_inside` is the one containment check for paths that must stay inside the
-project: briefs, approved plans, and everything prepare writes under `.okstra/`.
-
-Names from the domain: a *task key* is `<group>/<id>`; a task's *next-phase pointer*
-is `{phase, status, rationale}` with status `ready | pending | blocked | terminal`.
+`resolve_inside` is the one containment check for paths inside the project.
 """
 
 from __future__ import annotations
@@ -20,23 +13,19 @@ from typing import Any
 
 from .discovery import OKSTRA_DIR as OKSTRA_DIR
 from .errors import OkstraError
-from .names import MAX_NAME_BYTES, name_char, name_problem
+from .names import name_char, name_problem
 from .records import dataclass, field
 from .store import read_json
 
 TASKS_DIR = "tasks"
 TASK_MANIFEST = "task-manifest.json"
 RUN_INPUTS = "run-inputs.json"
-# The files of a run directory and of its task (prepare writes them; the commands that
-# watch runs read them: their names live here, below both).
+# Run and task files: prepare writes them, the watching commands read them.
 RUN_MANIFEST = "run-manifest.json"
 LEAD_PROMPT = "lead-prompt.md"
 LEAD_PROMPT_META = "lead-prompt.meta.json"
 TASK_INDEX = "task-index.md"
 TIMELINE = "timeline.jsonl"
-
-# A task group or id is a directory name: the file system's limit for one name.
-MAX_SEGMENT_BYTES = MAX_NAME_BYTES
 
 POINTER_STATUSES = ("ready", "pending", "blocked", "terminal")
 STATUS_READY = "ready"
@@ -59,7 +48,7 @@ def task_root(project_root: Path, group: str, task_id: str) -> Path:
 def _escaping_link(given_root: Path, root: Path, candidate: Path) -> tuple[Path, Path] | None:
     """The first symlink on `candidate`, below the project root, that resolves outside it."""
     for part in (*reversed(candidate.parents), candidate):
-        # Symlinks above the project root (e.g. /tmp -> /private/tmp) are not ours to judge.
+        # Symlinks above the project root (/tmp -> /private/tmp) are not ours to judge.
         if part in (given_root, root) or not (
             part.is_relative_to(given_root) or part.is_relative_to(root)
         ):
@@ -83,27 +72,7 @@ def resolve_inside(
     field: str | None = None,
     error: type[OkstraError] = OkstraError,
 ) -> Path:
-    """Resolve a path (relative to the project, or absolute) and refuse it outside the project.
-
-    Every symlink along the path is followed (dangling ones too), so `../x`, an
-    absolute path elsewhere, a symlinked file and anything under a symlinked directory
-    that leave the resolved project root are all refused. Nothing needs to exist:
-    callers check existence themselves.
-
-    Args:
-        project_root: the project's root directory.
-        value: the path as given.
-        what: what the path is, for the message ("the brief", ".okstra/tasks/g/t").
-        field: the flag or field the value came from, for the message.
-        error: the `OkstraError` subclass to raise (prepare raises `PrepareError`).
-
-    Returns:
-        The resolved absolute path.
-
-    Raises:
-        OkstraError: (of type `error`) the path resolves outside the project, or cannot
-            be resolved at all (a symlink loop, an unknown `~user`, a NUL byte).
-    """
+    """Resolve a path (project-relative or absolute), refused (`error`) outside the project."""
     given_root = Path(project_root)
     root = given_root.resolve()
     try:
@@ -119,46 +88,15 @@ def resolve_inside(
     raise error(f"{what} must be inside the project ({root}): {how}", field=field)
 
 
-def _slug_char(char: str) -> str:
-    """A character as it stays in a slug: what the name rule allows (`names.name_char`)."""
-    return char if name_char(char) else "-"
-
-
 def slugify(value: str) -> str:
-    """Lower-case letters of any script, digits, `.`, `_` and `-`; other runs become one dash.
-
-    NFKC-normalised first (full-width and compatibility forms fold to their plain
-    letters), so `로그인 개선` stays `로그인-개선` and `Café Menu` becomes `café-menu`.
-    Lower case keeps two spellings of one name from being two folders on a
-    case-sensitive disk and one on a case-insensitive one. Path separators and
-    whitespace become dashes, so a slug never contains `/`; a result made only of dots
-    (`.`, `..`) is returned as is so that the caller can refuse it by name (see
-    `check_segment`).
-    """
+    """Lower-case letters of any script, digits, `._-`; other runs become one dash (NFKC first)."""
     folded = unicodedata.normalize("NFKC", value).strip().lower()
-    slug = "".join(_slug_char(c) for c in folded)
-    slug = _SLUG_DASHES.sub("-", slug).strip("-")
-    return slug
+    slug = "".join(c if name_char(c) else "-" for c in folded)
+    return _SLUG_DASHES.sub("-", slug).strip("-")
 
 
 def check_segment(raw: str, what: str) -> str:
-    """Slugify one task path segment and refuse what the name rule refuses.
-
-    The one rule (`okstra_core.names`) is checked on the slug, so a name the wizard or
-    prepare makes is one every command that takes a run or a task finds.
-
-    Args:
-        raw: what the person typed.
-        what: "task group" or "task id", for the message.
-
-    Returns:
-        The slug.
-
-    Raises:
-        OkstraError: a path separator, `..`, nothing left after slugification, a slug
-            that does not start with a letter or a digit, or one longer than a file name
-            may be (`MAX_SEGMENT_BYTES`).
-    """
+    """Slugify one task path segment under the name rule (`OkstraError` if refused)."""
     text = raw.strip()
     if "/" in text or "\\" in text:
         raise OkstraError(f"{what} must not contain a path separator: {raw!r}")
@@ -184,21 +122,13 @@ class NextPhasePointer:
         return self.status == STATUS_READY
 
     def cell(self) -> str:
-        """The picker's `next:` cell: the phase (or `--`), status in parentheses unless ready.
-
-        The phase is kept even when not ready: it still says where the task is headed;
-        the status says it cannot start there yet.
-        """
+        """The picker's `next:` cell: the phase (or `--`), status in parentheses unless ready."""
         name = self.phase or "--"
         return name if self.ready else f"{name} ({self.status})"
 
 
 def promote_pointer(raw: Any) -> NextPhasePointer:
-    """Normalise a stored next-phase pointer.
-
-    A legacy plain string is promoted to `{phase: s, status: ready}`; a missing or
-    unreadable pointer is `{phase: "", status: pending}`; an unknown status is pending.
-    """
+    """Normalise a stored pointer: a legacy string is ready; missing or unknown is pending."""
     if isinstance(raw, str):
         return NextPhasePointer(raw.strip(), STATUS_READY if raw.strip() else STATUS_PENDING)
     if isinstance(raw, dict):
@@ -214,10 +144,7 @@ def promote_pointer(raw: Any) -> NextPhasePointer:
 
 
 def lower_unfinished(pointer: NextPhasePointer, *, phase_completed: bool) -> NextPhasePointer:
-    """A `ready` pointer while the current phase is not completed is lowered to pending.
-
-    Phase and rationale are kept (prepare writes pointers through this).
-    """
+    """A `ready` pointer while the current phase is not completed, lowered to pending."""
     if pointer.ready and not phase_completed:
         return NextPhasePointer(pointer.phase, STATUS_PENDING, pointer.rationale)
     return pointer
@@ -273,8 +200,7 @@ class TaskEntry:
 
 
 def _brief_from_manifest(manifest: dict[str, Any]) -> str:
-    # The task manifest written by prepare keeps the brief under `task.briefPath`;
-    # older manifests had it at the top level.
+    # Under `task.briefPath`; older manifests had it at the top level.
     task = manifest.get("task")
     for holder in (task if isinstance(task, dict) else {}, manifest):
         for key in ("briefPath", "brief"):

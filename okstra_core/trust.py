@@ -1,25 +1,4 @@
-"""Which projects their owner trusts: the per-user trust record.
-
-okstra runs no code of a project itself, but the agent CLIs it starts read the
-project's own settings (hooks and MCP servers in `.claude/settings.json`,
-`.gemini/settings.json`, …) and run them. A worker's argv also switches off a CLI's
-own workspace-trust question (`gemini --skip-trust`; `claude -p` never asks). So a
-lead is launched, and a worker started, only in a project its person has trusted,
-once, as `direnv allow` or git's `safe.directory` ask:
-
-* the record is per user, in okstra's data directory (`trusted-projects.json`): one
-  entry per project, keyed on its real path (links resolved) and the uid owning it;
-  an entry whose directory now has another owner trusts nothing;
-* `okstra trust [DIR]` adds one, `--list` shows them, `--revoke [DIR]` removes one;
-* `OKSTRA_TRUSTED_DIRECTORIES` (absolute paths separated by `:`) trusts every
-  project at or below each entry, for throw-away checkouts and CI: the person's
-  environment is theirs, as `OKSTRA_SAFE_DIRECTORIES` is;
-* a project okstra creates itself (the shipped demo) is trusted when it is created
-  (`trust_project`).
-
-`require_trusted` is the one gate every launch of a lead and start of a worker goes
-through; a refusal names the command that trusts the project.
-"""
+"""Which projects their owner trusts: the per-user trust record (`require_trusted`)."""
 
 from __future__ import annotations
 
@@ -39,23 +18,9 @@ from .store import FileLock, atomic_write_bytes, make_private_dirs
 if TYPE_CHECKING:
     from pydantic import StrictInt, StrictStr
 
-__all__ = [
-    "TRUSTED_ENV",
-    "TrustEntry",
-    "TrustVerdict",
-    "UntrustedProjectError",
-    "record_path",
-    "require_trusted",
-    "revoke_project",
-    "trust_project",
-    "trusted_projects",
-    "verdict",
-]
-
 TRUSTED_ENV = "OKSTRA_TRUSTED_DIRECTORIES"
 RECORD_NAME = "trusted-projects.json"
-# What the app asks, and what a refusal says the trust means.
-QUESTION = "Trust this project? Its agent settings will run"
+# What a refusal says the trust means.
 MEANING = (
     "its agent settings (hooks and MCP servers in .claude/, .gemini/, .codex/) run "
     "when okstra starts an agent CLI there"
@@ -121,11 +86,7 @@ def record_path(env: Mapping[str, str] | None = None) -> Path:
 
 
 def _key(path: Path | str) -> tuple[str, int]:
-    """(real path, owner uid) of a project directory.
-
-    Raises:
-        UsageError: not a directory okstra can look at.
-    """
+    """(real path, owner uid) of a project directory; UsageError if not a directory."""
     real = os.path.realpath(path)
     try:
         st = os.stat(real)
@@ -159,11 +120,7 @@ def _now() -> str:
 
 
 def trust_project(path: Path | str, env: Mapping[str, str] | None = None) -> TrustEntry:
-    """Trust the project at `path` (its real path and current owner); idempotent.
-
-    Front ends call this for `okstra trust` and the app's question; okstra calls it
-    for a project it creates itself (the demo).
-    """
+    """Trust the project at `path` (its real path and current owner); idempotent."""
     real, uid = _key(path)
     lock = FileLock(record_path(env), timeout=10.0)
     make_private_dirs(record_path(env).parent)
@@ -201,12 +158,7 @@ def _below(real: str, directory: str) -> bool:
 
 
 def verdict(path: Path | str, env: Mapping[str, str] | None = None) -> TrustVerdict:
-    """Whether the project at `path` is trusted, and why.
-
-    Raises:
-        DataFileError: the record is damaged (named), so nothing is assumed.
-        UsageError: `path` is not a directory.
-    """
+    """Whether the project at `path` is trusted, and why (`DataFileError`, `UsageError`)."""
     env = os.environ if env is None else env
     real, uid = _key(path)
     for directory in _trusted_directories(env):
@@ -215,29 +167,19 @@ def verdict(path: Path | str, env: Mapping[str, str] | None = None) -> TrustVerd
                 project=real, trusted=True, why=f"trusted by {TRUSTED_ENV} ({directory})"
             )
     entry = next((e for e in trusted_projects(env) if e.path == real), None)
+    command = f"okstra trust {_quoted(Path(real))}"
     if entry is None:
-        return TrustVerdict(
-            project=real, trusted=False, why=f"not trusted (okstra trust {_quoted(Path(real))})"
-        )
+        return TrustVerdict(project=real, trusted=False, why=f"not trusted ({command})")
     if entry.owner_uid != uid:
-        return TrustVerdict(
-            project=real,
-            trusted=False,
-            why=f"not trusted: trusted when uid {entry.owner_uid} owned it, uid {uid} owns "
-            f"it now (okstra trust {_quoted(Path(real))})",
-        )
+        why = f"trusted when uid {entry.owner_uid} owned it, uid {uid} owns it now"
+        return TrustVerdict(project=real, trusted=False, why=f"not trusted: {why} ({command})")
     return TrustVerdict(project=real, trusted=True, why=f"trusted since {entry.trusted_at}")
 
 
 def require_trusted(
     path: Path | str, env: Mapping[str, str] | None = None, *, doing: str = "start an agent CLI"
 ) -> None:
-    """The gate before a lead is launched or a worker started in the project at `path`.
-
-    Raises:
-        UntrustedProjectError: not trusted (exit 2, naming `okstra trust DIR`).
-        DataFileError: the trust record is damaged.
-    """
+    """The gate before a lead or worker starts in the project (`UntrustedProjectError`)."""
     found = verdict(path, env)
     if not found.trusted:
         raise UntrustedProjectError(Path(found.project), doing)

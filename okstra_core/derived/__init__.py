@@ -1,38 +1,18 @@
 """Derived data: what okstra computed once and keeps between processes to save time.
 
-Every cache of okstra lives here, under the user cache directory (`<cache>/<kind>/`):
-the validated catalog (`catalog`), the parsed wizard text (`text`), wizard states a
-process checked (`states`), markers of the shared documents okstra wrote
-(`documents`) and the prompt templates' compiled code (`templates`). A room that
-keeps derived data only says what it derives and from which inputs: it declares a
-`Kind` and asks for `key(kind, inputs…)`, then `recall`/`keep` (bytes) or
-`recall_value`/`keep_value` (a pickled value). Nothing else of a cache is written
-anywhere else.
+Every cache lives here, under `<cache>/<kind>/`: a room declares a `Kind`, asks for
+`key(kind, inputs…)`, then `recall`/`keep` (bytes) or `recall_value`/`keep_value`
+(pickled). The rules, the same for every kind:
 
-The rules, the same for every kind:
-
-* **One key recipe.** A key is the SHA-256 of the entry format, the kind's name, a
-  stamp of the code that derives it (okstra's and Python's versions, the size and
-  modification time of the modules the kind names, and of the libraries' files it
-  names, found without importing them) and every input, each length-prefixed (an
-  absent input counts as absent). An input that changed by one byte, at any time
-  granularity, gives another key: derived data is never used for inputs it was not
-  derived from.
-* **One entry format.** `okstra-derived 1`, the kind and the key on the first lines,
-  then the SHA-256 of those lines and the payload together, then the payload. The key
-  is inside the checksummed part: an entry renamed or copied to another key's name
-  is not that key's entry and is a miss; a torn, truncated or edited entry fails its
-  checksum and is a miss.
-* **One trust rule.** The cache directory and the kind's directory are created 0700.
-  An entry is read only through directories that are owned by the current user and
-  writable by nobody else, never through a link, and only if it is a regular file of
-  the user's that nobody else may write. A directory that breaks the rule is never
-  read from nor written to: caching is skipped, silently.
-* **One pruning rule.** After each write, the kind's directory keeps its newest
-  `Kind.keep` entries; older entries, files of another format and temporary files
-  left by a writer that died over an hour ago are removed.
-* A cache is never a reason to fail and never needs fsync: any error reading is a
-  miss, any error writing is ignored; an entry lost in a crash is derived again.
+* Key: SHA-256 of the format, the kind, a stamp of the deriving code (versions, size
+  and mtime of the named modules and library files) and every input, length-prefixed.
+* Entry: `okstra-derived 1`, kind and key lines, the SHA-256 of those and the payload,
+  then the payload; a renamed, torn or edited entry is a miss.
+* Trust: read and written only through 0700 directories of the user's, never through
+  a link, a regular file nobody else may write; else caching is silently skipped.
+* Pruning: after each write a kind keeps its newest `Kind.keep` entries; foreign files
+  and temp files of writers dead over an hour are removed.
+* Never a reason to fail, never fsynced: a read error is a miss, a write error ignored.
 """
 
 from __future__ import annotations
@@ -55,16 +35,10 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 class Kind(NamedTuple):
-    """One kind of derived data (a named tuple: every command defines a few, and a
-    tuple class is cheaper to make at import than a dataclass).
+    """One kind of derived data (a named tuple: cheaper at import than a dataclass).
 
-    Attributes:
-        name: its directory under the user cache directory.
-        keep: how many entries its directory keeps (the newest).
-        code: the modules whose code decides the derived value, as paths inside
-            `okstra_core` (`"catalog/models.py"`): a change to one gives new keys.
-        libraries: (package, file) of installed libraries whose version decides the
-            value (`("pydantic", "version.py")`), located without importing them.
+    `keep`: entries kept; `code`: modules (paths in `okstra_core`) and `libraries`
+    ((package, file), not imported) whose change gives new keys.
     """
 
     name: str
@@ -104,7 +78,7 @@ def _stamp(kind: Kind) -> bytes:
 
 
 def key(kind: Kind, *inputs: bytes | str | None) -> str:
-    """The key of what `kind` derives from `inputs` (see the module: one recipe)."""
+    """The key of what `kind` derives from `inputs`."""
     h = hashlib.sha256(FORMAT)
     for part in (kind.name.encode(), _stamp(kind), *inputs):
         if part is None:
@@ -145,6 +119,3 @@ def keep_value(cache: Path, kind: Kind, entry_key: str, value: Any) -> None:
     except Exception:  # an unpicklable value is only not cached
         return
     keep(cache, kind, entry_key, payload)
-
-
-__all__ = ["FORMAT", "Kind", "keep", "keep_value", "key", "recall", "recall_value"]

@@ -1,10 +1,4 @@
-"""Entries of derived data on disk: the format, the trust rule and the pruning rule.
-
-Everything goes through directory descriptors: the cache directory and the kind's
-directory are each opened without following a link and checked (a directory, owned by
-the current user, writable by nobody else) before anything inside them is opened,
-read, written or removed, so a directory checked is the directory used.
-"""
+"""Entries of derived data on disk, read and written through checked directory descriptors."""
 
 from __future__ import annotations
 

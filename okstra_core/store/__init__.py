@@ -1,37 +1,20 @@
 """Durable, atomic file writes, advisory locks and append-only logs — of okstra's files only.
 
-Every file okstra writes that matters goes through here:
+Every file okstra writes that matters goes through here, and every file it reads:
 
-* `atomic_write_bytes` — temp file in the same directory, flush + fsync, rename over
-  the target, fsync the directory. A reader never sees a partial file; a crash at
-  any moment leaves either the old or the new content.
-* `FileLock` — an advisory `flock` on a sidecar `<name>.lock` file (the target is
-  replaced by rename, so its own inode cannot carry the lock). The holder's pid is
-  written into the sidecar so a refused caller can say who holds it.
-* `append_line` — append-only JSONL under an exclusive lock, fsynced, whole or nothing.
+* `atomic_write_bytes`: temp file in the same directory, fsync, rename, fsync the
+  directory; a crash leaves the old or the new content, never a partial file.
+* `FileLock`: `flock` on a sidecar `<name>.lock` (the target is replaced by rename);
+  the holder's pid is written there so a refused caller can say who holds it.
+* `append_line`: append-only JSONL under an exclusive lock, fsynced, whole or nothing.
+* `read_bytes` / `read_log`: a regular file only (`O_NONBLOCK`: a FIFO cannot hang
+  it), size-capped.
 
-and every file okstra reads goes through `read_bytes` / `read_log`.
-
-What a file must be before okstra touches it (a cloned repository may hold anything):
-
-* Opened in place (locks, logs) — never through a symbolic link (`O_NOFOLLOW`), a
-  regular file checked with `fstat` after the open (never a FIFO, device or socket),
-  never truncated (a lock sidecar is written at offset 0, a log only appended to).
-* Replaced by rename (state, run files) — the target, when present, is a regular file
-  or nothing; the temp file is created exclusively (`O_EXCL`, which does not follow links).
-* Read — a regular file (opened `O_NONBLOCK`, so a FIFO cannot hang the read), no
-  larger than a limit named in the error.
-* Directories okstra creates are 0700 whatever the umask; `check_no_links` refuses a
-  symbolic link anywhere below a root okstra owns (`<project>/.okstra`).
-
-Operating-system errors (disk full, read-only file system, permission denied, name too
-long, …) surface as `FileSystemError` naming the file and the errno.
-
-Modules: `files` (what a file must be; private directories), `atomic` (writes), `reads`
-(reads and JSON parsing), `locks` (`FileLock`), `sweep` (leftovers of dead processes),
-and `logs` (JSONL logs, loaded on first use: a command that writes no log never builds
-its records); derived data in the user cache is `okstra_core.derived`'s. Import from
-the package.
+A cloned repository may hold anything: files opened in place are never followed
+through links (`O_NOFOLLOW`) and checked regular with `fstat`, never truncated; a
+rename target is a regular file or nothing, the temp file `O_EXCL`; directories okstra
+creates are 0700; `check_no_links` refuses a link below a root okstra owns. OS errors
+surface as `FileSystemError` naming the file and errno. `logs` loads on first use.
 """
 
 from typing import TYPE_CHECKING

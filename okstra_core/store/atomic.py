@@ -1,11 +1,4 @@
-"""Durable, atomic file writes.
-
-`atomic_write_bytes` writes a temp file in the same directory (created exclusively and
-locked by its writer), flushes and fsyncs it, renames it over the target and fsyncs
-the directory. A reader never sees a partial file; a crash at any moment leaves either
-the old or the new content. The target, when present, must be a regular file: never a
-link, FIFO or device.
-"""
+"""Durable, atomic file writes: a locked temp file, fsynced, renamed over the target."""
 
 from __future__ import annotations
 
@@ -23,14 +16,6 @@ from ..errors import FileSystemError, os_error
 from .files import PRIVATE_MODE, TEMP_PREFIX, file_kind, link_target, make_private_dirs
 from .sweep import sweep_once
 
-__all__ = [
-    "atomic_write_bytes",
-    "atomic_write_json",
-    "atomic_write_text",
-    "dumps_json",
-    "write_all",
-]
-
 
 def _fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -41,7 +26,7 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def _check_replaceable(path: Path) -> None:
-    """A file replaced by rename: a regular file or nothing (never a link, FIFO, device)."""
+    """A file replaced by rename: a regular file or nothing."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -81,13 +66,7 @@ def _mkstemp(directory: Path) -> tuple[int, str]:
 
 
 def _new_temp(directory: Path, target: Path) -> tuple[int, Path]:
-    """A fresh temp file for `target`, created exclusively and locked (`flock`) by us.
-
-    The lock, held until the file is renamed over its target (or removed), is what tells
-    `sweep_leftovers` that a live writer still owns the file. A sweeper that removed the
-    file between its creation and our lock is noticed (the name no longer leads to our
-    file) and another temp file is made.
-    """
+    """A fresh temp file for `target`, created exclusively and locked by us (for the sweep)."""
     while True:
         try:
             fd, tmp_name = _mkstemp(directory)
@@ -118,20 +97,7 @@ def atomic_write_bytes(
     durable: bool = True,
     make_parent: bool = True,
 ) -> None:
-    """Write `data` to `path` atomically and (unless `durable` is False) durably.
-
-    `durable=False` skips both fsyncs (the file's and its directory's): for caches,
-    where losing a write in a crash costs a recomputation, never data.
-    `make_parent=False`: a missing directory is an error, never made again (a file
-    of a directory someone may remove meanwhile, such as a run's).
-
-    The first write of a process into a directory also sweeps that directory's
-    leftovers of dead okstra processes (`sweep_leftovers`).
-
-    Raises:
-        FileSystemError: `path` is a link or not a regular file; the parent cannot be
-            created; the file system refused the write (disk full, read-only, …).
-    """
+    """Write `data` to `path` atomically and (unless `durable` is False) durably."""
     path = Path(path)
     if make_parent:
         make_private_dirs(path.parent)

@@ -1,12 +1,4 @@
-"""What a file must be before okstra touches it, and okstra's private directories.
-
-A cloned repository may hold anything, so every open goes through `open_regular`: never
-through a symbolic link in the last component (`O_NOFOLLOW`, unless asked), a regular
-file checked with `fstat` after the open (never a FIFO, device or socket), and never
-blocking (`O_NONBLOCK`). `check_no_links` refuses a symbolic link anywhere below a root
-okstra owns (`<project>/.okstra`); directories okstra creates are 0700 whatever the
-umask (`make_private_dirs`).
-"""
+"""What a file must be before okstra touches it, and okstra's private directories."""
 
 from __future__ import annotations
 
@@ -19,25 +11,9 @@ from pathlib import Path
 
 from ..errors import FileSystemError, OkstraError, os_error
 
-__all__ = [
-    "MAX_FILE_BYTES",
-    "MAX_LOG_BYTES",
-    "PRIVATE_DIR_MODE",
-    "PRIVATE_MODE",
-    "TEMP_PREFIX",
-    "check_no_links",
-    "file_kind",
-    "link_target",
-    "make_private_dirs",
-    "mib",
-    "open_regular",
-]
-
-
 TEMP_PREFIX = ".okstra-tmp-"
 # State and prompt files may hold briefs and directives: not world-readable.
 PRIVATE_MODE = 0o600
-# Directories okstra creates (state, data, `.okstra` and below): private whatever the umask.
 PRIVATE_DIR_MODE = 0o700
 # Largest JSON/TOML/Markdown document okstra reads (state, manifests, profiles, briefs).
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -85,19 +61,7 @@ def open_regular(
     error: type[OkstraError] = FileSystemError,
     dir_fd: int | None = None,
 ) -> int:
-    """Open `path` only if it is a regular file; return the descriptor (close-on-exec).
-
-    With `dir_fd`, `path` is relative to that open directory (`store.reads.open_dir`).
-
-    The open never blocks (`O_NONBLOCK`: a FIFO opens at once and is then refused) and,
-    unless `follow`, never goes through a symbolic link in the last component
-    (`O_NOFOLLOW`). The type is checked with `fstat` on the opened descriptor, so a
-    file swapped in between cannot slip through.
-
-    Raises:
-        error: a symbolic link (when not `follow`), a FIFO, device, socket or directory.
-        OSError: anything else (the file is missing, permission denied, …): callers map it.
-    """
+    """Open `path` only if it is a regular file (fstat-checked, never blocking); the fd."""
     how = flags | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
     if not follow:
         how |= os.O_NOFOLLOW
@@ -137,16 +101,7 @@ def open_regular(
 
 
 def check_no_links(root: Path, path: Path, *, what: str | None = None) -> None:
-    """Refuse a symbolic link, or a file where a directory belongs, below `root` on `path`.
-
-    `root` itself (and everything above it) is not judged: the person chose it. Every
-    component from `root`'s child down to `path` itself that exists must not be a
-    symbolic link; every one but the last must be a directory, and the last, when it
-    exists, a directory or a regular file. Nothing needs to exist.
-
-    Raises:
-        FileSystemError: naming the offending component and what it is.
-    """
+    """Refuse a link, or a file where a directory belongs, below `root` on `path`."""
     root = Path(root)
     path = Path(path)
     try:
@@ -179,15 +134,7 @@ def check_no_links(root: Path, path: Path, *, what: str | None = None) -> None:
 
 
 def make_private_dirs(directory: Path, *, inside: Path | None = None) -> None:
-    """Create `directory` and its missing parents, each 0700 whatever the umask.
-
-    Existing directories are left as they are. With `inside`, nothing below that root
-    may be a symbolic link (`check_no_links`).
-
-    Raises:
-        FileSystemError: a component is not a directory, a link below `inside`, or the
-            file system refused (read-only, permission denied, name too long, …).
-    """
+    """Create `directory` and its missing parents, each 0700 (no link below `inside`)."""
     directory = Path(directory)
     if inside is not None:
         check_no_links(inside, directory)
@@ -211,6 +158,6 @@ def make_private_dirs(directory: Path, *, inside: Path | None = None) -> None:
             ) from None
         except OSError as exc:
             raise os_error(exc, doing="create a directory", path=path) from None
-        # The mode given to mkdir is masked by the umask; set it exactly.
+        # mkdir's mode is masked by the umask.
         with contextlib.suppress(OSError):
             os.chmod(path, PRIVATE_DIR_MODE)

@@ -1,10 +1,4 @@
-"""Advisory locks on okstra's files.
-
-`FileLock` takes an advisory `flock` on a sidecar `<name>.lock` file (the target is
-replaced by rename, so its own inode cannot carry the lock). The holder's pid is
-written into the sidecar so a refused caller can say who holds it; a released lock
-removes its sidecar when its file does not exist.
-"""
+"""Advisory locks on okstra's files: `flock` on a sidecar `<name>.lock` holding the pid."""
 
 from __future__ import annotations
 
@@ -19,19 +13,8 @@ from types import TracebackType
 from ..errors import FileSystemError, StateInUseError, os_error
 from .files import make_private_dirs, open_regular
 
-__all__ = [
-    "LOCK_MARK",
-    "MAX_LOCK_BYTES",
-    "FileLock",
-    "lock_path_for",
-    "lock_target",
-    "same_file",
-]
-
-
-# A lock sidecar only ever holds a pid line: anything larger is not okstra's lock.
+# A sidecar holds a pid line and the mark: anything larger is not okstra's lock.
 MAX_LOCK_BYTES = 64
-# The second line of every lock sidecar okstra writes: what marks a leftover one as its own.
 LOCK_MARK = b"okstra lock\n"
 
 
@@ -46,15 +29,7 @@ def lock_target(lock: Path) -> Path:
 
 
 class FileLock:
-    """Advisory exclusive lock on `<path>.lock`.
-
-    Args:
-        path: the file being protected (the sidecar is derived from it).
-        timeout: 0 = fail fast with `StateInUseError`; > 0 = wait up to that many
-            seconds (used for short critical sections such as run-sequence allocation).
-        transient: remove the sidecar on release even while the target exists (for
-            files beside which no `.lock` may stay, such as an earlier okstra's).
-    """
+    """Advisory exclusive lock on `<path>.lock` (`timeout` 0: fail fast)."""
 
     def __init__(self, path: Path, *, timeout: float = 0.0, transient: bool = False) -> None:
         self.target = Path(path)
@@ -64,15 +39,7 @@ class FileLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        """Take the lock (waiting up to `timeout`).
-
-        The sidecar is opened in place, never through a link, never truncated: it must
-        be a regular file with one name, holding at most a pid line.
-
-        Raises:
-            StateInUseError: another process holds it (after `timeout`).
-            FileSystemError: the sidecar is unsafe, or the file system refused.
-        """
+        """Take the lock, waiting up to `timeout` (`StateInUseError`, `FileSystemError`)."""
         make_private_dirs(self.path.parent)
         try:
             fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, what="lock file")
@@ -106,8 +73,7 @@ class FileLock:
                 continue
             if same_file(fd, self.path):
                 break
-            # The holder we waited for removed the sidecar (its target was gone) or a
-            # sweep did: this inode locks nothing any more. Start over on the name.
+            # The sidecar was removed meanwhile: this inode locks nothing. Start over.
             os.close(fd)
             try:
                 fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, what="lock file")
@@ -119,12 +85,7 @@ class FileLock:
         self._fd = fd
 
     def release(self) -> None:
-        """Let the lock go; a sidecar whose target does not exist is removed first.
-
-        A failed operation (nothing written) or a removed file leaves no `.lock` behind.
-        The sidecar is removed while still held, and only if its name still leads to
-        the locked inode; a process waiting on the removed inode notices and starts over.
-        """
+        """Let the lock go; a sidecar of a missing target is removed first, while held."""
         if self._fd is None:
             return
         fd, self._fd = self._fd, None

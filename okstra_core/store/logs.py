@@ -1,8 +1,4 @@
-"""Append-only JSONL logs: whole lines or nothing, damaged lines reported by number.
-
-`append_line` appends one record under the log's lock, fsynced, whole or nothing;
-`read_log` reads every whole record and names every damaged line.
-"""
+"""Append-only JSONL logs: whole lines or nothing, damaged lines reported by number."""
 
 from __future__ import annotations
 
@@ -21,16 +17,9 @@ from .files import MAX_LOG_BYTES, make_private_dirs, open_regular
 from .locks import FileLock
 from .reads import read_bytes
 
-__all__ = ["DamagedLine", "LogRead", "append_line", "read_lines", "read_log"]
-
 
 def _repair_tail(fd: int, size: int) -> int:
-    """Make a log end in a newline before appending; return its (new) size.
-
-    A last line without its newline is a record cut short (a crash or a full disk
-    during an earlier append): if it still parses it only lost its newline, which is
-    added; otherwise the partial line is cut off, so no record is ever glued onto it.
-    """
+    """End a log in a newline before appending (a cut-short line is completed or cut)."""
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
         return size
     start = size
@@ -53,17 +42,9 @@ def _repair_tail(fd: int, size: int) -> int:
 
 
 def append_line(path: Path, record: Any, *, transient_lock: bool = False) -> None:
-    """Append one JSON record as a line to a JSONL log, durably, under a lock.
+    """Append one JSON record as a line to a JSONL log, durably, under a lock, whole or nothing.
 
-    `transient_lock`: leave no `.lock` sidecar behind (see `FileLock`).
-
-    Whole or nothing: a short write is continued; a write that cannot complete (disk
-    full, file too large) is cut back to the previous size before the error is raised,
-    and a log whose last line was cut short earlier is repaired first (`_repair_tail`).
-
-    Raises:
-        FileSystemError: the log (or its lock) is a link or not a regular file, or the
-            file system refused the append.
+    A line cut short earlier is repaired first. Raises `FileSystemError`.
     """
     path = Path(path)
     make_private_dirs(path.parent)
@@ -100,7 +81,7 @@ def append_line(path: Path, record: Any, *, transient_lock: bool = False) -> Non
 
 @dataclass(frozen=True)
 class DamagedLine:
-    """A line of a JSONL log that is not one JSON record (cut short, edited, garbage)."""
+    """A line of a JSONL log that is not one JSON record."""
 
     path: Path
     line: int
@@ -112,21 +93,14 @@ class DamagedLine:
 
 @dataclass(frozen=True)
 class LogRead:
-    """A JSONL log as read: its records and its damaged lines (file and line number)."""
+    """A JSONL log as read: its records and its damaged lines."""
 
     records: list[Any]
     damaged: list[DamagedLine]
 
 
 def read_log(path: Path, *, what: str = "log", limit: int = MAX_LOG_BYTES) -> LogRead:
-    """Read a JSONL log: every whole record, and every damaged line by number.
-
-    An absent log is empty. A log okstra must not read (a link, a FIFO, too large)
-    raises; a bad line does not: it is reported in `damaged` and reading goes on.
-
-    Raises:
-        FileSystemError: the log is a link, not a regular file, too large or unreadable.
-    """
+    """Read a JSONL log (absent: empty): every record, and every damaged line by number."""
     path = Path(path)
     if not os.path.lexists(path):
         return LogRead([], [])

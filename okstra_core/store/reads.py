@@ -1,16 +1,4 @@
-"""Reading okstra's files: whole, size-capped, and every failure naming the file.
-
-`read_bytes` reads a regular file (opened `O_NONBLOCK`, so a FIFO cannot hang the
-read), no larger than a limit named in the error; `decode_utf8` and `parse_json` say
-which line is wrong.
-
-`open_directory` is how a file of a run is read when the run's data must not choose
-what okstra opens: the directory is reached from a root okstra found itself, one name
-at a time, never through a link (`O_DIRECTORY|O_NOFOLLOW`), and each file is then
-opened relative to that directory's descriptor by a fixed name — a regular file only,
-never blocking, never through a link, size-capped (`OpenDirectory.read`, `.tail`).
-Every reader of such files calls it, so the rule lives here once.
-"""
+"""Reading okstra's files: whole, size-capped, and every failure naming the file."""
 
 from __future__ import annotations
 
@@ -26,17 +14,6 @@ import orjson
 from ..errors import OkstraError, describe_os_error
 from .files import MAX_FILE_BYTES, file_kind, link_target, mib, open_regular
 
-__all__ = [
-    "OpenDirectory",
-    "decode_utf8",
-    "json_kind",
-    "open_directory",
-    "parse_json",
-    "parse_json_object",
-    "read_bytes",
-    "read_json",
-]
-
 
 def read_bytes(
     path: Path,
@@ -48,20 +25,7 @@ def read_bytes(
     dir_fd: int | None = None,
     shown: Path | None = None,
 ) -> bytes:
-    """Read a whole regular file; every failure is an `error` naming the file.
-
-    Never blocks on a FIFO, never reads a device, never more than `limit` bytes.
-
-    Args:
-        path: the file.
-        what: what the file is, for messages.
-        error: the `OkstraError` subclass raised.
-        follow: go through a symbolic link in the last component; False for okstra's
-            own files (under `.okstra`), which are never links.
-        limit: the largest size accepted (named in the error).
-        dir_fd: `path` is relative to this open directory.
-        shown: the path named in errors (default `path`).
-    """
+    """Read a whole regular file (no FIFO, no device, at most `limit` bytes), named on failure."""
     path = Path(path)
     named = shown or path
     try:
@@ -129,7 +93,7 @@ class OpenDirectory:
             self.fd = -1
 
     def exists(self, name: str) -> bool:
-        """Whether an entry `name` is there (whatever it is: a link is not followed)."""
+        """Whether an entry `name` is there (a link is not followed)."""
         _check_name(name, self.path, self.error)
         try:
             os.stat(name, dir_fd=self.fd, follow_symlinks=False)
@@ -146,11 +110,7 @@ class OpenDirectory:
         missing_ok: bool = False,
         error: type[OkstraError] | None = None,
     ) -> bytes | None:
-        """The whole regular file `name` (no link, no FIFO, device or socket, ≤ `limit`).
-
-        Returns None for a missing file when `missing_ok`; every other failure is an
-        error naming the file.
-        """
+        """The whole regular file `name` (no link, ≤ `limit`); None if missing and `missing_ok`."""
         _check_name(name, self.path, self.error)
         if missing_ok and not self.exists(name):
             return None
@@ -165,11 +125,7 @@ class OpenDirectory:
         )
 
     def tail(self, name: str, size: int) -> tuple[bytes, int] | None:
-        """The last `size` bytes of the regular file `name` and where they start.
-
-        None when it is missing or is not a regular file (a link, a FIFO): a look at a
-        log's end never fails and never waits.
-        """
+        """The last `size` bytes of the regular file `name` and their offset; None never waits."""
         _check_name(name, self.path, self.error)
         try:
             fd = open_regular(Path(name), os.O_RDONLY, dir_fd=self.fd, error=self.error)
@@ -188,15 +144,7 @@ class OpenDirectory:
 def open_directory(
     root: Path, *names: str, what: str = "directory", error: type[OkstraError] = OkstraError
 ) -> OpenDirectory:
-    """Open `root/names…` as a directory, never through a link below `root`.
-
-    `root` is a directory okstra found itself (a run directory it located); each of
-    `names` is one file name, opened relative to the one before it with
-    `O_DIRECTORY|O_NOFOLLOW`. Close the result (it is a context manager).
-
-    Raises:
-        error: a name is a link or not a directory, or is missing, naming it.
-    """
+    """Open `root/names…` as a directory, never through a link below `root` (close it)."""
     path = Path(root)
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
     try:
@@ -273,7 +221,6 @@ def parse_json(
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        # A document cut short (a crash or a copy stopped midway) says so.
         truncated = data.strip() and exc.pos >= len(data.rstrip())
         hint = " (the file looks truncated)" if truncated else ""
         raise error(
@@ -294,8 +241,5 @@ def parse_json_object(
 
 
 def read_json(path: Path, *, what: str = "JSON file", follow: bool = True) -> Any:
-    """Read and parse a JSON file; every failure is an `OkstraError` naming the file.
-
-    `follow=False` for okstra's own files: a symbolic link there is refused.
-    """
+    """Read and parse a JSON file (`follow=False`: a link is refused), naming it on failure."""
     return parse_json(read_bytes(path, what=what, follow=follow), Path(path), what=what)

@@ -1,8 +1,4 @@
-"""Sweeping what dead okstra processes left: temp files and lock sidecars.
-
-Run by a process's first write into a directory (`sweep_once`): only okstra's own
-leftovers are removed, and only when provably orphaned (see `sweep_leftovers`).
-"""
+"""Sweeping what dead okstra processes left: temp files and lock sidecars."""
 
 from __future__ import annotations
 
@@ -16,11 +12,7 @@ from ..errors import OkstraError
 from .files import TEMP_PREFIX, open_regular
 from .locks import LOCK_MARK, MAX_LOCK_BYTES, lock_target, same_file
 
-__all__ = ["SWEEP_GRACE_SECONDS", "sweep_leftovers", "sweep_once"]
-
-
-# Leftovers (temp files of killed writers, lock sidecars of dead holders) younger than
-# this are never swept, whatever else proves them orphaned.
+# Leftovers younger than this are never swept.
 SWEEP_GRACE_SECONDS = 60.0
 
 
@@ -66,21 +58,7 @@ def _sweep_entry(path: Path, *, lock: bool, now: float, grace: float) -> bool:
 
 
 def sweep_leftovers(directory: Path, *, grace: float = SWEEP_GRACE_SECONDS) -> list[Path]:
-    """Remove what dead okstra processes left in `directory`; return what was removed.
-
-    Only two kinds of file, both okstra's own, are ever removed, and only when all holds:
-
-    * a temp file `.okstra-tmp-*.part` (a writer killed between creating it and the
-      rename), or a lock sidecar `<name>.lock` that okstra wrote (a pid line and the
-      okstra mark) whose `<name>` does not exist (a holder killed before it wrote);
-    * a regular file with one name, never a link (`lstat`, then `O_NOFOLLOW`);
-    * last modified more than `grace` seconds ago;
-    * nobody holds it: an exclusive `flock` is taken without waiting (a live writer
-      locks its temp file until the rename, a live holder its sidecar) and the name
-      still leads to the locked file when it is removed.
-
-    Errors (a read-only file system, a vanished file) only leave files in place.
-    """
+    """Remove okstra's provably orphaned leftovers in `directory`; what was removed."""
     removed: list[Path] = []
     now = time.time()
     try:
@@ -98,7 +76,6 @@ def sweep_leftovers(directory: Path, *, grace: float = SWEEP_GRACE_SECONDS) -> l
     return removed
 
 
-# Directories this process already swept (one sweep per directory per process).
 _SWEPT: set[Path] = set()
 
 
