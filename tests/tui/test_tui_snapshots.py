@@ -22,6 +22,7 @@ from tui_support import (
     prefill,
     prepared_run,
     settle,
+    titles_fitted,
     wait_for,
 )
 from tui_support import (
@@ -49,6 +50,7 @@ def reach(target: str, then: Callable[..., Any] | None = None):
         if then is not None:
             await then(pilot)
         await settle(pilot, pilot.app)
+        await wait_for(pilot, pilot.app, lambda: titles_fitted(pilot.app.screen), "titles")
 
     return run_before
 

@@ -190,6 +190,18 @@ def columns_fitted(table: Any) -> bool:
     )
 
 
+def titles_fitted(screen: Any) -> bool:
+    """Whether every collapsible's title is laid out at its text's width: a new title
+    (the confirm screen's preview, once the dry run is back) is measured on the next
+    layout, and a screenshot taken before shows it cut."""
+    from rich.cells import cell_len
+
+    return all(
+        title.size.width >= cell_len(title.content.plain)
+        for title in screen.query("CollapsibleTitle")
+    )
+
+
 async def start_loaded(pilot: Any, app: Any) -> Any:
     """The start screen once its runs and its doctor line (read by workers) are shown."""
     from okstra_tui.screens.start import StartScreen
