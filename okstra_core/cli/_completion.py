@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from . import add_command, say
+
 SHELLS = ("bash", "zsh", "fish")
 HOSTS = ("claude-code", "codex", "terminal")
 Completer = Callable[..., Iterable[str]]
@@ -155,16 +157,15 @@ def script(shell: str) -> str:
 
 def register(sub: Any) -> None:
     """Add `okstra completion SHELL`."""
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "completion",
-        help="print a shell completion script (bash, zsh or fish)",
+        "print a shell completion script (bash, zsh or fish)",
+        "source <(okstra completion bash)                       this bash session",
+        "okstra completion bash > ~/.local/share/bash-completion/completions/okstra",
+        'okstra completion zsh > "${fpath[1]}/_okstra"',
+        "okstra completion fish > ~/.config/fish/completions/okstra.fish",
         description="Print the completion script for a shell; load it from its startup file.",
-        epilog="examples:\n"
-        "  source <(okstra completion bash)                       this bash session\n"
-        "  okstra completion bash > ~/.local/share/bash-completion/completions/okstra\n"
-        '  okstra completion zsh > "${fpath[1]}/_okstra"\n'
-        "  okstra completion fish > ~/.config/fish/completions/okstra.fish",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
     parser.set_defaults(handler=_completion, human=_print_script)
@@ -175,7 +176,4 @@ def _completion(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _print_script(payload: dict[str, Any]) -> None:
-    import sys
-
-    sys.stdout.write(str(payload["script"]))
-    sys.stdout.flush()
+    say(str(payload["script"]))

@@ -20,6 +20,7 @@ from typing import Any
 from ..display import inert
 from ..errors import UsageError
 from ..records import to_data
+from . import add_command, emit, say
 from ._run_replies import ResumeReply
 
 
@@ -37,17 +38,16 @@ def register(sub: Any) -> None:
     """Add `resume` to the top-level parser."""
     from ..life.resume import DEFAULT_WAIT
 
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "resume",
-        help="how to resume a run's lead; find a pending session id; --exec resumes it",
+        "how to resume a run's lead; find a pending session id; --exec resumes it",
+        "okstra resume implementation-planning-001          how to resume this project's run",
+        "okstra resume implementation-planning-001 --json   its resume sheet, as JSON",
+        "okstra resume RUN_DIR --wait 0                      look for the session id once",
+        "okstra resume implementation-planning-001 --exec   resume the lead in this terminal",
         description="Say how to resume a run's lead (and find a pending session id); "
         "--json prints the run's resume sheet.",
-        epilog="examples:\n"
-        "  okstra resume implementation-planning-001          how to resume this project's run\n"
-        "  okstra resume implementation-planning-001 --json   its resume sheet, as JSON\n"
-        "  okstra resume RUN_DIR --wait 0                      look for the session id once\n"
-        "  okstra resume implementation-planning-001 --exec   resume the lead in this terminal",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "run",
@@ -137,8 +137,7 @@ def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
 
 
 def _resume_human(reply: ResumeReply) -> None:
-    sys.stdout.write(resume_text(reply))
-    sys.stdout.flush()
+    say(resume_text(reply))
     if reply.error:
         print(f"okstra: {inert(reply.error)}", file=sys.stderr)
 
@@ -191,7 +190,6 @@ def _run_resumed(
     """
     from ..errors import OkstraError
     from ..life.foreground import run_foreground
-    from . import emit
 
     if ns.json:
         emit(to_data(reply))

@@ -176,6 +176,16 @@ class OpenDocument(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Versioned(Document):
+    """The layout versions a run manifest and a task manifest begin with."""
+
+    __pydantic_config__ = config(camel_case=True, by_name=True)
+
+    schema_version: Literal["2.0"] = SCHEMA_VERSION
+    execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
+
+
+@dataclass(frozen=True, kw_only=True)
 class Event(Document):
     """What every `timeline.jsonl` line has: when, and which run."""
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from ..catalog.models import Runner
 from ..records import config, dataclass
 from ..vocabulary import LeadAccess
-from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, Shape
+from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, Shape, Versioned
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictInt, StrictStr
@@ -205,25 +205,10 @@ class Turn(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RoleExecution(Document):
-    """One role instance of the run, bound to its participant.
+class _BoundExecution(Document):
+    """A role execution as bound: `RoleExecution`'s fields before its start's."""
 
-    A current-session leader whose model the host did not report has `model_ref`,
-    `model_id` and `model_spec_digest` null.
-    """
-
-    # A role execution bound at prepare has no source (the field is null, as the
-    # earlier okstra wrote it).
-    __pydantic_config__ = config(
-        camel_case=True,
-        by_name=True,
-        aliases={"duty": "dutyId"},
-        omit_none=START_FIELDS,
-    )
-    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
-        "binding": ("one", BindingRecord),
-        "turns": ("each", Turn),
-    }
+    __pydantic_config__ = _DUTY
 
     role_execution_ref: StrictStr
     participant_ref: StrictStr
@@ -244,6 +229,24 @@ class RoleExecution(Document):
     # A role execution started at run time (a dynamic role, another attempt) names the
     # role execution it came from; null for the team bound at prepare.
     source_role_execution_ref: StrictStr | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoleExecution(_BoundExecution):
+    """One role instance of the run, bound to its participant.
+
+    A current-session leader whose model the host did not report has `model_ref`,
+    `model_id` and `model_spec_digest` null.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True, by_name=True, aliases={"duty": "dutyId"}, omit_none=START_FIELDS
+    )
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "binding": ("one", BindingRecord),
+        "turns": ("each", Turn),
+    }
+
     # A writer in a worktree of its own (`okstra_core.life.worktrees`): where, on which
     # branch, from which commit; or why it ran in the project's own tree (`tree_note`).
     worktree_path: StrictStr | None = None
@@ -315,7 +318,7 @@ _BASE_FIELDS = ("base_ref", "base_commit")
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunManifest(Document):
+class RunManifest(Versioned):
     """`run-manifest.json`: who runs which role instance, on which model."""
 
     # The run's base is absent when no role of it writes (and in older manifests).
@@ -329,8 +332,6 @@ class RunManifest(Document):
         "role_executions": ("each", RoleExecution),
         "dynamic_roles": ("each", DynamicRole),
     }
-    schema_version: Literal["2.0"] = SCHEMA_VERSION
-    execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
     okstra_version: StrictStr
     created_at: StrictStr
     run_id: StrictStr

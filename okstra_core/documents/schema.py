@@ -6,7 +6,7 @@ by `okstra schema`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 from pydantic import Discriminator
@@ -55,9 +55,11 @@ SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
 }
 
 
-def json_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema of document `name` (a key of `SCHEMAS`)."""
-    schema = SCHEMAS[name]()
+def json_schema(
+    name: str, table: Mapping[str, Callable[[], dict[str, Any]]] = SCHEMAS
+) -> dict[str, Any]:
+    """The JSON Schema of document `name` (a key of `table`)."""
+    schema = table[name]()
     schema.setdefault("title", name)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema

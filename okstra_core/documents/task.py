@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..errors import DataFileError
 from ..records import config, dataclass, field
-from .base import OPEN_CONFIG, Document, Event, OpenDocument, Shape
+from .base import OPEN_CONFIG, Document, Event, OpenDocument, Shape, Versioned
 
 if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
 
-from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, RoleExecution
+from .run import RoleExecution
 from .worker import WorkerExited, WorkerStarted
 
 _CONFIG = config(camel_case=True, by_name=True)
@@ -133,7 +133,7 @@ class LatestRun(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
-class TaskManifest(OpenDocument):
+class TaskManifest(Versioned, OpenDocument):
     """`task-manifest.json`: task identity, workflow, and every run's role executions."""
 
     __pydantic_config__ = OPEN_CONFIG
@@ -145,8 +145,6 @@ class TaskManifest(OpenDocument):
         "latest_run": ("one", LatestRun),
     }
 
-    schema_version: Literal["2.0"] = SCHEMA_VERSION
-    execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
     task: TaskIdentity
     created_at: StrictStr
     updated_at: StrictStr
