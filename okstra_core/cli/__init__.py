@@ -105,11 +105,7 @@ EXIT_BROKEN_PIPE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one headless command; return the process exit code.
-
-    When the reader of stdout goes away (`okstra wizard show | head -c 10`), the
-    command stops quietly, as git does: no traceback, no message, exit 141.
-    """
+    """Run one headless command; its exit code (141, quietly, once stdout's reader left)."""
     try:
         code = _run(list(sys.argv[1:] if argv is None else argv))
         sys.stdout.flush()
@@ -134,15 +130,10 @@ def _dispatch(command: str | None, args_list: list[str]) -> int:
 
         ns = parse_plain(args_list)
     if ns is None:
-        parser = build_parser(command)
-        if any(a in ("-h", "--help") for a in args_list) or any(
-            a == "--version" for a in args_list[:1]
-        ):
-            try:
-                parser.parse_args(args_list)
-            except SystemExit as exc:
-                return int(exc.code or 0)
-        ns = parser.parse_args(args_list)
+        try:
+            ns = build_parser(command).parse_args(args_list)
+        except SystemExit as exc:  # help and --version (errors raise `UsageError`)
+            return int(exc.code or 0)
     handler: Handler | None = getattr(ns, "handler", None)
     if handler is None:
         raise UsageError("a command is required: " + ", ".join(COMMANDS))

@@ -1,11 +1,7 @@
 """Shell completion (argcomplete): `okstra completion bash|zsh|fish` prints the script.
 
-The script asks okstra itself at each Tab (argcomplete: the shell runs `okstra` with
-`_ARGCOMPLETE` set, and `complete` answers from the same argparse parsers that parse the
-command line), so commands, flags and choices never drift from the parser, and values
-come from the current project: run ids (`okstra status <Tab>`), the run's worker labels
-(`okstra worker result <run> <Tab>`), role names of the task types, and the wizard
-state names (`--state <Tab>`). A value okstra does not know falls back to file names.
+At each Tab the shell asks okstra, which answers from the same argparse parsers, with
+values from the current project (run ids, worker labels, roles, wizard state names).
 """
 
 from __future__ import annotations

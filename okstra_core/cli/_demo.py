@@ -1,7 +1,5 @@
-"""`okstra demo [DIR] [--surface tmux|background]`: the demo team at work, followed.
-
-A thin adapter over `okstra_core.demo.run_demo`: it prints the run's progress for
-people and exits 0 when the team finished and the report checks, else 1.
+"""`okstra demo [DIR] [--surface tmux|background]`: the demo team at work, followed
+(`okstra_core.demo.run_demo`); exit 0 when the team finished and the report checks.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""`okstra mcp <run>`: the run's MCP server on stdin/stdout, or how to add it to a host.
-
-Serving imports the MCP SDK (`okstra_core.mcp.server`) inside the handler: no other
-command pays for it. `--print-config` prints the snippet that adds this run's server
-to a host by hand (claude, codex or gemini), without the SDK.
+"""`okstra mcp <run>`: the run's MCP server on stdin/stdout (the SDK imported only then),
+or `--print-config`: the snippet that adds it to a host by hand.
 """
 
 from __future__ import annotations

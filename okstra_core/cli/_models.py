@@ -1,9 +1,5 @@
-"""`okstra models` and `okstra team`: the model pool and team resolution, as JSON.
-
-`okstra models` lists every model with its availability — for `--role` when given,
-else for any role the model supports — and the reason a person can act on.
-`okstra team` resolves a team without the wizard, or explains exactly why none exists
-(exit 1 with every failing candidate and unsatisfied constraint).
+"""`okstra models` (every model and its availability, with the reason) and `okstra team`
+(a team resolved without the wizard, or exit 1 with every failing candidate).
 """
 
 from __future__ import annotations

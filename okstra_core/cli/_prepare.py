@@ -1,13 +1,7 @@
-"""`okstra prepare` and `okstra report`.
-
-`okstra prepare --state F` prepares the request of a confirmed wizard state file
-(`Wizard.outcome().request`; a setup that already prepared a run needs `--again`);
-`okstra prepare <renderArgv…>` builds the same request from flags
-(`roleargs.request_from_namespace`, where its checks run). Either way the one core
-entry point, `okstra_core.prepare.prepare(request)`, does the rest. Both print one JSON
-document. With the exec backend, the JSON is printed first; then okstra runs the lead
-CLI in the foreground as its child — saying the run id and the resume command before,
-a summary after (on stderr) — records its exit and exits with its status.
+"""`okstra prepare` (a confirmed wizard state file, an answers file, or renderArgv flags)
+and `okstra report`. Every way builds a request for `okstra_core.prepare`; one JSON
+document is printed. With the exec backend okstra then runs the lead CLI as its
+foreground child, records its exit and exits with its status.
 """
 
 from __future__ import annotations
@@ -235,11 +229,8 @@ def _launching(ns: argparse.Namespace, environment: Environment) -> dict[str, An
 def _prepare_answers(
     ns: argparse.Namespace, environment: Environment, launching: dict[str, Any]
 ) -> Any:
-    """`prepare --answers FILE`: replay into a new setup and prepare it, one process.
-
-    A refused answer, or answers that do not end confirmed, is a usage error naming
-    the entry (exit 2) and nothing is written.
-    """
+    """`prepare --answers FILE`: replay into a new setup and prepare it; answers refused
+    or not ending confirmed are a usage error naming the entry, and nothing is written."""
     from ..frontend import prepare_replayed
     from ..session import Wizard
     from ._wizard import read_answers

@@ -1,12 +1,8 @@
 """`okstra resume <run> [--wait S] [--session-id ID] [--exec] [--json]`.
 
-Prints, for people, the run, its lead and the exact command that resumes it (`--json`:
-the run's resume sheet as one JSON document). A session id still pending discovery is looked
-up first (bounded wait); when found, the sheet, the run manifest's session ref and the
-timeline are updated. `--exec` then runs the lead CLI, resumed, as okstra's foreground
-child (okstra stays its parent, records its end and exits with its status) — only with
-a known id, and not while the lead still runs; otherwise the command exits 1 saying
-what to do.
+Prints how to resume the run's lead (`--json`: its resume sheet), looking up a session id
+still pending discovery first. `--exec` then runs the resumed lead as okstra's foreground
+child — only with a known id and while the lead does not run; otherwise exit 1.
 """
 
 from __future__ import annotations
@@ -183,11 +179,7 @@ def _run_resumed(
     environment: Any,
 ) -> None:
     """Print the summary (`--json`: the document), then run the resumed lead CLI as
-    okstra's foreground child.
-
-    okstra stays its parent: the run and the resume command are said before, a summary
-    after, the exit is recorded, and okstra exits with the lead's status.
-    """
+    okstra's foreground child; exit with its status."""
     from ..errors import OkstraError
     from ..life.foreground import run_foreground
 

@@ -1,11 +1,7 @@
-"""The replies of `okstra runs`, `status`, `stop` and `resume`, as records (`records.to_data`
-writes their `--json`; their text for people is read from the same record).
+"""The replies of `okstra runs`, `status`, `stop` and `resume`, as records.
 
-Each holds the typed rows the commands look at — a run's row (`life.runs.RunRow`), a
-lead's stop (`life.lead.StopOutcome`), a resume (`life.resume.ResumeOutcome`) — and adds
-what the command shows beside them. Such a row is a `spread` field: its keys are written
-in its place, and a key the reply writes again (`ok`, `notes`) keeps that place with the
-reply's value.
+Each holds the typed row a command looks at as a `spread` field (its keys written in its
+place; a key the reply writes again keeps that place with the reply's value).
 """
 
 from __future__ import annotations
@@ -24,8 +20,6 @@ if TYPE_CHECKING:
     from ..life.watcher import Watcher
     from ..life.workers.control import Stopped
     from ..life.workers.observe import WorkerState
-
-__all__ = ["ListedRun", "ResumeReply", "RunStatus", "RunsReply", "StopReply"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,9 +1,4 @@
-"""`okstra schema [NAME]`: the JSON Schema of a document okstra writes or reads.
-
-The schemas are generated from the models that write and read the files
-(`okstra_core.documents`, the run request, the wizard state), so a file okstra
-wrote always validates against the schema of the same version.
-"""
+"""`okstra schema [NAME]`: the JSON Schema of a document, generated from its record."""
 
 from __future__ import annotations
 

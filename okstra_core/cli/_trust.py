@@ -1,8 +1,5 @@
-"""`okstra trust [DIR]`, `--list`, `--revoke [DIR]`: the projects whose agent settings run.
-
-A thin adapter over `okstra_core.trust`. DIR defaults to the current project (the
-nearest directory holding `.okstra`, else the git top level, else the current
-directory), as every command finds it.
+"""`okstra trust [DIR]`, `--list`, `--revoke [DIR]` (over `okstra_core.trust`); DIR
+defaults to the current project.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""`okstra wizard init|step|show|outcome|answers|list|schema` — the headless JSON protocol.
+"""`okstra wizard init|step|show|outcome|answers|list|schema`: the headless JSON protocol.
 
-Success of a step: `{"ok": true, "echo", "next": <prompt>}`. A refused answer:
-`{"ok": false, "error", "current": <prompt>}` with exit code 0 (the protocol worked,
-the answer did not). Usage errors and unreadable or invalid files: exit 2 (raised as
-`OkstraError`, mapped by the dispatcher). `show`, `outcome`, `answers`, `list` and
-`schema` are read-only: they never take the lock and never wait for it.
-
-`--state VALUE`: a bare name (no `/`) is `<state dir>/wizards/<name>.json`; anything
-else is a path. `init` without `--state` creates a fresh name in the wizards dir.
+A refused answer is `{"ok": false, "error", "current"}` with exit 0; usage errors and bad
+files exit 2. The read-only commands never take the lock. `--state NAME` (no `/`) is
+`<state dir>/wizards/NAME.json`; anything else is a path.
 """
 
 from __future__ import annotations
@@ -370,11 +365,7 @@ def _grouped_answer(wizard: Any, ns: argparse.Namespace) -> bool:
 
 
 def _group_answer(answer: str) -> dict[str, object]:
-    """A grouped prompt's answer `{step: answer}`.
-
-    Raises:
-        AnswerRefused: it is not a JSON object.
-    """
+    """A grouped prompt's answer `{step: answer}` (`AnswerRefused` unless a JSON object)."""
     import orjson
 
     try:

@@ -1,8 +1,7 @@
-"""`okstra worker start|send|status|wait|result|stop`: the run's workers at run time.
+"""`okstra worker start|send|status|wait|result|stop|diff|merge|discard`: a run's workers.
 
-Each prints for people by default and one JSON document with `--json`; `result` prints
-what the worker produced. `<run>` is named as `okstra status` takes it; `<who>` is a
-role execution ref, its label, or `<role>#<n>`.
+Text for people by default, one JSON document with `--json`; `<who>` is a role execution
+ref, its label, or `<role>#<n>`.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from ..life.limits import (
     MAX_WAIT_SECONDS,
     RESULT_SHOWN_BYTES,
 )
-from . import _worker_review as review
+from ..records import to_data
 from . import add_command, json_flag, run_dir, say, seconds
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ def register(sub: Any) -> None:
     )
     _register_start(wsub)
     _register_watch(wsub)
-    review.register(wsub, _sub)
+    _register_review(wsub)
     worker.set_defaults(handler=_usage)
 
 
@@ -329,7 +328,6 @@ def _wait_human(waited: Waited) -> None:
 
 def _result(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.actions import worker_result
-    from ..records import to_data
 
     found = worker_result(run_dir(ns.run), Environment.real(), ns.who, full=ns.full, turn=ns.turn)
     payload: dict[str, Any] = to_data(found)
@@ -382,3 +380,97 @@ def _stop_human(reply: WorkersStopped | Stopped) -> None:
         say(inert(text) + "\n")
     if isinstance(reply, WorkersStopped) and not reply.workers:
         say("okstra: no worker is running\n")
+
+
+WRITER_HELP = "a writer: a role execution ref, its label, or <role>#<n> (e.g. implementer#1)"
+
+
+def _register_review(wsub: Any) -> None:
+    """`diff`, `merge` and `discard`: review a writer's branch, merge it, throw it away."""
+    diff = _sub(
+        wsub,
+        "diff",
+        "a writer's changes against its base (committed and uncommitted)",
+        "okstra worker diff implementation-001 implementer#1 --stat",
+    )
+    diff.add_argument("who", help=WRITER_HELP)
+    diff.add_argument("--stat", action="store_true", help="a summary of the files changed")
+    json_flag(diff, _diff, _diff_human)
+
+    merge = _sub(
+        wsub,
+        "merge",
+        "merge an ended writer's branch into the branch checked out in the project",
+        "okstra worker merge implementation-001 implementer#1",
+        "okstra worker merge implementation-001 fixer#1 --squash",
+    )
+    merge.add_argument("who", help=WRITER_HELP)
+    merge.add_argument("--squash", action="store_true", help="one commit on the project's branch")
+    json_flag(merge, _merge, _merge_human)
+
+    discard = _sub(
+        wsub,
+        "discard",
+        "remove an ended writer's worktree and delete its branch (asks first)",
+        "okstra worker discard implementation-001 implementer#1 --yes",
+    )
+    discard.add_argument("who", help=WRITER_HELP)
+    discard.add_argument(
+        "--yes", action="store_true", help="do not ask (needed without a terminal)"
+    )
+    json_flag(discard, _discard, _discard_human)
+
+
+def _diff(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.actions import worker_diff
+
+    return to_data(worker_diff(run_dir(ns.run), Environment.real(), ns.who, stat=ns.stat)), 0
+
+
+def _diff_human(payload: dict[str, Any]) -> None:
+    text: str = payload["text"]
+    if sys.stdout.isatty():
+        text = inert(text, keep_newlines=True)
+    say(text or f"okstra: {inert(payload['label'])} changed nothing\n")
+
+
+def _merge(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.actions import worker_merge
+
+    done = worker_merge(run_dir(ns.run), Environment.real(), ns.who, squash=ns.squash)
+    return to_data(done), 0
+
+
+def _merge_human(payload: dict[str, Any]) -> None:
+    how = "squashed into" if payload["squash"] else "merged into"
+    files = len(payload["files"])
+    text = (
+        f"okstra: {payload['label']} ({payload['branch']}) {how} {payload['into']} — "
+        f"{files} file{'s' if files != 1 else ''}, now at {payload['commit'][:12]}"
+    )
+    say(inert(text) + "\n")
+
+
+def _discard(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.actions import worker_discard
+
+    run = run_dir(ns.run)
+    if not ns.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(
+                "discarding throws the writer's work away: pass --yes (no terminal to ask)",
+                field="--yes",
+            )
+        question = f"okstra: remove {ns.who}'s worktree and delete its branch?"
+        print(question + " [y/N] ", end="", file=sys.stderr, flush=True)
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            return {"ok": False, "discarded": False, "error": "not confirmed"}, 1
+    return to_data(worker_discard(run, Environment.real(), ns.who)), 0
+
+
+def _discard_human(payload: dict[str, Any]) -> None:
+    if not payload.get("ok"):
+        say("okstra: nothing was discarded\n")
+        return
+    steps = "; ".join(payload["steps"]) or "nothing was left to remove"
+    say(inert(f"okstra: {payload['label']}: {steps}") + "\n")

@@ -1,12 +1,8 @@
 """The base of every document okstra writes: one record writes and reads it.
 
-Documents are plain frozen records (`okstra_core.records`): camelCase on disk
-(`records.config(camel_case=True)`), unknown keys refused unless the file is shared
-with people (`project.json`, `task-manifest.json` keep keys okstra does not own, see
-`OpenDocument`). Writing a document needs no pydantic; reading one (`parse`, `read`)
-checks the data with `records.validate` and turns any problem into a `DataFileError`
-naming the file and the field. An older layout of a file is upgraded before it is
-checked (`_upgrade`); rules across fields run in `__post_init__`.
+Writing needs no pydantic; `parse`/`read` validate (`records.validate`) and report a
+`DataFileError` naming the file and field. Unknown keys are refused except in shared files
+(`OpenDocument`); older layouts are upgraded first (`_upgrade`).
 """
 
 from __future__ import annotations
@@ -25,16 +21,6 @@ from ..store import dumps_json, read_json
 if TYPE_CHECKING:
     from pydantic import StrictStr
 
-__all__ = [
-    "EXECUTION_IDENTITY_VERSION",
-    "SCHEMA_VERSION",
-    "Document",
-    "Event",
-    "OpenDocument",
-    "field_path",
-    "merged",
-    "validation_error",
-]
 
 # The layout of `run-inputs.json`, `run-manifest.json` and `task-manifest.json`.
 SCHEMA_VERSION: Literal["2.0"] = "2.0"
@@ -59,11 +45,12 @@ def validation_error(exc: RecordError, path: Path | None, what: str) -> DataFile
 class Document:
     """A file okstra writes: frozen, camelCase, strict about unknown keys.
 
-    Every concrete document is a `records.dataclass(frozen=True, kw_only=True)` with
-    `__pydantic_config__ = records.config(camel_case=True, by_name=True)`; a field
-    written only once it is known is named in that config's `omit_none`.
+    Every concrete document is a `records.dataclass(frozen=True, kw_only=True)`; a field
+    written only once it is known is named in its config's `omit_none`.
     """
 
+    # camelCase in files, read by either name (a document's own config may say more).
+    __pydantic_config__ = config(camel_case=True, by_name=True)
     WHAT: ClassVar[str] = "document"  # what the file is, for messages
     # Fields holding documents, and how (see `Shape`): for `OpenDocument` (keys kept
     # at every level) and `from_own`.
@@ -111,12 +98,8 @@ class Document:
 
     @classmethod
     def from_own(cls, data: Mapping[str, Any]) -> Self:
-        """The document of data okstra built itself from values it holds (camelCase keys).
-
-        Not checked (and no pydantic imported): for data from a file or a person, use
-        `parse`. Lists become tuples where the field is one; keys that name no field are
-        kept by an open document and refused (`TypeError`, a bug) by any other.
-        """
+        """The document of data okstra built itself (unchecked, no pydantic; use `parse`
+        for data from outside). Unknown keys: kept by an open document, else `TypeError`."""
         built: Self = _build(cls, data)
         return built
 
@@ -166,8 +149,6 @@ class OpenDocument(Document):
     the file (see `Document.NESTED`) and `dump` writes them back with okstra's keys.
     """
 
-    __pydantic_config__ = OPEN_CONFIG
-
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -179,8 +160,6 @@ class OpenDocument(Document):
 class Versioned(Document):
     """The layout versions a run manifest and a task manifest begin with."""
 
-    __pydantic_config__ = config(camel_case=True, by_name=True)
-
     schema_version: Literal["2.0"] = SCHEMA_VERSION
     execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
 
@@ -189,21 +168,14 @@ class Versioned(Document):
 class Event(Document):
     """What every `timeline.jsonl` line has: when, and which run."""
 
-    __pydantic_config__ = config(camel_case=True, by_name=True)
     WHAT: ClassVar[str] = "timeline event"
 
     at: StrictStr
     run_id: StrictStr
 
 
-# ------------------------------------------------------------------------ helpers
-
-
 def _known(cls: type[Document]) -> tuple[dict[str, str], set[str]]:
-    """(file key → field name, the tuple fields) of a document's own fields.
-
-    A field is known by its name in files and by its Python name, as `parse` accepts.
-    """
+    """(file key or Python name → field name, the tuple fields) of a document's fields."""
     names = aliases_of(cls)
     keys: dict[str, str] = {}
     tuples: set[str] = set()

@@ -1,9 +1,5 @@
-"""The documents of one run: `run-manifest.json`, `lead-prompt.meta.json`.
-
-`run-manifest.json` carries the execution identity at its top level: `participants`,
-`roleExecutions`, `dynamicRoles`, with `schemaVersion` "2.0" and
-`executionIdentityVersion` 2. A manifest of the previous layout (the identity nested
-under `executionManifest`) is upgraded when read. (`run-inputs.json`: `inputs.py`.)
+"""`run-manifest.json` and `lead-prompt.meta.json`. A manifest of the previous layout (the
+execution identity nested under `executionManifest`) is upgraded when read.
 """
 
 from __future__ import annotations
@@ -15,36 +11,17 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from ..catalog.models import Runner
 from ..records import config, dataclass
 from ..vocabulary import LeadAccess
-from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, Shape, Versioned
+from .base import Document, Shape, Versioned
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictInt, StrictStr
 
-__all__ = [
-    "EXECUTION_IDENTITY_VERSION",
-    "LAUNCH_FIELDS",
-    "SCHEMA_VERSION",
-    "START_FIELDS",
-    "AddedExecution",
-    "ApprovedPlanRef",
-    "BindingRecord",
-    "DynamicRole",
-    "FileRef",
-    "LeadPromptMeta",
-    "Participant",
-    "RoleExecution",
-    "RunManifest",
-    "Turn",
-    "Usage",
-    "WriteCapability",
-]
 
 SERVED_MODEL_UNKNOWN = "unknown"
 # What a worker may do to the project: its role's `writes` (the leader always writes).
 WriteCapability = Literal["read-only", "workspace-write"]
 
 
-_CONFIG = config(camel_case=True, by_name=True)
 # `duty` is `dutyId` in files.
 _DUTY = config(camel_case=True, by_name=True, aliases={"duty": "dutyId"})
 
@@ -52,8 +29,6 @@ _DUTY = config(camel_case=True, by_name=True, aliases={"duty": "dutyId"})
 @dataclass(frozen=True, kw_only=True)
 class BindingRecord(Document):
     """How a role execution runs: runner, host runtime, host model value."""
-
-    __pydantic_config__ = _CONFIG
 
     runner: Runner
     host_runtime: StrictStr
@@ -299,7 +274,6 @@ class DynamicRole(Document):
 class FileRef(Document):
     """A file the run depends on, with the SHA-256 of its bytes when the run was prepared."""
 
-    __pydantic_config__ = _CONFIG
     path: StrictStr
     sha256: StrictStr
 
@@ -308,7 +282,6 @@ class FileRef(Document):
 class ApprovedPlanRef(Document):
     """The approved plan a run implements: its file, digest and the stages it covers."""
 
-    __pydantic_config__ = _CONFIG
     path: StrictStr
     sha256: StrictStr
     stages: tuple[StrictInt, ...]
@@ -415,7 +388,6 @@ class AddedExecution(Document):
     """A role execution started at run time (another attempt, a dynamic role) with its
     participant: what a worker start adds to the run manifest."""
 
-    __pydantic_config__ = _CONFIG
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "participant": ("one", Participant),
         "role_execution": ("one", RoleExecution),

@@ -1,8 +1,4 @@
-"""The JSON Schemas `okstra schema <name>` prints, generated from the document records.
-
-Printing a schema builds the records' validators (pydantic): this module is loaded only
-by `okstra schema`.
-"""
+"""The JSON Schemas `okstra schema <name>` prints (building validators: only loaded there)."""
 
 from __future__ import annotations
 
@@ -19,8 +15,6 @@ from .resume import ResumeDocument
 from .run import LeadPromptMeta, RunManifest
 from .task import ProjectDocument, RunsIndexRow, TaskManifest, TimelineEvent
 from .worker import PaneActivity, ProjectRunsRow, WatcherRecord, WorkerExit, WorkerLaunch
-
-__all__ = ["SCHEMAS", "json_schema"]
 
 # A timeline line: one of the events, told apart by its `event`.
 _TIMELINE_EVENT: Any = Annotated[TimelineEvent, Discriminator("event")]
