@@ -13,24 +13,12 @@ from ..errors import UsageError
 # command's parser only: registering the others imports what their flags need, which
 # `okstra wizard step` would pay for on every step. An unknown command (or none): all.
 _REGISTRARS = {
-    "models": "_models",
-    "team": "_models",
-    "wizard": "_wizard",
-    "prepare": "_prepare",
-    "report": "_prepare",
-    "resume": "_resume",
-    "runs": "_runs",
-    "status": "_runs",
-    "attach": "_runs",
-    "stop": "_runs",
-    "doctor": "_doctor",
-    "trust": "_trust",
-    "worker": "_worker",
-    "mcp": "_mcp",
-    "completion": "_completion",
-    "schema": "_schema",
+    "models": "_models", "team": "_models", "wizard": "_wizard", "prepare": "_prepare",
+    "report": "_prepare", "resume": "_resume", "runs": "_runs", "status": "_runs",
+    "attach": "_runs", "stop": "_runs", "doctor": "_doctor", "trust": "_trust",
+    "worker": "_worker", "mcp": "_mcp", "completion": "_completion", "schema": "_schema",
     "demo": "_demo",
-}
+}  # fmt: skip
 
 
 class _Parser(argparse.ArgumentParser):

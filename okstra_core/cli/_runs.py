@@ -461,8 +461,7 @@ def prune_text(outcome: PruneOutcome) -> str:
 
 
 def status_text(status: RunStatus) -> str:
-    """`okstra status`: the run, its lead, its watcher, what can be done, its workers
-    and, once the lead ended, the last lines of its window."""
+    """`okstra status`: the run, its lead, watcher, next steps, workers and last lines."""
     run = status.row
     team = run.team_size if run.team_size is not None else "?"
     kind = inert(run.task_type or "?")
@@ -486,8 +485,7 @@ def status_text(status: RunStatus) -> str:
 
 
 def _lead_lines(status: RunStatus) -> list[str]:
-    """The lead's lines of `status`: its state (or the run's problem), its session,
-    its end and what its look noted."""
+    """The lead's lines of `status`: its state (or the run's problem), session and end."""
     run, lead = status.row, status.row.lead
     if run.problem is not None:
         lines = [f"lead     {run.lead_status()}: {inert(run.problem)}"]
@@ -512,8 +510,7 @@ def _lead_lines(status: RunStatus) -> list[str]:
 
 
 def _worker_shown(worker: WorkerState) -> str:
-    """A worker's line of `status`: what it is doing (or its status), its model, what
-    it used."""
+    """A worker's line of `status`: its activity (or status), model and usage."""
     from ..life.workers.usage import usage_text
 
     state = worker.activity if worker.state == "running" else None

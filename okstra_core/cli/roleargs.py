@@ -140,74 +140,29 @@ _RUN_FLAGS: tuple[tuple[str, str, bool, str, str], ...] = (
     ("--task-id", "task_id", False, "ID", "the task's id within its group (slug)"),
     ("--task-type", "task_type", False, "TYPE", "the phase, e.g. implementation-planning"),
     ("--brief", "brief", False, "FILE", "the brief, relative to the project"),
-    (
-        "--approved-plan",
-        "approved_plan",
-        False,
-        "FILE",
-        "the approved plan (implementation and final-verification)",
-    ),
+    ("--approved-plan", "approved_plan", False, "FILE",
+     "the approved plan (implementation and final-verification)"),
     ("--directive", "directive", False, "TEXT", "text for the lead"),
-    (
-        "--related-tasks",
-        "related_tasks",
-        False,
-        "KEYS",
-        "comma-separated task keys (group/id) the lead should read",
-    ),
-    (
-        "--host",
-        "host",
-        False,
-        "ID",
-        "host runtime: claude-code, codex or terminal (default: detected)",
-    ),
+    ("--related-tasks", "related_tasks", False, "KEYS",
+     "comma-separated task keys (group/id) the lead should read"),
+    ("--host", "host", False, "ID",
+     "host runtime: claude-code, codex or terminal (default: detected)"),
     ("--entry-mode", "entry_mode", False, "MODE", "spawn-process (default) or current-session"),
-    (
-        "--role-count",
-        "role_counts",
-        True,
-        "ROLE=N",
-        "instances of an adjustable or optional role (repeatable)",
-    ),
-    (
-        "--role-model",
-        "role_models",
-        True,
-        "ROLE=MODEL",
-        "the model of a role's next instance, e.g. analyser=claude/opus-4.6 (repeatable)",
-    ),
-    (
-        "--host-session-context-json",
-        "host_session_context_json",
-        False,
-        "JSON",
-        "a JSON object describing the host session (decides host, entry mode and model)",
-    ),
-    (
-        "--base-ref",
-        "base_ref",
-        False,
-        "REF",
-        "the base the writers branch from: a branch, tag or commit, or run:<run-id> (an "
-        "earlier run's merged result); default: the commit the project is on",
-    ),
-    (
-        "--lead-access",
-        "lead_access",
-        False,
-        "ACCESS",
-        "what the lead's CLI may do without asking: ask (default: its own prompts), edits "
-        "(edit files), full (edit and run commands)",
-    ),
-    (
-        "--provenance",
-        "provenance",
-        True,
-        "KEY=SOURCE",
-        "where a value came from, e.g. role-model:analyser:1=default:bundled (repeatable)",
-    ),
-)
+    ("--role-count", "role_counts", True, "ROLE=N",
+     "instances of an adjustable or optional role (repeatable)"),
+    ("--role-model", "role_models", True, "ROLE=MODEL",
+     "the model of a role's next instance, e.g. analyser=claude/opus-4.6 (repeatable)"),
+    ("--host-session-context-json", "host_session_context_json", False, "JSON",
+     "a JSON object describing the host session (decides host, entry mode and model)"),
+    ("--base-ref", "base_ref", False, "REF",
+     "the base the writers branch from: a branch, tag or commit, or run:<run-id> (an earlier "
+     "run's merged result); default: the commit the project is on"),
+    ("--lead-access", "lead_access", False, "ACCESS",
+     "what the lead's CLI may do without asking: ask (default: its own prompts), edits (edit "
+     "files), full (edit and run commands)"),
+    ("--provenance", "provenance", True, "KEY=SOURCE",
+     "where a value came from, e.g. role-model:analyser:1=default:bundled (repeatable)"),
+)  # fmt: skip
 REQUEST_DESTS = tuple(flag[1] for flag in _RUN_FLAGS)
 
 

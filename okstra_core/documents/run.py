@@ -39,26 +39,11 @@ class BindingRecord(Document):
 # A participant's facts of one launch: written once launched (absent before), never
 # carried to a new attempt (`Participant.new_attempt`).
 LAUNCH_FIELDS = (
-    "session_ref",
-    "window_ref",
-    "launch_backend",
-    "launched_at",
-    "pane_ref",
-    "tmux_socket",
-    "process_id",
-    "process_start",
-    "parent_process_id",
-    "parent_start",
-    "pane_process_id",
-    "pane_start",
-    "stop_requested_at",
-    "exit_status",
-    "exit_signal",
-    "exited_at",
-    "end_detail",
-    "process_group",
-    "output_log",
-)
+    "session_ref", "window_ref", "launch_backend", "launched_at", "pane_ref", "tmux_socket",
+    "process_id", "process_start", "parent_process_id", "parent_start", "pane_process_id",
+    "pane_start", "stop_requested_at", "exit_status", "exit_signal", "exited_at",
+    "end_detail", "process_group", "output_log",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,16 +106,9 @@ class Participant(Document):
 # A role execution's facts of one start — its worktree and that worktree's fate, its
 # turns: written once known, never carried to a new attempt (`RoleExecution.new_attempt`).
 START_FIELDS = (
-    "worktree_path",
-    "branch",
-    "base_commit",
-    "tree_note",
-    "merged_at",
-    "merge_commit",
-    "merged_into",
-    "discarded_at",
-    "turns",
-)
+    "worktree_path", "branch", "base_commit", "tree_note", "merged_at", "merge_commit",
+    "merged_into", "discarded_at", "turns",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)

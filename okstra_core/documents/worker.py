@@ -302,23 +302,13 @@ _READERS: dict[type[ProjectRunsRow], Callable[[bytes], ProjectRunsRow | None]] =
 # absent, empty or of another type, are left out (`leader` is checked where it is read,
 # `life.runinfo`, as from a manifest).
 _REQUIRED: dict[str, type] = {
-    "run": str,
-    "run_id": str,
-    "task_key": str,
-    "task_type": str,
-    "team_size": int,
-    "lead_status": str,
-    "worker_states": dict,
-}
+    "run": str, "run_id": str, "task_key": str, "task_type": str, "team_size": int,
+    "lead_status": str, "worker_states": dict,
+}  # fmt: skip
 _OPTIONAL: dict[str, type] = {
-    "created_at": str,
-    "lead_backend": str,
-    "updated_at": str,
-    "leader": dict,
-    "entry_mode": str,
-    "lead_session_id": str,
-    "manifest_stamp": str,
-}
+    "created_at": str, "lead_backend": str, "updated_at": str, "leader": dict,
+    "entry_mode": str, "lead_session_id": str, "manifest_stamp": str,
+}  # fmt: skip
 _COUNTS = {int}
 
 
