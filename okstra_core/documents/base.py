@@ -120,9 +120,8 @@ class Document:
 
 
 def merged(data: Mapping[str, Any] | None, record: type[Any], **values: Any) -> dict[str, Any]:
-    """A shared file's object (`data`, as read) with `values` — `record`'s fields, by
-    their Python names — set under their names in files (`records.to_data` writes
-    them); every other key is kept as it is."""
+    """A shared file's object (`data`, as read) with `values` (`record`'s fields by Python
+    name) set under their names in files; every other key kept."""
     names = aliases_of(record)
     out = dict(data or {})
     for name, value in values.items():
@@ -136,18 +135,14 @@ def _open_schema(schema: dict[str, Any]) -> None:
     schema["additionalProperties"] = True
 
 
-# `extra` (the keys okstra does not own; the first field) is written first, then
-# okstra's own keys.
+# `extra` (the keys okstra does not own) is written first, then okstra's own keys.
 OPEN_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=_open_schema, spread="extra")
 
 
 @dataclass(frozen=True, kw_only=True)
 class OpenDocument(Document):
-    """A document shared with people: keys okstra does not own are kept as they are.
-
-    `extra` holds them (file key → value, as read); `parse` fills it at every level of
-    the file (see `Document.NESTED`) and `dump` writes them back with okstra's keys.
-    """
+    """A document shared with people: keys okstra does not own are kept, as read, in
+    `extra` at every level of the file (see `Document.NESTED`) and written back."""
 
     extra: dict[str, Any] = field(default_factory=dict)
 
