@@ -1,17 +1,11 @@
-"""The headless command line: `okstra models|team|wizard|prepare|report|resume|schema|completion`.
+"""The headless command line: `okstra models|team|wizard|prepare|report|resume|schema|…`.
 
-Protocol commands print exactly one JSON document on stdout (camelCase keys).
-Commands for people (`models`, `team`, `report roles`, `runs`, `status`, `attach`,
-`stop`, `doctor`) print a table or a few lines by default and the same JSON document
-with `--json`: their parsers set `human` (payload → text) and a `--json` flag;
-`completion` prints a shell script.
-Errors are `OkstraError`s mapped to `{"ok": false, "error": …}` (or, for a command
-printing for people, `okstra: …` on stderr) and an exit code (2 for bad input/usage).
-No traceback reaches the user unless `OKSTRA_DEBUG=1`.
-
-Subcommands live in sibling modules, each exposing `register(subparsers)`; a
-handler takes the parsed namespace and returns `(payload, exit_code)`. Heavy imports
-happen inside handlers so `okstra wizard step` stays lean.
+Protocol commands print exactly one JSON document on stdout (camelCase keys); commands
+for people print text unless given `--json` (their parsers set `human`, payload → text).
+An `OkstraError` becomes `{"ok": false, "error": …}` (or `okstra: …` on stderr for a
+command printing for people) and its exit code; a traceback only with `OKSTRA_DEBUG=1`.
+Each sibling module has `register(subparsers)`; a handler takes the namespace and returns
+`(payload, exit_code)`. Heavy imports happen inside handlers so `wizard step` stays lean.
 """
 
 from __future__ import annotations
@@ -19,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -35,46 +30,66 @@ if TYPE_CHECKING:
 Handler = Callable[["argparse.Namespace"], tuple[Any, int]]
 
 COMMANDS = (
-    "models",
-    "team",
-    "wizard",
-    "prepare",
-    "report",
-    "resume",
-    "schema",
-    "runs",
-    "status",
-    "attach",
-    "stop",
-    "doctor",
-    "trust",
-    "worker",
-    "mcp",
-    "completion",
-    "demo",
-)
+    "models", "team", "wizard", "prepare", "report", "resume", "schema", "runs", "status",
+    "attach", "stop", "doctor", "trust", "worker", "mcp", "completion", "demo",
+)  # fmt: skip
 # Commands that print for people unless given --json (errors then go to stderr as text);
 # of `report`, only `report roles`.
 TABLE_COMMANDS = (
-    "resume",
-    "models",
-    "team",
-    "report",
-    "runs",
-    "status",
-    "attach",
-    "stop",
-    "doctor",
-    "trust",
-    "worker",
-    "demo",
-    "mcp",
-)
+    "resume", "models", "team", "report", "runs", "status", "attach", "stop", "doctor",
+    "trust", "worker", "demo", "mcp",
+)  # fmt: skip
 
 
 def emit(payload: dict[str, Any]) -> None:
     sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
     sys.stdout.buffer.flush()
+
+
+def say(text: str) -> None:
+    """Write `text` to stdout and flush it."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def run_dir(value: str) -> Path:
+    """The run directory a `<run>` argument names (from the current directory)."""
+    from ..life.locate import locate_run
+
+    return locate_run(value, Path.cwd(), os.environ)
+
+
+def seconds(field: str, low: float, high: float, *, closed: bool = True) -> Any:
+    """An argparse type: a number of seconds in `[low, high]` (`[low, high)` unless closed)."""
+
+    def parse(value: str) -> float:
+        try:
+            number = float(value)
+        except ValueError:
+            raise UsageError(f"expected a number of seconds, got {value!r}", field=field) from None
+        if not (low <= number <= high if closed else low <= number < high):
+            end = "]" if closed else ")"
+            raise UsageError(
+                f"expected seconds in [{low:g}, {high:g}{end}, got {value!r}", field=field
+            )
+        return number
+
+    return parse
+
+
+def add_command(sub: Any, name: str, help: str, *examples: str, **kwargs: Any) -> Any:
+    """A subcommand's parser, its `examples` (one a line) as its epilog."""
+    import argparse
+
+    kwargs.setdefault("epilog", "examples:\n" + "\n".join(f"  {e}" for e in examples))
+    formatter = argparse.RawDescriptionHelpFormatter
+    return sub.add_parser(name, help=help, formatter_class=formatter, **kwargs)
+
+
+def json_flag(parser: Any, handler: Handler, human: Callable[[Any], None]) -> None:
+    """`--json` on a command printing for people; its handler and its text renderer."""
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(handler=handler, human=human)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -90,11 +105,7 @@ EXIT_BROKEN_PIPE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one headless command; return the process exit code.
-
-    When the reader of stdout goes away (`okstra wizard show | head -c 10`), the
-    command stops quietly, as git does: no traceback, no message, exit 141.
-    """
+    """Run one headless command; its exit code (141, quietly, once stdout's reader left)."""
     try:
         code = _run(list(sys.argv[1:] if argv is None else argv))
         sys.stdout.flush()
@@ -119,15 +130,10 @@ def _dispatch(command: str | None, args_list: list[str]) -> int:
 
         ns = parse_plain(args_list)
     if ns is None:
-        parser = build_parser(command)
-        if any(a in ("-h", "--help") for a in args_list) or any(
-            a == "--version" for a in args_list[:1]
-        ):
-            try:
-                parser.parse_args(args_list)
-            except SystemExit as exc:
-                return int(exc.code or 0)
-        ns = parser.parse_args(args_list)
+        try:
+            ns = build_parser(command).parse_args(args_list)
+        except SystemExit as exc:  # help and --version (errors raise `UsageError`)
+            return int(exc.code or 0)
     handler: Handler | None = getattr(ns, "handler", None)
     if handler is None:
         raise UsageError("a command is required: " + ", ".join(COMMANDS))

@@ -1,7 +1,5 @@
-"""The terminal app's own options (`okstra [app options]`), as an argparse parser.
-
-Defined here, beside the headless commands, so that help, `--version` and shell
-completion see one command line; running the app itself is okstra_tui's.
+"""The terminal app's own options (`okstra [app options]`), here so that help, `--version`
+and completion see one command line; running the app is okstra_tui's.
 """
 
 from __future__ import annotations

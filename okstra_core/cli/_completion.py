@@ -1,11 +1,7 @@
 """Shell completion (argcomplete): `okstra completion bash|zsh|fish` prints the script.
 
-The script asks okstra itself at each Tab (argcomplete: the shell runs `okstra` with
-`_ARGCOMPLETE` set, and `complete` answers from the same argparse parsers that parse the
-command line), so commands, flags and choices never drift from the parser, and values
-come from the current project: run ids (`okstra status <Tab>`), the run's worker labels
-(`okstra worker result <run> <Tab>`), role names of the task types, and the wizard
-state names (`--state <Tab>`). A value okstra does not know falls back to file names.
+At each Tab the shell asks okstra, which answers from the same argparse parsers, with
+values from the current project (run ids, worker labels, roles, wizard state names).
 """
 
 from __future__ import annotations
@@ -15,6 +11,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from . import add_command, say
 
 SHELLS = ("bash", "zsh", "fish")
 HOSTS = ("claude-code", "codex", "terminal")
@@ -155,16 +153,15 @@ def script(shell: str) -> str:
 
 def register(sub: Any) -> None:
     """Add `okstra completion SHELL`."""
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "completion",
-        help="print a shell completion script (bash, zsh or fish)",
+        "print a shell completion script (bash, zsh or fish)",
+        "source <(okstra completion bash)                       this bash session",
+        "okstra completion bash > ~/.local/share/bash-completion/completions/okstra",
+        'okstra completion zsh > "${fpath[1]}/_okstra"',
+        "okstra completion fish > ~/.config/fish/completions/okstra.fish",
         description="Print the completion script for a shell; load it from its startup file.",
-        epilog="examples:\n"
-        "  source <(okstra completion bash)                       this bash session\n"
-        "  okstra completion bash > ~/.local/share/bash-completion/completions/okstra\n"
-        '  okstra completion zsh > "${fpath[1]}/_okstra"\n'
-        "  okstra completion fish > ~/.config/fish/completions/okstra.fish",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
     parser.set_defaults(handler=_completion, human=_print_script)
@@ -175,7 +172,4 @@ def _completion(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _print_script(payload: dict[str, Any]) -> None:
-    import sys
-
-    sys.stdout.write(str(payload["script"]))
-    sys.stdout.flush()
+    say(str(payload["script"]))

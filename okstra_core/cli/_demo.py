@@ -1,19 +1,19 @@
-"""`okstra demo [DIR] [--surface tmux|background]`: the demo team at work, followed.
-
-A thin adapter over `okstra_core.demo.run_demo`: it prints the run's progress for
-people and exits 0 when the team finished and the report checks, else 1.
+"""`okstra demo [DIR] [--surface tmux|background]`: the demo team at work, followed
+(`okstra_core.demo.run_demo`); exit 0 when the team finished and the report checks.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..records import config, dataclass
+from . import add_command
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..demo import DemoRun
     from ..life.workers.observe import WorkerState
 
@@ -29,16 +29,14 @@ report passes `okstra report check`.
 
 def register(sub: Any) -> None:
     """Add `demo` to the top-level parser."""
-    demo = sub.add_parser(
+    demo = add_command(
+        sub,
         "demo",
-        help="see a whole team at work on a copy of the demo project (no agent CLI needed)",
+        "see a whole team at work on a copy of the demo project (no agent CLI needed)",
+        "okstra demo                          a fresh directory, printed",
+        "okstra demo ~/okstra-demo --surface tmux",
+        "okstra demo /tmp/d --surface background   no terminal: the lead ends after the report",
         description=DESCRIPTION,
-        epilog="examples:\n"
-        "  okstra demo                          a fresh directory, printed\n"
-        "  okstra demo ~/okstra-demo --surface tmux\n"
-        "  okstra demo /tmp/d --surface background   no terminal: the lead ends after the "
-        "report",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     demo.add_argument("dir", nargs="?", metavar="DIR", help="a new directory for the copy")
     demo.add_argument(

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING, Any
 
+from . import add_command, json_flag, say
+
 if TYPE_CHECKING:
+    import argparse
+
     from ..life.doctor import DoctorReply
 
 
 def register(sub: Any) -> None:
     """Add `doctor` to the top-level parser."""
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "doctor",
-        help="check the agent CLIs and tmux; say how to install what is missing",
-        epilog="examples:\n  okstra doctor\n  okstra doctor --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "check the agent CLIs and tmux; say how to install what is missing",
+        "okstra doctor",
+        "okstra doctor --json",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.set_defaults(handler=_doctor, human=_human)
+    json_flag(parser, _doctor, _human)
 
 
 def _doctor(ns: argparse.Namespace) -> tuple[DoctorReply, int]:
@@ -36,9 +39,6 @@ def _doctor(ns: argparse.Namespace) -> tuple[DoctorReply, int]:
 
 
 def _human(reply: DoctorReply) -> None:
-    import sys
-
     from ..life.doctor import render
 
-    sys.stdout.write(render(reply))
-    sys.stdout.flush()
+    say(render(reply))

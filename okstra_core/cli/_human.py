@@ -1,8 +1,6 @@
-"""Human tables for `okstra models`, `okstra team` and `okstra report roles`.
+"""Tables for people (`models`, `team`, `report roles`, `runs`, `worker status`).
 
-These commands print a table by default and their JSON document with `--json` (the
-same data). Rich draws the tables; it is imported here only, when a table is printed,
-so the JSON commands — the wizard protocol above all — never load it.
+Rich is imported only when a table is printed: the JSON commands never load it.
 """
 
 from __future__ import annotations
@@ -51,13 +49,8 @@ def _table(*columns: str) -> Any:
 def text_table(
     headers: Sequence[str], rows: Sequence[Sequence[str]], *, fold: Sequence[str] = ()
 ) -> str:
-    """A table of data cells for `runs`, `worker status`, …: each cell made inert and
-    never read as markup, measured by Rich.
-
-    The first column (run ids, worker labels) is never folded or cut: it is as wide as
-    its longest cell; the columns named in `fold` wrap; the others are cut with an
-    ellipsis. A terminal gets its width; a pipe one line a row, nothing cut, no colour.
-    """
+    """A table of inert data cells (`runs`, `worker status`): the first column whole, the
+    `fold` columns wrapped, the others cut with an ellipsis to a terminal's width."""
     from rich import box
     from rich.console import Console
     from rich.table import Table

@@ -1,21 +1,20 @@
-"""`okstra mcp <run>`: the run's MCP server on stdin/stdout, or how to add it to a host.
-
-Serving imports the MCP SDK (`okstra_core.mcp.server`) inside the handler: no other
-command pays for it. `--print-config` prints the snippet that adds this run's server
-to a host by hand (claude, codex or gemini), without the SDK.
+"""`okstra mcp <run>`: the run's MCP server on stdin/stdout (the SDK imported only then),
+or `--print-config`: the snippet that adds it to a host by hand.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..records import config, dataclass
+from . import add_command, say, seconds
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..launch.mcp import Host
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
@@ -40,35 +39,20 @@ class McpSnippet:
     where: str
 
 
-def _slice(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise UsageError(
-            f"expected a number of seconds, got {value!r}", field="--wait-slice"
-        ) from None
-    if not 1 <= seconds <= MAX_SLICE:
-        raise UsageError(
-            f"expected seconds in [1, {MAX_SLICE:g}], got {value!r}", field="--wait-slice"
-        )
-    return seconds
-
-
 def register(sub: Any) -> None:
     """Add `mcp` to the top-level parser."""
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "mcp",
-        help="serve a run's team as MCP tools on stdin/stdout (for the lead's host)",
+        "serve a run's team as MCP tools on stdin/stdout (for the lead's host)",
+        "okstra mcp perf/widget/planning-001                  serve (a host runs this)",
+        "okstra mcp planning-001 --print-config               claude's .mcp.json form",
+        "okstra mcp planning-001 --print-config --for codex   ~/.codex/config.toml form",
         description="An MCP server for one run: team_status, worker_start, worker_wait, "
         "worker_result, worker_stop and report_finalize, each the same action as its "
         "`okstra worker`/`okstra report` command, with the same refusals. It serves "
         "until its client closes standard input. okstra registers it with the lead's "
         "host at launch; --print-config prints what adds it to a host by hand.",
-        epilog="examples:\n"
-        "  okstra mcp perf/widget/planning-001                  serve (a host runs this)\n"
-        "  okstra mcp planning-001 --print-config               claude's .mcp.json form\n"
-        "  okstra mcp planning-001 --print-config --for codex   ~/.codex/config.toml form",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("run", help=RUN_HELP)
     parser.add_argument(
@@ -84,7 +68,7 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "--wait-slice",
-        type=_slice,
+        type=seconds("--wait-slice", 1, MAX_SLICE),
         default=DEFAULT_SLICE,
         metavar="SECONDS",
         help="the longest one worker_wait call waits before answering with the members "
@@ -127,6 +111,5 @@ def _human(result: McpSnippet | dict[str, Any]) -> None:
         return  # served: stdout was the protocol's, nothing more goes there
     from ..display import inert
 
-    sys.stdout.write(result.snippet)
-    sys.stdout.flush()
+    say(result.snippet)
     print(f"okstra: {inert(result.where)}", file=sys.stderr)

@@ -1,6 +1,4 @@
-"""The replies of `okstra models` and `okstra team`, as records (`records.to_data` writes
-their `--json`; `_human` draws their tables from the same records).
-"""
+"""The replies of `okstra models` and `okstra team` (their `--json`, and `_human`'s tables)."""
 
 from __future__ import annotations
 
@@ -8,8 +6,6 @@ from collections.abc import Mapping
 from typing import Literal
 
 from ..records import config, dataclass
-
-__all__ = ["DynamicRow", "ModelRow", "ModelsReply", "TeamRefused", "TeamReply", "TeamRow"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,41 +1,37 @@
-"""`okstra models` and `okstra team`: the model pool and team resolution, as JSON.
-
-`okstra models` lists every model with its availability — for `--role` when given,
-else for any role the model supports — and the reason a person can act on.
-`okstra team` resolves a team without the wizard, or explains exactly why none exists
-(exit 1 with every failing candidate and unsatisfied constraint).
+"""`okstra models` (every model and its availability, with the reason) and `okstra team`
+(a team resolved without the wizard, or exit 1 with every failing candidate).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..vocabulary import ENTRY_MODES
+from . import add_command
 from ._human import add_json_flag, render_models, render_team
 from ._model_replies import DynamicRow, ModelRow, ModelsReply, TeamRefused, TeamReply, TeamRow
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..catalog import Catalog
     from ..catalog.models import EntryMode, HostSpec
     from ..environment import Environment
 
-ENTRY_MODES = ("spawn-process", "current-session")
-
 
 def register(sub: Any) -> None:
     """Add `okstra models` and `okstra team` to the top-level parser."""
-    models = sub.add_parser(
+    models = add_command(
+        sub,
         "models",
-        help="the model pool with availability and reasons (a table; --json for JSON)",
+        "the model pool with availability and reasons (a table; --json for JSON)",
+        "okstra models                    every model, and what it can run",
+        "okstra models --role analyser    which models can be an analyser, and why not",
+        "okstra models --json | jq '.models[] | select(.available) | .modelRef'",
         description="List every model of the provider registry with its availability.",
-        epilog="examples:\n"
-        "  okstra models                    every model, and what it can run\n"
-        "  okstra models --role analyser    which models can be an analyser, and why not\n"
-        "  okstra models --json | jq '.models[] | select(.available) | .modelRef'",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _common(models)
     models.add_argument(
@@ -44,16 +40,15 @@ def register(sub: Any) -> None:
     add_json_flag(models, render_models)
     models.set_defaults(handler=_models)
 
-    team = sub.add_parser(
+    team = add_command(
+        sub,
         "team",
-        help="resolve a team without the wizard, or explain why none exists",
+        "resolve a team without the wizard, or explain why none exists",
+        "okstra team --task-type implementation-planning",
+        "okstra team --task-type requirements-discovery --role-count analyser=3",
+        "okstra team --task-type implementation-planning --json",
+        "okstra team --task-type implementation-planning --role-model planner=codex/gpt-5.6-sol",
         description="Resolve every role instance of a task type to a model binding.",
-        epilog="examples:\n"
-        "  okstra team --task-type implementation-planning\n"
-        "  okstra team --task-type requirements-discovery --role-count analyser=3\n"
-        "  okstra team --task-type implementation-planning --json\n"
-        "  okstra team --task-type implementation-planning --role-model planner=codex/gpt-5.6-sol",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     team.add_argument(
         "--task-type",
@@ -61,21 +56,15 @@ def register(sub: Any) -> None:
         metavar="TYPE",
         help="the phase, e.g. requirements-discovery or implementation-planning",
     )
-    team.add_argument(
-        "--role-count",
-        action="append",
-        default=[],
-        metavar="ROLE=N",
-        help="how many instances of a role (repeatable)",
-    )
-    team.add_argument(
-        "--role-model",
-        action="append",
-        default=[],
-        metavar="ROLE=MODEL",
-        help="repeatable; a role given again is its next instance; MODEL is a ref or "
-        "provider/alias",
-    )
+    for flag, metavar, text in (
+        ("--role-count", "ROLE=N", "how many instances of a role (repeatable)"),
+        (
+            "--role-model",
+            "ROLE=MODEL",
+            "repeatable; a role given again is its next instance; MODEL is a ref or provider/alias",
+        ),
+    ):
+        team.add_argument(flag, action="append", default=[], metavar=metavar, help=text)
     _common(team)
     team.add_argument(
         "--host-session-context-json",

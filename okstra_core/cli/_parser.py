@@ -9,44 +9,16 @@ from typing import NoReturn
 from .. import __version__
 from ..errors import UsageError
 
-# The module that registers each command. A run builds the parser of its own command
-# only: registering the others imports what their flags need (prepare's inputs, resume's
-# defaults), which `okstra wizard step` would pay for on every step. A command missing
-# here (or none) registers them all.
+# The module that registers each command, in the order of the help. A run builds its own
+# command's parser only: registering the others imports what their flags need, which
+# `okstra wizard step` would pay for on every step. An unknown command (or none): all.
 _REGISTRARS = {
-    "models": "_models",
-    "team": "_models",
-    "wizard": "_wizard",
-    "prepare": "_prepare",
-    "report": "_prepare",
-    "resume": "_resume",
-    "schema": "_schema",
-    "runs": "_runs",
-    "status": "_runs",
-    "attach": "_runs",
-    "stop": "_runs",
-    "doctor": "_doctor",
-    "trust": "_trust",
-    "worker": "_worker",
-    "mcp": "_mcp",
-    "completion": "_completion",
+    "models": "_models", "team": "_models", "wizard": "_wizard", "prepare": "_prepare",
+    "report": "_prepare", "resume": "_resume", "runs": "_runs", "status": "_runs",
+    "attach": "_runs", "stop": "_runs", "doctor": "_doctor", "trust": "_trust",
+    "worker": "_worker", "mcp": "_mcp", "completion": "_completion", "schema": "_schema",
     "demo": "_demo",
-}
-# Every command's module, in the order their commands are listed in the help.
-_MODULES = (
-    "_models",
-    "_wizard",
-    "_prepare",
-    "_resume",
-    "_runs",
-    "_doctor",
-    "_trust",
-    "_worker",
-    "_mcp",
-    "_completion",
-    "_schema",
-    "_demo",
-)
+}  # fmt: skip
 
 
 class _Parser(argparse.ArgumentParser):
@@ -88,9 +60,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"okstra {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     only = _REGISTRARS.get(command or "")
-    # Import only the running command's module: the others import what their flags
-    # need (prepare's inputs import the catalog loaders and the request; `schema` every
-    # document model), tens of milliseconds a `wizard step` never uses.
-    for name in (only,) if only is not None else _MODULES:
+    for name in (only,) if only is not None else dict.fromkeys(_REGISTRARS.values()):
         importlib.import_module(f"{__package__}.{name}").register(sub)
     return parser

@@ -1,13 +1,7 @@
-"""`okstra prepare` and `okstra report`.
-
-`okstra prepare --state F` prepares the request of a confirmed wizard state file
-(`Wizard.outcome().request`; a setup that already prepared a run needs `--again`);
-`okstra prepare <renderArgv…>` builds the same request from flags
-(`roleargs.request_from_namespace`, where its checks run). Either way the one core
-entry point, `okstra_core.prepare.prepare(request)`, does the rest. Both print one JSON
-document. With the exec backend, the JSON is printed first; then okstra runs the lead
-CLI in the foreground as its child — saying the run id and the resume command before,
-a summary after (on stderr) — records its exit and exits with its status.
+"""`okstra prepare` (a confirmed wizard state file, an answers file, or renderArgv flags)
+and `okstra report`. Every way builds a request for `okstra_core.prepare`; one JSON
+document is printed. With the exec backend okstra then runs the lead CLI as its
+foreground child, records its exit and exits with its status.
 """
 
 from __future__ import annotations
@@ -22,6 +16,7 @@ from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_fla
 from ..environment import Environment
 from ..errors import UsageError
 from ..records import to_data
+from . import add_command, run_dir
 from ._human import add_json_flag, render_markdown, render_report_roles
 from .roleargs import (
     REQUEST_DESTS,
@@ -53,18 +48,13 @@ _RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directo
 
 def register(sub: Any) -> None:
     """Add `prepare` and `report` to the top-level parser."""
-    _register_prepare(sub)
-    _register_report(sub)
-
-
-def _register_prepare(sub: Any) -> None:
-    prep = sub.add_parser(
+    prep = add_command(
+        sub,
         "prepare",
-        help="turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
+        "turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
         description="Validate the inputs, resolve the team, write the run's files and "
         "launch the lead session.",
         epilog=PREPARE_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     prep.add_argument(
         "--state",
@@ -102,38 +92,31 @@ def _register_prepare(sub: Any) -> None:
     add_request_arguments(prep)
     add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
+    _register_report(sub)
 
 
 def _register_report(sub: Any) -> None:
-    report = sub.add_parser(
+    report = add_command(
+        sub,
         "report",
-        help="execution roles of a prepared run",
+        "execution roles of a prepared run",
+        "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
+        "okstra report roles RUN --markdown          the table for a report",
+        "okstra report check RUN final-report.json   exit 2 unless the sets match",
         description="The role executions of a run, and the check a final report must pass.",
-        epilog="examples:\n"
-        "  okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001\n"
-        "  okstra report roles RUN --markdown          the table for a report\n"
-        "  okstra report check RUN final-report.json   exit 2 unless the sets match",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rsub = report.add_subparsers(
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
-    _register_roles(rsub)
-    _register_check(rsub)
-    _register_finalize(rsub)
     report.set_defaults(handler=_report_usage)
-
-
-def _register_roles(rsub: Any) -> None:
-    roles = rsub.add_parser(
+    roles = add_command(
+        rsub,
         "roles",
-        help="the run's execution roles (a table; --markdown, --json)",
-        epilog="examples:\n"
-        "  okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001\n"
-        "  okstra report roles RUN --markdown   the markdown table for a final report\n"
-        "  okstra report roles RUN --json\n"
-        "  okstra report roles RUN --report final-report.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "the run's execution roles (a table; --markdown, --json)",
+        "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
+        "okstra report roles RUN --markdown   the markdown table for a final report",
+        "okstra report roles RUN --json",
+        "okstra report roles RUN --report final-report.json",
     )
     roles.add_argument("run", help=_RUN_HELP)
     roles.add_argument(
@@ -149,33 +132,27 @@ def _register_roles(rsub: Any) -> None:
     add_json_flag(roles, render_report_roles)
     roles.set_defaults(handler=_report_roles)
 
-
-def _register_check(rsub: Any) -> None:
-    check = rsub.add_parser(
+    check = add_command(
+        rsub,
         "check",
-        help="refuse a final report whose executionRoles differ",
-        epilog="examples:\n"
-        "  okstra report check RUN final-report.json   exit 2 unless the role sets match\n"
-        "  okstra report check .okstra/tasks/web/login/runs/implementation-001 report.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "refuse a final report whose executionRoles differ",
+        "okstra report check RUN final-report.json   exit 2 unless the role sets match",
+        "okstra report check .okstra/tasks/web/login/runs/implementation-001 report.json",
     )
     check.add_argument("run", help=_RUN_HELP)
     check.add_argument("report", help="the final report JSON (with executionRoles)")
     check.set_defaults(handler=_report_check)
 
-
-def _register_finalize(rsub: Any) -> None:
-    finalize = rsub.add_parser(
+    finalize = add_command(
+        rsub,
         "finalize",
-        help="write the run's executionRoles (with their outcomes) onto a final report",
+        "write the run's executionRoles (with their outcomes) onto a final report",
+        "okstra report finalize RUN --data final-report.json",
+        "okstra report finalize perf/widget/implementation-001 --data report.json",
         description="Write executionIdentityVersion 2 and executionRoles — every role "
         "execution of the run manifest with its recorded status — onto a final report's "
         "JSON data file, atomically, keeping its other keys. `okstra report check` then "
         "passes.",
-        epilog="examples:\n"
-        "  okstra report finalize RUN --data final-report.json\n"
-        "  okstra report finalize perf/widget/implementation-001 --data report.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     finalize.add_argument("run", help=_RUN_HELP)
     finalize.add_argument(
@@ -203,22 +180,15 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
     environment = Environment.real()
     if ns.answers:
-        result = _prepare_answers(ns, environment)
+        result = _prepare_answers(ns, environment, _launching(ns, environment))
     elif ns.state:
         if has_request_flags(ns) or legacy_flags_given(ns):
             raise UsageError("okstra prepare: give either --state or the input flags, not both")
         from ..frontend import prepare_setup  # the wizard loads only for --state
         from ..session import resolve_state_path
 
-        result = prepare_setup(
-            resolve_state_path(ns.state, environment),
-            launch=ns.launch,
-            dry_run=ns.dry_run,
-            environment=environment,
-            on_step=_emit_progress,
-            again=ns.again,
-            mcp=ns.mcp,
-        )
+        path = resolve_state_path(ns.state, environment)
+        result = prepare_setup(path, again=ns.again, **_launching(ns, environment))
     else:
         if ns.again:
             raise UsageError("okstra prepare: --again applies to --state", field="--again")
@@ -227,14 +197,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
             print(note, file=sys.stderr, flush=True)
         if not has_request_flags(ns):
             raise UsageError("okstra prepare: give --state F or the renderArgv flags")
-        result = prepare(
-            request_from_namespace(ns, environment),
-            launch=ns.launch,
-            dry_run=ns.dry_run,
-            environment=environment,
-            on_step=_emit_progress,
-            mcp=ns.mcp,
-        )
+        result = prepare(request_from_namespace(ns, environment), **_launching(ns, environment))
         from ..frontend import record_lead_exit
 
         record_lead_exit(result, environment)
@@ -252,12 +215,22 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 _SETUP_FLAGS = ("project_root", "host", "entry_mode", "task_type")
 
 
-def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
-    """`prepare --answers FILE`: replay into a new setup and prepare it, one process.
+def _launching(ns: argparse.Namespace, environment: Environment) -> dict[str, Any]:
+    """How every way of preparing launches, from the flags."""
+    return {
+        "launch": ns.launch,
+        "dry_run": ns.dry_run,
+        "environment": environment,
+        "on_step": _emit_progress,
+        "mcp": ns.mcp,
+    }
 
-    A refused answer, or answers that do not end confirmed, is a usage error naming
-    the entry (exit 2) and nothing is written.
-    """
+
+def _prepare_answers(
+    ns: argparse.Namespace, environment: Environment, launching: dict[str, Any]
+) -> Any:
+    """`prepare --answers FILE`: replay into a new setup and prepare it; answers refused
+    or not ending confirmed are a usage error naming the entry, and nothing is written."""
     from ..frontend import prepare_replayed
     from ..session import Wizard
     from ._wizard import read_answers
@@ -304,14 +277,7 @@ def _prepare_answers(ns: argparse.Namespace, environment: Environment) -> Any:
             path=answers_path,
             field=f"[{len(entries)}]",
         )
-    return prepare_replayed(
-        wizard,
-        launch=ns.launch,
-        dry_run=ns.dry_run,
-        environment=environment,
-        on_step=_emit_progress,
-        mcp=ns.mcp,
-    )
+    return prepare_replayed(wizard, **launching)
 
 
 def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
@@ -342,7 +308,6 @@ def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..life.locate import locate_run
     from ..life.report import (
         RolesReply,
         check_report,
@@ -352,7 +317,7 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         usage_totals,
     )
 
-    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
+    path, manifest = read_run_manifest(run_dir(ns.run))
     rows = execution_roles(manifest)
     usage = usage_totals(manifest)
     if ns.report:
@@ -370,10 +335,9 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _report_check(ns: argparse.Namespace) -> tuple[ReportChecked, int]:
-    from ..life.locate import locate_run
     from ..life.report import ReportChecked, check_report, read_run_manifest
 
-    path, manifest = read_run_manifest(locate_run(ns.run, Path.cwd(), os.environ))
+    path, manifest = read_run_manifest(run_dir(ns.run))
     rows = check_report(manifest, Path(ns.report))
     return ReportChecked(
         run_manifest=str(path),

@@ -1,7 +1,5 @@
-"""The replies of the wizard protocol's read-only commands, as records (`records.to_data`
-writes them): `Shown` (`show`), `OutcomeReply`, `AnswersReply`, `WizardsReply`
-(`list`). Apart from `_replies` (the replies of `init` and `step`) so that a step does
-not build the classes only the read-only commands use.
+"""The replies of the wizard protocol's read-only commands (apart from `_replies`, so that
+a step does not build them).
 """
 
 from __future__ import annotations
@@ -15,8 +13,6 @@ if TYPE_CHECKING:
     from ..wizard import AnswerEntry, HistoryEntry, Outcome, Prompt
     from ..wizard.confirm import Confirmation
     from ..wizard.prompt import Progress
-
-__all__ = ["AnswersReply", "OutcomeReply", "Shown", "WizardsReply"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,8 +1,5 @@
-"""The replies of the wizard protocol's `init` and `step`, as records (`records.to_data`
-writes them): `Moved` (an answer was taken, or none was given: its echo and the next
-prompt) and `Refused` (the answer was not taken: why, and the prompt still current).
-The read-only commands' replies are in `_read_replies`. `notes` (what converting an
-earlier okstra's file changed) is written only when there are some.
+"""The replies of the wizard protocol's `init` and `step`: `Moved` (the echo and the next
+prompt) and `Refused` (why, and the prompt still current). `notes` only when some.
 """
 
 from __future__ import annotations
@@ -13,8 +10,6 @@ from ..records import config, dataclass
 
 if TYPE_CHECKING:
     from ..wizard import Prompt
-
-__all__ = ["Moved", "Refused"]
 
 
 @dataclass(frozen=True, kw_only=True)

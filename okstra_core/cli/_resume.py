@@ -1,12 +1,8 @@
 """`okstra resume <run> [--wait S] [--session-id ID] [--exec] [--json]`.
 
-Prints, for people, the run, its lead and the exact command that resumes it (`--json`:
-the run's resume sheet as one JSON document). A session id still pending discovery is looked
-up first (bounded wait); when found, the sheet, the run manifest's session ref and the
-timeline are updated. `--exec` then runs the lead CLI, resumed, as okstra's foreground
-child (okstra stays its parent, records its end and exits with its status) — only with
-a known id, and not while the lead still runs; otherwise the command exits 1 saying
-what to do.
+Prints how to resume the run's lead (`--json`: its resume sheet), looking up a session id
+still pending discovery first. `--exec` then runs the resumed lead as okstra's foreground
+child — only with a known id and while the lead does not run; otherwise exit 1.
 """
 
 from __future__ import annotations
@@ -20,6 +16,7 @@ from typing import Any
 from ..display import inert
 from ..errors import UsageError
 from ..records import to_data
+from . import add_command, emit, say
 from ._run_replies import ResumeReply
 
 
@@ -37,17 +34,16 @@ def register(sub: Any) -> None:
     """Add `resume` to the top-level parser."""
     from ..life.resume import DEFAULT_WAIT
 
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "resume",
-        help="how to resume a run's lead; find a pending session id; --exec resumes it",
+        "how to resume a run's lead; find a pending session id; --exec resumes it",
+        "okstra resume implementation-planning-001          how to resume this project's run",
+        "okstra resume implementation-planning-001 --json   its resume sheet, as JSON",
+        "okstra resume RUN_DIR --wait 0                      look for the session id once",
+        "okstra resume implementation-planning-001 --exec   resume the lead in this terminal",
         description="Say how to resume a run's lead (and find a pending session id); "
         "--json prints the run's resume sheet.",
-        epilog="examples:\n"
-        "  okstra resume implementation-planning-001          how to resume this project's run\n"
-        "  okstra resume implementation-planning-001 --json   its resume sheet, as JSON\n"
-        "  okstra resume RUN_DIR --wait 0                      look for the session id once\n"
-        "  okstra resume implementation-planning-001 --exec   resume the lead in this terminal",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "run",
@@ -137,8 +133,7 @@ def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
 
 
 def _resume_human(reply: ResumeReply) -> None:
-    sys.stdout.write(resume_text(reply))
-    sys.stdout.flush()
+    say(resume_text(reply))
     if reply.error:
         print(f"okstra: {inert(reply.error)}", file=sys.stderr)
 
@@ -184,14 +179,9 @@ def _run_resumed(
     environment: Any,
 ) -> None:
     """Print the summary (`--json`: the document), then run the resumed lead CLI as
-    okstra's foreground child.
-
-    okstra stays its parent: the run and the resume command are said before, a summary
-    after, the exit is recorded, and okstra exits with the lead's status.
-    """
+    okstra's foreground child; exit with its status."""
     from ..errors import OkstraError
     from ..life.foreground import run_foreground
-    from . import emit
 
     if ns.json:
         emit(to_data(reply))

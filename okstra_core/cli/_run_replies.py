@@ -1,11 +1,7 @@
-"""The replies of `okstra runs`, `status`, `stop` and `resume`, as records (`records.to_data`
-writes their `--json`; their text for people is read from the same record).
+"""The replies of `okstra runs`, `status`, `stop` and `resume`, as records.
 
-Each holds the typed rows the commands look at — a run's row (`life.runs.RunRow`), a
-lead's stop (`life.lead.StopOutcome`), a resume (`life.resume.ResumeOutcome`) — and adds
-what the command shows beside them. Such a row is a `spread` field: its keys are written
-in its place, and a key the reply writes again (`ok`, `notes`) keeps that place with the
-reply's value.
+Each holds the typed row a command looks at as a `spread` field (its keys written in its
+place; a key the reply writes again keeps that place with the reply's value).
 """
 
 from __future__ import annotations
@@ -24,8 +20,6 @@ if TYPE_CHECKING:
     from ..life.watcher import Watcher
     from ..life.workers.control import Stopped
     from ..life.workers.observe import WorkerState
-
-__all__ = ["ListedRun", "ResumeReply", "RunStatus", "RunsReply", "StopReply"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,9 +60,7 @@ class RunsReply:
 
 @dataclass(frozen=True, kw_only=True)
 class RunStatus:
-    """`okstra status --json`: the run's row (its keys in its place), the last lines
-    of its lead's window once it ended, what the lead is doing, the workers (the lead
-    left out) and the watcher."""
+    """`okstra status --json`: the run's row, its lead's last lines, activity, workers."""
 
     __pydantic_config__ = config(camel_case=True, spread="row")
 
@@ -82,10 +74,8 @@ class RunStatus:
 
 @dataclass(frozen=True, kw_only=True)
 class StopReply:
-    """`okstra stop --json`: the lead's stop (its keys in its place), then the team's:
-    `ok` (the whole team's, written where the lead's stop has its own), the workers'
-    stops, why no worker was read (a damaged run manifest), the watcher as the stop
-    found it, and whether the lead alone stopped (`leadOk`)."""
+    """`okstra stop --json`: the lead's stop, then the team's (`ok` the whole team's, in
+    the place of the lead's own; `leadOk` the lead's alone)."""
 
     __pydantic_config__ = config(
         camel_case=True, spread="lead", omit_none=("workers_not_read", "watcher")
@@ -101,9 +91,7 @@ class StopReply:
 
 @dataclass(frozen=True, kw_only=True)
 class ResumeReply:
-    """`okstra resume --json`: the resume (its keys in its place: the sheet's
-    participants, what the lookup did), its notes with what the look at the lead could
-    not do first, the lead's status, what can work for the run now (`life.hints`) and,
+    """`okstra resume --json`: the resume, notes, the lead's status, the next steps and,
     when `--exec` was refused, why (`error`, and `ok` false)."""
 
     __pydantic_config__ = config(

@@ -1,8 +1,7 @@
-"""`okstra runs|status|attach|stop`: the runs of this project and the life of their lead.
+"""`okstra runs|status|attach|stop`: the project's runs and the life of their lead.
 
-Each prints for people by default (a table, a few lines) and one JSON document with
-`--json`. A run is named by id, `<task>/<run-id>` or path, from anywhere inside the
-project. Looking at a run records its lead's exit the first time it is seen.
+Text for people by default, one JSON document with `--json`. Looking at a run records its
+lead's exit the first time it is seen.
 """
 
 from __future__ import annotations
@@ -14,67 +13,47 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..display import inert
+from ..display import age, inert
 from ..errors import OkstraError, UsageError
 from ..records import to_data
+from . import add_command, json_flag, say, seconds
+from ._human import text_table
 from ._run_replies import ListedRun, RunsReply, RunStatus, StopReply
-from ._runs_text import runs_text, status_text, stop_text
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..life.prune import PruneOutcome
     from ..life.runs import RunRow
     from ..life.workers.observe import WorkerState
 
 RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
-
-
 # What `status` shows of a lead's last lines: at most this many, each cut to this length.
 _LAST_LINES = 20
 _MAX_LINE = 1000
+# How many runs `okstra runs` lists unless asked (`--limit`): a screen's worth and more;
+# the listing of a project with thousands of runs costs its index and these rows.
+RUNS_LIMIT = 100
 
 
-def _print(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-
-
-def _seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise UsageError(f"expected a number of seconds, got {value!r}", field="--grace") from None
-    if not 0 <= seconds < 3600:
-        raise UsageError(f"expected seconds in [0, 3600), got {value!r}", field="--grace")
-    return seconds
-
-
-def _wait_seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise UsageError(
-            f"expected a number of seconds, got {value!r}", field="--timeout"
-        ) from None
-    if not 0 <= seconds <= 7 * 86400:
-        raise UsageError(f"expected seconds in [0, 604800], got {value!r}", field="--timeout")
-    return seconds
+def _limit(text: str) -> int:
+    if not text.isdigit() or len(text) > 9:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of runs (0: every run), got {text!r}"
+        )
+    return int(text)
 
 
 def register(sub: Any) -> None:
     """Add `runs`, `status`, `attach` and `stop` to the top-level parser."""
-    runs = sub.add_parser(
+    runs = add_command(
+        sub,
         "runs",
-        help="this project's runs and their lead's status, newest first",
-        epilog="examples:\n"
-        "  okstra runs               this project's runs, newest first\n"
-        "  okstra runs --all         every project's runs\n"
-        "  okstra runs --prune       remove incomplete run directories (asks first)\n"
-        "  okstra runs --json | jq '.runs[0]'",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "this project's runs and their lead's status, newest first",
+        "okstra runs               this project's runs, newest first",
+        "okstra runs --all         every project's runs",
+        "okstra runs --prune       remove incomplete run directories (asks first)",
+        "okstra runs --json | jq '.runs[0]'",
     )
     runs.add_argument("--all", action="store_true", help="every project's runs (central index)")
     runs.add_argument(
@@ -98,34 +77,33 @@ def register(sub: Any) -> None:
         default=".",
         help="a directory inside the project (default: the current directory)",
     )
-    _json_flag(runs)
-    runs.set_defaults(handler=_runs, human=_runs_human)
+    json_flag(runs, _runs, _runs_human)
 
     _register_status(sub)
 
-    attach = sub.add_parser(
+    attach = add_command(
+        sub,
         "attach",
-        help="show the lead's tmux window, or a worker's pane (switch-client inside tmux, "
-        "else attach)",
-        epilog="examples:\n  okstra attach requirements-discovery-001\n  okstra attach perf/widget",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "show the lead's tmux window, or a worker's pane (switch-client inside tmux, else attach)",
+        "okstra attach requirements-discovery-001",
+        "okstra attach perf/widget",
     )
     attach.add_argument("run", help=RUN_HELP)
     attach.add_argument("who", nargs="?", help="a worker's pane instead (e.g. analyser#1)")
     attach.set_defaults(handler=_attach, human=_attach_human)
 
-    stop = sub.add_parser(
+    stop = add_command(
+        sub,
         "stop",
-        help="stop the lead (Ctrl-C, SIGTERM) and every running worker; kill after --grace",
-        epilog="examples:\n  okstra stop requirements-discovery-001\n"
-        "  okstra stop perf/widget --grace 30\n"
-        "  okstra stop perf/widget --lead-only     the workers run on",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "stop the lead (Ctrl-C, SIGTERM) and every running worker; kill after --grace",
+        "okstra stop requirements-discovery-001",
+        "okstra stop perf/widget --grace 30",
+        "okstra stop perf/widget --lead-only     the workers run on",
     )
     stop.add_argument("run", help=RUN_HELP)
     stop.add_argument(
         "--grace",
-        type=_seconds,
+        type=seconds("--grace", 0, 3600, closed=False),
         default=10.0,
         metavar="SECONDS",
         help="how long the lead gets to stop before it is killed (default 10)",
@@ -133,20 +111,18 @@ def register(sub: Any) -> None:
     stop.add_argument(
         "--lead-only", action="store_true", help="stop the lead alone (its workers run on)"
     )
-    _json_flag(stop)
-    stop.set_defaults(handler=_stop, human=_stop_human)
+    json_flag(stop, _stop, _stop_human)
 
 
 def _register_status(sub: Any) -> None:
-    status = sub.add_parser(
+    status = add_command(
+        sub,
         "status",
-        help="a run and its lead: running, exited N, …",
-        epilog="examples:\n"
-        "  okstra status requirements-discovery-001\n"
-        "  okstra status perf/widget          the task's newest run\n"
-        "  okstra status perf/widget --json\n"
-        "  okstra status perf/widget --wait waiting --timeout 600",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "a run and its lead: running, exited N, …",
+        "okstra status requirements-discovery-001",
+        "okstra status perf/widget          the task's newest run",
+        "okstra status perf/widget --json",
+        "okstra status perf/widget --wait waiting --timeout 600",
     )
     status.add_argument("run", help=RUN_HELP)
     status.add_argument(
@@ -156,28 +132,11 @@ def _register_status(sub: Any) -> None:
     )
     status.add_argument(
         "--timeout",
-        type=_wait_seconds,
+        type=seconds("--timeout", 0, 7 * 86400),
         metavar="SECONDS",
         help="with --wait: give up after this long (exit 124)",
     )
-    _json_flag(status)
-    status.set_defaults(handler=_status, human=_status_human)
-
-
-# How many runs `okstra runs` lists unless asked (`--limit`): a screen's worth and more;
-# the listing of a project with thousands of runs costs its index and these rows.
-RUNS_LIMIT = 100
-
-
-def _limit(text: str) -> int:
-    if not text.isdigit() or len(text) > 9:
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number of runs (0: every run), got {text!r}"
-        )
-    return int(text)
-
-
-# --------------------------------------------------------------------------- runs
+    json_flag(status, _status, _status_human)
 
 
 def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
@@ -208,7 +167,7 @@ def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
     listed = tuple(
         ListedRun(
             row=row.at(now),
-            activity=_activity(row.info, row.lead, environment) if _alive(row) else None,
+            activity=_activity(row, environment),
             workers=team_states(row.run_dir, environment) if row.state == "ok" else {},
             watcher=watcher_of(row.run_dir),
         )
@@ -217,11 +176,6 @@ def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
     return RunsReply(
         all=bool(ns.all), project_root=root, runs=listed, total=total, notes=tuple(notes)
     ), 0
-
-
-def _alive(row: RunRow) -> bool:
-    """The row's lead runs (what it is doing can be looked at)."""
-    return row.lead is not None and row.lead.alive and row.info is not None
 
 
 def _project(start: str, environment: Any) -> Path:
@@ -240,10 +194,7 @@ def _runs_human(result: RunsReply | PruneOutcome) -> None:
     if isinstance(result, RunsReply):
         for note in result.notes:
             print(f"okstra: note: {inert(note)}", file=sys.stderr, flush=True)
-    _print(runs_text(result))
-
-
-# --------------------------------------------------------------------------- prune
+    say(runs_text(result))
 
 
 def _prune(ns: argparse.Namespace, environment: Any) -> tuple[PruneOutcome, int]:
@@ -293,9 +244,6 @@ def stale_worktrees(root: Path, environment: Any) -> list[tuple[Path, str]]:
     return gone_worktrees(root, project_id_of(root), where, environment.env)
 
 
-# --------------------------------------------------------------------------- status
-
-
 def _last_lines(timeline: Path, run_id: str) -> tuple[tuple[str, ...], str | None]:
     """The last lines of the run's last `lead-exited` event (strings only, bounded)."""
     from ..documents.views import LeadExitGlance
@@ -319,6 +267,7 @@ def _last_lines(timeline: Path, run_id: str) -> tuple[tuple[str, ...], str | Non
 
 def _status(ns: argparse.Namespace) -> tuple[RunStatus, int]:
     from ..environment import Environment
+    from ..life.actions import team_status
     from ..life.locate import locate_run
     from ..life.project import place_of
     from ..life.runs import run_row
@@ -336,11 +285,16 @@ def _status(ns: argparse.Namespace) -> tuple[RunStatus, int]:
         last_lines, note = _last_lines(place.task_root / "timeline.jsonl", place.name)
         if note is not None and row.note is None:
             row = replace(row, note=note)
+    activity = _activity(row, environment)
+    workers: tuple[WorkerState, ...] = ()
+    if row.problem is None:
+        # A look records ends nobody saw (a read-only or locked run: it only looks).
+        workers = tuple(w for w in team_status(run_dir, environment).workers if not w.leader)
     status = RunStatus(
         row=row,
         last_lines=last_lines,
-        activity=_activity(row.info, row.lead, environment) if _alive(row) else None,
-        workers=_team(run_dir, environment) if row.problem is None else (),
+        activity=activity,
+        workers=workers,
         watcher=watcher_of(run_dir),
     )
     return status, code
@@ -360,105 +314,72 @@ def _wait_for_lead(ns: argparse.Namespace, run_dir: Path, environment: Any) -> i
     return 0 if seen.reached else 124 if seen.timed_out else 1
 
 
-def _activity(run: Any, lead: Any, environment: Any) -> str | None:
-    """`running`, `waiting for input` or `idle` of a lead that runs in tmux."""
+def _activity(row: RunRow, environment: Any) -> str | None:
+    """`running`, `waiting for input` or `idle` of the row's lead (None unless it runs)."""
     from ..life.activity import lead_activity
 
-    seen = lead_activity(run, environment) if lead.alive else None
+    if row.lead is None or not row.lead.alive or row.info is None:
+        return None
+    seen = lead_activity(row.info, environment)
     return seen.state if seen is not None else None
 
 
-def _team(run_dir: Path, environment: Any) -> tuple[WorkerState, ...]:
-    """The run's workers (`okstra worker status`): a look records ends nobody saw
-    (on a read-only project, or while the run is locked, it only looks)."""
-    from ..life.actions import team_status
-
-    return tuple(w for w in team_status(run_dir, environment).workers if not w.leader)
-
-
 def _status_human(status: RunStatus) -> None:
-    _print(status_text(status))
-
-
-# --------------------------------------------------------------------------- attach
+    say(status_text(status))
 
 
 def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
-    from ..life.attach import plan_attach, switch_client
+    from ..life.actions import worker_attach
+    from ..life.attach import plan_attach, run_switch
     from ..life.lead import read_run
     from ..life.locate import locate_run
 
     environment = Environment.real()
+    run_dir = locate_run(ns.run, Path.cwd(), environment.env)
+    switch_env: Mapping[str, str]
+    exec_env: Mapping[str, str]
     if ns.who:
-        return _attach_worker(ns, environment)
-    run = read_run(locate_run(ns.run, Path.cwd(), environment.env))
-    plan = plan_attach(run, environment)
-    payload = to_data(plan)
-    if plan.argv is None:
-        return payload, 1
-    if plan.switch:
-        problem = switch_client(plan)
+        target = worker_attach(run_dir, environment, ns.who)
+        payload: dict[str, Any] = {"ok": True, "worker": target.label, "command": list(target.argv)}
+        argv, switch_env, exec_env = target.argv, target.env, target.env
+        switch = target.switch
+    else:
+        plan = plan_attach(read_run(run_dir), environment)
+        payload = to_data(plan)
+        if plan.argv is None:
+            return payload, 1
+        argv, switch_env, exec_env = plan.argv, plan.env or {}, plan.env or os.environ
+        switch = plan.switch
+    if switch:
+        problem = run_switch(argv, switch_env)
         if problem is not None:
             payload.update(ok=False, error=problem)
             return payload, 1
         return payload, 0
-    # Outside tmux: this terminal becomes a tmux client of the lead's session.
-    _need_terminal(ns.run)
-    try:
-        os.execvpe(plan.argv[0], list(plan.argv), dict(plan.env or os.environ))
-    except OSError as exc:
-        payload.update(ok=False, error=f"could not run tmux: {exc.strerror or exc}")
-    return payload, 1
-
-
-def _need_terminal(run: str) -> None:
-    """Refuse to attach outside tmux without a terminal (tmux would say only "open
-    terminal failed: not a terminal")."""
+    # Outside tmux: this terminal becomes a tmux client of the session. tmux itself
+    # would say only "open terminal failed: not a terminal".
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError(
             "okstra attach shows the run in this terminal, and there is none here "
             f"(standard input or output is not a terminal): run it in a terminal, or see "
-            f"the run with `okstra status {run}`"
+            f"the run with `okstra status {ns.run}`"
         )
-
-
-def _attach_worker(ns: argparse.Namespace, environment: Any) -> tuple[dict[str, Any], int]:
-    from ..life.actions import worker_attach
-    from ..life.attach import run_switch
-    from ..life.locate import locate_run
-
-    target = worker_attach(locate_run(ns.run, Path.cwd(), environment.env), environment, ns.who)
-    payload: dict[str, Any] = {"ok": True, "worker": target.label, "command": list(target.argv)}
-    if target.switch:
-        problem = run_switch(target.argv, target.env)
-        if problem is not None:
-            payload.update(ok=False, error=problem)
-            return payload, 1
-        return payload, 0
-    _need_terminal(ns.run)
     try:
-        os.execvpe(target.argv[0], list(target.argv), target.env)
+        os.execvpe(argv[0], list(argv), dict(exec_env))
     except OSError as exc:
         payload.update(ok=False, error=f"could not run tmux: {exc.strerror or exc}")
     return payload, 1
 
 
 def _attach_human(payload: dict[str, Any]) -> None:
-    _print(_attach_human_text(payload))
-
-
-def _attach_human_text(payload: dict[str, Any]) -> str:
     if payload.get("error"):
         print(f"okstra: {inert(payload['error'])}", file=sys.stderr)
-        return ""
-    return (
+        return
+    say(
         f"okstra: switched to the lead of {inert(payload['run'])} "
         f"({inert(payload['lead']['label'])})\n"
     )
-
-
-# --------------------------------------------------------------------------- stop
 
 
 def _stop(ns: argparse.Namespace) -> tuple[StopReply, int]:
@@ -482,4 +403,142 @@ def _stop(ns: argparse.Namespace) -> tuple[StopReply, int]:
 
 
 def _stop_human(reply: StopReply) -> None:
-    _print(stop_text(reply))
+    say(stop_text(reply))
+
+
+def runs_text(result: RunsReply | PruneOutcome) -> str:
+    """`okstra runs`: a table of the runs, newest first (or what `--prune` did)."""
+    if not isinstance(result, RunsReply):
+        return prune_text(result)
+    if not result.runs:
+        where = "any project" if result.all else f"this project ({inert(result.project_root)})"
+        return f"no runs in {where}\n"
+    from ..life.workers.summary import summary
+
+    headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "WORKERS", "WATCHER", "AGE"]
+    if result.all:
+        headers.append("PROJECT")
+    rows = []
+    for listed in result.runs:
+        run = listed.row
+        lead = run.lead_status() + (f" ({listed.activity})" if listed.activity else "")
+        if run.problem is not None:
+            lead = f"{lead}: {run.problem}"
+        elif run.note:
+            lead = f"{lead} (note: {run.note})"
+        row = [
+            run.run_id,
+            run.task_key,
+            run.task_type or "-",
+            "?" if (size := run.team_size) is None else str(size),
+            run.backend or "-",
+            lead,
+            summary(listed.workers),
+            listed.watcher.state or "-",
+            age(run.age_seconds),
+        ]
+        if result.all:
+            row.append(str(run.project_root))
+        rows.append(row)
+    more = result.more
+    if not more:
+        return text_table(headers, rows, fold=("LEAD",))
+    older = "older run" if more == 1 else "older runs"
+    return (
+        text_table(headers, rows, fold=("LEAD",))
+        + f"… {more:,} {older} not shown (--limit 0 lists every run)\n"
+    )
+
+
+def prune_text(outcome: PruneOutcome) -> str:
+    """`okstra runs --prune`: what was removed, and what was kept with why."""
+    lines = [f"removed  {inert(path)}" for path in outcome.removed_dirs]
+    lines += [f"removed  {inert(path)} (worktree of a gone run)" for path in outcome.worktrees]
+    lines += [f"kept     {inert(k.run_dir)}: {inert(k.kept)}" for k in outcome.kept]
+    if not lines:
+        lines = [f"no incomplete run directories in {inert(outcome.project_root)}"]
+    return "\n".join(lines) + "\n"
+
+
+def status_text(status: RunStatus) -> str:
+    """`okstra status`: the run, its lead, watcher, next steps, workers and last lines."""
+    run = status.row
+    team = run.team_size if run.team_size is not None else "?"
+    kind = inert(run.task_type or "?")
+    lines = [f"run      {inert(run.run_ref)}  ({kind}, team of {team})"]
+    lines += _lead_lines(status)
+    if run.note:
+        lines.append(f"note     {inert(run.note)}")
+    lines.append(f"dir      {inert(run.run_dir)}")
+    watcher = status.watcher
+    if watcher.state not in (None, "not started"):
+        told = ", ".join(watcher.events) or "nothing"
+        lines.append(f"watcher  {inert(watcher.state)} (tells {inert(told)})")
+    # Only what can work for this run: `attach` with a window, `resume` with an id.
+    for step in run.next_steps:
+        lines.append(f"{step.split()[1]:<9}{inert(step)}")
+    lines += [f"worker   {inert(_worker_shown(worker))}" for worker in status.workers]
+    if status.last_lines:
+        lines.append("last lines of its window:")
+        lines += [f"  | {inert(line)}" for line in status.last_lines]
+    return "\n".join(lines) + "\n"
+
+
+def _lead_lines(status: RunStatus) -> list[str]:
+    """The lead's lines of `status`: its state (or the run's problem), session and end."""
+    run, lead = status.row, status.row.lead
+    if run.problem is not None:
+        lines = [f"lead     {run.lead_status()}: {inert(run.problem)}"]
+    else:
+        line = f"lead     {inert(run.lead_status())}"
+        line += f" ({status.activity})" if status.activity else ""
+        if lead is not None:
+            pid = f"pid {lead.process_id}" if lead.process_id else None
+            where = lead.window_ref or pid
+            line += f" — {inert(lead.backend)}" if lead.backend else ""
+            line += f" {inert(where)}" if where else ""
+        lines = [line]
+    if lead is None:
+        return lines
+    if lead.session_id:
+        lines.append(f"session  {inert(lead.session_id)}")
+    if lead.exited_at:
+        lines.append(f"ended    {inert(lead.exited_at)}")
+    if lead.detail:
+        lines.append(f"note     {inert(lead.detail)}")
+    return lines
+
+
+def _worker_shown(worker: WorkerState) -> str:
+    """A worker's line of `status`: its activity (or status), model and usage."""
+    from ..life.workers.usage import usage_text
+
+    state = worker.activity if worker.state == "running" else None
+    shown = f"{worker.short}  {state or worker.status}  {worker.model_ref or ''}"
+    shown += f"  usage {usage_text(worker.usage)}"
+    if worker.activity_detail:
+        shown += f"  ({worker.activity_detail})"
+    return shown
+
+
+def stop_text(reply: StopReply) -> str:
+    """`okstra stop`: what happened to the lead, then to each worker."""
+    workers = "".join(
+        inert(f"okstra: stopped {w.worker.short}: now {w.worker.status}") + "\n"
+        for w in reply.workers
+    )
+    if reply.workers_not_read:
+        workers += inert(f"okstra: no worker was stopped: {reply.workers_not_read}") + "\n"
+    stop = reply.lead
+    run = inert(stop.run_ref)
+    label = inert(stop.after.label())
+    if not stop.was_running:
+        return f"okstra: the lead of {run} is not running ({label})\n" + workers
+    if not reply.lead_ok:
+        return f"okstra: the lead of {run} is still running ({label})\n" + workers
+    steps = inert(", ".join(stop.steps))
+    return (
+        f"okstra: stopped the lead of {run} ({label}): {steps}\n"
+        + workers
+        + f"okstra: to resume it: {inert(stop.resume_command)}\n"
+    )

@@ -1,44 +1,35 @@
-"""`okstra schema [NAME]`: the JSON Schema of a document okstra writes or reads.
-
-The schemas are generated from the models that write and read the files
-(`okstra_core.documents`, the run request, the wizard state), so a file okstra
-wrote always validates against the schema of the same version.
-"""
+"""`okstra schema [NAME]`: the JSON Schema of a document, generated from its record."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..documents.schema import SCHEMAS, json_schema
 from ..errors import UsageError
 from ..records import json_schema as record_schema
 from ..wizard.state import WizardState
+from . import add_command
 
-
-def _wizard_state() -> dict[str, Any]:
-    return record_schema(WizardState, mode="serialization")
+if TYPE_CHECKING:
+    import argparse
 
 
 def schemas() -> dict[str, Callable[[], dict[str, Any]]]:
     """Every schema name → its generator (documents plus the wizard state file)."""
-    return {"wizard-state": _wizard_state, **SCHEMAS}
+    return {"wizard-state": lambda: record_schema(WizardState, mode="serialization"), **SCHEMAS}
 
 
 def register(sub: Any) -> None:
     """Add `schema` to the top-level parser."""
     names = ", ".join(schemas())
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "schema",
-        help=f"print the JSON Schema of a document ({names})",
-        epilog=(
-            "examples:\n"
-            "  okstra schema                 list the documents that have a schema\n"
-            "  okstra schema run-manifest    the schema of a run's run-manifest.json\n"
-            "  okstra schema wizard-state    the schema of a wizard state file"
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        f"print the JSON Schema of a document ({names})",
+        "okstra schema                 list the documents that have a schema",
+        "okstra schema run-manifest    the schema of a run's run-manifest.json",
+        "okstra schema wizard-state    the schema of a wizard state file",
     )
     parser.add_argument("name", nargs="?", help=f"one of: {names}; none lists them")
     parser.set_defaults(handler=_schema)
@@ -52,9 +43,4 @@ def _schema(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         raise UsageError(
             f"unknown schema {ns.name!r}: expected one of {', '.join(table)}", field="name"
         )
-    if ns.name == "wizard-state":
-        schema = table[ns.name]()
-        schema.setdefault("title", ns.name)
-        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-        return schema, 0
-    return json_schema(ns.name), 0
+    return json_schema(ns.name, table), 0

@@ -1,51 +1,42 @@
-"""`okstra trust [DIR]`, `--list`, `--revoke [DIR]`: the projects whose agent settings run.
-
-A thin adapter over `okstra_core.trust`. DIR defaults to the current project (the
-nearest directory holding `.okstra`, else the git top level, else the current
-directory), as every command finds it.
+"""`okstra trust [DIR]`, `--list`, `--revoke [DIR]` (over `okstra_core.trust`); DIR
+defaults to the current project.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..display import inert
 from ..records import config, dataclass
+from . import add_command, json_flag, say
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..trust import TrustEntry
 
 
 def register(sub: Any) -> None:
     """Add `trust` to the top-level parser."""
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "trust",
-        help="trust a project: its agent settings run when okstra starts an agent there",
+        "trust a project: its agent settings run when okstra starts an agent there",
+        "okstra trust",
+        "okstra trust ~/src/app",
+        "okstra trust --list",
+        "okstra trust --revoke ~/src/app",
         description="okstra launches a lead or starts a worker only in a project you trust: "
         "the agent CLIs run the project's own settings (hooks, MCP servers). The record is "
         "yours (okstra's data directory), one entry per project (its real path and owner).",
-        epilog="examples:\n  okstra trust\n  okstra trust ~/src/app\n  okstra trust --list\n"
-        "  okstra trust --revoke ~/src/app",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("dir", nargs="?", help="the project (default: the current project)")
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--list", action="store_true", help="list the trusted projects")
     what.add_argument("--revoke", action="store_true", help="stop trusting the project")
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.set_defaults(handler=_trust, human=_human)
-
-
-def _project(ns: argparse.Namespace) -> Path:
-    from ..discovery import default_project_root
-
-    if ns.dir:
-        return Path(ns.dir).expanduser().absolute()
-    return default_project_root(Path.cwd(), os.environ)
+    json_flag(parser, _trust, _human)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,7 +69,12 @@ def _trust(ns: argparse.Namespace) -> tuple[TrustedList | TrustChanged, int]:
         if ns.dir:
             raise UsageError("okstra trust --list takes no DIR", field="--list")
         return TrustedList(projects=trust.trusted_projects()), 0
-    project = _project(ns)
+    if ns.dir:
+        project = Path(ns.dir).expanduser().absolute()
+    else:
+        from ..discovery import default_project_root
+
+        project = default_project_root(Path.cwd(), os.environ)
     if ns.revoke:
         removed = trust.revoke_project(project)
         real = os.path.realpath(project)
@@ -104,5 +100,4 @@ def _human(reply: TrustedList | TrustChanged) -> None:
             f"{inert(reply.project)}: trusted (its agent settings run when okstra "
             "starts an agent there; okstra trust --revoke to undo)"
         ]
-    sys.stdout.write("\n".join(lines) + "\n")
-    sys.stdout.flush()
+    say("\n".join(lines) + "\n")

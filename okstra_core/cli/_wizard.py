@@ -1,13 +1,8 @@
-"""`okstra wizard init|step|show|outcome|answers|list|schema` — the headless JSON protocol.
+"""`okstra wizard init|step|show|outcome|answers|list|schema`: the headless JSON protocol.
 
-Success of a step: `{"ok": true, "echo", "next": <prompt>}`. A refused answer:
-`{"ok": false, "error", "current": <prompt>}` with exit code 0 (the protocol worked,
-the answer did not). Usage errors and unreadable or invalid files: exit 2 (raised as
-`OkstraError`, mapped by the dispatcher). `show`, `outcome`, `answers`, `list` and
-`schema` are read-only: they never take the lock and never wait for it.
-
-`--state VALUE`: a bare name (no `/`) is `<state dir>/wizards/<name>.json`; anything
-else is a path. `init` without `--state` creates a fresh name in the wizards dir.
+A refused answer is `{"ok": false, "error", "current"}` with exit 0; usage errors and bad
+files exit 2. The read-only commands never take the lock. `--state NAME` (no `/`) is
+`<state dir>/wizards/NAME.json`; anything else is a path.
 """
 
 from __future__ import annotations
@@ -19,10 +14,13 @@ from typing import TYPE_CHECKING, Any
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, UsageError
 from ..records import to_data
+from . import add_command
 from ._replies import Moved, Refused
 
 if TYPE_CHECKING:
     import argparse
+
+    from ..session import Wizard
 
 Payload = tuple[dict[str, Any], int]
 
@@ -32,21 +30,18 @@ _STATE_HELP = "the wizard state file (a bare name: <state dir>/wizards/NAME.json
 
 def register(sub: Any) -> None:
     """Add `okstra wizard …` to the top-level parser."""
-    import argparse  # only when a parser is built (see `parse_plain`)
-
-    wizard = sub.add_parser(
+    wizard = add_command(
+        sub,
         "wizard",
-        help="guided setup as a JSON protocol (init, step, show, outcome, answers, list, schema)",
+        "guided setup as a JSON protocol (init, step, show, outcome, answers, list, schema)",
+        "okstra wizard init --project-root . --state mysetup",
+        "okstra wizard step --state mysetup --no-submit     the current prompt",
+        "okstra wizard step --state mysetup --answer new",
+        "okstra wizard step --state mysetup --back",
+        "okstra wizard answers --state mysetup > answers.json",
+        "okstra wizard init --project-root . --answers answers.json",
+        "okstra wizard outcome --state mysetup",
         description="The wizard's headless JSON protocol. Every command prints one JSON document.",
-        epilog="examples:\n"
-        "  okstra wizard init --project-root . --state mysetup\n"
-        "  okstra wizard step --state mysetup --no-submit     the current prompt\n"
-        "  okstra wizard step --state mysetup --answer new\n"
-        "  okstra wizard step --state mysetup --back\n"
-        "  okstra wizard answers --state mysetup > answers.json\n"
-        "  okstra wizard init --project-root . --answers answers.json\n"
-        "  okstra wizard outcome --state mysetup",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
     wizard.set_defaults(handler=_missing_subcommand)
@@ -56,48 +51,45 @@ def register(sub: Any) -> None:
 
 def _register_init_and_step(commands: Any) -> None:
     """`wizard init` and `wizard step`: the commands that write the state file."""
-    import argparse
-
-    init = commands.add_parser(
+    init = add_command(
+        commands,
         "init",
-        help="create a wizard state file",
-        epilog=_examples(
-            "okstra wizard init --project-root . --state mysetup",
-            "okstra wizard init --project-root . --task-type implementation-planning",
-            "okstra wizard init --project-root . --answers answers.json   replay a setup",
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "create a wizard state file",
+        "okstra wizard init --project-root . --state mysetup",
+        "okstra wizard init --project-root . --task-type implementation-planning",
+        "okstra wizard init --project-root . --answers answers.json   replay a setup",
     )
     init.add_argument("--state", metavar="FILE", help=_STATE_HELP + " (default: a new name)")
     init.add_argument("--project-root", required=True, metavar="DIR", help="the project directory")
-    init.add_argument("--host", help="host runtime: claude-code, codex, terminal (default: detect)")
-    init.add_argument("--entry-mode", help="spawn-process (default) or current-session")
-    init.add_argument("--task-type", help="answer the task type up front")
-    init.add_argument("--answers", help="replay a JSON answers file through the submit path")
-    init.add_argument(
-        "--available-functions",
-        metavar="F,...",
-        help="the host's functions (e.g. AskUserQuestion: grouped prompts)",
-    )
-    init.add_argument(
-        "--host-session-context-json",
-        metavar="JSON",
-        help="the host session context (its availableFunctions are recorded)",
-    )
+    for flag, metavar, text in (
+        ("--host", None, "host runtime: claude-code, codex, terminal (default: detect)"),
+        ("--entry-mode", None, "spawn-process (default) or current-session"),
+        ("--task-type", None, "answer the task type up front"),
+        ("--answers", None, "replay a JSON answers file through the submit path"),
+        (
+            "--available-functions",
+            "F,...",
+            "the host's functions (e.g. AskUserQuestion: grouped prompts)",
+        ),
+        (
+            "--host-session-context-json",
+            "JSON",
+            "the host session context (its availableFunctions are recorded)",
+        ),
+    ):
+        init.add_argument(flag, metavar=metavar, help=text)
     init.set_defaults(handler=_init)
 
-    step = commands.add_parser(
+    step = add_command(
+        commands,
         "step",
-        help="answer the current prompt (or just show it)",
-        epilog=_examples(
-            "okstra wizard step --state mysetup --no-submit        the current prompt",
-            "okstra wizard step --state mysetup --answer new",
-            "okstra wizard step --state mysetup --answer=-x.md     a value starting with -",
-            "okstra wizard step --state mysetup --answer 2 --step role-count:analyser",
-            "okstra wizard step --state mysetup --rewind task_type",
-            "okstra wizard step --state mysetup --back",
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "answer the current prompt (or just show it)",
+        "okstra wizard step --state mysetup --no-submit        the current prompt",
+        "okstra wizard step --state mysetup --answer new",
+        "okstra wizard step --state mysetup --answer=-x.md     a value starting with -",
+        "okstra wizard step --state mysetup --answer 2 --step role-count:analyser",
+        "okstra wizard step --state mysetup --rewind task_type",
+        "okstra wizard step --state mysetup --back",
     )
     step.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
     action = step.add_mutually_exclusive_group(required=True)
@@ -111,10 +103,8 @@ def _register_init_and_step(commands: Any) -> None:
 
 def _register_readers(commands: Any) -> None:
     """`show`, `outcome`, `answers`, `list`, `schema`: the read-only commands."""
-    import argparse
-
-    for name, handler, text, example in (
-        ("show", _show, "current prompt, confirmation block, history (read-only)", ""),
+    for name, handler, text, *example in (
+        ("show", _show, "current prompt, confirmation block, history (read-only)"),
         (
             "outcome",
             _outcome,
@@ -128,39 +118,30 @@ def _register_readers(commands: Any) -> None:
             "okstra wizard answers --state mysetup > answers.json",
         ),
     ):
-        cmd = commands.add_parser(
+        cmd = add_command(
+            commands,
             name,
-            help=text,
-            epilog=_examples(
-                f"okstra wizard {name} --state mysetup",
-                f"okstra wizard {name} --state ~/setups/checkout.json",
-                *([example] if example else []),
-            ),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            text,
+            f"okstra wizard {name} --state mysetup",
+            f"okstra wizard {name} --state ~/setups/checkout.json",
+            *example,
         )
         cmd.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
         cmd.set_defaults(handler=handler)
-
-    commands.add_parser(
+    add_command(
+        commands,
         "list",
-        help="resumable wizards, newest first",
-        epilog=_examples(
-            "okstra wizard list", "okstra wizard list | jq '.wizards[0]'   the newest one"
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "resumable wizards, newest first",
+        "okstra wizard list",
+        "okstra wizard list | jq '.wizards[0]'   the newest one",
     ).set_defaults(handler=_list)
-    commands.add_parser(
+    add_command(
+        commands,
         "schema",
-        help="JSON Schema of prompts, answers, outcome",
-        epilog=_examples(
-            "okstra wizard schema", "okstra wizard schema | jq '.schemas.outcome.properties'"
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "JSON Schema of prompts, answers, outcome",
+        "okstra wizard schema",
+        "okstra wizard schema | jq '.schemas.outcome.properties'",
     ).set_defaults(handler=_schema)
-
-
-def _examples(*lines: str) -> str:
-    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 # The per-step commands in their plain spellings — each flag in full, its value as the
@@ -220,14 +201,18 @@ def _missing_subcommand(_ns: argparse.Namespace) -> Payload:
     )
 
 
-def _env() -> Environment:
-    return Environment.real()
-
-
 def _state_path(value: str, env: Environment) -> Path:
     from ..session import resolve_state_path
 
     return resolve_state_path(value, env)
+
+
+def _open(ns: argparse.Namespace) -> tuple[Wizard, Environment]:
+    """The wizard of `--state`, and the environment it was opened in."""
+    from ..session import Wizard
+
+    env = Environment.real()
+    return Wizard.open(_state_path(ns.state, env), environment=env), env
 
 
 def read_answers(value: str) -> list[Any]:
@@ -301,7 +286,7 @@ def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list
 def _init(ns: argparse.Namespace) -> Payload:
     from ..session import Wizard
 
-    env = _env()
+    env = Environment.real()
     entries = read_answers(ns.answers) if ns.answers else None  # validated before creating
     path = _state_path(ns.state, env) if ns.state else None
     host, functions = _host_functions(ns, env)
@@ -347,8 +332,7 @@ def _step(ns: argparse.Namespace) -> Payload:
     if isinstance(ns.answer, list):
         # Python 3.11's argparse drops a `--` value (`--answer=--`), leaving no words.
         ns.answer = "--"
-    env = _env()
-    wizard = Wizard.open(_state_path(ns.state, env), environment=env)
+    wizard, env = _open(ns)
     try:
         if ns.no_submit or ns.back or ns.rewind is not None:
             if ns.no_submit:
@@ -381,11 +365,7 @@ def _grouped_answer(wizard: Any, ns: argparse.Namespace) -> bool:
 
 
 def _group_answer(answer: str) -> dict[str, object]:
-    """A grouped prompt's answer `{step: answer}`.
-
-    Raises:
-        AnswerRefused: it is not a JSON object.
-    """
+    """A grouped prompt's answer `{step: answer}` (`AnswerRefused` unless a JSON object)."""
     import orjson
 
     try:
@@ -398,14 +378,11 @@ def _group_answer(answer: str) -> dict[str, object]:
 
 
 def _show(ns: argparse.Namespace) -> Payload:
-    from ..session import Wizard
     from ..wizard.prompt import Progress
-
-    env = _env()
-    wizard = Wizard.open(_state_path(ns.state, env), environment=env)
-    view = wizard.view()
     from ._read_replies import Shown
 
+    wizard, _ = _open(ns)
+    view = wizard.view()
     shown = Shown(
         state=str(wizard.path),
         source=str(wizard.source),
@@ -422,22 +399,16 @@ def _show(ns: argparse.Namespace) -> Payload:
 
 
 def _outcome(ns: argparse.Namespace) -> Payload:
-    from ..session import Wizard
-
-    env = _env()
-    wizard = Wizard.open(_state_path(ns.state, env), environment=env)
     from ._read_replies import OutcomeReply
 
+    wizard, _ = _open(ns)
     return to_data(OutcomeReply(outcome=wizard.outcome(), notes=_notes(wizard))), 0
 
 
 def _answers(ns: argparse.Namespace) -> Payload:
-    from ..session import Wizard
-
-    env = _env()
-    wizard = Wizard.open(_state_path(ns.state, env), environment=env)
     from ._read_replies import AnswersReply
 
+    wizard, _ = _open(ns)
     return to_data(AnswersReply(answers=tuple(wizard.answers()))), 0
 
 
@@ -445,7 +416,7 @@ def _list(_ns: argparse.Namespace) -> Payload:
     from ..session import list_wizards
     from ._read_replies import WizardsReply
 
-    return to_data(WizardsReply(wizards=tuple(list_wizards(_env())))), 0
+    return to_data(WizardsReply(wizards=tuple(list_wizards(Environment.real())))), 0
 
 
 def _schema(_ns: argparse.Namespace) -> Payload:

@@ -1,18 +1,17 @@
-"""`okstra worker start|status|wait|result|stop`: the run's workers at run time.
+"""`okstra worker start|send|status|wait|result|stop|diff|merge|discard`: a run's workers.
 
-Each prints for people by default and one JSON document with `--json`; `result`
-prints what the worker produced. `<run>` is named as `okstra status` takes it; `<who>`
-is a role execution ref, its label, or `<role>#<n>`.
+Text for people by default, one JSON document with `--json`; `<who>` is a role execution
+ref, its label, or `<role>#<n>`.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..display import inert
+from ..environment import Environment
 from ..errors import UsageError
 from ..life.limits import (
     DEFAULT_GRACE_SECONDS,
@@ -21,9 +20,11 @@ from ..life.limits import (
     MAX_WAIT_SECONDS,
     RESULT_SHOWN_BYTES,
 )
-from . import _worker_review as review
+from ..records import to_data
+from . import add_command, json_flag, run_dir, say, seconds
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
 
     from ..life.actions import TeamStatus, WorkersStopped
@@ -38,63 +39,51 @@ RESULT_SHOWN_MIB = RESULT_SHOWN_BYTES // (1024 * 1024)
 UNTIL = {"waiting": "waiting for input", "idle": "idle", "stalled": "stalled"}
 
 
-def _print(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
-def _seconds(field: str, upper: float) -> Any:
-    def parse(value: str) -> float:
-        try:
-            seconds = float(value)
-        except ValueError:
-            raise UsageError(f"expected a number of seconds, got {value!r}", field=field) from None
-        if not 0 <= seconds <= upper:
-            raise UsageError(f"expected seconds in [0, {upper:g}], got {value!r}", field=field)
-        return seconds
-
-    return parse
-
-
 def _turn(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise UsageError(f"expected a turn number (1, 2, …), got {value!r}", field="--turn")
     return int(value)
 
 
-def _sub(sub: Any, name: str, help_: str, examples: str) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        name,
-        help=help_,
-        epilog="examples:\n" + examples,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def _sub(sub: Any, name: str, help_: str, *examples: str) -> Any:
+    """A worker command's parser: its examples, and its `run`."""
+    parser = add_command(sub, name, help_, *examples)
     parser.add_argument("run", help=RUN_HELP)
     return parser
 
 
 def register(sub: Any) -> None:
     """Add `worker` and its commands to the top-level parser."""
-    worker = sub.add_parser(
+    worker = add_command(
+        sub,
         "worker",
-        help="start, watch, wait for and stop a run's workers",
+        "start, watch, wait for and stop a run's workers",
+        "okstra worker start planning-001 analyser#1 --prompt-file task.md",
+        "okstra worker status planning-001",
+        "okstra worker wait planning-001 analyser#1 && "
+        "okstra worker result planning-001 analyser#1",
         description="The run's workers: each a one-shot run of its provider's CLI, "
         "started by okstra, recorded in the run manifest and the timeline.",
-        epilog="examples:\n"
-        "  okstra worker start planning-001 analyser#1 --prompt-file task.md\n"
-        "  okstra worker status planning-001\n"
-        "  okstra worker wait planning-001 analyser#1 && "
-        "okstra worker result planning-001 analyser#1",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     wsub = worker.add_subparsers(
         dest="worker_command", metavar="COMMAND", parser_class=type(worker)
     )
     _register_start(wsub)
-    _register_send(wsub)
     _register_watch(wsub)
-    review.register(wsub, _sub)
+    _register_review(wsub)
     worker.set_defaults(handler=_usage)
+
+
+def _prompted(parser: Any, what: str) -> None:
+    """`--prompt` or `--prompt-file` (one required), and `--surface`."""
+    given = parser.add_mutually_exclusive_group(required=True)
+    given.add_argument("--prompt", help=f"{what} (the worker reads it on standard input)")
+    given.add_argument("--prompt-file", metavar="FILE", help=f"a file holding {what}")
+    parser.add_argument(
+        "--surface",
+        choices=("tmux", "background"),
+        help="default: tmux when tmux is running for you, else background",
+    )
 
 
 def _register_start(wsub: Any) -> None:
@@ -102,20 +91,13 @@ def _register_start(wsub: Any) -> None:
         wsub,
         "start",
         "start a worker with a prompt; returns at once",
-        "  okstra worker start planning-001 analyser#1 --prompt-file task-analyser-1.md\n"
-        "  okstra worker start planning-001 analyser#1 --again --prompt 'Check again.'\n"
-        "  okstra worker start planning-001 --role fixer --model codex/gpt-5.6-sol "
+        "okstra worker start planning-001 analyser#1 --prompt-file task-analyser-1.md",
+        "okstra worker start planning-001 analyser#1 --again --prompt 'Check again.'",
+        "okstra worker start planning-001 --role fixer --model codex/gpt-5.6-sol "
         "--prompt-file fix.md",
     )
     start.add_argument("who", nargs="?", help=WHO_HELP)
-    given = start.add_mutually_exclusive_group(required=True)
-    given.add_argument("--prompt", help="the prompt (the worker reads it on standard input)")
-    given.add_argument("--prompt-file", metavar="FILE", help="a file holding the prompt")
-    start.add_argument(
-        "--surface",
-        choices=("tmux", "background"),
-        help="default: tmux when tmux is running for you, else background",
-    )
+    _prompted(start, "the prompt")
     start.add_argument("--again", action="store_true", help="start a new attempt of <who>")
     start.add_argument("--role", help="start a dynamic role of the run (with --model)")
     start.add_argument("--model", help="the model ref of a dynamic role")
@@ -129,29 +111,18 @@ def _register_start(wsub: Any) -> None:
         action="store_true",
         help="a writer runs in the project's own tree, not a git worktree of its own",
     )
-    start.add_argument("--json", action="store_true", help="print one JSON document")
-    start.set_defaults(handler=_start, human=_start_human)
+    json_flag(start, _start, _start_human)
 
-
-def _register_send(wsub: Any) -> None:
     send = _sub(
         wsub,
         "send",
         "send an ended worker a follow-up in its own conversation; returns at once",
-        "  okstra worker send implementation-001 implementer#1 --prompt-file findings.md\n"
-        "  okstra worker send planning-001 analyser#1 --prompt 'Say more about item 3.'",
+        "okstra worker send implementation-001 implementer#1 --prompt-file findings.md",
+        "okstra worker send planning-001 analyser#1 --prompt 'Say more about item 3.'",
     )
     send.add_argument("who", help=WHO_HELP)
-    given = send.add_mutually_exclusive_group(required=True)
-    given.add_argument("--prompt", help="the follow-up (the worker reads it on standard input)")
-    given.add_argument("--prompt-file", metavar="FILE", help="a file holding the follow-up")
-    send.add_argument(
-        "--surface",
-        choices=("tmux", "background"),
-        help="default: tmux when tmux is running for you, else background",
-    )
-    send.add_argument("--json", action="store_true", help="print one JSON document")
-    send.set_defaults(handler=_send, human=_start_human)
+    _prompted(send, "the follow-up")
+    json_flag(send, _send, _start_human)
 
 
 def _register_watch(wsub: Any) -> None:
@@ -159,22 +130,22 @@ def _register_watch(wsub: Any) -> None:
         wsub,
         "status",
         "every role execution of the run and its state",
-        "  okstra worker status planning-001\n  okstra worker status planning-001 --json",
+        "okstra worker status planning-001",
+        "okstra worker status planning-001 --json",
     )
-    status.add_argument("--json", action="store_true", help="print one JSON document")
-    status.set_defaults(handler=_status, human=_status_human)
+    json_flag(status, _status, _status_human)
 
     wait = _sub(
         wsub,
         "wait",
         "wait until workers end; exit with their status (124: timeout)",
-        "  okstra worker wait planning-001 analyser#1 analyser#2 --timeout 1800\n"
-        "  okstra worker wait planning-001 analyser#1 critic#1 --any",
+        "okstra worker wait planning-001 analyser#1 analyser#2 --timeout 1800",
+        "okstra worker wait planning-001 analyser#1 critic#1 --any",
     )
     wait.add_argument("who", nargs="+", help=WHO_HELP)
     wait.add_argument(
         "--timeout",
-        type=_seconds("--timeout", MAX_WAIT_SECONDS),
+        type=seconds("--timeout", 0, MAX_WAIT_SECONDS),
         metavar="SECONDS",
         help="give up after this long (exit 124); default: wait as long as it takes",
     )
@@ -184,14 +155,13 @@ def _register_watch(wsub: Any) -> None:
         choices=tuple(UNTIL),
         help="return also when they reach this activity (waiting: waiting for input or idle)",
     )
-    wait.add_argument("--json", action="store_true", help="print one JSON document")
-    wait.set_defaults(handler=_wait, human=_wait_human)
+    json_flag(wait, _wait, _wait_human)
 
     result = _sub(
         wsub,
         "result",
         "print what a worker produced",
-        "  okstra worker result planning-001 analyser#1 > analysis-1.md",
+        "okstra worker result planning-001 analyser#1 > analysis-1.md",
     )
     result.add_argument("who", help=WHO_HELP)
     result.add_argument(
@@ -205,27 +175,25 @@ def _register_watch(wsub: Any) -> None:
         metavar="N",
         help="an earlier turn's product (default: the latest turn's)",
     )
-    result.add_argument("--json", action="store_true", help="print one JSON document")
-    result.set_defaults(handler=_result, human=_result_human)
+    json_flag(result, _result, _result_human)
 
     stop = _sub(
         wsub,
         "stop",
         "stop a worker (SIGTERM, then SIGKILL after --grace)",
-        "  okstra worker stop planning-001 analyser#1 --grace 5\n"
-        "  okstra worker stop planning-001 --all",
+        "okstra worker stop planning-001 analyser#1 --grace 5",
+        "okstra worker stop planning-001 --all",
     )
     stop.add_argument("who", nargs="?", help=WHO_HELP)
     stop.add_argument("--all", action="store_true", help="stop every running worker")
     stop.add_argument(
         "--grace",
-        type=_seconds("--grace", MAX_GRACE_SECONDS),
+        type=seconds("--grace", 0, MAX_GRACE_SECONDS),
         default=DEFAULT_GRACE_SECONDS,
         metavar="SECONDS",
         help="how long the worker gets to stop before it is killed (default 10)",
     )
-    stop.add_argument("--json", action="store_true", help="print one JSON document")
-    stop.set_defaults(handler=_stop, human=_stop_human)
+    json_flag(stop, _stop, _stop_human)
 
 
 def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
@@ -233,12 +201,6 @@ def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "okstra worker: a command is required: start, send, status, wait, result, stop, "
         "diff, merge, discard"
     )
-
-
-def _run_dir(value: str) -> Path:
-    from ..life.locate import locate_run
-
-    return locate_run(value, Path.cwd(), os.environ)
 
 
 def _prompt(ns: argparse.Namespace) -> str:
@@ -259,16 +221,11 @@ def _prompt(ns: argparse.Namespace) -> str:
     return text
 
 
-# --------------------------------------------------------------------------- start
-
-
 def _start(ns: argparse.Namespace) -> tuple[Started, int]:
-    from ..environment import Environment
     from ..life.actions import worker_start
 
-    run_dir = _run_dir(ns.run)
     started = worker_start(
-        run_dir,
+        run_dir(ns.run),
         Environment.real(),
         prompt=_prompt(ns),
         who=ns.who,
@@ -283,8 +240,6 @@ def _start(ns: argparse.Namespace) -> tuple[Started, int]:
 
 
 def _start_human(started: Started) -> None:
-    from ..display import inert
-
     where = (
         f"tmux pane {started.pane_ref} ({started.window_ref})"
         if started.surface == "tmux"
@@ -301,27 +256,22 @@ def _start_human(started: Started) -> None:
         f"okstra: its result:   {started.result_command}",
         *(f"okstra: note: {note}" for note in started.notes),
     ]
-    _print("".join(inert(line) + "\n" for line in lines))
+    say("".join(inert(line) + "\n" for line in lines))
 
 
 def _send(ns: argparse.Namespace) -> tuple[Started, int]:
-    from ..environment import Environment
     from ..life.actions import worker_send
 
     sent = worker_send(
-        _run_dir(ns.run), Environment.real(), ns.who, prompt=_prompt(ns), surface=ns.surface
+        run_dir(ns.run), Environment.real(), ns.who, prompt=_prompt(ns), surface=ns.surface
     )
     return sent, 0
 
 
-# --------------------------------------------------------------------------- status
-
-
 def _status(ns: argparse.Namespace) -> tuple[TeamStatus, int]:
-    from ..environment import Environment
     from ..life.actions import team_status
 
-    return team_status(_run_dir(ns.run), Environment.real()), 0
+    return team_status(run_dir(ns.run), Environment.real()), 0
 
 
 def _elapsed(seconds: int | None) -> str:
@@ -356,43 +306,30 @@ def status_text(workers: Sequence[WorkerState]) -> str:
 
 
 def _status_human(status: TeamStatus) -> None:
-    _print(status_text(status.workers))
-
-
-# --------------------------------------------------------------------------- wait
+    say(status_text(status.workers))
 
 
 def _wait(ns: argparse.Namespace) -> tuple[Waited, int]:
-    from ..environment import Environment
     from ..life.actions import worker_wait
 
-    run_dir = _run_dir(ns.run)
     until = UNTIL[ns.until] if ns.until else None
     waited = worker_wait(
-        run_dir, Environment.real(), ns.who, timeout=ns.timeout, any_one=ns.any, until=until
+        run_dir(ns.run), Environment.real(), ns.who, timeout=ns.timeout, any_one=ns.any, until=until
     )
     return waited, waited.exit_code
 
 
 def _wait_human(waited: Waited) -> None:
     if waited.timed_out:
-        print(
-            "okstra: timed out; still running: "
-            + ", ".join(w.short for w in waited.workers if w.state == "running"),
-            file=sys.stderr,
-        )
-    _print(status_text(waited.workers))
-
-
-# --------------------------------------------------------------------------- result
+        running = ", ".join(w.short for w in waited.workers if w.state == "running")
+        print(f"okstra: timed out; still running: {running}", file=sys.stderr)
+    say(status_text(waited.workers))
 
 
 def _result(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..environment import Environment
     from ..life.actions import worker_result
-    from ..records import to_data
 
-    found = worker_result(_run_dir(ns.run), Environment.real(), ns.who, full=ns.full, turn=ns.turn)
+    found = worker_result(run_dir(ns.run), Environment.real(), ns.who, full=ns.full, turn=ns.turn)
     payload: dict[str, Any] = to_data(found)
     if not ns.json:
         payload["_bytes"] = found.data  # printed as is, not as JSON
@@ -400,13 +337,11 @@ def _result(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _result_human(payload: dict[str, Any]) -> None:
-    from ..display import inert
-
     data: bytes = payload["_bytes"]
     if payload.get("why"):
         print(f"okstra: {inert(payload['why'])}", file=sys.stderr)
     if sys.stdout.isatty():
-        _print(inert(data.decode("utf-8", errors="replace"), keep_newlines=True))
+        say(inert(data.decode("utf-8", errors="replace"), keep_newlines=True))
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -418,41 +353,124 @@ def _result_human(payload: dict[str, Any]) -> None:
         )
 
 
-# --------------------------------------------------------------------------- stop
-
-
 def _stop(ns: argparse.Namespace) -> tuple[WorkersStopped | Stopped, int]:
-    from ..environment import Environment
     from ..life.actions import worker_stop, workers_stop_all
 
     if ns.all == (ns.who is not None):
         raise UsageError("name one worker, or --all", field="<who>")
     if ns.all:
-        every = workers_stop_all(_run_dir(ns.run), Environment.real(), grace=ns.grace)
-        return every, 0 if every.ok else 1
-    stopped = worker_stop(_run_dir(ns.run), Environment.real(), ns.who, grace=ns.grace)
-    return stopped, 0 if stopped.ok else 1
+        reply: WorkersStopped | Stopped = workers_stop_all(
+            run_dir(ns.run), Environment.real(), grace=ns.grace
+        )
+    else:
+        reply = worker_stop(run_dir(ns.run), Environment.real(), ns.who, grace=ns.grace)
+    return reply, 0 if reply.ok else 1
 
 
 def _stop_human(reply: WorkersStopped | Stopped) -> None:
     from ..life.actions import WorkersStopped
 
-    if isinstance(reply, WorkersStopped):
-        for one in reply.workers:
-            _stop_one_human(one)
-        if not reply.workers:
-            _print("okstra: no worker is running\n")
+    for stopped in reply.workers if isinstance(reply, WorkersStopped) else (reply,):
+        worker = stopped.worker
+        if not stopped.was_running:
+            text = f"okstra: {worker.short} is not running ({worker.status})"
+        else:
+            steps = ", ".join(stopped.steps) or "nothing to signal"
+            text = f"okstra: {worker.short}: {steps}; now {worker.status}"
+        say(inert(text) + "\n")
+    if isinstance(reply, WorkersStopped) and not reply.workers:
+        say("okstra: no worker is running\n")
+
+
+WRITER_HELP = "a writer: a role execution ref, its label, or <role>#<n> (e.g. implementer#1)"
+
+
+def _register_review(wsub: Any) -> None:
+    """`diff`, `merge` and `discard`: review a writer's branch, merge it, throw it away."""
+    diff = _sub(
+        wsub,
+        "diff",
+        "a writer's changes against its base (committed and uncommitted)",
+        "okstra worker diff implementation-001 implementer#1 --stat",
+    )
+    diff.add_argument("who", help=WRITER_HELP)
+    diff.add_argument("--stat", action="store_true", help="a summary of the files changed")
+    json_flag(diff, _diff, _diff_human)
+
+    merge = _sub(
+        wsub,
+        "merge",
+        "merge an ended writer's branch into the branch checked out in the project",
+        "okstra worker merge implementation-001 implementer#1",
+        "okstra worker merge implementation-001 fixer#1 --squash",
+    )
+    merge.add_argument("who", help=WRITER_HELP)
+    merge.add_argument("--squash", action="store_true", help="one commit on the project's branch")
+    json_flag(merge, _merge, _merge_human)
+
+    discard = _sub(
+        wsub,
+        "discard",
+        "remove an ended writer's worktree and delete its branch (asks first)",
+        "okstra worker discard implementation-001 implementer#1 --yes",
+    )
+    discard.add_argument("who", help=WRITER_HELP)
+    discard.add_argument(
+        "--yes", action="store_true", help="do not ask (needed without a terminal)"
+    )
+    json_flag(discard, _discard, _discard_human)
+
+
+def _diff(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.actions import worker_diff
+
+    return to_data(worker_diff(run_dir(ns.run), Environment.real(), ns.who, stat=ns.stat)), 0
+
+
+def _diff_human(payload: dict[str, Any]) -> None:
+    text: str = payload["text"]
+    if sys.stdout.isatty():
+        text = inert(text, keep_newlines=True)
+    say(text or f"okstra: {inert(payload['label'])} changed nothing\n")
+
+
+def _merge(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.actions import worker_merge
+
+    done = worker_merge(run_dir(ns.run), Environment.real(), ns.who, squash=ns.squash)
+    return to_data(done), 0
+
+
+def _merge_human(payload: dict[str, Any]) -> None:
+    how = "squashed into" if payload["squash"] else "merged into"
+    files = len(payload["files"])
+    text = (
+        f"okstra: {payload['label']} ({payload['branch']}) {how} {payload['into']} — "
+        f"{files} file{'s' if files != 1 else ''}, now at {payload['commit'][:12]}"
+    )
+    say(inert(text) + "\n")
+
+
+def _discard(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    from ..life.actions import worker_discard
+
+    run = run_dir(ns.run)
+    if not ns.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(
+                "discarding throws the writer's work away: pass --yes (no terminal to ask)",
+                field="--yes",
+            )
+        question = f"okstra: remove {ns.who}'s worktree and delete its branch?"
+        print(question + " [y/N] ", end="", file=sys.stderr, flush=True)
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            return {"ok": False, "discarded": False, "error": "not confirmed"}, 1
+    return to_data(worker_discard(run, Environment.real(), ns.who)), 0
+
+
+def _discard_human(payload: dict[str, Any]) -> None:
+    if not payload.get("ok"):
+        say("okstra: nothing was discarded\n")
         return
-    _stop_one_human(reply)
-
-
-def _stop_one_human(stopped: Stopped) -> None:
-    from ..display import inert
-
-    worker = stopped.worker
-    if not stopped.was_running:
-        text = f"okstra: {worker.short} is not running ({worker.status})"
-    else:
-        steps = ", ".join(stopped.steps) or "nothing to signal"
-        text = f"okstra: {worker.short}: {steps}; now {worker.status}"
-    _print(inert(text) + "\n")
+    steps = "; ".join(payload["steps"]) or "nothing was left to remove"
+    say(inert(f"okstra: {payload['label']}: {steps}") + "\n")

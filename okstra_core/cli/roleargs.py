@@ -1,10 +1,8 @@
-"""Run arguments: `--role-count`, `--role-model`, and the whole renderArgv → `RunRequest`.
+"""The run flags (`--role-count`, `--role-model`, the whole renderArgv) → `RunRequest`.
 
-Shared by `okstra team` and `okstra prepare`: both take the same flags, so they parse
-them with the same rules and messages. `request_from_argv` is where a request built
-from the command line gets its checks (the wizard's outcome does the same for a
-request built from a wizard state); `host_context` is the one reading of the host
-session context and `OKSTRA_HOST_MODEL` / `OKSTRA_HOST_EFFORT` for every command.
+Shared by `okstra team` and `okstra prepare`; `request_from_argv` is where a request from
+the command line gets its checks; `host_context` is the one reading of the host session
+context and `OKSTRA_HOST_MODEL` / `OKSTRA_HOST_EFFORT`.
 """
 
 from __future__ import annotations
@@ -33,20 +31,6 @@ from ..request import (
     usage_error,
 )
 from ..vocabulary import SPAWN_PROCESS
-
-__all__ = [
-    "REQUEST_DESTS",
-    "add_request_arguments",
-    "canonical_model",
-    "has_request_flags",
-    "host_context",
-    "parse_role_counts",
-    "parse_role_models",
-    "reported_host_effort",
-    "reported_host_model",
-    "request_from_argv",
-    "request_from_namespace",
-]
 
 if TYPE_CHECKING:
     import argparse
@@ -82,19 +66,11 @@ def _raise_all(problems: list[str], flag: str) -> None:
 
 
 def parse_role_counts(values: Sequence[str], profile: Profile) -> dict[str, int]:
-    """Parse ``role=N`` values into a count per role.
-
-    Args:
-        values: the raw ``--role-count`` values.
-        profile: the phase's profile (known roles and their ranges).
-
-    Returns:
-        role -> count, in the order given.
+    """`--role-count role=N` values → role -> count, in the order given.
 
     Raises:
-        UsageError: malformed value, non-integer count, unknown or dynamic role, a role
-            given twice, or a count outside the role's ``[min, max]`` — every problem
-            named at once.
+        UsageError: naming every malformed value, unknown or dynamic role, role given
+            twice, or count outside the role's range at once.
     """
     counts: dict[str, int] = {}
     problems: list[str] = []
@@ -126,22 +102,13 @@ def parse_role_counts(values: Sequence[str], profile: Profile) -> dict[str, int]
 def parse_role_models(
     values: Sequence[str], profile: Profile, pool: ModelPool
 ) -> dict[str, list[str]]:
-    """Parse ``role=model_ref`` (or ``role=provider/alias``) values.
+    """`--role-model role=model` values → role -> model refs in ordinal order.
 
-    Repeating a role gives its next ordinal: ``analyser=a analyser=b`` is analyser #1 =
-    a, #2 = b. Aliases are resolved to model refs (case-insensitive).
-
-    Args:
-        values: the raw ``--role-model`` values.
-        profile: the phase's profile (known roles).
-        pool: the model pool (known models and aliases).
-
-    Returns:
-        role -> model refs in ordinal order.
+    A role given again is its next instance; aliases become refs (case-insensitive).
 
     Raises:
-        UsageError: malformed value, unknown or dynamic role, unknown model — every
-            problem named at once.
+        UsageError: naming every malformed value, unknown or dynamic role and unknown
+            model at once.
     """
     models: dict[str, list[str]] = {}
     problems: list[str] = []
@@ -173,74 +140,29 @@ _RUN_FLAGS: tuple[tuple[str, str, bool, str, str], ...] = (
     ("--task-id", "task_id", False, "ID", "the task's id within its group (slug)"),
     ("--task-type", "task_type", False, "TYPE", "the phase, e.g. implementation-planning"),
     ("--brief", "brief", False, "FILE", "the brief, relative to the project"),
-    (
-        "--approved-plan",
-        "approved_plan",
-        False,
-        "FILE",
-        "the approved plan (implementation and final-verification)",
-    ),
+    ("--approved-plan", "approved_plan", False, "FILE",
+     "the approved plan (implementation and final-verification)"),
     ("--directive", "directive", False, "TEXT", "text for the lead"),
-    (
-        "--related-tasks",
-        "related_tasks",
-        False,
-        "KEYS",
-        "comma-separated task keys (group/id) the lead should read",
-    ),
-    (
-        "--host",
-        "host",
-        False,
-        "ID",
-        "host runtime: claude-code, codex or terminal (default: detected)",
-    ),
+    ("--related-tasks", "related_tasks", False, "KEYS",
+     "comma-separated task keys (group/id) the lead should read"),
+    ("--host", "host", False, "ID",
+     "host runtime: claude-code, codex or terminal (default: detected)"),
     ("--entry-mode", "entry_mode", False, "MODE", "spawn-process (default) or current-session"),
-    (
-        "--role-count",
-        "role_counts",
-        True,
-        "ROLE=N",
-        "instances of an adjustable or optional role (repeatable)",
-    ),
-    (
-        "--role-model",
-        "role_models",
-        True,
-        "ROLE=MODEL",
-        "the model of a role's next instance, e.g. analyser=claude/opus-4.6 (repeatable)",
-    ),
-    (
-        "--host-session-context-json",
-        "host_session_context_json",
-        False,
-        "JSON",
-        "a JSON object describing the host session (decides host, entry mode and model)",
-    ),
-    (
-        "--base-ref",
-        "base_ref",
-        False,
-        "REF",
-        "the base the writers branch from: a branch, tag or commit, or run:<run-id> (an "
-        "earlier run's merged result); default: the commit the project is on",
-    ),
-    (
-        "--lead-access",
-        "lead_access",
-        False,
-        "ACCESS",
-        "what the lead's CLI may do without asking: ask (default: its own prompts), edits "
-        "(edit files), full (edit and run commands)",
-    ),
-    (
-        "--provenance",
-        "provenance",
-        True,
-        "KEY=SOURCE",
-        "where a value came from, e.g. role-model:analyser:1=default:bundled (repeatable)",
-    ),
-)
+    ("--role-count", "role_counts", True, "ROLE=N",
+     "instances of an adjustable or optional role (repeatable)"),
+    ("--role-model", "role_models", True, "ROLE=MODEL",
+     "the model of a role's next instance, e.g. analyser=claude/opus-4.6 (repeatable)"),
+    ("--host-session-context-json", "host_session_context_json", False, "JSON",
+     "a JSON object describing the host session (decides host, entry mode and model)"),
+    ("--base-ref", "base_ref", False, "REF",
+     "the base the writers branch from: a branch, tag or commit, or run:<run-id> (an earlier "
+     "run's merged result); default: the commit the project is on"),
+    ("--lead-access", "lead_access", False, "ACCESS",
+     "what the lead's CLI may do without asking: ask (default: its own prompts), edits (edit "
+     "files), full (edit and run commands)"),
+    ("--provenance", "provenance", True, "KEY=SOURCE",
+     "where a value came from, e.g. role-model:analyser:1=default:bundled (repeatable)"),
+)  # fmt: skip
 REQUEST_DESTS = tuple(flag[1] for flag in _RUN_FLAGS)
 
 
@@ -268,11 +190,9 @@ def host_context(
     entry_mode: str = "",
     context_json: str = "",
 ) -> HostSessionContext:
-    """The host session context of a command: the given context first, then the flags.
-
-    The context, when given, decides host and entry mode: a `--host` or `--entry-mode`
-    that says otherwise is refused naming both. `OKSTRA_HOST_MODEL` / `OKSTRA_HOST_EFFORT`
-    fill the current-session model and effort the context does not report.
+    """The host session context of a command: the given context, then the flags (a flag
+    contradicting the context is refused); `OKSTRA_HOST_MODEL` / `OKSTRA_HOST_EFFORT` fill
+    the model and effort it does not report.
 
     Raises:
         UsageError: malformed context JSON, an unknown entry mode, a contradiction.
@@ -339,10 +259,7 @@ def _pairs(values: Sequence[str], flag: str) -> dict[str, str]:
 def request_from_namespace(
     ns: argparse.Namespace, environment: Environment, *, cwd: Path | None = None
 ) -> RunRequest:
-    """Build the run request from parsed renderArgv flags: every check, once.
-
-    Required flags, shapes, the host session context, role counts in the profile's
-    ranges, role models known to the pool (aliases become refs).
+    """The run request of parsed renderArgv flags, every check made once.
 
     Raises:
         UsageError: naming the flag and what was expected.

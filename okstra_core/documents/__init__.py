@@ -1,13 +1,7 @@
 """Typed documents: every file okstra writes has one record that writes and reads it.
 
-Modules: `base` (the `Document` base), `inputs` (`run-inputs.json`), `host` (a host
-session context as hosts spell it), `setup` (a setup's `<setup>.runs.jsonl`), `run`
-(`run-manifest.json`, `lead-prompt.meta.json`), `mcp` (`mcp.json`), `task` (`task-manifest.json`,
-timeline events and `parse_event`, `project.json`, `runs.jsonl` rows), `resume` (`resume.json`) and
-`schema` (`SCHEMAS`, `json_schema(name)` for `okstra schema`).
-
-The names load on first use, so a reader of one document (the wizard's reuse step
-reads `run-inputs.json`) does not pay for defining every other record.
+The names load on first use, so a reader of one document does not pay for defining every
+other record.
 """
 
 from __future__ import annotations
@@ -61,36 +55,18 @@ _LAZY = by_module(
         ".mcp": ("McpConfig", "McpServerEntry"),
         ".resume": ("ResumeDiscover", "ResumeDocument", "ResumeParticipant"),
         ".run": (
-            "AddedExecution",
-            "ApprovedPlanRef",
-            "BindingRecord",
-            "DynamicRole",
-            "FileRef",
-            "LeadPromptMeta",
-            "Participant",
-            "RoleExecution",
-            "RunManifest",
+            "AddedExecution", "ApprovedPlanRef", "BindingRecord", "DynamicRole", "FileRef",
+            "LeadPromptMeta", "Participant", "RoleExecution", "RunManifest",
         ),
         ".task": (
-            "TIMELINE_EVENTS",
-            "TimelineEvent",
-            "parse_event",
-            "LatestRun",
-            "LeadLaunched",
-            "LeadLaunchFailed",
-            "NextPhase",
-            "ProjectDocument",
-            "RoleExecutionIndexEntry",
-            "RunPrepared",
-            "RunsIndexRow",
-            "SessionDiscovered",
-            "TaskIdentity",
-            "TaskManifest",
+            "TIMELINE_EVENTS", "TimelineEvent", "parse_event", "LatestRun", "LeadLaunched",
+            "LeadLaunchFailed", "NextPhase", "ProjectDocument", "RoleExecutionIndexEntry",
+            "RunPrepared", "RunsIndexRow", "SessionDiscovered", "TaskIdentity", "TaskManifest",
             "Workflow",
         ),
         ".schema": ("SCHEMAS", "json_schema"),
     }
-)
+)  # fmt: skip
 
 
 __getattr__ = lazy_names(__name__, _LAZY)

@@ -1,12 +1,8 @@
 """The base of every document okstra writes: one record writes and reads it.
 
-Documents are plain frozen records (`okstra_core.records`): camelCase on disk
-(`records.config(camel_case=True)`), unknown keys refused unless the file is shared
-with people (`project.json`, `task-manifest.json` keep keys okstra does not own, see
-`OpenDocument`). Writing a document needs no pydantic; reading one (`parse`, `read`)
-checks the data with `records.validate` and turns any problem into a `DataFileError`
-naming the file and the field. An older layout of a file is upgraded before it is
-checked (`_upgrade`); rules across fields run in `__post_init__`.
+Writing needs no pydantic; `parse`/`read` validate (`records.validate`) and report a
+`DataFileError` naming the file and field. Unknown keys are refused except in shared files
+(`OpenDocument`); older layouts are upgraded first (`_upgrade`).
 """
 
 from __future__ import annotations
@@ -25,16 +21,6 @@ from ..store import dumps_json, read_json
 if TYPE_CHECKING:
     from pydantic import StrictStr
 
-__all__ = [
-    "EXECUTION_IDENTITY_VERSION",
-    "SCHEMA_VERSION",
-    "Document",
-    "Event",
-    "OpenDocument",
-    "field_path",
-    "merged",
-    "validation_error",
-]
 
 # The layout of `run-inputs.json`, `run-manifest.json` and `task-manifest.json`.
 SCHEMA_VERSION: Literal["2.0"] = "2.0"
@@ -59,11 +45,12 @@ def validation_error(exc: RecordError, path: Path | None, what: str) -> DataFile
 class Document:
     """A file okstra writes: frozen, camelCase, strict about unknown keys.
 
-    Every concrete document is a `records.dataclass(frozen=True, kw_only=True)` with
-    `__pydantic_config__ = records.config(camel_case=True, by_name=True)`; a field
-    written only once it is known is named in that config's `omit_none`.
+    Every concrete document is a `records.dataclass(frozen=True, kw_only=True)`; a field
+    written only once it is known is named in its config's `omit_none`.
     """
 
+    # camelCase in files, read by either name (a document's own config may say more).
+    __pydantic_config__ = config(camel_case=True, by_name=True)
     WHAT: ClassVar[str] = "document"  # what the file is, for messages
     # Fields holding documents, and how (see `Shape`): for `OpenDocument` (keys kept
     # at every level) and `from_own`.
@@ -111,12 +98,8 @@ class Document:
 
     @classmethod
     def from_own(cls, data: Mapping[str, Any]) -> Self:
-        """The document of data okstra built itself from values it holds (camelCase keys).
-
-        Not checked (and no pydantic imported): for data from a file or a person, use
-        `parse`. Lists become tuples where the field is one; keys that name no field are
-        kept by an open document and refused (`TypeError`, a bug) by any other.
-        """
+        """The document of data okstra built itself (unchecked, no pydantic; use `parse`
+        for data from outside). Unknown keys: kept by an open document, else `TypeError`."""
         built: Self = _build(cls, data)
         return built
 
@@ -137,9 +120,8 @@ class Document:
 
 
 def merged(data: Mapping[str, Any] | None, record: type[Any], **values: Any) -> dict[str, Any]:
-    """A shared file's object (`data`, as read) with `values` — `record`'s fields, by
-    their Python names — set under their names in files (`records.to_data` writes
-    them); every other key is kept as it is."""
+    """A shared file's object (`data`, as read) with `values` (`record`'s fields by Python
+    name) set under their names in files; every other key kept."""
     names = aliases_of(record)
     out = dict(data or {})
     for name, value in values.items():
@@ -153,20 +135,14 @@ def _open_schema(schema: dict[str, Any]) -> None:
     schema["additionalProperties"] = True
 
 
-# `extra` (the keys okstra does not own; the first field) is written first, then
-# okstra's own keys.
+# `extra` (the keys okstra does not own) is written first, then okstra's own keys.
 OPEN_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=_open_schema, spread="extra")
 
 
 @dataclass(frozen=True, kw_only=True)
 class OpenDocument(Document):
-    """A document shared with people: keys okstra does not own are kept as they are.
-
-    `extra` holds them (file key → value, as read); `parse` fills it at every level of
-    the file (see `Document.NESTED`) and `dump` writes them back with okstra's keys.
-    """
-
-    __pydantic_config__ = OPEN_CONFIG
+    """A document shared with people: keys okstra does not own are kept, as read, in
+    `extra` at every level of the file (see `Document.NESTED`) and written back."""
 
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -176,24 +152,25 @@ class OpenDocument(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Versioned(Document):
+    """The layout versions a run manifest and a task manifest begin with."""
+
+    schema_version: Literal["2.0"] = SCHEMA_VERSION
+    execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
+
+
+@dataclass(frozen=True, kw_only=True)
 class Event(Document):
     """What every `timeline.jsonl` line has: when, and which run."""
 
-    __pydantic_config__ = config(camel_case=True, by_name=True)
     WHAT: ClassVar[str] = "timeline event"
 
     at: StrictStr
     run_id: StrictStr
 
 
-# ------------------------------------------------------------------------ helpers
-
-
 def _known(cls: type[Document]) -> tuple[dict[str, str], set[str]]:
-    """(file key → field name, the tuple fields) of a document's own fields.
-
-    A field is known by its name in files and by its Python name, as `parse` accepts.
-    """
+    """(file key or Python name → field name, the tuple fields) of a document's fields."""
     names = aliases_of(cls)
     keys: dict[str, str] = {}
     tuples: set[str] = set()

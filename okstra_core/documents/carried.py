@@ -1,10 +1,6 @@
-"""What prepare carries over from the shared files it extends.
-
-`task-manifest.json` and `.okstra/project.json` are shared with people (open
-documents): prepare extends the file it finds, keeping every key it does not own, and
-the record checks the result (`TaskManifest.parse`, `ProjectDocument.parse`). What it
-takes from okstra's own keys is read here, leniently, by the records' names in files:
-a value of another type is the default (a new task's), as it always was.
+"""What prepare carries over from the shared files it extends (`task-manifest.json`,
+`project.json`): okstra's own keys read leniently by their names in files (a value of
+another type is a new task's default).
 """
 
 from __future__ import annotations
@@ -14,8 +10,6 @@ from typing import Any
 
 from ..records import aliases_of, dataclass
 from .task import LatestRun, ProjectDocument, TaskManifest, Workflow
-
-__all__ = ["CarriedTask", "latest_run_id", "misshapen_task", "own", "upgraded_project"]
 
 
 def own(data: Mapping[str, Any] | None, record: type[Any], name: str, default: Any = None) -> Any:
@@ -33,19 +27,9 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True)
 class CarriedTask:
-    """What the next task manifest takes from the one it extends.
-
-    Attributes:
-        workflow: the `workflow` object as read (its keys okstra does not own are kept).
-        phase_states: every phase's state so far.
-        next_recommended_phase: the pointer as stored (any earlier shape; see
-            `tasks.promote_pointer`).
-        last_completed_phase: "" when none was recorded.
-        awaiting_approval: False when none was recorded.
-        created_at: when the task was first prepared (None: a new task).
-        role_execution_index: the earlier runs' entries, kept verbatim.
-        latest_run_by_task_type: phase -> the id of its latest run.
-    """
+    """What the next task manifest takes from the one it extends (`workflow` as read, its
+    other keys kept; `next_recommended_phase` in any earlier shape, see
+    `tasks.promote_pointer`; `created_at` None for a new task)."""
 
     workflow: dict[str, Any]
     phase_states: dict[str, Any]

@@ -1,9 +1,5 @@
-"""A host session context as hosts give it: their spellings read into the record's.
-
-The context arrives as JSON (`--host-session-context-json`, a `run-inputs.json`'s
-`host`). Hosts spell the model in older ways too — `currentModel: "p/m"` or
-`currentModelRef: "p/m"` — and may send keys okstra does not read; both are settled
-here, before `records.validate` checks the context as a `HostSessionContext`.
+"""A host session context as hosts give it, settled into the record's spelling: older
+spellings of the model (`currentModel: "p/m"`, `currentModelRef`) and unknown keys.
 """
 
 from __future__ import annotations
@@ -14,8 +10,6 @@ from typing import Any
 
 from ..records import aliases_of
 from ..request import CurrentModel, HostSessionContext
-
-__all__ = ["given_context", "older_spellings"]
 
 # The earlier name of `currentModel.modelRef`, as a key of the context itself.
 _EARLIER_MODEL_REF = "currentModelRef"

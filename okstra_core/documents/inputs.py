@@ -1,10 +1,6 @@
-"""`run-inputs.json`: the run request as prepared (the wizard's reuse step reads it).
-
-The run request, dumped, plus the run id and the argv that replays it. A file of the
-previous layout (inputs nested under `inputs`, counts and models as `role=value`
-strings, related tasks comma-separated) is upgraded when read, and so is a host
-session context's older spelling of its model. Kept apart from the other run documents
-so that reading it costs only this record.
+"""`run-inputs.json`: the run request as prepared, with the run id and the argv that
+replays it. The previous layout (inputs nested under `inputs`, `role=value` strings,
+comma-separated related tasks) is upgraded when read.
 """
 
 from __future__ import annotations
@@ -15,13 +11,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..records import dataclass
 from ..request import RunRequest
-from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document
+from .base import SCHEMA_VERSION, Document
 from .host import older_spellings
 
 if TYPE_CHECKING:
     from pydantic import StrictStr
-
-__all__ = ["EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION", "RunInputs"]
 
 
 def _pairs(raw: Any, *, integer: bool) -> Any:
@@ -126,13 +120,8 @@ class RunInputs(RunRequest, Document):
         team: Sequence[tuple[str, str, str | None]] = (),
         counts: Mapping[str, int] | None = None,
     ) -> RunInputs:
-        """The document of `request` as prepared.
-
-        Args:
-            team: (role, provider, model ref or None when okstra chooses none — the host
-                session leading) of each role instance, in team order.
-            counts: the resolved counts of the roles a request may count.
-        """
+        """The document of `request` as prepared: `team` is (role, provider, model ref or
+        None) of each role instance in order; `counts` the resolved role counts."""
         fields = {f.name: getattr(request, f.name) for f in dataclasses.fields(RunRequest)}
         models: dict[str, list[str]] = {}
         for role, _, ref in team:

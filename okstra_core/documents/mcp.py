@@ -1,8 +1,5 @@
-"""`mcp.json` of a run: okstra's MCP server, in the form the lead's host reads.
-
-`{"mcpServers": {"okstra": {"command": …, "args": […]}}}` is what claude's
-`--mcp-config` (and a project's `.mcp.json`) reads, and the `mcpServers` of the Gemini
-CLI's settings (where `trust: true` spares a confirmation per call).
+"""`mcp.json` of a run: okstra's MCP server as claude's `--mcp-config` (and Gemini's
+`mcpServers`, where `trust: true` spares a confirmation per call) read it.
 """
 
 from __future__ import annotations
@@ -32,7 +29,6 @@ class McpServerEntry(Document):
 class McpConfig(Document):
     """`mcp.json`: the servers by name (okstra writes one, `okstra`)."""
 
-    __pydantic_config__ = config(camel_case=True, by_name=True)
     WHAT: ClassVar[str] = "MCP config"
 
     mcp_servers: dict[StrictStr, McpServerEntry]

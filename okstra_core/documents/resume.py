@@ -12,16 +12,9 @@ if TYPE_CHECKING:
     from pydantic import Field, StrictFloat, StrictInt, StrictStr
 
 
-__all__ = ["ResumeDiscover", "ResumeDocument", "ResumeParticipant"]
-
-_CONFIG = config(camel_case=True, by_name=True)
-
-
 @dataclass(frozen=True, kw_only=True)
 class ResumeDiscover(Document):
     """Where a CLI that mints its own ids records them (while the id is pending)."""
-
-    __pydantic_config__ = _CONFIG
 
     glob: StrictStr
     id_pattern: StrictStr

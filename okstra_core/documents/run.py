@@ -1,9 +1,5 @@
-"""The documents of one run: `run-manifest.json`, `lead-prompt.meta.json`.
-
-`run-manifest.json` carries the execution identity at its top level: `participants`,
-`roleExecutions`, `dynamicRoles`, with `schemaVersion` "2.0" and
-`executionIdentityVersion` 2. A manifest of the previous layout (the identity nested
-under `executionManifest`) is upgraded when read. (`run-inputs.json`: `inputs.py`.)
+"""`run-manifest.json` and `lead-prompt.meta.json`. A manifest of the previous layout (the
+execution identity nested under `executionManifest`) is upgraded when read.
 """
 
 from __future__ import annotations
@@ -15,36 +11,17 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from ..catalog.models import Runner
 from ..records import config, dataclass
 from ..vocabulary import LeadAccess
-from .base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, Document, Shape
+from .base import Document, Shape, Versioned
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictInt, StrictStr
 
-__all__ = [
-    "EXECUTION_IDENTITY_VERSION",
-    "LAUNCH_FIELDS",
-    "SCHEMA_VERSION",
-    "START_FIELDS",
-    "AddedExecution",
-    "ApprovedPlanRef",
-    "BindingRecord",
-    "DynamicRole",
-    "FileRef",
-    "LeadPromptMeta",
-    "Participant",
-    "RoleExecution",
-    "RunManifest",
-    "Turn",
-    "Usage",
-    "WriteCapability",
-]
 
 SERVED_MODEL_UNKNOWN = "unknown"
 # What a worker may do to the project: its role's `writes` (the leader always writes).
 WriteCapability = Literal["read-only", "workspace-write"]
 
 
-_CONFIG = config(camel_case=True, by_name=True)
 # `duty` is `dutyId` in files.
 _DUTY = config(camel_case=True, by_name=True, aliases={"duty": "dutyId"})
 
@@ -52,8 +29,6 @@ _DUTY = config(camel_case=True, by_name=True, aliases={"duty": "dutyId"})
 @dataclass(frozen=True, kw_only=True)
 class BindingRecord(Document):
     """How a role execution runs: runner, host runtime, host model value."""
-
-    __pydantic_config__ = _CONFIG
 
     runner: Runner
     host_runtime: StrictStr
@@ -64,26 +39,11 @@ class BindingRecord(Document):
 # A participant's facts of one launch: written once launched (absent before), never
 # carried to a new attempt (`Participant.new_attempt`).
 LAUNCH_FIELDS = (
-    "session_ref",
-    "window_ref",
-    "launch_backend",
-    "launched_at",
-    "pane_ref",
-    "tmux_socket",
-    "process_id",
-    "process_start",
-    "parent_process_id",
-    "parent_start",
-    "pane_process_id",
-    "pane_start",
-    "stop_requested_at",
-    "exit_status",
-    "exit_signal",
-    "exited_at",
-    "end_detail",
-    "process_group",
-    "output_log",
-)
+    "session_ref", "window_ref", "launch_backend", "launched_at", "pane_ref", "tmux_socket",
+    "process_id", "process_start", "parent_process_id", "parent_start", "pane_process_id",
+    "pane_start", "stop_requested_at", "exit_status", "exit_signal", "exited_at",
+    "end_detail", "process_group", "output_log",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,16 +106,9 @@ class Participant(Document):
 # A role execution's facts of one start — its worktree and that worktree's fate, its
 # turns: written once known, never carried to a new attempt (`RoleExecution.new_attempt`).
 START_FIELDS = (
-    "worktree_path",
-    "branch",
-    "base_commit",
-    "tree_note",
-    "merged_at",
-    "merge_commit",
-    "merged_into",
-    "discarded_at",
-    "turns",
-)
+    "worktree_path", "branch", "base_commit", "tree_note", "merged_at", "merge_commit",
+    "merged_into", "discarded_at", "turns",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -205,25 +158,10 @@ class Turn(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RoleExecution(Document):
-    """One role instance of the run, bound to its participant.
+class _BoundExecution(Document):
+    """A role execution as bound: `RoleExecution`'s fields before its start's."""
 
-    A current-session leader whose model the host did not report has `model_ref`,
-    `model_id` and `model_spec_digest` null.
-    """
-
-    # A role execution bound at prepare has no source (the field is null, as the
-    # earlier okstra wrote it).
-    __pydantic_config__ = config(
-        camel_case=True,
-        by_name=True,
-        aliases={"duty": "dutyId"},
-        omit_none=START_FIELDS,
-    )
-    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
-        "binding": ("one", BindingRecord),
-        "turns": ("each", Turn),
-    }
+    __pydantic_config__ = _DUTY
 
     role_execution_ref: StrictStr
     participant_ref: StrictStr
@@ -244,6 +182,24 @@ class RoleExecution(Document):
     # A role execution started at run time (a dynamic role, another attempt) names the
     # role execution it came from; null for the team bound at prepare.
     source_role_execution_ref: StrictStr | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoleExecution(_BoundExecution):
+    """One role instance of the run, bound to its participant.
+
+    A current-session leader whose model the host did not report has `model_ref`,
+    `model_id` and `model_spec_digest` null.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True, by_name=True, aliases={"duty": "dutyId"}, omit_none=START_FIELDS
+    )
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "binding": ("one", BindingRecord),
+        "turns": ("each", Turn),
+    }
+
     # A writer in a worktree of its own (`okstra_core.life.worktrees`): where, on which
     # branch, from which commit; or why it ran in the project's own tree (`tree_note`).
     worktree_path: StrictStr | None = None
@@ -296,7 +252,6 @@ class DynamicRole(Document):
 class FileRef(Document):
     """A file the run depends on, with the SHA-256 of its bytes when the run was prepared."""
 
-    __pydantic_config__ = _CONFIG
     path: StrictStr
     sha256: StrictStr
 
@@ -305,7 +260,6 @@ class FileRef(Document):
 class ApprovedPlanRef(Document):
     """The approved plan a run implements: its file, digest and the stages it covers."""
 
-    __pydantic_config__ = _CONFIG
     path: StrictStr
     sha256: StrictStr
     stages: tuple[StrictInt, ...]
@@ -315,7 +269,7 @@ _BASE_FIELDS = ("base_ref", "base_commit")
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunManifest(Document):
+class RunManifest(Versioned):
     """`run-manifest.json`: who runs which role instance, on which model."""
 
     # The run's base is absent when no role of it writes (and in older manifests).
@@ -329,8 +283,6 @@ class RunManifest(Document):
         "role_executions": ("each", RoleExecution),
         "dynamic_roles": ("each", DynamicRole),
     }
-    schema_version: Literal["2.0"] = SCHEMA_VERSION
-    execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
     okstra_version: StrictStr
     created_at: StrictStr
     run_id: StrictStr
@@ -414,7 +366,6 @@ class AddedExecution(Document):
     """A role execution started at run time (another attempt, a dynamic role) with its
     participant: what a worker start adds to the run manifest."""
 
-    __pydantic_config__ = _CONFIG
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "participant": ("one", Participant),
         "role_execution": ("one", RoleExecution),

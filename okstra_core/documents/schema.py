@@ -1,12 +1,8 @@
-"""The JSON Schemas `okstra schema <name>` prints, generated from the document records.
-
-Printing a schema builds the records' validators (pydantic): this module is loaded only
-by `okstra schema`.
-"""
+"""The JSON Schemas `okstra schema <name>` prints (building validators: only loaded there)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 from pydantic import Discriminator
@@ -19,8 +15,6 @@ from .resume import ResumeDocument
 from .run import LeadPromptMeta, RunManifest
 from .task import ProjectDocument, RunsIndexRow, TaskManifest, TimelineEvent
 from .worker import PaneActivity, ProjectRunsRow, WatcherRecord, WorkerExit, WorkerLaunch
-
-__all__ = ["SCHEMAS", "json_schema"]
 
 # A timeline line: one of the events, told apart by its `event`.
 _TIMELINE_EVENT: Any = Annotated[TimelineEvent, Discriminator("event")]
@@ -55,9 +49,11 @@ SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
 }
 
 
-def json_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema of document `name` (a key of `SCHEMAS`)."""
-    schema = SCHEMAS[name]()
+def json_schema(
+    name: str, table: Mapping[str, Callable[[], dict[str, Any]]] = SCHEMAS
+) -> dict[str, Any]:
+    """The JSON Schema of document `name` (a key of `table`)."""
+    schema = table[name]()
     schema.setdefault("title", name)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema

@@ -1,8 +1,4 @@
-"""`<setup>.runs.jsonl`: the runs a setup (a wizard state file) prepared, one a line.
-
-Read by `okstra_core.setup_runs`, which refuses a second prepare of the same setup;
-kept apart from the other documents so that reading it costs only this record.
-"""
+"""`<setup>.runs.jsonl`: the runs a setup prepared, one a line (`okstra_core.setup_runs`)."""
 
 from __future__ import annotations
 
@@ -13,8 +9,6 @@ from .base import Document
 
 if TYPE_CHECKING:
     from pydantic import StrictStr
-
-__all__ = ["RunPlace", "SetupRun"]
 
 
 @dataclass(frozen=True, kw_only=True)

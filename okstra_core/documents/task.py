@@ -1,9 +1,5 @@
-"""Task-level and project-level documents: `task-manifest.json`, `timeline.jsonl`
-events, `.okstra/project.json` and the central `runs.jsonl` rows.
-
-`task-manifest.json` and `project.json` are shared with people and other tools: keys
-okstra does not own are kept (they are open documents); everything okstra writes in
-them is typed here.
+"""`task-manifest.json`, `timeline.jsonl` events, `.okstra/project.json` and the central
+`runs.jsonl` rows. The two shared files keep keys okstra does not own.
 """
 
 from __future__ import annotations
@@ -11,40 +7,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from ..errors import DataFileError
 from ..records import config, dataclass, field
-from .base import OPEN_CONFIG, Document, Event, OpenDocument, Shape
+from .base import OPEN_CONFIG, Document, Event, OpenDocument, Shape, Versioned
 
 if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
 
-from .run import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, RoleExecution
+from .run import RoleExecution
 from .worker import WorkerExited, WorkerStarted
 
-_CONFIG = config(camel_case=True, by_name=True)
 NextPhaseStatus = Literal["ready", "pending", "blocked", "terminal"]
-
-
-__all__ = [
-    "TIMELINE_EVENTS",
-    "LatestRun",
-    "LeadLaunchFailed",
-    "LeadLaunched",
-    "NextPhase",
-    "NextPhaseStatus",
-    "ProjectDocument",
-    "RoleExecutionIndexEntry",
-    "RunPrepared",
-    "RunsIndexRow",
-    "SessionDiscovered",
-    "TaskIdentity",
-    "TaskManifest",
-    "TimelineEvent",
-    "Workflow",
-    "parse_event",
-]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,8 +39,6 @@ class TaskIdentity(OpenDocument):
 class NextPhase(Document):
     """Where the task should go next, and whether it may go there now."""
 
-    __pydantic_config__ = _CONFIG
-
     phase: StrictStr
     status: NextPhaseStatus
     rationale: StrictStr = ""
@@ -76,6 +49,7 @@ class Workflow(OpenDocument):
     """Where the task stands: the current phase, every phase's state, what comes next."""
 
     __pydantic_config__ = OPEN_CONFIG
+
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "next_recommended_phase": ("one", NextPhase)
     }
@@ -119,8 +93,6 @@ class RoleExecutionIndexEntry(OpenDocument):
 class LatestRun(Document):
     """The task's most recent run: its id, phase, sequence number and files."""
 
-    __pydantic_config__ = _CONFIG
-
     run_id: StrictStr
     task_type: StrictStr
     seq: StrictInt
@@ -133,7 +105,7 @@ class LatestRun(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
-class TaskManifest(OpenDocument):
+class TaskManifest(Versioned, OpenDocument):
     """`task-manifest.json`: task identity, workflow, and every run's role executions."""
 
     __pydantic_config__ = OPEN_CONFIG
@@ -145,8 +117,6 @@ class TaskManifest(OpenDocument):
         "latest_run": ("one", LatestRun),
     }
 
-    schema_version: Literal["2.0"] = SCHEMA_VERSION
-    execution_identity_version: Literal[2] = EXECUTION_IDENTITY_VERSION
     task: TaskIdentity
     created_at: StrictStr
     updated_at: StrictStr
@@ -160,8 +130,6 @@ class TaskManifest(OpenDocument):
 class RunPrepared(Event):
     """A run's files were written: its manifest, lead session and role executions."""
 
-    __pydantic_config__ = _CONFIG
-
     event: Literal["run-prepared"] = "run-prepared"
     task_type: StrictStr
     run_manifest_path: StrictStr
@@ -172,8 +140,6 @@ class RunPrepared(Event):
 @dataclass(frozen=True, kw_only=True)
 class LeadLaunched(Event):
     """The lead CLI was started, by which backend and where (window, pane)."""
-
-    __pydantic_config__ = _CONFIG
 
     event: Literal["lead-launched"] = "lead-launched"
     backend: StrictStr
@@ -206,8 +172,6 @@ class LeadExited(Event):
 class LeadResumed(Event):
     """The lead of an earlier launch runs again in the foreground (`resume --exec`)."""
 
-    __pydantic_config__ = _CONFIG
-
     event: Literal["lead-resumed"] = "lead-resumed"
     participant_ref: StrictStr
     backend: StrictStr
@@ -218,8 +182,6 @@ class LeadResumed(Event):
 class LeadStopRequested(Event):
     """Someone asked okstra to stop the lead."""
 
-    __pydantic_config__ = _CONFIG
-
     event: Literal["lead-stop-requested"] = "lead-stop-requested"
     backend: StrictStr | None = None
 
@@ -227,8 +189,6 @@ class LeadStopRequested(Event):
 @dataclass(frozen=True, kw_only=True)
 class LeadLaunchFailed(Event):
     """Starting the lead CLI failed, with the error."""
-
-    __pydantic_config__ = _CONFIG
 
     event: Literal["lead-launch-failed"] = "lead-launch-failed"
     backend: StrictStr
@@ -238,8 +198,6 @@ class LeadLaunchFailed(Event):
 @dataclass(frozen=True, kw_only=True)
 class SessionDiscovered(Event):
     """The session id of a CLI that picks its own was found after launch."""
-
-    __pydantic_config__ = _CONFIG
 
     event: Literal["session-discovered"] = "session-discovered"
     participant_ref: StrictStr
@@ -260,17 +218,7 @@ TimelineEvent = (
     | WorkerExited
 )
 # Each event's `event` value → its document (the union is discriminated by `event`).
-TIMELINE_EVENTS: dict[str, type[Document]] = {
-    "run-prepared": RunPrepared,
-    "lead-launched": LeadLaunched,
-    "lead-launch-failed": LeadLaunchFailed,
-    "session-discovered": SessionDiscovered,
-    "lead-exited": LeadExited,
-    "lead-resumed": LeadResumed,
-    "lead-stop-requested": LeadStopRequested,
-    "worker-started": WorkerStarted,
-    "worker-exited": WorkerExited,
-}
+TIMELINE_EVENTS: dict[str, type[Document]] = {e.event: e for e in get_args(TimelineEvent)}
 
 
 def parse_event(data: Any, *, path: Path | None = None) -> TimelineEvent:
@@ -301,8 +249,6 @@ class ProjectTask(OpenDocument):
 class LastPreparedRun(Document):
     """The run prepared most recently anywhere in the project."""
 
-    __pydantic_config__ = _CONFIG
-
     task_key: StrictStr
     run_id: StrictStr
     at: StrictStr
@@ -313,6 +259,7 @@ class ProjectDocument(OpenDocument):
     """`.okstra/project.json` (okstra's keys; `modelDefaults` is read by the catalog)."""
 
     __pydantic_config__ = OPEN_CONFIG
+
     WHAT: ClassVar[str] = "project.json"
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "tasks": ("values", ProjectTask),
@@ -330,7 +277,6 @@ class ProjectDocument(OpenDocument):
 class RunsIndexRow(Document):
     """One line of the central `runs.jsonl`: a run prepared anywhere on this machine."""
 
-    __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "runs index row"
 
     at: StrictStr

@@ -1,56 +1,48 @@
-"""Glances: what okstra still reads of a file its document refuses.
+"""Glances: what okstra still reads of a file its document refuses (`runs`, `status`).
 
-A run manifest a person (or an older okstra) left in a shape its model refuses, a
-timeline line that is not a whole event: `okstra runs` and `status` still show what
-they can of it, each value checked where it is used (`life.runinfo` bounds every field
-it takes). A glance names the keys it reads once, as its fields (camelCase in files);
-any other key is ignored, and no value is trusted for its type.
+A glance names the keys it reads as its fields; other keys are ignored and no value is
+trusted for its type (each is checked where it is used).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 from ..records import config, dataclass, validate
 from .run import RunManifest
 
-__all__ = ["IndexEntryGlance", "LeadExitGlance", "ManifestGlance", "ParticipantGlance"]
-
 _GLANCE = config(camel_case=True, extra="ignore")
 
 
-@dataclass(frozen=True, kw_only=True)
-class LeadExitGlance:
-    """A `timeline.jsonl` line as `okstra status` reads a lead's end from it: which
-    event, of which run, and the last lines of its window (each value as written)."""
+class _LineGlance:
+    """A glance at one decoded JSONL line."""
 
     __pydantic_config__ = _GLANCE
+
+    @classmethod
+    def of(cls, record: object) -> Self | None:
+        """The glance of a decoded line (None when it is no JSON object)."""
+        return validate(cls, record) if isinstance(record, dict) else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeadExitGlance(_LineGlance):
+    """A `timeline.jsonl` line as `okstra status` reads a lead's end from it: which
+    event, of which run, and the last lines of its window (each value as written)."""
 
     event: Any = None
     run_id: Any = None
     last_lines: Any = None
 
-    @classmethod
-    def of(cls, record: object) -> LeadExitGlance | None:
-        """The glance of a decoded line (None when it is no JSON object)."""
-        return validate(cls, record) if isinstance(record, dict) else None
-
 
 @dataclass(frozen=True, kw_only=True)
-class IndexEntryGlance:
+class IndexEntryGlance(_LineGlance):
     """A line of the central `runs.jsonl` (`RunsIndexRow`) as `okstra runs --all`
     reads it: the run directory it names and when it was written (each as written)."""
 
-    __pydantic_config__ = _GLANCE
-
     run_dir: Any = None
     at: Any = None
-
-    @classmethod
-    def of(cls, record: object) -> IndexEntryGlance | None:
-        """The glance of a decoded line (None when it is no JSON object)."""
-        return validate(cls, record) if isinstance(record, dict) else None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,11 +1,7 @@
-"""The documents of a worker run: `workers/<ref>/launch.json`, `exit.json`, its events.
-
-`launch.json` is written by `okstra worker start` before the worker's supervisor
-starts: everything the supervisor needs to run the CLI and to record it (and, for a
-new role execution, the participant and execution to add should the starting okstra
-die before it recorded them). `exit.json` is written by the supervisor, atomically,
-when the CLI ends: how `wait` and `status` learn the exit status even when no okstra
-was running. `worker-started` / `worker-exited` are the run's timeline events.
+"""The documents of a worker: `launch.json` (written by `worker start` before the supervisor
+runs: all it needs to run and record the CLI), `exit.json` (written atomically by the
+supervisor when the CLI ends, so the exit is known with no okstra running) and its
+timeline events.
 """
 
 from __future__ import annotations
@@ -22,19 +18,6 @@ from .run import AddedExecution, Usage
 if TYPE_CHECKING:
     from pydantic import StrictBool, StrictInt, StrictStr
 
-__all__ = [
-    "PaneActivity",
-    "ProjectRunsRow",
-    "WatcherRecord",
-    "WorkerDiscarded",
-    "WorkerExit",
-    "WorkerExited",
-    "WorkerLaunch",
-    "WorkerMerged",
-    "WorkerStarted",
-]
-
-_CONFIG = config(camel_case=True, by_name=True)
 
 # The worker surfaces: a tmux pane, or a detached process group logging to a file.
 Surface = Literal["tmux", "background"]
@@ -65,7 +48,6 @@ class WorkerLaunch(Document):
         keep_pane: keep its tmux pane open after the CLI ends.
     """
 
-    __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "worker launch"
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
         "added": ("one", AddedExecution)
@@ -218,7 +200,6 @@ class PaneActivity(Document):
     with the same digest since `since` for the provider's `idle_after` is `idle`.
     """
 
-    __pydantic_config__ = _CONFIG
     WHAT: ClassVar[str] = "pane activity"
 
     state: StrictStr
@@ -303,14 +284,9 @@ class ProjectRunsRow(Document):
 
     @classmethod
     def from_line(cls, line: bytes) -> Self | None:
-        """The row one line of the index holds (parsed by orjson, each field of its
-        type), or None when the line is none: not JSON, not an object, a field a row
-        cannot do without missing or of another type.
-
-        The index is derived data, read whole by every listing: a line is checked by
-        its fields' JSON types here, without a validating library (see
-        docs/performance.md); its `run` and `leader` are checked where they are used.
-        """
+        """The row one line of the index holds, or None (not JSON, not an object, a
+        required field missing or of another type). Checked by JSON types, without
+        pydantic: every listing reads the whole index (docs/performance.md)."""
         reader = _READERS.get(cls)
         if reader is None:
             reader = _READERS[cls] = _row_reader(cls)
@@ -326,23 +302,13 @@ _READERS: dict[type[ProjectRunsRow], Callable[[bytes], ProjectRunsRow | None]] =
 # absent, empty or of another type, are left out (`leader` is checked where it is read,
 # `life.runinfo`, as from a manifest).
 _REQUIRED: dict[str, type] = {
-    "run": str,
-    "run_id": str,
-    "task_key": str,
-    "task_type": str,
-    "team_size": int,
-    "lead_status": str,
-    "worker_states": dict,
-}
+    "run": str, "run_id": str, "task_key": str, "task_type": str, "team_size": int,
+    "lead_status": str, "worker_states": dict,
+}  # fmt: skip
 _OPTIONAL: dict[str, type] = {
-    "created_at": str,
-    "lead_backend": str,
-    "updated_at": str,
-    "leader": dict,
-    "entry_mode": str,
-    "lead_session_id": str,
-    "manifest_stamp": str,
-}
+    "created_at": str, "lead_backend": str, "updated_at": str, "leader": dict,
+    "entry_mode": str, "lead_session_id": str, "manifest_stamp": str,
+}  # fmt: skip
 _COUNTS = {int}
 
 
