@@ -94,9 +94,9 @@ async def _okstra(looks: list[Any], work: Path) -> list[float]:
         await pilot.pause()
         screen = RunsScreen(work, app.environment)
         # Only the bench's refreshes: no reading of runs, no look of its own.
-        screen.load = lambda: None  # type: ignore[method-assign]
+        screen.load_runs = lambda: None  # type: ignore[method-assign]
         screen.load_team = lambda: None  # type: ignore[method-assign]
-        screen._selected = lambda: run  # type: ignore[method-assign]
+        screen._run = lambda: run  # type: ignore[method-assign]
         app.push_screen(screen)
         await pilot.pause()
         screen._show_team(run.run_dir, looks[0])  # the first look fills the table
