@@ -387,38 +387,23 @@ WRITER_HELP = "a writer: a role execution ref, its label, or <role>#<n> (e.g. im
 
 def _register_review(wsub: Any) -> None:
     """`diff`, `merge` and `discard`: review a writer's branch, merge it, throw it away."""
-    diff = _sub(
-        wsub,
-        "diff",
-        "a writer's changes against its base (committed and uncommitted)",
-        "okstra worker diff implementation-001 implementer#1 --stat",
-    )
-    diff.add_argument("who", help=WRITER_HELP)
-    diff.add_argument("--stat", action="store_true", help="a summary of the files changed")
-    json_flag(diff, _diff, _diff_human)
-
-    merge = _sub(
-        wsub,
-        "merge",
-        "merge an ended writer's branch into the branch checked out in the project",
-        "okstra worker merge implementation-001 implementer#1",
-        "okstra worker merge implementation-001 fixer#1 --squash",
-    )
-    merge.add_argument("who", help=WRITER_HELP)
-    merge.add_argument("--squash", action="store_true", help="one commit on the project's branch")
-    json_flag(merge, _merge, _merge_human)
-
-    discard = _sub(
-        wsub,
-        "discard",
-        "remove an ended writer's worktree and delete its branch (asks first)",
-        "okstra worker discard implementation-001 implementer#1 --yes",
-    )
-    discard.add_argument("who", help=WRITER_HELP)
-    discard.add_argument(
-        "--yes", action="store_true", help="do not ask (needed without a terminal)"
-    )
-    json_flag(discard, _discard, _discard_human)
+    review = (
+        ("diff", "a writer's changes against its base (committed and uncommitted)",
+         ("okstra worker diff implementation-001 implementer#1 --stat",),
+         "--stat", "a summary of the files changed", _diff, _diff_human),
+        ("merge", "merge an ended writer's branch into the branch checked out in the project",
+         ("okstra worker merge implementation-001 implementer#1",
+          "okstra worker merge implementation-001 fixer#1 --squash"),
+         "--squash", "one commit on the project's branch", _merge, _merge_human),
+        ("discard", "remove an ended writer's worktree and delete its branch (asks first)",
+         ("okstra worker discard implementation-001 implementer#1 --yes",),
+         "--yes", "do not ask (needed without a terminal)", _discard, _discard_human),
+    )  # fmt: skip
+    for name, summary, examples, flag, flag_help, handler, human in review:
+        command = _sub(wsub, name, summary, *examples)
+        command.add_argument("who", help=WRITER_HELP)
+        command.add_argument(flag, action="store_true", help=flag_help)
+        json_flag(command, handler, human)
 
 
 def _diff(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
