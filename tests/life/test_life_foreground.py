@@ -276,6 +276,12 @@ def _prepared_run(world: dict[str, Any]) -> Path:
     assert proc.returncode == 3, proc.stderr.decode()
     (run_dir,) = world["project"].glob(".okstra/tasks/*/*/runs/*")
     assert leader(run_dir)["exitStatus"] == 3
+    # Its watcher has told the team's end before anything resumes the run: a lead
+    # resumed before the watcher's first look is watched on, its first end never told.
+    eventually(
+        lambda: (r := read_watcher(run_dir)) is not None and r.ended_at and r.told,
+        "the first watcher's end",
+    )
     world["log"].unlink()
     return run_dir
 
