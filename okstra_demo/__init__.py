@@ -13,6 +13,9 @@ everything it knows of okstra comes from the prompt and okstra's public commands
 
 from __future__ import annotations
 
-__all__ = ["PROGRAM"]
+__all__ = ["PROGRAM", "__version__"]
 
 PROGRAM = "okstra-demo-agent"
+# The okstra release it ships in (a test holds it to the installed distribution's):
+# written here, not read from the metadata, which costs `--version` most of its time.
+__version__ = "0.2.0"

@@ -10,22 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from importlib import metadata
 from pathlib import Path
 
-from . import PROGRAM
-from .prompt import PromptError
-from .screen import PROMPT, Screen
-from .work import run_work
+from . import PROGRAM, __version__
 
 __all__ = ["main"]
-
-
-def _version() -> str:
-    try:
-        return metadata.version("okstra")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
         description="okstra demo agent — scripted, no model: leads or works on an okstra "
         "team without any model or network, so a newcomer sees a whole team at work.",
     )
-    parser.add_argument("--version", action="version", version=f"{_version()} (okstra demo agent)")
+    parser.add_argument("--version", action="version", version=f"{__version__} (okstra demo agent)")
     parser.add_argument(
         "--mcp-config",
         type=Path,
@@ -56,7 +45,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What a lead or a worker runs is imported by it: okstra's readiness check asks every CLI
+# on PATH its `--version` and `lead --help`, which load argparse alone.
+
+
 def _worker(ns: argparse.Namespace) -> int:
+    from .screen import Screen
+    from .work import run_work
+
     screen = Screen()
     task = sys.stdin.read()
     screen.say(f"okstra demo agent — scripted, no model · worker · {ns.model} · {ns.access}")
@@ -77,6 +73,8 @@ def _worker(ns: argparse.Namespace) -> int:
 
 
 def _resume(ns: argparse.Namespace) -> int:
+    from .screen import PROMPT, Screen
+
     screen = Screen()
     screen.say(f"okstra demo agent — scripted, no model · session {ns.resume} resumed")
     screen.say("This scripted lead has finished its turn; nothing is left to do.")
@@ -100,9 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     if ns.prompt_file is None or not ns.session_id:
         print(f"{PROGRAM}: lead: --session-id and --prompt-file are required", file=sys.stderr)
         return 2
-    try:
-        from .lead import run_lead  # the MCP client: loaded by the lead only (--version stays fast)
+    from .lead import run_lead
+    from .prompt import PromptError
 
+    try:
         return run_lead(ns.prompt_file, ns.session_id, ns.model, ns.kickoff, ns.mcp_config)
     except (PromptError, OSError) as exc:
         print(f"{PROGRAM}: {exc}", file=sys.stderr)

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,25 @@ def test_answering_its_version_and_help_loads_no_mcp_client() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.splitlines()[-1] == "", done.stdout
+
+
+def test_its_version_is_the_distributions_without_reading_the_metadata() -> None:
+    # `--version` is asked on every readiness check: it says the release okstra ships in
+    # without importlib.metadata (most of its time), and that release is the installed one.
+    code = (
+        "import sys\n"
+        "from okstra_demo.cli import main\n"
+        "try:\n"
+        "    main(['--version'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.splitlines() == [f"{okstra_demo.__version__} (okstra demo agent)", "False"]
+    assert okstra_demo.__version__ == metadata.version("okstra")
 
 
 def test_the_lead_reads_its_team_and_commands_from_the_prompt() -> None:
