@@ -23,7 +23,7 @@ from ..records import dataclass
 from ..store import atomic_write_bytes
 from .lead import pane_of
 from .runinfo import RunInfo, read_run
-from .workers.liveness import provider_activity
+from .workers.observe import provider_activity
 
 MARK = "lead-activity.json"
 

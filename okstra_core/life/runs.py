@@ -25,12 +25,11 @@ from ..records import Delegate, config, dataclass
 from ..store import read_log
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 from . import index
-from .hints import next_steps
 from .lead import observe
 from .project import MAX_ARG, RUNS_DIR, RunPlace, place_of
 from .project import project_root_or_error as project_root_or_error
 from .runinfo import READ_ERRORS, RunInfo, info_of_row, read_run, resume_command
-from .status import LeadStatus
+from .status import LeadStatus, next_steps
 
 _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
 # The longest text a leader field may hold (refs, ids, times, a short explanation).
@@ -89,7 +88,7 @@ class RunRow:
 
     @property
     def next_steps(self) -> tuple[str, ...]:
-        """The commands that can work for this run now (`life.hints`)."""
+        """The commands that can work for this run now (`life.status`)."""
         if self.state != "ok" or self.info is None or self.lead is None:
             return ()
         return next_steps(self.info, self.lead)

@@ -1,7 +1,8 @@
 """`python -m okstra_core.life.watch <run dir> [--tty PATH]`: the run's watcher.
 
 It looks at the lead and the workers and tells `notify`'s events (`lead-waiting`,
-`worker-ended`, `team-done`) once each: written to `watcher.json` before they are sent."""
+`worker-ended`, `team-done`) once each: written to `watcher.json` before they are sent,
+by tmux, the bell and the desktop (best effort; the text made inert, tmux's `#` doubled)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import contextlib
 import dataclasses
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Sequence
@@ -19,7 +21,7 @@ from types import FrameType
 from ..catalog.activity import WAITING
 from ..catalog.loaders import load_global_config
 from ..catalog.settings import DEFAULT_NOTIFY
-from ..display import status_label
+from ..display import inert, status_label
 from ..documents.worker import WatcherRecord
 from ..environment import Environment
 from ..errors import OkstraError, StateInUseError
@@ -34,7 +36,6 @@ from .runinfo import ENDED, LAUNCH_FAILED, RunInfo, read_run
 from .status import LeadStatus
 from .watcher import WATCHER
 from .workers import record
-from .workers.notify import notify
 from .workers.observe import end_seen_or_looked, read_team
 from .workers.team import Member
 
@@ -43,6 +44,7 @@ INTERVAL_VAR = "OKSTRA_WATCH_INTERVAL"
 # A lead okstra cannot see for this many looks in a row (its tmux server does not
 # answer) is taken as ended: the watcher never outlives its run.
 _UNSEEN_LOOKS = 5
+_NOTIFY_TIMEOUT = 5.0
 # A lead in these states is not running (or is not okstra's to watch): the watcher ends
 # once no worker runs either.
 _LEAD_OVER = (*ENDED, LAUNCH_FAILED, "prepared", "host-session", "refused", "damaged")
@@ -229,6 +231,49 @@ class Watch:
         except (OkstraError, OSError):
             return False
         return True
+
+
+def _clients(server: TmuxServer) -> list[str]:
+    done = server.run(["list-clients", "-F", "#{client_name}"])
+    if done is None or done.returncode != 0:
+        return []
+    return [line for line in done.stdout.splitlines() if line]
+
+
+def notify(
+    message: str,
+    environment: Environment,
+    *,
+    server: TmuxServer | None = None,
+    bell_fd: int | None = None,
+) -> list[str]:
+    """Send `message` every way available; returns how it was sent (for tests and logs)."""
+    text = inert(message)
+    sent: list[str] = []
+    if server is not None:
+        for client in _clients(server):
+            done = server.run(["display-message", "-c", client, text.replace("#", "##")])
+            if done is not None and done.returncode == 0:
+                sent.append(f"tmux:{client}")
+    if bell_fd is not None:
+        with contextlib.suppress(OSError):
+            if os.isatty(bell_fd):
+                os.write(bell_fd, b"\a")
+                sent.append("bell")
+    program = environment.which("notify-send")
+    if program is not None:
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            done_send = subprocess.run(
+                [program, "--app-name=okstra", "okstra", text],
+                env=dict(environment.env),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=_NOTIFY_TIMEOUT,
+                check=False,
+            )
+            if done_send.returncode == 0:
+                sent.append("notify-send")
+    return sent
 
 
 def _supervised(member: Member) -> bool:
