@@ -24,11 +24,10 @@ from .limits import (
     MAX_WAIT_SECONDS,
     RESULT_SHOWN_BYTES,
 )
-from .report import finalize_report, read_run_manifest
-from .report_edit import check_target
+from .report import check_target, finalize_report, read_run_manifest
 from .runinfo import read_run
 from .watcher import Watcher, start_watcher, stop_watcher
-from .workers import control, files, review
+from .workers import control, files
 from .workers.control import AttachTarget as AttachTarget
 from .workers.control import Stopped as Stopped
 from .workers.control import Waited as Waited
@@ -37,6 +36,9 @@ from .workers.plan import StartRequest
 from .workers.review import WorkerDiff as WorkerDiff
 from .workers.review import WorkerDiscard as WorkerDiscard
 from .workers.review import WorkerMerge as WorkerMerge
+from .workers.review import worker_diff as worker_diff
+from .workers.review import worker_discard as worker_discard
+from .workers.review import worker_merge as worker_merge
 from .workers.send import send_worker
 from .workers.start import Started as Started
 from .workers.start import start_worker
@@ -285,25 +287,6 @@ def report_finalize(run_dir: Path, report: Path) -> Finalized:
     path, manifest = read_run_manifest(run_dir)
     rows = finalize_report(manifest, report)
     return Finalized(run_manifest=str(path), report=str(report), execution_roles=tuple(rows))
-
-
-def worker_diff(
-    run_dir: Path, environment: Environment, who: str, *, stat: bool = False
-) -> WorkerDiff:
-    """A writer's committed and uncommitted changes against its base (`review.diff`)."""
-    return review.diff(run_dir, who, environment, stat=stat)
-
-
-def worker_merge(
-    run_dir: Path, environment: Environment, who: str, *, squash: bool = False
-) -> WorkerMerge:
-    """Merge an ended writer's branch into the project's branch (`review.merge`)."""
-    return review.merge(run_dir, who, environment, squash=squash)
-
-
-def worker_discard(run_dir: Path, environment: Environment, who: str) -> WorkerDiscard:
-    """Remove an ended writer's worktree and branch (`review.discard`)."""
-    return review.discard(run_dir, who, environment)
 
 
 def worker_send(

@@ -80,6 +80,12 @@ class _Draft:
             raise DataFileError(f"no participant {ref}", path=self.path, field="participants")
         return found
 
+    def execution(self, ref: str) -> RoleExecution:
+        found = self.manifest.execution(ref)
+        if found is None:
+            raise UsageError(f"the run has no role execution {ref}")
+        return found
+
     def change(self, participant: Participant, execution: RoleExecution | None = None) -> None:
         self.manifest = self.manifest.with_participant(participant)
         if execution is not None:
@@ -117,9 +123,7 @@ def record_started(
         draft = _Draft.open(run_dir)
         if launch.added is not None:
             draft.manifest = draft.manifest.with_added(launch.added)
-        execution = draft.manifest.execution(launch.role_execution_ref)
-        if execution is None:
-            raise UsageError(f"the run has no role execution {launch.role_execution_ref}")
+        execution = draft.execution(launch.role_execution_ref)
         participant = draft.participant(launch.participant_ref)
         first = participant.status not in (RUNNING, *ENDED)
         participant = dataclasses.replace(
@@ -258,9 +262,7 @@ def record_tree(
     """Record a writer's merge or discard (`RoleExecution` fields) and its timeline event."""
     with run_lock(run_dir):
         draft = _Draft.open(run_dir)
-        execution = draft.manifest.execution(role_execution_ref)
-        if execution is None:
-            raise UsageError(f"the run has no role execution {role_execution_ref}")
+        execution = draft.execution(role_execution_ref)
         changed = {k: v for k, v in changes.items() if v is not None}
         draft.manifest = draft.manifest.with_execution(dataclasses.replace(execution, **changed))
         draft.write(now)
@@ -289,9 +291,7 @@ def record_next_turn(run_dir: Path, role_execution_ref: str, kept: int, *, now: 
     """Before a follow-up turn (under `run_lock`): turn `kept` points at `turn-<kept>/`
     and the worker is `prepared` again, so the next start is recorded as one."""
     draft = _Draft.open(run_dir)
-    execution = draft.manifest.execution(role_execution_ref)
-    if execution is None:
-        raise UsageError(f"the run has no role execution {role_execution_ref}")
+    execution = draft.execution(role_execution_ref)
     participant = draft.participant(execution.participant_ref)
     here = f"{WORKERS_DIR}/{role_execution_ref}/"
 

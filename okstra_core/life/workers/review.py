@@ -8,6 +8,7 @@ recorded on the role execution and in the timeline.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ...documents.worker import WorkerDiscarded, WorkerMerged
 from ...environment import Environment
@@ -19,8 +20,6 @@ from .observe import observe_team
 from .record import read_manifest
 from .team import WHO_ARG, Member, WorkerAnswer, find, members
 
-__all__ = ["WorkerDiff", "WorkerDiscard", "WorkerMerge", "diff", "discard", "merge"]
-
 
 @dataclass(frozen=True)
 class _Writer:
@@ -30,6 +29,19 @@ class _Writer:
     base: str
     root: Path
     run_id: str
+
+    def fields(self, **more: Any) -> dict[str, Any]:
+        """The answer's fields about the writer (its ref, label and branch), and `more`."""
+        member = self.member
+        return {
+            "role_execution_ref": member.ref,
+            "label": member.label,
+            "branch": self.branch,
+        } | more
+
+    def event_fields(self) -> dict[str, Any]:
+        """A timeline event's own fields about the writer (beside `fields`)."""
+        return {"run_id": self.run_id, "participant_ref": self.member.participant_ref}
 
 
 def _writer(run_dir: Path, who: str, environment: Environment | None = None) -> _Writer:
@@ -78,7 +90,9 @@ class WorkerDiff(WorkerAnswer):
     text: str
 
 
-def diff(run_dir: Path, who: str, environment: Environment, *, stat: bool = False) -> WorkerDiff:
+def worker_diff(
+    run_dir: Path, environment: Environment, who: str, *, stat: bool = False
+) -> WorkerDiff:
     """The writer's committed and uncommitted changes against its base.
 
     Raises:
@@ -89,12 +103,7 @@ def diff(run_dir: Path, who: str, environment: Environment, *, stat: bool = Fals
         writer.root, writer.path, writer.branch, writer.base, stat=stat, env=environment.env
     )
     return WorkerDiff(
-        role_execution_ref=writer.member.ref,
-        label=writer.member.label,
-        branch=writer.branch,
-        base_commit=writer.base,
-        worktree_path=str(writer.path),
-        stat=stat,
+        **writer.fields(base_commit=writer.base, worktree_path=str(writer.path), stat=stat),
         text=text,
     )
 
@@ -111,8 +120,8 @@ class WorkerMerge(WorkerAnswer):
     kept_leftovers: str | None = None
 
 
-def merge(
-    run_dir: Path, who: str, environment: Environment, *, squash: bool = False
+def worker_merge(
+    run_dir: Path, environment: Environment, who: str, *, squash: bool = False
 ) -> WorkerMerge:
     """Merge the writer's branch (leftovers committed first) into the project's branch.
 
@@ -132,30 +141,11 @@ def merge(
         tree, writer.branch, writer.base, writer.member.label, squash=squash, env=env
     )
     now = environment.now().isoformat(timespec="seconds")
-    event = WorkerMerged(
-        at=now,
-        run_id=writer.run_id,
-        role_execution_ref=writer.member.ref,
-        participant_ref=writer.member.participant_ref,
-        label=writer.member.label,
-        branch=writer.branch,
-        into=done.into,
-        commit=done.commit,
-        squash=squash,
-        files=done.files,
-    )
+    merged = writer.fields(into=done.into, commit=done.commit, squash=squash, files=done.files)
+    event = WorkerMerged(at=now, **writer.event_fields(), **merged)
     changes = {"merged_at": now, "merge_commit": done.commit, "merged_into": done.into}
     record.record_tree(run_dir, writer.member.ref, changes, event, now=now)
-    return WorkerMerge(
-        role_execution_ref=writer.member.ref,
-        label=writer.member.label,
-        branch=writer.branch,
-        into=done.into,
-        commit=done.commit,
-        squash=squash,
-        files=done.files,
-        kept_leftovers=kept,
-    )
+    return WorkerMerge(**merged, kept_leftovers=kept)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,25 +156,14 @@ class WorkerDiscard(WorkerAnswer):
     steps: tuple[str, ...]
 
 
-def discard(run_dir: Path, who: str, environment: Environment) -> WorkerDiscard:
+def worker_discard(run_dir: Path, environment: Environment, who: str) -> WorkerDiscard:
     """Remove the writer's worktree and branch; UsageError if running, discarded, no writer."""
     writer = _writer(run_dir, who, environment)
     _ended(writer, "discard")
     steps = worktrees.discard(writer.root, writer.path, writer.branch, environment.env)
     now = environment.now().isoformat(timespec="seconds")
     event = WorkerDiscarded(
-        at=now,
-        run_id=writer.run_id,
-        role_execution_ref=writer.member.ref,
-        participant_ref=writer.member.participant_ref,
-        label=writer.member.label,
-        branch=writer.branch,
-        worktree_path=str(writer.path),
+        at=now, **writer.event_fields(), **writer.fields(worktree_path=str(writer.path))
     )
     record.record_tree(run_dir, writer.member.ref, {"discarded_at": now}, event, now=now)
-    return WorkerDiscard(
-        role_execution_ref=writer.member.ref,
-        label=writer.member.label,
-        branch=writer.branch,
-        steps=steps,
-    )
+    return WorkerDiscard(**writer.fields(steps=steps))
