@@ -31,17 +31,16 @@ from .workers import control, files
 from .workers.control import AttachTarget as AttachTarget
 from .workers.control import Stopped as Stopped
 from .workers.control import Waited as Waited
+from .workers.control import WorkerDiff as WorkerDiff
+from .workers.control import WorkerDiscard as WorkerDiscard
+from .workers.control import WorkerMerge as WorkerMerge
+from .workers.control import worker_diff as worker_diff
+from .workers.control import worker_discard as worker_discard
+from .workers.control import worker_merge as worker_merge
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
-from .workers.review import WorkerDiff as WorkerDiff
-from .workers.review import WorkerDiscard as WorkerDiscard
-from .workers.review import WorkerMerge as WorkerMerge
-from .workers.review import worker_diff as worker_diff
-from .workers.review import worker_discard as worker_discard
-from .workers.review import worker_merge as worker_merge
-from .workers.send import send_worker
 from .workers.start import Started as Started
-from .workers.start import start_worker
+from .workers.start import send_worker, start_worker
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -34,7 +34,7 @@ from .activity import lead_screen
 from .lead import observe, pane_of
 from .runinfo import ENDED, LAUNCH_FAILED, RunInfo, read_run
 from .status import LeadStatus
-from .watcher import WATCHER
+from .watcher import WATCHER, read_watcher
 from .workers import record
 from .workers.observe import end_seen_or_looked, read_team
 from .workers.team import Member
@@ -83,7 +83,7 @@ class Watch:
         self.run_dir = run_dir
         self.environment = environment
         events, self.note = notify_events(environment)
-        before = _previous(run_dir)
+        before = read_watcher(run_dir)
         kept = ("told", "seen", "lead_waiting", "waits")
         me = os.getpid()
         self.record = WatcherRecord(
@@ -280,13 +280,6 @@ def _supervised(member: Member) -> bool:
     """The worker's supervisor still runs (the process `worker start` recorded)."""
     supervisor = Identity.of(member.participant.parent_process_id, member.participant.parent_start)
     return supervisor is not None and supervisor.alive()
-
-
-def _previous(run_dir: Path) -> WatcherRecord | None:
-    try:
-        return WatcherRecord.read(run_dir / WATCHER)
-    except OkstraError:
-        return None
 
 
 def _server(run: RunInfo, environment: Environment) -> TmuxServer | None:
