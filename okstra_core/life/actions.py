@@ -39,6 +39,7 @@ from .workers.control import worker_discard as worker_discard
 from .workers.control import worker_merge as worker_merge
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
+from .workers.record import fields_of
 from .workers.start import Started as Started
 from .workers.start import send_worker, start_worker
 
@@ -171,11 +172,7 @@ def worker_result(
     return WorkerResult(
         ok=why is None,
         why=why,
-        role_execution_ref=found.role_execution_ref,
-        label=found.label,
-        status=found.status,
-        source=found.source,
-        path=found.path,
+        **fields_of(found, "role_execution_ref", "label", "status", "source", "path"),
         size=len(data),
         truncated=len(shown) < len(data),
         text=shown.decode("utf-8", errors="replace"),

@@ -85,21 +85,17 @@ def row_of(
     """The run's row from its manifest; `stamp`: the manifest file's (`manifest_stamp`)."""
     team = members(manifest)
     lead = next((m.participant for m in team if m.leader), None)
+    same = ("run_id", "task_key", "task_type", "created_at", "entry_mode", "lead_session_id")
     return IndexRow(
         run=_relative(run_dir),
-        run_id=manifest.run_id,
-        task_key=manifest.task_key,
-        task_type=manifest.task_type,
-        created_at=manifest.created_at,
         team_size=len(team),
         lead_status=lead.status if lead is not None else "prepared",
         lead_backend=lead.launch_backend if lead is not None else None,
         worker_states=dict(Counter(m.status for m in team if not m.leader)),
         updated_at=now,
         leader=_leader(lead),
-        entry_mode=manifest.entry_mode,
-        lead_session_id=manifest.lead_session_id,
         manifest_stamp=stamp,
+        **{name: getattr(manifest, name) for name in same},
     )
 
 

@@ -206,8 +206,7 @@ def result(
         )
     elif member.status == record.RUNNING:
         raise UsageError(
-            f"{member.short} is still running; `okstra worker wait` for it first",
-            field=WHO_ARG,
+            f"{member.short} is still running; `okstra worker wait` for it first", field=WHO_ARG
         )
     else:
         source, path, data = files.read_result(
@@ -410,11 +409,8 @@ class WorkerDiff(WorkerAnswer):
 def worker_diff(
     run_dir: Path, environment: Environment, who: str, *, stat: bool = False
 ) -> WorkerDiff:
-    """The writer's committed and uncommitted changes against its base.
-
-    Raises:
-        UsageError: not a writer with a worktree, or its worktree and branch are gone.
-    """
+    """The writer's committed and uncommitted changes against its base; UsageError when
+    not a writer with a worktree, or its worktree and branch are gone."""
     writer = _writer(run_dir, who)
     text = worktrees.diff(
         writer.root, writer.path, writer.branch, writer.base, stat=stat, env=environment.env
@@ -441,12 +437,8 @@ def worker_merge(
     run_dir: Path, environment: Environment, who: str, *, squash: bool = False
 ) -> WorkerMerge:
     """Merge the writer's branch (leftovers committed first) into the project's branch.
-
-    Raises:
-        UsageError: running, discarded, not a writer, no branch checked out, or the
-            project has uncommitted changes to the same files (nothing merged).
-        MergeConflictError: it would conflict (nothing merged; the files named).
-    """
+    Refused, nothing merged: UsageError (running, discarded, not a writer, no branch checked
+    out, uncommitted changes to the same files) or MergeConflictError (the files named)."""
     writer = _writer(run_dir, who, environment)
     _ended(writer, "merge")
     env = environment.env

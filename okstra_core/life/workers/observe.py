@@ -28,6 +28,7 @@ from ...errors import FileSystemError, OkstraError
 from ...processes.process import Identity
 from ...records import config, dataclass
 from . import files, record
+from .record import fields_of
 from .team import Member, members
 from .usage import UsageTotal, total_of
 
@@ -119,12 +120,7 @@ def iso_time(value: str | None) -> datetime | None:
 
 
 def worker_activity(
-    run_dir: Path,
-    ref: str,
-    spec: ActivitySpec | None,
-    *,
-    started_at: str | None,
-    now: datetime,
+    run_dir: Path, ref: str, spec: ActivitySpec | None, *, started_at: str | None, now: datetime
 ) -> WorkerActivity:
     """The activity of the running worker `ref` of the run (see the module)."""
     count = spec.lines if spec is not None else 15
@@ -159,12 +155,7 @@ def state_of(
         last = lines[-1] if lines else None
     return WorkerState(
         role_execution_ref=member.ref,
-        participant_ref=member.participant_ref,
-        label=member.label,
-        short=member.short,
-        role=member.role,
-        provider=member.provider,
-        model_ref=member.model_ref,
+        **fields_of(member, "participant_ref", "label", "short", "role", "provider", "model_ref"),
         leader=member.leader,
         access=member.participant.worker_write_capability,
         surface=member.participant.launch_backend,
@@ -177,13 +168,8 @@ def state_of(
         elapsed_seconds=_elapsed(started, ended, now) if started else None,
         last_line=last,
         session_id=member.participant.session_ref,
-        pane_ref=member.participant.pane_ref,
-        window_ref=member.participant.window_ref,
-        process_id=member.participant.process_id,
-        output_log=member.participant.output_log,
-        source_role_execution_ref=member.execution.source_role_execution_ref,
-        worktree_path=member.execution.worktree_path,
-        branch=member.execution.branch,
+        **fields_of(member.participant, "pane_ref", "window_ref", "process_id", "output_log"),
+        **fields_of(member.execution, "source_role_execution_ref", "worktree_path", "branch"),
         detail=member.participant.end_detail,
         usage=total_of(t.usage for t in member.execution.turns or ()),
         recorded_now=recorded,
@@ -310,11 +296,7 @@ def with_activity(
         if provider not in specs:
             specs[provider] = provider_activity(provider, environment)
         seen = worker_activity(
-            run_dir,
-            state.role_execution_ref,
-            specs[provider],
-            started_at=state.started_at,
-            now=now,
+            run_dir, state.role_execution_ref, specs[provider], started_at=state.started_at, now=now
         )
         shown.append(dataclasses.replace(state, activity=seen.state, activity_detail=seen.detail))
     return shown

@@ -131,8 +131,7 @@ def _dynamic(
     )
     source = request.source or manifest.leader.role_execution_ref
     return AddedExecution(
-        participant=participant,
-        role_execution=replace(execution, source_role_execution_ref=source),
+        participant=participant, role_execution=replace(execution, source_role_execution_ref=source)
     )
 
 
@@ -165,18 +164,11 @@ def _writes(member: Member, catalog: Catalog, task_type: str) -> bool:
 
 
 def plan_start(
-    manifest: RunManifest,
-    request: StartRequest,
-    catalog: Catalog,
-    environment: Environment,
+    manifest: RunManifest, request: StartRequest, catalog: Catalog, environment: Environment
 ) -> StartPlan:
-    """Decide what `request` starts in the run of `manifest`.
-
-    Raises:
-        UsageError: an unknown `<who>` or the lead, a worker running or ended (without
-            `--again`), a dynamic role or model that does not fit, a provider or runner
-            okstra cannot start, or a CLI missing from PATH.
-    """
+    """Decide what `request` starts in the run of `manifest`; UsageError for an unknown
+    `<who>` or the lead, a worker running or ended (without `--again`), a dynamic role or
+    model that does not fit, a provider or runner okstra cannot start, or no CLI on PATH."""
     team = members(manifest)
     added: AddedExecution | None = None
     source_ref: str | None = None
@@ -248,12 +240,8 @@ def _checked(
 def plan_follow_up(
     manifest: RunManifest, who: str, catalog: Catalog, environment: Environment
 ) -> tuple[StartPlan, str]:
-    """(plan, session id) of a follow-up turn of the ended worker `who`.
-
-    Raises:
-        UsageError: unknown, the lead, never started, running, no `worker_resume`, no
-            CLI on PATH, or no known session id.
-    """
+    """(plan, session id) of a follow-up turn of the ended worker `who`; UsageError when
+    unknown, the lead, never started, running, no `worker_resume`, no CLI or no session id."""
     member = find(members(manifest), who)
     if member.status == RUNNING:
         raise UsageError(

@@ -46,6 +46,11 @@ def timeline_path(run_dir: Path) -> Path:
     return resolve_inside(troot, troot / TIMELINE, what="the task timeline")
 
 
+def fields_of(source: object, *names: str) -> dict[str, Any]:
+    """The named attributes of `source`, for a record that has fields of the same names."""
+    return {name: getattr(source, name) for name in names}
+
+
 def _trust_cache() -> Path:
     return user_dirs().cache / "runs"
 
@@ -114,11 +119,9 @@ def record_started(
     locked: bool = False,
 ) -> bool:
     """Record the worker `running` with `changes` (`Participant` fields); the first call
-    to record the start appends `worker-started` and returns True.
-
-    An end recorded already is kept (a supervisor slower than its CLI adds only fields).
-    `locked`: the caller holds `run_lock(run_dir)` already.
-    """
+    to record the start appends `worker-started` and returns True. An end recorded already
+    is kept (a supervisor slower than its CLI adds only fields). `locked`: the caller holds
+    `run_lock(run_dir)` already."""
     with contextlib.nullcontext() if locked else run_lock(run_dir):
         draft = _Draft.open(run_dir)
         if launch.added is not None:
@@ -141,17 +144,10 @@ def record_started(
             event = WorkerStarted(
                 at=now,
                 run_id=draft.manifest.run_id,
-                role_execution_ref=launch.role_execution_ref,
-                participant_ref=launch.participant_ref,
-                label=launch.label,
-                role=launch.role,
-                model_ref=launch.model_ref,
-                surface=launch.surface,
-                session_id=launch.session_id,
+                **fields_of(launch, "role_execution_ref", "participant_ref", "label", "role"),
+                **fields_of(launch, "model_ref", "surface", "session_id"),
+                **fields_of(participant, "pane_ref", "window_ref", "output_log"),
                 supervisor_pid=participant.parent_process_id,
-                pane_ref=participant.pane_ref,
-                window_ref=participant.window_ref,
-                output_log=participant.output_log,
                 source_role_execution_ref=source_ref,
             )
             append_line(timeline_path(run_dir), event.dump())
@@ -183,9 +179,7 @@ def _end_turn(
         last,
         status=state,
         ended_at=ended.exited_at,
-        exit_status=ended.exit_status,
-        signal=ended.signal,
-        usage=ended.usage,
+        **fields_of(ended, "exit_status", "signal", "usage"),
     )
     return dataclasses.replace(execution, turns=(*turns[:-1], last))
 
@@ -210,12 +204,9 @@ def record_end(
     now: str,
     product: str | None = None,
 ) -> bool:
-    """Record the worker's end (`ended`) and `worker-exited` once; False when recorded already.
-
-    Args:
-        how: `exited` or `lost`; a worker whose stop was requested is `stopped`.
-        product: the name of the file in its directory holding what it produced.
-    """
+    """Record the worker's end (`how`: `exited` or `lost`; `stopped` once a stop was asked
+    for) and `worker-exited` once; False when recorded already. `product`: the file in its
+    directory holding what it produced."""
     lines = tail_lines(run_dir, role_execution_ref, 20)
     with run_lock(run_dir):
         draft = _Draft.open(run_dir)
@@ -246,11 +237,8 @@ def record_end(
             participant_ref=participant.participant_ref,
             label=execution.execution_label,
             status=state,
-            exit_status=ended.exit_status,
-            signal=ended.signal,
-            exited_at=ended.exited_at,
+            **fields_of(ended, "exit_status", "signal", "exited_at", "detail"),
             last_lines=tuple(lines),
-            detail=ended.detail,
         )
         append_line(timeline_path(run_dir), event.dump())
         return True

@@ -38,7 +38,7 @@ from .. import worktrees
 from . import files
 from .observe import observe_team
 from .plan import StartPlan, StartRequest, plan_follow_up, plan_start
-from .record import read_manifest_bytes, record_next_turn, record_started, run_lock
+from .record import fields_of, read_manifest_bytes, record_next_turn, record_started, run_lock
 from .supervise import Surface, choose_surface, start_background, start_tmux
 from .team import WHO_ARG, Member, members
 
@@ -222,11 +222,7 @@ def _launch(
 
 
 def launch_record(
-    run_dir: Path,
-    plan: StartPlan,
-    settings: TeamSettings,
-    environment: Environment,
-    **fields: Any,
+    run_dir: Path, plan: StartPlan, settings: TeamSettings, environment: Environment, **fields: Any
 ) -> WorkerLaunch:
     """The `launch.json` of a start or a follow-up turn: the member's, the team settings'
     and the time's fields, and the given ones."""
@@ -234,11 +230,7 @@ def launch_record(
     return WorkerLaunch(
         run_dir=str(run_dir),
         role_execution_ref=member.ref,
-        participant_ref=member.participant_ref,
-        label=member.label,
-        role=member.role,
-        provider=member.provider,
-        model_ref=member.model_ref,
+        **fields_of(member, "participant_ref", "label", "role", "provider", "model_ref"),
         env={},
         started_at=environment.now().isoformat(timespec="seconds"),
         log_limit=settings.log_limit_mib * 1024 * 1024,
@@ -296,14 +288,8 @@ def launch_worker(
     return Started(
         run_id=manifest.run_id,
         run_dir=str(run_dir),
-        role_execution_ref=member.ref,
-        participant_ref=member.participant_ref,
-        label=member.label,
-        role=member.role,
-        model_ref=member.model_ref,
-        surface=launch.surface,
-        argv=launch.argv,
-        session_id=launch.session_id,
+        **fields_of(launch, "role_execution_ref", "participant_ref", "label", "role", "model_ref"),
+        **fields_of(launch, "surface", "argv", "session_id", "branch", "base_commit", "tree_note"),
         supervisor_pid=as_pid(supervisor.pid) or 0,
         pane_ref=pane.pane_id if pane is not None else None,
         window_ref=pane.window_ref if pane is not None else None,
@@ -313,9 +299,6 @@ def launch_worker(
         result_file=str(directory / launch.result_file) if launch.result_file else None,
         source_role_execution_ref=plan.source_ref,
         worktree_path=launch.worktree,
-        branch=launch.branch,
-        base_commit=launch.base_commit,
-        tree_note=launch.tree_note,
         turn=launch.turn,
         wait_command=f"{okstra} worker wait {quoted} {member.short}",
         result_command=f"{okstra} worker result {quoted} {member.short}",
@@ -330,12 +313,8 @@ def start_worker(
     *,
     surface: str | None = None,
 ) -> Started:
-    """Start the worker `request` names with `prompt`; return at once.
-
-    Raises:
-        UsageError: refused (see `plan_start`, `choose_surface`); nothing changed.
-        LaunchError: the surface could not be opened (the worker stays `prepared`).
-    """
+    """Start the worker `request` names with `prompt`; return at once. Raises UsageError
+    (refused, nothing changed) or LaunchError (no surface; the worker stays `prepared`)."""
     _, manifest, planned_on = read_manifest_bytes(run_dir)
     require_trusted(_project_root(manifest), environment.env, doing="start a worker")
     catalog = load_catalog(environment)
@@ -420,12 +399,8 @@ def send_worker(
     surface: str | None = None,
     catalog: Catalog | None = None,
 ) -> Started:
-    """Send the ended worker `who` a follow-up `prompt` in its own conversation.
-
-    Raises:
-        UsageError: refused (see `plan_follow_up`, `choose_surface`); nothing changed.
-        LaunchError: the surface could not be opened.
-    """
+    """Send the ended worker `who` a follow-up `prompt` in its own conversation. Raises
+    UsageError (refused, nothing changed) or LaunchError (the surface could not be opened)."""
     observe_team(run_dir, environment)  # an end nobody recorded yet is recorded first
     catalog = catalog or load_catalog(environment)
     _, manifest, planned_on = read_manifest_bytes(run_dir)

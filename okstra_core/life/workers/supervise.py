@@ -338,10 +338,7 @@ def _session_found(run_dir: Path, launch: WorkerLaunch) -> str | None:
 
 
 def _finish(
-    run_dir: Path,
-    launch: WorkerLaunch,
-    ended: WorkerExit,
-    environment: Environment,
+    run_dir: Path, launch: WorkerLaunch, ended: WorkerExit, environment: Environment
 ) -> None:
     """Keep what a writer left uncommitted and record the end (unless someone did)."""
     if launch.worktree is not None:
@@ -378,11 +375,8 @@ def choose_surface(
     requested: str | None, leader: Member, environment: Environment
 ) -> tuple[Surface, TmuxServer | None]:
     """The surface (and server) of a start: as asked, else tmux when the user runs it
-    (the lead's server, the one they are inside, their default), else background.
-
-    Raises:
-        UsageError: an unknown surface, or `tmux` asked for without tmux installed.
-    """
+    (the lead's server, the one they are inside, their default), else background;
+    UsageError for an unknown surface, or `tmux` asked for without tmux installed."""
     if requested not in (None, *SURFACES):
         raise UsageError(
             f"unknown surface {requested!r}; expected one of {', '.join(SURFACES)}",
@@ -495,11 +489,8 @@ def start_tmux(
     environment: Environment,
     per_window: int = 6,
 ) -> PaneRef:
-    """Open the worker's supervisor pane in a team window with room (or a new one), tiled.
-
-    Raises:
-        LaunchError: tmux failed (the message has its answer).
-    """
+    """Open the worker's supervisor pane in a team window with room (or a new one), tiled;
+    LaunchError when tmux failed (the message has its answer)."""
     roomy = [w for w, panes in _team_windows(server, team).items() if panes < per_window]
     name = tmux_name(f"{window_name}-team")
     command = [_tmux_literal(a) for a in supervisor_argv(directory)]
