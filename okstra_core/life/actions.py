@@ -34,6 +34,7 @@ from .workers.control import Waited as Waited
 from .workers.control import WorkerDiff as WorkerDiff
 from .workers.control import WorkerDiscard as WorkerDiscard
 from .workers.control import WorkerMerge as WorkerMerge
+from .workers.control import worker_attach as worker_attach
 from .workers.control import worker_diff as worker_diff
 from .workers.control import worker_discard as worker_discard
 from .workers.control import worker_merge as worker_merge
@@ -293,8 +294,3 @@ def worker_send(
     started = send_worker(run_dir, who, prompt, environment, surface=surface)
     start_watcher(run_dir, environment)
     return started
-
-
-def worker_attach(run_dir: Path, environment: Environment, who: str) -> AttachTarget:
-    """The tmux command that shows `who`'s pane, once checked to be the one okstra started."""
-    return control.attach_target(run_dir, who, environment)

@@ -145,13 +145,12 @@ class ReportMismatch(OkstraError):
         self.missing = list(missing)
         self.unexpected = list(unexpected)
         self.duplicated = list(duplicated)
-        parts = []
-        if self.missing:
-            parts.append("missing " + ", ".join(self.missing))
-        if self.unexpected:
-            parts.append("not in the run manifest " + ", ".join(self.unexpected))
-        if self.duplicated:
-            parts.append("listed twice " + ", ".join(self.duplicated))
+        named = (
+            ("missing ", self.missing),
+            ("not in the run manifest ", self.unexpected),
+            ("listed twice ", self.duplicated),
+        )
+        parts = [what + ", ".join(refs) for what, refs in named if refs]
         super().__init__(
             "executionRoles must be exactly the run manifest's role executions: "
             + "; ".join(parts),

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 
@@ -48,10 +47,6 @@ _NOTIFY_TIMEOUT = 5.0
 # A lead in these states is not running (or is not okstra's to watch): the watcher ends
 # once no worker runs either.
 _LEAD_OVER = (*ENDED, LAUNCH_FAILED, "prepared", "host-session", "refused", "damaged")
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def interval(env: dict[str, str] | os._Environ[str]) -> float:
@@ -89,7 +84,7 @@ class Watch:
         self.record = WatcherRecord(
             process_id=me,
             process_start=process_start(me) or "0",
-            started_at=_now(),
+            started_at=record.now_text(),
             events=events,
             tty=tty,
             **({k: getattr(before, k) for k in kept} if before is not None else {}),
@@ -105,7 +100,7 @@ class Watch:
 
     def _log(self, line: str) -> None:
         with contextlib.suppress(OSError):
-            print(f"{_now()} {line}", file=sys.stderr, flush=True)
+            print(f"{record.now_text()} {line}", file=sys.stderr, flush=True)
 
     def _tell(self, event: str, key: str, message: str, run: RunInfo) -> None:
         """Tell `message` once for `key` (recorded first), when `event` is wanted."""
@@ -203,7 +198,7 @@ class Watch:
         reason = reason or "stopped"
         with contextlib.suppress(OkstraError, OSError):
             if self.run_dir.is_dir():
-                self._write(ended_at=_now(), end_reason=reason)
+                self._write(ended_at=record.now_text(), end_reason=reason)
         self._log(f"ended: {reason}")
         return reason
 
@@ -224,7 +219,7 @@ class Watch:
     def _resumed(self) -> bool:
         """Record the end, look again: True (the end taken back) when the team runs."""
         try:
-            self._write(ended_at=_now(), end_reason="team done")
+            self._write(ended_at=record.now_text(), end_reason="team done")
             if self.look():
                 return False
             self._write(ended_at=None, end_reason=None)

@@ -313,7 +313,7 @@ class AttachTarget:
     label: str
 
 
-def attach_target(run_dir: Path, who: str, environment: Environment) -> AttachTarget:
+def worker_attach(run_dir: Path, environment: Environment, who: str) -> AttachTarget:
     """The tmux command showing `who`'s pane (checked); OkstraError if none or gone."""
     (member,) = _named(run_dir, [who])
     pane = member.participant.pane_ref

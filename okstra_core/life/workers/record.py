@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,11 @@ def timeline_path(run_dir: Path) -> Path:
     return resolve_inside(troot, troot / TIMELINE, what="the task timeline")
 
 
+def now_text() -> str:
+    """Now, as the run's files record times."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def fields_of(source: object, *names: str) -> dict[str, Any]:
     """The named attributes of `source`, for a record that has fields of the same names."""
     return {name: getattr(source, name) for name in names}
@@ -72,12 +78,13 @@ def read_manifest_bytes(run_dir: Path) -> tuple[Path, RunManifest, bytes]:
     return path, RunManifest.read(path), data
 
 
+@dataclasses.dataclass
 class _Draft:
-    """The manifest as read, edited through its records, written once."""
+    """The manifest as read (`_Draft(*read_manifest(run_dir))`), edited through its
+    records, written once."""
 
-    def __init__(self, path: Path, manifest: RunManifest) -> None:
-        self.path = path
-        self.manifest = manifest
+    path: Path
+    manifest: RunManifest
 
     def participant(self, ref: str) -> Participant:
         found = self.manifest.participant(ref)
@@ -103,11 +110,6 @@ class _Draft:
         index.note(self.path.parent, self.manifest, now=now)
         return self.manifest
 
-    @classmethod
-    def open(cls, run_dir: Path) -> _Draft:
-        path, manifest = read_manifest(run_dir)
-        return cls(path, manifest)
-
 
 def record_started(
     run_dir: Path,
@@ -123,7 +125,7 @@ def record_started(
     is kept (a supervisor slower than its CLI adds only fields). `locked`: the caller holds
     `run_lock(run_dir)` already."""
     with contextlib.nullcontext() if locked else run_lock(run_dir):
-        draft = _Draft.open(run_dir)
+        draft = _Draft(*read_manifest(run_dir))
         if launch.added is not None:
             draft.manifest = draft.manifest.with_added(launch.added)
         execution = draft.execution(launch.role_execution_ref)
@@ -187,7 +189,7 @@ def _end_turn(
 def record_stop_requested(run_dir: Path, participant_ref: str, *, now: str) -> None:
     """Note that a stop was asked for: the end is then recorded `stopped`."""
     with run_lock(run_dir):
-        draft = _Draft.open(run_dir)
+        draft = _Draft(*read_manifest(run_dir))
         participant = draft.participant(participant_ref)
         if participant.status in ENDED:
             return
@@ -209,7 +211,7 @@ def record_end(
     directory holding what it produced."""
     lines = tail_lines(run_dir, role_execution_ref, 20)
     with run_lock(run_dir):
-        draft = _Draft.open(run_dir)
+        draft = _Draft(*read_manifest(run_dir))
         execution = draft.manifest.execution(role_execution_ref)
         if execution is None:
             return False
@@ -249,7 +251,7 @@ def record_tree(
 ) -> None:
     """Record a writer's merge or discard (`RoleExecution` fields) and its timeline event."""
     with run_lock(run_dir):
-        draft = _Draft.open(run_dir)
+        draft = _Draft(*read_manifest(run_dir))
         execution = draft.execution(role_execution_ref)
         changed = {k: v for k, v in changes.items() if v is not None}
         draft.manifest = draft.manifest.with_execution(dataclasses.replace(execution, **changed))
@@ -278,7 +280,7 @@ _RUN_FIELDS = (
 def record_next_turn(run_dir: Path, role_execution_ref: str, kept: int, *, now: str) -> RunManifest:
     """Before a follow-up turn (under `run_lock`): turn `kept` points at `turn-<kept>/`
     and the worker is `prepared` again, so the next start is recorded as one."""
-    draft = _Draft.open(run_dir)
+    draft = _Draft(*read_manifest(run_dir))
     execution = draft.execution(role_execution_ref)
     participant = draft.participant(execution.participant_ref)
     here = f"{WORKERS_DIR}/{role_execution_ref}/"

@@ -31,7 +31,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Literal
@@ -108,10 +107,6 @@ class CappedLog:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _environment(directory: Path, launch: WorkerLaunch) -> dict[str, str]:
@@ -205,10 +200,6 @@ def _say(text: str, echo: bool) -> None:
             os.write(1, text.encode("utf-8", "replace"))
 
 
-def _write_exit(directory: Path, ended: WorkerExit) -> None:
-    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
-
-
 def _started(
     launch: WorkerLaunch, cli_pid: int, pane: str | None, socket: str | None
 ) -> dict[str, Any]:
@@ -286,11 +277,11 @@ def supervise(directory: Path) -> int:
             exit_status=127,
             signal=None,
             started_at=launch.started_at,
-            exited_at=_now(),
+            exited_at=record.now_text(),
             process_id=None,
             detail=proc,
         )
-        _write_exit(directory, ended)
+        atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
         _finish(run_dir, launch, ended, environment)
         return 0
 
@@ -302,7 +293,9 @@ def supervise(directory: Path) -> int:
         signal.signal(signum, forward)
     threads = pump.start(proc)
     try:
-        record.record_started(run_dir, launch, _started(launch, proc.pid, pane, socket), now=_now())
+        record.record_started(
+            run_dir, launch, _started(launch, proc.pid, pane, socket), now=record.now_text()
+        )
     except OkstraError as exc:
         print(f"okstra: could not record the start: {exc.render()}", file=sys.stderr)
     code = proc.wait()
@@ -313,12 +306,12 @@ def supervise(directory: Path) -> int:
         exit_status=code if code >= 0 else None,
         signal=-code if code < 0 else None,
         started_at=launch.started_at,
-        exited_at=_now(),
+        exited_at=record.now_text(),
         process_id=proc.pid,
         usage=pump.reader.usage,
         session_id=_session_found(run_dir, launch),
     )
-    _write_exit(directory, ended)
+    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
     _finish(run_dir, launch, ended, environment)
     how = f"signal {ended.signal}" if ended.signal is not None else f"status {ended.exit_status}"
     used = ""
@@ -353,7 +346,7 @@ def _finish(
             launch.role_execution_ref,
             dataclasses.replace(ended, session_id=session_id),
             how="exited",
-            now=_now(),
+            now=record.now_text(),
             product=files.product_name(run_dir, launch),
         )
     except OkstraError as exc:

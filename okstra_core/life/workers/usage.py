@@ -361,14 +361,11 @@ def usage_shown(data: Any) -> str:
     names = aliases_of(UsageTotal)
     value = {name: data.get(names.get(name, name)) for name in _TOTAL_FIELDS}
     try:
+        counts = ("input_tokens", "output_tokens", "turns", "turns_reported", "turns_costed")
         total = UsageTotal(
-            input_tokens=_count(value["input_tokens"]),
-            output_tokens=_count(value["output_tokens"]),
+            **{name: _count(value[name]) for name in counts},
             cached_input_tokens=_optional_count(value, "cached_input_tokens"),
             cost_usd=_cost(value["cost_usd"]),
-            turns=_count(value["turns"]),
-            turns_reported=_count(value["turns_reported"]),
-            turns_costed=_count(value["turns_costed"]),
         )
     except Malformed:
         return NOTHING
