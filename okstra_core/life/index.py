@@ -136,18 +136,9 @@ def _read(path: Path) -> tuple[dict[str, IndexRow], int, int]:
     if not os.path.lexists(path) or special(path) is not None:
         return {}, 0, 0
     data = read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES)
-    found: dict[str, IndexRow] = {}
-    lines = bad = 0
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        lines += 1
-        row = IndexRow.from_line(line)
-        if row is None:
-            bad += 1
-        else:
-            found[row.run] = row
-    return found, lines, bad
+    rows = [IndexRow.from_line(line) for line in data.split(b"\n") if line.strip()]
+    found = {row.run: row for row in rows if row is not None}
+    return found, len(rows), sum(row is None for row in rows)
 
 
 def special(path: Path) -> str | None:

@@ -194,13 +194,9 @@ def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
     signal = participant.exit_signal if participant is not None else None
     branch, turns = execution.branch, execution.turns
     used = TurnsUsed(turns=len(turns), usage=total_of(t.usage for t in turns)) if turns else None
+    same = ("role_execution_ref", "role", "ordinal", "provider", "model_ref", "execution_label")
     return RoleRow(
-        role_execution_ref=execution.role_execution_ref,
-        role=execution.role,
-        ordinal=execution.ordinal,
-        provider=execution.provider,
-        model_ref=execution.model_ref,
-        execution_label=execution.execution_label,
+        **{name: getattr(execution, name) for name in same},
         status=status,
         outcome=status_label(status, exit_status, signal),
         exit_status=exit_status,

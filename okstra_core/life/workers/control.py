@@ -173,9 +173,6 @@ def wait(
     )
 
 
-# --------------------------------------------------------------------------- result
-
-
 @dataclass(frozen=True, kw_only=True)
 class Result(WorkerAnswer):
     """What a worker produced: its result file, else its standard output."""
@@ -225,9 +222,6 @@ def result(
         ),
         data,
     )
-
-
-# --------------------------------------------------------------------------- stop
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -300,9 +294,6 @@ def _close_pane(member: Member, environment: Environment) -> list[str]:
     return ["closed its pane"] if done is not None and done.returncode == 0 else []
 
 
-# --------------------------------------------------------------------------- attach
-
-
 @dataclass(frozen=True, kw_only=True)
 class AttachTarget:
     """How to show a worker's pane: a tmux argv (switch inside tmux, attach outside)."""
@@ -332,9 +323,6 @@ def worker_attach(run_dir: Path, environment: Environment, who: str) -> AttachTa
         argv = server.argv([*select, "attach-session", "-t", pane])
         env = {k: v for k, v in environment.env.items() if k not in ("TMUX", "TMUX_PANE")}
     return AttachTarget(argv=tuple(argv), switch=inside, env=env, label=member.label)
-
-
-# --------------------------------------------------------------------------- review
 
 
 @dataclass(frozen=True)

@@ -261,19 +261,9 @@ def record_tree(
 
 # A participant's facts of one run of the CLI, cleared before a follow-up turn runs.
 _RUN_FIELDS = (
-    "stop_requested_at",
-    "exit_status",
-    "exit_signal",
-    "exited_at",
-    "end_detail",
-    "process_id",
-    "process_start",
-    "process_group",
-    "parent_process_id",
-    "parent_start",
-    "pane_ref",
-    "window_ref",
-    "tmux_socket",
+    *("stop_requested_at", "exit_status", "exit_signal", "exited_at", "end_detail"),
+    *("process_id", "process_start", "process_group", "parent_process_id", "parent_start"),
+    *("pane_ref", "window_ref", "tmux_socket"),
 )
 
 

@@ -45,12 +45,7 @@ from .team import WHO_ARG, Member, members
 # Given to `{kickoff}` in a worker template: the task itself comes on standard input.
 KICKOFF = "Do the task given on standard input."
 _STALE = (
-    files.EXIT,
-    files.OUTPUT,
-    files.STDOUT,
-    files.EVENTS,
-    files.RESULT,
-    files.ENV,
+    *(files.EXIT, files.OUTPUT, files.STDOUT, files.EVENTS, files.RESULT, files.ENV),
     "supervisor.log",
 )
 
@@ -381,10 +376,7 @@ def _follow_up_launch(
         surface=surface,
         result_file=files.RESULT if names_result else None,
         session_id=session,
-        worktree=before.worktree,
-        branch=before.branch,
-        base_commit=before.base_commit,
-        tree_note=before.tree_note,
+        **fields_of(before, "worktree", "branch", "base_commit", "tree_note"),
         turn=number,
         session_pattern=None,
     )

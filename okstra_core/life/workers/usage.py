@@ -56,9 +56,6 @@ def _text(data: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-# ----------------------------------------------------------------- claude-json
-
-
 def claude_usage(event: Mapping[str, Any]) -> Usage | None:
     """The usage of claude's result object (None: none); Malformed when not claude's."""
     usage = event.get("usage")
@@ -82,9 +79,6 @@ def _claude_line(event: Mapping[str, Any]) -> tuple[str | None, Usage | None]:
         raise LookupError  # not its result: shown as it came
     answer = _text(event, "result") or ""
     return answer, claude_usage(event)
-
-
-# ----------------------------------------------------------------- codex-jsonl
 
 
 def codex_usage(event: Mapping[str, Any]) -> Usage:
@@ -165,9 +159,6 @@ _FORMATS: dict[str, Callable[[Mapping[str, Any]], tuple[str | None, Usage | None
     "claude-json": _claude_line,
     "codex-jsonl": _codex_line,
 }
-
-
-# ----------------------------------------------------------------- the reader
 
 
 def add(one: Usage | None, other: Usage) -> Usage:
@@ -263,9 +254,6 @@ class UsageReader:
     def _text_only(self, event: dict[str, Any]) -> str | None:
         """What an event with a malformed usage still shows (claude's answer)."""
         return _text(event, "result") if event.get("type") == "result" else None
-
-
-# ----------------------------------------------------------------- totals
 
 
 @dataclass(frozen=True, kw_only=True)
