@@ -29,16 +29,7 @@ from ...processes.process import Identity
 from ...processes.tmux import inside_socket, pane_state, server_at
 from ...records import config, dataclass
 from .. import worktrees
-from . import files, record
-from .observe import (
-    WorkerState,
-    _alive,
-    end_seen_or_looked,
-    observe_team,
-    read_team,
-    state_of,
-    with_activity,
-)
+from . import files, observe, record
 from .record import read_manifest
 from .team import WHO_ARG, Member, WorkerAnswer, find, members
 
@@ -58,7 +49,7 @@ def _pauses(sleep: Callable[[float], None]) -> Callable[[], None]:
     return wait
 
 
-def exit_code(state: WorkerState) -> int:
+def exit_code(state: observe.WorkerState) -> int:
     """A worker's exit status as a process exit status."""
     if state.signal is not None:
         return 128 + state.signal
@@ -68,7 +59,7 @@ def exit_code(state: WorkerState) -> int:
 
 
 def _named(run_dir: Path, whos: Sequence[str]) -> list[Member]:
-    team = read_team(run_dir)
+    team = observe.read_team(run_dir)
     named: list[Member] = []
     for who in whos:
         member = find(team, who)
@@ -83,16 +74,16 @@ def _named(run_dir: Path, whos: Sequence[str]) -> list[Member]:
 
 
 def _current(run_dir: Path, ref: str) -> Member:
-    return next(m for m in read_team(run_dir) if m.ref == ref)
+    return next(m for m in observe.read_team(run_dir) if m.ref == ref)
 
 
 def _check(run_dir: Path, member: Member, environment: Environment) -> Member:
     """The member after one look: its end recorded if it ended (cheap while it runs)."""
     if member.status != record.RUNNING:
         return member
-    if not files.has_exit(run_dir, member.ref) and _alive(member):
+    if not files.has_exit(run_dir, member.ref) and observe._alive(member):
         return member
-    return end_seen_or_looked(run_dir, member, environment)
+    return observe.end_seen_or_looked(run_dir, member, environment)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,13 +95,15 @@ class Waited:
     ok: bool
     timed_out: bool
     exit_code: int
-    workers: tuple[WorkerState, ...]
+    workers: tuple[observe.WorkerState, ...]
     until: str | None = None
     reached: tuple[str, ...] = ()
 
 
 def _reached(run_dir: Path, member: Member, until: str, environment: Environment) -> bool:
-    (state,) = with_activity(run_dir, [state_of(run_dir, member, environment.now())], environment)
+    (state,) = observe.with_activity(
+        run_dir, [observe.state_of(run_dir, member, environment.now())], environment
+    )
     return reached(state.activity, until)
 
 
@@ -155,8 +148,10 @@ def wait(
             pass
     clock = environment.now()
     over = {ref: m for ref, m in done.items() if m.status in record.ENDED}
-    states = [state_of(run_dir, over.get(ref) or _current(run_dir, ref), clock) for ref in order]
-    states = with_activity(run_dir, states, environment)
+    states = [
+        observe.state_of(run_dir, over.get(ref) or _current(run_dir, ref), clock) for ref in order
+    ]
+    states = observe.with_activity(run_dir, states, environment)
     if timed_out:
         code = EXIT_TIMEOUT
     else:
@@ -209,7 +204,7 @@ def result(
         source, path, data = files.read_result(
             run_dir, member.ref, result_file=launch.result_file is not None
         )
-    state = state_of(run_dir, member, environment.now())
+    state = observe.state_of(run_dir, member, environment.now())
     return (
         Result(
             role_execution_ref=member.ref,
@@ -233,7 +228,7 @@ class Stopped:
     ok: bool
     was_running: bool
     steps: tuple[str, ...]
-    worker: WorkerState
+    worker: observe.WorkerState
 
 
 def _until(check: Callable[[], bool], seconds: float, sleep: Callable[[float], None]) -> bool:
@@ -263,7 +258,7 @@ def stop(
     (member,) = _named(run_dir, [who])
     member = _check(run_dir, member, environment)
     if member.status != record.RUNNING:
-        state = state_of(run_dir, member, environment.now())
+        state = observe.state_of(run_dir, member, environment.now())
         return Stopped(ok=True, was_running=False, steps=(), worker=state)
     now = environment.now().isoformat(timespec="seconds")
     record.record_stop_requested(run_dir, member.participant_ref, now=now)
@@ -277,10 +272,10 @@ def stop(
         steps.append(f"sent SIGTERM to process group {cli.pid}")
         if not _until(ended, grace, sleep) and cli.signal_group(signal.SIGKILL):
             steps.append(f"sent SIGKILL to process group {cli.pid}")
-    _until(lambda: ended() or not _alive(_current(run_dir, ref)), 5.0, sleep)
+    _until(lambda: ended() or not observe._alive(_current(run_dir, ref)), 5.0, sleep)
     member = _check(run_dir, _current(run_dir, member.ref), environment)
     steps += _close_pane(member, environment)
-    state = state_of(run_dir, _current(run_dir, member.ref), environment.now())
+    state = observe.state_of(run_dir, _current(run_dir, member.ref), environment.now())
     return Stopped(ok=state.ended, was_running=True, steps=tuple(steps), worker=state)
 
 
@@ -351,7 +346,7 @@ class _Writer:
 def _writer(run_dir: Path, who: str, environment: Environment | None = None) -> _Writer:
     """The writer `who` names, with its worktree (ends recorded first, given `environment`)."""
     if environment is not None:
-        observe_team(run_dir, environment)
+        observe.observe_team(run_dir, environment)
     _, manifest = read_manifest(run_dir)
     member = find(members(manifest), who)
     execution = member.execution

@@ -21,7 +21,7 @@ from ...pool import ModelPool
 from ...prepare.manifest import bound_execution, execution_label, role_execution_ref
 from ...records import dataclass
 from ...resolver import ResolvedAssignment
-from .record import ENDED, RUNNING
+from .record import ENDED, RUNNING, fields_of
 from .team import WHO_ARG, Member, find, members
 
 WRITE: WriteCapability = "workspace-write"
@@ -113,11 +113,9 @@ def _dynamic(
         role=role,
         ordinal=_next_ordinal(manifest, role),
         duty=declared[role].duty,
-        provider_id=model.provider_id,
+        **fields_of(model, "provider_id", "model_id", "execution"),
         model_ref=model.ref,
-        model_id=model.model_id,
         display_name=model.display,
-        execution=model.execution,
         binding=binding,
         host_runtime=host.id,
         entry_mode=manifest.entry_mode,
