@@ -314,9 +314,7 @@ def supervise(directory: Path) -> int:
     atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
     _finish(run_dir, launch, ended, environment)
     how = f"signal {ended.signal}" if ended.signal is not None else f"status {ended.exit_status}"
-    used = ""
-    if pump.reader.active:
-        used = f"; used {usage_text(total_of([ended.usage]))}"
+    used = f"; used {usage_text(total_of([ended.usage]))}" if pump.reader.active else ""
     _say(f"\nokstra: {launch.label} ended ({how}{used})\n", pump.echo)
     return 0
 
