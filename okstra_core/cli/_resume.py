@@ -79,11 +79,11 @@ def register(sub: Any) -> None:
 
 def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
     from ..environment import Environment
-    from ..life.hints import next_steps
     from ..life.lead import read_run
     from ..life.locate import locate_run
     from ..life.resume import exec_command, resume_run
     from ..life.runs import look
+    from ..life.status import next_steps
 
     environment = Environment.real()
     run_dir = locate_run(ns.run, Path(ns.project_root), environment.env)
@@ -101,7 +101,7 @@ def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
         outcome=outcome,
         notes=outcome.notes if note is None else (note, *outcome.notes),
         lead=lead_status,
-        # What can work for this run now (`life.hints`), as `runs` and `status` offer it.
+        # What can work for this run now (`life.status`), as `runs` and `status` offer it.
         next_steps=next_steps(read_run(run_dir), lead_status),
     )
     if not outcome.ok:

@@ -144,7 +144,7 @@ def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
     from ..life.index import note_of as index_note
     from ..life.runs import all_runs, newest_runs
     from ..life.watcher import watcher_of
-    from ..life.workers.summary import team_states
+    from ..life.workers.observe import team_states
 
     environment = Environment.real()
     now = environment.now()
@@ -413,7 +413,7 @@ def runs_text(result: RunsReply | PruneOutcome) -> str:
     if not result.runs:
         where = "any project" if result.all else f"this project ({inert(result.project_root)})"
         return f"no runs in {where}\n"
-    from ..life.workers.summary import summary
+    from ..life.workers.observe import summary
 
     headers = ["RUN", "TASK", "TYPE", "TEAM", "BACKEND", "LEAD", "WORKERS", "WATCHER", "AGE"]
     if result.all:

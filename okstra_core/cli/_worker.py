@@ -284,7 +284,7 @@ def _elapsed(seconds: int | None) -> str:
 
 def status_text(workers: Sequence[WorkerState]) -> str:
     """The team as a table (every cell made inert; the last line folds)."""
-    from ..life.workers.summary import shown_state
+    from ..life.workers.observe import shown_state
     from ..life.workers.usage import usage_text
     from ._human import text_table
 

@@ -15,31 +15,28 @@ from ..catalog.activity import ACTIVITIES
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, StateInUseError, UsageError
 from ..records import config, dataclass
+from . import limits
 from .lead import StopOutcome
 from .lead import stop as stop_lead
-from .limits import (
-    DEFAULT_GRACE_SECONDS,
-    MAX_GRACE_SECONDS,
-    MAX_PROMPT_BYTES,
-    MAX_WAIT_SECONDS,
-    RESULT_SHOWN_BYTES,
-)
-from .report import finalize_report, read_run_manifest
-from .report_edit import check_target
+from .report import check_target, finalize_report, read_run_manifest
 from .runinfo import read_run
 from .watcher import Watcher, start_watcher, stop_watcher
-from .workers import control, files, review
+from .workers import control, files
 from .workers.control import AttachTarget as AttachTarget
 from .workers.control import Stopped as Stopped
 from .workers.control import Waited as Waited
+from .workers.control import WorkerDiff as WorkerDiff
+from .workers.control import WorkerDiscard as WorkerDiscard
+from .workers.control import WorkerMerge as WorkerMerge
+from .workers.control import worker_attach as worker_attach
+from .workers.control import worker_diff as worker_diff
+from .workers.control import worker_discard as worker_discard
+from .workers.control import worker_merge as worker_merge
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
-from .workers.review import WorkerDiff as WorkerDiff
-from .workers.review import WorkerDiscard as WorkerDiscard
-from .workers.review import WorkerMerge as WorkerMerge
-from .workers.send import send_worker
+from .workers.record import fields_of
 from .workers.start import Started as Started
-from .workers.start import start_worker
+from .workers.start import send_worker, start_worker
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,8 +88,10 @@ def worker_start(
 def _check_prompt(prompt: str) -> None:
     if not prompt.strip():
         raise UsageError("the prompt is empty", field="prompt")
-    if len(prompt.encode("utf-8", errors="replace")) > MAX_PROMPT_BYTES:
-        raise UsageError(f"the prompt is larger than {MAX_PROMPT_BYTES:,} bytes", field="prompt")
+    if len(prompt.encode("utf-8", errors="replace")) > limits.MAX_PROMPT_BYTES:
+        raise UsageError(
+            f"the prompt is larger than {limits.MAX_PROMPT_BYTES:,} bytes", field="prompt"
+        )
 
 
 def _seconds(value: float | None, upper: float, field: str) -> None:
@@ -114,7 +113,7 @@ def worker_wait(
     `until`, or `timeout` seconds pass (`timed_out`, exit code 124)."""
     if not whos:
         raise UsageError("name at least one worker to wait for", field="<who>")
-    _seconds(timeout, MAX_WAIT_SECONDS, "timeout")
+    _seconds(timeout, limits.MAX_WAIT_SECONDS, "timeout")
     if until is not None and until not in ACTIVITIES:
         raise UsageError(
             f"expected an activity ({', '.join(ACTIVITIES)}), got {until!r}", field="until"
@@ -159,7 +158,11 @@ def worker_result(
 ) -> WorkerResult:
     """The worker's product of its latest turn, or of turn `turn`."""
     found, data = control.result(run_dir, who, environment, turn=turn)
-    shown = data if full or len(data) <= RESULT_SHOWN_BYTES else data[:RESULT_SHOWN_BYTES]
+    shown = (
+        data
+        if full or len(data) <= limits.RESULT_SHOWN_BYTES
+        else data[: limits.RESULT_SHOWN_BYTES]
+    )
     why = None
     short = found.label.split(" ")[0]
     log = files.worker_dir(run_dir, found.role_execution_ref) / files.OUTPUT
@@ -170,11 +173,7 @@ def worker_result(
     return WorkerResult(
         ok=why is None,
         why=why,
-        role_execution_ref=found.role_execution_ref,
-        label=found.label,
-        status=found.status,
-        source=found.source,
-        path=found.path,
+        **fields_of(found, "role_execution_ref", "label", "status", "source", "path"),
         size=len(data),
         truncated=len(shown) < len(data),
         text=shown.decode("utf-8", errors="replace"),
@@ -187,11 +186,11 @@ def worker_stop(
     environment: Environment,
     who: str,
     *,
-    grace: float = DEFAULT_GRACE_SECONDS,
+    grace: float = limits.DEFAULT_GRACE_SECONDS,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Stopped:
     """SIGTERM to what okstra started for `who`, SIGKILL after `grace`; its pane closed."""
-    _seconds(grace, MAX_GRACE_SECONDS, "grace")
+    _seconds(grace, limits.MAX_GRACE_SECONDS, "grace")
     return control.stop(run_dir, who, environment, grace=grace, sleep=sleep)
 
 
@@ -210,10 +209,10 @@ class WorkersStopped:
 
 
 def workers_stop_all(
-    run_dir: Path, environment: Environment, *, grace: float = DEFAULT_GRACE_SECONDS
+    run_dir: Path, environment: Environment, *, grace: float = limits.DEFAULT_GRACE_SECONDS
 ) -> WorkersStopped:
     """Stop every running worker of the run, all at once, each as `worker_stop` does."""
-    _seconds(grace, MAX_GRACE_SECONDS, "grace")
+    _seconds(grace, limits.MAX_GRACE_SECONDS, "grace")
     running = [
         s.role_execution_ref
         for s in team_status(run_dir, environment).workers
@@ -247,12 +246,12 @@ def team_stop(
     run_dir: Path,
     environment: Environment,
     *,
-    grace: float = DEFAULT_GRACE_SECONDS,
+    grace: float = limits.DEFAULT_GRACE_SECONDS,
     lead_only: bool = False,
 ) -> TeamStopped:
     """End the run's watcher, stop the lead (so it starts no one else), then every worker;
     with `lead_only`, the lead alone (the watcher goes on watching the workers)."""
-    _seconds(grace, MAX_GRACE_SECONDS, "grace")
+    _seconds(grace, limits.MAX_GRACE_SECONDS, "grace")
     watcher = None if lead_only else stop_watcher(run_dir)
     lead = stop_lead(read_run(run_dir), environment, grace=grace)
     if lead_only:
@@ -287,25 +286,6 @@ def report_finalize(run_dir: Path, report: Path) -> Finalized:
     return Finalized(run_manifest=str(path), report=str(report), execution_roles=tuple(rows))
 
 
-def worker_diff(
-    run_dir: Path, environment: Environment, who: str, *, stat: bool = False
-) -> WorkerDiff:
-    """A writer's committed and uncommitted changes against its base (`review.diff`)."""
-    return review.diff(run_dir, who, environment, stat=stat)
-
-
-def worker_merge(
-    run_dir: Path, environment: Environment, who: str, *, squash: bool = False
-) -> WorkerMerge:
-    """Merge an ended writer's branch into the project's branch (`review.merge`)."""
-    return review.merge(run_dir, who, environment, squash=squash)
-
-
-def worker_discard(run_dir: Path, environment: Environment, who: str) -> WorkerDiscard:
-    """Remove an ended writer's worktree and branch (`review.discard`)."""
-    return review.discard(run_dir, who, environment)
-
-
 def worker_send(
     run_dir: Path, environment: Environment, who: str, *, prompt: str, surface: str | None = None
 ) -> Started:
@@ -314,8 +294,3 @@ def worker_send(
     started = send_worker(run_dir, who, prompt, environment, surface=surface)
     start_watcher(run_dir, environment)
     return started
-
-
-def worker_attach(run_dir: Path, environment: Environment, who: str) -> AttachTarget:
-    """The tmux command that shows `who`'s pane, once checked to be the one okstra started."""
-    return control.attach_target(run_dir, who, environment)

@@ -23,7 +23,7 @@ from ..records import dataclass
 from ..store import atomic_write_bytes
 from .lead import pane_of
 from .runinfo import RunInfo, read_run
-from .workers.liveness import provider_activity
+from .workers.observe import provider_activity
 
 MARK = "lead-activity.json"
 
@@ -34,13 +34,6 @@ class Activity:
 
     state: str
     lines: tuple[str, ...]
-
-
-def _previous(path: Path) -> PaneActivity | None:
-    try:
-        return PaneActivity.read(path)
-    except OkstraError:
-        return None
 
 
 def _since(value: str, now: datetime) -> float:
@@ -78,7 +71,9 @@ def lead_activity(run: RunInfo, environment: Environment) -> Activity | None:
     now = environment.now()
     digest = hashlib.sha256("\n".join(seen.lines).encode()).hexdigest()
     path = run_dir / MARK
-    before = _previous(path)
+    before = None
+    with contextlib.suppress(OkstraError):
+        before = PaneActivity.read(path)
     same = before is not None and before.state == seen.state and before.digest == digest
     since = before.since if same and before is not None else now.isoformat(timespec="seconds")
     if not same:

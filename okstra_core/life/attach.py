@@ -12,10 +12,9 @@ from collections.abc import Mapping, Sequence
 from ..environment import Environment
 from ..processes import tmux
 from ..records import Delegate, config, dataclass
-from .hints import next_steps
 from .lead import observe, pane_of
 from .runinfo import RunInfo, resume_command
-from .status import LeadStatus
+from .status import LeadStatus, next_steps
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ def _no_window(run: RunInfo, status: LeadStatus, problem: str) -> AttachPlan:
 def plan_attach(run: RunInfo, environment: Environment) -> AttachPlan:
     """`switch-client` inside tmux (same server), `attach-session` outside; or a message."""
     status = observe(run, environment)
-    # How to resume it, when that can work (`life.hints`): said after why not.
+    # How to resume it, when that can work (`life.status`): said after why not.
     resume = next((s for s in next_steps(run, status) if s.startswith("okstra resume")), None)
     then = f"; to resume it: {resume}" if resume else ""
     if status.state in ("refused", "damaged"):

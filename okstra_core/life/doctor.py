@@ -137,24 +137,18 @@ def provider_check(
     problem, fix = verdict.problem, verdict.remedy
     if verdict.works and verdict.flags_problem is not None:
         problem, fix = verdict.flags_problem, verdict.flags_remedy
+    same = ("cli", "path", "version", "can_lead", "logged_in", "login", "login_fix", "origin")
     return Check(
         name=verdict.provider_id,
         kind="provider",
         ok=lead_ok if verdict.can_lead else verdict.works,
-        cli=verdict.cli,
-        path=verdict.path,
-        version=verdict.version,
-        can_lead=verdict.can_lead,
         flags_ok=lead_ok if verdict.can_lead and verdict.version is not None else None,
         problem=problem,
         fix=fix,
         install=install,
         disabled=disabled,
-        logged_in=verdict.logged_in,
-        login=verdict.login,
-        login_fix=verdict.login_fix,
-        origin=verdict.origin,
         demo=demo,
+        **{name: getattr(verdict, name) for name in same},
     )
 
 
@@ -383,10 +377,7 @@ def _check_lines(check: Check) -> list[str]:
         if check.fix:
             lines.append(f"     fix: {check.fix}")
     elif check.login:
-        if check.logged_in is None:
-            state = "login unknown"
-        else:
-            state = "logged in" if check.logged_in else "not logged in"
+        state = {None: "login unknown", True: "logged in", False: "not logged in"}[check.logged_in]
         lines.append(f"     {state}: {check.login}")
         if check.login_fix:
             lines.append(f"     fix: {check.login_fix}")

@@ -16,10 +16,11 @@ from ..errors import OkstraError
 from ..launch.watch import early_exit_line, watch_bound
 from ..processes import process
 from ..store import append_line
-from .lead import failure_text, record_end, timeline_path, update_leader
+from .lead import failure_text, record_end, update_leader
 from .resume import resume_run
 from .runinfo import LEADER_REF, RunInfo, read_run, resume_command
 from .watcher import WATCHING, start_watcher
+from .workers.record import timeline_path
 
 # What a resumed lead no longer has: its earlier end and where it ran (`Participant` names).
 _RESUMED_CLEARS = (

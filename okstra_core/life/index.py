@@ -85,21 +85,17 @@ def row_of(
     """The run's row from its manifest; `stamp`: the manifest file's (`manifest_stamp`)."""
     team = members(manifest)
     lead = next((m.participant for m in team if m.leader), None)
+    same = ("run_id", "task_key", "task_type", "created_at", "entry_mode", "lead_session_id")
     return IndexRow(
         run=_relative(run_dir),
-        run_id=manifest.run_id,
-        task_key=manifest.task_key,
-        task_type=manifest.task_type,
-        created_at=manifest.created_at,
         team_size=len(team),
         lead_status=lead.status if lead is not None else "prepared",
         lead_backend=lead.launch_backend if lead is not None else None,
         worker_states=dict(Counter(m.status for m in team if not m.leader)),
         updated_at=now,
         leader=_leader(lead),
-        entry_mode=manifest.entry_mode,
-        lead_session_id=manifest.lead_session_id,
         manifest_stamp=stamp,
+        **{name: getattr(manifest, name) for name in same},
     )
 
 
@@ -140,18 +136,9 @@ def _read(path: Path) -> tuple[dict[str, IndexRow], int, int]:
     if not os.path.lexists(path) or special(path) is not None:
         return {}, 0, 0
     data = read_bytes(path, what="runs index", follow=False, limit=MAX_INDEX_BYTES)
-    found: dict[str, IndexRow] = {}
-    lines = bad = 0
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        lines += 1
-        row = IndexRow.from_line(line)
-        if row is None:
-            bad += 1
-        else:
-            found[row.run] = row
-    return found, lines, bad
+    rows = [IndexRow.from_line(line) for line in data.split(b"\n") if line.strip()]
+    found = {row.run: row for row in rows if row is not None}
+    return found, len(rows), sum(row is None for row in rows)
 
 
 def special(path: Path) -> str | None:

@@ -20,12 +20,13 @@ from ..processes import process, tmux
 from ..processes.tmux import PaneProbe, pane_lines, probe_pane
 from ..records import Delegate, config, dataclass, field
 from ..store import FileLock, append_line
-from ..tasks import RUN_MANIFEST, TIMELINE, resolve_inside
+from ..tasks import RUN_MANIFEST
 from . import index
 from .report import read_run_manifest
 from .runinfo import ENDED, LEADER_REF, Leader, RunInfo, resume_command
 from .runinfo import read_run as read_run
 from .status import LeadStatus, base_status, with_changes
+from .workers.record import timeline_path
 
 # How many of a dead pane's last lines the timeline keeps.
 LAST_LINES = 20
@@ -44,11 +45,6 @@ def pane_of(lead: Leader) -> tmux.Pane:
 def participant_lock(run_dir: Path) -> FileLock:
     """The lock every writer of a launched run's participants takes (with resume)."""
     return FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT)
-
-
-def timeline_path(run_dir: Path) -> Path:
-    troot = run_dir.parent.parent
-    return resolve_inside(troot, troot / TIMELINE, what="the task timeline")
 
 
 def update_leader(run_dir: Path, changes: Mapping[str, Any]) -> None:

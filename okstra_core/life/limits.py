@@ -1,9 +1,5 @@
-"""The bounds of the team's actions, named once for the CLI's parser and the MCP schemas.
-
-It imports nothing, so a parser can name them without loading `life.actions`.
-"""
-
-from __future__ import annotations
+"""The bounds of the team's actions, named once for the CLI's parser and the MCP schemas
+(importing nothing, so a parser can name them without loading `life.actions`)."""
 
 # The longest one wait may block (a week), and the longest grace a stop gives.
 MAX_WAIT_SECONDS = 7 * 86400.0

@@ -1,25 +1,30 @@
 """`okstra report`: a run's execution roles, and the check a final report must pass.
 
 A final report's `executionRoles` is exactly the run manifest's role-execution set:
-`roles` prints it, `finalize` writes it onto the report, `check` refuses a difference."""
+`roles` prints it, `finalize` writes it onto the report, `check` refuses a difference.
+Re-encoding would change big integers, decimals and escapes: the report is only checked as
+JSON, then the two values replaced in place (`check_target` says where it may be)."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+import orjson
+
 from ..display import inert, status_label
 from ..documents import RoleExecution, RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..documents.run import Usage
-from ..errors import DataFileError, OkstraError
+from ..errors import DataFileError, OkstraError, UsageError
+from ..paths import user_dirs
 from ..records import RecordError, aliases_of, config, dataclass, to_data, validate
-from ..store import atomic_write_bytes, decode_utf8, read_bytes, read_json
-from ..tasks import RUN_MANIFEST
-from .report_edit import set_keys
+from ..store import atomic_write_bytes, decode_utf8, json_kind, read_bytes, read_json
+from ..tasks import OKSTRA_DIR, RUN_MANIFEST
 from .workers.usage import (
     NOTHING,
     RoleUsage,
@@ -140,13 +145,12 @@ class ReportMismatch(OkstraError):
         self.missing = list(missing)
         self.unexpected = list(unexpected)
         self.duplicated = list(duplicated)
-        parts = []
-        if self.missing:
-            parts.append("missing " + ", ".join(self.missing))
-        if self.unexpected:
-            parts.append("not in the run manifest " + ", ".join(self.unexpected))
-        if self.duplicated:
-            parts.append("listed twice " + ", ".join(self.duplicated))
+        named = (
+            ("missing ", self.missing),
+            ("not in the run manifest ", self.unexpected),
+            ("listed twice ", self.duplicated),
+        )
+        parts = [what + ", ".join(refs) for what, refs in named if refs]
         super().__init__(
             "executionRoles must be exactly the run manifest's role executions: "
             + "; ".join(parts),
@@ -190,13 +194,9 @@ def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
     signal = participant.exit_signal if participant is not None else None
     branch, turns = execution.branch, execution.turns
     used = TurnsUsed(turns=len(turns), usage=total_of(t.usage for t in turns)) if turns else None
+    same = ("role_execution_ref", "role", "ordinal", "provider", "model_ref", "execution_label")
     return RoleRow(
-        role_execution_ref=execution.role_execution_ref,
-        role=execution.role,
-        ordinal=execution.ordinal,
-        provider=execution.provider,
-        model_ref=execution.model_ref,
-        execution_label=execution.execution_label,
+        **{name: getattr(execution, name) for name in same},
         status=status,
         outcome=status_label(status, exit_status, signal),
         exit_status=exit_status,
@@ -305,3 +305,128 @@ def finalize_report(manifest: RunManifest, report_path: Path) -> list[dict[str, 
     mode = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
     atomic_write_bytes(path, edited.encode("utf-8"), mode=mode)
     return [to_data(r) for r in written.execution_roles]
+
+
+_WHITE = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+def _string_end(text: str, at: int) -> tuple[str, int]:
+    """The JSON string starting at `at` (its opening quote) and where it ends."""
+    value, end = _DECODER.raw_decode(text, at)
+    return str(value), end
+
+
+def _beside_the_run(real: Path, run_dir: Path | None) -> bool:
+    """A report file directly in the run's own directory, named as a report."""
+    if run_dir is None or real.parent != Path(os.path.realpath(run_dir)):
+        return False
+    return real.suffix == ".json" and "report" in real.name
+
+
+def check_target(path: Path, env: Mapping[str, str], run_dir: Path | None = None) -> None:
+    """Refuse (`UsageError`) a report path that is one of okstra's own files, before reading."""
+    real = Path(os.path.realpath(path))
+    if OKSTRA_DIR in real.parts and not _beside_the_run(real, run_dir):
+        raise UsageError(
+            f"{path} is inside a {OKSTRA_DIR} directory: okstra's own files are not a final "
+            "report (give the report the lead wrote: outside .okstra, or a *report*.json in the "
+            "run's own directory)",
+            field="--data",
+        )
+    dirs = user_dirs(env)
+    roots = [dirs.config, dirs.data, dirs.state, dirs.cache]
+    if env.get("OKSTRA_HOME"):
+        roots.append(Path(env["OKSTRA_HOME"]).expanduser())
+    for root in roots:
+        top = os.path.realpath(root)
+        if str(real) == top or str(real).startswith(top.rstrip(os.sep) + os.sep):
+            raise UsageError(
+                f"{path} is inside okstra's own directory {root}: not a final report",
+                field="--data",
+            )
+
+
+def _skip_white(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _WHITE:
+        at += 1
+    return at
+
+
+def _value_end(text: str, at: int) -> int:
+    """Where the JSON value starting at `at` ends (the text is valid JSON)."""
+    depth = 0
+    while at < len(text):
+        char = text[at]
+        if char == '"':
+            at = _string_end(text, at)[1]
+            if depth == 0:
+                return at
+            continue
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            if depth == 0:
+                return at
+            depth -= 1
+            if depth == 0:
+                return at + 1
+        elif depth == 0 and (char == "," or char in _WHITE):
+            return at
+        at += 1
+    return at
+
+
+def _members(text: str) -> tuple[list[tuple[str, int, int]], int]:
+    """([(key, value start, value end)], index of the closing brace) of the top object."""
+    at = _skip_white(text, 0) + 1  # past "{"
+    members: list[tuple[str, int, int]] = []
+    while True:
+        at = _skip_white(text, at)
+        if text[at] == "}":
+            return members, at
+        if text[at] == ",":
+            at = _skip_white(text, at + 1)
+        key, at = _string_end(text, at)
+        at = _skip_white(text, _skip_white(text, at) + 1)  # past ":"
+        end = _value_end(text, at)
+        members.append((key, at, end))
+        at = end
+
+
+def _encoded(value: Any) -> str:
+    lines = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8").split("\n")
+    return "\n".join([lines[0], *("  " + line for line in lines[1:])])
+
+
+def set_keys(text: str, values: Mapping[str, Any], path: Path) -> str:
+    """`text` (a JSON object) with `values` set in place or added at the end, every other
+    byte kept. Raises `DataFileError` for invalid JSON, no object, or too deep a nesting."""
+    try:
+        parsed = json.loads(text)
+    except RecursionError:
+        raise DataFileError(
+            "the final report is nested deeper than okstra reads: nothing was written", path=path
+        ) from None
+    except ValueError as exc:
+        raise DataFileError(f"invalid JSON: {exc}: expected a final report", path=path) from None
+    if not isinstance(parsed, dict):
+        raise DataFileError(
+            f"expected a JSON object (final report), got {json_kind(parsed)}", path=path
+        )
+    members, close = _members(text)
+    pieces: list[str] = []
+    done = 0
+    for key, start, end in members:
+        if key in values:
+            pieces += [text[done:start], _encoded(values[key])]
+            done = end
+    present = {key for key, _, _ in members}
+    added = [k for k in values if k not in present]
+    if not added:
+        return "".join([*pieces, text[done:]])
+    last = members[-1][2] if members else close
+    new = ",\n" if members else "\n"
+    new += ",\n".join(f"  {orjson.dumps(k).decode()}: {_encoded(values[k])}" for k in added)
+    tail = text[last:close].rstrip(_WHITE) if members else ""
+    return "".join([*pieces, text[done:last], tail, new, "\n", text[close:]])

@@ -11,23 +11,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import launch
 from ..documents import RunManifest
 from ..documents.task import SessionDiscovered
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError
-from ..launch import (
-    PENDING,
-    RESUME_JSON,
-    ResumeCommand,
-    ResumeEntry,
-    ResumeSheet,
-    discover_sessions,
-    find_okstra,
-    read_resume_sheet,
-    rebuild_resume_command,
-    render_resume_sheet,
-    write_resume_sheet,
-)
 from ..launch.mcp import server_for
 from ..records import config, dataclass
 from ..store import FileLock, append_line, check_no_links, lock_path_for
@@ -55,7 +43,7 @@ def project_of_run(run_dir: Path) -> Path:
     return place.root
 
 
-def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeCommand:
+def exec_command(outcome: ResumeOutcome, environment: Environment) -> launch.ResumeCommand:
     """The command `okstra resume --exec` runs for the lead: rebuilt from the catalog, the
     sheet giving only the session id and model (and agreeing, else `DataFileError`)."""
     lead = outcome.sheet.lead()
@@ -78,7 +66,7 @@ def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeComm
         raise DataFileError(
             exc.message, path=outcome.sheet.path, field=f"{lead.participant}.provider"
         ) from None
-    return rebuild_resume_command(
+    return launch.rebuild_resume_command(
         lead,
         provider,
         project_root=project_root,
@@ -86,7 +74,7 @@ def exec_command(outcome: ResumeOutcome, environment: Environment) -> ResumeComm
         kickoff=KICKOFF,
         environment=environment,
         path=outcome.sheet.path,
-        mcp=server_for(outcome.run_dir, find_okstra(environment)),
+        mcp=server_for(outcome.run_dir, launch.find_okstra(environment)),
     )
 
 
@@ -123,13 +111,13 @@ class ResumeOutcome:
 
     run_id: str
     run_dir: Path
-    sheet: ResumeSheet
+    sheet: launch.ResumeSheet
     lookups: tuple[Lookup, ...]
     discovered: tuple[str, ...]  # participants whose id was found (and written) now
     notes: tuple[str, ...] = ()  # what could not be done (recording on a read-only project)
 
     @property
-    def pending(self) -> tuple[ResumeEntry, ...]:
+    def pending(self) -> tuple[launch.ResumeEntry, ...]:
         return self.sheet.pending
 
     @property
@@ -141,7 +129,7 @@ class ResumeOutcome:
         if not self.pending:
             return None
         problems = [lk.problem for lk in self.lookups if lk.problem]
-        return "; ".join(problems) or f"the resume sheet is {PENDING}"
+        return "; ".join(problems) or f"the resume sheet is {launch.PENDING}"
 
     @property
     def resume_sheet(self) -> Path:
@@ -184,7 +172,7 @@ def launch_time(manifest: RunManifest, participant: str, *, path: Path) -> datet
 
 
 def _look_up(
-    entry: ResumeEntry,
+    entry: launch.ResumeEntry,
     run_arg: str,
     manifest: RunManifest,
     manifest_path: Path,
@@ -200,29 +188,23 @@ def _look_up(
 
     def lookup(problem: str | None, chosen: str | None = None) -> Lookup:
         return Lookup(
-            participant=entry.participant,
-            cli=entry.cli,
-            cwd=entry.cwd,
-            since=since,
-            candidates=tuple(candidates),
-            chosen=chosen,
-            problem=problem,
+            entry.participant, entry.cli, entry.cwd, since, tuple(candidates), chosen, problem
         )
 
-    prefix = f"{entry.participant}: the {entry.cli} session id is {PENDING}"
+    prefix = f"{entry.participant}: the {entry.cli} session id is {launch.PENDING}"
     if entry.discover is None or entry.resume_template is None:
         return lookup(
             f"{prefix}, and this resume sheet does not record where {entry.cli} keeps its "
             f"sessions; resume it with the CLI's own session picker, started in {entry.cwd}"
         )
     since = launch_time(manifest, entry.participant, path=manifest_path)
-    candidates = discover_sessions(
+    candidates = launch.discover_sessions(
         entry.discover,
         entry.cwd,
         since,
         environment,
         timeout=wait,
-        source=RESUME_JSON,
+        source=launch.RESUME_JSON,
         sleep=sleep,
         clock=clock,
     )
@@ -249,8 +231,8 @@ def _check_targets(run_dir: Path, manifest_path: Path) -> None:
     """Refuse (`FileSystemError`, never a note) a link on the way to what `_record` writes."""
     timeline = run_dir.parent.parent / TIMELINE
     root = project_of_run(run_dir)
-    for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / RESUME_JSON,
-                   lock_path_for(run_dir / RESUME_JSON)):  # fmt: skip
+    for target in (timeline, lock_path_for(timeline), manifest_path, run_dir / launch.RESUME_JSON,
+                   lock_path_for(run_dir / launch.RESUME_JSON)):  # fmt: skip
         check_no_links(root, target)
 
 
@@ -260,11 +242,11 @@ def _record(
     manifest_path: Path,
     found: Mapping[str, str],
     environment: Environment,
-) -> tuple[ResumeSheet, tuple[str, ...]]:
+) -> tuple[launch.ResumeSheet, tuple[str, ...]]:
     """Write the found ids (under the sheet's lock, re-read first); return the new sheet."""
     timeline = run_dir.parent.parent / TIMELINE
-    with FileLock(run_dir / RESUME_JSON, timeout=_LOCK_TIMEOUT):
-        sheet = read_resume_sheet(run_dir)
+    with FileLock(run_dir / launch.RESUME_JSON, timeout=_LOCK_TIMEOUT):
+        sheet = launch.read_resume_sheet(run_dir)
         written = [
             e.participant for e in sheet.entries if e.pending_discovery and e.participant in found
         ]
@@ -274,7 +256,7 @@ def _record(
         entries = _with_found(sheet, found).entries
         new = [e for e in entries if e.participant in written]
         # Everything that can refuse runs before the first write.
-        render_resume_sheet(entries, run_dir=run_dir, okstra=sheet.okstra)
+        launch.render_resume_sheet(entries, run_dir=run_dir, okstra=sheet.okstra)
         from ..prepare.runfiles import record_session_ref  # a writer: loaded when it writes
 
         now = environment.now().isoformat(timespec="seconds")
@@ -285,7 +267,7 @@ def _record(
                     manifest_path, entry.participant, entry.session_id, leader=leader
                 )
                 runs_index.note(run_dir, updated)
-        write_resume_sheet(run_dir, entries, okstra=sheet.okstra)
+        launch.write_resume_sheet(run_dir, entries, okstra=sheet.okstra)
         for entry in new:
             discovered = SessionDiscovered(
                 at=now,
@@ -296,7 +278,7 @@ def _record(
                 session_id=entry.session_id or "",
             )
             append_line(timeline, discovered.dump())
-        return read_resume_sheet(run_dir), tuple(written)
+        return launch.read_resume_sheet(run_dir), tuple(written)
 
 
 def resume_run(
@@ -315,15 +297,15 @@ def resume_run(
         raise UsageError("expected a number of seconds ≥ 0", field="--wait")
     manifest_path, manifest = read_run_manifest(run_dir)
     run_id = manifest.run_id
-    if not (run_dir / RESUME_JSON).exists():
+    if not (run_dir / launch.RESUME_JSON).exists():
         if manifest.entry_mode == "current-session":
             raise UsageError(
                 "this run launched no lead CLI (the host session is the lead): "
                 "there is nothing to resume",
-                path=run_dir / RESUME_JSON,
+                path=run_dir / launch.RESUME_JSON,
             )
-        raise OkstraError("resume sheet not found", path=run_dir / RESUME_JSON)
-    sheet = read_resume_sheet(run_dir)
+        raise OkstraError("resume sheet not found", path=run_dir / launch.RESUME_JSON)
+    sheet = launch.read_resume_sheet(run_dir)
     arg = run_arg or str(run_dir)
     lookups = tuple(
         _look_up(
@@ -351,24 +333,17 @@ def resume_run(
         sheet, discovered, notes = _record_or_note(
             sheet, run_dir, run_id, manifest_path, found, environment
         )
-    return ResumeOutcome(
-        run_id=run_id,
-        run_dir=run_dir,
-        sheet=sheet,
-        lookups=lookups,
-        discovered=discovered,
-        notes=notes,
-    )
+    return ResumeOutcome(run_id, run_dir, sheet, lookups, discovered, notes)
 
 
 def _record_or_note(
-    sheet: ResumeSheet,
+    sheet: launch.ResumeSheet,
     run_dir: Path,
     run_id: str,
     manifest_path: Path,
     found: Mapping[str, str],
     environment: Environment,
-) -> tuple[ResumeSheet, tuple[str, ...], tuple[str, ...]]:
+) -> tuple[launch.ResumeSheet, tuple[str, ...], tuple[str, ...]]:
     """Record the ids found: the sheet, who was discovered, and a note when a refused write
     or a held lock kept them in memory (a link in the way is refused)."""
     _check_targets(run_dir, manifest_path)
@@ -380,7 +355,7 @@ def _record_or_note(
     return new, discovered, ()
 
 
-def _with_found(sheet: ResumeSheet, found: Mapping[str, str]) -> ResumeSheet:
+def _with_found(sheet: launch.ResumeSheet, found: Mapping[str, str]) -> launch.ResumeSheet:
     """`sheet` with the ids found filled in, in memory only."""
     entries = tuple(
         e.with_session(found[e.participant])
@@ -388,4 +363,4 @@ def _with_found(sheet: ResumeSheet, found: Mapping[str, str]) -> ResumeSheet:
         else e
         for e in sheet.entries
     )
-    return ResumeSheet(path=sheet.path, entries=entries, okstra=sheet.okstra)
+    return launch.ResumeSheet(path=sheet.path, entries=entries, okstra=sheet.okstra)

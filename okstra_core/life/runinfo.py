@@ -47,12 +47,13 @@ READ_ERRORS = (
 )
 
 
-def _cut(value: str, limit: int = TEXT_MAX) -> str:
+def clip(value: str, limit: int = TEXT_MAX) -> str:
+    """`value`, at most `limit` characters (cut ones end in `…`)."""
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
 def _text(value: object, limit: int = TEXT_MAX) -> str | None:
-    return _cut(value, limit) if isinstance(value, str) and value else None
+    return clip(value, limit) if isinstance(value, str) and value else None
 
 
 def parse_time(value: object) -> datetime | None:
@@ -259,7 +260,7 @@ def read_run(run_dir: Path) -> RunInfo:
         path, manifest = read_run_manifest(run_dir)
     except DataFileError as exc:
         path, manifest, leader = _loose(run_dir, exc)
-        damage = (_cut(exc.message if not exc.field else f"{exc.field}: {exc.message}"),)
+        damage = (clip(exc.message if not exc.field else f"{exc.field}: {exc.message}"),)
     else:
         participant = manifest.participant(LEADER_REF)
         if participant is None:

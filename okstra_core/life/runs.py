@@ -25,12 +25,11 @@ from ..records import Delegate, config, dataclass
 from ..store import read_log
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
 from . import index
-from .hints import next_steps
 from .lead import observe
 from .project import MAX_ARG, RUNS_DIR, RunPlace, place_of
 from .project import project_root_or_error as project_root_or_error
-from .runinfo import READ_ERRORS, RunInfo, info_of_row, read_run, resume_command
-from .status import LeadStatus
+from .runinfo import READ_ERRORS, RunInfo, clip, info_of_row, read_run, resume_command
+from .status import LeadStatus, next_steps
 
 _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
 # The longest text a leader field may hold (refs, ids, times, a short explanation).
@@ -89,7 +88,7 @@ class RunRow:
 
     @property
     def next_steps(self) -> tuple[str, ...]:
-        """The commands that can work for this run now (`life.hints`)."""
+        """The commands that can work for this run now (`life.status`)."""
         if self.state != "ok" or self.info is None or self.lead is None:
             return ()
         return next_steps(self.info, self.lead)
@@ -130,7 +129,7 @@ def _reason(exc: BaseException, run_dir: Path | None = None) -> str:
                 text = ": ".join(str(p) for p in (where, exc.field, exc.message) if p)
     else:
         text = f"{type(exc).__name__}: {exc}"
-    return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
+    return clip(text, _MAX_REASON)
 
 
 def look(run: RunInfo, environment: Environment) -> tuple[LeadStatus, str | None]:
@@ -161,22 +160,18 @@ def _file_time(path: Path) -> datetime | None:
 def _mismatch(info: RunInfo, place: RunPlace) -> str | None:
     """Why the manifest's own names disagree with where the run lies (None if they agree)."""
     if info.run_id != place.name:
-        return f"its manifest names the run {_short(info.run_id)!r}, not its directory's name"
+        return f"its manifest names the run {clip(info.run_id, 60)!r}, not its directory's name"
     if info.task_key != place.task_key:
-        return f"its manifest names the task {_short(info.task_key)!r}, not {place.task_key}"
+        return f"its manifest names the task {clip(info.task_key, 60)!r}, not {place.task_key}"
     if not _TASK_TYPE.fullmatch(info.task_type):
-        return f"its manifest's task type {_short(info.task_type)!r} is not a task type"
+        return f"its manifest's task type {clip(info.task_type, 60)!r} is not a task type"
     for key, value in info.leader.items():
         if isinstance(value, str) and len(value) > _MAX_FIELD:
             return (
-                f"its leader's {_short(key)} is too long ({len(value)} characters; "
+                f"its leader's {clip(key, 60)} is too long ({len(value)} characters; "
                 f"the limit is {_MAX_FIELD})"
             )
     return None
-
-
-def _short(value: str) -> str:
-    return value if len(value) <= 60 else value[:59] + "…"
 
 
 def run_row(place: RunPlace, environment: Environment, *, real: bool = True) -> RunRow:

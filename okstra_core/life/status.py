@@ -1,12 +1,20 @@
 """The lead's status: what okstra shows of it, and what its run manifest says alone
-(`base_status`, where `life.lead.observe` starts from)."""
+(`base_status`, where `life.lead.observe` starts from), and what a person can do next
+with a run: `attach` while the lead has a live recorded tmux pane; `resume --exec` when its
+session id is known and it is not running; `resume` to look an unknown id up first."""
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from ..records import config, dataclass
-from .runinfo import ENDED, LAUNCH_FAILED, RunInfo
+from .runinfo import ENDED, LAUNCH_FAILED, RunInfo, resume_command
+
+# Lead states whose recorded pane may still be the lead's window.
+_WINDOWED = ("running", "launched", "unknown")
+# Lead states with nothing to resume: no lead CLI of okstra's, or one okstra will not act on.
+_NOTHING = ("host-session", "launch-failed", "refused", "damaged")
 
 
 @dataclass(frozen=True)
@@ -92,3 +100,23 @@ def base_status(run: RunInfo) -> LeadStatus:
 def with_changes(base: LeadStatus, **changes: Any) -> LeadStatus:
     """`base` with some fields changed."""
     return LeadStatus(**{**base.__dict__, **changes})
+
+
+def session_id(run: RunInfo, lead: LeadStatus) -> str | None:
+    """The lead's session id when okstra knows it (recorded, found, or minted by prepare)."""
+    return lead.session_id or run.minted_session_id
+
+
+def next_steps(run: RunInfo, lead: LeadStatus) -> tuple[str, ...]:
+    """The commands that can work for this run now, in order."""
+    where = shlex.quote(str(run.run_dir))
+    steps: list[str] = []
+    if lead.backend == "tmux" and lead.pane_ref and lead.state in _WINDOWED:
+        steps.append(f"okstra attach {where}")
+    if lead.state in _NOTHING:
+        return tuple(steps)
+    if session_id(run, lead) is None:
+        steps.append(f"okstra resume {where}")  # looks the id up first
+    elif not lead.alive:
+        steps.append(resume_command(run))
+    return tuple(steps)

@@ -1,7 +1,8 @@
 """`python -m okstra_core.life.watch <run dir> [--tty PATH]`: the run's watcher.
 
 It looks at the lead and the workers and tells `notify`'s events (`lead-waiting`,
-`worker-ended`, `team-done`) once each: written to `watcher.json` before they are sent."""
+`worker-ended`, `team-done`) once each: written to `watcher.json` before they are sent,
+by tmux, the bell and the desktop (best effort; the text made inert, tmux's `#` doubled)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ import contextlib
 import dataclasses
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 
 from ..catalog.activity import WAITING
 from ..catalog.loaders import load_global_config
 from ..catalog.settings import DEFAULT_NOTIFY
-from ..display import status_label
+from ..display import inert, status_label
 from ..documents.worker import WatcherRecord
 from ..environment import Environment
 from ..errors import OkstraError, StateInUseError
@@ -32,9 +33,8 @@ from .activity import lead_screen
 from .lead import observe, pane_of
 from .runinfo import ENDED, LAUNCH_FAILED, RunInfo, read_run
 from .status import LeadStatus
-from .watcher import WATCHER
+from .watcher import WATCHER, read_watcher
 from .workers import record
-from .workers.notify import notify
 from .workers.observe import end_seen_or_looked, read_team
 from .workers.team import Member
 
@@ -43,13 +43,10 @@ INTERVAL_VAR = "OKSTRA_WATCH_INTERVAL"
 # A lead okstra cannot see for this many looks in a row (its tmux server does not
 # answer) is taken as ended: the watcher never outlives its run.
 _UNSEEN_LOOKS = 5
+_NOTIFY_TIMEOUT = 5.0
 # A lead in these states is not running (or is not okstra's to watch): the watcher ends
 # once no worker runs either.
 _LEAD_OVER = (*ENDED, LAUNCH_FAILED, "prepared", "host-session", "refused", "damaged")
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def interval(env: dict[str, str] | os._Environ[str]) -> float:
@@ -81,13 +78,13 @@ class Watch:
         self.run_dir = run_dir
         self.environment = environment
         events, self.note = notify_events(environment)
-        before = _previous(run_dir)
+        before = read_watcher(run_dir)
         kept = ("told", "seen", "lead_waiting", "waits")
         me = os.getpid()
         self.record = WatcherRecord(
             process_id=me,
             process_start=process_start(me) or "0",
-            started_at=_now(),
+            started_at=record.now_text(),
             events=events,
             tty=tty,
             **({k: getattr(before, k) for k in kept} if before is not None else {}),
@@ -103,7 +100,7 @@ class Watch:
 
     def _log(self, line: str) -> None:
         with contextlib.suppress(OSError):
-            print(f"{_now()} {line}", file=sys.stderr, flush=True)
+            print(f"{record.now_text()} {line}", file=sys.stderr, flush=True)
 
     def _tell(self, event: str, key: str, message: str, run: RunInfo) -> None:
         """Tell `message` once for `key` (recorded first), when `event` is wanted."""
@@ -201,7 +198,7 @@ class Watch:
         reason = reason or "stopped"
         with contextlib.suppress(OkstraError, OSError):
             if self.run_dir.is_dir():
-                self._write(ended_at=_now(), end_reason=reason)
+                self._write(ended_at=record.now_text(), end_reason=reason)
         self._log(f"ended: {reason}")
         return reason
 
@@ -222,7 +219,7 @@ class Watch:
     def _resumed(self) -> bool:
         """Record the end, look again: True (the end taken back) when the team runs."""
         try:
-            self._write(ended_at=_now(), end_reason="team done")
+            self._write(ended_at=record.now_text(), end_reason="team done")
             if self.look():
                 return False
             self._write(ended_at=None, end_reason=None)
@@ -231,17 +228,53 @@ class Watch:
         return True
 
 
+def _clients(server: TmuxServer) -> list[str]:
+    done = server.run(["list-clients", "-F", "#{client_name}"])
+    if done is None or done.returncode != 0:
+        return []
+    return [line for line in done.stdout.splitlines() if line]
+
+
+def notify(
+    message: str,
+    environment: Environment,
+    *,
+    server: TmuxServer | None = None,
+    bell_fd: int | None = None,
+) -> list[str]:
+    """Send `message` every way available; returns how it was sent (for tests and logs)."""
+    text = inert(message)
+    sent: list[str] = []
+    if server is not None:
+        for client in _clients(server):
+            done = server.run(["display-message", "-c", client, text.replace("#", "##")])
+            if done is not None and done.returncode == 0:
+                sent.append(f"tmux:{client}")
+    if bell_fd is not None:
+        with contextlib.suppress(OSError):
+            if os.isatty(bell_fd):
+                os.write(bell_fd, b"\a")
+                sent.append("bell")
+    program = environment.which("notify-send")
+    if program is not None:
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            done_send = subprocess.run(
+                [program, "--app-name=okstra", "okstra", text],
+                env=dict(environment.env),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=_NOTIFY_TIMEOUT,
+                check=False,
+            )
+            if done_send.returncode == 0:
+                sent.append("notify-send")
+    return sent
+
+
 def _supervised(member: Member) -> bool:
     """The worker's supervisor still runs (the process `worker start` recorded)."""
     supervisor = Identity.of(member.participant.parent_process_id, member.participant.parent_start)
     return supervisor is not None and supervisor.alive()
-
-
-def _previous(run_dir: Path) -> WatcherRecord | None:
-    try:
-        return WatcherRecord.read(run_dir / WATCHER)
-    except OkstraError:
-        return None
 
 
 def _server(run: RunInfo, environment: Environment) -> TmuxServer | None:

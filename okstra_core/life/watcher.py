@@ -80,15 +80,8 @@ def watcher_of(run_dir: Path) -> Watcher:
         state = ENDED
     else:
         state = WATCHING if _identity(record, run_dir) is not None else GONE
-    return Watcher(
-        state=state,
-        process_id=record.process_id,
-        events=record.events,
-        told=record.told,
-        looks=record.looks,
-        ended_at=record.ended_at,
-        end_reason=record.end_reason,
-    )
+    kept = ("process_id", "events", "told", "looks", "ended_at", "end_reason")
+    return Watcher(state=state, **{name: getattr(record, name) for name in kept})
 
 
 def spawn_watcher(

@@ -5,6 +5,7 @@ a conflicting merge is refused untouched, and git runs with okstra's own environ
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -174,14 +175,8 @@ def _conflicts(tree_top: Path, branch: str, env: Mapping[str, str] | None) -> tu
         said = done.stderr.strip() or done.stdout.strip()
         raise GitError(f"git merge-tree failed: {said or 'no answer'}")
     # The tree, then the conflicted files, then an empty entry, then the messages.
-    parts = done.stdout.split("\0")
-    files: list[str] = []
-    for name in parts[1:]:
-        if not name:
-            break
-        if name not in files:
-            files.append(name)
-    return tuple(files) or ("(unknown)",)
+    names = itertools.takewhile(bool, done.stdout.split("\0")[1:])
+    return tuple(dict.fromkeys(names)) or ("(unknown)",)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,8 @@ import orjson
 import pytest
 from life_support import base_env, make_fake_clis, okstra, okstra_json, prepare_args
 
-from okstra_core.life.hints import next_steps
 from okstra_core.life.runinfo import RunInfo
-from okstra_core.life.status import LeadStatus
+from okstra_core.life.status import LeadStatus, next_steps
 
 RUN_DIR = Path("/p/.okstra/tasks/perf/widget/runs/requirements-discovery-001")
 ATTACH = f"okstra attach {RUN_DIR}"

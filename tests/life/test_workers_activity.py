@@ -16,8 +16,7 @@ import pytest
 from worker_support import World, eventually, fake
 
 from okstra_core.catalog.activity import ActivitySpec
-from okstra_core.life.workers.liveness import worker_activity
-from okstra_core.life.workers.observe import status_label
+from okstra_core.life.workers.observe import status_label, worker_activity
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import orjson
 import pytest
 from worker_support import World, eventually, fake
 
-from okstra_core.life.workers.capped import CappedLog
+from okstra_core.life.workers.supervise import CappedLog
 
 MIB = 1024 * 1024
 

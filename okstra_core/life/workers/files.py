@@ -82,9 +82,7 @@ def read_exit(run_dir: Path, ref: str) -> WorkerExit | None:
     try:
         with open_worker_dir(run_dir, ref) as directory:
             data = directory.read(EXIT, what=WorkerExit.describe(), missing_ok=True)
-        if data is None:
-            return None
-        return WorkerExit.parse(parse_json(data, Path(EXIT)))
+        return None if data is None else WorkerExit.parse(parse_json(data, Path(EXIT)))
     except OkstraError:
         return None
 

@@ -3,23 +3,32 @@
 okstra runs no daemon: if a worker's supervisor could not record its end, the next look
 (`worker status`, `wait`, `okstra status`, the app) records it from `exit.json`, or as
 `lost` when supervisor and CLI are both gone and no `exit.json` was left.
+
+A running worker's activity (`running`, `waiting for input`, `idle`, `stalled`): the last
+lines of its `output.log` matched against the provider's `[activity]` patterns, and how
+long the log has been quiet (past `idle_after` while waiting `idle`, otherwise past
+`stall_after`, 120 s by default, `stalled`). A listing's one line of the team costs one
+`lstat` for a run without workers and never records ends.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
+import os
+from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
-from ...catalog.activity import ActivitySpec
+from ...catalog import load_catalog
+from ...catalog.activity import STALLED, ActivitySpec, classify, settled
 from ...display import status_label, words_of
 from ...documents.worker import WorkerExit
 from ...environment import Environment
-from ...errors import FileSystemError
+from ...errors import FileSystemError, OkstraError
 from ...processes.process import Identity
 from ...records import config, dataclass
 from . import files, record
-from .liveness import iso_time, provider_activity, worker_activity
+from .record import fields_of
 from .team import Member, members
 from .usage import UsageTotal, total_of
 
@@ -81,6 +90,50 @@ class WorkerState:
         return self.state == record.RUNNING
 
 
+@dataclass(frozen=True)
+class WorkerActivity:
+    """One look at a running worker: its activity and, when stalled, what okstra knows."""
+
+    state: str
+    quiet_seconds: int
+    detail: str | None = None
+
+
+def provider_activity(provider_id: str, environment: Environment) -> ActivitySpec | None:
+    """The provider's `[activity]` (None when it has none, or its file does not load)."""
+    try:
+        spec: ActivitySpec | None = load_catalog(environment).provider(provider_id).activity
+    except OkstraError:
+        return None
+    return spec
+
+
+def iso_time(value: str | None) -> datetime | None:
+    """An ISO time as an aware datetime (UTC when naive); None when missing or malformed."""
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def worker_activity(
+    run_dir: Path, ref: str, spec: ActivitySpec | None, *, started_at: str | None, now: datetime
+) -> WorkerActivity:
+    """The activity of the running worker `ref` of the run (see the module)."""
+    count = spec.lines if spec is not None else 15
+    lines = files.tail_lines(run_dir, ref, count)
+    since = files.last_written(run_dir, ref) or iso_time(started_at) or now
+    quiet = max(0.0, (now - since).total_seconds())
+    state = settled(classify(lines, spec), quiet, spec)
+    detail = None
+    if state == STALLED:
+        detail = f"no output for {int(quiet)} s" + (f"; last: {lines[-1]}" if lines else "")
+    return WorkerActivity(state=state, quiet_seconds=int(quiet), detail=detail)
+
+
 def _elapsed(started: str | None, ended: str | None, now: datetime) -> int | None:
     begin = iso_time(started)
     if begin is None:
@@ -102,12 +155,7 @@ def state_of(
         last = lines[-1] if lines else None
     return WorkerState(
         role_execution_ref=member.ref,
-        participant_ref=member.participant_ref,
-        label=member.label,
-        short=member.short,
-        role=member.role,
-        provider=member.provider,
-        model_ref=member.model_ref,
+        **fields_of(member, "participant_ref", "label", "short", "role", "provider", "model_ref"),
         leader=member.leader,
         access=member.participant.worker_write_capability,
         surface=member.participant.launch_backend,
@@ -120,13 +168,8 @@ def state_of(
         elapsed_seconds=_elapsed(started, ended, now) if started else None,
         last_line=last,
         session_id=member.participant.session_ref,
-        pane_ref=member.participant.pane_ref,
-        window_ref=member.participant.window_ref,
-        process_id=member.participant.process_id,
-        output_log=member.participant.output_log,
-        source_role_execution_ref=member.execution.source_role_execution_ref,
-        worktree_path=member.execution.worktree_path,
-        branch=member.execution.branch,
+        **fields_of(member.participant, "pane_ref", "window_ref", "process_id", "output_log"),
+        **fields_of(member.execution, "source_role_execution_ref", "worktree_path", "branch"),
         detail=member.participant.end_detail,
         usage=total_of(t.usage for t in member.execution.turns or ()),
         recorded_now=recorded,
@@ -241,7 +284,7 @@ def observe_team(
 def with_activity(
     run_dir: Path, states: list[WorkerState], environment: Environment
 ) -> list[WorkerState]:
-    """The states with each running worker's activity (`liveness`)."""
+    """The states with each running worker's activity (`worker_activity`)."""
     specs: dict[str, ActivitySpec | None] = {}
     now = environment.now()
     shown: list[WorkerState] = []
@@ -253,11 +296,39 @@ def with_activity(
         if provider not in specs:
             specs[provider] = provider_activity(provider, environment)
         seen = worker_activity(
-            run_dir,
-            state.role_execution_ref,
-            specs[provider],
-            started_at=state.started_at,
-            now=now,
+            run_dir, state.role_execution_ref, specs[provider], started_at=state.started_at, now=now
         )
         shown.append(dataclasses.replace(state, activity=seen.state, activity_detail=seen.detail))
     return shown
+
+
+def shown_state(state: WorkerState) -> str:
+    """A worker's state as people read it: a running one's activity, else its status."""
+    if state.running and state.activity:
+        return state.activity
+    return state.status
+
+
+def team_states(run_dir: Path, environment: Environment) -> dict[str, str]:
+    """`{"analyser#1": "stalled", ...}` for the run's started workers, in team order."""
+    if not os.path.isdir(run_dir / files.WORKERS_DIR):
+        return {}
+    try:
+        team = observe_team(run_dir, environment, record_ends=False)
+    except OkstraError:
+        return {}
+    return {s.short: shown_state(s) for s in team if not s.leader and s.state != "prepared"}
+
+
+def summary(states: dict[str, str]) -> str:
+    """`2 running · 1 stalled · 3 ended` (`-` without workers)."""
+    if not states:
+        return "-"
+    counted = Counter(
+        "ended" if state.startswith(("exited", "stopped", "lost")) else state
+        for state in states.values()
+    )
+    order = ("waiting for input", "idle", "stalled", "running", "ended")
+    parts = [f"{counted[name]} {name}" for name in order if counted[name]]
+    parts += [f"{n} {name}" for name, n in counted.items() if name not in order]
+    return " · ".join(parts)

@@ -21,7 +21,7 @@ from ...pool import ModelPool
 from ...prepare.manifest import bound_execution, execution_label, role_execution_ref
 from ...records import dataclass
 from ...resolver import ResolvedAssignment
-from .record import ENDED, RUNNING
+from .record import ENDED, RUNNING, fields_of
 from .team import WHO_ARG, Member, find, members
 
 WRITE: WriteCapability = "workspace-write"
@@ -113,11 +113,9 @@ def _dynamic(
         role=role,
         ordinal=_next_ordinal(manifest, role),
         duty=declared[role].duty,
-        provider_id=model.provider_id,
+        **fields_of(model, "provider_id", "model_id", "execution"),
         model_ref=model.ref,
-        model_id=model.model_id,
         display_name=model.display,
-        execution=model.execution,
         binding=binding,
         host_runtime=host.id,
         entry_mode=manifest.entry_mode,
@@ -131,8 +129,7 @@ def _dynamic(
     )
     source = request.source or manifest.leader.role_execution_ref
     return AddedExecution(
-        participant=participant,
-        role_execution=replace(execution, source_role_execution_ref=source),
+        participant=participant, role_execution=replace(execution, source_role_execution_ref=source)
     )
 
 
@@ -165,18 +162,11 @@ def _writes(member: Member, catalog: Catalog, task_type: str) -> bool:
 
 
 def plan_start(
-    manifest: RunManifest,
-    request: StartRequest,
-    catalog: Catalog,
-    environment: Environment,
+    manifest: RunManifest, request: StartRequest, catalog: Catalog, environment: Environment
 ) -> StartPlan:
-    """Decide what `request` starts in the run of `manifest`.
-
-    Raises:
-        UsageError: an unknown `<who>` or the lead, a worker running or ended (without
-            `--again`), a dynamic role or model that does not fit, a provider or runner
-            okstra cannot start, or a CLI missing from PATH.
-    """
+    """Decide what `request` starts in the run of `manifest`; UsageError for an unknown
+    `<who>` or the lead, a worker running or ended (without `--again`), a dynamic role or
+    model that does not fit, a provider or runner okstra cannot start, or no CLI on PATH."""
     team = members(manifest)
     added: AddedExecution | None = None
     source_ref: str | None = None
@@ -248,12 +238,8 @@ def _checked(
 def plan_follow_up(
     manifest: RunManifest, who: str, catalog: Catalog, environment: Environment
 ) -> tuple[StartPlan, str]:
-    """(plan, session id) of a follow-up turn of the ended worker `who`.
-
-    Raises:
-        UsageError: unknown, the lead, never started, running, no `worker_resume`, no
-            CLI on PATH, or no known session id.
-    """
+    """(plan, session id) of a follow-up turn of the ended worker `who`; UsageError when
+    unknown, the lead, never started, running, no `worker_resume`, no CLI or no session id."""
     member = find(members(manifest), who)
     if member.status == RUNNING:
         raise UsageError(

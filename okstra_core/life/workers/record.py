@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,16 @@ def timeline_path(run_dir: Path) -> Path:
     return resolve_inside(troot, troot / TIMELINE, what="the task timeline")
 
 
+def now_text() -> str:
+    """Now, as the run's files record times."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def fields_of(source: object, *names: str) -> dict[str, Any]:
+    """The named attributes of `source`, for a record that has fields of the same names."""
+    return {name: getattr(source, name) for name in names}
+
+
 def _trust_cache() -> Path:
     return user_dirs().cache / "runs"
 
@@ -67,17 +78,24 @@ def read_manifest_bytes(run_dir: Path) -> tuple[Path, RunManifest, bytes]:
     return path, RunManifest.read(path), data
 
 
+@dataclasses.dataclass
 class _Draft:
-    """The manifest as read, edited through its records, written once."""
+    """The manifest as read (`_Draft(*read_manifest(run_dir))`), edited through its
+    records, written once."""
 
-    def __init__(self, path: Path, manifest: RunManifest) -> None:
-        self.path = path
-        self.manifest = manifest
+    path: Path
+    manifest: RunManifest
 
     def participant(self, ref: str) -> Participant:
         found = self.manifest.participant(ref)
         if found is None:
             raise DataFileError(f"no participant {ref}", path=self.path, field="participants")
+        return found
+
+    def execution(self, ref: str) -> RoleExecution:
+        found = self.manifest.execution(ref)
+        if found is None:
+            raise UsageError(f"the run has no role execution {ref}")
         return found
 
     def change(self, participant: Participant, execution: RoleExecution | None = None) -> None:
@@ -92,11 +110,6 @@ class _Draft:
         index.note(self.path.parent, self.manifest, now=now)
         return self.manifest
 
-    @classmethod
-    def open(cls, run_dir: Path) -> _Draft:
-        path, manifest = read_manifest(run_dir)
-        return cls(path, manifest)
-
 
 def record_started(
     run_dir: Path,
@@ -108,18 +121,14 @@ def record_started(
     locked: bool = False,
 ) -> bool:
     """Record the worker `running` with `changes` (`Participant` fields); the first call
-    to record the start appends `worker-started` and returns True.
-
-    An end recorded already is kept (a supervisor slower than its CLI adds only fields).
-    `locked`: the caller holds `run_lock(run_dir)` already.
-    """
+    to record the start appends `worker-started` and returns True. An end recorded already
+    is kept (a supervisor slower than its CLI adds only fields). `locked`: the caller holds
+    `run_lock(run_dir)` already."""
     with contextlib.nullcontext() if locked else run_lock(run_dir):
-        draft = _Draft.open(run_dir)
+        draft = _Draft(*read_manifest(run_dir))
         if launch.added is not None:
             draft.manifest = draft.manifest.with_added(launch.added)
-        execution = draft.manifest.execution(launch.role_execution_ref)
-        if execution is None:
-            raise UsageError(f"the run has no role execution {launch.role_execution_ref}")
+        execution = draft.execution(launch.role_execution_ref)
         participant = draft.participant(launch.participant_ref)
         first = participant.status not in (RUNNING, *ENDED)
         participant = dataclasses.replace(
@@ -137,17 +146,10 @@ def record_started(
             event = WorkerStarted(
                 at=now,
                 run_id=draft.manifest.run_id,
-                role_execution_ref=launch.role_execution_ref,
-                participant_ref=launch.participant_ref,
-                label=launch.label,
-                role=launch.role,
-                model_ref=launch.model_ref,
-                surface=launch.surface,
-                session_id=launch.session_id,
+                **fields_of(launch, "role_execution_ref", "participant_ref", "label", "role"),
+                **fields_of(launch, "model_ref", "surface", "session_id"),
+                **fields_of(participant, "pane_ref", "window_ref", "output_log"),
                 supervisor_pid=participant.parent_process_id,
-                pane_ref=participant.pane_ref,
-                window_ref=participant.window_ref,
-                output_log=participant.output_log,
                 source_role_execution_ref=source_ref,
             )
             append_line(timeline_path(run_dir), event.dump())
@@ -179,9 +181,7 @@ def _end_turn(
         last,
         status=state,
         ended_at=ended.exited_at,
-        exit_status=ended.exit_status,
-        signal=ended.signal,
-        usage=ended.usage,
+        **fields_of(ended, "exit_status", "signal", "usage"),
     )
     return dataclasses.replace(execution, turns=(*turns[:-1], last))
 
@@ -189,7 +189,7 @@ def _end_turn(
 def record_stop_requested(run_dir: Path, participant_ref: str, *, now: str) -> None:
     """Note that a stop was asked for: the end is then recorded `stopped`."""
     with run_lock(run_dir):
-        draft = _Draft.open(run_dir)
+        draft = _Draft(*read_manifest(run_dir))
         participant = draft.participant(participant_ref)
         if participant.status in ENDED:
             return
@@ -206,15 +206,12 @@ def record_end(
     now: str,
     product: str | None = None,
 ) -> bool:
-    """Record the worker's end (`ended`) and `worker-exited` once; False when recorded already.
-
-    Args:
-        how: `exited` or `lost`; a worker whose stop was requested is `stopped`.
-        product: the name of the file in its directory holding what it produced.
-    """
+    """Record the worker's end (`how`: `exited` or `lost`; `stopped` once a stop was asked
+    for) and `worker-exited` once; False when recorded already. `product`: the file in its
+    directory holding what it produced."""
     lines = tail_lines(run_dir, role_execution_ref, 20)
     with run_lock(run_dir):
-        draft = _Draft.open(run_dir)
+        draft = _Draft(*read_manifest(run_dir))
         execution = draft.manifest.execution(role_execution_ref)
         if execution is None:
             return False
@@ -242,11 +239,8 @@ def record_end(
             participant_ref=participant.participant_ref,
             label=execution.execution_label,
             status=state,
-            exit_status=ended.exit_status,
-            signal=ended.signal,
-            exited_at=ended.exited_at,
+            **fields_of(ended, "exit_status", "signal", "exited_at", "detail"),
             last_lines=tuple(lines),
-            detail=ended.detail,
         )
         append_line(timeline_path(run_dir), event.dump())
         return True
@@ -257,10 +251,8 @@ def record_tree(
 ) -> None:
     """Record a writer's merge or discard (`RoleExecution` fields) and its timeline event."""
     with run_lock(run_dir):
-        draft = _Draft.open(run_dir)
-        execution = draft.manifest.execution(role_execution_ref)
-        if execution is None:
-            raise UsageError(f"the run has no role execution {role_execution_ref}")
+        draft = _Draft(*read_manifest(run_dir))
+        execution = draft.execution(role_execution_ref)
         changed = {k: v for k, v in changes.items() if v is not None}
         draft.manifest = draft.manifest.with_execution(dataclasses.replace(execution, **changed))
         draft.write(now)
@@ -269,29 +261,17 @@ def record_tree(
 
 # A participant's facts of one run of the CLI, cleared before a follow-up turn runs.
 _RUN_FIELDS = (
-    "stop_requested_at",
-    "exit_status",
-    "exit_signal",
-    "exited_at",
-    "end_detail",
-    "process_id",
-    "process_start",
-    "process_group",
-    "parent_process_id",
-    "parent_start",
-    "pane_ref",
-    "window_ref",
-    "tmux_socket",
+    *("stop_requested_at", "exit_status", "exit_signal", "exited_at", "end_detail"),
+    *("process_id", "process_start", "process_group", "parent_process_id", "parent_start"),
+    *("pane_ref", "window_ref", "tmux_socket"),
 )
 
 
 def record_next_turn(run_dir: Path, role_execution_ref: str, kept: int, *, now: str) -> RunManifest:
     """Before a follow-up turn (under `run_lock`): turn `kept` points at `turn-<kept>/`
     and the worker is `prepared` again, so the next start is recorded as one."""
-    draft = _Draft.open(run_dir)
-    execution = draft.manifest.execution(role_execution_ref)
-    if execution is None:
-        raise UsageError(f"the run has no role execution {role_execution_ref}")
+    draft = _Draft(*read_manifest(run_dir))
+    execution = draft.execution(role_execution_ref)
     participant = draft.participant(execution.participant_ref)
     here = f"{WORKERS_DIR}/{role_execution_ref}/"
 

@@ -6,6 +6,11 @@ only if the manifest's bytes changed) the worker's directory is written, its sup
 started and the start recorded. Killed before the record, the supervisor records the
 start itself (`launch.json` carries any new role execution); killed before the
 supervisor, the worker stays `prepared`.
+
+`okstra worker send`: a follow-up turn of an ended worker's own conversation. `[launch]
+worker_resume` continues the start's session, where the worker ran, prompt on stdin. The
+ended turn's files move to `turn-<n>/`, so `wait`, `result` and `status` speak of the
+latest turn; each turn is recorded on the role execution and the timeline.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ...catalog import load_catalog
+from ...catalog import Catalog, load_catalog
 from ...catalog.argv import placeholders_in
 from ...catalog.settings import TeamSettings
 from ...documents import RunManifest
@@ -31,20 +36,16 @@ from ...store import atomic_write_bytes, dumps_json
 from ...trust import require_trusted
 from .. import worktrees
 from . import files
-from .plan import StartPlan, StartRequest, plan_start
-from .record import read_manifest_bytes, record_started, run_lock
-from .surfaces import Surface, choose_surface, start_background, start_tmux
+from .observe import observe_team
+from .plan import StartPlan, StartRequest, plan_follow_up, plan_start
+from .record import fields_of, read_manifest_bytes, record_next_turn, record_started, run_lock
+from .supervise import Surface, choose_surface, start_background, start_tmux
 from .team import WHO_ARG, Member, members
 
 # Given to `{kickoff}` in a worker template: the task itself comes on standard input.
 KICKOFF = "Do the task given on standard input."
 _STALE = (
-    files.EXIT,
-    files.OUTPUT,
-    files.STDOUT,
-    files.EVENTS,
-    files.RESULT,
-    files.ENV,
+    *(files.EXIT, files.OUTPUT, files.STDOUT, files.EVENTS, files.RESULT, files.ENV),
     "supervisor.log",
 )
 
@@ -216,11 +217,7 @@ def _launch(
 
 
 def launch_record(
-    run_dir: Path,
-    plan: StartPlan,
-    settings: TeamSettings,
-    environment: Environment,
-    **fields: Any,
+    run_dir: Path, plan: StartPlan, settings: TeamSettings, environment: Environment, **fields: Any
 ) -> WorkerLaunch:
     """The `launch.json` of a start or a follow-up turn: the member's, the team settings'
     and the time's fields, and the given ones."""
@@ -228,11 +225,7 @@ def launch_record(
     return WorkerLaunch(
         run_dir=str(run_dir),
         role_execution_ref=member.ref,
-        participant_ref=member.participant_ref,
-        label=member.label,
-        role=member.role,
-        provider=member.provider,
-        model_ref=member.model_ref,
+        **fields_of(member, "participant_ref", "label", "role", "provider", "model_ref"),
         env={},
         started_at=environment.now().isoformat(timespec="seconds"),
         log_limit=settings.log_limit_mib * 1024 * 1024,
@@ -290,14 +283,8 @@ def launch_worker(
     return Started(
         run_id=manifest.run_id,
         run_dir=str(run_dir),
-        role_execution_ref=member.ref,
-        participant_ref=member.participant_ref,
-        label=member.label,
-        role=member.role,
-        model_ref=member.model_ref,
-        surface=launch.surface,
-        argv=launch.argv,
-        session_id=launch.session_id,
+        **fields_of(launch, "role_execution_ref", "participant_ref", "label", "role", "model_ref"),
+        **fields_of(launch, "surface", "argv", "session_id", "branch", "base_commit", "tree_note"),
         supervisor_pid=as_pid(supervisor.pid) or 0,
         pane_ref=pane.pane_id if pane is not None else None,
         window_ref=pane.window_ref if pane is not None else None,
@@ -307,9 +294,6 @@ def launch_worker(
         result_file=str(directory / launch.result_file) if launch.result_file else None,
         source_role_execution_ref=plan.source_ref,
         worktree_path=launch.worktree,
-        branch=launch.branch,
-        base_commit=launch.base_commit,
-        tree_note=launch.tree_note,
         turn=launch.turn,
         wait_command=f"{okstra} worker wait {quoted} {member.short}",
         result_command=f"{okstra} worker result {quoted} {member.short}",
@@ -324,12 +308,8 @@ def start_worker(
     *,
     surface: str | None = None,
 ) -> Started:
-    """Start the worker `request` names with `prompt`; return at once.
-
-    Raises:
-        UsageError: refused (see `plan_start`, `choose_surface`); nothing changed.
-        LaunchError: the surface could not be opened (the worker stays `prepared`).
-    """
+    """Start the worker `request` names with `prompt`; return at once. Raises UsageError
+    (refused, nothing changed) or LaunchError (no surface; the worker stays `prepared`)."""
     _, manifest, planned_on = read_manifest_bytes(run_dir)
     require_trusted(_project_root(manifest), environment.env, doing="start a worker")
     catalog = load_catalog(environment)
@@ -356,3 +336,79 @@ def _ready(plan: StartPlan, environment: Environment) -> tuple[str, ...]:
             f"{plan.member.short}: {problem}" + (f" — {fix}" if fix else ""), field=WHO_ARG
         )
     return tuple(n for n in (verdict.login_note, verdict.warning) if n)
+
+
+def _follow_up_launch(
+    run_dir: Path,
+    plan: StartPlan,
+    session: str,
+    number: int,
+    surface: str,
+    settings: TeamSettings,
+    environment: Environment,
+) -> WorkerLaunch:
+    """The follow-up's launch: the ended turn's place and worktree, the resume argv."""
+    before = files.read_launch(run_dir, plan.member.ref)
+    directory = files.worker_dir(run_dir, plan.member.ref)
+    argv = worker_argv(
+        plan.provider,
+        model=plan.model_value,
+        writes=plan.writes,
+        values={
+            "cli": plan.cli,
+            "session_id": session,
+            "prompt_file": str(directory / files.PROMPT),
+            "result_file": str(directory / files.RESULT),
+            "project_root": before.cwd,
+            "kickoff": KICKOFF,
+        },
+        env=environment.env,
+        follow_up=True,
+    )
+    names_result = "{result_file}" in "".join(plan.provider.launch.worker_resume or ())
+    return launch_record(
+        run_dir,
+        plan,
+        settings,
+        environment,
+        argv=argv,
+        cwd=before.cwd,
+        surface=surface,
+        result_file=files.RESULT if names_result else None,
+        session_id=session,
+        **fields_of(before, "worktree", "branch", "base_commit", "tree_note"),
+        turn=number,
+        session_pattern=None,
+    )
+
+
+def send_worker(
+    run_dir: Path,
+    who: str,
+    prompt: str,
+    environment: Environment,
+    *,
+    surface: str | None = None,
+    catalog: Catalog | None = None,
+) -> Started:
+    """Send the ended worker `who` a follow-up `prompt` in its own conversation. Raises
+    UsageError (refused, nothing changed) or LaunchError (the surface could not be opened)."""
+    observe_team(run_dir, environment)  # an end nobody recorded yet is recorded first
+    catalog = catalog or load_catalog(environment)
+    _, manifest, planned_on = read_manifest_bytes(run_dir)
+    plan, session = plan_follow_up(manifest, who, catalog, environment)
+    chosen, server = choose_surface(surface, _leader(members(manifest)), environment)
+    with run_lock(run_dir):
+        _, now, data = read_manifest_bytes(run_dir)
+        if data != planned_on:  # another writer changed the run meanwhile
+            manifest = now
+            plan, session = plan_follow_up(now, who, catalog, environment)
+        ref, settings = plan.member.ref, catalog.config.team
+        execution = next(e for e in manifest.role_executions if e.role_execution_ref == ref)
+        ended = max(len(execution.turns or ()), 1)  # 1 for a start recorded before turns
+        launch = _follow_up_launch(run_dir, plan, session, ended + 1, chosen, settings, environment)
+        files.archive_turn(run_dir, ref, ended)
+        manifest = record_next_turn(run_dir, ref, ended, now=launch.started_at)
+        return launch_worker(
+            run_dir, manifest, plan, launch, prompt, server, environment, settings.panes_per_window
+        )

@@ -7,6 +7,17 @@ CLI's JSON to `events.jsonl`, its text shown) and, in a pane, to the pane; recor
 CLI's process; at its end writes `exit.json` atomically, then records the end. SIGINT,
 SIGTERM and SIGHUP are forwarded to the CLI's group, so the end is recorded however
 it comes. Telling the person is the run's watcher's (`life.watch`).
+
+Where a worker runs (`worker start` chooses, here): tmux, a new pane in a team window of
+the workers' own (never the lead's), at most `team.panesPerWindow` (6) panes each; a new
+window opens in the lead's session when the lead runs on the same server, else the
+caller's session, else a detached session of the run's name. background: its own
+session, detached from the caller's terminal and streams. Both return at once with the
+supervisor's identity.
+
+A log has a cap: when a write would pass `limit` (`team.logLimitMib`, 10 MiB by default),
+it is rewritten atomically from its newest half (cut at a line start) under a marker line
+counting the bytes dropped; each byte is copied about twice at most, the end is kept.
 """
 
 from __future__ import annotations
@@ -19,30 +30,83 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from ...documents.worker import WorkerExit, WorkerLaunch
 from ...environment import Environment
-from ...errors import OkstraError
-from ...processes.process import process_start
-from ...processes.tmux import server_at
+from ...errors import LaunchError, OkstraError, UsageError
+from ...launch.commands import tmux_name
+from ...processes.process import Identity, process_start
+from ...processes.tmux import PANE_FORMAT, PaneRef, TmuxServer, pane_state, server_at, user_server
 from ...store import atomic_write_bytes, read_json
 from ..worktrees import commit_leftovers, populate
 from . import files, record
-from .capped import CappedLog
+from .team import Member
 from .usage import UsageReader, total_of, usage_text
 
+Surface = Literal["tmux", "background"]
+SURFACES = ("tmux", "background")
+SUPERVISOR_MODULE = "okstra_core.life.workers.supervise"
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _CHUNK = 65536
+DEFAULT_LIMIT = 10 * 1024 * 1024
+MARKER = "[okstra: {dropped:,} bytes dropped from the start of this log (it keeps {limit})]\n"
 # The logs are only appended to, never through a link (their names are fixed: files.py).
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+def _size_text(limit: int) -> str:
+    mib = limit / (1024 * 1024)
+    return f"{mib:g} MiB" if mib >= 1 else f"{limit:,} bytes"
+
+
+class CappedLog:
+    """An append-only log of at most `limit` bytes (see the module: a log has a cap)."""
+
+    def __init__(self, path: Path, limit: int = DEFAULT_LIMIT) -> None:
+        self.path = path
+        self.limit = max(limit, 4096)
+        self.fd = self._open()
+        self.size = os.fstat(self.fd).st_size
+        self.dropped = 0
+        self.marker_length = 0  # of the marker line the log starts with (0: none)
+
+    def _open(self) -> int:
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        return os.open(self.path, flags, 0o600)
+
+    def write(self, chunk: bytes) -> None:
+        half = self.limit // 2
+        if len(chunk) > half:  # a chunk bigger than what is kept: its end alone
+            self.dropped += len(chunk) - half
+            chunk = chunk[-half:]
+        if self.size + len(chunk) > self.limit:
+            self._drop_oldest(half - len(chunk))
+        os.write(self.fd, chunk)
+        self.size += len(chunk)
+
+    def _drop_oldest(self, keep: int) -> None:
+        keep = max(0, keep)
+        start = max(0, self.size - keep)
+        kept = os.pread(self.fd, self.size - start, start) if keep else b""
+        if start > 0:
+            cut = kept.find(b"\n")
+            kept = kept[cut + 1 :] if cut >= 0 else b""
+        self.dropped += self.size - len(kept) - self.marker_length
+        marker = MARKER.format(dropped=self.dropped, limit=_size_text(self.limit)).encode()
+        self.marker_length = len(marker)
+        data = marker + kept
+        atomic_write_bytes(self.path, data, durable=False)
+        os.close(self.fd)
+        self.fd = self._open()
+        self.size = len(data)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def _environment(directory: Path, launch: WorkerLaunch) -> dict[str, str]:
@@ -136,10 +200,6 @@ def _say(text: str, echo: bool) -> None:
             os.write(1, text.encode("utf-8", "replace"))
 
 
-def _write_exit(directory: Path, ended: WorkerExit) -> None:
-    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
-
-
 def _started(
     launch: WorkerLaunch, cli_pid: int, pane: str | None, socket: str | None
 ) -> dict[str, Any]:
@@ -217,11 +277,11 @@ def supervise(directory: Path) -> int:
             exit_status=127,
             signal=None,
             started_at=launch.started_at,
-            exited_at=_now(),
+            exited_at=record.now_text(),
             process_id=None,
             detail=proc,
         )
-        _write_exit(directory, ended)
+        atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
         _finish(run_dir, launch, ended, environment)
         return 0
 
@@ -233,7 +293,9 @@ def supervise(directory: Path) -> int:
         signal.signal(signum, forward)
     threads = pump.start(proc)
     try:
-        record.record_started(run_dir, launch, _started(launch, proc.pid, pane, socket), now=_now())
+        record.record_started(
+            run_dir, launch, _started(launch, proc.pid, pane, socket), now=record.now_text()
+        )
     except OkstraError as exc:
         print(f"okstra: could not record the start: {exc.render()}", file=sys.stderr)
     code = proc.wait()
@@ -244,17 +306,15 @@ def supervise(directory: Path) -> int:
         exit_status=code if code >= 0 else None,
         signal=-code if code < 0 else None,
         started_at=launch.started_at,
-        exited_at=_now(),
+        exited_at=record.now_text(),
         process_id=proc.pid,
         usage=pump.reader.usage,
         session_id=_session_found(run_dir, launch),
     )
-    _write_exit(directory, ended)
+    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
     _finish(run_dir, launch, ended, environment)
     how = f"signal {ended.signal}" if ended.signal is not None else f"status {ended.exit_status}"
-    used = ""
-    if pump.reader.active:
-        used = f"; used {usage_text(total_of([ended.usage]))}"
+    used = f"; used {usage_text(total_of([ended.usage]))}" if pump.reader.active else ""
     _say(f"\nokstra: {launch.label} ended ({how}{used})\n", pump.echo)
     return 0
 
@@ -269,10 +329,7 @@ def _session_found(run_dir: Path, launch: WorkerLaunch) -> str | None:
 
 
 def _finish(
-    run_dir: Path,
-    launch: WorkerLaunch,
-    ended: WorkerExit,
-    environment: Environment,
+    run_dir: Path, launch: WorkerLaunch, ended: WorkerExit, environment: Environment
 ) -> None:
     """Keep what a writer left uncommitted and record the end (unless someone did)."""
     if launch.worktree is not None:
@@ -287,11 +344,165 @@ def _finish(
             launch.role_execution_ref,
             dataclasses.replace(ended, session_id=session_id),
             how="exited",
-            now=_now(),
+            now=record.now_text(),
             product=files.product_name(run_dir, launch),
         )
     except OkstraError as exc:
         print(f"okstra: could not record the end: {exc.render()}", file=sys.stderr)
+
+
+def supervisor_argv(directory: Path) -> list[str]:
+    """The supervisor's argv: this interpreter, so it runs the same okstra."""
+    return [sys.executable, "-m", SUPERVISOR_MODULE, str(directory)]
+
+
+def _lead_server(leader: Member, environment: Environment) -> TmuxServer | None:
+    if leader.participant.launch_backend != "tmux":
+        return None
+    return server_at(leader.participant.tmux_socket, environment)
+
+
+def choose_surface(
+    requested: str | None, leader: Member, environment: Environment
+) -> tuple[Surface, TmuxServer | None]:
+    """The surface (and server) of a start: as asked, else tmux when the user runs it
+    (the lead's server, the one they are inside, their default), else background;
+    UsageError for an unknown surface, or `tmux` asked for without tmux installed."""
+    if requested not in (None, *SURFACES):
+        raise UsageError(
+            f"unknown surface {requested!r}; expected one of {', '.join(SURFACES)}",
+            field="--surface",
+        )
+    if requested == "background":
+        return "background", None
+    lead = _lead_server(leader, environment)
+    if lead is not None and lead.answers():
+        return "tmux", lead
+    running = user_server(environment, running=True)
+    if running is not None:
+        return "tmux", running
+    if requested == "tmux":
+        server = user_server(environment, running=False)
+        if server is None:
+            raise UsageError(
+                "tmux is not installed, or its socket directory is not private to you "
+                "(use --surface background)",
+                field="--surface",
+            )
+        return "tmux", server
+    return "background", None
+
+
+def start_background(directory: Path, cwd: Path, env: Mapping[str, str]) -> Identity:
+    """Start the supervisor detached (its own session); its stderr goes to a file."""
+    log = os.open(directory / "supervisor.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        proc = subprocess.Popen(
+            supervisor_argv(directory),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise LaunchError(
+            f"could not start the worker's supervisor: {exc.strerror or exc}"
+        ) from None
+    finally:
+        os.close(log)
+    identity = Identity.now(proc.pid)
+    # A supervisor that is already gone (and reaped by nobody) still has a start time
+    # until reaped; `Identity.now` of a reaped one is None: record the pid alone then.
+    return identity or Identity(proc.pid, "0")
+
+
+def _tmux_literal(value: str) -> str:
+    # tmux ends a command at an argument ending in ";"; `-c` is format-expanded.
+    value = value.replace("#", "##")
+    return value[:-1] + "\\;" if value.endswith(";") else value
+
+
+def _team_windows(server: TmuxServer, team: Sequence[Member]) -> dict[str, int]:
+    """The run's team windows on `server` (holding okstra's worker panes): pane counts."""
+    windows: dict[str, int] = {}
+    for member in team:
+        if member.leader or member.participant.tmux_socket != server.socket:
+            continue
+        pane = member.participant.pane_ref
+        owner = Identity.of(member.participant.parent_process_id, member.participant.parent_start)
+        if not pane or pane_state(server, pane, owner) is None:
+            continue
+        done = server.run(["display-message", "-p", "-t", pane, "#{window_id} #{window_panes}"])
+        fields = done.stdout.split() if done is not None and done.returncode == 0 else []
+        if len(fields) == 2 and fields[0].startswith("@") and fields[1].isdigit():
+            windows[fields[0]] = int(fields[1])
+    return windows
+
+
+def _lead_session(server: TmuxServer, leader: Member) -> str | None:
+    """The session of the lead's pane, when the lead runs in tmux on `server`."""
+    if leader.participant.tmux_socket != server.socket:
+        return None
+    pane = leader.participant.pane_ref
+    if not pane or not pane.startswith("%"):
+        return None
+    done = server.run(["display-message", "-p", "-t", pane, "#{pane_id} #{session_id}"])
+    fields = done.stdout.split() if done is not None and done.returncode == 0 else []
+    if len(fields) == 2 and fields[0] == pane and fields[1].startswith("$"):
+        return fields[1]
+    return None
+
+
+def _window_command(
+    server: TmuxServer, name: str, session: str | None, environment: Environment
+) -> list[str]:
+    if session is not None:
+        return ["new-window", "-d", "-t", f"{session}:", "-n", name]
+    inside = (environment.get("TMUX") or "").split(",")[0]
+    if inside == server.socket:
+        return ["new-window", "-d", "-n", name]
+    done = server.run(["has-session", "-t", f"={name}"])
+    if done is not None and done.returncode == 0:
+        return ["new-window", "-d", "-t", f"={name}:", "-n", name]
+    return ["new-session", "-d", "-s", name, "-n", name, "-x", "200", "-y", "50"]
+
+
+def start_tmux(
+    server: TmuxServer,
+    team: Sequence[Member],
+    leader: Member,
+    *,
+    directory: Path,
+    cwd: Path,
+    window_name: str,
+    environment: Environment,
+    per_window: int = 6,
+) -> PaneRef:
+    """Open the worker's supervisor pane in a team window with room (or a new one), tiled;
+    LaunchError when tmux failed (the message has its answer)."""
+    roomy = [w for w, panes in _team_windows(server, team).items() if panes < per_window]
+    name = tmux_name(f"{window_name}-team")
+    command = [_tmux_literal(a) for a in supervisor_argv(directory)]
+    tail = ["-P", "-F", PANE_FORMAT, "-c", _tmux_literal(str(cwd)), "--", *command]
+    heads = [_window_command(server, name, _lead_session(server, leader), environment)]
+    if roomy:
+        # A window too small for one more pane: then a window of its own.
+        heads.insert(0, ["split-window", "-d", "-t", roomy[0]])
+    said = "no answer"
+    for head in heads:
+        done = server.run([*head, *tail])
+        pane = PaneRef.parse(done.stdout) if done is not None and done.returncode == 0 else None
+        if pane is not None:
+            break
+        if done is not None:
+            said = done.stderr.strip() or done.stdout.strip()
+    else:
+        raise LaunchError(f"tmux could not open the worker's pane: {said}")
+    tiled = ["select-layout", "-t", pane.window_id, "tiled"]
+    server.run([*tiled, ";", "set-option", "-w", "-t", pane.window_id, "pane-border-status", "top"])
+    return pane
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,9 +56,6 @@ def _text(data: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-# ----------------------------------------------------------------- claude-json
-
-
 def claude_usage(event: Mapping[str, Any]) -> Usage | None:
     """The usage of claude's result object (None: none); Malformed when not claude's."""
     usage = event.get("usage")
@@ -82,9 +79,6 @@ def _claude_line(event: Mapping[str, Any]) -> tuple[str | None, Usage | None]:
         raise LookupError  # not its result: shown as it came
     answer = _text(event, "result") or ""
     return answer, claude_usage(event)
-
-
-# ----------------------------------------------------------------- codex-jsonl
 
 
 def codex_usage(event: Mapping[str, Any]) -> Usage:
@@ -165,9 +159,6 @@ _FORMATS: dict[str, Callable[[Mapping[str, Any]], tuple[str | None, Usage | None
     "claude-json": _claude_line,
     "codex-jsonl": _codex_line,
 }
-
-
-# ----------------------------------------------------------------- the reader
 
 
 def add(one: Usage | None, other: Usage) -> Usage:
@@ -265,9 +256,6 @@ class UsageReader:
         return _text(event, "result") if event.get("type") == "result" else None
 
 
-# ----------------------------------------------------------------- totals
-
-
 @dataclass(frozen=True, kw_only=True)
 class UsageTotal:
     """What some turns used, as reported: of `turns`, `turns_reported` reported tokens
@@ -361,14 +349,11 @@ def usage_shown(data: Any) -> str:
     names = aliases_of(UsageTotal)
     value = {name: data.get(names.get(name, name)) for name in _TOTAL_FIELDS}
     try:
+        counts = ("input_tokens", "output_tokens", "turns", "turns_reported", "turns_costed")
         total = UsageTotal(
-            input_tokens=_count(value["input_tokens"]),
-            output_tokens=_count(value["output_tokens"]),
+            **{name: _count(value[name]) for name in counts},
             cached_input_tokens=_optional_count(value, "cached_input_tokens"),
             cost_usd=_cost(value["cost_usd"]),
-            turns=_count(value["turns"]),
-            turns_reported=_count(value["turns_reported"]),
-            turns_costed=_count(value["turns_costed"]),
         )
     except Malformed:
         return NOTHING
