@@ -77,13 +77,27 @@ def seconds(field: str, low: float, high: float, *, closed: bool = True) -> Any:
     return parse
 
 
-def add_command(sub: Any, name: str, help: str, *examples: str, **kwargs: Any) -> Any:
-    """A subcommand's parser, its `examples` (one a line) as its epilog."""
+# An argument of a command: its flags (space-separated) or name, and `add_argument`'s keywords.
+Arg = tuple[str, dict[str, Any]]
+
+
+def add_command(
+    sub: Any, name: str, help: str, *examples: str, args: Sequence[Arg] = (), **kwargs: Any
+) -> Any:
+    """A subcommand's parser, its `examples` (one a line) as its epilog, with `args`."""
     import argparse
 
     kwargs.setdefault("epilog", "examples:\n" + "\n".join(f"  {e}" for e in examples))
     formatter = argparse.RawDescriptionHelpFormatter
-    return sub.add_parser(name, help=help, formatter_class=formatter, **kwargs)
+    parser = sub.add_parser(name, help=help, formatter_class=formatter, **kwargs)
+    add_arguments(parser, args)
+    return parser
+
+
+def add_arguments(parser: Any, args: Sequence[Arg]) -> None:
+    """Add each of `args` to `parser` (or to a group of its arguments)."""
+    for names, options in args:
+        parser.add_argument(*names.split(), **options)
 
 
 def json_flag(parser: Any, handler: Handler, human: Callable[[Any], None]) -> None:

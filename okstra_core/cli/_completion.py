@@ -153,18 +153,15 @@ def script(shell: str) -> str:
 
 def register(sub: Any) -> None:
     """Add `okstra completion SHELL`."""
-    parser = add_command(
-        sub,
-        "completion",
-        "print a shell completion script (bash, zsh or fish)",
+    add_command(
+        sub, "completion", "print a shell completion script (bash, zsh or fish)",
         "source <(okstra completion bash)                       this bash session",
         "okstra completion bash > ~/.local/share/bash-completion/completions/okstra",
         'okstra completion zsh > "${fpath[1]}/_okstra"',
         "okstra completion fish > ~/.config/fish/completions/okstra.fish",
         description="Print the completion script for a shell; load it from its startup file.",
-    )
-    parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
-    parser.set_defaults(handler=_completion, human=_print_script)
+        args=(("shell", dict(choices=SHELLS, help="the shell to complete in")),),
+    ).set_defaults(handler=_completion, human=_print_script)  # fmt: skip
 
 
 def _completion(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:

@@ -49,46 +49,29 @@ _RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directo
 def register(sub: Any) -> None:
     """Add `prepare` and `report` to the top-level parser."""
     prep = add_command(
-        sub,
-        "prepare",
+        sub, "prepare",
         "turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
         description="Validate the inputs, resolve the team, write the run's files and "
         "launch the lead session.",
         epilog=PREPARE_EXAMPLES,
-    )
-    prep.add_argument(
-        "--state",
-        metavar="FILE",
-        help="a confirmed wizard state file (a bare name: in the wizards dir)",
-    )
-    prep.add_argument(
-        "--answers",
-        metavar="FILE",
-        help="replay an answers file (`okstra wizard answers`) into a new setup and prepare "
-        "it; with --project-root (and optionally --host, --entry-mode, --task-type, --state)",
-    )
-    prep.add_argument(
-        "--again",
-        action="store_true",
-        help="with --state: launch another run of a setup that already launched one",
-    )
-    prep.add_argument(
-        "--launch",
-        choices=("auto", "tmux", "exec", "none"),
-        default="auto",
-        help="how to start the lead (auto = tmux inside tmux, else exec)",
-    )
-    prep.add_argument(
-        "--dry-run", action="store_true", help="print every file and command; write nothing"
-    )
-    prep.add_argument(
-        "--no-mcp",
-        dest="mcp",
-        action="store_false",
-        default=None,
-        help="do not give the lead okstra's MCP tools (it drives its team with shell "
-        "commands only); default: the user config's `mcp` (true)",
-    )
+        args=(
+            ("--state", dict(metavar="FILE", help="a confirmed wizard state file (a bare "
+                             "name: in the wizards dir)")),
+            ("--answers", dict(metavar="FILE", help="replay an answers file (`okstra wizard "
+                               "answers`) into a new setup and prepare it; with --project-root "
+                               "(and optionally --host, --entry-mode, --task-type, --state)")),
+            ("--again", dict(action="store_true", help="with --state: launch another run of "
+                             "a setup that already launched one")),
+            ("--launch", dict(choices=("auto", "tmux", "exec", "none"), default="auto",
+                              help="how to start the lead (auto = tmux inside tmux, else exec)")),
+            ("--dry-run", dict(action="store_true",
+                               help="print every file and command; write nothing")),
+            ("--no-mcp", dict(dest="mcp", action="store_false", default=None,
+                              help="do not give the lead okstra's MCP tools (it drives its team "
+                              "with shell commands only); default: the user config's `mcp` "
+                              "(true)")),
+        ),
+    )  # fmt: skip
     add_request_arguments(prep)
     add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
@@ -97,55 +80,41 @@ def register(sub: Any) -> None:
 
 def _register_report(sub: Any) -> None:
     report = add_command(
-        sub,
-        "report",
-        "execution roles of a prepared run",
+        sub, "report", "execution roles of a prepared run",
         "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
         "okstra report roles RUN --markdown          the table for a report",
         "okstra report check RUN final-report.json   exit 2 unless the sets match",
         description="The role executions of a run, and the check a final report must pass.",
-    )
+    )  # fmt: skip
     rsub = report.add_subparsers(
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
     report.set_defaults(handler=_report_usage)
+    run = ("run", dict(help=_RUN_HELP))
     roles = add_command(
-        rsub,
-        "roles",
-        "the run's execution roles (a table; --markdown, --json)",
+        rsub, "roles", "the run's execution roles (a table; --markdown, --json)",
         "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
         "okstra report roles RUN --markdown   the markdown table for a final report",
         "okstra report roles RUN --json",
         "okstra report roles RUN --report final-report.json",
-    )
-    roles.add_argument("run", help=_RUN_HELP)
-    roles.add_argument(
-        "--report", metavar="FILE", help="also check this final-report JSON against the run"
-    )
-    roles.add_argument(
-        "--markdown",
-        action="store_const",
-        const=render_markdown,
-        dest="human",
-        help="print the markdown table (for a final report) instead",
-    )
+        args=(
+            run,
+            ("--report", dict(metavar="FILE",
+                              help="also check this final-report JSON against the run")),
+            ("--markdown", dict(action="store_const", const=render_markdown, dest="human",
+                                help="print the markdown table (for a final report) instead")),
+        ),
+    )  # fmt: skip
     add_json_flag(roles, render_report_roles)
     roles.set_defaults(handler=_report_roles)
-
-    check = add_command(
-        rsub,
-        "check",
-        "refuse a final report whose executionRoles differ",
+    add_command(
+        rsub, "check", "refuse a final report whose executionRoles differ",
         "okstra report check RUN final-report.json   exit 2 unless the role sets match",
         "okstra report check .okstra/tasks/web/login/runs/implementation-001 report.json",
-    )
-    check.add_argument("run", help=_RUN_HELP)
-    check.add_argument("report", help="the final report JSON (with executionRoles)")
-    check.set_defaults(handler=_report_check)
-
-    finalize = add_command(
-        rsub,
-        "finalize",
+        args=(run, ("report", dict(help="the final report JSON (with executionRoles)"))),
+    ).set_defaults(handler=_report_check)  # fmt: skip
+    add_command(
+        rsub, "finalize",
         "write the run's executionRoles (with their outcomes) onto a final report",
         "okstra report finalize RUN --data final-report.json",
         "okstra report finalize perf/widget/implementation-001 --data report.json",
@@ -153,12 +122,9 @@ def _register_report(sub: Any) -> None:
         "execution of the run manifest with its recorded status — onto a final report's "
         "JSON data file, atomically, keeping its other keys. `okstra report check` then "
         "passes.",
-    )
-    finalize.add_argument("run", help=_RUN_HELP)
-    finalize.add_argument(
-        "--data", metavar="FILE", required=True, help="the final report's JSON data file"
-    )
-    finalize.set_defaults(handler=_report_finalize)
+        args=(run, ("--data", dict(metavar="FILE", required=True,
+                                   help="the final report's JSON data file"))),
+    ).set_defaults(handler=_report_finalize)  # fmt: skip
 
 
 def _report_usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:

@@ -35,8 +35,7 @@ def register(sub: Any) -> None:
     from ..life.resume import DEFAULT_WAIT
 
     parser = add_command(
-        sub,
-        "resume",
+        sub, "resume",
         "how to resume a run's lead; find a pending session id; --exec resumes it",
         "okstra resume implementation-planning-001          how to resume this project's run",
         "okstra resume implementation-planning-001 --json   its resume sheet, as JSON",
@@ -44,36 +43,22 @@ def register(sub: Any) -> None:
         "okstra resume implementation-planning-001 --exec   resume the lead in this terminal",
         description="Say how to resume a run's lead (and find a pending session id); "
         "--json prints the run's resume sheet.",
-    )
-    parser.add_argument(
-        "run",
-        help="a run id (e.g. planning-001), <task>/<run-id>, the run's directory or its "
-        "run-manifest.json",
-    )
-    parser.add_argument(
-        "--project-root",
-        default=".",
-        help="a directory inside the project a run id is looked up in (default: the "
-        "current directory; the project is found upwards from there)",
-    )
-    parser.add_argument(
-        "--wait",
-        type=_seconds,
-        default=DEFAULT_WAIT,
-        metavar="SECONDS",
-        help=f"how long to wait for a pending session id (default {DEFAULT_WAIT:g}; 0 = look once)",
-    )
-    parser.add_argument(
-        "--session-id",
-        help="when several sessions fit, the lead's (must be one that was found)",
-    )
-    parser.add_argument(
-        "--exec",
-        action="store_true",
-        dest="exec_lead",
-        help="then become the lead CLI, resumed (only once its session id is known)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the resume sheet as JSON")
+        args=(
+            ("run", dict(help="a run id (e.g. planning-001), <task>/<run-id>, the run's "
+                         "directory or its run-manifest.json")),
+            ("--project-root", dict(default=".", help="a directory inside the project a run id "
+                                    "is looked up in (default: the current directory; the "
+                                    "project is found upwards from there)")),
+            ("--wait", dict(type=_seconds, default=DEFAULT_WAIT, metavar="SECONDS",
+                            help=f"how long to wait for a pending session id (default "
+                            f"{DEFAULT_WAIT:g}; 0 = look once)")),
+            ("--session-id", dict(help="when several sessions fit, the lead's (must be one "
+                                  "that was found)")),
+            ("--exec", dict(action="store_true", dest="exec_lead", help="then become the lead "
+                            "CLI, resumed (only once its session id is known)")),
+            ("--json", dict(action="store_true", help="print the resume sheet as JSON")),
+        ),
+    )  # fmt: skip
     parser.set_defaults(handler=_resume, human=_resume_human)
 
 

@@ -47,96 +47,66 @@ def _limit(text: str) -> int:
 def register(sub: Any) -> None:
     """Add `runs`, `status`, `attach` and `stop` to the top-level parser."""
     runs = add_command(
-        sub,
-        "runs",
-        "this project's runs and their lead's status, newest first",
+        sub, "runs", "this project's runs and their lead's status, newest first",
         "okstra runs               this project's runs, newest first",
         "okstra runs --all         every project's runs",
         "okstra runs --prune       remove incomplete run directories (asks first)",
         "okstra runs --json | jq '.runs[0]'",
-    )
-    runs.add_argument("--all", action="store_true", help="every project's runs (central index)")
-    runs.add_argument(
-        "--limit",
-        type=_limit,
-        default=RUNS_LIMIT,
-        metavar="N",
-        help=f"the N newest runs (default {RUNS_LIMIT}; 0: every run)",
-    )
-    runs.add_argument(
-        "--prune",
-        action="store_true",
-        help="remove incomplete run directories (left by prepares that did not finish), "
-        "asking first",
-    )
-    runs.add_argument(
-        "--yes", action="store_true", help="with --prune: remove without asking (headless)"
-    )
-    runs.add_argument(
-        "--project-root",
-        default=".",
-        help="a directory inside the project (default: the current directory)",
-    )
+        args=(
+            ("--all", dict(action="store_true", help="every project's runs (central index)")),
+            ("--limit", dict(type=_limit, default=RUNS_LIMIT, metavar="N",
+                             help=f"the N newest runs (default {RUNS_LIMIT}; 0: every run)")),
+            ("--prune", dict(action="store_true", help="remove incomplete run directories "
+                             "(left by prepares that did not finish), asking first")),
+            ("--yes", dict(action="store_true",
+                           help="with --prune: remove without asking (headless)")),
+            ("--project-root", dict(default=".", help="a directory inside the project "
+                                    "(default: the current directory)")),
+        ),
+    )  # fmt: skip
     json_flag(runs, _runs, _runs_human)
-
-    _register_status(sub)
-
-    attach = add_command(
-        sub,
-        "attach",
-        "show the lead's tmux window, or a worker's pane (switch-client inside tmux, else attach)",
-        "okstra attach requirements-discovery-001",
-        "okstra attach perf/widget",
-    )
-    attach.add_argument("run", help=RUN_HELP)
-    attach.add_argument("who", nargs="?", help="a worker's pane instead (e.g. analyser#1)")
-    attach.set_defaults(handler=_attach, human=_attach_human)
-
-    stop = add_command(
-        sub,
-        "stop",
-        "stop the lead (Ctrl-C, SIGTERM) and every running worker; kill after --grace",
-        "okstra stop requirements-discovery-001",
-        "okstra stop perf/widget --grace 30",
-        "okstra stop perf/widget --lead-only     the workers run on",
-    )
-    stop.add_argument("run", help=RUN_HELP)
-    stop.add_argument(
-        "--grace",
-        type=seconds("--grace", 0, 3600, closed=False),
-        default=10.0,
-        metavar="SECONDS",
-        help="how long the lead gets to stop before it is killed (default 10)",
-    )
-    stop.add_argument(
-        "--lead-only", action="store_true", help="stop the lead alone (its workers run on)"
-    )
-    json_flag(stop, _stop, _stop_human)
-
-
-def _register_status(sub: Any) -> None:
     status = add_command(
-        sub,
-        "status",
-        "a run and its lead: running, exited N, …",
+        sub, "status", "a run and its lead: running, exited N, …",
         "okstra status requirements-discovery-001",
         "okstra status perf/widget          the task's newest run",
         "okstra status perf/widget --json",
         "okstra status perf/widget --wait waiting --timeout 600",
-    )
-    status.add_argument("run", help=RUN_HELP)
-    status.add_argument(
-        "--wait",
-        choices=("waiting", "idle"),
-        help="first wait until the lead waits for input (or is idle), or stops running",
-    )
-    status.add_argument(
-        "--timeout",
-        type=seconds("--timeout", 0, 7 * 86400),
-        metavar="SECONDS",
-        help="with --wait: give up after this long (exit 124)",
-    )
+        args=(
+            ("run", dict(help=RUN_HELP)),
+            ("--wait", dict(choices=("waiting", "idle"), help="first wait until the lead "
+                            "waits for input (or is idle), or stops running")),
+            ("--timeout", dict(type=seconds("--timeout", 0, 7 * 86400), metavar="SECONDS",
+                               help="with --wait: give up after this long (exit 124)")),
+        ),
+    )  # fmt: skip
     json_flag(status, _status, _status_human)
+    attach = add_command(
+        sub, "attach",
+        "show the lead's tmux window, or a worker's pane (switch-client inside tmux, else attach)",
+        "okstra attach requirements-discovery-001",
+        "okstra attach perf/widget",
+        args=(
+            ("run", dict(help=RUN_HELP)),
+            ("who", dict(nargs="?", help="a worker's pane instead (e.g. analyser#1)")),
+        ),
+    )  # fmt: skip
+    attach.set_defaults(handler=_attach, human=_attach_human)
+    stop = add_command(
+        sub, "stop",
+        "stop the lead (Ctrl-C, SIGTERM) and every running worker; kill after --grace",
+        "okstra stop requirements-discovery-001",
+        "okstra stop perf/widget --grace 30",
+        "okstra stop perf/widget --lead-only     the workers run on",
+        args=(
+            ("run", dict(help=RUN_HELP)),
+            ("--grace", dict(type=seconds("--grace", 0, 3600, closed=False), default=10.0,
+                             metavar="SECONDS", help="how long the lead gets to stop before "
+                             "it is killed (default 10)")),
+            ("--lead-only", dict(action="store_true",
+                                 help="stop the lead alone (its workers run on)")),
+        ),
+    )  # fmt: skip
+    json_flag(stop, _stop, _stop_human)
 
 
 def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
