@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
@@ -79,6 +79,9 @@ def seconds(field: str, low: float, high: float, *, closed: bool = True) -> Any:
 
 # An argument of a command: its flags (space-separated) or name, and `add_argument`'s keywords.
 Arg = tuple[str, dict[str, Any]]
+# The `<run>` of the commands about one run.
+RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
+RUN_ARG: Arg = ("run", {"help": RUN_HELP})
 
 
 def add_command(
@@ -106,11 +109,63 @@ def json_flag(parser: Any, handler: Handler, human: Callable[[Any], None]) -> No
     parser.set_defaults(handler=handler, human=human)
 
 
+# The module that registers each command, in the order of the help. A run builds its own
+# command's parser only: registering the others imports what their flags need, which
+# `okstra wizard step` would pay for on every step. An unknown command (or none): all.
+_REGISTRARS = {
+    "models": "_models", "team": "_models", "wizard": "_wizard", "prepare": "_prepare",
+    "report": "_prepare", "resume": "_resume", "runs": "_runs", "status": "_runs",
+    "attach": "_runs", "stop": "_runs", "doctor": "_doctor", "trust": "_trust",
+    "worker": "_worker", "mcp": "_mcp", "completion": "_completion", "schema": "_schema",
+    "demo": "_demo",
+}  # fmt: skip
+
+EXAMPLES = """\
+examples:
+  okstra models                       the model pool as a table (--json: as JSON)
+  okstra team --task-type implementation-planning    the team okstra would pick, or why none exists
+  okstra wizard init --project-root . --task-type implementation-planning
+  okstra wizard step --state 20260115-093000 --answer new
+  okstra prepare --state 20260115-093000 --dry-run
+  okstra report roles .okstra/tasks/grp/one/runs/implementation-planning-001
+  okstra resume implementation-planning-001 --exec
+  okstra completion bash > ~/.local/share/bash-completion/completions/okstra
+
+Each command has its own help: okstra COMMAND --help.
+"""
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser: every command, or only `command`'s (the one being run)."""
-    from ._parser import build_parser as build  # argparse: only when a parser is needed
+    import argparse  # only when a parser is needed
+    import importlib
 
-    return build(command)
+    from .. import __version__
+
+    class Parser(argparse.ArgumentParser):
+        """argparse that raises instead of printing usage and exiting."""
+
+        def error(self, message: str) -> NoReturn:
+            # `okstra: ` is the front end's prefix: a subcommand says its own name after it
+            # (`okstra: runs: …`), the top level nothing more (not `okstra: okstra: …`).
+            prog = self.prog.removeprefix("okstra").strip()
+            raise UsageError(f"{prog}: {message}" if prog else message)
+
+    parser = Parser(
+        prog="okstra",
+        description=(
+            "Set up and start a team of AI coding agents on one task. "
+            "Without a command, opens the terminal app."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"okstra {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+    only = _REGISTRARS.get(command or "")
+    for name in (only,) if only is not None else dict.fromkeys(_REGISTRARS.values()):
+        importlib.import_module(f"{__package__}.{name}").register(sub)
+    return parser
 
 
 # The exit status of a command whose reader went away (128 + SIGPIPE, what a shell
@@ -179,29 +234,27 @@ def _run(args_list: list[str]) -> int:
 
     try:
         return _dispatch(command, args_list)
-    except OkstraError as exc:
-        if debug:
-            _print_traceback()
-        fail(exc.to_json())
-        return exc.exit_code
     except KeyboardInterrupt:
         fail({"ok": False, "error": "interrupted"})
         return 130
-    except OSError as exc:
-        if isinstance(exc, BrokenPipeError):
-            raise  # stdout's reader is gone: `main` stops quietly
-        # Disk full, read-only file system, permission denied, name too long, not a
-        # directory…: the machine's state, not a bug — exit 2 naming the file and errno.
-        if debug:
-            _print_traceback()
-        error = FileSystemError(
-            f"file system error: {describe_os_error(exc)}", path=exc.filename or None
-        )
-        emit(error.to_json())
-        return error.exit_code
+    except BrokenPipeError:
+        raise  # stdout's reader is gone: `main` stops quietly
     except Exception as exc:  # the last line of defence: never a bare traceback
         if debug:
-            _print_traceback()
+            import traceback  # only a debugging run pays for the module
+
+            traceback.print_exc(file=sys.stderr)
+        if isinstance(exc, OkstraError):
+            fail(exc.to_json())
+            return exc.exit_code
+        if isinstance(exc, OSError):
+            # Disk full, read-only file system, permission denied, name too long, not a
+            # directory…: the machine's state, not a bug — exit 2 naming the file and errno.
+            error = FileSystemError(
+                f"file system error: {describe_os_error(exc)}", path=exc.filename or None
+            )
+            emit(error.to_json())
+            return error.exit_code
         fail(
             {
                 "ok": False,
@@ -210,10 +263,3 @@ def _run(args_list: list[str]) -> int:
             }
         )
         return 70
-
-
-def _print_traceback() -> None:
-    """The current exception's traceback on stderr (`OKSTRA_DEBUG=1` only)."""
-    import traceback  # only a debugging run pays for the module
-
-    traceback.print_exc(file=sys.stderr)

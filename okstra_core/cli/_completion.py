@@ -161,12 +161,8 @@ def register(sub: Any) -> None:
         "okstra completion fish > ~/.config/fish/completions/okstra.fish",
         description="Print the completion script for a shell; load it from its startup file.",
         args=(("shell", dict(choices=SHELLS, help="the shell to complete in")),),
-    ).set_defaults(handler=_completion, human=_print_script)  # fmt: skip
+    ).set_defaults(handler=_completion, human=lambda out: say(str(out["script"])))  # fmt: skip
 
 
 def _completion(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     return {"ok": True, "shell": ns.shell, "script": script(ns.shell)}, 0
-
-
-def _print_script(payload: dict[str, Any]) -> None:
-    say(str(payload["script"]))

@@ -125,16 +125,9 @@ def render_team(reply: TeamReply | TeamRefused) -> None:
         f"Team for {reply.task_type} · host {reply.host} · {reply.entry_mode}", style="bold"
     )
     table = _table("Role", "#", "Duty", "Model ref", "Provider", "Runner", "Why")
-    for member in reply.team:
-        table.add_row(
-            str(member.role),
-            str(member.ordinal),
-            str(member.duty or ""),
-            str(member.model_ref),
-            str(member.provider),
-            str(member.runner),
-            str(member.provenance or ""),
-        )
+    for m in reply.team:
+        cells = (m.role, m.ordinal, m.duty or "", m.model_ref, m.provider, m.runner)
+        table.add_row(*map(str, cells), str(m.provenance or ""))
     console.print(table)
     for dynamic in reply.dynamic_roles:
         console.print(f"  {dynamic.role}: spawned at run time", markup=False)

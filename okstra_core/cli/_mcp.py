@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..records import config, dataclass
-from . import add_command, say, seconds
+from . import RUN_ARG, add_command, say, seconds
 
 if TYPE_CHECKING:
     import argparse
 
     from ..launch.mcp import Host
 
-RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 HOST_CHOICES = ("claude", "codex", "gemini")
 # One `worker_wait` call's longest wait (seconds); see okstra_core/mcp/tools.py.
 DEFAULT_SLICE = 50.0
@@ -52,7 +51,7 @@ def register(sub: Any) -> None:
         "until its client closes standard input. okstra registers it with the lead's "
         "host at launch; --print-config prints what adds it to a host by hand.",
         args=(
-            ("run", dict(help=RUN_HELP)),
+            RUN_ARG,
             ("--print-config", dict(action="store_true", help="print the snippet that adds "
                                     "this run's server to a host, and exit")),
             ("--for", dict(dest="host", choices=HOST_CHOICES,

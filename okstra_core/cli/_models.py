@@ -116,26 +116,16 @@ def _models(ns: argparse.Namespace) -> tuple[ModelsReply, int]:
             raise UsageError(f"--role {role!r}: unknown role (known: {', '.join(sorted(known))})")
     rows: list[ModelRow] = []
     for model in pool.models():
-        if role is not None:
-            verdict = pool.availability(model.ref, role, host, entry_mode)
-            available, reason = verdict.available, verdict.reason
-            usable_for = [role] if available else []
-        else:
-            usable_for = []
-            reasons: list[str] = []
-            for candidate in model.roles:
-                verdict = pool.availability(model.ref, candidate, host, entry_mode)
-                if verdict.available:
-                    usable_for.append(candidate)
-                elif verdict.reason and verdict.reason not in reasons:
-                    reasons.append(verdict.reason)
-            available = bool(usable_for)
-            if available:
-                reason = None
-            elif reasons:
-                reason = "; ".join(reasons)
-            else:
-                reason = f"model {model.ref} supports no role"
+        usable_for: list[str] = []
+        reasons: list[str] = []
+        for candidate in (role,) if role is not None else model.roles:
+            verdict = pool.availability(model.ref, candidate, host, entry_mode)
+            if verdict.available:
+                usable_for.append(candidate)
+            elif verdict.reason and verdict.reason not in reasons:
+                reasons.append(verdict.reason)
+        available = bool(usable_for)
+        reason = None if available else "; ".join(reasons) or f"model {model.ref} supports no role"
         rows.append(
             ModelRow(
                 model_ref=model.ref,

@@ -16,7 +16,7 @@ from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_fla
 from ..environment import Environment
 from ..errors import UsageError
 from ..records import to_data
-from . import add_command, run_dir
+from . import RUN_ARG, add_command, run_dir
 from ._human import add_json_flag, render_markdown, render_report_roles
 from .roleargs import (
     REQUEST_DESTS,
@@ -42,8 +42,6 @@ examples:
 Prints one JSON document. `okstra wizard outcome --state F` gives the renderArgv a
 confirmed wizard would pass here.
 """
-
-_RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 
 
 def register(sub: Any) -> None:
@@ -90,7 +88,6 @@ def _register_report(sub: Any) -> None:
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
     report.set_defaults(handler=_report_usage)
-    run = ("run", dict(help=_RUN_HELP))
     roles = add_command(
         rsub, "roles", "the run's execution roles (a table; --markdown, --json)",
         "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
@@ -98,7 +95,7 @@ def _register_report(sub: Any) -> None:
         "okstra report roles RUN --json",
         "okstra report roles RUN --report final-report.json",
         args=(
-            run,
+            RUN_ARG,
             ("--report", dict(metavar="FILE",
                               help="also check this final-report JSON against the run")),
             ("--markdown", dict(action="store_const", const=render_markdown, dest="human",
@@ -111,7 +108,7 @@ def _register_report(sub: Any) -> None:
         rsub, "check", "refuse a final report whose executionRoles differ",
         "okstra report check RUN final-report.json   exit 2 unless the role sets match",
         "okstra report check .okstra/tasks/web/login/runs/implementation-001 report.json",
-        args=(run, ("report", dict(help="the final report JSON (with executionRoles)"))),
+        args=(RUN_ARG, ("report", dict(help="the final report JSON (with executionRoles)"))),
     ).set_defaults(handler=_report_check)  # fmt: skip
     add_command(
         rsub, "finalize",
@@ -122,7 +119,7 @@ def _register_report(sub: Any) -> None:
         "execution of the run manifest with its recorded status — onto a final report's "
         "JSON data file, atomically, keeping its other keys. `okstra report check` then "
         "passes.",
-        args=(run, ("--data", dict(metavar="FILE", required=True,
+        args=(RUN_ARG, ("--data", dict(metavar="FILE", required=True,
                                    help="the final report's JSON data file"))),
     ).set_defaults(handler=_report_finalize)  # fmt: skip
 

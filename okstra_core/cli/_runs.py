@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..display import age, inert
 from ..errors import OkstraError, UsageError
 from ..records import to_data
-from . import add_command, json_flag, say, seconds
+from . import RUN_ARG, add_command, json_flag, say, seconds
 from ._human import text_table
 from ._run_replies import ListedRun, RunsReply, RunStatus, StopReply
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ..life.runs import RunRow
     from ..life.workers.observe import WorkerState
 
-RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 # What `status` shows of a lead's last lines: at most this many, each cut to this length.
 _LAST_LINES = 20
 _MAX_LINE = 1000
@@ -72,21 +71,21 @@ def register(sub: Any) -> None:
         "okstra status perf/widget --json",
         "okstra status perf/widget --wait waiting --timeout 600",
         args=(
-            ("run", dict(help=RUN_HELP)),
+            RUN_ARG,
             ("--wait", dict(choices=("waiting", "idle"), help="first wait until the lead "
                             "waits for input (or is idle), or stops running")),
             ("--timeout", dict(type=seconds("--timeout", 0, 7 * 86400), metavar="SECONDS",
                                help="with --wait: give up after this long (exit 124)")),
         ),
     )  # fmt: skip
-    json_flag(status, _status, _status_human)
+    json_flag(status, _status, lambda status: say(status_text(status)))
     attach = add_command(
         sub, "attach",
         "show the lead's tmux window, or a worker's pane (switch-client inside tmux, else attach)",
         "okstra attach requirements-discovery-001",
         "okstra attach perf/widget",
         args=(
-            ("run", dict(help=RUN_HELP)),
+            RUN_ARG,
             ("who", dict(nargs="?", help="a worker's pane instead (e.g. analyser#1)")),
         ),
     )  # fmt: skip
@@ -98,7 +97,7 @@ def register(sub: Any) -> None:
         "okstra stop perf/widget --grace 30",
         "okstra stop perf/widget --lead-only     the workers run on",
         args=(
-            ("run", dict(help=RUN_HELP)),
+            RUN_ARG,
             ("--grace", dict(type=seconds("--grace", 0, 3600, closed=False), default=10.0,
                              metavar="SECONDS", help="how long the lead gets to stop before "
                              "it is killed (default 10)")),
@@ -106,7 +105,7 @@ def register(sub: Any) -> None:
                                  help="stop the lead alone (its workers run on)")),
         ),
     )  # fmt: skip
-    json_flag(stop, _stop, _stop_human)
+    json_flag(stop, _stop, lambda reply: say(stop_text(reply)))
 
 
 def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
@@ -294,10 +293,6 @@ def _activity(row: RunRow, environment: Any) -> str | None:
     return seen.state if seen is not None else None
 
 
-def _status_human(status: RunStatus) -> None:
-    say(status_text(status))
-
-
 def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
     from ..life.actions import worker_attach
@@ -370,10 +365,6 @@ def _stop(ns: argparse.Namespace) -> tuple[StopReply, int]:
         lead_ok=outcome.lead.ok,
     )
     return reply, 0 if outcome.ok else 1
-
-
-def _stop_human(reply: StopReply) -> None:
-    say(stop_text(reply))
 
 
 def runs_text(result: RunsReply | PruneOutcome) -> str:

@@ -9,20 +9,50 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, UsageError
-from ..records import to_data
+from ..records import config, dataclass, to_data
 from . import add_arguments, add_command
-from ._replies import Moved, Refused
 
 if TYPE_CHECKING:
     import argparse
 
     from ..session import Wizard
+    from ..wizard import Prompt
 
 Payload = tuple[dict[str, Any], int]
+
+
+# The replies of `init` and `step` (`notes` only when some).
+@dataclass(frozen=True, kw_only=True)
+class Moved:
+    """`init`, `step`: the echo of the answer taken (None when none was given) and the
+    next prompt; `init` names its state file, and `applied` counts replayed answers."""
+
+    __pydantic_config__ = config(omit_none=("state", "applied"), omit_empty=("notes",))
+
+    ok: Literal[True] = True
+    state: str | None = None
+    applied: int | None = None
+    echo: str | None
+    next: Prompt
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refused:
+    """`init --answers`, `step`: the answer was refused (exit 0); the state is unchanged."""
+
+    __pydantic_config__ = config(omit_none=("state", "applied"), omit_empty=("notes",))
+
+    ok: Literal[False] = False
+    state: str | None = None
+    applied: int | None = None
+    error: str
+    current: Prompt
+    notes: tuple[str, ...] = ()
 
 
 _STATE_HELP = "the wizard state file (a bare name: <state dir>/wizards/NAME.json)"

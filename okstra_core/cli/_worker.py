@@ -22,7 +22,7 @@ from ..life.limits import (
     RESULT_SHOWN_BYTES,
 )
 from ..records import to_data
-from . import Arg, add_arguments, add_command, json_flag, run_dir, say, seconds
+from . import RUN_ARG, Arg, add_arguments, add_command, json_flag, run_dir, say, seconds
 
 if TYPE_CHECKING:
     import argparse
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from ..life.workers.observe import WorkerState
     from ..life.workers.start import Started
 
-RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 WHO_HELP = "a role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
 RESULT_SHOWN_MIB = RESULT_SHOWN_BYTES // (1024 * 1024)
 # `--until` / `--wait`: the activity a member is waited into, as typed.
@@ -47,7 +46,7 @@ def _turn(value: str) -> int:
 
 def _sub(sub: Any, name: str, help_: str, *examples: str, args: Sequence[Arg] = ()) -> Any:
     """A worker command's parser: its examples, its `run`, then `args`."""
-    return add_command(sub, name, help_, *examples, args=(("run", dict(help=RUN_HELP)), *args))
+    return add_command(sub, name, help_, *examples, args=(RUN_ARG, *args))
 
 
 def register(sub: Any) -> None:
@@ -122,7 +121,7 @@ def _register_watch(wsub: Any) -> None:
         "okstra worker status planning-001",
         "okstra worker status planning-001 --json",
     )  # fmt: skip
-    json_flag(status, _status, _status_human)
+    json_flag(status, _status, lambda status: say(status_text(status.workers)))
     wait = _sub(
         wsub, "wait", "wait until workers end; exit with their status (124: timeout)",
         "okstra worker wait planning-001 analyser#1 analyser#2 --timeout 1800",
@@ -273,10 +272,6 @@ def status_text(workers: Sequence[WorkerState]) -> str:
         for w in workers
     ]
     return text_table(headers, rows, fold=("LAST LINE",))
-
-
-def _status_human(status: TeamStatus) -> None:
-    say(status_text(status.workers))
 
 
 def _wait(ns: argparse.Namespace) -> tuple[Waited, int]:

@@ -31,15 +31,10 @@ EXECUTION_IDENTITY_VERSION: Literal[2] = 2
 Shape = Literal["one", "each", "values"]
 
 
-def field_path(exc: RecordError) -> tuple[str, str]:
-    """(dotted location, message) of the first problem of a validation error."""
-    where, message = exc.first()
-    return where or "(root)", message
-
-
 def validation_error(exc: RecordError, path: Path | None, what: str) -> DataFileError:
-    where, message = field_path(exc)
-    return DataFileError(f"{message} ({what})", path=path, field=where)
+    """The first problem of a validation error, naming the file and the field."""
+    where, message = exc.first()
+    return DataFileError(f"{message} ({what})", path=path, field=where or "(root)")
 
 
 class Document:

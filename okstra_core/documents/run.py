@@ -158,10 +158,20 @@ class Turn(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
-class _BoundExecution(Document):
-    """A role execution as bound: `RoleExecution`'s fields before its start's."""
+class RoleExecution(Document):
+    """One role instance of the run, bound to its participant.
 
-    __pydantic_config__ = _DUTY
+    A current-session leader whose model the host did not report has `model_ref`,
+    `model_id` and `model_spec_digest` null.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True, by_name=True, aliases={"duty": "dutyId"}, omit_none=START_FIELDS
+    )
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "binding": ("one", BindingRecord),
+        "turns": ("each", Turn),
+    }
 
     role_execution_ref: StrictStr
     participant_ref: StrictStr
@@ -182,24 +192,6 @@ class _BoundExecution(Document):
     # A role execution started at run time (a dynamic role, another attempt) names the
     # role execution it came from; null for the team bound at prepare.
     source_role_execution_ref: StrictStr | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class RoleExecution(_BoundExecution):
-    """One role instance of the run, bound to its participant.
-
-    A current-session leader whose model the host did not report has `model_ref`,
-    `model_id` and `model_spec_digest` null.
-    """
-
-    __pydantic_config__ = config(
-        camel_case=True, by_name=True, aliases={"duty": "dutyId"}, omit_none=START_FIELDS
-    )
-    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
-        "binding": ("one", BindingRecord),
-        "turns": ("each", Turn),
-    }
-
     # A writer in a worktree of its own (`okstra_core.life.worktrees`): where, on which
     # branch, from which commit; or why it ran in the project's own tree (`tree_note`).
     worktree_path: StrictStr | None = None
