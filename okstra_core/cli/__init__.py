@@ -59,6 +59,33 @@ def run_dir(value: str) -> Path:
     return locate_run(value, Path.cwd(), os.environ)
 
 
+def run_lead(
+    run_dir: Path,
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    environment: Any,
+    *,
+    resumed: bool = False,
+) -> NoReturn:
+    """Run the lead CLI as okstra's foreground child (exec backend) and exit with its
+    status. A resumed lead's lines are made inert, and its early exit is not remarked on."""
+    from ..life.foreground import run_foreground
+
+    def tell(line: str) -> None:
+        print(inert(line) if resumed else line, file=sys.stderr, flush=True)
+
+    try:
+        code, said = run_foreground(run_dir, argv, env, cwd, environment, say=tell, resumed=resumed)
+    except OkstraError as exc:
+        # What was printed is out; say what failed on stderr and exit like a launch error.
+        tell(f"okstra: {exc.render()}")
+        raise SystemExit(1) from None
+    if said is not None and not resumed:
+        tell(said)
+    raise SystemExit(code)
+
+
 def seconds(field: str, low: float, high: float, *, closed: bool = True) -> Any:
     """An argparse type: a number of seconds in `[low, high]` (`[low, high)` unless closed)."""
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..catalog.models import TASK_TYPES
 from . import add_command, say
 
 SHELLS = ("bash", "zsh", "fish")
@@ -76,24 +77,14 @@ def state_names(**_: Any) -> list[str]:
     return [s.path.stem for s in list_wizards(Environment.real()) if s.problem is None]
 
 
-def task_types(**_: Any) -> list[str]:
-    from ..catalog.models import TASK_TYPES
-
-    return list(TASK_TYPES)
-
-
-def hosts(**_: Any) -> list[str]:
-    return list(HOSTS)
-
-
 # Each argument's values by its `dest` (a flag's or a positional's).
 COMPLETERS: dict[str, Completer] = {
     "run": run_ids,
     "who": worker_labels,
     "role": role_names,
     "state": state_names,
-    "task_type": task_types,
-    "host": hosts,
+    "task_type": lambda **_: list(TASK_TYPES),
+    "host": lambda **_: list(HOSTS),
 }
 
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,16 +71,8 @@ class DemoReply:
 
     @classmethod
     def of(cls, run: DemoRun, surface: str) -> DemoReply:
-        return cls(
-            ok=run.ok,
-            project=run.project,
-            run_dir=run.run_dir,
-            report=run.report,
-            report_ok=run.report_ok,
-            lead_status=run.lead_status,
-            surface=surface,
-            members=run.members,
-        )
+        own = {f.name: getattr(run, f.name) for f in fields(cls) if f.name != "surface"}
+        return cls(surface=surface, **own)
 
 
 def _demo(ns: argparse.Namespace) -> tuple[DemoReply, int]:

@@ -16,7 +16,7 @@ from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_fla
 from ..environment import Environment
 from ..errors import UsageError
 from ..records import to_data
-from . import RUN_ARG, add_command, run_dir
+from . import RUN_ARG, add_command, emit, run_dir, run_lead
 from ._human import add_json_flag, render_markdown, render_report_roles
 from .roleargs import (
     REQUEST_DESTS,
@@ -166,7 +166,10 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         record_lead_exit(result, environment)
     payload: dict[str, Any] = to_data(result)
     if result.ok and result.exec_argv:
-        _run_lead(payload, result, environment)
+        emit(payload)  # the JSON document first, then the lead CLI in the foreground
+        cwd = result.launch.cwd if result.launch is not None else Path.cwd()
+        env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
+        run_lead(result.run_dir, list(result.exec_argv), env, cwd, environment)
     if result.lead_exited:
         print(f"okstra: {result.error}", file=sys.stderr, flush=True)
         return payload, LEAD_EXITED
@@ -241,33 +244,6 @@ def _prepare_answers(
             field=f"[{len(entries)}]",
         )
     return prepare_replayed(wizard, **launching)
-
-
-def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
-    """Print the JSON document, then run the lead CLI in the foreground (exec backend)."""
-    from ..errors import OkstraError
-    from ..life.foreground import run_foreground
-    from . import emit
-
-    emit(payload)
-    cwd = result.launch.cwd if result.launch is not None else Path.cwd()
-    env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
-    try:
-        code, said = run_foreground(
-            result.run_dir,
-            list(result.exec_argv),
-            env,
-            cwd,
-            environment,
-            say=lambda line: print(line, file=sys.stderr, flush=True),
-        )
-    except OkstraError as exc:
-        # The JSON is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: {exc.render()}", file=sys.stderr)
-        raise SystemExit(1) from None
-    if said is not None:
-        print(said, file=sys.stderr, flush=True)
-    raise SystemExit(code)
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:

@@ -16,7 +16,7 @@ from typing import Any
 from ..display import inert
 from ..errors import UsageError
 from ..records import to_data
-from . import add_command, emit, say
+from . import add_command, emit, run_lead, say
 from ._run_replies import ResumeReply
 
 
@@ -113,7 +113,12 @@ def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
             return replace(reply, refused=exc.render()), 1
         # The lead runs with okstra's environment plus the provider's own variables.
         env = {**environment.env, **command.env}
-        _run_resumed(ns, reply, run_dir, list(command.argv), command.cwd, env, environment)
+        # The summary (`--json`: the document) first, then the resumed lead CLI.
+        if ns.json:
+            emit(to_data(reply))
+        else:
+            _resume_human(reply)
+        run_lead(run_dir, list(command.argv), env, command.cwd, environment, resumed=True)
     return reply, 0
 
 
@@ -152,38 +157,3 @@ def resume_text(reply: ResumeReply) -> str:
         lines.append("resume   nothing to resume now (see `okstra status`)")
     lines += [f"note     {inert(note)}" for note in reply.notes]
     return "\n".join(lines) + "\n"
-
-
-def _run_resumed(
-    ns: argparse.Namespace,
-    reply: ResumeReply,
-    run_dir: Path,
-    argv: list[str],
-    cwd: Path,
-    env: dict[str, str],
-    environment: Any,
-) -> None:
-    """Print the summary (`--json`: the document), then run the resumed lead CLI as
-    okstra's foreground child; exit with its status."""
-    from ..errors import OkstraError
-    from ..life.foreground import run_foreground
-
-    if ns.json:
-        emit(to_data(reply))
-    else:
-        _resume_human(reply)
-    try:
-        code, _ = run_foreground(
-            run_dir,
-            argv,
-            env,
-            cwd,
-            environment,
-            say=lambda line: print(inert(line), file=sys.stderr, flush=True),
-            resumed=True,
-        )
-    except OkstraError as exc:
-        # The summary is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: {inert(exc.render())}", file=sys.stderr)
-        raise SystemExit(1) from None
-    raise SystemExit(code)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -356,15 +356,8 @@ def _stop(ns: argparse.Namespace) -> tuple[StopReply, int]:
     run_dir = locate_run(ns.run, Path.cwd(), environment.env)
     outcome = team_stop(run_dir, environment, grace=ns.grace, lead_only=ns.lead_only)
     # The lead's stop, then the team's (as the typed outcome names them).
-    reply = StopReply(
-        lead=outcome.lead,
-        ok=outcome.ok,
-        workers=outcome.workers,
-        workers_not_read=outcome.workers_not_read,
-        watcher=outcome.watcher,
-        lead_ok=outcome.lead.ok,
-    )
-    return reply, 0 if outcome.ok else 1
+    team = {f.name: getattr(outcome, f.name) for f in fields(outcome)}
+    return StopReply(lead_ok=outcome.lead.ok, **team), 0 if outcome.ok else 1
 
 
 def runs_text(result: RunsReply | PruneOutcome) -> str:

@@ -51,15 +51,6 @@ class Document:
     # at every level) and `from_own`.
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "OMIT_NONE" in vars(cls):
-            # The earlier spelling: it would be ignored, and its fields written as null.
-            raise TypeError(
-                f"{cls.__name__}: name the fields left out while None in "
-                "`__pydantic_config__ = config(..., omit_none=(...))`, not in OMIT_NONE"
-            )
-
     def dump(self) -> dict[str, Any]:
         """The JSON object written (camelCase keys; see `records.to_data`)."""
         data: dict[str, Any] = to_data(self)
