@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..vocabulary import ENTRY_MODES
 from . import add_arguments
 
 if TYPE_CHECKING:
@@ -47,7 +48,6 @@ def command_word(args: list[str]) -> str | None:
 
 
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
-ENTRY_MODES = ("spawn-process", "current-session")
 
 
 def app_parser(*, commands_help: str | None = None) -> argparse.ArgumentParser:

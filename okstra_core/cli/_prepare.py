@@ -17,6 +17,7 @@ from ..environment import Environment
 from ..errors import UsageError
 from ..records import to_data
 from . import RUN_ARG, add_command, emit, run_dir, run_lead
+from ._app import LAUNCH_CHOICES
 from ._human import add_json_flag, render_markdown, render_report_roles
 from .roleargs import (
     REQUEST_DESTS,
@@ -60,7 +61,7 @@ def register(sub: Any) -> None:
                                "(and optionally --host, --entry-mode, --task-type, --state)")),
             ("--again", dict(action="store_true", help="with --state: launch another run of "
                              "a setup that already launched one")),
-            ("--launch", dict(choices=("auto", "tmux", "exec", "none"), default="auto",
+            ("--launch", dict(choices=LAUNCH_CHOICES, default="auto",
                               help="how to start the lead (auto = tmux inside tmux, else exec)")),
             ("--dry-run", dict(action="store_true",
                                help="print every file and command; write nothing")),

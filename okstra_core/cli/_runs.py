@@ -394,14 +394,9 @@ def runs_text(result: RunsReply | PruneOutcome) -> str:
         if result.all:
             row.append(str(run.project_root))
         rows.append(row)
-    more = result.more
-    if not more:
-        return text_table(headers, rows, fold=("LEAD",))
+    table, more = text_table(headers, rows, fold=("LEAD",)), result.more
     older = "older run" if more == 1 else "older runs"
-    return (
-        text_table(headers, rows, fold=("LEAD",))
-        + f"… {more:,} {older} not shown (--limit 0 lists every run)\n"
-    )
+    return table + (f"… {more:,} {older} not shown (--limit 0 lists every run)\n" if more else "")
 
 
 def prune_text(outcome: PruneOutcome) -> str:

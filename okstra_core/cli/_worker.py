@@ -193,19 +193,9 @@ def _prompt(ns: argparse.Namespace) -> str:
 def _start(ns: argparse.Namespace) -> tuple[Started, int]:
     from ..life.actions import worker_start
 
-    started = worker_start(
-        run_dir(ns.run),
-        Environment.real(),
-        prompt=_prompt(ns),
-        who=ns.who,
-        again=ns.again,
-        role=ns.role,
-        model=ns.model,
-        source=ns.source,
-        surface=ns.surface,
-        shared_tree=ns.shared_tree,
-    )
-    return started, 0
+    flags = ("who", "again", "role", "model", "source", "surface", "shared_tree")
+    options = {flag: getattr(ns, flag) for flag in flags}
+    return worker_start(run_dir(ns.run), Environment.real(), prompt=_prompt(ns), **options), 0
 
 
 def _start_human(started: Started) -> None:

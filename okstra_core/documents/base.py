@@ -70,15 +70,13 @@ class Document:
         return data
 
     @classmethod
-    def _prepared(cls, data: Any) -> Any:
-        """What `parse` validates: `data` upgraded (and split, for an open document)."""
-        return cls._upgrade(data)
-
-    @classmethod
     def parse(cls, data: Any, *, path: Path | None = None) -> Self:
         """Validate a decoded JSON value; a `DataFileError` naming the field otherwise."""
         try:
-            return validate(cls, cls._prepared(data))
+            data = cls._upgrade(data)
+            if issubclass(cls, OpenDocument):
+                data = _split(cls, data)  # the keys it does not own under `extra`
+            return validate(cls, data)
         except RecordError as exc:
             raise validation_error(exc, path, cls.describe()) from None
 
@@ -131,10 +129,6 @@ class OpenDocument(Document):
     `extra` at every level of the file (see `Document.NESTED`) and written back."""
 
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def _prepared(cls, data: Any) -> Any:
-        return _split(cls, super()._prepared(data))
 
 
 @dataclass(frozen=True, kw_only=True)
