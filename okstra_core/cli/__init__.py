@@ -33,6 +33,14 @@ COMMANDS = (
     "models", "team", "wizard", "prepare", "report", "resume", "schema", "runs", "status",
     "attach", "stop", "doctor", "trust", "worker", "mcp", "completion", "demo",
 )  # fmt: skip
+# What a group of commands given none of its commands says.
+_GROUPS = {
+    "wizard": "okstra wizard: a subcommand is required: init, step, show, outcome, answers, "
+    "list, schema",
+    "worker": "okstra worker: a command is required: start, send, status, wait, result, stop, "
+    "diff, merge, discard",
+    "report": "okstra report: a command is required: roles, check, finalize",
+}
 # Commands that print for people unless given --json (errors then go to stderr as text);
 # of `report`, only `report roles`.
 TABLE_COMMANDS = (
@@ -130,9 +138,13 @@ def add_arguments(parser: Any, args: Sequence[Arg]) -> None:
         parser.add_argument(*names.split(), **options)
 
 
-def json_flag(parser: Any, handler: Handler, human: Callable[[Any], None]) -> None:
+# `--json` of a command that prints a table by default.
+TABLE_JSON = "print the JSON document (camelCase keys) instead of the table"
+
+
+def json_flag(parser: Any, handler: Handler, human: Callable[[Any], None], help: str = "") -> None:
     """`--json` on a command printing for people; its handler and its text renderer."""
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--json", action="store_true", help=help or "print one JSON document")
     parser.set_defaults(handler=handler, human=human)
 
 
@@ -231,8 +243,9 @@ def _dispatch(command: str | None, args_list: list[str]) -> int:
         except SystemExit as exc:  # help and --version (errors raise `UsageError`)
             return int(exc.code or 0)
     handler: Handler | None = getattr(ns, "handler", None)
-    if handler is None:
-        raise UsageError("a command is required: " + ", ".join(COMMANDS))
+    if handler is None:  # no command, or a group without one of its commands
+        missing = "a command is required: " + ", ".join(COMMANDS)
+        raise UsageError(_GROUPS.get(getattr(ns, "command", None) or "", missing))
     result, code = handler(ns)
     human: Callable[[Any], None] | None = getattr(ns, "human", None)
     if human is not None and not getattr(ns, "json", False):

@@ -9,16 +9,13 @@ import errno
 import io
 import shutil
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._model_replies import TeamRefused
 
 if TYPE_CHECKING:
     from ._model_replies import ModelsReply, TeamReply
-
-# A command's text for people, from its result (a record, or a JSON object).
-Renderer = Callable[[Any], None]
 
 
 def _console() -> Any:
@@ -187,13 +184,3 @@ def render_markdown(payload: Mapping[str, Any]) -> None:
     """The markdown form of a table (`report roles --markdown`), as is."""
     sys.stdout.write(str(payload.get("markdown", "")))
     sys.stdout.flush()
-
-
-def add_json_flag(parser: Any, renderer: Renderer) -> None:
-    """`--json` on a command that prints a table by default."""
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print the JSON document (camelCase keys) instead of the table",
-    )
-    parser.set_defaults(human=renderer)

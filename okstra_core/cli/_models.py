@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..vocabulary import ENTRY_MODES
-from . import add_command
-from ._human import add_json_flag, render_models, render_team
+from . import TABLE_JSON, add_command, json_flag
+from ._human import render_models, render_team
 from ._model_replies import DynamicRow, ModelRow, ModelsReply, TeamRefused, TeamReply, TeamRow
 
 if TYPE_CHECKING:
@@ -44,8 +44,7 @@ def register(sub: Any) -> None:
         args=(*_COMMON, ("--role", dict(metavar="ROLE", help="availability for this role "
                                         "(default: any role)"))),
     )  # fmt: skip
-    add_json_flag(models, render_models)
-    models.set_defaults(handler=_models)
+    json_flag(models, _models, render_models, TABLE_JSON)
     team = add_command(
         sub, "team", "resolve a team without the wizard, or explain why none exists",
         "okstra team --task-type implementation-planning",
@@ -67,8 +66,7 @@ def register(sub: Any) -> None:
                                                  "session's model)")),
         ),
     )  # fmt: skip
-    add_json_flag(team, render_team)
-    team.set_defaults(handler=_team)
+    json_flag(team, _team, render_team, TABLE_JSON)
 
 
 def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, EntryMode, Path]:

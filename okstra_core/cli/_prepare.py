@@ -16,9 +16,9 @@ from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_fla
 from ..environment import Environment
 from ..errors import UsageError
 from ..records import to_data
-from . import RUN_ARG, add_command, emit, run_dir, run_lead
+from . import RUN_ARG, TABLE_JSON, add_command, emit, json_flag, run_dir, run_lead
 from ._app import LAUNCH_CHOICES
-from ._human import add_json_flag, render_markdown, render_report_roles
+from ._human import render_markdown, render_report_roles
 from .roleargs import (
     REQUEST_DESTS,
     add_request_arguments,
@@ -88,7 +88,6 @@ def _register_report(sub: Any) -> None:
     rsub = report.add_subparsers(
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
-    report.set_defaults(handler=_report_usage)
     roles = add_command(
         rsub, "roles", "the run's execution roles (a table; --markdown, --json)",
         "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
@@ -103,8 +102,7 @@ def _register_report(sub: Any) -> None:
                                 help="print the markdown table (for a final report) instead")),
         ),
     )  # fmt: skip
-    add_json_flag(roles, render_report_roles)
-    roles.set_defaults(handler=_report_roles)
+    json_flag(roles, _report_roles, render_report_roles, TABLE_JSON)
     add_command(
         rsub, "check", "refuse a final report whose executionRoles differ",
         "okstra report check RUN final-report.json   exit 2 unless the role sets match",
@@ -123,10 +121,6 @@ def _register_report(sub: Any) -> None:
         args=(RUN_ARG, ("--data", dict(metavar="FILE", required=True,
                                    help="the final report's JSON data file"))),
     ).set_defaults(handler=_report_finalize)  # fmt: skip
-
-
-def _report_usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    raise UsageError("okstra report: a command is required: roles, check, finalize")
 
 
 def _emit_progress(step: str) -> None:

@@ -74,7 +74,6 @@ def register(sub: Any) -> None:
         description="The wizard's headless JSON protocol. Every command prints one JSON document.",
     )
     commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
-    wizard.set_defaults(handler=_missing_subcommand)
     _register_init_and_step(commands)
     _register_readers(commands)
 
@@ -199,12 +198,6 @@ def parse_plain(args: list[str]) -> Any:
     )
 
 
-def _missing_subcommand(_ns: argparse.Namespace) -> Payload:
-    raise UsageError(
-        "okstra wizard: a subcommand is required: init, step, show, outcome, answers, list, schema"
-    )
-
-
 def _state_path(value: str, env: Environment) -> Path:
     from ..session import resolve_state_path
 
@@ -281,9 +274,8 @@ def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list
         )
         host = context.host_id or host
         functions.extend(context.available_functions)
-    for item in (getattr(ns, "available_functions", None) or "").split(","):
-        if item.strip():
-            functions.append(item.strip())
+    given = (getattr(ns, "available_functions", None) or "").split(",")
+    functions += [item.strip() for item in given if item.strip()]
     return host, list(dict.fromkeys(functions))
 
 

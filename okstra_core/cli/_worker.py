@@ -68,7 +68,6 @@ def register(sub: Any) -> None:
     _register_start(wsub)
     _register_watch(wsub)
     _register_review(wsub)
-    worker.set_defaults(handler=_usage)
 
 
 def _prompted(parser: Any, what: str) -> None:
@@ -163,13 +162,6 @@ def _register_watch(wsub: Any) -> None:
         ),
     )  # fmt: skip
     json_flag(stop, _stop, _stop_human)
-
-
-def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    raise UsageError(
-        "okstra worker: a command is required: start, send, status, wait, result, stop, "
-        "diff, merge, discard"
-    )
 
 
 def _prompt(ns: argparse.Namespace) -> str:

@@ -326,22 +326,14 @@ class RunManifest(Versioned):
     def with_participant(self, changed: Participant) -> RunManifest:
         """This manifest with the participant of `changed`'s ref replaced by it."""
         ref = changed.participant_ref
-        return dataclasses.replace(
-            self,
-            participants=tuple(
-                changed if p.participant_ref == ref else p for p in self.participants
-            ),
-        )
+        kept = (changed if p.participant_ref == ref else p for p in self.participants)
+        return dataclasses.replace(self, participants=tuple(kept))
 
     def with_execution(self, changed: RoleExecution) -> RunManifest:
         """This manifest with the role execution of `changed`'s ref replaced by it."""
         ref = changed.role_execution_ref
-        return dataclasses.replace(
-            self,
-            role_executions=tuple(
-                changed if e.role_execution_ref == ref else e for e in self.role_executions
-            ),
-        )
+        kept = (changed if e.role_execution_ref == ref else e for e in self.role_executions)
+        return dataclasses.replace(self, role_executions=tuple(kept))
 
     def with_added(self, added: AddedExecution) -> RunManifest:
         """This manifest with a new participant and role execution (each kept once)."""
