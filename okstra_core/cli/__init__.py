@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
@@ -33,6 +33,14 @@ COMMANDS = (
     "models", "team", "wizard", "prepare", "report", "resume", "schema", "runs", "status",
     "attach", "stop", "doctor", "trust", "worker", "mcp", "completion", "demo",
 )  # fmt: skip
+# What a group of commands given none of its commands says.
+_GROUPS = {
+    "wizard": "okstra wizard: a subcommand is required: init, step, show, outcome, answers, "
+    "list, schema",
+    "worker": "okstra worker: a command is required: start, send, status, wait, result, stop, "
+    "diff, merge, discard",
+    "report": "okstra report: a command is required: roles, check, finalize",
+}
 # Commands that print for people unless given --json (errors then go to stderr as text);
 # of `report`, only `report roles`.
 TABLE_COMMANDS = (
@@ -59,6 +67,33 @@ def run_dir(value: str) -> Path:
     return locate_run(value, Path.cwd(), os.environ)
 
 
+def run_lead(
+    run_dir: Path,
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    environment: Any,
+    *,
+    resumed: bool = False,
+) -> NoReturn:
+    """Run the lead CLI as okstra's foreground child (exec backend) and exit with its
+    status. A resumed lead's lines are made inert, and its early exit is not remarked on."""
+    from ..life.foreground import run_foreground
+
+    def tell(line: str) -> None:
+        print(inert(line) if resumed else line, file=sys.stderr, flush=True)
+
+    try:
+        code, said = run_foreground(run_dir, argv, env, cwd, environment, say=tell, resumed=resumed)
+    except OkstraError as exc:
+        # What was printed is out; say what failed on stderr and exit like a launch error.
+        tell(f"okstra: {exc.render()}")
+        raise SystemExit(1) from None
+    if said is not None and not resumed:
+        tell(said)
+    raise SystemExit(code)
+
+
 def seconds(field: str, low: float, high: float, *, closed: bool = True) -> Any:
     """An argparse type: a number of seconds in `[low, high]` (`[low, high)` unless closed)."""
 
@@ -77,26 +112,99 @@ def seconds(field: str, low: float, high: float, *, closed: bool = True) -> Any:
     return parse
 
 
-def add_command(sub: Any, name: str, help: str, *examples: str, **kwargs: Any) -> Any:
-    """A subcommand's parser, its `examples` (one a line) as its epilog."""
+# An argument of a command: its flags (space-separated) or name, and `add_argument`'s keywords.
+Arg = tuple[str, dict[str, Any]]
+# The `<run>` of the commands about one run.
+RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
+RUN_ARG: Arg = ("run", {"help": RUN_HELP})
+
+
+def add_command(
+    sub: Any, name: str, help: str, *examples: str, args: Sequence[Arg] = (), **kwargs: Any
+) -> Any:
+    """A subcommand's parser, its `examples` (one a line) as its epilog, with `args`."""
     import argparse
 
     kwargs.setdefault("epilog", "examples:\n" + "\n".join(f"  {e}" for e in examples))
     formatter = argparse.RawDescriptionHelpFormatter
-    return sub.add_parser(name, help=help, formatter_class=formatter, **kwargs)
+    parser = sub.add_parser(name, help=help, formatter_class=formatter, **kwargs)
+    add_arguments(parser, args)
+    return parser
 
 
-def json_flag(parser: Any, handler: Handler, human: Callable[[Any], None]) -> None:
+def add_arguments(parser: Any, args: Sequence[Arg]) -> None:
+    """Add each of `args` to `parser` (or to a group of its arguments)."""
+    for names, options in args:
+        parser.add_argument(*names.split(), **options)
+
+
+# `--json` of a command that prints a table by default.
+TABLE_JSON = "print the JSON document (camelCase keys) instead of the table"
+
+
+def json_flag(parser: Any, handler: Handler, human: Callable[[Any], None], help: str = "") -> None:
     """`--json` on a command printing for people; its handler and its text renderer."""
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--json", action="store_true", help=help or "print one JSON document")
     parser.set_defaults(handler=handler, human=human)
+
+
+# The module that registers each command, in the order of the help. A run builds its own
+# command's parser only: registering the others imports what their flags need, which
+# `okstra wizard step` would pay for on every step. An unknown command (or none): all.
+_REGISTRARS = {
+    "models": "_models", "team": "_models", "wizard": "_wizard", "prepare": "_prepare",
+    "report": "_prepare", "resume": "_resume", "runs": "_runs", "status": "_runs",
+    "attach": "_runs", "stop": "_runs", "doctor": "_doctor", "trust": "_trust",
+    "worker": "_worker", "mcp": "_mcp", "completion": "_completion", "schema": "_schema",
+    "demo": "_demo",
+}  # fmt: skip
+
+EXAMPLES = """\
+examples:
+  okstra models                       the model pool as a table (--json: as JSON)
+  okstra team --task-type implementation-planning    the team okstra would pick, or why none exists
+  okstra wizard init --project-root . --task-type implementation-planning
+  okstra wizard step --state 20260115-093000 --answer new
+  okstra prepare --state 20260115-093000 --dry-run
+  okstra report roles .okstra/tasks/grp/one/runs/implementation-planning-001
+  okstra resume implementation-planning-001 --exec
+  okstra completion bash > ~/.local/share/bash-completion/completions/okstra
+
+Each command has its own help: okstra COMMAND --help.
+"""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser: every command, or only `command`'s (the one being run)."""
-    from ._parser import build_parser as build  # argparse: only when a parser is needed
+    import argparse  # only when a parser is needed
+    import importlib
 
-    return build(command)
+    from .. import __version__
+
+    class Parser(argparse.ArgumentParser):
+        """argparse that raises instead of printing usage and exiting."""
+
+        def error(self, message: str) -> NoReturn:
+            # `okstra: ` is the front end's prefix: a subcommand says its own name after it
+            # (`okstra: runs: …`), the top level nothing more (not `okstra: okstra: …`).
+            prog = self.prog.removeprefix("okstra").strip()
+            raise UsageError(f"{prog}: {message}" if prog else message)
+
+    parser = Parser(
+        prog="okstra",
+        description=(
+            "Set up and start a team of AI coding agents on one task. "
+            "Without a command, opens the terminal app."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"okstra {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+    only = _REGISTRARS.get(command or "")
+    for name in (only,) if only is not None else dict.fromkeys(_REGISTRARS.values()):
+        importlib.import_module(f"{__package__}.{name}").register(sub)
+    return parser
 
 
 # The exit status of a command whose reader went away (128 + SIGPIPE, what a shell
@@ -135,8 +243,9 @@ def _dispatch(command: str | None, args_list: list[str]) -> int:
         except SystemExit as exc:  # help and --version (errors raise `UsageError`)
             return int(exc.code or 0)
     handler: Handler | None = getattr(ns, "handler", None)
-    if handler is None:
-        raise UsageError("a command is required: " + ", ".join(COMMANDS))
+    if handler is None:  # no command, or a group without one of its commands
+        missing = "a command is required: " + ", ".join(COMMANDS)
+        raise UsageError(_GROUPS.get(getattr(ns, "command", None) or "", missing))
     result, code = handler(ns)
     human: Callable[[Any], None] | None = getattr(ns, "human", None)
     if human is not None and not getattr(ns, "json", False):
@@ -165,29 +274,27 @@ def _run(args_list: list[str]) -> int:
 
     try:
         return _dispatch(command, args_list)
-    except OkstraError as exc:
-        if debug:
-            _print_traceback()
-        fail(exc.to_json())
-        return exc.exit_code
     except KeyboardInterrupt:
         fail({"ok": False, "error": "interrupted"})
         return 130
-    except OSError as exc:
-        if isinstance(exc, BrokenPipeError):
-            raise  # stdout's reader is gone: `main` stops quietly
-        # Disk full, read-only file system, permission denied, name too long, not a
-        # directory…: the machine's state, not a bug — exit 2 naming the file and errno.
-        if debug:
-            _print_traceback()
-        error = FileSystemError(
-            f"file system error: {describe_os_error(exc)}", path=exc.filename or None
-        )
-        emit(error.to_json())
-        return error.exit_code
+    except BrokenPipeError:
+        raise  # stdout's reader is gone: `main` stops quietly
     except Exception as exc:  # the last line of defence: never a bare traceback
         if debug:
-            _print_traceback()
+            import traceback  # only a debugging run pays for the module
+
+            traceback.print_exc(file=sys.stderr)
+        if isinstance(exc, OkstraError):
+            fail(exc.to_json())
+            return exc.exit_code
+        if isinstance(exc, OSError):
+            # Disk full, read-only file system, permission denied, name too long, not a
+            # directory…: the machine's state, not a bug — exit 2 naming the file and errno.
+            error = FileSystemError(
+                f"file system error: {describe_os_error(exc)}", path=exc.filename or None
+            )
+            emit(error.to_json())
+            return error.exit_code
         fail(
             {
                 "ok": False,
@@ -196,10 +303,3 @@ def _run(args_list: list[str]) -> int:
             }
         )
         return 70
-
-
-def _print_traceback() -> None:
-    """The current exception's traceback on stderr (`OKSTRA_DEBUG=1` only)."""
-    import traceback  # only a debugging run pays for the module
-
-    traceback.print_exc(file=sys.stderr)

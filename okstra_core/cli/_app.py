@@ -7,6 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..vocabulary import ENTRY_MODES
+from . import add_arguments
+
 if TYPE_CHECKING:
     import argparse
 
@@ -45,7 +48,6 @@ def command_word(args: list[str]) -> str | None:
 
 
 LAUNCH_CHOICES = ("auto", "tmux", "exec", "none")
-ENTRY_MODES = ("spawn-process", "current-session")
 
 
 def app_parser(*, commands_help: str | None = None) -> argparse.ArgumentParser:
@@ -65,45 +67,21 @@ def app_parser(*, commands_help: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=epilog,
     )
-    parser.add_argument(
-        "--project-root",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the project to set up (default: the nearest directory holding .okstra, "
-        "else the git repository's top, else the current directory)",
-    )
-    parser.add_argument(
-        "--state",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="open (or create) this wizard state file directly (a bare name: in the wizards dir)",
-    )
-    parser.add_argument(
-        "--host",
-        default=None,
-        metavar="ID",
-        help="host runtime: claude-code, codex or terminal (default: detected)",
-    )
-    parser.add_argument(
-        "--entry-mode",
-        choices=ENTRY_MODES,
-        default=None,
-        help="how the lead session starts: a new process (default) or this host session",
-    )
-    parser.add_argument(
-        "--task-type",
-        default=None,
-        metavar="TYPE",
-        help="preselect the task type of a new setup, e.g. implementation-planning",
-    )
-    parser.add_argument(
-        "--launch",
-        choices=LAUNCH_CHOICES,
-        default="auto",
-        help="how prepare starts the lead session: auto = tmux inside tmux, else exec "
-        "(this terminal, after the app exits); none = print the command (default: auto)",
-    )
+    add_arguments(parser, (
+        ("--project-root", dict(type=Path, default=None, metavar="DIR", help="the project to "
+                                "set up (default: the nearest directory holding .okstra, else "
+                                "the git repository's top, else the current directory)")),
+        ("--state", dict(type=Path, default=None, metavar="FILE", help="open (or create) this "
+                         "wizard state file directly (a bare name: in the wizards dir)")),
+        ("--host", dict(default=None, metavar="ID",
+                        help="host runtime: claude-code, codex or terminal (default: detected)")),
+        ("--entry-mode", dict(choices=ENTRY_MODES, default=None, help="how the lead session "
+                              "starts: a new process (default) or this host session")),
+        ("--task-type", dict(default=None, metavar="TYPE", help="preselect the task type of a "
+                             "new setup, e.g. implementation-planning")),
+        ("--launch", dict(choices=LAUNCH_CHOICES, default="auto", help="how prepare starts the "
+                          "lead session: auto = tmux inside tmux, else exec (this terminal, "
+                          "after the app exits); none = print the command (default: auto)")),
+    ))  # fmt: skip
     parser.add_argument("--version", action="store_true", help="print okstra's version and exit")
     return parser

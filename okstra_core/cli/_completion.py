@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..catalog.models import TASK_TYPES
 from . import add_command, say
 
 SHELLS = ("bash", "zsh", "fish")
@@ -76,24 +77,14 @@ def state_names(**_: Any) -> list[str]:
     return [s.path.stem for s in list_wizards(Environment.real()) if s.problem is None]
 
 
-def task_types(**_: Any) -> list[str]:
-    from ..catalog.models import TASK_TYPES
-
-    return list(TASK_TYPES)
-
-
-def hosts(**_: Any) -> list[str]:
-    return list(HOSTS)
-
-
 # Each argument's values by its `dest` (a flag's or a positional's).
 COMPLETERS: dict[str, Completer] = {
     "run": run_ids,
     "who": worker_labels,
     "role": role_names,
     "state": state_names,
-    "task_type": task_types,
-    "host": hosts,
+    "task_type": lambda **_: list(TASK_TYPES),
+    "host": lambda **_: list(HOSTS),
 }
 
 
@@ -153,23 +144,16 @@ def script(shell: str) -> str:
 
 def register(sub: Any) -> None:
     """Add `okstra completion SHELL`."""
-    parser = add_command(
-        sub,
-        "completion",
-        "print a shell completion script (bash, zsh or fish)",
+    add_command(
+        sub, "completion", "print a shell completion script (bash, zsh or fish)",
         "source <(okstra completion bash)                       this bash session",
         "okstra completion bash > ~/.local/share/bash-completion/completions/okstra",
         'okstra completion zsh > "${fpath[1]}/_okstra"',
         "okstra completion fish > ~/.config/fish/completions/okstra.fish",
         description="Print the completion script for a shell; load it from its startup file.",
-    )
-    parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
-    parser.set_defaults(handler=_completion, human=_print_script)
+        args=(("shell", dict(choices=SHELLS, help="the shell to complete in")),),
+    ).set_defaults(handler=_completion, human=lambda out: say(str(out["script"])))  # fmt: skip
 
 
 def _completion(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     return {"ok": True, "shell": ns.shell, "script": script(ns.shell)}, 0
-
-
-def _print_script(payload: dict[str, Any]) -> None:
-    say(str(payload["script"]))

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,32 +30,24 @@ report passes `okstra report check`.
 
 def register(sub: Any) -> None:
     """Add `demo` to the top-level parser."""
-    demo = add_command(
-        sub,
-        "demo",
+    add_command(
+        sub, "demo",
         "see a whole team at work on a copy of the demo project (no agent CLI needed)",
         "okstra demo                          a fresh directory, printed",
         "okstra demo ~/okstra-demo --surface tmux",
         "okstra demo /tmp/d --surface background   no terminal: the lead ends after the report",
         description=DESCRIPTION,
-    )
-    demo.add_argument("dir", nargs="?", metavar="DIR", help="a new directory for the copy")
-    demo.add_argument(
-        "--surface",
-        choices=("tmux", "background"),
-        help="where the lead runs: a tmux window (workers in its panes), or in the "
-        "background without a terminal (default: tmux inside tmux, else background)",
-    )
-    demo.add_argument(
-        "--no-mcp",
-        dest="mcp",
-        action="store_const",
-        const=False,
-        default=None,
-        help="do not give the lead okstra's MCP server: it drives its team with okstra's "
-        "commands (default: the user config's `mcp`, true: through the server's tools)",
-    )
-    demo.set_defaults(handler=_demo, human=_human)
+        args=(
+            ("dir", dict(nargs="?", metavar="DIR", help="a new directory for the copy")),
+            ("--surface", dict(choices=("tmux", "background"), help="where the lead runs: a "
+                               "tmux window (workers in its panes), or in the background "
+                               "without a terminal (default: tmux inside tmux, else background)")),
+            ("--no-mcp", dict(dest="mcp", action="store_const", const=False, default=None,
+                              help="do not give the lead okstra's MCP server: it drives its "
+                              "team with okstra's commands (default: the user config's `mcp`, "
+                              "true: through the server's tools)")),
+        ),
+    ).set_defaults(handler=_demo, human=_human)  # fmt: skip
 
 
 def _say(line: str) -> None:
@@ -78,16 +71,8 @@ class DemoReply:
 
     @classmethod
     def of(cls, run: DemoRun, surface: str) -> DemoReply:
-        return cls(
-            ok=run.ok,
-            project=run.project,
-            run_dir=run.run_dir,
-            report=run.report,
-            report_ok=run.report_ok,
-            lead_status=run.lead_status,
-            surface=surface,
-            members=run.members,
-        )
+        own = {f.name: getattr(run, f.name) for f in fields(cls) if f.name != "surface"}
+        return cls(surface=surface, **own)
 
 
 def _demo(ns: argparse.Namespace) -> tuple[DemoReply, int]:

@@ -15,12 +15,9 @@ if TYPE_CHECKING:
 def register(sub: Any) -> None:
     """Add `doctor` to the top-level parser."""
     parser = add_command(
-        sub,
-        "doctor",
-        "check the agent CLIs and tmux; say how to install what is missing",
-        "okstra doctor",
-        "okstra doctor --json",
-    )
+        sub, "doctor", "check the agent CLIs and tmux; say how to install what is missing",
+        "okstra doctor", "okstra doctor --json",
+    )  # fmt: skip
     json_flag(parser, _doctor, _human)
 
 

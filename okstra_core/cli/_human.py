@@ -9,16 +9,13 @@ import errno
 import io
 import shutil
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._model_replies import TeamRefused
 
 if TYPE_CHECKING:
     from ._model_replies import ModelsReply, TeamReply
-
-# A command's text for people, from its result (a record, or a JSON object).
-Renderer = Callable[[Any], None]
 
 
 def _console() -> Any:
@@ -125,16 +122,9 @@ def render_team(reply: TeamReply | TeamRefused) -> None:
         f"Team for {reply.task_type} · host {reply.host} · {reply.entry_mode}", style="bold"
     )
     table = _table("Role", "#", "Duty", "Model ref", "Provider", "Runner", "Why")
-    for member in reply.team:
-        table.add_row(
-            str(member.role),
-            str(member.ordinal),
-            str(member.duty or ""),
-            str(member.model_ref),
-            str(member.provider),
-            str(member.runner),
-            str(member.provenance or ""),
-        )
+    for m in reply.team:
+        cells = (m.role, m.ordinal, m.duty or "", m.model_ref, m.provider, m.runner)
+        table.add_row(*map(str, cells), str(m.provenance or ""))
     console.print(table)
     for dynamic in reply.dynamic_roles:
         console.print(f"  {dynamic.role}: spawned at run time", markup=False)
@@ -194,13 +184,3 @@ def render_markdown(payload: Mapping[str, Any]) -> None:
     """The markdown form of a table (`report roles --markdown`), as is."""
     sys.stdout.write(str(payload.get("markdown", "")))
     sys.stdout.flush()
-
-
-def add_json_flag(parser: Any, renderer: Renderer) -> None:
-    """`--json` on a command that prints a table by default."""
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print the JSON document (camelCase keys) instead of the table",
-    )
-    parser.set_defaults(human=renderer)

@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..records import config, dataclass
-from . import add_command, say, seconds
+from . import RUN_ARG, add_command, say, seconds
 
 if TYPE_CHECKING:
     import argparse
 
     from ..launch.mcp import Host
 
-RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 HOST_CHOICES = ("claude", "codex", "gemini")
 # One `worker_wait` call's longest wait (seconds); see okstra_core/mcp/tools.py.
 DEFAULT_SLICE = 50.0
@@ -42,9 +41,7 @@ class McpSnippet:
 def register(sub: Any) -> None:
     """Add `mcp` to the top-level parser."""
     parser = add_command(
-        sub,
-        "mcp",
-        "serve a run's team as MCP tools on stdin/stdout (for the lead's host)",
+        sub, "mcp", "serve a run's team as MCP tools on stdin/stdout (for the lead's host)",
         "okstra mcp perf/widget/planning-001                  serve (a host runs this)",
         "okstra mcp planning-001 --print-config               claude's .mcp.json form",
         "okstra mcp planning-001 --print-config --for codex   ~/.codex/config.toml form",
@@ -53,30 +50,21 @@ def register(sub: Any) -> None:
         "`okstra worker`/`okstra report` command, with the same refusals. It serves "
         "until its client closes standard input. okstra registers it with the lead's "
         "host at launch; --print-config prints what adds it to a host by hand.",
-    )
-    parser.add_argument("run", help=RUN_HELP)
-    parser.add_argument(
-        "--print-config",
-        action="store_true",
-        help="print the snippet that adds this run's server to a host, and exit",
-    )
-    parser.add_argument(
-        "--for",
-        dest="host",
-        choices=HOST_CHOICES,
-        help="the host of --print-config (default claude)",
-    )
-    parser.add_argument(
-        "--wait-slice",
-        type=seconds("--wait-slice", 1, MAX_SLICE),
-        default=DEFAULT_SLICE,
-        metavar="SECONDS",
-        help="the longest one worker_wait call waits before answering with the members "
-        f"still running (default {DEFAULT_SLICE:g}: under a host's 60 s per call)",
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="with --print-config: print one JSON document"
-    )
+        args=(
+            RUN_ARG,
+            ("--print-config", dict(action="store_true", help="print the snippet that adds "
+                                    "this run's server to a host, and exit")),
+            ("--for", dict(dest="host", choices=HOST_CHOICES,
+                           help="the host of --print-config (default claude)")),
+            ("--wait-slice", dict(type=seconds("--wait-slice", 1, MAX_SLICE),
+                                  default=DEFAULT_SLICE, metavar="SECONDS",
+                                  help="the longest one worker_wait call waits before "
+                                  "answering with the members still running (default "
+                                  f"{DEFAULT_SLICE:g}: under a host's 60 s per call)")),
+            ("--json", dict(action="store_true",
+                            help="with --print-config: print one JSON document")),
+        ),
+    )  # fmt: skip
     parser.set_defaults(handler=_mcp, human=_human)
 
 

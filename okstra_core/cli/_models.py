@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..vocabulary import ENTRY_MODES
-from . import add_command
-from ._human import add_json_flag, render_models, render_team
+from . import TABLE_JSON, add_command, json_flag
+from ._human import render_models, render_team
 from ._model_replies import DynamicRow, ModelRow, ModelsReply, TeamRefused, TeamReply, TeamRow
 
 if TYPE_CHECKING:
@@ -22,78 +22,51 @@ if TYPE_CHECKING:
     from ..environment import Environment
 
 
+# `--host`, `--entry-mode` and `--project-root` of both commands.
+_COMMON = (
+    ("--host", dict(metavar="ID",
+                    help="host runtime: claude-code, codex or terminal (default: detected)")),
+    ("--entry-mode", dict(default=None, metavar="MODE", help="spawn-process (default): okstra "
+                          "starts the lead; current-session: this host session is the lead")),
+    ("--project-root", dict(default=None, metavar="DIR", help="project directory, for its "
+                            "defaults (default: the current directory)")),
+)  # fmt: skip
+
+
 def register(sub: Any) -> None:
     """Add `okstra models` and `okstra team` to the top-level parser."""
     models = add_command(
-        sub,
-        "models",
-        "the model pool with availability and reasons (a table; --json for JSON)",
+        sub, "models", "the model pool with availability and reasons (a table; --json for JSON)",
         "okstra models                    every model, and what it can run",
         "okstra models --role analyser    which models can be an analyser, and why not",
         "okstra models --json | jq '.models[] | select(.available) | .modelRef'",
         description="List every model of the provider registry with its availability.",
-    )
-    _common(models)
-    models.add_argument(
-        "--role", metavar="ROLE", help="availability for this role (default: any role)"
-    )
-    add_json_flag(models, render_models)
-    models.set_defaults(handler=_models)
-
+        args=(*_COMMON, ("--role", dict(metavar="ROLE", help="availability for this role "
+                                        "(default: any role)"))),
+    )  # fmt: skip
+    json_flag(models, _models, render_models, TABLE_JSON)
     team = add_command(
-        sub,
-        "team",
-        "resolve a team without the wizard, or explain why none exists",
+        sub, "team", "resolve a team without the wizard, or explain why none exists",
         "okstra team --task-type implementation-planning",
         "okstra team --task-type requirements-discovery --role-count analyser=3",
         "okstra team --task-type implementation-planning --json",
         "okstra team --task-type implementation-planning --role-model planner=codex/gpt-5.6-sol",
         description="Resolve every role instance of a task type to a model binding.",
-    )
-    team.add_argument(
-        "--task-type",
-        required=True,
-        metavar="TYPE",
-        help="the phase, e.g. requirements-discovery or implementation-planning",
-    )
-    for flag, metavar, text in (
-        ("--role-count", "ROLE=N", "how many instances of a role (repeatable)"),
-        (
-            "--role-model",
-            "ROLE=MODEL",
-            "repeatable; a role given again is its next instance; MODEL is a ref or provider/alias",
+        args=(
+            ("--task-type", dict(required=True, metavar="TYPE", help="the phase, e.g. "
+                                 "requirements-discovery or implementation-planning")),
+            ("--role-count", dict(action="append", default=[], metavar="ROLE=N",
+                                  help="how many instances of a role (repeatable)")),
+            ("--role-model", dict(action="append", default=[], metavar="ROLE=MODEL",
+                                  help="repeatable; a role given again is its next instance; "
+                                  "MODEL is a ref or provider/alias")),
+            *_COMMON,
+            ("--host-session-context-json", dict(default="", help="the host session context "
+                                                 "(it decides host, entry mode and the "
+                                                 "session's model)")),
         ),
-    ):
-        team.add_argument(flag, action="append", default=[], metavar=metavar, help=text)
-    _common(team)
-    team.add_argument(
-        "--host-session-context-json",
-        default="",
-        help="the host session context (it decides host, entry mode and the session's model)",
-    )
-    add_json_flag(team, render_team)
-    team.set_defaults(handler=_team)
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--host",
-        metavar="ID",
-        help="host runtime: claude-code, codex or terminal (default: detected)",
-    )
-    parser.add_argument(
-        "--entry-mode",
-        default=None,
-        metavar="MODE",
-        help="spawn-process (default): okstra starts the lead; current-session: this "
-        "host session is the lead",
-    )
-    parser.add_argument(
-        "--project-root",
-        default=None,
-        metavar="DIR",
-        help="project directory, for its defaults (default: the current directory)",
-    )
+    )  # fmt: skip
+    json_flag(team, _team, render_team, TABLE_JSON)
 
 
 def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, EntryMode, Path]:
@@ -141,26 +114,16 @@ def _models(ns: argparse.Namespace) -> tuple[ModelsReply, int]:
             raise UsageError(f"--role {role!r}: unknown role (known: {', '.join(sorted(known))})")
     rows: list[ModelRow] = []
     for model in pool.models():
-        if role is not None:
-            verdict = pool.availability(model.ref, role, host, entry_mode)
-            available, reason = verdict.available, verdict.reason
-            usable_for = [role] if available else []
-        else:
-            usable_for = []
-            reasons: list[str] = []
-            for candidate in model.roles:
-                verdict = pool.availability(model.ref, candidate, host, entry_mode)
-                if verdict.available:
-                    usable_for.append(candidate)
-                elif verdict.reason and verdict.reason not in reasons:
-                    reasons.append(verdict.reason)
-            available = bool(usable_for)
-            if available:
-                reason = None
-            elif reasons:
-                reason = "; ".join(reasons)
-            else:
-                reason = f"model {model.ref} supports no role"
+        usable_for: list[str] = []
+        reasons: list[str] = []
+        for candidate in (role,) if role is not None else model.roles:
+            verdict = pool.availability(model.ref, candidate, host, entry_mode)
+            if verdict.available:
+                usable_for.append(candidate)
+            elif verdict.reason and verdict.reason not in reasons:
+                reasons.append(verdict.reason)
+        available = bool(usable_for)
+        reason = None if available else "; ".join(reasons) or f"model {model.ref} supports no role"
         rows.append(
             ModelRow(
                 model_ref=model.ref,

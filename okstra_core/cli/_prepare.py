@@ -16,8 +16,9 @@ from ..compat.flags import add_legacy_arguments, apply_legacy_inputs, legacy_fla
 from ..environment import Environment
 from ..errors import UsageError
 from ..records import to_data
-from . import add_command, run_dir
-from ._human import add_json_flag, render_markdown, render_report_roles
+from . import RUN_ARG, TABLE_JSON, add_command, emit, json_flag, run_dir, run_lead
+from ._app import LAUNCH_CHOICES
+from ._human import render_markdown, render_report_roles
 from .roleargs import (
     REQUEST_DESTS,
     add_request_arguments,
@@ -43,52 +44,33 @@ Prints one JSON document. `okstra wizard outcome --state F` gives the renderArgv
 confirmed wizard would pass here.
 """
 
-_RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
-
 
 def register(sub: Any) -> None:
     """Add `prepare` and `report` to the top-level parser."""
     prep = add_command(
-        sub,
-        "prepare",
+        sub, "prepare",
         "turn a confirmed wizard (or its renderArgv) into a run and launch the lead",
         description="Validate the inputs, resolve the team, write the run's files and "
         "launch the lead session.",
         epilog=PREPARE_EXAMPLES,
-    )
-    prep.add_argument(
-        "--state",
-        metavar="FILE",
-        help="a confirmed wizard state file (a bare name: in the wizards dir)",
-    )
-    prep.add_argument(
-        "--answers",
-        metavar="FILE",
-        help="replay an answers file (`okstra wizard answers`) into a new setup and prepare "
-        "it; with --project-root (and optionally --host, --entry-mode, --task-type, --state)",
-    )
-    prep.add_argument(
-        "--again",
-        action="store_true",
-        help="with --state: launch another run of a setup that already launched one",
-    )
-    prep.add_argument(
-        "--launch",
-        choices=("auto", "tmux", "exec", "none"),
-        default="auto",
-        help="how to start the lead (auto = tmux inside tmux, else exec)",
-    )
-    prep.add_argument(
-        "--dry-run", action="store_true", help="print every file and command; write nothing"
-    )
-    prep.add_argument(
-        "--no-mcp",
-        dest="mcp",
-        action="store_false",
-        default=None,
-        help="do not give the lead okstra's MCP tools (it drives its team with shell "
-        "commands only); default: the user config's `mcp` (true)",
-    )
+        args=(
+            ("--state", dict(metavar="FILE", help="a confirmed wizard state file (a bare "
+                             "name: in the wizards dir)")),
+            ("--answers", dict(metavar="FILE", help="replay an answers file (`okstra wizard "
+                               "answers`) into a new setup and prepare it; with --project-root "
+                               "(and optionally --host, --entry-mode, --task-type, --state)")),
+            ("--again", dict(action="store_true", help="with --state: launch another run of "
+                             "a setup that already launched one")),
+            ("--launch", dict(choices=LAUNCH_CHOICES, default="auto",
+                              help="how to start the lead (auto = tmux inside tmux, else exec)")),
+            ("--dry-run", dict(action="store_true",
+                               help="print every file and command; write nothing")),
+            ("--no-mcp", dict(dest="mcp", action="store_false", default=None,
+                              help="do not give the lead okstra's MCP tools (it drives its team "
+                              "with shell commands only); default: the user config's `mcp` "
+                              "(true)")),
+        ),
+    )  # fmt: skip
     add_request_arguments(prep)
     add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
@@ -97,55 +79,38 @@ def register(sub: Any) -> None:
 
 def _register_report(sub: Any) -> None:
     report = add_command(
-        sub,
-        "report",
-        "execution roles of a prepared run",
+        sub, "report", "execution roles of a prepared run",
         "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
         "okstra report roles RUN --markdown          the table for a report",
         "okstra report check RUN final-report.json   exit 2 unless the sets match",
         description="The role executions of a run, and the check a final report must pass.",
-    )
+    )  # fmt: skip
     rsub = report.add_subparsers(
         dest="report_command", metavar="COMMAND", parser_class=type(report)
     )
-    report.set_defaults(handler=_report_usage)
     roles = add_command(
-        rsub,
-        "roles",
-        "the run's execution roles (a table; --markdown, --json)",
+        rsub, "roles", "the run's execution roles (a table; --markdown, --json)",
         "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
         "okstra report roles RUN --markdown   the markdown table for a final report",
         "okstra report roles RUN --json",
         "okstra report roles RUN --report final-report.json",
-    )
-    roles.add_argument("run", help=_RUN_HELP)
-    roles.add_argument(
-        "--report", metavar="FILE", help="also check this final-report JSON against the run"
-    )
-    roles.add_argument(
-        "--markdown",
-        action="store_const",
-        const=render_markdown,
-        dest="human",
-        help="print the markdown table (for a final report) instead",
-    )
-    add_json_flag(roles, render_report_roles)
-    roles.set_defaults(handler=_report_roles)
-
-    check = add_command(
-        rsub,
-        "check",
-        "refuse a final report whose executionRoles differ",
+        args=(
+            RUN_ARG,
+            ("--report", dict(metavar="FILE",
+                              help="also check this final-report JSON against the run")),
+            ("--markdown", dict(action="store_const", const=render_markdown, dest="human",
+                                help="print the markdown table (for a final report) instead")),
+        ),
+    )  # fmt: skip
+    json_flag(roles, _report_roles, render_report_roles, TABLE_JSON)
+    add_command(
+        rsub, "check", "refuse a final report whose executionRoles differ",
         "okstra report check RUN final-report.json   exit 2 unless the role sets match",
         "okstra report check .okstra/tasks/web/login/runs/implementation-001 report.json",
-    )
-    check.add_argument("run", help=_RUN_HELP)
-    check.add_argument("report", help="the final report JSON (with executionRoles)")
-    check.set_defaults(handler=_report_check)
-
-    finalize = add_command(
-        rsub,
-        "finalize",
+        args=(RUN_ARG, ("report", dict(help="the final report JSON (with executionRoles)"))),
+    ).set_defaults(handler=_report_check)  # fmt: skip
+    add_command(
+        rsub, "finalize",
         "write the run's executionRoles (with their outcomes) onto a final report",
         "okstra report finalize RUN --data final-report.json",
         "okstra report finalize perf/widget/implementation-001 --data report.json",
@@ -153,16 +118,9 @@ def _register_report(sub: Any) -> None:
         "execution of the run manifest with its recorded status — onto a final report's "
         "JSON data file, atomically, keeping its other keys. `okstra report check` then "
         "passes.",
-    )
-    finalize.add_argument("run", help=_RUN_HELP)
-    finalize.add_argument(
-        "--data", metavar="FILE", required=True, help="the final report's JSON data file"
-    )
-    finalize.set_defaults(handler=_report_finalize)
-
-
-def _report_usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    raise UsageError("okstra report: a command is required: roles, check, finalize")
+        args=(RUN_ARG, ("--data", dict(metavar="FILE", required=True,
+                                   help="the final report's JSON data file"))),
+    ).set_defaults(handler=_report_finalize)  # fmt: skip
 
 
 def _emit_progress(step: str) -> None:
@@ -203,7 +161,10 @@ def _prepare(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         record_lead_exit(result, environment)
     payload: dict[str, Any] = to_data(result)
     if result.ok and result.exec_argv:
-        _run_lead(payload, result, environment)
+        emit(payload)  # the JSON document first, then the lead CLI in the foreground
+        cwd = result.launch.cwd if result.launch is not None else Path.cwd()
+        env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
+        run_lead(result.run_dir, list(result.exec_argv), env, cwd, environment)
     if result.lead_exited:
         print(f"okstra: {result.error}", file=sys.stderr, flush=True)
         return payload, LEAD_EXITED
@@ -278,33 +239,6 @@ def _prepare_answers(
             field=f"[{len(entries)}]",
         )
     return prepare_replayed(wizard, **launching)
-
-
-def _run_lead(payload: dict[str, Any], result: Any, environment: Any) -> None:
-    """Print the JSON document, then run the lead CLI in the foreground (exec backend)."""
-    from ..errors import OkstraError
-    from ..life.foreground import run_foreground
-    from . import emit
-
-    emit(payload)
-    cwd = result.launch.cwd if result.launch is not None else Path.cwd()
-    env = dict(result.exec_env) if result.exec_env is not None else dict(os.environ)
-    try:
-        code, said = run_foreground(
-            result.run_dir,
-            list(result.exec_argv),
-            env,
-            cwd,
-            environment,
-            say=lambda line: print(line, file=sys.stderr, flush=True),
-        )
-    except OkstraError as exc:
-        # The JSON is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: {exc.render()}", file=sys.stderr)
-        raise SystemExit(1) from None
-    if said is not None:
-        print(said, file=sys.stderr, flush=True)
-    raise SystemExit(code)
 
 
 def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:

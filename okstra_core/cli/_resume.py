@@ -16,7 +16,7 @@ from typing import Any
 from ..display import inert
 from ..errors import UsageError
 from ..records import to_data
-from . import add_command, emit, say
+from . import add_command, emit, run_lead, say
 from ._run_replies import ResumeReply
 
 
@@ -35,8 +35,7 @@ def register(sub: Any) -> None:
     from ..life.resume import DEFAULT_WAIT
 
     parser = add_command(
-        sub,
-        "resume",
+        sub, "resume",
         "how to resume a run's lead; find a pending session id; --exec resumes it",
         "okstra resume implementation-planning-001          how to resume this project's run",
         "okstra resume implementation-planning-001 --json   its resume sheet, as JSON",
@@ -44,36 +43,22 @@ def register(sub: Any) -> None:
         "okstra resume implementation-planning-001 --exec   resume the lead in this terminal",
         description="Say how to resume a run's lead (and find a pending session id); "
         "--json prints the run's resume sheet.",
-    )
-    parser.add_argument(
-        "run",
-        help="a run id (e.g. planning-001), <task>/<run-id>, the run's directory or its "
-        "run-manifest.json",
-    )
-    parser.add_argument(
-        "--project-root",
-        default=".",
-        help="a directory inside the project a run id is looked up in (default: the "
-        "current directory; the project is found upwards from there)",
-    )
-    parser.add_argument(
-        "--wait",
-        type=_seconds,
-        default=DEFAULT_WAIT,
-        metavar="SECONDS",
-        help=f"how long to wait for a pending session id (default {DEFAULT_WAIT:g}; 0 = look once)",
-    )
-    parser.add_argument(
-        "--session-id",
-        help="when several sessions fit, the lead's (must be one that was found)",
-    )
-    parser.add_argument(
-        "--exec",
-        action="store_true",
-        dest="exec_lead",
-        help="then become the lead CLI, resumed (only once its session id is known)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the resume sheet as JSON")
+        args=(
+            ("run", dict(help="a run id (e.g. planning-001), <task>/<run-id>, the run's "
+                         "directory or its run-manifest.json")),
+            ("--project-root", dict(default=".", help="a directory inside the project a run id "
+                                    "is looked up in (default: the current directory; the "
+                                    "project is found upwards from there)")),
+            ("--wait", dict(type=_seconds, default=DEFAULT_WAIT, metavar="SECONDS",
+                            help=f"how long to wait for a pending session id (default "
+                            f"{DEFAULT_WAIT:g}; 0 = look once)")),
+            ("--session-id", dict(help="when several sessions fit, the lead's (must be one "
+                                  "that was found)")),
+            ("--exec", dict(action="store_true", dest="exec_lead", help="then become the lead "
+                            "CLI, resumed (only once its session id is known)")),
+            ("--json", dict(action="store_true", help="print the resume sheet as JSON")),
+        ),
+    )  # fmt: skip
     parser.set_defaults(handler=_resume, human=_resume_human)
 
 
@@ -128,7 +113,12 @@ def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
             return replace(reply, refused=exc.render()), 1
         # The lead runs with okstra's environment plus the provider's own variables.
         env = {**environment.env, **command.env}
-        _run_resumed(ns, reply, run_dir, list(command.argv), command.cwd, env, environment)
+        # The summary (`--json`: the document) first, then the resumed lead CLI.
+        if ns.json:
+            emit(to_data(reply))
+        else:
+            _resume_human(reply)
+        run_lead(run_dir, list(command.argv), env, command.cwd, environment, resumed=True)
     return reply, 0
 
 
@@ -167,38 +157,3 @@ def resume_text(reply: ResumeReply) -> str:
         lines.append("resume   nothing to resume now (see `okstra status`)")
     lines += [f"note     {inert(note)}" for note in reply.notes]
     return "\n".join(lines) + "\n"
-
-
-def _run_resumed(
-    ns: argparse.Namespace,
-    reply: ResumeReply,
-    run_dir: Path,
-    argv: list[str],
-    cwd: Path,
-    env: dict[str, str],
-    environment: Any,
-) -> None:
-    """Print the summary (`--json`: the document), then run the resumed lead CLI as
-    okstra's foreground child; exit with its status."""
-    from ..errors import OkstraError
-    from ..life.foreground import run_foreground
-
-    if ns.json:
-        emit(to_data(reply))
-    else:
-        _resume_human(reply)
-    try:
-        code, _ = run_foreground(
-            run_dir,
-            argv,
-            env,
-            cwd,
-            environment,
-            say=lambda line: print(inert(line), file=sys.stderr, flush=True),
-            resumed=True,
-        )
-    except OkstraError as exc:
-        # The summary is already out; say what failed on stderr and exit like a launch error.
-        print(f"okstra: {inert(exc.render())}", file=sys.stderr)
-        raise SystemExit(1) from None
-    raise SystemExit(code)

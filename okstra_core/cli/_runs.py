@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..display import age, inert
 from ..errors import OkstraError, UsageError
 from ..records import to_data
-from . import add_command, json_flag, say, seconds
+from . import RUN_ARG, add_command, json_flag, say, seconds
 from ._human import text_table
 from ._run_replies import ListedRun, RunsReply, RunStatus, StopReply
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ..life.runs import RunRow
     from ..life.workers.observe import WorkerState
 
-RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 # What `status` shows of a lead's last lines: at most this many, each cut to this length.
 _LAST_LINES = 20
 _MAX_LINE = 1000
@@ -47,96 +46,66 @@ def _limit(text: str) -> int:
 def register(sub: Any) -> None:
     """Add `runs`, `status`, `attach` and `stop` to the top-level parser."""
     runs = add_command(
-        sub,
-        "runs",
-        "this project's runs and their lead's status, newest first",
+        sub, "runs", "this project's runs and their lead's status, newest first",
         "okstra runs               this project's runs, newest first",
         "okstra runs --all         every project's runs",
         "okstra runs --prune       remove incomplete run directories (asks first)",
         "okstra runs --json | jq '.runs[0]'",
-    )
-    runs.add_argument("--all", action="store_true", help="every project's runs (central index)")
-    runs.add_argument(
-        "--limit",
-        type=_limit,
-        default=RUNS_LIMIT,
-        metavar="N",
-        help=f"the N newest runs (default {RUNS_LIMIT}; 0: every run)",
-    )
-    runs.add_argument(
-        "--prune",
-        action="store_true",
-        help="remove incomplete run directories (left by prepares that did not finish), "
-        "asking first",
-    )
-    runs.add_argument(
-        "--yes", action="store_true", help="with --prune: remove without asking (headless)"
-    )
-    runs.add_argument(
-        "--project-root",
-        default=".",
-        help="a directory inside the project (default: the current directory)",
-    )
+        args=(
+            ("--all", dict(action="store_true", help="every project's runs (central index)")),
+            ("--limit", dict(type=_limit, default=RUNS_LIMIT, metavar="N",
+                             help=f"the N newest runs (default {RUNS_LIMIT}; 0: every run)")),
+            ("--prune", dict(action="store_true", help="remove incomplete run directories "
+                             "(left by prepares that did not finish), asking first")),
+            ("--yes", dict(action="store_true",
+                           help="with --prune: remove without asking (headless)")),
+            ("--project-root", dict(default=".", help="a directory inside the project "
+                                    "(default: the current directory)")),
+        ),
+    )  # fmt: skip
     json_flag(runs, _runs, _runs_human)
-
-    _register_status(sub)
-
-    attach = add_command(
-        sub,
-        "attach",
-        "show the lead's tmux window, or a worker's pane (switch-client inside tmux, else attach)",
-        "okstra attach requirements-discovery-001",
-        "okstra attach perf/widget",
-    )
-    attach.add_argument("run", help=RUN_HELP)
-    attach.add_argument("who", nargs="?", help="a worker's pane instead (e.g. analyser#1)")
-    attach.set_defaults(handler=_attach, human=_attach_human)
-
-    stop = add_command(
-        sub,
-        "stop",
-        "stop the lead (Ctrl-C, SIGTERM) and every running worker; kill after --grace",
-        "okstra stop requirements-discovery-001",
-        "okstra stop perf/widget --grace 30",
-        "okstra stop perf/widget --lead-only     the workers run on",
-    )
-    stop.add_argument("run", help=RUN_HELP)
-    stop.add_argument(
-        "--grace",
-        type=seconds("--grace", 0, 3600, closed=False),
-        default=10.0,
-        metavar="SECONDS",
-        help="how long the lead gets to stop before it is killed (default 10)",
-    )
-    stop.add_argument(
-        "--lead-only", action="store_true", help="stop the lead alone (its workers run on)"
-    )
-    json_flag(stop, _stop, _stop_human)
-
-
-def _register_status(sub: Any) -> None:
     status = add_command(
-        sub,
-        "status",
-        "a run and its lead: running, exited N, …",
+        sub, "status", "a run and its lead: running, exited N, …",
         "okstra status requirements-discovery-001",
         "okstra status perf/widget          the task's newest run",
         "okstra status perf/widget --json",
         "okstra status perf/widget --wait waiting --timeout 600",
-    )
-    status.add_argument("run", help=RUN_HELP)
-    status.add_argument(
-        "--wait",
-        choices=("waiting", "idle"),
-        help="first wait until the lead waits for input (or is idle), or stops running",
-    )
-    status.add_argument(
-        "--timeout",
-        type=seconds("--timeout", 0, 7 * 86400),
-        metavar="SECONDS",
-        help="with --wait: give up after this long (exit 124)",
-    )
-    json_flag(status, _status, _status_human)
+        args=(
+            RUN_ARG,
+            ("--wait", dict(choices=("waiting", "idle"), help="first wait until the lead "
+                            "waits for input (or is idle), or stops running")),
+            ("--timeout", dict(type=seconds("--timeout", 0, 7 * 86400), metavar="SECONDS",
+                               help="with --wait: give up after this long (exit 124)")),
+        ),
+    )  # fmt: skip
+    json_flag(status, _status, lambda status: say(status_text(status)))
+    attach = add_command(
+        sub, "attach",
+        "show the lead's tmux window, or a worker's pane (switch-client inside tmux, else attach)",
+        "okstra attach requirements-discovery-001",
+        "okstra attach perf/widget",
+        args=(
+            RUN_ARG,
+            ("who", dict(nargs="?", help="a worker's pane instead (e.g. analyser#1)")),
+        ),
+    )  # fmt: skip
+    attach.set_defaults(handler=_attach, human=_attach_human)
+    stop = add_command(
+        sub, "stop",
+        "stop the lead (Ctrl-C, SIGTERM) and every running worker; kill after --grace",
+        "okstra stop requirements-discovery-001",
+        "okstra stop perf/widget --grace 30",
+        "okstra stop perf/widget --lead-only     the workers run on",
+        args=(
+            RUN_ARG,
+            ("--grace", dict(type=seconds("--grace", 0, 3600, closed=False), default=10.0,
+                             metavar="SECONDS", help="how long the lead gets to stop before "
+                             "it is killed (default 10)")),
+            ("--lead-only", dict(action="store_true",
+                                 help="stop the lead alone (its workers run on)")),
+        ),
+    )  # fmt: skip
+    json_flag(stop, _stop, lambda reply: say(stop_text(reply)))
 
 
 def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
@@ -324,10 +293,6 @@ def _activity(row: RunRow, environment: Any) -> str | None:
     return seen.state if seen is not None else None
 
 
-def _status_human(status: RunStatus) -> None:
-    say(status_text(status))
-
-
 def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..environment import Environment
     from ..life.actions import worker_attach
@@ -391,19 +356,8 @@ def _stop(ns: argparse.Namespace) -> tuple[StopReply, int]:
     run_dir = locate_run(ns.run, Path.cwd(), environment.env)
     outcome = team_stop(run_dir, environment, grace=ns.grace, lead_only=ns.lead_only)
     # The lead's stop, then the team's (as the typed outcome names them).
-    reply = StopReply(
-        lead=outcome.lead,
-        ok=outcome.ok,
-        workers=outcome.workers,
-        workers_not_read=outcome.workers_not_read,
-        watcher=outcome.watcher,
-        lead_ok=outcome.lead.ok,
-    )
-    return reply, 0 if outcome.ok else 1
-
-
-def _stop_human(reply: StopReply) -> None:
-    say(stop_text(reply))
+    team = {f.name: getattr(outcome, f.name) for f in fields(outcome)}
+    return StopReply(lead_ok=outcome.lead.ok, **team), 0 if outcome.ok else 1
 
 
 def runs_text(result: RunsReply | PruneOutcome) -> str:
@@ -440,14 +394,9 @@ def runs_text(result: RunsReply | PruneOutcome) -> str:
         if result.all:
             row.append(str(run.project_root))
         rows.append(row)
-    more = result.more
-    if not more:
-        return text_table(headers, rows, fold=("LEAD",))
+    table, more = text_table(headers, rows, fold=("LEAD",)), result.more
     older = "older run" if more == 1 else "older runs"
-    return (
-        text_table(headers, rows, fold=("LEAD",))
-        + f"… {more:,} {older} not shown (--limit 0 lists every run)\n"
-    )
+    return table + (f"… {more:,} {older} not shown (--limit 0 lists every run)\n" if more else "")
 
 
 def prune_text(outcome: PruneOutcome) -> str:

@@ -23,16 +23,13 @@ def schemas() -> dict[str, Callable[[], dict[str, Any]]]:
 def register(sub: Any) -> None:
     """Add `schema` to the top-level parser."""
     names = ", ".join(schemas())
-    parser = add_command(
-        sub,
-        "schema",
-        f"print the JSON Schema of a document ({names})",
+    add_command(
+        sub, "schema", f"print the JSON Schema of a document ({names})",
         "okstra schema                 list the documents that have a schema",
         "okstra schema run-manifest    the schema of a run's run-manifest.json",
         "okstra schema wizard-state    the schema of a wizard state file",
-    )
-    parser.add_argument("name", nargs="?", help=f"one of: {names}; none lists them")
-    parser.set_defaults(handler=_schema)
+        args=(("name", dict(nargs="?", help=f"one of: {names}; none lists them")),),
+    ).set_defaults(handler=_schema)  # fmt: skip
 
 
 def _schema(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:

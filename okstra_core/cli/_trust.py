@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..display import inert
 from ..records import config, dataclass
-from . import add_command, json_flag, say
+from . import add_arguments, add_command, json_flag, say
 
 if TYPE_CHECKING:
     import argparse
@@ -21,9 +21,7 @@ if TYPE_CHECKING:
 def register(sub: Any) -> None:
     """Add `trust` to the top-level parser."""
     parser = add_command(
-        sub,
-        "trust",
-        "trust a project: its agent settings run when okstra starts an agent there",
+        sub, "trust", "trust a project: its agent settings run when okstra starts an agent there",
         "okstra trust",
         "okstra trust ~/src/app",
         "okstra trust --list",
@@ -31,11 +29,12 @@ def register(sub: Any) -> None:
         description="okstra launches a lead or starts a worker only in a project you trust: "
         "the agent CLIs run the project's own settings (hooks, MCP servers). The record is "
         "yours (okstra's data directory), one entry per project (its real path and owner).",
-    )
-    parser.add_argument("dir", nargs="?", help="the project (default: the current project)")
-    what = parser.add_mutually_exclusive_group()
-    what.add_argument("--list", action="store_true", help="list the trusted projects")
-    what.add_argument("--revoke", action="store_true", help="stop trusting the project")
+        args=(("dir", dict(nargs="?", help="the project (default: the current project)")),),
+    )  # fmt: skip
+    add_arguments(parser.add_mutually_exclusive_group(), (
+        ("--list", dict(action="store_true", help="list the trusted projects")),
+        ("--revoke", dict(action="store_true", help="stop trusting the project")),
+    ))  # fmt: skip
     json_flag(parser, _trust, _human)
 
 

@@ -9,20 +9,50 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, UsageError
-from ..records import to_data
-from . import add_command
-from ._replies import Moved, Refused
+from ..records import config, dataclass, to_data
+from . import add_arguments, add_command
 
 if TYPE_CHECKING:
     import argparse
 
     from ..session import Wizard
+    from ..wizard import Prompt
 
 Payload = tuple[dict[str, Any], int]
+
+
+# The replies of `init` and `step` (`notes` only when some).
+@dataclass(frozen=True, kw_only=True)
+class Moved:
+    """`init`, `step`: the echo of the answer taken (None when none was given) and the
+    next prompt; `init` names its state file, and `applied` counts replayed answers."""
+
+    __pydantic_config__ = config(omit_none=("state", "applied"), omit_empty=("notes",))
+
+    ok: Literal[True] = True
+    state: str | None = None
+    applied: int | None = None
+    echo: str | None
+    next: Prompt
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refused:
+    """`init --answers`, `step`: the answer was refused (exit 0); the state is unchanged."""
+
+    __pydantic_config__ = config(omit_none=("state", "applied"), omit_empty=("notes",))
+
+    ok: Literal[False] = False
+    state: str | None = None
+    applied: int | None = None
+    error: str
+    current: Prompt
+    notes: tuple[str, ...] = ()
 
 
 _STATE_HELP = "the wizard state file (a bare name: <state dir>/wizards/NAME.json)"
@@ -44,7 +74,6 @@ def register(sub: Any) -> None:
         description="The wizard's headless JSON protocol. Every command prints one JSON document.",
     )
     commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
-    wizard.set_defaults(handler=_missing_subcommand)
     _register_init_and_step(commands)
     _register_readers(commands)
 
@@ -52,96 +81,70 @@ def register(sub: Any) -> None:
 def _register_init_and_step(commands: Any) -> None:
     """`wizard init` and `wizard step`: the commands that write the state file."""
     init = add_command(
-        commands,
-        "init",
-        "create a wizard state file",
+        commands, "init", "create a wizard state file",
         "okstra wizard init --project-root . --state mysetup",
         "okstra wizard init --project-root . --task-type implementation-planning",
         "okstra wizard init --project-root . --answers answers.json   replay a setup",
-    )
-    init.add_argument("--state", metavar="FILE", help=_STATE_HELP + " (default: a new name)")
-    init.add_argument("--project-root", required=True, metavar="DIR", help="the project directory")
-    for flag, metavar, text in (
-        ("--host", None, "host runtime: claude-code, codex, terminal (default: detect)"),
-        ("--entry-mode", None, "spawn-process (default) or current-session"),
-        ("--task-type", None, "answer the task type up front"),
-        ("--answers", None, "replay a JSON answers file through the submit path"),
-        (
-            "--available-functions",
-            "F,...",
-            "the host's functions (e.g. AskUserQuestion: grouped prompts)",
+        args=(
+            ("--state", dict(metavar="FILE", help=_STATE_HELP + " (default: a new name)")),
+            ("--project-root", dict(required=True, metavar="DIR", help="the project directory")),
+            ("--host", dict(help="host runtime: claude-code, codex, terminal (default: detect)")),
+            ("--entry-mode", dict(help="spawn-process (default) or current-session")),
+            ("--task-type", dict(help="answer the task type up front")),
+            ("--answers", dict(help="replay a JSON answers file through the submit path")),
+            ("--available-functions", dict(metavar="F,...", help="the host's functions "
+                                           "(e.g. AskUserQuestion: grouped prompts)")),
+            ("--host-session-context-json", dict(metavar="JSON", help="the host session "
+                                                 "context (its availableFunctions are recorded)")),
         ),
-        (
-            "--host-session-context-json",
-            "JSON",
-            "the host session context (its availableFunctions are recorded)",
-        ),
-    ):
-        init.add_argument(flag, metavar=metavar, help=text)
+    )  # fmt: skip
     init.set_defaults(handler=_init)
-
     step = add_command(
-        commands,
-        "step",
-        "answer the current prompt (or just show it)",
+        commands, "step", "answer the current prompt (or just show it)",
         "okstra wizard step --state mysetup --no-submit        the current prompt",
         "okstra wizard step --state mysetup --answer new",
         "okstra wizard step --state mysetup --answer=-x.md     a value starting with -",
         "okstra wizard step --state mysetup --answer 2 --step role-count:analyser",
         "okstra wizard step --state mysetup --rewind task_type",
         "okstra wizard step --state mysetup --back",
-    )
-    step.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
-    action = step.add_mutually_exclusive_group(required=True)
-    action.add_argument("--answer", help="the option value or text")
-    action.add_argument("--no-submit", action="store_true", help="only print the current prompt")
-    action.add_argument("--rewind", metavar="STEP", help="edit & rewind to an answered step")
-    action.add_argument("--back", action="store_true", help="rewind the last answered step")
+        args=(("--state", dict(required=True, metavar="FILE", help=_STATE_HELP)),),
+    )  # fmt: skip
+    add_arguments(step.add_mutually_exclusive_group(required=True), (
+        ("--answer", dict(help="the option value or text")),
+        ("--no-submit", dict(action="store_true", help="only print the current prompt")),
+        ("--rewind", dict(metavar="STEP", help="edit & rewind to an answered step")),
+        ("--back", dict(action="store_true", help="rewind the last answered step")),
+    ))  # fmt: skip
     step.add_argument("--step", dest="step_id", help="refuse unless the wizard asks this step")
     step.set_defaults(handler=_step)
 
 
 def _register_readers(commands: Any) -> None:
     """`show`, `outcome`, `answers`, `list`, `schema`: the read-only commands."""
+    state = ("--state", dict(required=True, metavar="FILE", help=_STATE_HELP))
     for name, handler, text, *example in (
         ("show", _show, "current prompt, confirmation block, history (read-only)"),
-        (
-            "outcome",
-            _outcome,
-            "renderArgs / renderArgv of a confirmed wizard (read-only)",
-            "okstra wizard outcome --state mysetup | jq .renderArgv   the flags for prepare",
-        ),
-        (
-            "answers",
-            _answers,
-            "the answers so far as a replayable file (read-only)",
-            "okstra wizard answers --state mysetup > answers.json",
-        ),
-    ):
-        cmd = add_command(
-            commands,
-            name,
-            text,
+        ("outcome", _outcome, "renderArgs / renderArgv of a confirmed wizard (read-only)",
+         "okstra wizard outcome --state mysetup | jq .renderArgv   the flags for prepare"),
+        ("answers", _answers, "the answers so far as a replayable file (read-only)",
+         "okstra wizard answers --state mysetup > answers.json"),
+    ):  # fmt: skip
+        add_command(
+            commands, name, text,
             f"okstra wizard {name} --state mysetup",
             f"okstra wizard {name} --state ~/setups/checkout.json",
-            *example,
-        )
-        cmd.add_argument("--state", required=True, metavar="FILE", help=_STATE_HELP)
-        cmd.set_defaults(handler=handler)
+            *example, args=(state,),
+        ).set_defaults(handler=handler)  # fmt: skip
     add_command(
-        commands,
-        "list",
-        "resumable wizards, newest first",
+        commands, "list", "resumable wizards, newest first",
         "okstra wizard list",
         "okstra wizard list | jq '.wizards[0]'   the newest one",
-    ).set_defaults(handler=_list)
+    ).set_defaults(handler=_list)  # fmt: skip
     add_command(
-        commands,
-        "schema",
-        "JSON Schema of prompts, answers, outcome",
+        commands, "schema", "JSON Schema of prompts, answers, outcome",
         "okstra wizard schema",
         "okstra wizard schema | jq '.schemas.outcome.properties'",
-    ).set_defaults(handler=_schema)
+    ).set_defaults(handler=_schema)  # fmt: skip
 
 
 # The per-step commands in their plain spellings — each flag in full, its value as the
@@ -192,12 +195,6 @@ def parse_plain(args: list[str]) -> Any:
     handlers = {"step": _step, "show": _show, "outcome": _outcome, "answers": _answers}
     return SimpleNamespace(
         command="wizard", wizard_command=args[1], handler=handlers[args[1]], **ns
-    )
-
-
-def _missing_subcommand(_ns: argparse.Namespace) -> Payload:
-    raise UsageError(
-        "okstra wizard: a subcommand is required: init, step, show, outcome, answers, list, schema"
     )
 
 
@@ -277,9 +274,8 @@ def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list
         )
         host = context.host_id or host
         functions.extend(context.available_functions)
-    for item in (getattr(ns, "available_functions", None) or "").split(","):
-        if item.strip():
-            functions.append(item.strip())
+    given = (getattr(ns, "available_functions", None) or "").split(",")
+    functions += [item.strip() for item in given if item.strip()]
     return host, list(dict.fromkeys(functions))
 
 

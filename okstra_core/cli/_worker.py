@@ -7,6 +7,7 @@ ref, its label, or `<role>#<n>`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,18 +22,16 @@ from ..life.limits import (
     RESULT_SHOWN_BYTES,
 )
 from ..records import to_data
-from . import add_command, json_flag, run_dir, say, seconds
+from . import RUN_ARG, Arg, add_arguments, add_command, json_flag, run_dir, say, seconds
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
 
     from ..life.actions import TeamStatus, WorkersStopped
     from ..life.workers.control import Stopped, Waited
     from ..life.workers.observe import WorkerState
     from ..life.workers.start import Started
 
-RUN_HELP = "a run id (e.g. planning-001), <task>/<run-id>, or the run's directory"
 WHO_HELP = "a role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
 RESULT_SHOWN_MIB = RESULT_SHOWN_BYTES // (1024 * 1024)
 # `--until` / `--wait`: the activity a member is waited into, as typed.
@@ -45,11 +44,9 @@ def _turn(value: str) -> int:
     return int(value)
 
 
-def _sub(sub: Any, name: str, help_: str, *examples: str) -> Any:
-    """A worker command's parser: its examples, and its `run`."""
-    parser = add_command(sub, name, help_, *examples)
-    parser.add_argument("run", help=RUN_HELP)
-    return parser
+def _sub(sub: Any, name: str, help_: str, *examples: str, args: Sequence[Arg] = ()) -> Any:
+    """A worker command's parser: its examples, its `run`, then `args`."""
+    return add_command(sub, name, help_, *examples, args=(RUN_ARG, *args))
 
 
 def register(sub: Any) -> None:
@@ -71,14 +68,14 @@ def register(sub: Any) -> None:
     _register_start(wsub)
     _register_watch(wsub)
     _register_review(wsub)
-    worker.set_defaults(handler=_usage)
 
 
 def _prompted(parser: Any, what: str) -> None:
     """`--prompt` or `--prompt-file` (one required), and `--surface`."""
-    given = parser.add_mutually_exclusive_group(required=True)
-    given.add_argument("--prompt", help=f"{what} (the worker reads it on standard input)")
-    given.add_argument("--prompt-file", metavar="FILE", help=f"a file holding {what}")
+    add_arguments(parser.add_mutually_exclusive_group(required=True), (
+        ("--prompt", dict(help=f"{what} (the worker reads it on standard input)")),
+        ("--prompt-file", dict(metavar="FILE", help=f"a file holding {what}")),
+    ))  # fmt: skip
     parser.add_argument(
         "--surface",
         choices=("tmux", "background"),
@@ -88,119 +85,83 @@ def _prompted(parser: Any, what: str) -> None:
 
 def _register_start(wsub: Any) -> None:
     start = _sub(
-        wsub,
-        "start",
-        "start a worker with a prompt; returns at once",
+        wsub, "start", "start a worker with a prompt; returns at once",
         "okstra worker start planning-001 analyser#1 --prompt-file task-analyser-1.md",
         "okstra worker start planning-001 analyser#1 --again --prompt 'Check again.'",
         "okstra worker start planning-001 --role fixer --model codex/gpt-5.6-sol "
         "--prompt-file fix.md",
-    )
-    start.add_argument("who", nargs="?", help=WHO_HELP)
+        args=(("who", dict(nargs="?", help=WHO_HELP)),),
+    )  # fmt: skip
     _prompted(start, "the prompt")
-    start.add_argument("--again", action="store_true", help="start a new attempt of <who>")
-    start.add_argument("--role", help="start a dynamic role of the run (with --model)")
-    start.add_argument("--model", help="the model ref of a dynamic role")
-    start.add_argument(
-        "--source",
-        metavar="WHO",
-        help="the role execution a dynamic role comes from (default: the lead's)",
-    )
-    start.add_argument(
-        "--shared-tree",
-        action="store_true",
-        help="a writer runs in the project's own tree, not a git worktree of its own",
-    )
+    add_arguments(start, (
+        ("--again", dict(action="store_true", help="start a new attempt of <who>")),
+        ("--role", dict(help="start a dynamic role of the run (with --model)")),
+        ("--model", dict(help="the model ref of a dynamic role")),
+        ("--source", dict(metavar="WHO", help="the role execution a dynamic role comes from "
+                          "(default: the lead's)")),
+        ("--shared-tree", dict(action="store_true", help="a writer runs in the project's own "
+                               "tree, not a git worktree of its own")),
+    ))  # fmt: skip
     json_flag(start, _start, _start_human)
-
     send = _sub(
-        wsub,
-        "send",
+        wsub, "send",
         "send an ended worker a follow-up in its own conversation; returns at once",
         "okstra worker send implementation-001 implementer#1 --prompt-file findings.md",
         "okstra worker send planning-001 analyser#1 --prompt 'Say more about item 3.'",
-    )
-    send.add_argument("who", help=WHO_HELP)
+        args=(("who", dict(help=WHO_HELP)),),
+    )  # fmt: skip
     _prompted(send, "the follow-up")
     json_flag(send, _send, _start_human)
 
 
 def _register_watch(wsub: Any) -> None:
     status = _sub(
-        wsub,
-        "status",
-        "every role execution of the run and its state",
+        wsub, "status", "every role execution of the run and its state",
         "okstra worker status planning-001",
         "okstra worker status planning-001 --json",
-    )
-    json_flag(status, _status, _status_human)
-
+    )  # fmt: skip
+    json_flag(status, _status, lambda status: say(status_text(status.workers)))
     wait = _sub(
-        wsub,
-        "wait",
-        "wait until workers end; exit with their status (124: timeout)",
+        wsub, "wait", "wait until workers end; exit with their status (124: timeout)",
         "okstra worker wait planning-001 analyser#1 analyser#2 --timeout 1800",
         "okstra worker wait planning-001 analyser#1 critic#1 --any",
-    )
-    wait.add_argument("who", nargs="+", help=WHO_HELP)
-    wait.add_argument(
-        "--timeout",
-        type=seconds("--timeout", 0, MAX_WAIT_SECONDS),
-        metavar="SECONDS",
-        help="give up after this long (exit 124); default: wait as long as it takes",
-    )
-    wait.add_argument("--any", action="store_true", help="return when the first of them ends")
-    wait.add_argument(
-        "--until",
-        choices=tuple(UNTIL),
-        help="return also when they reach this activity (waiting: waiting for input or idle)",
-    )
+        args=(
+            ("who", dict(nargs="+", help=WHO_HELP)),
+            ("--timeout", dict(type=seconds("--timeout", 0, MAX_WAIT_SECONDS), metavar="SECONDS",
+                               help="give up after this long (exit 124); default: wait as "
+                               "long as it takes")),
+            ("--any", dict(action="store_true", help="return when the first of them ends")),
+            ("--until", dict(choices=tuple(UNTIL), help="return also when they reach this "
+                             "activity (waiting: waiting for input or idle)")),
+        ),
+    )  # fmt: skip
     json_flag(wait, _wait, _wait_human)
-
     result = _sub(
-        wsub,
-        "result",
-        "print what a worker produced",
+        wsub, "result", "print what a worker produced",
         "okstra worker result planning-001 analyser#1 > analysis-1.md",
-    )
-    result.add_argument("who", help=WHO_HELP)
-    result.add_argument(
-        "--full",
-        action="store_true",
-        help=f"all of it (by default at most {RESULT_SHOWN_MIB} MiB, and where the rest is)",
-    )
-    result.add_argument(
-        "--turn",
-        type=_turn,
-        metavar="N",
-        help="an earlier turn's product (default: the latest turn's)",
-    )
+        args=(
+            ("who", dict(help=WHO_HELP)),
+            ("--full", dict(action="store_true", help=f"all of it (by default at most "
+                            f"{RESULT_SHOWN_MIB} MiB, and where the rest is)")),
+            ("--turn", dict(type=_turn, metavar="N",
+                            help="an earlier turn's product (default: the latest turn's)")),
+        ),
+    )  # fmt: skip
     json_flag(result, _result, _result_human)
-
     stop = _sub(
-        wsub,
-        "stop",
-        "stop a worker (SIGTERM, then SIGKILL after --grace)",
+        wsub, "stop", "stop a worker (SIGTERM, then SIGKILL after --grace)",
         "okstra worker stop planning-001 analyser#1 --grace 5",
         "okstra worker stop planning-001 --all",
-    )
-    stop.add_argument("who", nargs="?", help=WHO_HELP)
-    stop.add_argument("--all", action="store_true", help="stop every running worker")
-    stop.add_argument(
-        "--grace",
-        type=seconds("--grace", 0, MAX_GRACE_SECONDS),
-        default=DEFAULT_GRACE_SECONDS,
-        metavar="SECONDS",
-        help="how long the worker gets to stop before it is killed (default 10)",
-    )
+        args=(
+            ("who", dict(nargs="?", help=WHO_HELP)),
+            ("--all", dict(action="store_true", help="stop every running worker")),
+            ("--grace", dict(type=seconds("--grace", 0, MAX_GRACE_SECONDS),
+                             default=DEFAULT_GRACE_SECONDS, metavar="SECONDS",
+                             help="how long the worker gets to stop before it is killed "
+                             "(default 10)")),
+        ),
+    )  # fmt: skip
     json_flag(stop, _stop, _stop_human)
-
-
-def _usage(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    raise UsageError(
-        "okstra worker: a command is required: start, send, status, wait, result, stop, "
-        "diff, merge, discard"
-    )
 
 
 def _prompt(ns: argparse.Namespace) -> str:
@@ -224,19 +185,9 @@ def _prompt(ns: argparse.Namespace) -> str:
 def _start(ns: argparse.Namespace) -> tuple[Started, int]:
     from ..life.actions import worker_start
 
-    started = worker_start(
-        run_dir(ns.run),
-        Environment.real(),
-        prompt=_prompt(ns),
-        who=ns.who,
-        again=ns.again,
-        role=ns.role,
-        model=ns.model,
-        source=ns.source,
-        surface=ns.surface,
-        shared_tree=ns.shared_tree,
-    )
-    return started, 0
+    flags = ("who", "again", "role", "model", "source", "surface", "shared_tree")
+    options = {flag: getattr(ns, flag) for flag in flags}
+    return worker_start(run_dir(ns.run), Environment.real(), prompt=_prompt(ns), **options), 0
 
 
 def _start_human(started: Started) -> None:
@@ -303,10 +254,6 @@ def status_text(workers: Sequence[WorkerState]) -> str:
         for w in workers
     ]
     return text_table(headers, rows, fold=("LAST LINE",))
-
-
-def _status_human(status: TeamStatus) -> None:
-    say(status_text(status.workers))
 
 
 def _wait(ns: argparse.Namespace) -> tuple[Waited, int]:
@@ -400,10 +347,9 @@ def _register_review(wsub: Any) -> None:
          "--yes", "do not ask (needed without a terminal)", _discard, _discard_human),
     )  # fmt: skip
     for name, summary, examples, flag, flag_help, handler, human in review:
-        command = _sub(wsub, name, summary, *examples)
-        command.add_argument("who", help=WRITER_HELP)
-        command.add_argument(flag, action="store_true", help=flag_help)
-        json_flag(command, handler, human)
+        who = ("who", dict(help=WRITER_HELP))
+        flagged = (flag, dict(action="store_true", help=flag_help))
+        json_flag(_sub(wsub, name, summary, *examples, args=(who, flagged)), handler, human)
 
 
 def _diff(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:

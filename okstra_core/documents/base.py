@@ -31,15 +31,10 @@ EXECUTION_IDENTITY_VERSION: Literal[2] = 2
 Shape = Literal["one", "each", "values"]
 
 
-def field_path(exc: RecordError) -> tuple[str, str]:
-    """(dotted location, message) of the first problem of a validation error."""
-    where, message = exc.first()
-    return where or "(root)", message
-
-
 def validation_error(exc: RecordError, path: Path | None, what: str) -> DataFileError:
-    where, message = field_path(exc)
-    return DataFileError(f"{message} ({what})", path=path, field=where)
+    """The first problem of a validation error, naming the file and the field."""
+    where, message = exc.first()
+    return DataFileError(f"{message} ({what})", path=path, field=where or "(root)")
 
 
 class Document:
@@ -55,15 +50,6 @@ class Document:
     # Fields holding documents, and how (see `Shape`): for `OpenDocument` (keys kept
     # at every level) and `from_own`.
     NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "OMIT_NONE" in vars(cls):
-            # The earlier spelling: it would be ignored, and its fields written as null.
-            raise TypeError(
-                f"{cls.__name__}: name the fields left out while None in "
-                "`__pydantic_config__ = config(..., omit_none=(...))`, not in OMIT_NONE"
-            )
 
     def dump(self) -> dict[str, Any]:
         """The JSON object written (camelCase keys; see `records.to_data`)."""
@@ -84,15 +70,13 @@ class Document:
         return data
 
     @classmethod
-    def _prepared(cls, data: Any) -> Any:
-        """What `parse` validates: `data` upgraded (and split, for an open document)."""
-        return cls._upgrade(data)
-
-    @classmethod
     def parse(cls, data: Any, *, path: Path | None = None) -> Self:
         """Validate a decoded JSON value; a `DataFileError` naming the field otherwise."""
         try:
-            return validate(cls, cls._prepared(data))
+            data = cls._upgrade(data)
+            if issubclass(cls, OpenDocument):
+                data = _split(cls, data)  # the keys it does not own under `extra`
+            return validate(cls, data)
         except RecordError as exc:
             raise validation_error(exc, path, cls.describe()) from None
 
@@ -145,10 +129,6 @@ class OpenDocument(Document):
     `extra` at every level of the file (see `Document.NESTED`) and written back."""
 
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def _prepared(cls, data: Any) -> Any:
-        return _split(cls, super()._prepared(data))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -33,6 +33,13 @@ def _pairs(raw: Any, *, integer: bool) -> Any:
     return out
 
 
+# The keys of the previous layout's host session context that this version reads.
+_CONTEXT_KEYS = (
+    "hostId", "entryMode", "availableFunctions", "interactionSurface", "currentModel",
+    "currentModelRef",
+)  # fmt: skip
+
+
 def _upgrade_inputs(data: dict[str, Any]) -> dict[str, Any]:
     """The previous layout of run-inputs.json, in this version's shape."""
     old = data["inputs"]
@@ -40,15 +47,7 @@ def _upgrade_inputs(data: dict[str, Any]) -> dict[str, Any]:
         return data  # refused by validation, naming `inputs`
     context = old.get("hostSessionContext")
     context = dict(context) if isinstance(context, dict) else {}
-    known = {
-        "hostId",
-        "entryMode",
-        "availableFunctions",
-        "interactionSurface",
-        "currentModel",
-        "currentModelRef",
-    }
-    context = {k: v for k, v in context.items() if k in known}
+    context = {k: v for k, v in context.items() if k in _CONTEXT_KEYS}
     if old.get("host") and "hostId" not in context:
         context["hostId"] = old["host"]
     if old.get("entryMode") and "entryMode" not in context:

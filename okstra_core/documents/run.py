@@ -158,10 +158,20 @@ class Turn(Document):
 
 
 @dataclass(frozen=True, kw_only=True)
-class _BoundExecution(Document):
-    """A role execution as bound: `RoleExecution`'s fields before its start's."""
+class RoleExecution(Document):
+    """One role instance of the run, bound to its participant.
 
-    __pydantic_config__ = _DUTY
+    A current-session leader whose model the host did not report has `model_ref`,
+    `model_id` and `model_spec_digest` null.
+    """
+
+    __pydantic_config__ = config(
+        camel_case=True, by_name=True, aliases={"duty": "dutyId"}, omit_none=START_FIELDS
+    )
+    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
+        "binding": ("one", BindingRecord),
+        "turns": ("each", Turn),
+    }
 
     role_execution_ref: StrictStr
     participant_ref: StrictStr
@@ -182,24 +192,6 @@ class _BoundExecution(Document):
     # A role execution started at run time (a dynamic role, another attempt) names the
     # role execution it came from; null for the team bound at prepare.
     source_role_execution_ref: StrictStr | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class RoleExecution(_BoundExecution):
-    """One role instance of the run, bound to its participant.
-
-    A current-session leader whose model the host did not report has `model_ref`,
-    `model_id` and `model_spec_digest` null.
-    """
-
-    __pydantic_config__ = config(
-        camel_case=True, by_name=True, aliases={"duty": "dutyId"}, omit_none=START_FIELDS
-    )
-    NESTED: ClassVar[Mapping[str, tuple[Shape, type[Document]]]] = {
-        "binding": ("one", BindingRecord),
-        "turns": ("each", Turn),
-    }
-
     # A writer in a worktree of its own (`okstra_core.life.worktrees`): where, on which
     # branch, from which commit; or why it ran in the project's own tree (`tree_note`).
     worktree_path: StrictStr | None = None
@@ -334,22 +326,14 @@ class RunManifest(Versioned):
     def with_participant(self, changed: Participant) -> RunManifest:
         """This manifest with the participant of `changed`'s ref replaced by it."""
         ref = changed.participant_ref
-        return dataclasses.replace(
-            self,
-            participants=tuple(
-                changed if p.participant_ref == ref else p for p in self.participants
-            ),
-        )
+        kept = (changed if p.participant_ref == ref else p for p in self.participants)
+        return dataclasses.replace(self, participants=tuple(kept))
 
     def with_execution(self, changed: RoleExecution) -> RunManifest:
         """This manifest with the role execution of `changed`'s ref replaced by it."""
         ref = changed.role_execution_ref
-        return dataclasses.replace(
-            self,
-            role_executions=tuple(
-                changed if e.role_execution_ref == ref else e for e in self.role_executions
-            ),
-        )
+        kept = (changed if e.role_execution_ref == ref else e for e in self.role_executions)
+        return dataclasses.replace(self, role_executions=tuple(kept))
 
     def with_added(self, added: AddedExecution) -> RunManifest:
         """This manifest with a new participant and role execution (each kept once)."""

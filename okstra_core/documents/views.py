@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Self
 
-from ..records import config, dataclass, validate
-from .run import RunManifest
+from ..records import aliases_of, config, dataclass, validate
+from .run import Participant, RunManifest
 
 _GLANCE = config(camel_case=True, extra="ignore")
 
@@ -46,15 +46,6 @@ class IndexEntryGlance(_LineGlance):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ParticipantGlance:
-    """A participant of a run manifest its model refuses: its ref (as written)."""
-
-    __pydantic_config__ = _GLANCE
-
-    participant_ref: Any = None
-
-
-@dataclass(frozen=True, kw_only=True)
 class ManifestGlance:
     """A run manifest its model refuses (`RunManifest`), in this version's layout (the
     previous one upgraded by the manifest's own `_upgrade`): the run's names and times,
@@ -81,7 +72,8 @@ class ManifestGlance:
     def participant(self, ref: str) -> dict[str, Any] | None:
         """The participant `ref` as read (the first listed with that ref), or None."""
         items = self.participants if isinstance(self.participants, list) else []
+        key = aliases_of(Participant)["participant_ref"]
         for item in items:
-            if isinstance(item, dict) and validate(ParticipantGlance, item).participant_ref == ref:
+            if isinstance(item, dict) and item.get(key) == ref:
                 return item
         return None
