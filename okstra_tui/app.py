@@ -54,9 +54,9 @@ from .resources import stylesheets
 from .screens import screen_for_prompt
 from .screens.base import PromptScreen
 from .screens.confirm import ConfirmScreen
+from .screens.dialog import KeysHelpScreen
 from .screens.doctor import DoctorScreen
 from .screens.guard import Armed, GuardedScreen
-from .screens.keys_help import KeysHelpScreen
 from .screens.launch import LaunchScreen
 from .screens.runs import RunsScreen
 from .screens.stale import part

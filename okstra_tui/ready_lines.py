@@ -13,7 +13,7 @@ from textual.screen import Screen
 
 from .ready import ReadyFile
 from .screens.base import PromptScreen
-from .screens.delete import DeleteWizardScreen
+from .screens.dialog import DeleteWizardScreen
 from .screens.guard import GuardedScreen
 from .screens.launch import LaunchScreen
 from .screens.relaunch import RelaunchScreen

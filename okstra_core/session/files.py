@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal
 
 from ..compat.shapes import is_earlier_v2
 from ..environment import Environment
@@ -18,11 +18,10 @@ from ..wizard.state import parse_v2
 from .statefile import read_state, remove_state_file, state_version
 from .wizard import Wizard
 
-__all__ = ["SETUP_STATUSES", "SetupStatus", "WizardSummary", "delete_wizard", "list_wizards"]
+__all__ = ["SetupStatus", "WizardSummary", "delete_wizard", "list_wizards"]
 
 # A listed setup's status: where its wizard stands, or why it cannot be opened.
 SetupStatus = Literal["in-progress", "confirmed", "aborted", "broken"]
-SETUP_STATUSES: tuple[SetupStatus, ...] = get_args(SetupStatus)
 
 
 def delete_wizard(path: Path | str, environment: Environment | None = None) -> None:

@@ -22,8 +22,7 @@ from ..resolver import check_entry_mode
 from ..setup_runs import runs_file
 from ..store import lock_path_for, parse_json_object, read_bytes
 from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
-from ..wizard.base import echo_template, render_echo
-from ..wizard.context import StepContext
+from ..wizard.base import StepContext, echo_template, render_echo
 from ..wizard.engine import advance, apply_answer, default_to_accept
 from ..wizard.ids import CONFIRM, CONFIRM_ANSWER, ROLE_MODEL_KIND, TASK_TYPE, parse_role_step
 from ..wizard.state import (

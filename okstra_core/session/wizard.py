@@ -20,9 +20,8 @@ from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import user_dirs
 from ..records import dataclass
 from ..store import FileLock, atomic_write_bytes, dumps_json, read_bytes
-from ..wizard.base import refuse
+from ..wizard.base import StepContext, refuse
 from ..wizard.confirm import Confirmation, confirmation
-from ..wizard.context import StepContext
 from ..wizard.engine import (
     ReplayResult,
     advance,

@@ -3,7 +3,7 @@
 Rooms, top to bottom (below `okstra_core.compat`; the session that drives them from a
 state file is `okstra_core.session`): the step loop (`engine`, `revalidate`, `group`),
 the steps (`flow`, `steps`, `roles`, `confirm`, `outcome`) and the state (`state`,
-`ids`, `prompt`, `base`, `context`, `text`). The names load on first use: asking the
+`ids`, `prompt`, `base`, `text`). The names load on first use: asking the
 next question never loads the outcome (the typed run request).
 """
 

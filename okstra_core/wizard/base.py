@@ -1,20 +1,82 @@
-"""The step protocol: one kind of step for the whole wizard, and the prompt builder.
+"""The step protocol: one kind of step for the whole wizard, the per-step context and
+the prompt builder.
 
 Every step, static or generated from the profile, is a `Step`; the engine walks the
-ordered steps of `flow.steps` and knows no step from another.
+ordered steps of `flow.steps` and knows no step from another. One `StepContext` (catalog,
+text, pool, default scopes, project tasks) lives for one prompt computation or one
+submit: availability (a fresh `ModelPool`) and the task list are read once per step,
+each on first use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..environment import Environment
 from ..errors import AnswerRefused
+from ..paths import user_dirs
 from ..records import dataclass
-from .context import StepContext
 from .ids import StepKind
 from .prompt import Option, Prompt, PromptKind, PromptMeta, prompt_meta
 from .state import WizardState
+from .text import WizardText, choose_language, load_text
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..catalog.models import HostSpec, Profile
+    from ..defaults import DefaultScopes
+    from ..pool import ModelPool
+    from ..tasks import TaskEntry
+
+
+class StepContext:
+    """Everything a step needs besides the state, loaded on first use."""
+
+    def __init__(self, environment: Environment, project_root: Path | None = None) -> None:
+        self.environment = environment
+        self.project_root = project_root
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        from ..catalog import load_catalog
+
+        return load_catalog(self.environment)
+
+    @cached_property
+    def text(self) -> WizardText:
+        env = self.environment.env
+        return load_text(
+            env, choose_language(env, self.catalog.config.language), cache=user_dirs(env).cache
+        )
+
+    @cached_property
+    def pool(self) -> ModelPool:
+        from ..pool import ModelPool
+
+        return ModelPool.from_catalog(self.catalog, self.environment)
+
+    @cached_property
+    def scopes(self) -> DefaultScopes:
+        from ..defaults import load_scopes
+
+        return load_scopes(self.project_root, self.catalog, self.environment.env)
+
+    @cached_property
+    def tasks(self) -> list[TaskEntry]:
+        from ..tasks import list_tasks  # on first use: a role step lists no tasks
+
+        return list_tasks(self.project_root) if self.project_root is not None else []
+
+    def profile(self, task_type: str) -> Profile:
+        return self.catalog.profile(task_type)
+
+    def host(self, host_id: str) -> HostSpec:
+        return self.catalog.host(host_id)
+
 
 Applies = Callable[[StepContext, WizardState], bool]
 Build = Callable[[StepContext, WizardState], Prompt]

@@ -12,7 +12,7 @@ from ..errors import OkstraError
 from ..records import config, dataclass
 from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION
 from . import ids
-from .context import StepContext
+from .base import StepContext
 from .roles import current_session_model, model_instances
 from .state import WizardState
 

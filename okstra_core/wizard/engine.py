@@ -19,8 +19,7 @@ from ..errors import AnswerRefused, OkstraError
 from ..records import dataclass
 from ..resolver import Blocker
 from . import ids
-from .base import echo_template, refuse, render_echo, with_notes
-from .context import StepContext
+from .base import StepContext, echo_template, refuse, render_echo, with_notes
 from .flow import revalidate, rewind, steps
 from .ids import CONFIRM, EDIT_TARGET, ROLE_ADD_KIND, ROLE_COUNT_KIND, parse_role_step, step_kind
 from .prompt import AnswerEntry, HistoryEntry, Option, Prompt, PromptMeta, prompt_meta

@@ -17,8 +17,7 @@ from collections.abc import Callable
 from ..errors import OkstraError
 from ..resolver import check_counts
 from . import ids
-from .base import Step
-from .context import StepContext
+from .base import Step, StepContext
 from .roles import role_steps, team_blocker
 from .state import StaleNote, WizardState
 from .steps import EARLY_STEPS, LATE_STEPS

@@ -19,8 +19,8 @@ from ..pool import reported_host_effort, reported_host_model
 from ..records import RecordError, config, dataclass, field, json_schema
 from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..setup_runs import runs_file
+from .base import StepContext
 from .confirm import confirmation
-from .context import StepContext
 from .ids import count_step
 from .roles import model_instances, role_count
 from .state import WizardState

@@ -20,8 +20,7 @@ from ..records import dataclass
 from ..resolver import blocker
 from ..vocabulary import CURRENT_SESSION
 from . import ids
-from .base import make_prompt, refuse
-from .context import StepContext
+from .base import StepContext, make_prompt, refuse
 from .prompt import Option, Prompt
 from .roles import model_instances, team_query
 from .state import EXISTING_TASK, AnsweredStep, WizardState

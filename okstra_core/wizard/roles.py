@@ -30,8 +30,18 @@ from ..resolver import (
 )
 from ..vocabulary import CLI_WRAPPER, CURRENT_SESSION, SPAWN_PROCESS
 from . import ids
-from .base import Build, Reset, Step, Submit, always, make_prompt, no_reset, refuse, with_notes
-from .context import StepContext
+from .base import (
+    Build,
+    Reset,
+    Step,
+    StepContext,
+    Submit,
+    always,
+    make_prompt,
+    no_reset,
+    refuse,
+    with_notes,
+)
 from .ids import StepKind
 from .prompt import Option, Prompt, PromptMeta
 from .state import WizardState

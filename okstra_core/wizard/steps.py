@@ -14,9 +14,8 @@ from ..errors import AnswerRefused, OkstraError
 from ..gitrepo import project_tree
 from ..runbase import earlier_results, resolve_base
 from . import ids
-from .base import Applies, Build, Step, Submit, always, make_prompt, refuse
+from .base import Applies, Build, Step, StepContext, Submit, always, make_prompt, refuse
 from .confirm import confirmation, needs_approved_plan
-from .context import StepContext
 from .prompt import Option, Prompt, prompt_meta
 from .reuse import current_task, reuse_applies, reuse_build, reuse_submit
 from .roles import check_complete_team, profile_blockers

@@ -8,11 +8,15 @@ from pathlib import Path
 from okstra_core.wizard import HistoryEntry, Prompt
 from okstra_core.wizard.confirm import Confirmation
 
-from .base import PickScreen, PromptScreen
+from .base import (
+    EditScreen,
+    PickScreen,
+    PromptScreen,
+    RoleAddScreen,
+    RoleCountScreen,
+    RoleModelScreen,
+)
 from .confirm import ConfirmScreen
-from .edit import EditScreen
-from .role_count import RoleAddScreen, RoleCountScreen
-from .role_model import RoleModelScreen
 from .text import TextScreen
 
 # Plain picks and texts share the generic screens.
@@ -42,16 +46,3 @@ def screen_for_prompt(
         return TextScreen(prompt, history, progress, project_root=project_root)
     cls = _BY_STEP_KIND.get(kind) or PickScreen
     return cls(prompt, history, progress)
-
-
-__all__ = [
-    "ConfirmScreen",
-    "EditScreen",
-    "PickScreen",
-    "PromptScreen",
-    "RoleAddScreen",
-    "RoleCountScreen",
-    "RoleModelScreen",
-    "TextScreen",
-    "screen_for_prompt",
-]

@@ -2,10 +2,17 @@
 
 A prompt screen renders one `Prompt` and posts what the person chose (`Answered`); a
 refused answer comes back through `show_error()`, inline, and the screen stays usable.
+
+The choice screens of the role steps: role-count:<role> (how many instances of an
+adjustable role), role-add:<role> (whether to add an optional role) and
+role-model:<role>:<n> (which model runs one instance: a table of model ref, display name
+and provider, where models the resolver rules out stay listed, dimmed, with the reason);
+edit_target lists the answered steps, in the order answered, and choosing one rewinds.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -15,16 +22,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header
 
-from okstra_core.wizard import HistoryEntry, Prompt
+from okstra_core.wizard import HistoryEntry, Option, Prompt
 from okstra_core.wizard.ids import DEFAULTED_KINDS
+from okstra_core.wizard.prompt import PromptMeta
 from okstra_core.wizard.text import WizardText
 
 from ..keys import HELP_PANEL_BINDINGS, keys_markdown
 from ..messages import Answered, BackRequested, DefaultsRequested, EditRequested, RewindRequested
 from ..resources import help_text, stylesheet, ui_text
 from ..widgets import HistoryPanel, KeysFooter, OptionTable, Plain, Row
-from .dialog import on_yes
-from .discard import DiscardScreen
+from ..widgets.provenance import provenance_words
+from .dialog import DiscardScreen, on_yes
 from .stale import part, show_error
 
 
@@ -199,3 +207,107 @@ class PickScreen(ChoiceScreen):
     """A plain pick prompt: task, task type, reuse, directive or related-tasks choice."""
 
     CSS_PATH = stylesheet("pick")
+
+
+def role_facts(meta: PromptMeta) -> str:
+    """The role line: role name, its duty, the allowed range, what the role does."""
+    parts = [meta.get("role", "")]
+    if meta.get("duty"):
+        parts.append(meta.get("duty", ""))
+    if "min" in meta and "max" in meta:
+        parts.append(f"{meta['min']}–{meta['max']}")
+    line = " · ".join(p for p in parts if p)
+    if meta.get("description"):
+        line += "\n" + meta.get("description", "")
+    return line
+
+
+class _RoleScreen(ChoiceScreen):
+    """A choice about one role, under its role line."""
+
+    def compose_body(self) -> ComposeResult:
+        yield Plain(role_facts(self.prompt.meta), id="role")
+        yield from super().compose_body()
+
+
+class RoleCountScreen(_RoleScreen):
+    """Counts from min to max (the engine marks the recommended one), the duty shown."""
+
+    CSS_PATH = stylesheet("role_count")
+    HELP = "role_count"
+
+
+class RoleAddScreen(_RoleScreen):
+    """ "Don't add" (the default) or add 1..max instances of an optional role."""
+
+    CSS_PATH = stylesheet("role_add")
+    HELP = "role_add"
+
+
+def model_row(option: Option, text: WizardText | None = None) -> Row:
+    """One model option as (model ref, display name, provider) and why it is the default."""
+    meta = option.meta
+    provenance = meta.get("provenance") or None
+    return Row(
+        value=option.value,
+        cells=(
+            option.value,
+            meta.get("display") or option.label,
+            meta.get("provider") or option.value.split("/", 1)[0],
+        ),
+        disabled_reason=option.disabled_reason,
+        note=provenance_words(provenance, text) if text and provenance else provenance,
+    )
+
+
+def model_rows(options: Sequence[Option], text: WizardText | None = None) -> list[Row]:
+    """The model table's rows; only the default Enter takes (the first ranked default that
+    can be chosen) is marked as the default."""
+    rows: list[Row] = []
+    marked = False
+    for option in options:
+        row = model_row(option, text)
+        provenance = str(option.meta.get("provenance") or "")
+        if provenance.startswith("default:"):
+            if marked or option.disabled_reason is not None:
+                row = dataclasses.replace(row, note=None)
+            else:
+                marked = True
+        rows.append(row)
+    return rows
+
+
+class RoleModelScreen(ChoiceScreen):
+    """Pick the model of one role instance from the pool."""
+
+    CSS_PATH = stylesheet("role_model")
+    HELP = "role_model"
+
+    def compose_body(self) -> ComposeResult:
+        description = self.prompt.meta.get("description")
+        if description:
+            yield Plain(str(description), id="role")
+        yield from super().compose_body()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        options = part(self, "#options", OptionTable)
+        if options is not None:
+            options.border_title = ui_text(self).get("app.role_model.columns")
+
+    def rows(self) -> list[Row]:
+        return model_rows(self.prompt.options, ui_text(self))
+
+
+class EditScreen(ChoiceScreen):
+    """Pick the answer to change. Later answers are dropped but remembered as defaults."""
+
+    CSS_PATH = stylesheet("edit")
+
+    def rows(self) -> list[Row]:
+        # The history's echo reads better than the raw "step: answer" option label.
+        echoes = {e.step_id: e.echo for e in self.history}
+        return [
+            Row(o.value, (echoes.get(o.value) or o.label,), o.disabled_reason)
+            for o in self.prompt.options
+        ]

@@ -24,9 +24,8 @@ from ..messages import Answered, PreflightChecked
 from ..resources import stylesheet, ui_text
 from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.preview import preview_text, preview_title
-from .ask import ask
 from .base import PromptScreen
-from .dialog import on_yes
+from .dialog import ask, on_yes
 from .guard import GuardedScreen
 from .stale import gone, part
 

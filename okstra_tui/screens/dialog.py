@@ -1,4 +1,5 @@
-"""A yes/no dialog over the screen (answers True or False); No has the focus.
+"""The dialogs over a screen: yes/no questions (answers True or False; No has the
+focus), a written follow-up for a worker, and the keys of the screen below.
 
 A stray Enter keeps things as they are: yes is `y` or the Yes button; `n` and Escape
 answer no. A dialog closes once (`stale.close`).
@@ -7,19 +8,28 @@ answer no. A dialog closes once (`stale.close`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer
+from textual.widgets import Button, Footer, Input
 from textual.widgets.button import ButtonVariant
 
-from ..resources import ui_text
+from ..keys import key_rows
+from ..resources import stylesheet, ui_text
 from ..widgets import Plain
 from .stale import close, part
+
+if TYPE_CHECKING:
+    from okstra_core.wizard.text import WizardText
+
+# How much of the typed text the discard dialog quotes.
+_QUOTE = 60
 
 
 class Words(NamedTuple):
@@ -92,3 +102,139 @@ class YesNoScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         close(self, yes)
+
+
+class AskScreen(YesNoScreen):
+    """Ask before doing something that cannot be undone (stop a running lead, abort a
+    setup); `yes` and `no` are the buttons' texts ("Stop (y)", "Keep running (n)")."""
+
+    CSS_PATH = stylesheet("ask")
+    BINDINGS: ClassVar[list[BindingType]] = answer_keys("Yes", "No")
+
+    def __init__(self, question: str, detail: str, *, yes: str, no: str) -> None:
+        super().__init__()
+        self.question = question
+        self.detail = detail
+        self.yes_label = yes
+        self.no_label = no
+
+    def words(self) -> Words:
+        return Words(self.question, self.detail, self.yes_label, self.no_label)
+
+
+def ask(text: WizardText, key: str, action: str, **values: object) -> AskScreen:
+    """The question `<key>_question`, `<key>_detail` (formatted with `values`) and the
+    `app.ask.<action>_yes` / `_no` buttons."""
+    return AskScreen(
+        text.get(f"{key}_question", **values),
+        text.get(f"{key}_detail", **values),
+        yes=text.get(f"app.ask.{action}_yes"),
+        no=text.get(f"app.ask.{action}_no"),
+    )
+
+
+class DeleteWizardScreen(YesNoScreen):
+    """Ask before the state file at `path` of the setup for `task` is deleted (Keep has
+    the focus: deleting needs a deliberate choice)."""
+
+    CSS_PATH = stylesheet("delete")
+    TEXTS = "app.delete"
+    BINDINGS: ClassVar[list[BindingType]] = answer_keys("Delete", "Keep")
+    YES_ID = "delete"
+    NO_ID = "keep"
+
+    def __init__(self, task: str, path: Path) -> None:
+        super().__init__()
+        self.task_name = task
+        self.path = path
+
+    def values(self) -> dict[str, object]:
+        return {"task": self.task_name, "path": self.path}
+
+
+class DiscardScreen(YesNoScreen):
+    """Ask before the `typed` text is dropped by a rewind or Back (Keep has the focus)."""
+
+    CSS_PATH = stylesheet("discard")
+    TEXTS = "app.discard"
+    BINDINGS: ClassVar[list[BindingType]] = answer_keys("Discard", "Keep typing")
+    YES_ID = "discard"
+    NO_ID = "keep"
+
+    def __init__(self, typed: str) -> None:
+        super().__init__()
+        self.typed = typed
+
+    def values(self) -> dict[str, object]:
+        quoted = " ".join(self.typed.split())
+        if len(quoted) > _QUOTE:
+            quoted = quoted[: _QUOTE - 1] + "…"
+        return {"text": quoted}
+
+
+class SendScreen(ModalScreen[str | None]):
+    """Ask for the follow-up to send to an ended worker: one line, Enter sends, Escape
+    cancels (None: cancelled, or nothing typed)."""
+
+    CSS_PATH = stylesheet("send")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, question: str, detail: str) -> None:
+        super().__init__()
+        self.question = question
+        self.detail = detail
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Plain(self.question, id="question")
+            yield Plain(self.detail, id="detail")
+            yield Input(id="follow-up")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#follow-up", Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        close(self, event.value if event.value.strip() else None)
+
+    def action_cancel(self) -> None:
+        close(self, None)
+
+
+def keys_text(rows: list[tuple[str, str]]) -> Text:
+    """One line per action: its keys, padded (in cells) to one column, and what it does."""
+    width = max((Text(keys).cell_len for keys, _ in rows), default=0)
+    text = Text()
+    for index, (keys, description) in enumerate(rows):
+        if index:
+            text.append("\n")
+        text.append(keys, style="bold")
+        text.append(" " * (width - Text(keys).cell_len + 2))
+        text.append(description)
+    return text
+
+
+class KeysHelpScreen(ModalScreen[None]):
+    """The keys of the `screen` it was opened over (one without a help panel of its own);
+    Escape, `q` or `?` closes it."""
+
+    CSS_PATH = stylesheet("keys_help")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,f1", "close", "Close"),
+    ]
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__()
+        self.rows = key_rows(screen)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Plain(ui_text(self).get("app.ask.title_help"), id="title")
+            with VerticalScroll(id="body"):
+                yield Plain(keys_text(self.rows), id="keys")
+        yield Footer()
+
+    def action_close(self) -> None:
+        close(self, None)

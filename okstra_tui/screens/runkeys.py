@@ -10,8 +10,7 @@ from textual.screen import Screen
 
 from .. import run_actions
 from ..resources import ui_text
-from .ask import ask
-from .dialog import on_yes
+from .dialog import ask, on_yes
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment

@@ -22,10 +22,8 @@ from .. import run_actions
 from ..resources import stylesheet, ui_text
 from ..team_view import COLUMNS, MemberRow, TeamLook, table_diff, team_of
 from ..widgets import Plain, line
-from .ask import ask
-from .dialog import on_yes
+from .dialog import SendScreen, ask, on_yes
 from .runkeys import RunKeysScreen
-from .send import SendScreen
 from .stale import gone, part, pop
 
 # Half a second: a change in the team shows within a second, the look's time included.

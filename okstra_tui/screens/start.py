@@ -30,8 +30,7 @@ from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
 from ..resources import stylesheet, ui_text
 from ..widgets import OptionTable, Plain, Row
-from .delete import DeleteWizardScreen
-from .dialog import on_yes
+from .dialog import DeleteWizardScreen, on_yes
 from .doctor import DoctorScreen
 from .runkeys import RunKeysScreen
 from .stale import gone, part, show_error

@@ -127,7 +127,7 @@ async def _opened(pilot: Any, app: Any, screen_type: type) -> Any:
 
 
 async def _discard_dialog(pilot: Any, app: Any) -> Any:
-    from okstra_tui.screens.discard import DiscardScreen
+    from okstra_tui.screens.dialog import DiscardScreen
 
     app.screen.query_one("#answer", Input).value = "typed, not submitted"
     await pilot.press("escape")
@@ -135,7 +135,7 @@ async def _discard_dialog(pilot: Any, app: Any) -> Any:
 
 
 async def _delete_dialog(pilot: Any, app: Any) -> Any:
-    from okstra_tui.screens.delete import DeleteWizardScreen
+    from okstra_tui.screens.dialog import DeleteWizardScreen
 
     table = app.screen.query_one("#wizards")
     table.highlighted = 1  # the setup under "New setup"

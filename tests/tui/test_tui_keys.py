@@ -16,9 +16,8 @@ from tui_support import drive_to, prefill, prepared_run, settle, start_loaded, s
 from okstra_core.environment import Environment
 from okstra_core.session import Wizard
 from okstra_core.wizard.text import text_for
-from okstra_tui.screens.ask import AskScreen
 from okstra_tui.screens.confirm import ConfirmScreen
-from okstra_tui.screens.keys_help import KeysHelpScreen
+from okstra_tui.screens.dialog import AskScreen, KeysHelpScreen
 from okstra_tui.screens.runs import RunsScreen
 from okstra_tui.screens.start import StartScreen
 from okstra_tui.widgets import OptionTable

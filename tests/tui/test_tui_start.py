@@ -12,7 +12,7 @@ from tui_support import FIXED_NOW, fixed_environment, prefill, settle, step_kind
 from okstra_core.paths import user_dirs
 from okstra_core.session import Wizard
 from okstra_tui.screens import PickScreen
-from okstra_tui.screens.delete import DeleteWizardScreen
+from okstra_tui.screens.dialog import DeleteWizardScreen
 from okstra_tui.screens.start import StartScreen
 from okstra_tui.widgets import OptionTable
 

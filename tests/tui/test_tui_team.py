@@ -24,9 +24,8 @@ from okstra_core.cli.roleargs import request_from_argv
 from okstra_core.environment import Environment
 from okstra_core.life.actions import worker_start
 from okstra_core.prepare import prepare
-from okstra_tui.screens.ask import AskScreen
+from okstra_tui.screens.dialog import AskScreen, SendScreen
 from okstra_tui.screens.runs import RunsScreen
-from okstra_tui.screens.send import SendScreen
 from okstra_tui.team_view import MemberRow, table_diff
 from tests.life.worker_support import fake, make_worker_clis
 

@@ -15,8 +15,8 @@ from wizard_helpers import run_through
 from okstra_core.environment import Environment
 from okstra_core.readiness import cli_readiness
 from okstra_core.session import Wizard
+from okstra_core.wizard.base import StepContext
 from okstra_core.wizard.confirm import confirmation
-from okstra_core.wizard.context import StepContext
 
 GEMINI = "antigravity/gemini-3-pro"
 
