@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OkstraError, UsageError
-from .env_defaults import ENV_DEFAULTS, variables_given
-from .lookup import MODEL_PROVIDERS
+from .lookup import ENV_DEFAULTS, MODEL_PROVIDERS, variables_given
 from .team_flags import FlagDecisions, flag_value, parse_legacy_flags
 
 if TYPE_CHECKING:

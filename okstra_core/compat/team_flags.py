@@ -17,20 +17,18 @@ from ..catalog.models import LEADER, RoleKind
 from ..errors import UsageError
 from ..records import dataclass, field
 from ..vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER, SPAWN_PROCESS
-from .env_defaults import (
-    EXECUTOR_VARIABLE,
-    LEAD_MODEL_VARIABLE,
-    REPORT_WRITER_MODEL_VARIABLE,
-    provider_model_variable,
-    variable_value,
-)
 from .lookup import (
     CRITIC_OFF,
     CROSS_VERIFICATION_ROLES,
+    EXECUTOR_VARIABLE,
+    LEAD_MODEL_VARIABLE,
     MODEL_PROVIDERS,
+    REPORT_WRITER_MODEL_VARIABLE,
     default_candidates,
     legacy_model,
+    provider_model_variable,
     roster_providers,
+    variable_value,
 )
 
 if TYPE_CHECKING:
