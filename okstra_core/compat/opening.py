@@ -44,11 +44,6 @@ def _companion_name(source: Path, digest: str, n: int | None = None) -> Path:
     return source.with_name(f"{source.name}.v2.{digest}{suffix}.json")
 
 
-def older_companion_name(source: Path) -> Path:
-    """The earlier okstra's first companion name: `<name>.v2.json`."""
-    return source.with_name(f"{source.name}.v2.json")
-
-
 def read_candidate(candidate: Path) -> dict[str, Any] | None:
     """A companion candidate's JSON object, or None when it is not one (or unreadable)."""
     try:
@@ -197,7 +192,7 @@ def _companions(source: _Source, notes: list[str]) -> tuple[tuple[Path, Any] | N
                 notes.append(_skipped(candidate, exc))
             continue
         return (candidate, payload), takeovers
-    older = older_companion_name(source.path)
+    older = source.path.with_name(f"{source.path.name}.v2.json")  # the earlier okstra's first
     payload = read_candidate(older) if older.is_file() else None
     if payload is not None and matches_source(payload, record):
         try:

@@ -181,13 +181,6 @@ def locate_cli(command: str, environment: Environment, cwd: Path | None = None) 
     return CliOrigin(command, path, entry, resolved, entry_risk(entry, here))
 
 
-def warning_line(origin: CliOrigin | None) -> str | None:
-    """One line for a person about a CLI found through a risky entry (None if not)."""
-    if origin is None or origin.risk is None:
-        return None
-    return f"`{origin.command}` is {origin.resolved}, {origin.risk}"
-
-
 @dataclass(frozen=True)
 class CliLookup:
     """Which CLI a provider runs, and where PATH found it (`path` None: not found)."""
@@ -272,7 +265,10 @@ class Readiness(CliLookup):
     @property
     def warning(self) -> str | None:
         """A line about a PATH entry the current project can fill (None if not)."""
-        return warning_line(self.origin)
+        origin = self.origin
+        if origin is None or origin.risk is None:
+            return None
+        return f"`{origin.command}` is {origin.resolved}, {origin.risk}"
 
 
 def install_hint(provider: ProviderSpec) -> str:
@@ -436,21 +432,18 @@ def cli_readiness(
     if verdict is None:
         verdict = _probe(provider, origin.path, environment, timeout, told, text)
         keep_if_new(key, verdict, kept, environment)
-    logged_in, login_text = (told, text) if told else (verdict.logged_in, verdict.login)
+    if told:
+        verdict = verdict._replace(logged_in=told, login=text)
+    found = verdict._asdict()
+    del found["at"]
     return replace(
         base,
         path=origin.path,
         origin=origin,
-        version=verdict.version,
-        problem=verdict.problem,
-        remedy=verdict.remedy,
-        flags_problem=verdict.flags_problem,
-        flags_remedy=verdict.flags_remedy,
-        logged_in=logged_in,
-        login=login_text,
         login_fix=login_fix(provider.login, provider.cli)
-        if provider.login is not None and logged_in is False
+        if provider.login is not None and verdict.logged_in is False
         else None,
+        **found,
     )
 
 

@@ -16,9 +16,8 @@ from ..errors import AssignmentResolutionError, OkstraError, UsageError
 from ..pool import PoolModel
 from ..records import dataclass
 from ..vocabulary import CURRENT_SESSION, CURRENT_SESSION_RUNNER
-from .query import TeamQuery, duty_of
 from .solver import Key, Path, Shortfall, Solver, freeze
-from .team import Fixed, RoleRows, RoleSpec, Team, team_of
+from .team import Fixed, RoleRows, RoleSpec, Team, TeamQuery, duty_of, team_of
 
 POOL_PROVENANCE = "default:pool"
 CURRENT_SESSION_PROVENANCE = "current-session"
