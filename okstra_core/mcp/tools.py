@@ -48,6 +48,11 @@ def _words(description: str, longest: int = MAX_WHO) -> Any:
     return Field(min_length=1, max_length=longest, description=description)
 
 
+def _seconds(longest: float, description: str) -> Any:
+    """A number of seconds from 0 to `longest`."""
+    return Field(ge=0, le=longest, description=description)
+
+
 WHO_TEXT = (
     "a worker of this run: its role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
 )
@@ -59,12 +64,7 @@ Surface = Annotated[
     Field(description="tmux (a pane to watch) or background; default: tmux when it runs"),
 ]
 Seconds = Annotated[
-    float,
-    Field(
-        ge=0,
-        le=MAX_SLICE_SECONDS,
-        description="the longest this call waits (capped at the server's slice)",
-    ),
+    float, _seconds(MAX_SLICE_SECONDS, "the longest this call waits (capped at the server's slice)")
 ]
 Again = Annotated[bool, Field(description="start a new attempt of a worker that already ran")]
 Role = Annotated[str, _words("a dynamic role of the run")]
@@ -81,10 +81,8 @@ Squash = Annotated[bool, Field(description="one commit on the project's branch")
 Yes = Annotated[bool, Field(description="true once the person agreed to lose the work")]
 Grace = Annotated[
     float,
-    Field(
-        ge=0,
-        le=MAX_GRACE_SECONDS,
-        description="seconds it gets to stop before it is killed (capped at the slice)",
+    _seconds(
+        MAX_GRACE_SECONDS, "seconds it gets to stop before it is killed (capped at the slice)"
     ),
 ]
 
