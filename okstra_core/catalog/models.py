@@ -269,7 +269,7 @@ class ProviderSpec:
     login: LoginSpec | None = None
     # What its CLI's screen shows when it waits for input or sits idle (`activity.py`).
     activity: ActivitySpec | None = None
-    # How its CLI reports what a worker's turn used (`usage.py`); None: it does not.
+    # How its CLI reports what a worker's turn used (`UsageSpec`); None: it does not.
     usage: UsageSpec | None = None
     # A demo provider (okstra's scripted demo agent): its models are listed last and
     # are chosen only when named — a `modelDefaults` entry or a person's pick — never

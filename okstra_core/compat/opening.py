@@ -271,15 +271,15 @@ def open_legacy(
     notes: list[str] = []
     resumed, takeovers = _companions(opened, notes)
     if resumed is not None:
-        candidate, payload = resumed
-        return LegacyOpen(candidate, payload, True, (*notes, *source_notes(raw)))
-    companion = free_name(path, opened.digest)
-    state = _taken_over(opened, takeovers, companion, notes)
-    if state is None:
-        state = _converted(opened, raw, notes)
-    if not state.get("updated_at"):
-        state["updated_at"] = environment.now().isoformat()
-    return LegacyOpen(companion, state, False, (*notes, *source_notes(raw)))
+        companion, state = resumed
+    else:
+        companion = free_name(path, opened.digest)
+        state = _taken_over(opened, takeovers, companion, notes)
+        if state is None:
+            state = _converted(opened, raw, notes)
+        if not state.get("updated_at"):
+            state["updated_at"] = environment.now().isoformat()
+    return LegacyOpen(companion, state, resumed is not None, (*notes, *source_notes(raw)))
 
 
 def load_legacy(
