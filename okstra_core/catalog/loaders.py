@@ -25,11 +25,12 @@ from ..paths import bundled_prompts_root, prompts_root, resource, user_dirs
 from ..records import dataclass, field
 from ..store import parse_json_object, read_bytes
 from ..vocabulary import CURRENT_SESSION
-from .models import GlobalConfig, HostSpec, ModelDefaults, Profile, ProviderSpec, check_launch
+from .models import GlobalConfig, HostSpec, ModelDefaults, Profile, ProviderSpec
 from .rules import DataProblem
 from .validate import (
     CONFIG_KEYS,
     bad_value,
+    check_launch,
     decode,
     model_defaults,
     parse_global_config,
@@ -153,7 +154,6 @@ CATALOG = derived.Kind(
         "catalog/models.py",
         "catalog/rules.py",
         "catalog/activity.py",
-        "catalog/usage.py",
         "catalog/settings.py",
         "catalog/loaders.py",
         "catalog/validate.py",

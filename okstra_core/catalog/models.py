@@ -17,22 +17,9 @@ from .. import records
 from ..records import dataclass, field
 from ..vocabulary import EntryMode as EntryMode
 from ..vocabulary import Runner as Runner
-from .access import AccessSpec, LeadAccessSpec
-from .access import DiscoverSpec as DiscoverSpec
 from .activity import ActivitySpec
-from .rules import (
-    ENV_NAME,
-    DataProblem,
-    check_discover_glob,
-    check_id,
-    check_mcp_launch,
-    check_template,
-    check_worker_launch,
-    check_worker_resume,
-    template_fields,
-)
+from .rules import ENV_NAME, DataProblem, check_id
 from .settings import DEFAULT_NOTIFY, TeamSettings
-from .usage import UsageSpec
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr
@@ -143,6 +130,61 @@ class Profile:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DiscoverSpec:
+    """How to find a session id that the CLI minted itself (codex)."""
+
+    __pydantic_config__ = _CONFIG
+
+    glob: StrictStr  # e.g. "{env.CODEX_HOME}/sessions/**/rollout-*.jsonl"
+    id_pattern: StrictStr  # regex with one group capturing the id from the file name
+    cwd_field: StrictStr = "payload.cwd"  # dotted path in the first JSON line
+    # Strict: a boolean or a numeric string is a mistake in the file, not a number.
+    timeout_seconds: Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)] = 10.0
+    default_home: StrictStr = ""  # used for {env.X} when X is unset, e.g. "~/.codex"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AccessSpec:
+    """`[launch.access]`: a worker's extra arguments at its template's `{access}` element."""
+
+    __pydantic_config__ = _CONFIG
+
+    read_only: tuple[StrictStr, ...] = ()
+    write: tuple[StrictStr, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeadAccessSpec:
+    """`[launch.lead_access]`: the lead CLI's extra arguments (right after the program,
+    on launch and resume) per access above `ask` (the CLI's own prompts); a level left
+    out is refused for its lead (`prepare --lead-access`)."""
+
+    __pydantic_config__ = _CONFIG
+
+    edits: tuple[StrictStr, ...] | None = None  # edit files without asking
+    full: tuple[StrictStr, ...] | None = None  # edit and run commands without asking
+
+
+UsageFormat = Literal["claude-json", "codex-jsonl"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageSpec:
+    """`[usage] format` of a provider file: how its CLI reports what a worker's turn used.
+
+    `claude-json`: stdout is one JSON result object (`claude -p --output-format json`):
+    its `result` is the answer, `usage` the tokens, `total_cost_usd` the cost.
+    `codex-jsonl`: stdout is JSONL events (`codex exec --json`), `turn.completed`
+    carrying the tokens. The worker template asks its CLI for that output; okstra reads
+    it (`okstra_core.life.workers.usage`). Without `[usage]`, a worker's usage shows `—`.
+    """
+
+    __pydantic_config__ = _CONFIG
+
+    format: UsageFormat
+
+
+@dataclass(frozen=True, kw_only=True)
 class LaunchSpec:
     """argv templates of a provider CLI; never run through a shell."""
 
@@ -227,7 +269,7 @@ class ProviderSpec:
     login: LoginSpec | None = None
     # What its CLI's screen shows when it waits for input or sits idle (`activity.py`).
     activity: ActivitySpec | None = None
-    # How its CLI reports what a worker's turn used (`usage.py`); None: it does not.
+    # How its CLI reports what a worker's turn used (`UsageSpec`); None: it does not.
     usage: UsageSpec | None = None
     # A demo provider (okstra's scripted demo agent): its models are listed last and
     # are chosen only when named — a `modelDefaults` entry or a person's pick — never
@@ -460,107 +502,3 @@ def _check_model_roles(
                 f"role {role!r} is not a role of this model "
                 f"({', '.join(r for r in declared if r in effective)})",
             )
-
-
-def check_launch(spec: ProviderSpec) -> None:
-    """The launch templates' rules (checked when a provider file is loaded)."""
-    launch = spec.launch
-    _check_launch_argvs(launch)
-    _check_launch_env(launch)
-    used_new = {f for element in launch.new for f in template_fields(element)}
-    used_env = {f for value in launch.env.values() for f in template_fields(value)}
-    if not ({"prompt", "prompt_file"} & (used_new | used_env)):
-        raise DataProblem(
-            "launch.new",
-            "the lead prompt is never passed: expected {prompt} or {prompt_file} in "
-            "launch.new or launch.env",
-        )
-    used_resume = {f for element in launch.resume for f in template_fields(element)}
-    if "session_id" not in used_resume:
-        raise DataProblem("launch.resume", "expected {session_id} (resume must name the session)")
-    if launch.session_id == "discover":
-        _check_discovered_session(launch, used_new)
-    else:
-        _check_minted_session(launch, used_new)
-    check_mcp_launch(launch.mcp, launch.mcp_env)
-    check_worker_launch(
-        launch.worker,
-        launch.access.read_only,
-        launch.access.write,
-        discovers_session=launch.session_id == "discover",
-    )
-    check_worker_resume(launch.worker, launch.worker_resume, launch.worker_session_pattern)
-    for i, flag in enumerate(launch.required_flags):
-        if not flag.startswith("-"):
-            raise DataProblem(
-                f"launch.required_flags[{i}]", f"expected a flag such as '--model', got {flag!r}"
-            )
-
-
-def _check_launch_argvs(launch: LaunchSpec) -> None:
-    """version, new and resume are non-empty argvs (help may be empty) starting "{cli}"."""
-    for name in ("version", "new", "resume", "help"):
-        argv: tuple[str, ...] = getattr(launch, name)
-        if not argv:
-            if name == "help":
-                continue
-            raise DataProblem(f"launch.{name}", "expected a non-empty argv array")
-        if argv[0] != "{cli}":
-            raise DataProblem(
-                f"launch.{name}[0]",
-                'expected the first element to be "{cli}" (the provider\'s cli)',
-            )
-        for i, element in enumerate(argv):
-            check_template(element, f"launch.{name}[{i}]")
-
-
-def _check_launch_env(launch: LaunchSpec) -> None:
-    """launch.env: variable names, template values."""
-    for key, value in launch.env.items():
-        if not ENV_NAME.fullmatch(key):
-            raise DataProblem(
-                f"launch.env.{key}", "expected an environment variable name (letters, digits, '_')"
-            )
-        check_template(value, f"launch.env.{key}")
-
-
-def _check_discovered_session(launch: LaunchSpec, used_new: set[str]) -> None:
-    """session_id = "discover": a [launch.discover] table, no {session_id} at launch."""
-    if launch.discover is None:
-        raise DataProblem(
-            "launch.discover", 'expected a [launch.discover] table when session_id = "discover"'
-        )
-    if "session_id" in used_new:
-        raise DataProblem(
-            "launch.new",
-            'the CLI mints the id when session_id = "discover": '
-            "{session_id} cannot be passed to launch.new",
-        )
-    check_discover_glob(launch.discover.glob)
-    try:
-        pattern = re.compile(launch.discover.id_pattern)
-    except re.error as exc:
-        raise DataProblem(
-            "launch.discover.id_pattern", f"invalid regular expression ({exc})"
-        ) from None
-    if pattern.groups < 1:
-        raise DataProblem(
-            "launch.discover.id_pattern",
-            "expected a group capturing the session id, e.g. '-([0-9a-f-]+)\\.jsonl$'",
-        )
-
-
-def _check_minted_session(launch: LaunchSpec, used_new: set[str]) -> None:
-    """An id okstra mints: no [launch.discover] table, {session_id} passed at launch."""
-    if launch.discover is not None:
-        raise DataProblem(
-            "launch.discover",
-            f'only used when session_id = "discover" (it is {launch.session_id!r})',
-        )
-    if "session_id" not in used_new:
-        raise DataProblem(
-            "launch.new",
-            f"expected {{session_id}}: okstra mints a {launch.session_id} id and the "
-            "CLI must be given it, or the resume sheet would name a session that "
-            "does not exist",
-        )

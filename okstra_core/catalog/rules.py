@@ -107,9 +107,11 @@ def check_mcp_launch(mcp: tuple[str, ...] | None, env: dict[str, str]) -> None:
         check_template(value, f"launch.mcp_env.{name}", MCP_PLACEHOLDERS)
 
 
-def _worker_fields(argv: tuple[str, ...], where: str) -> list[str]:
+def _worker_fields(argv: tuple[str, ...], where: str, first: str) -> list[str]:
     """The placeholders a worker argv template `where` names, each element checked:
-    `{access}` is used only as a whole element."""
+    `{cli}` first (else refused naming `first`), `{access}` only as a whole element."""
+    if not argv or argv[0] != "{cli}":
+        raise DataProblem(first, 'expected a non-empty argv array whose first element is "{cli}"')
     used: list[str] = []
     for i, element in enumerate(argv):
         check_template(element, f"{where}[{i}]", WORKER_PLACEHOLDERS)
@@ -142,12 +144,9 @@ def check_worker_launch(
                 "launch.access", "only used with launch.worker (a provider that runs workers)"
             )
         return
-    if not worker or worker[0] != "{cli}":
-        raise DataProblem(
-            "launch.worker[0]" if worker else "launch.worker",
-            'expected a non-empty argv array whose first element is "{cli}"',
-        )
-    used = _worker_fields(worker, "launch.worker")
+    used = _worker_fields(
+        worker, "launch.worker", "launch.worker[0]" if worker else "launch.worker"
+    )
     if used.count("access") > 1:
         raise DataProblem("launch.worker", "{access} may appear only once")
     if "model" not in used:
@@ -186,12 +185,7 @@ def check_worker_resume(
         return
     if worker is None:
         raise DataProblem("launch.worker_resume", "only used with launch.worker")
-    if not resume or resume[0] != "{cli}":
-        raise DataProblem(
-            "launch.worker_resume",
-            'expected a non-empty argv array whose first element is "{cli}"',
-        )
-    used = _worker_fields(resume, "launch.worker_resume")
+    used = _worker_fields(resume, "launch.worker_resume", "launch.worker_resume")
     for name, why in (("session_id", "the session it continues"), ("model", "its bound model")):
         if name not in used:
             raise DataProblem("launch.worker_resume", f"expected {{{name}}}: {why}")

@@ -3,7 +3,8 @@
 A failed record check (`records.validate`) becomes ONE `DataFileError` naming the file,
 the field path (`roles[1].max`) and what was expected (`validate_record`); TOML that does
 not parse names its line (`parse_toml`). The JSON configs (`config.json`, a project's
-`.okstra/project.json`) are checked key by key (`parse_global_config`, `model_defaults`).
+`.okstra/project.json`) are checked key by key (`parse_global_config`, `model_defaults`);
+a provider's launch templates by `check_launch` once its record is built.
 """
 
 from __future__ import annotations
@@ -19,8 +20,18 @@ from .. import records
 from ..errors import DataFileError
 from ..records import place
 from ..store import decode_utf8, json_kind
-from .models import GlobalConfig, ModelDefaults
-from .rules import ID_PATTERN, DataProblem
+from .models import GlobalConfig, LaunchSpec, ModelDefaults, ProviderSpec
+from .rules import (
+    ENV_NAME,
+    ID_PATTERN,
+    DataProblem,
+    check_discover_glob,
+    check_mcp_launch,
+    check_template,
+    check_worker_launch,
+    check_worker_resume,
+    template_fields,
+)
 from .settings import DEFAULT_NOTIFY, NOTIFY_EVENTS, TeamSettings
 
 _T = TypeVar("_T")
@@ -300,3 +311,107 @@ def model_defaults(value: Any, path: Path, *, earlier: bool = False) -> ModelDef
                 raise bad_value("a model ref 'provider/model'", ref, path, f"{where}[{i}]")
         by_role[role] = tuple(refs)
     return ModelDefaults(by_role=by_role, source=str(path))
+
+
+def check_launch(spec: ProviderSpec) -> None:
+    """The launch templates' rules (checked when a provider file is loaded)."""
+    launch = spec.launch
+    _check_launch_argvs(launch)
+    _check_launch_env(launch)
+    used_new = {f for element in launch.new for f in template_fields(element)}
+    used_env = {f for value in launch.env.values() for f in template_fields(value)}
+    if not ({"prompt", "prompt_file"} & (used_new | used_env)):
+        raise DataProblem(
+            "launch.new",
+            "the lead prompt is never passed: expected {prompt} or {prompt_file} in "
+            "launch.new or launch.env",
+        )
+    used_resume = {f for element in launch.resume for f in template_fields(element)}
+    if "session_id" not in used_resume:
+        raise DataProblem("launch.resume", "expected {session_id} (resume must name the session)")
+    if launch.session_id == "discover":
+        _check_discovered_session(launch, used_new)
+    else:
+        _check_minted_session(launch, used_new)
+    check_mcp_launch(launch.mcp, launch.mcp_env)
+    check_worker_launch(
+        launch.worker,
+        launch.access.read_only,
+        launch.access.write,
+        discovers_session=launch.session_id == "discover",
+    )
+    check_worker_resume(launch.worker, launch.worker_resume, launch.worker_session_pattern)
+    for i, flag in enumerate(launch.required_flags):
+        if not flag.startswith("-"):
+            raise DataProblem(
+                f"launch.required_flags[{i}]", f"expected a flag such as '--model', got {flag!r}"
+            )
+
+
+def _check_launch_argvs(launch: LaunchSpec) -> None:
+    """version, new and resume are non-empty argvs (help may be empty) starting "{cli}"."""
+    for name in ("version", "new", "resume", "help"):
+        argv: tuple[str, ...] = getattr(launch, name)
+        if not argv:
+            if name == "help":
+                continue
+            raise DataProblem(f"launch.{name}", "expected a non-empty argv array")
+        if argv[0] != "{cli}":
+            raise DataProblem(
+                f"launch.{name}[0]",
+                'expected the first element to be "{cli}" (the provider\'s cli)',
+            )
+        for i, element in enumerate(argv):
+            check_template(element, f"launch.{name}[{i}]")
+
+
+def _check_launch_env(launch: LaunchSpec) -> None:
+    """launch.env: variable names, template values."""
+    for key, value in launch.env.items():
+        if not ENV_NAME.fullmatch(key):
+            raise DataProblem(
+                f"launch.env.{key}", "expected an environment variable name (letters, digits, '_')"
+            )
+        check_template(value, f"launch.env.{key}")
+
+
+def _check_discovered_session(launch: LaunchSpec, used_new: set[str]) -> None:
+    """session_id = "discover": a [launch.discover] table, no {session_id} at launch."""
+    if launch.discover is None:
+        raise DataProblem(
+            "launch.discover", 'expected a [launch.discover] table when session_id = "discover"'
+        )
+    if "session_id" in used_new:
+        raise DataProblem(
+            "launch.new",
+            'the CLI mints the id when session_id = "discover": '
+            "{session_id} cannot be passed to launch.new",
+        )
+    check_discover_glob(launch.discover.glob)
+    try:
+        pattern = re.compile(launch.discover.id_pattern)
+    except re.error as exc:
+        raise DataProblem(
+            "launch.discover.id_pattern", f"invalid regular expression ({exc})"
+        ) from None
+    if pattern.groups < 1:
+        raise DataProblem(
+            "launch.discover.id_pattern",
+            "expected a group capturing the session id, e.g. '-([0-9a-f-]+)\\.jsonl$'",
+        )
+
+
+def _check_minted_session(launch: LaunchSpec, used_new: set[str]) -> None:
+    """An id okstra mints: no [launch.discover] table, {session_id} passed at launch."""
+    if launch.discover is not None:
+        raise DataProblem(
+            "launch.discover",
+            f'only used when session_id = "discover" (it is {launch.session_id!r})',
+        )
+    if "session_id" not in used_new:
+        raise DataProblem(
+            "launch.new",
+            f"expected {{session_id}}: okstra mints a {launch.session_id} id and the "
+            "CLI must be given it, or the resume sheet would name a session that "
+            "does not exist",
+        )

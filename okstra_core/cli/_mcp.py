@@ -88,7 +88,7 @@ def _mcp(ns: argparse.Namespace) -> tuple[McpSnippet | dict[str, Any], int]:
         ), 0
     if ns.host is not None or ns.json:
         raise UsageError("--for and --json apply to --print-config", field="--print-config")
-    from ..mcp.server import serve  # the SDK: only when serving
+    from ..mcp.tools import serve  # the SDK: only when serving
 
     serve(run_dir, environment, slice_seconds=ns.wait_slice)
     return {"ok": True, "served": True}, 0

@@ -1,8 +1,8 @@
 """The earlier okstra's wizard state files and `okstra prepare` flags, read as today's.
 
-State files (v1, its own v2 shape) and their companions: `shapes`, `reader`, `identity`,
-`roles`, `convert`, `companions`, `opening` (what the wizard's session calls). Prepare
-flags and `OKSTRA_DEFAULT_*` variables: `flags`, `team_flags`, `env_defaults`, `lookup`.
+State files (v1, its own v2 shape) and their companions: `shapes`, `roles`, `convert`,
+`opening` (what the wizard's session calls). Prepare flags and `OKSTRA_DEFAULT_*`
+variables: `flags`, `team_flags`, `lookup`.
 It reads the state's shape and the step ids, never the session, and writes no file.
 Names load on first use: `okstra prepare` reads the flags without the state conversion.
 """
@@ -13,7 +13,6 @@ from ..lazy import by_module, lazy_names
 
 _LAZY = by_module(
     {
-        ".companions": ("companion_for", "source_digest"),
         ".convert": ("convert_earlier_v2", "convert_v1"),
         ".flags": (
             "LEGACY_FLAGS",
@@ -21,7 +20,7 @@ _LAZY = by_module(
             "apply_legacy_inputs",
             "legacy_flags_given",
         ),
-        ".opening": ("LegacyOpen", "load_legacy", "open_legacy"),
+        ".opening": ("LegacyOpen", "companion_for", "load_legacy", "open_legacy", "source_digest"),
         ".shapes": ("V1_PROVIDER_FIELDS", "earlier_companion_source", "is_earlier_v2", "is_v1"),
     }
 )

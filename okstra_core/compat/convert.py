@@ -4,7 +4,9 @@ Both earlier shapes (`okstra_core.compat.shapes`) become a v2 state dict in okst
 shape (`okstra_core.wizard.state`): every answer taken over is an `answered` entry
 `{step, answer, provenance}` — `converted:v1`, `converted:v2`, or `default:<scope>` for a
 model taken from the role's default candidates — and `legacySource` names the source
-(resolved path) and the sha256 of its bytes. Notes go to a list the caller gives.
+(resolved path) and the sha256 of its bytes. Notes go to a list the caller gives. A
+typed task id such as `CHK-114` becomes the slug paths need (`chk-114`); its original
+spelling stays in the answers' echoes and the notes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog.models import Profile
 from ..documents.base import merged
-from ..errors import StateFileError
+from ..errors import OkstraError, StateFileError
+from ..records import dataclass, field
+from ..tasks import check_segment
 from ..vocabulary import EARLIER_DEFAULT_PROVIDER, ENTRY_MODES, SPAWN_PROCESS
 from ..wizard import ids
 from ..wizard.state import (
@@ -28,9 +32,6 @@ from ..wizard.state import (
     VERSION_FIELD,
     WizardState,
 )
-from .companions import source_record
-from .identity import TaskIdentity, task_identity
-from .reader import SourceReader, check_types
 from .roles import (
     RoleChoices,
     convert_v1_roles,
@@ -42,16 +43,84 @@ from .roles import (
 from .shapes import (
     CONVERTED_V2,
     DEFAULT_HOST,
+    DROPPED_ANSWERS,
     STATIC_AFTER_ROLES,
     STATIC_BEFORE_ROLES,
     STATIC_STEP_FIELD,
     STRING_FIELDS,
+    SourceReader,
+    check_types,
     is_v1,
+    source_record,
 )
 
 if TYPE_CHECKING:
     from ..defaults import DefaultScopes
     from ..pool import ModelPool
+
+
+@dataclass
+class TaskIdentity:
+    """Slugified task identity, with the echoes that show the original spelling."""
+
+    echoes: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _slug(raw: str, what: str, identity: TaskIdentity) -> str:
+    """`raw` as a slug ("" when it cannot be one), with a note when it changed."""
+    if not raw:
+        return ""
+    try:
+        slug = check_segment(raw, what)
+    except OkstraError as exc:
+        identity.notes.append(f"{what} {raw!r} cannot be used ({exc.message}): it is asked again")
+        return ""
+    if slug != raw:
+        identity.notes.append(f"{what} {raw!r} is not a slug: it is used as {slug!r}")
+    return slug
+
+
+def task_identity(state: dict[str, Any]) -> TaskIdentity:
+    """Slugify the task group, id and key of `state` in place."""
+    identity = TaskIdentity()
+    group_raw, id_raw = state["task_group"], state["task_id"]
+    if state["task_mode"] == EXISTING_TASK and state["task_key"]:
+        key_group, sep, key_id = state["task_key"].partition("/")
+        if sep and key_group and key_id and "/" not in key_id:
+            group_raw, id_raw = key_group, key_id
+    group = _slug(group_raw, "task group", identity)
+    task_id = _slug(id_raw, "task id", identity)
+    state["task_group"] = group
+    state["task_id"] = task_id
+    key = f"{group}/{task_id}" if group and task_id else ""
+    if state["task_mode"] in (NEW_TASK, EXISTING_TASK):
+        original_key = state["task_key"] or (f"{group_raw}/{id_raw}" if group_raw else "")
+        state["task_key"] = key
+        if state["task_mode"] == EXISTING_TASK and key and key != original_key:
+            identity.echoes[ids.TASK_PICK] = f"{key} (was {original_key!r})"
+    if group and group != group_raw:
+        identity.echoes[ids.TASK_GROUP] = f"{group} (was {group_raw!r})"
+    if task_id and task_id != id_raw:
+        identity.echoes[ids.TASK_ID] = f"{task_id} (was {id_raw!r})"
+    return identity
+
+
+def source_notes(raw: Mapping[str, Any]) -> list[str]:
+    """Notes about a source file that hold however it is opened (fresh or resumed).
+
+    Read tolerantly: a field of the wrong type gives no note (the conversion refuses it).
+    """
+    state: dict[str, Any] = {}
+    for name in ("task_mode", "task_key", "task_group", "task_id"):
+        value = raw.get(name)
+        state[name] = value.strip() if isinstance(value, str) else ""
+    notes = task_identity(state).notes if state["task_mode"] in TASK_MODES else []
+    return notes + [
+        f"{name} ({what}: {raw[name]!r}) is not carried over: this okstra's wizard has no such step"
+        for name, what in DROPPED_ANSWERS.items()
+        if raw.get(name) not in (None, "", [], {}, False, 0)
+    ]
 
 
 def _static_answer(step: str, state: Mapping[str, Any], reader: SourceReader) -> str | None:
@@ -83,15 +152,21 @@ def _confirmed_static_steps(state: Mapping[str, Any], reader: SourceReader) -> l
     return [*steps, *STATIC_AFTER_ROLES]
 
 
-def _base_state(reader: SourceReader, entry_mode: str) -> dict[str, Any]:
-    """The state's static fields, type-checked, before any answer is taken over."""
-    source = reader.source
-    if entry_mode not in ENTRY_MODES:
+def known_entry_mode(mode: str, source: Path) -> str:
+    """`mode`, refused (a `StateFileError`) when it is no entry mode."""
+    if mode not in ENTRY_MODES:
         raise StateFileError(
-            f"unknown entry mode {entry_mode!r} (expected one of: {', '.join(ENTRY_MODES)})",
+            f"unknown entry mode {mode!r} (expected one of: {', '.join(ENTRY_MODES)})",
             path=source,
             field="host_entry_mode",
         )
+    return mode
+
+
+def _base_state(reader: SourceReader, entry_mode: str) -> dict[str, Any]:
+    """The state's static fields, type-checked, before any answer is taken over."""
+    source = reader.source
+    known_entry_mode(entry_mode, source)
     check_types(reader)
     state: dict[str, Any] = {name: reader.string(name) for name in STRING_FIELDS}
     if not state["project_root"]:

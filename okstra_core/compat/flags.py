@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OkstraError, UsageError
-from .env_defaults import ENV_DEFAULTS, variables_given
-from .lookup import MODEL_PROVIDERS
+from .lookup import ENV_DEFAULTS, MODEL_PROVIDERS, variables_given
 from .team_flags import FlagDecisions, flag_value, parse_legacy_flags
 
 if TYPE_CHECKING:
@@ -174,24 +173,20 @@ def _host_provider(
 def _team_notes(decided: FlagDecisions, given: list[str], variables: list[str]) -> list[str]:
     """One deprecation note per older team flag and variable used, naming the new form."""
     notes: list[str] = []
-    for flag in (f for f, _dest, _form in LEGACY_FLAGS if f in given and f in _ROLE_FLAGS):
-        entries = decided.contrib.get(flag)
+    flags = [f for f, _dest, _form in LEGACY_FLAGS if f in given and f in _ROLE_FLAGS]
+    for giver in (*flags, *variables):
+        entries = decided.contrib.get(giver)
         if entries:
-            notes.append(_deprecated(flag, " ".join(dict.fromkeys(entries))))
-        else:
+            notes.append(_deprecated(giver, " ".join(dict.fromkeys(entries))))
+        elif giver in ENV_DEFAULTS:
             notes.append(
-                f"okstra prepare: {flag} is deprecated and changed nothing here "
-                "(no instance of that provider or role in the team)"
+                f"okstra prepare: {giver} is deprecated and changed nothing here: "
+                f"use {ENV_DEFAULTS[giver]}"
             )
-    for variable in variables:
-        entries = decided.contrib.get(variable)
-        if entries:
-            new_form = " ".join(dict.fromkeys(entries))
-            notes.append(f"okstra prepare: {variable} is deprecated: use {new_form}")
         else:
             notes.append(
-                f"okstra prepare: {variable} is deprecated and changed nothing here: "
-                f"use {ENV_DEFAULTS[variable]}"
+                f"okstra prepare: {giver} is deprecated and changed nothing here "
+                "(no instance of that provider or role in the team)"
             )
     return notes
 

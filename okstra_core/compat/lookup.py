@@ -3,11 +3,13 @@
 A value was an alias (`opus`), a model id (`opus-4.6`), a full ref (`claude/opus-4.6`)
 or the CLI execution value (`claude-opus-4-6`), case-insensitively; an empty value was
 the provider's default for the role. Both its state files and its prepare flags use this.
+Its `OKSTRA_DEFAULT_*` variables are defaults for `okstra prepare`: a new flag (or an
+older one) wins over them without a conflict; each one used prints a deprecation note.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
@@ -71,3 +73,37 @@ def legacy_model(
         folded = value.casefold()
         found = next((m for m in provider_models if m.execution.casefold() == folded), None)
     return found if found is not None and role in found.roles else None
+
+
+LEAD_MODEL_VARIABLE = "OKSTRA_DEFAULT_LEAD_MODEL"
+REPORT_WRITER_MODEL_VARIABLE = "OKSTRA_DEFAULT_REPORT_WRITER_MODEL"
+EXECUTOR_VARIABLE = "OKSTRA_DEFAULT_EXECUTOR"
+
+
+def provider_model_variable(provider: str) -> str:
+    """`OKSTRA_DEFAULT_<PROVIDER>_MODEL`: a provider's model for its roles."""
+    return f"OKSTRA_DEFAULT_{provider.upper()}_MODEL"
+
+
+# Every variable, with the new form its note names.
+ENV_DEFAULTS: dict[str, str] = {
+    LEAD_MODEL_VARIABLE: "--role-model leader=claude/<model> (or modelDefaults.leader)",
+    REPORT_WRITER_MODEL_VARIABLE: (
+        "--role-model report-writer=claude/<model> (or modelDefaults.report-writer)"
+    ),
+    EXECUTOR_VARIABLE: "--role-model implementer=<model ref> (or modelDefaults.implementer)",
+    **{
+        provider_model_variable(p): f"--role-model <role>={p}/<model> (or modelDefaults)"
+        for p in MODEL_PROVIDERS
+    },
+}
+
+
+def variable_value(env: Mapping[str, str], variable: str) -> str:
+    """A variable's value, stripped ("" when unset)."""
+    return (env.get(variable) or "").strip()
+
+
+def variables_given(env: Mapping[str, str]) -> list[str]:
+    """The variables set to something other than blanks, in `ENV_DEFAULTS` order."""
+    return [v for v in ENV_DEFAULTS if variable_value(env, v)]

@@ -1,42 +1,116 @@
 """Opening an earlier okstra's state file: resume its companion, or convert it afresh.
 
-Companions are tried in `okstra_core.compat.companions` order: one okstra saved (valid,
-recording this source and digest) is resumed; one the earlier okstra wrote in its v2
-shape is taken over (converted, left untouched; progress goes to a free name); one that
-matches the source but is invalid is skipped with a note, and the source is converted.
-Nothing here writes a file.
+The source is never written: progress goes to a companion `<name>.v2.<sha256>.json`
+beside it, recording `legacySource: {path, sha256}`, so changed source bytes start
+afresh. Companions are tried in order: okstra's own (`<name>.v2.<sha>.json`, then
+`<name>.v2.<sha>.<n>.json`), then the earlier okstra's under the same names or its older
+`<name>.v2.json`. One okstra saved (valid, recording this source and digest) is resumed;
+one the earlier okstra wrote in its v2 shape is taken over (converted, left untouched;
+progress goes to a free name); one that matches the source but is invalid is skipped
+with a note, and the source is converted. Nothing here writes a file.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ..catalog.models import Profile
 from ..errors import OkstraError, StateFileError, UsageError
 from ..records import dataclass
 from ..store import parse_json_object, read_bytes
-from ..vocabulary import ENTRY_MODES, SPAWN_PROCESS
+from ..vocabulary import SPAWN_PROCESS
 from ..wizard.state import parse_v2
-from .companions import (
-    content_addressed,
-    free_name,
-    matches_source,
-    older_companion_name,
-    read_candidate,
-    source_digest,
-    source_record,
-)
-from .convert import convert_earlier_v2, convert_v1
-from .identity import source_notes
-from .reader import SourceReader
-from .shapes import LEGACY_SOURCE_FIELD, is_earlier_v2, is_v1
+from .convert import convert_earlier_v2, convert_v1, known_entry_mode, source_notes
+from .shapes import LEGACY_SOURCE_FIELD, SourceReader, is_earlier_v2, is_v1, source_record
 
 if TYPE_CHECKING:
     from ..defaults import DefaultScopes
     from ..environment import Environment
     from ..pool import ModelPool
+
+
+def source_digest(source_bytes: bytes) -> str:
+    """The sha256 hex digest that names and matches a source file's companion."""
+    return hashlib.sha256(source_bytes).hexdigest()
+
+
+def _companion_name(source: Path, digest: str, n: int | None = None) -> Path:
+    suffix = f".{n}" if n is not None else ""
+    return source.with_name(f"{source.name}.v2.{digest}{suffix}.json")
+
+
+def read_candidate(candidate: Path) -> dict[str, Any] | None:
+    """A companion candidate's JSON object, or None when it is not one (or unreadable)."""
+    try:
+        data = orjson.loads(read_bytes(candidate, what="wizard state companion"))
+    except (orjson.JSONDecodeError, OkstraError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def matches_source(data: Mapping[str, Any] | None, record: Mapping[str, str]) -> bool:
+    source = None if data is None else data.get(LEGACY_SOURCE_FIELD)
+    return (
+        isinstance(source, dict)
+        and source.get("path") == record["path"]
+        and source.get("sha256") == record["sha256"]
+    )
+
+
+def _numbered_companions(source: Path, digest: str) -> list[tuple[int, Path]]:
+    prefix = f"{source.name}.v2.{digest}."
+    try:
+        entries = list(source.parent.iterdir())
+    except FileNotFoundError:
+        return []
+    found: list[tuple[int, Path]] = []
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".json")):
+            continue
+        middle = name[len(prefix) : -len(".json")]
+        if middle.isdigit() and not middle.startswith("0") and entry.is_file():
+            found.append((int(middle), entry))
+    return sorted(found)
+
+
+def content_addressed(source: Path, digest: str) -> list[Path]:
+    """Existing content-addressed names of this digest: canonical first, then by number."""
+    canonical = _companion_name(source, digest)
+    out = [canonical] if canonical.is_file() else []
+    return out + [path for _, path in _numbered_companions(source, digest)]
+
+
+def free_name(source: Path, digest: str) -> Path:
+    """The first content-addressed name nothing occupies (canonical, then `.1`, `.2`, …)."""
+    canonical = _companion_name(source, digest)
+    if not canonical.exists():
+        return canonical
+    taken = {n for n, _ in _numbered_companions(source, digest)}
+    n = 1
+    while n in taken or _companion_name(source, digest, n).exists():
+        n += 1
+    return _companion_name(source, digest, n)
+
+
+def companion_for(source: Path, source_bytes: bytes) -> tuple[Path, bool]:
+    """`(companion, exists)` of a source file, its digest taken from `source_bytes`.
+
+    A canonical name holding another source's file (or no JSON object) gives way to a
+    numbered companion of this source, else the first free name. Nothing is written.
+    """
+    source = Path(source)
+    digest = source_digest(source_bytes)
+    record = source_record(source, digest)
+    for candidate in content_addressed(source, digest):
+        if matches_source(read_candidate(candidate), record):
+            return candidate, True
+    return free_name(source, digest), False
 
 
 @dataclass(frozen=True)
@@ -88,17 +162,6 @@ class _Source:
         )
 
 
-def _entry_mode(reader: SourceReader) -> str:
-    mode = reader.string("host_entry_mode") or SPAWN_PROCESS
-    if mode not in ENTRY_MODES:
-        raise StateFileError(
-            f"unknown entry mode {mode!r} (expected one of: {', '.join(ENTRY_MODES)})",
-            path=reader.source,
-            field="host_entry_mode",
-        )
-    return mode
-
-
 def _skipped(companion: Path, exc: OkstraError) -> str:
     """The note for a companion that is skipped (its own problem, not the source's)."""
     problem = f"{exc.field}: {exc.message}" if exc.field else exc.message
@@ -129,7 +192,7 @@ def _companions(source: _Source, notes: list[str]) -> tuple[tuple[Path, Any] | N
                 notes.append(_skipped(candidate, exc))
             continue
         return (candidate, payload), takeovers
-    older = older_companion_name(source.path)
+    older = source.path.with_name(f"{source.path.name}.v2.json")  # the earlier okstra's first
     payload = read_candidate(older) if older.is_file() else None
     if payload is not None and matches_source(payload, record):
         try:
@@ -177,7 +240,9 @@ def _converted(source: _Source, raw: dict[str, Any], notes: list[str]) -> dict[s
         profile=source.profile_of(raw),
         pool=source.pool,
         scopes=source.scopes,
-        entry_mode=_entry_mode(reader),
+        entry_mode=known_entry_mode(
+            reader.string("host_entry_mode") or SPAWN_PROCESS, reader.source
+        ),
         source=source.path,
         sha256=source.digest,
         home_provider=source.host_provider(host) if source.host_provider and host else None,
@@ -206,15 +271,15 @@ def open_legacy(
     notes: list[str] = []
     resumed, takeovers = _companions(opened, notes)
     if resumed is not None:
-        candidate, payload = resumed
-        return LegacyOpen(candidate, payload, True, (*notes, *source_notes(raw)))
-    companion = free_name(path, opened.digest)
-    state = _taken_over(opened, takeovers, companion, notes)
-    if state is None:
-        state = _converted(opened, raw, notes)
-    if not state.get("updated_at"):
-        state["updated_at"] = environment.now().isoformat()
-    return LegacyOpen(companion, state, False, (*notes, *source_notes(raw)))
+        companion, state = resumed
+    else:
+        companion = free_name(path, opened.digest)
+        state = _taken_over(opened, takeovers, companion, notes)
+        if state is None:
+            state = _converted(opened, raw, notes)
+        if not state.get("updated_at"):
+            state["updated_at"] = environment.now().isoformat()
+    return LegacyOpen(companion, state, resumed is not None, (*notes, *source_notes(raw)))
 
 
 def load_legacy(

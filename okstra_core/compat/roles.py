@@ -19,7 +19,7 @@ from ..vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER, SPAWN_PROCES
 from ..wizard.ids import LEADER_SESSION, LEADER_SESSION_ANSWER, count_step, model_step
 from ..wizard.state import V2_ROLE_FIELDS
 from .lookup import CRITIC_OFF, CROSS_VERIFICATION_ROLES, default_candidates, legacy_model
-from .reader import V1_ROSTER_FIELDS, SourceReader
+from .shapes import V1_ROSTER_FIELDS, SourceReader
 
 if TYPE_CHECKING:
     from ..defaults import DefaultScopes

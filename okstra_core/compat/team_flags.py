@@ -17,20 +17,18 @@ from ..catalog.models import LEADER, RoleKind
 from ..errors import UsageError
 from ..records import dataclass, field
 from ..vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER, SPAWN_PROCESS
-from .env_defaults import (
-    EXECUTOR_VARIABLE,
-    LEAD_MODEL_VARIABLE,
-    REPORT_WRITER_MODEL_VARIABLE,
-    provider_model_variable,
-    variable_value,
-)
 from .lookup import (
     CRITIC_OFF,
     CROSS_VERIFICATION_ROLES,
+    EXECUTOR_VARIABLE,
+    LEAD_MODEL_VARIABLE,
     MODEL_PROVIDERS,
+    REPORT_WRITER_MODEL_VARIABLE,
     default_candidates,
     legacy_model,
+    provider_model_variable,
     roster_providers,
+    variable_value,
 )
 
 if TYPE_CHECKING:
@@ -398,9 +396,7 @@ def _refuse_conflicts(decided: FlagDecisions, inputs: _Inputs) -> None:
             continue
         clash = inputs.new_counts.get(role) if role in decided.counts else None
         flag = "--role-count"
-        if clash is None and role in decided.models:
-            clash, flag = inputs.new_models.get(role), "--role-model"
-        if clash is None and role in decided.counts:
+        if clash is None and (role in decided.models or role in decided.counts):
             clash, flag = inputs.new_models.get(role), "--role-model"
         if clash is not None:
             raise UsageError(
@@ -441,10 +437,8 @@ def parse_legacy_flags(
     _critic(decided, inputs)
     _refuse_conflicts(decided, inputs)
     # Variables lose to new flags silently (they are defaults).
-    for role in list(decided.sources):
-        source = decided.sources[role]
-        if source.startswith("OKSTRA_") and (
-            role in inputs.new_models or role in inputs.new_counts
-        ):
+    given = {*inputs.new_models, *inputs.new_counts}
+    for role, source in list(decided.sources.items()):
+        if source.startswith("OKSTRA_") and role in given:
             decided.forget(role)
     return decided

@@ -53,7 +53,7 @@ class PreflightResult:
     version: str | None = None
     problem: str | None = None
     remedy: str | None = None
-    # Found through a PATH entry the project can fill (`readiness.origin`): run, and said.
+    # Found through a PATH entry the project can fill (`readiness.cli`): run, and said.
     warning: str | None = None
     # The CLI's login, told offline (None: cannot tell); a logged-out CLI is not ok.
     logged_in: bool | None = None

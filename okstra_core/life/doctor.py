@@ -1,7 +1,7 @@
 """`okstra doctor`: can this machine run a team? Each provider's CLI verdict, tmux, Node.js.
 
 Every failure comes with its fix. A CLI found through a relative PATH entry or inside the
-current project is flagged (`readiness.origin`): the project there chooses what runs."""
+current project is flagged (`readiness.cli`): the project there chooses what runs."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from ..display import inert
 from ..environment import Environment
 from ..errors import OkstraError
 from ..readiness import Readiness, check_clis
-from ..readiness.login import logged_in_offline as logged_in_offline
-from ..readiness.origin import CliOrigin, locate_cli
+from ..readiness.cli import CliOrigin, locate_cli
+from ..readiness.probes import logged_in_offline as logged_in_offline
 from ..readiness.probes import run_concurrently
 from ..records import config, dataclass
 from ..trust import TrustVerdict, verdict

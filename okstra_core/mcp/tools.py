@@ -5,6 +5,11 @@ thread (actions block on files, processes and the run's lock, never on the event
 and answers the action's record as structured content plus a short text; a refusal is
 a tool error carrying the CLI's message and JSON error. `worker_wait` waits at most one
 slice per call (below every host's timeout), reporting progress; the lead calls again.
+
+The server runs on stdin/stdout (the SDK's `MCPServer`): input schemas are the SDK's from
+the tools' signatures, made exact (no undeclared argument); output schemas are the action
+records' JSON Schemas. Stdout carries only the protocol; the log (warnings) goes to
+stderr. It ends when the client closes stdin.
 """
 
 from __future__ import annotations
@@ -17,16 +22,18 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio
-from mcp.server.mcpserver import Context
-from mcp.types import CallToolResult, TextContent
-from pydantic import Field
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
 
+from .. import __version__
 from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
 from ..life import actions
 from ..life.limits import MAX_GRACE_SECONDS, MAX_PROMPT_BYTES
 from ..life.report import read_run_manifest
-from ..records import to_data
+from ..records import json_schema, to_data
 from . import text
 
 MAX_SLICE_SECONDS = 3600.0
@@ -41,6 +48,11 @@ def _words(description: str, longest: int = MAX_WHO) -> Any:
     return Field(min_length=1, max_length=longest, description=description)
 
 
+def _seconds(longest: float, description: str) -> Any:
+    """A number of seconds from 0 to `longest`."""
+    return Field(ge=0, le=longest, description=description)
+
+
 WHO_TEXT = (
     "a worker of this run: its role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
 )
@@ -52,12 +64,7 @@ Surface = Annotated[
     Field(description="tmux (a pane to watch) or background; default: tmux when it runs"),
 ]
 Seconds = Annotated[
-    float,
-    Field(
-        ge=0,
-        le=MAX_SLICE_SECONDS,
-        description="the longest this call waits (capped at the server's slice)",
-    ),
+    float, _seconds(MAX_SLICE_SECONDS, "the longest this call waits (capped at the server's slice)")
 ]
 Again = Annotated[bool, Field(description="start a new attempt of a worker that already ran")]
 Role = Annotated[str, _words("a dynamic role of the run")]
@@ -74,10 +81,8 @@ Squash = Annotated[bool, Field(description="one commit on the project's branch")
 Yes = Annotated[bool, Field(description="true once the person agreed to lose the work")]
 Grace = Annotated[
     float,
-    Field(
-        ge=0,
-        le=MAX_GRACE_SECONDS,
-        description="seconds it gets to stop before it is killed (capped at the slice)",
+    _seconds(
+        MAX_GRACE_SECONDS, "seconds it gets to stop before it is killed (capped at the slice)"
     ),
 ]
 
@@ -298,3 +303,64 @@ def _finalize(run_dir: Path, environment: Environment, data: str) -> actions.Fin
             f"expected a file inside the run's project ({root}), got {data!r}", field="data"
         )
     return actions.report_finalize(run_dir, real)
+
+
+INSTRUCTIONS = (
+    "okstra's team of one run. Start workers (worker_start) with their whole task as "
+    "the prompt, wait for them (worker_wait: one call waits a slice and answers with "
+    "the members still running; call it again), read each one's output "
+    "(worker_result), send an ended one a follow-up (worker_send), see the whole team "
+    "(team_status), stop one (worker_stop), "
+    "review and merge a writer's worktree (worker_diff, worker_merge, worker_discard), "
+    "and write the run's execution roles onto the final report (report_finalize). A "
+    "refusal is a tool error that says what to change."
+)
+
+
+def _strict(tool: Tool) -> Tool:
+    """`tool` refusing any argument it does not declare, and saying so in its schema."""
+    base = tool.fn_metadata.arg_model
+    strict: type[BaseModel] = type(
+        base.__name__,
+        (base,),
+        {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"})},
+    )
+    schema = strict.model_json_schema(by_alias=True)
+    schema.pop("title", None)
+    metadata = tool.fn_metadata.model_copy(update={"arg_model": strict})
+    return tool.model_copy(update={"fn_metadata": metadata, "parameters": schema})
+
+
+def build_server(
+    run_dir: Path, environment: Environment, *, slice_seconds: float
+) -> MCPServer[Any]:
+    """The server of the run at `run_dir` (already located and checked)."""
+    team = Team(run_dir, environment, slice_seconds=slice_seconds)
+    tools = []
+    for fn, record, reads in team.tools():
+        tool = _strict(
+            Tool.from_function(
+                fn,
+                annotations=ToolAnnotations(
+                    read_only_hint=reads,
+                    destructive_hint=fn.__name__ in ("worker_stop", "worker_discard"),
+                    open_world_hint=False,
+                ),
+            )
+        )
+        schema = json_schema(record, mode="serialization")
+        metadata = tool.fn_metadata.model_copy(update={"output_schema": schema})
+        tools.append(tool.model_copy(update={"fn_metadata": metadata}))
+    return MCPServer(
+        "okstra",
+        title=f"okstra — run {run_dir.name}",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        tools=tools,
+        log_level="WARNING",
+    )
+
+
+def serve(run_dir: Path, environment: Environment, *, slice_seconds: float) -> None:
+    """Serve the run on stdin/stdout until the client closes stdin."""
+    build_server(run_dir, environment, slice_seconds=slice_seconds).run("stdio")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..display import screen_line
 from ..environment import Environment
-from ..records import dataclass
+from ..records import dataclass, field
 from . import TMUX_SOCKET_VAR, process
 
 # How long one tmux command may take before okstra stops waiting for it.
@@ -72,13 +72,51 @@ def _not_own(path: str, st: os.stat_result, what: str) -> str:
 
 
 @dataclass(frozen=True)
-class Server:
-    """A tmux server: its argv prefix, whether its socket exists, why it is refused."""
+class TmuxServer:
+    """A tmux server of the user's, by its socket: its argv prefix, whether its socket
+    exists, why it is refused; a workers' server runs with its own `env` (`pane_env`)."""
 
     base: tuple[str, ...]
     socket: str
     running: bool = True
     refused: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def argv(self, args: Sequence[str]) -> list[str]:
+        return [*self.base, *args]
+
+    def run(self, args: Sequence[str]) -> subprocess.CompletedProcess[str] | None:
+        """Run one tmux command of the workers' panes (`env`, a longer timeout)."""
+        return _tmux(self.argv(args), dict(self.env), _WORKER_TIMEOUT)
+
+    def answers(self) -> bool:
+        """The server runs and answers."""
+        done = self.run(["list-sessions", "-F", "#{session_id}"])
+        return done is not None and done.returncode == 0
+
+
+def _tmux(
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float,
+    encoding: str | None = None,
+    errors: str | None = None,
+) -> subprocess.CompletedProcess[str] | None:
+    """Run one tmux command; None when tmux could not run or hung."""
+    try:
+        return subprocess.run(
+            argv,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            encoding=encoding,
+            errors=errors,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
 
 
 def _shape(socket: object) -> str | None:
@@ -140,17 +178,17 @@ def trusted_socket(path: str | Path, environment: Environment) -> bool:
     return socket_refusal(str(path), environment.env) is None
 
 
-def server_for(socket: object, environment: Environment) -> Server:
+def server_for(socket: object, environment: Environment) -> TmuxServer:
     """The server at a recorded socket, checked (see `socket_refusal`)."""
     tmux = environment.which("tmux") or "tmux"
     why = socket_refusal(socket, environment.env)
     if why is not None or not isinstance(socket, str):
-        return Server(base=(), socket=str(socket), running=False, refused=why)
-    return Server(base=(tmux, "-S", socket), socket=socket, running=os.path.exists(socket))
+        return TmuxServer(base=(), socket=str(socket), running=False, refused=why)
+    return TmuxServer(base=(tmux, "-S", socket), socket=socket, running=os.path.exists(socket))
 
 
 def run(
-    server: Server,
+    server: TmuxServer,
     args: Sequence[str],
     environment: Environment,
     *,
@@ -160,19 +198,8 @@ def run(
     """Run one tmux command on `server`; None if refused, failed or timed out."""
     if server.refused is not None or not server.base:
         return None
-    try:
-        return subprocess.run(
-            [*server.base, *args],
-            env=minimal_env(environment.env, keep=keep),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    env = minimal_env(environment.env, keep=keep)
+    return _tmux(server.argv(args), env, timeout, "utf-8", "replace")
 
 
 # --------------------------------------------------------------------------- panes
@@ -235,7 +262,7 @@ def _dead_probe(status: str, sig: str, when: str, pid: int | None) -> PaneProbe:
 
 
 def probe_pane(
-    server: Server,
+    server: TmuxServer,
     pane: Pane,
     environment: Environment,
     *,
@@ -276,7 +303,7 @@ def probe_pane(
         sleep(0.05)
 
 
-def pane_lines(server: Server, pane: Pane, environment: Environment, count: int) -> list[str]:
+def pane_lines(server: TmuxServer, pane: Pane, environment: Environment, count: int) -> list[str]:
     """The last `count` lines of the lead's pane, scrollback included."""
     done = run(server, ["capture-pane", "-p", "-J", "-S", "-500", "-t", pane.ref], environment)
     if done is None or done.returncode != 0:
@@ -327,44 +354,12 @@ def pane_env(environment: Environment) -> dict[str, str]:
     return env
 
 
-@dataclass(frozen=True)
-class TmuxServer:
-    """One tmux server of the user's, by its socket path (for workers' panes)."""
-
-    tmux: str
-    socket: str
-    env: Mapping[str, str]
-
-    def argv(self, args: Sequence[str]) -> list[str]:
-        return [self.tmux, "-S", self.socket, *args]
-
-    def run(self, args: Sequence[str]) -> subprocess.CompletedProcess[str] | None:
-        """Run one tmux command (list); None when tmux could not run or hung."""
-        try:
-            return subprocess.run(
-                self.argv(args),
-                env=dict(self.env),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=_WORKER_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-
-    def answers(self) -> bool:
-        """The server runs and answers."""
-        done = self.run(["list-sessions", "-F", "#{session_id}"])
-        return done is not None and done.returncode == 0
-
-
 def server_at(socket: str | None, environment: Environment) -> TmuxServer | None:
     """The server at a recorded socket, if tmux is installed and it is the user's own."""
     tmux = environment.which("tmux")
     if not socket or tmux is None or not trusted_socket(socket, environment):
         return None
-    return TmuxServer(tmux=tmux, socket=socket, env=pane_env(environment))
+    return TmuxServer(base=(tmux, "-S", socket), socket=socket, env=pane_env(environment))
 
 
 def chosen_socket(environment: Environment) -> str:

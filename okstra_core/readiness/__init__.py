@@ -2,8 +2,8 @@
 
 One verdict (`cli_readiness`, in `cli.py`) for every command and screen: the wizard,
 `okstra team` and `models`, prepare's preflight, `okstra doctor`, `worker start`, the
-app. Its parts: where PATH finds a CLI (`origin.py`), running it (`probes.py`), its
-login (`login.py`) and the verdicts recorded between processes (`recorded.py`).
+app, with where PATH finds a CLI and the verdicts recorded between processes; running
+a CLI and reading its login are in `probes.py`.
 """
 
 from __future__ import annotations

@@ -5,33 +5,180 @@ command answers within the timeout, that (for a provider that can lead) its help
 every `launch.required_flags` entry as a whole word, and that it is not known to be logged
 out (`login.py`); "cannot tell" is ready, with `Readiness.login_note`.
 
-Running a CLI costs about a second of CPU on Node, so a verdict is recorded
-(`recorded.py`) for the exact CLI file, the provider's rules and the login evidence. A
-record only makes the verdict faster, never different: it is used while young and only
-when it cannot have turned since; `fresh=True` (the doctor) always runs the CLI.
+Running a CLI costs about a second of CPU on Node, so a verdict is recorded (derived
+data) keyed by everything it follows from: the provider's version, help, flag and login
+rules; the CLI file (resolved path, size, mtime, inode); which login variables are set
+(names only) and the credentials files' state. A record only makes the verdict faster,
+never different: it is used while younger than `MAX_AGE` (a keychain login may have
+changed; using it never makes it younger) and only when it cannot have turned since;
+`fresh=True` (the doctor) always runs the CLI.
+
+A relative PATH entry (`node_modules/.bin`, `.`, or an empty one) or an absolute one
+inside the current project (the current directory and the nearest parent holding
+`.okstra` or `.git`, unless that is home or above) holds what the project ships. okstra
+does not refuse such a CLI (it is the person's own configuration) but always warns
+(`CliOrigin.risk`).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from .. import derived
 from ..catalog.argv import render_argv
 from ..catalog.models import LEADER, ProviderSpec
 from ..environment import Environment
 from ..errors import OkstraError
+from ..paths import user_dirs
 from ..records import config, dataclass
-from . import recorded
-from .login import login_fix, told_by_evidence, told_by_status
-from .origin import CliOrigin, locate_cli, warning_line
-from .probes import MAX_PARALLEL_PROBES, first_line, run_concurrently, run_probe
+from .probes import (
+    MAX_PARALLEL_PROBES,
+    expand_path,
+    first_line,
+    login_fix,
+    run_concurrently,
+    run_probe,
+    told_by_evidence,
+    told_by_status,
+)
 
 DEFAULT_TIMEOUT = 10.0
+
+MAX_AGE = 3600.0
+KIND = derived.Kind("readiness", keep=32, code=("readiness/cli.py", "readiness/probes.py"))
+
+
+class Verdict(NamedTuple):
+    """What running the CLI told (see `Readiness` for the fields)."""
+
+    version: str | None
+    problem: str | None
+    remedy: str | None
+    flags_problem: str | None
+    flags_remedy: str | None
+    logged_in: bool | None
+    login: str | None
+    at: float = 0.0
+
+
+def _stat(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "absent"
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_mode:o}"
+
+
+def key_for(provider: ProviderSpec, resolved: str, environment: Environment) -> str:
+    """The key of the verdict on this CLI file with this login evidence."""
+    launch = provider.launch
+    parts: list[str | None] = [
+        provider.id,
+        repr((launch.version, launch.help, launch.required_flags, provider.roles)),
+        resolved,
+        _stat(resolved),
+    ]
+    login = provider.login
+    if login is not None:
+        parts.append(repr((login.env, login.files, login.status, login.status_pattern)))
+        parts += [f"{name}={'set' if environment.get(name) else 'unset'}" for name in login.env]
+        parts += [_stat(str(expand_path(f, environment))) for f in login.files]
+    return derived.key(KIND, *parts)
+
+
+def recall(key: str, environment: Environment) -> Verdict | None:
+    """The recorded verdict under `key`, unless it is older than `MAX_AGE`."""
+    verdict = derived.recall_value(user_dirs(environment.env).cache, KIND, key, Verdict)
+    if verdict is None or not 0 <= time.time() - verdict.at <= MAX_AGE:
+        return None
+    return verdict
+
+
+def keep_if_new(key: str, verdict: Verdict, kept: Verdict | None, environment: Environment) -> None:
+    """Record `verdict` (best effort) unless the same one is kept and under half its age."""
+    same = kept is not None and kept._replace(at=0.0) == verdict._replace(at=0.0)
+    if same and kept is not None and time.time() - kept.at < MAX_AGE / 2:
+        return
+    cache = user_dirs(environment.env).cache
+    derived.keep_value(cache, KIND, key, verdict._replace(at=time.time()))
+
+
+_PROJECT_MARKERS = (".okstra", ".git")
+
+
+@dataclass(frozen=True)
+class CliOrigin:
+    """Where PATH found one CLI: what is run (`path`), through which `entry` ("" the empty
+    one, None when not looked up on PATH), the file (`resolved`), and the entry's `risk`."""
+
+    command: str
+    path: str
+    entry: str | None
+    resolved: str
+    risk: str | None = None
+
+
+def _local_roots(cwd: Path) -> list[Path]:
+    """The current directory and the project above it, unless home or above home."""
+    home = Path(os.path.expanduser("~")).resolve()
+    roots = [cwd]
+    roots += [p for p in cwd.parents if any((p / m).exists() for m in _PROJECT_MARKERS)][:1]
+    return [r for r in roots if r != home and r not in home.parents]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def entry_risk(entry: str | None, cwd: Path) -> str | None:
+    """Why PATH entry `entry` is one the current project can fill, or None."""
+    if entry is None:
+        return None
+    if entry == "":
+        return f"found through an empty PATH entry, which means the current directory ({cwd})"
+    if not os.path.isabs(entry):
+        return (
+            f"found through the relative PATH entry '{entry}', resolved against the current "
+            f"directory ({cwd}): the project there chooses what runs"
+        )
+    directory = Path(os.path.realpath(entry))
+    for root in _local_roots(cwd):
+        if _inside(directory, root):
+            return (
+                f"found through the PATH entry '{entry}', inside the current project ({root}): "
+                "the project chooses what runs"
+            )
+    return None
+
+
+def _current(cwd: Path | None) -> Path:
+    try:
+        return (cwd or Path.cwd()).resolve()
+    except OSError:  # the current directory was removed: nothing is local to it
+        return Path("/")
+
+
+def locate_cli(command: str, environment: Environment, cwd: Path | None = None) -> CliOrigin | None:
+    """Where `command` is found on `environment`'s PATH from `cwd` (None: not found)."""
+    here = _current(cwd)
+    if environment.which_override is not None:
+        path = environment.which_override(command)
+        found = None if path is None else (path, os.path.dirname(path) or None)
+    else:
+        found = environment.locate(command)
+    if found is None:
+        return None
+    path, entry = found
+    resolved = os.path.realpath(path if os.path.isabs(path) else here / path)
+    return CliOrigin(command, path, entry, resolved, entry_risk(entry, here))
 
 
 @dataclass(frozen=True)
@@ -118,7 +265,10 @@ class Readiness(CliLookup):
     @property
     def warning(self) -> str | None:
         """A line about a PATH entry the current project can fill (None if not)."""
-        return warning_line(self.origin)
+        origin = self.origin
+        if origin is None or origin.risk is None:
+            return None
+        return f"`{origin.command}` is {origin.resolved}, {origin.risk}"
 
 
 def install_hint(provider: ProviderSpec) -> str:
@@ -207,7 +357,7 @@ def _probe(
     timeout: float,
     told: bool | None,
     looked: str,
-) -> recorded.Verdict:
+) -> Verdict:
     """Run the CLI: version, launch flags and (when nothing else told) login status."""
     jobs: list[Callable[[], Any]] = [
         partial(_version, provider, path, environment, timeout),
@@ -229,19 +379,17 @@ def _probe(
     status: tuple[bool | None, str | None] = done[2] if len(done) > 2 else (None, None)
     if problem is not None:
         flags_problem = flags_remedy = None  # it does not run: its help says nothing
-    return recorded.Verdict(
-        version, problem, remedy, flags_problem, flags_remedy, status[0], status[1]
-    )
+    return Verdict(version, problem, remedy, flags_problem, flags_remedy, status[0], status[1])
 
 
 def _reused(
-    kept: recorded.Verdict | None,
+    kept: Verdict | None,
     provider: ProviderSpec,
     path: str,
     environment: Environment,
     told: bool | None,
     looked: str,
-) -> recorded.Verdict | None:
+) -> Verdict | None:
     """The recorded verdict as far as it cannot have turned since, or None (probe).
 
     A CLI that did not run is run again; a logout its status command told is asked again
@@ -278,27 +426,24 @@ def cli_readiness(
     text = ""
     if provider.login is not None:
         told, text = told_by_evidence(provider.login, environment)
-    key = recorded.key_for(provider, origin.resolved, environment)
-    kept = recorded.recall(key, environment)
+    key = key_for(provider, origin.resolved, environment)
+    kept = recall(key, environment)
     verdict = None if fresh else _reused(kept, provider, origin.path, environment, told, text)
     if verdict is None:
         verdict = _probe(provider, origin.path, environment, timeout, told, text)
-        recorded.keep_if_new(key, verdict, kept, environment)
-    logged_in, login_text = (told, text) if told else (verdict.logged_in, verdict.login)
+        keep_if_new(key, verdict, kept, environment)
+    if told:
+        verdict = verdict._replace(logged_in=told, login=text)
+    found = verdict._asdict()
+    del found["at"]
     return replace(
         base,
         path=origin.path,
         origin=origin,
-        version=verdict.version,
-        problem=verdict.problem,
-        remedy=verdict.remedy,
-        flags_problem=verdict.flags_problem,
-        flags_remedy=verdict.flags_remedy,
-        logged_in=logged_in,
-        login=login_text,
         login_fix=login_fix(provider.login, provider.cli)
-        if provider.login is not None and logged_in is False
+        if provider.login is not None and verdict.logged_in is False
         else None,
+        **found,
     )
 
 

@@ -4,8 +4,8 @@ Every role instance needs an available model; within a role, instances use disti
 models (``distinct = "model"``) or providers (``"provider"``); ``exclude_models_of``
 forbids a role any model a listed role uses — a condition on the finished team, so it
 binds both ways, whichever role is chosen first (the listed role is not otherwise
-restricted). Modules: `query` (the `TeamQuery`, counts and entry-mode checks), `team`
-(roles, candidates, domains, the clash rule), `solver` (exact feasibility over model
+restricted). Modules: `team` (the `TeamQuery`, counts and entry-mode checks; roles,
+candidates, domains, the clash rule), `solver` (exact feasibility over model
 classes) and `resolve` (resolution, option states, count feasibility, blockers).
 
 Filling the unchosen instances is deterministic and never dead-ends: instance by
@@ -20,11 +20,6 @@ from collections.abc import Mapping, Sequence
 from ..catalog.models import EntryMode, HostSpec, Profile
 from ..defaults import DefaultScopes
 from ..pool import ModelPool
-from .query import TeamQuery as TeamQuery
-from .query import check_counts as check_counts
-from .query import check_entry_mode as check_entry_mode
-from .query import role_counts_for as role_counts_for
-from .query import role_instances as role_instances
 from .resolve import Blocker as Blocker
 from .resolve import ResolvedAssignment as ResolvedAssignment
 from .resolve import ResolvedTeam
@@ -34,6 +29,11 @@ from .resolve import model_option_rows as model_option_rows
 from .resolve import model_options as model_options
 from .resolve import resolve as resolve
 from .resolve import unavailable_defaults as unavailable_defaults
+from .team import TeamQuery as TeamQuery
+from .team import check_counts as check_counts
+from .team import check_entry_mode as check_entry_mode
+from .team import role_counts_for as role_counts_for
+from .team import role_instances as role_instances
 
 
 def resolve_assignments(

@@ -16,9 +16,8 @@ from ..errors import AssignmentResolutionError, OkstraError, UsageError
 from ..pool import PoolModel
 from ..records import dataclass
 from ..vocabulary import CURRENT_SESSION, CURRENT_SESSION_RUNNER
-from .query import TeamQuery, duty_of
 from .solver import Key, Path, Shortfall, Solver, freeze
-from .team import Fixed, RoleRows, RoleSpec, Team, team_of
+from .team import Fixed, RoleRows, RoleSpec, Team, TeamQuery, duty_of, team_of
 
 POOL_PROVENANCE = "default:pool"
 CURRENT_SESSION_PROVENANCE = "current-session"
@@ -155,17 +154,24 @@ def _need(team: Team, shortfall: Shortfall) -> str:
     return f"{need}; {there}"
 
 
-def _missing(team: Team, shortfalls: Sequence[Shortfall], into: dict[str, str]) -> None:
-    """The providers whose models would help, each once with why it cannot and the one
-    command that fixes a missing CLI (demo providers: never a fix of their own)."""
+def _blocker(team: Team, shortfalls: Sequence[Shortfall]) -> Blocker:
+    """Why no team: each unmet need, then each provider that would help, said once with
+    why it cannot and the one command that fixes a missing CLI (demo providers: never a
+    fix of their own)."""
     pool = team.pool
+    missing: dict[str, str] = {}
     for shortfall in shortfalls:
         role = shortfall.role
         domain = team.roles[role].domain if role in team.roles else frozenset()
         have = {pool.resolve(ref).provider_id for ref in domain}
         for model in pool.list(role):
             provider = model.provider
-            if model.ref in domain or provider.id in into or provider.id in have or provider.demo:
+            if (
+                model.ref in domain
+                or provider.id in missing
+                or provider.id in have
+                or provider.demo
+            ):
                 continue
             verdict = pool.availability(model.ref, role, team.host, team.entry_mode)
             if verdict.available:
@@ -173,13 +179,7 @@ def _missing(team: Team, shortfalls: Sequence[Shortfall], into: dict[str, str]) 
             why = verdict.reason or "unavailable"
             if provider.install and pool.which(provider.cli) is None:
                 why += f" — install: {provider.install}"
-            into[provider.id] = why
-
-
-def _blocker(team: Team, shortfalls: Sequence[Shortfall]) -> Blocker:
-    """Why no team: each unmet need, then each provider that would help, said once."""
-    missing: dict[str, str] = {}
-    _missing(team, shortfalls, missing)
+            missing[provider.id] = why
     advice = "; ".join(_need(team, s) for s in shortfalls)
     if missing:
         advice += ". To fix, install or enable: " + "; ".join(

@@ -14,14 +14,11 @@ from legacy_support import EXPECTED, FIXTURES, LegacyWorld
 from okstra_core.catalog.models import ModelDefaults, Profile, RoleRequirement
 from okstra_core.compat import (
     V1_PROVIDER_FIELDS,
-    companions,
     convert,
     convert_v1,
-    identity,
     is_v1,
     load_legacy,
     opening,
-    reader,
     roles,
     shapes,
 )
@@ -453,7 +450,7 @@ def test_missing_v1_file_is_a_state_file_error(world: LegacyWorld, tmp_path: Pat
 
 def test_legacy_module_never_writes(world: LegacyWorld, v1_copy: Callable[[str], Path]) -> None:
     # The module's contract: it hands the engine a dict; the engine saves it.
-    for legacy in (companions, convert, identity, opening, reader, roles, shapes):
+    for legacy in (convert, opening, roles, shapes):
         assert not hasattr(legacy, "atomic_write_json")
     v1 = v1_copy("rd_spawn_workers_models.json")
     before = sorted(p.name for p in v1.parent.iterdir())

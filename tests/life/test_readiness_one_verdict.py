@@ -21,7 +21,7 @@ from life_support import base_env, make_fake_clis
 from okstra_core import cli, derived
 from okstra_core.environment import Environment
 from okstra_core.paths import user_dirs
-from okstra_core.readiness import recorded
+from okstra_core.readiness import cli as recorded
 from okstra_core.session import Wizard
 from tests.wizard.wizard_helpers import run_through
 

@@ -19,7 +19,7 @@ import pytest
 
 from okstra_core.environment import Environment
 from okstra_core.life.doctor import diagnose, render
-from okstra_core.readiness.origin import entry_risk, locate_cli
+from okstra_core.readiness.cli import entry_risk, locate_cli
 from tests.conftest import ALL_CLIS, okstra_cmd, write_fake_cli
 from tests.reliability.reliability_support import prepare_argv
 

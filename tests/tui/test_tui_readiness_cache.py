@@ -18,7 +18,7 @@ from tui_support import drive_to, fixed_environment, prefill
 
 from okstra_core import derived
 from okstra_core.paths import user_dirs
-from okstra_core.readiness import recorded
+from okstra_core.readiness import cli as recorded
 from okstra_tui.widgets import OptionTable
 
 
