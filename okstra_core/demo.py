@@ -18,7 +18,7 @@ from .life.foreground import run_foreground
 from .life.report import check_report, read_run_manifest
 from .life.workers.observe import WorkerState
 from .paths import bundled_demo_root
-from .prepare.dispatch import FINAL_REPORT
+from .prepare.lead_prompt import FINAL_REPORT
 from .prepare.pipeline import prepare
 from .records import dataclass
 from .request import HostSessionContext, RunRequest

@@ -8,7 +8,13 @@ from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
-from okstra_core.catalog.argv import placeholders_in, render_argv, render_env
+from okstra_core.catalog.argv import (
+    WORKER_PLACEHOLDERS,
+    placeholders_in,
+    render_argv,
+    render_element,
+    render_env,
+)
 from okstra_core.catalog.models import DiscoverSpec, LaunchSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, LaunchError, OkstraError, UsageError
@@ -26,6 +32,8 @@ MAX_ARG_BYTES = 128 * 1024 - 1
 _PROBE_ID = "00000000-0000-4000-8000-000000000000"
 # Marks where the id goes while the rest is filled in (no argv can hold a NUL).
 _ID_MARK = "\0okstra-session-id\0"
+# Where a worker's access arguments go in its template.
+_ACCESS = "{access}"
 
 
 def escape_template(text: str) -> str:
@@ -317,3 +325,65 @@ def lead_access_argv(provider: ProviderSpec, access: str) -> tuple[str, ...]:
             field="--lead-access",
         )
     return found
+
+
+def worker_argv(
+    provider: ProviderSpec,
+    *,
+    model: str,
+    writes: bool,
+    values: Mapping[str, str],
+    env: Mapping[str, str] | None = None,
+    follow_up: bool = False,
+) -> tuple[str, ...]:
+    """The worker argv of `provider` for `model` (its `execution` value): `launch.worker`.
+
+    A writing role gets `[launch.access] write`, others `read_only`, at the `{access}`
+    element, else before the first `--`, else at the end (`launch.env` is the lead's only).
+    `follow_up`: `launch.worker_resume` instead (`values` holding its `session_id`).
+    DataFileError when the provider declares no such template or a value is missing.
+    """
+    launch = provider.launch
+    if launch.worker is None:
+        refusal = provider.worker_refusal() or "no worker"
+        raise DataFileError(refusal, path=provider.source, field="launch.worker")
+    name = "worker_resume" if follow_up else "worker"
+    template = launch.worker_resume if follow_up else launch.worker
+    if template is None:
+        raise DataFileError(
+            f"provider {provider.id!r} declares no [launch] worker_resume: its workers "
+            "cannot be sent a follow-up",
+            path=provider.source,
+            field="launch.worker_resume",
+        )
+    filled = {"cli": provider.cli, **values, "model": model}
+    environment = env or {}
+    kind = "write" if writes else "read_only"
+    flags = launch.access.write if writes else launch.access.read_only
+
+    def render(element: str, field: str) -> str:
+        return render_element(
+            element,
+            filled,
+            environment,
+            source=provider.source,
+            field=field,
+            known=WORKER_PLACEHOLDERS,
+        )
+
+    access = tuple(
+        render(element, f"launch.access.{kind}[{index}]") for index, element in enumerate(flags)
+    )
+    if _ACCESS in template:
+        at = template.index(_ACCESS)
+    else:
+        at = template.index("--") if "--" in template else len(template)
+    out: list[str] = []
+    for index, element in enumerate(template):
+        if index == at:
+            out.extend(access)
+        if element != _ACCESS:
+            out.append(render(element, f"launch.{name}[{index}]"))
+    if at == len(template):
+        out.extend(access)
+    return tuple(out)

@@ -32,7 +32,15 @@ from .files import (
     make_private_dirs,
     open_regular,
 )
-from .locks import LOCK_MARK, MAX_LOCK_BYTES, FileLock, lock_path_for, lock_target
+from .locks import (
+    LOCK_MARK,
+    MAX_LOCK_BYTES,
+    SWEEP_GRACE_SECONDS,
+    FileLock,
+    lock_path_for,
+    lock_target,
+    sweep_leftovers,
+)
 from .reads import (
     OpenDirectory,
     decode_utf8,
@@ -43,7 +51,6 @@ from .reads import (
     read_bytes,
     read_json,
 )
-from .sweep import SWEEP_GRACE_SECONDS, sweep_leftovers
 
 if TYPE_CHECKING:
     from .logs import DamagedLine, LogRead, append_line, read_lines, read_log
