@@ -72,20 +72,14 @@ def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
     env = os.environ if env is None else env
     root = _okstra_home(env)
     if root is not None:
-        return UserDirs(
-            config=root / "config", data=root / "data", state=root / "state", cache=root / "cache"
-        )
+        return UserDirs(**{name: root / name for name in _XDG})
     found = _xdg_dirs()
     if found is not None:
         return found
     import platformdirs  # deferred: only needed without OKSTRA_HOME, off the XDG path
 
-    return UserDirs(
-        config=Path(platformdirs.user_config_dir(APP_NAME)),
-        data=Path(platformdirs.user_data_dir(APP_NAME)),
-        state=Path(platformdirs.user_state_dir(APP_NAME)),
-        cache=Path(platformdirs.user_cache_dir(APP_NAME)),
-    )
+    dirs = {name: getattr(platformdirs, f"user_{name}_dir")(APP_NAME) for name in _XDG}
+    return UserDirs(**{name: Path(found) for name, found in dirs.items()})
 
 
 def _bundled(package_dir: Path, data_name: str) -> Path:

@@ -13,7 +13,7 @@ from .documents.base import Document
 from .errors import OkstraError, UsageError
 from .paths import user_dirs
 from .records import config, dataclass
-from .store import FileLock, atomic_write_bytes, make_private_dirs
+from .store import FileLock, atomic_write_bytes
 
 if TYPE_CHECKING:
     from pydantic import StrictInt, StrictStr
@@ -110,9 +110,7 @@ def trusted_projects(env: Mapping[str, str] | None = None) -> tuple[TrustEntry, 
 
 
 def _write(env: Mapping[str, str] | None, record: TrustRecord) -> None:
-    path = record_path(env)
-    make_private_dirs(path.parent)
-    atomic_write_bytes(path, record.to_bytes())
+    atomic_write_bytes(record_path(env), record.to_bytes())  # its 0700 parents made
 
 
 def _now() -> str:
@@ -122,9 +120,7 @@ def _now() -> str:
 def trust_project(path: Path | str, env: Mapping[str, str] | None = None) -> TrustEntry:
     """Trust the project at `path` (its real path and current owner); idempotent."""
     real, uid = _key(path)
-    lock = FileLock(record_path(env), timeout=10.0)
-    make_private_dirs(record_path(env).parent)
-    with lock:
+    with FileLock(record_path(env), timeout=10.0):
         record = _read(env)
         kept = tuple(e for e in record.projects if e.path != real)
         entry = TrustEntry(path=real, owner_uid=uid, trusted_at=_now())
