@@ -113,17 +113,15 @@ def _write(env: Mapping[str, str] | None, record: TrustRecord) -> None:
     atomic_write_bytes(record_path(env), record.to_bytes())  # its 0700 parents made
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 def trust_project(path: Path | str, env: Mapping[str, str] | None = None) -> TrustEntry:
     """Trust the project at `path` (its real path and current owner); idempotent."""
     real, uid = _key(path)
     with FileLock(record_path(env), timeout=10.0):
         record = _read(env)
         kept = tuple(e for e in record.projects if e.path != real)
-        entry = TrustEntry(path=real, owner_uid=uid, trusted_at=_now())
+        entry = TrustEntry(
+            path=real, owner_uid=uid, trusted_at=datetime.now(UTC).isoformat(timespec="seconds")
+        )
         _write(env, TrustRecord(projects=(*kept, entry)))
     return entry
 
@@ -142,23 +140,13 @@ def revoke_project(path: Path | str, env: Mapping[str, str] | None = None) -> bo
     return True
 
 
-def _trusted_directories(env: Mapping[str, str]) -> tuple[str, ...]:
-    value = env.get(TRUSTED_ENV) or ""
-    return tuple(
-        os.path.realpath(entry) for entry in value.split(os.pathsep) if os.path.isabs(entry)
-    )
-
-
-def _below(real: str, directory: str) -> bool:
-    return real == directory or real.startswith(directory.rstrip(os.sep) + os.sep)
-
-
 def verdict(path: Path | str, env: Mapping[str, str] | None = None) -> TrustVerdict:
     """Whether the project at `path` is trusted, and why (`DataFileError`, `UsageError`)."""
     env = os.environ if env is None else env
     real, uid = _key(path)
-    for directory in _trusted_directories(env):
-        if _below(real, directory):
+    for listed in (env.get(TRUSTED_ENV) or "").split(os.pathsep):
+        directory = os.path.realpath(listed) if os.path.isabs(listed) else None
+        if directory and (real == directory or real.startswith(directory.rstrip(os.sep) + os.sep)):
             return TrustVerdict(
                 project=real, trusted=True, why=f"trusted by {TRUSTED_ENV} ({directory})"
             )
