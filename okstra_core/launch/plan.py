@@ -100,7 +100,7 @@ class LaunchPlan:
         rendered = render_argv(
             self.resume_template, values, self.resume_env, source=self.source, field="launch.resume"
         )
-        template = _with_mcp_argv(
+        template = _after_program(
             tuple(
                 "{session_id}".join(escape_template(part) for part in element.split(_ID_MARK))
                 for element in rendered
@@ -128,12 +128,12 @@ class LaunchPlan:
         argv = render_argv(
             self.resume_template, values, self.resume_env, source=self.source, field="launch.resume"
         )
-        return _with_mcp_argv(argv, self.mcp_argv)
+        return _after_program(argv, self.mcp_argv)
 
 
-def _with_mcp_argv(argv: tuple[str, ...], mcp_argv: tuple[str, ...]) -> tuple[str, ...]:
-    """`argv` with the MCP server's arguments right after the program (as at launch)."""
-    return (argv[0], *mcp_argv, *argv[1:]) if mcp_argv and argv else argv
+def _after_program(argv: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
+    """`argv` with `extra` (the MCP server's or the access arguments) after the program."""
+    return (argv[0], *extra, *argv[1:]) if extra and argv else argv
 
 
 def _check_argv(argv: tuple[str, ...], env: Mapping[str, str], source: str) -> None:
@@ -196,7 +196,8 @@ def plan_launch(
         prompt_file=prompt_file,
         prompt=prompt,
     )
-    new_template, resume_template = _with_access(launch, access)
+    given = tuple(escape_template(a) for a in access)  # the lead's access
+    new_template, resume_template = (_after_program(t, given) for t in (launch.new, launch.resume))
     argv = render_argv(new_template, values, environment.env, source=source, field="launch.new")
     env = render_env(launch.env, values, environment.env, source=source, field="launch.env")
     argv, env, registered = _with_mcp(argv, env, provider, mcp, environment)
@@ -225,14 +226,6 @@ def plan_launch(
         mcp_config=registered.config if registered else None,
         mcp_config_bytes=registered.config_bytes if registered else None,
     )
-
-
-def _with_access(
-    launch: LaunchSpec, access: tuple[str, ...]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """`launch.new` and `launch.resume` with the lead's access arguments after the program."""
-    given = tuple(escape_template(a) for a in access)
-    return (launch.new[0], *given, *launch.new[1:]), (launch.resume[0], *given, *launch.resume[1:])
 
 
 def _with_mcp(

@@ -34,6 +34,7 @@ from .resolve import (
     Resolved,
     StepCallback,
     check_write_targets,
+    noop_step,
     project_json_path,
     project_lock,
     resolve_request,
@@ -144,10 +145,6 @@ def lead_exit_text(lead_exit: LeadExit, run_id: str) -> str:
     )
 
 
-def _noop(_: str) -> None:
-    return None
-
-
 def _plan_launch(
     resolved: Resolved, prompt_file: Path, environment: Environment, mcp: bool
 ) -> LaunchPlan | None:
@@ -217,7 +214,7 @@ def prepare(
     `OkstraError` for any refused input (before anything is written) or write failure.
     """
     env = environment or Environment.real()
-    step = on_step or _noop
+    step = on_step or noop_step
     if launch not in LAUNCH_CHOICES:
         raise UsageError(
             f"unknown launch backend {launch!r}: expected one of {', '.join(LAUNCH_CHOICES)}",
