@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import sys
@@ -90,16 +91,10 @@ def _bundled(package_dir: Path, data_name: str) -> Path:
     return package_dir.parent / data_name
 
 
+@functools.cache  # fixed for the process: a realpath walk every catalog file would ask for
 def bundled_prompts_root() -> Path:
     """The `prompts/` directory that ships with okstra."""
-    global _BUNDLED_PROMPTS
-    # Fixed for the process; a realpath walk every catalog file would ask for.
-    if _BUNDLED_PROMPTS is None:
-        _BUNDLED_PROMPTS = _bundled(Path(__file__).resolve().parent, "prompts")
-    return _BUNDLED_PROMPTS
-
-
-_BUNDLED_PROMPTS: Path | None = None
+    return _bundled(Path(__file__).resolve().parent, "prompts")
 
 
 def bundled_demo_root() -> Path:

@@ -1,6 +1,10 @@
 """The lead's prompt (`lead-prompt.md`, `lead.md.j2` rendered with the run's facts), its
 meta document (`lead-prompt.meta.json`), and where one run's files go (`RunLayout`).
 
+Every template (a workspace may replace any) renders sandboxed and bounded
+(`template_bounds`, jinja2 loaded only then); whatever goes wrong inside one is a
+`DataFileError` naming the template (exit 2), and nothing is written.
+
 A worker (`cli-wrapper`) is started through okstra: the prompt gives its exact `okstra
 worker start|wait|result` commands and its task file under the run's `workers/`.
 """
@@ -17,13 +21,17 @@ from ..catalog.loaders import Catalog
 from ..catalog.models import LEADER
 from ..documents import LeadPromptMeta, RoleExecution
 from ..environment import Environment
+from ..errors import DataFileError
+from ..paths import resource, user_dirs
 from ..records import config, dataclass
+from ..store import decode_utf8, read_bytes
 from .manifest import ExecutionManifest
-from .render import render_template
 from .resolve import Resolved
 
 # The lead CLI's first message: the prompt file holds the instructions.
 KICKOFF = "Begin the run described in your instructions."
+# How much of an error a template raised is quoted (a template chooses its message).
+_SAID = 300
 
 WORKERS_DIR = "workers"
 # Where a lead with okstra's MCP tools writes the final report's data (in the project).
@@ -222,6 +230,45 @@ def relative(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
+
+
+def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """Render `prompts/templates/<name>` sandboxed and bounded (StrictUndefined, no
+    autoescaping); any failure is a DataFileError naming the template file."""
+    import jinja2  # deferred: only prepare renders (keeps `okstra wizard step` lean)
+
+    from . import template_bounds, template_env
+
+    path = resource(f"templates/{name}", env)
+    # A regular UTF-8 file only (never a FIFO or device), size-capped.
+    source = decode_utf8(
+        read_bytes(path, what="template", error=DataFileError), path, error=DataFileError
+    )
+    environment = template_env.environment(name, path, source, user_dirs(env).cache)
+    try:
+        with template_bounds.bounded(template_bounds.Budget(context)):
+            template = environment.get_template(name)
+            return template_bounds.render_bounded(template, context)
+    except jinja2.TemplateSyntaxError as exc:
+        raise DataFileError(
+            f"template syntax error: {exc.message}", path=path, field=f"line {exc.lineno}"
+        ) from None
+    except jinja2.UndefinedError as exc:
+        raise DataFileError(f"template uses an undefined value: {exc.message}", path=path) from None
+    except jinja2.exceptions.SecurityError as exc:
+        raise DataFileError(f"template refused by the sandbox: {exc}", path=path) from None
+    except template_bounds.BoundExceeded as exc:
+        raise DataFileError(str(exc), path=path) from None
+    except RecursionError:
+        raise DataFileError(
+            "template recursed too deeply (a macro calling itself?)", path=path
+        ) from None
+    except MemoryError:
+        raise DataFileError("template ran out of memory", path=path) from None
+    except Exception as exc:  # the template's own code raised: its error, not okstra's
+        said = str(exc)
+        said = said if len(said) <= _SAID else said[: _SAID - 1] + "…"
+        raise DataFileError(f"template failed: {type(exc).__name__}: {said}", path=path) from None
 
 
 def lead_prompt(resolved: Resolved, layout: RunLayout, environment: Environment) -> str:

@@ -39,8 +39,14 @@ from ..tasks import (
 )
 from ..vocabulary import CURRENT_SESSION_RUNNER, LEAD_ASK
 from . import runfiles
-from .lead_prompt import RunLayout, RunPaths, lead_prompt, lead_prompt_meta, relative
-from .render import render_template
+from .lead_prompt import (
+    RunLayout,
+    RunPaths,
+    lead_prompt,
+    lead_prompt_meta,
+    relative,
+    render_template,
+)
 from .resolve import Resolved, project_json_path
 from .runfiles import PlannedFile
 
