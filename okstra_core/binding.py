@@ -51,12 +51,7 @@ def bind(model: BoundModel, role: str, host: HostSpec, entry_mode: EntryMode) ->
     runner = choose_runner(role, model.provider_id, host, entry_mode)
     if runner == CLI_WRAPPER:
         return Binding(runner=runner, host_runtime=host.id, host_model_value=None)
-    if (
-        runner == NATIVE_SESSION
-        and host.native_sessions
-        and model.provider_id == host.native_provider
-        and model.execution.strip()
-    ):
+    if runner == NATIVE_SESSION and model.execution.strip():
         return Binding(runner=runner, host_runtime=host.id, host_model_value=model.execution)
     raise OkstraError(
         f"unsupported host model: host={host.id!r}, provider={model.provider_id!r}, "

@@ -158,19 +158,16 @@ class DefaultScopes:
         self, role: str, pool: ModelPool, host_provider: str | None = None
     ) -> list[tuple[PoolModel, str]]:
         """The default models of `role` with their provenance, each once, highest first."""
-        out: list[tuple[PoolModel, str]] = []
-        seen: set[str] = set()
-        for defaults, provenance in self._scoped():
-            for ref in defaults.by_role.get(role, ()):
-                model = pool.lookup(ref)
-                if model.ref not in seen:
-                    seen.add(model.ref)
-                    out.append((model, provenance))
-        for model in bundled_candidates(pool, role, host_provider):
-            if model.ref not in seen:
-                seen.add(model.ref)
-                out.append((model, "default:bundled"))
-        return out
+        found = [
+            (pool.lookup(ref), provenance)
+            for defaults, provenance in self._scoped()
+            for ref in defaults.by_role.get(role, ())
+        ]
+        found += [(m, "default:bundled") for m in bundled_candidates(pool, role, host_provider)]
+        out: dict[str, tuple[PoolModel, str]] = {}
+        for model, provenance in found:
+            out.setdefault(model.ref, (model, provenance))
+        return list(out.values())
 
     def validate(
         self, pool: ModelPool, host: HostSpec, entry_mode: EntryMode, roles: Iterable[str]

@@ -8,6 +8,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -18,7 +19,7 @@ from .life.foreground import run_foreground
 from .life.report import check_report, read_run_manifest
 from .life.workers.observe import WorkerState
 from .paths import bundled_demo_root
-from .prepare.dispatch import FINAL_REPORT
+from .prepare.lead_prompt import FINAL_REPORT
 from .prepare.pipeline import prepare
 from .records import dataclass
 from .request import HostSessionContext, RunRequest
@@ -177,13 +178,7 @@ def run_demo(
     project = copy_demo(target)
     say(f"okstra demo: the demo project is {project}")
     trust_project(project, environment.env)
-    env = Environment(
-        env={**environment.env, SURFACE_ENV: surface},
-        now=environment.now,
-        new_uuid=environment.new_uuid,
-        which_override=environment.which_override,
-        own_dir=environment.own_dir,
-    )
+    env = replace(environment, env={**environment.env, SURFACE_ENV: surface}, probe_override=None)
     launch = "tmux" if surface == "tmux" else "exec"
     result = prepare(demo_request(project), launch=launch, environment=env, mcp=mcp)
     run_dir = Path(result.run_dir)

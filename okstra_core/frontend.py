@@ -33,20 +33,13 @@ def prepare_setup(
     lead_access: LeadAccess | None = None,
 ) -> PrepareResult:
     """Prepare (and launch) the run a confirmed setup describes (`RelaunchRefused`)."""
-    request = request_from_state(state_path, environment)
+    path = Path(state_path)
+    request = request_from_state(path, environment)
     if lead_access is not None:
         request = dataclasses.replace(request, lead_access=lead_access)
     if not dry_run:
-        check_relaunch(Path(state_path), again=again)
-    return _prepare_and_record(
-        Path(state_path),
-        request,
-        launch=launch,
-        dry_run=dry_run,
-        environment=environment,
-        on_step=on_step,
-        mcp=mcp,
-    )
+        check_relaunch(path, again=again)
+    return _prepare_and_record(path, request, launch, dry_run, environment, on_step, mcp)
 
 
 def prepare_replayed(
@@ -67,34 +60,20 @@ def prepare_replayed(
         if on_step is not None:
             on_step("saving the setup")
         wizard.save_new()
-    return _prepare_and_record(
-        wizard.path,
-        request,
-        launch=launch,
-        dry_run=dry_run,
-        environment=environment,
-        on_step=on_step,
-        mcp=mcp,
-    )
+    return _prepare_and_record(wizard.path, request, launch, dry_run, environment, on_step, mcp)
 
 
 def _prepare_and_record(
     state_path: Path,
     request: RunRequest,
-    *,
     launch: str,
     dry_run: bool,
     environment: Environment,
     on_step: StepCallback | None,
-    mcp: bool | None = None,
+    mcp: bool | None,
 ) -> PrepareResult:
     result = prepare(
-        request,
-        launch=launch,
-        dry_run=dry_run,
-        environment=environment,
-        on_step=on_step,
-        mcp=mcp,
+        request, launch=launch, dry_run=dry_run, environment=environment, on_step=on_step, mcp=mcp
     )
     record_lead_exit(result, environment)
     if not result.dry_run:

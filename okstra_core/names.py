@@ -26,11 +26,6 @@ def name_char(char: str) -> bool:
     return category[0] in "LM" or category == "Nd"
 
 
-def _starts_well(char: str) -> bool:
-    category = unicodedata.category(char)
-    return category[0] == "L" or category == "Nd"
-
-
 def name_problem(value: str, what: str = "name") -> str | None:
     """What is wrong with `value` (as given) as a task group or id; None when it is a name."""
     if not value:
@@ -47,7 +42,8 @@ def name_problem(value: str, what: str = "name") -> str | None:
     bad = next((c for c in value if not name_char(c)), None)
     if bad is not None:
         return f"{what} {value!r} holds {_describe(bad)}: expected {RULE}"
-    if not _starts_well(value[0]):
+    first = unicodedata.category(value[0])
+    if first[0] != "L" and first != "Nd":
         return f"{what} {value!r} must start with a letter or a digit"
     if unicodedata.normalize("NFC", value) != value:
         return f"{what} {value!r} is not in Unicode normal form NFC"

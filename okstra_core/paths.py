@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import sys
@@ -72,20 +73,14 @@ def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
     env = os.environ if env is None else env
     root = _okstra_home(env)
     if root is not None:
-        return UserDirs(
-            config=root / "config", data=root / "data", state=root / "state", cache=root / "cache"
-        )
+        return UserDirs(**{name: root / name for name in _XDG})
     found = _xdg_dirs()
     if found is not None:
         return found
     import platformdirs  # deferred: only needed without OKSTRA_HOME, off the XDG path
 
-    return UserDirs(
-        config=Path(platformdirs.user_config_dir(APP_NAME)),
-        data=Path(platformdirs.user_data_dir(APP_NAME)),
-        state=Path(platformdirs.user_state_dir(APP_NAME)),
-        cache=Path(platformdirs.user_cache_dir(APP_NAME)),
-    )
+    dirs = {name: getattr(platformdirs, f"user_{name}_dir")(APP_NAME) for name in _XDG}
+    return UserDirs(**{name: Path(found) for name, found in dirs.items()})
 
 
 def _bundled(package_dir: Path, data_name: str) -> Path:
@@ -96,16 +91,10 @@ def _bundled(package_dir: Path, data_name: str) -> Path:
     return package_dir.parent / data_name
 
 
+@functools.cache  # fixed for the process: a realpath walk every catalog file would ask for
 def bundled_prompts_root() -> Path:
     """The `prompts/` directory that ships with okstra."""
-    global _BUNDLED_PROMPTS
-    # Fixed for the process; a realpath walk every catalog file would ask for.
-    if _BUNDLED_PROMPTS is None:
-        _BUNDLED_PROMPTS = _bundled(Path(__file__).resolve().parent, "prompts")
-    return _BUNDLED_PROMPTS
-
-
-_BUNDLED_PROMPTS: Path | None = None
+    return _bundled(Path(__file__).resolve().parent, "prompts")
 
 
 def bundled_demo_root() -> Path:

@@ -198,6 +198,11 @@ else:
         return wrap if cls is None else wrap(cls)
 
 
+def fields_of(source: object, names: str) -> dict[str, Any]:
+    """`source`'s attributes of the space-separated `names`: the fields a record copies."""
+    return {name: getattr(source, name) for name in names.split()}
+
+
 def place(loc: tuple[str | int, ...]) -> str:
     """A location as messages name it: `roleModels.analyser`, `answered[2].step`."""
     out = ""

@@ -179,7 +179,10 @@ def _task_key(value: str) -> str | None:
 
 
 class _Dumped:
-    """A record with `dump()`."""
+    """A request record: its field rules checked when made, and `dump()`."""
+
+    def __post_init__(self) -> None:
+        check_rules(self)
 
     def dump(self) -> dict[str, Any]:
         """The JSON form (camelCase keys)."""
@@ -242,9 +245,6 @@ class CurrentModel(_Dumped):
     model_ref: StrictStr | None = field(default=None, metadata=rule(length=(1, 200)))
     effort: StrictStr | None = field(default=None, metadata=rule(length=(1, 64)))
 
-    def __post_init__(self) -> None:
-        check_rules(self)
-
 
 @dataclass(frozen=True, kw_only=True)
 class HostSessionContext(_Dumped):
@@ -257,9 +257,6 @@ class HostSessionContext(_Dumped):
     available_functions: tuple[StrictStr, ...] = ()
     interaction_surface: StrictStr = "cli"
     current_model: CurrentModel = field(default_factory=CurrentModel)
-
-    def __post_init__(self) -> None:
-        check_rules(self)
 
     @property
     def model_ref(self) -> str | None:
@@ -300,9 +297,6 @@ class RunRequest(_Dumped):
     base_ref: StrictStr = field(default="", metadata={_RULE: _BASE_REF})
     lead_access: LeadAccess | None = field(default=None, metadata={_RULE: _LEAD_ACCESS})
     provenance: dict[StrictStr, StrictStr] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        check_rules(self)
 
     @property
     def task_key(self) -> str:

@@ -13,7 +13,7 @@ from .documents.base import Document
 from .errors import OkstraError, UsageError
 from .paths import user_dirs
 from .records import config, dataclass
-from .store import FileLock, atomic_write_bytes, make_private_dirs
+from .store import FileLock, atomic_write_bytes
 
 if TYPE_CHECKING:
     from pydantic import StrictInt, StrictStr
@@ -110,24 +110,18 @@ def trusted_projects(env: Mapping[str, str] | None = None) -> tuple[TrustEntry, 
 
 
 def _write(env: Mapping[str, str] | None, record: TrustRecord) -> None:
-    path = record_path(env)
-    make_private_dirs(path.parent)
-    atomic_write_bytes(path, record.to_bytes())
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    atomic_write_bytes(record_path(env), record.to_bytes())  # its 0700 parents made
 
 
 def trust_project(path: Path | str, env: Mapping[str, str] | None = None) -> TrustEntry:
     """Trust the project at `path` (its real path and current owner); idempotent."""
     real, uid = _key(path)
-    lock = FileLock(record_path(env), timeout=10.0)
-    make_private_dirs(record_path(env).parent)
-    with lock:
+    with FileLock(record_path(env), timeout=10.0):
         record = _read(env)
         kept = tuple(e for e in record.projects if e.path != real)
-        entry = TrustEntry(path=real, owner_uid=uid, trusted_at=_now())
+        entry = TrustEntry(
+            path=real, owner_uid=uid, trusted_at=datetime.now(UTC).isoformat(timespec="seconds")
+        )
         _write(env, TrustRecord(projects=(*kept, entry)))
     return entry
 
@@ -146,23 +140,13 @@ def revoke_project(path: Path | str, env: Mapping[str, str] | None = None) -> bo
     return True
 
 
-def _trusted_directories(env: Mapping[str, str]) -> tuple[str, ...]:
-    value = env.get(TRUSTED_ENV) or ""
-    return tuple(
-        os.path.realpath(entry) for entry in value.split(os.pathsep) if os.path.isabs(entry)
-    )
-
-
-def _below(real: str, directory: str) -> bool:
-    return real == directory or real.startswith(directory.rstrip(os.sep) + os.sep)
-
-
 def verdict(path: Path | str, env: Mapping[str, str] | None = None) -> TrustVerdict:
     """Whether the project at `path` is trusted, and why (`DataFileError`, `UsageError`)."""
     env = os.environ if env is None else env
     real, uid = _key(path)
-    for directory in _trusted_directories(env):
-        if _below(real, directory):
+    for listed in (env.get(TRUSTED_ENV) or "").split(os.pathsep):
+        directory = os.path.realpath(listed) if os.path.isabs(listed) else None
+        if directory and (real == directory or real.startswith(directory.rstrip(os.sep) + os.sep)):
             return TrustVerdict(
                 project=real, trusted=True, why=f"trusted by {TRUSTED_ENV} ({directory})"
             )

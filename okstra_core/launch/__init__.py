@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .commands import tmux_commands as tmux_commands
     from .plan import LaunchPlan as LaunchPlan
     from .plan import plan_launch as plan_launch
+    from .plan import worker_argv as worker_argv
     from .session import discover_session as discover_session
     from .session import discover_sessions as discover_sessions
     from .session import find_session_once as find_session_once
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from .sheet import rebuild_resume_command as rebuild_resume_command
     from .sheet import render_resume_sheet as render_resume_sheet
     from .sheet import write_resume_sheet as write_resume_sheet
-    from .worker_launch import worker_argv as worker_argv
 
 # Names load on first use: planning a launch (`plan`, `commands`, `sheet`) never imports
 # what starts the lead (`backends`, `foreground`), so `--launch none` never loads it.
@@ -46,7 +46,7 @@ _LAZY = by_module(
         "..catalog.argv": ("render_argv",),
         ".commands": ("choose_backend", "tmux_commands"),
         ".backends": ("LaunchResult", "exec_now", "start"),
-        ".plan": ("LaunchPlan", "plan_launch"),
+        ".plan": ("LaunchPlan", "plan_launch", "worker_argv"),
         ".checks": ("PreflightResult", "RoleInstance", "preflight"),
         ".sheet": (
             "PENDING",
@@ -66,7 +66,6 @@ _LAZY = by_module(
             "find_session_once",
             "mint_session_id",
         ),
-        ".worker_launch": ("worker_argv",),
     }
 )
 

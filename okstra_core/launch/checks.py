@@ -13,7 +13,7 @@ from okstra_core.environment import Environment
 
 from ..readiness import DEFAULT_TIMEOUT, check_clis
 from ..readiness.probes import run_concurrently
-from ..records import config, dataclass
+from ..records import config, dataclass, fields_of
 
 __all__ = ["PreflightResult", "RoleInstance", "preflight", "run_concurrently"]
 
@@ -89,17 +89,14 @@ def preflight(
         results.append(
             PreflightResult(
                 instance=f"{inst.role}#{inst.ordinal}",
-                role=inst.role,
-                ordinal=inst.ordinal,
+                **fields_of(inst, "role ordinal"),
                 provider_id=inst.provider.id,
                 cli=inst.provider.cli,
                 ok=wrong is None,
                 cli_path=verdict.path,
-                version=verdict.version,
                 problem=problem,
                 remedy=remedy,
-                warning=verdict.warning,
-                logged_in=verdict.logged_in,
+                **fields_of(verdict, "version warning logged_in"),
                 note=verdict.login_note,
             )
         )

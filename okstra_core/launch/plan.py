@@ -8,7 +8,13 @@ from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
-from okstra_core.catalog.argv import placeholders_in, render_argv, render_env
+from okstra_core.catalog.argv import (
+    WORKER_PLACEHOLDERS,
+    placeholders_in,
+    render_argv,
+    render_element,
+    render_env,
+)
 from okstra_core.catalog.models import DiscoverSpec, LaunchSpec, ProviderSpec, SessionIdKind
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, LaunchError, OkstraError, UsageError
@@ -26,6 +32,8 @@ MAX_ARG_BYTES = 128 * 1024 - 1
 _PROBE_ID = "00000000-0000-4000-8000-000000000000"
 # Marks where the id goes while the rest is filled in (no argv can hold a NUL).
 _ID_MARK = "\0okstra-session-id\0"
+# Where a worker's access arguments go in its template.
+_ACCESS = "{access}"
 
 
 def escape_template(text: str) -> str:
@@ -92,7 +100,7 @@ class LaunchPlan:
         rendered = render_argv(
             self.resume_template, values, self.resume_env, source=self.source, field="launch.resume"
         )
-        template = _with_mcp_argv(
+        template = _after_program(
             tuple(
                 "{session_id}".join(escape_template(part) for part in element.split(_ID_MARK))
                 for element in rendered
@@ -120,12 +128,12 @@ class LaunchPlan:
         argv = render_argv(
             self.resume_template, values, self.resume_env, source=self.source, field="launch.resume"
         )
-        return _with_mcp_argv(argv, self.mcp_argv)
+        return _after_program(argv, self.mcp_argv)
 
 
-def _with_mcp_argv(argv: tuple[str, ...], mcp_argv: tuple[str, ...]) -> tuple[str, ...]:
-    """`argv` with the MCP server's arguments right after the program (as at launch)."""
-    return (argv[0], *mcp_argv, *argv[1:]) if mcp_argv and argv else argv
+def _after_program(argv: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
+    """`argv` with `extra` (the MCP server's or the access arguments) after the program."""
+    return (argv[0], *extra, *argv[1:]) if extra and argv else argv
 
 
 def _check_argv(argv: tuple[str, ...], env: Mapping[str, str], source: str) -> None:
@@ -188,7 +196,8 @@ def plan_launch(
         prompt_file=prompt_file,
         prompt=prompt,
     )
-    new_template, resume_template = _with_access(launch, access)
+    given = tuple(escape_template(a) for a in access)  # the lead's access
+    new_template, resume_template = (_after_program(t, given) for t in (launch.new, launch.resume))
     argv = render_argv(new_template, values, environment.env, source=source, field="launch.new")
     env = render_env(launch.env, values, environment.env, source=source, field="launch.env")
     argv, env, registered = _with_mcp(argv, env, provider, mcp, environment)
@@ -217,14 +226,6 @@ def plan_launch(
         mcp_config=registered.config if registered else None,
         mcp_config_bytes=registered.config_bytes if registered else None,
     )
-
-
-def _with_access(
-    launch: LaunchSpec, access: tuple[str, ...]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """`launch.new` and `launch.resume` with the lead's access arguments after the program."""
-    given = tuple(escape_template(a) for a in access)
-    return (launch.new[0], *given, *launch.new[1:]), (launch.resume[0], *given, *launch.resume[1:])
 
 
 def _with_mcp(
@@ -317,3 +318,65 @@ def lead_access_argv(provider: ProviderSpec, access: str) -> tuple[str, ...]:
             field="--lead-access",
         )
     return found
+
+
+def worker_argv(
+    provider: ProviderSpec,
+    *,
+    model: str,
+    writes: bool,
+    values: Mapping[str, str],
+    env: Mapping[str, str] | None = None,
+    follow_up: bool = False,
+) -> tuple[str, ...]:
+    """The worker argv of `provider` for `model` (its `execution` value): `launch.worker`.
+
+    A writing role gets `[launch.access] write`, others `read_only`, at the `{access}`
+    element, else before the first `--`, else at the end (`launch.env` is the lead's only).
+    `follow_up`: `launch.worker_resume` instead (`values` holding its `session_id`).
+    DataFileError when the provider declares no such template or a value is missing.
+    """
+    launch = provider.launch
+    if launch.worker is None:
+        refusal = provider.worker_refusal() or "no worker"
+        raise DataFileError(refusal, path=provider.source, field="launch.worker")
+    name = "worker_resume" if follow_up else "worker"
+    template = launch.worker_resume if follow_up else launch.worker
+    if template is None:
+        raise DataFileError(
+            f"provider {provider.id!r} declares no [launch] worker_resume: its workers "
+            "cannot be sent a follow-up",
+            path=provider.source,
+            field="launch.worker_resume",
+        )
+    filled = {"cli": provider.cli, **values, "model": model}
+    environment = env or {}
+    kind = "write" if writes else "read_only"
+    flags = launch.access.write if writes else launch.access.read_only
+
+    def render(element: str, field: str) -> str:
+        return render_element(
+            element,
+            filled,
+            environment,
+            source=provider.source,
+            field=field,
+            known=WORKER_PLACEHOLDERS,
+        )
+
+    access = tuple(
+        render(element, f"launch.access.{kind}[{index}]") for index, element in enumerate(flags)
+    )
+    if _ACCESS in template:
+        at = template.index(_ACCESS)
+    else:
+        at = template.index("--") if "--" in template else len(template)
+    out: list[str] = []
+    for index, element in enumerate(template):
+        if index == at:
+            out.extend(access)
+        if element != _ACCESS:
+            out.append(render(element, f"launch.{name}[{index}]"))
+    if at == len(template):
+        out.extend(access)
+    return tuple(out)

@@ -27,11 +27,13 @@ from okstra_core.errors import DataFileError, OkstraError
 from okstra_core.launch.mcp import McpServer
 from okstra_core.launch.plan import LaunchPlan, plan_launch
 
-from ..records import dataclass, field
+from ..records import dataclass, field, fields_of
 
 RESUME_JSON = "resume.json"
 RESUME_SCRIPT = "resume-lead.sh"
 PENDING: Final = "pending discovery"
+# What a pending entry records of where its CLI records session ids.
+_DISCOVER = "glob id_pattern cwd_field"
 
 
 @dataclass(frozen=True)
@@ -104,14 +106,10 @@ class ResumeEntry:
         return cls(
             participant=participant,
             role=role,
-            provider_id=plan.provider_id,
-            cli=plan.cli,
-            model=plan.model,
+            **fields_of(plan, "provider_id cli model session_id_kind env"),
             cwd=cwd or plan.project_root,
             session_id=sid,
-            session_id_kind=plan.session_id_kind,
             resume_argv=plan.resume_argv(sid),
-            env=plan.env,
             resume_template=plan.resume_argv_template() if pending else None,
             discover=plan.discover_fixed if pending else None,
         )
@@ -121,21 +119,12 @@ class ResumeEntry:
         """An entry read back from `resume.json` (already checked by its model)."""
         discover = None
         if data.discover is not None and data.session_id is None:
-            discover = DiscoverSpec(
-                glob=data.discover.glob,
-                id_pattern=data.discover.id_pattern,
-                cwd_field=data.discover.cwd_field,
-                timeout_seconds=float(data.discover.timeout_seconds),
-            )
+            seconds = float(data.discover.timeout_seconds)
+            discover = DiscoverSpec(**fields_of(data.discover, _DISCOVER), timeout_seconds=seconds)
         return cls(
-            participant=data.participant,
-            role=data.role,
+            **fields_of(data, "participant role cli model session_id session_id_kind"),
             provider_id=data.provider,
-            cli=data.cli,
-            model=data.model,
             cwd=Path(data.cwd),
-            session_id=data.session_id,
-            session_id_kind=data.session_id_kind,
             resume_argv=data.resume_argv if data.session_id is not None else None,
             env=MappingProxyType(dict(data.env)),
             resume_template=data.resume_argv_template if data.session_id is None else None,
@@ -154,26 +143,15 @@ class ResumeEntry:
     def to_document(self) -> ResumeParticipant:
         """This entry as a participant of `resume.json`."""
         return ResumeParticipant(
-            participant=self.participant,
-            role=self.role,
+            **fields_of(self, "participant role cli model session_id session_id_kind resume_argv"),
             provider=self.provider_id,
-            cli=self.cli,
-            model=self.model,
             cwd=str(self.cwd),
-            session_id=self.session_id,
-            session_id_kind=self.session_id_kind,
             status=PENDING if self.pending_discovery else "ready",
-            resume_argv=self.resume_argv,
             resume_command=self.command(),
             env=dict(self.env),
             resume_argv_template=self.resume_template,
             discover=(
-                ResumeDiscover(
-                    glob=self.discover.glob,
-                    id_pattern=self.discover.id_pattern,
-                    cwd_field=self.discover.cwd_field,
-                    timeout_seconds=self.discover.timeout_seconds,
-                )
+                ResumeDiscover(**fields_of(self.discover, f"{_DISCOVER} timeout_seconds"))
                 if self.discover is not None
                 else None
             ),

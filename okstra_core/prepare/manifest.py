@@ -16,7 +16,7 @@ import orjson
 from ..catalog.models import LEADER
 from ..documents import BindingRecord, DynamicRole, Participant, RoleExecution
 from ..documents.run import WriteCapability
-from ..records import config, dataclass, to_data
+from ..records import config, dataclass, fields_of, to_data
 from ..request import UNREPORTED_MODEL
 
 if TYPE_CHECKING:
@@ -54,12 +54,8 @@ def write_capability(role: str, writing_roles: Collection[str]) -> WriteCapabili
 
 
 def binding_record(binding: Binding, execution: str) -> BindingRecord:
-    return BindingRecord(
-        runner=binding.runner,
-        host_runtime=binding.host_runtime,
-        host_model_value=binding.host_model_value,
-        execution_value=execution,
-    )
+    fields = fields_of(binding, "runner host_runtime host_model_value")
+    return BindingRecord(**fields, execution_value=execution)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,33 +108,27 @@ def bound_execution(
     model_id = None if unknown else a.model_id
     participant = Participant(
         participant_ref=participant_ref,
-        role=a.role,
+        **fields_of(a, "role host_runtime entry_mode"),
         provider=a.provider_id,
         model_ref=model_ref,
         model_id=model_id,
         runner=a.binding.runner,
-        host_runtime=a.host_runtime,
         host_model_value=a.binding.host_model_value,
-        entry_mode=a.entry_mode,
         worker_write_capability=write_capability,
     )
     execution = RoleExecution(
         role_execution_ref=role_execution_ref(a.role, a.ordinal),
         participant_ref=participant_ref,
-        role=a.role,
-        duty=a.duty,
+        **fields_of(a, "role duty execution ordinal provenance"),
         provider=a.provider_id,
         model_ref=model_ref,
         model_id=model_id,
         display_name=UNREPORTED_MODEL if unknown else a.display_name,
-        execution=a.execution,
-        ordinal=a.ordinal,
         execution_label=execution_label(
             a.role, a.ordinal, UNREPORTED_MODEL if unknown else a.model_ref
         ),
         model_spec_digest=None if unknown else model_spec_digest(a),
         binding=binding_record(a.binding, a.execution),
-        provenance=a.provenance,
     )
     return participant, execution
 

@@ -22,7 +22,7 @@ from ..launch.mcp import server_for
 from ..launch.plan import LaunchPlan, lead_access_argv, plan_launch
 from ..launch.sheet import ResumeEntry, find_okstra, write_resume_sheet
 from ..paths import user_dirs
-from ..records import config, dataclass
+from ..records import config, dataclass, fields_of
 from ..request import RunRequest
 from ..store import append_line, make_private_dirs
 from ..tasks import LEAD_PROMPT, TASK_MANIFEST, TIMELINE
@@ -34,6 +34,7 @@ from .resolve import (
     Resolved,
     StepCallback,
     check_write_targets,
+    noop_step,
     project_json_path,
     project_lock,
     resolve_request,
@@ -68,17 +69,9 @@ class TeamMember:
 
 def team_of(manifest: ExecutionManifest) -> tuple[TeamMember, ...]:
     """The reply's `team`: every role execution, in the manifest's order."""
+    names = "role_execution_ref participant_ref role ordinal model_ref execution_label"
     return tuple(
-        TeamMember(
-            role_execution_ref=r.role_execution_ref,
-            participant_ref=r.participant_ref,
-            role=r.role,
-            ordinal=r.ordinal,
-            model_ref=r.model_ref,
-            runner=r.binding.runner,
-            execution_label=r.execution_label,
-        )
-        for r in manifest.role_executions
+        TeamMember(runner=r.binding.runner, **fields_of(r, names)) for r in manifest.role_executions
     )
 
 
@@ -152,10 +145,6 @@ def lead_exit_text(lead_exit: LeadExit, run_id: str) -> str:
     )
 
 
-def _noop(_: str) -> None:
-    return None
-
-
 def _plan_launch(
     resolved: Resolved, prompt_file: Path, environment: Environment, mcp: bool
 ) -> LaunchPlan | None:
@@ -192,17 +181,13 @@ def _planned_result(
     tmux = tuple(tuple(c) for c in launcher.tmux_commands(plan, window, root, env)) if plan else ()
     return PrepareResult(
         dry_run=dry_run,
-        run_id=run.run_id,
-        run_dir=run.run_dir,
-        files=run.files,
+        **fields_of(run, "run_id run_dir files lead_prompt_path"),
+        **fields_of(resolved, "manifest entry_mode"),
         lead_argv=tuple(plan.argv) if plan else None,
         lead_env=dict(plan.env) if plan else {},
         tmux_commands=tmux,
         preflight=tuple(checks),
         backend=backend,
-        manifest=resolved.manifest,
-        lead_prompt_path=run.lead_prompt_path,
-        entry_mode=resolved.entry_mode,
         lead_session_id=plan.session_id if plan else None,
         resume_argv=(plan.resume_argv() or None) if plan else None,
         team=team_of(resolved.manifest),
@@ -229,7 +214,7 @@ def prepare(
     `OkstraError` for any refused input (before anything is written) or write failure.
     """
     env = environment or Environment.real()
-    step = on_step or _noop
+    step = on_step or noop_step
     if launch not in LAUNCH_CHOICES:
         raise UsageError(
             f"unknown launch backend {launch!r}: expected one of {', '.join(LAUNCH_CHOICES)}",
@@ -362,11 +347,7 @@ def _after_launch(
     launched = LeadLaunched(
         at=now,
         run_id=run.run_id,
-        backend=outcome.backend,
-        session_id=outcome.session_id,
-        window_ref=outcome.window_ref,
-        pane_ref=outcome.pane_ref,
-        pending_discovery=outcome.pending_discovery,
+        **fields_of(outcome, "backend session_id window_ref pane_ref pending_discovery"),
     )
     append_line(troot / TIMELINE, launched.dump())
     if outcome.session_id and outcome.session_id != plan.session_id:

@@ -37,7 +37,7 @@ PROJECT_JSON = "project.json"
 StepCallback = Callable[[str], None]
 
 
-def _noop(_: str) -> None:
+def noop_step(_: str) -> None:
     return None
 
 
@@ -113,7 +113,7 @@ def check_write_targets(project_root: Path, troot: Path) -> None:
 
 
 def resolve_request(
-    request: RunRequest, environment: Environment, on_step: StepCallback = _noop
+    request: RunRequest, environment: Environment, on_step: StepCallback = noop_step
 ) -> Resolved:
     """Steps 1–4 (read only): validate the files, resolve the team, build the manifest."""
     on_step("validating inputs")

@@ -27,7 +27,7 @@ from ..environment import Environment
 from ..launch.plan import LaunchPlan
 from ..launch.sheet import ResumeEntry, find_okstra, render_resume_sheet
 from ..paths import user_dirs
-from ..records import dataclass, to_data
+from ..records import dataclass, fields_of, to_data
 from ..tasks import (
     LEAD_PROMPT,
     LEAD_PROMPT_META,
@@ -39,9 +39,14 @@ from ..tasks import (
 )
 from ..vocabulary import CURRENT_SESSION_RUNNER, LEAD_ASK
 from . import runfiles
-from .layout import RunLayout, RunPaths, relative
-from .lead_prompt import lead_prompt, lead_prompt_meta
-from .render import render_template
+from .lead_prompt import (
+    RunLayout,
+    RunPaths,
+    lead_prompt,
+    lead_prompt_meta,
+    relative,
+    render_template,
+)
 from .resolve import Resolved, project_json_path
 from .runfiles import PlannedFile
 
@@ -117,16 +122,11 @@ def run_manifest(
     return RunManifest(
         okstra_version=__version__,
         created_at=layout.now,
-        run_id=layout.run_id,
-        seq=layout.seq,
-        task_type=request.task_type,
-        project_id=resolved.project_id,
+        **fields_of(layout, "run_id seq"),
+        **fields_of(request, "task_type task_key task_group task_id"),
+        **fields_of(resolved, "project_id entry_mode"),
         project_root=str(layout.project_root),
-        task_key=request.task_key,
-        task_group=request.task_group,
-        task_id=request.task_id,
         host_runtime=resolved.host.id,
-        entry_mode=resolved.entry_mode,
         lead_session_id=layout.session_id,
         lead_session_id_kind=launch_plan.session_id_kind if launch_plan else None,
         brief=FileRef(path=layout.brief, sha256=brief_sha),
@@ -184,10 +184,8 @@ def task_manifest(resolved: Resolved, layout: RunLayout, cache: Path) -> TaskMan
         existing.data if existing is not None else None,
         identity=TaskIdentity(
             project_id=resolved.project_id,
-            task_group=request.task_group,
-            task_id=request.task_id,
-            task_key=request.task_key,
             brief_path=layout.brief,
+            **fields_of(request, "task_group task_id task_key"),
         ),
         task_type=request.task_type,
         run=LatestRun(

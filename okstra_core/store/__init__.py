@@ -20,71 +20,43 @@ surface as `FileSystemError` naming the file and errno. `logs` loads on first us
 from typing import TYPE_CHECKING
 
 from ..lazy import lazy_names
-from .atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, dumps_json
-from .files import (
-    MAX_FILE_BYTES,
-    MAX_LOG_BYTES,
-    PRIVATE_DIR_MODE,
-    PRIVATE_MODE,
-    TEMP_PREFIX,
-    check_no_links,
-    file_kind,
-    make_private_dirs,
-    open_regular,
-)
-from .locks import LOCK_MARK, MAX_LOCK_BYTES, FileLock, lock_path_for, lock_target
-from .reads import (
-    OpenDirectory,
-    decode_utf8,
-    json_kind,
-    open_directory,
-    parse_json,
-    parse_json_object,
-    read_bytes,
-    read_json,
-)
-from .sweep import SWEEP_GRACE_SECONDS, sweep_leftovers
+from .atomic import atomic_write_bytes as atomic_write_bytes
+from .atomic import atomic_write_json as atomic_write_json
+from .atomic import atomic_write_text as atomic_write_text
+from .atomic import dumps_json as dumps_json
+from .files import MAX_FILE_BYTES as MAX_FILE_BYTES
+from .files import MAX_LOG_BYTES as MAX_LOG_BYTES
+from .files import PRIVATE_DIR_MODE as PRIVATE_DIR_MODE
+from .files import PRIVATE_MODE as PRIVATE_MODE
+from .files import TEMP_PREFIX as TEMP_PREFIX
+from .files import check_no_links as check_no_links
+from .files import file_kind as file_kind
+from .files import make_private_dirs as make_private_dirs
+from .files import open_regular as open_regular
+from .locks import LOCK_MARK as LOCK_MARK
+from .locks import MAX_LOCK_BYTES as MAX_LOCK_BYTES
+from .locks import SWEEP_GRACE_SECONDS as SWEEP_GRACE_SECONDS
+from .locks import FileLock as FileLock
+from .locks import lock_path_for as lock_path_for
+from .locks import lock_target as lock_target
+from .locks import sweep_leftovers as sweep_leftovers
+from .reads import OpenDirectory as OpenDirectory
+from .reads import decode_utf8 as decode_utf8
+from .reads import json_kind as json_kind
+from .reads import open_directory as open_directory
+from .reads import parse_json as parse_json
+from .reads import parse_json_object as parse_json_object
+from .reads import read_bytes as read_bytes
+from .reads import read_json as read_json
 
 if TYPE_CHECKING:
-    from .logs import DamagedLine, LogRead, append_line, read_lines, read_log
+    from .logs import DamagedLine as DamagedLine
+    from .logs import LogRead as LogRead
+    from .logs import append_line as append_line
+    from .logs import read_lines as read_lines
+    from .logs import read_log as read_log
 
 __getattr__ = lazy_names(
     __name__,
     {name: ".logs" for name in ("DamagedLine", "LogRead", "append_line", "read_lines", "read_log")},
 )
-
-__all__ = [
-    "LOCK_MARK",
-    "MAX_FILE_BYTES",
-    "MAX_LOCK_BYTES",
-    "MAX_LOG_BYTES",
-    "PRIVATE_DIR_MODE",
-    "PRIVATE_MODE",
-    "SWEEP_GRACE_SECONDS",
-    "TEMP_PREFIX",
-    "DamagedLine",
-    "FileLock",
-    "LogRead",
-    "OpenDirectory",
-    "append_line",
-    "atomic_write_bytes",
-    "atomic_write_json",
-    "atomic_write_text",
-    "check_no_links",
-    "decode_utf8",
-    "dumps_json",
-    "file_kind",
-    "json_kind",
-    "lock_path_for",
-    "lock_target",
-    "make_private_dirs",
-    "open_directory",
-    "open_regular",
-    "parse_json",
-    "parse_json_object",
-    "read_bytes",
-    "read_json",
-    "read_lines",
-    "read_log",
-    "sweep_leftovers",
-]

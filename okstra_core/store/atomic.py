@@ -14,7 +14,7 @@ import orjson
 
 from ..errors import FileSystemError, os_error
 from .files import PRIVATE_MODE, TEMP_PREFIX, file_kind, link_target, make_private_dirs
-from .sweep import sweep_once
+from .locks import sweep_once
 
 
 def _fsync_dir(directory: Path) -> None:

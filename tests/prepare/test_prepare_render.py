@@ -25,7 +25,7 @@ from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError
 from okstra_core.paths import resource
 from okstra_core.prepare import prepare, template_env
-from okstra_core.prepare.render import render_template
+from okstra_core.prepare.lead_prompt import render_template
 from tests.prepare.prepare_support import request_of
 
 TEMPLATE = "lead.md.j2"
