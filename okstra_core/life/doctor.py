@@ -307,16 +307,8 @@ def setup_guide(report: Report) -> tuple[GuideEntry, ...]:
             state, todo = "not working", first.fix or first.problem or ""
         else:
             state, todo = "logged out", first.login_fix or f"log in with `{cli}`"
-        entries.append(
-            GuideEntry(
-                cli=cli,
-                providers=tuple(c.name for c in checks),
-                state=state,
-                can_lead=any(c.can_lead for c in checks),
-                install=first.install,
-                todo=todo,
-            )
-        )
+        providers, can_lead = tuple(c.name for c in checks), any(c.can_lead for c in checks)
+        entries.append(GuideEntry(cli, providers, state, can_lead, first.install, todo))
     return tuple(sorted(entries, key=lambda e: not e.can_lead))
 
 

@@ -98,12 +98,11 @@ def _age_problem(path: Path, now: float) -> str | None:
 def leftovers(project_root: Path, *, now: float | None = None) -> list[Leftover]:
     """The project's incomplete run directories, each with why it would be kept (or None)."""
     moment = time.time() if now is None else now
-    found = []
-    for place, real in run_places(project_root):
-        if not real or os.path.lexists(place.path / RUN_MANIFEST):
-            continue
-        found.append(Leftover(place=place, kept=_age_problem(place.path, moment)))
-    return found
+    return [
+        Leftover(place=place, kept=_age_problem(place.path, moment))
+        for place, real in run_places(project_root)
+        if real and not os.path.lexists(place.path / RUN_MANIFEST)
+    ]
 
 
 def prune(project_root: Path, *, now: Callable[[], float] = time.time) -> PruneOutcome:
