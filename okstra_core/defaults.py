@@ -9,14 +9,13 @@ from typing import NamedTuple, Protocol
 from .catalog.models import (
     LEADER,
     EntryMode,
-    GlobalConfig,
     HostSpec,
     ModelDefaults,
     Profile,
     ProviderSpec,
 )
 from .errors import DataFileError, OkstraError, UsageError
-from .pool import ModelPool, PoolModel
+from .pool import CatalogLike, ModelPool, PoolModel
 from .records import dataclass, field
 from .vocabulary import CURRENT_SESSION, EARLIER_DEFAULT_PROVIDER
 
@@ -25,17 +24,11 @@ HOST_PROVIDER_ROLES = frozenset({LEADER})
 REPORT_WRITER = "report-writer"
 
 
-class _CatalogLike(Protocol):
+class _CatalogLike(CatalogLike, Protocol):
     """What `load_scopes` reads from a loaded catalog."""
 
     @property
-    def providers(self) -> Sequence[ProviderSpec]: ...
-
-    @property
     def profiles(self) -> Mapping[str, Profile]: ...
-
-    @property
-    def config(self) -> GlobalConfig: ...
 
 
 def known_roles(providers: Iterable[ProviderSpec], profiles: Iterable[Profile]) -> set[str]:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 
-class _CatalogLike(Protocol):
+class CatalogLike(Protocol):
     """What `ModelPool.from_catalog` reads from a catalog."""
 
     @property
@@ -201,7 +201,7 @@ class ModelPool:
         self._memo: dict[Hashable, Any] = {}
 
     @classmethod
-    def from_catalog(cls, catalog: _CatalogLike, environment: Environment) -> ModelPool:
+    def from_catalog(cls, catalog: CatalogLike, environment: Environment) -> ModelPool:
         """Build the pool of a loaded catalog (its providers and global config)."""
         return cls(catalog.providers, environment, catalog.config)
 

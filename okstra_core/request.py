@@ -190,7 +190,9 @@ class _Dumped:
         return data
 
 
-_CONFIG = config(camel_case=True, by_name=True, json_schema_extra=publish_rules)
+# How a request record is read and written, and its rules published in its schema.
+_RULED: dict[str, Any] = {"camel_case": True, "by_name": True, "json_schema_extra": publish_rules}
+_CONFIG = config(**_RULED)
 _TASK_TYPE = Rule(
     length=(0, 64),
     pattern=re.compile(r"^[a-z0-9][a-z0-9-]*$"),
@@ -271,13 +273,7 @@ class HostSessionContext(_Dumped):
 class RunRequest(_Dumped):
     """Everything prepare needs, decided (`base_ref` "" and `lead_access` None: not given)."""
 
-    __pydantic_config__ = config(
-        camel_case=True,
-        by_name=True,
-        json_schema_extra=publish_rules,
-        omit_empty=("base_ref",),
-        omit_none=("lead_access",),
-    )
+    __pydantic_config__ = config(**_RULED, omit_empty=("base_ref",), omit_none=("lead_access",))
 
     project_root: Path = field(metadata=rule(custom=_absolute))
     task_group: StrictStr = field(metadata=rule(length=(0, 200), custom=_slug("task group")))

@@ -32,7 +32,7 @@ STATUS_READY = "ready"
 STATUS_PENDING = "pending"
 
 _SLUG_DASHES = re.compile(r"-{2,}")
-_RUN_DIR = re.compile(r"^(?P<type>[a-z][a-z-]*[a-z])-(?P<seq>\d+)$")
+RUN_DIR_NAME = re.compile(r"^(?P<type>[a-z][a-z-]*[a-z])-(?P<seq>\d+)$")
 
 
 def tasks_root(project_root: Path) -> Path:
@@ -185,7 +185,7 @@ class TaskEntry:
         if not runs_dir.is_dir():
             return found
         for child in runs_dir.iterdir():
-            match = _RUN_DIR.match(child.name)
+            match = RUN_DIR_NAME.match(child.name)
             if not match or not (child / RUN_INPUTS).is_file():
                 continue
             if task_type is not None and match["type"] != task_type:

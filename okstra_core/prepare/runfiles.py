@@ -13,7 +13,6 @@ import contextlib
 import dataclasses
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -54,13 +53,12 @@ from ..store import (
     parse_json,
     read_bytes,
 )
-from ..tasks import TASK_MANIFEST, lower_unfinished, promote_pointer
+from ..tasks import RUN_DIR_NAME, TASK_MANIFEST, lower_unfinished, promote_pointer
 
 # How long a prepare waits for another prepare of the same task to finish allocating.
 SEQUENCE_LOCK_TIMEOUT = 30.0
 
 Action = Literal["immutable", "write", "append", "upsert"]
-_RUN_NAME = re.compile(r"^(?P<type>[a-z][a-z-]*[a-z])-(?P<seq>\d+)$")
 
 
 @dataclass(frozen=True)
@@ -96,7 +94,7 @@ def used_sequences(runs_dir: Path, task_type: str) -> list[int]:
         return []
     taken: list[int] = []
     for child in runs_dir.iterdir():
-        m = _RUN_NAME.match(child.name)
+        m = RUN_DIR_NAME.match(child.name)
         if m and m["type"] == task_type:
             taken.append(int(m["seq"]))
     return taken
