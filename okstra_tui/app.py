@@ -35,7 +35,6 @@ from okstra_core.wizard.text import WizardText, text_for
 
 from . import _textual_fixes
 from ._preload_css import preload
-from .keys import APP_BINDINGS
 from .messages import (
     Answered,
     BackRequested,
@@ -48,18 +47,15 @@ from .messages import (
     WizardChosen,
 )
 from .preparing import PreparingApp
-from .ready import ReadyFile
-from .ready_lines import ReadyLines
-from .resources import stylesheets
+from .ready_lines import ReadyFile, ReadyLines
+from .resources import APP_BINDINGS, stylesheets
 from .screens import screen_for_prompt
-from .screens.base import PromptScreen
+from .screens.base import Armed, GuardedScreen, PromptScreen
 from .screens.confirm import ConfirmScreen
-from .screens.dialog import KeysHelpScreen
+from .screens.dialog import KeysHelpScreen, part
 from .screens.doctor import DoctorScreen
-from .screens.guard import Armed, GuardedScreen
 from .screens.launch import LaunchScreen
 from .screens.runs import RunsScreen
-from .screens.stale import part
 from .screens.start import StartScreen
 from .widgets import HistoryPanel, block, line
 

@@ -24,7 +24,7 @@ _.get_source
 _.load_bytecode
 _.dump_bytecode
 
-# Textual calls it when a screen's bindings change (widgets/footer.py).
+# Textual calls it when a screen's bindings change (widgets/history.py).
 _.bindings_changed
 
 # The context-manager protocol names its arguments (store/locks.py).

@@ -23,11 +23,9 @@ from okstra_core.display import inert_markup
 from ..messages import Answered, PreflightChecked
 from ..resources import stylesheet, ui_text
 from ..widgets import ConfirmationView, Plain, PreflightView, block, line
-from ..widgets.preview import preview_text, preview_title
-from .base import PromptScreen
-from .dialog import ask, on_yes
-from .guard import GuardedScreen
-from .stale import gone, part
+from ..widgets.confirmation import preview_text, preview_title
+from .base import GuardedScreen, PromptScreen
+from .dialog import ask, gone, on_yes, part
 
 if TYPE_CHECKING:
     from okstra_core.prepare import PrepareResult

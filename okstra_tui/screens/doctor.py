@@ -17,7 +17,7 @@ from okstra_core.errors import OkstraError
 
 from ..resources import stylesheet, ui_text
 from ..widgets import Plain
-from .stale import close, part
+from .dialog import close, part
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment

@@ -24,7 +24,7 @@ from okstra_core.wizard.text import WizardText
 
 from ..resources import stylesheet, ui_text
 from ..widgets import Plain
-from .stale import close, part
+from .dialog import close, part
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment

@@ -27,9 +27,9 @@ from ..messages import (
 )
 from ..resources import stylesheet, ui_text
 from ..widgets import KeysFooter, Plain
-from ..widgets.preview import argv_text, shown_path
-from .guard import GuardedScreen
-from .stale import gone, part
+from ..widgets.confirmation import argv_text, shown_path
+from .base import GuardedScreen
+from .dialog import gone, part
 
 if TYPE_CHECKING:
     from okstra_core.environment import Environment

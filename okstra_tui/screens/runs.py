@@ -22,9 +22,8 @@ from .. import run_actions
 from ..resources import stylesheet, ui_text
 from ..team_view import COLUMNS, MemberRow, TeamLook, table_diff, team_of
 from ..widgets import Plain, line
-from .dialog import SendScreen, ask, on_yes
-from .runkeys import RunKeysScreen
-from .stale import gone, part, pop
+from .dialog import SendScreen, ask, gone, on_yes, part, pop
+from .start import RunKeysScreen
 
 # Half a second: a change in the team shows within a second, the look's time included.
 TEAM_REFRESH_SECONDS = 0.5

@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
+from textual.suggester import Suggester
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from ..messages import Answered
 from ..resources import stylesheet, ui_text
-from ..widgets import AnswerInput, block, line
-from ..widgets.path_suggester import ProjectPathSuggester
+from ..widgets import block, line
 from .base import PromptScreen
-from .stale import part
+from .dialog import part
 
 if TYPE_CHECKING:
     from okstra_core.wizard import HistoryEntry, Prompt
@@ -35,6 +35,8 @@ PATH_STEPS = frozenset({"brief", "approved_plan"})
 MULTILINE_STEPS = frozenset({"directive"})
 EDITABLE_STEPS = frozenset({"brief", "directive"})
 DEFAULT_BRIEF = "brief.md"
+# A directory with more entries than this is not listed for completion.
+MAX_ENTRIES = 2000
 
 
 def editor_command(env: dict[str, str] | os._Environ[str]) -> list[str]:
@@ -44,6 +46,78 @@ def editor_command(env: dict[str, str] | os._Environ[str]) -> list[str]:
         if value:
             return shlex.split(value)
     return ["vi"]
+
+
+class AnswerInput(Input):
+    """The one-line answer box: Enter submits (shown in the footer), Tab accepts the
+    grey completion on offer (else moves the focus on), as Right and End do."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Submit"),
+        Binding("tab", "complete", "Complete", show=False),
+    ]
+
+    @property
+    def completion(self) -> str:
+        """The suggestion on offer for the current value ("" when none)."""
+        suggestion = self._suggestion
+        return suggestion if len(suggestion) > len(self.value) else ""
+
+    def action_complete(self) -> None:
+        """Accept the suggestion on offer; without one, Tab moves the focus on."""
+        completion = self.completion
+        if completion and self.cursor_at_end:
+            self.value = completion
+            self.cursor_position = len(completion)
+            return
+        self.screen.focus_next()
+
+
+class ProjectPathSuggester(Suggester):
+    """Suggest the rest of a path typed relative to `root` (or absolute, or `~/…`):
+    `docs/br` shows the rest of the first match in grey (`docs/brief.md`). Several matches
+    complete as far as they agree; a directory with its `/`; hidden entries only after a
+    dot."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.root = Path(root)
+
+    def _directory(self, typed: str) -> Path:
+        head = os.path.dirname(typed)
+        base = Path(os.path.expanduser(head)) if head else Path()
+        return base if base.is_absolute() else self.root / base
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value or value.endswith(os.sep + os.sep):
+            return None
+        directory = self._directory(value)
+        stem = os.path.basename(value)
+        try:
+            with os.scandir(directory) as entries:
+                matches: list[tuple[str, bool]] = []
+                for index, entry in enumerate(entries):
+                    if index >= MAX_ENTRIES:
+                        return None
+                    if not entry.name.startswith(stem):
+                        continue
+                    if entry.name.startswith(".") and not stem.startswith("."):
+                        continue
+                    matches.append((entry.name, entry.is_dir()))
+        except OSError:
+            return None
+        if not matches:
+            return None
+        matches.sort()
+        names = [n for n, _ in matches]
+        # Character by character: these are names, not paths.
+        completed = os.path.commonprefix(names) if len(names) > 1 else ""  # noqa: RUF071
+        if len(completed) <= len(stem):
+            # One match, or no agreement beyond what is typed: the first match whole.
+            name, is_dir = matches[0]
+            completed = name + (os.sep if is_dir else "")
+        suggestion = value[: len(value) - len(stem)] + completed
+        return suggestion if suggestion != value else None
 
 
 class TextScreen(PromptScreen):

@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import Input
 from tui_support import fixed_environment, prefill, settle, wait_for
 
-from okstra_tui.ready import ENV_VAR, ReadyFile
+from okstra_tui.ready_lines import ENV_VAR, ReadyFile
 
 SIZE = (100, 40)
 

@@ -26,8 +26,8 @@ from tui_support import (
 
 from okstra_core.paths import user_dirs
 from okstra_tui.screens import ConfirmScreen, TextScreen
+from okstra_tui.screens.base import GuardedScreen
 from okstra_tui.screens.dialog import DiscardScreen
-from okstra_tui.screens.guard import GuardedScreen
 from okstra_tui.screens.launch import LaunchScreen
 from okstra_tui.widgets import HistoryPanel
 

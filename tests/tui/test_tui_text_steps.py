@@ -11,7 +11,7 @@ import sys
 from textual.widgets import Input, TextArea
 from tui_support import drive_to, prefill, settle, step_kind
 
-from okstra_tui.widgets.path_suggester import ProjectPathSuggester
+from okstra_tui.screens.text import ProjectPathSuggester
 
 SIZE = (100, 30)
 

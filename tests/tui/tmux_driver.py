@@ -4,7 +4,7 @@ Shared by the end-to-end tests (`test_tui_e2e_*.py`): start a command in a pane,
 keys, capture the screen. Not a test module.
 
 Synchronisation is okstra's own: the app writes a line to its ready file
-(`OKSTRA_READY_FILE`, see `okstra_tui/ready.py`) each time it is ready for keys — a
+(`OKSTRA_READY_FILE`, see `okstra_tui/ready_lines.py`) each time it is ready for keys — a
 screen shown, focused and painted; an answer refused; the focus moved; prepare ended;
 the app exiting. The terminal sends keys only after such a line, and after a key that
 leaves the screen (or moves the focus) it waits for the next one before sending more:

@@ -130,7 +130,7 @@ def _quick_arming(monkeypatch: pytest.MonkeyPatch) -> None:
     wait for `armed` (the screen's own signal), so only the wait is shorter. The delay
     itself is tested in test_tui_safety.py, and the key bursts and the tmux tests run
     the app with its real delay."""
-    from okstra_tui.screens.guard import GuardedScreen
+    from okstra_tui.screens.base import GuardedScreen
 
     monkeypatch.setattr(GuardedScreen, "ARM_DELAY", QUICK_ARM_DELAY)
 
@@ -149,7 +149,7 @@ def _okstra_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _product_arm_delay() -> float:
-    from okstra_tui.screens.guard import GuardedScreen
+    from okstra_tui.screens.base import GuardedScreen
 
     return GuardedScreen.ARM_DELAY
 
@@ -276,7 +276,7 @@ async def wait_armed(pilot: Any, app: Any) -> None:
     The screen says so itself (`armed`, set by its own timer after the first paint):
     only keys pressed after that act on it.
     """
-    from okstra_tui.screens.guard import GuardedScreen
+    from okstra_tui.screens.base import GuardedScreen
 
     screen = app.screen
     if isinstance(screen, GuardedScreen):
