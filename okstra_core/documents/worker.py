@@ -96,7 +96,7 @@ class WorkerLaunch(Document):
         }
         return {k: v for k, v in values.items() if v is not None}
 
-    # The most each log keeps (its oldest part dropped: `workers.capped`), and whether
+    # The most each log keeps (its oldest part dropped: `workers.supervise`), and whether
     # its tmux pane stays open after the CLI ends (`config.json`'s `team`).
     log_limit: StrictInt = 10 * 1024 * 1024
     keep_pane: StrictBool = False

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..catalog.activity import ACTIVITIES
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, StateInUseError, UsageError
-from ..records import config, dataclass
+from ..records import config, dataclass, fields_of
 from . import limits
 from .lead import StopOutcome
 from .lead import stop as stop_lead
@@ -34,7 +34,6 @@ from .workers.control import worker_discard as worker_discard
 from .workers.control import worker_merge as worker_merge
 from .workers.observe import WorkerState, observe_team
 from .workers.plan import StartRequest
-from .workers.record import fields_of
 from .workers.start import Started as Started
 from .workers.start import send_worker, start_worker
 
@@ -173,7 +172,7 @@ def worker_result(
     return WorkerResult(
         ok=why is None,
         why=why,
-        **fields_of(found, "role_execution_ref", "label", "status", "source", "path"),
+        **fields_of(found, "role_execution_ref label status source path"),
         size=len(data),
         truncated=len(shown) < len(data),
         text=shown.decode("utf-8", errors="replace"),

@@ -26,9 +26,8 @@ from ...documents.worker import WorkerExit
 from ...environment import Environment
 from ...errors import FileSystemError, OkstraError
 from ...processes.process import Identity
-from ...records import config, dataclass
+from ...records import config, dataclass, fields_of
 from . import files, record
-from .record import fields_of
 from .team import Member, members
 from .usage import UsageTotal, total_of
 
@@ -155,7 +154,7 @@ def state_of(
         last = lines[-1] if lines else None
     return WorkerState(
         role_execution_ref=member.ref,
-        **fields_of(member, "participant_ref", "label", "short", "role", "provider", "model_ref"),
+        **fields_of(member, "participant_ref label short role provider model_ref"),
         leader=member.leader,
         access=member.participant.worker_write_capability,
         surface=member.participant.launch_backend,
@@ -168,8 +167,8 @@ def state_of(
         elapsed_seconds=_elapsed(started, ended, now) if started else None,
         last_line=last,
         session_id=member.participant.session_ref,
-        **fields_of(member.participant, "pane_ref", "window_ref", "process_id", "output_log"),
-        **fields_of(member.execution, "source_role_execution_ref", "worktree_path", "branch"),
+        **fields_of(member.participant, "pane_ref window_ref process_id output_log"),
+        **fields_of(member.execution, "source_role_execution_ref worktree_path branch"),
         detail=member.participant.end_detail,
         usage=total_of(t.usage for t in member.execution.turns or ()),
         recorded_now=recorded,

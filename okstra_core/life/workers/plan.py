@@ -19,9 +19,9 @@ from ...environment import Environment
 from ...errors import OkstraError, UsageError
 from ...pool import ModelPool
 from ...prepare.manifest import bound_execution, execution_label, role_execution_ref
-from ...records import dataclass
+from ...records import dataclass, fields_of
 from ...resolver import ResolvedAssignment
-from .record import ENDED, RUNNING, fields_of
+from .record import ENDED, RUNNING
 from .team import WHO_ARG, Member, find, members
 
 WRITE: WriteCapability = "workspace-write"
@@ -113,7 +113,7 @@ def _dynamic(
         role=role,
         ordinal=_next_ordinal(manifest, role),
         duty=declared[role].duty,
-        **fields_of(model, "provider_id", "model_id", "execution"),
+        **fields_of(model, "provider_id model_id execution"),
         model_ref=model.ref,
         display_name=model.display,
         binding=binding,

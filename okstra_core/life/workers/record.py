@@ -24,6 +24,7 @@ from ...documents.worker import WorkerExit, WorkerExited, WorkerLaunch, WorkerSt
 from ...errors import DataFileError, UsageError
 from ...launch import RESUME_JSON
 from ...paths import user_dirs
+from ...records import fields_of
 from ...store import FileLock, append_line, atomic_write_bytes, read_bytes
 from ...tasks import RUN_MANIFEST, TIMELINE, resolve_inside
 from .. import index
@@ -50,11 +51,6 @@ def timeline_path(run_dir: Path) -> Path:
 def now_text() -> str:
     """Now, as the run's files record times."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def fields_of(source: object, *names: str) -> dict[str, Any]:
-    """The named attributes of `source`, for a record that has fields of the same names."""
-    return {name: getattr(source, name) for name in names}
 
 
 def _trust_cache() -> Path:
@@ -146,9 +142,9 @@ def record_started(
             event = WorkerStarted(
                 at=now,
                 run_id=draft.manifest.run_id,
-                **fields_of(launch, "role_execution_ref", "participant_ref", "label", "role"),
-                **fields_of(launch, "model_ref", "surface", "session_id"),
-                **fields_of(participant, "pane_ref", "window_ref", "output_log"),
+                **fields_of(launch, "role_execution_ref participant_ref label role"),
+                **fields_of(launch, "model_ref surface session_id"),
+                **fields_of(participant, "pane_ref window_ref output_log"),
                 supervisor_pid=participant.parent_process_id,
                 source_role_execution_ref=source_ref,
             )
@@ -181,7 +177,7 @@ def _end_turn(
         last,
         status=state,
         ended_at=ended.exited_at,
-        **fields_of(ended, "exit_status", "signal", "usage"),
+        **fields_of(ended, "exit_status signal usage"),
     )
     return dataclasses.replace(execution, turns=(*turns[:-1], last))
 
@@ -239,7 +235,7 @@ def record_end(
             participant_ref=participant.participant_ref,
             label=execution.execution_label,
             status=state,
-            **fields_of(ended, "exit_status", "signal", "exited_at", "detail"),
+            **fields_of(ended, "exit_status signal exited_at detail"),
             last_lines=tuple(lines),
         )
         append_line(timeline_path(run_dir), event.dump())

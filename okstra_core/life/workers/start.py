@@ -30,7 +30,7 @@ from ...errors import UsageError
 from ...launch import mint_session_id, worker_argv
 from ...processes.process import Identity, as_pid
 from ...readiness import cli_readiness
-from ...records import config, dataclass
+from ...records import config, dataclass, fields_of
 from ...runbase import merged_result
 from ...store import atomic_write_bytes, dumps_json
 from ...trust import require_trusted
@@ -38,7 +38,7 @@ from .. import worktrees
 from . import files
 from .observe import observe_team
 from .plan import StartPlan, StartRequest, plan_follow_up, plan_start
-from .record import fields_of, read_manifest_bytes, record_next_turn, record_started, run_lock
+from .record import read_manifest_bytes, record_next_turn, record_started, run_lock
 from .supervise import Surface, choose_surface, start_background, start_tmux
 from .team import WHO_ARG, Member, members
 
@@ -225,7 +225,7 @@ def launch_record(
     return WorkerLaunch(
         run_dir=str(run_dir),
         role_execution_ref=member.ref,
-        **fields_of(member, "participant_ref", "label", "role", "provider", "model_ref"),
+        **fields_of(member, "participant_ref label role provider model_ref"),
         env={},
         started_at=environment.now().isoformat(timespec="seconds"),
         log_limit=settings.log_limit_mib * 1024 * 1024,
@@ -283,8 +283,8 @@ def launch_worker(
     return Started(
         run_id=manifest.run_id,
         run_dir=str(run_dir),
-        **fields_of(launch, "role_execution_ref", "participant_ref", "label", "role", "model_ref"),
-        **fields_of(launch, "surface", "argv", "session_id", "branch", "base_commit", "tree_note"),
+        **fields_of(launch, "role_execution_ref participant_ref label role model_ref"),
+        **fields_of(launch, "surface argv session_id branch base_commit tree_note"),
         supervisor_pid=as_pid(supervisor.pid) or 0,
         pane_ref=pane.pane_id if pane is not None else None,
         window_ref=pane.window_ref if pane is not None else None,
@@ -376,7 +376,7 @@ def _follow_up_launch(
         surface=surface,
         result_file=files.RESULT if names_result else None,
         session_id=session,
-        **fields_of(before, "worktree", "branch", "base_commit", "tree_note"),
+        **fields_of(before, "worktree branch base_commit tree_note"),
         turn=number,
         session_pattern=None,
     )
