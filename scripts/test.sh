@@ -163,13 +163,15 @@ check "ruff check" "$VENV/bin/ruff" check .
 check "ruff format --check" "$VENV/bin/ruff" format --check .
 # The layers of the core and the app (pyproject.toml, [tool.importlinter]).
 check "lint-imports" "$VENV/bin/lint-imports"
-# Functions, methods, classes and properties nothing uses (scripts/dead_code.py).
-check "dead code" "$PY" scripts/dead_code.py
-# mypy runs beside the tests (ten seconds of one CPU, which the tests leave idle now
-# and then); its report comes after theirs.
+# mypy and the dead-code check (scripts/dead_code.py: functions, methods, classes and
+# properties nothing uses) run beside the tests (seconds of one CPU each, which the tests
+# leave idle now and then); their reports come after the tests'.
 MYPY_LOG="$(mktemp)"
 "$VENV/bin/mypy" okstra_core okstra_tui >"$MYPY_LOG" 2>&1 &
 MYPY_PID=$!
+DEAD_LOG="$(mktemp)"
+"$PY" scripts/dead_code.py >"$DEAD_LOG" 2>&1 &
+DEAD_PID=$!
 
 phase "pytest"
 if [ "${#FAILED[@]}" -gt 0 ]; then
@@ -205,6 +207,12 @@ if ! wait "$MYPY_PID"; then
 fi
 cat "$MYPY_LOG"
 rm -f "$MYPY_LOG"
+phase "dead code (ran beside the tests)"
+if ! wait "$DEAD_PID"; then
+    FAILED+=("dead code")
+fi
+cat "$DEAD_LOG"
+rm -f "$DEAD_LOG"
 
 after=()
 case "$rc" in
