@@ -173,13 +173,13 @@ def _key_parts(inputs: Iterable[_Input]) -> list[bytes | str | None]:
 def _catalog_inputs(env: Mapping[str, str]) -> list[_Input]:
     """Every file a catalog is built from, read now, in the order they are validated."""
     inputs: list[_Input] = [
-        ("profile", path, False, _read(path)) for _, path in _data_files("profiles", ".md", env)
+        ("profile", path, False, _read(path)) for path in _data_files("profiles", ".md", env)
     ]
     inputs += [
-        ("provider", path, True, _read(path)) for _, path in _data_files("providers", ".toml", env)
+        ("provider", path, True, _read(path)) for path in _data_files("providers", ".toml", env)
     ]
     inputs += [("provider", path, False, _read(path)) for path in _user_provider_files(env)]
-    inputs += [("host", path, False, _read(path)) for _, path in _data_files("hosts", ".toml", env)]
+    inputs += [("host", path, False, _read(path)) for path in _data_files("hosts", ".toml", env)]
     config_file = user_dirs(env).config_file
     inputs.append(
         ("config", config_file, False, _read(config_file) if config_file.exists() else None)
@@ -375,9 +375,9 @@ def load_project_config(project_root: Path) -> ProjectConfig:
     )
 
 
-def _data_files(subdir: str, suffix: str, env: Mapping[str, str]) -> list[tuple[str, Path]]:
-    """(name, path) of every data file of `subdir` in the bundled directory or the
-    workspace's, each resolved through `resource()` (the workspace's file wins)."""
+def _data_files(subdir: str, suffix: str, env: Mapping[str, str]) -> list[Path]:
+    """Every data file of `subdir` in the bundled directory or the workspace's, by name,
+    each resolved through `resource()` (the workspace's file wins)."""
     names: set[str] = set()
     roots = [bundled_prompts_root() / subdir, prompts_root(env) / subdir]
     for directory in dict.fromkeys(roots):
@@ -387,7 +387,7 @@ def _data_files(subdir: str, suffix: str, env: Mapping[str, str]) -> list[tuple[
                 for p in directory.iterdir()
                 if p.suffix == suffix and not p.name.startswith(".") and p.is_file()
             )
-    return [(name, resource(f"{subdir}/{name}{suffix}", env)) for name in sorted(names)]
+    return [resource(f"{subdir}/{name}{suffix}", env) for name in sorted(names)]
 
 
 def _user_provider_files(env: Mapping[str, str]) -> list[Path]:

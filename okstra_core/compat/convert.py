@@ -216,12 +216,6 @@ def _answered(
     return answered
 
 
-def _with_echo(entry: dict[str, str], identity: TaskIdentity) -> dict[str, str]:
-    if entry["step"] in identity.echoes:
-        entry["echo"] = identity.echoes[entry["step"]]
-    return entry
-
-
 def _convert(
     reader: SourceReader,
     state: dict[str, Any],
@@ -260,6 +254,9 @@ def _convert(
         for step, answer in order
     ]
     answered = _answered(state, reader, steps, confirmed, role_block, provenance)
+    for entry in answered:
+        if entry["step"] in identity.echoes:
+            entry["echo"] = identity.echoes[entry["step"]]
     # The state's own fields, under their names in the file.
     state.update(
         merged(
@@ -269,7 +266,7 @@ def _convert(
             role_counts=dict(choices.counts),
             role_models={role: list(refs) for role, refs in choices.models.items()},
             role_selection_order=[step for step, _ in order],
-            answered=[_with_echo(entry, identity) for entry in answered],
+            answered=answered,
             remembered_answers={},
             revision=0,
             legacy_source=source_record(reader.source, sha256),

@@ -6,6 +6,10 @@ and answers the action's record as structured content plus a short text; a refus
 a tool error carrying the CLI's message and JSON error. `worker_wait` waits at most one
 slice per call (below every host's timeout), reporting progress; the lead calls again.
 
+Beside it, each tool answers a short text an agent reads first: one line per member or
+per fact, the next step named; every value that comes from a file or a worker's output
+is made inert (no control characters, no escape sequences reach the host's screen).
+
 The server runs on stdin/stdout (the SDK's `MCPServer`): input schemas are the SDK's from
 the tools' signatures, made exact (no undeclared argument); output schemas are the action
 records' JSON Schemas. Stdout carries only the protocol; the log (warnings) goes to
@@ -17,7 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -28,13 +32,26 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
+from ..display import inert
 from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
 from ..life import actions
+from ..life.actions import (
+    Finalized,
+    Started,
+    Stopped,
+    TeamStatus,
+    Waited,
+    WorkerDiff,
+    WorkerDiscard,
+    WorkerMerge,
+    WorkerResult,
+)
 from ..life.limits import MAX_GRACE_SECONDS, MAX_PROMPT_BYTES
 from ..life.report import read_run_manifest
+from ..life.workers.observe import WorkerState
+from ..life.workers.usage import usage_text
 from ..records import json_schema, to_data
-from . import text
 
 MAX_SLICE_SECONDS = 3600.0
 # How often a waiting call reports progress (and looks again).
@@ -103,7 +120,7 @@ def answer(record: Any, summary: str) -> CallToolResult:
 
 def refusal(error: OkstraError) -> CallToolResult:
     return CallToolResult(
-        content=[TextContent(type="text", text=text.refused(error))],
+        content=[TextContent(type="text", text=refused(error))],
         structured_content=error.to_json(),
         is_error=True,
     )
@@ -138,7 +155,7 @@ class Team:
         """Every member of this run's team now: label, model, access (read-only or
         workspace-write), surface, state (prepared, running, exited N, stopped, lost),
         activity, elapsed time and last line of output. Looks only; call it any time."""
-        return await self._answer(text.team, actions.team_status)
+        return await self._answer(team, actions.team_status)
 
     async def worker_start(
         self,
@@ -156,7 +173,7 @@ class Team:
         codex/gpt-5.6-sol; `source`: the role execution it acts on). `surface`:
         tmux (a pane you can watch) or background; default tmux when tmux runs."""
         return await self._answer(
-            text.started,
+            started,
             actions.worker_start,
             prompt=prompt,
             who=who,
@@ -173,9 +190,7 @@ class Team:
         """Send an ended worker a follow-up in its own conversation (it remembers its
         earlier turns); returns at once, as worker_start does. Wait for it and read its
         answer as for a start."""
-        return await self._answer(
-            text.started, actions.worker_send, who, prompt=prompt, surface=surface
-        )
+        return await self._answer(started, actions.worker_send, who, prompt=prompt, surface=surface)
 
     async def worker_wait(
         self,
@@ -196,16 +211,16 @@ class Team:
             while True:
                 left = limit - (time.monotonic() - began)
                 step = max(0.0, min(PROGRESS_SECONDS, left))
-                waited = await self._run(
+                found = await self._run(
                     actions.worker_wait, who, timeout=step, any_one=any, until=until
                 )
-                if not waited.timed_out or left <= PROGRESS_SECONDS:
+                if not found.timed_out or left <= PROGRESS_SECONDS:
                     break
                 spent = time.monotonic() - began
-                await ctx.report_progress(spent, limit, text.progress(waited, spent))
+                await ctx.report_progress(spent, limit, progress(found, spent))
         except Refused as exc:
             return refusal(exc.error)
-        return answer(waited, text.waited(waited))
+        return answer(found, waited(found))
 
     async def worker_result(
         self, who: Who, full: Full = False, turn: Turn | None = None
@@ -213,7 +228,7 @@ class Team:
         """What an ended worker produced: its final message (its result file, else its
         standard output) of its latest turn, or of `turn`. At most 1 MiB unless
         `full: true`; `truncated` and `path` say when there is more and where."""
-        return await self._answer(text.result, actions.worker_result, who, full=full, turn=turn)
+        return await self._answer(result, actions.worker_result, who, full=full, turn=turn)
 
     async def worker_stop(
         self,
@@ -224,7 +239,7 @@ class Team:
         `grace` seconds (default 10, at most this server's wait slice); its tmux pane
         is closed. A worker that is not running is left as it is."""
         grace = min(grace, self.slice)
-        return await self._answer(text.stopped, actions.worker_stop, who, grace=grace)
+        return await self._answer(stopped, actions.worker_stop, who, grace=grace)
 
     async def report_finalize(
         self,
@@ -241,19 +256,19 @@ class Team:
         """Write this run's executionRoles — every role execution with its recorded
         outcome — onto the final report's JSON data file (a file of the project, outside
         .okstra). Every other key of the report is kept."""
-        return await self._answer(text.finalized, _finalize, data)
+        return await self._answer(finalized, _finalize, data)
 
     async def worker_diff(self, who: Who, stat: Stat = False) -> CallToolResult:
         """A writer's changes against its base, committed and uncommitted (`stat: true`:
         the summary of files changed). Only a worker that wrote in a worktree of its
         own has one."""
-        return await self._answer(text.diff, actions.worker_diff, who, stat=stat)
+        return await self._answer(diff, actions.worker_diff, who, stat=stat)
 
     async def worker_merge(self, who: Who, squash: Squash = False) -> CallToolResult:
         """Merge an ended writer's branch into the branch checked out in the project
         (`squash: true`: one commit). Refused, changing nothing, while the project has
         uncommitted changes to the same files; a conflict is aborted and named."""
-        return await self._answer(text.merged, actions.worker_merge, who, squash=squash)
+        return await self._answer(merged, actions.worker_merge, who, squash=squash)
 
     async def worker_discard(self, who: Who, yes: Yes) -> CallToolResult:
         """Throw an ended writer's work away: remove its worktree and delete its branch.
@@ -261,7 +276,7 @@ class Team:
         if not yes:
             why = "discarding throws the writer's work away: ask the person, then pass yes: true"
             return refusal(UsageError(why, field="yes"))
-        return await self._answer(text.discarded, actions.worker_discard, who)
+        return await self._answer(discarded, actions.worker_discard, who)
 
     def tools(self) -> list[tuple[Callable[..., Any], type[Any], bool]]:
         """Each tool, the record its structured content is, and whether it only reads."""
@@ -364,3 +379,122 @@ def build_server(
 def serve(run_dir: Path, environment: Environment, *, slice_seconds: float) -> None:
     """Serve the run on stdin/stdout until the client closes stdin."""
     build_server(run_dir, environment, slice_seconds=slice_seconds).run("stdio")
+
+
+# A last line shown in a status row is cut to this many characters.
+_LAST = 80
+
+
+def elapsed(seconds: int | None) -> str:
+    if seconds is None:
+        return "-"
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def member_line(w: WorkerState) -> str:
+    parts = [w.short, w.status, w.model_ref or "-"]
+    if w.leader:
+        parts.append("(the lead: you)")
+    if w.surface:
+        parts.append(w.surface)
+    if w.started_at:
+        parts.append(elapsed(w.elapsed_seconds))
+    if w.activity:
+        parts.append(w.activity)
+    if w.access and not w.leader:
+        parts.append(w.access)
+    if w.branch:
+        parts.append(f"branch {w.branch}")
+    if not w.leader and w.state != "prepared":
+        parts.append(f"usage {usage_text(w.usage)}")
+    line = "  ".join(parts)
+    if w.last_line:
+        line += f"  | {w.last_line[:_LAST]}"
+    return inert(line)
+
+
+def team(status: TeamStatus) -> str:
+    lines = [f"run {inert(status.run_id)}: {len(status.workers)} members"]
+    lines += [member_line(w) for w in status.workers]
+    return "\n".join(lines)
+
+
+def started(s: Started) -> str:
+    where = f"tmux pane {s.pane_ref}" if s.surface == "tmux" else "background"
+    return inert(
+        f"started {s.label} ({where}). Wait for it with worker_wait "
+        f'{{"who": ["{s.label.split(" ")[0]}"]}}, then read it with worker_result.'
+    )
+
+
+def _shorts(states: Iterable[WorkerState]) -> str:
+    return ", ".join(f"{w.short} ({elapsed(w.elapsed_seconds)})" for w in states)
+
+
+def waited(w: Waited) -> str:
+    ended = [s for s in w.workers if s.ended]
+    running = [s for s in w.workers if not s.ended]
+    lines = [member_line(s) for s in ended]
+    if w.timed_out:
+        lines.append(
+            inert(
+                f"still running: {_shorts(running)} — call worker_wait again to keep waiting "
+                "(or worker_stop)."
+            )
+        )
+    elif running:
+        lines.append(inert(f"still running: {_shorts(running)}"))
+    if ended and not w.timed_out:
+        lines.append("read each one's output with worker_result.")
+    return "\n".join(lines)
+
+
+def progress(w: Waited, seconds: float) -> str:
+    running = [s for s in w.workers if not s.ended]
+    return inert(f"waited {seconds:.0f}s; running: {_shorts(running) or 'none'}")
+
+
+def result(r: WorkerResult) -> str:
+    head = f"{r.label} ({r.status}), from its {r.source}"
+    if r.truncated:
+        head += (
+            f"; the first {len(r.data):,} of {r.size:,} bytes (all of it: {r.path}, "
+            "or worker_result with full)"
+        )
+    return inert(head) + ":\n\n" + inert(r.text, keep_newlines=True)
+
+
+def stopped(s: Stopped) -> str:
+    w = s.worker
+    if not s.was_running:
+        return inert(f"{w.short} is not running ({w.status})")
+    steps = ", ".join(s.steps) or "nothing to signal"
+    return inert(f"{w.short}: {steps}; now {w.status}")
+
+
+def finalized(f: Finalized) -> str:
+    rows = [f"{r.get('roleExecutionRef')}: {r.get('status')}" for r in f.execution_roles]
+    return inert(f"wrote executionRoles onto {f.report}:\n" + "\n".join(rows), keep_newlines=True)
+
+
+def diff(d: WorkerDiff) -> str:
+    head = f"{d.label}: branch {d.branch} against {d.base_commit[:12]} ({d.worktree_path})"
+    return inert(head) + "\n\n" + inert(d.text, keep_newlines=True)
+
+
+def merged(m: WorkerMerge) -> str:
+    how = "squashed" if m.squash else "merged"
+    lines = [f"{how} {m.branch} into {m.into}: {m.commit[:12]} ({len(m.files)} files)"]
+    if m.kept_leftovers:
+        lines.append(m.kept_leftovers)
+    return inert("\n".join(lines), keep_newlines=True)
+
+
+def discarded(d: WorkerDiscard) -> str:
+    return inert(f"discarded {d.label} (branch {d.branch}): {', '.join(d.steps)}")
+
+
+def refused(exc: OkstraError) -> str:
+    return "okstra: " + inert(exc.render(), keep_newlines=True)

@@ -50,13 +50,6 @@ def resolve_assignments(
     """`resolve` of the query these arguments make (the run pipeline's entry point)."""
     return resolve(
         TeamQuery(
-            profile=profile,
-            counts=role_counts,
-            scopes=scopes,
-            pool=pool,
-            host=host,
-            entry_mode=entry_mode,
-            models=role_models,
-            current_session_model=current_session_model,
+            profile, role_counts, scopes, pool, host, entry_mode, role_models, current_session_model
         )
     )

@@ -26,7 +26,7 @@ from okstra_core.life.actions import (
     worker_wait,
 )
 from okstra_core.life.workers.usage import UsageReader, total_of, usage_shown, usage_text
-from okstra_core.mcp.text import team as team_text
+from okstra_core.mcp.tools import team as team_text
 from okstra_core.records import to_data
 
 # What claude 2.1.332 printed offline (not logged in) for `-p --output-format json`,
