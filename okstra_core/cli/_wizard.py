@@ -198,18 +198,12 @@ def parse_plain(args: list[str]) -> Any:
     )
 
 
-def _state_path(value: str, env: Environment) -> Path:
-    from ..session import resolve_state_path
-
-    return resolve_state_path(value, env)
-
-
 def _open(ns: argparse.Namespace) -> tuple[Wizard, Environment]:
     """The wizard of `--state`, and the environment it was opened in."""
-    from ..session import Wizard
+    from ..session import Wizard, resolve_state_path
 
     env = Environment.real()
-    return Wizard.open(_state_path(ns.state, env), environment=env), env
+    return Wizard.open(resolve_state_path(ns.state, env), environment=env), env
 
 
 def read_answers(value: str) -> list[Any]:
@@ -280,11 +274,11 @@ def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list
 
 
 def _init(ns: argparse.Namespace) -> Payload:
-    from ..session import Wizard
+    from ..session import Wizard, resolve_state_path
 
     env = Environment.real()
     entries = read_answers(ns.answers) if ns.answers else None  # validated before creating
-    path = _state_path(ns.state, env) if ns.state else None
+    path = resolve_state_path(ns.state, env) if ns.state else None
     host, functions = _host_functions(ns, env)
     wizard = Wizard.init(
         path,
