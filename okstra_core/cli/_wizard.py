@@ -60,9 +60,8 @@ _STATE_HELP = "the wizard state file (a bare name: <state dir>/wizards/NAME.json
 
 def register(sub: Any) -> None:
     """Add `okstra wizard …` to the top-level parser."""
-    wizard = add_command(
-        sub,
-        "wizard",
+    commands = add_command(
+        sub, "wizard",
         "guided setup as a JSON protocol (init, step, show, outcome, answers, list, schema)",
         "okstra wizard init --project-root . --state mysetup",
         "okstra wizard step --state mysetup --no-submit     the current prompt",
@@ -72,8 +71,7 @@ def register(sub: Any) -> None:
         "okstra wizard init --project-root . --answers answers.json",
         "okstra wizard outcome --state mysetup",
         description="The wizard's headless JSON protocol. Every command prints one JSON document.",
-    )
-    commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
+    ).add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")  # fmt: skip
     _register_init_and_step(commands)
     _register_readers(commands)
 
