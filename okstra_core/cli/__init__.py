@@ -154,7 +154,7 @@ def json_flag(parser: Any, handler: Handler, human: Callable[[Any], None], help:
 _REGISTRARS = {
     "models": "_models", "team": "_models", "wizard": "_wizard", "prepare": "_prepare",
     "report": "_prepare", "resume": "_resume", "runs": "_runs", "status": "_runs",
-    "attach": "_runs", "stop": "_runs", "doctor": "_doctor", "trust": "_trust",
+    "attach": "_runs", "stop": "_runs", "doctor": "_trust", "trust": "_trust",
     "worker": "_worker", "mcp": "_mcp", "completion": "_completion", "schema": "_schema",
     "demo": "_demo",
 }  # fmt: skip

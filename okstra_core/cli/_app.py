@@ -36,12 +36,10 @@ APP_VALUE_OPTIONS = (
 def command_word(args: list[str]) -> str | None:
     """The headless command `args` name (the first word that is no option or an app
     option's value), or None."""
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg in APP_VALUE_OPTIONS:
-            skip = True
+    words = iter(args)
+    for arg in words:
+        if arg in APP_VALUE_OPTIONS:
+            next(words, None)  # its value
         elif not arg.startswith("-"):
             return arg
     return None

@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..vocabulary import ENTRY_MODES
-from . import TABLE_JSON, add_command, json_flag
-from ._human import render_models, render_team
-from ._model_replies import DynamicRow, ModelRow, ModelsReply, TeamRefused, TeamReply, TeamRow
+from . import TABLE_JSON, _human, add_command, json_flag
 
 if TYPE_CHECKING:
     import argparse
@@ -44,7 +42,7 @@ def register(sub: Any) -> None:
         args=(*_COMMON, ("--role", dict(metavar="ROLE", help="availability for this role "
                                         "(default: any role)"))),
     )  # fmt: skip
-    json_flag(models, _models, render_models, TABLE_JSON)
+    json_flag(models, _models, _human.render_models, TABLE_JSON)
     team = add_command(
         sub, "team", "resolve a team without the wizard, or explain why none exists",
         "okstra team --task-type implementation-planning",
@@ -66,7 +64,7 @@ def register(sub: Any) -> None:
                                                  "session's model)")),
         ),
     )  # fmt: skip
-    json_flag(team, _team, render_team, TABLE_JSON)
+    json_flag(team, _team, _human.render_team, TABLE_JSON)
 
 
 def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, EntryMode, Path]:
@@ -100,7 +98,7 @@ def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, En
     return environment, catalog, host, entry_mode, root.resolve()
 
 
-def _models(ns: argparse.Namespace) -> tuple[ModelsReply, int]:
+def _models(ns: argparse.Namespace) -> tuple[_human.ModelsReply, int]:
     from ..pool import ModelPool
 
     environment, catalog, host, entry_mode, _ = _context(ns)
@@ -112,7 +110,7 @@ def _models(ns: argparse.Namespace) -> tuple[ModelsReply, int]:
             known.update(r.role for r in profile.roles)
         if role not in known:
             raise UsageError(f"--role {role!r}: unknown role (known: {', '.join(sorted(known))})")
-    rows: list[ModelRow] = []
+    rows: list[_human.ModelRow] = []
     for model in pool.models():
         usable_for: list[str] = []
         reasons: list[str] = []
@@ -125,7 +123,7 @@ def _models(ns: argparse.Namespace) -> tuple[ModelsReply, int]:
         available = bool(usable_for)
         reason = None if available else "; ".join(reasons) or f"model {model.ref} supports no role"
         rows.append(
-            ModelRow(
+            _human.ModelRow(
                 model_ref=model.ref,
                 provider=model.provider_id,
                 display=model.display,
@@ -137,7 +135,7 @@ def _models(ns: argparse.Namespace) -> tuple[ModelsReply, int]:
                 reason=reason,
             )
         )
-    reply = ModelsReply(
+    reply = _human.ModelsReply(
         host=host.id,
         entry_mode=entry_mode,
         role=role,
@@ -147,7 +145,7 @@ def _models(ns: argparse.Namespace) -> tuple[ModelsReply, int]:
     return reply, 0
 
 
-def _team(ns: argparse.Namespace) -> tuple[TeamReply | TeamRefused, int]:
+def _team(ns: argparse.Namespace) -> tuple[_human.TeamReply | _human.TeamRefused, int]:
     from ..defaults import fallback_notes, load_scopes
     from ..errors import AssignmentResolutionError
     from ..pool import ModelPool
@@ -183,7 +181,7 @@ def _team(ns: argparse.Namespace) -> tuple[TeamReply | TeamRefused, int]:
             current_session_model=session.model_ref,
         )
     except AssignmentResolutionError as exc:
-        refused = TeamRefused(error=exc.to_json(), host=host.id, entry_mode=entry_mode)
+        refused = _human.TeamRefused(error=exc.to_json(), host=host.id, entry_mode=entry_mode)
         return refused, exc.exit_code
     # A current-session leader whose model the host did not report: unknown, not invented.
     unknown = entry_mode == "current-session" and session.model_ref is None
@@ -191,7 +189,7 @@ def _team(ns: argparse.Namespace) -> tuple[TeamReply | TeamRefused, int]:
     for a in plan.assignments:
         unreported = unknown and a.binding.runner == "current-session"
         team.append(
-            TeamRow(
+            _human.TeamRow(
                 role=a.role,
                 ordinal=a.ordinal,
                 duty=a.duty,
@@ -206,9 +204,10 @@ def _team(ns: argparse.Namespace) -> tuple[TeamReply | TeamRefused, int]:
             )
         )
     dynamic = tuple(
-        DynamicRow(role=r.role, duty=r.duty, description=r.description) for r in plan.dynamic_roles
+        _human.DynamicRow(role=r.role, duty=r.duty, description=r.description)
+        for r in plan.dynamic_roles
     )
-    reply = TeamReply(
+    reply = _human.TeamReply(
         task_type=profile.task_type,
         host=host.id,
         entry_mode=entry_mode,

@@ -193,7 +193,7 @@ def _prepare_answers(
     """`prepare --answers FILE`: replay into a new setup and prepare it; answers refused
     or not ending confirmed are a usage error naming the entry, and nothing is written."""
     from ..frontend import prepare_replayed
-    from ..session import Wizard
+    from ..session import Wizard, resolve_state_path
     from ._wizard import read_answers
 
     extra = [d for d in REQUEST_DESTS if d not in _SETUP_FLAGS and getattr(ns, d, None)]
@@ -209,11 +209,7 @@ def _prepare_answers(
         raise UsageError("okstra prepare: --answers needs --project-root", field="--project-root")
     answers_path = Path(ns.answers).expanduser()
     entries = read_answers(ns.answers)
-    state = None
-    if ns.state:
-        from ..session import resolve_state_path
-
-        state = resolve_state_path(ns.state, environment)
+    state = resolve_state_path(ns.state, environment) if ns.state else None
     wizard, replayed = Wizard.replay_new(
         state,
         ns.project_root,

@@ -320,8 +320,7 @@ def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         problem = run_switch(argv, switch_env)
         if problem is not None:
             payload.update(ok=False, error=problem)
-            return payload, 1
-        return payload, 0
+        return payload, 0 if problem is None else 1
     # Outside tmux: this terminal becomes a tmux client of the session. tmux itself
     # would say only "open terminal failed: not a terminal".
     if not (sys.stdin.isatty() and sys.stdout.isatty()):

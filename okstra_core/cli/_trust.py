@@ -1,5 +1,6 @@
-"""`okstra trust [DIR]`, `--list`, `--revoke [DIR]` (over `okstra_core.trust`); DIR
-defaults to the current project.
+"""`okstra trust [DIR]`, `--list`, `--revoke [DIR]` (over `okstra_core.trust`; DIR defaults
+to the current project), and `okstra doctor`: each provider's CLI (found, version, launch
+flags), tmux and the project's trust.
 """
 
 from __future__ import annotations
@@ -15,11 +16,17 @@ from . import add_arguments, add_command, json_flag, say
 if TYPE_CHECKING:
     import argparse
 
+    from ..life.doctor import DoctorReply
     from ..trust import TrustEntry
 
 
 def register(sub: Any) -> None:
-    """Add `trust` to the top-level parser."""
+    """Add `doctor` and `trust` to the top-level parser."""
+    doctor = add_command(
+        sub, "doctor", "check the agent CLIs and tmux; say how to install what is missing",
+        "okstra doctor", "okstra doctor --json",
+    )  # fmt: skip
+    json_flag(doctor, _doctor, _doctor_human)
     parser = add_command(
         sub, "trust", "trust a project: its agent settings run when okstra starts an agent there",
         "okstra trust",
@@ -100,3 +107,23 @@ def _human(reply: TrustedList | TrustChanged) -> None:
             "starts an agent there; okstra trust --revoke to undo)"
         ]
     say("\n".join(lines) + "\n")
+
+
+def _doctor(ns: argparse.Namespace) -> tuple[DoctorReply, int]:
+    from ..environment import Environment
+    from ..life.doctor import DoctorReply, config_files, diagnose, project_trust
+
+    environment = Environment.real()
+    report = diagnose(environment)
+    reply = DoctorReply(
+        report=report,
+        project_trust=project_trust(environment),
+        config_files=config_files(environment),
+    )
+    return reply, 0 if report.ok else 1
+
+
+def _doctor_human(reply: DoctorReply) -> None:
+    from ..life.doctor import render
+
+    say(render(reply))

@@ -60,9 +60,8 @@ _STATE_HELP = "the wizard state file (a bare name: <state dir>/wizards/NAME.json
 
 def register(sub: Any) -> None:
     """Add `okstra wizard …` to the top-level parser."""
-    wizard = add_command(
-        sub,
-        "wizard",
+    commands = add_command(
+        sub, "wizard",
         "guided setup as a JSON protocol (init, step, show, outcome, answers, list, schema)",
         "okstra wizard init --project-root . --state mysetup",
         "okstra wizard step --state mysetup --no-submit     the current prompt",
@@ -72,8 +71,7 @@ def register(sub: Any) -> None:
         "okstra wizard init --project-root . --answers answers.json",
         "okstra wizard outcome --state mysetup",
         description="The wizard's headless JSON protocol. Every command prints one JSON document.",
-    )
-    commands = wizard.add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")
+    ).add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")  # fmt: skip
     _register_init_and_step(commands)
     _register_readers(commands)
 
@@ -198,18 +196,12 @@ def parse_plain(args: list[str]) -> Any:
     )
 
 
-def _state_path(value: str, env: Environment) -> Path:
-    from ..session import resolve_state_path
-
-    return resolve_state_path(value, env)
-
-
 def _open(ns: argparse.Namespace) -> tuple[Wizard, Environment]:
     """The wizard of `--state`, and the environment it was opened in."""
-    from ..session import Wizard
+    from ..session import Wizard, resolve_state_path
 
     env = Environment.real()
-    return Wizard.open(_state_path(ns.state, env), environment=env), env
+    return Wizard.open(resolve_state_path(ns.state, env), environment=env), env
 
 
 def read_answers(value: str) -> list[Any]:
@@ -280,11 +272,11 @@ def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list
 
 
 def _init(ns: argparse.Namespace) -> Payload:
-    from ..session import Wizard
+    from ..session import Wizard, resolve_state_path
 
     env = Environment.real()
     entries = read_answers(ns.answers) if ns.answers else None  # validated before creating
-    path = _state_path(ns.state, env) if ns.state else None
+    path = resolve_state_path(ns.state, env) if ns.state else None
     host, functions = _host_functions(ns, env)
     wizard = Wizard.init(
         path,

@@ -52,16 +52,14 @@ def _sub(sub: Any, name: str, help_: str, *examples: str, args: Sequence[Arg] = 
 def register(sub: Any) -> None:
     """Add `worker` and its commands to the top-level parser."""
     worker = add_command(
-        sub,
-        "worker",
-        "start, watch, wait for and stop a run's workers",
+        sub, "worker", "start, watch, wait for and stop a run's workers",
         "okstra worker start planning-001 analyser#1 --prompt-file task.md",
         "okstra worker status planning-001",
         "okstra worker wait planning-001 analyser#1 && "
         "okstra worker result planning-001 analyser#1",
         description="The run's workers: each a one-shot run of its provider's CLI, "
         "started by okstra, recorded in the run manifest and the timeline.",
-    )
+    )  # fmt: skip
     wsub = worker.add_subparsers(
         dest="worker_command", metavar="COMMAND", parser_class=type(worker)
     )
@@ -76,11 +74,10 @@ def _prompted(parser: Any, what: str) -> None:
         ("--prompt", dict(help=f"{what} (the worker reads it on standard input)")),
         ("--prompt-file", dict(metavar="FILE", help=f"a file holding {what}")),
     ))  # fmt: skip
-    parser.add_argument(
-        "--surface",
-        choices=("tmux", "background"),
-        help="default: tmux when tmux is running for you, else background",
-    )
+    add_arguments(parser, (
+        ("--surface", dict(choices=("tmux", "background"),
+                           help="default: tmux when tmux is running for you, else background")),
+    ))  # fmt: skip
 
 
 def _register_start(wsub: Any) -> None:

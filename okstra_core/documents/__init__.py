@@ -14,10 +14,7 @@ if TYPE_CHECKING:
     from .base import EXECUTION_IDENTITY_VERSION as EXECUTION_IDENTITY_VERSION
     from .base import SCHEMA_VERSION as SCHEMA_VERSION
     from .base import Document as Document
-    from .base import OpenDocument as OpenDocument
     from .inputs import RunInputs as RunInputs
-    from .mcp import McpConfig as McpConfig
-    from .mcp import McpServerEntry as McpServerEntry
     from .resume import ResumeDiscover as ResumeDiscover
     from .resume import ResumeDocument as ResumeDocument
     from .resume import ResumeParticipant as ResumeParticipant
@@ -30,9 +27,6 @@ if TYPE_CHECKING:
     from .run import Participant as Participant
     from .run import RoleExecution as RoleExecution
     from .run import RunManifest as RunManifest
-    from .schema import SCHEMAS as SCHEMAS
-    from .schema import json_schema as json_schema
-    from .task import TIMELINE_EVENTS as TIMELINE_EVENTS
     from .task import LatestRun as LatestRun
     from .task import LeadLaunched as LeadLaunched
     from .task import LeadLaunchFailed as LeadLaunchFailed
@@ -44,27 +38,23 @@ if TYPE_CHECKING:
     from .task import SessionDiscovered as SessionDiscovered
     from .task import TaskIdentity as TaskIdentity
     from .task import TaskManifest as TaskManifest
-    from .task import TimelineEvent as TimelineEvent
     from .task import Workflow as Workflow
     from .task import parse_event as parse_event
 
 _LAZY = by_module(
     {
-        ".base": ("Document", "OpenDocument", "EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION"),
+        ".base": ("Document", "EXECUTION_IDENTITY_VERSION", "SCHEMA_VERSION"),
         ".inputs": ("RunInputs",),
-        ".mcp": ("McpConfig", "McpServerEntry"),
         ".resume": ("ResumeDiscover", "ResumeDocument", "ResumeParticipant"),
         ".run": (
             "AddedExecution", "ApprovedPlanRef", "BindingRecord", "DynamicRole", "FileRef",
             "LeadPromptMeta", "Participant", "RoleExecution", "RunManifest",
         ),
         ".task": (
-            "TIMELINE_EVENTS", "TimelineEvent", "parse_event", "LatestRun", "LeadLaunched",
-            "LeadLaunchFailed", "NextPhase", "ProjectDocument", "RoleExecutionIndexEntry",
-            "RunPrepared", "RunsIndexRow", "SessionDiscovered", "TaskIdentity", "TaskManifest",
-            "Workflow",
+            "parse_event", "LatestRun", "LeadLaunched", "LeadLaunchFailed", "NextPhase",
+            "ProjectDocument", "RoleExecutionIndexEntry", "RunPrepared", "RunsIndexRow",
+            "SessionDiscovered", "TaskIdentity", "TaskManifest", "Workflow",
         ),
-        ".schema": ("SCHEMAS", "json_schema"),
     }
 )  # fmt: skip
 
