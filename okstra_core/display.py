@@ -99,6 +99,15 @@ def age_since(then: datetime | None, now: datetime) -> str:
     return age(None if then is None else (now - then).total_seconds())
 
 
+def elapsed(seconds: int | None) -> str:
+    """A worker's time so far, as `worker status` and the MCP tools show it: `4m07s`, `1h02m`."""
+    if seconds is None:
+        return "-"
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
 def status_label(state: str, exit_status: int | None, signal: int | None) -> str:
     """What people read: `exited 3`, `exited (signal 9)`, `stopped`."""
     if state == "exited":

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..display import inert
+from ..display import elapsed, inert
 from ..environment import Environment
 from ..errors import UsageError
 from ..life.limits import (
@@ -222,14 +222,6 @@ def _status(ns: argparse.Namespace) -> tuple[TeamStatus, int]:
     return team_status(run_dir(ns.run), Environment.real()), 0
 
 
-def _elapsed(seconds: int | None) -> str:
-    if seconds is None:
-        return "-"
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
-
-
 def status_text(workers: Sequence[WorkerState]) -> str:
     """The team as a table (every cell made inert; the last line folds)."""
     from ..life.workers.observe import shown_state
@@ -244,7 +236,7 @@ def status_text(workers: Sequence[WorkerState]) -> str:
             w.surface or "-",
             shown_state(w),
             (w.started_at or "-")[11:19] or "-",
-            _elapsed(w.elapsed_seconds),
+            elapsed(w.elapsed_seconds),
             usage_text(w.usage),
             (w.activity_detail or w.last_line or "")[:60],
         ]

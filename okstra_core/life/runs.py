@@ -30,6 +30,7 @@ from .project import MAX_ARG, RUNS_DIR, RunPlace, place_of
 from .project import project_root_or_error as project_root_or_error
 from .runinfo import READ_ERRORS, RunInfo, clip, info_of_row, read_run, resume_command
 from .status import LeadStatus, next_steps
+from .workers.observe import iso_time
 
 _TASK_TYPE = re.compile(r"^[a-z][a-z-]{0,62}[a-z]$")
 # The longest text a leader field may hold (refs, ids, times, a short explanation).
@@ -325,13 +326,7 @@ def _index_place(record: IndexEntryGlance | None) -> RunPlace | None:
 
 def _index_time(record: IndexEntryGlance) -> datetime | None:
     value = record.at
-    if not isinstance(value, str) or len(value) > 64:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return iso_time(value) if isinstance(value, str) and len(value) <= 64 else None
 
 
 def all_runs(environment: Environment) -> list[RunRow]:

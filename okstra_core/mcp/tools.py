@@ -32,7 +32,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
-from ..display import inert
+from ..display import elapsed, inert
 from ..environment import Environment
 from ..errors import FileSystemError, OkstraError, UsageError, describe_os_error
 from ..life import actions
@@ -383,14 +383,6 @@ def serve(run_dir: Path, environment: Environment, *, slice_seconds: float) -> N
 
 # A last line shown in a status row is cut to this many characters.
 _LAST = 80
-
-
-def elapsed(seconds: int | None) -> str:
-    if seconds is None:
-        return "-"
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 def member_line(w: WorkerState) -> str:
