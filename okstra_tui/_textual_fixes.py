@@ -1,7 +1,8 @@
 """Fixes for what the pinned Textual gets wrong: a quarantine, applied by `make_app`.
 
 Each fix replaces one method of a Textual class that crashed the app in a situation the
-key-burst test (`tests/security/test_security_keys.py`) reached; each is written up in
+key-burst test (`tests/security/test_security_keys.py`) reached, or that drew a table's
+header at the wrong column widths (the runs screen's snapshot); each is written up in
 `docs/textual-fixes.md` (what breaks, a reproduction, the fix), and
 `tests/tui/test_tui_textual_fixes.py` checks every reproduction with and without them.
 `apply()` installs them only on the Textual version they were written for (`PINNED`):
@@ -22,8 +23,8 @@ from textual.await_complete import AwaitComplete
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
 from textual.dom import NoScreen
-from textual.events import Mount
-from textual.widgets import Header, OptionList
+from textual.events import Idle, Mount
+from textual.widgets import DataTable, Header, OptionList
 from textual.widgets._header import HeaderTitle
 
 from okstra_core.errors import OkstraError
@@ -38,6 +39,7 @@ _watch_show_busy = CommandPalette._watch__show_busy
 _palette_dismiss = CommandPalette.dismiss
 _open_palette = App.action_command_palette
 _gather_commands = inspect.unwrap(CommandPalette._gather_commands)  # the method under @work
+_table_on_idle = DataTable._on_idle
 
 
 def _safe_move_page(self: OptionList, direction: Any) -> None:
@@ -104,6 +106,16 @@ def _safe_header_on_mount(self: Header, _: Mount) -> None:
     self.watch(self.screen, "sub_title", set_title)
 
 
+async def _fitting_table_on_idle(self: DataTable[Any], event: Idle) -> None:
+    # Lines painted between a change and this fit are cached under the same update
+    # count: when the fit moves a column, count an update so that they are painted again.
+    before = [column.get_render_width(self) for column in self.ordered_columns]
+    await _table_on_idle(self, event)
+    if [column.get_render_width(self) for column in self.ordered_columns] != before:
+        self._update_count += 1
+        self.refresh()
+
+
 def installed_version() -> str:
     """The installed Textual's version, from its `dist-info` directory when there is one
     (`importlib.metadata` is slow to import)."""
@@ -144,4 +156,5 @@ def apply() -> None:
     CommandPalette.dismiss = _safe_palette_dismiss  # type: ignore[method-assign,assignment]
     CommandPalette._gather_commands = _safe_gather_commands  # type: ignore[method-assign]
     App.action_command_palette = _safe_open_palette  # type: ignore[method-assign]
+    DataTable._on_idle = _fitting_table_on_idle  # type: ignore[method-assign]
     _applied = True
