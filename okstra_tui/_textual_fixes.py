@@ -156,5 +156,5 @@ def apply() -> None:
     CommandPalette.dismiss = _safe_palette_dismiss  # type: ignore[method-assign,assignment]
     CommandPalette._gather_commands = _safe_gather_commands  # type: ignore[method-assign]
     App.action_command_palette = _safe_open_palette  # type: ignore[method-assign]
-    DataTable._on_idle = _fitting_table_on_idle  # type: ignore[method-assign]
+    DataTable._on_idle = _fitting_table_on_idle  # type: ignore[method-assign,assignment]
     _applied = True
