@@ -110,7 +110,9 @@ def test_exit_status_is_recorded_once_and_the_pane_is_kept(world: dict[str, Any]
 
 def test_a_lead_exiting_at_once_keeps_its_pane_and_status(world: dict[str, Any]) -> None:
     # remain-on-exit is on before the CLI starts: even a 0.1 s lead leaves its pane, and
-    # the launch, watching the start, says the lead exited (exit 3) and records it.
+    # the launch, watching the start, says the lead exited (exit 3) and records it. A
+    # bound no start here reaches: the watch ends on the pane's death, however loaded.
+    world["env"]["OKSTRA_LAUNCH_WATCH"] = "60"
     set_lead(world["spec"], delay=0.1, exit=0)
     code, doc = okstra_json(
         prepare_args(world["project"], "tmux"), cwd=world["project"], env=world["env"]
