@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..display import inert
 from ..errors import UsageError
 from ..records import config, dataclass
 from . import RUN_ARG, add_command, run_dir, say, seconds
@@ -96,7 +97,5 @@ def _mcp(ns: argparse.Namespace) -> tuple[McpSnippet | dict[str, Any], int]:
 def _human(result: McpSnippet | dict[str, Any]) -> None:
     if not isinstance(result, McpSnippet):
         return  # served: stdout was the protocol's, nothing more goes there
-    from ..display import inert
-
     say(result.snippet)
     print(f"okstra: {inert(result.where)}", file=sys.stderr)
