@@ -60,6 +60,15 @@ def say(text: str) -> None:
     sys.stdout.flush()
 
 
+def confirmed(question: str, headless: str, *, terminal: bool) -> bool:
+    """Whether the person at the `terminal` answered `question` yes; without one,
+    `headless` is the usage error (`--yes` answers it)."""
+    if not terminal:
+        raise UsageError(headless, field="--yes")
+    print(question + " [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
 def run_dir(value: str) -> Path:
     """The run directory a `<run>` argument names (from the current directory)."""
     from ..life.locate import locate_run

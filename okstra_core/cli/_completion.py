@@ -7,13 +7,13 @@ values from the current project (run ids, worker labels, roles, wizard state nam
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..catalog.models import TASK_TYPES
-from . import add_command, say
+from ..environment import Environment
+from . import add_command, run_dir, say
 
 SHELLS = ("bash", "zsh", "fish")
 HOSTS = ("claude-code", "codex", "terminal")
@@ -48,22 +48,19 @@ def run_ids(parsed_args: argparse.Namespace, **_: Any) -> list[str]:
 
 def worker_labels(parsed_args: argparse.Namespace, **_: Any) -> list[str]:
     """The labels of the run's members (`analyser#1`, `leader#1`)."""
-    from ..life.locate import locate_run
     from ..life.report import read_run_manifest
     from ..life.workers.team import members
 
     run = getattr(parsed_args, "run", None)
     if not run:
         return []
-    run_dir = locate_run(run, Path.cwd(), os.environ)
-    manifest = read_run_manifest(run_dir)[1]
+    manifest = read_run_manifest(run_dir(run))[1]
     return [member.short for member in members(manifest)]
 
 
 def role_names(**_: Any) -> list[str]:
     """Every role of the task types okstra knows (bundled and the user's)."""
     from ..catalog import load_catalog
-    from ..environment import Environment
 
     catalog = load_catalog(Environment.real())
     return sorted({r.role for p in catalog.profiles.values() for r in p.roles})
@@ -71,7 +68,6 @@ def role_names(**_: Any) -> list[str]:
 
 def state_names(**_: Any) -> list[str]:
     """The wizard state files (`--state NAME`), newest first."""
-    from ..environment import Environment
     from ..session import list_wizards
 
     return [s.path.stem for s in list_wizards(Environment.real()) if s.problem is None]

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ..records import config, dataclass
+from . import say
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,9 +135,7 @@ def text_table(
 ) -> str:
     """A table of inert data cells (`runs`, `worker status`): the first column whole, the
     `fold` columns wrapped, the others cut with an ellipsis to a terminal's width."""
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
     from ..display import inert
@@ -148,7 +147,7 @@ def text_table(
     width = shutil.get_terminal_size((120, 24)).columns if tty else 100_000
     cells = [[Text(inert(value)) for value in row] for row in rows]
     first = max([Text(headers[0]).cell_len, *(row[0].cell_len for row in cells)])
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table = _table()
     for index, header in enumerate(headers):
         if index == 0:
             table.add_column(header, no_wrap=True, min_width=first)
@@ -268,5 +267,4 @@ def render_report_roles(payload: Mapping[str, Any]) -> None:
 
 def render_markdown(payload: Mapping[str, Any]) -> None:
     """The markdown form of a table (`report roles --markdown`), as is."""
-    sys.stdout.write(str(payload.get("markdown", "")))
-    sys.stdout.flush()
+    say(str(payload.get("markdown", "")))

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..display import inert
 from ..errors import UsageError
 from ..records import config, dataclass
-from . import RUN_ARG, add_command, say, seconds
+from . import RUN_ARG, add_command, run_dir, say, seconds
 
 if TYPE_CHECKING:
     import argparse
@@ -72,16 +73,15 @@ def _mcp(ns: argparse.Namespace) -> tuple[McpSnippet | dict[str, Any], int]:
     from ..environment import Environment
     from ..launch.mcp import server_for, snippet, where
     from ..launch.sheet import find_okstra
-    from ..life.locate import locate_run
 
     environment = Environment.real()
-    run_dir = locate_run(ns.run, Path.cwd(), environment.env)
+    run = run_dir(ns.run)
     if ns.print_config:
-        server = server_for(run_dir, find_okstra(environment))
+        server = server_for(run, find_okstra(environment))
         host: Host = ns.host or "claude"
         return McpSnippet(
             host=host,
-            run_dir=run_dir,
+            run_dir=run,
             command=tuple(server.argv),
             snippet=snippet(server, host),
             where=where(host),
@@ -90,14 +90,12 @@ def _mcp(ns: argparse.Namespace) -> tuple[McpSnippet | dict[str, Any], int]:
         raise UsageError("--for and --json apply to --print-config", field="--print-config")
     from ..mcp.tools import serve  # the SDK: only when serving
 
-    serve(run_dir, environment, slice_seconds=ns.wait_slice)
+    serve(run, environment, slice_seconds=ns.wait_slice)
     return {"ok": True, "served": True}, 0
 
 
 def _human(result: McpSnippet | dict[str, Any]) -> None:
     if not isinstance(result, McpSnippet):
         return  # served: stdout was the protocol's, nothing more goes there
-    from ..display import inert
-
     say(result.snippet)
     print(f"okstra: {inert(result.where)}", file=sys.stderr)

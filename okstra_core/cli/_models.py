@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..environment import Environment
 from ..errors import UsageError
+from ..records import fields_of
 from ..vocabulary import ENTRY_MODES
 from . import TABLE_JSON, _human, add_command, json_flag
 
@@ -17,7 +19,6 @@ if TYPE_CHECKING:
 
     from ..catalog import Catalog
     from ..catalog.models import EntryMode, HostSpec
-    from ..environment import Environment
 
 
 # `--host`, `--entry-mode` and `--project-root` of both commands.
@@ -69,9 +70,8 @@ def register(sub: Any) -> None:
 
 def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, EntryMode, Path]:
     from ..catalog import detect_host, load_catalog
-    from ..environment import Environment
     from ..resolver import check_entry_mode
-    from .roleargs import host_context
+    from .roleargs import context_of
 
     environment = Environment.real()
     catalog = load_catalog(environment)
@@ -80,13 +80,7 @@ def _context(ns: argparse.Namespace) -> tuple[Environment, Catalog, HostSpec, En
             f"--entry-mode {ns.entry_mode!r}: expected one of {', '.join(ENTRY_MODES)}"
         )
     # The host session context (when given) decides host and entry mode, as in prepare.
-    session = host_context(
-        environment,
-        None,
-        host=ns.host or "",
-        entry_mode=ns.entry_mode or "",
-        context_json=getattr(ns, "host_session_context_json", "") or "",
-    )
+    session = context_of(ns, environment)
     host = catalog.host(session.host_id) if session.host_id else detect_host(environment, catalog)
     entry_mode: EntryMode = session.entry_mode
     check_entry_mode(host, entry_mode)
@@ -124,10 +118,9 @@ def _models(ns: argparse.Namespace) -> tuple[_human.ModelsReply, int]:
         reason = None if available else "; ".join(reasons) or f"model {model.ref} supports no role"
         rows.append(
             _human.ModelRow(
+                **fields_of(model, "display execution"),
                 model_ref=model.ref,
                 provider=model.provider_id,
-                display=model.display,
-                execution=model.execution,
                 aliases=tuple(model.aliases),
                 roles=tuple(model.roles),
                 available_for=tuple(usable_for),
@@ -190,22 +183,16 @@ def _team(ns: argparse.Namespace) -> tuple[_human.TeamReply | _human.TeamRefused
         unreported = unknown and a.binding.runner == "current-session"
         team.append(
             _human.TeamRow(
-                role=a.role,
-                ordinal=a.ordinal,
-                duty=a.duty,
+                **fields_of(a, "role ordinal duty execution provenance"),
+                **fields_of(a.binding, "runner host_model_value"),
                 provider=a.provider_id,
                 model_ref=None if unreported else a.model_ref,
                 model_id=None if unreported else a.model_id,
                 display=UNREPORTED_MODEL if unreported else a.display_name,
-                execution=a.execution,
-                runner=a.binding.runner,
-                host_model_value=a.binding.host_model_value,
-                provenance=a.provenance,
             )
         )
     dynamic = tuple(
-        _human.DynamicRow(role=r.role, duty=r.duty, description=r.description)
-        for r in plan.dynamic_roles
+        _human.DynamicRow(**fields_of(r, "role duty description")) for r in plan.dynamic_roles
     )
     reply = _human.TeamReply(
         task_type=profile.task_type,

@@ -74,10 +74,6 @@ def register(sub: Any) -> None:
     add_request_arguments(prep)
     add_legacy_arguments(prep)  # the earlier okstra's flags, hidden (docs/compatibility.md)
     prep.set_defaults(handler=_prepare)
-    _register_report(sub)
-
-
-def _register_report(sub: Any) -> None:
     report = add_command(
         sub, "report", "execution roles of a prepared run",
         "okstra report roles .okstra/tasks/web/login/runs/implementation-planning-001",
@@ -190,8 +186,7 @@ def _launching(ns: argparse.Namespace, environment: Environment) -> dict[str, An
 def _prepare_answers(
     ns: argparse.Namespace, environment: Environment, launching: dict[str, Any]
 ) -> Any:
-    """`prepare --answers FILE`: replay into a new setup and prepare it; answers refused
-    or not ending confirmed are a usage error naming the entry, and nothing is written."""
+    """`prepare --answers FILE`: replay into a new setup (confirmed, else nothing written)."""
     from ..frontend import prepare_replayed
     from ..session import Wizard, resolve_state_path
     from ._wizard import read_answers
@@ -260,8 +255,7 @@ def _report_roles(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
         report_checked=str(ns.report) if ns.report else None,
     )
     # Printed for people from its JSON document (`_human.render_report_roles`).
-    payload: dict[str, Any] = to_data(reply)
-    return payload, 0
+    return to_data(reply), 0
 
 
 def _report_check(ns: argparse.Namespace) -> tuple[ReportChecked, int]:
@@ -278,8 +272,5 @@ def _report_check(ns: argparse.Namespace) -> tuple[ReportChecked, int]:
 
 def _report_finalize(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.actions import report_finalize
-    from ..life.locate import locate_run
 
-    finalized = report_finalize(locate_run(ns.run, Path.cwd()), Path(ns.data))
-    payload: dict[str, Any] = to_data(finalized)
-    return payload, 0
+    return to_data(report_finalize(run_dir(ns.run), Path(ns.data))), 0

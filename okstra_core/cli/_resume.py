@@ -11,13 +11,46 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..display import inert
 from ..errors import UsageError
-from ..records import to_data
+from ..records import config, dataclass, to_data
 from . import add_command, emit, run_lead, say
-from ._run_replies import ResumeReply
+
+if TYPE_CHECKING:
+    from ..life.resume import ResumeOutcome
+    from ..life.status import LeadStatus
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResumeReply:
+    """`okstra resume --json`: the resume, notes, the lead's status, the next steps and,
+    when `--exec` was refused, why (`error`, and `ok` false)."""
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        spread="outcome",
+        skip=("refused",),
+        views=("ok", "error"),
+        first=("outcome", "ok", "notes", "lead", "next_steps"),
+        omit_none=("error",),
+    )
+
+    outcome: ResumeOutcome
+    notes: tuple[str, ...]
+    lead: LeadStatus
+    next_steps: tuple[str, ...]
+    refused: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome.ok and self.refused is None
+
+    @property
+    def error(self) -> str | None:
+        """Why `--exec` was refused, else why the sheet is still pending (None: neither)."""
+        return self.refused or self.outcome.message()
 
 
 def _seconds(value: str) -> float:
@@ -89,24 +122,21 @@ def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
         # What can work for this run now (`life.status`), as `runs` and `status` offer it.
         next_steps=next_steps(read_run(run_dir), lead_status),
     )
-    if not outcome.ok:
+    if ns.exec_lead and outcome.ok and lead_status.alive:
+        where = lead_status.window_ref or f"pid {lead_status.process_id}"
+        reply = replace(
+            reply,
+            refused=f"the lead of {ns.run} is still running ({lead_status.backend} {where}): "
+            f"attach to it with `okstra attach {ns.run}`, or stop it first with "
+            f"`okstra stop {ns.run}`",
+        )
+    if not reply.ok:
         if ns.exec_lead and ns.json:
             # The script of a pending sheet runs this: say it where a person looks too
             # (printed for people, the error goes there anyway).
             print(f"okstra: {inert(reply.error)}", file=sys.stderr)
         return reply, 1
     if ns.exec_lead:
-        if lead_status.alive:
-            where = lead_status.window_ref or f"pid {lead_status.process_id}"
-            reply = replace(
-                reply,
-                refused=f"the lead of {ns.run} is still running ({lead_status.backend} {where}): "
-                f"attach to it with `okstra attach {ns.run}`, or stop it first with "
-                f"`okstra stop {ns.run}`",
-            )
-            if ns.json:
-                print(f"okstra: {inert(reply.error)}", file=sys.stderr)
-            return reply, 1
         try:
             command = exec_command(outcome, environment)
         except UsageError as exc:
@@ -123,12 +153,6 @@ def _resume(ns: argparse.Namespace) -> tuple[ResumeReply, int]:
 
 
 def _resume_human(reply: ResumeReply) -> None:
-    say(resume_text(reply))
-    if reply.error:
-        print(f"okstra: {inert(reply.error)}", file=sys.stderr)
-
-
-def resume_text(reply: ResumeReply) -> str:
     """`okstra resume` for people: the run, its lead, and the exact command to resume."""
     from ..life.project import place_of
 
@@ -156,4 +180,6 @@ def resume_text(reply: ResumeReply) -> str:
     if not steps:
         lines.append("resume   nothing to resume now (see `okstra status`)")
     lines += [f"note     {inert(note)}" for note in reply.notes]
-    return "\n".join(lines) + "\n"
+    say("\n".join(lines) + "\n")
+    if reply.error:
+        print(f"okstra: {inert(reply.error)}", file=sys.stderr)

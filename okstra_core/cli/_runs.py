@@ -14,17 +14,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..display import age, inert
+from ..environment import Environment
 from ..errors import OkstraError, UsageError
-from ..records import to_data
-from . import RUN_ARG, add_command, json_flag, say, seconds
+from ..records import config, dataclass, to_data
+from . import RUN_ARG, add_command, confirmed, json_flag, run_dir, say, seconds
 from ._human import text_table
-from ._run_replies import ListedRun, RunsReply, RunStatus, StopReply
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from ..life.lead import StopOutcome
     from ..life.prune import PruneOutcome
     from ..life.runs import RunRow
+    from ..life.watcher import Watcher
+    from ..life.workers.control import Stopped
     from ..life.workers.observe import WorkerState
 
 # What `status` shows of a lead's last lines: at most this many, each cut to this length.
@@ -33,6 +36,75 @@ _MAX_LINE = 1000
 # How many runs `okstra runs` lists unless asked (`--limit`): a screen's worth and more;
 # the listing of a project with thousands of runs costs its index and these rows.
 RUNS_LIMIT = 100
+
+
+# The replies, as records: each holds the typed row a command looks at as a `spread`
+# field (its keys written in its place; a key the reply writes again keeps that place).
+@dataclass(frozen=True, kw_only=True)
+class ListedRun:
+    """One entry of `okstra runs --json`: the run's row (its keys in its place), what
+    its lead is doing, its workers' states (`short` → state) and its watcher."""
+
+    __pydantic_config__ = config(spread="row")
+
+    row: RunRow
+    activity: str | None
+    workers: dict[str, str]
+    watcher: Watcher
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunsReply:
+    """`okstra runs --json`: the project (None with `--all`), its runs newest first, how
+    many there are and how many are not listed (`--limit`), and notes on the index."""
+
+    __pydantic_config__ = config(
+        camel_case=True,
+        views=("more",),
+        first=("ok", "all", "project_root", "runs", "total", "more", "notes"),
+    )
+
+    ok: bool = True
+    all: bool
+    project_root: Path | None
+    runs: tuple[ListedRun, ...]
+    total: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def more(self) -> int:
+        return self.total - len(self.runs)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStatus:
+    """`okstra status --json`: the run's row, its lead's last lines, activity, workers."""
+
+    __pydantic_config__ = config(camel_case=True, spread="row")
+
+    ok: bool = True
+    row: RunRow
+    last_lines: tuple[str, ...] = ()
+    activity: str | None = None
+    workers: tuple[WorkerState, ...] = ()
+    watcher: Watcher
+
+
+@dataclass(frozen=True, kw_only=True)
+class StopReply:
+    """`okstra stop --json`: the lead's stop, then the team's (`ok` the whole team's, in
+    the place of the lead's own; `leadOk` the lead's alone)."""
+
+    __pydantic_config__ = config(
+        camel_case=True, spread="lead", omit_none=("workers_not_read", "watcher")
+    )
+
+    lead: StopOutcome
+    ok: bool
+    workers: tuple[Stopped, ...] = ()
+    workers_not_read: str | None = None
+    watcher: Watcher | None = None
+    lead_ok: bool
 
 
 def _limit(text: str) -> int:
@@ -109,7 +181,6 @@ def register(sub: Any) -> None:
 
 
 def _runs(ns: argparse.Namespace) -> tuple[RunsReply | PruneOutcome, int]:
-    from ..environment import Environment
     from ..life.index import note_of as index_note
     from ..life.runs import all_runs, newest_runs
     from ..life.watcher import watcher_of
@@ -168,49 +239,39 @@ def _runs_human(result: RunsReply | PruneOutcome) -> None:
 
 def _prune(ns: argparse.Namespace, environment: Any) -> tuple[PruneOutcome, int]:
     """`runs --prune`: ask first on a terminal; headless, `--yes` is required."""
-    from ..life.prune import Leftover, PruneOutcome, leftovers, prune, prune_worktrees
-
-    root = _project(ns.project_root, environment)
-    found = leftovers(root)
-    stale = stale_worktrees(root, environment)
-    removable = [lo.place.path for lo in found if lo.kept is None] + [p for p, _ in stale]
-    if removable and not ns.yes:
-        listed = "\n".join(f"  {inert(path)}" for path in removable)
-        if not (sys.stdin.isatty() and sys.stderr.isatty()) or ns.json:
-            raise UsageError(
-                f"okstra runs --prune would remove {len(removable)} incomplete run "
-                f"director{'y' if len(removable) == 1 else 'ies'} or worktrees of gone "
-                f"runs:\n{listed}\n"
-                "there is no terminal to ask: give --yes to remove them",
-                field="--yes",
-            )
-        print(
-            "okstra: incomplete run directories (left by prepares that did not finish) and "
-            f"writers' worktrees of runs that are gone (their branches stay):\n{listed}",
-            file=sys.stderr,
-        )
-        print(f"Remove {len(removable)}? [y/N] ", end="", file=sys.stderr, flush=True)
-        answer = sys.stdin.readline().strip().lower()
-        if answer not in ("y", "yes"):
-            kept = tuple(
-                Leftover(place=lo.place, kept=lo.kept or "not removed: you did not confirm")
-                for lo in found
-            )
-            return PruneOutcome(project_root=root, kept=kept), 0
-    outcome = prune(root)
-    outcome = replace(outcome, worktrees=prune_worktrees(root, stale, environment.env))
-    return outcome, 0 if outcome.ok else 1
-
-
-def stale_worktrees(root: Path, environment: Any) -> list[tuple[Path, str]]:
-    """The project's writers' worktrees whose runs are gone (`life.prune`)."""
     from ..catalog import load_catalog
-    from ..life.prune import gone_worktrees
+    from ..life import prune as pruning
     from ..life.worktrees import worktrees_root
     from ..prepare.resolve import project_id_of
 
+    root = _project(ns.project_root, environment)
+    found = pruning.leftovers(root)
+    # The project's writers' worktrees whose runs are gone.
     where = worktrees_root(load_catalog(environment).config.worktrees_dir, environment.env)
-    return gone_worktrees(root, project_id_of(root), where, environment.env)
+    stale = pruning.gone_worktrees(root, project_id_of(root), where, environment.env)
+    removable = [lo.place.path for lo in found if lo.kept is None] + [p for p, _ in stale]
+    listed = "\n".join(f"  {inert(path)}" for path in removable)
+    if (
+        removable
+        and not ns.yes
+        and not confirmed(
+            "okstra: incomplete run directories (left by prepares that did not finish) and "
+            f"writers' worktrees of runs that are gone (their branches stay):\n{listed}\n"
+            f"Remove {len(removable)}?",
+            f"okstra runs --prune would remove {len(removable)} incomplete run "
+            f"director{'y' if len(removable) == 1 else 'ies'} or worktrees of gone "
+            f"runs:\n{listed}\nthere is no terminal to ask: give --yes to remove them",
+            terminal=sys.stdin.isatty() and sys.stderr.isatty() and not ns.json,
+        )
+    ):
+        kept = tuple(
+            pruning.Leftover(place=lo.place, kept=lo.kept or "not removed: you did not confirm")
+            for lo in found
+        )
+        return pruning.PruneOutcome(project_root=root, kept=kept), 0
+    outcome = pruning.prune(root)
+    outcome = replace(outcome, worktrees=pruning.prune_worktrees(root, stale, environment.env))
+    return outcome, 0 if outcome.ok else 1
 
 
 def _last_lines(timeline: Path, run_id: str) -> tuple[tuple[str, ...], str | None]:
@@ -235,19 +296,17 @@ def _last_lines(timeline: Path, run_id: str) -> tuple[tuple[str, ...], str | Non
 
 
 def _status(ns: argparse.Namespace) -> tuple[RunStatus, int]:
-    from ..environment import Environment
     from ..life.actions import team_status
-    from ..life.locate import locate_run
     from ..life.project import place_of
     from ..life.runs import run_row
     from ..life.watcher import watcher_of
 
     environment = Environment.real()
-    run_dir = locate_run(ns.run, Path.cwd(), environment.env)
-    place = place_of(run_dir)
+    run = run_dir(ns.run)
+    place = place_of(run)
     if place is None:  # locate_run gives run directories of a project only
-        raise UsageError(f"not a run directory of a project: {run_dir}", field="<run>")
-    code = _wait_for_lead(ns, run_dir, environment)
+        raise UsageError(f"not a run directory of a project: {run}", field="<run>")
+    code = _wait_for_lead(ns, run, environment)
     row = run_row(place, environment).at(environment.now())
     last_lines: tuple[str, ...] = ()
     if row.lead is not None and row.lead.ended:
@@ -258,20 +317,15 @@ def _status(ns: argparse.Namespace) -> tuple[RunStatus, int]:
     workers: tuple[WorkerState, ...] = ()
     if row.problem is None:
         # A look records ends nobody saw (a read-only or locked run: it only looks).
-        workers = tuple(w for w in team_status(run_dir, environment).workers if not w.leader)
+        workers = tuple(w for w in team_status(run, environment).workers if not w.leader)
     status = RunStatus(
-        row=row,
-        last_lines=last_lines,
-        activity=activity,
-        workers=workers,
-        watcher=watcher_of(run_dir),
+        row=row, last_lines=last_lines, activity=activity, workers=workers, watcher=watcher_of(run)
     )
     return status, code
 
 
 def _wait_for_lead(ns: argparse.Namespace, run_dir: Path, environment: Any) -> int:
-    """`--wait`: 0 once the lead shows it, 1 when it stopped running (or cannot be
-    seen) first, 124 on timeout; 0 without `--wait`."""
+    """`--wait`: 0 once the lead shows it (or no wait), 1 if it stopped first, 124: timeout."""
     from ..life.activity import IDLE, WAITING, wait_lead
 
     if ns.wait is None:
@@ -294,23 +348,21 @@ def _activity(row: RunRow, environment: Any) -> str | None:
 
 
 def _attach(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    from ..environment import Environment
     from ..life.actions import worker_attach
     from ..life.attach import plan_attach, run_switch
     from ..life.lead import read_run
-    from ..life.locate import locate_run
 
     environment = Environment.real()
-    run_dir = locate_run(ns.run, Path.cwd(), environment.env)
+    run = run_dir(ns.run)
     switch_env: Mapping[str, str]
     exec_env: Mapping[str, str]
     if ns.who:
-        target = worker_attach(run_dir, environment, ns.who)
+        target = worker_attach(run, environment, ns.who)
         payload: dict[str, Any] = {"ok": True, "worker": target.label, "command": list(target.argv)}
         argv, switch_env, exec_env = target.argv, target.env, target.env
         switch = target.switch
     else:
-        plan = plan_attach(read_run(run_dir), environment)
+        plan = plan_attach(read_run(run), environment)
         payload = to_data(plan)
         if plan.argv is None:
             return payload, 1
@@ -347,13 +399,9 @@ def _attach_human(payload: dict[str, Any]) -> None:
 
 
 def _stop(ns: argparse.Namespace) -> tuple[StopReply, int]:
-    from ..environment import Environment
     from ..life.actions import team_stop
-    from ..life.locate import locate_run
 
-    environment = Environment.real()
-    run_dir = locate_run(ns.run, Path.cwd(), environment.env)
-    outcome = team_stop(run_dir, environment, grace=ns.grace, lead_only=ns.lead_only)
+    outcome = team_stop(run_dir(ns.run), Environment.real(), grace=ns.grace, lead_only=ns.lead_only)
     # The lead's stop, then the team's (as the typed outcome names them).
     team = {f.name: getattr(outcome, f.name) for f in fields(outcome)}
     return StopReply(lead_ok=outcome.lead.ok, **team), 0 if outcome.ok else 1

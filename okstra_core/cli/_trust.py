@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..discovery import default_project_root
 from ..display import inert
 from ..records import config, dataclass
 from . import add_arguments, add_command, json_flag, say
@@ -75,12 +76,8 @@ def _trust(ns: argparse.Namespace) -> tuple[TrustedList | TrustChanged, int]:
         if ns.dir:
             raise UsageError("okstra trust --list takes no DIR", field="--list")
         return TrustedList(projects=trust.trusted_projects()), 0
-    if ns.dir:
-        project = Path(ns.dir).expanduser().absolute()
-    else:
-        from ..discovery import default_project_root
-
-        project = default_project_root(Path.cwd(), os.environ)
+    given = Path(ns.dir).expanduser().absolute() if ns.dir else None
+    project = given or default_project_root(Path.cwd(), os.environ)
     if ns.revoke:
         removed = trust.revoke_project(project)
         real = os.path.realpath(project)

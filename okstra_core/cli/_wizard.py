@@ -73,7 +73,30 @@ def register(sub: Any) -> None:
         description="The wizard's headless JSON protocol. Every command prints one JSON document.",
     ).add_subparsers(dest="wizard_command", metavar="SUBCOMMAND")  # fmt: skip
     _register_init_and_step(commands)
-    _register_readers(commands)
+    state = ("--state", dict(required=True, metavar="FILE", help=_STATE_HELP))
+    for name, handler, text, *example in (
+        ("show", _show, "current prompt, confirmation block, history (read-only)"),
+        ("outcome", _outcome, "renderArgs / renderArgv of a confirmed wizard (read-only)",
+         "okstra wizard outcome --state mysetup | jq .renderArgv   the flags for prepare"),
+        ("answers", _answers, "the answers so far as a replayable file (read-only)",
+         "okstra wizard answers --state mysetup > answers.json"),
+    ):  # fmt: skip
+        add_command(
+            commands, name, text,
+            f"okstra wizard {name} --state mysetup",
+            f"okstra wizard {name} --state ~/setups/checkout.json",
+            *example, args=(state,),
+        ).set_defaults(handler=handler)  # fmt: skip
+    add_command(
+        commands, "list", "resumable wizards, newest first",
+        "okstra wizard list",
+        "okstra wizard list | jq '.wizards[0]'   the newest one",
+    ).set_defaults(handler=_list)  # fmt: skip
+    add_command(
+        commands, "schema", "JSON Schema of prompts, answers, outcome",
+        "okstra wizard schema",
+        "okstra wizard schema | jq '.schemas.outcome.properties'",
+    ).set_defaults(handler=_schema)  # fmt: skip
 
 
 def _register_init_and_step(commands: Any) -> None:
@@ -115,34 +138,6 @@ def _register_init_and_step(commands: Any) -> None:
     ))  # fmt: skip
     step.add_argument("--step", dest="step_id", help="refuse unless the wizard asks this step")
     step.set_defaults(handler=_step)
-
-
-def _register_readers(commands: Any) -> None:
-    """`show`, `outcome`, `answers`, `list`, `schema`: the read-only commands."""
-    state = ("--state", dict(required=True, metavar="FILE", help=_STATE_HELP))
-    for name, handler, text, *example in (
-        ("show", _show, "current prompt, confirmation block, history (read-only)"),
-        ("outcome", _outcome, "renderArgs / renderArgv of a confirmed wizard (read-only)",
-         "okstra wizard outcome --state mysetup | jq .renderArgv   the flags for prepare"),
-        ("answers", _answers, "the answers so far as a replayable file (read-only)",
-         "okstra wizard answers --state mysetup > answers.json"),
-    ):  # fmt: skip
-        add_command(
-            commands, name, text,
-            f"okstra wizard {name} --state mysetup",
-            f"okstra wizard {name} --state ~/setups/checkout.json",
-            *example, args=(state,),
-        ).set_defaults(handler=handler)  # fmt: skip
-    add_command(
-        commands, "list", "resumable wizards, newest first",
-        "okstra wizard list",
-        "okstra wizard list | jq '.wizards[0]'   the newest one",
-    ).set_defaults(handler=_list)  # fmt: skip
-    add_command(
-        commands, "schema", "JSON Schema of prompts, answers, outcome",
-        "okstra wizard schema",
-        "okstra wizard schema | jq '.schemas.outcome.properties'",
-    ).set_defaults(handler=_schema)  # fmt: skip
 
 
 # The per-step commands in their plain spellings — each flag in full, its value as the
@@ -255,15 +250,12 @@ def _notes(wizard: Any) -> tuple[str, ...]:
 
 def _host_functions(ns: argparse.Namespace, env: Environment) -> tuple[str, list[str]]:
     """(host id, the host's functions) from `--available-functions` and the context."""
-    from .roleargs import host_context
+    from .roleargs import context_of
 
     functions: list[str] = []
     host = ns.host or ""
-    context_json = getattr(ns, "host_session_context_json", None) or ""
-    if context_json.strip():
-        context = host_context(
-            env, None, host=host, entry_mode=ns.entry_mode or "", context_json=context_json
-        )
+    if (getattr(ns, "host_session_context_json", None) or "").strip():
+        context = context_of(ns, env)
         host = context.host_id or host
         functions.extend(context.available_functions)
     given = (getattr(ns, "available_functions", None) or "").split(",")
@@ -345,8 +337,7 @@ def _step(ns: argparse.Namespace) -> Payload:
 
 
 def _grouped_answer(wizard: Any, ns: argparse.Namespace) -> bool:
-    """Whether `--answer` is one JSON object for the current `pick_group` prompt (a
-    plain value, or `--step`, answers its first question alone)."""
+    """Whether `--answer` is one JSON object for the current `pick_group` prompt."""
     if ns.step_id is not None or not ns.answer.lstrip().startswith("{"):
         return False
     return bool(wizard.grouped(wizard.prompt()).kind == "pick_group")

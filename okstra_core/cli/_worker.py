@@ -21,8 +21,8 @@ from ..life.limits import (
     MAX_WAIT_SECONDS,
     RESULT_SHOWN_BYTES,
 )
-from ..records import to_data
-from . import RUN_ARG, Arg, add_arguments, add_command, json_flag, run_dir, say, seconds
+from ..records import fields_of, to_data
+from . import RUN_ARG, Arg, add_arguments, add_command, confirmed, json_flag, run_dir, say, seconds
 
 if TYPE_CHECKING:
     import argparse
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..life.workers.start import Started
 
 WHO_HELP = "a role execution ref, its label, or <role>#<n> (e.g. analyser#1)"
+WRITER_HELP = "a writer: a role execution ref, its label, or <role>#<n> (e.g. implementer#1)"
 RESULT_SHOWN_MIB = RESULT_SHOWN_BYTES // (1024 * 1024)
 # `--until` / `--wait`: the activity a member is waited into, as typed.
 UNTIL = {"waiting": "waiting for input", "idle": "idle", "stalled": "stalled"}
@@ -63,24 +64,6 @@ def register(sub: Any) -> None:
     wsub = worker.add_subparsers(
         dest="worker_command", metavar="COMMAND", parser_class=type(worker)
     )
-    _register_start(wsub)
-    _register_watch(wsub)
-    _register_review(wsub)
-
-
-def _prompted(parser: Any, what: str) -> None:
-    """`--prompt` or `--prompt-file` (one required), and `--surface`."""
-    add_arguments(parser.add_mutually_exclusive_group(required=True), (
-        ("--prompt", dict(help=f"{what} (the worker reads it on standard input)")),
-        ("--prompt-file", dict(metavar="FILE", help=f"a file holding {what}")),
-    ))  # fmt: skip
-    add_arguments(parser, (
-        ("--surface", dict(choices=("tmux", "background"),
-                           help="default: tmux when tmux is running for you, else background")),
-    ))  # fmt: skip
-
-
-def _register_start(wsub: Any) -> None:
     start = _sub(
         wsub, "start", "start a worker with a prompt; returns at once",
         "okstra worker start planning-001 analyser#1 --prompt-file task-analyser-1.md",
@@ -109,6 +92,36 @@ def _register_start(wsub: Any) -> None:
     )  # fmt: skip
     _prompted(send, "the follow-up")
     json_flag(send, _send, _start_human)
+    _register_watch(wsub)
+    # Review a writer's branch, merge it, throw it away.
+    review = (
+        ("diff", "a writer's changes against its base (committed and uncommitted)",
+         ("okstra worker diff implementation-001 implementer#1 --stat",),
+         "--stat", "a summary of the files changed", _diff, _diff_human),
+        ("merge", "merge an ended writer's branch into the branch checked out in the project",
+         ("okstra worker merge implementation-001 implementer#1",
+          "okstra worker merge implementation-001 fixer#1 --squash"),
+         "--squash", "one commit on the project's branch", _merge, _merge_human),
+        ("discard", "remove an ended writer's worktree and delete its branch (asks first)",
+         ("okstra worker discard implementation-001 implementer#1 --yes",),
+         "--yes", "do not ask (needed without a terminal)", _discard, _discard_human),
+    )  # fmt: skip
+    for name, summary, examples, flag, flag_help, handler, human in review:
+        who = ("who", dict(help=WRITER_HELP))
+        flagged = (flag, dict(action="store_true", help=flag_help))
+        json_flag(_sub(wsub, name, summary, *examples, args=(who, flagged)), handler, human)
+
+
+def _prompted(parser: Any, what: str) -> None:
+    """`--prompt` or `--prompt-file` (one required), and `--surface`."""
+    add_arguments(parser.add_mutually_exclusive_group(required=True), (
+        ("--prompt", dict(help=f"{what} (the worker reads it on standard input)")),
+        ("--prompt-file", dict(metavar="FILE", help=f"a file holding {what}")),
+    ))  # fmt: skip
+    add_arguments(parser, (
+        ("--surface", dict(choices=("tmux", "background"),
+                           help="default: tmux when tmux is running for you, else background")),
+    ))  # fmt: skip
 
 
 def _register_watch(wsub: Any) -> None:
@@ -182,8 +195,7 @@ def _prompt(ns: argparse.Namespace) -> str:
 def _start(ns: argparse.Namespace) -> tuple[Started, int]:
     from ..life.actions import worker_start
 
-    flags = ("who", "again", "role", "model", "source", "surface", "shared_tree")
-    options = {flag: getattr(ns, flag) for flag in flags}
+    options = fields_of(ns, "who again role model source surface shared_tree")
     return worker_start(run_dir(ns.run), Environment.real(), prompt=_prompt(ns), **options), 0
 
 
@@ -318,29 +330,6 @@ def _stop_human(reply: WorkersStopped | Stopped) -> None:
         say("okstra: no worker is running\n")
 
 
-WRITER_HELP = "a writer: a role execution ref, its label, or <role>#<n> (e.g. implementer#1)"
-
-
-def _register_review(wsub: Any) -> None:
-    """`diff`, `merge` and `discard`: review a writer's branch, merge it, throw it away."""
-    review = (
-        ("diff", "a writer's changes against its base (committed and uncommitted)",
-         ("okstra worker diff implementation-001 implementer#1 --stat",),
-         "--stat", "a summary of the files changed", _diff, _diff_human),
-        ("merge", "merge an ended writer's branch into the branch checked out in the project",
-         ("okstra worker merge implementation-001 implementer#1",
-          "okstra worker merge implementation-001 fixer#1 --squash"),
-         "--squash", "one commit on the project's branch", _merge, _merge_human),
-        ("discard", "remove an ended writer's worktree and delete its branch (asks first)",
-         ("okstra worker discard implementation-001 implementer#1 --yes",),
-         "--yes", "do not ask (needed without a terminal)", _discard, _discard_human),
-    )  # fmt: skip
-    for name, summary, examples, flag, flag_help, handler, human in review:
-        who = ("who", dict(help=WRITER_HELP))
-        flagged = (flag, dict(action="store_true", help=flag_help))
-        json_flag(_sub(wsub, name, summary, *examples, args=(who, flagged)), handler, human)
-
-
 def _diff(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.actions import worker_diff
 
@@ -375,16 +364,12 @@ def _discard(ns: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ..life.actions import worker_discard
 
     run = run_dir(ns.run)
-    if not ns.yes:
-        if not sys.stdin.isatty():
-            raise UsageError(
-                "discarding throws the writer's work away: pass --yes (no terminal to ask)",
-                field="--yes",
-            )
-        question = f"okstra: remove {ns.who}'s worktree and delete its branch?"
-        print(question + " [y/N] ", end="", file=sys.stderr, flush=True)
-        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-            return {"ok": False, "discarded": False, "error": "not confirmed"}, 1
+    if not ns.yes and not confirmed(
+        f"okstra: remove {ns.who}'s worktree and delete its branch?",
+        "discarding throws the writer's work away: pass --yes (no terminal to ask)",
+        terminal=sys.stdin.isatty(),
+    ):
+        return {"ok": False, "discarded": False, "error": "not confirmed"}, 1
     return to_data(worker_discard(run, Environment.real(), ns.who)), 0
 
 

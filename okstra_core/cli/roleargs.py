@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
@@ -60,6 +60,19 @@ def _role_problem(role: str, profile: Profile, flag: str, value: str) -> str | N
     return None
 
 
+def _static_roles(
+    values: Sequence[str], profile: Profile, flag: str, shape: str, problems: list[str]
+) -> Iterator[tuple[str, str, str]]:
+    """(role, rest, value) of each `role=rest` naming a role the flag sets; else a problem."""
+    for value in values:
+        parts = _split(value, flag, shape, problems)
+        problem = None if parts is None else _role_problem(parts[0], profile, flag, value)
+        if problem:
+            problems.append(problem)
+        elif parts is not None:
+            yield (*parts, value)
+
+
 def _raise_all(problems: list[str], flag: str) -> None:
     if problems:
         raise UsageError("; ".join(problems), field=flag)
@@ -74,15 +87,8 @@ def parse_role_counts(values: Sequence[str], profile: Profile) -> dict[str, int]
     """
     counts: dict[str, int] = {}
     problems: list[str] = []
-    for value in values:
-        parts = _split(value, "--role-count", "'role=N'", problems)
-        if parts is None:
-            continue
-        role, raw = parts
-        problem = _role_problem(role, profile, "--role-count", value)
-        if problem:
-            problems.append(problem)
-        elif not raw.isdigit():
+    for role, raw, value in _static_roles(values, profile, "--role-count", "'role=N'", problems):
+        if not raw.isdigit():
             problems.append(f"--role-count {value!r}: count must be a whole number, got {raw!r}")
         elif role in counts:
             problems.append(f"--role-count {value!r}: role {role!r} is given twice")
@@ -112,21 +118,12 @@ def parse_role_models(
     """
     models: dict[str, list[str]] = {}
     problems: list[str] = []
-    for value in values:
-        parts = _split(value, "--role-model", "'role=provider/model'", problems)
-        if parts is None:
-            continue
-        role, raw = parts
-        problem = _role_problem(role, profile, "--role-model", value)
-        if problem:
-            problems.append(problem)
-            continue
+    shape = "'role=provider/model'"
+    for role, raw, value in _static_roles(values, profile, "--role-model", shape, problems):
         try:
-            ref = pool.lookup(raw).ref
+            models.setdefault(role, []).append(pool.lookup(raw).ref)
         except UsageError as exc:
             problems.append(f"--role-model {value!r}: {exc.message}")
-            continue
-        models.setdefault(role, []).append(ref)
     _raise_all(problems, "--role-model")
     return models
 
@@ -245,6 +242,19 @@ def host_context(
     return context
 
 
+def context_of(
+    ns: argparse.Namespace, environment: Environment, pool: ModelPool | None = None
+) -> HostSessionContext:
+    """`host_context` of a command's `--host`, `--entry-mode` and host session context."""
+    return host_context(
+        environment,
+        pool,
+        host=getattr(ns, "host", None) or "",
+        entry_mode=getattr(ns, "entry_mode", None) or "",
+        context_json=getattr(ns, "host_session_context_json", None) or "",
+    )
+
+
 def _pairs(values: Sequence[str], flag: str) -> dict[str, str]:
     out: dict[str, str] = {}
     problems: list[str] = []
@@ -288,13 +298,7 @@ def request_from_namespace(
     catalog = load_catalog(environment)
     profile = catalog.profile(task_type)
     pool = ModelPool.from_catalog(catalog, environment)
-    context = host_context(
-        environment,
-        pool,
-        host=str(values.get("host") or ""),
-        entry_mode=str(values.get("entry_mode") or ""),
-        context_json=str(values.get("host_session_context_json") or ""),
-    )
+    context = context_of(ns, environment, pool)
     related = [t.strip() for t in str(values.get("related_tasks") or "").split(",") if t.strip()]
     try:
         return RunRequest(

@@ -21,7 +21,7 @@ from typing import Any, Final
 from okstra_core import store
 from okstra_core.catalog.argv import render_argv
 from okstra_core.catalog.models import LEADER, DiscoverSpec, ProviderSpec, SessionIdKind
-from okstra_core.documents import ResumeDiscover, ResumeDocument, ResumeParticipant
+from okstra_core.documents.resume import ResumeDiscover, ResumeDocument, ResumeParticipant
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, OkstraError
 from okstra_core.launch.mcp import McpServer

@@ -15,7 +15,7 @@ from collections.abc import Container, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..documents import Participant, RunManifest
+from ..documents.run import Participant, RunManifest
 from ..documents.worker import ProjectRunsRow
 from ..errors import OkstraError
 from ..names import is_name

@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import orjson
 
 from ..display import inert, status_label
-from ..documents import RoleExecution, RunManifest
 from ..documents.base import EXECUTION_IDENTITY_VERSION
-from ..documents.run import Usage
+from ..documents.run import RoleExecution, RunManifest, Usage
 from ..errors import DataFileError, OkstraError, UsageError
 from ..paths import user_dirs
 from ..records import RecordError, aliases_of, config, dataclass, to_data, validate

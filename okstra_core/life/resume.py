@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import launch
-from ..documents import RunManifest
+from ..documents.run import RunManifest
 from ..documents.task import SessionDiscovered
 from ..environment import Environment
 from ..errors import DataFileError, FileSystemError, OkstraError, StateInUseError, UsageError

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..catalog.loaders import Catalog
 from ..catalog.models import LEADER
-from ..documents import LeadPromptMeta, RoleExecution
+from ..documents.run import LeadPromptMeta, RoleExecution
 from ..environment import Environment
 from ..errors import DataFileError
 from ..paths import resource, user_dirs

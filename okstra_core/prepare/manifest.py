@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from ..catalog.models import LEADER
-from ..documents import BindingRecord, DynamicRole, Participant, RoleExecution
-from ..documents.run import WriteCapability
+from ..documents.run import BindingRecord, DynamicRole, Participant, RoleExecution, WriteCapability
 from ..records import config, dataclass, fields_of, to_data
 from ..request import UNREPORTED_MODEL
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from .. import launch as launcher  # its process-running parts load on first use
 from ..catalog.models import LEADER
-from ..documents import LeadLaunched, LeadLaunchFailed, trust
+from ..documents import trust
+from ..documents.task import LeadLaunched, LeadLaunchFailed
 from ..environment import Environment
 from ..errors import OkstraError, PrepareError, UsageError
 from ..launch.mcp import server_for

@@ -10,19 +10,18 @@ from pathlib import Path
 
 from .. import __version__
 from ..catalog.models import LEADER, RoleKind
-from ..documents import (
+from ..documents import trust
+from ..documents.inputs import RunInputs
+from ..documents.run import ApprovedPlanRef, FileRef, Participant, RunManifest
+from ..documents.task import (
     LatestRun,
     ProjectDocument,
     RoleExecutionIndexEntry,
-    RunInputs,
-    RunManifest,
     RunPrepared,
     RunsIndexRow,
     TaskIdentity,
     TaskManifest,
-    trust,
 )
-from ..documents.run import ApprovedPlanRef, FileRef, Participant
 from ..environment import Environment
 from ..launch.plan import LaunchPlan
 from ..launch.sheet import ResumeEntry, find_okstra, render_resume_sheet

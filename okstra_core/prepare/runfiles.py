@@ -20,21 +20,21 @@ from typing import Any, Literal, cast
 
 import orjson
 
-from ..documents import (
-    EXECUTION_IDENTITY_VERSION,
-    SCHEMA_VERSION,
+from ..documents.base import EXECUTION_IDENTITY_VERSION, SCHEMA_VERSION, merged
+from ..documents.carried import CarriedTask, latest_run_id, misshapen_task, own, upgraded_project
+from ..documents.run import RunManifest
+from ..documents.task import (
+    LastPreparedRun,
     LatestRun,
     NextPhase,
+    NextPhaseStatus,
     ProjectDocument,
+    ProjectTask,
     RoleExecutionIndexEntry,
-    RunManifest,
     TaskIdentity,
     TaskManifest,
     Workflow,
 )
-from ..documents.base import merged
-from ..documents.carried import CarriedTask, latest_run_id, misshapen_task, own, upgraded_project
-from ..documents.task import LastPreparedRun, NextPhaseStatus, ProjectTask
 from ..errors import (
     DataFileError,
     IncompleteRunError,

@@ -33,7 +33,9 @@ from okstra_core.catalog.models import (
     RoleRequirement,
 )
 from okstra_core.defaults import DefaultScopes
-from okstra_core.documents import RunInputs, RunManifest, TaskManifest
+from okstra_core.documents.inputs import RunInputs
+from okstra_core.documents.run import RunManifest
+from okstra_core.documents.task import TaskManifest
 from okstra_core.environment import Environment
 from okstra_core.pool import ModelPool
 from okstra_core.resolver import TeamQuery, model_option_rows

@@ -12,7 +12,13 @@ import orjson
 import pytest
 
 from okstra_core.catalog.activity import ActivitySpec, classify
-from okstra_core.documents import BindingRecord, FileRef, Participant, RoleExecution, RunManifest
+from okstra_core.documents.run import (
+    BindingRecord,
+    FileRef,
+    Participant,
+    RoleExecution,
+    RunManifest,
+)
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError, UsageError
 from okstra_core.life import index

@@ -18,38 +18,36 @@ from typing import Any
 import orjson
 import pytest
 
-from okstra_core.documents import (
+from okstra_core.documents.base import Document
+from okstra_core.documents.inputs import RunInputs
+from okstra_core.documents.resume import ResumeDiscover, ResumeDocument, ResumeParticipant
+from okstra_core.documents.run import (
     ApprovedPlanRef,
     BindingRecord,
-    Document,
     DynamicRole,
     FileRef,
+    LeadPromptMeta,
+    Participant,
+    RoleExecution,
+    RunManifest,
+)
+from okstra_core.documents.task import (
+    LastPreparedRun,
     LatestRun,
+    LeadExited,
     LeadLaunched,
     LeadLaunchFailed,
-    LeadPromptMeta,
+    LeadStopRequested,
     NextPhase,
-    Participant,
     ProjectDocument,
-    ResumeDiscover,
-    ResumeDocument,
-    ResumeParticipant,
-    RoleExecution,
+    ProjectTask,
     RoleExecutionIndexEntry,
-    RunInputs,
-    RunManifest,
     RunPrepared,
     RunsIndexRow,
     SessionDiscovered,
     TaskIdentity,
     TaskManifest,
     Workflow,
-)
-from okstra_core.documents.task import (
-    LastPreparedRun,
-    LeadExited,
-    LeadStopRequested,
-    ProjectTask,
 )
 from okstra_core.request import CurrentModel, HostSessionContext, RunRequest
 
@@ -456,7 +454,7 @@ import sys
 from pathlib import Path
 import orjson
 from tests.prepare.test_document_bytes import documents, written
-from okstra_core.documents import TaskManifest, ProjectDocument, RunsIndexRow
+from okstra_core.documents.task import TaskManifest, ProjectDocument, RunsIndexRow
 from okstra_core.documents.resume import ResumeDocument
 from okstra_core.documents.run import LeadPromptMeta, RunManifest
 from okstra_core.documents.task import TIMELINE_EVENTS

@@ -21,18 +21,12 @@ from typing import Any
 import orjson
 import pytest
 
-from okstra_core.documents import (
-    Document,
-    LeadPromptMeta,
-    ProjectDocument,
-    ResumeDocument,
-    RunInputs,
-    RunManifest,
-    RunsIndexRow,
-    TaskManifest,
-    parse_event,
-)
+from okstra_core.documents.base import Document
+from okstra_core.documents.inputs import RunInputs
 from okstra_core.documents.mcp import McpConfig
+from okstra_core.documents.resume import ResumeDocument
+from okstra_core.documents.run import LeadPromptMeta, RunManifest
+from okstra_core.documents.task import ProjectDocument, RunsIndexRow, TaskManifest, parse_event
 from okstra_core.documents.worker import ProjectRunsRow, WatcherRecord
 from okstra_core.records import validate
 from okstra_core.wizard.state import WizardState

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from okstra_core.cli.roleargs import request_from_argv
-from okstra_core.documents import RunInputs
+from okstra_core.documents.inputs import RunInputs
 from okstra_core.environment import Environment
 from okstra_core.errors import AssignmentResolutionError, OkstraError, PrepareError, UsageError
 from okstra_core.prepare import prepare

@@ -11,7 +11,8 @@ import orjson
 import pytest
 
 from okstra_core import derived
-from okstra_core.documents import ProjectDocument, TaskManifest, trust
+from okstra_core.documents import trust
+from okstra_core.documents.task import ProjectDocument, TaskManifest
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError
 from okstra_core.prepare import prepare

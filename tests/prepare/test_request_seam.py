@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from okstra_core.catalog import load_catalog
 from okstra_core.catalog.models import RoleKind
 from okstra_core.cli.roleargs import request_from_argv
-from okstra_core.documents import RunInputs, RunManifest
+from okstra_core.documents.inputs import RunInputs
+from okstra_core.documents.run import RunManifest
 from okstra_core.environment import Environment
 from okstra_core.errors import UsageError
 from okstra_core.pool import ModelPool

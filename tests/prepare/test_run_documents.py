@@ -10,15 +10,9 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from okstra_core.documents import (
-    LeadPromptMeta,
-    ProjectDocument,
-    RunInputs,
-    RunManifest,
-    RunPrepared,
-    RunsIndexRow,
-    TaskManifest,
-)
+from okstra_core.documents.inputs import RunInputs
+from okstra_core.documents.run import LeadPromptMeta, RunManifest
+from okstra_core.documents.task import ProjectDocument, RunPrepared, RunsIndexRow, TaskManifest
 from okstra_core.environment import Environment
 from okstra_core.paths import user_dirs
 from okstra_core.prepare import run_documents as docs

@@ -13,8 +13,7 @@ from typing import Any
 
 from ...binding import bind
 from ...catalog import Catalog, ProviderSpec
-from ...documents import AddedExecution, RunManifest
-from ...documents.run import WriteCapability
+from ...documents.run import AddedExecution, RunManifest, WriteCapability
 from ...environment import Environment
 from ...errors import OkstraError, UsageError
 from ...pool import ModelPool

@@ -18,8 +18,8 @@ from typing import Any
 
 import orjson
 
-from ...documents import Participant, RoleExecution, RunManifest, trust
-from ...documents.run import Turn
+from ...documents import trust
+from ...documents.run import Participant, RoleExecution, RunManifest, Turn
 from ...documents.worker import WorkerExit, WorkerExited, WorkerLaunch, WorkerStarted
 from ...errors import DataFileError, UsageError
 from ...launch import RESUME_JSON

@@ -23,7 +23,7 @@ from typing import Any
 from ...catalog import Catalog, load_catalog
 from ...catalog.argv import placeholders_in
 from ...catalog.settings import TeamSettings
-from ...documents import RunManifest
+from ...documents.run import RunManifest
 from ...documents.worker import WorkerLaunch
 from ...environment import Environment
 from ...errors import UsageError

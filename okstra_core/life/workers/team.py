@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from ...catalog import LEADER
-from ...documents import Participant, RoleExecution, RunManifest
+from ...documents.run import Participant, RoleExecution, RunManifest
 from ...errors import UsageError
 from ...records import Delegate, config, dataclass
 
