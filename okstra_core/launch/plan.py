@@ -139,18 +139,15 @@ def _after_program(argv: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, 
 def _check_argv(argv: tuple[str, ...], env: Mapping[str, str], source: str) -> None:
     for index, element in enumerate(argv):
         if "\0" in element:
-            raise OkstraError(
-                f"argument {index} contains a NUL byte, which no program can receive",
-                path=source,
-                field="launch.new",
-            )
-        if len(element.encode("utf-8", "surrogateescape")) > MAX_ARG_BYTES:
-            raise OkstraError(
+            problem = f"argument {index} contains a NUL byte, which no program can receive"
+        elif len(element.encode("utf-8", "surrogateescape")) > MAX_ARG_BYTES:
+            problem = (
                 f"argument {index} is longer than 128 KiB (the Linux limit of one argument); "
-                "pass long text by file with {prompt_file}",
-                path=source,
-                field="launch.new",
+                "pass long text by file with {prompt_file}"
             )
+        else:
+            continue
+        raise OkstraError(problem, path=source, field="launch.new")
     for name, value in env.items():
         if "\0" in value or _ENV_NAME.fullmatch(name) is None:
             raise OkstraError(
@@ -350,19 +347,12 @@ def worker_argv(
             field="launch.worker_resume",
         )
     filled = {"cli": provider.cli, **values, "model": model}
-    environment = env or {}
     kind = "write" if writes else "read_only"
     flags = launch.access.write if writes else launch.access.read_only
 
     def render(element: str, field: str) -> str:
-        return render_element(
-            element,
-            filled,
-            environment,
-            source=provider.source,
-            field=field,
-            known=WORKER_PLACEHOLDERS,
-        )
+        source, known = provider.source, WORKER_PLACEHOLDERS
+        return render_element(element, filled, env or {}, source=source, field=field, known=known)
 
     access = tuple(
         render(element, f"launch.access.{kind}[{index}]") for index, element in enumerate(flags)
