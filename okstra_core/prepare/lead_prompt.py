@@ -237,14 +237,14 @@ def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str
     autoescaping); any failure is a DataFileError naming the template file."""
     import jinja2  # deferred: only prepare renders (keeps `okstra wizard step` lean)
 
-    from . import template_bounds, template_env
+    from . import template_bounds
 
     path = resource(f"templates/{name}", env)
     # A regular UTF-8 file only (never a FIFO or device), size-capped.
     source = decode_utf8(
         read_bytes(path, what="template", error=DataFileError), path, error=DataFileError
     )
-    environment = template_env.environment(name, path, source, user_dirs(env).cache)
+    environment = template_bounds.environment(name, path, source, user_dirs(env).cache)
     try:
         with template_bounds.bounded(template_bounds.Budget(context)):
             template = environment.get_template(name)
