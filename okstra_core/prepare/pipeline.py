@@ -45,7 +45,7 @@ from .runfiles import PlannedFile
 
 if TYPE_CHECKING:
     from ..launch import LaunchResult, PreflightResult
-    from ..launch.watch import LeadExit
+    from ..launch.backends import LeadExit
 
 __all__ = ["KICKOFF", "LAUNCH_CHOICES", "PrepareResult", "StepCallback", "prepare"]
 
