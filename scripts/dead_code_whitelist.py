@@ -26,5 +26,5 @@ _.dump_bytecode
 # Textual calls it when a screen's bindings change (widgets/history.py).
 _.bindings_changed
 
-# The context-manager protocol names its arguments (store/locks.py).
+# The context-manager protocol names its arguments (store/atomic.py).
 exc_type
