@@ -230,11 +230,7 @@ class Team:
         `full: true`; `truncated` and `path` say when there is more and where."""
         return await self._answer(result, actions.worker_result, who, full=full, turn=turn)
 
-    async def worker_stop(
-        self,
-        who: Who,
-        grace: Grace = 10.0,
-    ) -> CallToolResult:
+    async def worker_stop(self, who: Who, grace: Grace = 10.0) -> CallToolResult:
         """Stop a running worker: SIGTERM to what okstra started for it, SIGKILL after
         `grace` seconds (default 10, at most this server's wait slice); its tmux pane
         is closed. A worker that is not running is left as it is."""
