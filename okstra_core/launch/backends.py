@@ -13,6 +13,7 @@ dies (its exit status and last lines), or the bound passes while it runs (launch
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import subprocess
@@ -282,14 +283,8 @@ def _start_tmux(
     pid = int(text) if done.returncode == 0 and text.isdigit() and len(text) <= 10 else None
     started = process_start(pid)
     try:
-        watched = watch_pane(
-            lambda argv: _run(argv, environment),
-            base,
-            pane,
-            activity=activity,
-            bound=settle,
-            started=opened,
-        )
+        tmux = functools.partial(_run, environment=environment)
+        watched = watch_pane(tmux, base, pane, activity=activity, bound=settle, started=opened)
     except LookupError:
         raise LaunchError(
             f"`{shlex.join(plan.argv)}` exited at once: its tmux window {ref} is gone"
