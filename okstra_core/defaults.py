@@ -6,14 +6,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
-from .catalog.models import (
-    LEADER,
-    EntryMode,
-    HostSpec,
-    ModelDefaults,
-    Profile,
-    ProviderSpec,
-)
+from .catalog.models import LEADER, EntryMode, HostSpec, ModelDefaults, Profile, ProviderSpec
 from .errors import DataFileError, OkstraError, UsageError
 from .pool import CatalogLike, ModelPool, PoolModel
 from .records import dataclass, field
@@ -85,9 +78,7 @@ def _screen_refs(
 
 
 def screen_model_defaults(
-    defaults: ModelDefaults,
-    providers: Iterable[ProviderSpec],
-    roles: Collection[str],
+    defaults: ModelDefaults, providers: Iterable[ProviderSpec], roles: Collection[str]
 ) -> tuple[ModelDefaults, list[str]]:
     """Keep what a `modelDefaults` block can mean here; note the rest (`DataFileError`: empty)."""
     notes: list[str] = list(defaults.notes)

@@ -19,11 +19,7 @@ class OkstraError(Exception):
     FACTS: ClassVar[Collection[str]] = ()
 
     def __init__(
-        self,
-        message: str,
-        *,
-        path: Path | str | None = None,
-        field: str | None = None,
+        self, message: str, *, path: Path | str | None = None, field: str | None = None
     ) -> None:
         self.message = message
         self.path = str(path) if path is not None else None

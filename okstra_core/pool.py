@@ -320,8 +320,7 @@ class ModelPool:
     def demo_refs(self) -> frozenset[str]:
         """The refs of the demo providers' models (`demo = true`)."""
         return self.shared_memo(
-            "demo-refs",
-            lambda: frozenset(m.ref for m in self._models if m.provider.demo),
+            "demo-refs", lambda: frozenset(m.ref for m in self._models if m.provider.demo)
         )
 
     def named_domain(self, domain: frozenset[str], named: Collection[str]) -> frozenset[str]:

@@ -228,12 +228,10 @@ _BASE_REF = Rule(
     expected="expected a git revision (a branch, tag or commit) or run:<run-id>, got {value!r}",
 )
 _LEAD_ACCESS = Rule(
-    choices=LEAD_ACCESS,
-    expected=f"expected one of {', '.join(LEAD_ACCESS)}, got {{value!r}}",
+    choices=LEAD_ACCESS, expected=f"expected one of {', '.join(LEAD_ACCESS)}, got {{value!r}}"
 )
 _ENTRY_MODE = Rule(
-    choices=ENTRY_MODES,
-    expected=f"expected one of {', '.join(ENTRY_MODES)}, got {{value!r}}",
+    choices=ENTRY_MODES, expected=f"expected one of {', '.join(ENTRY_MODES)}, got {{value!r}}"
 )
 
 

@@ -15,8 +15,7 @@ _.run_state
 
 # jinja2 calls these: the bounded sandbox's generated code (`environment.bounded_iter`,
 # `bounded_concat`, `bounded_buffer`, prepare/template_bounds.py), a loader's
-# `get_source` and a bytecode cache's `load_bytecode` / `dump_bytecode`
-# (prepare/template_env.py).
+# `get_source` and a bytecode cache's `load_bytecode` / `dump_bytecode` (the same module).
 _.bounded_iter
 _.bounded_concat
 _.bounded_buffer
@@ -27,5 +26,5 @@ _.dump_bytecode
 # Textual calls it when a screen's bindings change (widgets/history.py).
 _.bindings_changed
 
-# The context-manager protocol names its arguments (store/locks.py).
+# The context-manager protocol names its arguments (store/atomic.py).
 exc_type

@@ -2,7 +2,7 @@
 
 No shell string is ever built: every argv is a list handed to `exec`/`tmux` (after
 `--`), so prompt text, paths and model names reach the CLI untouched. Each name is
-documented in its module (`plan`, `commands`, `backends`, `checks`, `session`, `sheet`).
+documented in its module (`plan`, `backends`, `checks`, `session`, `sheet`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from .checks import PreflightResult as PreflightResult
     from .checks import RoleInstance as RoleInstance
     from .checks import preflight as preflight
-    from .commands import choose_backend as choose_backend
-    from .commands import tmux_commands as tmux_commands
     from .plan import LaunchPlan as LaunchPlan
+    from .plan import choose_backend as choose_backend
     from .plan import plan_launch as plan_launch
+    from .plan import tmux_commands as tmux_commands
     from .plan import worker_argv as worker_argv
     from .session import discover_session as discover_session
     from .session import discover_sessions as discover_sessions
@@ -39,14 +39,13 @@ if TYPE_CHECKING:
     from .sheet import render_resume_sheet as render_resume_sheet
     from .sheet import write_resume_sheet as write_resume_sheet
 
-# Names load on first use: planning a launch (`plan`, `commands`, `sheet`) never imports
+# Names load on first use: planning a launch (`plan`, `sheet`) never imports
 # what starts the lead (`backends`, `foreground`), so `--launch none` never loads it.
 _LAZY = by_module(
     {
         "..catalog.argv": ("render_argv",),
-        ".commands": ("choose_backend", "tmux_commands"),
         ".backends": ("LaunchResult", "exec_now", "start"),
-        ".plan": ("LaunchPlan", "plan_launch", "worker_argv"),
+        ".plan": ("LaunchPlan", "choose_backend", "plan_launch", "tmux_commands", "worker_argv"),
         ".checks": ("PreflightResult", "RoleInstance", "preflight"),
         ".sheet": (
             "PENDING",

@@ -13,7 +13,7 @@ from typing import Any
 from ..documents.task import LeadLaunchFailed, LeadResumed
 from ..environment import Environment
 from ..errors import OkstraError
-from ..launch.watch import early_exit_line, watch_bound
+from ..launch.backends import early_exit_line, watch_bound
 from ..processes import process
 from ..store import append_line
 from .lead import failure_text, record_end, update_leader

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import GitError, MergeConflictError, UsageError
-from ..gitrepo import Tree as Tree
-from ..gitrepo import git_env
-from ..gitrepo import project_tree as project_tree
-from ..gitrepo import run_git as _git
 from ..paths import user_dirs
 from ..records import dataclass
+from ..runbase import Tree as Tree
+from ..runbase import git_env
+from ..runbase import project_tree as project_tree
+from ..runbase import run_git as _git
 
 # okstra's commits: its own identity, never signed (no prompt), no hooks.
 OKSTRA_IDENTITY = (

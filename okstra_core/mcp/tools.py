@@ -96,12 +96,13 @@ Turn = Annotated[int, Field(ge=1, le=100_000, description="an earlier turn (1: t
 Stat = Annotated[bool, Field(description="the summary of files changed, not the diff")]
 Squash = Annotated[bool, Field(description="one commit on the project's branch")]
 Yes = Annotated[bool, Field(description="true once the person agreed to lose the work")]
-Grace = Annotated[
-    float,
-    _seconds(
-        MAX_GRACE_SECONDS, "seconds it gets to stop before it is killed (capped at the slice)"
-    ),
-]
+GRACE_TEXT = "seconds it gets to stop before it is killed (capped at the slice)"
+Grace = Annotated[float, _seconds(MAX_GRACE_SECONDS, GRACE_TEXT)]
+DATA_TEXT = (
+    "the final report's JSON data file, relative to the project root "
+    "(e.g. final-report-<run-id>.json) or absolute inside it"
+)
+Data = Annotated[str, _words(DATA_TEXT, 4096)]
 
 
 class Refused(Exception):
@@ -230,29 +231,14 @@ class Team:
         `full: true`; `truncated` and `path` say when there is more and where."""
         return await self._answer(result, actions.worker_result, who, full=full, turn=turn)
 
-    async def worker_stop(
-        self,
-        who: Who,
-        grace: Grace = 10.0,
-    ) -> CallToolResult:
+    async def worker_stop(self, who: Who, grace: Grace = 10.0) -> CallToolResult:
         """Stop a running worker: SIGTERM to what okstra started for it, SIGKILL after
         `grace` seconds (default 10, at most this server's wait slice); its tmux pane
         is closed. A worker that is not running is left as it is."""
         grace = min(grace, self.slice)
         return await self._answer(stopped, actions.worker_stop, who, grace=grace)
 
-    async def report_finalize(
-        self,
-        data: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=4096,
-                description="the final report's JSON data file, relative to the project "
-                "root (e.g. final-report-<run-id>.json) or absolute inside it",
-            ),
-        ],
-    ) -> CallToolResult:
+    async def report_finalize(self, data: Data) -> CallToolResult:
         """Write this run's executionRoles — every role execution with its recorded
         outcome — onto the final report's JSON data file (a file of the project, outside
         .okstra). Every other key of the report is kept."""

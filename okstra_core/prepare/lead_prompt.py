@@ -23,7 +23,7 @@ from ..documents.run import LeadPromptMeta, RoleExecution
 from ..environment import Environment
 from ..errors import DataFileError
 from ..paths import resource, user_dirs
-from ..records import config, dataclass
+from ..records import config, dataclass, fields_of
 from ..store import decode_utf8, read_bytes
 from .manifest import ExecutionManifest
 from .resolve import Resolved
@@ -88,11 +88,7 @@ def team_context(
                 "ref": r.role_execution_ref,
                 "participant": r.participant_ref,
                 "label": r.execution_label,
-                "role": r.role,
-                "ordinal": r.ordinal,
-                "duty": r.duty,
-                "provider": r.provider,
-                "model_ref": r.model_ref,
+                **fields_of(r, "role ordinal duty provider model_ref"),
                 "display": r.display_name,
                 "runner": r.binding.runner,
                 "access": access.get(r.participant_ref) or "read-only",
@@ -128,8 +124,7 @@ def dynamic_context(
         )
         rows.append(
             {
-                "role": d.role,
-                "duty": d.duty,
+                **fields_of(d, "role duty"),
                 "access": d.worker_write_capability or "read-only",
                 "models": models,
                 "start": start,
@@ -237,14 +232,14 @@ def render_template(name: str, context: Mapping[str, Any], env: Mapping[str, str
     autoescaping); any failure is a DataFileError naming the template file."""
     import jinja2  # deferred: only prepare renders (keeps `okstra wizard step` lean)
 
-    from . import template_bounds, template_env
+    from . import template_bounds
 
     path = resource(f"templates/{name}", env)
     # A regular UTF-8 file only (never a FIFO or device), size-capped.
     source = decode_utf8(
         read_bytes(path, what="template", error=DataFileError), path, error=DataFileError
     )
-    environment = template_env.environment(name, path, source, user_dirs(env).cache)
+    environment = template_bounds.environment(name, path, source, user_dirs(env).cache)
     try:
         with template_bounds.bounded(template_bounds.Budget(context)):
             template = environment.get_template(name)

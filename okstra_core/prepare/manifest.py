@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -103,14 +103,13 @@ def bound_execution(
 ) -> tuple[Participant, RoleExecution]:
     """The participant and role execution of an assignment, not launched yet (`unknown`:
     a model the host did not report, recorded as null, never invented)."""
-    model_ref = None if unknown else a.model_ref
-    model_id = None if unknown else a.model_id
+    model: dict[str, Any] = {"provider": a.provider_id, "model_ref": None, "model_id": None}
+    if not unknown:
+        model |= fields_of(a, "model_ref model_id")
     participant = Participant(
         participant_ref=participant_ref,
         **fields_of(a, "role host_runtime entry_mode"),
-        provider=a.provider_id,
-        model_ref=model_ref,
-        model_id=model_id,
+        **model,
         runner=a.binding.runner,
         host_model_value=a.binding.host_model_value,
         worker_write_capability=write_capability,
@@ -119,9 +118,7 @@ def bound_execution(
         role_execution_ref=role_execution_ref(a.role, a.ordinal),
         participant_ref=participant_ref,
         **fields_of(a, "role duty execution ordinal provenance"),
-        provider=a.provider_id,
-        model_ref=model_ref,
-        model_id=model_id,
+        **model,
         display_name=UNREPORTED_MODEL if unknown else a.display_name,
         execution_label=execution_label(
             a.role, a.ordinal, UNREPORTED_MODEL if unknown else a.model_ref

@@ -46,7 +46,7 @@ from .runfiles import PlannedFile
 
 if TYPE_CHECKING:
     from ..launch import LaunchResult, PreflightResult
-    from ..launch.watch import LeadExit
+    from ..launch.backends import LeadExit
 
 __all__ = ["KICKOFF", "LAUNCH_CHOICES", "PrepareResult", "StepCallback", "prepare"]
 
@@ -315,20 +315,12 @@ def _after_launch(
     now = env.now().isoformat(timespec="seconds")
     troot = run.run_dir.parent.parent
     if outcome.error is not None:
-        failed = LeadLaunchFailed(
-            at=now, run_id=run.run_id, backend=outcome.backend, error=outcome.error.render()
-        )
+        why = outcome.error.render()
+        failed = LeadLaunchFailed(at=now, run_id=run.run_id, backend=outcome.backend, error=why)
         append_line(troot / TIMELINE, failed.dump())
         # The run stays, its lead never ran: listed as `launch failed`, with why.
-        runfiles.update_participant(
-            run.run_manifest_path,
-            "participant-001",
-            {
-                "status": "launch-failed",
-                "launch_backend": outcome.backend,
-                "end_detail": outcome.error.render(),
-            },
-        )
+        changes = {"status": "launch-failed", "launch_backend": outcome.backend, "end_detail": why}
+        runfiles.update_participant(run.run_manifest_path, "participant-001", changes)
         return replace(result, launch=outcome)
     runfiles.update_participant(
         run.run_manifest_path,

@@ -308,16 +308,17 @@ def pane_lines(server: TmuxServer, pane: Pane, environment: Environment, count: 
     done = run(server, ["capture-pane", "-p", "-J", "-S", "-500", "-t", pane.ref], environment)
     if done is None or done.returncode != 0:
         return []
-    return _shown_lines(done.stdout, count)
+    return shown_lines(done.stdout, count)
 
 
-def _shown_lines(text: str, count: int) -> list[str]:
-    """Captured text as lines, without the dead-pane line and trailing blanks."""
+def shown_lines(text: str, count: int | None = None) -> list[str]:
+    """Captured text as lines (the last `count`), without the dead-pane line and trailing
+    blanks."""
     lines = [screen_line(line)[:1000] for line in text.splitlines()]
     lines = [line for line in lines if not line.startswith("Pane is dead")]
     while lines and not lines[-1].strip():
         lines.pop()
-    return lines[-count:]
+    return lines if count is None else lines[-count:]
 
 
 def pane_identity(pane: Pane) -> process.Identity:

@@ -296,19 +296,11 @@ def _answer(
     try:
         return shown, run_probe(argv, environment, timeout), None, None
     except TimeoutError:
-        return (
-            shown,
-            None,
-            f"`{shown}` did not answer within {timeout:g} s",
-            f"check that `{cli_path}` runs in a terminal, then retry",
-        )
+        problem = f"`{shown}` did not answer within {timeout:g} s"
+        return shown, None, problem, f"check that `{cli_path}` runs in a terminal, then retry"
     except OSError as exc:
-        return (
-            shown,
-            None,
-            f"`{shown}` could not run: {exc.strerror or exc}",
-            f"reinstall `{provider.cli}` or fix its permissions",
-        )
+        problem = f"`{shown}` could not run: {exc.strerror or exc}"
+        return shown, None, problem, f"reinstall `{provider.cli}` or fix its permissions"
 
 
 def _version(
@@ -323,11 +315,8 @@ def _version(
     code, out, err = done
     if code != 0:
         said = first_line(err, out)
-        return (
-            None,
-            f"`{shown}` exited with status {code}" + (f": {said}" if said else ""),
-            f"check that `{cli_path}` runs in a terminal, then retry",
-        )
+        problem = f"`{shown}` exited with status {code}" + (f": {said}" if said else "")
+        return None, problem, f"check that `{cli_path}` runs in a terminal, then retry"
     return first_line(out, err) or None, None, None
 
 
@@ -422,10 +411,7 @@ def cli_readiness(
     if origin is None:
         problem = f"`{provider.cli}` is not on PATH"
         return replace(base, problem=problem, remedy=install_hint(provider))
-    told: bool | None = None
-    text = ""
-    if provider.login is not None:
-        told, text = told_by_evidence(provider.login, environment)
+    told, text = told_by_evidence(provider.login, environment) if provider.login else (None, "")
     key = key_for(provider, origin.resolved, environment)
     kept = recall(key, environment)
     verdict = None if fresh else _reused(kept, provider, origin.path, environment, told, text)
@@ -436,15 +422,10 @@ def cli_readiness(
         verdict = verdict._replace(logged_in=told, login=text)
     found = verdict._asdict()
     del found["at"]
-    return replace(
-        base,
-        path=origin.path,
-        origin=origin,
-        login_fix=login_fix(provider.login, provider.cli)
-        if provider.login is not None and verdict.logged_in is False
-        else None,
-        **found,
-    )
+    fix = None
+    if provider.login is not None and verdict.logged_in is False:
+        fix = login_fix(provider.login, provider.cli)
+    return replace(base, path=origin.path, origin=origin, login_fix=fix, **found)
 
 
 def check_clis(

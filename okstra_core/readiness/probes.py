@@ -186,19 +186,12 @@ def told_by_status(
 
 
 def logged_in_offline(
-    login: LoginSpec,
-    cli_path: str,
-    environment: Environment,
-    *,
-    timeout: float,
-    run_status: bool = True,
+    login: LoginSpec, cli_path: str, environment: Environment, *, timeout: float
 ) -> tuple[bool | None, str]:
     """Whether the CLI has credentials (None: cannot tell), and what told."""
     told, text = told_by_evidence(login, environment)
     if told:
         return told, text
-    if login.status and not run_status:
-        return None, f"`{Path(cli_path).name} {' '.join(login.status[1:])}` would tell"
     return told_by_status(login, cli_path, environment, text, timeout=timeout)
 
 

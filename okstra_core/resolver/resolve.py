@@ -14,7 +14,7 @@ from ..binding import Binding, bind
 from ..catalog.models import LEADER, RoleRequirement
 from ..errors import AssignmentResolutionError, OkstraError, UsageError
 from ..pool import PoolModel
-from ..records import dataclass
+from ..records import dataclass, fields_of
 from ..vocabulary import CURRENT_SESSION, CURRENT_SESSION_RUNNER
 from .solver import Key, Path, Shortfall, Solver, freeze
 from .team import Fixed, RoleRows, RoleSpec, Team, TeamQuery, duty_of, team_of
@@ -269,11 +269,9 @@ def resolve(query: TeamQuery) -> ResolvedTeam:
                     role=role,
                     ordinal=ordinal,
                     duty=duty_of(query.profile, role),
-                    provider_id=model.provider_id,
+                    **fields_of(model, "provider_id model_id execution"),
                     model_ref=model.ref,
-                    model_id=model.model_id,
                     display_name=model.display,
-                    execution=model.execution,
                     binding=bind(model, role, query.host, query.entry_mode),
                     host_runtime=query.host.id,
                     entry_mode=query.entry_mode,

@@ -332,8 +332,7 @@ class TeamCore:
         index = {p.id: i for i, p in enumerate(pool.providers)}
         # Every model's provider index by ref (the solvers' model classes start here).
         provider_of_ref: dict[str, int] = pool.shared_memo(
-            "resolver-provider-of-ref",
-            lambda: {m.ref: index[m.provider_id] for m in pool.models()},
+            "resolver-provider-of-ref", lambda: {m.ref: index[m.provider_id] for m in pool.models()}
         )
         self.provider_of_ref = provider_of_ref
 

@@ -20,34 +20,34 @@ surface as `FileSystemError` naming the file and errno. `logs` loads on first us
 from typing import TYPE_CHECKING
 
 from ..lazy import lazy_names
+from .atomic import LOCK_MARK as LOCK_MARK
+from .atomic import MAX_LOCK_BYTES as MAX_LOCK_BYTES
+from .atomic import SWEEP_GRACE_SECONDS as SWEEP_GRACE_SECONDS
+from .atomic import FileLock as FileLock
 from .atomic import atomic_write_bytes as atomic_write_bytes
 from .atomic import atomic_write_json as atomic_write_json
 from .atomic import atomic_write_text as atomic_write_text
 from .atomic import dumps_json as dumps_json
+from .atomic import lock_path_for as lock_path_for
+from .atomic import lock_target as lock_target
+from .atomic import sweep_leftovers as sweep_leftovers
 from .files import MAX_FILE_BYTES as MAX_FILE_BYTES
 from .files import MAX_LOG_BYTES as MAX_LOG_BYTES
 from .files import PRIVATE_DIR_MODE as PRIVATE_DIR_MODE
 from .files import PRIVATE_MODE as PRIVATE_MODE
 from .files import TEMP_PREFIX as TEMP_PREFIX
+from .files import OpenDirectory as OpenDirectory
 from .files import check_no_links as check_no_links
+from .files import decode_utf8 as decode_utf8
 from .files import file_kind as file_kind
+from .files import json_kind as json_kind
 from .files import make_private_dirs as make_private_dirs
+from .files import open_directory as open_directory
 from .files import open_regular as open_regular
-from .locks import LOCK_MARK as LOCK_MARK
-from .locks import MAX_LOCK_BYTES as MAX_LOCK_BYTES
-from .locks import SWEEP_GRACE_SECONDS as SWEEP_GRACE_SECONDS
-from .locks import FileLock as FileLock
-from .locks import lock_path_for as lock_path_for
-from .locks import lock_target as lock_target
-from .locks import sweep_leftovers as sweep_leftovers
-from .reads import OpenDirectory as OpenDirectory
-from .reads import decode_utf8 as decode_utf8
-from .reads import json_kind as json_kind
-from .reads import open_directory as open_directory
-from .reads import parse_json as parse_json
-from .reads import parse_json_object as parse_json_object
-from .reads import read_bytes as read_bytes
-from .reads import read_json as read_json
+from .files import parse_json as parse_json
+from .files import parse_json_object as parse_json_object
+from .files import read_bytes as read_bytes
+from .files import read_json as read_json
 
 if TYPE_CHECKING:
     from .logs import DamagedLine as DamagedLine

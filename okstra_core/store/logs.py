@@ -12,10 +12,8 @@ import orjson
 
 from ..errors import FileSystemError, os_error
 from ..records import dataclass
-from .atomic import write_all
-from .files import MAX_LOG_BYTES, make_private_dirs, open_regular
-from .locks import FileLock
-from .reads import read_bytes
+from .atomic import FileLock, write_all
+from .files import MAX_LOG_BYTES, make_private_dirs, open_regular, read_bytes
 
 
 def _repair_tail(fd: int, size: int) -> int:

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AnswerRefused, OkstraError
-from ..gitrepo import project_tree
-from ..runbase import earlier_results, resolve_base
+from ..runbase import earlier_results, project_tree, resolve_base
 from . import ids
 from .base import Applies, Build, Step, StepContext, Submit, always, make_prompt, refuse
 from .confirm import confirmation, needs_approved_plan

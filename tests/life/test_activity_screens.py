@@ -27,7 +27,7 @@ from okstra_core.catalog.activity import (
 )
 from okstra_core.display import is_art, screen_line, words_of
 from okstra_core.environment import Environment
-from okstra_core.processes.tmux import _shown_lines
+from okstra_core.processes.tmux import shown_lines as _shown_lines
 
 SCREENS = Path(__file__).parent / "screens"
 

@@ -1,7 +1,7 @@
 """Templates render from compiled code kept between processes, and stay sandboxed.
 
 The compiled code of a template is derived data under `<cache>/templates/`
-(`okstra_core.prepare.template_env`, `okstra_core.derived`). These tests render real
+(`okstra_core.prepare.template_bounds`, `okstra_core.derived`). These tests render real
 template files from a real workspace, look at the entries on disk and plant entries of
 their own: an entry okstra did not write (another owner, writable by others, a link, a
 broken checksum) is never run; an edited template is compiled again; the sandbox and the
@@ -24,7 +24,8 @@ from okstra_core import derived
 from okstra_core.environment import Environment
 from okstra_core.errors import DataFileError
 from okstra_core.paths import resource
-from okstra_core.prepare import prepare, template_env
+from okstra_core.prepare import prepare
+from okstra_core.prepare import template_bounds as template_env
 from okstra_core.prepare.lead_prompt import render_template
 from tests.prepare.prepare_support import request_of
 

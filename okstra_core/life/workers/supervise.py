@@ -38,7 +38,7 @@ from typing import IO, Any, Literal
 from ...documents.worker import WorkerExit, WorkerLaunch
 from ...environment import Environment
 from ...errors import LaunchError, OkstraError, UsageError
-from ...launch.commands import tmux_name
+from ...launch.plan import tmux_name
 from ...processes.process import Identity, process_start
 from ...processes.tmux import PANE_FORMAT, PaneRef, TmuxServer, pane_state, server_at, user_server
 from ...store import atomic_write_bytes, read_json
