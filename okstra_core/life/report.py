@@ -22,7 +22,7 @@ from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..documents.run import Usage
 from ..errors import DataFileError, OkstraError, UsageError
 from ..paths import user_dirs
-from ..records import RecordError, aliases_of, config, dataclass, to_data, validate
+from ..records import RecordError, aliases_of, config, dataclass, fields_of, to_data, validate
 from ..store import atomic_write_bytes, decode_utf8, json_kind, read_bytes, read_json
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST
 from .workers.usage import (
@@ -181,12 +181,6 @@ def read_run_manifest(run: Path) -> tuple[Path, RunManifest]:
     return path, RunManifest.parse(data, path=path)
 
 
-def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
-    """The run manifest as a JSON object in this version's layout (see `read_run_manifest`)."""
-    path, manifest = read_run_manifest(run)
-    return path, manifest.dump()
-
-
 def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
     participant = manifest.participant(execution.participant_ref)
     status = participant.status if participant is not None else execution.status
@@ -194,9 +188,9 @@ def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
     signal = participant.exit_signal if participant is not None else None
     branch, turns = execution.branch, execution.turns
     used = TurnsUsed(turns=len(turns), usage=total_of(t.usage for t in turns)) if turns else None
-    same = ("role_execution_ref", "role", "ordinal", "provider", "model_ref", "execution_label")
     return RoleRow(
-        **{name: getattr(execution, name) for name in same},
+        **fields_of(execution, "role_execution_ref role ordinal provider"),
+        **fields_of(execution, "model_ref execution_label"),
         status=status,
         outcome=status_label(status, exit_status, signal),
         exit_status=exit_status,
