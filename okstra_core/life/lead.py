@@ -224,12 +224,11 @@ class StopOutcome:
 
 def _wait(until: Callable[[], bool], seconds: float, sleep: Callable[[float], None]) -> bool:
     deadline = time.monotonic() + seconds
-    while True:
-        if until():
-            return True
+    while not until():
         if time.monotonic() >= deadline:
             return False
         sleep(0.05)
+    return True
 
 
 def _reread(run: RunInfo) -> RunInfo:

@@ -305,12 +305,6 @@ _WHITE = " \t\n\r"
 _DECODER = json.JSONDecoder()
 
 
-def _string_end(text: str, at: int) -> tuple[str, int]:
-    """The JSON string starting at `at` (its opening quote) and where it ends."""
-    value, end = _DECODER.raw_decode(text, at)
-    return str(value), end
-
-
 def _beside_the_run(real: Path, run_dir: Path | None) -> bool:
     """A report file directly in the run's own directory, named as a report."""
     if run_dir is None or real.parent != Path(os.path.realpath(run_dir)):
@@ -347,30 +341,6 @@ def _skip_white(text: str, at: int) -> int:
     return at
 
 
-def _value_end(text: str, at: int) -> int:
-    """Where the JSON value starting at `at` ends (the text is valid JSON)."""
-    depth = 0
-    while at < len(text):
-        char = text[at]
-        if char == '"':
-            at = _string_end(text, at)[1]
-            if depth == 0:
-                return at
-            continue
-        if char in "[{":
-            depth += 1
-        elif char in "]}":
-            if depth == 0:
-                return at
-            depth -= 1
-            if depth == 0:
-                return at + 1
-        elif depth == 0 and (char == "," or char in _WHITE):
-            return at
-        at += 1
-    return at
-
-
 def _members(text: str) -> tuple[list[tuple[str, int, int]], int]:
     """([(key, value start, value end)], index of the closing brace) of the top object."""
     at = _skip_white(text, 0) + 1  # past "{"
@@ -381,10 +351,10 @@ def _members(text: str) -> tuple[list[tuple[str, int, int]], int]:
             return members, at
         if text[at] == ",":
             at = _skip_white(text, at + 1)
-        key, at = _string_end(text, at)
+        key, at = _DECODER.raw_decode(text, at)
         at = _skip_white(text, _skip_white(text, at) + 1)  # past ":"
-        end = _value_end(text, at)
-        members.append((key, at, end))
+        end = _DECODER.raw_decode(text, at)[1]  # where the value ends (valid JSON, read)
+        members.append((str(key), at, end))
         at = end
 
 

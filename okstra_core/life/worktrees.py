@@ -149,17 +149,13 @@ def _dirty(tree_top: Path, env: Mapping[str, str] | None) -> set[str]:
     """The paths with uncommitted changes in the project's checkout (untracked included)."""
     done = _git(tree_top, "status", "--porcelain=v1", "-z", "--untracked-files=all", env=env)
     dirty: set[str] = set()
-    entries = done.stdout.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
+    entries = iter(done.stdout.split("\0"))
+    for entry in entries:
         if len(entry) > 3:
             dirty.add(entry[3:])
             if entry[0] in "RC":  # a rename's source follows
-                i += 1
-                if i < len(entries) and entries[i]:
-                    dirty.add(entries[i])
-        i += 1
+                dirty.add(next(entries, ""))
+    dirty.discard("")
     return dirty
 
 
