@@ -21,7 +21,7 @@ from ..errors import OkstraError
 from ..processes import tmux
 from ..records import dataclass
 from ..store import atomic_write_bytes
-from .lead import pane_of
+from .lead import lead_pane
 from .runinfo import RunInfo, read_run
 from .workers.observe import provider_activity
 
@@ -48,8 +48,7 @@ def lead_screen(run: RunInfo, environment: Environment) -> Activity | None:
     lead = run.lead
     if lead.backend != "tmux" or not lead.pane_ref:
         return None
-    server = tmux.server_for(lead.tmux_socket, environment)
-    pane = pane_of(lead)
+    server, pane = lead_pane(lead, environment)
     probe = tmux.probe_pane(server, pane, environment)
     if probe.found is not True or probe.dead or probe.refused is not None:
         return None

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from ..environment import Environment
 from ..processes import tmux
 from ..records import Delegate, config, dataclass
-from .lead import observe, pane_of
+from .lead import lead_pane, observe
 from .runinfo import RunInfo, resume_command
 from .status import LeadStatus, next_steps
 
@@ -68,8 +68,7 @@ def plan_attach(run: RunInfo, environment: Environment) -> AttachPlan:
             "host-session": "its lead is the host session it was prepared in",
         }.get(status.state, f"its lead was launched in the foreground ({status.backend})")
         return _no_window(run, status, f"there is no tmux window to attach to: {why}{then}")
-    server = tmux.server_for(run.lead.tmux_socket, environment)
-    pane = pane_of(run.lead)
+    server, pane = lead_pane(run.lead, environment)
     probe = tmux.probe_pane(server, pane, environment)
     if probe.refused is not None:
         return _no_window(run, status, f"okstra will not attach: {probe.refused}")

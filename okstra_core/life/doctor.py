@@ -19,7 +19,7 @@ from ..readiness import Readiness, check_clis
 from ..readiness.cli import CliOrigin, locate_cli
 from ..readiness.probes import logged_in_offline as logged_in_offline
 from ..readiness.probes import run_concurrently
-from ..records import config, dataclass
+from ..records import config, dataclass, fields_of
 from ..trust import TrustVerdict, verdict
 
 if TYPE_CHECKING:
@@ -137,7 +137,6 @@ def provider_check(
     problem, fix = verdict.problem, verdict.remedy
     if verdict.works and verdict.flags_problem is not None:
         problem, fix = verdict.flags_problem, verdict.flags_remedy
-    same = ("cli", "path", "version", "can_lead", "logged_in", "login", "login_fix", "origin")
     return Check(
         name=verdict.provider_id,
         kind="provider",
@@ -148,7 +147,7 @@ def provider_check(
         install=install,
         disabled=disabled,
         demo=demo,
-        **{name: getattr(verdict, name) for name in same},
+        **fields_of(verdict, "cli path version can_lead logged_in login login_fix origin"),
     )
 
 
@@ -189,20 +188,16 @@ def _tool_check(
 ) -> Check:
     """The doctor's line of a tool (`_tool`'s finding), `missing` when not on PATH."""
     origin, version, failed = found
-    if origin is None:
-        return Check(
-            name=name, kind="tool", ok=False, cli=name, problem=missing, fix=missing_fix,
-            install=install,
-        )  # fmt: skip
     return Check(
         name=name,
         kind="tool",
-        ok=failed is None,
+        ok=origin is not None and failed is None,
         cli=name,
-        path=origin.path,
+        path=origin.path if origin is not None else None,
         version=version,
-        problem=failed,
-        fix=fix if failed else None,
+        problem=missing if origin is None else failed,
+        fix=missing_fix if origin is None else fix if failed else None,
+        install=install if origin is None else None,
         origin=origin,
     )
 
@@ -388,9 +383,8 @@ def render(shown: Report | DoctorReply) -> str:
     if reply.config_files:
         lines.append("config files:")
     for item in reply.config_files:
-        lines.append(
-            f"     {item.scope:<15} {item.path} ({'in use' if item.present else 'absent'})"
-        )
+        state = "in use" if item.present else "absent"
+        lines.append(f"     {item.scope:<15} {item.path} ({state})")
     lines += ["", report.summary()]
     warned = [c.name for c in report.checks if c.warning]
     if warned:

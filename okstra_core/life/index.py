@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
 from collections import Counter
 from collections.abc import Container, Mapping
@@ -19,9 +18,10 @@ from ..documents.run import Participant, RunManifest
 from ..documents.worker import ProjectRunsRow
 from ..errors import OkstraError
 from ..names import is_name
+from ..records import fields_of
 from ..store import FileLock, append_line, atomic_write_bytes, file_kind, read_bytes, read_json
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST, TASKS_DIR
-from .project import RUNS_DIR, run_entries
+from .project import RUN_ID, RUNS_DIR, run_entries
 from .report import read_run_manifest
 from .runinfo import LEADER_KEYS, LEADER_REF
 from .workers.team import members
@@ -31,7 +31,6 @@ INDEX_NAME = "runs-index.jsonl"
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 # More rows than this new or stale at once: the index is rewritten, not appended to.
 _APPEND_AT_MOST = 64
-_RUN = re.compile(r"^[a-z][a-z-]*[a-z]-\d+$")
 _SETTLED_LEAD = frozenset(("prepared", "launch-failed", "exited", "stopped", "gone"))
 # The longest text a listing shows of any leader field.
 MAX_LEADER_TEXT = 4096
@@ -57,13 +56,7 @@ Listed = tuple[str, str, str, bool, IndexRow | None]
 def _run_path(run: str) -> bool:
     """`<group>/<task>/runs/<run-id>`, the group and task under the one name rule."""
     parts = run.split("/")
-    return (
-        len(parts) == 4
-        and is_name(parts[0])
-        and is_name(parts[1])
-        and parts[2] == "runs"
-        and _RUN.fullmatch(parts[3]) is not None
-    )
+    return len(parts) == 4 and _indexable(parts[0], parts[1], parts[3], {}) == run
 
 
 def index_path(project_root: Path) -> Path:
@@ -85,7 +78,6 @@ def row_of(
     """The run's row from its manifest; `stamp`: the manifest file's (`manifest_stamp`)."""
     team = members(manifest)
     lead = next((m.participant for m in team if m.leader), None)
-    same = ("run_id", "task_key", "task_type", "created_at", "entry_mode", "lead_session_id")
     return IndexRow(
         run=_relative(run_dir),
         team_size=len(team),
@@ -95,7 +87,7 @@ def row_of(
         updated_at=now,
         leader=_leader(lead),
         manifest_stamp=stamp,
-        **{name: getattr(manifest, name) for name in same},
+        **fields_of(manifest, "run_id task_key task_type created_at entry_mode lead_session_id"),
     )
 
 
@@ -231,7 +223,7 @@ def listing(project_root: Path) -> list[Listed]:
 
 def _indexable(group: str, task: str, name: str, names: dict[str, bool]) -> str | None:
     """The run path of a run directory the index can name; `names` caches the name rule."""
-    if _RUN.fullmatch(name) is None:
+    if RUN_ID.fullmatch(name) is None:
         return None
     for part in (group, task):
         ok = names.get(part)

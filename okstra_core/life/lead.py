@@ -18,7 +18,7 @@ from ..errors import DataFileError, OkstraError
 from ..launch import RESUME_JSON
 from ..processes import process, tmux
 from ..processes.tmux import PaneProbe, pane_lines, probe_pane
-from ..records import Delegate, config, dataclass, field
+from ..records import Delegate, config, dataclass, field, fields_of
 from ..store import FileLock, append_line
 from ..tasks import RUN_MANIFEST
 from . import index
@@ -38,8 +38,10 @@ def process_alive(identity: process.Identity) -> bool:
     return process.check(identity).matches
 
 
-def pane_of(lead: Leader) -> tmux.Pane:
-    return tmux.Pane(ref=lead.pane_ref or "", pid=lead.pane_process_id, start=lead.pane_start)
+def lead_pane(lead: Leader, environment: Environment) -> tuple[tmux.TmuxServer, tmux.Pane]:
+    """The lead's tmux server and pane, as launch recorded them."""
+    pane = tmux.Pane(ref=lead.pane_ref or "", pid=lead.pane_process_id, start=lead.pane_start)
+    return tmux.server_for(lead.tmux_socket, environment), pane
 
 
 def participant_lock(run_dir: Path) -> FileLock:
@@ -87,8 +89,7 @@ def record_end(
             exit_status=exit_status,
             signal=signal_number,
             exited_at=exited_at or now,
-            window_ref=leader.window_ref,
-            pane_ref=leader.pane_ref,
+            **fields_of(leader, "window_ref pane_ref"),
             last_lines=tuple(lines),
             detail=detail or None,
         )
@@ -148,8 +149,7 @@ def _observe_tmux(
     record: bool,
     sleep: Callable[[float], None],
 ) -> LeadStatus:
-    server = tmux.server_for(run.lead.tmux_socket, environment)
-    pane = pane_of(run.lead)
+    server, pane = lead_pane(run.lead, environment)
     probe = probe_pane(server, pane, environment, sleep=sleep)
     if probe.refused is not None:
         return with_changes(base, state="refused", detail=probe.refused)
@@ -224,12 +224,11 @@ class StopOutcome:
 
 def _wait(until: Callable[[], bool], seconds: float, sleep: Callable[[float], None]) -> bool:
     deadline = time.monotonic() + seconds
-    while True:
-        if until():
-            return True
+    while not until():
         if time.monotonic() >= deadline:
             return False
         sleep(0.05)
+    return True
 
 
 def _reread(run: RunInfo) -> RunInfo:
@@ -285,8 +284,7 @@ def _signalled(verdict: process.Verdict, sig: signal.Signals, pid: object) -> li
 def _stop_tmux(
     run: RunInfo, environment: Environment, grace: float, sleep: Callable[[float], None]
 ) -> list[str]:
-    server = tmux.server_for(run.lead.tmux_socket, environment)
-    pane = pane_of(run.lead)
+    server, pane = lead_pane(run.lead, environment)
     steps: list[str] = []
 
     def ours() -> PaneProbe:

@@ -21,7 +21,7 @@ from ..documents.base import EXECUTION_IDENTITY_VERSION
 from ..documents.run import RoleExecution, RunManifest, Usage
 from ..errors import DataFileError, OkstraError, UsageError
 from ..paths import user_dirs
-from ..records import RecordError, aliases_of, config, dataclass, to_data, validate
+from ..records import RecordError, aliases_of, config, dataclass, fields_of, to_data, validate
 from ..store import atomic_write_bytes, decode_utf8, json_kind, read_bytes, read_json
 from ..tasks import OKSTRA_DIR, RUN_MANIFEST
 from .workers.usage import (
@@ -180,12 +180,6 @@ def read_run_manifest(run: Path) -> tuple[Path, RunManifest]:
     return path, RunManifest.parse(data, path=path)
 
 
-def load_run_manifest(run: Path) -> tuple[Path, dict[str, Any]]:
-    """The run manifest as a JSON object in this version's layout (see `read_run_manifest`)."""
-    path, manifest = read_run_manifest(run)
-    return path, manifest.dump()
-
-
 def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
     participant = manifest.participant(execution.participant_ref)
     status = participant.status if participant is not None else execution.status
@@ -193,9 +187,9 @@ def _row(manifest: RunManifest, execution: RoleExecution) -> RoleRow:
     signal = participant.exit_signal if participant is not None else None
     branch, turns = execution.branch, execution.turns
     used = TurnsUsed(turns=len(turns), usage=total_of(t.usage for t in turns)) if turns else None
-    same = ("role_execution_ref", "role", "ordinal", "provider", "model_ref", "execution_label")
     return RoleRow(
-        **{name: getattr(execution, name) for name in same},
+        **fields_of(execution, "role_execution_ref role ordinal provider"),
+        **fields_of(execution, "model_ref execution_label"),
         status=status,
         outcome=status_label(status, exit_status, signal),
         exit_status=exit_status,
@@ -310,12 +304,6 @@ _WHITE = " \t\n\r"
 _DECODER = json.JSONDecoder()
 
 
-def _string_end(text: str, at: int) -> tuple[str, int]:
-    """The JSON string starting at `at` (its opening quote) and where it ends."""
-    value, end = _DECODER.raw_decode(text, at)
-    return str(value), end
-
-
 def _beside_the_run(real: Path, run_dir: Path | None) -> bool:
     """A report file directly in the run's own directory, named as a report."""
     if run_dir is None or real.parent != Path(os.path.realpath(run_dir)):
@@ -352,30 +340,6 @@ def _skip_white(text: str, at: int) -> int:
     return at
 
 
-def _value_end(text: str, at: int) -> int:
-    """Where the JSON value starting at `at` ends (the text is valid JSON)."""
-    depth = 0
-    while at < len(text):
-        char = text[at]
-        if char == '"':
-            at = _string_end(text, at)[1]
-            if depth == 0:
-                return at
-            continue
-        if char in "[{":
-            depth += 1
-        elif char in "]}":
-            if depth == 0:
-                return at
-            depth -= 1
-            if depth == 0:
-                return at + 1
-        elif depth == 0 and (char == "," or char in _WHITE):
-            return at
-        at += 1
-    return at
-
-
 def _members(text: str) -> tuple[list[tuple[str, int, int]], int]:
     """([(key, value start, value end)], index of the closing brace) of the top object."""
     at = _skip_white(text, 0) + 1  # past "{"
@@ -386,10 +350,10 @@ def _members(text: str) -> tuple[list[tuple[str, int, int]], int]:
             return members, at
         if text[at] == ",":
             at = _skip_white(text, at + 1)
-        key, at = _string_end(text, at)
+        key, at = _DECODER.raw_decode(text, at)
         at = _skip_white(text, _skip_white(text, at) + 1)  # past ":"
-        end = _value_end(text, at)
-        members.append((key, at, end))
+        end = _DECODER.raw_decode(text, at)[1]  # where the value ends (valid JSON, read)
+        members.append((str(key), at, end))
         at = end
 
 

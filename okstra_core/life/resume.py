@@ -177,7 +177,6 @@ def _look_up(
     manifest: RunManifest,
     manifest_path: Path,
     environment: Environment,
-    *,
     wait: float,
     choose: str | None,
     sleep: Callable[[float], None],
@@ -308,17 +307,7 @@ def resume_run(
     sheet = launch.read_resume_sheet(run_dir)
     arg = run_arg or str(run_dir)
     lookups = tuple(
-        _look_up(
-            entry,
-            arg,
-            manifest,
-            manifest_path,
-            environment,
-            wait=wait,
-            choose=choose,
-            sleep=sleep,
-            clock=clock,
-        )
+        _look_up(entry, arg, manifest, manifest_path, environment, wait, choose, sleep, clock)
         for entry in sheet.pending
     )
     if choose is not None and not lookups:

@@ -106,13 +106,27 @@ class Leader:
         return process.Identity(pid=self.parent_process_id, start=self.parent_start)
 
 
-def _pattern(rx: re.Pattern[str], what: str) -> Callable[[object], tuple[object, str | None]]:
+_Check = Callable[[object], tuple[object, str | None]]
+
+
+def _checked(test: Callable[[Any], bool], what: str) -> _Check:
+    """A field's check: the value when it passes `test`, else `expected <what>`."""
+
     def check(value: object) -> tuple[object, str | None]:
-        if isinstance(value, str) and rx.fullmatch(value):
-            return value, None
-        return None, f"expected {what}"
+        return (value, None) if test(value) else (None, f"expected {what}")
 
     return check
+
+
+def _pattern(rx: re.Pattern[str], what: str) -> _Check:
+    return _checked(lambda value: isinstance(value, str) and rx.fullmatch(value) is not None, what)
+
+
+def _ranged(low: int, high: int) -> _Check:
+    def test(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+    return _checked(test, f"an integer {low} … {high}")
 
 
 def _pid(value: object) -> tuple[object, str | None]:
@@ -120,54 +134,36 @@ def _pid(value: object) -> tuple[object, str | None]:
     return (pid, None) if pid is not None else (None, f"expected a pid (2 … {process.pid_max()})")
 
 
-def _ranged(low: int, high: int) -> Callable[[object], tuple[object, str | None]]:
-    def check(value: object) -> tuple[object, str | None]:
-        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
-            return value, None
-        return None, f"expected an integer {low} … {high}"
-
-    return check
-
-
-def _time_text(value: object) -> tuple[object, str | None]:
-    return (value, None) if parse_time(value) is not None else (None, "expected an ISO time")
-
-
-def _session(value: object) -> tuple[object, str | None]:
-    if isinstance(value, str) and check_session_id(value, "discover") is None:
-        return value, None
-    return None, "expected a session id (letters, digits, '.', '_', ':' or '-')"
-
-
-def _socket(value: object) -> tuple[object, str | None]:
+def _socket_path(value: Any) -> bool:
     ok = isinstance(value, str) and value.startswith("/") and len(value) <= _PATH_MAX
-    if ok and isinstance(value, str) and value.isprintable():
-        return value, None
-    return None, "expected an absolute socket path"
-
-
-def _backend(value: object) -> tuple[object, str | None]:
-    return (value, None) if value in _BACKENDS else (None, f"expected one of {_BACKENDS}")
+    return ok and value.isprintable()
 
 
 def _free_text(value: object) -> tuple[object, str | None]:
     return (_text(value), None) if isinstance(value, str) else (None, "expected text")
 
 
-_CHECKS: dict[str, tuple[str, Callable[[object], tuple[object, str | None]]]] = {
+_time_text = _checked(lambda value: parse_time(value) is not None, "an ISO time")
+_session = _checked(
+    lambda value: isinstance(value, str) and check_session_id(value, "discover") is None,
+    "a session id (letters, digits, '.', '_', ':' or '-')",
+)
+_START_TIME = _pattern(_START, "a start time (digits)")
+
+_CHECKS: dict[str, tuple[str, _Check]] = {
     "status": ("status", _pattern(_TOKEN, "a status word")),
     "runner": ("runner", _pattern(_TOKEN, "a runner name")),
-    "backend": ("launchBackend", _backend),
+    "backend": ("launchBackend", _checked(lambda value: value in _BACKENDS, f"one of {_BACKENDS}")),
     "session_id": ("sessionRef", _session),
     "window_ref": ("windowRef", _pattern(_WINDOW, "<session>:<window> or @<digits>")),
     "pane_ref": ("paneRef", _pattern(_PANE, "%<digits>")),
-    "tmux_socket": ("tmuxSocket", _socket),
+    "tmux_socket": ("tmuxSocket", _checked(_socket_path, "an absolute socket path")),
     "process_id": ("processId", _pid),
-    "process_start": ("processStart", _pattern(_START, "a start time (digits)")),
+    "process_start": ("processStart", _START_TIME),
     "parent_process_id": ("parentProcessId", _pid),
-    "parent_start": ("parentStart", _pattern(_START, "a start time (digits)")),
+    "parent_start": ("parentStart", _START_TIME),
     "pane_process_id": ("paneProcessId", _pid),
-    "pane_start": ("paneStart", _pattern(_START, "a start time (digits)")),
+    "pane_start": ("paneStart", _START_TIME),
     "exit_status": ("exitStatus", _ranged(0, 255)),
     "exit_signal": ("exitSignal", _ranged(1, 128)),
     "exited_at": ("exitedAt", _time_text),
@@ -267,43 +263,32 @@ def read_run(run_dir: Path) -> RunInfo:
             raise _no_leader(path)
         leader = participant.dump()
     executions = manifest.role_executions
-    return RunInfo(
-        run_dir=path.parent,
-        manifest_path=path,
-        run_id=_text(manifest.run_id, 200) or path.parent.name,
-        task_key=_text(manifest.task_key, 200) or "",
-        task_type=_text(manifest.task_type, 200) or "",
-        project_root=_project_root(manifest.project_root),
-        created_at=parse_time(manifest.created_at),
-        team_size=len(executions) if isinstance(executions, list | tuple) else 0,
-        entry_mode=_text(manifest.entry_mode, 64) or "",
-        leader=leader,
-        lead=read_leader(leader),
-        damage=damage,
-        minted_session_id=_str_or_none(_session(manifest.lead_session_id)[0]),
-    )
-
-
-def _str_or_none(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+    size = len(executions) if isinstance(executions, list | tuple) else 0
+    root = _project_root(manifest.project_root)
+    return _info(path, manifest, leader, size, project_root=root, damage=damage)
 
 
 def info_of_row(run_dir: Path, row: ProjectRunsRow) -> RunInfo:
     """A run as its index row has it, each field checked as `read_run` does."""
-    leader = row.leader or {}
+    return _info(run_dir / RUN_MANIFEST, row, row.leader or {}, row.team_size, project_root=None)
+
+
+def _info(path: Path, source: Any, leader: Mapping[str, Any], size: int, **more: Any) -> RunInfo:
+    """The run a manifest or an index row (`source`) names, each field checked."""
+    minted = _session(source.lead_session_id)[0]
     return RunInfo(
-        run_dir=run_dir,
-        manifest_path=run_dir / RUN_MANIFEST,
-        run_id=_text(row.run_id, 200) or run_dir.name,
-        task_key=_text(row.task_key, 200) or "",
-        task_type=_text(row.task_type, 200) or "",
-        project_root=None,
-        created_at=parse_time(row.created_at),
-        team_size=row.team_size,
-        entry_mode=_text(row.entry_mode, 64) or "",
+        run_dir=path.parent,
+        manifest_path=path,
+        run_id=_text(source.run_id, 200) or path.parent.name,
+        task_key=_text(source.task_key, 200) or "",
+        task_type=_text(source.task_type, 200) or "",
+        created_at=parse_time(source.created_at),
+        team_size=size,
+        entry_mode=_text(source.entry_mode, 64) or "",
         leader=leader,
         lead=read_leader(leader),
-        minted_session_id=_str_or_none(_session(row.lead_session_id)[0]),
+        minted_session_id=minted if isinstance(minted, str) else None,
+        **more,
     )
 
 

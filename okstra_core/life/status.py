@@ -8,7 +8,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..records import config, dataclass
+from ..records import config, dataclass, fields_of
 from .runinfo import ENDED, LAUNCH_FAILED, RunInfo, resume_command
 
 # Lead states whose recorded pane may still be the lead's window.
@@ -72,10 +72,7 @@ class LeadStatus:
 def base_status(run: RunInfo) -> LeadStatus:
     """The lead's status as its run manifest records it (`damaged` if a field is bad)."""
     lead = run.lead
-    common: dict[str, Any] = {
-        name: getattr(lead, name)
-        for name in ("backend", "session_id", "window_ref", "pane_ref", "tmux_socket", "process_id")
-    }
+    common = fields_of(lead, "backend session_id window_ref pane_ref tmux_socket process_id")
     damage = lead.damage or run.damage
     if damage:
         return LeadStatus(state="damaged", detail="; ".join(damage), **common)

@@ -28,9 +28,10 @@ from ..paths import user_dirs
 from ..processes import tmux
 from ..processes.process import Identity, process_start
 from ..processes.tmux import TmuxServer, server_at, user_server
+from ..records import fields_of
 from ..store import FileLock, atomic_write_bytes
 from .activity import lead_screen
-from .lead import observe, pane_of
+from .lead import lead_pane, observe
 from .runinfo import ENDED, LAUNCH_FAILED, RunInfo, read_run
 from .status import LeadStatus
 from .watcher import WATCHER, read_watcher
@@ -79,7 +80,6 @@ class Watch:
         self.environment = environment
         events, self.note = notify_events(environment)
         before = read_watcher(run_dir)
-        kept = ("told", "seen", "lead_waiting", "waits")
         me = os.getpid()
         self.record = WatcherRecord(
             process_id=me,
@@ -87,7 +87,7 @@ class Watch:
             started_at=record.now_text(),
             events=events,
             tty=tty,
-            **({k: getattr(before, k) for k in kept} if before is not None else {}),
+            **(fields_of(before, "told seen lead_waiting waits") if before is not None else {}),
         )
         self.unseen = 0
         self.stopping = threading.Event()
@@ -291,8 +291,7 @@ def _bell_fd(
     """The lead's terminal (its recorded pane's, or a foreground lead's), of this user only."""
     path = tty
     if run.lead.backend == "tmux" and server is not None and run.lead.pane_ref:
-        pane = pane_of(run.lead)
-        lead_server = tmux.server_for(run.lead.tmux_socket, environment)
+        lead_server, pane = lead_pane(run.lead, environment)
         probe = tmux.probe_pane(lead_server, pane, environment)
         path = None
         if probe.found is True and not probe.dead and probe.refused is None:

@@ -15,7 +15,7 @@ from ..documents.worker import WatcherRecord
 from ..environment import Environment
 from ..errors import OkstraError
 from ..processes.process import Identity, send
-from ..records import config, dataclass
+from ..records import config, dataclass, fields_of
 
 WATCHER = "watcher.json"
 WATCHER_LOG = "watcher.log"
@@ -80,8 +80,8 @@ def watcher_of(run_dir: Path) -> Watcher:
         state = ENDED
     else:
         state = WATCHING if _identity(record, run_dir) is not None else GONE
-    kept = ("process_id", "events", "told", "looks", "ended_at", "end_reason")
-    return Watcher(state=state, **{name: getattr(record, name) for name in kept})
+    kept = fields_of(record, "process_id events told looks ended_at end_reason")
+    return Watcher(state=state, **kept)
 
 
 def spawn_watcher(

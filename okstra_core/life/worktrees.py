@@ -149,17 +149,13 @@ def _dirty(tree_top: Path, env: Mapping[str, str] | None) -> set[str]:
     """The paths with uncommitted changes in the project's checkout (untracked included)."""
     done = _git(tree_top, "status", "--porcelain=v1", "-z", "--untracked-files=all", env=env)
     dirty: set[str] = set()
-    entries = done.stdout.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
+    entries = iter(done.stdout.split("\0"))
+    for entry in entries:
         if len(entry) > 3:
             dirty.add(entry[3:])
             if entry[0] in "RC":  # a rename's source follows
-                i += 1
-                if i < len(entries) and entries[i]:
-                    dirty.add(entries[i])
-        i += 1
+                dirty.add(next(entries, ""))
+    dirty.discard("")
     return dirty
 
 
@@ -249,15 +245,15 @@ def merge(
 
 
 def discard(
-    tree_top: Path, path: Path, branch: str, env: Mapping[str, str] | None = None
+    tree_top: Path, path: Path, branch: str | None, env: Mapping[str, str] | None = None
 ) -> tuple[str, ...]:
-    """Remove the worktree and delete the branch; returns what was done."""
+    """Remove the worktree and delete the branch (None: kept); returns what was done."""
     steps: list[str] = []
     if path.is_dir():
         _git(tree_top, "worktree", "remove", "--force", str(path), env=env)
         steps.append(f"removed the worktree {path}")
     _git(tree_top, "worktree", "prune", env=env, check=False)
-    if _tip(tree_top, branch, env) is not None:
+    if branch is not None and _tip(tree_top, branch, env) is not None:
         _git(tree_top, "branch", "-D", "-q", branch, env=env)
         steps.append(f"deleted the branch {branch}")
     return tuple(steps)
@@ -289,9 +285,7 @@ def run_of_branch(branch: str) -> tuple[str, str, str] | None:
 def remove_worktree(tree_top: Path, path: Path, label: str, env: Mapping[str, str] | None) -> None:
     """Remove one worktree, its leftovers committed on its branch first (which stays)."""
     commit_leftovers(path, label, env)
-    if path.is_dir():
-        _git(tree_top, "worktree", "remove", "--force", str(path), env=env)
-    _git(tree_top, "worktree", "prune", env=env, check=False)
+    discard(tree_top, path, None, env)
 
 
 def remove_stale(tree_top: Path, env: Mapping[str, str] | None = None) -> None:

@@ -12,7 +12,6 @@ from okstra_core.life.report import (
     ReportMismatch,
     check_report,
     execution_roles,
-    load_run_manifest,
     read_run_manifest,
     roles_markdown,
 )
@@ -136,11 +135,11 @@ def test_report_check(tmp_path: Path) -> None:
 def test_v1_manifest_is_refused(tmp_path: Path) -> None:
     (tmp_path / "run-manifest.json").write_bytes(orjson.dumps({"schemaVersion": "1.0"}))
     with pytest.raises(DataFileError, match="executionIdentityVersion"):
-        load_run_manifest(tmp_path)
+        read_run_manifest(tmp_path)
 
 
 def test_previous_layout_is_upgraded_on_read(tmp_path: Path) -> None:
-    _, data = load_run_manifest(write_manifest(tmp_path, previous_layout=True))
+    data = read_run_manifest(write_manifest(tmp_path, previous_layout=True))[1].dump()
     assert "executionManifest" not in data
     assert [r["roleExecutionRef"] for r in data["roleExecutions"]] == [
         r["roleExecutionRef"] for r in ROLES
@@ -153,5 +152,5 @@ def test_malformed_manifest_names_the_field(tmp_path: Path) -> None:
     doc["roleExecutions"] = [{"roleExecutionRef": 1}]
     (tmp_path / "run-manifest.json").write_bytes(orjson.dumps(doc))
     with pytest.raises(DataFileError) as info:
-        load_run_manifest(tmp_path)
+        read_run_manifest(tmp_path)
     assert "roleExecutions[0].roleExecutionRef" in info.value.render()

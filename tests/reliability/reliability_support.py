@@ -25,7 +25,7 @@ import orjson
 
 from okstra_core import cli
 from okstra_core.environment import Environment
-from okstra_core.life.report import load_run_manifest
+from okstra_core.life.report import read_run_manifest
 from okstra_core.paths import user_dirs
 from okstra_core.session import Wizard
 from okstra_core.store import TEMP_PREFIX
@@ -309,7 +309,7 @@ def check_project_files(project: Path) -> dict[str, Any]:
             doc = json.loads(path.read_bytes())
             assert isinstance(doc, dict), path
             if path.name == "run-manifest.json":
-                _, manifest = load_run_manifest(path)
+                manifest = read_run_manifest(path)[1].dump()
                 assert manifest["schemaVersion"] == "2.0", path
                 assert manifest["participants"] and manifest["roleExecutions"], path
                 summary["runs"].append(path.parent.name)

@@ -184,8 +184,7 @@ def result(
 ) -> tuple[Result, bytes]:
     """The worker's product (`{result_file}`, else its stdout) of its latest turn or of
     turn `turn`; UsageError when never started, still running, or no such turn."""
-    (member,) = _named(run_dir, [who])
-    member = _check(run_dir, member, environment)
+    member = _check(run_dir, _named(run_dir, [who])[0], environment)
     launch = files.read_launch(run_dir, member.ref)
     if turn is not None and not 1 <= turn <= launch.turn:
         raise UsageError(
@@ -255,8 +254,7 @@ def stop(
     sleep: Callable[[float], None] = time.sleep,
 ) -> Stopped:
     """SIGTERM to the worker CLI's group, SIGKILL after `grace`; close its tmux pane."""
-    (member,) = _named(run_dir, [who])
-    member = _check(run_dir, member, environment)
+    member = _check(run_dir, _named(run_dir, [who])[0], environment)
     if member.status != record.RUNNING:
         state = observe.state_of(run_dir, member, environment.now())
         return Stopped(ok=True, was_running=False, steps=(), worker=state)
@@ -331,12 +329,8 @@ class _Writer:
 
     def fields(self, **more: Any) -> dict[str, Any]:
         """The answer's fields about the writer (its ref, label and branch), and `more`."""
-        member = self.member
-        return {
-            "role_execution_ref": member.ref,
-            "label": member.label,
-            "branch": self.branch,
-        } | more
+        ref, label = self.member.ref, self.member.label
+        return {"role_execution_ref": ref, "label": label, "branch": self.branch} | more
 
     def event_fields(self) -> dict[str, Any]:
         """A timeline event's own fields about the writer (beside `fields`)."""
@@ -357,14 +351,7 @@ def _writer(run_dir: Path, who: str, environment: Environment | None = None) -> 
         else:
             why = execution.tree_note or "it does not write: it ran in the project's tree"
         raise UsageError(f"{member.short} has no worktree of its own: {why}", field=WHO_ARG)
-    return _Writer(
-        member=member,
-        path=Path(path),
-        branch=branch,
-        base=base,
-        root=Path(manifest.project_root),
-        run_id=manifest.run_id,
-    )
+    return _Writer(member, Path(path), branch, base, Path(manifest.project_root), manifest.run_id)
 
 
 def _ended(writer: _Writer, what: str) -> None:

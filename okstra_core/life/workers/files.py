@@ -18,8 +18,10 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from ...documents.worker import WorkerExit, WorkerLaunch
 from ...errors import DataFileError, OkstraError
@@ -39,6 +41,7 @@ _REF = re.compile(r"^role-exec-[a-z][a-z0-9-]*-\d{3,}$")
 # How much of a log a look reads from its end (the last line, the last lines).
 TAIL_BYTES = 16_384
 MAX_RESULT_BYTES = 64 * 1024 * 1024
+_T = TypeVar("_T")
 
 
 def worker_dir(run_dir: Path, ref: str) -> Path:
@@ -68,13 +71,18 @@ def read_launch(run_dir: Path, ref: str) -> WorkerLaunch:
     return WorkerLaunch.parse(parse_json(data, path, error=DataFileError), path=path)
 
 
-def has_exit(run_dir: Path, ref: str) -> bool:
-    """Whether the worker left an exit record (of whatever kind: read it to know more)."""
+def _look(run_dir: Path, ref: str, read: Callable[[OpenDirectory], _T], default: _T) -> _T:
+    """`read` of the worker's directory; `default` when it cannot be opened or read."""
     try:
         with open_worker_dir(run_dir, ref) as directory:
-            return directory.exists(EXIT)
+            return read(directory)
     except OkstraError:
-        return False
+        return default
+
+
+def has_exit(run_dir: Path, ref: str) -> bool:
+    """Whether the worker left an exit record (of whatever kind: read it to know more)."""
+    return _look(run_dir, ref, lambda directory: directory.exists(EXIT), False)
 
 
 def read_exit(run_dir: Path, ref: str) -> WorkerExit | None:
@@ -89,11 +97,7 @@ def read_exit(run_dir: Path, ref: str) -> WorkerExit | None:
 
 def tail_lines(run_dir: Path, ref: str, count: int) -> list[str]:
     """The last `count` non-empty lines of the worker's `output.log` (a regular file)."""
-    try:
-        with open_worker_dir(run_dir, ref) as directory:
-            tail = directory.tail(OUTPUT, TAIL_BYTES)
-    except OkstraError:
-        return []
+    tail = _look(run_dir, ref, lambda directory: directory.tail(OUTPUT, TAIL_BYTES), None)
     if tail is None:
         return []
     data, start = tail
@@ -147,11 +151,8 @@ def product_name(run_dir: Path, launch: WorkerLaunch) -> str:
     """The file holding what the worker produced (see `read_result`)."""
     if launch.result_file is None:
         return STDOUT
-    try:
-        with open_worker_dir(run_dir, launch.role_execution_ref) as directory:
-            return RESULT if directory.exists(RESULT) else STDOUT
-    except OkstraError:
-        return STDOUT
+    found = _look(run_dir, launch.role_execution_ref, lambda d: d.exists(RESULT), False)
+    return RESULT if found else STDOUT
 
 
 def turn_dir_name(number: int) -> str:

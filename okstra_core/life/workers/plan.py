@@ -13,6 +13,7 @@ from typing import Any
 
 from ...binding import bind
 from ...catalog import Catalog, ProviderSpec
+from ...catalog.settings import TeamSettings
 from ...documents.run import AddedExecution, RunManifest, WriteCapability
 from ...environment import Environment
 from ...errors import OkstraError, UsageError
@@ -44,7 +45,8 @@ class StartRequest:
 @dataclass(frozen=True)
 class StartPlan:
     """Who starts, on what (nothing changed yet): `added` holds a new role execution's
-    records, `model_value` goes to the CLI's model flag, `cli` is its path on PATH."""
+    records, `model_value` goes to the CLI's model flag, `cli` is its path on PATH, `team`
+    the team settings."""
 
     member: Member
     added: AddedExecution | None
@@ -53,6 +55,7 @@ class StartPlan:
     model_value: str
     writes: bool
     cli: str
+    team: TeamSettings
     shared_tree: bool = False
     worktrees_dir: str | None = None
 
@@ -230,6 +233,7 @@ def _checked(
         model_value=model_value,
         writes=_writes(member, catalog, manifest.task_type),
         cli=cli,
+        team=catalog.config.team,
         worktrees_dir=catalog.config.worktrees_dir,
     )
 

@@ -22,7 +22,6 @@ from typing import Any
 
 from ...catalog import Catalog, load_catalog
 from ...catalog.argv import placeholders_in
-from ...catalog.settings import TeamSettings
 from ...documents.run import RunManifest
 from ...documents.worker import WorkerLaunch
 from ...environment import Environment
@@ -101,25 +100,37 @@ def _argv(
     session_id = None
     if "session_id" in used and launch.session_id != "discover":
         session_id = mint_session_id(launch.session_id, environment)
-    values: dict[str, str] = {
+    values = {"session_id": session_id} if session_id is not None else {}
+    if "prompt" in used:
+        values["prompt"] = prompt
+    argv = _plan_argv(plan, directory, str(root), environment, values)
+    return argv, session_id, "result_file" in used
+
+
+def _plan_argv(
+    plan: StartPlan,
+    directory: Path,
+    root: str,
+    environment: Environment,
+    values: dict[str, str],
+    follow_up: bool = False,
+) -> tuple[str, ...]:
+    """The worker argv of `plan`, its template given the worker's files and `values`."""
+    values = {
         "cli": plan.cli,
         "prompt_file": str(directory / files.PROMPT),
         "result_file": str(directory / files.RESULT),
-        "project_root": str(root),
+        "project_root": root,
         "kickoff": KICKOFF,
-    }
-    if session_id is not None:
-        values["session_id"] = session_id
-    if "prompt" in used:
-        values["prompt"] = prompt
-    argv = worker_argv(
+    } | values
+    return worker_argv(
         plan.provider,
         model=plan.model_value,
         writes=plan.writes,
         values=values,
         env=environment.env,
+        follow_up=follow_up,
     )
-    return argv, session_id, "result_file" in used
 
 
 def _project_root(manifest: RunManifest) -> Path:
@@ -180,7 +191,6 @@ def _launch(
     surface: Surface,
     server: Any,
     environment: Environment,
-    settings: TeamSettings,
 ) -> Started:
     member = plan.member
     root = _project_root(manifest)
@@ -191,7 +201,6 @@ def _launch(
     launch = launch_record(
         run_dir,
         plan,
-        settings,
         environment,
         argv=argv,
         cwd=str(cwd),
@@ -207,9 +216,7 @@ def _launch(
         checkout_pending=checkout is not None,
     )
     try:
-        return launch_worker(
-            run_dir, manifest, plan, launch, prompt, server, environment, settings.panes_per_window
-        )
+        return launch_worker(run_dir, manifest, plan, launch, prompt, server, environment)
     except BaseException:
         if checkout is not None:  # nothing ran in it: leave no worktree or branch behind
             worktrees.discard(Path(manifest.project_root), checkout.path, checkout.branch)
@@ -217,11 +224,11 @@ def _launch(
 
 
 def launch_record(
-    run_dir: Path, plan: StartPlan, settings: TeamSettings, environment: Environment, **fields: Any
+    run_dir: Path, plan: StartPlan, environment: Environment, **fields: Any
 ) -> WorkerLaunch:
     """The `launch.json` of a start or a follow-up turn: the member's, the team settings'
     and the time's fields, and the given ones."""
-    member, usage = plan.member, plan.provider.usage
+    member, usage, settings = plan.member, plan.provider.usage, plan.team
     return WorkerLaunch(
         run_dir=str(run_dir),
         role_execution_ref=member.ref,
@@ -243,7 +250,6 @@ def launch_worker(
     prompt: str,
     server: Any,
     environment: Environment,
-    per_window: int,
 ) -> Started:
     """Write the worker's files, start its supervisor, record it (a start or a turn)."""
     member, now, cwd = plan.member, launch.started_at, Path(launch.cwd)
@@ -271,7 +277,7 @@ def launch_worker(
             cwd=cwd,
             window_name=f"{manifest.task_id}-{manifest.run_id}",
             environment=environment,
-            per_window=per_window,
+            per_window=plan.team.panes_per_window,
         )
         supervisor = Identity.now(pane.pid) or Identity(pane.pid, "0")
         changes.update(pane_ref=pane.pane_id, window_ref=pane.window_ref, tmux_socket=pane.socket)
@@ -286,9 +292,7 @@ def launch_worker(
         **fields_of(launch, "role_execution_ref participant_ref label role model_ref"),
         **fields_of(launch, "surface argv session_id branch base_commit tree_note"),
         supervisor_pid=as_pid(supervisor.pid) or 0,
-        pane_ref=pane.pane_id if pane is not None else None,
-        window_ref=pane.window_ref if pane is not None else None,
-        tmux_socket=pane.socket if pane is not None else None,
+        **{k: v for k, v in changes.items() if k in ("pane_ref", "window_ref", "tmux_socket")},
         worker_dir=str(directory),
         output_log=str(run_dir / log),
         result_file=str(directory / launch.result_file) if launch.result_file else None,
@@ -320,9 +324,7 @@ def start_worker(
         _, now, data = read_manifest_bytes(run_dir)
         if data != planned_on:
             manifest, plan = now, plan_start(now, request, catalog, environment)
-        started = _launch(
-            run_dir, manifest, plan, prompt, chosen, server, environment, catalog.config.team
-        )
+        started = _launch(run_dir, manifest, plan, prompt, chosen, server, environment)
     return replace(started, notes=notes)
 
 
@@ -344,32 +346,16 @@ def _follow_up_launch(
     session: str,
     number: int,
     surface: str,
-    settings: TeamSettings,
     environment: Environment,
 ) -> WorkerLaunch:
     """The follow-up's launch: the ended turn's place and worktree, the resume argv."""
     before = files.read_launch(run_dir, plan.member.ref)
     directory = files.worker_dir(run_dir, plan.member.ref)
-    argv = worker_argv(
-        plan.provider,
-        model=plan.model_value,
-        writes=plan.writes,
-        values={
-            "cli": plan.cli,
-            "session_id": session,
-            "prompt_file": str(directory / files.PROMPT),
-            "result_file": str(directory / files.RESULT),
-            "project_root": before.cwd,
-            "kickoff": KICKOFF,
-        },
-        env=environment.env,
-        follow_up=True,
-    )
+    argv = _plan_argv(plan, directory, before.cwd, environment, {"session_id": session}, True)
     names_result = "{result_file}" in "".join(plan.provider.launch.worker_resume or ())
     return launch_record(
         run_dir,
         plan,
-        settings,
         environment,
         argv=argv,
         cwd=before.cwd,
@@ -403,12 +389,10 @@ def send_worker(
         if data != planned_on:  # another writer changed the run meanwhile
             manifest = now
             plan, session = plan_follow_up(now, who, catalog, environment)
-        ref, settings = plan.member.ref, catalog.config.team
+        ref = plan.member.ref
         execution = next(e for e in manifest.role_executions if e.role_execution_ref == ref)
         ended = max(len(execution.turns or ()), 1)  # 1 for a start recorded before turns
-        launch = _follow_up_launch(run_dir, plan, session, ended + 1, chosen, settings, environment)
+        launch = _follow_up_launch(run_dir, plan, session, ended + 1, chosen, environment)
         files.archive_turn(run_dir, ref, ended)
         manifest = record_next_turn(run_dir, ref, ended, now=launch.started_at)
-        return launch_worker(
-            run_dir, manifest, plan, launch, prompt, server, environment, settings.panes_per_window
-        )
+        return launch_worker(run_dir, manifest, plan, launch, prompt, server, environment)

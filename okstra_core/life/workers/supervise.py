@@ -187,11 +187,15 @@ class _Pump:
             thread.start()
         return threads
 
+    def failed(self, message: str) -> str:
+        """`message` logged as why the CLI did not run (returned)."""
+        self.output.write(f"{message}\n".encode())
+        return message.strip()
+
     def close(self) -> None:
-        self.output.close()
-        self.stdout.close()
-        if self.events is not None:
-            self.events.close()
+        for log in (self.output, self.stdout, self.events):
+            if log is not None:
+                log.close()
 
 
 def _say(text: str, echo: bool) -> None:
@@ -229,9 +233,7 @@ def _checkout(launch: WorkerLaunch, env: Mapping[str, str], pump: _Pump) -> str 
     try:
         populate(Path(launch.worktree), env)
     except OkstraError as exc:
-        message = f"could not check out its worktree: {exc.render()}\n"
-        pump.output.write(message.encode())
-        return message.strip()
+        return pump.failed(f"could not check out its worktree: {exc.render()}")
     return None
 
 
@@ -251,9 +253,7 @@ def _spawn(
                 process_group=0,
             )
     except OSError as exc:
-        message = f"could not start {launch.argv[0]}: {exc.strerror or exc}\n"
-        pump.output.write(message.encode())
-        return message.strip()
+        return pump.failed(f"could not start {launch.argv[0]}: {exc.strerror or exc}")
 
 
 def supervise(directory: Path) -> int:
@@ -281,8 +281,7 @@ def supervise(directory: Path) -> int:
             process_id=None,
             detail=proc,
         )
-        atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
-        _finish(run_dir, launch, ended, environment)
+        _finish(directory, launch, ended, environment)
         return 0
 
     def forward(signum: int, _frame: FrameType | None) -> None:
@@ -311,8 +310,7 @@ def supervise(directory: Path) -> int:
         usage=pump.reader.usage,
         session_id=_session_found(run_dir, launch),
     )
-    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
-    _finish(run_dir, launch, ended, environment)
+    _finish(directory, launch, ended, environment)
     how = f"signal {ended.signal}" if ended.signal is not None else f"status {ended.exit_status}"
     used = f"; used {usage_text(total_of([ended.usage]))}" if pump.reader.active else ""
     _say(f"\nokstra: {launch.label} ended ({how}{used})\n", pump.echo)
@@ -329,9 +327,11 @@ def _session_found(run_dir: Path, launch: WorkerLaunch) -> str | None:
 
 
 def _finish(
-    run_dir: Path, launch: WorkerLaunch, ended: WorkerExit, environment: Environment
+    directory: Path, launch: WorkerLaunch, ended: WorkerExit, environment: Environment
 ) -> None:
-    """Keep what a writer left uncommitted and record the end (unless someone did)."""
+    """Write `exit.json`, commit a writer's leftovers, record the end (unless recorded)."""
+    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
+    run_dir = directory.parent.parent
     if launch.worktree is not None:
         try:
             commit_leftovers(Path(launch.worktree), launch.label, environment.env)
@@ -356,12 +356,6 @@ def supervisor_argv(directory: Path) -> list[str]:
     return [sys.executable, "-m", SUPERVISOR_MODULE, str(directory)]
 
 
-def _lead_server(leader: Member, environment: Environment) -> TmuxServer | None:
-    if leader.participant.launch_backend != "tmux":
-        return None
-    return server_at(leader.participant.tmux_socket, environment)
-
-
 def choose_surface(
     requested: str | None, leader: Member, environment: Environment
 ) -> tuple[Surface, TmuxServer | None]:
@@ -375,9 +369,10 @@ def choose_surface(
         )
     if requested == "background":
         return "background", None
-    lead = _lead_server(leader, environment)
-    if lead is not None and lead.answers():
-        return "tmux", lead
+    lead = leader.participant
+    server = server_at(lead.tmux_socket, environment) if lead.launch_backend == "tmux" else None
+    if server is not None and server.answers():
+        return "tmux", server
     running = user_server(environment, running=True)
     if running is not None:
         return "tmux", running

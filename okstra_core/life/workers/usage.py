@@ -243,17 +243,13 @@ class UsageReader:
         except LookupError:
             return line + b"\n"
         except Malformed:
-            self.malformed = True
-            text, usage = self._text_only(event), None
+            self.malformed = True  # claude's answer is still shown
+            text, usage = (_text(event, "result") if event.get("type") == "result" else None), None
         if usage is not None:
             self.found = add(self.found, usage)
         if not text:
             return b""
         return text.encode("utf-8", "replace") + (b"" if text.endswith("\n") else b"\n")
-
-    def _text_only(self, event: dict[str, Any]) -> str | None:
-        """What an event with a malformed usage still shows (claude's answer)."""
-        return _text(event, "result") if event.get("type") == "result" else None
 
 
 @dataclass(frozen=True, kw_only=True)
