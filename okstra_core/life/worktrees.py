@@ -127,7 +127,9 @@ def diff(
         with tempfile.TemporaryDirectory(prefix="okstra-diff-") as scratch:
             copy = Path(scratch) / "index"
             if source.exists():
-                shutil.copyfile(source, copy)
+                # With its time: git re-reads a file changed in the same second as
+                # the index (a new copy would make it trust the old stat and miss it).
+                shutil.copy2(source, copy)
             private = {"GIT_INDEX_FILE": str(copy)}
             _git(path, "add", "-A", env=env, extra_env=private)
             done = _git(path, "diff", "--cached", *how, base, env=env, extra_env=private)

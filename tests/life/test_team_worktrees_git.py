@@ -66,6 +66,30 @@ def test_a_writer_worktree_lives_outside_and_keeps_what_it_left(tmp_path: Path) 
     assert (root / "a.txt").read_text() == "one\ntwo\nthree\n" and not (root / "new.txt").exists()
 
 
+def test_the_diff_sees_a_change_made_in_the_same_second_as_the_index(tmp_path: Path) -> None:
+    # Git trusts an index entry whose file kept its size and times unless the entry is as
+    # new as the index file ("racily clean"): then it reads the file. The diff stages in a
+    # copy of the writer's index, which must keep the index's time, or a same-size change
+    # made in the index's second is missed. The times are set, not waited for.
+    import os
+
+    root = _repo(tmp_path)
+    git(root, "config", "core.trustctime", "false")  # the test sets mtimes, not ctimes
+    tree = wt.project_tree(root, GIT_ENV)
+    assert tree is not None
+    made = _writer(tmp_path, tree, "implementer")
+    past = 1_700_000_000
+    target = made.path / "a.txt"
+    os.utime(target, (past, past))
+    git(made.path, "update-index", "--refresh")  # the entry records the old time
+    index = Path(git(made.path, "rev-parse", "--absolute-git-dir").strip()) / "index"
+    os.utime(index, (past, past))  # ... and the index is of that same second
+    target.write_text("one\nTWO\nthree\n")  # same size
+    os.utime(target, (past, past))
+    stat = wt.diff(tree.top, made.path, made.branch, made.base, stat=True, env=GIT_ENV)
+    assert "a.txt" in stat, stat
+
+
 def test_two_writers_on_different_files_both_merge(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     tree = wt.project_tree(root, GIT_ENV)

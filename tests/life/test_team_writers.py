@@ -189,6 +189,7 @@ def test_prune_removes_the_worktrees_of_gone_runs_and_keeps_their_work(world: Wo
 
     doc = _start(world, "implementer#1", tag="p", write={"kept.txt": "kept\n"})
     assert world.json("worker", "wait", world.run, "implementer#1")[0] == 0
+    world.supervisor_ended("role-exec-implementer-001")  # nothing writes in the run now
     path, branch = Path(str(doc["worktreePath"])), str(doc["branch"])
     (path / "late.txt").write_text("after the end\n")  # uncommitted when the run goes
     shutil.rmtree(world.run_dir)

@@ -277,6 +277,20 @@ class World:
             )
         )
 
+    def supervisor_ended(self, ref: str) -> None:
+        """Wait until the worker's supervisor process (its recorded parent) has exited:
+        after `worker wait` it may still be recording the end in the run's files."""
+        pid = int(self.participant(ref)["parentProcessId"])
+
+        def gone() -> bool:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+            except OSError:
+                return True
+            return stat.rpartition(")")[2].split()[0] in ("Z", "X")
+
+        eventually(gone, f"the supervisor of {ref} to exit")
+
     def events(self, kind: str) -> list[dict[str, Any]]:
         timeline = self.run_dir.parent.parent / "timeline.jsonl"
         return [e for e in read_jsonl(timeline) if e.get("event") == kind]

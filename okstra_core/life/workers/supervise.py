@@ -4,9 +4,10 @@
 the prompt on stdin as the leader of its own process group (what `worker stop`
 signals); copies its output to `output.log` (stdout also to `stdout.log`; a `[usage]`
 CLI's JSON to `events.jsonl`, its text shown) and, in a pane, to the pane; records the
-CLI's process; at its end writes `exit.json` atomically, then records the end. SIGINT,
-SIGTERM and SIGHUP are forwarded to the CLI's group, so the end is recorded however
-it comes. Telling the person is the run's watcher's (`life.watch`).
+CLI's process; at its end commits a writer's leftovers, writes `exit.json` atomically,
+then records the end. SIGINT, SIGTERM and SIGHUP are forwarded to the CLI's group, so
+the end is recorded however it comes. Telling the person is the run's watcher's
+(`life.watch`).
 
 Where a worker runs (`worker start` chooses, here): tmux, a new pane in a team window of
 the workers' own (never the lead's), at most `team.panesPerWindow` (6) panes each; a new
@@ -329,14 +330,17 @@ def _session_found(run_dir: Path, launch: WorkerLaunch) -> str | None:
 def _finish(
     directory: Path, launch: WorkerLaunch, ended: WorkerExit, environment: Environment
 ) -> None:
-    """Write `exit.json`, commit a writer's leftovers, record the end (unless recorded)."""
-    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
+    """Commit a writer's leftovers, write `exit.json`, record the end (unless recorded).
+
+    The commit comes first: a worker is ended from its `exit.json` on (`worker wait`
+    returns, a merge may start), so by then its branch holds all it wrote."""
     run_dir = directory.parent.parent
     if launch.worktree is not None:
         try:
             commit_leftovers(Path(launch.worktree), launch.label, environment.env)
         except OkstraError as exc:
             print(f"okstra: could not commit what it left: {exc.render()}", file=sys.stderr)
+    atomic_write_bytes(directory / files.EXIT, ended.to_bytes())
     try:
         session_id = ended.session_id or _session_found(run_dir, launch)
         record.record_end(
