@@ -25,6 +25,7 @@ from ..wizard import ids
 from ..wizard.state import (
     CONVERTED_V1,
     EXISTING_TASK,
+    MIXED_VERSIONS,
     NEW_TASK,
     STATE_VERSION,
     TASK_MODES,
@@ -107,10 +108,8 @@ def task_identity(state: dict[str, Any]) -> TaskIdentity:
 
 
 def source_notes(raw: Mapping[str, Any]) -> list[str]:
-    """Notes about a source file that hold however it is opened (fresh or resumed).
-
-    Read tolerantly: a field of the wrong type gives no note (the conversion refuses it).
-    """
+    """Notes about a source file that hold however it is opened (fresh or resumed); a
+    field of the wrong type gives no note (the conversion refuses it)."""
     state: dict[str, Any] = {}
     for name in ("task_mode", "task_key", "task_group", "task_id"):
         value = raw.get(name)
@@ -298,9 +297,7 @@ def convert_v1(
         raise StateFileError("not a v1 wizard state", path=source, field=VERSION_FIELD)
     mixed = [name for name in V2_ROLE_FIELDS if name in raw]
     if mixed:
-        raise StateFileError(
-            "mixed wizard state versions are not allowed", path=source, field=mixed[0]
-        )
+        raise StateFileError(MIXED_VERSIONS, path=source, field=mixed[0])
     reader = SourceReader(raw, source)
     state = _base_state(reader, entry_mode)
     home = home_provider or EARLIER_DEFAULT_PROVIDER
@@ -318,7 +315,6 @@ def convert_earlier_v2(
     *,
     profile: Profile | None,
     pool: ModelPool,
-    scopes: DefaultScopes,
     source: Path,
     sha256: str,
     notes: list[str] | None = None,
@@ -326,10 +322,9 @@ def convert_earlier_v2(
     """Convert the earlier okstra's v2-shaped state into okstra's v2 state dict.
 
     Role choices the profile no longer allows are dropped with a note and asked again
-    (docs/compatibility.md); `scopes` is unused (symmetry with v1). A `StateFileError`
-    for a field of the wrong type (named) or a missing project root.
+    (docs/compatibility.md). A `StateFileError` for a field of the wrong type (named)
+    or a missing project root.
     """
-    del scopes
     out_notes = notes if notes is not None else []
     reader = SourceReader(raw, Path(source))
     counts, models, earlier_order = earlier_role_fields(reader)

@@ -103,10 +103,8 @@ EARLIER_ONLY_FIELDS = frozenset(
 
 
 def is_v1(raw: Mapping[str, Any]) -> bool:
-    """Whether `executionIdentityVersion` is absent, null or the integer 1 (a v1 file).
-
-    Any other value is not v1; the engine refuses unknown versions by name.
-    """
+    """Whether `executionIdentityVersion` is absent, null or the integer 1 (a v1 file);
+    any other value is not v1 (the engine refuses unknown versions by name)."""
     version = raw.get(VERSION_FIELD)
     return version is None or (type(version) is int and version == 1)
 
