@@ -190,31 +190,6 @@ def _base_state(reader: SourceReader, entry_mode: str) -> dict[str, Any]:
     return state
 
 
-def _answered(
-    state: dict[str, Any],
-    reader: SourceReader,
-    steps: list[str],
-    confirmed: bool,
-    role_block: list[dict[str, str]],
-    provenance: str,
-) -> list[dict[str, str]]:
-    """The answered entries: static steps before the role block, the block, then after."""
-    answered: list[dict[str, str]] = []
-    for group in (STATIC_BEFORE_ROLES, None, STATIC_AFTER_ROLES):
-        if group is None:
-            answered += role_block
-            continue
-        for step in (s for s in group if s in steps):
-            answer = _static_answer(step, state, reader)
-            if answer is None and confirmed and step == ids.REUSE_PREVIOUS:
-                answer = ids.CHOOSE_AGAIN_ANSWER
-            if answer is not None and not (
-                step == ids.REUSE_PREVIOUS and state["task_mode"] != EXISTING_TASK
-            ):
-                answered.append({"step": step, "answer": answer, "provenance": provenance})
-    return answered
-
-
 def _convert(
     reader: SourceReader,
     state: dict[str, Any],
@@ -248,11 +223,25 @@ def _convert(
         )
     if confirmed:
         steps += [s for s in _confirmed_static_steps(state, reader) if s not in steps]
+
+    def static(group: tuple[str, ...]) -> list[dict[str, str]]:
+        """The answered entries of the static steps of `group` the source settled."""
+        out: list[dict[str, str]] = []
+        for step in (s for s in group if s in steps):
+            answer = _static_answer(step, state, reader)
+            if answer is None and confirmed and step == ids.REUSE_PREVIOUS:
+                answer = ids.CHOOSE_AGAIN_ANSWER
+            if answer is not None and not (
+                step == ids.REUSE_PREVIOUS and state["task_mode"] != EXISTING_TASK
+            ):
+                out.append({"step": step, "answer": answer, "provenance": provenance})
+        return out
+
     role_block = [
         {"step": step, "answer": answer, "provenance": choices.provenance.get(step, provenance)}
         for step, answer in order
     ]
-    answered = _answered(state, reader, steps, confirmed, role_block, provenance)
+    answered = [*static(STATIC_BEFORE_ROLES), *role_block, *static(STATIC_AFTER_ROLES)]
     for entry in answered:
         if entry["step"] in identity.echoes:
             entry["echo"] = identity.echoes[entry["step"]]
@@ -339,11 +328,5 @@ def convert_earlier_v2(
         return earlier_choices(profile, counts, models, entry_mode, pool, out_notes)
 
     return _convert(
-        reader,
-        state,
-        profile,
-        choose,
-        provenance=CONVERTED_V2,
-        sha256=sha256,
-        asked=earlier_order,
+        reader, state, profile, choose, provenance=CONVERTED_V2, sha256=sha256, asked=earlier_order
     )

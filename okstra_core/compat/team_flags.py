@@ -125,14 +125,8 @@ class _Inputs:
         if model is not None:
             return model.ref
         providers = dict.fromkeys(m.provider_id for m in self.pool.models())
-        found = sorted(
-            {
-                found.ref
-                for provider in providers
-                if (found := legacy_model(self.pool, self.scopes, provider, role, value))
-                is not None
-            }
-        )
+        models = (legacy_model(self.pool, self.scopes, p, role, value) for p in providers)
+        found = sorted({m.ref for m in models if m is not None})
         if len(found) > 1:
             raise UsageError(
                 f"model {value!r} is ambiguous for the {role} role: {', '.join(found)} "
@@ -152,8 +146,7 @@ class _Inputs:
         requirement = self.profile.role(role)
         if requirement is None or requirement.dynamic:
             raise UsageError(
-                f"the {self.profile.task_type} profile has no {role} role to give it to",
-                field=flag,
+                f"the {self.profile.task_type} profile has no {role} role to give it to", field=flag
             )
         return requirement
 

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 
 from ..errors import AnswerRefused, OkstraError
-from ..records import dataclass
+from ..records import dataclass, fields_of
 from ..resolver import Blocker
 from . import ids
 from .base import StepContext, echo_template, refuse, render_echo, with_notes
@@ -244,10 +244,7 @@ def history(ctx: StepContext, state: WizardState) -> list[HistoryEntry]:
     for entry in state.answered:
         kind = step_kind(entry.step)
         parsed = parse_role_step(entry.step)
-        values = {
-            "role": parsed.role if parsed else "",
-            "ordinal": parsed.ordinal if parsed else 0,
-        }
+        values = {"role": "", "ordinal": 0} if parsed is None else fields_of(parsed, "role ordinal")
         echo = entry.echo or render_echo(
             echo_template(ctx, kind, **values), entry.answer, entry.answer
         )
@@ -322,9 +319,7 @@ def apply_group(
     steps = [q.id for q in group.questions]
     for key in answers:
         if key not in steps:
-            raise AnswerRefused(
-                ctx.text.get("errors.group_unknown_step", step=key, steps=", ".join(steps))
-            )
+            raise refuse(ctx, "group_unknown_step", step=key, steps=", ".join(steps))
     echoes: list[str] = []
     nxt = advance(ctx, state)
     for step in steps:
@@ -332,7 +327,7 @@ def apply_group(
         if isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if not isinstance(value, str):
-            raise AnswerRefused(ctx.text.get("errors.group_missing", step=step))
+            raise refuse(ctx, "group_missing", step=step)
         try:
             echo, nxt = apply_answer(ctx, state, value, step, asked=nxt)
         except AnswerRefused as exc:

@@ -98,15 +98,9 @@ def profile_blockers(ctx: StepContext, state: WizardState) -> dict[str, Blocker 
 
     def build() -> dict[str, Blocker | None]:
         out: dict[str, Blocker | None] = {}
+        mode = state.host_entry_mode
         for task_type, profile in ctx.catalog.profiles.items():
-            query = TeamQuery(
-                profile=profile,
-                counts={},
-                scopes=ctx.scopes,
-                pool=ctx.pool,
-                host=ctx.host(state.host_runtime),
-                entry_mode=state.host_entry_mode,
-            )
+            query = TeamQuery(profile, {}, ctx.scopes, ctx.pool, ctx.host(state.host_runtime), mode)
             out[task_type] = blocker(query.smallest())
         return out
 
