@@ -99,11 +99,9 @@ def free_name(source: Path, digest: str) -> Path:
 
 
 def companion_for(source: Path, source_bytes: bytes) -> tuple[Path, bool]:
-    """`(companion, exists)` of a source file, its digest taken from `source_bytes`.
-
-    A canonical name holding another source's file (or no JSON object) gives way to a
-    numbered companion of this source, else the first free name. Nothing is written.
-    """
+    """`(companion, exists)` of a source file, its digest taken from `source_bytes`: a
+    canonical name holding another source's file (or no JSON object) gives way to a
+    numbered companion of this source, else the first free name. Nothing is written."""
     source = Path(source)
     digest = source_digest(source_bytes)
     record = source_record(source, digest)

@@ -201,11 +201,8 @@ def convert_v1_roles(
 
 
 def settle_confirmed(profile: Profile, choices: RoleChoices) -> None:
-    """A confirmed file ran its team as it was: unasked counts take the earlier values.
-
-    The earlier okstra ran an optional role never added with 0 instances and an
-    adjustable one at its recommended count; recording those resumes at the confirmation.
-    """
+    """A confirmed file ran its team as it was: unasked counts take the earlier values (an
+    optional role never added: 0, an adjustable one: its recommended count)."""
     for requirement in profile.static_roles:
         if requirement.role in choices.counts:
             continue
