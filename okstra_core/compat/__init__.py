@@ -20,7 +20,7 @@ _LAZY = by_module(
             "apply_legacy_inputs",
             "legacy_flags_given",
         ),
-        ".opening": ("LegacyOpen", "companion_for", "load_legacy", "open_legacy", "source_digest"),
+        ".opening": ("LegacyOpen", "companion_for", "open_legacy", "source_digest"),
         ".shapes": ("V1_PROVIDER_FIELDS", "earlier_companion_source", "is_earlier_v2", "is_v1"),
     }
 )

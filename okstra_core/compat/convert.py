@@ -25,6 +25,7 @@ from ..wizard import ids
 from ..wizard.state import (
     CONVERTED_V1,
     EXISTING_TASK,
+    MIXED_VERSIONS,
     NEW_TASK,
     STATE_VERSION,
     TASK_MODES,
@@ -107,10 +108,8 @@ def task_identity(state: dict[str, Any]) -> TaskIdentity:
 
 
 def source_notes(raw: Mapping[str, Any]) -> list[str]:
-    """Notes about a source file that hold however it is opened (fresh or resumed).
-
-    Read tolerantly: a field of the wrong type gives no note (the conversion refuses it).
-    """
+    """Notes about a source file that hold however it is opened (fresh or resumed); a
+    field of the wrong type gives no note (the conversion refuses it)."""
     state: dict[str, Any] = {}
     for name in ("task_mode", "task_key", "task_group", "task_id"):
         value = raw.get(name)
@@ -191,31 +190,6 @@ def _base_state(reader: SourceReader, entry_mode: str) -> dict[str, Any]:
     return state
 
 
-def _answered(
-    state: dict[str, Any],
-    reader: SourceReader,
-    steps: list[str],
-    confirmed: bool,
-    role_block: list[dict[str, str]],
-    provenance: str,
-) -> list[dict[str, str]]:
-    """The answered entries: static steps before the role block, the block, then after."""
-    answered: list[dict[str, str]] = []
-    for group in (STATIC_BEFORE_ROLES, None, STATIC_AFTER_ROLES):
-        if group is None:
-            answered += role_block
-            continue
-        for step in (s for s in group if s in steps):
-            answer = _static_answer(step, state, reader)
-            if answer is None and confirmed and step == ids.REUSE_PREVIOUS:
-                answer = ids.CHOOSE_AGAIN_ANSWER
-            if answer is not None and not (
-                step == ids.REUSE_PREVIOUS and state["task_mode"] != EXISTING_TASK
-            ):
-                answered.append({"step": step, "answer": answer, "provenance": provenance})
-    return answered
-
-
 def _convert(
     reader: SourceReader,
     state: dict[str, Any],
@@ -249,11 +223,25 @@ def _convert(
         )
     if confirmed:
         steps += [s for s in _confirmed_static_steps(state, reader) if s not in steps]
+
+    def static(group: tuple[str, ...]) -> list[dict[str, str]]:
+        """The answered entries of the static steps of `group` the source settled."""
+        out: list[dict[str, str]] = []
+        for step in (s for s in group if s in steps):
+            answer = _static_answer(step, state, reader)
+            if answer is None and confirmed and step == ids.REUSE_PREVIOUS:
+                answer = ids.CHOOSE_AGAIN_ANSWER
+            if answer is not None and not (
+                step == ids.REUSE_PREVIOUS and state["task_mode"] != EXISTING_TASK
+            ):
+                out.append({"step": step, "answer": answer, "provenance": provenance})
+        return out
+
     role_block = [
         {"step": step, "answer": answer, "provenance": choices.provenance.get(step, provenance)}
         for step, answer in order
     ]
-    answered = _answered(state, reader, steps, confirmed, role_block, provenance)
+    answered = [*static(STATIC_BEFORE_ROLES), *role_block, *static(STATIC_AFTER_ROLES)]
     for entry in answered:
         if entry["step"] in identity.echoes:
             entry["echo"] = identity.echoes[entry["step"]]
@@ -298,9 +286,7 @@ def convert_v1(
         raise StateFileError("not a v1 wizard state", path=source, field=VERSION_FIELD)
     mixed = [name for name in V2_ROLE_FIELDS if name in raw]
     if mixed:
-        raise StateFileError(
-            "mixed wizard state versions are not allowed", path=source, field=mixed[0]
-        )
+        raise StateFileError(MIXED_VERSIONS, path=source, field=mixed[0])
     reader = SourceReader(raw, source)
     state = _base_state(reader, entry_mode)
     home = home_provider or EARLIER_DEFAULT_PROVIDER
@@ -318,7 +304,6 @@ def convert_earlier_v2(
     *,
     profile: Profile | None,
     pool: ModelPool,
-    scopes: DefaultScopes,
     source: Path,
     sha256: str,
     notes: list[str] | None = None,
@@ -326,10 +311,9 @@ def convert_earlier_v2(
     """Convert the earlier okstra's v2-shaped state into okstra's v2 state dict.
 
     Role choices the profile no longer allows are dropped with a note and asked again
-    (docs/compatibility.md); `scopes` is unused (symmetry with v1). A `StateFileError`
-    for a field of the wrong type (named) or a missing project root.
+    (docs/compatibility.md). A `StateFileError` for a field of the wrong type (named)
+    or a missing project root.
     """
-    del scopes
     out_notes = notes if notes is not None else []
     reader = SourceReader(raw, Path(source))
     counts, models, earlier_order = earlier_role_fields(reader)
@@ -344,11 +328,5 @@ def convert_earlier_v2(
         return earlier_choices(profile, counts, models, entry_mode, pool, out_notes)
 
     return _convert(
-        reader,
-        state,
-        profile,
-        choose,
-        provenance=CONVERTED_V2,
-        sha256=sha256,
-        asked=earlier_order,
+        reader, state, profile, choose, provenance=CONVERTED_V2, sha256=sha256, asked=earlier_order
     )

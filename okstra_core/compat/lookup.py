@@ -49,10 +49,8 @@ def default_candidates(
 def legacy_model(
     pool: ModelPool, scopes: DefaultScopes, provider_id: str, role: str, value: str
 ) -> PoolModel | None:
-    """An earlier (provider, model value) as a pool model serving `role`, or None.
-
-    An empty value is the provider's highest-scope default for the role, else its first.
-    """
+    """An earlier (provider, model value) as a pool model serving `role`, or None; an
+    empty value is the provider's highest-scope default for the role, else its first."""
     provider_id = provider_id.strip().lower()
     provider_models = [m for m in pool.models() if m.provider_id == provider_id]
     if not provider_id or not provider_models:

@@ -99,11 +99,9 @@ def free_name(source: Path, digest: str) -> Path:
 
 
 def companion_for(source: Path, source_bytes: bytes) -> tuple[Path, bool]:
-    """`(companion, exists)` of a source file, its digest taken from `source_bytes`.
-
-    A canonical name holding another source's file (or no JSON object) gives way to a
-    numbered companion of this source, else the first free name. Nothing is written.
-    """
+    """`(companion, exists)` of a source file, its digest taken from `source_bytes`: a
+    canonical name holding another source's file (or no JSON object) gives way to a
+    numbered companion of this source, else the first free name. Nothing is written."""
     source = Path(source)
     digest = source_digest(source_bytes)
     record = source_record(source, digest)
@@ -155,10 +153,28 @@ class _Source:
             raw,
             profile=self.profile_of(raw),
             pool=self.pool,
-            scopes=self.scopes,
             source=self.path,
             sha256=self.digest,
             notes=notes,
+        )
+
+    def convert(self, raw: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+        """`raw` converted (v1, or the earlier okstra's v2 shape)."""
+        if not is_v1(raw):
+            return self.convert_earlier(raw, notes)
+        reader = SourceReader(raw, self.path)
+        host = reader.string("host_runtime")
+        return convert_v1(
+            raw,
+            profile=self.profile_of(raw),
+            pool=self.pool,
+            scopes=self.scopes,
+            entry_mode=known_entry_mode(
+                reader.string("host_entry_mode") or SPAWN_PROCESS, reader.source
+            ),
+            source=self.path,
+            sha256=self.digest,
+            home_provider=self.host_provider(host) if self.host_provider and host else None,
         )
 
 
@@ -229,26 +245,6 @@ def _taken_over(
     return None
 
 
-def _converted(source: _Source, raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """The source itself converted (v1, or the earlier okstra's v2 shape)."""
-    if not is_v1(raw):
-        return source.convert_earlier(raw, notes)
-    reader = SourceReader(raw, source.path)
-    host = reader.string("host_runtime")
-    return convert_v1(
-        raw,
-        profile=source.profile_of(raw),
-        pool=source.pool,
-        scopes=source.scopes,
-        entry_mode=known_entry_mode(
-            reader.string("host_entry_mode") or SPAWN_PROCESS, reader.source
-        ),
-        source=source.path,
-        sha256=source.digest,
-        home_provider=source.host_provider(host) if source.host_provider and host else None,
-    )
-
-
 def open_legacy(
     source: Path,
     *,
@@ -276,22 +272,7 @@ def open_legacy(
         companion = free_name(path, opened.digest)
         state = _taken_over(opened, takeovers, companion, notes)
         if state is None:
-            state = _converted(opened, raw, notes)
+            state = opened.convert(raw, notes)
         if not state.get("updated_at"):
             state["updated_at"] = environment.now().isoformat()
     return LegacyOpen(companion, state, resumed is not None, (*notes, *source_notes(raw)))
-
-
-def load_legacy(
-    source: Path,
-    *,
-    profile_loader: Callable[[str], Profile],
-    pool: ModelPool,
-    scopes: DefaultScopes,
-    environment: Environment,
-) -> tuple[Path, dict[str, Any], bool]:
-    """`open_legacy` without the notes: `(companion, v2 state dict, resumed)`."""
-    opened = open_legacy(
-        source, profile_loader=profile_loader, pool=pool, scopes=scopes, environment=environment
-    )
-    return opened.companion, opened.state, opened.resumed

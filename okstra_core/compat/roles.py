@@ -83,11 +83,8 @@ def _cross_from_defaults(
     scopes: DefaultScopes,
     model_for: Callable[[str], str] | None,
 ) -> None:
-    """Instance n of the first cross-verification role takes default candidate n.
-
-    With `model_for`, a provider's own v1 model value replaces its candidate (as the
-    earlier okstra did). A candidate whose CLI is known to be logged out goes last.
-    """
+    """Instance n of the first cross-verification role takes default candidate n (its
+    provider's v1 value instead, with `model_for`); a logged-out CLI's candidate goes last."""
     refs: list[str] = []
     candidates = sorted(
         default_candidates(pool, scopes, cross.role),
@@ -124,10 +121,8 @@ def _cross_roster(
     roster = [] if rosterless else reader.roster(*V1_ROSTER_FIELDS)
     if roster:
         count = choices.set_count(cross, len(roster))
-        choices.set_models(
-            cross.role,
-            _clamped_prefix(pool, scopes, cross.role, roster[:count], reader.provider_model),
-        )
+        refs = _clamped_prefix(pool, scopes, cross.role, roster[:count], reader.provider_model)
+        choices.set_models(cross.role, refs)
     else:
         count = choices.set_count(cross, cross.recommended_count)
         model_for = None if rosterless else reader.provider_model
@@ -137,11 +132,8 @@ def _cross_roster(
 def _singles(
     reader: SourceReader, entry_mode: str, home_provider: str
 ) -> list[tuple[str, str, str]]:
-    """(role, provider, model value) of the lead, the report writer and the executor.
-
-    An empty lead provider is the host's own; an empty report-writer provider is claude
-    on every host, as the earlier okstra converted it.
-    """
+    """(role, provider, model value) of the lead (no provider: the host's own), the
+    report writer (no provider: claude on every host) and the executor."""
     singles: list[tuple[str, str, str]] = []
     if entry_mode == SPAWN_PROCESS:
         lead_provider = reader.string("lead_provider", "leadProvider").lower()
@@ -209,11 +201,8 @@ def convert_v1_roles(
 
 
 def settle_confirmed(profile: Profile, choices: RoleChoices) -> None:
-    """A confirmed file ran its team as it was: unasked counts take the earlier values.
-
-    The earlier okstra ran an optional role never added with 0 instances and an
-    adjustable one at its recommended count; recording those resumes at the confirmation.
-    """
+    """A confirmed file ran its team as it was: unasked counts take the earlier values (an
+    optional role never added: 0, an adjustable one: its recommended count)."""
     for requirement in profile.static_roles:
         if requirement.role in choices.counts:
             continue
@@ -226,11 +215,8 @@ def settle_confirmed(profile: Profile, choices: RoleChoices) -> None:
 def selection_order(
     profile: Profile, choices: RoleChoices, entry_mode: str, *, leader_session: bool = True
 ) -> list[tuple[str, str]]:
-    """Converted choices as `(step id, answer)` in the engine's asking order.
-
-    Leader-session, role counts, role adds, then role models (leader first, then profile
-    order, ordinal from 1).
-    """
+    """Converted choices as `(step id, answer)` in the engine's asking order: leader-session,
+    role counts, role adds, then role models (leader first, profile order, ordinal from 1)."""
     order: list[tuple[str, str]] = []
     if entry_mode == CURRENT_SESSION and leader_session:
         order.append((LEADER_SESSION, LEADER_SESSION_ANSWER))

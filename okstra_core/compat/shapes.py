@@ -103,20 +103,15 @@ EARLIER_ONLY_FIELDS = frozenset(
 
 
 def is_v1(raw: Mapping[str, Any]) -> bool:
-    """Whether `executionIdentityVersion` is absent, null or the integer 1 (a v1 file).
-
-    Any other value is not v1; the engine refuses unknown versions by name.
-    """
+    """Whether `executionIdentityVersion` is absent, null or the integer 1 (a v1 file);
+    any other value is not v1 (the engine refuses unknown versions by name)."""
     version = raw.get(VERSION_FIELD)
     return version is None or (type(version) is int and version == 1)
 
 
 def is_earlier_v2(raw: Mapping[str, Any]) -> bool:
-    """Whether a v2-versioned state file is in the earlier okstra's shape.
-
-    It lists `answered` as step ids or carries a field okstra never writes; a file with
-    neither is okstra's own and is validated as such.
-    """
+    """Whether a v2-versioned state file is in the earlier okstra's shape: it lists
+    `answered` as step ids or carries a field okstra never writes (else it is okstra's own)."""
     version = raw.get(VERSION_FIELD)
     if type(version) is not int or version != 2:
         return False
@@ -127,11 +122,9 @@ def is_earlier_v2(raw: Mapping[str, Any]) -> bool:
 
 
 def earlier_companion_source(raw: Mapping[str, Any], path: Path) -> Path | None:
-    """The source file of an earlier okstra companion opened directly, or None.
-
-    Opening `x.json.v2.json` (or an earlier-shape `x.json.v2.<sha>.json`) is opening
-    `x.json`. None when it is no such companion or its source no longer exists.
-    """
+    """The source file of an earlier okstra companion opened directly (`x.json.v2.json`,
+    or an earlier-shape `x.json.v2.<sha>.json`, opens `x.json`), or None: no such
+    companion, or its source no longer exists."""
     recorded = raw.get(LEGACY_SOURCE_FIELD)
     where = recorded.get("path") if isinstance(recorded, dict) else None
     if not is_earlier_v2(raw) or not isinstance(where, str) or not where:

@@ -125,14 +125,8 @@ class _Inputs:
         if model is not None:
             return model.ref
         providers = dict.fromkeys(m.provider_id for m in self.pool.models())
-        found = sorted(
-            {
-                found.ref
-                for provider in providers
-                if (found := legacy_model(self.pool, self.scopes, provider, role, value))
-                is not None
-            }
-        )
+        models = (legacy_model(self.pool, self.scopes, p, role, value) for p in providers)
+        found = sorted({m.ref for m in models if m is not None})
         if len(found) > 1:
             raise UsageError(
                 f"model {value!r} is ambiguous for the {role} role: {', '.join(found)} "
@@ -152,8 +146,7 @@ class _Inputs:
         requirement = self.profile.role(role)
         if requirement is None or requirement.dynamic:
             raise UsageError(
-                f"the {self.profile.task_type} profile has no {role} role to give it to",
-                field=flag,
+                f"the {self.profile.task_type} profile has no {role} role to give it to", field=flag
             )
         return requirement
 
@@ -206,11 +199,8 @@ def _worker_models(ns: argparse.Namespace, env: Mapping[str, str]) -> dict[str, 
 def _roster(
     inputs: _Inputs, cross: RoleRequirement, roster: list[str], flags: list[str]
 ) -> tuple[int, list[str], str] | None:
-    """(count, providers, the input they came from) of the cross role, or None.
-
-    Without `--workers`, the role's default candidates at its recommended count are the
-    roster (as the earlier okstra ran its profile roster).
-    """
+    """(count, providers, the input they came from) of the cross role, or None; without
+    `--workers`, its default candidates at its recommended count (the earlier roster)."""
     if roster:
         count = max(cross.min, min(cross.max, len(roster)))
         return count, roster[:count], "--workers"
@@ -226,11 +216,8 @@ def _roster(
 
 
 def _workers(decided: FlagDecisions, inputs: _Inputs) -> None:
-    """The earlier roster (`--workers`, or per-provider models alone) → the cross role.
-
-    In implementation the per-provider models belong to the executor and `--workers`
-    only checked it: neither touches the verifiers.
-    """
+    """The earlier roster (`--workers`, or per-provider models alone) → the cross role
+    (not in implementation: there they belonged to the executor, not the verifiers)."""
     profile = inputs.profile
     cross = next((r for r in profile.static_roles if r.role in CROSS_VERIFICATION_ROLES), None)
     raw = getattr(inputs.ns, "legacy_workers", None)
@@ -313,13 +300,10 @@ def _ignored(decided: FlagDecisions, spec: _OneModelRole, provider: str) -> None
 
 
 def _one_model_role(decided: FlagDecisions, inputs: _Inputs, spec: _OneModelRole) -> None:
-    """The lead or the report writer: its older flags, or else its variable.
-
-    A provider left unnamed is the host's own for the lead, claude for the report writer
-    (as the earlier okstra chose); a model without its provider is looked up there,
-    then across providers. The variable applies to a claude assignment only
-    (the earlier okstra's rule), else it is ignored with a note.
-    """
+    """The lead or the report writer: its older flags, or else its variable (which
+    applies to a claude assignment only, else is ignored with a note). An unnamed
+    provider is the host's own for the lead, claude for the report writer; a model
+    without its provider is looked up there, then across providers."""
     ns = inputs.ns
     flag = next((f for f, dest in (spec.provider, spec.model) if inputs.given(dest)), None)
     from_variable = variable_value(inputs.env, spec.variable)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..environment import Environment
 from ..errors import AnswerRefused
@@ -128,15 +128,17 @@ def make_prompt(
     state: WizardState,
     step_id: str,
     kind: PromptKind,
-    step_kind: StepKind,
+    step_kind: StepKind | None = None,
     *,
     options: tuple[Option, ...] = (),
     default: str | None = None,
     label_values: Mapping[str, object] | None = None,
     meta: PromptMeta | None = None,
 ) -> Prompt:
-    """Build a prompt from the catalog's `<step_kind>.label/.help/.echo`; a remembered
-    answer is the default of a text step, or of a pick while it is selectable."""
+    """Build a prompt from the catalog's `<step_kind>.label/.help/.echo` (a static step's
+    kind is its id); a remembered answer is the default of a text step, or of a pick
+    while it is selectable."""
+    step_kind = step_kind or cast("StepKind", step_id)
     values = label_values or {}
     remembered = state.remembered_answers.get(step_id)
     if remembered is not None:

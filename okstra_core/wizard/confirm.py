@@ -51,17 +51,13 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
     missing = text.get("confirmation.missing")
     lines = [ConfirmationLine(key="header", text=text.get("confirmation.header"))]
 
-    def add(key: str, value: str, *steps: str, **kw: Any) -> None:
-        """The line `confirmation.<key>` of a value, its provenance from `steps`."""
+    def add(key: str, value: str, *steps: str, empty: str = missing, **kw: Any) -> None:
+        """The line `confirmation.<key>` of a value (`empty`: shown for none), its
+        provenance from `steps`."""
         template = f"confirmation.{key.replace('-', '_')}"
-        lines.append(
-            ConfirmationLine(
-                key=key,
-                text=text.get(template, value=value or missing, **kw),
-                value=value or None,
-                provenance=provenance_of(state, *steps) if value else None,
-            )
-        )
+        line = text.get(template, value=value or empty, **kw)
+        provenance = provenance_of(state, *steps) if value else None
+        lines.append(ConfirmationLine(key, line, value or None, provenance))
 
     mode = text.get(f"confirmation.mode.{state.task_mode}") if state.task_mode else ""
     add("task", state.task_key, ids.TASK_ID, ids.TASK_PICK, mode=mode)
@@ -71,40 +67,20 @@ def confirmation(ctx: StepContext, state: WizardState) -> Confirmation:
         add("approved-plan", state.approved_plan_path, "approved_plan")
     if state.run_base:
         add("base-ref", state.run_base, ids.BASE_REF)
-    lines.append(
-        ConfirmationLine(
-            key="host",
-            text=text.get(
-                "confirmation.host", host=state.host_runtime, entry_mode=state.host_entry_mode
-            ),
-            value=f"{state.host_runtime} · {state.host_entry_mode}",
-        )
-    )
+    host, entry = state.host_runtime, state.host_entry_mode
+    host_line = text.get("confirmation.host", host=host, entry_mode=entry)
+    lines.append(ConfirmationLine("host", host_line, f"{host} · {entry}"))
     if state.task_type:
         lines.append(ConfirmationLine(key="team", text=text.get("confirmation.team")))
         lines.extend(_team_lines(ctx, state))
-    directive = state.directive
-    lines.append(
-        ConfirmationLine(
-            key="directive",
-            text=text.get(
-                "confirmation.directive", value=directive or text.get("confirmation.none")
-            ),
-            value=directive or None,
-            provenance=provenance_of(state, ids.DIRECTIVE, ids.DIRECTIVE_PICK)
-            if directive
-            else None,
-        )
-    )
+    none = text.get("confirmation.none")
+    add("directive", state.directive, ids.DIRECTIVE, ids.DIRECTIVE_PICK, empty=none)
     if state.related_tasks_raw:
         add("related-tasks", state.related_tasks_raw, ids.RELATED_TASKS)
     plain = "\n".join(
-        line.text
-        + (
-            text.get("confirmation.provenance", provenance=line.provenance)
-            if line.provenance
-            else ""
-        )
+        line.text + text.get("confirmation.provenance", provenance=line.provenance)
+        if line.provenance
+        else line.text
         for line in lines
     )
     return Confirmation(lines=tuple(lines), text=plain)
@@ -128,45 +104,23 @@ def _team_lines(ctx: StepContext, state: WizardState) -> list[ConfirmationLine]:
         return []
     out: list[ConfirmationLine] = []
     if state.host_entry_mode == CURRENT_SESSION:
-        leader_model = current_session_model(ctx, state)
-        out.append(
-            ConfirmationLine(
-                key="role:leader#1",
-                text=text.get(
-                    "confirmation.leader_session", role=LEADER, ordinal=1, model=leader_model
-                ),
-                value=leader_model,
-                provenance=provenance_of(state, ids.LEADER_SESSION),
-            )
-        )
+        leader = current_session_model(ctx, state)
+        line = text.get("confirmation.leader_session", role=LEADER, ordinal=1, model=leader)
+        provenance = provenance_of(state, ids.LEADER_SESSION)
+        out.append(ConfirmationLine("role:leader#1", line, leader, provenance))
     for role, ordinal in model_instances(profile, state):
         models = state.role_models.get(role, [])
         model = models[ordinal - 1] if ordinal <= len(models) else None
-        out.append(
-            ConfirmationLine(
-                key=f"role:{role}#{ordinal}",
-                text=text.get(
-                    "confirmation.static_role",
-                    role=role,
-                    ordinal=ordinal,
-                    model=model or text.get("confirmation.selection_required"),
-                ),
-                value=model,
-                provenance=provenance_of(state, ids.model_step(role, ordinal)) if model else None,
-            )
-        )
+        shown = model or text.get("confirmation.selection_required")
+        line = text.get("confirmation.static_role", role=role, ordinal=ordinal, model=shown)
+        provenance = provenance_of(state, ids.model_step(role, ordinal)) if model else None
+        out.append(ConfirmationLine(f"role:{role}#{ordinal}", line, model, provenance))
         refused = _not_ready_line(ctx, state, role, ordinal, model) if model else None
         if refused is not None:
             out.append(refused)
     for requirement in profile.dynamic_roles:
-        out.append(
-            ConfirmationLine(
-                key=f"dynamic:{requirement.role}",
-                text=text.get(
-                    "confirmation.dynamic_role", role=requirement.role, duty=requirement.duty
-                ),
-            )
-        )
+        line = text.get("confirmation.dynamic_role", role=requirement.role, duty=requirement.duty)
+        out.append(ConfirmationLine(f"dynamic:{requirement.role}", line))
     return out
 
 

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 
 from ..errors import AnswerRefused, OkstraError
-from ..records import dataclass
+from ..records import dataclass, fields_of
 from ..resolver import Blocker
 from . import ids
 from .base import StepContext, echo_template, refuse, render_echo, with_notes
@@ -75,10 +75,8 @@ def _finish(ctx: StepContext, state: WizardState, prompt: Prompt) -> Prompt:
     if note is not None:
         meta: PromptMeta = {**prompt.meta}
         meta["stale"] = {"step": note.step, "answer": note.answer, "reason": note.reason}
-        prompt = with_notes(
-            replace(prompt, meta=meta),
-            [ctx.text.get("stale.note", step=note.step, answer=note.answer, reason=note.reason)],
-        )
+        line = ctx.text.get("stale.note", **meta["stale"])
+        prompt = with_notes(replace(prompt, meta=meta), [line])
     return prompt
 
 
@@ -119,19 +117,11 @@ def apply_answer(
     asked: Prompt | None = None,
     defaulted: bool = False,
 ) -> tuple[str, Prompt]:
-    """Submit `answer` to the current prompt of `state` (a working copy, changed).
-
-    Args:
-        step: when given, the step id the answer is meant for (a mismatch is refused).
-        asked: the prompt `advance` just gave for this very state (not worked out twice).
-        defaulted: taken by "every later answer its default" (`accept_defaults`).
-
-    Returns:
-        (echo, next prompt).
-
-    Raises:
-        AnswerRefused: the answer does not fit; the caller discards the copy.
-    """
+    """Submit `answer` to the current prompt of `state` (a working copy, changed);
+    returns (echo, next prompt). `step`: the step id it is meant for (a mismatch is
+    refused); `asked`: the prompt `advance` just gave for this very state; `defaulted`:
+    taken by "every later answer its default" (`accept_defaults`). `AnswerRefused`: the
+    answer does not fit (the caller discards the copy)."""
     prompt = asked if asked is not None else advance(ctx, state)
     if step is not None and step != prompt.id:
         problem = out_of_order(ctx, state, step)
@@ -145,12 +135,8 @@ def apply_answer(
     if prompt.kind == "pick":
         option = prompt.option(answer)
         if option is None:
-            raise refuse(
-                ctx,
-                "not_an_option",
-                answer=answer,
-                options=", ".join(o.value for o in prompt.selectable),
-            )
+            selectable = ", ".join(o.value for o in prompt.selectable)
+            raise refuse(ctx, "not_an_option", answer=answer, options=selectable)
         if option.disabled_reason is not None:
             raise refuse(ctx, "option_disabled", answer=answer, reason=option.disabled_reason)
         label = option.label
@@ -258,22 +244,12 @@ def history(ctx: StepContext, state: WizardState) -> list[HistoryEntry]:
     for entry in state.answered:
         kind = step_kind(entry.step)
         parsed = parse_role_step(entry.step)
-        values = {
-            "role": parsed.role if parsed else "",
-            "ordinal": parsed.ordinal if parsed else 0,
-        }
+        values = {"role": "", "ordinal": 0} if parsed is None else fields_of(parsed, "role ordinal")
         echo = entry.echo or render_echo(
             echo_template(ctx, kind, **values), entry.answer, entry.answer
         )
-        out.append(
-            HistoryEntry(
-                step_id=entry.step,
-                answer=entry.answer,
-                echo=echo,
-                label=ctx.text.get(f"{kind}.title", **values),
-                provenance=entry.provenance,
-            )
-        )
+        label = ctx.text.get(f"{kind}.title", **values)
+        out.append(HistoryEntry(entry.step, entry.answer, echo, label, entry.provenance))
     return out
 
 
@@ -338,18 +314,12 @@ def apply_group(
     ctx: StepContext, state: WizardState, group: Prompt, answers: Mapping[str, object]
 ) -> tuple[str, Prompt]:
     """Apply one answer per question of `group` to `state` (a working copy), in order;
-    returns the echoes joined and the next prompt.
-
-    Raises:
-        AnswerRefused: an unknown key, a missing or non-string answer, or a refused
-            answer (naming the step).
-    """
+    returns the echoes joined and the next prompt. `AnswerRefused`: an unknown key, a
+    missing or non-string answer, or a refused answer (naming the step)."""
     steps = [q.id for q in group.questions]
     for key in answers:
         if key not in steps:
-            raise AnswerRefused(
-                ctx.text.get("errors.group_unknown_step", step=key, steps=", ".join(steps))
-            )
+            raise refuse(ctx, "group_unknown_step", step=key, steps=", ".join(steps))
     echoes: list[str] = []
     nxt = advance(ctx, state)
     for step in steps:
@@ -357,7 +327,7 @@ def apply_group(
         if isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if not isinstance(value, str):
-            raise AnswerRefused(ctx.text.get("errors.group_missing", step=step))
+            raise refuse(ctx, "group_missing", step=step)
         try:
             echo, nxt = apply_answer(ctx, state, value, step, asked=nxt)
         except AnswerRefused as exc:

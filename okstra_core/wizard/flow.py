@@ -113,11 +113,8 @@ def back_target(ctx: StepContext, state: WizardState, current: str) -> str | Non
 
 
 def _team_holds(ctx: StepContext, state: WizardState) -> bool:
-    """Fast path: every answer of the task type and role steps still holds.
-
-    Exact: each was selectable when a complete team extended the answers before it, so
-    while the answers so far can still be completed, each still would be.
-    """
+    """Fast path, exact: every task type and role answer still holds while the answers
+    so far can still be completed (each was selectable when a complete team extended them)."""
     if not state.task_type:
         return True
     try:
@@ -176,11 +173,8 @@ def _left_profile(ctx: StepContext, state: WizardState, known: set[str]) -> Stal
 def _first_stale_step(
     ctx: StepContext, state: WizardState, asked: list[Step]
 ) -> tuple[bool, StaleNote | None]:
-    """Check the task type and role answers in order against their rebuilt prompts.
-
-    (True, note): the first answer that no longer holds is rewound, or (True, None) no
-    answer can hold and the answers are kept. (False, None): all hold.
-    """
+    """Check the task type and role answers in order against their rebuilt prompts:
+    (True, note) one was rewound, (True, None) none can hold (kept), (False, None) all hold."""
     for step in asked:
         if step.id != ids.TASK_TYPE and not step.role_block:
             continue

@@ -16,7 +16,7 @@ from ..catalog.models import RoleKind
 from ..errors import OkstraError
 from ..plans import plan_stage_numbers
 from ..pool import reported_host_effort, reported_host_model
-from ..records import RecordError, config, dataclass, field, json_schema
+from ..records import RecordError, config, dataclass, field, fields_of, json_schema
 from ..request import CurrentModel, HostSessionContext, RunRequest
 from ..setup_runs import runs_file
 from .base import StepContext
@@ -69,13 +69,8 @@ class PersistAction:
 def persist_actions(state_path: Path) -> tuple[PersistAction, ...]:
     """The writes `okstra prepare --state <state_path>` makes besides the run."""
     state = Path(state_path).absolute()
-    return (
-        PersistAction(
-            action="record-setup-run",
-            path=str(runs_file(state)),
-            by=f"okstra prepare --state {shlex.quote(str(state))}",
-        ),
-    )
+    by = f"okstra prepare --state {shlex.quote(str(state))}"
+    return (PersistAction(action="record-setup-run", path=str(runs_file(state)), by=by),)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -187,12 +182,9 @@ def build_request(ctx: StepContext, state: WizardState, provenance: dict[str, st
     try:
         return RunRequest(
             project_root=Path(state.project_root),
-            task_group=state.task_group,
-            task_id=state.task_id,
-            task_type=state.task_type,
+            **fields_of(state, "task_group task_id task_type directive"),
             brief=state.brief_path,
             approved_plan=state.approved_plan_path,
-            directive=state.directive,
             base_ref=state.run_base,
             related_tasks=related,
             host=host_session_context(ctx, state),

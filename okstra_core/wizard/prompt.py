@@ -77,10 +77,6 @@ class PromptMeta(TypedDict, total=False):
     stale: StaleMeta
 
 
-def _no_meta() -> PromptMeta:
-    return PromptMeta()
-
-
 def prompt_meta(step_kind: StepKind, facts: PromptMeta | None = None) -> PromptMeta:
     """A prompt's meta: its step kind (`Prompt.step_kind` reads it), then `facts`."""
     meta: PromptMeta = {"stepKind": step_kind}
@@ -171,7 +167,7 @@ class Prompt:
     default: str | None = None
     echo_template: str = ""
     help: str = ""
-    meta: PromptMeta = field(default_factory=_no_meta)
+    meta: PromptMeta = field(default_factory=PromptMeta)
     # Each a `Prompt` (typed loosely so that the prompt's JSON Schema stays flat).
     questions: tuple[Any, ...] = ()
 

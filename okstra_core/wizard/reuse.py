@@ -55,18 +55,17 @@ class ReusedTeam:
     whole_roster: bool = False
 
 
+_Record = Callable[[str, str], None]
+
+
 def _reuse_counts(
-    profile: Profile,
-    state: WizardState,
-    counts: dict[str, int],
-    record: Callable[[str, str], None],
-    whole: bool = False,
+    profile: Profile, state: WizardState, reused: ReusedTeam, record: _Record
 ) -> None:
     """The reused counts that still fit the profile (adjustable roles, then optional)."""
     for wanted in (RoleKind.ADJUSTABLE, RoleKind.OPTIONAL):
         for requirement in profile.static_roles:
-            value = counts.get(requirement.role)
-            if value is None and whole and wanted is RoleKind.OPTIONAL:
+            value = reused.counts.get(requirement.role)
+            if value is None and reused.whole_roster and wanted is RoleKind.OPTIONAL:
                 value = 0
             if requirement.kind is not wanted or not isinstance(value, int):
                 continue
@@ -76,10 +75,7 @@ def _reuse_counts(
 
 
 def _reuse_models(
-    profile: Profile,
-    state: WizardState,
-    models: dict[str, list[str]],
-    record: Callable[[str, str], None],
+    profile: Profile, state: WizardState, reused: ReusedTeam, record: _Record
 ) -> None:
     """The reused models of the roles whose count is settled (fixed or reused); the
     others' models are asked after their count."""
@@ -90,7 +86,7 @@ def _reuse_models(
     }
     for role, ordinal in model_instances(profile, state):
         if role in settled:
-            refs = models.get(role, [])
+            refs = reused.models.get(role, [])
             have = state.role_models.get(role, [])
             # Only a gap-free prefix of each role's models can be kept.
             if ordinal <= len(refs) and len(have) == ordinal - 1:
@@ -116,8 +112,8 @@ def prefill_from_run(ctx: StepContext, state: WizardState, reused: ReusedTeam, r
     state.role_models.clear()
     if state.host_entry_mode == CURRENT_SESSION:
         record(ids.LEADER_SESSION, ids.LEADER_SESSION_ANSWER)
-    _reuse_counts(profile, state, reused.counts, record, reused.whole_roster)
-    _reuse_models(profile, state, reused.models, record)
+    _reuse_counts(profile, state, reused, record)
+    _reuse_models(profile, state, reused, record)
     if directive.strip():
         state.directive = directive.strip()
         record(ids.DIRECTIVE_PICK, ids.WRITE_ANSWER)
@@ -129,9 +125,7 @@ def prefill_from_run(ctx: StepContext, state: WizardState, reused: ReusedTeam, r
     state.answered.extend(e for e in entries if not state.is_answered(e.step))
 
 
-def _reuse_related(
-    ctx: StepContext, state: WizardState, keys: list[str], record: Callable[[str, str], None]
-) -> None:
+def _reuse_related(ctx: StepContext, state: WizardState, keys: list[str], record: _Record) -> None:
     """The reused run's related tasks that still exist here; none: "skip". Asked as
     usual when the project has no other task or none of the run's is left."""
     known = {t.key for t in ctx.tasks if t.key != state.task_key and t.error is None}
@@ -157,11 +151,13 @@ def reuse_blocker(ctx: StepContext, state: WizardState, reused: ReusedTeam, run:
     return None if found is None else found.advice
 
 
-def reuse_applies(ctx: StepContext, state: WizardState) -> bool:
+def _latest_run(ctx: StepContext, state: WizardState) -> RunRef | None:
     task = current_task(ctx, state)
-    return (
-        task is not None and bool(state.task_type) and task.latest_run(state.task_type) is not None
-    )
+    return task.latest_run(state.task_type) if task else None
+
+
+def reuse_applies(ctx: StepContext, state: WizardState) -> bool:
+    return bool(state.task_type) and _latest_run(ctx, state) is not None
 
 
 def _read_run(run: RunRef) -> ReusedTeam:
@@ -177,9 +173,8 @@ def _read_run(run: RunRef) -> ReusedTeam:
 
 
 def _reused(inputs: RunInputs, manifest: RunManifest | None) -> ReusedTeam:
-    """What a reuse takes from a run: the counts and models it ran with (the manifest's
-    role executions bound at prepare, by role and ordinal; the inputs' explicit choices
-    without a manifest), its directive and related tasks."""
+    """The run's counts and models (its manifest's role executions by role and ordinal,
+    else its inputs' choices), directive and related tasks."""
     counts: dict[str, int] = dict(inputs.role_counts)
     models: dict[str, list[str]] = {role: list(refs) for role, refs in inputs.role_models.items()}
     if manifest is not None:
@@ -207,8 +202,7 @@ def _reused(inputs: RunInputs, manifest: RunManifest | None) -> ReusedTeam:
 
 
 def reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
-    task = current_task(ctx, state)
-    run = task.latest_run(state.task_type) if task else None
+    run = _latest_run(ctx, state)
     run_name = run.name if run else ""
     why: str | None = None
     if run is not None:
@@ -242,8 +236,7 @@ def reuse_build(ctx: StepContext, state: WizardState) -> Prompt:
 def reuse_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
     if answer != ids.REUSE_ANSWER:
         return ""
-    task = current_task(ctx, state)
-    run = task.latest_run(state.task_type) if task else None
+    run = _latest_run(ctx, state)
     if run is None:
         raise refuse(ctx, "no_previous_run", task_type=state.task_type)
     try:

@@ -98,15 +98,9 @@ def profile_blockers(ctx: StepContext, state: WizardState) -> dict[str, Blocker 
 
     def build() -> dict[str, Blocker | None]:
         out: dict[str, Blocker | None] = {}
+        mode = state.host_entry_mode
         for task_type, profile in ctx.catalog.profiles.items():
-            query = TeamQuery(
-                profile=profile,
-                counts={},
-                scopes=ctx.scopes,
-                pool=ctx.pool,
-                host=ctx.host(state.host_runtime),
-                entry_mode=state.host_entry_mode,
-            )
+            query = TeamQuery(profile, {}, ctx.scopes, ctx.pool, ctx.host(state.host_runtime), mode)
             out[task_type] = blocker(query.smallest())
         return out
 
@@ -169,26 +163,18 @@ def _leader_prompt(ctx: StepContext, state: WizardState) -> Prompt:
     host = ctx.host(state.host_runtime)
     model = current_session_model(ctx, state)
     effort = reported_host_effort(ctx.environment)
+    suffix = ctx.text.get("leader_session.effort_suffix", effort=effort) if effort else ""
+    answer = ids.LEADER_SESSION_ANSWER
+    option = Option(value=answer, label=ctx.text.get(f"leader_session.option.{answer}"))
     return make_prompt(
         ctx,
         state,
         ids.LEADER_SESSION,
         "pick",
         ids.LEADER_SESSION_KIND,
-        options=(
-            Option(
-                value=ids.LEADER_SESSION_ANSWER,
-                label=ctx.text.get(f"leader_session.option.{ids.LEADER_SESSION_ANSWER}"),
-            ),
-        ),
-        default=ids.LEADER_SESSION_ANSWER,
-        label_values={
-            "model": model,
-            "host": host.display_label,
-            "effort_suffix": ctx.text.get("leader_session.effort_suffix", effort=effort)
-            if effort
-            else "",
-        },
+        options=(option,),
+        default=answer,
+        label_values={"model": model, "host": host.display_label, "effort_suffix": suffix},
         meta={"role": LEADER, "duty": LEADER_DUTY, "model": model},
     )
 
@@ -213,23 +199,16 @@ def _count_prompt(ctx: StepContext, state: WizardState, *, role: str, optional: 
     notes: list[str] = []
     meta = _role_meta(profile, role)
     if default is not None and default != recommended:
-        notes.append(
-            ctx.text.get(
-                "role_count.recommended_infeasible",
-                recommended=recommended,
-                count=default,
-                reason=verdicts[recommended] or "",
-            )
-        )
+        reason = verdicts[recommended] or ""
+        key = "role_count.recommended_infeasible"
+        notes.append(ctx.text.get(key, recommended=recommended, count=default, reason=reason))
         meta["feasibleRecommended"] = default
     options: list[Option] = []
     for n, why in verdicts.items():
-        if optional:
-            label = (
-                ctx.text.get("role_add.option.skip")
-                if n == 0
-                else ctx.text.get("role_add.option.add", count=n, role=role)
-            )
+        if optional and n == 0:
+            label = ctx.text.get("role_add.option.skip")
+        elif optional:
+            label = ctx.text.get("role_add.option.add", count=n, role=role)
         else:
             suffix = ctx.text.get("role_count.recommended_suffix") if n == recommended else ""
             label = ctx.text.get("role_count.option", count=n, suffix=suffix)
@@ -381,12 +360,10 @@ def _reset_count(state: WizardState, *, role: str) -> None:
 def _submit_model(
     ctx: StepContext, state: WizardState, answer: str, _p: Prompt, *, role: str, ordinal: int
 ) -> str:
-    chosen = state.role_models.setdefault(role, [])
-    if ordinal != len(chosen) + 1:
-        raise refuse(
-            ctx, "model_out_of_order", role=role, ordinal=ordinal, expected=len(chosen) + 1
-        )
-    chosen.append(answer)
+    problem = out_of_order(ctx, state, ids.model_step(role, ordinal))
+    if problem is not None:
+        raise problem
+    state.role_models.setdefault(role, []).append(answer)
     return answer
 
 

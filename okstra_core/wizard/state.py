@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .. import derived
-from ..records import RecordError, config, dataclass, field, place, to_data, validate
+from ..records import RecordError, camel, config, dataclass, field, place, to_data, validate
 
 if TYPE_CHECKING:
     from pydantic import Field, StrictBool, StrictInt, StrictStr
@@ -36,32 +36,22 @@ TASK_MODES: tuple[TaskMode, ...] = ("", NEW_TASK, EXISTING_TASK)
 
 # v1 provider fields (snake and camelCase): their presence next to a v2 version, or
 # v2 role fields without a version, is a mixed file and is refused.
+_V1_SNAKE_FIELDS = (
+    "workers_override",
+    "lead_provider",
+    "lead_model",
+    "claude_model",
+    "codex_model",
+    "antigravity_model",
+    "grok_model",
+    "kimi_model",
+    "report_writer_provider",
+    "report_writer_model",
+    "executor",
+    "critic",
+)
 V1_PROVIDER_FIELDS: frozenset[str] = frozenset(
-    {
-        "workers_override",
-        "lead_provider",
-        "lead_model",
-        "claude_model",
-        "codex_model",
-        "antigravity_model",
-        "grok_model",
-        "kimi_model",
-        "report_writer_provider",
-        "report_writer_model",
-        "executor",
-        "critic",
-        "workersOverride",
-        "workers",
-        "leadProvider",
-        "leadModel",
-        "claudeModel",
-        "codexModel",
-        "antigravityModel",
-        "grokModel",
-        "kimiModel",
-        "reportWriterProvider",
-        "reportWriterModel",
-    }
+    {*_V1_SNAKE_FIELDS, *map(camel, _V1_SNAKE_FIELDS), "workers"}
 )
 # The file's camelCase names of the state's fields (the seeds' naming), declared once:
 # the record's aliases, and the names readers of a file not yet checked look for.

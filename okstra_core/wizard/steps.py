@@ -15,7 +15,7 @@ from ..runbase import earlier_results, project_tree, resolve_base
 from . import ids
 from .base import Applies, Build, Step, StepContext, Submit, always, make_prompt, refuse
 from .confirm import confirmation, needs_approved_plan
-from .prompt import Option, Prompt, prompt_meta
+from .prompt import Option, Prompt, PromptMeta, prompt_meta
 from .reuse import current_task, reuse_applies, reuse_build, reuse_submit
 from .roles import check_complete_team, profile_blockers
 from .state import EXISTING_TASK, NEW_TASK, AnsweredStep, WizardState
@@ -83,9 +83,7 @@ def _gate_step(step_id: ids.StepKind, go: str, field: str, applies: Applies) -> 
 
     def build(ctx: StepContext, state: WizardState) -> Prompt:
         options = _named_options(ctx, step_id, (ids.SKIP_ANSWER, go))
-        return make_prompt(
-            ctx, state, step_id, "pick", step_id, options=options, default=ids.SKIP_ANSWER
-        )
+        return make_prompt(ctx, state, step_id, "pick", options=options, default=ids.SKIP_ANSWER)
 
     def submit(_ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
         if answer == ids.SKIP_ANSWER:
@@ -108,17 +106,13 @@ def _task_pick_build(ctx: StepContext, state: WizardState) -> Prompt:
             label = ctx.text.get("task_pick.option.unreadable", key=task.key)
             options.append(Option(value=task.key, label=label, disabled_reason=task.error))
             continue
+        phase, after = task.current_phase, task.pointer.cell()
         label = ctx.text.get(
-            "task_pick.option.existing",
-            key=task.key,
-            phase=task.current_phase or "--",
-            next=task.pointer.cell(),
+            "task_pick.option.existing", key=task.key, phase=phase or "--", next=after
         )
-        meta = {"phase": task.current_phase, "next": task.pointer.cell()}
+        meta = {"phase": phase, "next": after}
         options.append(Option(value=task.key, label=label, meta=meta))
-    return make_prompt(
-        ctx, state, ids.TASK_PICK, "pick", ids.TASK_PICK, options=tuple(options), default=new
-    )
+    return make_prompt(ctx, state, ids.TASK_PICK, "pick", options=tuple(options), default=new)
 
 
 def _task_pick_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -154,7 +148,7 @@ def _segment(ctx: StepContext, answer: str, kind: str) -> str:
 
 
 def _task_group_build(ctx: StepContext, state: WizardState) -> Prompt:
-    return make_prompt(ctx, state, ids.TASK_GROUP, "text", "task_group")
+    return make_prompt(ctx, state, ids.TASK_GROUP, "text")
 
 
 def _task_group_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -164,7 +158,7 @@ def _task_group_submit(ctx: StepContext, state: WizardState, answer: str, _p: Pr
 
 def _task_id_build(ctx: StepContext, state: WizardState) -> Prompt:
     values = {"group": state.task_group}
-    return make_prompt(ctx, state, ids.TASK_ID, "text", "task_id", label_values=values)
+    return make_prompt(ctx, state, ids.TASK_ID, "text", label_values=values)
 
 
 def _task_id_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -187,7 +181,7 @@ def _brief_applies(_ctx: StepContext, state: WizardState) -> bool:
 
 def _brief_build(ctx: StepContext, state: WizardState) -> Prompt:
     values = {"root": state.project_root}
-    return make_prompt(ctx, state, ids.BRIEF, "text", "brief", label_values=values)
+    return make_prompt(ctx, state, ids.BRIEF, "text", label_values=values)
 
 
 def _brief_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -216,26 +210,15 @@ def _task_type_build(ctx: StepContext, state: WizardState) -> Prompt:
     for task_type in ordered:
         profile = ctx.catalog.profiles[task_type]
         key = "recommended" if task_type == recommended else "plain"
+        title = profile.title or task_type
+        label = ctx.text.get(f"task_type.option.{key}", task_type=task_type, title=title)
         found = blockers.get(task_type)
-        options.append(
-            Option(
-                value=task_type,
-                label=ctx.text.get(
-                    f"task_type.option.{key}", task_type=task_type, title=profile.title or task_type
-                ),
-                disabled_reason=None if found is None else found.advice,
-                meta={"summary": profile.summary},
-            )
-        )
+        reason = None if found is None else found.advice
+        options.append(Option(task_type, label, reason, {"summary": profile.summary}))
+    default = recommended if blockers.get(recommended) is None else None
+    meta: PromptMeta = {"recommended": recommended}
     return make_prompt(
-        ctx,
-        state,
-        ids.TASK_TYPE,
-        "pick",
-        "task_type",
-        options=tuple(options),
-        default=recommended if blockers.get(recommended) is None else None,
-        meta={"recommended": recommended},
+        ctx, state, ids.TASK_TYPE, "pick", options=tuple(options), default=default, meta=meta
     )
 
 
@@ -246,7 +229,7 @@ def _task_type_submit(_ctx: StepContext, state: WizardState, answer: str, _p: Pr
 
 def _approved_plan_build(ctx: StepContext, state: WizardState) -> Prompt:
     values = {"task_type": state.task_type}
-    return make_prompt(ctx, state, ids.APPROVED_PLAN, "text", "approved_plan", label_values=values)
+    return make_prompt(ctx, state, ids.APPROVED_PLAN, "text", label_values=values)
 
 
 def _approved_plan_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -289,15 +272,9 @@ def _base_ref_build(ctx: StepContext, state: WizardState) -> Prompt:
     runs = "".join(
         ctx.text.get("base_ref.earlier", run=r.run_id, commit=r.commit[:12]) for r in found
     )
-    return make_prompt(
-        ctx,
-        state,
-        ids.BASE_REF,
-        "text",
-        ids.BASE_REF,
-        default=state.run_base or head or None,
-        label_values={"commit": head[:12], "on": on, "runs": runs},
-    )
+    values = {"commit": head[:12], "on": on, "runs": runs}
+    default = state.run_base or head or None
+    return make_prompt(ctx, state, ids.BASE_REF, "text", default=default, label_values=values)
 
 
 def _base_ref_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -313,7 +290,7 @@ def _base_ref_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prom
 
 def _directive_build(ctx: StepContext, state: WizardState) -> Prompt:
     default = state.directive or None
-    return make_prompt(ctx, state, ids.DIRECTIVE, "text", "directive", default=default)
+    return make_prompt(ctx, state, ids.DIRECTIVE, "text", default=default)
 
 
 def _directive_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -330,15 +307,9 @@ def _related_pick_applies(ctx: StepContext, state: WizardState) -> bool:
 
 def _related_build(ctx: StepContext, state: WizardState) -> Prompt:
     keys = [t.key for t in _other_tasks(ctx, state)]
-    return make_prompt(
-        ctx,
-        state,
-        ids.RELATED_TASKS,
-        "text",
-        "related_tasks",
-        label_values={"tasks": ", ".join(keys)},
-        meta={"tasks": keys},
-    )
+    values = {"tasks": ", ".join(keys)}
+    meta: PromptMeta = {"tasks": keys}
+    return make_prompt(ctx, state, ids.RELATED_TASKS, "text", label_values=values, meta=meta)
 
 
 def _related_submit(ctx: StepContext, state: WizardState, answer: str, _p: Prompt) -> str:
@@ -357,15 +328,10 @@ def _related_submit(ctx: StepContext, state: WizardState, answer: str, _p: Promp
 
 def _confirm_build(ctx: StepContext, state: WizardState) -> Prompt:
     answers = (ids.CONFIRM_ANSWER, ids.EDIT_ANSWER, ids.ABORT_ANSWER)
+    options = _named_options(ctx, ids.CONFIRM, answers)
+    meta: PromptMeta = {"confirmation": confirmation(ctx, state).text}
     return make_prompt(
-        ctx,
-        state,
-        ids.CONFIRM,
-        "pick",
-        ids.CONFIRM,
-        options=_named_options(ctx, ids.CONFIRM, answers),
-        default=ids.CONFIRM_ANSWER,
-        meta={"confirmation": confirmation(ctx, state).text},
+        ctx, state, ids.CONFIRM, "pick", options=options, default=ids.CONFIRM_ANSWER, meta=meta
     )
 
 
@@ -398,7 +364,7 @@ def _edit_target_build(ctx: StepContext, state: WizardState) -> Prompt:
         )
         for entry in edit_candidates(state)
     )
-    return make_prompt(ctx, state, ids.EDIT_TARGET, "pick", "edit_target", options=options)
+    return make_prompt(ctx, state, ids.EDIT_TARGET, "pick", options=options)
 
 
 def _edit_target_submit(_ctx: StepContext, _state: WizardState, answer: str, _p: Prompt) -> str:

@@ -28,7 +28,7 @@ FIXED_NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 @dataclass(frozen=True)
 class LegacyWorld:
-    """Everything `load_legacy` needs, built from the frozen data."""
+    """Everything `open_legacy` needs, built from the frozen data."""
 
     pool: ModelPool
     scopes: DefaultScopes

@@ -12,20 +12,21 @@ from typing import Any
 import orjson
 from legacy_support import LegacyWorld
 
-from okstra_core.compat import companion_for, load_legacy
+from okstra_core.compat import companion_for, open_legacy
 from okstra_core.store import atomic_write_json
 
 NAME = "rd_spawn_workers_models.json"
 
 
 def _load(world: LegacyWorld, path: Path) -> tuple[Path, dict[str, Any], bool]:
-    return load_legacy(
+    opened = open_legacy(
         path,
         profile_loader=world.profile,
         pool=world.pool,
         scopes=world.scopes,
         environment=world.environment,
     )
+    return opened.companion, opened.state, opened.resumed
 
 
 def _digest(path: Path) -> str:

@@ -17,7 +17,7 @@ from okstra_core.compat import (
     convert,
     convert_v1,
     is_v1,
-    load_legacy,
+    open_legacy,
     opening,
     roles,
     shapes,
@@ -30,13 +30,14 @@ FIXTURE_NAMES = sorted(p.name for p in FIXTURES.glob("*.json"))
 
 
 def _load(world: LegacyWorld, path: Path) -> tuple[Path, dict[str, Any], bool]:
-    return load_legacy(
+    opened = open_legacy(
         path,
         profile_loader=world.profile,
         pool=world.pool,
         scopes=world.scopes,
         environment=world.environment,
     )
+    return opened.companion, opened.state, opened.resumed
 
 
 def _convert(
