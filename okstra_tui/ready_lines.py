@@ -40,9 +40,8 @@ from textual.app import App
 from textual.screen import Screen
 
 from .screens.base import GuardedScreen, PromptScreen
-from .screens.dialog import DeleteWizardScreen
+from .screens.dialog import DeleteWizardScreen, RelaunchScreen
 from .screens.launch import LaunchScreen
-from .screens.relaunch import RelaunchScreen
 from .screens.start import StartScreen
 
 if TYPE_CHECKING:
@@ -113,7 +112,6 @@ class ReadyLines:
         self,
         app: App[Any],
         file: ReadyFile | None,
-        *,
         wizard: Callable[[], Wizard | None],
         text: WizardText,
     ) -> None:

@@ -8,8 +8,6 @@ member's last lines. Every value comes back inert; the screen applies only what 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from okstra_core.display import age, inert, words_of
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
@@ -77,11 +75,14 @@ def member_row(
     )
 
 
-def look_team(
-    run_dir: Path, environment: Environment, text: WizardText, selected: str | None
+def team_of(
+    row: RunRow, environment: Environment, text: WizardText, selected: str | None = None
 ) -> TeamLook:
-    """The team's rows now, and the last lines of the `selected` member (the lead when
-    None or gone)."""
+    """The team of a runs-screen row now (nothing for a damaged run), and the last lines
+    of the `selected` member (the lead when None or gone)."""
+    if row.problem and row.lead is None:
+        return TeamLook()
+    run_dir = row.run_dir
     try:
         run = read_run(run_dir)
         lead = observe(run, environment)
@@ -116,15 +117,6 @@ def look_team(
         preview_title=preview_title,
         preview=tuple(inert(line) for line in lines),
     )
-
-
-def team_of(
-    row: RunRow, environment: Environment, text: WizardText, selected: str | None = None
-) -> TeamLook:
-    """`look_team` of a runs-screen row (nothing for a damaged run)."""
-    if row.problem and row.lead is None:
-        return TeamLook()
-    return look_team(row.run_dir, environment, text, selected)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual._time import get_time
@@ -31,7 +32,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Header
 
-from okstra_core.wizard import HistoryEntry, Option, Prompt
+from okstra_core.wizard import Option, Prompt
 from okstra_core.wizard.ids import DEFAULTED_KINDS
 from okstra_core.wizard.prompt import PromptMeta
 from okstra_core.wizard.text import WizardText
@@ -41,6 +42,9 @@ from ..resources import HELP_PANEL_BINDINGS, help_text, keys_markdown, styleshee
 from ..widgets import HistoryPanel, KeysFooter, OptionTable, Plain, Row
 from ..widgets.confirmation import provenance_words
 from .dialog import DiscardScreen, on_yes, part, show_error
+
+if TYPE_CHECKING:
+    from okstra_core.session.wizard import WizardView
 
 # Quitting and interrupting lose nothing: they work armed or not.
 ALWAYS_ALLOWED = frozenset({"ctrl+c", "ctrl+q"})
@@ -101,8 +105,8 @@ def progress_text(progress: tuple[int, int], text: WizardText) -> str:
 
 
 class PromptScreen(Screen[None]):
-    """Base of the screens that show one wizard `prompt` beside the `history` panel;
-    `progress` is (answered, ~total)."""
+    """Base of the screens that show one wizard `prompt` beside the `history` panel of
+    `view` (its `progress`: answered, ~total); paths are relative to `project_root`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -115,13 +119,13 @@ class PromptScreen(Screen[None]):
     # The screen's help file, `screens/<HELP>.help.md`; "?" shows it above the keys.
     HELP: ClassVar[str | None] = None
 
-    def __init__(
-        self, prompt: Prompt, history: Sequence[HistoryEntry], progress: tuple[int, int]
-    ) -> None:
+    def __init__(self, prompt: Prompt, view: WizardView, project_root: Path) -> None:
         super().__init__(classes="prompt-screen")
         self.prompt = prompt
-        self.history = tuple(history)
-        self.progress = progress
+        self.view = view
+        self.history = tuple(view.history)
+        self.progress = view.progress
+        self.project_root = project_root
 
     @property
     def step_kind(self) -> str:

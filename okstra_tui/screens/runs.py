@@ -124,12 +124,7 @@ class RunsScreen(RunKeysScreen):
         self.load_runs()
         self.set_interval(TEAM_REFRESH_SECONDS, self.load_team)
 
-    @work(thread=True, exclusive=True, group="runs")
-    def load_runs(self) -> None:
-        rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
-        self.app.call_from_thread(self._show_rows, rows, error)
-
-    def _show_rows(self, rows: list[RunRow], error: str) -> None:
+    def _show_runs(self, rows: list[RunRow], error: str) -> None:
         if gone(self):
             return  # closed before the runs were read
         text = ui_text(self)
@@ -254,10 +249,8 @@ class RunsScreen(RunKeysScreen):
         if chosen is None or not self.is_active:
             return
         row, member = chosen
-        kind = "lead" if member.leader else "worker"
-        question = ask(
-            ui_text(self), f"app.team.stop_{kind}", "stop", who=member.short, run=row.run_id
-        )
+        key = "app.team.stop_lead" if member.leader else "app.team.stop_worker"
+        question = ask(ui_text(self), key, "stop", who=member.short, run=row.run_id)
         on_yes(self, question, lambda: self._stop_member(row.run_dir, member))
 
     @work(thread=True, group="member-stop")

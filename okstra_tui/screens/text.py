@@ -11,9 +11,8 @@ import os
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
@@ -27,9 +26,6 @@ from ..resources import stylesheet, ui_text
 from ..widgets import block, line
 from .base import PromptScreen
 from .dialog import part
-
-if TYPE_CHECKING:
-    from okstra_core.wizard import HistoryEntry, Prompt
 
 PATH_STEPS = frozenset({"brief", "approved_plan"})
 MULTILINE_STEPS = frozenset({"directive"})
@@ -128,17 +124,6 @@ class TextScreen(PromptScreen):
         Binding("ctrl+s", "submit", "Submit"),
         Binding("ctrl+o", "open_editor", "$EDITOR"),
     ]
-
-    def __init__(
-        self,
-        prompt: Prompt,
-        history: Sequence[HistoryEntry],
-        progress: tuple[int, int],
-        *,
-        project_root: Path | None = None,
-    ) -> None:
-        super().__init__(prompt, history, progress)
-        self.project_root = Path(project_root) if project_root is not None else Path.cwd()
 
     @property
     def default_text(self) -> str:
