@@ -7,6 +7,7 @@ engine's current prompt and submits what the person chose. Every rule is the eng
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import sys
 from collections.abc import Callable, Iterable
@@ -116,12 +117,11 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self.environment = environment
         self.project_root = Path(project_root).resolve()
         # Same meaning as the protocol's --state: a bare name lives in the wizards dir.
-        self.state_path = (
-            None if state is None else resolve_state_path(str(state), self.environment)
+        self.state_path = None if state is None else resolve_state_path(str(state), environment)
+        # A new setup's wizard: with the host, entry mode and task type given here.
+        self._new_wizard = functools.partial(
+            Wizard.init, host=host, entry_mode=entry_mode, task_type=task_type
         )
-        self.host = host
-        self.entry_mode = entry_mode
-        self.task_type = task_type
         self.launch = launch
         self.text: WizardText = text_for(self.environment)
         self.cursor_blink = cursor_blink
@@ -275,14 +275,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self._release()
         try:
             if create:
-                wizard = Wizard.init(
-                    path,
-                    self.project_root,
-                    host=self.host,
-                    entry_mode=self.entry_mode,
-                    task_type=self.task_type,
-                    environment=self.environment,
-                )
+                wizard = self._new_wizard(path, self.project_root, environment=self.environment)
             else:
                 wizard = Wizard.open(path, environment=self.environment)
             self._hold.enter_context(wizard.hold())

@@ -27,15 +27,11 @@ _BY_STEP_KIND: dict[str, type[PromptScreen]] = {
     "role_add": RoleAddScreen,
     "role_model": RoleModelScreen,
     "edit_target": EditScreen,
+    "confirm": ConfirmScreen,
 }
 
 
 def screen_for_prompt(prompt: Prompt, view: WizardView, project_root: Path) -> PromptScreen:
     """The screen that renders `prompt` (confirm shows the view's confirmation block too)."""
-    kind = prompt.step_kind
-    if kind == "confirm":
-        return ConfirmScreen(prompt, view, project_root)
-    if kind not in _BY_STEP_KIND and prompt.kind == "text":
-        return TextScreen(prompt, view, project_root)
-    cls = _BY_STEP_KIND.get(kind) or PickScreen
-    return cls(prompt, view, project_root)
+    generic = TextScreen if prompt.kind == "text" else PickScreen
+    return _BY_STEP_KIND.get(prompt.step_kind, generic)(prompt, view, project_root)

@@ -19,7 +19,7 @@ from textual.widgets.button import ButtonVariant
 from okstra_core.display import inert_markup
 
 from ..messages import Answered, PreflightChecked
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.confirmation import preview_text, preview_title
 from .base import GuardedScreen, PromptScreen
@@ -40,7 +40,6 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
     """Review the whole setup (the engine's `confirmation`), then launch it, change an
     answer, or abort; the app's dry-run prepare sends its preflight and plan."""
 
-    CSS_PATH = stylesheet("confirm")
     HELP = "confirm"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("l", "answer('confirm')", "Launch"),

@@ -28,7 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input
 from textual.widgets.button import ButtonVariant
 
-from ..resources import key_rows, stylesheet, ui_text
+from ..resources import key_rows, ui_text
 from ..widgets import Plain
 
 if TYPE_CHECKING:
@@ -46,12 +46,6 @@ def close(screen: Screen[T], result: T | None = None) -> None:
     """Dismiss `screen` with `result` — if it is still the screen on top."""
     if screen.is_active:
         screen.dismiss(result)
-
-
-def pop(screen: Screen[Any]) -> None:
-    """Pop `screen` (pushed without a result) — if it is still the screen on top."""
-    if screen.is_active:
-        screen.app.pop_screen()
 
 
 def part(screen: Screen[Any], selector: str, kind: type[W]) -> W | None:
@@ -86,10 +80,7 @@ class Words(NamedTuple):
 
 def answer_keys(yes: str, no: str) -> list[BindingType]:
     """A dialog's keys, `y` (`yes` in the footer) and `n`/Escape (`no`)."""
-    return [
-        Binding("y", "answer(True)", yes),
-        Binding("n,escape", "answer(False)", no),
-    ]
+    return [Binding("y", "answer(True)", yes), Binding("n,escape", "answer(False)", no)]
 
 
 def on_yes(screen: Screen[Any], dialog: Screen[bool], then: Callable[[], object]) -> None:
@@ -150,7 +141,6 @@ class AskScreen(YesNoScreen):
     """Ask before doing something that cannot be undone (stop a running lead, abort a
     setup); the buttons say what each answer does ("Stop (y)", "Keep running (n)")."""
 
-    CSS_PATH = stylesheet("ask")
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Yes", "No")
 
     def __init__(self, words: Words) -> None:
@@ -173,7 +163,6 @@ class DeleteWizardScreen(YesNoScreen):
     """Ask before the state file at `path` of the setup for `task` is deleted (Keep has
     the focus: deleting needs a deliberate choice)."""
 
-    CSS_PATH = stylesheet("delete")
     TEXTS = "app.delete"
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Delete", "Keep")
     YES_ID = "delete"
@@ -186,7 +175,6 @@ class DeleteWizardScreen(YesNoScreen):
 class DiscardScreen(YesNoScreen):
     """Ask before the `typed` text is dropped by a rewind or Back (Keep has the focus)."""
 
-    CSS_PATH = stylesheet("discard")
     TEXTS = "app.discard"
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Discard", "Keep typing")
     YES_ID = "discard"
@@ -202,7 +190,6 @@ class TrustScreen(YesNoScreen):
     (`okstra_core.trust`): the agent CLIs run the project's own settings, so "Not now"
     has the focus."""
 
-    CSS_PATH = stylesheet("trust")
     TEXTS = "app.trust"
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Trust", "Not now")
     YES_ID = "trust"
@@ -218,7 +205,6 @@ class RelaunchScreen(YesNoScreen):
     launches another ("Not now" has the focus: a second run is a decision, never the
     effect of a stray Enter)."""
 
-    CSS_PATH = stylesheet("relaunch")
     TEXTS = "app.relaunch"
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Launch another", "Not now")
     YES_ID = "again"
@@ -233,7 +219,6 @@ class SendScreen(ModalScreen[str | None]):
     """Ask for the follow-up to send to an ended worker: one line, Enter sends, Escape
     cancels (None: cancelled, or nothing typed)."""
 
-    CSS_PATH = stylesheet("send")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, question: str, detail: str) -> None:
@@ -277,10 +262,7 @@ class KeysHelpScreen(ModalScreen[None]):
     """The keys of the `screen` it was opened over (one without a help panel of its own);
     Escape, `q` or `?` closes it."""
 
-    CSS_PATH = stylesheet("keys_help")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "close", "Close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark,f1", "close", "Close")]
 
     def __init__(self, screen: Screen[Any]) -> None:
         super().__init__()

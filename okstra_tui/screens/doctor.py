@@ -24,7 +24,7 @@ from textual.widgets import Footer
 from okstra_core.errors import OkstraError
 from okstra_core.wizard.text import WizardText
 
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import Plain
 from .dialog import close, part
 
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 class DoctorScreen(ModalScreen[None]):
     """`okstra doctor` inside the app."""
 
-    CSS_PATH = stylesheet("doctor")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "close", "Close")]
 
     def __init__(self, environment: Environment, *, cwd: Path | None = None) -> None:
@@ -104,7 +103,6 @@ class GuideScreen(ModalScreen[GuideAnswer]):
     """What to install or log in to before a team can be set up. Answers True once a CLI
     that can lead is ready, False when closed after a check, `DEMO`, or None."""
 
-    CSS_PATH = stylesheet("guide")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "recheck", "Check again"),
         Binding("m", "demo", "Demo team"),

@@ -25,7 +25,7 @@ from ..messages import (
     PrepareRequested,
     PrepareStep,
 )
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import KeysFooter, Plain
 from ..widgets.confirmation import argv_text, shown_path
 from .base import GuardedScreen
@@ -93,7 +93,6 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     `earlier`: what became of the run this setup launched before (shown first) and that
     run's directory (Enter opens it, `l` launches another run)."""
 
-    CSS_PATH = stylesheet("launch")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Open the run"),
         Binding("enter", "start", "Prepare & launch"),

@@ -29,7 +29,7 @@ from okstra_core.wizard.text import WizardText
 
 from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import OptionTable, Plain, Row
 from .dialog import DeleteWizardScreen, ask, gone, on_yes, part, show_error
 from .doctor import DoctorScreen
@@ -179,14 +179,8 @@ class RunKeysScreen(Screen[None]):
         row = self._run()
         if row is not None and self.is_active:
             run_dir = row.run_dir
-            question = ask(
-                ui_text(self),
-                "app.ask.stop",
-                "stop",
-                run=row.run_id,
-                task=row.task_key,
-                lead=row.lead_status(),
-            )
+            said = {"run": row.run_id, "task": row.task_key, "lead": row.lead_status()}
+            question = ask(ui_text(self), "app.ask.stop", "stop", **said)
             on_yes(self, question, lambda: self._stop(run_dir))
 
     @work(thread=True, exclusive=True, group="stop-lead")
@@ -214,7 +208,6 @@ class StartScreen(RunKeysScreen):
         environment: the app's; its clock reading now, for "last update".
     """
 
-    CSS_PATH = stylesheet("start")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "delete", "Delete"),
         Binding("a", "toggle_all", "All projects"),

@@ -22,7 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from ..messages import Answered
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import block, line
 from .base import PromptScreen
 from .dialog import part
@@ -119,7 +119,6 @@ class ProjectPathSuggester(Suggester):
 class TextScreen(PromptScreen):
     """Type an answer; Enter submits it (Ctrl+S for a multi-line answer)."""
 
-    CSS_PATH = stylesheet("text")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit"),
         Binding("ctrl+o", "open_editor", "$EDITOR"),
