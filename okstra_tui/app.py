@@ -138,7 +138,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self.saved_setup: Path | None = None
         self.sub_title = line(self.project_root.name)
         ready_file = ReadyFile.from_env(self.environment.env)
-        self.ready_lines = ReadyLines(self, ready_file, lambda: self.wizard, self.text)
+        self.ready_lines = ReadyLines(self, ready_file, lambda: self.wizard)
 
     def notify(
         self,

@@ -56,7 +56,7 @@ def member_row(
     state: WorkerState, *, shown: str | None = None, activity: str | None = None, last: str = ""
 ) -> MemberRow:
     """The row of one member; `shown`/`activity`/`last` replace the recorded ones."""
-    cells = (
+    values = (
         state.short,
         state.model_ref or "-",
         state.access or "-",
@@ -65,14 +65,9 @@ def member_row(
         age(state.elapsed_seconds) if state.started_at else "-",
         last or state.last_line or "",
     )
-    return MemberRow(
-        key=state.role_execution_ref,
-        short=state.short,
-        leader=state.leader,
-        ended=state.ended,
-        tmux=state.surface == "tmux",
-        cells=tuple(inert(cell) for cell in cells),
-    )
+    cells = tuple(inert(cell) for cell in values)
+    tmux = state.surface == "tmux"
+    return MemberRow(state.role_execution_ref, state.short, state.leader, state.ended, tmux, cells)
 
 
 def team_of(
@@ -111,12 +106,7 @@ def team_of(
         lines = files.tail_lines(run_dir, chosen.key, PREVIEW_LINES)
         where = text.get("app.team.preview_log")
     preview_title = text.get("app.team.preview", who=inert(chosen.short), where=where)
-    return TeamLook(
-        rows=rows,
-        title=title,
-        preview_title=preview_title,
-        preview=tuple(inert(line) for line in lines),
-    )
+    return TeamLook(rows, title, preview_title, tuple(inert(line) for line in lines))
 
 
 @dataclass(frozen=True)

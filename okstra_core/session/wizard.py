@@ -182,10 +182,7 @@ class Wizard:
         """The prompt, confirmation, history and progress of one load (for `show`)."""
         ctx, work, prompt = self._current()
         return WizardView(
-            prompt=prompt,
-            confirmation=confirmation(ctx, work),
-            history=history(ctx, work),
-            progress=simulated_progress(ctx, work),
+            prompt, confirmation(ctx, work), history(ctx, work), simulated_progress(ctx, work)
         )
 
     def prompt(self) -> Prompt:
@@ -211,8 +208,7 @@ class Wizard:
         """
 
         def change(ctx: StepContext, work: WizardState) -> StepResult:
-            echo, nxt = apply_answer(ctx, work, answer, step, defaulted=defaulted)
-            return StepResult(echo=echo, next=nxt)
+            return StepResult(*apply_answer(ctx, work, answer, step, defaulted=defaulted))
 
         return self._transaction(change)
 
@@ -366,8 +362,7 @@ class Wizard:
             group = group_prompt(ctx, work, advance(ctx, work))
             if group.kind != "pick_group":
                 raise refuse(ctx, "group_not_grouped")
-            echo, nxt = apply_group(ctx, work, group, answers)
-            return StepResult(echo=echo, next=nxt)
+            return StepResult(*apply_group(ctx, work, group, answers))
 
         return self._transaction(change)
 

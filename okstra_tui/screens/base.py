@@ -301,16 +301,10 @@ def model_row(option: Option, text: WizardText | None = None) -> Row:
     """One model option as (model ref, display name, provider) and why it is the default."""
     meta = option.meta
     provenance = meta.get("provenance") or None
-    return Row(
-        value=option.value,
-        cells=(
-            option.value,
-            meta.get("display") or option.label,
-            meta.get("provider") or option.value.split("/", 1)[0],
-        ),
-        disabled_reason=option.disabled_reason,
-        note=provenance_words(provenance, text) if text and provenance else provenance,
-    )
+    provider = meta.get("provider") or option.value.split("/", 1)[0]
+    cells = (option.value, meta.get("display") or option.label, provider)
+    note = provenance_words(provenance, text) if text and provenance else provenance
+    return Row(option.value, cells, option.disabled_reason, note=note)
 
 
 def model_rows(options: Sequence[Option], text: WizardText | None = None) -> list[Row]:

@@ -94,9 +94,9 @@ def on_yes(screen: Screen[Any], dialog: Screen[bool], then: Callable[[], object]
 
 
 class YesNoScreen(ModalScreen[bool]):
-    """Base of the yes/no dialogs: a subclass sets `BINDINGS = answer_keys(...)`, its
-    stylesheet, `TEXTS` (the catalog section of its words, formatted with `values`:
-    `{task}`, `{path}`, …), the buttons' ids and the Yes button's look."""
+    """Base of the yes/no dialogs: a subclass sets `BINDINGS = answer_keys(...)`, `TEXTS`
+    (the catalog section of its words, formatted with `values`: `{task}`, `{path}`, …),
+    the buttons' ids and the Yes button's look."""
 
     TEXTS: ClassVar[str] = ""
     YES_ID: ClassVar[str] = "yes"
@@ -216,20 +216,20 @@ class RelaunchScreen(YesNoScreen):
 
 
 class SendScreen(ModalScreen[str | None]):
-    """Ask for the follow-up to send to an ended worker: one line, Enter sends, Escape
-    cancels (None: cancelled, or nothing typed)."""
+    """Ask for the follow-up to send to the ended worker `who`: one line, Enter sends,
+    Escape cancels (None: cancelled, or nothing typed)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, question: str, detail: str) -> None:
+    def __init__(self, who: str) -> None:
         super().__init__()
-        self.question = question
-        self.detail = detail
+        self.who = who
 
     def compose(self) -> ComposeResult:
+        text = ui_text(self)
         with Vertical(id="dialog"):
-            yield Plain(self.question, id="question")
-            yield Plain(self.detail, id="detail")
+            yield Plain(text.get("app.team.send_question", who=self.who), id="question")
+            yield Plain(text.get("app.team.send_detail", who=self.who), id="detail")
             yield Input(id="follow-up")
         yield Footer()
 

@@ -250,9 +250,8 @@ class RunsScreen(RunKeysScreen):
     @work(thread=True, group="member-stop")
     def _stop_member(self, run_dir: Path, member: MemberRow) -> None:
         text = ui_text(self)
-        self.app.call_from_thread(
-            self._show_run_detail, text.get("app.team.stopping", who=member.short)
-        )
+        said = text.get("app.team.stopping", who=member.short)
+        self.app.call_from_thread(self._show_run_detail, said)
         if member.leader:
             outcome = run_actions.stop_lead_only(run_dir, self.environment, text)
         else:
@@ -266,17 +265,12 @@ class RunsScreen(RunKeysScreen):
         if chosen is None or not self.is_active:
             return
         row, member = chosen
-        text = ui_text(self)
-        question = SendScreen(
-            text.get("app.team.send_question", who=member.short),
-            text.get("app.team.send_detail", who=member.short),
-        )
 
         def answered(prompt: str | None) -> None:
             if prompt:
                 self._send_member(row.run_dir, member.short, prompt)
 
-        self.app.push_screen(question, answered)
+        self.app.push_screen(SendScreen(member.short), answered)
 
     @work(thread=True, group="member-send")
     def _send_member(self, run_dir: Path, who: str, prompt: str) -> None:

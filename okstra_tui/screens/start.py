@@ -74,16 +74,9 @@ def summary_row(
     task = summary_task(summary, text)
     if project:
         task = f"{_project_name(getattr(summary, 'project_root', ''))}: {task}"
-    return Row(
-        value=str(summary.path),
-        cells=(
-            task,
-            summary.task_type or text.get("app.start.unknown"),
-            setup_state(summary, text),
-            age_since(summary.updated_at, now),
-        ),
-        disabled_reason=summary.problem,
-    )
+    kind = summary.task_type or text.get("app.start.unknown")
+    cells = (task, kind, setup_state(summary, text), age_since(summary.updated_at, now))
+    return Row(str(summary.path), cells, disabled_reason=summary.problem)
 
 
 def default_choice(summaries: Sequence[WizardSummary]) -> str:
@@ -116,11 +109,8 @@ def run_row(row: RunRow, text: WizardText, *, project: bool = False) -> Row:
         # Without the run's own directory (shown below).
         why = row.problem.replace(f"{row.run_dir}/", "").replace("\n", " ")
         detail = f"✗ {why[:_WHY] + '…' if len(why) > _WHY + 1 else why}"
-    return Row(
-        value=str(row.run_dir),
-        cells=(row.run_id, task, run_actions.lead_label(row, text), run_actions.age(row)),
-        detail=detail,
-    )
+    cells = (row.run_id, task, run_actions.lead_label(row, text), run_actions.age(row))
+    return Row(str(row.run_dir), cells, detail=detail)
 
 
 def doctor_line(report: Report, text: WizardText) -> str:
@@ -202,7 +192,7 @@ class StartScreen(RunKeysScreen):
     """This project's setups ("New setup" first) and runs, and the doctor's summary.
 
     Args:
-        summaries: the wizards `list_wizards` found, newest first (every project's).
+        setups: the wizards `list_wizards` found, newest first (every project's).
         error: an error to show (a wizard that could not be opened or deleted).
         cwd: the directory the app was started in; None shows every project.
         environment: the app's; its clock reading now, for "last update".
@@ -219,13 +209,13 @@ class StartScreen(RunKeysScreen):
 
     def __init__(
         self,
-        summaries: Sequence[WizardSummary],
+        setups: Sequence[WizardSummary],
         error: str,
         cwd: Path | None,
         environment: Environment,
     ) -> None:
         super().__init__()
-        self.all_summaries = tuple(summaries)
+        self.all_summaries = tuple(setups)
         self.now = environment.now()
         self.error = error
         self.environment = environment
