@@ -89,12 +89,12 @@ class Shape:
         confirm = step_kind(to_data(prompt)) == "confirm"
         return cls(
             options=len(prompt.options),
-            history=len(screen.history),
+            history=len(screen.view.history),
             help=bool(prompt.help),
             role=bool(screen.query("#role")),
             keys=sum(1 for _n, b, _e, _t in screen.active_bindings.values() if b.show),
             confirm=confirm,
-            summary=len(screen.confirmation.lines) if confirm else 0,
+            summary=len(screen.view.confirmation.lines) if confirm else 0,
         )
 
 

@@ -82,9 +82,5 @@ def preload(stylesheet: Stylesheet) -> None:
         node: Any = SimpleNamespace(_node_bases=DOMNode._css_bases(cls))
         for read_from, css, tie_breaker, scope in DOMNode._get_default_css(node):
             stylesheet.add_source(
-                css,
-                read_from=read_from,
-                is_default_css=True,
-                tie_breaker=tie_breaker,
-                scope=scope,
+                css, read_from=read_from, is_default_css=True, tie_breaker=tie_breaker, scope=scope
             )

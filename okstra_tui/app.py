@@ -7,6 +7,7 @@ engine's current prompt and submits what the person chose. Every rule is the eng
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import sys
 from collections.abc import Callable, Iterable
@@ -52,12 +53,12 @@ from .resources import APP_BINDINGS, stylesheets
 from .screens import screen_for_prompt
 from .screens.base import Armed, GuardedScreen, PromptScreen
 from .screens.confirm import ConfirmScreen
-from .screens.dialog import KeysHelpScreen, part
+from .screens.dialog import KeysHelpScreen
 from .screens.doctor import DoctorScreen
 from .screens.launch import LaunchScreen
 from .screens.runs import RunsScreen
 from .screens.start import StartScreen
-from .widgets import HistoryPanel, block, line
+from .widgets import block, line
 
 # LaunchRequest: what the app returns on exit (defined with the messages).
 __all__ = ["LaunchRequest", "OkstraApp", "breakpoint_classes", "make_app"]
@@ -83,8 +84,8 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
     def __init__(
         self,
         *,
-        project_root: Path,
-        state: Path | None = None,
+        project_root: Path | str | None = None,
+        state: Path | str | None = None,
         host: str | None = None,
         entry_mode: str | None = None,
         task_type: str | None = None,
@@ -92,15 +93,36 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         environment: Environment | None = None,
         cursor_blink: bool = True,
     ) -> None:
+        """Build the app (for the CLI, the Pilot tests and the snapshot tests).
+
+        Args:
+            project_root: the project (default: nearest `.okstra`, else git top, else cwd).
+            state: open (or create) this wizard state file directly, skipping the start.
+            host: host runtime id for a new wizard (default: detected).
+            entry_mode: `spawn-process` or `current-session` for a new wizard.
+            task_type: preselect the task type of a new wizard.
+            launch: prepare's launch backend: auto, tmux, exec or none.
+            environment: the machine seam (clock, PATH, env); tests pass a fixed one.
+            cursor_blink: False freezes the text cursor (stable snapshots).
+
+        Raises:
+            OkstraError: the installed Textual is not the one `_textual_fixes` was written for.
+        """
+        _textual_fixes.apply()
+        environment = environment or Environment.real()
+        if project_root is None:
+            project_root = default_project_root(Path.cwd(), environment.env)
         super().__init__()
         preload(self.stylesheet)
+        self.environment = environment
         self.project_root = Path(project_root).resolve()
-        self.state_path = state
-        self.host = host
-        self.entry_mode = entry_mode
-        self.task_type = task_type
+        # Same meaning as the protocol's --state: a bare name lives in the wizards dir.
+        self.state_path = None if state is None else resolve_state_path(str(state), environment)
+        # A new setup's wizard: with the host, entry mode and task type given here.
+        self._new_wizard = functools.partial(
+            Wizard.init, host=host, entry_mode=entry_mode, task_type=task_type
+        )
         self.launch = launch
-        self.environment = environment or Environment.real()
         self.text: WizardText = text_for(self.environment)
         self.cursor_blink = cursor_blink
         self.wizard: Wizard | None = None
@@ -115,12 +137,8 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         # Set on exit when a setup in progress was left: the project to resume it in.
         self.saved_setup: Path | None = None
         self.sub_title = line(self.project_root.name)
-        self.ready_lines = ReadyLines(
-            self,
-            ReadyFile.from_env(self.environment.env),
-            wizard=lambda: self.wizard,
-            text=self.text,
-        )
+        ready_file = ReadyFile.from_env(self.environment.env)
+        self.ready_lines = ReadyLines(self, ready_file, lambda: self.wizard)
 
     def notify(
         self,
@@ -160,7 +178,9 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         # collector's full passes, which would walk it again at every screen.
         gc.freeze()
         if self.ready_lines.file is not None:
-            self.screen_change_signal.subscribe(self, self._ready_after_refresh, immediate=True)
+            self.screen_change_signal.subscribe(
+                self, self.ready_lines.after_refresh, immediate=True
+            )
         self._load_theme()
         if self.state_path is not None:
             self.open_wizard(self.state_path, create=not self.state_path.exists())
@@ -202,15 +222,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             summaries = list_wizards(self.environment)
         except OkstraError as exc:
             summaries, error = [], error or exc.render()
-        self._show(
-            StartScreen(
-                summaries,
-                self.environment.now(),
-                error,
-                project_root=self.project_root,
-                environment=self.environment,
-            )
-        )
+        self._show(StartScreen(summaries, error, self.project_root, self.environment))
 
     def show_prompt(self, prompt: Prompt | None = None, *, guide: bool = True) -> None:
         """Show the screen for the wizard's current prompt (or the launch screen); over a
@@ -221,16 +233,9 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         if prompt.kind == "done":
             self.finish()
             return
-        confirm = prompt.step_kind == "confirm"
-        screen = screen_for_prompt(
-            prompt,
-            view.history,
-            view.progress,
-            project_root=Path(self.wizard.state.project_root),
-            confirmation=view.confirmation if confirm else None,
-        )
+        screen = screen_for_prompt(prompt, view, Path(self.wizard.state.project_root))
         self._show(screen)
-        if confirm:
+        if prompt.step_kind == "confirm":
             self.check_preflight(screen)
         elif prompt.kind == "blocked" and not view.history and guide:
             self._guide_if_no_cli()
@@ -239,7 +244,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         """Over a blocked first step: the guide, when no agent CLI that can lead is ready."""
         from okstra_core.life.doctor import diagnose, setup_guide
 
-        from .screens.guide import DEMO, GuideAnswer, GuideScreen
+        from .screens.doctor import DEMO, GuideAnswer, GuideScreen
 
         try:
             entries = setup_guide(diagnose(self.environment, cwd=self.project_root, fresh=False))
@@ -270,14 +275,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self._release()
         try:
             if create:
-                wizard = Wizard.init(
-                    path,
-                    self.project_root,
-                    host=self.host,
-                    entry_mode=self.entry_mode,
-                    task_type=self.task_type,
-                    environment=self.environment,
-                )
+                wizard = self._new_wizard(path, self.project_root, environment=self.environment)
             else:
                 wizard = Wizard.open(path, environment=self.environment)
             self._hold.enter_context(wizard.hold())
@@ -314,32 +312,23 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         except OkstraError as exc:
             self.show_start(exc.render())
             return
-        state = self.wizard.state
         earlier = None if self._confirmed_here else self._earlier_run()
-        said, run_dir = earlier or (None, None)
-        screen = LaunchScreen(
-            f"{state.task_key} · {state.task_type}",
-            Path(state.project_root),
-            state_path=self.wizard.source,
-            environment=self.environment,
-            waiting=not self._confirmed_here,
-            earlier=said,
-            earlier_run=run_dir,
-        )
+        waiting = not self._confirmed_here
+        screen = LaunchScreen(self.wizard.state, self.wizard.source, waiting, earlier)
         self._show(screen)
         if self._confirmed_here:
             self.start_prepare(screen)
 
     def on_open_run_requested(self, message: OpenRunRequested) -> None:
         """The default action on a launched setup: its run, with status and actions."""
-        root = self._project_or_say()
-        if root is not False:
-            self.push_screen(RunsScreen(root, self.environment, select=message.run_dir))
+        self.show_runs(message.run_dir)
 
-    def _apply(self, action: Callable[[], Prompt]) -> None:
-        """Run one engine call; a refusal shows inline and leaves the screen as it was."""
+    def _apply(self, action: Callable[[Wizard], Prompt]) -> None:
+        """Run one engine call on the open wizard; a refusal shows inline and leaves the
+        screen as it was."""
+        assert self.wizard is not None
         try:
-            prompt = action()
+            prompt = action(self.wizard)
         except OkstraError as exc:
             self._screen_error(exc.message if isinstance(exc, AnswerRefused) else exc.render())
             return
@@ -353,7 +342,7 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             screen.show_error(message)
         else:
             self.notify(message, severity="error")
-        self._ready_after_refresh(screen, error=message)
+        self.ready_lines.after_refresh(screen, error=message)
 
     def _asked(self, step: str) -> bool:
         """Whether `step` is the prompt shown (not one of a screen since replaced)."""
@@ -361,38 +350,30 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         return shown is not None and shown.id == step
 
     def on_answered(self, message: Answered) -> None:
-        assert self.wizard is not None
         if message.step is not None and not self._asked(message.step):
             return  # a key typed twice: answers a prompt no longer asked
-        wizard = self.wizard
         self._confirmed_here = isinstance(self.shown, ConfirmScreen)
-        self._apply(lambda: wizard.submit(message.answer).next)
+        self._apply(lambda wizard: wizard.submit(message.answer).next)
 
     def on_armed(self, message: Armed) -> None:
         screen = self.shown
         if isinstance(screen, GuardedScreen) and screen.awaits_key:
-            self._ready_after_refresh(screen)
+            self.ready_lines.after_refresh(screen)
 
     def on_defaults_requested(self, message: DefaultsRequested) -> None:
-        assert self.wizard is not None
         if self._asked(message.step):
-            self._apply(self.wizard.accept_defaults)
+            self._apply(Wizard.accept_defaults)
 
     def on_rewind_requested(self, message: RewindRequested) -> None:
-        assert self.wizard is not None
-        wizard = self.wizard
-        self._apply(lambda: wizard.rewind(message.step_id))
+        self._apply(lambda wizard: wizard.rewind(message.step_id))
 
     def on_back_requested(self, message: BackRequested) -> None:
-        assert self.wizard is not None
-        self._apply(self.wizard.back)
+        self._apply(Wizard.back)
 
     def on_edit_requested(self, message: EditRequested) -> None:
         # Outside the confirm screen, editing = picking an answer in the history panel.
-        screen = self.shown
-        panel = part(screen, "#history", HistoryPanel) if screen is not None else None
-        if panel is not None:
-            panel.enter()
+        if isinstance(self.shown, PromptScreen):
+            self.shown.action_history()
 
     def on_delete_requested(self, message: DeleteRequested) -> None:
         # Confirmed on the start screen; the engine decides what may be deleted.
@@ -455,11 +436,12 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
             yield SystemCommand(self.text.get(key), self.text.get(f"{key}_help"), run)
         yield from super().get_system_commands(screen)
 
-    def show_runs(self) -> None:
-        """The runs of this project (every project's when it has no `.okstra` yet)."""
+    def show_runs(self, select: Path | None = None) -> None:
+        """The runs of this project (every project's when it has no `.okstra` yet), the
+        cursor on the run `select`."""
         root = self._project_or_say()
         if root is not False:
-            self.push_screen(RunsScreen(root, self.environment))
+            self.push_screen(RunsScreen(root, self.environment, select=select))
 
     def _project_or_say(self) -> Path | Literal[False] | None:
         """This directory's project (None: none); False, said, when it is refused."""
@@ -475,44 +457,5 @@ class OkstraApp(PreparingApp, inherit_bindings=False):
         self.push_screen(DoctorScreen(self.environment, cwd=self.project_root))
 
 
-def make_app(
-    *,
-    project_root: Path | str | None = None,
-    state: Path | str | None = None,
-    host: str | None = None,
-    entry_mode: str | None = None,
-    task_type: str | None = None,
-    launch: str = "auto",
-    environment: Environment | None = None,
-    cursor_blink: bool = True,
-) -> OkstraApp:
-    """Build the app (for the CLI, the Pilot tests and the snapshot tests).
-
-    Args:
-        project_root: the project (default: nearest `.okstra`, else git top, else cwd).
-        state: open (or create) this wizard state file directly, skipping the start.
-        host: host runtime id for a new wizard (default: detected).
-        entry_mode: `spawn-process` or `current-session` for a new wizard.
-        task_type: preselect the task type of a new wizard.
-        launch: prepare's launch backend: auto, tmux, exec or none.
-        environment: the machine seam (clock, PATH, env); tests pass a fixed one.
-        cursor_blink: False freezes the text cursor (stable snapshots).
-
-    Raises:
-        OkstraError: the installed Textual is not the one `_textual_fixes` was written for.
-    """
-    _textual_fixes.apply()
-    environment = environment or Environment.real()
-    return OkstraApp(
-        project_root=Path(project_root)
-        if project_root is not None
-        else default_project_root(Path.cwd(), environment.env),
-        # Same meaning as the protocol's --state: a bare name lives in the wizards dir.
-        state=resolve_state_path(str(state), environment) if state is not None else None,
-        host=host,
-        entry_mode=entry_mode,
-        task_type=task_type,
-        launch=launch,
-        environment=environment,
-        cursor_blink=cursor_blink,
-    )
+# The one factory of the app (the CLI, the tests, the benchmarks).
+make_app = OkstraApp

@@ -89,18 +89,12 @@ def run_app(argv: Sequence[str]) -> int:
         print(NO_TERMINAL, file=sys.stderr)
         return 2
     from okstra_core.errors import OkstraError
+    from okstra_core.records import fields_of
 
     from .app import make_app  # deferred: importing textual is the slow part
 
     try:
-        app = make_app(
-            project_root=root,
-            state=ns.state,
-            host=ns.host,
-            entry_mode=ns.entry_mode,
-            task_type=ns.task_type,
-            launch=ns.launch,
-        )
+        app = make_app(project_root=root, **fields_of(ns, "state host entry_mode task_type launch"))
     except OkstraError as exc:  # e.g. a broken text catalog: named, not a traceback
         print(f"okstra: {inert(exc.render(), keep_newlines=True)}", file=sys.stderr)
         return 1

@@ -30,9 +30,8 @@ from .messages import (
     PrepareStep,
 )
 from .ready_lines import ReadyLines
+from .screens.dialog import RelaunchScreen, TrustScreen
 from .screens.launch import LaunchScreen
-from .screens.relaunch import RelaunchScreen
-from .screens.trust import TrustScreen
 
 
 class PreparingApp(App[LaunchRequest | None]):
@@ -152,24 +151,14 @@ class PreparingApp(App[LaunchRequest | None]):
         if not earlier:
             self.run_prepare(screen, path)
             return
-        last = earlier[-1]
-        state = self.wizard.state
+        run_id, run_dir = str(earlier[-1].get("runId")), Path(str(earlier[-1].get("runDir")))
 
         def answered(again: bool | None) -> None:
+            screen.set_waiting(not again)
             if again:
-                screen.set_preparing()
                 self.run_prepare(screen, path, again=True)
-            else:
-                screen.set_waiting()
 
-        self.push_screen(
-            RelaunchScreen(
-                f"{state.task_key} · {state.task_type}",
-                str(last.get("runId")),
-                Path(str(last.get("runDir"))),
-            ),
-            answered,
-        )
+        self.push_screen(RelaunchScreen(screen.title_text, run_id, run_dir), answered)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="prepare")
     def run_prepare(self, screen: LaunchScreen, state_path: Path, *, again: bool = False) -> None:
@@ -206,11 +195,11 @@ class PreparingApp(App[LaunchRequest | None]):
     def on_prepare_failed(self, message: PrepareFailed) -> None:
         # The launch screen has shown the error (the message bubbles up from it).
         if self.shown is not None:
-            self._ready_after_refresh(self.shown, outcome="failed")
+            self.ready_lines.after_refresh(self.shown, outcome="failed")
 
     def on_prepare_finished(self, message: PrepareFinished) -> None:
         if self.shown is not None:
-            self._ready_after_refresh(self.shown, outcome="prepared")
+            self.ready_lines.after_refresh(self.shown, outcome="prepared")
         result = message.result
         launch = result.launch
         if result.ok and launch is not None and launch.window_ref and not result.exec_argv:
@@ -222,13 +211,6 @@ class PreparingApp(App[LaunchRequest | None]):
                 run=str(result.run_dir),
             )
         if result.exec_argv:
-            cwd = result.launch.cwd if result.launch is not None else self.project_root
-            self.exit(
-                LaunchRequest(
-                    tuple(result.exec_argv), Path(cwd), result.exec_env, run_dir=result.run_dir
-                )
-            )
-
-    def _ready_after_refresh(self, screen: Screen[Any], **extra: str) -> None:
-        """A ready line for `screen` once it is ready for keys (see `ready_lines`)."""
-        self.ready_lines.after_refresh(screen, **extra)
+            cwd = Path(launch.cwd if launch is not None else self.project_root)
+            argv = tuple(result.exec_argv)
+            self.exit(LaunchRequest(argv, cwd, result.exec_env, run_dir=result.run_dir))

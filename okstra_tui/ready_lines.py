@@ -39,15 +39,14 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.screen import Screen
 
+from .resources import ui_text
 from .screens.base import GuardedScreen, PromptScreen
-from .screens.dialog import DeleteWizardScreen
+from .screens.dialog import DeleteWizardScreen, RelaunchScreen
 from .screens.launch import LaunchScreen
-from .screens.relaunch import RelaunchScreen
 from .screens.start import StartScreen
 
 if TYPE_CHECKING:
     from okstra_core.session import Wizard
-    from okstra_core.wizard.text import WizardText
 
 
 ENV_VAR = "OKSTRA_READY_FILE"
@@ -110,26 +109,13 @@ class ReadyLines:
     app's wizard now (a line's revision)."""
 
     def __init__(
-        self,
-        app: App[Any],
-        file: ReadyFile | None,
-        *,
-        wizard: Callable[[], Wizard | None],
-        text: WizardText,
+        self, app: App[Any], file: ReadyFile | None, wizard: Callable[[], Wizard | None]
     ) -> None:
         self.app = app
         self.file = file
         self._wizard = wizard
-        self._text = text
         self._screens: weakref.WeakSet[Screen[Any]] = weakref.WeakSet()
         self._last: tuple[object, ...] | None = None  # the last plain line written
-
-    def revision(self, screen: Screen[Any] | None) -> int | None:
-        """The revision of the wizard `screen` shows (None: no wizard screen)."""
-        wizard = self._wizard()
-        if wizard is None or not isinstance(screen, PromptScreen | LaunchScreen):
-            return None
-        return wizard.state.revision
 
     def after_refresh(self, screen: Screen[Any], **extra: str) -> None:
         """Write a line for `screen` once it is ready for keys, if it is current then.
@@ -157,10 +143,12 @@ class ReadyLines:
         if screen not in self._screens:
             self._screens.add(screen)
             self.app.watch(screen, "focused", lambda _: self.after_refresh(screen), init=False)
+        # The revision of the wizard a prompt or launch screen shows.
+        wizard = self._wizard() if isinstance(screen, PromptScreen | LaunchScreen) else None
         focused = screen.focused
         fields = {
             "step": screen.prompt.id if isinstance(screen, PromptScreen) else None,
-            "revision": self.revision(screen),
+            "revision": wizard.state.revision if wizard is not None else None,
             "focus": (focused.id or type(focused).__name__) if focused is not None else None,
         }
         line = (screen_kind(screen), *fields.values())
@@ -169,5 +157,7 @@ class ReadyLines:
         self._last = line
         if not ready.write(screen_kind(screen), **fields, **extra):
             self.file = None
-            failed = self._text.get("app.ready_file_failed", path=ready.path, error=ready.broken)
+            failed = ui_text(self.app).get(
+                "app.ready_file_failed", path=ready.path, error=ready.broken
+            )
             self.app.notify(failed, severity="warning")

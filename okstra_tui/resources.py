@@ -42,7 +42,7 @@ def stylesheet(name: str) -> Path:
 
 def stylesheets() -> list[str | PurePath]:
     """Every screen's stylesheet, the app's first, parsed once at start (each screen's
-    rules are scoped by its class name)."""
+    rules are scoped by its class name; the screens name none of their own)."""
     others = sorted(p for p in screens_dir().glob("*.tcss") if p.stem != "app")
     return [stylesheet("app"), *others]
 

@@ -173,8 +173,5 @@ def resume(run_dir: Path, environment: Environment, text: WizardText) -> Outcome
         return Outcome(outcome.message() or text.get("app.runs.no_resume", run=run.ref))
     command = exec_command(outcome, environment)
     env = {**environment.env, **command.env}
-    return Outcome(
-        request=LaunchRequest(
-            tuple(command.argv), command.cwd, env, run_dir=run.run_dir, resumed=True
-        )
-    )
+    argv = tuple(command.argv)
+    return Outcome(request=LaunchRequest(argv, command.cwd, env, run_dir=run.run_dir, resumed=True))

@@ -8,8 +8,6 @@ member's last lines. Every value comes back inert; the screen applies only what 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from okstra_core.display import age, inert, words_of
 from okstra_core.environment import Environment
 from okstra_core.errors import OkstraError
@@ -58,7 +56,7 @@ def member_row(
     state: WorkerState, *, shown: str | None = None, activity: str | None = None, last: str = ""
 ) -> MemberRow:
     """The row of one member; `shown`/`activity`/`last` replace the recorded ones."""
-    cells = (
+    values = (
         state.short,
         state.model_ref or "-",
         state.access or "-",
@@ -67,21 +65,19 @@ def member_row(
         age(state.elapsed_seconds) if state.started_at else "-",
         last or state.last_line or "",
     )
-    return MemberRow(
-        key=state.role_execution_ref,
-        short=state.short,
-        leader=state.leader,
-        ended=state.ended,
-        tmux=state.surface == "tmux",
-        cells=tuple(inert(cell) for cell in cells),
-    )
+    cells = tuple(inert(cell) for cell in values)
+    tmux = state.surface == "tmux"
+    return MemberRow(state.role_execution_ref, state.short, state.leader, state.ended, tmux, cells)
 
 
-def look_team(
-    run_dir: Path, environment: Environment, text: WizardText, selected: str | None
+def team_of(
+    row: RunRow, environment: Environment, text: WizardText, selected: str | None = None
 ) -> TeamLook:
-    """The team's rows now, and the last lines of the `selected` member (the lead when
-    None or gone)."""
+    """The team of a runs-screen row now (nothing for a damaged run), and the last lines
+    of the `selected` member (the lead when None or gone)."""
+    if row.problem and row.lead is None:
+        return TeamLook()
+    run_dir = row.run_dir
     try:
         run = read_run(run_dir)
         lead = observe(run, environment)
@@ -110,21 +106,7 @@ def look_team(
         lines = files.tail_lines(run_dir, chosen.key, PREVIEW_LINES)
         where = text.get("app.team.preview_log")
     preview_title = text.get("app.team.preview", who=inert(chosen.short), where=where)
-    return TeamLook(
-        rows=rows,
-        title=title,
-        preview_title=preview_title,
-        preview=tuple(inert(line) for line in lines),
-    )
-
-
-def team_of(
-    row: RunRow, environment: Environment, text: WizardText, selected: str | None = None
-) -> TeamLook:
-    """`look_team` of a runs-screen row (nothing for a damaged run)."""
-    if row.problem and row.lead is None:
-        return TeamLook()
-    return look_team(row.run_dir, environment, text, selected)
+    return TeamLook(rows, title, preview_title, tuple(inert(line) for line in lines))
 
 
 @dataclass(frozen=True)

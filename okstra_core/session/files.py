@@ -139,18 +139,10 @@ def list_wizards(environment: Environment | None = None) -> list[WizardSummary]:
         status: SetupStatus = (
             "aborted" if state.aborted else "confirmed" if state.confirmed else "in-progress"
         )
-        out.append(
-            WizardSummary(
-                path=path,
-                task=state.task_key,
-                task_type=state.task_type,
-                progress=Progress(*progress),
-                updated_at=_parse_time(state.updated_at),
-                legacy=wizard.legacy,
-                status=status,
-                project_root=str(state.project_root) if state.project_root else None,
-            )
-        )
+        root = str(state.project_root) if state.project_root else None
+        when = _parse_time(state.updated_at)
+        facts = (state.task_key, state.task_type, Progress(*progress), when, wizard.legacy, status)
+        out.append(WizardSummary(path, *facts, project_root=root))
 
     def newest(summary: WizardSummary) -> tuple[float, str]:
         # Newest first; a file without a readable time sorts last.

@@ -219,13 +219,8 @@ def new_state(
         ctx.profile(task_type)  # refuses an unknown task type, naming the known ones
         state.task_type = task_type
         label = ctx.text.get("task_type.option.plain", task_type=task_type, title=task_type)
-        state.answered.append(
-            AnsweredStep(
-                step=TASK_TYPE,
-                answer=task_type,
-                echo=render_echo(echo_template(ctx, "task_type"), task_type, label),
-            )
-        )
+        echo = render_echo(echo_template(ctx, "task_type"), task_type, label)
+        state.answered.append(AnsweredStep(step=TASK_TYPE, answer=task_type, echo=echo))
     return ctx, state
 
 

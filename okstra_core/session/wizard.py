@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..environment import Environment
 from ..errors import AnswerRefused, OkstraError, StateFileError, UsageError
 from ..paths import user_dirs
-from ..records import dataclass
+from ..records import dataclass, fields_of
 from ..store import FileLock, atomic_write_bytes, dumps_json, read_bytes
 from ..wizard.base import StepContext, refuse
 from ..wizard.confirm import Confirmation, confirmation
@@ -182,10 +182,7 @@ class Wizard:
         """The prompt, confirmation, history and progress of one load (for `show`)."""
         ctx, work, prompt = self._current()
         return WizardView(
-            prompt=prompt,
-            confirmation=confirmation(ctx, work),
-            history=history(ctx, work),
-            progress=simulated_progress(ctx, work),
+            prompt, confirmation(ctx, work), history(ctx, work), simulated_progress(ctx, work)
         )
 
     def prompt(self) -> Prompt:
@@ -196,8 +193,7 @@ class Wizard:
         """Compute the current prompt and save what that normalised (dropped models);
         nothing is locked or written when that changes nothing in the file."""
         if self._lock is None and self.path.exists():
-            work = self._state.copy()
-            prompt = advance(self._ctx(work), work)
+            _ctx, work, prompt = self._current()
             if work == self._state:
                 return prompt
         return self._transaction(lambda ctx, work: advance(ctx, work))
@@ -212,8 +208,7 @@ class Wizard:
         """
 
         def change(ctx: StepContext, work: WizardState) -> StepResult:
-            echo, nxt = apply_answer(ctx, work, answer, step, defaulted=defaulted)
-            return StepResult(echo=echo, next=nxt)
+            return StepResult(*apply_answer(ctx, work, answer, step, defaulted=defaulted))
 
         return self._transaction(change)
 
@@ -326,29 +321,19 @@ class Wizard:
         if work.confirmed is True and not work.aborted:
             note = revalidate(ctx, work)
             if note is not None:
-                raise OkstraError(
-                    ctx.text.get(
-                        "errors.outcome_stale",
-                        step=note.step,
-                        answer=note.answer,
-                        reason=note.reason,
-                    ),
-                    path=self.path,
-                )
+                said = ctx.text.get("errors.outcome_stale", **fields_of(note, "step answer reason"))
+                raise OkstraError(said, path=self.path)
             found = team_blocker(ctx, work)
             if found is not None:
-                raise OkstraError(
-                    ctx.text.get("errors.outcome_blocked", reason=found.advice), path=self.path
-                )
+                said = ctx.text.get("errors.outcome_blocked", reason=found.advice)
+                raise OkstraError(said, path=self.path)
         return build_outcome(ctx, self._state, self.source)
 
     def preview_outcome(self) -> Outcome:
         """The outcome if the wizard were confirmed now (read-only; for a dry run)."""
         from ..wizard.outcome import build_outcome
 
-        work = self._state.copy()
-        ctx = self._ctx(work)
-        advance(ctx, work)  # the same normalisation the confirmation shows
+        ctx, work, _prompt = self._current()  # normalised as the confirmation shows it
         work.confirmed = True
         work.aborted = False
         return build_outcome(ctx, work, self.source)
@@ -366,9 +351,8 @@ class Wizard:
         with a multi-question tool)."""
         if not groups_prompts(self._state.available_functions):
             return prompt
-        work = self._state.copy()
-        ctx = self._ctx(work)
-        return group_prompt(ctx, work, advance(ctx, work))
+        ctx, work, current = self._current()
+        return group_prompt(ctx, work, current)
 
     def submit_group(self, answers: Mapping[str, object]) -> StepResult:
         """Answer the current `pick_group` prompt: all answers applied or none saved
@@ -378,8 +362,7 @@ class Wizard:
             group = group_prompt(ctx, work, advance(ctx, work))
             if group.kind != "pick_group":
                 raise refuse(ctx, "group_not_grouped")
-            echo, nxt = apply_group(ctx, work, group, answers)
-            return StepResult(echo=echo, next=nxt)
+            return StepResult(*apply_group(ctx, work, group, answers))
 
         return self._transaction(change)
 

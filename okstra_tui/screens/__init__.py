@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from okstra_core.wizard import HistoryEntry, Prompt
-from okstra_core.wizard.confirm import Confirmation
+from okstra_core.wizard import Prompt
 
 from .base import (
     EditScreen,
@@ -19,30 +18,20 @@ from .base import (
 from .confirm import ConfirmScreen
 from .text import TextScreen
 
+if TYPE_CHECKING:
+    from okstra_core.session.wizard import WizardView
+
 # Plain picks and texts share the generic screens.
 _BY_STEP_KIND: dict[str, type[PromptScreen]] = {
     "role_count": RoleCountScreen,
     "role_add": RoleAddScreen,
     "role_model": RoleModelScreen,
     "edit_target": EditScreen,
+    "confirm": ConfirmScreen,
 }
 
 
-def screen_for_prompt(
-    prompt: Prompt,
-    history: Sequence[HistoryEntry],
-    progress: tuple[int, int],
-    *,
-    project_root: Path | None = None,
-    confirmation: Confirmation | None = None,
-) -> PromptScreen:
-    """The screen that renders `prompt` (confirm gets the confirmation block too)."""
-    kind = prompt.step_kind
-    if kind == "confirm" and confirmation is not None:
-        return ConfirmScreen(
-            prompt, history, progress, confirmation=confirmation, project_root=project_root
-        )
-    if kind not in _BY_STEP_KIND and prompt.kind == "text":
-        return TextScreen(prompt, history, progress, project_root=project_root)
-    cls = _BY_STEP_KIND.get(kind) or PickScreen
-    return cls(prompt, history, progress)
+def screen_for_prompt(prompt: Prompt, view: WizardView, project_root: Path) -> PromptScreen:
+    """The screen that renders `prompt` (confirm shows the view's confirmation block too)."""
+    generic = TextScreen if prompt.kind == "text" else PickScreen
+    return _BY_STEP_KIND.get(prompt.step_kind, generic)(prompt, view, project_root)

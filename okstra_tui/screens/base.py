@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual._time import get_time
@@ -31,16 +32,19 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Header
 
-from okstra_core.wizard import HistoryEntry, Option, Prompt
+from okstra_core.wizard import Option, Prompt
 from okstra_core.wizard.ids import DEFAULTED_KINDS
 from okstra_core.wizard.prompt import PromptMeta
 from okstra_core.wizard.text import WizardText
 
 from ..messages import Answered, BackRequested, DefaultsRequested, EditRequested, RewindRequested
-from ..resources import HELP_PANEL_BINDINGS, help_text, keys_markdown, stylesheet, ui_text
+from ..resources import HELP_PANEL_BINDINGS, help_text, keys_markdown, ui_text
 from ..widgets import HistoryPanel, KeysFooter, OptionTable, Plain, Row
 from ..widgets.confirmation import provenance_words
 from .dialog import DiscardScreen, on_yes, part, show_error
+
+if TYPE_CHECKING:
+    from okstra_core.session.wizard import WizardView
 
 # Quitting and interrupting lose nothing: they work armed or not.
 ALWAYS_ALLOWED = frozenset({"ctrl+c", "ctrl+q"})
@@ -101,8 +105,8 @@ def progress_text(progress: tuple[int, int], text: WizardText) -> str:
 
 
 class PromptScreen(Screen[None]):
-    """Base of the screens that show one wizard `prompt` beside the `history` panel;
-    `progress` is (answered, ~total)."""
+    """Base of the screens that show one wizard `prompt` beside the `history` panel of
+    `view` (its `progress`: answered, ~total); paths are relative to `project_root`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -115,13 +119,11 @@ class PromptScreen(Screen[None]):
     # The screen's help file, `screens/<HELP>.help.md`; "?" shows it above the keys.
     HELP: ClassVar[str | None] = None
 
-    def __init__(
-        self, prompt: Prompt, history: Sequence[HistoryEntry], progress: tuple[int, int]
-    ) -> None:
+    def __init__(self, prompt: Prompt, view: WizardView, project_root: Path) -> None:
         super().__init__(classes="prompt-screen")
         self.prompt = prompt
-        self.history = tuple(history)
-        self.progress = progress
+        self.view = view
+        self.project_root = project_root
 
     @property
     def step_kind(self) -> str:
@@ -130,7 +132,7 @@ class PromptScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield HistoryPanel(self.history, text=ui_text(self))
+            yield HistoryPanel(self.view.history, text=ui_text(self))
             with Vertical(id="prompt"):
                 yield Plain(self.prompt.label, id="label")
                 if self.prompt.help:
@@ -144,9 +146,6 @@ class PromptScreen(Screen[None]):
     def help_markdown(self) -> str:
         """The text of this screen's help file ("" when it has none)."""
         return help_text(self.HELP) if self.HELP else ""
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return True
 
     def action_toggle_help(self) -> None:
         """Show or hide the help panel under the prompt: the help text and the keys."""
@@ -167,7 +166,9 @@ class PromptScreen(Screen[None]):
         prompt.mount(panel)
 
     def on_screen_resume(self) -> None:
-        self.sub_title = f"{self.app.sub_title} · {progress_text(self.progress, ui_text(self))}"
+        self.sub_title = (
+            f"{self.app.sub_title} · {progress_text(self.view.progress, ui_text(self))}"
+        )
 
     def compose_body(self) -> ComposeResult:
         """The widgets that take the answer (one screen per prompt kind)."""
@@ -221,9 +222,7 @@ class ChoiceScreen(PromptScreen):
     """A prompt answered by choosing one row of an option table (the default highlighted);
     from the task type on, `d` takes every default up to the confirmation."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "accept_defaults", "All defaults"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("d", "accept_defaults", "All defaults")]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "accept_defaults":
@@ -264,8 +263,6 @@ class ChoiceScreen(PromptScreen):
 class PickScreen(ChoiceScreen):
     """A plain pick prompt: task, task type, reuse, directive or related-tasks choice."""
 
-    CSS_PATH = stylesheet("pick")
-
 
 def role_facts(meta: PromptMeta) -> str:
     """The role line: role name, its duty, the allowed range, what the role does."""
@@ -291,14 +288,12 @@ class _RoleScreen(ChoiceScreen):
 class RoleCountScreen(_RoleScreen):
     """Counts from min to max (the engine marks the recommended one), the duty shown."""
 
-    CSS_PATH = stylesheet("role_count")
     HELP = "role_count"
 
 
 class RoleAddScreen(_RoleScreen):
     """ "Don't add" (the default) or add 1..max instances of an optional role."""
 
-    CSS_PATH = stylesheet("role_add")
     HELP = "role_add"
 
 
@@ -306,16 +301,10 @@ def model_row(option: Option, text: WizardText | None = None) -> Row:
     """One model option as (model ref, display name, provider) and why it is the default."""
     meta = option.meta
     provenance = meta.get("provenance") or None
-    return Row(
-        value=option.value,
-        cells=(
-            option.value,
-            meta.get("display") or option.label,
-            meta.get("provider") or option.value.split("/", 1)[0],
-        ),
-        disabled_reason=option.disabled_reason,
-        note=provenance_words(provenance, text) if text and provenance else provenance,
-    )
+    provider = meta.get("provider") or option.value.split("/", 1)[0]
+    cells = (option.value, meta.get("display") or option.label, provider)
+    note = provenance_words(provenance, text) if text and provenance else provenance
+    return Row(option.value, cells, option.disabled_reason, note=note)
 
 
 def model_rows(options: Sequence[Option], text: WizardText | None = None) -> list[Row]:
@@ -338,7 +327,6 @@ def model_rows(options: Sequence[Option], text: WizardText | None = None) -> lis
 class RoleModelScreen(ChoiceScreen):
     """Pick the model of one role instance from the pool."""
 
-    CSS_PATH = stylesheet("role_model")
     HELP = "role_model"
 
     def compose_body(self) -> ComposeResult:
@@ -360,11 +348,9 @@ class RoleModelScreen(ChoiceScreen):
 class EditScreen(ChoiceScreen):
     """Pick the answer to change. Later answers are dropped but remembered as defaults."""
 
-    CSS_PATH = stylesheet("edit")
-
     def rows(self) -> list[Row]:
         # The history's echo reads better than the raw "step: answer" option label.
-        echoes = {e.step_id: e.echo for e in self.history}
+        echoes = {e.step_id: e.echo for e in self.view.history}
         return [
             Row(o.value, (echoes.get(o.value) or o.label,), o.disabled_reason)
             for o in self.prompt.options

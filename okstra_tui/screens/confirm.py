@@ -6,8 +6,6 @@ no button has the focus at first, and Launch is `l` or the Launch button.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -21,7 +19,7 @@ from textual.widgets.button import ButtonVariant
 from okstra_core.display import inert_markup
 
 from ..messages import Answered, PreflightChecked
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import ConfirmationView, Plain, PreflightView, block, line
 from ..widgets.confirmation import preview_text, preview_title
 from .base import GuardedScreen, PromptScreen
@@ -29,8 +27,6 @@ from .dialog import ask, gone, on_yes, part
 
 if TYPE_CHECKING:
     from okstra_core.prepare import PrepareResult
-    from okstra_core.wizard import HistoryEntry, Prompt
-    from okstra_core.wizard.confirm import Confirmation
 
 # The confirm prompt's option values: their button text key and variant.
 _BUTTONS: dict[str, tuple[str, ButtonVariant]] = {
@@ -44,7 +40,6 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
     """Review the whole setup (the engine's `confirmation`), then launch it, change an
     answer, or abort; the app's dry-run prepare sends its preflight and plan."""
 
-    CSS_PATH = stylesheet("confirm")
     HELP = "confirm"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("l", "answer('confirm')", "Launch"),
@@ -53,25 +48,14 @@ class ConfirmScreen(GuardedScreen, PromptScreen):
         Binding("x", "lead_access", "Lead access"),
     ]
 
-    def __init__(
-        self,
-        prompt: Prompt,
-        history: Sequence[HistoryEntry],
-        progress: tuple[int, int],
-        *,
-        confirmation: Confirmation,
-        project_root: Path | None = None,
-    ) -> None:
-        super().__init__(prompt, history, progress)
-        self.confirmation = confirmation
-        self.project_root = Path(project_root) if project_root is not None else Path.cwd()
-        self.plan: PrepareResult | None = None
-        self._checked: PreflightChecked | None = None
+    # The dry run's plan, and the message that brought it.
+    plan: PrepareResult | None = None
+    _checked: PreflightChecked | None = None
 
     def compose_body(self) -> ComposeResult:
         text = ui_text(self)
         with VerticalScroll(id="summary"):
-            yield ConfirmationView(self.confirmation, text=text)
+            yield ConfirmationView(self.view.confirmation, text=text)
         yield PreflightView(text=text)
         with (
             Collapsible(

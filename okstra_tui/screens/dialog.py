@@ -1,5 +1,6 @@
 """The dialogs over a screen: yes/no questions (answers True or False; No has the
-focus), a written follow-up for a worker, and the keys of the screen below.
+focus: delete, discard, trust, relaunch, …), a written follow-up for a worker, and the
+keys of the screen below.
 
 A stray Enter keeps things as they are: yes is `y` or the Yes button; `n` and Escape
 answer no.
@@ -13,7 +14,7 @@ closes only while it is still the active screen (`close`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
@@ -27,7 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input
 from textual.widgets.button import ButtonVariant
 
-from ..resources import key_rows, stylesheet, ui_text
+from ..resources import key_rows, ui_text
 from ..widgets import Plain
 
 if TYPE_CHECKING:
@@ -45,12 +46,6 @@ def close(screen: Screen[T], result: T | None = None) -> None:
     """Dismiss `screen` with `result` — if it is still the screen on top."""
     if screen.is_active:
         screen.dismiss(result)
-
-
-def pop(screen: Screen[Any]) -> None:
-    """Pop `screen` (pushed without a result) — if it is still the screen on top."""
-    if screen.is_active:
-        screen.app.pop_screen()
 
 
 def part(screen: Screen[Any], selector: str, kind: type[W]) -> W | None:
@@ -85,10 +80,7 @@ class Words(NamedTuple):
 
 def answer_keys(yes: str, no: str) -> list[BindingType]:
     """A dialog's keys, `y` (`yes` in the footer) and `n`/Escape (`no`)."""
-    return [
-        Binding("y", "answer(True)", yes),
-        Binding("n,escape", "answer(False)", no),
-    ]
+    return [Binding("y", "answer(True)", yes), Binding("n,escape", "answer(False)", no)]
 
 
 def on_yes(screen: Screen[Any], dialog: Screen[bool], then: Callable[[], object]) -> None:
@@ -102,8 +94,8 @@ def on_yes(screen: Screen[Any], dialog: Screen[bool], then: Callable[[], object]
 
 
 class YesNoScreen(ModalScreen[bool]):
-    """Base of the yes/no dialogs: a subclass sets `BINDINGS = answer_keys(...)`, its
-    stylesheet, `TEXTS` (the catalog section of its words, formatted with `values()`),
+    """Base of the yes/no dialogs: a subclass sets `BINDINGS = answer_keys(...)`, `TEXTS`
+    (the catalog section of its words, formatted with `values`: `{task}`, `{path}`, …),
     the buttons' ids and the Yes button's look."""
 
     TEXTS: ClassVar[str] = ""
@@ -111,15 +103,14 @@ class YesNoScreen(ModalScreen[bool]):
     NO_ID: ClassVar[str] = "no"
     YES_VARIANT: ClassVar[ButtonVariant] = "error"
 
-    def values(self) -> Mapping[str, object]:
-        """What the texts of `TEXTS` name (`{task}`, `{path}`, …)."""
-        return {}
+    def __init__(self, **values: object) -> None:
+        super().__init__()
+        self.values = values
 
     def words(self) -> Words:
         """What the dialog says (read when it is composed)."""
         text = ui_text(self)
-        values = self.values()
-        return Words(*(text.get(f"{self.TEXTS}.{part}", **values) for part in Words._fields))
+        return Words(*(text.get(f"{self.TEXTS}.{part}", **self.values) for part in Words._fields))
 
     def compose(self) -> ComposeResult:
         words = self.words()
@@ -148,88 +139,97 @@ class YesNoScreen(ModalScreen[bool]):
 
 class AskScreen(YesNoScreen):
     """Ask before doing something that cannot be undone (stop a running lead, abort a
-    setup); `yes` and `no` are the buttons' texts ("Stop (y)", "Keep running (n)")."""
+    setup); the buttons say what each answer does ("Stop (y)", "Keep running (n)")."""
 
-    CSS_PATH = stylesheet("ask")
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Yes", "No")
 
-    def __init__(self, question: str, detail: str, *, yes: str, no: str) -> None:
+    def __init__(self, words: Words) -> None:
         super().__init__()
-        self.question = question
-        self.detail = detail
-        self.yes_label = yes
-        self.no_label = no
+        self._words = words
 
     def words(self) -> Words:
-        return Words(self.question, self.detail, self.yes_label, self.no_label)
+        return self._words
 
 
 def ask(text: WizardText, key: str, action: str, **values: object) -> AskScreen:
     """The question `<key>_question`, `<key>_detail` (formatted with `values`) and the
     `app.ask.<action>_yes` / `_no` buttons."""
-    return AskScreen(
-        text.get(f"{key}_question", **values),
-        text.get(f"{key}_detail", **values),
-        yes=text.get(f"app.ask.{action}_yes"),
-        no=text.get(f"app.ask.{action}_no"),
-    )
+    question, detail = (text.get(f"{key}_{part}", **values) for part in ("question", "detail"))
+    yes, no = (text.get(f"app.ask.{action}_{part}") for part in ("yes", "no"))
+    return AskScreen(Words(question, detail, yes, no))
 
 
 class DeleteWizardScreen(YesNoScreen):
     """Ask before the state file at `path` of the setup for `task` is deleted (Keep has
     the focus: deleting needs a deliberate choice)."""
 
-    CSS_PATH = stylesheet("delete")
     TEXTS = "app.delete"
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Delete", "Keep")
     YES_ID = "delete"
     NO_ID = "keep"
 
     def __init__(self, task: str, path: Path) -> None:
-        super().__init__()
-        self.task_name = task
-        self.path = path
-
-    def values(self) -> dict[str, object]:
-        return {"task": self.task_name, "path": self.path}
+        super().__init__(task=task, path=path)
 
 
 class DiscardScreen(YesNoScreen):
     """Ask before the `typed` text is dropped by a rewind or Back (Keep has the focus)."""
 
-    CSS_PATH = stylesheet("discard")
     TEXTS = "app.discard"
     BINDINGS: ClassVar[list[BindingType]] = answer_keys("Discard", "Keep typing")
     YES_ID = "discard"
     NO_ID = "keep"
 
     def __init__(self, typed: str) -> None:
-        super().__init__()
-        self.typed = typed
+        quoted = " ".join(typed.split())
+        super().__init__(text=quoted if len(quoted) <= _QUOTE else quoted[: _QUOTE - 1] + "…")
 
-    def values(self) -> dict[str, object]:
-        quoted = " ".join(self.typed.split())
-        if len(quoted) > _QUOTE:
-            quoted = quoted[: _QUOTE - 1] + "…"
-        return {"text": quoted}
+
+class TrustScreen(YesNoScreen):
+    """Ask whether to trust the `project` directory before its first launch in it
+    (`okstra_core.trust`): the agent CLIs run the project's own settings, so "Not now"
+    has the focus."""
+
+    TEXTS = "app.trust"
+    BINDINGS: ClassVar[list[BindingType]] = answer_keys("Trust", "Not now")
+    YES_ID = "trust"
+    NO_ID = "not-now"
+    YES_VARIANT = "warning"
+
+    def __init__(self, project: Path) -> None:
+        super().__init__(project=project)
+
+
+class RelaunchScreen(YesNoScreen):
+    """Ask before the setup `task` (key · type), which launched run `run_id` in `run_dir`,
+    launches another ("Not now" has the focus: a second run is a decision, never the
+    effect of a stray Enter)."""
+
+    TEXTS = "app.relaunch"
+    BINDINGS: ClassVar[list[BindingType]] = answer_keys("Launch another", "Not now")
+    YES_ID = "again"
+    NO_ID = "not-now"
+    YES_VARIANT = "warning"
+
+    def __init__(self, task: str, run_id: str, run_dir: Path) -> None:
+        super().__init__(task=task, run_id=run_id, run_dir=run_dir)
 
 
 class SendScreen(ModalScreen[str | None]):
-    """Ask for the follow-up to send to an ended worker: one line, Enter sends, Escape
-    cancels (None: cancelled, or nothing typed)."""
+    """Ask for the follow-up to send to the ended worker `who`: one line, Enter sends,
+    Escape cancels (None: cancelled, or nothing typed)."""
 
-    CSS_PATH = stylesheet("send")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, question: str, detail: str) -> None:
+    def __init__(self, who: str) -> None:
         super().__init__()
-        self.question = question
-        self.detail = detail
+        self.who = who
 
     def compose(self) -> ComposeResult:
+        text = ui_text(self)
         with Vertical(id="dialog"):
-            yield Plain(self.question, id="question")
-            yield Plain(self.detail, id="detail")
+            yield Plain(text.get("app.team.send_question", who=self.who), id="question")
+            yield Plain(text.get("app.team.send_detail", who=self.who), id="detail")
             yield Input(id="follow-up")
         yield Footer()
 
@@ -262,10 +262,7 @@ class KeysHelpScreen(ModalScreen[None]):
     """The keys of the `screen` it was opened over (one without a help panel of its own);
     Escape, `q` or `?` closes it."""
 
-    CSS_PATH = stylesheet("keys_help")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "close", "Close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark,f1", "close", "Close")]
 
     def __init__(self, screen: Screen[Any]) -> None:
         super().__init__()

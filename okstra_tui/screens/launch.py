@@ -25,15 +25,15 @@ from ..messages import (
     PrepareRequested,
     PrepareStep,
 )
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import KeysFooter, Plain
 from ..widgets.confirmation import argv_text, shown_path
 from .base import GuardedScreen
 from .dialog import gone, part
 
 if TYPE_CHECKING:
-    from okstra_core.environment import Environment
     from okstra_core.prepare import PrepareResult
+    from okstra_core.wizard.state import WizardState
 
 
 def result_text(
@@ -87,19 +87,12 @@ def result_text(
 
 
 class LaunchScreen(GuardedScreen, Screen[None]):
-    """Prepare's progress and outcome for one confirmed wizard.
+    """Prepare's progress and outcome for one confirmed wizard: its `state`, saved at
+    `state_path` (named in the "try again" advice); paths show relative to its project.
+    `waiting`: confirmed in an earlier session, wait for Enter (or Escape, back);
+    `earlier`: what became of the run this setup launched before (shown first) and that
+    run's directory (Enter opens it, `l` launches another run)."""
 
-    Args:
-        title: what is being prepared (the task key and task type).
-        root: the project root (paths are shown relative to it).
-        environment: the okstra Environment (its PATH shortens shown commands).
-        state_path: the wizard's state file (named in the "try again" advice).
-        waiting: confirmed in an earlier session: wait for Enter (or Escape, back).
-        earlier: what became of the run this setup launched before (shown first).
-        earlier_run: that run's directory: Enter opens it, `l` launches another run.
-    """
-
-    CSS_PATH = stylesheet("launch")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Open the run"),
         Binding("enter", "start", "Prepare & launch"),
@@ -108,23 +101,14 @@ class LaunchScreen(GuardedScreen, Screen[None]):
     ]
 
     def __init__(
-        self,
-        title: str,
-        root: Path,
-        *,
-        state_path: Path | None = None,
-        environment: Environment | None = None,
-        waiting: bool = False,
-        earlier: str | None = None,
-        earlier_run: Path | None = None,
+        self, state: WizardState, state_path: Path, waiting: bool, earlier: tuple[str, Path] | None
     ) -> None:
         super().__init__()
-        self.earlier = earlier
-        self.earlier_run = earlier_run
-        self.environment = environment
+        self.earlier: str | None = earlier[0] if earlier else None
+        self.earlier_run: Path | None = earlier[1] if earlier else None
         self.state_path = state_path
-        self.title_text = title
-        self.root = root
+        self.title_text = f"{state.task_key} · {state.task_type}"
+        self.root = Path(state.project_root)
         self.waiting = waiting
         self.steps: list[str] = []
         self.finished = False
@@ -153,7 +137,7 @@ class LaunchScreen(GuardedScreen, Screen[None]):
 
     def action_start(self) -> None:
         if self.waiting and self.armed:
-            self.set_preparing()
+            self.set_waiting(False)
             self.post_message(PrepareRequested())
 
     def action_launch_another(self) -> None:
@@ -161,15 +145,9 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         if self.waiting and self.armed and self.earlier_run is not None:
             self.post_message(PrepareRequested())
 
-    def set_preparing(self) -> None:
-        """Prepare has started: the progress bar, and no more Enter or Escape."""
-        self._set_waiting(False)
-
-    def set_waiting(self) -> None:
-        """Back to waiting for a key (another run of a launched setup was declined)."""
-        self._set_waiting(True)
-
-    def _set_waiting(self, waiting: bool) -> None:
+    def set_waiting(self, waiting: bool) -> None:
+        """False: prepare has started (the progress bar, no more Enter or Escape); True:
+        back to waiting for a key (another run of a launched setup was declined)."""
         self.waiting = waiting
         if gone(self):
             return
@@ -242,7 +220,8 @@ class LaunchScreen(GuardedScreen, Screen[None]):
         result = part(self, "#result", Plain)
         if result is None:
             return
-        which = self.environment.which if self.environment is not None else None
+        environment = getattr(self.app, "environment", None)
+        which = environment.which if environment is not None else None
         result.update(result_text(message.result, self.root, which, catalog=ui_text(self)))
         result.add_class("-visible")
         if message.result.lead_exited:

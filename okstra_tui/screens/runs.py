@@ -19,10 +19,10 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Header
 
 from .. import run_actions
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..team_view import COLUMNS, MemberRow, TeamLook, table_diff, team_of
 from ..widgets import Plain, line
-from .dialog import SendScreen, ask, gone, on_yes, part, pop
+from .dialog import SendScreen, ask, close, gone, on_yes, part
 from .start import RunKeysScreen
 
 # Half a second: a change in the team shows within a second, the look's time included.
@@ -61,7 +61,6 @@ class RunsScreen(RunKeysScreen):
     """Runs, newest first, with the lead's status, of `project_root` (None: every
     project's); the cursor goes to the run `select` once the runs are read."""
 
-    CSS_PATH = stylesheet("runs")
     # `a` and `s` act on the table that has the focus (`check_action`).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
@@ -77,11 +76,7 @@ class RunsScreen(RunKeysScreen):
     RUN_ACTIONS = frozenset({"toggle_all", "attach", "stop"})
 
     def __init__(
-        self,
-        project_root: Path | None,
-        environment: Environment,
-        *,
-        select: Path | None = None,
+        self, project_root: Path | None, environment: Environment, *, select: Path | None = None
     ) -> None:
         super().__init__()
         self.project_root = project_root
@@ -124,12 +119,7 @@ class RunsScreen(RunKeysScreen):
         self.load_runs()
         self.set_interval(TEAM_REFRESH_SECONDS, self.load_team)
 
-    @work(thread=True, exclusive=True, group="runs")
-    def load_runs(self) -> None:
-        rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
-        self.app.call_from_thread(self._show_rows, rows, error)
-
-    def _show_rows(self, rows: list[RunRow], error: str) -> None:
+    def _show_runs(self, rows: list[RunRow], error: str) -> None:
         if gone(self):
             return  # closed before the runs were read
         text = ui_text(self)
@@ -221,7 +211,7 @@ class RunsScreen(RunKeysScreen):
         self.refresh_bindings()
 
     def action_close(self) -> None:
-        pop(self)
+        close(self)
 
     def action_toggle_all(self) -> None:
         if self.project_root is None:
@@ -239,14 +229,13 @@ class RunsScreen(RunKeysScreen):
     def action_attach_member(self) -> None:
         """Show the member's tmux pane (the lead's window for the lead)."""
         chosen = self._member()
-        if chosen is None:
-            return
-        row, member = chosen
-        if member.leader:
-            outcome = run_actions.attach(row.run_dir, self.environment)
-        else:
-            outcome = run_actions.attach_worker(row.run_dir, member.short, self.environment)
-        run_actions.act(self.app, outcome, self._show_run_detail)
+        if chosen is not None:
+            run_dir, member = chosen[0].run_dir, chosen[1]
+            if member.leader:
+                outcome = run_actions.attach(run_dir, self.environment)
+            else:
+                outcome = run_actions.attach_worker(run_dir, member.short, self.environment)
+            run_actions.act(self.app, outcome, self._show_run_detail)
 
     def action_stop_member(self) -> None:
         """Stop the member — after asking (default No): a worker alone, or the lead alone."""
@@ -254,18 +243,15 @@ class RunsScreen(RunKeysScreen):
         if chosen is None or not self.is_active:
             return
         row, member = chosen
-        kind = "lead" if member.leader else "worker"
-        question = ask(
-            ui_text(self), f"app.team.stop_{kind}", "stop", who=member.short, run=row.run_id
-        )
+        key = "app.team.stop_lead" if member.leader else "app.team.stop_worker"
+        question = ask(ui_text(self), key, "stop", who=member.short, run=row.run_id)
         on_yes(self, question, lambda: self._stop_member(row.run_dir, member))
 
     @work(thread=True, group="member-stop")
     def _stop_member(self, run_dir: Path, member: MemberRow) -> None:
         text = ui_text(self)
-        self.app.call_from_thread(
-            self._show_run_detail, text.get("app.team.stopping", who=member.short)
-        )
+        said = text.get("app.team.stopping", who=member.short)
+        self.app.call_from_thread(self._show_run_detail, said)
         if member.leader:
             outcome = run_actions.stop_lead_only(run_dir, self.environment, text)
         else:
@@ -279,17 +265,12 @@ class RunsScreen(RunKeysScreen):
         if chosen is None or not self.is_active:
             return
         row, member = chosen
-        text = ui_text(self)
-        question = SendScreen(
-            text.get("app.team.send_question", who=member.short),
-            text.get("app.team.send_detail", who=member.short),
-        )
 
         def answered(prompt: str | None) -> None:
             if prompt:
                 self._send_member(row.run_dir, member.short, prompt)
 
-        self.app.push_screen(question, answered)
+        self.app.push_screen(SendScreen(member.short), answered)
 
     @work(thread=True, group="member-send")
     def _send_member(self, run_dir: Path, who: str, prompt: str) -> None:

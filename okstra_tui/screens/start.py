@@ -29,7 +29,7 @@ from okstra_core.wizard.text import WizardText
 
 from .. import run_actions
 from ..messages import DeleteRequested, WizardChosen
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import OptionTable, Plain, Row
 from .dialog import DeleteWizardScreen, ask, gone, on_yes, part, show_error
 from .doctor import DoctorScreen
@@ -74,16 +74,9 @@ def summary_row(
     task = summary_task(summary, text)
     if project:
         task = f"{_project_name(getattr(summary, 'project_root', ''))}: {task}"
-    return Row(
-        value=str(summary.path),
-        cells=(
-            task,
-            summary.task_type or text.get("app.start.unknown"),
-            setup_state(summary, text),
-            age_since(summary.updated_at, now),
-        ),
-        disabled_reason=summary.problem,
-    )
+    kind = summary.task_type or text.get("app.start.unknown")
+    cells = (task, kind, setup_state(summary, text), age_since(summary.updated_at, now))
+    return Row(str(summary.path), cells, disabled_reason=summary.problem)
 
 
 def default_choice(summaries: Sequence[WizardSummary]) -> str:
@@ -116,11 +109,8 @@ def run_row(row: RunRow, text: WizardText, *, project: bool = False) -> Row:
         # Without the run's own directory (shown below).
         why = row.problem.replace(f"{row.run_dir}/", "").replace("\n", " ")
         detail = f"✗ {why[:_WHY] + '…' if len(why) > _WHY + 1 else why}"
-    return Row(
-        value=str(row.run_dir),
-        cells=(row.run_id, task, run_actions.lead_label(row, text), run_actions.age(row)),
-        detail=detail,
-    )
+    cells = (row.run_id, task, run_actions.lead_label(row, text), run_actions.age(row))
+    return Row(str(row.run_dir), cells, detail=detail)
 
 
 def doctor_line(report: Report, text: WizardText) -> str:
@@ -143,10 +133,12 @@ def doctor_line(report: Report, text: WizardText) -> str:
 
 class RunKeysScreen(Screen[None]):
     """Base of the screens that list runs, with their keys: attach, stop (after asking),
-    resume the lead; a subclass gives `environment` and the three hooks `_run`,
-    `_show_run_detail` and `load_runs`."""
+    resume the lead; a subclass gives `environment`, `project_root` (None: no project),
+    `show_all` and the three hooks `_run`, `_show_run_detail` and `_show_runs`."""
 
     environment: Environment
+    project_root: Path | None
+    show_all: bool
 
     def _run(self) -> RunRow | None:
         """The highlighted run (None: none, or its table does not have the focus)."""
@@ -156,9 +148,15 @@ class RunKeysScreen(Screen[None]):
         """Show the highlighted run's status, and what an action said (`message`)."""
         raise NotImplementedError
 
-    def load_runs(self) -> object:
-        """Read the runs again (a subclass may start a worker: what it returns is unused)."""
+    def _show_runs(self, rows: list[RunRow], error: str) -> None:
+        """Show the runs read (or the error that kept them from being read)."""
         raise NotImplementedError
+
+    @work(thread=True, exclusive=True, group="runs")
+    def load_runs(self) -> None:
+        """Read the runs again, in a worker (the screen's own, or every project's)."""
+        rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
+        self.app.call_from_thread(self._show_runs, rows, error)
 
     def action_attach(self) -> None:
         row = self._run()
@@ -171,14 +169,8 @@ class RunKeysScreen(Screen[None]):
         row = self._run()
         if row is not None and self.is_active:
             run_dir = row.run_dir
-            question = ask(
-                ui_text(self),
-                "app.ask.stop",
-                "stop",
-                run=row.run_id,
-                task=row.task_key,
-                lead=row.lead_status(),
-            )
+            said = {"run": row.run_id, "task": row.task_key, "lead": row.lead_status()}
+            question = ask(ui_text(self), "app.ask.stop", "stop", **said)
             on_yes(self, question, lambda: self._stop(run_dir))
 
     @work(thread=True, exclusive=True, group="stop-lead")
@@ -200,13 +192,12 @@ class StartScreen(RunKeysScreen):
     """This project's setups ("New setup" first) and runs, and the doctor's summary.
 
     Args:
-        summaries: the wizards `list_wizards` found, newest first (every project's).
-        now: the app's clock reading, for "last update".
+        setups: the wizards `list_wizards` found, newest first (every project's).
         error: an error to show (a wizard that could not be opened or deleted).
-        project_root: the directory the app was started in; None shows every project.
+        cwd: the directory the app was started in; None shows every project.
+        environment: the app's; its clock reading now, for "last update".
     """
 
-    CSS_PATH = stylesheet("start")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "delete", "Delete"),
         Binding("a", "toggle_all", "All projects"),
@@ -218,26 +209,24 @@ class StartScreen(RunKeysScreen):
 
     def __init__(
         self,
-        summaries: Sequence[WizardSummary],
-        now: datetime,
-        error: str = "",
-        *,
-        project_root: Path | None = None,
-        environment: Environment | None = None,
+        setups: Sequence[WizardSummary],
+        error: str,
+        cwd: Path | None,
+        environment: Environment,
     ) -> None:
         super().__init__()
-        self.all_summaries = tuple(summaries)
-        self.now = now
+        self.all_summaries = tuple(setups)
+        self.now = environment.now()
         self.error = error
-        self.environment = environment or Environment.real()
-        self.cwd = project_root
+        self.environment = environment
+        self.cwd = cwd
         self.project_root: Path | None = None
-        if project_root is not None:
+        if cwd is not None:
             try:
-                self.project_root = find_project_root(project_root, self.environment.env)
+                self.project_root = find_project_root(cwd, environment.env)
             except OkstraError as exc:  # a refused `.okstra` above: said, never used
                 self.error = self.error or inert_markup(exc.render())
-        self.show_all = project_root is None
+        self.show_all = cwd is None
         self.runs: list[RunRow] = []
         self.runs_loaded = False
         self.doctor_text = ""
@@ -273,33 +262,22 @@ class StartScreen(RunKeysScreen):
         yield Header()
         with Vertical(id="start"):
             yield Static(text.get("app.start.intro"), id="intro")
-            yield Plain(
-                text.get("app.start.elsewhere", command=self.environment.okstra_command()),
-                id="elsewhere",
-            )
+            command = self.environment.okstra_command()
+            yield Plain(text.get("app.start.elsewhere", command=command), id="elsewhere")
             yield Plain(text.get("app.start.doctor.checking"), id="doctor")
             yield Plain(self._setups_title(), id="setups-title")
-            header = tuple(
+            header = [
                 text.get(f"app.start.column.{c}") for c in ("task", "type", "progress", "updated")
-            )
-            table = OptionTable(
-                self._setup_rows(),
-                selected=default_choice(self.summaries),
-                header=header,
-                id="wizards",
-            )
+            ]
+            selected = default_choice(self.summaries)
+            table = OptionTable(self._setup_rows(), selected=selected, header=header, id="wizards")
             yield Plain(table.header_text(), id="columns")
             yield table
-            yield Static(
-                text.get("app.start.empty"),
-                id="empty",
-                classes="" if self.summaries else "-visible",
-            )
+            empty = "" if self.summaries else "-visible"
+            yield Static(text.get("app.start.empty"), id="empty", classes=empty)
             yield Plain(text.get("app.runs.loading"), id="runs-title")
-            run_header = tuple(
-                text.get(f"app.start.run_column.{c}") for c in ("run", "task", "lead", "age")
-            )
-            runs = OptionTable((), header=run_header, id="runs")
+            header = [text.get(f"app.start.run_column.{c}") for c in ("run", "task", "lead", "age")]
+            runs = OptionTable((), header=header, id="runs")
             yield Plain(runs.header_text(), id="run-columns")
             yield runs
             yield Static(text.get("app.runs.empty"), id="runs-empty")
@@ -332,11 +310,6 @@ class StartScreen(RunKeysScreen):
         table.set_rows(rows, selected=table.highlighted_value)
         table.on_resize()
         self.query_one(columns_id, Plain).update(table.header_text())
-
-    @work(thread=True, exclusive=True, group="start-runs")
-    def load_runs(self) -> None:
-        rows, error = run_actions.read_runs(self.project_root, self.show_all, self.environment)
-        self.app.call_from_thread(self._show_runs, rows, error)
 
     def _show_runs(self, rows: list[RunRow], error: str) -> None:
         if gone(self):

@@ -11,9 +11,8 @@ import os
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
@@ -23,13 +22,10 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from ..messages import Answered
-from ..resources import stylesheet, ui_text
+from ..resources import ui_text
 from ..widgets import block, line
 from .base import PromptScreen
 from .dialog import part
-
-if TYPE_CHECKING:
-    from okstra_core.wizard import HistoryEntry, Prompt
 
 PATH_STEPS = frozenset({"brief", "approved_plan"})
 MULTILINE_STEPS = frozenset({"directive"})
@@ -123,22 +119,10 @@ class ProjectPathSuggester(Suggester):
 class TextScreen(PromptScreen):
     """Type an answer; Enter submits it (Ctrl+S for a multi-line answer)."""
 
-    CSS_PATH = stylesheet("text")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit"),
         Binding("ctrl+o", "open_editor", "$EDITOR"),
     ]
-
-    def __init__(
-        self,
-        prompt: Prompt,
-        history: Sequence[HistoryEntry],
-        progress: tuple[int, int],
-        *,
-        project_root: Path | None = None,
-    ) -> None:
-        super().__init__(prompt, history, progress)
-        self.project_root = Path(project_root) if project_root is not None else Path.cwd()
 
     @property
     def default_text(self) -> str:

@@ -105,7 +105,6 @@ class ConfirmationView(Plain):
 
     def __init__(self, confirmation: Confirmation, *, text: WizardText) -> None:
         super().__init__(confirmation_text(confirmation, text), id="confirmation")
-        self.confirmation = confirmation
 
 
 class PreflightView(Plain):
@@ -220,11 +219,8 @@ def preview_text(
         access = catalog.get("app.preview.lead_access", access=plan.lead_access, meaning=meaning)
         text.append(f"  {access}\n")
     else:
-        text.append(
-            "  "
-            + catalog.get("app.preview.no_command", prompt=shown_path(plan.lead_prompt_path, root))
-            + "\n"
-        )
+        prompt = shown_path(plan.lead_prompt_path, root)
+        text.append(f"  {catalog.get('app.preview.no_command', prompt=prompt)}\n")
     heading("backend")
     text.append(f"  {backend_words(plan, catalog)}\n")
     if plan.base_ref and plan.base_commit:

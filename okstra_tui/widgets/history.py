@@ -40,14 +40,8 @@ class HistoryPanel(OptionList):
     class Left(Message):
         """The person left the panel (Escape): the screen gives the focus back."""
 
-    def __init__(
-        self,
-        entries: Sequence[HistoryEntry] = (),
-        *,
-        text: WizardText,
-        id: str | None = "history",
-    ) -> None:
-        super().__init__(id=id)
+    def __init__(self, entries: Sequence[HistoryEntry], *, text: WizardText) -> None:
+        super().__init__(id="history")
         self.border_title = text.get("app.history.title")
         self.can_focus = False
         self.step_ids = tuple(e.step_id for e in entries)

@@ -6,6 +6,7 @@ a model the resolver ruled out — visible, with why, but not choosable.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -35,8 +36,8 @@ class Row:
 
 def inert_row(row: Row) -> Row:
     """`row` as it is shown: every cell, note, detail and reason inert (a cell one line)."""
-    return Row(
-        value=row.value,
+    return dataclasses.replace(
+        row,
         cells=tuple(line(cell) for cell in row.cells),
         disabled_reason=None if row.disabled_reason is None else block(row.disabled_reason),
         note=None if row.note is None else line(row.note),
@@ -122,11 +123,9 @@ class OptionTable(OptionList):
         *,
         selected: str | None = None,
         header: Sequence[str] = (),
-        name: str | None = None,
         id: str | None = None,
-        classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+        super().__init__(id=id)
         self._rows: list[Row] = []
         self._initial = selected
         self._stacked = False

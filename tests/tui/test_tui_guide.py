@@ -17,7 +17,7 @@ from tui_support import fixed_environment, make_project, settle, wait_for
 from okstra_core.environment import Environment
 from okstra_tui.app import make_app
 from okstra_tui.screens import PickScreen
-from okstra_tui.screens.guide import GuideScreen
+from okstra_tui.screens.doctor import GuideScreen
 from tests.conftest import ALL_CLIS, write_fake_cli
 
 SIZE = (110, 40)

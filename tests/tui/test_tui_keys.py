@@ -194,7 +194,7 @@ async def test_a_multi_line_directive_stays_in_the_confirm_box(app_factory, proj
         await drive_to(pilot, app, "confirm")
         screen = app.screen
         assert isinstance(screen, ConfirmScreen)
-        lines = confirmation_text(screen.confirmation).plain.split("\n")
+        lines = confirmation_text(screen.view.confirmation).plain.split("\n")
         first = next(i for i, line in enumerate(lines) if "Focus on the parser." in line)
         column = lines[first].index("Focus on the parser.")
         assert lines[first + 1] == " " * column + "Keep the API."

@@ -8,8 +8,8 @@ from tui_support import prefill, settle, wait_armed, wait_for
 from okstra_core.environment import Environment
 from okstra_core.frontend import prepare_setup
 from okstra_core.session import Wizard
+from okstra_tui.screens.dialog import RelaunchScreen
 from okstra_tui.screens.launch import LaunchScreen
-from okstra_tui.screens.relaunch import RelaunchScreen
 from okstra_tui.screens.runs import RunsScreen
 
 SIZE = (100, 40)
@@ -43,7 +43,10 @@ async def test_launching_a_launched_setup_again_is_a_decision(app_factory, proje
         await pilot.press("l")
         await wait_for(pilot, app, lambda: isinstance(app.screen, RelaunchScreen), "the question")
         question = app.screen
-        assert question.run_id == first.run_id and question.run_dir == first.run_dir
+        assert (
+            question.values["run_id"] == first.run_id
+            and question.values["run_dir"] == first.run_dir
+        )
         # Enter on the dialog is "Not now" (it has the focus): nothing is prepared.
         await pilot.press("enter")
         await settle(pilot, app)

@@ -305,7 +305,7 @@ def test_tui_snapshot_launched_setup(snap_compare, stable_project, size) -> None
 def test_tui_snapshot_relaunch_question(snap_compare, stable_project, size) -> None:
     from tui_support import wait_armed
 
-    from okstra_tui.screens.relaunch import RelaunchScreen
+    from okstra_tui.screens.dialog import RelaunchScreen
 
     async def ask(pilot) -> None:
         app = pilot.app
@@ -372,7 +372,7 @@ def test_tui_snapshot_doctor(snap_compare, stable_project, size) -> None:
 def test_tui_snapshot_guide_without_agent_clis(snap_compare, stable_project, size) -> None:
     """The first setup screen when no agent CLI is installed: the guide."""
     from okstra_core.environment import Environment
-    from okstra_tui.screens.guide import GuideScreen
+    from okstra_tui.screens.doctor import GuideScreen
 
     empty = stable_project.parent / "no-clis"
     empty.mkdir()
@@ -398,7 +398,7 @@ def test_tui_snapshot_trust_question(snap_compare, stable_project, size) -> None
     """The question before the first launch in a project not trusted yet, over the
     start screen (what is behind it in the app, the launch screen's progress bar,
     moves; the dialog is the same)."""
-    from okstra_tui.screens.trust import TrustScreen
+    from okstra_tui.screens.dialog import TrustScreen
 
     app = build(stable_project)
 

@@ -8,8 +8,8 @@ from tui_support import drive_to, prefill, settle, wait_armed, wait_for
 
 from okstra_core import trust
 from okstra_tui.app import LaunchRequest
+from okstra_tui.screens.dialog import TrustScreen
 from okstra_tui.screens.launch import LaunchScreen
-from okstra_tui.screens.trust import TrustScreen
 from tests.conftest import untrusted
 
 SIZE = (100, 40)
@@ -24,7 +24,7 @@ async def test_a_first_launch_asks_to_trust_the_project(app_factory, project, mo
         await drive_to(pilot, app, "confirm")
         await pilot.click("#do-confirm")
         await wait_for(pilot, app, lambda: isinstance(app.screen, TrustScreen), "the question")
-        assert app.screen.project == project
+        assert app.screen.values["project"] == project
         # Enter is "Not now" (it has the focus): nothing is prepared, nothing trusted.
         await pilot.press("enter")
         await wait_for(
