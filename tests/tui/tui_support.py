@@ -216,9 +216,10 @@ async def start_loaded(pilot: Any, app: Any) -> Any:
 
 
 async def wait_for(
-    pilot: Any, app: Any, predicate: Callable[[], bool], what: str, timeout: float = 15.0
+    pilot: Any, app: Any, predicate: Callable[[], bool], what: str, timeout: float = 60.0
 ) -> None:
-    """Poll `predicate` (20 ms apart) until it holds; fail after `timeout` seconds."""
+    """Poll `predicate` (20 ms apart) until it holds; fail after `timeout` seconds (a
+    bound for a signal that never comes: a loaded machine takes its time, not a test's)."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
